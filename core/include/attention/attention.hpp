@@ -1,0 +1,34 @@
+#pragma once
+// Scaled dot-product attention, kept as named stages so each can be shown:
+//   scores  = Q K^T                      (B, H, Sq, Sk)
+//   scaled  = scores / sqrt(d_k)         d_k = per-head key size, not the sequence length
+//   masked  = scaled, blocked -> -inf
+//   weights = softmax over the key axis  each unblocked row sums to 1, blocked entries are 0
+//   output  = weights V                  (B, H, Sq, d_v)
+// A row whose keys are all blocked gets all-zero weights and a zero output (PyTorch
+// gives NaN there).
+#include "attention/backend.hpp"
+#include "attention/tensor.hpp"
+
+namespace attention {
+
+struct AttentionStages {
+  Tensor scores;   // (B, H, Sq, Sk)
+  Tensor scaled;   // (B, H, Sq, Sk)
+  Tensor masked;   // (B, H, Sq, Sk), -inf where blocked
+  Tensor weights;  // (B, H, Sq, Sk)
+  Tensor output;   // (B, H, Sq, d_v)
+};
+
+// q: (B, H, Sq, d_k)  k: (B, H, Sk, d_k)  v: (B, H, Sk, d_v)
+// blocked: (B, Sq, Sk) with 1 = blocked, or nullptr for no mask.
+// scale = false skips the 1/sqrt(d_k) factor (to show why it exists).
+AttentionStages scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
+                                             const Tensor* blocked, bool scale,
+                                             Backend backend = Backend::Eigen);
+
+// Softmax of one row in place, skipping entries equal to -inf (blocked): they
+// become exactly 0. A row with nothing unblocked becomes all zeros.
+void softmax_row(float* row, int length);
+
+}  // namespace attention

@@ -1,0 +1,75 @@
+#pragma once
+// Transformer layers in the layout of PyTorch's nn.TransformerEncoderLayer and
+// nn.TransformerDecoderLayer (batch_first=True, dropout off).
+//   post-LN (the paper):  x = norm1(x + self_attn(x));  x = norm2(x + ffn(x))
+//   pre-LN (option):      x = x + self_attn(norm1(x));  x = x + ffn(norm2(x))
+// The decoder adds cross-attention over the encoder output ("memory") between the
+// two. Switches let a learner remove the residual connections, the scaling or
+// change the FFN activation and watch what happens.
+#include <vector>
+
+#include "attention/backend.hpp"
+#include "attention/linear.hpp"
+#include "attention/multi_head.hpp"
+#include "attention/result.hpp"
+#include "attention/tensor.hpp"
+#include "attention/trace.hpp"
+
+namespace attention {
+
+enum class Activation { ReLU, GELU };
+enum class NormPlacement { Post, Pre };
+
+struct LayerNormWeights {
+  std::vector<float> gamma;  // (E)
+  std::vector<float> beta;   // (E)
+  float eps = 1e-5f;
+};
+
+// linear2(activation(linear1(x))): (..., E) -> (..., F) -> (..., E), row by row.
+struct FeedForwardWeights {
+  LinearWeights linear1;  // (F, E)
+  LinearWeights linear2;  // (E, F)
+};
+
+struct EncoderLayerWeights {
+  MultiHeadWeights self_attn;
+  FeedForwardWeights ffn;
+  LayerNormWeights norm1, norm2;
+};
+
+struct DecoderLayerWeights {
+  MultiHeadWeights self_attn;
+  MultiHeadWeights cross_attn;
+  FeedForwardWeights ffn;
+  LayerNormWeights norm1, norm2, norm3;
+};
+
+struct LayerOptions {
+  int heads = 1;
+  bool scale = true;
+  bool residual = true;
+  Activation activation = Activation::ReLU;
+  NormPlacement norm = NormPlacement::Post;
+  Backend backend = Backend::Eigen;
+};
+
+// x: (..., E) normalised over E, then * gamma + beta.
+Tensor layer_norm(const Tensor& x, const LayerNormWeights& w);
+
+// x: (..., E) -> (..., E). Records ffn.hidden, ffn.activated (..., F) and ffn.output.
+Tensor feed_forward(const Tensor& x, const FeedForwardWeights& w, Activation activation,
+                    Backend backend, const Recorder& recorder = {});
+
+// x: (B, S, E); key_padding: (B, S) 1 = padding, or null; causal for decoder-only
+// stacks. -> (B, S, E)
+Result<Tensor> encoder_layer(const Tensor& x, const EncoderLayerWeights& w, const LayerOptions& options,
+                             const Tensor* key_padding, bool causal, const Recorder& recorder = {});
+
+// x: (B, St, E) target; memory: (B, Ss, E) encoder output. Self-attention is causal.
+// -> (B, St, E)
+Result<Tensor> decoder_layer(const Tensor& x, const Tensor& memory, const DecoderLayerWeights& w,
+                             const LayerOptions& options, const Tensor* target_padding,
+                             const Tensor* memory_padding, const Recorder& recorder = {});
+
+}  // namespace attention

@@ -1,0 +1,35 @@
+#pragma once
+// A linear layer y = x W^T + b, PyTorch nn.Linear layout. It acts on every row
+// (every position of every sequence) independently with the same W and b, so a
+// (B, S, E_in) input becomes (B, S, E_out) and row i of the output depends on
+// row i of the input only.
+#include <string>
+#include <vector>
+
+#include "attention/backend.hpp"
+#include "attention/tensor.hpp"
+
+namespace attention {
+
+struct LinearWeights {
+  int in_features = 0;
+  int out_features = 0;
+  std::vector<float> weight;  // (out_features, in_features), row-major
+  std::vector<float> bias;    // (out_features)
+};
+
+// Raw form, used on slices of bigger weight matrices (e.g. the Q rows of in_proj).
+// x: (rows, in)  weight: (out, in)  bias: (out) or nullptr  -> y: (rows, out)
+void linear_rows(const float* x, int rows, int in, const float* weight, const float* bias, int out,
+                 float* y, Backend backend);
+
+// x: (..., in) -> (..., out); the last axis is renamed to out_axis.
+Tensor linear(const Tensor& x, const LinearWeights& w, const std::string& out_axis,
+              Backend backend = Backend::Eigen);
+
+// The same layer written as seed 000 pictures it: a loop that feeds one row at a
+// time through the layer and stacks the results. Kept to show (and test) that it
+// equals the matrix form.
+Tensor linear_row_by_row(const Tensor& x, const LinearWeights& w, const std::string& out_axis);
+
+}  // namespace attention

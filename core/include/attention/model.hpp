@@ -1,0 +1,23 @@
+#pragma once
+// The playground model: text in, full Trace out.
+//   encoder: texts -> tokens -> embeddings + positions -> `layers` encoder layers
+//   decoder: the same stack with causal self-attention (a decoder-only model)
+//   cross:   source texts -> encoder stack -> memory; texts (the target) -> decoder
+//            layers with causal self-attention and cross-attention over memory
+// Stage names start with the stack: "encoder." or "decoder.", e.g.
+// "encoder.self_attn.weights" at layer 0, or "decoder.cross_attn.weights".
+#include <string>
+#include <vector>
+
+#include "attention/config.hpp"
+#include "attention/result.hpp"
+#include "attention/trace.hpp"
+
+namespace attention {
+
+// texts: one sentence per sequence of the batch. source_texts: the encoder's input
+// in cross mode (one per text), ignored in the other modes.
+Result<Trace> run_model(const ModelConfig& config, const std::vector<std::string>& texts,
+                        const std::vector<std::string>& source_texts = {});
+
+}  // namespace attention

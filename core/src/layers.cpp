@@ -1,0 +1,117 @@
+#include "attention/layers.hpp"
+
+#include <cmath>
+#include <string>
+
+namespace attention {
+
+namespace {
+
+Tensor add(const Tensor& a, const Tensor& b) {
+  Tensor sum = a;
+  for (std::size_t i = 0; i < sum.size(); ++i) sum.data[i] += b.data[i];
+  return sum;
+}
+
+float activate(float x, Activation activation) {
+  if (activation == Activation::ReLU) return x > 0.0f ? x : 0.0f;
+  // Exact GELU, x * Phi(x), as PyTorch's default (approximate='none').
+  return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
+}
+
+// One residual sub-block, in either norm placement:
+//   post: norm(x + f(x))   pre: x + f(norm(x))   (without residual: norm(f(x)) / f(norm(x)))
+template <class Sublayer>
+Result<Tensor> sublayer(const Tensor& x, const LayerNormWeights& norm, const LayerOptions& options,
+                        const Recorder& recorder, int index, Sublayer&& f) {
+  const std::string norm_name = "norm" + std::to_string(index);
+  const bool pre = options.norm == NormPlacement::Pre;
+  Tensor input = x;
+  if (pre) {
+    input = layer_norm(x, norm);
+    recorder.record(norm_name, input);
+  }
+  Result<Tensor> out = f(input);
+  if (!out) return out;
+  Tensor y = options.residual ? add(x, out.value()) : std::move(out.value());
+  if (options.residual) recorder.record("residual" + std::to_string(index), y);
+  if (!pre) {
+    y = layer_norm(y, norm);
+    recorder.record(norm_name, y);
+  }
+  return y;
+}
+
+Result<Tensor> attention_block(const Tensor& query, const Tensor& key_value, const MultiHeadWeights& w,
+                               const LayerOptions& options, const Tensor* key_padding, bool causal,
+                               const Recorder& recorder) {
+  MultiHeadOptions mha;
+  mha.heads = options.heads;
+  mha.scale = options.scale;
+  mha.causal = causal;
+  mha.key_padding_mask = key_padding;
+  mha.backend = options.backend;
+  Result<MultiHeadResult> r = multi_head_attention(query, key_value, key_value, w, mha, recorder);
+  if (!r) return Error{r.error()};
+  return std::move(r.value().output);
+}
+
+}  // namespace
+
+Tensor layer_norm(const Tensor& x, const LayerNormWeights& w) {
+  Tensor y = x;
+  const int e = x.shape.back();
+  const std::size_t rows = x.size() / static_cast<std::size_t>(e);
+  for (std::size_t r = 0; r < rows; ++r) {
+    float* row = y.ptr() + r * e;
+    double mean = 0.0;
+    for (int i = 0; i < e; ++i) mean += row[i];
+    mean /= e;
+    double variance = 0.0;
+    for (int i = 0; i < e; ++i) variance += (row[i] - mean) * (row[i] - mean);
+    variance /= e;  // biased, as PyTorch
+    const double inv_std = 1.0 / std::sqrt(variance + w.eps);
+    for (int i = 0; i < e; ++i) row[i] = static_cast<float>((row[i] - mean) * inv_std) * w.gamma[i] + w.beta[i];
+  }
+  return y;
+}
+
+Tensor feed_forward(const Tensor& x, const FeedForwardWeights& w, Activation activation, Backend backend,
+                    const Recorder& recorder) {
+  Tensor hidden = linear(x, w.linear1, "F", backend);
+  recorder.record("ffn.hidden", hidden);
+  for (float& v : hidden.data) v = activate(v, activation);
+  recorder.record("ffn.activated", hidden);
+  Tensor out = linear(hidden, w.linear2, x.axes.back(), backend);
+  recorder.record("ffn.output", out);
+  return out;
+}
+
+Result<Tensor> encoder_layer(const Tensor& x, const EncoderLayerWeights& w, const LayerOptions& options,
+                             const Tensor* key_padding, bool causal, const Recorder& recorder) {
+  Result<Tensor> h = sublayer(x, w.norm1, options, recorder, 1, [&](const Tensor& in) {
+    return attention_block(in, in, w.self_attn, options, key_padding, causal, recorder.child("self_attn"));
+  });
+  if (!h) return h;
+  return sublayer(h.value(), w.norm2, options, recorder, 2, [&](const Tensor& in) -> Result<Tensor> {
+    return feed_forward(in, w.ffn, options.activation, options.backend, recorder);
+  });
+}
+
+Result<Tensor> decoder_layer(const Tensor& x, const Tensor& memory, const DecoderLayerWeights& w,
+                             const LayerOptions& options, const Tensor* target_padding,
+                             const Tensor* memory_padding, const Recorder& recorder) {
+  Result<Tensor> h = sublayer(x, w.norm1, options, recorder, 1, [&](const Tensor& in) {
+    return attention_block(in, in, w.self_attn, options, target_padding, true, recorder.child("self_attn"));
+  });
+  if (!h) return h;
+  h = sublayer(h.value(), w.norm2, options, recorder, 2, [&](const Tensor& in) {
+    return attention_block(in, memory, w.cross_attn, options, memory_padding, false, recorder.child("cross_attn"));
+  });
+  if (!h) return h;
+  return sublayer(h.value(), w.norm3, options, recorder, 3, [&](const Tensor& in) -> Result<Tensor> {
+    return feed_forward(in, w.ffn, options.activation, options.backend, recorder);
+  });
+}
+
+}  // namespace attention

@@ -1,0 +1,141 @@
+#include "attention/multi_head.hpp"
+
+#include <string>
+
+#include "attention/attention.hpp"
+#include "attention/linear.hpp"
+#include "attention/masks.hpp"
+
+namespace attention {
+
+namespace {
+
+std::string size_text(std::size_t n) { return std::to_string(n); }
+
+Status check_inputs(const Tensor& query, const Tensor& key, const Tensor& value, const MultiHeadWeights& w,
+                    const MultiHeadOptions& options) {
+  if (query.rank() != 3 || key.rank() != 3 || value.rank() != 3)
+    return Error{"query, key and value must each have shape (B, S, E)"};
+  const int batch = query.shape[0], e = query.shape[2];
+  if (e <= 0) return Error{"embed_dim must be positive, got " + std::to_string(e)};
+  if (options.heads <= 0) return Error{"heads must be positive, got " + std::to_string(options.heads)};
+  if (e % options.heads != 0)
+    return Error{"embed_dim " + std::to_string(e) + " is not divisible by heads " + std::to_string(options.heads)};
+  if (key.shape[0] != batch || value.shape[0] != batch)
+    return Error{"query, key and value must have the same batch size"};
+  if (key.shape[2] != e || value.shape[2] != e)
+    return Error{"key and value must have embed_dim " + std::to_string(e)};
+  if (key.shape[1] != value.shape[1]) return Error{"key and value must have the same sequence length"};
+  if (w.embed_dim != e)
+    return Error{"weights are for embed_dim " + std::to_string(w.embed_dim) + ", input has " + std::to_string(e)};
+  const std::size_t ue = static_cast<std::size_t>(e);
+  if (w.in_proj_weight.size() != 3 * ue * ue)
+    return Error{"in_proj_weight has " + size_text(w.in_proj_weight.size()) + " values, expected (3E, E) = " +
+                 size_text(3 * ue * ue)};
+  if (w.in_proj_bias.size() != 3 * ue)
+    return Error{"in_proj_bias has " + size_text(w.in_proj_bias.size()) + " values, expected 3E = " +
+                 size_text(3 * ue)};
+  if (w.out_proj_weight.size() != ue * ue)
+    return Error{"out_proj_weight has " + size_text(w.out_proj_weight.size()) + " values, expected (E, E) = " +
+                 size_text(ue * ue)};
+  if (w.out_proj_bias.size() != ue)
+    return Error{"out_proj_bias has " + size_text(w.out_proj_bias.size()) + " values, expected E = " + size_text(ue)};
+  return Ok{};
+}
+
+// One third of in_proj applied to x: (B, S, E) -> (B, S, E)
+Tensor project(const Tensor& x, const MultiHeadWeights& w, int part, const std::string& seq_axis, Backend backend) {
+  const int e = w.embed_dim;
+  Tensor y({"B", seq_axis, "E"}, {x.shape[0], x.shape[1], e});
+  const std::size_t offset = static_cast<std::size_t>(part) * e;
+  linear_rows(x.ptr(), x.shape[0] * x.shape[1], e, w.in_proj_weight.data() + offset * e,
+              w.in_proj_bias.data() + offset, e, y.ptr(), backend);
+  return y;
+}
+
+}  // namespace
+
+Tensor view_as_heads(const Tensor& x, int heads) {
+  return Tensor({x.axes[0], x.axes[1], "H", "d_k"}, {x.shape[0], x.shape[1], heads, x.shape[2] / heads}, x.data);
+}
+
+Tensor split_heads(const Tensor& x, int heads) {
+  const int batch = x.shape[0], seq = x.shape[1], dk = x.shape[2] / heads;
+  Tensor out({"B", "H", x.axes[1], "d_k"}, {batch, heads, seq, dk});
+  for (int b = 0; b < batch; ++b)
+    for (int s = 0; s < seq; ++s)
+      for (int h = 0; h < heads; ++h)
+        for (int d = 0; d < dk; ++d) out.at({b, h, s, d}) = x.at({b, s, h * dk + d});
+  return out;
+}
+
+Tensor merge_heads(const Tensor& x) {
+  const int batch = x.shape[0], heads = x.shape[1], seq = x.shape[2], dk = x.shape[3];
+  Tensor out({"B", x.axes[2], "E"}, {batch, seq, heads * dk});
+  for (int b = 0; b < batch; ++b)
+    for (int h = 0; h < heads; ++h)
+      for (int s = 0; s < seq; ++s)
+        for (int d = 0; d < dk; ++d) out.at({b, s, h * dk + d}) = x.at({b, h, s, d});
+  return out;
+}
+
+Result<MultiHeadResult> multi_head_attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                                             const MultiHeadWeights& w, const MultiHeadOptions& options,
+                                             const Recorder& recorder) {
+  if (Status status = check_inputs(query, key, value, w, options); !status) return Error{status.error()};
+  const int batch = query.shape[0], sq = query.shape[1], sk = key.shape[1], e = query.shape[2];
+  const int heads = options.heads;
+
+  // Masks: causal and user masks are (Sq, Sk); padding is (B, Sk); all meet in (B, Sq, Sk).
+  Tensor causal;
+  const Tensor* attn_mask_ptr = options.attn_mask;
+  if (options.causal) {
+    causal = causal_mask(sq, sk);
+    if (!options.attn_mask) {
+      attn_mask_ptr = &causal;
+    } else if (options.attn_mask->shape == causal.shape) {
+      causal = union_of(causal, *options.attn_mask);
+      attn_mask_ptr = &causal;
+    }  // else: a user mask of the wrong shape, which combine_masks reports
+  }
+  Result<Tensor> blocked = combine_masks(batch, sq, sk, options.key_padding_mask, attn_mask_ptr);
+  if (!blocked) return Error{blocked.error()};
+  const bool any_blocked = options.key_padding_mask || attn_mask_ptr;
+
+  Tensor q = project(query, w, 0, "Sq", options.backend);
+  Tensor k = project(key, w, 1, "Sk", options.backend);
+  Tensor v = project(value, w, 2, "Sk", options.backend);
+  Tensor q_heads = split_heads(q, heads);
+  Tensor k_heads = split_heads(k, heads);
+  Tensor v_heads = split_heads(v, heads);
+
+  AttentionStages st = scaled_dot_product_attention(q_heads, k_heads, v_heads,
+                                                    any_blocked ? &blocked.value() : nullptr, options.scale,
+                                                    options.backend);
+  st.output.axes = {"B", "H", "Sq", "d_k"};
+  Tensor merged = merge_heads(st.output);
+  Tensor output({"B", "Sq", "E"}, {batch, sq, e});
+  linear_rows(merged.ptr(), batch * sq, e, w.out_proj_weight.data(), w.out_proj_bias.data(), e, output.ptr(),
+              options.backend);
+
+  if (recorder.active()) {
+    recorder.record("q_proj", q);
+    recorder.record("k_proj", k);
+    recorder.record("v_proj", v);
+    recorder.record("q_split", view_as_heads(q, heads));
+    recorder.record("q_heads", q_heads);
+    recorder.record("k_heads", k_heads);
+    recorder.record("v_heads", v_heads);
+    recorder.record("mask", blocked.value());
+    recorder.record("scores", st.scores);
+    recorder.record("scaled", st.scaled);
+    recorder.record("masked", st.masked);
+    recorder.record("weights", st.weights);
+    recorder.record("context", st.output);
+    recorder.record("merged", merged);
+    recorder.record("output", output);
+  }
+  return MultiHeadResult{std::move(output), std::move(st.weights)};
+}
+
+}  // namespace attention
