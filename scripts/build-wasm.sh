@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Builds the engine twice (wasm-simd, wasm-scalar presets) and copies each
+# attention-*.{mjs,wasm} into dist/wasm/, where the package's loader finds them.
+# Also builds the core test suite for wasm (run by ctest --preset wasm-*).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export NODE_PATH=/usr/share/nodejs   # emcc 3.1.6 needs acorn from Debian's node modules at -O2+
+mkdir -p dist/wasm
+for preset in wasm-simd wasm-scalar; do
+  cmake --preset "$preset" >/dev/null
+  cmake --build --preset "$preset"
+  cp "build/$preset/wasm/attention-${preset#wasm-}.mjs" "build/$preset/wasm/attention-${preset#wasm-}.wasm" dist/wasm/
+done

@@ -1,0 +1,72 @@
+import { AttentionError } from './errors.js';
+import type {
+  Build, ModelConfig, MultiHeadAttentionInput, MultiHeadAttentionResult, RunInput, Stage, Trace,
+} from './types.js';
+import { checkMultiHeadInput, checkRunInput, type CheckedMultiHeadInput } from './validate.js';
+
+/** The raw Embind surface of attention-*.mjs (private: only this file talks to it). */
+export interface RawModule {
+  _multiHeadAttention(input: CheckedMultiHeadInput): { error?: string; output?: Float32Array; weights?: Float32Array };
+  _run(texts: string[], source: string[], config: ModelConfig & { mode: string }):
+    { error?: string; tokens?: string[][]; sourceTokens?: string[][]; stages?: Stage[] };
+  _heapInUse(): number;
+  HEAP8: Int8Array;
+}
+
+/**
+ * A loaded attention engine. Get one from `loadAttention()`. Results are plain
+ * typed arrays the caller owns: there is nothing to dispose.
+ */
+export class AttentionEngine {
+  /** Which compiled build is running. */
+  readonly build: Build;
+  readonly #module: RawModule;
+
+  /** @internal Use `loadAttention()`. */
+  constructor(module: RawModule, build: Build) {
+    this.#module = module;
+    this.build = build;
+  }
+
+  /**
+   * Multi-head attention with explicit weights, in PyTorch `nn.MultiheadAttention`
+   * conventions. Throws {@link AttentionError} naming the problem for any bad argument.
+   */
+  multiHeadAttention(input: MultiHeadAttentionInput): MultiHeadAttentionResult {
+    const checked = checkMultiHeadInput(input);
+    const raw = this.#module._multiHeadAttention(checked);
+    if (raw.error !== undefined) throw new AttentionError(raw.error);
+    const { batch, querySeq, keySeq, embedDim, heads } = checked;
+    return {
+      output: raw.output!,
+      weights: raw.weights!,
+      shapes: { output: [batch, querySeq, embedDim], weights: [batch, heads, querySeq, keySeq] },
+    };
+  }
+
+  /**
+   * The playground model: tokenizes the texts, runs the layers and returns every
+   * intermediate as a {@link Trace}. Throws {@link AttentionError} for bad input.
+   */
+  run(input: RunInput): Trace {
+    const { texts, source, mode, config } = checkRunInput(input);
+    const raw = this.#module._run(texts, source, { ...config, mode });
+    if (raw.error !== undefined) throw new AttentionError(raw.error);
+    return { mode, config, tokens: raw.tokens!, sourceTokens: raw.sourceTokens!, stages: raw.stages! };
+  }
+
+  /** Bytes allocated inside the wasm heap right now; stays flat across calls (no leaks). */
+  heapBytesInUse(): number {
+    return this.#module._heapInUse();
+  }
+
+  /** Size of the wasm memory in bytes (it can grow, never shrink). */
+  memoryBytes(): number {
+    return this.#module.HEAP8.length;
+  }
+}
+
+/** The first stage with this name (and layer, if given), or undefined. */
+export function findStage(trace: Trace, name: string, layer?: number): Stage | undefined {
+  return trace.stages.find((s) => s.name === name && (layer === undefined || s.layer === layer));
+}
