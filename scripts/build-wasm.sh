@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the engine twice (wasm-simd, wasm-scalar presets) and copies each
 # attention-*.{mjs,wasm} into dist/wasm/, where the package's loader finds them.
-# Also builds the core test suite for wasm (run by ctest --preset wasm-*).
+# Also builds the core test suite for wasm (run by ctest --preset wasm-*), then
+# compiles the TypeScript facade into dist/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NODE_PATH=/usr/share/nodejs   # emcc 3.1.6 needs acorn from Debian's node modules at -O2+
@@ -10,4 +11,13 @@ for preset in wasm-simd wasm-scalar; do
   cmake --preset "$preset" >/dev/null
   cmake --build --preset "$preset"
   cp "build/$preset/wasm/attention-${preset#wasm-}.mjs" "build/$preset/wasm/attention-${preset#wasm-}.wasm" dist/wasm/
+done
+npx tsc -p wasm/tsconfig.json
+
+# Sizes as shipped (quoted in the README).
+for build in simd scalar; do
+  for ext in wasm mjs; do
+    f="dist/wasm/attention-$build.$ext"
+    printf 'size: %-32s %8d bytes raw %8d bytes gzip\n' "$f" "$(stat -c %s "$f")" "$(gzip -9 -c "$f" | wc -c)"
+  done
 done

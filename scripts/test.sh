@@ -15,7 +15,7 @@ record() { echo "$1 $2 $3" >> "$summary"; }
 
 run_ctest() {  # $1: label, $2: preset
   local log="test-output/ctest-$2.log"
-  if ! { cmake --preset "$2" >/dev/null && cmake --build --preset "$2"; }; then
+  if ! { NODE_PATH=/usr/share/nodejs cmake --preset "$2" >/dev/null && cmake --build --preset "$2"; }; then
     echo "build $2 failed"; record "$1" 0 1; status=1; return
   fi
   ctest --preset "$2" 2>&1 | tee "$log"
@@ -29,8 +29,55 @@ run_ctest() {  # $1: label, $2: preset
   [ "$rc" = 0 ] || status=1
 }
 
+# Parses "tests N ... failures F" style counts out of a JUnit XML report.
+record_junit() {  # $1: label, $2: file, $3: exit code of the runner
+  local tests failures errors
+  tests=$(grep -o '<testsuites[^>]*' "$2" | grep -o ' tests="[0-9]*"' | grep -o '[0-9]*' | head -1)
+  failures=$(grep -o '<testsuites[^>]*' "$2" | grep -o ' failures="[0-9]*"' | grep -o '[0-9]*' | head -1)
+  errors=$(grep -o '<testsuites[^>]*' "$2" | grep -o ' errors="[0-9]*"' | grep -o '[0-9]*' | head -1)
+  tests=${tests:-0}; failures=$((${failures:-0} + ${errors:-0}))
+  if [ "$tests" = 0 ]; then echo "$1: ran no test"; record "$1" 0 1; status=1; return; fi
+  record "$1" $((tests - failures)) "$failures"
+  [ "$3" = 0 ] || status=1
+}
+
+# Reads the "# pass N" / "# fail N" lines of node's test runner.
+run_node_tests() {  # $1: label, $2...: node --test arguments
+  local label=$1; shift
+  local log="test-output/$label.log"
+  node --test --test-reporter=spec --test-reporter=tap --test-reporter-destination=stdout \
+    --test-reporter-destination="test-output/$label.tap" "$@" 2>&1 | tee "$log"
+  local rc=${PIPESTATUS[0]}
+  local pass fail
+  pass=$(grep -E '^# pass [0-9]+' "test-output/$label.tap" | grep -o '[0-9]*' | tail -1)
+  fail=$(grep -E '^# fail [0-9]+' "test-output/$label.tap" | grep -o '[0-9]*' | tail -1)
+  if [ -z "$pass" ] || [ "$((pass + ${fail:-0}))" = 0 ]; then echo "$label: ran no test"; record "$label" 0 1; status=1; return; fi
+  record "$label" "$pass" "${fail:-0}"
+  [ "$rc" = 0 ] || status=1
+}
+
 echo "== C++ core (native, debug)"
 run_ctest core-native native-debug
+
+echo
+echo "== wasm builds (engine, TypeScript facade, core tests)"
+if ! bash scripts/build-wasm.sh; then echo "wasm build failed"; record wasm-build 0 1; status=1; fi
+
+echo
+echo "== C++ core compiled to wasm, under Node"
+run_ctest core-wasm-simd wasm-simd
+run_ctest core-wasm-scalar wasm-scalar
+
+echo
+echo "== the npm module in Node (Vitest, both builds)"
+rm -f test-output/vitest-junit.xml
+npx vitest run
+rc=$?
+record_junit js-wasm test-output/vitest-junit.xml $rc
+
+echo
+echo "== the packed package: publint, attw, Node, Vite app and plain page in Chromium"
+run_node_tests package tests/package/
 
 echo
 echo "== summary"

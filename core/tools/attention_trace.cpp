@@ -2,7 +2,11 @@
 // shape and first values, and the attention weights of head 0 as a table.
 //   attention_trace [--mode encoder|decoder|cross] [--d-model N] [--heads N] [--layers N]
 //                   [--seed N] [--preset random|identity|positional] [--no-scale]
-//                   [--source "text"]... "text" ["text" ...]
+//                   [--no-residual] [--no-positional] [--gelu] [--pre-ln]
+//                   [--source "text"]... [--json] "text" ["text" ...]
+// --json prints the whole trace as JSON instead (-inf as null), which the wasm
+// tests compare against the engine's own trace.
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -40,11 +44,63 @@ void print_weights(const Trace& trace, const Stage& stage) {
   }
 }
 
+void print_string(const std::string& text) {
+  std::putchar('"');
+  for (unsigned char c : text) {
+    if (c == '"' || c == '\\') std::printf("\\%c", c);
+    else if (c < 0x20) std::printf("\\u%04x", c);
+    else std::putchar(c);
+  }
+  std::putchar('"');
+}
+
+void print_token_lists(const std::vector<std::vector<std::string>>& lists) {
+  std::putchar('[');
+  for (std::size_t b = 0; b < lists.size(); ++b) {
+    std::printf(b ? ",[" : "[");
+    for (std::size_t i = 0; i < lists[b].size(); ++i) {
+      if (i) std::putchar(',');
+      print_string(lists[b][i]);
+    }
+    std::putchar(']');
+  }
+  std::putchar(']');
+}
+
+void print_json(const Trace& trace) {
+  std::printf("{\"tokens\":");
+  print_token_lists(trace.tokens);
+  std::printf(",\"sourceTokens\":");
+  print_token_lists(trace.source_tokens);
+  std::printf(",\"stages\":[");
+  for (std::size_t i = 0; i < trace.stages.size(); ++i) {
+    const Stage& s = trace.stages[i];
+    std::printf("%s{\"layer\":%d,\"name\":", i ? "," : "", s.layer);
+    print_string(s.name);
+    std::printf(",\"axes\":[");
+    for (std::size_t a = 0; a < s.tensor.axes.size(); ++a) {
+      if (a) std::putchar(',');
+      print_string(s.tensor.axes[a]);
+    }
+    std::printf("],\"shape\":[");
+    for (std::size_t a = 0; a < s.tensor.shape.size(); ++a) std::printf("%s%d", a ? "," : "", s.tensor.shape[a]);
+    std::printf("],\"data\":[");
+    for (std::size_t k = 0; k < s.tensor.size(); ++k) {
+      const float v = s.tensor.data[k];
+      if (std::isfinite(v)) std::printf("%s%.9g", k ? "," : "", v);
+      else std::printf("%snull", k ? "," : "");
+    }
+    std::printf("]}");
+  }
+  std::printf("]}\n");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   ModelConfig config;
   std::vector<std::string> texts, sources;
+  bool json = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
@@ -62,8 +118,18 @@ int main(int argc, char** argv) {
       const std::string p = argv[++i];
       config.preset = p == "identity" ? Preset::Identity : p == "positional" ? Preset::Positional : Preset::Random;
       if (p != "random" && p != "identity" && p != "positional") { std::fprintf(stderr, "unknown preset %s\n", p.c_str()); return 2; }
+    } else if (arg == "--json") {
+      json = true;
     } else if (arg == "--no-scale") {
       config.scale = false;
+    } else if (arg == "--no-residual") {
+      config.residual = false;
+    } else if (arg == "--no-positional") {
+      config.positional = false;
+    } else if (arg == "--gelu") {
+      config.activation = Activation::GELU;
+    } else if (arg == "--pre-ln") {
+      config.norm = NormPlacement::Pre;
     } else if (arg == "--source" && has_value) {
       sources.emplace_back(argv[++i]);
     } else if (arg.rfind("--", 0) == 0) {
@@ -82,6 +148,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   const Trace& trace = result.value();
+  if (json) {
+    print_json(trace);
+    return 0;
+  }
   std::printf("mode %s, d_model %d, heads %d (d_k %d), layers %d, preset %s\n", to_string(config.mode),
               config.d_model, config.heads, config.head_dim(), config.layers, to_string(config.preset));
   for (std::size_t b = 0; b < trace.tokens.size(); ++b) {

@@ -1,4 +1,3 @@
-import { simd } from 'wasm-feature-detect';
 import { AttentionError, describeValue } from './errors.js';
 import { AttentionEngine, type RawModule } from './engine.js';
 import type { Build } from './types.js';
@@ -30,9 +29,19 @@ const FACTORY: Record<Build, () => Promise<Factory>> = {
   scalar: async () => (await import('./wasm/attention-scalar.mjs')).default as Factory,
 };
 
+// The smallest module that uses a 128-bit SIMD instruction: () -> v128 { i8x16.splat(i32.const 0) }.
+// A runtime without wasm SIMD rejects it. (The same probe wasm-feature-detect makes,
+// inlined so the package has no dependencies and loads from a plain <script type="module">.)
+const SIMD_PROBE = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // "\0asm", version 1
+  0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b,       // type section: one func type () -> v128
+  0x03, 0x02, 0x01, 0x00,                         // function section: one function of type 0
+  0x0a, 0x08, 0x01, 0x06, 0x00, 0x41, 0x00, 0xfd, 0x0f, 0x0b, // code: i32.const 0; i8x16.splat; end
+]);
+
 /** Whether this runtime can run the SIMD build. */
 export async function supportsSimd(): Promise<boolean> {
-  return simd();
+  return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE);
 }
 
 export async function loadWith(read: BinaryReader, options: LoadOptions = {}): Promise<AttentionEngine> {

@@ -1,0 +1,119 @@
+// The packed tarball as a user gets it: publint and arethetypeswrong pass; it
+// installs into a clean project and works from Node, from a Vite app built and
+// loaded in Chromium, and from a plain <script type="module"> page.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { serveDirectory } from '../support/static-server.mjs';
+import { launchChromium, openPage } from '../support/browser.mjs';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const viteVersion = JSON.parse(readFileSync(join(ROOT, 'node_modules/vite/package.json'), 'utf8')).version;
+
+let work, tarball, project, browser;
+
+before(async () => {
+  work = mkdtempSync(join(tmpdir(), 'attention-package-'));
+  // The package is already built by scripts/test.sh; pack without re-running prepack.
+  run('npm', ['pack', '--ignore-scripts', '--pack-destination', work, '--loglevel=error'], ROOT);
+  tarball = join(work, readdirSync(work).find((f) => f.endsWith('.tgz')));
+  project = join(work, 'app');
+  mkdirSync(project);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
+  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball, `vite@${viteVersion}`], project);
+  browser = await launchChromium();
+});
+
+after(async () => {
+  await browser?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+test('the tarball holds the engine builds, the JS and the types, and nothing else', () => {
+  const listing = run('tar', ['-tzf', tarball], work).split('\n').filter(Boolean);
+  for (const file of ['package/dist/index.js', 'package/dist/node.js', 'package/dist/index.d.ts',
+    'package/dist/wasm/attention-simd.wasm', 'package/dist/wasm/attention-simd.mjs',
+    'package/dist/wasm/attention-scalar.wasm', 'package/dist/wasm/attention-scalar.mjs', 'package/README.md'])
+    assert.ok(listing.includes(file), `${file} missing from the tarball`);
+  assert.ok(!listing.some((f) => f.includes('/core/') || f.includes('/tests/') || f.endsWith('.cpp')));
+});
+
+test('publint passes', () => {
+  const out = run(join(ROOT, 'node_modules/.bin/publint'), ['--strict', tarball], ROOT);
+  assert.doesNotMatch(out, /error|warning/i, out);
+});
+
+test('arethetypeswrong passes (ESM-only package)', () => {
+  run(join(ROOT, 'node_modules/.bin/attw'), [tarball, '--profile', 'esm-only', '--format', 'ascii'], ROOT);
+});
+
+test('works from Node', () => {
+  writeFileSync(join(project, 'use.mjs'), `
+    import { loadAttention, findStage } from 'attention-playground';
+    const attn = await loadAttention();
+    const trace = attn.run({ texts: ['the cat sat', 'a dog'], config: { dModel: 16, heads: 2 } });
+    const w = findStage(trace, 'encoder.self_attn.weights', 0);
+    const scalar = await loadAttention({ build: 'scalar' });
+    console.log(JSON.stringify({ build: attn.build, other: scalar.build, shape: w.shape, pad: w.data[(1 * 2 * 3 + 0) * 3 + 2] }));
+  `);
+  const result = JSON.parse(run('node', ['use.mjs'], project));
+  assert.deepEqual(result, { build: 'simd', other: 'scalar', shape: [2, 2, 3, 3], pad: 0 });
+});
+
+async function expectPageWorks(url) {
+  const { page, errors } = await openPage(browser);
+  await page.goto(url);
+  await page.waitForSelector('#result[data-done]', { timeout: 30_000 });
+  const result = JSON.parse(await page.textContent('#result'));
+  assert.deepEqual(errors, []);
+  await page.close();
+  return result;
+}
+
+test('works in a Vite app, built and loaded in Chromium', async () => {
+  writeFileSync(join(project, 'vite.config.js'),
+    `export default { optimizeDeps: { exclude: ['attention-playground'] } };\n`);
+  writeFileSync(join(project, 'index.html'), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><pre id="result"></pre>
+    <script type="module" src="./main.js"></script>`);
+  writeFileSync(join(project, 'main.js'), `
+    import { loadAttention, findStage } from 'attention-playground';
+    const attn = await loadAttention();
+    const trace = attn.run({ texts: ['the cat sat on the mat'], mode: 'decoder' });
+    const w = findStage(trace, 'decoder.self_attn.weights', 0);
+    const out = document.getElementById('result');
+    out.textContent = JSON.stringify({ build: attn.build, shape: w.shape, future: w.data[1] });
+    out.dataset.done = '';
+  `);
+  run(join(project, 'node_modules/.bin/vite'), ['build', '--logLevel', 'error'], project);
+  const assets = readdirSync(join(project, 'dist/assets'));
+  assert.ok(assets.some((f) => f.endsWith('.wasm')), `no .wasm emitted by vite: ${assets}`);
+  const server = await serveDirectory(join(project, 'dist'));
+  try {
+    assert.deepEqual(await expectPageWorks(server.url), { build: 'simd', shape: [1, 4, 6, 6], future: 0 });
+  } finally {
+    await server.close();
+  }
+});
+
+test('works from a plain <script type="module"> page', async () => {
+  writeFileSync(join(project, 'plain.html'), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><pre id="result"></pre>
+    <script type="module">
+      import { loadAttention } from './node_modules/attention-playground/dist/index.js';
+      const attn = await loadAttention({ build: 'scalar' });
+      const trace = attn.run({ texts: ['a b c'] });
+      const out = document.getElementById('result');
+      out.textContent = JSON.stringify({ build: attn.build, tokens: trace.tokens });
+      out.dataset.done = '';
+    </script>`);
+  const server = await serveDirectory(project);
+  try {
+    assert.deepEqual(await expectPageWorks(server.url + 'plain.html'), { build: 'scalar', tokens: [['a', 'b', 'c']] });
+  } finally {
+    await server.close();
+  }
+});

@@ -1,0 +1,21 @@
+// Debian's Chromium through playwright-core, with the flags this machine needs
+// (no sandbox as root, no GPU, no background network).
+import { chromium } from 'playwright-core';
+
+export const CHROMIUM_ARGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+  '--disable-sync', '--no-first-run', '--disable-quic',
+];
+
+export function launchChromium() {
+  return chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS });
+}
+
+// A page that records console errors and uncaught exceptions.
+export async function openPage(browser, options = {}) {
+  const page = await browser.newPage(options);
+  const errors = [];
+  page.on('console', (message) => { if (message.type() === 'error') errors.push(message.text()); });
+  page.on('pageerror', (error) => errors.push(String(error)));
+  return { page, errors };
+}

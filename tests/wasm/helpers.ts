@@ -1,0 +1,36 @@
+// Shared by the wasm tests: the package as built in dist/, the PyTorch fixtures,
+// and a closeness check with the same rule as the C++ tests.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
+import { loadAttention, type AttentionEngine, type Build } from '../../dist/node.js';
+
+export const BUILDS: Build[] = ['simd', 'scalar'];
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+const engines = new Map<Build, Promise<AttentionEngine>>();
+export function engineFor(build: Build): Promise<AttentionEngine> {
+  if (!engines.has(build)) engines.set(build, loadAttention({ build }));
+  return engines.get(build)!;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function fixture(name: string): { cases: any[] } {
+  return JSON.parse(readFileSync(`${ROOT}tests/reference/fixtures/${name}`, 'utf8'));
+}
+
+/** |actual - expected| <= rtol * max(1, |expected|) everywhere; -Infinity matches null or -Infinity. */
+export function expectClose(actual: ArrayLike<number>, expected: ArrayLike<number | null>, rtol = 1e-5): void {
+  expect(actual.length).toBe(expected.length);
+  for (let i = 0; i < actual.length; i++) {
+    const e = expected[i];
+    if (e === null || e === -Infinity) {
+      if (actual[i] !== -Infinity) expect.fail(`element ${i}: ${actual[i]}, expected -Infinity`);
+      continue;
+    }
+    if (!(Math.abs(actual[i] - e) <= rtol * Math.max(1, Math.abs(e))))
+      expect.fail(`element ${i}: ${actual[i]}, expected ${e}`);
+  }
+}
+
+export const f32 = (values: number[]) => Float32Array.from(values);
