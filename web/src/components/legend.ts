@@ -1,0 +1,34 @@
+// <ap-legend>: the colour bar of a heatmap scale, its end values, and the
+// swatch that marks blocked cells.
+import { LitElement, css, html, unsafeCSS } from 'lit';
+import { BLOCKED_FILL, type ColorScale, formatValue } from '../view/colors.js';
+
+export class Legend extends LitElement {
+  static override properties = { scale: { attribute: false }, label: { type: String } };
+  declare scale: ColorScale | undefined;
+  declare label: string;
+
+  constructor() {
+    super();
+    this.label = '';
+  }
+
+  static override styles = css`
+    :host { display: flex; align-items: center; gap: 0.6rem; flex-wrap: wrap; font: 0.8rem system-ui, sans-serif; }
+    .bar { width: 10rem; height: 0.8rem; border: 1px solid #999; }
+    .blocked { width: 1.1rem; height: 0.8rem; border: 1px solid #999;
+      background: repeating-linear-gradient(45deg, #555 0 2px, ${unsafeCSS(BLOCKED_FILL)} 2px 6px); }
+  `;
+
+  override render() {
+    if (!this.scale) return html``;
+    const stops = Array.from({ length: 11 }, (_, i) => `${this.scale!.at(i / 10)} ${i * 10}%`).join(', ');
+    return html`<span>${this.label}</span>
+      <span>${formatValue(this.scale.domain[0])}</span>
+      <span class="bar" role="img" aria-label=${`colour scale from ${formatValue(this.scale.domain[0])} to ${formatValue(this.scale.domain[1])}`}
+        style=${`background: linear-gradient(to right, ${stops})`}></span>
+      <span>${formatValue(this.scale.domain[1])}</span>
+      <span class="blocked" aria-hidden="true"></span><span>blocked (−∞ before softmax, 0 after)</span>`;
+  }
+}
+customElements.define('ap-legend', Legend);

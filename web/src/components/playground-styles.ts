@@ -1,0 +1,42 @@
+import { css } from 'lit';
+import { CONTROL_STYLES } from './controls.js';
+
+export const PLAYGROUND_STYLES = [CONTROL_STYLES, css`
+  :host { display: block; font: 1rem/1.4 system-ui, sans-serif; color: #111; }
+  .layout {
+    display: grid; gap: 1rem; grid-template-columns: minmax(12rem, 16rem) minmax(0, 1fr);
+    grid-template-areas: 'text text' 'aside main';
+  }
+  .texts { grid-area: text; display: grid; gap: 0.5rem; grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); }
+  aside { grid-area: aside; }
+  main { grid-area: main; min-width: 0; }
+  @media (max-width: 720px) {
+    .layout { grid-template-columns: minmax(0, 1fr); grid-template-areas: 'text' 'main' 'aside'; }
+  }
+  .tabs { display: flex; flex-wrap: wrap; gap: 0.25rem; border-bottom: 1px solid #ccc; margin-bottom: 0.5rem; }
+  .tabs button {
+    font: inherit; font-size: 0.85rem; padding: 0.35rem 0.6rem; border: 1px solid #ccc; border-bottom: none;
+    background: #f4f4f4; border-radius: 6px 6px 0 0; cursor: pointer;
+  }
+  .tabs button[aria-selected='true'] { background: #fff; font-weight: 700; border-color: #888; }
+  .tabs button:focus-visible, .exports button:focus-visible { outline: 3px solid #1a73e8; }
+  .view-settings { display: flex; flex-wrap: wrap; gap: 0.2rem 1rem; align-items: flex-end; margin-bottom: 0.5rem; }
+  .view-settings .setting { margin-bottom: 0.2rem; }
+  .exports { display: flex; gap: 0.3rem; margin-left: auto; margin-bottom: 0.2rem; }
+  .exports button { font: inherit; font-size: 0.8rem; padding: 0.25rem 0.5rem; cursor: pointer; }
+  .heads { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fill, minmax(min(100%, 17rem), 1fr)); }
+  .one-head { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fit, minmax(min(100%, 20rem), 1fr)); }
+  ap-legend { margin-bottom: 0.5rem; }
+  .status { color: #555; font-size: 0.8rem; }
+  .error { color: #b00020; }
+  .engine-error { border: 1px solid #b00020; background: #fdecee; padding: 0.4rem 0.6rem; border-radius: 4px; }
+  .hint { color: #333; max-width: 40rem; }
+  table.changes { border-collapse: collapse; font-size: 0.85rem; min-width: min(100%, 30rem); }
+  table.changes caption { text-align: left; margin-bottom: 0.4rem; }
+  table.changes th, table.changes td { padding: 0.2rem 0.5rem; border-bottom: 1px solid #eee; text-align: left; }
+  table.changes td { width: 40%; }
+  table.changes tr.edited th { color: #e8175d; }
+  .bar { display: inline-block; height: 0.7rem; background: #1a73e8; vertical-align: middle; margin-right: 0.3rem; }
+  .num { font: 0.75rem ui-monospace, monospace; color: #333; }
+  ap-shape-flow { margin-bottom: 1rem; }
+`];

@@ -1,0 +1,196 @@
+// <ap-playground>: the whole playground. Holds the state (declared in
+// state/settings.ts, mirrored in the URL hash), sends the model settings and text
+// to the engine worker, and shows the chosen view of the latest trace.
+import { LitElement, html, nothing } from 'lit';
+import type { Trace } from 'attention-playground';
+import { EngineClient } from '../engine/client.js';
+import {
+  SETTINGS, blocksFor, crossCheck, modelConfig, parseSetting, settingByName, splitLines,
+  stateFromHash, stateToHash, type Setting, type State,
+} from '../state/settings.js';
+import { exportJson, exportPng, exportSvg } from '../view/export.js';
+import { type Block } from '../view/trace-model.js';
+import {
+  changesView, headView, headsView, linesView, masksView, overviewView, shapesView, stageScale, type ViewContext,
+} from '../view/views.js';
+import { renderControl, settingInput } from './controls.js';
+import { PLAYGROUND_STYLES } from './playground-styles.js';
+import './controls.js';
+import './heatmap.js';
+import './legend.js';
+import './line-view.js';
+import './overview.js';
+import './shape-flow.js';
+
+export class Playground extends LitElement {
+  static override properties = {
+    state: { state: true }, errors: { state: true }, trace: { state: true }, engineError: { state: true },
+    status: { state: true },
+  };
+  declare state: State;
+  declare errors: Record<string, string>;
+  declare trace: Trace | null;
+  declare engineError: string;
+  declare status: string;
+  #previous: Trace | null = null;
+  #engine = new EngineClient();
+  #linkProblems: string[] = [];
+
+  static override styles = PLAYGROUND_STYLES;
+
+  constructor() {
+    super();
+    const { state, problems } = stateFromHash(location.hash);
+    this.state = state;
+    this.#linkProblems = problems;
+    this.errors = {};
+    this.trace = null;
+    this.engineError = '';
+    this.status = 'loading the engine…';
+  }
+
+  override connectedCallback() {
+    super.connectedCallback();
+    window.addEventListener('hashchange', this.#onHashChange);
+    this.#run();
+  }
+
+  override disconnectedCallback() {
+    window.removeEventListener('hashchange', this.#onHashChange);
+    super.disconnectedCallback();
+  }
+
+  #onHashChange = () => {
+    if (location.hash === stateToHash(this.state)) return;
+    const { state, problems } = stateFromHash(location.hash);
+    this.#linkProblems = problems;
+    this.state = state;
+    this.#run();
+  };
+
+  /** A setting typed or picked by the person: parse, validate, store, rerun. */
+  #onSetting = (event: Event) => {
+    const { name, raw } = event instanceof CustomEvent ? event.detail : settingInput(event);
+    const setting = settingByName(name);
+    if (!setting) return;
+    const parsed = parseSetting(setting, raw);
+    const errors = { ...this.errors };
+    delete errors[name];
+    if ('error' in parsed) {
+      errors[name] = parsed.error;
+      this.errors = errors;
+      return;
+    }
+    this.errors = errors;
+    this.state = { ...this.state, [name]: parsed.value } as State;
+    history.replaceState(null, '', stateToHash(this.state) || location.pathname + location.search);
+    if (setting.group !== 'view') this.#run();
+  };
+
+  #run() {
+    const state = this.state;
+    const problems = crossCheck(state);
+    const texts = splitLines(state.text);
+    const source = splitLines(state.source);
+    if (texts.length === 0) (problems as Record<string, string>).text = 'Type a sentence to see its attention.';
+    if (state.mode === 'cross' && texts.length !== source.length)
+      (problems as Record<string, string>).source =
+        `Cross-attention pairs sentence i with source line i: there are ${texts.length} sentences and ${source.length} source lines.`;
+    const errors: Record<string, string> = {};
+    for (const [name, message] of Object.entries(this.errors)) if (settingByName(name)?.group === 'view') errors[name] = message;
+    Object.assign(errors, problems);
+    this.errors = errors;
+    if (Object.keys(problems).length > 0) return;
+    this.#engine.request({ texts, mode: state.mode, source: state.mode === 'cross' ? source : undefined, config: modelConfig(state) },
+      (outcome) => {
+        if (!outcome.ok) {
+          this.engineError = outcome.error;
+          this.status = '';
+          return;
+        }
+        this.engineError = '';
+        this.#previous = this.trace;
+        this.trace = outcome.trace;
+        this.status = `${outcome.build} engine · ${outcome.milliseconds.toFixed(2)} ms`;
+      });
+  }
+
+  /** The view settings, clamped to what the current trace has. */
+  #context(trace: Trace): ViewContext {
+    const blocks = blocksFor(trace.mode);
+    const block = (blocks as string[]).includes(this.state.block) ? (this.state.block as Block) : blocks[0];
+    const clamp = (v: number, n: number) => Math.min(Math.max(0, v), n - 1);
+    return {
+      trace, previous: this.#previous, state: this.state, block,
+      layer: clamp(this.state.layer, trace.config.layers), head: clamp(this.state.head, trace.config.heads),
+      sequence: clamp(this.state.sequence, trace.tokens.length),
+    };
+  }
+
+  #heatmapSvg(): SVGSVGElement | null {
+    const ctx = this.trace && this.#context(this.trace);
+    const el = this.renderRoot.querySelector(`ap-heatmap[data-head="${ctx?.head ?? 0}"]`) ?? this.renderRoot.querySelector('ap-heatmap');
+    return (el as HTMLElementTagNameMap['ap-heatmap'] | null)?.svgElement() ?? null;
+  }
+
+  #fileName(ext: string): string {
+    const ctx = this.#context(this.trace!);
+    return `attention-${ctx.block.replace('.', '-')}-layer${ctx.layer}-head${ctx.head}-${this.state.stage}.${ext}`;
+  }
+
+  #toolbar(ctx: ViewContext) {
+    const view = settingByName('view') as Extract<Setting, { type: 'choice' }>;
+    const control = (name: string, max?: number) =>
+      renderControl(settingByName(name)!, (this.state as unknown as Record<string, unknown>)[name], this.errors[name], this.#onSetting, { max });
+    const blocks = blocksFor(ctx.trace.mode);
+    return html`<div class="tabs" role="tablist" aria-label="View">
+        ${view.choices.map((c) => html`<button role="tab" aria-selected=${c === this.state.view ? 'true' : 'false'}
+          data-view=${c} @click=${() => this.#onSetting(new CustomEvent('x', { detail: { name: 'view', raw: c } }))}>${view.labels?.[c] ?? c}</button>`)}
+      </div>
+      <div class="view-settings">
+        ${['heads', 'head', 'overview'].includes(this.state.view) ? control('stage') : nothing}
+        ${blocks.length > 1 ? control('block') : nothing}
+        ${ctx.trace.config.layers > 1 && this.state.view !== 'overview' ? control('layer', ctx.trace.config.layers - 1) : nothing}
+        ${this.state.view === 'head' ? control('head', ctx.trace.config.heads - 1) : nothing}
+        ${ctx.trace.tokens.length > 1 ? control('sequence', ctx.trace.tokens.length - 1) : nothing}
+        <div class="exports">
+          <button @click=${() => { const s = this.#heatmapSvg(); if (s) exportPng(s, this.#fileName('png')); }}>PNG</button>
+          <button @click=${() => { const s = this.#heatmapSvg(); if (s) exportSvg(s, this.#fileName('svg')); }}>SVG</button>
+          <button @click=${() => exportJson(this.trace!, 'attention-trace.json')}>Trace JSON</button>
+        </div>
+      </div>`;
+  }
+
+  #view(ctx: ViewContext) {
+    switch (this.state.view) {
+      case 'heads': { const scale = stageScale(ctx); return html`<ap-legend .scale=${scale} label="Colour:"></ap-legend>${headsView(ctx, scale)}`; }
+      case 'head': { const scale = stageScale(ctx); return html`<ap-legend .scale=${scale} label="Colour:"></ap-legend>${headView(ctx, scale)}`; }
+      case 'lines': return linesView(ctx);
+      case 'masks': return masksView(ctx);
+      case 'shapes': return shapesView(ctx);
+      case 'overview': return overviewView(ctx);
+      case 'changes': return changesView(ctx);
+    }
+  }
+
+  override render() {
+    const ctx = this.trace ? this.#context(this.trace) : null;
+    const textSettings = (SETTINGS as readonly Setting[]).filter((s) => s.group === 'text' && (s.name === 'text' || this.state.mode === 'cross'));
+    return html`<div class="layout" @setting-input=${this.#onSetting}>
+      <section class="texts" aria-label="Text">
+        ${textSettings.map((s) => renderControl(s, (this.state as unknown as Record<string, unknown>)[s.name], this.errors[s.name], this.#onSetting))}
+      </section>
+      <aside aria-label="Model settings">
+        <ap-controls .state=${this.state} .errors=${this.errors}></ap-controls>
+        <p class="status" aria-live="polite">${this.status}</p>
+        ${this.#linkProblems.length ? html`<p class="error">Ignored in the link: ${this.#linkProblems.join('; ')}</p>` : nothing}
+      </aside>
+      <main>
+        ${this.engineError ? html`<p class="error engine-error" role="alert">${this.engineError}</p>` : nothing}
+        ${ctx ? html`${this.#toolbar(ctx)}<div class="view" data-view=${this.state.view}>${this.#view(ctx)}</div>`
+          : html`<p class="status">Waiting for the first result…</p>`}
+      </main>
+    </div>`;
+  }
+}
+customElements.define('ap-playground', Playground);

@@ -1,0 +1,152 @@
+// Every setting of the playground, declared once: name, type, default, range or
+// choices, label. This table drives the controls, the validation and the URL hash,
+// so any view is a shareable link.
+import type { Mode, ModelConfig } from 'attention-playground';
+
+interface Base {
+  name: string;
+  label: string;
+  help?: string;
+  /** 'model' settings go to the engine; 'text' and 'view' stay in the page. */
+  group: 'text' | 'model' | 'view';
+}
+export interface IntSetting extends Base { type: 'int'; default: number; min: number; max: number }
+export interface BoolSetting extends Base { type: 'bool'; default: boolean }
+export interface ChoiceSetting extends Base { type: 'choice'; default: string; choices: readonly string[]; labels?: Record<string, string> }
+export interface TextSetting extends Base { type: 'text'; default: string; maxLength: number }
+export type Setting = IntSetting | BoolSetting | ChoiceSetting | TextSetting;
+
+export const STAGES = ['scores', 'scaled', 'masked', 'weights'] as const;
+export const VIEWS = ['heads', 'head', 'lines', 'masks', 'shapes', 'overview', 'changes'] as const;
+export const BLOCKS = ['auto', 'encoder.self_attn', 'decoder.self_attn', 'decoder.cross_attn'] as const;
+
+export const SETTINGS = [
+  { name: 'text', group: 'text', type: 'text', label: 'Sentences (one per line = a batch)', maxLength: 4000,
+    default: 'the cat sat on the mat\na dog barked' },
+  { name: 'source', group: 'text', type: 'text', label: 'Source sentences (cross-attention keys)', maxLength: 4000,
+    default: 'le chat est assis sur le tapis\nun chien a aboyé' },
+  { name: 'mode', group: 'model', type: 'choice', label: 'Attention', default: 'encoder',
+    choices: ['encoder', 'decoder', 'cross'],
+    labels: { encoder: 'Encoder self-attention', decoder: 'Decoder (causal) self-attention', cross: 'Encoder–decoder cross-attention' } },
+  { name: 'dModel', group: 'model', type: 'int', label: 'd_model', default: 64, min: 2, max: 512,
+    help: 'Width of every token vector (E).' },
+  { name: 'heads', group: 'model', type: 'int', label: 'Heads', default: 4, min: 1, max: 16,
+    help: 'H; each head gets d_k = d_model / H dimensions.' },
+  { name: 'layers', group: 'model', type: 'int', label: 'Layers', default: 2, min: 1, max: 6 },
+  { name: 'seed', group: 'model', type: 'int', label: 'Seed', default: 1, min: 0, max: 999999,
+    help: 'Weights and token vectors are drawn from it (untrained).' },
+  { name: 'preset', group: 'model', type: 'choice', label: 'Weights', default: 'random',
+    choices: ['random', 'identity', 'positional'],
+    labels: { random: 'Random (Xavier)', identity: 'Identity (attend by similarity)', positional: 'Positional heads' } },
+  { name: 'scale', group: 'model', type: 'bool', label: 'Scale by 1/√d_k', default: true },
+  { name: 'residual', group: 'model', type: 'bool', label: 'Residual connections', default: true },
+  { name: 'positional', group: 'model', type: 'bool', label: 'Positional encoding', default: true },
+  { name: 'activation', group: 'model', type: 'choice', label: 'FFN activation', default: 'relu',
+    choices: ['relu', 'gelu'], labels: { relu: 'ReLU', gelu: 'GELU' } },
+  { name: 'norm', group: 'model', type: 'choice', label: 'LayerNorm', default: 'post',
+    choices: ['post', 'pre'], labels: { post: 'Post-LN (the paper)', pre: 'Pre-LN' } },
+  { name: 'view', group: 'view', type: 'choice', label: 'View', default: 'heads', choices: VIEWS,
+    labels: { heads: 'All heads', head: 'One head', lines: 'Line view', masks: 'Masks', shapes: 'Shapes',
+      overview: 'Layers × heads', changes: 'What changed' } },
+  { name: 'stage', group: 'view', type: 'choice', label: 'Stage', default: 'weights', choices: STAGES,
+    labels: { scores: 'Scores Q·Kᵀ', scaled: 'Scaled ÷√d_k', masked: 'Masked', weights: 'Softmax weights' } },
+  { name: 'block', group: 'view', type: 'choice', label: 'Block', default: 'auto', choices: BLOCKS,
+    labels: { auto: 'The mode’s own block', 'encoder.self_attn': 'Encoder self-attention', 'decoder.self_attn': 'Decoder self-attention',
+      'decoder.cross_attn': 'Cross-attention' } },
+  { name: 'layer', group: 'view', type: 'int', label: 'Layer', default: 0, min: 0, max: 5 },
+  { name: 'head', group: 'view', type: 'int', label: 'Head', default: 0, min: 0, max: 15 },
+  { name: 'sequence', group: 'view', type: 'int', label: 'Sentence', default: 0, min: 0, max: 15 },
+] as const satisfies readonly Setting[];
+
+type SettingList = typeof SETTINGS;
+type ValueOf<S> = S extends { type: 'int' } ? number : S extends { type: 'bool' } ? boolean
+  : S extends { type: 'choice'; choices: readonly (infer C)[] } ? C : string;
+
+/** The whole state of the playground: one value per setting. */
+export type State = { -readonly [S in SettingList[number] as S['name']]: ValueOf<S> };
+
+export const DEFAULT_STATE: State = Object.fromEntries(SETTINGS.map((s) => [s.name, s.default])) as unknown as State;
+
+export function settingByName(name: string): Setting | undefined {
+  return (SETTINGS as readonly Setting[]).find((s) => s.name === name);
+}
+
+/** Parses one setting from text (a URL parameter or an input's value). */
+export function parseSetting(setting: Setting, raw: string): { value: unknown } | { error: string } {
+  switch (setting.type) {
+    case 'int': {
+      const trimmed = raw.trim();
+      if (!/^-?\d+$/.test(trimmed)) return { error: `${setting.label} must be a whole number` };
+      const n = Number(trimmed);
+      if (n < setting.min || n > setting.max)
+        return { error: `${setting.label} must be between ${setting.min} and ${setting.max}` };
+      return { value: n };
+    }
+    case 'bool':
+      if (raw === '1' || raw === 'true') return { value: true };
+      if (raw === '0' || raw === 'false') return { value: false };
+      return { error: `${setting.label} must be on or off` };
+    case 'choice':
+      return setting.choices.includes(raw) ? { value: raw } : { error: `${setting.label}: unknown choice '${raw}'` };
+    case 'text':
+      return raw.length <= setting.maxLength ? { value: raw }
+        : { error: `${setting.label}: at most ${setting.maxLength} characters` };
+  }
+}
+
+function formatSetting(setting: Setting, value: unknown): string {
+  if (setting.type === 'bool') return value ? '1' : '0';
+  return String(value);
+}
+
+/** State -> URL hash: only the settings that differ from their default. */
+export function stateToHash(state: State): string {
+  const params = new URLSearchParams();
+  for (const setting of SETTINGS as readonly Setting[]) {
+    const value = (state as Record<string, unknown>)[setting.name];
+    if (value !== setting.default) params.set(setting.name, formatSetting(setting, value));
+  }
+  const text = params.toString();
+  return text ? `#${text}` : '';
+}
+
+/** URL hash -> state; unknown or invalid parameters are skipped and reported. */
+export function stateFromHash(hash: string): { state: State; problems: string[] } {
+  const state = { ...DEFAULT_STATE } as Record<string, unknown>;
+  const problems: string[] = [];
+  for (const [name, raw] of new URLSearchParams(hash.replace(/^#/, ''))) {
+    const setting = settingByName(name);
+    if (!setting) { problems.push(`unknown setting '${name}' in the link`); continue; }
+    const parsed = parseSetting(setting, raw);
+    if ('error' in parsed) problems.push(parsed.error);
+    else state[name] = parsed.value;
+  }
+  return { state: state as State, problems };
+}
+
+/** Problems that involve more than one setting, keyed by the setting to show them at. */
+export function crossCheck(state: State): Partial<Record<keyof State, string>> {
+  const problems: Partial<Record<keyof State, string>> = {};
+  if (state.dModel % state.heads !== 0)
+    problems.heads = `d_k = ${state.dModel} / ${state.heads} is not a whole number: pick a number of heads that divides d_model`;
+  else if (state.preset === 'positional' && state.dModel / state.heads < 2)
+    problems.preset = 'Positional heads need d_k = d_model / heads of at least 2';
+  return problems;
+}
+
+export function splitLines(text: string): string[] {
+  return text.split('\n').map((line) => line.trim()).filter((line) => line.length > 0);
+}
+
+/** The engine's config for a state. */
+export function modelConfig(state: State): Partial<ModelConfig> {
+  const { dModel, heads, layers, seed, preset, scale, residual, positional, activation, norm } = state;
+  return { dModel, heads, layers, seed, preset, scale, residual, positional, activation, norm };
+}
+
+/** The attention blocks a mode has, its own (shown for 'auto') first. */
+export function blocksFor(mode: Mode): Exclude<(typeof BLOCKS)[number], 'auto'>[] {
+  if (mode === 'encoder') return ['encoder.self_attn'];
+  if (mode === 'decoder') return ['decoder.self_attn'];
+  return ['decoder.cross_attn', 'decoder.self_attn', 'encoder.self_attn'];
+}

@@ -1,0 +1,58 @@
+// Downloads: a heatmap as SVG or PNG, the trace as JSON.
+import type { Trace } from 'attention-playground';
+
+function download(blob: Blob, filename: string): void {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = filename;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+export function svgText(svg: SVGSVGElement): string {
+  const copy = svg.cloneNode(true) as SVGSVGElement;
+  copy.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
+  copy.removeAttribute('tabindex');
+  return '<?xml version="1.0" encoding="UTF-8"?>\n' + new XMLSerializer().serializeToString(copy);
+}
+
+export function exportSvg(svg: SVGSVGElement, filename: string): void {
+  download(new Blob([svgText(svg)], { type: 'image/svg+xml' }), filename);
+}
+
+/** Renders the SVG into a canvas at 2x and downloads it as PNG. */
+export async function exportPng(svg: SVGSVGElement, filename: string): Promise<void> {
+  const width = Number(svg.getAttribute('width')), height = Number(svg.getAttribute('height'));
+  const url = URL.createObjectURL(new Blob([svgText(svg)], { type: 'image/svg+xml' }));
+  try {
+    const image = new Image();
+    image.src = url;
+    await image.decode();
+    const canvas = document.createElement('canvas');
+    canvas.width = width * 2;
+    canvas.height = height * 2;
+    const ctx = canvas.getContext('2d')!;
+    ctx.scale(2, 2);
+    ctx.drawImage(image, 0, 0, width, height);
+    const blob = await new Promise<Blob>((resolve, reject) =>
+      canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png'));
+    download(blob, filename);
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+}
+
+/** The trace as JSON: typed arrays become arrays, −∞ becomes null. */
+export function traceJson(trace: Trace): string {
+  return JSON.stringify({
+    ...trace,
+    stages: trace.stages.map((s) => ({ ...s, data: Array.from(s.data, (v) => (Number.isFinite(v) ? v : null)) })),
+  });
+}
+
+export function exportJson(trace: Trace, filename: string): void {
+  download(new Blob([traceJson(trace)], { type: 'application/json' }), filename);
+}

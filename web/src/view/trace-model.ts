@@ -1,0 +1,109 @@
+// Pure helpers that read a Trace for the views: which tokens label which axis,
+// one head's matrix, why a cell is blocked, the shape flow of a layer, and which
+// rows changed between two traces. No DOM here, so Vitest tests it in Node.
+import type { Stage, Trace } from 'attention-playground';
+
+export type Block = 'encoder.self_attn' | 'decoder.self_attn' | 'decoder.cross_attn';
+export type StageName = 'scores' | 'scaled' | 'masked' | 'weights';
+
+export const PAD = '<pad>';
+
+export function findStage(trace: Trace, name: string, layer: number): Stage | undefined {
+  return trace.stages.find((s) => s.layer === layer && s.name === name);
+}
+
+/** The blocks this trace holds, e.g. ['encoder.self_attn'] or the three of cross mode. */
+export function blocksOf(trace: Trace): Block[] {
+  const all: Block[] = ['decoder.cross_attn', 'decoder.self_attn', 'encoder.self_attn'];
+  return all.filter((b) => findStage(trace, `${b}.weights`, 0));
+}
+
+/** Query-axis and key-axis tokens of a block, one list per sequence (unpadded). */
+export function axisTokens(trace: Trace, block: Block): { queries: string[][]; keys: string[][] } {
+  const source = trace.mode === 'cross' ? trace.sourceTokens : trace.tokens;
+  if (block === 'encoder.self_attn') return { queries: source, keys: source };
+  if (block === 'decoder.cross_attn') return { queries: trace.tokens, keys: trace.sourceTokens };
+  return { queries: trace.tokens, keys: trace.tokens };
+}
+
+/** Labels for a padded axis: the tokens, then PAD for each padding position. */
+export function paddedLabels(tokens: string[], length: number): { label: string; pad: boolean }[] {
+  return Array.from({ length }, (_, i) => (i < tokens.length ? { label: tokens[i], pad: false } : { label: PAD, pad: true }));
+}
+
+export interface HeadView {
+  values: Float32Array;  // (Sq, Sk) of one sequence and head
+  rows: number;
+  cols: number;
+}
+
+/** One (sequence, head) slice of a (B, H, Sq, Sk) stage. */
+export function headSlice(stage: Stage, sequence: number, head: number): HeadView {
+  const [, heads, rows, cols] = stage.shape;
+  const offset = (sequence * heads + head) * rows * cols;
+  return { values: stage.data.subarray(offset, offset + rows * cols), rows, cols };
+}
+
+export type BlockedReason = 'padding' | 'future' | 'mask';
+
+/** Why (query i, key j) of a sequence is blocked, or null if it is not. */
+export function blockedReason(trace: Trace, block: Block, layer: number, sequence: number, i: number, j: number): BlockedReason | null {
+  const mask = findStage(trace, `${block}.mask`, layer);
+  if (!mask) return null;
+  const [, rows, cols] = mask.shape;
+  if (mask.data[(sequence * rows + i) * cols + j] === 0) return null;
+  if (j >= axisTokens(trace, block).keys[sequence].length) return 'padding';
+  if (block !== 'decoder.cross_attn' && trace.mode !== 'encoder' && j > i) return 'future';
+  return 'mask';
+}
+
+export interface FlowStep {
+  name: string;        // without the stack prefix, e.g. "self_attn.q_split"
+  axes: string[];
+  shape: number[];
+}
+
+/** The tensors of one layer of a stack, in the order they were computed. */
+export function shapeFlow(trace: Trace, stack: 'encoder' | 'decoder', layer: number): FlowStep[] {
+  return trace.stages
+    .filter((s) => (s.layer === layer || (s.layer === -1 && s.name.endsWith('.input'))) && s.name.startsWith(`${stack}.`))
+    .map((s) => ({ name: s.name.slice(stack.length + 1), axes: s.axes, shape: s.shape }));
+}
+
+/** Writes a shape with its axis names: "(B=2, S=6, E=64)". */
+export function describeShape(axes: string[], shape: number[]): string {
+  return `(${axes.map((a, i) => `${a}=${shape[i]}`).join(', ')})`;
+}
+
+/**
+ * For each position of one sequence, how much a (B, S, E) stage moved between two
+ * traces (Euclidean norm of the difference of the rows). Null when the two
+ * traces cannot be compared (different shapes).
+ */
+export function rowChanges(before: Trace, after: Trace, name: string, layer: number, sequence: number): number[] | null {
+  const a = findStage(before, name, layer);
+  const b = findStage(after, name, layer);
+  if (!a || !b || a.shape.join() !== b.shape.join() || a.shape.length !== 3) return null;
+  const [, rows, width] = a.shape;
+  return Array.from({ length: rows }, (_, r) => {
+    let sum = 0;
+    for (let e = 0; e < width; e++) {
+      const k = (sequence * rows + r) * width + e;
+      sum += (a.data[k] - b.data[k]) ** 2;
+    }
+    return Math.sqrt(sum);
+  });
+}
+
+/** Positions where two token lists differ, if they have the same length; else null. */
+export function editedPositions(before: string[], after: string[]): number[] | null {
+  if (before.length !== after.length) return null;
+  return before.flatMap((t, i) => (t === after[i] ? [] : [i]));
+}
+
+/** Sum of a row of a (Sq, Sk) head view. */
+export function rowSum(view: HeadView, row: number): number {
+  let sum = 0;
+  for (let j = 0; j < view.cols; j++) sum += view.values[row * view.cols + j];
+  return sum;
+}

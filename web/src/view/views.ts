@@ -1,0 +1,148 @@
+// What each view of the playground shows, as Lit templates built from a Trace
+// and the view settings. The components do the drawing; this file chooses data.
+import { html, nothing } from 'lit';
+import type { Trace } from 'attention-playground';
+import type { State } from '../state/settings.js';
+import { type ColorScale, formatValue, scoreScale, weightScale } from './colors.js';
+import { explainCell } from './explain.js';
+import {
+  axisTokens, blockedReason, editedPositions, findStage, headSlice, paddedLabels, rowChanges, shapeFlow, type Block,
+} from './trace-model.js';
+import type { Thumbnail } from '../components/overview.js';
+
+export interface ViewContext {
+  trace: Trace;
+  previous: Trace | null;
+  state: State;
+  block: Block;
+  layer: number;
+  head: number;
+  sequence: number;
+}
+
+const HEAD_COLORS = ['#1b9e77', '#d95f02', '#7570b3', '#e7298a', '#66a61e', '#e6ab02', '#a6761d', '#666666'];
+
+function labels(ctx: ViewContext, rows: number, cols: number) {
+  const { queries, keys } = axisTokens(ctx.trace, ctx.block);
+  return { rowLabels: paddedLabels(queries[ctx.sequence] ?? [], rows), colLabels: paddedLabels(keys[ctx.sequence] ?? [], cols) };
+}
+
+function axisNames(ctx: ViewContext): { row: string; col: string } {
+  return ctx.block === 'decoder.cross_attn' ? { row: 'query (target)', col: 'key (source)' } : { row: 'query', col: 'key' };
+}
+
+/** (Sq, Sk) of one sequence: 1 where blocked. */
+export function blockedCells(ctx: ViewContext, layer = ctx.layer): Uint8Array {
+  const mask = findStage(ctx.trace, `${ctx.block}.mask`, layer)!;
+  const [, rows, cols] = mask.shape;
+  return Uint8Array.from(mask.data.subarray(ctx.sequence * rows * cols, (ctx.sequence + 1) * rows * cols));
+}
+
+export function stageScale(ctx: ViewContext): ColorScale {
+  if (ctx.state.stage === 'weights') return weightScale();
+  const stage = findStage(ctx.trace, `${ctx.block}.${ctx.state.stage}`, ctx.layer)!;
+  const [, heads, rows, cols] = stage.shape;
+  const size = heads * rows * cols;
+  return scoreScale(stage.data.subarray(ctx.sequence * size, (ctx.sequence + 1) * size));
+}
+
+export function heatmap(ctx: ViewContext, head: number, scale: ColorScale) {
+  const stage = findStage(ctx.trace, `${ctx.block}.${ctx.state.stage}`, ctx.layer)!;
+  const view = headSlice(stage, ctx.sequence, head);
+  const { rowLabels, colLabels } = labels(ctx, view.rows, view.cols);
+  const axes = axisNames(ctx);
+  return html`<ap-heatmap data-head=${head} .values=${view.values} .rows=${view.rows} .cols=${view.cols}
+    .rowLabels=${rowLabels} .colLabels=${colLabels} .blocked=${blockedCells(ctx)} .scale=${scale}
+    row-axis=${axes.row} col-axis=${axes.col} ?show-numbers=${view.cols <= 10}
+    caption=${`Head ${head} · layer ${ctx.layer}`}
+    .describeCell=${(i: number, j: number) => explainCell(ctx.trace, ctx.block, ctx.layer, ctx.sequence, head, i, j)}
+  ></ap-heatmap>`;
+}
+
+export function headsView(ctx: ViewContext, scale: ColorScale) {
+  return html`<div class="heads">${Array.from({ length: ctx.trace.config.heads }, (_, h) => heatmap(ctx, h, scale))}</div>`;
+}
+
+function lineView(ctx: ViewContext, head: number) {
+  const weights = headSlice(findStage(ctx.trace, `${ctx.block}.weights`, ctx.layer)!, ctx.sequence, head);
+  const { rowLabels, colLabels } = labels(ctx, weights.rows, weights.cols);
+  return html`<ap-line-view data-head=${head} .weights=${weights.values} .rows=${weights.rows} .cols=${weights.cols}
+    .rowLabels=${rowLabels} .colLabels=${colLabels} color=${HEAD_COLORS[head % HEAD_COLORS.length]}
+    caption=${`Head ${head} · layer ${ctx.layer}`}></ap-line-view>`;
+}
+
+export function headView(ctx: ViewContext, scale: ColorScale) {
+  return html`<div class="one-head">${heatmap(ctx, ctx.head, scale)}${lineView(ctx, ctx.head)}</div>`;
+}
+
+export function linesView(ctx: ViewContext) {
+  return html`<div class="heads">${Array.from({ length: ctx.trace.config.heads }, (_, h) => lineView(ctx, h))}</div>`;
+}
+
+const ALLOWED: ColorScale = { kind: 'sequential', domain: [0, 1], color: () => '#e3f1e5', at: () => '#e3f1e5' };
+
+export function masksView(ctx: ViewContext) {
+  const combined = blockedCells(ctx);
+  const rows = findStage(ctx.trace, `${ctx.block}.mask`, ctx.layer)!.shape[1];
+  const cols = combined.length / rows;
+  const { rowLabels, colLabels } = labels(ctx, rows, cols);
+  const keyCount = axisTokens(ctx.trace, ctx.block).keys[ctx.sequence].length;
+  const causal = ctx.block !== 'decoder.cross_attn' && ctx.trace.mode !== 'encoder';
+  const make = (blocked: (i: number, j: number) => boolean) =>
+    Uint8Array.from({ length: rows * cols }, (_, k) => (blocked(Math.floor(k / cols), k % cols) ? 1 : 0));
+  const axes = axisNames(ctx);
+  const panel = (caption: string, blocked: Uint8Array, testid: string) => html`<ap-heatmap data-mask=${testid}
+    .values=${new Float32Array(rows * cols)} .rows=${rows} .cols=${cols} .rowLabels=${rowLabels} .colLabels=${colLabels}
+    .blocked=${blocked} .scale=${ALLOWED} caption=${caption} row-axis=${axes.row} col-axis=${axes.col}
+    .describeCell=${(i: number, j: number) => {
+      const reason = blockedReason(ctx.trace, ctx.block, ctx.layer, ctx.sequence, i, j);
+      return [`query ${i} → key ${j}`, blocked[i * cols + j] ? `blocked${reason ? ` (${reason})` : ''}` : 'allowed'];
+    }}></ap-heatmap>`;
+  return html`<div class="heads">
+    ${panel(keyCount < cols ? `Key padding: keys ${keyCount}–${cols - 1} are padding` : 'Key padding: none in this sentence', make((_, j) => j >= keyCount), 'padding')}
+    ${causal ? panel('Causal: no looking ahead (j > i)', make((i, j) => j > i), 'causal') : nothing}
+    ${panel('Combined mask (what the softmax sees)', combined, 'combined')}
+  </div>`;
+}
+
+export function shapesView(ctx: ViewContext) {
+  const stacks = ctx.trace.mode === 'cross' ? (['encoder', 'decoder'] as const) : ([ctx.trace.mode] as const);
+  return html`${stacks.map((stack) => html`<ap-shape-flow data-stack=${stack} .steps=${shapeFlow(ctx.trace, stack, ctx.layer)}
+    heading=${`${stack === 'encoder' ? 'Encoder' : 'Decoder'} layer ${ctx.layer}`}></ap-shape-flow>`)}`;
+}
+
+export function overviewView(ctx: ViewContext) {
+  const thumbnails: Thumbnail[] = [];
+  for (let layer = 0; layer < ctx.trace.config.layers; layer++) {
+    const stage = findStage(ctx.trace, `${ctx.block}.weights`, layer)!;
+    const blocked = blockedCells(ctx, layer);
+    for (let head = 0; head < ctx.trace.config.heads; head++) {
+      const view = headSlice(stage, ctx.sequence, head);
+      thumbnails.push({ layer, head, values: view.values, rows: view.rows, cols: view.cols, blocked });
+    }
+  }
+  return html`<ap-overview .thumbnails=${thumbnails} .layers=${ctx.trace.config.layers} .heads=${ctx.trace.config.heads}></ap-overview>`;
+}
+
+/** Seed 001: after editing one token, which rows of a linear layer and of attention moved. */
+export function changesView(ctx: ViewContext) {
+  const hint = html`<p class="hint">Replace one word by another (keep the number of words) and this view shows
+    which output rows changed: a linear layer changes only the edited row, attention changes the rows that can see it.</p>`;
+  if (!ctx.previous) return hint;
+  const { queries } = axisTokens(ctx.trace, ctx.block);
+  const before = axisTokens(ctx.previous, ctx.block).queries[ctx.sequence] ?? [];
+  const after = queries[ctx.sequence] ?? [];
+  const edited = editedPositions(before, after);
+  const linear = rowChanges(ctx.previous, ctx.trace, `${ctx.block}.q_proj`, 0, ctx.sequence);
+  const attention = rowChanges(ctx.previous, ctx.trace, `${ctx.block}.output`, 0, ctx.sequence);
+  if (!edited || edited.length === 0 || !linear || !attention) return hint;
+  const max = Math.max(...linear, ...attention, 1e-9);
+  const bar = (v: number) => html`<span class="bar" style=${`width:${(100 * v) / max}%`}></span><span class="num">${formatValue(v)}</span>`;
+  return html`<table class="changes">
+    <caption>Edited: ${edited.map((i) => `“${before[i]}” → “${after[i]}” at position ${i}`).join(', ')}. How far each row moved (‖Δ‖), layer 0:</caption>
+    <thead><tr><th scope="col">token</th><th scope="col">linear layer (Q projection)</th><th scope="col">attention output</th></tr></thead>
+    <tbody>${after.map((token, i) => html`<tr class=${edited.includes(i) ? 'edited' : ''}
+      data-linear-changed=${linear[i] > 1e-6 ? '1' : '0'} data-attention-changed=${attention[i] > 1e-6 ? '1' : '0'}>
+      <th scope="row">${token}</th><td>${bar(linear[i])}</td><td>${bar(attention[i])}</td></tr>`)}</tbody>
+  </table>`;
+}
