@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['tests/wasm/**/*.test.ts'],
+    include: ['tests/wasm/**/*.test.ts', 'tests/web/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default', 'junit'],

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Sets up and starts the playground. Until the web playground lands, this builds
-# the core and prints the trace of a sentence; pass your own text as arguments.
+# Sets up everything, builds the engine and the playground site, and serves it at
+# http://127.0.0.1:4173/ (PORT=... to change). The built site in dist-web/ is
+# static: any static host can serve it, and it works offline.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-cmake --preset native-release >/dev/null
-cmake --build --preset native-release
-exec ./build/native-release/attention_trace "$@"
+npm run build
+echo
+echo "Attention Playground: http://127.0.0.1:${PORT:-4173}/   (Ctrl+C stops it)"
+exec npx vite preview --host 127.0.0.1 --port "${PORT:-4173}" --strictPort

@@ -69,7 +69,7 @@ run_ctest core-wasm-simd wasm-simd
 run_ctest core-wasm-scalar wasm-scalar
 
 echo
-echo "== the npm module in Node (Vitest, both builds)"
+echo "== the npm module in Node (Vitest, both builds) and the playground's view logic"
 rm -f test-output/vitest-junit.xml
 npx vitest run
 rc=$?
@@ -78,6 +78,14 @@ record_junit js-wasm test-output/vitest-junit.xml $rc
 echo
 echo "== the packed package: publint, attw, Node, Vite app and plain page in Chromium"
 run_node_tests package tests/package/
+
+echo
+echo "== the playground site in Chromium (screenshots in test-output/screenshots/)"
+if npx vite build --logLevel warn; then
+  run_node_tests e2e tests/e2e/
+else
+  echo "vite build failed"; record e2e 0 1; status=1
+fi
 
 echo
 echo "== summary"

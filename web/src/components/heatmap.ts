@@ -153,8 +153,8 @@ export class Heatmap extends LitElement {
       <th scope="row">${this.rowLabels[i]?.label ?? ''}</th>
       ${Array.from({ length: this.cols }, (_, j) => html`<td>${this.#isBlocked(i, j) ? 'blocked' : formatValue(this.values[i * this.cols + j])}</td>`)}
     </tr>`);
-    return html`<table class="sr-only"><caption>${this.caption}: rows are ${this.rowAxis} tokens, columns are ${this.colAxis} tokens</caption>
-      <thead><tr><th scope="col">${this.rowAxis} \\ ${this.colAxis}</th>${header}</tr></thead><tbody>${body}</tbody></table>`;
+    return html`<div class="sr-only"><table><caption>${this.caption}: rows are ${this.rowAxis} tokens, columns are ${this.colAxis} tokens</caption>
+      <thead><tr><th scope="col">${this.rowAxis} \\ ${this.colAxis}</th>${header}</tr></thead><tbody>${body}</tbody></table></div>`;
   }
 
   #renderTip(width: number, height: number) {
@@ -176,7 +176,7 @@ export class Heatmap extends LitElement {
         <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width=${width} height=${height}
           role="img" aria-label=${`${this.caption}: heatmap of ${this.rows} ${this.rowAxis} by ${this.cols} ${this.colAxis} tokens; a table follows`}
           tabindex="0" font-family="system-ui, sans-serif" @keydown=${this.#onKey} @mouseleave=${() => { this.active = null; }}
-          @blur=${() => { this.active = null; }}>
+          @focus=${() => { if (!this.active && this.rows > 0) this.#select(0, 0); }} @blur=${() => { this.active = null; }}>
           <defs><pattern id="blocked" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
             <rect width="6" height="6" fill=${BLOCKED_FILL}></rect><line x1="0" y1="0" x2="0" y2="6" stroke="#555" stroke-width="2"></line>
           </pattern></defs>

@@ -87,6 +87,13 @@ export class Playground extends LitElement {
     if (setting.group !== 'view') this.#run();
   };
 
+  /** A layer x head thumbnail was chosen: open that head. */
+  #onPick = (event: Event) => {
+    const { layer, head } = (event as CustomEvent<{ layer: number; head: number }>).detail;
+    this.state = { ...this.state, layer, head, view: 'head' };
+    history.replaceState(null, '', stateToHash(this.state) || location.pathname + location.search);
+  };
+
   #run() {
     const state = this.state;
     const problems = crossCheck(state);
@@ -176,7 +183,7 @@ export class Playground extends LitElement {
   override render() {
     const ctx = this.trace ? this.#context(this.trace) : null;
     const textSettings = (SETTINGS as readonly Setting[]).filter((s) => s.group === 'text' && (s.name === 'text' || this.state.mode === 'cross'));
-    return html`<div class="layout" @setting-input=${this.#onSetting}>
+    return html`<div class="layout" @setting-input=${this.#onSetting} @pick=${this.#onPick}>
       <section class="texts" aria-label="Text">
         ${textSettings.map((s) => renderControl(s, (this.state as unknown as Record<string, unknown>)[s.name], this.errors[s.name], this.#onSetting))}
       </section>

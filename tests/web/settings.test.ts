@@ -1,0 +1,49 @@
+// The settings table: one declaration drives parsing, validation and the URL hash.
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_STATE, SETTINGS, crossCheck, modelConfig, parseSetting, settingByName, splitLines, stateFromHash, stateToHash,
+} from '../../web/src/state/settings.js';
+
+describe('settings', () => {
+  it('declares every setting once, with a default that parses', () => {
+    const names = SETTINGS.map((s) => s.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const s of SETTINGS) {
+      const raw = s.type === 'bool' ? (s.default ? '1' : '0') : String(s.default);
+      expect(parseSetting(s, raw)).toEqual({ value: s.default });
+    }
+  });
+
+  it('round-trips a state through the URL hash, writing only what differs from the defaults', () => {
+    expect(stateToHash(DEFAULT_STATE)).toBe('');
+    const state = { ...DEFAULT_STATE, text: 'a <b> & c\nsecond line', mode: 'cross' as const, heads: 8, scale: false, view: 'masks' as const };
+    const hash = stateToHash(state);
+    expect(hash).toMatch(/^#/);
+    expect(hash).not.toContain('dModel');
+    expect(stateFromHash(hash)).toEqual({ state, problems: [] });
+  });
+
+  it('reports bad link parameters and keeps the defaults for them', () => {
+    const { state, problems } = stateFromHash('#heads=0&layers=two&colour=red&mode=sideways&scale=maybe');
+    expect(state).toEqual(DEFAULT_STATE);
+    expect(problems).toEqual([
+      'Heads must be between 1 and 16', 'Layers must be a whole number', "unknown setting 'colour' in the link",
+      "Attention: unknown choice 'sideways'", 'Scale by 1/√d_k must be on or off',
+    ]);
+  });
+
+  it('explains combinations that cannot work at the setting to fix', () => {
+    expect(crossCheck({ ...DEFAULT_STATE, dModel: 64, heads: 3 }).heads).toMatch(/64 \/ 3 is not a whole number/);
+    expect(crossCheck({ ...DEFAULT_STATE, dModel: 8, heads: 8, preset: 'positional' }).preset).toMatch(/at least 2/);
+    expect(crossCheck(DEFAULT_STATE)).toEqual({});
+  });
+
+  it('turns text into a batch and a state into an engine config', () => {
+    expect(splitLines('  the cat \n\n a dog\n')).toEqual(['the cat', 'a dog']);
+    expect(modelConfig(DEFAULT_STATE)).toEqual({
+      dModel: 64, heads: 4, layers: 2, seed: 1, preset: 'random', scale: true, residual: true, positional: true,
+      activation: 'relu', norm: 'post',
+    });
+    expect(parseSetting(settingByName('text')!, 'x'.repeat(5000))).toEqual({ error: expect.stringMatching(/at most 4000/) });
+  });
+});
