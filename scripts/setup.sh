@@ -8,9 +8,9 @@ cd "$(dirname "$0")/.."
 SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
-# Debian packages: toolchain, libraries, the wasm compiler, the reference and the
-# browser for end-to-end tests.
-packages=(cmake ninja-build g++ clang libeigen3-dev libgtest-dev nlohmann-json3-dev emscripten chromium)
+# Debian packages: toolchains (g++; clang with its sanitizer and libFuzzer runtime),
+# libraries, the wasm compiler, and the browser for end-to-end tests.
+packages=(cmake ninja-build g++ clang libclang-rt-14-dev libeigen3-dev libgtest-dev nlohmann-json3-dev emscripten chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

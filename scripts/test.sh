@@ -60,6 +60,22 @@ echo "== C++ core (native, debug)"
 run_ctest core-native native-debug
 
 echo
+echo "== C++ core under AddressSanitizer + UndefinedBehaviorSanitizer (clang)"
+run_ctest core-asan native-asan
+
+echo
+echo "== libFuzzer: tokenizer, config validation, forward pass (${FUZZ_SECONDS:-60}s each)"
+bash scripts/fuzz.sh 2>&1 | tee test-output/fuzz.log
+fuzz_rc=${PIPESTATUS[0]}
+fuzz_line=$(grep -E '^fuzz: [0-9]+ passed, [0-9]+ failed' test-output/fuzz.log | tail -1)
+if [ -n "$fuzz_line" ]; then
+  record fuzz "$(echo "$fuzz_line" | sed -E 's/fuzz: ([0-9]+) passed.*/\1/')" "$(echo "$fuzz_line" | sed -E 's/.* ([0-9]+) failed/\1/')"
+else
+  record fuzz 0 1
+fi
+[ "$fuzz_rc" = 0 ] || status=1
+
+echo
 echo "== wasm builds (engine, TypeScript facade, core tests)"
 if ! bash scripts/build-wasm.sh; then echo "wasm build failed"; record wasm-build 0 1; status=1; fi
 

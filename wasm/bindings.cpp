@@ -6,13 +6,15 @@
 // come back as { error: "..." }, never as an abort.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
-#include <malloc.h>
 
 #include <string>
 #include <vector>
 
 #include "attention/model.hpp"
 #include "attention/multi_head.hpp"
+
+// heap_accounting.cpp: bytes held through operator new, for the leak tests.
+std::size_t heap_bytes_in_use();
 
 using emscripten::val;
 using namespace attention;
@@ -155,13 +157,11 @@ val run_js(val texts, val sources, val config) {
   return result;
 }
 
-// Bytes malloc has handed out and not taken back: for leak tests.
-std::size_t heap_in_use() { return mallinfo().uordblks; }
 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_engine) {
   emscripten::function("_multiHeadAttention", &multi_head_attention_js);
   emscripten::function("_run", &run_js);
-  emscripten::function("_heapInUse", &heap_in_use);
+  emscripten::function("_heapInUse", &heap_bytes_in_use);
 }

@@ -53,9 +53,16 @@ void softmax_row(float* row, int length) {
     for (int j = 0; j < length; ++j) row[j] = 0.0f;
     return;
   }
+  if (std::isinf(max_value)) {  // scores overflowed to +inf: the limit puts all weight on those keys
+    int count = 0;
+    for (int j = 0; j < length; ++j) count += row[j] == max_value;
+    for (int j = 0; j < length; ++j) row[j] = row[j] == max_value ? 1.0f / static_cast<float>(count) : 0.0f;
+    return;
+  }
   float sum = 0.0f;
   for (int j = 0; j < length; ++j) {
-    const float e = row[j] == kNegInf ? 0.0f : std::exp(row[j] - max_value);
+    // NaN scores (only from NaN inputs) count as blocked rather than poisoning the row.
+    const float e = (row[j] == kNegInf || std::isnan(row[j])) ? 0.0f : std::exp(row[j] - max_value);
     row[j] = e;
     sum += e;
   }

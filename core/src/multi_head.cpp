@@ -1,5 +1,6 @@
 #include "attention/multi_head.hpp"
 
+#include <cmath>
 #include <string>
 
 #include "attention/attention.hpp"
@@ -11,6 +12,29 @@ namespace attention {
 namespace {
 
 std::string size_text(std::size_t n) { return std::to_string(n); }
+
+// NaN or Infinity in an input has no meaningful attention: name the first one.
+Status check_finite(const char* name, const std::vector<float>& values) {
+  for (std::size_t i = 0; i < values.size(); ++i)
+    if (!std::isfinite(values[i]))
+      return Error{std::string(name) + "[" + std::to_string(i) + "] is " + (std::isnan(values[i]) ? "NaN" : "infinite") +
+                   "; inputs must be finite numbers"};
+  return Ok{};
+}
+
+bool all_finite(const std::vector<float>& values) {
+  for (float v : values)
+    if (!std::isfinite(v)) return false;
+  return true;
+}
+
+// Finite inputs can still overflow float32 (|x| ~ 3e38 makes projections infinite,
+// q.k of ~1e30 values is 1e60): report it rather than hand back Infinity, NaN or
+// a silently meaningless result.
+Error overflow(const char* where) {
+  return Error{std::string("numeric overflow: ") + where + " are not finite in float32 because the inputs or " +
+               "weights are too large (keep |values| well below 1e18)"};
+}
 
 Status check_inputs(const Tensor& query, const Tensor& key, const Tensor& value, const MultiHeadWeights& w,
                     const MultiHeadOptions& options) {
@@ -40,6 +64,10 @@ Status check_inputs(const Tensor& query, const Tensor& key, const Tensor& value,
                  size_text(ue * ue)};
   if (w.out_proj_bias.size() != ue)
     return Error{"out_proj_bias has " + size_text(w.out_proj_bias.size()) + " values, expected E = " + size_text(ue)};
+  for (Status s : {check_finite("query", query.data), check_finite("key", key.data), check_finite("value", value.data),
+                   check_finite("in_proj_weight", w.in_proj_weight), check_finite("in_proj_bias", w.in_proj_bias),
+                   check_finite("out_proj_weight", w.out_proj_weight), check_finite("out_proj_bias", w.out_proj_bias)})
+    if (!s) return s;
   return Ok{};
 }
 
@@ -105,6 +133,7 @@ Result<MultiHeadResult> multi_head_attention(const Tensor& query, const Tensor& 
   Tensor q = project(query, w, 0, "Sq", options.backend);
   Tensor k = project(key, w, 1, "Sk", options.backend);
   Tensor v = project(value, w, 2, "Sk", options.backend);
+  if (!all_finite(q.data) || !all_finite(k.data) || !all_finite(v.data)) return overflow("the Q, K, V projections");
   Tensor q_heads = split_heads(q, heads);
   Tensor k_heads = split_heads(k, heads);
   Tensor v_heads = split_heads(v, heads);
@@ -112,6 +141,8 @@ Result<MultiHeadResult> multi_head_attention(const Tensor& query, const Tensor& 
   AttentionStages st = scaled_dot_product_attention(q_heads, k_heads, v_heads,
                                                     any_blocked ? &blocked.value() : nullptr, options.scale,
                                                     options.backend);
+  for (float score : st.scores.data)  // +inf is fine (softmax takes the limit); NaN means +inf met -inf
+    if (std::isnan(score)) return overflow("the scores Q K^T");
   st.output.axes = {"B", "H", "Sq", "d_k"};
   Tensor merged = merge_heads(st.output);
   Tensor output({"B", "Sq", "E"}, {batch, sq, e});
@@ -135,6 +166,7 @@ Result<MultiHeadResult> multi_head_attention(const Tensor& query, const Tensor& 
     recorder.record("merged", merged);
     recorder.record("output", output);
   }
+  if (!all_finite(output.data)) return overflow("the outputs");
   return MultiHeadResult{std::move(output), std::move(st.weights)};
 }
 

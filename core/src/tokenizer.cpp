@@ -11,7 +11,7 @@ enum class Kind { Separator, Punctuation, Single, Joiner, Mark, Word };
 bool in(char32_t c, char32_t lo, char32_t hi) { return c >= lo && c <= hi; }
 
 bool is_emoji(char32_t c) {
-  return in(c, 0x1F000, 0x1FAFF) || in(c, 0x2600, 0x27BF) || in(c, 0x1F1E6, 0x1F1FF);
+  return in(c, 0x1F000, 0x1FAFF) || in(c, 0x2600, 0x27BF) || in(c, 0x2300, 0x23FF) || in(c, 0x2B00, 0x2BFF);
 }
 
 Kind classify(char32_t c) {
@@ -135,7 +135,7 @@ Result<std::vector<std::string>> tokenize(std::string_view text, int max_tokens)
   }
   close(text.size());
   if (static_cast<int>(tokens.size()) > max_tokens)
-    return Error{"text has " + std::to_string(tokens.size()) + " tokens; the maximum is " + std::to_string(max_tokens)};
+    return Error{"text has more than " + std::to_string(max_tokens) + " tokens, the maximum"};
   return tokens;
 }
 

@@ -2,6 +2,9 @@
 // equal H single-head attentions on sliced weights, and split/merge are inverses.
 #include "attention/multi_head.hpp"
 
+#include <cmath>
+#include <limits>
+
 #include "attention/attention.hpp"
 #include "attention/linear.hpp"
 #include "attention/masks.hpp"
@@ -158,4 +161,37 @@ TEST(MultiHead, InvalidInputsAreErrorsWithClearMessages) {
   options.causal = true;  // the causal path must report the same
   EXPECT_NE(multi_head_attention(x, x, x, w, options).error().find("attention mask has shape (2, 3)"),
             std::string::npos);
+}
+
+TEST(MultiHead, NonFiniteInputsAndOverflowAreErrorsNotNaN) {
+  const MultiHeadWeights w = random_weights(4, 71);
+  MultiHeadOptions options;
+  options.heads = 2;
+  Tensor x = random_tensor({"B", "S", "E"}, {1, 3, 4}, 72);
+  x.at({0, 1, 2}) = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_EQ(multi_head_attention(x, x, x, w, options).error(), "query[6] is NaN; inputs must be finite numbers");
+  x.at({0, 1, 2}) = std::numeric_limits<float>::infinity();
+  EXPECT_EQ(multi_head_attention(x, x, x, w, options).error(), "query[6] is infinite; inputs must be finite numbers");
+  // Finite but huge: scores overflow float32. Either a finite answer or a clear error, never NaN.
+  for (float big : {1e30f, -1e30f, 1e18f}) {
+    x = random_tensor({"B", "S", "E"}, {1, 3, 4}, 73);
+    x.at({0, 0, 0}) = big;
+    Result<MultiHeadResult> r = multi_head_attention(x, x, x, w, options);
+    if (r.ok()) {
+      for (float v : r.value().output.data) EXPECT_TRUE(std::isfinite(v));
+      for (float v : r.value().weights.data) EXPECT_TRUE(std::isfinite(v));
+    } else {
+      EXPECT_NE(r.error().find("numeric overflow"), std::string::npos) << r.error();
+    }
+  }
+}
+
+TEST(MultiHead, OverflowingScoresStillGiveADistribution) {
+  float row[4] = {std::numeric_limits<float>::infinity(), 1.0f, std::numeric_limits<float>::infinity(),
+                  -std::numeric_limits<float>::infinity()};
+  softmax_row(row, 4);
+  EXPECT_EQ(row[0], 0.5f);
+  EXPECT_EQ(row[1], 0.0f);
+  EXPECT_EQ(row[2], 0.5f);
+  EXPECT_EQ(row[3], 0.0f);
 }

@@ -78,3 +78,8 @@ TEST(Tokenizer, BatchErrorsNameTheText) {
             std::string::npos);
   EXPECT_NE(tokenize_batch(std::vector<std::string>(17, "x")).error().find("maximum batch is 16"), std::string::npos);
 }
+
+TEST(Tokenizer, EmojiWithZwjAndSymbolsFromOtherBlocks) {
+  EXPECT_EQ(tokens_of("I ❤️ 🐈‍⬛ 👍🏽"), (Tokens{"I", "❤️", "🐈‍⬛", "👍🏽"}));
+  EXPECT_EQ(tokens_of("⌚⭐ok"), (Tokens{"⌚", "⭐", "ok"}));
+}

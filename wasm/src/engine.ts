@@ -55,7 +55,7 @@ export class AttentionEngine {
     return { mode, config, tokens: raw.tokens!, sourceTokens: raw.sourceTokens!, stages: raw.stages! };
   }
 
-  /** Bytes allocated inside the wasm heap right now; stays flat across calls (no leaks). */
+  /** Bytes the engine's C++ code holds on the wasm heap right now; back to the same value after every call (no leaks). */
   heapBytesInUse(): number {
     return this.#module._heapInUse();
   }

@@ -27,8 +27,10 @@ AttentionStages scaled_dot_product_attention(const Tensor& q, const Tensor& k, c
                                              const Tensor* blocked, bool scale,
                                              Backend backend = Backend::Eigen);
 
-// Softmax of one row in place, skipping entries equal to -inf (blocked): they
-// become exactly 0. A row with nothing unblocked becomes all zeros.
+// Softmax of one row in place, stable for any finite scores (the row maximum is
+// subtracted first). Entries equal to -inf (blocked) become exactly 0; a row with
+// nothing unblocked becomes all zeros. If scores overflowed to +inf, those keys
+// share the weight equally (the limit of the softmax), so the row never holds NaN.
 void softmax_row(float* row, int length);
 
 }  // namespace attention

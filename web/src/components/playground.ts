@@ -25,13 +25,14 @@ import './shape-flow.js';
 export class Playground extends LitElement {
   static override properties = {
     state: { state: true }, errors: { state: true }, trace: { state: true }, engineError: { state: true },
-    status: { state: true },
+    status: { state: true }, heapBytes: { state: true },
   };
   declare state: State;
   declare errors: Record<string, string>;
   declare trace: Trace | null;
   declare engineError: string;
   declare status: string;
+  declare heapBytes: number;
   #previous: Trace | null = null;
   #engine = new EngineClient();
   #linkProblems: string[] = [];
@@ -47,6 +48,7 @@ export class Playground extends LitElement {
     this.trace = null;
     this.engineError = '';
     this.status = 'loading the engine…';
+    this.heapBytes = 0;
   }
 
   override connectedCallback() {
@@ -118,7 +120,8 @@ export class Playground extends LitElement {
         this.engineError = '';
         this.#previous = this.trace;
         this.trace = outcome.trace;
-        this.status = `${outcome.build} engine · ${outcome.milliseconds.toFixed(2)} ms`;
+        this.status = `${outcome.build} engine · ${outcome.milliseconds.toFixed(2)} ms · wasm heap ${(outcome.heapBytes / 1024).toFixed(0)} KiB`;
+        this.heapBytes = outcome.heapBytes;
       });
   }
 
@@ -189,7 +192,7 @@ export class Playground extends LitElement {
       </section>
       <aside aria-label="Model settings">
         <ap-controls .state=${this.state} .errors=${this.errors}></ap-controls>
-        <p class="status" aria-live="polite">${this.status}</p>
+        <p class="status" aria-live="polite" data-heap-bytes=${this.heapBytes}>${this.status}</p>
         ${this.#linkProblems.length ? html`<p class="error">Ignored in the link: ${this.#linkProblems.join('; ')}</p>` : nothing}
       </aside>
       <main>

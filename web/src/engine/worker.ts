@@ -3,7 +3,7 @@ import * as Comlink from 'comlink';
 import { loadAttention, type RunInput, type Trace } from 'attention-playground';
 
 export type RunOutcome =
-  | { ok: true; trace: Trace; build: string; milliseconds: number }
+  | { ok: true; trace: Trace; build: string; milliseconds: number; heapBytes: number }
   | { ok: false; error: string };
 
 const engine = loadAttention();
@@ -16,7 +16,8 @@ const api = {
       const trace = attention.run(input);
       const milliseconds = performance.now() - started;
       // Hand the tensors' buffers over instead of copying them.
-      return Comlink.transfer({ ok: true, trace, build: attention.build, milliseconds },
+      const heapBytes = attention.heapBytesInUse();  // shown in the status line: it must stay flat
+      return Comlink.transfer({ ok: true, trace, build: attention.build, milliseconds, heapBytes },
         trace.stages.map((s) => s.data.buffer as ArrayBuffer));
     } catch (error) {
       return { ok: false, error: error instanceof Error ? error.message : String(error) };

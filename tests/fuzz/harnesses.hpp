@@ -1,0 +1,18 @@
+#pragma once
+// Fuzz harnesses: each takes arbitrary bytes, drives one part of the core, and
+// aborts if an invariant breaks. libFuzzer calls them (fuzz_*.cpp); the GoogleTest
+// suite replays the seed corpus and every saved finding through them
+// (test_fuzz_corpus.cpp), so a finding stays a regression test.
+#include <cstddef>
+#include <cstdint>
+
+namespace attention::fuzz {
+
+// Tokenizer: tokens are non-empty, appear in the text in order, within the limit.
+void tokenizer(const std::uint8_t* data, std::size_t size);
+// Config validation: any config that validates runs without crashing.
+void config(const std::uint8_t* data, std::size_t size);
+// A full forward pass on fuzzed text and sizes: finite outputs, rows of weights sum to 1 or 0.
+void forward(const std::uint8_t* data, std::size_t size);
+
+}  // namespace attention::fuzz
