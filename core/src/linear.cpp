@@ -1,46 +1,17 @@
 #include "attention/linear.hpp"
 
-#include <Eigen/Core>
 #include <cassert>
+
+#include "kernels/kernels.hpp"
 
 namespace attention {
 
-namespace {
-
-using RowMajorMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-
-void linear_rows_reference(const float* x, int rows, int in, const float* weight, const float* bias,
-                           int out, float* y) {
-  for (int r = 0; r < rows; ++r) {
-    const float* x_row = x + static_cast<std::size_t>(r) * in;
-    float* y_row = y + static_cast<std::size_t>(r) * out;
-    for (int o = 0; o < out; ++o) {
-      const float* w_row = weight + static_cast<std::size_t>(o) * in;
-      float sum = bias ? bias[o] : 0.0f;
-      for (int i = 0; i < in; ++i) sum += x_row[i] * w_row[i];
-      y_row[o] = sum;
-    }
-  }
-}
-
-void linear_rows_eigen(const float* x, int rows, int in, const float* weight, const float* bias,
-                       int out, float* y) {
-  Eigen::Map<const RowMajorMatrix> X(x, rows, in);
-  Eigen::Map<const RowMajorMatrix> W(weight, out, in);
-  Eigen::Map<RowMajorMatrix> Y(y, rows, out);
-  Y.noalias() = X * W.transpose();
-  if (bias) Y.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(bias, out);
-}
-
-}  // namespace
-
-void linear_rows(const float* x, int rows, int in, const float* weight, const float* bias, int out,
-                 float* y, Backend backend) {
+void linear_rows(const float* x, int rows, int in, const float* weight, const float* bias, int out, float* y,
+                 Backend backend) {
   if (rows == 0 || out == 0) return;
-  if (backend == Backend::Reference)
-    linear_rows_reference(x, rows, in, weight, bias, out, y);
-  else
-    linear_rows_eigen(x, rows, in, weight, bias, out, y);
+  const kernels::GemmFn gemm =
+      backend == Backend::Reference ? &kernels::gemm_f32_scalar : kernels::fastest_gemm().fn;
+  kernels::gemm(gemm, rows, out, in, x, weight, kernels::Layout::NT, 1.0f, bias, y);  // y = x W^T + b
 }
 
 static std::vector<int> with_last(std::vector<int> shape, int last) {

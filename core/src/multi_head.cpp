@@ -1,6 +1,9 @@
 #include "attention/multi_head.hpp"
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <algorithm>
 #include <string>
 
 #include "attention/attention.hpp"
@@ -13,20 +16,29 @@ namespace {
 
 std::string size_text(std::size_t n) { return std::to_string(n); }
 
+bool all_finite(const std::vector<float>& values) {
+  // NaN and +-inf are the floats whose exponent bits are all ones; an integer test
+  // without branches, which the compiler vectorizes.
+  std::uint32_t non_finite = 0;
+  for (float v : values) {
+    std::uint32_t bits;
+    std::memcpy(&bits, &v, sizeof bits);
+    non_finite |= static_cast<std::uint32_t>((bits & 0x7F800000u) == 0x7F800000u);
+  }
+  return non_finite == 0;
+}
+
 // NaN or Infinity in an input has no meaningful attention: name the first one.
 Status check_finite(const char* name, const std::vector<float>& values) {
+  if (all_finite(values)) return Ok{};
   for (std::size_t i = 0; i < values.size(); ++i)
     if (!std::isfinite(values[i]))
-      return Error{std::string(name) + "[" + std::to_string(i) + "] is " + (std::isnan(values[i]) ? "NaN" : "infinite") +
+      return Error{std::string(name) + "[" + std::to_string(i) + "] is " +
+                   (std::isnan(values[i]) ? "NaN" : values[i] > 0 ? "Infinity" : "-Infinity") +
                    "; inputs must be finite numbers"};
   return Ok{};
 }
 
-bool all_finite(const std::vector<float>& values) {
-  for (float v : values)
-    if (!std::isfinite(v)) return false;
-  return true;
-}
 
 // Finite inputs can still overflow float32 (|x| ~ 3e38 makes projections infinite,
 // q.k of ~1e30 values is 1e60): report it rather than hand back Infinity, NaN or
@@ -81,6 +93,21 @@ Tensor project(const Tensor& x, const MultiHeadWeights& w, int part, const std::
   return y;
 }
 
+// Self-attention: one (rows, E) x (E, 3E) product for Q, K and V together, then
+// split. x: (B, S, E) -> q, k, v: (B, S, E)
+void project_fused(const Tensor& x, const MultiHeadWeights& w, Backend backend, Tensor& q, Tensor& k, Tensor& v) {
+  const int e = w.embed_dim, rows = x.shape[0] * x.shape[1];
+  std::vector<float> qkv(static_cast<std::size_t>(rows) * 3 * e);
+  linear_rows(x.ptr(), rows, e, w.in_proj_weight.data(), w.in_proj_bias.data(), 3 * e, qkv.data(), backend);
+  Tensor* parts[3] = {&q, &k, &v};
+  for (int part = 0; part < 3; ++part) {
+    *parts[part] = Tensor({"B", part == 0 ? "Sq" : "Sk", "E"}, {x.shape[0], x.shape[1], e});
+    float* out = parts[part]->ptr();
+    for (int r = 0; r < rows; ++r)
+      std::copy_n(qkv.data() + static_cast<std::size_t>(r) * 3 * e + part * e, e, out + static_cast<std::size_t>(r) * e);
+  }
+}
+
 }  // namespace
 
 Tensor view_as_heads(const Tensor& x, int heads) {
@@ -90,10 +117,13 @@ Tensor view_as_heads(const Tensor& x, int heads) {
 Tensor split_heads(const Tensor& x, int heads) {
   const int batch = x.shape[0], seq = x.shape[1], dk = x.shape[2] / heads;
   Tensor out({"B", "H", x.axes[1], "d_k"}, {batch, heads, seq, dk});
+  // (b, s, h*d_k + d) -> (b, h, s, d): move each head's d_k-wide slice of each row.
   for (int b = 0; b < batch; ++b)
-    for (int s = 0; s < seq; ++s)
+    for (int s = 0; s < seq; ++s) {
+      const float* row = x.ptr() + (static_cast<std::size_t>(b) * seq + s) * heads * dk;
       for (int h = 0; h < heads; ++h)
-        for (int d = 0; d < dk; ++d) out.at({b, h, s, d}) = x.at({b, s, h * dk + d});
+        std::copy_n(row + h * dk, dk, out.ptr() + ((static_cast<std::size_t>(b) * heads + h) * seq + s) * dk);
+    }
   return out;
 }
 
@@ -103,7 +133,8 @@ Tensor merge_heads(const Tensor& x) {
   for (int b = 0; b < batch; ++b)
     for (int h = 0; h < heads; ++h)
       for (int s = 0; s < seq; ++s)
-        for (int d = 0; d < dk; ++d) out.at({b, s, h * dk + d}) = x.at({b, h, s, d});
+        std::copy_n(x.ptr() + ((static_cast<std::size_t>(b) * heads + h) * seq + s) * dk, dk,
+                    out.ptr() + (static_cast<std::size_t>(b) * seq + s) * heads * dk + h * dk);
   return out;
 }
 
@@ -130,9 +161,14 @@ Result<MultiHeadResult> multi_head_attention(const Tensor& query, const Tensor& 
   if (!blocked) return Error{blocked.error()};
   const bool any_blocked = options.key_padding_mask || attn_mask_ptr;
 
-  Tensor q = project(query, w, 0, "Sq", options.backend);
-  Tensor k = project(key, w, 1, "Sk", options.backend);
-  Tensor v = project(value, w, 2, "Sk", options.backend);
+  Tensor q, k, v;
+  if (&query == &key && &key == &value) {
+    project_fused(query, w, options.backend, q, k, v);
+  } else {
+    q = project(query, w, 0, "Sq", options.backend);
+    k = project(key, w, 1, "Sk", options.backend);
+    v = project(value, w, 2, "Sk", options.backend);
+  }
   if (!all_finite(q.data) || !all_finite(k.data) || !all_finite(v.data)) return overflow("the Q, K, V projections");
   Tensor q_heads = split_heads(q, heads);
   Tensor k_heads = split_heads(k, heads);
@@ -140,9 +176,9 @@ Result<MultiHeadResult> multi_head_attention(const Tensor& query, const Tensor& 
 
   AttentionStages st = scaled_dot_product_attention(q_heads, k_heads, v_heads,
                                                     any_blocked ? &blocked.value() : nullptr, options.scale,
-                                                    options.backend);
-  for (float score : st.scores.data)  // +inf is fine (softmax takes the limit); NaN means +inf met -inf
-    if (std::isnan(score)) return overflow("the scores Q K^T");
+                                                    options.backend, recorder.active());
+  // +inf scores are fine (softmax takes the limit); NaN means +inf met -inf in a dot product.
+  if (st.nan_scores) return overflow("the scores Q K^T");
   st.output.axes = {"B", "H", "Sq", "d_k"};
   Tensor merged = merge_heads(st.output);
   Tensor output({"B", "Sq", "E"}, {batch, sq, e});

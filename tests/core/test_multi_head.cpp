@@ -171,7 +171,7 @@ TEST(MultiHead, NonFiniteInputsAndOverflowAreErrorsNotNaN) {
   x.at({0, 1, 2}) = std::numeric_limits<float>::quiet_NaN();
   EXPECT_EQ(multi_head_attention(x, x, x, w, options).error(), "query[6] is NaN; inputs must be finite numbers");
   x.at({0, 1, 2}) = std::numeric_limits<float>::infinity();
-  EXPECT_EQ(multi_head_attention(x, x, x, w, options).error(), "query[6] is infinite; inputs must be finite numbers");
+  EXPECT_EQ(multi_head_attention(x, x, x, w, options).error(), "query[6] is Infinity; inputs must be finite numbers");
   // Finite but huge: scores overflow float32. Either a finite answer or a clear error, never NaN.
   for (float big : {1e30f, -1e30f, 1e18f}) {
     x = random_tensor({"B", "S", "E"}, {1, 3, 4}, 73);

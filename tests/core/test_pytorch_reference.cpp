@@ -125,7 +125,7 @@ TEST_P(PyTorchReference, TransformerDecoderLayer) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, PyTorchReference, ::testing::Values(Backend::Reference, Backend::Eigen),
+INSTANTIATE_TEST_SUITE_P(Backends, PyTorchReference, ::testing::Values(Backend::Reference, Backend::Fast),
                          [](const ::testing::TestParamInfo<Backend>& info) {
-                           return info.param == Backend::Reference ? "Reference" : "Eigen";
+                           return info.param == Backend::Reference ? "Reference" : "Fast";
                          });

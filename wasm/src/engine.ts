@@ -35,7 +35,7 @@ export class AttentionEngine {
   multiHeadAttention(input: MultiHeadAttentionInput): MultiHeadAttentionResult {
     const checked = checkMultiHeadInput(input);
     const raw = this.#module._multiHeadAttention(checked);
-    if (raw.error !== undefined) throw new AttentionError(raw.error);
+    if (raw.error !== undefined) throw new AttentionError(apiNames(raw.error));
     const { batch, querySeq, keySeq, embedDim, heads } = checked;
     return {
       output: raw.output!,
@@ -64,6 +64,14 @@ export class AttentionEngine {
   memoryBytes(): number {
     return this.#module.HEAP8.length;
   }
+}
+
+// The core names arrays as PyTorch does; the API as this package does.
+const CORE_NAMES: Record<string, string> = {
+  in_proj_weight: 'inProjWeight', in_proj_bias: 'inProjBias', out_proj_weight: 'outProjWeight', out_proj_bias: 'outProjBias',
+};
+function apiNames(message: string): string {
+  return message.replace(/\b(in|out)_proj_(weight|bias)\b/g, (name) => CORE_NAMES[name] ?? name);
 }
 
 /** The first stage with this name (and layer, if given), or undefined. */

@@ -18,14 +18,17 @@ struct AttentionStages {
   Tensor masked;   // (B, H, Sq, Sk), -inf where blocked
   Tensor weights;  // (B, H, Sq, Sk)
   Tensor output;   // (B, H, Sq, d_v)
+  bool nan_scores = false;  // a score was NaN: float32 overflowed (+inf met -inf in q . k)
 };
 
 // q: (B, H, Sq, d_k)  k: (B, H, Sk, d_k)  v: (B, H, Sk, d_v)
 // blocked: (B, Sq, Sk) with 1 = blocked, or nullptr for no mask.
 // scale = false skips the 1/sqrt(d_k) factor (to show why it exists).
+// keep_stages = false computes only weights and output (scores, scaled and masked
+// stay empty): the scale is folded into Q K^T and the mask and softmax work in place.
 AttentionStages scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                                              const Tensor* blocked, bool scale,
-                                             Backend backend = Backend::Eigen);
+                                             Backend backend = Backend::Fast, bool keep_stages = true);
 
 // Softmax of one row in place, stable for any finite scores (the row maximum is
 // subtracted first). Entries equal to -inf (blocked) become exactly 0; a row with

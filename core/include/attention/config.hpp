@@ -26,7 +26,7 @@ struct ModelConfig {
   bool positional = true;  // add sinusoidal positional encoding
   Activation activation = Activation::ReLU;
   NormPlacement norm = NormPlacement::Post;
-  Backend backend = Backend::Eigen;
+  Backend backend = Backend::Fast;
 
   int head_dim() const { return d_model / heads; }  // d_k
   int ffn_width() const { return ffn_dim == 0 ? 4 * d_model : ffn_dim; }

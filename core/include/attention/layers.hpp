@@ -51,7 +51,7 @@ struct LayerOptions {
   bool residual = true;
   Activation activation = Activation::ReLU;
   NormPlacement norm = NormPlacement::Post;
-  Backend backend = Backend::Eigen;
+  Backend backend = Backend::Fast;
 };
 
 // x: (..., E) normalised over E, then * gamma + beta.

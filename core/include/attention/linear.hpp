@@ -25,7 +25,7 @@ void linear_rows(const float* x, int rows, int in, const float* weight, const fl
 
 // x: (..., in) -> (..., out); the last axis is renamed to out_axis.
 Tensor linear(const Tensor& x, const LinearWeights& w, const std::string& out_axis,
-              Backend backend = Backend::Eigen);
+              Backend backend = Backend::Fast);
 
 // The same layer written as seed 000 pictures it: a loop that feeds one row at a
 // time through the layer and stacks the results. Kept to show (and test) that it

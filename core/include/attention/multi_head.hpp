@@ -28,7 +28,7 @@ struct MultiHeadOptions {
   bool causal = false;                       // block keys j > i
   const Tensor* key_padding_mask = nullptr;  // (B, Sk), 1 = ignore that key
   const Tensor* attn_mask = nullptr;         // (Sq, Sk), 1 = block
-  Backend backend = Backend::Eigen;
+  Backend backend = Backend::Fast;
 };
 
 struct MultiHeadResult {

@@ -1,0 +1,115 @@
+// GEMM for 128-bit wasm SIMD: op(B) is packed into panels of 8 columns (k-major,
+// zero-padded past N), then a 4x8 register tile (8 f32x4 accumulators) runs down
+// each panel; rows are blocked by 64 so the A block stays in cache while the
+// panel (K x 8 floats) stays in L1. mul + add (no FMA in plain wasm SIMD).
+#ifdef __wasm_simd128__
+#include <wasm_simd128.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "kernels.hpp"
+
+namespace attention::kernels {
+
+namespace {
+
+constexpr int kMR = 4;   // rows of the register tile
+constexpr int kNR = 8;   // columns: two f32x4
+constexpr int kMC = 64;  // rows per cache block of A
+
+// -> packed: (panels, K, 8), panel p holding columns [8p, 8p + 8) of op(B).
+void pack_b(const GemmArgs& g, float* packed) {
+  const int panels = (g.n + kNR - 1) / kNR;
+  for (int p = 0; p < panels; ++p) {
+    float* dst = packed + static_cast<std::size_t>(p) * g.k * kNR;
+    const int j0 = p * kNR, cols = std::min(kNR, g.n - j0);
+    if (g.layout == Layout::NN) {
+      for (int kk = 0; kk < g.k; ++kk) {
+        const float* src = g.b + static_cast<std::size_t>(kk) * g.ldb + j0;
+        float* row = dst + kk * kNR;
+        if (cols == kNR) {
+          wasm_v128_store(row, wasm_v128_load(src));
+          wasm_v128_store(row + 4, wasm_v128_load(src + 4));
+        } else {
+          for (int jj = 0; jj < kNR; ++jj) row[jj] = jj < cols ? src[jj] : 0.0f;
+        }
+      }
+    } else {  // NT: op(B)[kk][j] = b[j][kk]; read each row of b contiguously
+      for (int jj = 0; jj < kNR; ++jj) {
+        if (jj >= cols) {
+          for (int kk = 0; kk < g.k; ++kk) dst[kk * kNR + jj] = 0.0f;
+          continue;
+        }
+        const float* src = g.b + static_cast<std::size_t>(j0 + jj) * g.ldb;
+        for (int kk = 0; kk < g.k; ++kk) dst[kk * kNR + jj] = src[kk];
+      }
+    }
+  }
+}
+
+// c (ROWS, cols) = alpha * a (ROWS, K) * panel (K, 8) + bias, cols <= 8.
+template <int ROWS>
+void tile(const float* a, int lda, const float* panel, int k, float alpha, const float* bias, float* c, int ldc,
+          int cols) {
+  v128_t acc0[ROWS], acc1[ROWS];
+  for (int r = 0; r < ROWS; ++r) acc0[r] = acc1[r] = wasm_f32x4_splat(0.0f);
+  for (int p = 0; p < k; ++p) {
+    const v128_t b0 = wasm_v128_load(panel + p * kNR);
+    const v128_t b1 = wasm_v128_load(panel + p * kNR + 4);
+    for (int r = 0; r < ROWS; ++r) {
+      const v128_t av = wasm_f32x4_splat(a[r * lda + p]);
+      acc0[r] = wasm_f32x4_add(acc0[r], wasm_f32x4_mul(av, b0));
+      acc1[r] = wasm_f32x4_add(acc1[r], wasm_f32x4_mul(av, b1));
+    }
+  }
+  const v128_t scale = wasm_f32x4_splat(alpha);
+  alignas(16) float padded_bias[kNR] = {0, 0, 0, 0, 0, 0, 0, 0};
+  if (bias)
+    for (int j = 0; j < cols; ++j) padded_bias[j] = bias[j];
+  const v128_t bias0 = wasm_v128_load(padded_bias), bias1 = wasm_v128_load(padded_bias + 4);
+  for (int r = 0; r < ROWS; ++r) {
+    const v128_t lo = wasm_f32x4_add(wasm_f32x4_mul(acc0[r], scale), bias0);
+    const v128_t hi = wasm_f32x4_add(wasm_f32x4_mul(acc1[r], scale), bias1);
+    float* out = c + static_cast<std::size_t>(r) * ldc;
+    if (cols == kNR) {
+      wasm_v128_store(out, lo);
+      wasm_v128_store(out + 4, hi);
+    } else {
+      alignas(16) float tmp[kNR];
+      wasm_v128_store(tmp, lo);
+      wasm_v128_store(tmp + 4, hi);
+      for (int j = 0; j < cols; ++j) out[j] = tmp[j];
+    }
+  }
+}
+
+}  // namespace
+
+void gemm_f32_4x8_wasmsimd(const GemmArgs& g) {
+  if (g.m <= 0 || g.n <= 0) return;
+  const int panels = (g.n + kNR - 1) / kNR;
+  std::vector<float> packed(static_cast<std::size_t>(panels) * std::max(g.k, 1) * kNR);
+  pack_b(g, packed.data());
+  for (int i0 = 0; i0 < g.m; i0 += kMC) {
+    const int i_end = std::min(g.m, i0 + kMC);
+    for (int p = 0; p < panels; ++p) {
+      const float* panel = packed.data() + static_cast<std::size_t>(p) * g.k * kNR;
+      const int j0 = p * kNR, cols = std::min(kNR, g.n - j0);
+      const float* bias = g.bias ? g.bias + j0 : nullptr;
+      for (int i = i0; i < i_end; i += kMR) {
+        const float* a = g.a + static_cast<std::size_t>(i) * g.lda;
+        float* c = g.c + static_cast<std::size_t>(i) * g.ldc + j0;
+        switch (std::min(kMR, i_end - i)) {
+          case 4: tile<4>(a, g.lda, panel, g.k, g.alpha, bias, c, g.ldc, cols); break;
+          case 3: tile<3>(a, g.lda, panel, g.k, g.alpha, bias, c, g.ldc, cols); break;
+          case 2: tile<2>(a, g.lda, panel, g.k, g.alpha, bias, c, g.ldc, cols); break;
+          default: tile<1>(a, g.lda, panel, g.k, g.alpha, bias, c, g.ldc, cols); break;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace attention::kernels
+#endif  // __wasm_simd128__

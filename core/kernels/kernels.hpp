@@ -1,0 +1,61 @@
+#pragma once
+// Hot loops behind one signature each, with a registry of every variant built for
+// this platform. The scalar variants are the spec; every other variant is tested
+// against them over many odd shapes (tests/core/test_kernels.cpp).
+//
+//   GEMM:    C (M, N) = alpha * A (M, K) * op(B) + bias (N)
+//            op(B) = B^T for B stored (N, K) ("NT": a linear layer's weight, or K in Q K^T)
+//            op(B) = B   for B stored (K, N) ("NN": V in weights x V)
+//   softmax: each of `rows` rows of length n, in place (see attention.hpp for the rules
+//            about -inf, all-blocked rows and +inf).
+#include <string>
+#include <vector>
+
+namespace attention::kernels {
+
+enum class Layout { NT, NN };
+
+struct GemmArgs {
+  int m = 0, n = 0, k = 0;
+  const float* a = nullptr;  // (M, K), row stride lda
+  int lda = 0;
+  const float* b = nullptr;  // (N, K) for NT or (K, N) for NN, row stride ldb
+  int ldb = 0;
+  Layout layout = Layout::NT;
+  float alpha = 1.0f;
+  const float* bias = nullptr;  // (N) or nullptr
+  float* c = nullptr;           // (M, N), row stride ldc
+  int ldc = 0;
+};
+
+using GemmFn = void (*)(const GemmArgs&);
+using SoftmaxFn = void (*)(float* data, int rows, int n);
+
+void gemm_f32_scalar(const GemmArgs& args);
+void gemm_f32_eigen(const GemmArgs& args);
+void softmax_rows_scalar(float* data, int rows, int n);
+#ifdef __wasm_simd128__
+void gemm_f32_4x8_wasmsimd(const GemmArgs& args);
+void softmax_rows_wasmsimd(float* data, int rows, int n);
+#endif
+
+template <class Fn>
+struct Variant {
+  std::string name;
+  Fn fn;
+};
+
+// Every variant built here, the scalar reference first.
+const std::vector<Variant<GemmFn>>& gemm_variants();
+const std::vector<Variant<SoftmaxFn>>& softmax_variants();
+
+// The variant the fast path uses on this platform: the wasm SIMD kernels where they
+// are built (measured faster than Eigen there), Eigen natively.
+const Variant<GemmFn>& fastest_gemm();
+const Variant<SoftmaxFn>& fastest_softmax();
+
+// Convenience: C = A * op(B) with dense rows.
+void gemm(GemmFn fn, int m, int n, int k, const float* a, const float* b, Layout layout, float alpha,
+          const float* bias, float* c);
+
+}  // namespace attention::kernels

@@ -1,0 +1,97 @@
+// Every kernel variant in the registry against the scalar reference, over many
+// odd shapes (sizes that are not multiples of the 4x8 tile or the vector width),
+// both B layouts, with and without bias and alpha. Runs natively and in wasm.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <tuple>
+
+#include "kernels/kernels.hpp"
+#include "test_util.hpp"
+
+using namespace attention;
+using namespace attention::kernels;
+using attention::testing::all_close;
+using attention::testing::random_vector;
+
+class GemmVariants : public ::testing::TestWithParam<std::tuple<int, int, int>> {};
+
+TEST_P(GemmVariants, MatchTheScalarReference) {
+  const auto [m, n, k] = GetParam();
+  const std::vector<float> a = random_vector(static_cast<std::size_t>(m) * k, 1 + m);
+  const std::vector<float> b = random_vector(static_cast<std::size_t>(n) * k, 2 + n);
+  const std::vector<float> bias = random_vector(static_cast<std::size_t>(n), 3 + k);
+  ASSERT_GE(gemm_variants().size(), 2u);
+  for (Layout layout : {Layout::NT, Layout::NN})
+    for (bool with_bias : {false, true})
+      for (float alpha : {1.0f, 0.125f}) {
+        std::vector<float> expected(static_cast<std::size_t>(m) * n), actual(expected.size());
+        gemm(&gemm_f32_scalar, m, n, k, a.data(), b.data(), layout, alpha, with_bias ? bias.data() : nullptr,
+             expected.data());
+        for (const auto& variant : gemm_variants()) {
+          SCOPED_TRACE(variant.name + (layout == Layout::NT ? " NT" : " NN") + (with_bias ? " bias" : ""));
+          std::fill(actual.begin(), actual.end(), -7.0f);
+          gemm(variant.fn, m, n, k, a.data(), b.data(), layout, alpha, with_bias ? bias.data() : nullptr,
+               actual.data());
+          EXPECT_TRUE(all_close(actual, expected, 1e-5));
+        }
+      }
+}
+
+TEST(GemmVariants, RespectRowStrides) {
+  // C (3, 5) written into a (3, 9) buffer from A (3, 4) inside a (3, 6) buffer.
+  const std::vector<float> a = random_vector(3 * 6, 11), b = random_vector(5 * 4, 12);
+  for (const auto& variant : gemm_variants()) {
+    std::vector<float> c(3 * 9, 42.0f), expected(3 * 9, 42.0f);
+    GemmArgs args;
+    args.m = 3; args.n = 5; args.k = 4; args.a = a.data(); args.lda = 6; args.b = b.data(); args.ldb = 4;
+    args.c = expected.data(); args.ldc = 9;
+    gemm_f32_scalar(args);
+    args.c = c.data();
+    variant.fn(args);
+    EXPECT_TRUE(all_close(c, expected, 1e-5)) << variant.name;  // the gaps keep their 42s
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(OddShapes, GemmVariants,
+                         ::testing::Values(std::make_tuple(1, 1, 1), std::make_tuple(3, 5, 7), std::make_tuple(4, 8, 16),
+                                           std::make_tuple(5, 17, 3), std::make_tuple(17, 9, 63),
+                                           std::make_tuple(63, 65, 17), std::make_tuple(65, 63, 65),
+                                           std::make_tuple(1, 33, 64), std::make_tuple(67, 1, 5),
+                                           std::make_tuple(130, 24, 96)));
+
+class SoftmaxVariants : public ::testing::TestWithParam<int> {};
+
+TEST_P(SoftmaxVariants, MatchTheScalarReference) {
+  const int n = GetParam();
+  constexpr float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> rows = random_vector(static_cast<std::size_t>(6) * n, 40 + n, 20.0f);
+  for (int j = 0; j < n; j += 3) rows[static_cast<std::size_t>(n) + j] = -inf;     // row 1: some blocked
+  for (int j = 0; j < n; ++j) rows[static_cast<std::size_t>(2) * n + j] = -inf;   // row 2: all blocked
+  rows[static_cast<std::size_t>(3) * n + n / 2] = inf;                            // row 3: an overflowed score
+  for (int j = 0; j < n; ++j) rows[static_cast<std::size_t>(4) * n + j] = 1e30f * (j % 2 ? 1 : -1);  // row 4: huge
+  rows[static_cast<std::size_t>(5) * n] = std::numeric_limits<float>::quiet_NaN();  // row 5: NaN counts as blocked
+  std::vector<float> expected = rows;
+  softmax_rows_scalar(expected.data(), 6, n);
+  for (const auto& variant : softmax_variants()) {
+    std::vector<float> actual = rows;
+    variant.fn(actual.data(), 6, n);
+    EXPECT_TRUE(all_close(actual, expected, 1e-6)) << variant.name;
+    for (int j = 0; j < n; j += 3) EXPECT_EQ(actual[static_cast<std::size_t>(n) + j], 0.0f) << variant.name;
+    for (float v : actual) EXPECT_TRUE(std::isfinite(v)) << variant.name;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Lengths, SoftmaxVariants, ::testing::Values(1, 2, 3, 4, 5, 7, 8, 17, 63, 65, 128));
+
+TEST(Kernels, RegistryNamesWhatIsBuilt) {
+  EXPECT_EQ(gemm_variants().front().name, "gemm_f32_scalar");
+  EXPECT_EQ(softmax_variants().front().name, "softmax_rows_scalar");
+#ifdef __wasm_simd128__
+  EXPECT_EQ(fastest_gemm().name, "gemm_f32_4x8_wasmsimd");
+  EXPECT_EQ(fastest_softmax().name, "softmax_rows_wasmsimd");
+#else
+  EXPECT_EQ(fastest_gemm().name, "gemm_f32_eigen");
+#endif
+}
