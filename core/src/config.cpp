@@ -30,6 +30,13 @@ Status validate(const ModelConfig& c) {
   return Ok{};
 }
 
+bool operator==(const ModelConfig& a, const ModelConfig& b) {
+  return a.mode == b.mode && a.d_model == b.d_model && a.heads == b.heads && a.layers == b.layers &&
+         a.ffn_dim == b.ffn_dim && a.seed == b.seed && a.preset == b.preset && a.scale == b.scale &&
+         a.residual == b.residual && a.positional == b.positional && a.activation == b.activation &&
+         a.norm == b.norm && a.backend == b.backend;
+}
+
 std::size_t estimate_trace_floats(const ModelConfig& c, int batch, int seq, int source_seq) {
   const std::size_t b = static_cast<std::size_t>(batch), e = static_cast<std::size_t>(c.d_model);
   const std::size_t h = static_cast<std::size_t>(c.heads), f = static_cast<std::size_t>(c.ffn_width());

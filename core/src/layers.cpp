@@ -26,12 +26,12 @@ Result<Tensor> sublayer(const Tensor& x, const LayerNormWeights& norm, const Lay
                         const Recorder& recorder, int index, Sublayer&& f) {
   const std::string norm_name = "norm" + std::to_string(index);
   const bool pre = options.norm == NormPlacement::Pre;
-  Tensor input = x;
+  Tensor normed;
   if (pre) {
-    input = layer_norm(x, norm);
-    recorder.record(norm_name, input);
+    normed = layer_norm(x, norm);
+    recorder.record(norm_name, normed);
   }
-  Result<Tensor> out = f(input);
+  Result<Tensor> out = f(pre ? normed : x);
   if (!out) return out;
   Tensor y = options.residual ? add(x, out.value()) : std::move(out.value());
   if (options.residual) recorder.record("residual" + std::to_string(index), y);

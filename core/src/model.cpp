@@ -38,9 +38,18 @@ Tensor stack_input(const TokenBatch& batch, const ModelConfig& c, const Recorder
 
 }  // namespace
 
-Result<Trace> run_model(const ModelConfig& c, const std::vector<std::string>& texts,
+Model::Model(const ModelConfig& config) : config_(config), valid_(validate(config)) {
+  if (valid_) weights_ = make_weights(config_);
+}
+
+Result<Trace> run_model(const ModelConfig& config, const std::vector<std::string>& texts,
                         const std::vector<std::string>& source_texts) {
-  if (Status s = validate(c); !s) return Error{s.error()};
+  return Model(config).run(texts, source_texts);
+}
+
+Result<Trace> Model::run(const std::vector<std::string>& texts, const std::vector<std::string>& source_texts) const {
+  const ModelConfig& c = config_;
+  if (!valid_) return Error{valid_.error()};
   Result<TokenBatch> target = tokenize_batch(texts);
   if (!target) return Error{target.error()};
   const bool cross = c.mode == Mode::Cross;
@@ -60,7 +69,7 @@ Result<Trace> run_model(const ModelConfig& c, const std::vector<std::string>& te
                  " MiB; the limit is " + std::to_string(kMaxTraceFloats * 4 >> 20) +
                  " MiB: use fewer layers, a smaller d_model or shorter text"};
 
-  const ModelWeights weights = make_weights(c);
+  const ModelWeights& weights = weights_;
   const LayerOptions options = layer_options(c);
   Trace trace;
   trace.tokens = target.value().tokens;

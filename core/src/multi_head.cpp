@@ -185,21 +185,22 @@ Result<MultiHeadResult> multi_head_attention(const Tensor& query, const Tensor& 
   linear_rows(merged.ptr(), batch * sq, e, w.out_proj_weight.data(), w.out_proj_bias.data(), e, output.ptr(),
               options.backend);
 
-  if (recorder.active()) {
-    recorder.record("q_proj", q);
-    recorder.record("k_proj", k);
-    recorder.record("v_proj", v);
-    recorder.record("q_split", view_as_heads(q, heads));
-    recorder.record("q_heads", q_heads);
-    recorder.record("k_heads", k_heads);
-    recorder.record("v_heads", v_heads);
-    recorder.record("mask", blocked.value());
-    recorder.record("scores", st.scores);
-    recorder.record("scaled", st.scaled);
-    recorder.record("masked", st.masked);
+  if (recorder.active()) {  // in computation order; what is not returned is moved, not copied
+    Tensor q_split = view_as_heads(q, heads);
+    recorder.record("q_proj", std::move(q));
+    recorder.record("k_proj", std::move(k));
+    recorder.record("v_proj", std::move(v));
+    recorder.record("q_split", std::move(q_split));
+    recorder.record("q_heads", std::move(q_heads));
+    recorder.record("k_heads", std::move(k_heads));
+    recorder.record("v_heads", std::move(v_heads));
+    recorder.record("mask", std::move(blocked.value()));
+    recorder.record("scores", std::move(st.scores));
+    recorder.record("scaled", std::move(st.scaled));
+    recorder.record("masked", std::move(st.masked));
     recorder.record("weights", st.weights);
-    recorder.record("context", st.output);
-    recorder.record("merged", merged);
+    recorder.record("context", std::move(st.output));
+    recorder.record("merged", std::move(merged));
     recorder.record("output", output);
   }
   if (!all_finite(output.data)) return overflow("the outputs");

@@ -8,9 +8,15 @@ import { checkMultiHeadInput, checkRunInput, type CheckedMultiHeadInput } from '
 export interface RawModule {
   _multiHeadAttention(input: CheckedMultiHeadInput): { error?: string; output?: Float32Array; weights?: Float32Array };
   _run(texts: string[], source: string[], config: ModelConfig & { mode: string }):
-    { error?: string; tokens?: string[][]; sourceTokens?: string[][]; stages?: Stage[] };
+    { error?: string; meta?: string; data?: Float32Array };
   _heapInUse(): number;
   HEAP8: Int8Array;
+}
+
+interface RawTraceMeta {
+  tokens: string[][];
+  sourceTokens: string[][];
+  stages: { layer: number; name: string; axes: string[]; shape: number[]; offset: number }[];
 }
 
 /**
@@ -52,7 +58,13 @@ export class AttentionEngine {
     const { texts, source, mode, config } = checkRunInput(input);
     const raw = this.#module._run(texts, source, { ...config, mode });
     if (raw.error !== undefined) throw new AttentionError(raw.error);
-    return { mode, config, tokens: raw.tokens!, sourceTokens: raw.sourceTokens!, stages: raw.stages! };
+    // One JSON description and one Float32Array for all stages; each stage's data is a view into it.
+    const meta = JSON.parse(raw.meta!) as RawTraceMeta;
+    const data = raw.data!;
+    const stages = meta.stages.map(({ layer, name, axes, shape, offset }) => ({
+      layer, name, axes, shape, data: data.subarray(offset, offset + shape.reduce((a, b) => a * b, 1)),
+    }));
+    return { mode, config, tokens: meta.tokens, sourceTokens: meta.sourceTokens, stages };
   }
 
   /** Bytes the engine's C++ code holds on the wasm heap right now; back to the same value after every call (no leaks). */

@@ -94,7 +94,7 @@ export interface Stage {
   /** Axis names, e.g. ['B', 'H', 'Sq', 'Sk']. */
   axes: string[];
   shape: number[];
-  /** Row-major values. Masked scores hold -Infinity. */
+  /** Row-major values. Masked scores hold -Infinity. The stages of one trace are views into one shared buffer. */
   data: Float32Array;
 }
 

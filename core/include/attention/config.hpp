@@ -42,6 +42,9 @@ inline constexpr std::size_t kMaxTraceFloats = std::size_t{64} << 20;
 
 Status validate(const ModelConfig& config);
 
+bool operator==(const ModelConfig& a, const ModelConfig& b);
+inline bool operator!=(const ModelConfig& a, const ModelConfig& b) { return !(a == b); }
+
 // Floats the trace of one forward pass will hold for B sequences of S tokens
 // (and Ss source tokens in cross mode); an upper estimate.
 std::size_t estimate_trace_floats(const ModelConfig& config, int batch, int seq, int source_seq);

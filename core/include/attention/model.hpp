@@ -10,13 +10,28 @@
 #include <vector>
 
 #include "attention/config.hpp"
+#include "attention/presets.hpp"
 #include "attention/result.hpp"
 #include "attention/trace.hpp"
 
 namespace attention {
 
+// A model built once from a config (its weights made, or the config's error kept)
+// and run on any number of texts: the playground reruns it on every keystroke.
+class Model {
+ public:
+  explicit Model(const ModelConfig& config);
+  const ModelConfig& config() const { return config_; }
+  Result<Trace> run(const std::vector<std::string>& texts, const std::vector<std::string>& source_texts = {}) const;
+
+ private:
+  ModelConfig config_;
+  Status valid_;
+  ModelWeights weights_;
+};
+
 // texts: one sentence per sequence of the batch. source_texts: the encoder's input
-// in cross mode (one per text), ignored in the other modes.
+// in cross mode (one per text), ignored in the other modes. Same as Model(config).run(...).
 Result<Trace> run_model(const ModelConfig& config, const std::vector<std::string>& texts,
                         const std::vector<std::string>& source_texts = {});
 

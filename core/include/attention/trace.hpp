@@ -38,6 +38,10 @@ class Recorder {
   void record(const std::string& name, const Tensor& tensor) const {
     if (trace_) trace_->stages.push_back(Stage{layer_, prefix_ + name, tensor});
   }
+  // For tensors the caller no longer needs: no copy.
+  void record(const std::string& name, Tensor&& tensor) const {
+    if (trace_) trace_->stages.push_back(Stage{layer_, prefix_ + name, std::move(tensor)});
+  }
   // A recorder for a sub-block: "encoder." + "self_attn." ...
   Recorder child(const std::string& part) const { return Recorder(trace_, layer_, prefix_ + part + "."); }
 
