@@ -1,0 +1,104 @@
+// `npm run bench` (via scripts/bench.sh, which builds everything first): times
+// multi-head self-attention in one run on this machine, single-threaded, after
+// warm-up, median of repeated runs, for our native core (the roof), our wasm-simd
+// and wasm-scalar builds in Node, onnxruntime-web and tfjs-backend-wasm; then the
+// playground's full trace and the GEMM kernels. Prints a table and writes
+// bench/results/latest.json.
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { loadAttention } from '../dist/node.js';
+import { onnxRuntime, tensorflowWasm } from './peers.mjs';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const SHAPES = [[1, 16, 64, 4], [1, 64, 256, 8], [1, 128, 768, 12], [1, 512, 768, 12]].map(([b, s, e, h]) => ({ b, s, e, h }));
+const flops = ({ b, s, e }) => 8 * b * s * e * e + 4 * b * s * s * e;  // QKV + out projections, Q K^T, weights V
+
+// Median of repeated runs after warm-up: at least 15 runs and about 1 s of them.
+async function medianMs(run) {
+  for (let i = 0; i < 5; i++) await run();
+  const times = [];
+  const start = performance.now();
+  while (times.length < 15 || (times.length < 2000 && performance.now() - start < 1000)) {
+    const t = performance.now();
+    await run();
+    times.push(performance.now() - t);
+  }
+  times.sort((x, y) => x - y);
+  return times[Math.floor(times.length / 2)];
+}
+
+function inputs({ b, s, e }) {
+  const fill = (n, scale) => Float32Array.from({ length: n }, (_, i) => ((((i * 2654435761) >>> 0) % 1000) / 1000 - 0.5) * scale);
+  return { x: fill(b * s * e, 1), inProjWeight: fill(3 * e * e, 0.05), inProjBias: fill(3 * e, 0.1),
+    outProjWeight: fill(e * e, 0.05), outProjBias: fill(e, 0.1) };
+}
+
+function maxRelativeDifference(a, b) {
+  let worst = 0;
+  for (let i = 0; i < a.length; i++) worst = Math.max(worst, Math.abs(a[i] - b[i]) / Math.max(1, Math.abs(b[i])));
+  return worst;
+}
+
+const nativeLines = execFileSync(`${ROOT}build/native-bench/native_bench`, SHAPES.map(({ b, s, e, h }) => `${b},${s},${e},${h}`), { encoding: 'utf8' })
+  .trim().split('\n').map((line) => JSON.parse(line));
+const native = Object.fromEntries(nativeLines.map((r) => [r.shape, r.ms]));
+
+const ours = { simd: await loadAttention({ build: 'simd' }), scalar: await loadAttention({ build: 'scalar' }) };
+const rows = [];
+for (const shape of SHAPES) {
+  const w = inputs(shape);
+  const call = (engine) => () => engine.multiHeadAttention({
+    query: w.x, batch: shape.b, querySeq: shape.s, embedDim: shape.e, heads: shape.h,
+    inProjWeight: w.inProjWeight, inProjBias: w.inProjBias, outProjWeight: w.outProjWeight, outProjBias: w.outProjBias,
+  }).output;
+  const reference = call(ours.simd)();
+  const peers = [await onnxRuntime(shape, w), await tensorflowWasm(shape, w)];
+  const row = { shape, gflop: flops(shape) / 1e9, native: native[`${shape.b},${shape.s},${shape.e},${shape.h}`] };
+  row.simd = await medianMs(call(ours.simd));
+  row.scalar = await medianMs(call(ours.scalar));
+  row.agreement = { scalar: maxRelativeDifference(call(ours.scalar)(), reference) };
+  for (const peer of peers) {
+    row[peer.name] = await medianMs(peer.run);
+    row.agreement[peer.name] = maxRelativeDifference(await peer.run(), reference);
+    row.versions = { ...row.versions, [peer.name]: peer.version };
+  }
+  rows.push(row);
+}
+
+// The playground's own full trace: default configuration, 32 tokens, every stage kept.
+const text = Array.from({ length: 32 }, (_, i) => `w${i % 13}`).join(' ');
+const trace = { native: native.trace, simd: await medianMs(() => ours.simd.run({ texts: [text] })),
+  scalar: await medianMs(() => ours.scalar.run({ texts: [text] })) };
+
+const kernels = execFileSync('node', [`${ROOT}build/wasm-simd/kernel_bench.js`], { encoding: 'utf8' })
+  .trim().split('\n').map((line) => JSON.parse(line));
+
+// Report.
+const f = (ms) => (ms < 1 ? ms.toFixed(3) : ms.toFixed(2));
+const gf = (row, ms) => (row.gflop / (ms / 1000)).toFixed(1);
+const x = (a, b) => `${(a / b).toFixed(2)}x`;
+const cpu = cpus()[0]?.model ?? 'unknown CPU';
+const lines = [
+  `Machine: ${cpu}, ${cpus().length} cores (one used), Node ${process.version}; onnxruntime-web ${rows[0].versions['onnxruntime-web']}, tfjs ${rows[0].versions['tfjs-backend-wasm']}`,
+  '',
+  '| (B,S,E,H) | native ms | wasm-simd ms | wasm-scalar ms | onnxruntime-web ms | tfjs-wasm ms | wasm-simd GFLOP/s | simd vs ort | simd vs tfjs |',
+  '|---|---|---|---|---|---|---|---|---|',
+  ...rows.map((r) => `| (${r.shape.b},${r.shape.s},${r.shape.e},${r.shape.h}) | ${f(r.native)} | ${f(r.simd)} | ${f(r.scalar)} | ${f(r['onnxruntime-web'])} | ${f(r['tfjs-backend-wasm'])} | ${gf(r, r.simd)} | ${x(r['onnxruntime-web'], r.simd)} | ${x(r['tfjs-backend-wasm'], r.simd)} |`),
+  `| playground trace (default, 32 tokens) | ${f(trace.native)} | ${f(trace.simd)} | ${f(trace.scalar)} | – | – | – | – | – |`,
+  '',
+  'GEMM kernels in wasm (Node), GFLOP/s:',
+  '',
+  '| shape | ' + [...new Set(kernels.filter((k) => k.gflops).map((k) => k.kernel))].join(' | ') + ' |',
+  '|---|' + [...new Set(kernels.filter((k) => k.gflops).map((k) => k.kernel))].map(() => '---').join('|') + '|',
+  ...[...new Set(kernels.filter((k) => k.gflops).map((k) => k.shape))].map((shape) =>
+    `| ${shape} | ${kernels.filter((k) => k.shape === shape).map((k) => k.gflops.toFixed(1)).join(' | ')} |`),
+  '',
+  `Peers agree with wasm-simd to a max relative difference of ${Math.max(...rows.flatMap((r) => Object.values(r.agreement))).toExponential(1)}.`,
+];
+console.log(lines.join('\n'));
+writeFileSync(`${ROOT}bench/results/latest.json`, JSON.stringify({
+  date: new Date().toISOString(), machine: { cpu, cores: cpus().length, node: process.version },
+  mha: rows, trace, kernels, table: lines.join('\n'),
+}, null, 2) + '\n');
