@@ -51,9 +51,11 @@ export const CONTROL_STYLES = css`
 `;
 
 export class Controls extends LitElement {
-  static override properties = { state: { attribute: false }, errors: { attribute: false } };
+  static override properties = { state: { attribute: false }, errors: { attribute: false }, only: { attribute: false } };
   declare state: State;
   declare errors: Record<string, string>;
+  /** Names of the model settings to show; all when unset. */
+  declare only: string[] | undefined;
 
   constructor() {
     super();
@@ -69,7 +71,7 @@ export class Controls extends LitElement {
 
   override render() {
     const state = this.state as unknown as Record<string, unknown>;
-    const shown = (SETTINGS as readonly Setting[]).filter((s) => s.group === 'model');
+    const shown = (SETTINGS as readonly Setting[]).filter((s) => s.group === 'model' && (!this.only || this.only.includes(s.name)));
     return html`${shown.map((s) => html`${renderControl(s, state[s.name], this.errors[s.name], this.#onInput)}
       ${s.name === 'heads' && this.state.dModel % this.state.heads === 0
         ? html`<p class="dk" data-testid="dk">d_k = d_model / heads = ${this.state.dModel} / ${this.state.heads} = <strong>${this.state.dModel / this.state.heads}</strong></p>`

@@ -2,7 +2,7 @@ import { css } from 'lit';
 import { CONTROL_STYLES } from './controls.js';
 
 export const PLAYGROUND_STYLES = [CONTROL_STYLES, css`
-  :host { display: block; font: 1rem/1.4 system-ui, sans-serif; color: #111; }
+  :host { display: block; font: 1rem/1.4 system-ui, sans-serif; color: #111; container-type: inline-size; }
   .layout {
     display: grid; gap: 1rem; grid-template-columns: minmax(12rem, 16rem) minmax(0, 1fr);
     grid-template-areas: 'text text' 'aside main';
@@ -10,8 +10,13 @@ export const PLAYGROUND_STYLES = [CONTROL_STYLES, css`
   .texts { grid-area: text; display: grid; gap: 0.5rem; grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); }
   aside { grid-area: aside; }
   main { grid-area: main; min-width: 0; }
-  @media (max-width: 720px) {
-    .layout { grid-template-columns: minmax(0, 1fr); grid-template-areas: 'text' 'main' 'aside'; }
+  .layout.no-aside { grid-template-columns: minmax(0, 1fr); grid-template-areas: 'text' 'main'; }
+  .layout.no-aside.no-text { grid-template-areas: 'main'; }
+  .layout.no-text:not(.no-aside) { grid-template-areas: 'aside main'; }
+  /* Sized by the container, not the window: the same layout works embedded in a narrow column. */
+  @container (max-width: 720px) {
+    .layout, .layout.no-text:not(.no-aside) { grid-template-columns: minmax(0, 1fr); grid-template-areas: 'text' 'main' 'aside'; }
+    .layout.no-text:not(.no-aside) { grid-template-areas: 'main' 'aside'; }
   }
   .tabs { display: flex; flex-wrap: wrap; gap: 0.25rem; border-bottom: 1px solid #ccc; margin-bottom: 0.5rem; }
   .tabs button {

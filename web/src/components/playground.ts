@@ -1,11 +1,12 @@
 // <ap-playground>: the whole playground. Holds the state (declared in
-// state/settings.ts, mirrored in the URL hash), sends the model settings and text
-// to the engine worker, and shows the chosen view of the latest trace.
-import { LitElement, html, nothing } from 'lit';
-import type { Trace } from 'attention-playground';
-import { EngineClient } from '../engine/client.js';
+// state/settings.ts; on the page mirrored in the URL hash, in an embed set from
+// attributes), sends the model settings and text to the engine worker, shows the
+// chosen view of the latest trace, and sends a 'trace' event after each run.
+import { LitElement, type PropertyValues, html, nothing } from 'lit';
+import type { RunInput, Trace } from 'attention-playground';
+import { type EngineClient, type RunOutcome, pageEngineClient } from '../engine/client.js';
 import {
-  SETTINGS, blocksFor, crossCheck, modelConfig, parseSetting, settingByName, splitLines,
+  DEFAULT_STATE, SETTINGS, blocksFor, crossCheck, modelConfig, parseSetting, settingByName, splitLines,
   stateFromHash, stateToHash, type Setting, type State,
 } from '../state/settings.js';
 import { exportJson, exportPng, exportSvg } from '../view/export.js';
@@ -24,26 +25,38 @@ import './shape-flow.js';
 
 export class Playground extends LitElement {
   static override properties = {
-    state: { state: true }, errors: { state: true }, trace: { state: true }, engineError: { state: true },
+    state: { attribute: false }, syncHash: { type: Boolean, attribute: 'sync-hash' }, controls: { type: String },
+    compareText: { type: String, attribute: 'compare-text' },
+    errors: { state: true }, trace: { state: true }, engineError: { state: true },
     status: { state: true }, heapBytes: { state: true },
   };
   declare state: State;
+  /** Mirror the state in the URL hash (the playground page). */
+  declare syncHash: boolean;
+  /** Which settings have controls: 'all', 'none', or a comma list of setting names plus 'views' and 'export'. */
+  declare controls: string;
+  /** A text to run first, so the 'changes' view compares against it from the start. */
+  declare compareText: string;
+  /** The engine to run on; every playground of a page may share one. */
+  engine: EngineClient | null = null;
   declare errors: Record<string, string>;
   declare trace: Trace | null;
   declare engineError: string;
   declare status: string;
   declare heapBytes: number;
   #previous: Trace | null = null;
-  #engine = new EngineClient();
   #linkProblems: string[] = [];
+  #lastRun = '';
+  #compareRequester = {};
 
   static override styles = PLAYGROUND_STYLES;
 
   constructor() {
     super();
-    const { state, problems } = stateFromHash(location.hash);
-    this.state = state;
-    this.#linkProblems = problems;
+    this.state = { ...DEFAULT_STATE };
+    this.syncHash = false;
+    this.controls = 'all';
+    this.compareText = '';
     this.errors = {};
     this.trace = null;
     this.engineError = '';
@@ -53,8 +66,21 @@ export class Playground extends LitElement {
 
   override connectedCallback() {
     super.connectedCallback();
-    window.addEventListener('hashchange', this.#onHashChange);
-    this.#run();
+    if (this.syncHash) {
+      const { state, problems } = stateFromHash(location.hash);
+      this.state = state;
+      this.#linkProblems = problems;
+      window.addEventListener('hashchange', this.#onHashChange);
+    }
+  }
+
+  protected override willUpdate(changed: PropertyValues<this>) {
+    if (changed.has('state')) this.#run();
+  }
+
+  #shows(name: string): boolean {
+    if (this.controls === 'all') return true;
+    return this.controls.split(',').map((c) => c.trim()).includes(name);
   }
 
   override disconnectedCallback() {
@@ -67,7 +93,6 @@ export class Playground extends LitElement {
     const { state, problems } = stateFromHash(location.hash);
     this.#linkProblems = problems;
     this.state = state;
-    this.#run();
   };
 
   /** A setting typed or picked by the person: parse, validate, store, rerun. */
@@ -85,15 +110,18 @@ export class Playground extends LitElement {
     }
     this.errors = errors;
     this.state = { ...this.state, [name]: parsed.value } as State;
-    history.replaceState(null, '', stateToHash(this.state) || location.pathname + location.search);
-    if (setting.group !== 'view') this.#run();
+    this.#writeHash();
   };
+
+  #writeHash() {
+    if (this.syncHash) history.replaceState(null, '', stateToHash(this.state) || location.pathname + location.search);
+  }
 
   /** A layer x head thumbnail was chosen: open that head. */
   #onPick = (event: Event) => {
     const { layer, head } = (event as CustomEvent<{ layer: number; head: number }>).detail;
     this.state = { ...this.state, layer, head, view: 'head' };
-    history.replaceState(null, '', stateToHash(this.state) || location.pathname + location.search);
+    this.#writeHash();
   };
 
   #run() {
@@ -110,19 +138,29 @@ export class Playground extends LitElement {
     Object.assign(errors, problems);
     this.errors = errors;
     if (Object.keys(problems).length > 0) return;
-    this.#engine.request({ texts, mode: state.mode, source: state.mode === 'cross' ? source : undefined, config: modelConfig(state) },
-      (outcome) => {
-        if (!outcome.ok) {
-          this.engineError = outcome.error;
-          this.status = '';
-          return;
-        }
-        this.engineError = '';
-        this.#previous = this.trace;
-        this.trace = outcome.trace;
-        this.status = `${outcome.build} engine · ${outcome.milliseconds.toFixed(2)} ms · wasm heap ${(outcome.heapBytes / 1024).toFixed(0)} KiB`;
-        this.heapBytes = outcome.heapBytes;
-      });
+    const input: RunInput = { texts, mode: state.mode, source: state.mode === 'cross' ? source : undefined, config: modelConfig(state) };
+    const key = JSON.stringify(input);
+    if (key === this.#lastRun) return;  // a view setting changed: nothing to recompute
+    const first = this.#lastRun === '';
+    this.#lastRun = key;
+    this.engine ??= pageEngineClient();
+    const compare = splitLines(this.compareText);
+    if (first && compare.length > 0) this.engine.request(this.#compareRequester, { ...input, texts: compare }, (o) => this.#show(o));
+    this.engine.request(this, input, (outcome) => this.#show(outcome));
+  }
+
+  #show(outcome: RunOutcome) {
+    if (!outcome.ok) {
+      this.engineError = outcome.error;
+      this.status = '';
+      return;
+    }
+    this.engineError = '';
+    this.#previous = this.trace;
+    this.trace = outcome.trace;
+    this.status = `${outcome.build} engine · ${outcome.milliseconds.toFixed(2)} ms · wasm heap ${(outcome.heapBytes / 1024).toFixed(0)} KiB`;
+    this.heapBytes = outcome.heapBytes;
+    this.dispatchEvent(new CustomEvent('trace', { detail: { trace: outcome.trace }, bubbles: true, composed: true }));
   }
 
   /** The view settings, clamped to what the current trace has. */
@@ -150,24 +188,25 @@ export class Playground extends LitElement {
 
   #toolbar(ctx: ViewContext) {
     const view = settingByName('view') as Extract<Setting, { type: 'choice' }>;
-    const control = (name: string, max?: number) =>
-      renderControl(settingByName(name)!, (this.state as unknown as Record<string, unknown>)[name], this.errors[name], this.#onSetting, { max });
+    const control = (name: string, max?: number) => (this.#shows(name)
+      ? renderControl(settingByName(name)!, (this.state as unknown as Record<string, unknown>)[name], this.errors[name], this.#onSetting, { max })
+      : nothing);
     const blocks = blocksFor(ctx.trace.mode);
-    return html`<div class="tabs" role="tablist" aria-label="View">
+    return html`${this.#shows('views') ? html`<div class="tabs" role="tablist" aria-label="View">
         ${view.choices.map((c) => html`<button role="tab" aria-selected=${c === this.state.view ? 'true' : 'false'}
           data-view=${c} @click=${() => this.#onSetting(new CustomEvent('x', { detail: { name: 'view', raw: c } }))}>${view.labels?.[c] ?? c}</button>`)}
-      </div>
+      </div>` : nothing}
       <div class="view-settings">
         ${['heads', 'head', 'overview'].includes(this.state.view) ? control('stage') : nothing}
         ${blocks.length > 1 ? control('block') : nothing}
         ${ctx.trace.config.layers > 1 && this.state.view !== 'overview' ? control('layer', ctx.trace.config.layers - 1) : nothing}
         ${this.state.view === 'head' ? control('head', ctx.trace.config.heads - 1) : nothing}
         ${ctx.trace.tokens.length > 1 ? control('sequence', ctx.trace.tokens.length - 1) : nothing}
-        <div class="exports">
+        ${this.#shows('export') ? html`<div class="exports">
           <button @click=${() => { const s = this.#heatmapSvg(); if (s) exportPng(s, this.#fileName('png')); }}>PNG</button>
           <button @click=${() => { const s = this.#heatmapSvg(); if (s) exportSvg(s, this.#fileName('svg')); }}>SVG</button>
           <button @click=${() => exportJson(this.trace!, 'attention-trace.json')}>Trace JSON</button>
-        </div>
+        </div>` : nothing}
       </div>`;
   }
 
@@ -185,17 +224,22 @@ export class Playground extends LitElement {
 
   override render() {
     const ctx = this.trace ? this.#context(this.trace) : null;
-    const textSettings = (SETTINGS as readonly Setting[]).filter((s) => s.group === 'text' && (s.name === 'text' || this.state.mode === 'cross'));
-    return html`<div class="layout" @setting-input=${this.#onSetting} @pick=${this.#onPick}>
-      <section class="texts" aria-label="Text">
+    const textSettings = (SETTINGS as readonly Setting[]).filter((s) => s.group === 'text' && this.#shows(s.name) &&
+      (s.name === 'text' || this.state.mode === 'cross'));
+    const modelControls = (SETTINGS as readonly Setting[]).filter((s) => s.group === 'model' && this.#shows(s.name)).map((s) => s.name);
+    const problems = Object.entries(this.errors).filter(([name]) => !this.#shows(name)).map(([, message]) => message);
+    return html`<div class="layout ${modelControls.length ? '' : 'no-aside'} ${textSettings.length ? '' : 'no-text'}"
+      @setting-input=${this.#onSetting} @pick=${this.#onPick}>
+      ${textSettings.length ? html`<section class="texts" aria-label="Text">
         ${textSettings.map((s) => renderControl(s, (this.state as unknown as Record<string, unknown>)[s.name], this.errors[s.name], this.#onSetting))}
-      </section>
-      <aside aria-label="Model settings">
-        <ap-controls .state=${this.state} .errors=${this.errors}></ap-controls>
+      </section>` : nothing}
+      ${modelControls.length ? html`<aside aria-label="Model settings">
+        <ap-controls .state=${this.state} .errors=${this.errors} .only=${modelControls}></ap-controls>
         <p class="status" aria-live="polite" data-heap-bytes=${this.heapBytes}>${this.status}</p>
         ${this.#linkProblems.length ? html`<p class="error">Ignored in the link: ${this.#linkProblems.join('; ')}</p>` : nothing}
-      </aside>
+      </aside>` : nothing}
       <main>
+        ${problems.map((message) => html`<p class="error" role="alert">${message}</p>`)}
         ${this.engineError ? html`<p class="error engine-error" role="alert">${this.engineError}</p>` : nothing}
         ${ctx ? html`${this.#toolbar(ctx)}<div class="view" data-view=${this.state.view}>${this.#view(ctx)}</div>`
           : html`<p class="status">Waiting for the first result…</p>`}

@@ -1,33 +1,39 @@
-// The page's side of the engine worker. Requests are "latest wins": while one run
-// is in flight, newer requests replace each other, and only the newest is sent
-// next. So fast typing never queues up stale work.
+// The page's side of the engine worker. One worker serves every playground on a
+// page. Requests are "latest wins" per requester: while a run is in flight, newer
+// requests from the same requester replace each other, so fast typing never queues
+// stale work, and one playground never cancels another's.
 import * as Comlink from 'comlink';
 import type { RunInput } from 'attention-playground';
 import type { EngineApi, RunOutcome } from './worker.js';
 
 export type { RunOutcome };
 
-export class EngineClient {
-  #api: Comlink.Remote<EngineApi>;
-  #busy = false;
-  #pending: { input: RunInput; onDone: (outcome: RunOutcome) => void } | null = null;
+interface Pending { input: RunInput; onDone: (outcome: RunOutcome) => void }
 
-  constructor() {
-    const worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' });
-    this.#api = Comlink.wrap<EngineApi>(worker);
+export class EngineClient {
+  #makeWorker: () => Worker;
+  #api: Comlink.Remote<EngineApi> | null = null;
+  #busy = false;
+  #pending = new Map<object, Pending>();
+
+  /** The worker starts on the first request, not before. */
+  constructor(makeWorker: () => Worker) {
+    this.#makeWorker = makeWorker;
   }
 
-  /** Runs the model; a request replaced before it was sent never runs. */
-  request(input: RunInput, onDone: (outcome: RunOutcome) => void): void {
-    this.#pending = { input, onDone };
+  /** Runs the model for a requester; a request replaced before it was sent never runs. */
+  request(requester: object, input: RunInput, onDone: (outcome: RunOutcome) => void): void {
+    this.#pending.delete(requester);  // re-insert: requesters take turns in the order they asked
+    this.#pending.set(requester, { input, onDone });
     if (!this.#busy) void this.#drain();
   }
 
   async #drain(): Promise<void> {
     this.#busy = true;
-    while (this.#pending) {
-      const { input, onDone } = this.#pending;
-      this.#pending = null;
+    this.#api ??= Comlink.wrap<EngineApi>(this.#makeWorker());
+    while (this.#pending.size > 0) {
+      const [requester, { input, onDone }] = this.#pending.entries().next().value as [object, Pending];
+      this.#pending.delete(requester);
       let outcome: RunOutcome;
       try {
         outcome = await this.#api.run(input);
@@ -38,4 +44,12 @@ export class EngineClient {
     }
     this.#busy = false;
   }
+}
+
+let pageEngine: EngineClient | null = null;
+
+/** The playground page's engine: a module worker next to this file. */
+export function pageEngineClient(): EngineClient {
+  pageEngine ??= new EngineClient(() => new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' }));
+  return pageEngine;
 }
