@@ -1,4 +1,4 @@
-// The playground site (web/). The engine is the package built in dist/
+// The playground site (web/): the playground, the iframe page and the tutorial. The engine is the package built in dist/
 // (npm run build:package), imported under its published name.
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
@@ -10,7 +10,18 @@ export default defineConfig({
     alias: { 'attention-playground': fileURLToPath(new URL('./dist/index.js', import.meta.url)) },
   },
   worker: { format: 'es' },
-  build: { outDir: '../dist-web', emptyOutDir: true, target: 'es2022' },
+  build: {
+    outDir: '../dist-web',
+    emptyOutDir: true,
+    target: 'es2022',
+    rollupOptions: {
+      input: {
+        main: fileURLToPath(new URL('./web/index.html', import.meta.url)),
+        embed: fileURLToPath(new URL('./web/embed.html', import.meta.url)),
+        tutorial: fileURLToPath(new URL('./web/tutorial.html', import.meta.url)),
+      },
+    },
+  },
   server: { host: '127.0.0.1', port: 5173 },
   preview: { host: '127.0.0.1', port: 4173 },
 });

@@ -10,14 +10,15 @@ mkdir -p dist/wasm
 for preset in wasm-simd wasm-scalar; do
   cmake --preset "$preset" >/dev/null
   cmake --build --preset "$preset"
-  cp "build/$preset/wasm/attention-${preset#wasm-}.mjs" "build/$preset/wasm/attention-${preset#wasm-}.wasm" dist/wasm/
+  cp "build/$preset/wasm/attention-${preset#wasm-}.mjs" "build/$preset/wasm/attention-${preset#wasm-}.wasm" \
+     "build/$preset/wasm/attention-${preset#wasm-}-inline.mjs" dist/wasm/
 done
 npx tsc -p wasm/tsconfig.json
 
 # Sizes as shipped (quoted in the README).
 for build in simd scalar; do
-  for ext in wasm mjs; do
-    f="dist/wasm/attention-$build.$ext"
+  for file in "$build.wasm" "$build.mjs" "$build-inline.mjs"; do
+    f="dist/wasm/attention-$file"
     printf 'size: %-32s %8d bytes raw %8d bytes gzip\n' "$f" "$(stat -c %s "$f")" "$(gzip -9 -c "$f" | wc -c)"
   done
 done

@@ -76,8 +76,8 @@ fi
 [ "$fuzz_rc" = 0 ] || status=1
 
 echo
-echo "== wasm builds (engine, TypeScript facade, core tests)"
-if ! bash scripts/build-wasm.sh; then echo "wasm build failed"; record wasm-build 0 1; status=1; fi
+echo "== build: wasm engines, the package (TypeScript facade, element bundle), the site"
+if ! bash scripts/build.sh; then echo "build failed"; record build 0 1; status=1; fi
 
 echo
 echo "== C++ core compiled to wasm, under Node"
@@ -96,12 +96,8 @@ echo "== the packed package: publint, attw, Node, Vite app and plain page in Chr
 run_node_tests package tests/package/
 
 echo
-echo "== the playground site in Chromium (screenshots in test-output/screenshots/)"
-if npx vite build --logLevel warn; then
-  run_node_tests e2e tests/e2e/
-else
-  echo "vite build failed"; record e2e 0 1; status=1
-fi
+echo "== the playground, the embeds and the tutorial in Chromium (screenshots in test-output/screenshots/)"
+run_node_tests e2e tests/e2e/
 
 echo
 echo "== summary"

@@ -38,7 +38,8 @@ test('the tarball holds the engine builds, the JS and the types, and nothing els
   const listing = run('tar', ['-tzf', tarball], work).split('\n').filter(Boolean);
   for (const file of ['package/dist/index.js', 'package/dist/node.js', 'package/dist/index.d.ts',
     'package/dist/wasm/attention-simd.wasm', 'package/dist/wasm/attention-simd.mjs',
-    'package/dist/wasm/attention-scalar.wasm', 'package/dist/wasm/attention-scalar.mjs', 'package/README.md'])
+    'package/dist/wasm/attention-scalar.wasm', 'package/dist/wasm/attention-scalar.mjs', 'package/README.md',
+    'package/dist/inline.js', 'package/dist/wasm/attention-simd-inline.mjs', 'package/dist/element.js', 'package/dist/element.d.ts'])
     assert.ok(listing.includes(file), `${file} missing from the tarball`);
   assert.ok(!listing.some((f) => f.includes('/core/') || f.includes('/tests/') || f.endsWith('.cpp')));
 });
@@ -95,6 +96,39 @@ test('works in a Vite app, built and loaded in Chromium', async () => {
   const server = await serveDirectory(join(project, 'dist'));
   try {
     assert.deepEqual(await expectPageWorks(server.url), { build: 'simd', shape: [1, 4, 6, 6], future: 0 });
+  } finally {
+    await server.close();
+  }
+});
+
+test('attention-playground/inline works from Node with no .wasm file', () => {
+  writeFileSync(join(project, 'inline.mjs'), `
+    import { loadAttention } from 'attention-playground/inline';
+    const attn = await loadAttention();
+    console.log(JSON.stringify({ build: attn.build, tokens: attn.run({ texts: ['inline engine'] }).tokens }));
+  `);
+  assert.deepEqual(JSON.parse(run('node', ['inline.mjs'], project)), { build: 'simd', tokens: [['inline', 'engine']] });
+});
+
+test('import "attention-playground/element" in a Vite app defines the element', async () => {
+  writeFileSync(join(project, 'element.html'), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">
+    <attention-playground text="from npm" view="head" controls="none"></attention-playground>
+    <pre id="result"></pre>
+    <script type="module" src="./element-main.js"></script>`);
+  writeFileSync(join(project, 'element-main.js'), `
+    import 'attention-playground/element';
+    document.addEventListener('trace', (event) => {
+      const out = document.getElementById('result');
+      out.textContent = JSON.stringify({ tokens: event.detail.trace.tokens, defined: !!customElements.get('attention-playground') });
+      out.dataset.done = '';
+    });
+  `);
+  writeFileSync(join(project, 'vite.config.js'), `export default { optimizeDeps: { exclude: ['attention-playground'] },
+    build: { rollupOptions: { input: { main: 'index.html', element: 'element.html' } } } };\n`);
+  run(join(project, 'node_modules/.bin/vite'), ['build', '--logLevel', 'error'], project);
+  const server = await serveDirectory(join(project, 'dist'));
+  try {
+    assert.deepEqual(await expectPageWorks(server.url + 'element.html'), { tokens: [['from', 'npm']], defined: true });
   } finally {
     await server.close();
   }

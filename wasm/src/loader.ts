@@ -14,7 +14,8 @@ export interface LoadOptions {
 /** Reads the bytes at a URL: fetch in browsers, the file system in Node. */
 export type BinaryReader = (url: URL) => Promise<ArrayBuffer | Uint8Array>;
 
-type Factory = (options: { wasmBinary: ArrayBuffer | Uint8Array }) => Promise<RawModule>;
+/** An emcc module factory (MODULARIZE): takes the .wasm bytes unless they are embedded. */
+export type Factory = (options: { wasmBinary?: ArrayBuffer | Uint8Array }) => Promise<RawModule>;
 
 // Literal `new URL(..., import.meta.url)` and `import('...')` so bundlers (Vite)
 // see and ship both files.
@@ -44,11 +45,14 @@ export async function supportsSimd(): Promise<boolean> {
   return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE);
 }
 
-export async function loadWith(read: BinaryReader, options: LoadOptions = {}): Promise<AttentionEngine> {
-  const requested = options.build ?? 'auto';
+export async function chooseBuild(requested: unknown = 'auto'): Promise<Build> {
   if (requested !== 'auto' && requested !== 'simd' && requested !== 'scalar')
     throw new AttentionError(`build must be 'auto', 'simd' or 'scalar', got ${describeValue(requested)}`);
-  const build: Build = requested === 'auto' ? ((await supportsSimd()) ? 'simd' : 'scalar') : requested;
+  return requested === 'auto' ? ((await supportsSimd()) ? 'simd' : 'scalar') : requested;
+}
+
+export async function loadWith(read: BinaryReader, options: LoadOptions = {}): Promise<AttentionEngine> {
+  const build = await chooseBuild(options.build);
   const url = options.locateWasm ? new URL(String(options.locateWasm(build)), import.meta.url) : WASM_URL[build]();
   const wasmBinary = options.wasmBinary ?? (await read(url));
   const factory = await FACTORY[build]();

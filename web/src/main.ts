@@ -1,1 +1,5 @@
-import './components/playground.js';
+// The playground page: <ap-playground sync-hash> with the engine in a worker.
+import { setDefaultEngine } from './components/playground.js';
+import { pageEngineClient } from './engine/page-client.js';
+
+setDefaultEngine(pageEngineClient);

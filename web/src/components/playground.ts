@@ -4,7 +4,7 @@
 // chosen view of the latest trace, and sends a 'trace' event after each run.
 import { LitElement, type PropertyValues, html, nothing } from 'lit';
 import type { RunInput, Trace } from 'attention-playground';
-import { type EngineClient, type RunOutcome, pageEngineClient } from '../engine/client.js';
+import type { EngineClient, RunOutcome } from '../engine/client.js';
 import {
   DEFAULT_STATE, SETTINGS, blocksFor, crossCheck, modelConfig, parseSetting, settingByName, splitLines,
   stateFromHash, stateToHash, type Setting, type State,
@@ -22,6 +22,13 @@ import './legend.js';
 import './line-view.js';
 import './overview.js';
 import './shape-flow.js';
+
+let defaultEngine: (() => EngineClient) | null = null;
+
+/** The engine for playgrounds that were not given one (the page sets its worker). */
+export function setDefaultEngine(factory: () => EngineClient): void {
+  defaultEngine = factory;
+}
 
 export class Playground extends LitElement {
   static override properties = {
@@ -143,7 +150,8 @@ export class Playground extends LitElement {
     if (key === this.#lastRun) return;  // a view setting changed: nothing to recompute
     const first = this.#lastRun === '';
     this.#lastRun = key;
-    this.engine ??= pageEngineClient();
+    this.engine ??= defaultEngine?.() ?? null;
+    if (!this.engine) throw new Error('ap-playground: no engine (call setDefaultEngine or set .engine)');
     const compare = splitLines(this.compareText);
     if (first && compare.length > 0) this.engine.request(this.#compareRequester, { ...input, texts: compare }, (o) => this.#show(o));
     this.engine.request(this, input, (outcome) => this.#show(outcome));

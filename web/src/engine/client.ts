@@ -2,23 +2,22 @@
 // page. Requests are "latest wins" per requester: while a run is in flight, newer
 // requests from the same requester replace each other, so fast typing never queues
 // stale work, and one playground never cancels another's.
-import * as Comlink from 'comlink';
 import type { RunInput } from 'attention-playground';
-import type { EngineApi, RunOutcome } from './worker.js';
+import type { EngineApi, RunOutcome } from './api.js';
 
 export type { RunOutcome };
 
 interface Pending { input: RunInput; onDone: (outcome: RunOutcome) => void }
 
 export class EngineClient {
-  #makeWorker: () => Worker;
-  #api: Comlink.Remote<EngineApi> | null = null;
+  #connect: () => EngineApi;
+  #api: EngineApi | null = null;
   #busy = false;
   #pending = new Map<object, Pending>();
 
-  /** The worker starts on the first request, not before. */
-  constructor(makeWorker: () => Worker) {
-    this.#makeWorker = makeWorker;
+  /** connect() (e.g. starting a worker) happens on the first request, not before. */
+  constructor(connect: () => EngineApi) {
+    this.#connect = connect;
   }
 
   /** Runs the model for a requester; a request replaced before it was sent never runs. */
@@ -30,7 +29,7 @@ export class EngineClient {
 
   async #drain(): Promise<void> {
     this.#busy = true;
-    this.#api ??= Comlink.wrap<EngineApi>(this.#makeWorker());
+    this.#api ??= this.#connect();
     while (this.#pending.size > 0) {
       const [requester, { input, onDone }] = this.#pending.entries().next().value as [object, Pending];
       this.#pending.delete(requester);
@@ -44,12 +43,4 @@ export class EngineClient {
     }
     this.#busy = false;
   }
-}
-
-let pageEngine: EngineClient | null = null;
-
-/** The playground page's engine: a module worker next to this file. */
-export function pageEngineClient(): EngineClient {
-  pageEngine ??= new EngineClient(() => new Worker(new URL('./worker.ts', import.meta.url), { type: 'module' }));
-  return pageEngine;
 }

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Builds everything that ships: the engine and the package in dist/ (wasm builds,
+# TypeScript facade, the one-file element bundle) and the static site in dist-web/
+# (playground, iframe page, tutorial, and the element bundle to download).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/build-wasm.sh
+npx vite build -c vite.element.config.ts --logLevel warn
+cp web/src/element/element.d.ts dist/element.d.ts
+npx vite build --logLevel warn
+cp dist/element.js dist-web/attention-playground.js
+printf 'size: %-32s %8d bytes raw %8d bytes gzip\n' dist/element.js "$(stat -c %s dist/element.js)" "$(gzip -9 -c dist/element.js | wc -c)"

@@ -1,0 +1,164 @@
+// Embedding: the one-tag bundle on a static file:// page with no network, attributes,
+// shared engine, lazy start, the trace event; the iframe page's height messages; the
+// tutorial page. Screenshots go to test-output/screenshots/.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { serveDirectory } from '../support/static-server.mjs';
+import { launchChromium, openPage } from '../support/browser.mjs';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SHOTS = `${ROOT}test-output/screenshots`;
+let server, browser, staticDir;
+
+before(async () => {
+  assert.ok(existsSync(`${ROOT}dist-web/attention-playground.js`), 'run `npm run build` first');
+  mkdirSync(SHOTS, { recursive: true });
+  server = await serveDirectory(`${ROOT}dist-web`);
+  browser = await launchChromium();
+  staticDir = mkdtempSync(join(tmpdir(), 'attention-embed-'));
+  copyFileSync(`${ROOT}dist-web/attention-playground.js`, join(staticDir, 'attention-playground.js'));
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+  if (staticDir) rmSync(staticDir, { recursive: true, force: true });
+});
+
+// Counts requests that leave the page's own origin (none are allowed).
+async function offlinePage(viewport = { width: 1000, height: 900 }) {
+  const opened = await openPage(browser, { viewport });
+  await opened.page.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith('file://') || url.startsWith('data:') || url.startsWith('blob:')) return route.continue();
+    opened.errors.push(`network request: ${url}`);
+    return route.abort();
+  });
+  return opened;
+}
+
+const inner = (selector) => `attention-playground${selector}`;
+
+describe('the one-tag bundle', () => {
+  test('renders on a static file:// page with no network, and attributes change the view', async () => {
+    // From file:// browsers run only classic scripts; the same file is both.
+    writeFileSync(join(staticDir, 'one.html'), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">
+      <h1>A tutorial</h1>
+      <script defer src="./attention-playground.js"></script>
+      <attention-playground id="a" text="the cat sat on the mat" heads="2" controls="none"></attention-playground>`);
+    const { page, errors } = await offlinePage();
+    const traces = [];
+    await page.exposeFunction('reportTrace', (tokens) => traces.push(tokens));
+    await page.addInitScript(() => document.addEventListener('trace', (e) => window.reportTrace(e.detail.trace.tokens)));
+    await page.goto(pathToFileURL(join(staticDir, 'one.html')).href);
+    await page.locator(inner(' ap-heatmap')).first().waitFor();
+    assert.equal(await page.locator(inner(' ap-heatmap')).count(), 2);
+    assert.equal(await page.locator(inner(' textarea')).count(), 0, 'controls="none" shows no controls');
+    await page.waitForFunction(() => true);
+    assert.deepEqual(traces[0], [['the', 'cat', 'sat', 'on', 'the', 'mat']]);
+    await page.screenshot({ path: `${SHOTS}/embed-one-tag.png`, fullPage: true });
+
+    await page.evaluate(() => { const el = document.getElementById('a'); el.setAttribute('view', 'masks'); el.setAttribute('mode', 'decoder'); });
+    await page.locator(inner(' ap-heatmap[data-mask="causal"]')).waitFor();
+    await page.evaluate(() => document.getElementById('a').setAttribute('view', 'shapes'));
+    await page.locator(inner(' ap-shape-flow')).waitFor();
+    await page.evaluate(() => { const el = document.getElementById('a'); el.setAttribute('view', 'heads'); el.setAttribute('heads', '4'); el.setAttribute('text', 'a b'); });
+    await page.waitForFunction(() => document.getElementById('a').shadowRoot.querySelector('ap-playground')
+      ?.shadowRoot.querySelectorAll('ap-heatmap').length === 4);
+    await page.evaluate(() => document.getElementById('a').setAttribute('heads', 'lots'));
+    assert.match(await page.locator(inner(' .error')).first().textContent(), /heads: Heads must be a whole number/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('elements on one page share one engine and start only when scrolled into view', async () => {
+    writeFileSync(join(staticDir, 'two.html'), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">
+      <script defer src="./attention-playground.js"></script>
+      <attention-playground id="a" text="first element"></attention-playground>
+      <attention-playground id="b" text="second element" view="shapes"></attention-playground>
+      <div style="height: 3000px"></div>
+      <attention-playground id="far" text="far below"></attention-playground>`);
+    const { page, errors } = await offlinePage({ width: 900, height: 1200 });
+    await page.goto(pathToFileURL(join(staticDir, 'two.html')).href);
+    await page.locator('#a ap-heatmap').first().waitFor();
+    await page.locator('#b ap-shape-flow').waitFor();
+    const shared = await page.evaluate(() => {
+      const engine = (id) => document.getElementById(id).shadowRoot.querySelector('ap-playground').engine;
+      return engine('a') !== null && engine('a') === engine('b');
+    });
+    assert.equal(shared, true);
+    assert.equal(await page.locator('#far .waiting').count(), 1, 'the far element waits off screen');
+    assert.equal(await page.locator('#far ap-playground').count(), 0);
+    await page.locator('#far').scrollIntoViewIfNeeded();
+    await page.locator('#far ap-heatmap').first().waitFor();
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('works as <script type="module"> from a web server', async () => {
+    const { page, errors } = await openPage(browser, { viewport: { width: 900, height: 800 } });
+    await page.route('**/module.html', (route) => route.fulfill({ contentType: 'text/html', body: `<!doctype html>
+      <meta charset="utf-8"><link rel="icon" href="data:,">
+      <script type="module" src="./attention-playground.js"></script>
+      <attention-playground text="served as a module" view="head" controls="none"></attention-playground>` }));
+    await page.goto(server.url + 'module.html');
+    await page.locator(inner(' ap-line-view')).waitFor();
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
+
+describe('the iframe page', () => {
+  test('takes settings from the URL and reports its height to the parent', async () => {
+    const { page, errors } = await openPage(browser, { viewport: { width: 1000, height: 800 } });
+    await page.goto(server.url + 'index.html');
+    const height = await page.evaluate(() => new Promise((resolve) => {
+      window.addEventListener('message', (event) => {
+        if (event.data?.type !== 'attention-playground:height') return;
+        document.querySelector('iframe').style.height = `${event.data.height}px`;
+        if (event.data.height > 300) resolve(event.data.height);
+      });
+      const frame = document.createElement('iframe');
+      frame.src = 'embed.html?text=one+two+three&mode=decoder&view=masks&controls=none';
+      frame.style.cssText = 'width: 700px; border: 0';
+      document.body.prepend(frame);
+    }));
+    const frame = page.frame({ url: /embed\.html/ });
+    await frame.locator('ap-heatmap[data-mask="causal"]').waitFor();
+    const inside = await frame.evaluate(() => document.documentElement.scrollHeight);
+    assert.ok(Math.abs(inside - height) <= 2, `reported ${height}, document is ${inside}`);
+    assert.equal(await frame.locator('textarea').count(), 0);
+    await page.screenshot({ path: `${SHOTS}/embed-iframe.png`, fullPage: true });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
+
+describe('the tutorial page', () => {
+  test('renders every section with one shared engine and no console errors', async () => {
+    const { page, errors } = await openPage(browser, { viewport: { width: 1100, height: 900 } });
+    await page.goto(server.url + 'tutorial.html');
+    const sections = await page.locator('body > section').evaluateAll((all) => all.map((s) => s.id));
+    assert.deepEqual(sections, ['linear', 'context', 'scale', 'masks', 'heads', 'cross', 'residual']);
+    const expected = { linear: 'ap-shape-flow', context: 'table.changes', scale: 'ap-heatmap', masks: 'ap-heatmap[data-mask="causal"]',
+      heads: 'ap-shape-flow', cross: 'ap-heatmap', residual: 'ap-overview' };
+    for (const [id, selector] of Object.entries(expected)) {
+      await page.locator(`#${id}`).scrollIntoViewIfNeeded();
+      await page.locator(`#${id} attention-playground ${selector}`).first().waitFor({ timeout: 15_000 });
+    }
+    // The context section compares against its compare-text: one edited row for the linear layer.
+    const linearChanged = await page.locator('#context table.changes tbody tr').evaluateAll((rows) => rows.map((r) => r.dataset.linearChanged));
+    assert.deepEqual(linearChanged, ['0', '1', '0', '0', '0', '0']);
+    // Without scaling, d_k = 256 saturates the softmax: some weight close to 1.
+    const maxUnscaled = await page.locator('#scale attention-playground[scale="0"] ap-heatmap').evaluate((el) =>
+      Math.max(...el.values));
+    assert.ok(maxUnscaled > 0.9, `largest unscaled weight ${maxUnscaled}`);
+    assert.equal(page.workers().length, 1, 'all elements share one engine worker');
+    await page.screenshot({ path: `${SHOTS}/tutorial.png`, fullPage: true });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});

@@ -1,0 +1,27 @@
+/**
+ * attention-playground/inline: the same API with the .wasm embedded (base64) in the
+ * JavaScript, so there is no file to host or fetch: for pages without a bundler,
+ * file:// pages, and workers made from blobs. About a third larger than the .wasm.
+ * @packageDocumentation
+ */
+import { AttentionEngine } from './engine.js';
+import { type LoadOptions, chooseBuild, type Factory } from './loader.js';
+import type { Build } from './types.js';
+// @ts-ignore -- emcc output (SINGLE_FILE), typed by Factory
+import createSimd from './wasm/attention-simd-inline.mjs';
+// @ts-ignore -- emcc output (SINGLE_FILE), typed by Factory
+import createScalar from './wasm/attention-scalar-inline.mjs';
+
+export { AttentionEngine, findStage } from './engine.js';
+export { AttentionError } from './errors.js';
+export { DEFAULT_CONFIG, LIMITS } from './config.js';
+export { supportsSimd, type LoadOptions } from './loader.js';
+export type * from './types.js';
+
+const FACTORIES: Record<Build, Factory> = { simd: createSimd as Factory, scalar: createScalar as Factory };
+
+/** Loads the engine (SIMD where supported); options.wasmBinary and locateWasm are not needed here. */
+export async function loadAttention(options: Pick<LoadOptions, 'build'> = {}): Promise<AttentionEngine> {
+  const build = await chooseBuild(options.build);
+  return new AttentionEngine(await FACTORIES[build]({}), build);
+}
