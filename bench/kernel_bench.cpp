@@ -1,37 +1,16 @@
 // Times every GEMM and softmax variant of the registry on a few shapes, after
 // warm-up, median of repeated runs; prints one JSON object per line. Built for
 // native-release and for both wasm presets (run by bench/run.mjs under Node).
-#include <algorithm>
-#include <chrono>
-#include <functional>
 #include <cstdio>
 #include <vector>
 
 #include "kernels/kernels.hpp"
+#include "timing.hpp"
 
 using namespace attention::kernels;
 
-namespace {
-
-double median_ms(const std::function<void()>& work, int repeats) {
-  for (int i = 0; i < 3; ++i) work();  // warm-up (V8 tiers wasm up)
-  std::vector<double> times;
-  for (int i = 0; i < repeats; ++i) {
-    const auto start = std::chrono::steady_clock::now();
-    work();
-    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
-
-std::vector<float> filled(std::size_t n, float seed) {
-  std::vector<float> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<float>(((i * 2654435761u) % 1000) / 1000.0 - 0.5) * seed;
-  return v;
-}
-
-}  // namespace
+using bench::filled;
+using bench::median_ms;
 
 int main() {
   struct Shape { int m, n, k; Layout layout; const char* what; };

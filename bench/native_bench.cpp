@@ -2,41 +2,19 @@
 // fast path (Eigen, built with -march=native by the native-bench preset) and the
 // playground's full trace, after warm-up, median of repeated runs. Arguments:
 // B,S,E,H shapes; prints one JSON object per line.
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "attention/model.hpp"
 #include "attention/multi_head.hpp"
+#include "timing.hpp"
 
 using namespace attention;
 
-namespace {
-
-double median_ms(const std::function<void()>& work) {
-  for (int i = 0; i < 5; ++i) work();
-  std::vector<double> times;
-  const auto begin = std::chrono::steady_clock::now();
-  while (times.size() < 15 || (times.size() < 1000 && std::chrono::steady_clock::now() - begin < std::chrono::seconds(1))) {
-    const auto start = std::chrono::steady_clock::now();
-    work();
-    times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
-
-std::vector<float> filled(std::size_t n, float scale) {
-  std::vector<float> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<float>(((i * 2654435761u) % 1000) / 1000.0 - 0.5) * scale;
-  return v;
-}
-
-}  // namespace
+using bench::filled;
+using bench::median_ms;
 
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {

@@ -43,6 +43,15 @@ class Reader {
   std::size_t pos_ = 0;
 };
 
+// The model's on/off settings from the bits of one fuzz byte.
+void set_switches(std::uint8_t flags, ModelConfig& c) {
+  c.scale = flags & 1;
+  c.residual = flags & 2;
+  c.positional = flags & 4;
+  c.activation = (flags & 8) ? Activation::GELU : Activation::ReLU;
+  c.norm = (flags & 16) ? NormPlacement::Pre : NormPlacement::Post;
+}
+
 std::vector<std::string> split(const std::string& text, char separator) {
   std::vector<std::string> parts;
   std::size_t start = 0;
@@ -97,12 +106,7 @@ void config(const std::uint8_t* data, std::size_t size) {
   c.ffn_dim = in.int32();
   c.seed = static_cast<std::uint32_t>(in.int32());
   c.preset = static_cast<Preset>(in.byte() % 3);
-  const std::uint8_t flags = in.byte();
-  c.scale = flags & 1;
-  c.residual = flags & 2;
-  c.positional = flags & 4;
-  c.activation = (flags & 8) ? Activation::GELU : Activation::ReLU;
-  c.norm = (flags & 16) ? NormPlacement::Pre : NormPlacement::Post;
+  set_switches(in.byte(), c);
   if (!validate(c)) return;
   if (c.head_dim() * c.heads != c.d_model) violated("validated config with d_model not divisible by heads");
   if (estimate_trace_floats(c, 1, 3, 3) > (std::size_t{1} << 20)) return;  // keep each run fast
@@ -119,12 +123,7 @@ void forward(const std::uint8_t* data, std::size_t size) {
   c.d_model = c.heads * (1 + in.byte() % 8);
   c.layers = 1 + in.byte() % 2;
   c.preset = static_cast<Preset>(in.byte() % 3);
-  const std::uint8_t flags = in.byte();
-  c.scale = flags & 1;
-  c.residual = flags & 2;
-  c.positional = flags & 4;
-  c.activation = (flags & 8) ? Activation::GELU : Activation::ReLU;
-  c.norm = (flags & 16) ? NormPlacement::Pre : NormPlacement::Post;
+  set_switches(in.byte(), c);
   c.seed = in.byte();
   // Text: sentences separated by '\n'; in cross mode "target\tsource" per line.
   std::vector<std::string> texts, sources;

@@ -2,17 +2,10 @@
 // the module does not leak. Bad input is in hostile.test.ts.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, findStage, type MultiHeadAttentionInput } from '../../dist/node.js';
-import { BUILDS, engineFor } from './helpers.js';
+import { BUILDS, MHA_EMBED, engineFor, smallAttentionInput } from './helpers.js';
 
-const E = 8;
-function validInput(): MultiHeadAttentionInput {
-  const ramp = (n: number, k: number) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * k) * 0.3);
-  return {
-    query: ramp(2 * 3 * E, 0.7), batch: 2, querySeq: 3, embedDim: E, heads: 2,
-    inProjWeight: ramp(3 * E * E, 1.3), inProjBias: ramp(3 * E, 0.1),
-    outProjWeight: ramp(E * E, 2.1), outProjBias: ramp(E, 0.4),
-  };
-}
+const E = MHA_EMBED;
+const validInput = smallAttentionInput;
 
 describe.each(BUILDS)('%s build', (build) => {
   it('runs the playground model with the documented defaults', async () => {

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import { loadAttention, type AttentionEngine, type Build } from '../../dist/node.js';
+import { loadAttention, type AttentionEngine, type Build, type MultiHeadAttentionInput } from '../../dist/node.js';
 
 export const BUILDS: Build[] = ['simd', 'scalar'];
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -34,3 +34,15 @@ export function expectClose(actual: ArrayLike<number>, expected: ArrayLike<numbe
 }
 
 export const f32 = (values: number[]) => Float32Array.from(values);
+
+/** A small valid multi-head attention call: B=2, Sq=Sk=3, E=8, H=2, deterministic values. */
+export const MHA_EMBED = 8;
+export function smallAttentionInput(): MultiHeadAttentionInput {
+  const E = MHA_EMBED;
+  const ramp = (n: number, k: number) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * k) * 0.3);
+  return {
+    query: ramp(2 * 3 * E, 0.7), batch: 2, querySeq: 3, embedDim: E, heads: 2,
+    inProjWeight: ramp(3 * E * E, 1.3), inProjBias: ramp(3 * E, 0.1),
+    outProjWeight: ramp(E * E, 2.1), outProjBias: ramp(E, 0.4),
+  };
+}

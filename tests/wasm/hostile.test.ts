@@ -4,17 +4,10 @@
 // exactly as before.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AttentionError, type AttentionEngine, type MultiHeadAttentionInput, type RunInput, type Trace } from '../../dist/node.js';
-import { BUILDS, engineFor } from './helpers.js';
+import { BUILDS, MHA_EMBED, engineFor, smallAttentionInput } from './helpers.js';
 
-const E = 8;
-function mha(): MultiHeadAttentionInput {
-  const ramp = (n: number, k: number) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * k) * 0.3);
-  return {
-    query: ramp(2 * 3 * E, 0.7), batch: 2, querySeq: 3, embedDim: E, heads: 2,
-    inProjWeight: ramp(3 * E * E, 1.3), inProjBias: ramp(3 * E, 0.1),
-    outProjWeight: ramp(E * E, 2.1), outProjBias: ramp(E, 0.4),
-  };
-}
+const E = MHA_EMBED;
+const mha = smallAttentionInput;
 const withValue = (array: Float32Array, index: number, value: number) => { const copy = array.slice(); copy[index] = value; return copy; };
 const run = (input: unknown) => (engine: AttentionEngine) => engine.run(input as RunInput);
 const attend = (override: Record<string, unknown>) => (engine: AttentionEngine) =>

@@ -6,24 +6,10 @@ import { AttentionError, describeValue } from './errors.js';
 import type { Mode, ModelConfig, MultiHeadAttentionInput, RunInput } from './types.js';
 
 /** What the binding's _multiHeadAttention receives: every field present and checked. */
-export interface CheckedMultiHeadInput {
-  query: Float32Array;
-  key: Float32Array;
-  value: Float32Array;
-  batch: number;
-  querySeq: number;
-  keySeq: number;
-  embedDim: number;
-  heads: number;
-  inProjWeight: Float32Array;
-  inProjBias: Float32Array;
-  outProjWeight: Float32Array;
-  outProjBias: Float32Array;
+export type CheckedMultiHeadInput = Required<Omit<MultiHeadAttentionInput, 'keyPaddingMask' | 'attnMask'>> & {
   keyPaddingMask: Uint8Array | null;
   attnMask: Uint8Array | null;
-  causal: boolean;
-  scale: boolean;
-}
+};
 
 export interface CheckedRunInput {
   texts: string[];
