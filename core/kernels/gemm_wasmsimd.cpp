@@ -86,21 +86,16 @@ void tile(const float* a, int lda, const float* panel, int k, float alpha, const
 
 }  // namespace
 
-void gemm_f32_4x8_wasmsimd(const GemmArgs& g) {
+std::vector<float> pack_f32_4x8_wasmsimd(const GemmArgs& g) {
+  const int panels = (g.n + kNR - 1) / kNR;
+  std::vector<float> packed(static_cast<std::size_t>(panels) * std::max(g.k, 1) * kNR);
+  pack_b(g, packed.data());
+  return packed;
+}
+
+void gemm_f32_4x8_wasmsimd_packed(const GemmArgs& g, const float* packed) {
   if (g.m <= 0 || g.n <= 0) return;
   const int panels = (g.n + kNR - 1) / kNR;
-  // The packed panels: on the stack when small (most attention heads), else on the
-  // heap; never zero-filled first, pack_b writes every element.
-  const std::size_t packed_size = static_cast<std::size_t>(panels) * std::max(g.k, 1) * kNR;
-  constexpr std::size_t kStackFloats = 16 * 1024;
-  alignas(16) float stack_buffer[kStackFloats];
-  std::unique_ptr<float[]> heap_buffer;
-  float* packed = stack_buffer;
-  if (packed_size > kStackFloats) {
-    heap_buffer.reset(new float[packed_size]);
-    packed = heap_buffer.get();
-  }
-  pack_b(g, packed);
   for (int i0 = 0; i0 < g.m; i0 += kMC) {
     const int i_end = std::min(g.m, i0 + kMC);
     for (int p = 0; p < panels; ++p) {
@@ -119,6 +114,24 @@ void gemm_f32_4x8_wasmsimd(const GemmArgs& g) {
       }
     }
   }
+}
+
+void gemm_f32_4x8_wasmsimd(const GemmArgs& g) {
+  if (g.m <= 0 || g.n <= 0) return;
+  const int panels = (g.n + kNR - 1) / kNR;
+  // The packed panels: on the stack when small (most attention heads), else on the
+  // heap; never zero-filled first, pack_b writes every element.
+  const std::size_t packed_size = static_cast<std::size_t>(panels) * std::max(g.k, 1) * kNR;
+  constexpr std::size_t kStackFloats = 16 * 1024;
+  alignas(16) float stack_buffer[kStackFloats];
+  std::unique_ptr<float[]> heap_buffer;
+  float* packed = stack_buffer;
+  if (packed_size > kStackFloats) {
+    heap_buffer.reset(new float[packed_size]);
+    packed = heap_buffer.get();
+  }
+  pack_b(g, packed);
+  gemm_f32_4x8_wasmsimd_packed(g, packed);
 }
 
 }  // namespace attention::kernels

@@ -30,12 +30,18 @@ struct GemmArgs {
 
 using GemmFn = void (*)(const GemmArgs&);
 using SoftmaxFn = void (*)(float* data, int rows, int n);
+// For variants that repack op(B) (the wasm SIMD kernel): pack once, multiply many times.
+// pack: (args with b, ldb, n, k, layout) -> panels; gemm_packed: args.b is ignored.
+using PackFn = std::vector<float> (*)(const GemmArgs&);
+using PackedGemmFn = void (*)(const GemmArgs&, const float* panels);
 
 void gemm_f32_scalar(const GemmArgs& args);
 void gemm_f32_eigen(const GemmArgs& args);
 void softmax_rows_scalar(float* data, int rows, int n);
 #ifdef __wasm_simd128__
 void gemm_f32_4x8_wasmsimd(const GemmArgs& args);
+std::vector<float> pack_f32_4x8_wasmsimd(const GemmArgs& args);
+void gemm_f32_4x8_wasmsimd_packed(const GemmArgs& args, const float* panels);
 void softmax_rows_wasmsimd(float* data, int rows, int n);
 #endif
 
@@ -43,6 +49,8 @@ template <class Fn>
 struct Variant {
   std::string name;
   Fn fn;
+  PackFn pack = nullptr;                 // GEMM variants that pack op(B): how
+  PackedGemmFn gemm_packed = nullptr;    // ... and the product with panels packed earlier
 };
 
 // Every variant built here, the scalar reference first.
@@ -53,6 +61,18 @@ const std::vector<Variant<SoftmaxFn>>& softmax_variants();
 // are built (measured faster than Eigen there), Eigen natively.
 const Variant<GemmFn>& fastest_gemm();
 const Variant<SoftmaxFn>& fastest_softmax();
+
+// A weight matrix packed once for the fast GEMM (empty where the fast GEMM does not pack).
+struct PackedWeight {
+  std::vector<float> panels;
+};
+// weight: (n, k) as a linear layer's W (NT layout).
+PackedWeight pack_weight(const float* weight, int n, int k);
+
+// C = A * op(B) with dense rows; `packed`, if not null and not empty, is op(B) packed by
+// pack_weight for the fastest variant and replaces the packing step.
+void gemm_fast(int m, int n, int k, const float* a, const float* b, Layout layout, float alpha, const float* bias,
+               float* c, const PackedWeight* packed = nullptr);
 
 // Convenience: C = A * op(B) with dense rows.
 void gemm(GemmFn fn, int m, int n, int k, const float* a, const float* b, Layout layout, float alpha,

@@ -7,7 +7,7 @@ const std::vector<Variant<GemmFn>>& gemm_variants() {
       {"gemm_f32_scalar", &gemm_f32_scalar},
       {"gemm_f32_eigen", &gemm_f32_eigen},
 #ifdef __wasm_simd128__
-      {"gemm_f32_4x8_wasmsimd", &gemm_f32_4x8_wasmsimd},
+      {"gemm_f32_4x8_wasmsimd", &gemm_f32_4x8_wasmsimd, &pack_f32_4x8_wasmsimd, &gemm_f32_4x8_wasmsimd_packed},
 #endif
   };
   return variants;
@@ -28,8 +28,8 @@ const std::vector<Variant<SoftmaxFn>>& softmax_variants() {
 const Variant<GemmFn>& fastest_gemm() { return gemm_variants().back(); }
 const Variant<SoftmaxFn>& fastest_softmax() { return softmax_variants().back(); }
 
-void gemm(GemmFn fn, int m, int n, int k, const float* a, const float* b, Layout layout, float alpha,
-          const float* bias, float* c) {
+static GemmArgs dense(int m, int n, int k, const float* a, const float* b, Layout layout, float alpha,
+                      const float* bias, float* c) {
   GemmArgs args;
   args.m = m;
   args.n = n;
@@ -43,7 +43,28 @@ void gemm(GemmFn fn, int m, int n, int k, const float* a, const float* b, Layout
   args.bias = bias;
   args.c = c;
   args.ldc = n;
-  fn(args);
+  return args;
+}
+
+PackedWeight pack_weight(const float* weight, int n, int k) {
+  const auto& fast = fastest_gemm();
+  if (!fast.pack) return {};
+  return {fast.pack(dense(0, n, k, nullptr, weight, Layout::NT, 1.0f, nullptr, nullptr))};
+}
+
+void gemm_fast(int m, int n, int k, const float* a, const float* b, Layout layout, float alpha, const float* bias,
+               float* c, const PackedWeight* packed) {
+  const auto& fast = fastest_gemm();
+  const GemmArgs args = dense(m, n, k, a, b, layout, alpha, bias, c);
+  if (packed && !packed->panels.empty() && fast.gemm_packed)
+    fast.gemm_packed(args, packed->panels.data());
+  else
+    fast.fn(args);
+}
+
+void gemm(GemmFn fn, int m, int n, int k, const float* a, const float* b, Layout layout, float alpha,
+          const float* bias, float* c) {
+  fn(dense(m, n, k, a, b, layout, alpha, bias, c));
 }
 
 }  // namespace attention::kernels

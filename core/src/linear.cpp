@@ -7,12 +7,22 @@
 namespace attention {
 
 void linear_rows(const float* x, int rows, int in, const float* weight, const float* bias, int out, float* y,
-                 Backend backend) {
+                 Backend backend, const kernels::PackedWeight* packed) {
   if (rows == 0 || out == 0) return;
-  const kernels::GemmFn gemm =
-      backend == Backend::Reference ? &kernels::gemm_f32_scalar : kernels::fastest_gemm().fn;
-  kernels::gemm(gemm, rows, out, in, x, weight, kernels::Layout::NT, 1.0f, bias, y);  // y = x W^T + b
+  // y = x W^T + b
+  if (backend == Backend::Reference)
+    kernels::gemm(&kernels::gemm_f32_scalar, rows, out, in, x, weight, kernels::Layout::NT, 1.0f, bias, y);
+  else
+    kernels::gemm_fast(rows, out, in, x, weight, kernels::Layout::NT, 1.0f, bias, y, packed);
 }
+
+std::shared_ptr<const kernels::PackedWeight> pack_weight(const std::vector<float>& weight, int out, int in) {
+  kernels::PackedWeight packed = kernels::pack_weight(weight.data(), out, in);
+  if (packed.panels.empty()) return nullptr;
+  return std::make_shared<const kernels::PackedWeight>(std::move(packed));
+}
+
+void prepare(LinearWeights& w) { w.packed = pack_weight(w.weight, w.out_features, w.in_features); }
 
 static std::vector<int> with_last(std::vector<int> shape, int last) {
   shape.back() = last;
@@ -26,7 +36,7 @@ Tensor linear(const Tensor& x, const LinearWeights& w, const std::string& out_ax
   Tensor y(axes, with_last(x.shape, w.out_features));
   const int rows = static_cast<int>(x.size() / static_cast<std::size_t>(w.in_features));
   linear_rows(x.ptr(), rows, w.in_features, w.weight.data(), w.bias.empty() ? nullptr : w.bias.data(),
-              w.out_features, y.ptr(), backend);
+              w.out_features, y.ptr(), backend, w.packed.get());
   return y;
 }
 

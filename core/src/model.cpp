@@ -39,7 +39,20 @@ Tensor stack_input(const TokenBatch& batch, const ModelConfig& c, const Recorder
 }  // namespace
 
 Model::Model(const ModelConfig& config) : config_(config), valid_(validate(config)) {
-  if (valid_) weights_ = make_weights(config_);
+  if (!valid_) return;
+  weights_ = make_weights(config_);
+  // Pack every weight once for the fast GEMM; each run() reuses the panels.
+  for (EncoderLayerWeights& layer : weights_.encoder) {
+    prepare(layer.self_attn);
+    prepare(layer.ffn.linear1);
+    prepare(layer.ffn.linear2);
+  }
+  for (DecoderLayerWeights& layer : weights_.decoder) {
+    prepare(layer.self_attn);
+    prepare(layer.cross_attn);
+    prepare(layer.ffn.linear1);
+    prepare(layer.ffn.linear2);
+  }
 }
 
 Result<Trace> run_model(const ModelConfig& config, const std::vector<std::string>& texts,

@@ -98,7 +98,8 @@ Tensor project(const Tensor& x, const MultiHeadWeights& w, int part, const std::
 void project_fused(const Tensor& x, const MultiHeadWeights& w, Backend backend, Tensor& q, Tensor& k, Tensor& v) {
   const int e = w.embed_dim, rows = x.shape[0] * x.shape[1];
   std::vector<float> qkv(static_cast<std::size_t>(rows) * 3 * e);
-  linear_rows(x.ptr(), rows, e, w.in_proj_weight.data(), w.in_proj_bias.data(), 3 * e, qkv.data(), backend);
+  linear_rows(x.ptr(), rows, e, w.in_proj_weight.data(), w.in_proj_bias.data(), 3 * e, qkv.data(), backend,
+              w.packed_in_proj.get());
   Tensor* parts[3] = {&q, &k, &v};
   for (int part = 0; part < 3; ++part) {
     *parts[part] = Tensor({"B", part == 0 ? "Sq" : "Sk", "E"}, {x.shape[0], x.shape[1], e});
@@ -109,6 +110,11 @@ void project_fused(const Tensor& x, const MultiHeadWeights& w, Backend backend, 
 }
 
 }  // namespace
+
+void prepare(MultiHeadWeights& w) {
+  w.packed_in_proj = pack_weight(w.in_proj_weight, 3 * w.embed_dim, w.embed_dim);
+  w.packed_out_proj = pack_weight(w.out_proj_weight, w.embed_dim, w.embed_dim);
+}
 
 Tensor view_as_heads(const Tensor& x, int heads) {
   return Tensor({x.axes[0], x.axes[1], "H", "d_k"}, {x.shape[0], x.shape[1], heads, x.shape[2] / heads}, x.data);
@@ -183,7 +189,7 @@ Result<MultiHeadResult> multi_head_attention(const Tensor& query, const Tensor& 
   Tensor merged = merge_heads(st.output);
   Tensor output({"B", "Sq", "E"}, {batch, sq, e});
   linear_rows(merged.ptr(), batch * sq, e, w.out_proj_weight.data(), w.out_proj_bias.data(), e, output.ptr(),
-              options.backend);
+              options.backend, w.packed_out_proj.get());
 
   if (recorder.active()) {  // in computation order; what is not returned is moved, not copied
     Tensor q_split = view_as_heads(q, heads);

@@ -39,6 +39,24 @@ TEST_P(GemmVariants, MatchTheScalarReference) {
       }
 }
 
+TEST_P(GemmVariants, PackedOnceMatchesTheScalarReference) {
+  const auto [m, n, k] = GetParam();
+  const std::vector<float> a = random_vector(static_cast<std::size_t>(m) * k, 5 + m);
+  const std::vector<float> b = random_vector(static_cast<std::size_t>(n) * k, 6 + n);
+  const std::vector<float> bias = random_vector(static_cast<std::size_t>(n), 7 + k);
+  std::vector<float> expected(static_cast<std::size_t>(m) * n);
+  gemm(&gemm_f32_scalar, m, n, k, a.data(), b.data(), Layout::NT, 1.0f, bias.data(), expected.data());
+  const PackedWeight packed = pack_weight(b.data(), n, k);  // empty where the fast GEMM does not pack
+  for (int call = 0; call < 2; ++call) {                    // the same panels, used twice
+    std::vector<float> actual(expected.size(), -7.0f);
+    gemm_fast(m, n, k, a.data(), b.data(), Layout::NT, 1.0f, bias.data(), actual.data(), &packed);
+    EXPECT_TRUE(all_close(actual, expected, 1e-5)) << fastest_gemm().name << (packed.panels.empty() ? "" : " packed");
+  }
+#ifdef __wasm_simd128__
+  EXPECT_FALSE(packed.panels.empty());
+#endif
+}
+
 TEST(GemmVariants, RespectRowStrides) {
   // C (3, 5) written into a (3, 9) buffer from A (3, 4) inside a (3, 6) buffer.
   const std::vector<float> a = random_vector(3 * 6, 11), b = random_vector(5 * 4, 12);

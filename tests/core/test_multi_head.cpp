@@ -195,3 +195,15 @@ TEST(MultiHead, OverflowingScoresStillGiveADistribution) {
   EXPECT_EQ(row[2], 0.5f);
   EXPECT_EQ(row[3], 0.0f);
 }
+
+TEST(MultiHead, WeightsPackedOnceGiveTheSameResult) {
+  const Tensor x = random_tensor({"B", "S", "E"}, {2, 5, 12}, 81);
+  MultiHeadWeights w = random_weights(12, 82);
+  MultiHeadOptions options;
+  options.heads = 3;
+  const Result<MultiHeadResult> plain = multi_head_attention(x, x, x, w, options);
+  prepare(w);
+  const Result<MultiHeadResult> prepared = multi_head_attention(x, x, x, w, options);
+  EXPECT_TRUE(all_close(prepared.value().output.data, plain.value().output.data, 1e-6));
+  EXPECT_EQ(prepared.value().weights.data, plain.value().weights.data);
+}

@@ -3,6 +3,7 @@
 // (every position of every sequence) independently with the same W and b, so a
 // (B, S, E_in) input becomes (B, S, E_out) and row i of the output depends on
 // row i of the input only.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,17 +12,29 @@
 
 namespace attention {
 
+namespace kernels {
+struct PackedWeight;  // a weight laid out once for the fast GEMM (core/kernels)
+}
+
 struct LinearWeights {
   int in_features = 0;
   int out_features = 0;
   std::vector<float> weight;  // (out_features, in_features), row-major
   std::vector<float> bias;    // (out_features)
+  // Set by prepare(): the weight packed for the fast GEMM once, instead of on every call.
+  // Stale if `weight` changes afterwards: call prepare() again.
+  std::shared_ptr<const kernels::PackedWeight> packed;
 };
+
+// Packs a weight (out, in) for the fast GEMM, once; null where that GEMM does not pack.
+std::shared_ptr<const kernels::PackedWeight> pack_weight(const std::vector<float>& weight, int out, int in);
+void prepare(LinearWeights& w);
 
 // Raw form, used on slices of bigger weight matrices (e.g. the Q rows of in_proj).
 // x: (rows, in)  weight: (out, in)  bias: (out) or nullptr  -> y: (rows, out)
+// packed: the weight as pack_weight() made it, or null to pack on the way.
 void linear_rows(const float* x, int rows, int in, const float* weight, const float* bias, int out,
-                 float* y, Backend backend);
+                 float* y, Backend backend, const kernels::PackedWeight* packed = nullptr);
 
 // x: (..., in) -> (..., out); the last axis is renamed to out_axis.
 Tensor linear(const Tensor& x, const LinearWeights& w, const std::string& out_axis,

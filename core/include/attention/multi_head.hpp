@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "attention/backend.hpp"
+#include "attention/linear.hpp"
 #include "attention/result.hpp"
 #include "attention/tensor.hpp"
 #include "attention/trace.hpp"
@@ -20,7 +21,12 @@ struct MultiHeadWeights {
   std::vector<float> in_proj_bias;     // (3E)
   std::vector<float> out_proj_weight;  // (E, E)
   std::vector<float> out_proj_bias;    // (E)
+  // Set by prepare(): in_proj (all 3E rows, used for self-attention) and out_proj packed
+  // once for the fast GEMM. Stale if the weights change afterwards.
+  std::shared_ptr<const kernels::PackedWeight> packed_in_proj, packed_out_proj;
 };
+
+void prepare(MultiHeadWeights& w);
 
 struct MultiHeadOptions {
   int heads = 1;
