@@ -3,6 +3,7 @@
 # kernel timer, then runs bench/run.mjs. Takes a few minutes; run it on a quiet machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/env.sh
 bash scripts/setup.sh
 cmake --preset native-bench >/dev/null
 cmake --build --preset native-bench --target native_bench

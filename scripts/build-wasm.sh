@@ -5,6 +5,7 @@
 # compiles the TypeScript facade into dist/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/env.sh
 export NODE_PATH=/usr/share/nodejs   # emcc 3.1.6 needs acorn from Debian's node modules at -O2+
 mkdir -p dist/wasm
 for preset in wasm-simd wasm-scalar; do

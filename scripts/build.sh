@@ -4,6 +4,7 @@
 # (playground, iframe page, tutorial, and the element bundle to download).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/env.sh
 bash scripts/build-wasm.sh
 npx vite build -c vite.element.config.ts --logLevel warn
 cp web/src/element/element.d.ts dist/element.d.ts

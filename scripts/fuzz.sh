@@ -8,6 +8,7 @@
 # Prints "fuzz: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
+source scripts/env.sh
 seconds=${FUZZ_SECONDS:-60}
 names=(${FUZZERS:-tokenizer config forward})
 cmake --preset fuzz >/dev/null && cmake --build --preset fuzz || { echo "fuzz: 0 passed, ${#names[@]} failed"; exit 1; }

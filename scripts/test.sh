@@ -3,6 +3,7 @@
 # suite fails; ends with one line "tests: N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
+source scripts/env.sh
 bash scripts/setup.sh || exit 1
 
 mkdir -p test-output
