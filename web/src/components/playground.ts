@@ -3,6 +3,7 @@
 // attributes), sends the model settings and text to the engine worker, shows the
 // chosen view of the latest trace, and sends a 'trace' event after each run.
 import { LitElement, type PropertyValues, html, nothing } from 'lit';
+import { guard } from 'lit/directives/guard.js';
 import type { RunInput, Trace } from 'attention-playground';
 import type { EngineClient, RunOutcome } from '../engine/client.js';
 import {
@@ -249,7 +250,10 @@ export class Playground extends LitElement {
       <main>
         ${problems.map((message) => html`<p class="error" role="alert">${message}</p>`)}
         ${this.engineError ? html`<p class="error engine-error" role="alert">${this.engineError}</p>` : nothing}
-        ${ctx ? html`${this.#toolbar(ctx)}<div class="view" data-view=${this.state.view}>${this.#view(ctx)}</div>`
+        ${ctx ? html`${this.#toolbar(ctx)}<div class="view" data-view=${this.state.view}>${
+          // Typing re-renders with the old trace until the new one arrives: skip the heavy view then.
+          guard([this.trace, this.state.view, this.state.stage, ctx.block, ctx.layer, ctx.head, ctx.sequence],
+            () => this.#view(ctx))}</div>`
           : html`<p class="status">Waiting for the first result…</p>`}
       </main>
     </div>`;
