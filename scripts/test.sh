@@ -49,9 +49,11 @@ run_node_tests() {  # $1: label, $2...: node --test arguments
   node --test --test-reporter=spec --test-reporter=tap --test-reporter-destination=stdout \
     --test-reporter-destination="test-output/$label.tap" "$@" 2>&1 | tee "$log"
   local rc=${PIPESTATUS[0]}
-  local pass fail
+  local pass fail cancelled
   pass=$(grep -E '^# pass [0-9]+' "test-output/$label.tap" | grep -o '[0-9]*' | tail -1)
   fail=$(grep -E '^# fail [0-9]+' "test-output/$label.tap" | grep -o '[0-9]*' | tail -1)
+  cancelled=$(grep -E '^# cancelled [0-9]+' "test-output/$label.tap" | grep -o '[0-9]*' | tail -1)
+  fail=$(( ${fail:-0} + ${cancelled:-0} ))  # a cancelled test (e.g. its setup failed) did not pass
   if [ -z "$pass" ] || [ "$((pass + ${fail:-0}))" = 0 ]; then echo "$label: ran no test"; record "$label" 0 1; status=1; return; fi
   record "$label" "$pass" "${fail:-0}"
   [ "$rc" = 0 ] || status=1
