@@ -71,7 +71,7 @@ describe('hostile text in the playground', () => {
     await page.close();
   });
 
-  test('1,000 re-renders leave the wasm heap flat and the page memory bounded', async () => {
+  test('1,000 re-renders leave the wasm heap flat and the page memory bounded', async (t) => {
     const { page, errors } = await openPage(browser, { viewport: { width: 1200, height: 900 } });
     await page.goto(server.url + '#text=the+cat+sat');
     await page.locator('ap-heatmap').first().waitFor();
@@ -101,6 +101,7 @@ describe('hostile text in the playground', () => {
     assert.ok(Number.isInteger(before.wasm), 'the status line reports the wasm heap');
     assert.equal(after.wasm, before.wasm, 'wasm heap in use changed');
     const growth = after.js - before.js;
+    t.diagnostic(`JS heap ${(before.js / 2 ** 20).toFixed(2)} -> ${(after.js / 2 ** 20).toFixed(2)} MiB; wasm heap in use ${before.wasm} -> ${after.wasm} bytes`);
     assert.ok(growth < 4 * 2 ** 20, `JS heap grew by ${(growth / 2 ** 20).toFixed(2)} MiB over 1,000 re-renders`);
     assert.deepEqual(errors, []);
     await page.close();
