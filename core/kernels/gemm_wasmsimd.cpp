@@ -35,8 +35,26 @@ void pack_b(const GemmArgs& g, float* packed) {
           for (int jj = 0; jj < kNR; ++jj) row[jj] = jj < cols ? src[jj] : 0.0f;
         }
       }
-    } else {  // NT: op(B)[kk][j] = b[j][kk]; read each row of b contiguously
-      for (int jj = 0; jj < kNR; ++jj) {
+    } else {  // NT: op(B)[kk][j] = b[j][kk]: a transpose, done in 4x4 blocks of f32x4
+      int jj = 0;
+      for (; jj + 4 <= cols; jj += 4) {
+        const float* rows[4];
+        for (int r = 0; r < 4; ++r) rows[r] = g.b + static_cast<std::size_t>(j0 + jj + r) * g.ldb;
+        int kk = 0;
+        for (; kk + 4 <= g.k; kk += 4) {
+          const v128_t r0 = wasm_v128_load(rows[0] + kk), r1 = wasm_v128_load(rows[1] + kk);
+          const v128_t r2 = wasm_v128_load(rows[2] + kk), r3 = wasm_v128_load(rows[3] + kk);
+          const v128_t t0 = wasm_i32x4_shuffle(r0, r1, 0, 4, 1, 5), t1 = wasm_i32x4_shuffle(r2, r3, 0, 4, 1, 5);
+          const v128_t t2 = wasm_i32x4_shuffle(r0, r1, 2, 6, 3, 7), t3 = wasm_i32x4_shuffle(r2, r3, 2, 6, 3, 7);
+          wasm_v128_store(dst + (kk + 0) * kNR + jj, wasm_i32x4_shuffle(t0, t1, 0, 1, 4, 5));
+          wasm_v128_store(dst + (kk + 1) * kNR + jj, wasm_i32x4_shuffle(t0, t1, 2, 3, 6, 7));
+          wasm_v128_store(dst + (kk + 2) * kNR + jj, wasm_i32x4_shuffle(t2, t3, 0, 1, 4, 5));
+          wasm_v128_store(dst + (kk + 3) * kNR + jj, wasm_i32x4_shuffle(t2, t3, 2, 3, 6, 7));
+        }
+        for (; kk < g.k; ++kk)
+          for (int r = 0; r < 4; ++r) dst[kk * kNR + jj + r] = rows[r][kk];
+      }
+      for (; jj < kNR; ++jj) {  // the last columns of a ragged panel, then zero padding
         if (jj >= cols) {
           for (int kk = 0; kk < g.k; ++kk) dst[kk * kNR + jj] = 0.0f;
           continue;

@@ -40,14 +40,16 @@ Result<Tensor> combine_masks(int batch, int query_len, int key_len, const Tensor
   if (attn_mask && attn_mask->shape != std::vector<int>{query_len, key_len})
     return Error{"attention mask has shape " + shape_text(attn_mask->shape) + ", expected (Sq, Sk) = " +
                  shape_text({query_len, key_len})};
-  Tensor blocked({"B", "Sq", "Sk"}, {batch, query_len, key_len});
+  Tensor blocked({"B", "Sq", "Sk"}, {batch, query_len, key_len});  // zeros: nothing blocked
+  if (!key_padding && !attn_mask) return blocked;
   for (int b = 0; b < batch; ++b)
-    for (int i = 0; i < query_len; ++i)
-      for (int j = 0; j < key_len; ++j) {
-        const bool pad = key_padding && key_padding->at({b, j}) != 0.0f;
-        const bool user = attn_mask && attn_mask->at({i, j}) != 0.0f;
-        blocked.at({b, i, j}) = (pad || user) ? 1.0f : 0.0f;
-      }
+    for (int i = 0; i < query_len; ++i) {
+      // row (b, i) of the result: the padding row of b or'ed with the mask row of i
+      float* out = blocked.ptr() + (static_cast<std::size_t>(b) * query_len + i) * key_len;
+      const float* pad = key_padding ? key_padding->ptr() + static_cast<std::size_t>(b) * key_len : nullptr;
+      const float* user = attn_mask ? attn_mask->ptr() + static_cast<std::size_t>(i) * key_len : nullptr;
+      for (int j = 0; j < key_len; ++j) out[j] = ((pad && pad[j] != 0.0f) || (user && user[j] != 0.0f)) ? 1.0f : 0.0f;
+    }
   return blocked;
 }
 
