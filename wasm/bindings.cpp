@@ -8,6 +8,7 @@
 #include <emscripten/val.h>
 
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -84,6 +85,32 @@ bool read_floats(const val& input, const char* name, std::size_t expected, std::
   return true;
 }
 
+// Weights given once by prepareWeights(), packed for the fast GEMM, kept until released.
+std::map<int, MultiHeadWeights> prepared_weights;
+int next_handle = 1;
+
+val prepare_weights_js(val input) {
+  const int e = input["embedDim"].as<int>();
+  if (e <= 0) return error("embedDim must be positive");
+  const std::size_t ue = e;
+  std::string message;
+  MultiHeadWeights w;
+  w.embed_dim = e;
+  if (!read_floats(input, "inProjWeight", 3 * ue * ue, w.in_proj_weight, message) ||
+      !read_floats(input, "inProjBias", 3 * ue, w.in_proj_bias, message) ||
+      !read_floats(input, "outProjWeight", ue * ue, w.out_proj_weight, message) ||
+      !read_floats(input, "outProjBias", ue, w.out_proj_bias, message))
+    return error(message);
+  prepare(w);
+  const int handle = next_handle++;
+  prepared_weights.emplace(handle, std::move(w));
+  val result = val::object();
+  result.set("handle", handle);
+  return result;
+}
+
+void release_weights_js(int handle) { prepared_weights.erase(handle); }
+
 val multi_head_attention_js(val input) {
   const int batch = input["batch"].as<int>(), sq = input["querySeq"].as<int>(), sk = input["keySeq"].as<int>();
   const int e = input["embedDim"].as<int>();
@@ -91,15 +118,24 @@ val multi_head_attention_js(val input) {
   const std::size_t ub = batch, usq = sq, usk = sk, ue = e;
   std::string message;
   std::vector<float> q, k, v;
-  MultiHeadWeights w;
-  w.embed_dim = e;
   if (!read_floats(input, "query", ub * usq * ue, q, message) || !read_floats(input, "key", ub * usk * ue, k, message) ||
-      !read_floats(input, "value", ub * usk * ue, v, message) ||
-      !read_floats(input, "inProjWeight", 3 * ue * ue, w.in_proj_weight, message) ||
-      !read_floats(input, "inProjBias", 3 * ue, w.in_proj_bias, message) ||
-      !read_floats(input, "outProjWeight", ue * ue, w.out_proj_weight, message) ||
-      !read_floats(input, "outProjBias", ue, w.out_proj_bias, message))
+      !read_floats(input, "value", ub * usk * ue, v, message))
     return error(message);
+  MultiHeadWeights given;
+  const MultiHeadWeights* weights = &given;
+  const int handle = input["weightsHandle"].as<int>();
+  if (handle != 0) {
+    const auto found = prepared_weights.find(handle);
+    if (found == prepared_weights.end()) return error("these prepared weights were disposed");
+    weights = &found->second;
+  } else {
+    given.embed_dim = e;
+    if (!read_floats(input, "inProjWeight", 3 * ue * ue, given.in_proj_weight, message) ||
+        !read_floats(input, "inProjBias", 3 * ue, given.in_proj_bias, message) ||
+        !read_floats(input, "outProjWeight", ue * ue, given.out_proj_weight, message) ||
+        !read_floats(input, "outProjBias", ue, given.out_proj_bias, message))
+      return error(message);
+  }
 
   const Tensor query({"B", "Sq", "E"}, {batch, sq, e}, std::move(q));
   const Tensor key({"B", "Sk", "E"}, {batch, sk, e}, std::move(k));
@@ -119,7 +155,7 @@ val multi_head_attention_js(val input) {
     user_mask = Tensor({"Sq", "Sk"}, {sq, sk}, std::move(user_mask.data));
     options.attn_mask = &user_mask;
   }
-  Result<MultiHeadResult> r = multi_head_attention(query, key, value, w, options);
+  Result<MultiHeadResult> r = multi_head_attention(query, key, value, *weights, options);
   if (!r) return error(r.error());
   val result = val::object();
   result.set("output", to_float32_array(r.value().output.data));
@@ -200,5 +236,7 @@ val run_js(val texts, val sources, val config) {
 EMSCRIPTEN_BINDINGS(attention_engine) {
   emscripten::function("_multiHeadAttention", &multi_head_attention_js);
   emscripten::function("_run", &run_js);
+  emscripten::function("_prepareWeights", &prepare_weights_js);
+  emscripten::function("_releaseWeights", &release_weights_js);
   emscripten::function("_heapInUse", &heap_bytes_in_use);
 }

@@ -1,7 +1,7 @@
 // The public API in Node, both builds: what run() returns in each mode, and that
 // the module does not leak. Bad input is in hostile.test.ts.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG, findStage, type MultiHeadAttentionInput } from '../../dist/node.js';
+import { DEFAULT_CONFIG, findStage, loadAttention, type MultiHeadAttentionInput } from '../../dist/node.js';
 import { BUILDS, MHA_EMBED, engineFor, smallAttentionInput } from './helpers.js';
 
 const E = MHA_EMBED;
@@ -45,6 +45,37 @@ describe.each(BUILDS)('%s build', (build) => {
     expect(trace.tokens[0]).toContain('onerror');
     expect(trace.tokens[1]).toEqual(['👩‍💻', 'שלום', '猫', 'x']);
     expect(trace.tokens[2]).toEqual(['bad', '\uFFFD', 'half']);
+  });
+
+  it('prepared weights give exactly the same result, and are disposed cleanly', async () => {
+    const engine = await engineFor(build);
+    const { inProjWeight, inProjBias, outProjWeight, outProjBias, ...rest } = validInput();
+    const arrays = { inProjWeight: inProjWeight!, inProjBias: inProjBias!, outProjWeight: outProjWeight!, outProjBias: outProjBias! };
+    const prepared = engine.prepareWeights({ embedDim: 8, ...arrays });
+    expect(prepared.embedDim).toBe(8);
+    const direct = engine.multiHeadAttention(validInput());
+    const viaPrepared = engine.multiHeadAttention({ ...rest, weights: prepared });
+    expect(Array.from(viaPrepared.output)).toEqual(Array.from(direct.output));
+    expect(Array.from(viaPrepared.weights)).toEqual(Array.from(direct.weights));
+    expect(() => engine.multiHeadAttention({ ...rest, weights: prepared, inProjBias: arrays.inProjBias }))
+      .toThrow(/give either weights \(prepared\) or the weight arrays, not both \(also given: inProjBias\)/);
+    expect(() => engine.multiHeadAttention({ ...rest, embedDim: 4, query: new Float32Array(24), heads: 2, weights: prepared }))
+      .toThrow(/weights were prepared for embedDim 8, but embedDim is 4/);
+    const other = await loadAttention({ build });
+    expect(() => other.multiHeadAttention({ ...rest, weights: prepared })).toThrow(/must come from this engine/);
+    expect(() => engine.prepareWeights({ embedDim: 8, ...arrays, inProjBias: new Float32Array(3) }))
+      .toThrow(/inProjBias has 3 elements, expected \(3E\) = \(24\) = 24/);
+    prepared.dispose();
+    expect(prepared.disposed).toBe(true);
+    expect(() => engine.multiHeadAttention({ ...rest, weights: prepared })).toThrow(/these prepared weights were disposed/);
+    prepared.dispose();  // twice is harmless
+    const before = engine.heapBytesInUse();
+    for (let i = 0; i < 1000; i++) {
+      const p = engine.prepareWeights({ embedDim: 8, ...arrays });
+      engine.multiHeadAttention({ ...rest, weights: p });
+      p.dispose();
+    }
+    expect(engine.heapBytesInUse()).toBe(before);
   });
 
   it('does not leak: 10,000 calls leave the heap where it started', async () => {

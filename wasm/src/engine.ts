@@ -1,8 +1,11 @@
 import { AttentionError } from './errors.js';
 import type {
-  Build, ModelConfig, MultiHeadAttentionInput, MultiHeadAttentionResult, RunInput, Stage, Trace,
+  AttentionWeights, Build, ModelConfig, MultiHeadAttentionInput, MultiHeadAttentionResult, PreparedWeights, RunInput,
+  Stage, Trace,
 } from './types.js';
-import { checkMultiHeadInput, checkRunInput, type CheckedMultiHeadInput } from './validate.js';
+import {
+  checkAttentionWeights, checkMultiHeadInput, checkRunInput, type CheckedMultiHeadInput,
+} from './validate.js';
 
 /** The raw Embind surface of attention-*.mjs (private: only this file talks to it). */
 export interface RawModule {
@@ -10,6 +13,8 @@ export interface RawModule {
   _run(texts: string[], source: string[], config: ModelConfig & { mode: string }):
     { error?: string; meta?: string; data?: Float32Array };
   _heapInUse(): number;
+  _prepareWeights(weights: AttentionWeights): { error?: string; handle?: number };
+  _releaseWeights(handle: number): void;
   HEAP8: Int8Array;
 }
 
@@ -17,6 +22,29 @@ interface RawTraceMeta {
   tokens: string[][];
   sourceTokens: string[][];
   stages: { layer: number; name: string; axes: string[]; shape: number[]; offset: number }[];
+}
+
+class Prepared implements PreparedWeights {
+  readonly embedDim: number;
+  readonly handle: number;
+  readonly engine: AttentionEngine;
+  #release: (() => void) | null;
+
+  constructor(engine: AttentionEngine, handle: number, embedDim: number, release: () => void) {
+    this.engine = engine;
+    this.handle = handle;
+    this.embedDim = embedDim;
+    this.#release = release;
+  }
+
+  get disposed(): boolean {
+    return this.#release === null;
+  }
+
+  dispose(): void {
+    this.#release?.();
+    this.#release = null;
+  }
 }
 
 /**
@@ -27,6 +55,8 @@ export class AttentionEngine {
   /** Which compiled build is running. */
   readonly build: Build;
   readonly #module: RawModule;
+  // Frees prepared weights that were garbage-collected without dispose().
+  readonly #finalizer = new FinalizationRegistry<number>((handle) => this.#module._releaseWeights(handle));
 
   /** @internal Use `loadAttention()`. */
   constructor(module: RawModule, build: Build) {
@@ -39,7 +69,12 @@ export class AttentionEngine {
    * conventions. Throws {@link AttentionError} naming the problem for any bad argument.
    */
   multiHeadAttention(input: MultiHeadAttentionInput): MultiHeadAttentionResult {
-    const checked = checkMultiHeadInput(input);
+    const checked = checkMultiHeadInput(input, (weights) => {
+      if (!(weights instanceof Prepared) || weights.engine !== this)
+        throw new AttentionError('weights must come from this engine\'s prepareWeights()');
+      if (weights.disposed) throw new AttentionError('these prepared weights were disposed');
+      return weights;
+    });
     const raw = this.#module._multiHeadAttention(checked);
     if (raw.error !== undefined) throw new AttentionError(apiNames(raw.error));
     const { batch, querySeq, keySeq, embedDim, heads } = checked;
@@ -48,6 +83,24 @@ export class AttentionEngine {
       weights: raw.weights!,
       shapes: { output: [batch, querySeq, embedDim], weights: [batch, heads, querySeq, keySeq] },
     };
+  }
+
+  /**
+   * Copies and packs one attention layer's weights once, for many
+   * `multiHeadAttention({ ..., weights })` calls: each call then skips copying,
+   * checking and packing them. Throws {@link AttentionError} for bad arrays.
+   */
+  prepareWeights(weights: AttentionWeights): PreparedWeights {
+    const checked = checkAttentionWeights(weights);
+    const raw = this.#module._prepareWeights(checked);
+    if (raw.error !== undefined) throw new AttentionError(apiNames(raw.error));
+    const handle = raw.handle!;
+    const prepared = new Prepared(this, handle, checked.embedDim, () => {
+      this.#finalizer.unregister(prepared);
+      this.#module._releaseWeights(handle);
+    });
+    this.#finalizer.register(prepared, handle, prepared);
+    return prepared;
   }
 
   /**

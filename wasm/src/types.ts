@@ -25,14 +25,16 @@ export interface MultiHeadAttentionInput {
   keySeq?: number;
   embedDim: number;
   heads: number;
-  /** (3E, E): the Q rows, then K, then V, as `in_proj_weight`. y = x W^T + b. */
-  inProjWeight: Float32Array;
-  /** (3E), as `in_proj_bias`. */
-  inProjBias: Float32Array;
-  /** (E, E), as `out_proj.weight`. */
-  outProjWeight: Float32Array;
-  /** (E), as `out_proj.bias`. */
-  outProjBias: Float32Array;
+  /** (3E, E): the Q rows, then K, then V, as `in_proj_weight`. y = x W^T + b. Not with `weights`. */
+  inProjWeight?: Float32Array;
+  /** (3E), as `in_proj_bias`. Not with `weights`. */
+  inProjBias?: Float32Array;
+  /** (E, E), as `out_proj.weight`. Not with `weights`. */
+  outProjWeight?: Float32Array;
+  /** (E), as `out_proj.bias`. Not with `weights`. */
+  outProjBias?: Float32Array;
+  /** Weights given once by `engine.prepareWeights()`, instead of the four arrays above. */
+  weights?: PreparedWeights;
   /** (B, Sk), 1 = ignore that key (padding), as `key_padding_mask`. */
   keyPaddingMask?: Uint8Array;
   /** Block keys j > i (decoder self-attention). Default false. */
@@ -41,6 +43,26 @@ export interface MultiHeadAttentionInput {
   attnMask?: Uint8Array;
   /** Divide scores by sqrt(d_k). Default true. */
   scale?: boolean;
+}
+
+/** The four weight arrays of one attention layer, nn.MultiheadAttention layout (E = embedDim). */
+export interface AttentionWeights {
+  embedDim: number;
+  inProjWeight: Float32Array;   // (3E, E)
+  inProjBias: Float32Array;     // (3E)
+  outProjWeight: Float32Array;  // (E, E)
+  outProjBias: Float32Array;    // (E)
+}
+
+/**
+ * Weights copied into the engine once and packed for its fast kernels, for many
+ * `multiHeadAttention` calls. Later changes to the original arrays are not seen.
+ * Call `dispose()` when done (they are also freed when garbage-collected).
+ */
+export interface PreparedWeights {
+  readonly embedDim: number;
+  readonly disposed: boolean;
+  dispose(): void;
 }
 
 export interface MultiHeadAttentionResult {

@@ -3,13 +3,18 @@
 // allocate without bound. Each failure is an AttentionError naming the argument.
 import { ACTIVATIONS, DEFAULT_CONFIG, LIMITS, MODES, NORMS, PRESETS } from './config.js';
 import { AttentionError, describeValue } from './errors.js';
-import type { Mode, ModelConfig, MultiHeadAttentionInput, RunInput } from './types.js';
+import type { AttentionWeights, Mode, ModelConfig, MultiHeadAttentionInput, RunInput } from './types.js';
 
 /** What the binding's _multiHeadAttention receives: every field present and checked. */
-export type CheckedMultiHeadInput = Required<Omit<MultiHeadAttentionInput, 'keyPaddingMask' | 'attnMask'>> & {
+export type CheckedMultiHeadInput = Required<Omit<MultiHeadAttentionInput, 'keyPaddingMask' | 'attnMask' | 'weights'>> & {
   keyPaddingMask: Uint8Array | null;
   attnMask: Uint8Array | null;
+  /** A prepared-weights handle, or 0 when the four arrays are given. */
+  weightsHandle: number;
 };
+
+/** Resolves a `weights` argument to its engine handle, or throws naming the problem. */
+export type PreparedResolver = (weights: unknown) => { handle: number; embedDim: number };
 
 export interface CheckedRunInput {
   texts: string[];
@@ -58,14 +63,32 @@ function checkObject(name: string, value: unknown): Record<string, unknown> {
 
 const MHA_KEYS = new Set([
   'query', 'key', 'value', 'batch', 'querySeq', 'keySeq', 'embedDim', 'heads', 'inProjWeight', 'inProjBias',
-  'outProjWeight', 'outProjBias', 'keyPaddingMask', 'causal', 'attnMask', 'scale',
+  'outProjWeight', 'outProjBias', 'keyPaddingMask', 'causal', 'attnMask', 'scale', 'weights',
 ]);
+const WEIGHT_KEYS = new Set(['embedDim', 'inProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias']);
+
+function checkWeightArrays(input: Partial<AttentionWeights>, e: number) {
+  return {
+    inProjWeight: checkArray('inProjWeight', input.inProjWeight, Float32Array, 3 * e * e, `(3E, E) = (${3 * e}, ${e})`),
+    inProjBias: checkArray('inProjBias', input.inProjBias, Float32Array, 3 * e, `(3E) = (${3 * e})`),
+    outProjWeight: checkArray('outProjWeight', input.outProjWeight, Float32Array, e * e, `(E, E) = (${e}, ${e})`),
+    outProjBias: checkArray('outProjBias', input.outProjBias, Float32Array, e, `(E) = (${e})`),
+  };
+}
+
+/** The argument of engine.prepareWeights(). */
+export function checkAttentionWeights(raw: unknown): AttentionWeights {
+  const input = checkObject('prepareWeights input', raw) as Partial<AttentionWeights>;
+  rejectUnknownKeys('prepareWeights argument', input, WEIGHT_KEYS);
+  const embedDim = checkInteger('embedDim', input.embedDim, 1, 8192);
+  return { embedDim, ...checkWeightArrays(input, embedDim) };
+}
 
 function rejectUnknownKeys(what: string, input: Record<string, unknown>, known: Set<string>): void {
   for (const key of Object.keys(input)) if (!known.has(key)) fail(`unknown ${what} '${key}'`);
 }
 
-export function checkMultiHeadInput(raw: unknown): CheckedMultiHeadInput {
+export function checkMultiHeadInput(raw: unknown, resolvePrepared: PreparedResolver): CheckedMultiHeadInput {
   const input = checkObject('multiHeadAttention input', raw) as Partial<MultiHeadAttentionInput>;
   rejectUnknownKeys('multiHeadAttention argument', input, MHA_KEYS);
   const batch = checkInteger('batch', input.batch, 1, 65536);
@@ -88,12 +111,21 @@ export function checkMultiHeadInput(raw: unknown): CheckedMultiHeadInput {
     : checkArray('key', input.key, Float32Array, b * sk * e, `(B, Sk, E) = (${b}, ${sk}, ${e})`);
   const value = input.value === undefined ? key
     : checkArray('value', input.value, Float32Array, b * sk * e, `(B, Sk, E) = (${b}, ${sk}, ${e})`);
+  let weights: ReturnType<typeof checkWeightArrays>;
+  let weightsHandle = 0;
+  if (input.weights !== undefined) {
+    const given = ['inProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias'].filter((k) => input[k as keyof typeof input] !== undefined);
+    if (given.length) fail(`give either weights (prepared) or the weight arrays, not both (also given: ${given.join(', ')})`);
+    const prepared = resolvePrepared(input.weights);
+    if (prepared.embedDim !== e) fail(`weights were prepared for embedDim ${prepared.embedDim}, but embedDim is ${e}`);
+    const none = new Float32Array(0);
+    weights = { inProjWeight: none, inProjBias: none, outProjWeight: none, outProjBias: none };
+    weightsHandle = prepared.handle;
+  } else {
+    weights = checkWeightArrays(input, e);
+  }
   return {
-    query, key, value, batch, querySeq, keySeq, embedDim, heads,
-    inProjWeight: checkArray('inProjWeight', input.inProjWeight, Float32Array, 3 * e * e, `(3E, E) = (${3 * e}, ${e})`),
-    inProjBias: checkArray('inProjBias', input.inProjBias, Float32Array, 3 * e, `(3E) = (${3 * e})`),
-    outProjWeight: checkArray('outProjWeight', input.outProjWeight, Float32Array, e * e, `(E, E) = (${e}, ${e})`),
-    outProjBias: checkArray('outProjBias', input.outProjBias, Float32Array, e, `(E) = (${e})`),
+    query, key, value, batch, querySeq, keySeq, embedDim, heads, ...weights, weightsHandle,
     keyPaddingMask: input.keyPaddingMask === undefined || input.keyPaddingMask === null ? null
       : checkArray('keyPaddingMask', input.keyPaddingMask, Uint8Array, b * sk, `(B, Sk) = (${b}, ${sk})`),
     attnMask: input.attnMask === undefined || input.attnMask === null ? null
