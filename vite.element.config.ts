@@ -9,7 +9,10 @@ import { defineConfig } from 'vite';
 
 export default defineConfig({
   resolve: {
-    alias: { 'attention-playground/inline': fileURLToPath(new URL('./dist/inline.js', import.meta.url)) },
+    // Both names resolve to the inline engine, so the bundle holds one copy of the API.
+    alias: [
+      { find: /^attention-playground(\/inline)?$/, replacement: fileURLToPath(new URL('./dist/inline.js', import.meta.url)) },
+    ],
   },
   build: {
     lib: { entry: fileURLToPath(new URL('./web/src/element/index.ts', import.meta.url)), formats: ['iife'], name: 'AttentionPlaygroundElement', fileName: () => 'element.js' },

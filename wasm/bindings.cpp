@@ -85,6 +85,16 @@ bool read_floats(const val& input, const char* name, std::size_t expected, std::
   return true;
 }
 
+// The four weight arrays of one attention layer, each checked for its size.
+bool read_weights(const val& input, int e, MultiHeadWeights& w, std::string& message) {
+  const std::size_t ue = e;
+  w.embed_dim = e;
+  return read_floats(input, "inProjWeight", 3 * ue * ue, w.in_proj_weight, message) &&
+         read_floats(input, "inProjBias", 3 * ue, w.in_proj_bias, message) &&
+         read_floats(input, "outProjWeight", ue * ue, w.out_proj_weight, message) &&
+         read_floats(input, "outProjBias", ue, w.out_proj_bias, message);
+}
+
 // Weights given once by prepareWeights(), packed for the fast GEMM, kept until released.
 std::map<int, MultiHeadWeights> prepared_weights;
 int next_handle = 1;
@@ -92,15 +102,9 @@ int next_handle = 1;
 val prepare_weights_js(val input) {
   const int e = input["embedDim"].as<int>();
   if (e <= 0) return error("embedDim must be positive");
-  const std::size_t ue = e;
   std::string message;
   MultiHeadWeights w;
-  w.embed_dim = e;
-  if (!read_floats(input, "inProjWeight", 3 * ue * ue, w.in_proj_weight, message) ||
-      !read_floats(input, "inProjBias", 3 * ue, w.in_proj_bias, message) ||
-      !read_floats(input, "outProjWeight", ue * ue, w.out_proj_weight, message) ||
-      !read_floats(input, "outProjBias", ue, w.out_proj_bias, message))
-    return error(message);
+  if (!read_weights(input, e, w, message)) return error(message);
   prepare(w);
   const int handle = next_handle++;
   prepared_weights.emplace(handle, std::move(w));
@@ -128,13 +132,8 @@ val multi_head_attention_js(val input) {
     const auto found = prepared_weights.find(handle);
     if (found == prepared_weights.end()) return error("these prepared weights were disposed");
     weights = &found->second;
-  } else {
-    given.embed_dim = e;
-    if (!read_floats(input, "inProjWeight", 3 * ue * ue, given.in_proj_weight, message) ||
-        !read_floats(input, "inProjBias", 3 * ue, given.in_proj_bias, message) ||
-        !read_floats(input, "outProjWeight", ue * ue, given.out_proj_weight, message) ||
-        !read_floats(input, "outProjBias", ue, given.out_proj_bias, message))
-      return error(message);
+  } else if (!read_weights(input, e, given, message)) {
+    return error(message);
   }
 
   const Tensor query({"B", "Sq", "E"}, {batch, sq, e}, std::move(q));

@@ -1,16 +1,14 @@
 // Pure helpers that read a Trace for the views: which tokens label which axis,
 // one head's matrix, why a cell is blocked, the shape flow of a layer, and which
 // rows changed between two traces. No DOM here, so Vitest tests it in Node.
-import type { Stage, Trace } from 'attention-playground';
+import { findStage, type Stage, type Trace } from 'attention-playground';
 
 export type Block = 'encoder.self_attn' | 'decoder.self_attn' | 'decoder.cross_attn';
 export type StageName = 'scores' | 'scaled' | 'masked' | 'weights';
 
 export const PAD = '<pad>';
 
-export function findStage(trace: Trace, name: string, layer: number): Stage | undefined {
-  return trace.stages.find((s) => s.layer === layer && s.name === name);
-}
+export { findStage };
 
 /** The blocks this trace holds, e.g. ['encoder.self_attn'] or the three of cross mode. */
 export function blocksOf(trace: Trace): Block[] {
