@@ -1,14 +1,41 @@
 #pragma once
-// Errors as values: every invalid config or input comes back as an Error with a
-// message meant for a person, never as an abort or an exception across the API.
+// Errors as values: every invalid setting, input or file comes back as an Error,
+// never as an abort or an exception across the API. An Error carries a message
+// meant for a person, a stable code a program can branch on, and the field (the
+// setting, argument or tensor name) it concerns. The codes are listed once, in
+// kErrorCodes; the TypeScript side receives them from the engine.
 #include <string>
 #include <utility>
 #include <variant>
 
 namespace attention {
 
+namespace error_code {
+inline constexpr const char* kInvalidArgument = "invalid_argument";  // wrong type, unknown name, bad combination
+inline constexpr const char* kOutOfRange = "out_of_range";          // a number outside its allowed range
+inline constexpr const char* kNotDivisible = "not_divisible";       // e.g. heads must divide d_model
+inline constexpr const char* kShapeMismatch = "shape_mismatch";     // an array or tensor of the wrong size
+inline constexpr const char* kNonFinite = "non_finite";             // NaN or Infinity in an input
+inline constexpr const char* kOverflow = "overflow";                // float32 overflowed on the way
+inline constexpr const char* kLimitExceeded = "limit_exceeded";     // more memory, tokens or texts than allowed
+inline constexpr const char* kBadFile = "bad_file";                 // a file that is not what it claims to be
+inline constexpr const char* kMissingTensor = "missing_tensor";     // a weights file lacks a parameter
+inline constexpr const char* kUnexpectedTensor = "unexpected_tensor";  // a weights file has a name the model lacks
+inline constexpr const char* kUnsupportedDtype = "unsupported_dtype";  // a tensor type we do not read
+inline constexpr const char* kDisposed = "disposed";                // a handle used after dispose()
+}  // namespace error_code
+
+inline constexpr const char* kErrorCodes[] = {
+    error_code::kInvalidArgument, error_code::kOutOfRange,     error_code::kNotDivisible,
+    error_code::kShapeMismatch,   error_code::kNonFinite,      error_code::kOverflow,
+    error_code::kLimitExceeded,   error_code::kBadFile,        error_code::kMissingTensor,
+    error_code::kUnexpectedTensor, error_code::kUnsupportedDtype, error_code::kDisposed,
+};
+
 struct Error {
   std::string message;
+  std::string code = error_code::kInvalidArgument;
+  std::string field;  // the setting, argument or tensor concerned; empty if none
 };
 
 template <class T>
@@ -24,6 +51,7 @@ class Result {
   T& value() & { return std::get<T>(state_); }
   T&& value() && { return std::get<T>(std::move(state_)); }
   const std::string& error() const { return std::get<Error>(state_).message; }
+  const Error& error_value() const { return std::get<Error>(state_); }
 
  private:
   std::variant<T, Error> state_;
