@@ -17,7 +17,8 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 void softmax_row(float* row, int length) { kernels::softmax_rows_scalar(row, 1, length); }
 
 AttentionStages scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
-                                             const Tensor* blocked, bool scale, Backend backend, bool keep_stages) {
+                                             const Tensor* blocked, bool scale, Backend backend, bool keep_stages,
+                                             const Tensor* additive) {
   assert(q.rank() == 4 && k.rank() == 4 && v.rank() == 4);
   const int batch = q.shape[0], heads = q.shape[1], sq = q.shape[2], dk = q.shape[3];
   const int sk = k.shape[2], dv = v.shape[3];
@@ -55,6 +56,13 @@ AttentionStages scaled_dot_product_attention(const Tensor& q, const Tensor& k, c
     st.masked = st.scaled;
   }
   float* masked = keep_stages ? st.masked.ptr() : st.weights.ptr();
+  if (additive) {
+    assert(additive->shape == (std::vector<int>{sq, sk}));
+    for (std::size_t bh = 0; bh < static_cast<std::size_t>(batch) * heads; ++bh) {
+      float* m = masked + bh * score_block;
+      for (std::size_t i = 0; i < score_block; ++i) m[i] += additive->data[i];
+    }
+  }
   if (blocked)
     for (std::size_t bh = 0; bh < static_cast<std::size_t>(batch) * heads; ++bh) {
       const float* block = blocked->ptr() + (bh / heads) * score_block;

@@ -9,9 +9,7 @@
 namespace attention {
 
 std::vector<float> token_embedding(std::string_view token, std::uint32_t seed, int dim) {
-  std::string key(token);
-  for (char& c : key)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  const std::string key = TextVocabulary::key_of(token);
   SplitMix64 rng(hash_text(key) ^ (0xD1B54A32D192ED03ull * (static_cast<std::uint64_t>(seed) + 1)));
   const float amplitude = std::sqrt(3.0f);
   std::vector<float> vector(static_cast<std::size_t>(dim));
@@ -19,15 +17,14 @@ std::vector<float> token_embedding(std::string_view token, std::uint32_t seed, i
   return vector;
 }
 
-Tensor embed_tokens(const TokenBatch& batch, std::uint32_t seed, int d_model, const EmbeddingLayout& layout) {
-  const int b_count = static_cast<int>(batch.tokens.size());
-  Tensor x({"B", "S", "E"}, {b_count, batch.padded_length, d_model});
-  for (int b = 0; b < b_count; ++b)
-    for (int s = 0; s < batch.lengths[b]; ++s) {
-      const std::vector<float> v = token_embedding(batch.tokens[b][s], seed, layout.content_dim);
-      for (int d = 0; d < layout.content_dim; ++d) x.at({b, s, layout.content_offset + d}) = v[d];
-    }
-  return x;
+std::vector<float> embedding_table(const TextVocabulary& vocabulary, std::uint32_t seed, int d_model,
+                                   const EmbeddingLayout& layout) {
+  std::vector<float> table(static_cast<std::size_t>(vocabulary.size()) * d_model, 0.0f);
+  for (int id = 1; id < vocabulary.size(); ++id) {
+    const std::vector<float> v = token_embedding(vocabulary.keys()[id], seed, layout.content_dim);
+    std::copy(v.begin(), v.end(), table.begin() + static_cast<std::ptrdiff_t>(id) * d_model + layout.content_offset);
+  }
+  return table;
 }
 
 Tensor positions_for(int seq_len, int d_model, const EmbeddingLayout& layout) {

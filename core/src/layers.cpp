@@ -13,31 +13,26 @@ Tensor add(const Tensor& a, const Tensor& b) {
   return sum;
 }
 
-float activate(float x, Activation activation) {
-  if (activation == Activation::ReLU) return x > 0.0f ? x : 0.0f;
-  // Exact GELU, x * Phi(x), as PyTorch's default (approximate='none').
-  return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
-}
-
 // One residual sub-block, in either norm placement:
 //   post: norm(x + f(x))   pre: x + f(norm(x))   (without residual: norm(f(x)) / f(norm(x)))
 template <class Sublayer>
 Result<Tensor> sublayer(const Tensor& x, const LayerNormWeights& norm, const LayerOptions& options,
                         const Recorder& recorder, int index, Sublayer&& f) {
-  const std::string norm_name = "norm" + std::to_string(index);
+  const StageId norm_stage = index == 1 ? StageId::Norm1 : index == 2 ? StageId::Norm2 : StageId::Norm3;
+  const StageId residual_stage = index == 1 ? StageId::Residual1 : index == 2 ? StageId::Residual2 : StageId::Residual3;
   const bool pre = options.norm == NormPlacement::Pre;
   Tensor normed;
   if (pre) {
     normed = layer_norm(x, norm);
-    recorder.record(norm_name, normed);
+    recorder.record(norm_stage, normed);
   }
   Result<Tensor> out = f(pre ? normed : x);
   if (!out) return out;
   Tensor y = options.residual ? add(x, out.value()) : std::move(out.value());
-  if (options.residual) recorder.record("residual" + std::to_string(index), y);
+  if (options.residual) recorder.record(residual_stage, y);
   if (!pre) {
     y = layer_norm(y, norm);
-    recorder.record(norm_name, y);
+    recorder.record(norm_stage, y);
   }
   return y;
 }
@@ -51,12 +46,26 @@ Result<Tensor> attention_block(const Tensor& query, const Tensor& key_value, con
   mha.causal = causal;
   mha.key_padding_mask = key_padding;
   mha.backend = options.backend;
+  mha.need_weights = false;  // the layers keep what the recorder asks for, nothing more
   Result<MultiHeadResult> r = multi_head_attention(query, key_value, key_value, w, mha, recorder);
-  if (!r) return Error{r.error()};
+  if (!r) return r.error_value();
   return std::move(r.value().output);
 }
 
 }  // namespace
+
+float activate(float x, Activation activation) {
+  switch (activation) {
+    case Activation::ReLU: return x > 0.0f ? x : 0.0f;
+    case Activation::GELU:  // exact, x * Phi(x), as PyTorch's default (approximate='none')
+      return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
+    case Activation::GELUTanh: {  // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+      const float inner = 0.79788456080286536f * (x + 0.044715f * x * x * x);
+      return 0.5f * x * (1.0f + std::tanh(inner));
+    }
+  }
+  return x;
+}
 
 Tensor layer_norm(const Tensor& x, const LayerNormWeights& w) {
   Tensor y = x;
@@ -71,7 +80,7 @@ Tensor layer_norm(const Tensor& x, const LayerNormWeights& w) {
     for (int i = 0; i < e; ++i) variance += (row[i] - mean) * (row[i] - mean);
     variance /= e;  // biased, as PyTorch
     const double inv_std = 1.0 / std::sqrt(variance + w.eps);
-    for (int i = 0; i < e; ++i) row[i] = static_cast<float>((row[i] - mean) * inv_std) * w.gamma[i] + w.beta[i];
+    for (int i = 0; i < e; ++i) row[i] = static_cast<float>((row[i] - mean) * inv_std) * w.weight[i] + w.bias[i];
   }
   return y;
 }
@@ -79,11 +88,11 @@ Tensor layer_norm(const Tensor& x, const LayerNormWeights& w) {
 Tensor feed_forward(const Tensor& x, const FeedForwardWeights& w, Activation activation, Backend backend,
                     const Recorder& recorder) {
   Tensor hidden = linear(x, w.linear1, "F", backend);
-  recorder.record("ffn.hidden", hidden);
+  recorder.record(StageId::FfnHidden, hidden);
   for (float& v : hidden.data) v = activate(v, activation);
-  recorder.record("ffn.activated", hidden);
+  recorder.record(StageId::FfnActivated, hidden);
   Tensor out = linear(hidden, w.linear2, x.axes.back(), backend);
-  recorder.record("ffn.output", out);
+  recorder.record(StageId::FfnOutput, out);
   return out;
 }
 
@@ -100,9 +109,9 @@ Result<Tensor> encoder_layer(const Tensor& x, const EncoderLayerWeights& w, cons
 
 Result<Tensor> decoder_layer(const Tensor& x, const Tensor& memory, const DecoderLayerWeights& w,
                              const LayerOptions& options, const Tensor* target_padding,
-                             const Tensor* memory_padding, const Recorder& recorder) {
+                             const Tensor* memory_padding, const Recorder& recorder, bool causal) {
   Result<Tensor> h = sublayer(x, w.norm1, options, recorder, 1, [&](const Tensor& in) {
-    return attention_block(in, in, w.self_attn, options, target_padding, true, recorder.child("self_attn"));
+    return attention_block(in, in, w.self_attn, options, target_padding, causal, recorder.child("self_attn"));
   });
   if (!h) return h;
   h = sublayer(h.value(), w.norm2, options, recorder, 2, [&](const Tensor& in) {

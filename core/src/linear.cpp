@@ -16,14 +16,6 @@ void linear_rows(const float* x, int rows, int in, const float* weight, const fl
     kernels::gemm_fast(rows, out, in, x, weight, kernels::Layout::NT, 1.0f, bias, y, packed);
 }
 
-std::shared_ptr<const kernels::PackedWeight> pack_weight(const std::vector<float>& weight, int out, int in) {
-  kernels::PackedWeight packed = kernels::pack_weight(weight.data(), out, in);
-  if (packed.panels.empty()) return nullptr;
-  return std::make_shared<const kernels::PackedWeight>(std::move(packed));
-}
-
-void prepare(LinearWeights& w) { w.packed = pack_weight(w.weight, w.out_features, w.in_features); }
-
 static std::vector<int> with_last(std::vector<int> shape, int last) {
   shape.back() = last;
   return shape;
@@ -35,8 +27,10 @@ Tensor linear(const Tensor& x, const LinearWeights& w, const std::string& out_ax
   axes.back() = out_axis;
   Tensor y(axes, with_last(x.shape, w.out_features));
   const int rows = static_cast<int>(x.size() / static_cast<std::size_t>(w.in_features));
+  const kernels::PackedWeight* packed =
+      backend == Backend::Fast ? w.weight.packed_rows(0, w.out_features, w.in_features) : nullptr;
   linear_rows(x.ptr(), rows, w.in_features, w.weight.data(), w.bias.empty() ? nullptr : w.bias.data(),
-              w.out_features, y.ptr(), backend, w.packed.get());
+              w.out_features, y.ptr(), backend, packed);
   return y;
 }
 

@@ -18,30 +18,14 @@ std::vector<float> xavier(int rows, int cols, SplitMix64& rng) {
   return w;
 }
 
-LinearWeights linear_weights(int out, int in, SplitMix64* rng) {
-  LinearWeights w;
-  w.in_features = in;
-  w.out_features = out;
-  w.weight = rng ? xavier(out, in, *rng) : std::vector<float>(static_cast<std::size_t>(out) * in, 0.0f);
-  w.bias.assign(static_cast<std::size_t>(out), 0.0f);
-  return w;
-}
-
 MultiHeadWeights random_attention(int e, SplitMix64& rng) {
   MultiHeadWeights w;
   w.embed_dim = e;
   w.in_proj_weight = xavier(3 * e, e, rng);
-  w.in_proj_bias.assign(static_cast<std::size_t>(3) * e, 0.0f);
+  w.in_proj_bias = std::vector<float>(static_cast<std::size_t>(3) * e, 0.0f);
   w.out_proj_weight = xavier(e, e, rng);
-  w.out_proj_bias.assign(static_cast<std::size_t>(e), 0.0f);
+  w.out_proj_bias = std::vector<float>(static_cast<std::size_t>(e), 0.0f);
   return w;
-}
-
-LayerNormWeights unit_norm(int e) {
-  LayerNormWeights n;
-  n.gamma.assign(static_cast<std::size_t>(e), 1.0f);
-  n.beta.assign(static_cast<std::size_t>(e), 0.0f);
-  return n;
 }
 
 void set_identity(float* matrix, int n) {
@@ -88,12 +72,13 @@ MultiHeadWeights identity_attention(int e) {
   MultiHeadWeights w;
   w.embed_dim = e;
   const std::size_t ee = static_cast<std::size_t>(e) * e;
-  w.in_proj_weight.assign(3 * ee, 0.0f);
-  for (int part = 0; part < 3; ++part) set_identity(w.in_proj_weight.data() + part * ee, e);
-  w.in_proj_bias.assign(static_cast<std::size_t>(3) * e, 0.0f);
-  w.out_proj_weight.assign(ee, 0.0f);
-  set_identity(w.out_proj_weight.data(), e);
-  w.out_proj_bias.assign(static_cast<std::size_t>(e), 0.0f);
+  std::vector<float> in_proj(3 * ee, 0.0f), out_proj(ee, 0.0f);
+  for (int part = 0; part < 3; ++part) set_identity(in_proj.data() + part * ee, e);
+  set_identity(out_proj.data(), e);
+  w.in_proj_weight = std::move(in_proj);
+  w.in_proj_bias = std::vector<float>(static_cast<std::size_t>(3) * e, 0.0f);
+  w.out_proj_weight = std::move(out_proj);
+  w.out_proj_bias = std::vector<float>(static_cast<std::size_t>(e), 0.0f);
   return w;
 }
 
@@ -106,10 +91,11 @@ MultiHeadWeights positional_attention(int e, int heads, const EmbeddingLayout& l
   MultiHeadWeights w = identity_attention(e);  // V and output projection stay identity
   const int dk = e / heads;
   const std::size_t ue = static_cast<std::size_t>(e);
-  std::fill(w.in_proj_weight.begin(), w.in_proj_weight.begin() + 2 * ue * ue, 0.0f);  // Q and K rows
-  float* wq = w.in_proj_weight.data();
-  float* wk = w.in_proj_weight.data() + ue * ue;
-  float* bq = w.in_proj_bias.data();
+  std::vector<float>& in_proj = w.in_proj_weight.mutable_values();
+  std::fill(in_proj.begin(), in_proj.begin() + 2 * ue * ue, 0.0f);  // Q and K rows
+  float* wq = in_proj.data();
+  float* wk = in_proj.data() + ue * ue;
+  float* bq = w.in_proj_bias.mutable_data();
   const int pairs = std::min(dk / 2, layout.position_dim / 2);
   // Large enough that the target key wins by a wide margin after 1/sqrt(d_k).
   const float sharpness = 10.0f * std::sqrt(static_cast<float>(dk));
@@ -138,38 +124,61 @@ MultiHeadWeights positional_attention(int e, int heads, const EmbeddingLayout& l
   return w;
 }
 
-ModelWeights make_weights(const ModelConfig& c) {
+ModelSpec playground_spec(const ModelConfig& c) {
+  ModelSpec spec;
+  spec.vocab_size = 1;
+  spec.d_model = c.d_model;
+  spec.heads = c.heads;
+  spec.ffn_dim = c.ffn_width();
+  spec.max_seq = kPlaygroundMaxSeq;
+  spec.positions = !c.positional                ? Positions::None
+                   : c.preset == Preset::Positional ? Positions::Learned
+                                                    : Positions::Sinusoidal;
+  spec.causal = c.mode != Mode::Encoder;
+  spec.norm = c.norm;
+  spec.final_norm = false;
+  spec.activation = c.activation;
+  spec.head = OutputHead::None;
+  spec.layers = c.layers;
+  spec.encoder_layers = c.mode == Mode::Cross ? c.layers : 0;
+  spec.residual = c.residual;
+  spec.scale = c.scale;
+  return spec;
+}
+
+namespace {
+
+void copy_attention(MultiHeadWeights& to, const MultiHeadWeights& from) {
+  to.in_proj_weight = from.in_proj_weight.values();
+  to.in_proj_bias = from.in_proj_bias.values();
+  to.out_proj_weight = from.out_proj_weight.values();
+  to.out_proj_bias = from.out_proj_bias.values();
+}
+
+void fill_ffn(FeedForwardWeights& ffn, int e, int f, SplitMix64* rng) {
+  ffn.linear1.weight = rng ? xavier(f, e, *rng) : std::vector<float>(static_cast<std::size_t>(f) * e, 0.0f);
+  ffn.linear2.weight = rng ? xavier(e, f, *rng) : std::vector<float>(static_cast<std::size_t>(e) * f, 0.0f);
+}
+
+}  // namespace
+
+void fill_preset(Transformer& model, const ModelConfig& c) {
+  // The random stream is drawn in the same order as ever (per layer: attention, then the
+  // FFN; the decoder's self- then cross-attention), so a seed gives the same weights.
   SplitMix64 rng(static_cast<std::uint64_t>(c.seed) * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull);
   const bool zero_ffn = c.preset != Preset::Random;  // keep constructed heads readable layer after layer
   const int e = c.d_model, f = c.ffn_width();
-  const auto ffn = [&] {
-    FeedForwardWeights w;
-    w.linear1 = linear_weights(f, e, zero_ffn ? nullptr : &rng);
-    w.linear2 = linear_weights(e, f, zero_ffn ? nullptr : &rng);
-    return w;
-  };
-  ModelWeights weights;
-  const int encoder_layers = c.layers;  // every mode has one stack of `layers` self-attention layers
-  for (int l = 0; l < encoder_layers; ++l) {
-    EncoderLayerWeights layer;
-    layer.self_attn = preset_attention(c, rng);
-    layer.ffn = ffn();
-    layer.norm1 = unit_norm(e);
-    layer.norm2 = unit_norm(e);
-    weights.encoder.push_back(std::move(layer));
+  for (EncoderLayerWeights& layer : model.encoder_layers()) {
+    copy_attention(layer.self_attn, preset_attention(c, rng));
+    fill_ffn(layer.ffn, e, f, zero_ffn ? nullptr : &rng);
   }
-  if (c.mode == Mode::Cross)
-    for (int l = 0; l < c.layers; ++l) {
-      DecoderLayerWeights layer;
-      layer.self_attn = preset_attention(c, rng);
-      layer.cross_attn = preset_attention(c, rng);
-      layer.ffn = ffn();
-      layer.norm1 = unit_norm(e);
-      layer.norm2 = unit_norm(e);
-      layer.norm3 = unit_norm(e);
-      weights.decoder.push_back(std::move(layer));
-    }
-  return weights;
+  for (DecoderLayerWeights& layer : model.decoder_layers()) {
+    copy_attention(layer.self_attn, preset_attention(c, rng));
+    copy_attention(layer.cross_attn, preset_attention(c, rng));
+    fill_ffn(layer.ffn, e, f, zero_ffn ? nullptr : &rng);
+  }
+  if (model.spec().positions == Positions::Learned)
+    model.positions() = positions_for(model.spec().max_seq, e, embedding_layout(c)).data;
 }
 
 }  // namespace attention

@@ -155,4 +155,31 @@ Result<TokenBatch> tokenize_batch(const std::vector<std::string>& texts, int max
   return batch;
 }
 
+std::string TextVocabulary::key_of(std::string_view piece) {
+  std::string key(piece);
+  for (char& c : key)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return key;
+}
+
+int TextVocabulary::id_for(std::string_view piece) {
+  const std::string key = key_of(piece);
+  for (std::size_t i = 1; i < keys_.size(); ++i)
+    if (keys_[i] == key) return static_cast<int>(i);
+  keys_.push_back(key);
+  return size() - 1;
+}
+
+EncodedBatch encode(const TokenBatch& batch, TextVocabulary& vocabulary) {
+  EncodedBatch out;
+  out.pieces = batch.tokens;
+  out.lengths = batch.lengths;
+  out.seq = batch.padded_length;
+  out.ids.assign(batch.tokens.size() * static_cast<std::size_t>(out.seq), TextVocabulary::kPadId);
+  for (std::size_t b = 0; b < batch.tokens.size(); ++b)
+    for (std::size_t s = 0; s < batch.tokens[b].size(); ++s)
+      out.ids[b * out.seq + s] = vocabulary.id_for(batch.tokens[b][s]);
+  return out;
+}
+
 }  // namespace attention

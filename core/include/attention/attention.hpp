@@ -2,7 +2,7 @@
 // Scaled dot-product attention, kept as named stages so each can be shown:
 //   scores  = Q K^T                      (B, H, Sq, Sk)
 //   scaled  = scores / sqrt(d_k)         d_k = per-head key size, not the sequence length
-//   masked  = scaled, blocked -> -inf
+//   masked  = scaled (+ a float mask), blocked -> -inf
 //   weights = softmax over the key axis  each unblocked row sums to 1, blocked entries are 0
 //   output  = weights V                  (B, H, Sq, d_v)
 // A row whose keys are all blocked gets all-zero weights and a zero output (PyTorch
@@ -24,11 +24,14 @@ struct AttentionStages {
 // q: (B, H, Sq, d_k)  k: (B, H, Sk, d_k)  v: (B, H, Sk, d_v)
 // blocked: (B, Sq, Sk) with 1 = blocked, or nullptr for no mask.
 // scale = false skips the 1/sqrt(d_k) factor (to show why it exists).
+// additive: (Sq, Sk) float mask added to the scaled scores (PyTorch's float attn_mask;
+// -inf entries block), or nullptr.
 // keep_stages = false computes only weights and output (scores, scaled and masked
 // stay empty): the scale is folded into Q K^T and the mask and softmax work in place.
 AttentionStages scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
                                              const Tensor* blocked, bool scale,
-                                             Backend backend = Backend::Fast, bool keep_stages = true);
+                                             Backend backend = Backend::Fast, bool keep_stages = true,
+                                             const Tensor* additive = nullptr);
 
 // Softmax of one row in place, stable for any finite scores (the row maximum is
 // subtracted first). Entries equal to -inf (blocked) become exactly 0; a row with

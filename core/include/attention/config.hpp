@@ -1,12 +1,14 @@
 #pragma once
-// The playground model's settings, their limits, and their validation. Every
-// invalid combination is reported as an Error naming the setting and the value.
+// The playground's settings: how the untrained playground model is made from the
+// texts a learner types. Declared once in playground_schema() (settings.hpp); the
+// factory in model.hpp turns a config into a ModelSpec and fills its parameters.
 #include <cstddef>
 #include <cstdint>
 
 #include "attention/backend.hpp"
 #include "attention/layers.hpp"
 #include "attention/result.hpp"
+#include "attention/settings.hpp"
 
 namespace attention {
 
@@ -23,31 +25,22 @@ struct ModelConfig {
   Preset preset = Preset::Random;
   bool scale = true;       // divide scores by sqrt(d_k)
   bool residual = true;    // residual connections around each sub-layer
-  bool positional = true;  // add sinusoidal positional encoding
+  bool positional = true;  // add positional encoding
   Activation activation = Activation::ReLU;
   NormPlacement norm = NormPlacement::Post;
-  Backend backend = Backend::Fast;
+  Backend backend = Backend::Fast;  // not a setting: which kernels run (tests pick the reference)
 
   int head_dim() const { return d_model / heads; }  // d_k
   int ffn_width() const { return ffn_dim == 0 ? 4 * d_model : ffn_dim; }
 };
 
-inline constexpr int kMaxDModel = 1024;
-inline constexpr int kMaxHeads = 64;
-inline constexpr int kMaxLayers = 12;
-inline constexpr int kMaxFfnDim = 4096;
-// Largest trace a forward pass may build, in floats (256 MiB). Checked before
-// anything is allocated.
-inline constexpr std::size_t kMaxTraceFloats = std::size_t{64} << 20;
+// Every setting with its range, help text and rules; the single declaration.
+const Schema<ModelConfig>& playground_schema();
 
 Status validate(const ModelConfig& config);
 
 bool operator==(const ModelConfig& a, const ModelConfig& b);
 inline bool operator!=(const ModelConfig& a, const ModelConfig& b) { return !(a == b); }
-
-// Floats the trace of one forward pass will hold for B sequences of S tokens
-// (and Ss source tokens in cross mode); an upper estimate.
-std::size_t estimate_trace_floats(const ModelConfig& config, int batch, int seq, int source_seq);
 
 const char* to_string(Mode mode);
 const char* to_string(Preset preset);

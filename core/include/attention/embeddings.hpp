@@ -24,8 +24,10 @@ struct EmbeddingLayout {
   int position_offset = 0, position_dim = 0;
 };
 
-// -> embeddings (B, S, E): token vectors in [content_offset, +content_dim); padding rows are 0.
-Tensor embed_tokens(const TokenBatch& batch, std::uint32_t seed, int d_model, const EmbeddingLayout& layout);
+// -> (V, E): the embedding table of a text vocabulary, each token's vector in
+// [content_offset, +content_dim); the padding row (id 0) is 0.
+std::vector<float> embedding_table(const TextVocabulary& vocabulary, std::uint32_t seed, int d_model,
+                                   const EmbeddingLayout& layout);
 
 // -> (S, E): the sinusoidal encoding of width position_dim placed at position_offset.
 Tensor positions_for(int seq_len, int d_model, const EmbeddingLayout& layout);

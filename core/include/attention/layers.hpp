@@ -17,12 +17,13 @@
 
 namespace attention {
 
-enum class Activation { ReLU, GELU };
+// GELU is exact (x * Phi(x), PyTorch's default); GELUTanh is F.gelu(approximate='tanh').
+enum class Activation { ReLU, GELU, GELUTanh };
 enum class NormPlacement { Post, Pre };
 
 struct LayerNormWeights {
-  std::vector<float> gamma;  // (E)
-  std::vector<float> beta;   // (E)
+  Parameter weight;  // (E), gamma
+  Parameter bias;    // (E), beta
   float eps = 1e-5f;
 };
 
@@ -66,10 +67,13 @@ Tensor feed_forward(const Tensor& x, const FeedForwardWeights& w, Activation act
 Result<Tensor> encoder_layer(const Tensor& x, const EncoderLayerWeights& w, const LayerOptions& options,
                              const Tensor* key_padding, bool causal, const Recorder& recorder = {});
 
-// x: (B, St, E) target; memory: (B, Ss, E) encoder output. Self-attention is causal.
-// -> (B, St, E)
+// x: (B, St, E) target; memory: (B, Ss, E) encoder output. Self-attention is causal
+// unless `causal` is false. -> (B, St, E)
 Result<Tensor> decoder_layer(const Tensor& x, const Tensor& memory, const DecoderLayerWeights& w,
                              const LayerOptions& options, const Tensor* target_padding,
-                             const Tensor* memory_padding, const Recorder& recorder = {});
+                             const Tensor* memory_padding, const Recorder& recorder = {}, bool causal = true);
+
+// The activation of one value.
+float activate(float x, Activation activation);
 
 }  // namespace attention

@@ -8,27 +8,17 @@
 #include <vector>
 
 #include "attention/backend.hpp"
+#include "attention/param.hpp"
 #include "attention/tensor.hpp"
 
 namespace attention {
 
-namespace kernels {
-struct PackedWeight;  // a weight laid out once for the fast GEMM (core/kernels)
-}
-
 struct LinearWeights {
   int in_features = 0;
   int out_features = 0;
-  std::vector<float> weight;  // (out_features, in_features), row-major
-  std::vector<float> bias;    // (out_features)
-  // Set by prepare(): the weight packed for the fast GEMM once, instead of on every call.
-  // Stale if `weight` changes afterwards: call prepare() again.
-  std::shared_ptr<const kernels::PackedWeight> packed;
+  Parameter weight;  // (out_features, in_features), row-major; packed for the fast GEMM on first use
+  Parameter bias;    // (out_features), or empty for a layer without bias
 };
-
-// Packs a weight (out, in) for the fast GEMM, once; null where that GEMM does not pack.
-std::shared_ptr<const kernels::PackedWeight> pack_weight(const std::vector<float>& weight, int out, int in);
-void prepare(LinearWeights& w);
 
 // Raw form, used on slices of bigger weight matrices (e.g. the Q rows of in_proj).
 // x: (rows, in)  weight: (out, in)  bias: (out) or nullptr  -> y: (rows, out)

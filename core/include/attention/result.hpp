@@ -33,8 +33,11 @@ inline constexpr const char* kErrorCodes[] = {
 };
 
 struct Error {
+  Error(std::string message_text, std::string error_code_text = error_code::kInvalidArgument,
+        std::string field_name = "")
+      : message(std::move(message_text)), code(std::move(error_code_text)), field(std::move(field_name)) {}
   std::string message;
-  std::string code = error_code::kInvalidArgument;
+  std::string code;
   std::string field;  // the setting, argument or tensor concerned; empty if none
 };
 

@@ -32,4 +32,30 @@ struct TokenBatch {
 // one text must hold a token.
 Result<TokenBatch> tokenize_batch(const std::vector<std::string>& texts, int max_tokens = kMaxTokensPerText);
 
+// A vocabulary built from the texts themselves, for the untrained playground model:
+// id 0 is padding ("<pad>"); every other id is one distinct token, with ASCII letters
+// lower-cased ("The" and "the" share an id).
+class TextVocabulary {
+ public:
+  TextVocabulary() : keys_{"<pad>"} {}
+  static constexpr int kPadId = 0;
+  static std::string key_of(std::string_view piece);
+  int id_for(std::string_view piece);  // adds the piece's key if new
+  int size() const { return static_cast<int>(keys_.size()); }
+  const std::vector<std::string>& keys() const { return keys_; }
+
+ private:
+  std::vector<std::string> keys_;
+};
+
+// Token ids plus the pieces to display: ids (B, S) padded with kPadId.
+struct EncodedBatch {
+  std::vector<std::vector<std::string>> pieces;  // per text, unpadded
+  std::vector<int> ids;                          // (B, S)
+  std::vector<int> lengths;                      // (B)
+  int seq = 0;                                   // S
+};
+
+EncodedBatch encode(const TokenBatch& batch, TextVocabulary& vocabulary);
+
 }  // namespace attention

@@ -1,0 +1,56 @@
+#pragma once
+// The architecture of a transformer, separate from how its weights are made. With
+// residual and scale on, a spec is exactly a PyTorch model (tests/reference/models.py)
+// whose state_dict() keys are our parameter names:
+//   embed.weight (V, E); pos.weight (maxSeq, E) for learned positions;
+//   a single stack (encoderLayers = 0): layers.{i}.* as nn.TransformerEncoderLayer
+//     (batch_first, dropout 0, norm_first = norm 'pre'), causal = a decoder-only stack;
+//     norm.* when finalNorm;
+//   encoder–decoder (encoderLayers > 0): encoder.layers.{i}.*, encoder.norm.*,
+//     decoder.layers.{i}.* (self_attn, multihead_attn, linear1/2, norm1/2/3),
+//     decoder.norm.*, as nn.Transformer; causal applies to the decoder's self-attention;
+//   head.weight (V, E) and head.bias (V) for head 'linear'; head.bias only for 'tied'
+//     (the output uses embed.weight).
+// Hidden state h = embed[ids] + positions (no sqrt(E) factor).
+#include "attention/layers.hpp"
+#include "attention/settings.hpp"
+
+namespace attention {
+
+enum class Positions { None, Sinusoidal, Learned };
+enum class OutputHead { None, Linear, Tied };
+
+struct ModelSpec {
+  int vocab_size = 64;
+  int d_model = 64;
+  int heads = 4;
+  int layers = 2;
+  int ffn_dim = 256;
+  int max_seq = 128;
+  Positions positions = Positions::Sinusoidal;
+  bool causal = false;
+  NormPlacement norm = NormPlacement::Post;
+  bool final_norm = false;
+  Activation activation = Activation::ReLU;
+  float layer_norm_eps = 1e-5f;
+  OutputHead head = OutputHead::Linear;
+  int encoder_layers = 0;
+  bool residual = true;  // ablation: residual connections around each sub-layer
+  bool scale = true;     // ablation: divide scores by sqrt(d_k)
+
+  int head_dim() const { return d_model / heads; }  // d_k
+  bool encoder_decoder() const { return encoder_layers > 0; }
+};
+
+// The most floats a model's parameters may hold (1 GiB of float32).
+inline constexpr double kMaxParameterFloats = 256.0 * 1024 * 1024;
+
+const Schema<ModelSpec>& model_spec_schema();
+
+// Ranges, rules and the parameter-size limit.
+Status validate(const ModelSpec& spec);
+
+// Floats the spec's parameters hold.
+double parameter_floats(const ModelSpec& spec);
+
+}  // namespace attention

@@ -1,0 +1,95 @@
+#pragma once
+// A transformer with named parameters, built from a ModelSpec (spec.hpp): token ids
+// in, hidden states and logits out, with a Trace of the stages asked for. Its
+// parameters are walked in one fixed order (PyTorch's state_dict order) by
+// visit_parameters, which serves initialisation, loading, saving and the optimizer.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "attention/layers.hpp"
+#include "attention/param.hpp"
+#include "attention/result.hpp"
+#include "attention/spec.hpp"
+#include "attention/trace.hpp"
+
+namespace attention {
+
+struct ForwardInput {
+  std::vector<int> ids;       // (B, S) token ids, row-major
+  int batch = 0, seq = 0;
+  std::vector<int> lengths;   // (B) real tokens per sequence, 0..S; empty = all S
+  // Encoder–decoder specs: the encoder's input, likewise. ids above are the decoder's.
+  std::vector<int> source_ids;
+  int source_seq = 0;
+  std::vector<int> source_lengths;
+};
+
+struct ForwardOptions {
+  Backend backend = Backend::Fast;
+  const RecordFilter* record = nullptr;  // which stages to keep; null = no trace at all
+};
+
+struct ForwardOutput {
+  Tensor hidden;  // (B, S, E): the last stack's output after its final norm
+  Tensor logits;  // (B, S, V) when the spec has a head, else empty
+  Trace trace;    // the recorded stages (tokens left empty: ids have no text)
+};
+
+// Largest working set one forward pass may build, in floats (256 MiB). Checked before
+// anything is allocated.
+inline constexpr std::size_t kMaxTraceFloats = std::size_t{64} << 20;
+
+class Transformer {
+ public:
+  // A model of a valid spec with every parameter zero (fill it with initialize() or
+  // load()); the spec is validated first.
+  static Result<Transformer> create(const ModelSpec& spec);
+
+  const ModelSpec& spec() const { return spec_; }
+
+  // Every parameter in state_dict order.
+  template <class F>
+  void visit_parameters(F&& f) {
+    for (Parameter* p : parameter_list()) f(*p);
+  }
+  template <class F>
+  void visit_parameters(F&& f) const {
+    for (Parameter* p : const_cast<Transformer*>(this)->parameter_list()) f(static_cast<const Parameter&>(*p));
+  }
+  Parameter* find_parameter(const std::string& name);
+
+  // Deterministic random weights from a seed: Xavier-uniform matrices, embeddings and
+  // learned positions N(0, 1)-like (uniform, unit variance), zero biases, LayerNorm (1, 0).
+  void initialize_random(std::uint64_t seed);
+
+  // Replaces the embedding table with `vocab_size` rows (the playground's vocabulary
+  // changes with the text). values: (vocab_size, E). Only for specs without a head.
+  Status set_embeddings(int vocab_size, std::vector<float> values);
+
+  Result<ForwardOutput> forward(const ForwardInput& input, const ForwardOptions& options = {}) const;
+
+  // Layers of each part, for the preset fillers and tests.
+  std::vector<EncoderLayerWeights>& encoder_layers() { return layers_; }
+  std::vector<DecoderLayerWeights>& decoder_layers() { return decoder_layers_; }
+  Parameter& embed() { return embed_; }
+  Parameter& positions() { return pos_; }
+
+ private:
+  explicit Transformer(const ModelSpec& spec);
+  std::vector<Parameter*> parameter_list();
+  Result<Tensor> embed_sequence(const std::vector<int>& ids, int batch, int seq, const std::string& stack,
+                                const Recorder& outer) const;
+
+  ModelSpec spec_;
+  Parameter embed_, pos_;
+  std::vector<EncoderLayerWeights> layers_;          // the single stack, or the encoder
+  std::vector<DecoderLayerWeights> decoder_layers_;  // encoder–decoder only
+  LayerNormWeights norm_, decoder_norm_;             // final norms (norm_ of the single stack or encoder)
+  LinearWeights head_;
+};
+
+// Floats one forward pass holds at most (with every stage recorded when `recording`).
+double estimate_forward_floats(const ModelSpec& spec, int batch, int seq, int source_seq, bool recording);
+
+}  // namespace attention

@@ -1,0 +1,339 @@
+#include "attention/transformer.hpp"
+
+#include <cmath>
+
+#include "attention/masks.hpp"
+#include "attention/numeric.hpp"
+#include "attention/positional.hpp"
+#include "attention/random.hpp"
+
+namespace attention {
+
+namespace {
+
+using error_code::kOutOfRange;
+using error_code::kShapeMismatch;
+
+LinearWeights linear_layer(const std::string& name, int out, int in, bool bias = true) {
+  LinearWeights w;
+  w.in_features = in;
+  w.out_features = out;
+  w.weight = Parameter(name + ".weight", {out, in});
+  if (bias) w.bias = Parameter(name + ".bias", {out});
+  return w;
+}
+
+MultiHeadWeights attention_weights(const std::string& name, int e) {
+  MultiHeadWeights w;
+  w.embed_dim = e;
+  w.in_proj_weight = Parameter(name + ".in_proj_weight", {3 * e, e});
+  w.in_proj_bias = Parameter(name + ".in_proj_bias", {3 * e});
+  w.out_proj_weight = Parameter(name + ".out_proj.weight", {e, e});
+  w.out_proj_bias = Parameter(name + ".out_proj.bias", {e});
+  return w;
+}
+
+LayerNormWeights norm_weights(const std::string& name, int e, float eps) {
+  LayerNormWeights n;
+  n.weight = Parameter(name + ".weight", {e}, std::vector<float>(static_cast<std::size_t>(e), 1.0f));
+  n.bias = Parameter(name + ".bias", {e});
+  n.eps = eps;
+  return n;
+}
+
+void add_attention(std::vector<Parameter*>& list, MultiHeadWeights& w) {
+  for (Parameter* p : {&w.in_proj_weight, &w.in_proj_bias, &w.out_proj_weight, &w.out_proj_bias}) list.push_back(p);
+}
+void add_linear(std::vector<Parameter*>& list, LinearWeights& w) {
+  list.push_back(&w.weight);
+  if (!w.bias.empty()) list.push_back(&w.bias);
+}
+void add_norm(std::vector<Parameter*>& list, LayerNormWeights& n) {
+  list.push_back(&n.weight);
+  list.push_back(&n.bias);
+}
+
+LayerOptions layer_options(const ModelSpec& s, Backend backend) {
+  LayerOptions o;
+  o.heads = s.heads;
+  o.scale = s.scale;
+  o.residual = s.residual;
+  o.activation = s.activation;
+  o.norm = s.norm;
+  o.backend = backend;
+  return o;
+}
+
+Status check_ids(const char* name, const std::vector<int>& ids, int batch, int seq, int vocab,
+                 const std::vector<int>& lengths, const char* lengths_name, int max_seq) {
+  if (batch < 1) return Error{std::string("batch must be at least 1, got ") + std::to_string(batch), kOutOfRange, "batch"};
+  if (seq < 1 || seq > max_seq)
+    return Error{std::string(name) + " sequence length must be between 1 and maxSeq (" + std::to_string(max_seq) +
+                     "), got " + std::to_string(seq),
+                 kOutOfRange, name};
+  if (ids.size() != static_cast<std::size_t>(batch) * seq)
+    return Error{std::string(name) + " has " + std::to_string(ids.size()) + " ids, expected (B, S) = (" +
+                     std::to_string(batch) + ", " + std::to_string(seq) + ") = " + std::to_string(batch * seq),
+                 kShapeMismatch, name};
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] < 0 || ids[i] >= vocab)
+      return Error{std::string(name) + "[" + std::to_string(i) + "] is " + std::to_string(ids[i]) +
+                       ", outside the vocabulary 0.." + std::to_string(vocab - 1),
+                   kOutOfRange, name};
+  if (!lengths.empty()) {
+    if (lengths.size() != static_cast<std::size_t>(batch))
+      return Error{std::string(lengths_name) + " has " + std::to_string(lengths.size()) + " entries, expected one per sequence (" +
+                       std::to_string(batch) + ")",
+                   kShapeMismatch, lengths_name};
+    for (std::size_t b = 0; b < lengths.size(); ++b)
+      if (lengths[b] < 0 || lengths[b] > seq)
+        return Error{std::string(lengths_name) + "[" + std::to_string(b) + "] is " + std::to_string(lengths[b]) +
+                         ", outside 0.." + std::to_string(seq),
+                     kOutOfRange, lengths_name};
+  }
+  return Ok{};
+}
+
+std::vector<int> full_lengths(const std::vector<int>& lengths, int batch, int seq) {
+  return lengths.empty() ? std::vector<int>(static_cast<std::size_t>(batch), seq) : lengths;
+}
+
+void fill_uniform(Parameter& p, SplitMix64& rng, float bound) {
+  for (float& v : p.mutable_values()) v = bound * rng.symmetric_unit();
+}
+void xavier(Parameter& p, SplitMix64& rng) {  // (rows, cols): U(-a, a), a = sqrt(6 / (fan_in + fan_out))
+  const int rows = p.shape()[0], cols = p.shape()[1];
+  fill_uniform(p, rng, std::sqrt(6.0f / static_cast<float>(rows + cols)));
+}
+
+}  // namespace
+
+Transformer::Transformer(const ModelSpec& s) : spec_(s) {
+  const int e = s.d_model, f = s.ffn_dim;
+  embed_ = Parameter("embed.weight", {s.vocab_size, e});
+  if (s.positions == Positions::Learned) pos_ = Parameter("pos.weight", {s.max_seq, e});
+  const std::string single = s.encoder_decoder() ? "encoder.layers." : "layers.";
+  const int encoder_count = s.encoder_decoder() ? s.encoder_layers : s.layers;
+  for (int l = 0; l < encoder_count; ++l) {
+    const std::string p = single + std::to_string(l) + ".";
+    EncoderLayerWeights w;
+    w.self_attn = attention_weights(p + "self_attn", e);
+    w.ffn.linear1 = linear_layer(p + "linear1", f, e);
+    w.ffn.linear2 = linear_layer(p + "linear2", e, f);
+    w.norm1 = norm_weights(p + "norm1", e, s.layer_norm_eps);
+    w.norm2 = norm_weights(p + "norm2", e, s.layer_norm_eps);
+    layers_.push_back(std::move(w));
+  }
+  if (s.encoder_decoder())
+    for (int l = 0; l < s.layers; ++l) {
+      const std::string p = "decoder.layers." + std::to_string(l) + ".";
+      DecoderLayerWeights w;
+      w.self_attn = attention_weights(p + "self_attn", e);
+      w.cross_attn = attention_weights(p + "multihead_attn", e);
+      w.ffn.linear1 = linear_layer(p + "linear1", f, e);
+      w.ffn.linear2 = linear_layer(p + "linear2", e, f);
+      w.norm1 = norm_weights(p + "norm1", e, s.layer_norm_eps);
+      w.norm2 = norm_weights(p + "norm2", e, s.layer_norm_eps);
+      w.norm3 = norm_weights(p + "norm3", e, s.layer_norm_eps);
+      decoder_layers_.push_back(std::move(w));
+    }
+  if (s.final_norm) {
+    norm_ = norm_weights(s.encoder_decoder() ? "encoder.norm" : "norm", e, s.layer_norm_eps);
+    if (s.encoder_decoder()) decoder_norm_ = norm_weights("decoder.norm", e, s.layer_norm_eps);
+  }
+  if (s.head == OutputHead::Linear) head_ = linear_layer("head", s.vocab_size, e);
+  if (s.head == OutputHead::Tied) head_.bias = Parameter("head.bias", {s.vocab_size});
+  head_.in_features = e;
+  head_.out_features = s.vocab_size;
+}
+
+Result<Transformer> Transformer::create(const ModelSpec& spec) {
+  if (Status s = validate(spec); !s) return s.error_value();
+  return Transformer(spec);
+}
+
+std::vector<Parameter*> Transformer::parameter_list() {
+  std::vector<Parameter*> list{&embed_};
+  if (!pos_.empty()) list.push_back(&pos_);
+  for (EncoderLayerWeights& w : layers_) {
+    add_attention(list, w.self_attn);
+    add_linear(list, w.ffn.linear1);
+    add_linear(list, w.ffn.linear2);
+    add_norm(list, w.norm1);
+    add_norm(list, w.norm2);
+  }
+  if (spec_.final_norm) add_norm(list, norm_);
+  for (DecoderLayerWeights& w : decoder_layers_) {
+    add_attention(list, w.self_attn);
+    add_attention(list, w.cross_attn);
+    add_linear(list, w.ffn.linear1);
+    add_linear(list, w.ffn.linear2);
+    add_norm(list, w.norm1);
+    add_norm(list, w.norm2);
+    add_norm(list, w.norm3);
+  }
+  if (spec_.final_norm && spec_.encoder_decoder()) add_norm(list, decoder_norm_);
+  if (spec_.head == OutputHead::Linear) list.push_back(&head_.weight);
+  if (spec_.head != OutputHead::None) list.push_back(&head_.bias);
+  return list;
+}
+
+Parameter* Transformer::find_parameter(const std::string& name) {
+  for (Parameter* p : parameter_list())
+    if (p->name() == name) return p;
+  return nullptr;
+}
+
+void Transformer::initialize_random(std::uint64_t seed) {
+  SplitMix64 rng(seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull);
+  const float unit_variance = std::sqrt(3.0f);  // U(-sqrt 3, sqrt 3) has variance 1
+  visit_parameters([&](Parameter& p) {
+    const std::string& n = p.name();
+    const bool is_norm = n.find("norm") != std::string::npos;
+    if (&p == &embed_ || &p == &pos_) fill_uniform(p, rng, unit_variance);
+    else if (p.shape().size() == 2) xavier(p, rng);
+    else if (is_norm && n.size() > 7 && n.compare(n.size() - 7, 7, ".weight") == 0) p.mutable_values().assign(p.size(), 1.0f);
+    else p.mutable_values().assign(p.size(), 0.0f);
+  });
+}
+
+Status Transformer::set_embeddings(int vocab_size, std::vector<float> values) {
+  if (spec_.head != OutputHead::None)
+    return Error{"the embedding table can only be replaced in a model without an output head", error_code::kInvalidArgument, "head"};
+  if (vocab_size < 1 || values.size() != static_cast<std::size_t>(vocab_size) * spec_.d_model)
+    return Error{"embedding table of the wrong size", kShapeMismatch, "embed.weight"};
+  spec_.vocab_size = vocab_size;
+  embed_.reset({vocab_size, spec_.d_model}, std::move(values));
+  return Ok{};
+}
+
+double estimate_forward_floats(const ModelSpec& s, int batch, int seq, int source_seq, bool recording) {
+  const double b = batch, e = s.d_model, h = s.heads, f = s.ffn_dim, v = s.vocab_size;
+  const auto attention_block = [&](double sq, double sk) {
+    // projections, splits, context, merged, output ~ 12 (B,S,E); scores..weights 4 (B,H,Sq,Sk); masks
+    return 12 * b * (sq + sk) * e + 4 * b * h * sq * sk + 2 * b * sq * sk;
+  };
+  const auto layer = [&](double sq, bool cross, double sk) {
+    double n = attention_block(sq, sq) + 3 * b * sq * f + 8 * b * sq * e;
+    if (cross) n += attention_block(sq, sk) + 2 * b * sq * e;
+    return n;
+  };
+  const double sq = seq, ss = source_seq;
+  const double logits = s.head == OutputHead::None ? 0 : b * sq * v;
+  if (!recording) {  // one layer's working set at a time, plus the logits
+    const double one = s.encoder_decoder() ? std::max(layer(sq, true, ss), layer(ss, false, 0)) : layer(sq, false, 0);
+    return one + 4 * b * std::max(sq, ss) * e + logits;
+  }
+  double total = logits + 4 * b * sq * e;
+  if (s.encoder_decoder())
+    total += s.layers * layer(sq, true, ss) + s.encoder_layers * layer(ss, false, 0) + 4 * b * ss * e;
+  else
+    total += s.layers * layer(sq, false, 0);
+  return total;
+}
+
+Result<Tensor> Transformer::embed_sequence(const std::vector<int>& ids, int batch, int seq, const std::string& stack,
+                                           const Recorder& outer) const {
+  const int e = spec_.d_model;
+  // h = embed[ids] (+ positions): (B, S, E)
+  Tensor x({"B", "S", "E"}, {batch, seq, e});
+  for (std::size_t r = 0; r < ids.size(); ++r)
+    std::copy_n(embed_.data() + static_cast<std::size_t>(ids[r]) * e, e, x.ptr() + r * e);
+  outer.record(StageId::Embeddings, x);
+  if (spec_.positions != Positions::None) {
+    Tensor pe = spec_.positions == Positions::Sinusoidal
+                    ? sinusoidal_encoding(seq, e)
+                    : Tensor({"S", "E"}, {seq, e}, std::vector<float>(pos_.data(), pos_.data() + static_cast<std::size_t>(seq) * e));
+    const std::size_t row = static_cast<std::size_t>(seq) * e;
+    for (int b = 0; b < batch; ++b)
+      for (std::size_t i = 0; i < row; ++i) x.data[b * row + i] += pe.data[i];
+    outer.record(StageId::Positions, std::move(pe));
+  }
+  if (!all_finite(x.ptr(), x.size())) return overflow_error("the " + stack + " input (embeddings + positions)");
+  outer.record(StageId::Input, x);
+  return x;
+}
+
+Result<ForwardOutput> Transformer::forward(const ForwardInput& in, const ForwardOptions& options) const {
+  const ModelSpec& s = spec_;
+  const bool enc_dec = s.encoder_decoder();
+  if (Status st = check_ids("ids", in.ids, in.batch, in.seq, s.vocab_size, in.lengths, "lengths", s.max_seq); !st)
+    return st.error_value();
+  if (enc_dec) {
+    if (Status st = check_ids("sourceIds", in.source_ids, in.batch, in.source_seq, s.vocab_size, in.source_lengths,
+                              "sourceLengths", s.max_seq);
+        !st)
+      return st.error_value();
+  }
+  const double floats = estimate_forward_floats(s, in.batch, in.seq, enc_dec ? in.source_seq : 0, options.record != nullptr);
+  if (floats > static_cast<double>(kMaxTraceFloats))
+    return Error{"this forward pass would need about " + std::to_string(static_cast<long long>(floats * 4) >> 20) +
+                     " MiB; the limit is " + std::to_string(kMaxTraceFloats * 4 >> 20) +
+                     " MiB: use fewer layers, a smaller model, a shorter text or record fewer stages",
+                 error_code::kLimitExceeded, "ids"};
+
+  ForwardOutput out;
+  Trace* trace = options.record ? &out.trace : nullptr;
+  const LayerOptions lo = layer_options(s, options.backend);
+
+  // The single stack (decoder-only when causal) or the encoder.
+  const std::string stack = !enc_dec && s.causal ? "decoder" : "encoder";
+  const std::vector<int>& stack_ids = enc_dec ? in.source_ids : in.ids;
+  const int stack_seq = enc_dec ? in.source_seq : in.seq;
+  const Tensor padding = key_padding_mask(full_lengths(enc_dec ? in.source_lengths : in.lengths, in.batch, stack_seq), stack_seq);
+  Recorder outer(trace, -1, stack + ".", options.record);
+  outer.record(StageId::PaddingMask, padding);
+  Result<Tensor> x = embed_sequence(stack_ids, in.batch, stack_seq, stack, outer);
+  if (!x) return x.error_value();
+  const bool stack_causal = !enc_dec && s.causal;
+  for (std::size_t l = 0; l < layers_.size(); ++l) {
+    Recorder recorder(trace, static_cast<int>(l), stack + ".", options.record);
+    Result<Tensor> y = encoder_layer(x.value(), layers_[l], lo, &padding, stack_causal, recorder);
+    if (!y) return y.error_value();
+    x = std::move(y.value());
+    recorder.record(StageId::LayerOutput, x.value());
+  }
+  if (s.final_norm) {
+    x = layer_norm(x.value(), norm_);
+    outer.record(StageId::FinalNorm, x.value());
+  }
+
+  if (enc_dec) {
+    const Tensor& memory = x.value();
+    const Tensor target_padding = key_padding_mask(full_lengths(in.lengths, in.batch, in.seq), in.seq);
+    Recorder decoder_outer(trace, -1, "decoder.", options.record);
+    decoder_outer.record(StageId::PaddingMask, target_padding);
+    Result<Tensor> t = embed_sequence(in.ids, in.batch, in.seq, "decoder", decoder_outer);
+    if (!t) return t.error_value();
+    for (std::size_t l = 0; l < decoder_layers_.size(); ++l) {
+      Recorder recorder(trace, static_cast<int>(l), "decoder.", options.record);
+      Result<Tensor> y = decoder_layer(t.value(), memory, decoder_layers_[l], lo, &target_padding, &padding, recorder, s.causal);
+      if (!y) return y.error_value();
+      t = std::move(y.value());
+      recorder.record(StageId::LayerOutput, t.value());
+    }
+    if (s.final_norm) {
+      t = layer_norm(t.value(), decoder_norm_);
+      decoder_outer.record(StageId::FinalNorm, t.value());
+    }
+    out.hidden = std::move(t.value());
+  } else {
+    out.hidden = std::move(x.value());
+  }
+
+  if (s.head != OutputHead::None) {
+    // logits = hidden W^T + b: (B, S, E) -> (B, S, V), with W = head.weight (V, E) or,
+    // tied, embed.weight (V, E), packed once per version like any weight.
+    const Parameter& weight = s.head == OutputHead::Tied ? embed_ : head_.weight;
+    out.logits = Tensor({"B", "S", "V"}, {in.batch, in.seq, s.vocab_size});
+    const kernels::PackedWeight* packed =
+        options.backend == Backend::Fast ? weight.packed_rows(0, s.vocab_size, s.d_model) : nullptr;
+    linear_rows(out.hidden.ptr(), in.batch * in.seq, s.d_model, weight.data(), head_.bias.data(), s.vocab_size,
+                out.logits.ptr(), options.backend, packed);
+    if (!all_finite(out.logits.ptr(), out.logits.size())) return overflow_error("the logits");
+    Recorder(trace, -1, "", options.record).record(StageId::Logits, out.logits);
+  }
+  return out;
+}
+
+}  // namespace attention
