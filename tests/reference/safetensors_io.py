@@ -1,0 +1,164 @@
+"""A small, strict safetensors reader and writer (the Python `safetensors` package is not available).
+
+Format: 8-byte little-endian header length N, then N bytes of UTF-8 JSON mapping each tensor
+name to {"dtype", "shape", "data_offsets": [begin, end]} plus an optional "__metadata__"
+{str: str}, padded with spaces so N is a multiple of 8, then the raw little-endian tensor data
+back to back (offsets are relative to the start of the data section).
+
+write(path, tensors, metadata=None, dtype=None)   dtype "F32" (default), "F16" or "BF16"
+read(path) -> (dict name -> float32 tensor, metadata dict or None)
+
+Conversions on write are single round-to-nearest-even steps from the tensor's own dtype
+(torch's .to(float16) / .to(bfloat16)); BF16 is the upper 16 bits of float32, rounded.
+Tensors are written in the dict's order, data in the same order as the header entries.
+"""
+import json
+import math
+import struct
+import sys
+
+import torch
+
+# name -> (torch dtype of the stored values, integer dtype of the same width, bytes per element)
+DTYPES = {
+    "F32": (torch.float32, torch.int32, 4),
+    "F16": (torch.float16, torch.int16, 2),
+    "BF16": (torch.bfloat16, torch.int16, 2),
+}
+MAX_HEADER = 100_000_000  # the limit the reference implementation uses
+
+if sys.byteorder != "little":  # raw bytes below are the host's; the format is little-endian
+    raise RuntimeError("safetensors_io assumes a little-endian host")
+
+
+class SafetensorsError(ValueError):
+    pass
+
+
+def _encode(t, dtype):
+    store, as_int, _ = DTYPES[dtype]
+    if not isinstance(t, torch.Tensor):
+        raise SafetensorsError("not a tensor: %r" % type(t))
+    if not t.is_floating_point():
+        raise SafetensorsError("only floating-point tensors are written, got %s" % t.dtype)
+    c = t.detach().cpu().contiguous().to(store)
+    return c.view(as_int).numpy().tobytes()
+
+
+def write(path, tensors, metadata=None, dtype=None):
+    dtype = "F32" if dtype is None else dtype
+    if dtype not in DTYPES:
+        raise SafetensorsError("unsupported dtype %r (F32, F16, BF16)" % (dtype,))
+    header = {}
+    if metadata is not None:
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
+            raise SafetensorsError("metadata must map str to str")
+        header["__metadata__"] = dict(metadata)
+    chunks = []
+    offset = 0
+    for name, t in tensors.items():
+        if not isinstance(name, str) or name == "__metadata__":
+            raise SafetensorsError("bad tensor name %r" % (name,))
+        data = _encode(t, dtype)
+        header[name] = {"dtype": dtype, "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
+        chunks.append(data)
+        offset += len(data)
+    text = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    text += b" " * (-len(text) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(text)))
+        f.write(text)
+        for data in chunks:
+            f.write(data)
+
+
+def _no_duplicates(pairs):
+    keys = [k for k, _ in pairs]
+    if len(keys) != len(set(keys)):
+        raise SafetensorsError("duplicate key in header: %r" % sorted(k for k in keys if keys.count(k) > 1)[0])
+    return dict(pairs)
+
+
+def _bad_constant(name):
+    raise SafetensorsError("header holds %s" % name)
+
+
+def _is_uint(v):
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def parse(buf):
+    """(dict name -> float32 tensor in header order, metadata or None) from the file's bytes."""
+    if len(buf) < 8:
+        raise SafetensorsError("file shorter than the 8-byte header length")
+    (n,) = struct.unpack("<Q", buf[:8])
+    if n > MAX_HEADER:
+        raise SafetensorsError("header length %d too large" % n)
+    if 8 + n > len(buf):
+        raise SafetensorsError("header length %d runs past the end of the file (%d bytes)" % (n, len(buf)))
+    raw = bytes(buf[8:8 + n])
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise SafetensorsError("header is not UTF-8: %s" % e)
+    if not text.startswith("{"):
+        raise SafetensorsError("header does not start with '{'")
+    try:
+        header = json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_bad_constant)
+    except json.JSONDecodeError as e:
+        raise SafetensorsError("header is not JSON: %s" % e)
+    if not isinstance(header, dict):
+        raise SafetensorsError("header is not a JSON object")
+    metadata = header.pop("__metadata__", None)
+    if metadata is not None:
+        if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
+            raise SafetensorsError("__metadata__ must map str to str")
+    data = memoryview(buf)[8 + n:]
+    entries = []
+    for name, info in header.items():
+        if not isinstance(info, dict) or set(info) != {"dtype", "shape", "data_offsets"}:
+            raise SafetensorsError("%s: entry must have exactly dtype, shape, data_offsets" % name)
+        dtype, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
+        if dtype not in DTYPES:
+            raise SafetensorsError("%s: unsupported dtype %r (F32, F16, BF16)" % (name, dtype))
+        if not isinstance(shape, list) or not all(_is_uint(d) for d in shape):
+            raise SafetensorsError("%s: bad shape %r" % (name, shape))
+        if not isinstance(offsets, list) or len(offsets) != 2 or not all(_is_uint(o) for o in offsets):
+            raise SafetensorsError("%s: bad data_offsets %r" % (name, offsets))
+        begin, end = offsets
+        if end < begin:
+            raise SafetensorsError("%s: data_offsets end before begin" % name)
+        size = math.prod(shape) * DTYPES[dtype][2]
+        if end - begin != size:
+            raise SafetensorsError("%s: %d bytes for shape %r %s, expected %d" % (name, end - begin, shape, dtype, size))
+        entries.append((begin, end, name, dtype, shape))
+    # The tensors must tile the data section exactly: no gap, no overlap, nothing left over.
+    pos = 0
+    for begin, end, name, _, _ in sorted(entries):
+        if begin != pos:
+            raise SafetensorsError("%s: data starts at %d, expected %d (gap or overlap)" % (name, begin, pos))
+        pos = end
+    if pos != len(data):
+        raise SafetensorsError("tensors cover %d bytes of data but the file holds %d" % (pos, len(data)))
+    tensors = {}
+    for begin, end, name, dtype, shape in entries:
+        store, as_int, _ = DTYPES[dtype]
+        if begin == end:
+            t = torch.zeros(shape, dtype=torch.float32)
+        else:
+            t = torch.frombuffer(bytearray(data[begin:end]), dtype=as_int).view(store).to(torch.float32)
+        tensors[name] = t.reshape(shape)
+    return tensors, metadata
+
+
+def read(path):
+    with open(path, "rb") as f:
+        return parse(f.read())
+
+
+def dtypes(path):
+    """{name: dtype string} from a file's header (unchecked; for tests)."""
+    with open(path, "rb") as f:
+        (n,) = struct.unpack("<Q", f.read(8))
+        header = json.loads(f.read(n))
+    return {k: v["dtype"] for k, v in header.items() if k != "__metadata__"}
