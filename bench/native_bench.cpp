@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
   // The playground's own full trace: default configuration, 32 tokens, every stage kept.
   std::string text;
   for (int i = 0; i < 32; ++i) text += "w" + std::to_string(i % 13) + " ";
-  const Model model{ModelConfig{}};
+  Model model{ModelConfig{}};
   std::printf("{\"shape\":\"trace\",\"ms\":%.5f}\n", median_ms([&] { model.run({text}); }));
   return 0;
 }

@@ -42,9 +42,9 @@ Status check_weights(const MultiHeadWeights& w, int e) {
   } else if (Status s = check_size("in_proj_weight", w.in_proj_weight, 3 * ue * ue, "(3E, E)"); !s) {
     return s;
   }
-  for (Status s : {check_bias("in_proj_bias", w.in_proj_bias, 3 * ue, "(3E)"),
+  for (Status s : {check_bias("in_proj_bias", w.in_proj_bias, 3 * ue, "3E"),
                    check_size("out_proj_weight", w.out_proj_weight, ue * ue, "(E, E)"),
-                   check_bias("out_proj_bias", w.out_proj_bias, ue, "(E)")})
+                   check_bias("out_proj_bias", w.out_proj_bias, ue, "E")})
     if (!s) return s;
   for (const auto& [name, p] : {std::pair{"in_proj_weight", &w.in_proj_weight}, {"q_proj_weight", &w.q_proj_weight},
                                 {"k_proj_weight", &w.k_proj_weight}, {"v_proj_weight", &w.v_proj_weight},
@@ -246,10 +246,11 @@ Result<MultiHeadResult> multi_head_attention(const Tensor& query, const Tensor& 
               output.ptr(), options.backend, packed_out);
 
   if (recorder.active()) {  // in computation order; what is not returned is moved, not copied
-    if (recorder.wants(StageId::QSplit)) recorder.record(StageId::QSplit, view_as_heads(q, heads));
+    Tensor q_split = recorder.wants(StageId::QSplit) ? view_as_heads(q, heads) : Tensor{};
     recorder.record(StageId::QProj, std::move(q));
     recorder.record(StageId::KProj, std::move(k));
     recorder.record(StageId::VProj, std::move(v));
+    recorder.record(StageId::QSplit, std::move(q_split));
     recorder.record(StageId::QHeads, std::move(q_heads));
     recorder.record(StageId::KHeads, std::move(k_heads));
     recorder.record(StageId::VHeads, std::move(v_heads));

@@ -128,10 +128,14 @@ TEST(Model, SwitchesChangeWhatIsComputed) {
 TEST(Model, InvalidConfigsAreErrors) {
   ModelConfig c = small(Mode::Encoder);
   c.heads = 3;
-  EXPECT_EQ(run_model(c, {"a"}).error(), "d_model 8 is not divisible by heads 3 (d_k = d_model / heads must be a whole number)");
+  EXPECT_EQ(run_model(c, {"a"}).error(), "heads (3) must divide dModel (8): d_k = dModel / heads must be a whole number");
+  EXPECT_EQ(run_model(c, {"a"}).error_value().code, "not_divisible");
+  EXPECT_EQ(run_model(c, {"a"}).error_value().field, "heads");
   c = small(Mode::Encoder);
   c.d_model = 0;
-  EXPECT_EQ(run_model(c, {"a"}).error(), "d_model must be between 1 and 1024, got 0");
+  EXPECT_EQ(run_model(c, {"a"}).error(), "dModel must be between 1 and 1024, got 0");
+  EXPECT_EQ(run_model(c, {"a"}).error_value().code, "out_of_range");
+  EXPECT_EQ(run_model(c, {"a"}).error_value().field, "dModel");
   c = small(Mode::Encoder);
   c.layers = -1;
   EXPECT_EQ(run_model(c, {"a"}).error(), "layers must be between 1 and 12, got -1");
@@ -141,7 +145,8 @@ TEST(Model, InvalidConfigsAreErrors) {
   c = small(Mode::Encoder);
   c.preset = Preset::Positional;
   c.heads = 8;
-  EXPECT_NE(run_model(c, {"a"}).error().find("d_k = d_model / heads of at least 2"), std::string::npos);
+  EXPECT_NE(run_model(c, {"a"}).error().find("d_k = dModel / heads of at least 2"), std::string::npos);
+  EXPECT_EQ(run_model(c, {"a"}).error_value().field, "preset");
   EXPECT_EQ(run_model(small(Mode::Encoder), {""}).error(), "the text is empty: type at least one word");
 }
 

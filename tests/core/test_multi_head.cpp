@@ -33,9 +33,9 @@ LinearWeights slice_rows(const std::vector<float>& weight, const std::vector<flo
   LinearWeights w;
   w.in_features = e;
   w.out_features = n;
-  w.weight.assign(weight.begin() + static_cast<std::ptrdiff_t>(row0) * e,
-                  weight.begin() + static_cast<std::ptrdiff_t>(row0 + n) * e);
-  w.bias.assign(bias.begin() + row0, bias.begin() + row0 + n);
+  w.weight = std::vector<float>(weight.begin() + static_cast<std::ptrdiff_t>(row0) * e,
+                                weight.begin() + static_cast<std::ptrdiff_t>(row0 + n) * e);
+  w.bias = std::vector<float>(bias.begin() + row0, bias.begin() + row0 + n);
   return w;
 }
 
@@ -60,7 +60,7 @@ TEST(MultiHead, Seed003EveryStageShape) {
   ASSERT_TRUE(r.ok()) << r.error();
   const std::vector<std::pair<std::string, std::vector<int>>> expected = {
       {"q_proj", {2, 3, 4}},     {"k_proj", {2, 3, 4}},      {"v_proj", {2, 3, 4}},  {"q_split", {2, 3, 2, 2}},
-      {"q_heads", {2, 2, 3, 2}}, {"k_heads", {2, 2, 3, 2}},  {"v_heads", {2, 2, 3, 2}}, {"mask", {2, 3, 3}},
+      {"q_heads", {2, 2, 3, 2}}, {"k_heads", {2, 2, 3, 2}},  {"v_heads", {2, 2, 3, 2}}, {"mask.padding", {2, 3}}, {"mask", {2, 3, 3}},
       {"scores", {2, 2, 3, 3}},  {"scaled", {2, 2, 3, 3}},   {"masked", {2, 2, 3, 3}}, {"weights", {2, 2, 3, 3}},
       {"context", {2, 2, 3, 2}}, {"merged", {2, 3, 4}},      {"output", {2, 3, 4}}};
   ASSERT_EQ(trace.stages.size(), expected.size());
@@ -91,9 +91,9 @@ TEST(MultiHead, EqualsSeparateSingleHeadAttentionsOnSlicedWeights) {
     for (int s = 0; s < sq; ++s)
       for (int o = 0; o < e; ++o) output[(b * sq + s) * e + o] = w.out_proj_bias[o];
   for (int h = 0; h < heads; ++h) {
-    const Tensor q = as_one_head(linear(query, slice_rows(w.in_proj_weight, w.in_proj_bias, h * dk, dk, e), "d"), "Sq");
-    const Tensor k = as_one_head(linear(memory, slice_rows(w.in_proj_weight, w.in_proj_bias, e + h * dk, dk, e), "d"), "Sk");
-    const Tensor v = as_one_head(linear(memory, slice_rows(w.in_proj_weight, w.in_proj_bias, 2 * e + h * dk, dk, e), "d"), "Sk");
+    const Tensor q = as_one_head(linear(query, slice_rows(w.in_proj_weight.values(), w.in_proj_bias.values(), h * dk, dk, e), "d"), "Sq");
+    const Tensor k = as_one_head(linear(memory, slice_rows(w.in_proj_weight.values(), w.in_proj_bias.values(), e + h * dk, dk, e), "d"), "Sk");
+    const Tensor v = as_one_head(linear(memory, slice_rows(w.in_proj_weight.values(), w.in_proj_bias.values(), 2 * e + h * dk, dk, e), "d"), "Sk");
     const AttentionStages single = scaled_dot_product_attention(q, k, v, nullptr, true, Backend::Reference);
     for (int b = 0; b < batch; ++b)
       for (int i = 0; i < sq; ++i) {
@@ -146,7 +146,9 @@ TEST(MultiHead, InvalidInputsAreErrorsWithClearMessages) {
   EXPECT_EQ(multi_head_attention(x, x, x, w, options).error(), "heads must be positive, got 0");
 
   options.heads = 2;
-  w.in_proj_bias.pop_back();
+  std::vector<float> short_bias = w.in_proj_bias.values();
+  short_bias.pop_back();
+  w.in_proj_bias = short_bias;
   EXPECT_EQ(multi_head_attention(x, x, x, w, options).error(), "in_proj_bias has 17 values, expected 3E = 18");
 
   w = random_weights(6, 52);
@@ -196,14 +198,42 @@ TEST(MultiHead, OverflowingScoresStillGiveADistribution) {
   EXPECT_EQ(row[3], 0.0f);
 }
 
-TEST(MultiHead, WeightsPackedOnceGiveTheSameResult) {
+TEST(MultiHead, PackedWeightsAreReusedAndNeverStale) {
   const Tensor x = random_tensor({"B", "S", "E"}, {2, 5, 12}, 81);
   MultiHeadWeights w = random_weights(12, 82);
   MultiHeadOptions options;
   options.heads = 3;
-  const Result<MultiHeadResult> plain = multi_head_attention(x, x, x, w, options);
-  prepare(w);
-  const Result<MultiHeadResult> prepared = multi_head_attention(x, x, x, w, options);
-  EXPECT_TRUE(all_close(prepared.value().output.data, plain.value().output.data, 1e-6));
-  EXPECT_EQ(prepared.value().weights.data, plain.value().weights.data);
+  const Result<MultiHeadResult> first = multi_head_attention(x, x, x, w, options);  // packs on first use
+  const Result<MultiHeadResult> again = multi_head_attention(x, x, x, w, options);  // reuses the panels
+  EXPECT_EQ(again.value().output.data, first.value().output.data);
+  EXPECT_EQ(again.value().weights.data, first.value().weights.data);
+  options.backend = Backend::Reference;
+  const Result<MultiHeadResult> reference = multi_head_attention(x, x, x, w, options);
+  EXPECT_TRUE(all_close(first.value().output.data, reference.value().output.data, 1e-5));
+
+  // A write through the parameter bumps its version: the next call must use the new values.
+  const std::uint64_t before = w.in_proj_weight.version();
+  for (float& v : w.in_proj_weight.mutable_values()) v *= -0.5f;
+  EXPECT_NE(w.in_proj_weight.version(), before);
+  w.out_proj_weight = random_vector(12 * 12, 83, 0.5f);
+  options.backend = Backend::Fast;
+  const Result<MultiHeadResult> changed = multi_head_attention(x, x, x, w, options);
+  options.backend = Backend::Reference;
+  const Result<MultiHeadResult> changed_reference = multi_head_attention(x, x, x, w, options);
+  EXPECT_TRUE(all_close(changed.value().output.data, changed_reference.value().output.data, 1e-5));
+  EXPECT_FALSE(all_close(changed.value().output.data, first.value().output.data, 1e-3));
+
+  // Cross-attention packs the K and V rows (fused) and the Q rows once each, and follows writes too.
+  const Tensor memory = random_tensor({"B", "S", "E"}, {2, 4, 12}, 84);
+  options.backend = Backend::Fast;
+  const Result<MultiHeadResult> cross = multi_head_attention(x, memory, memory, w, options);
+  options.backend = Backend::Reference;
+  EXPECT_TRUE(all_close(cross.value().output.data,
+                        multi_head_attention(x, memory, memory, w, options).value().output.data, 1e-5));
+  for (float& v : w.in_proj_weight.mutable_values()) v += 0.25f;
+  options.backend = Backend::Fast;
+  const Result<MultiHeadResult> cross_changed = multi_head_attention(x, memory, memory, w, options);
+  options.backend = Backend::Reference;
+  EXPECT_TRUE(all_close(cross_changed.value().output.data,
+                        multi_head_attention(x, memory, memory, w, options).value().output.data, 1e-5));
 }

@@ -89,18 +89,27 @@ TEST(Presets, IdentityHeadsAttendBySimilarity) {
   EXPECT_EQ(argmax_key(w, 0, 0, 1), 1);  // every other word attends most to itself
   EXPECT_EQ(argmax_key(w, 0, 0, 3), 3);
   const MultiHeadWeights iw = identity_attention(3);
-  EXPECT_EQ(iw.out_proj_weight, (std::vector<float>{1, 0, 0, 0, 1, 0, 0, 0, 1}));
+  EXPECT_EQ(iw.out_proj_weight.values(), (std::vector<float>{1, 0, 0, 0, 1, 0, 0, 0, 1}));
 }
 
 TEST(Presets, RandomWeightsAreDeterministicFromTheSeed) {
   ModelConfig c;
   c.d_model = 16;
   c.heads = 2;
-  const ModelWeights a = make_weights(c), b = make_weights(c);
-  EXPECT_EQ(a.encoder[1].self_attn.in_proj_weight, b.encoder[1].self_attn.in_proj_weight);
+  const auto made = [](const ModelConfig& config) {
+    Transformer t = Transformer::create(playground_spec(config)).value();
+    fill_preset(t, config);
+    return t;
+  };
+  Transformer a = made(c), b = made(c);
+  EXPECT_EQ(a.encoder_layers()[1].self_attn.in_proj_weight.values(), b.encoder_layers()[1].self_attn.in_proj_weight.values());
   c.seed = 2;
-  const ModelWeights other = make_weights(c);
-  EXPECT_NE(a.encoder[0].self_attn.in_proj_weight, other.encoder[0].self_attn.in_proj_weight);
+  Transformer other = made(c);
+  EXPECT_NE(a.encoder_layers()[0].self_attn.in_proj_weight.values(),
+            other.encoder_layers()[0].self_attn.in_proj_weight.values());
   // Xavier bound for the (3E, E) in_proj: sqrt(6 / (48 + 16))
-  for (float v : a.encoder[0].self_attn.in_proj_weight) EXPECT_LE(std::abs(v), std::sqrt(6.0f / 64.0f));
+  for (float v : a.encoder_layers()[0].self_attn.in_proj_weight) EXPECT_LE(std::abs(v), std::sqrt(6.0f / 64.0f));
+  // The names are the PyTorch module's state_dict keys.
+  EXPECT_EQ(a.encoder_layers()[0].self_attn.in_proj_weight.name(), "layers.0.self_attn.in_proj_weight");
+  EXPECT_EQ(a.encoder_layers()[1].ffn.linear2.bias.name(), "layers.1.linear2.bias");
 }

@@ -48,7 +48,7 @@ void set_switches(std::uint8_t flags, ModelConfig& c) {
   c.scale = flags & 1;
   c.residual = flags & 2;
   c.positional = flags & 4;
-  c.activation = (flags & 8) ? Activation::GELU : Activation::ReLU;
+  c.activation = (flags & 8) ? ((flags & 32) ? Activation::GELUTanh : Activation::GELU) : Activation::ReLU;
   c.norm = (flags & 16) ? NormPlacement::Pre : NormPlacement::Post;
 }
 
@@ -109,7 +109,9 @@ void config(const std::uint8_t* data, std::size_t size) {
   set_switches(in.byte(), c);
   if (!validate(c)) return;
   if (c.head_dim() * c.heads != c.d_model) violated("validated config with d_model not divisible by heads");
-  if (estimate_trace_floats(c, 1, 3, 3) > (std::size_t{1} << 20)) return;  // keep each run fast
+  ModelSpec spec = playground_spec(c);
+  spec.vocab_size = 8;
+  if (estimate_forward_floats(spec, 1, 3, 3, true) > double(1 << 20)) return;  // keep each run fast
   Result<Trace> r = run_model(c, {"the cat sat"}, {"le chat"});
   if (!r) violated(("validated config failed to run: " + r.error()).c_str());
   check_trace(r.value());
@@ -135,6 +137,7 @@ void forward(const std::uint8_t* data, std::size_t size) {
   Result<Trace> r = run_model(c, texts, sources);
   if (!r) {
     if (r.error().empty()) violated("an error without a message");
+    if (r.error_value().code.empty()) violated("an error without a code");
     return;
   }
   check_trace(r.value());

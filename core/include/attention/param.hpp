@@ -9,6 +9,7 @@
 // version, so it is rebuilt on first use after a write and can never go stale.
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +25,7 @@ class Parameter {
   Parameter() = default;
   // An unnamed 1-D parameter (convenient for tests and one-off layers).
   Parameter(std::vector<float> values);  // NOLINT: implicit on purpose
+  Parameter(std::initializer_list<float> values) : Parameter(std::vector<float>(values)) {}  // NOLINT
   // A named parameter; zero-filled when `values` is empty.
   Parameter(std::string name, std::vector<int> shape, std::vector<float> values = {});
 
