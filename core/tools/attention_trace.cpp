@@ -1,30 +1,60 @@
-// Command-line view of a forward pass: prints every stage of the trace with its
-// shape and first values, and the attention weights of head 0 as a table.
+// Command-line view of a forward pass of the playground model: prints every stage of
+// the trace with its shape and first values, and the attention weights of head 0 as a
+// table. Its options are the playground's settings (config.cpp), spelled in kebab case:
 //   attention_trace [--mode encoder|decoder|cross] [--d-model N] [--heads N] [--layers N]
-//                   [--seed N] [--preset random|identity|positional] [--no-scale]
-//                   [--no-residual] [--no-positional] [--gelu] [--pre-ln]
+//                   [--ffn-dim N] [--seed N] [--preset random|identity|positional]
+//                   [--activation relu|gelu|gelu_tanh] [--norm post|pre]
+//                   [--scale|--no-scale] [--residual|--no-residual] [--positional|--no-positional]
 //                   [--source "text"]... [--json] "text" ["text" ...]
-// --json prints the whole trace as JSON instead (-inf as null), which the wasm
-// tests compare against the engine's own trace.
+//   attention_trace --schema     prints what the engine declares (settings, rules, stages, error codes)
+// --json prints the whole trace as JSON instead (-inf as null), which the wasm tests
+// compare against the engine's own trace.
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 
 #include "attention/model.hpp"
+#include "attention/trace_json.hpp"
 
 using namespace attention;
 
 namespace {
 
-bool parse_int(const char* text, int& out) {
+// "dModel" -> "d-model"
+std::string kebab(const std::string& name) {
+  std::string out;
+  for (char c : name) {
+    if (c >= 'A' && c <= 'Z') {
+      out += '-';
+      out += static_cast<char>(c - 'A' + 'a');
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+const SettingInfo* setting_for_option(const std::string& option) {
+  for (const Field<ModelConfig>& f : playground_schema().fields)
+    if (option == "--" + kebab(f.info.name)) return &f.info;
+  return nullptr;
+}
+
+const SettingInfo* bool_setting_for_negation(const std::string& option) {
+  for (const Field<ModelConfig>& f : playground_schema().fields)
+    if (f.info.type == "bool" && option == "--no-" + kebab(f.info.name)) return &f.info;
+  return nullptr;
+}
+
+// A command-line word as the JSON value the setting's type takes (checked by from_json).
+Json option_value(const SettingInfo& info, const std::string& text) {
+  if (info.type == "choice") return text;
   char* end = nullptr;
-  const long v = std::strtol(text, &end, 10);
-  if (!*text || *end || v < -1000000 || v > 1000000) return false;
-  out = static_cast<int>(v);
-  return true;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end) return text;  // not a number: from_json reports it
+  return v;
 }
 
 void print_weights(const Trace& trace, const Stage& stage) {
@@ -44,94 +74,28 @@ void print_weights(const Trace& trace, const Stage& stage) {
   }
 }
 
-void print_string(const std::string& text) {
-  std::putchar('"');
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') std::printf("\\%c", c);
-    else if (c < 0x20) std::printf("\\u%04x", c);
-    else std::putchar(c);
-  }
-  std::putchar('"');
-}
-
-void print_token_lists(const std::vector<std::vector<std::string>>& lists) {
-  std::putchar('[');
-  for (std::size_t b = 0; b < lists.size(); ++b) {
-    std::printf(b ? ",[" : "[");
-    for (std::size_t i = 0; i < lists[b].size(); ++i) {
-      if (i) std::putchar(',');
-      print_string(lists[b][i]);
-    }
-    std::putchar(']');
-  }
-  std::putchar(']');
-}
-
-void print_json(const Trace& trace) {
-  std::printf("{\"tokens\":");
-  print_token_lists(trace.tokens);
-  std::printf(",\"sourceTokens\":");
-  print_token_lists(trace.source_tokens);
-  std::printf(",\"stages\":[");
-  for (std::size_t i = 0; i < trace.stages.size(); ++i) {
-    const Stage& s = trace.stages[i];
-    std::printf("%s{\"layer\":%d,\"name\":", i ? "," : "", s.layer);
-    print_string(s.name);
-    std::printf(",\"axes\":[");
-    for (std::size_t a = 0; a < s.tensor.axes.size(); ++a) {
-      if (a) std::putchar(',');
-      print_string(s.tensor.axes[a]);
-    }
-    std::printf("],\"shape\":[");
-    for (std::size_t a = 0; a < s.tensor.shape.size(); ++a) std::printf("%s%d", a ? "," : "", s.tensor.shape[a]);
-    std::printf("],\"data\":[");
-    for (std::size_t k = 0; k < s.tensor.size(); ++k) {
-      const float v = s.tensor.data[k];
-      if (std::isfinite(v)) std::printf("%s%.9g", k ? "," : "", v);
-      else std::printf("%snull", k ? "," : "");
-    }
-    std::printf("]}");
-  }
-  std::printf("]}\n");
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  ModelConfig config;
+  Json settings = Json::object();
   std::vector<std::string> texts, sources;
   bool json = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
-    int* target = arg == "--d-model" ? &config.d_model : arg == "--heads" ? &config.heads
-                : arg == "--layers" ? &config.layers : nullptr;
-    if (target && has_value) {
-      if (!parse_int(argv[++i], *target)) { std::fprintf(stderr, "%s needs a whole number\n", arg.c_str()); return 2; }
-    } else if (arg == "--seed" && has_value) {
-      config.seed = static_cast<std::uint32_t>(std::strtoul(argv[++i], nullptr, 10));
-    } else if (arg == "--mode" && has_value) {
-      const std::string m = argv[++i];
-      config.mode = m == "decoder" ? Mode::Decoder : m == "cross" ? Mode::Cross : Mode::Encoder;
-      if (m != "encoder" && m != "decoder" && m != "cross") { std::fprintf(stderr, "unknown mode %s\n", m.c_str()); return 2; }
-    } else if (arg == "--preset" && has_value) {
-      const std::string p = argv[++i];
-      config.preset = p == "identity" ? Preset::Identity : p == "positional" ? Preset::Positional : Preset::Random;
-      if (p != "random" && p != "identity" && p != "positional") { std::fprintf(stderr, "unknown preset %s\n", p.c_str()); return 2; }
+    if (arg == "--schema") {
+      std::printf("%s\n", dump_json(engine_description(), 2).c_str());
+      return 0;
     } else if (arg == "--json") {
       json = true;
-    } else if (arg == "--no-scale") {
-      config.scale = false;
-    } else if (arg == "--no-residual") {
-      config.residual = false;
-    } else if (arg == "--no-positional") {
-      config.positional = false;
-    } else if (arg == "--gelu") {
-      config.activation = Activation::GELU;
-    } else if (arg == "--pre-ln") {
-      config.norm = NormPlacement::Pre;
     } else if (arg == "--source" && has_value) {
       sources.emplace_back(argv[++i]);
+    } else if (const SettingInfo* info = setting_for_option(arg)) {
+      if (info->type == "bool") settings[info->name] = true;
+      else if (has_value) settings[info->name] = option_value(*info, argv[++i]);
+      else { std::fprintf(stderr, "%s needs a value\n", arg.c_str()); return 2; }
+    } else if (const SettingInfo* negated = bool_setting_for_negation(arg)) {
+      settings[negated->name] = false;
     } else if (arg.rfind("--", 0) == 0) {
       std::fprintf(stderr, "unknown option %s (see the comment at the top of attention_trace.cpp)\n", arg.c_str());
       return 2;
@@ -139,6 +103,12 @@ int main(int argc, char** argv) {
       texts.push_back(arg);
     }
   }
+  Result<ModelConfig> parsed = from_json(playground_schema(), settings);
+  if (!parsed) {
+    std::fprintf(stderr, "error: %s\n", parsed.error().c_str());
+    return 2;
+  }
+  const ModelConfig config = parsed.value();
   if (texts.empty()) texts = {"the cat sat on the mat", "a dog barked"};
   if (config.mode == Mode::Cross && sources.empty()) sources.assign(texts.size(), "le chat est assis sur le tapis");
 
@@ -149,7 +119,7 @@ int main(int argc, char** argv) {
   }
   const Trace& trace = result.value();
   if (json) {
-    print_json(trace);
+    std::printf("%s\n", dump_json(trace_json(trace, true)).c_str());
     return 0;
   }
   std::printf("mode %s, d_model %d, heads %d (d_k %d), layers %d, preset %s\n", to_string(config.mode),
@@ -163,8 +133,7 @@ int main(int argc, char** argv) {
     std::printf("layer %2d  %-34s %-28s", stage.layer, stage.name.c_str(), stage.tensor.describe().c_str());
     for (std::size_t i = 0; i < stage.tensor.size() && i < 4; ++i) std::printf(" %9.4f", stage.tensor.data[i]);
     std::printf("\n");
-    if (stage.name.size() >= 8 && stage.name.compare(stage.name.size() - 8, 8, ".weights") == 0 && stage.layer == 0)
-      print_weights(trace, stage);
+    if (stage.id == StageId::Weights && stage.layer == 0) print_weights(trace, stage);
   }
   return 0;
 }

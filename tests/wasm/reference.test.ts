@@ -34,7 +34,7 @@ describe.each(BUILDS)('%s build', (build) => {
 
   const configurations: [string, string[], object, string[]?][] = [
     ['encoder, random', ['--d-model', '16', '--heads', '4', '--layers', '2'], { dModel: 16, heads: 4, layers: 2 }],
-    ['decoder, gelu, pre-LN, no residual', ['--mode', 'decoder', '--d-model', '12', '--heads', '3', '--gelu', '--pre-ln', '--no-residual', '--seed', '7'],
+    ['decoder, gelu, pre-LN, no residual', ['--mode', 'decoder', '--d-model', '12', '--heads', '3', '--activation', 'gelu', '--norm', 'pre', '--no-residual', '--seed', '7'],
       { dModel: 12, heads: 3, activation: 'gelu', norm: 'pre', residual: false, seed: 7 }],
     ['cross, positional preset, no scale', ['--mode', 'cross', '--d-model', '16', '--heads', '4', '--preset', 'positional', '--no-scale', '--source', 'le chat noir', '--source', 'un chien'],
       { dModel: 16, heads: 4, preset: 'positional', scale: false }, ['le chat noir', 'un chien']],

@@ -1,0 +1,54 @@
+#include "attention/trace_json.hpp"
+
+#include "attention/config.hpp"
+#include "attention/spec.hpp"
+
+namespace attention {
+
+Json trace_json(const Trace& trace, bool with_data) {
+  Json stages = Json::array();
+  std::size_t offset = 0;
+  for (const Stage& stage : trace.stages) {
+    const StageInfo& info = stage_info(stage.id);
+    Json s = {{"layer", stage.layer}, {"name", stage.name}, {"kind", info.kind}, {"axes", stage.tensor.axes},
+              {"shape", stage.tensor.shape}, {"offset", offset}};
+    if (*info.mask) s["mask"] = info.mask;
+    if (with_data) s["data"] = stage.tensor.data;  // non-finite floats become null
+    offset += stage.tensor.size();
+    stages.push_back(std::move(s));
+  }
+  return {{"tokens", trace.tokens}, {"sourceTokens", trace.source_tokens}, {"stages", std::move(stages)}};
+}
+
+Json engine_description() {
+  Json stages = Json::array();
+  for (const StageInfo& s : stage_registry()) {
+    Json j = {{"name", s.name}, {"scope", to_string(s.scope)}, {"kind", s.kind}, {"help", s.help}};
+    if (*s.mask) j["mask"] = s.mask;
+    Json axes = Json::array();
+    std::string axis;
+    for (const char* c = s.axes;; ++c) {
+      if (*c == ',' || *c == '\0') {
+        axes.push_back(axis);
+        axis.clear();
+        if (*c == '\0') break;
+      } else {
+        axis += *c;
+      }
+    }
+    j["axes"] = axes;
+    stages.push_back(j);
+  }
+  Json codes = Json::array();
+  for (const char* code : kErrorCodes) codes.push_back(code);
+  return {{"playground", describe(playground_schema())},
+          {"modelSpec", describe(model_spec_schema())},
+          {"stages", stages},
+          {"errorCodes", codes}};
+}
+
+std::string dump_json(const Json& json, int indent) {
+  return json.dump(indent, ' ', false, Json::error_handler_t::replace);
+}
+
+}  // namespace attention
