@@ -42,3 +42,4 @@ void replay(const std::string& name, void (*harness)(const std::uint8_t*, std::s
 TEST(FuzzCorpus, Tokenizer) { replay("tokenizer", attention::fuzz::tokenizer); }
 TEST(FuzzCorpus, Config) { replay("config", attention::fuzz::config); }
 TEST(FuzzCorpus, Forward) { replay("forward", attention::fuzz::forward); }
+TEST(FuzzCorpus, Safetensors) { replay("safetensors", attention::fuzz::safetensors); }

@@ -10,6 +10,7 @@
 
 #include "attention/config.hpp"
 #include "attention/model.hpp"
+#include "attention/safetensors.hpp"
 #include "attention/tokenizer.hpp"
 
 namespace attention::fuzz {
@@ -141,6 +142,47 @@ void forward(const std::uint8_t* data, std::size_t size) {
     return;
   }
   check_trace(r.value());
+}
+
+void safetensors(const std::uint8_t* data, std::size_t size) {
+  namespace st = attention::safetensors;
+  const Result<st::File> r = st::read(data, size);
+  if (!r) {
+    if (r.error().empty()) violated("an error without a message");
+    return;
+  }
+  const st::File& file = r.value();
+  std::vector<st::TensorRef> refs;
+  for (const st::Tensor& t : file.tensors) {
+    std::uint64_t count = 1;
+    for (int dim : t.shape) {
+      if (dim < 0) violated("a negative dimension");
+      count *= static_cast<std::uint64_t>(dim);  // wraps only for shapes the reader refused
+    }
+    if (t.values.size() != count) violated("values.size() is not the shape's element count");
+    for (float v : t.values)
+      if (!std::isfinite(v)) violated("a non-finite value read");
+    if (t.name.empty()) violated("a tensor with an empty name");
+    refs.push_back({t.name, t.shape, t.values.data()});
+  }
+  const std::vector<std::uint8_t> bytes = st::write(refs, file.metadata);
+  std::uint64_t header = 0;
+  for (int i = 7; i >= 0; --i) header = (header << 8) | bytes[i];
+  if (header % 8 != 0) violated("the written header is not padded to a multiple of 8");
+  const Result<st::File> again = st::read(bytes.data(), bytes.size());
+  if (!again) violated(("a written file does not read back: " + again.error()).c_str());
+  const st::File& back = again.value();
+  if (back.metadata != file.metadata) violated("metadata changed in the round trip");
+  if (back.tensors.size() != file.tensors.size()) violated("tensor count changed in the round trip");
+  for (std::size_t i = 0; i < back.tensors.size(); ++i) {
+    const st::Tensor& a = file.tensors[i];
+    const st::Tensor& b = back.tensors[i];
+    if (b.name != a.name || b.shape != a.shape) violated("a name, shape or the order changed in the round trip");
+    if (b.dtype != st::DType::F32) violated("the writer wrote another dtype than F32");
+    if (b.values.size() != a.values.size() ||
+        (!a.values.empty() && std::memcmp(a.values.data(), b.values.data(), a.values.size() * sizeof(float)) != 0))
+      violated("values changed in the round trip");
+  }
 }
 
 }  // namespace attention::fuzz

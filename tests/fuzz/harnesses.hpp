@@ -14,5 +14,8 @@ void tokenizer(const std::uint8_t* data, std::size_t size);
 void config(const std::uint8_t* data, std::size_t size);
 // A full forward pass on fuzzed text and sizes: finite outputs, rows of weights sum to 1 or 0.
 void forward(const std::uint8_t* data, std::size_t size);
+// The safetensors reader on arbitrary bytes: an error with a message, or tensors of
+// the right size with finite values that survive write -> read unchanged.
+void safetensors(const std::uint8_t* data, std::size_t size);
 
 }  // namespace attention::fuzz
