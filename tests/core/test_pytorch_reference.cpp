@@ -89,6 +89,66 @@ TEST_P(PyTorchReference, MultiheadAttention) {
   }
 }
 
+// All of nn.MultiheadAttention: bias=False, kdim/vdim, a float attn_mask (-inf as null),
+// need_weights=False and average_attn_weights=True (tests/reference/fixtures/mha_options.json).
+TEST_P(PyTorchReference, MultiheadAttentionOptions) {
+  const json fixture = load("mha_options.json");
+  ASSERT_GE(fixture["cases"].size(), 7u);
+  const auto optional_floats = [](const json& j) { return j.is_null() ? std::vector<float>{} : floats(j); };
+  for (const json& c : fixture["cases"]) {
+    SCOPED_TRACE(c["name"].get<std::string>());
+    const int b = c["batch"], sq = c["query_len"], sk = c["key_len"], e = c["embed_dim"];
+    const int kdim = c["kdim"], vdim = c["vdim"];
+    MultiHeadWeights w;
+    w.embed_dim = e;
+    w.kdim = kdim;
+    w.vdim = vdim;
+    w.in_proj_weight = optional_floats(c["in_proj_weight"]);
+    w.q_proj_weight = optional_floats(c["q_proj_weight"]);
+    w.k_proj_weight = optional_floats(c["k_proj_weight"]);
+    w.v_proj_weight = optional_floats(c["v_proj_weight"]);
+    w.in_proj_bias = optional_floats(c["in_proj_bias"]);
+    w.out_proj_weight = floats(c["out_proj_weight"]);
+    w.out_proj_bias = optional_floats(c["out_proj_bias"]);
+    const Tensor query({"B", "Sq", "E"}, {b, sq, e}, floats(c["query"]));
+    const Tensor key({"B", "Sk", "kdim"}, {b, sk, kdim}, floats(c["key"]));
+    const Tensor value({"B", "Sk", "vdim"}, {b, sk, vdim}, floats(c["value"]));
+    Tensor padding, user, additive;
+    MultiHeadOptions options;
+    options.heads = c["heads"];
+    options.backend = GetParam();
+    options.need_weights = c["need_weights"];
+    options.average_weights = c["average_attn_weights"];
+    if (!c["key_padding_mask"].is_null()) {
+      padding = Tensor({"B", "Sk"}, {b, sk}, floats(c["key_padding_mask"]));
+      options.key_padding_mask = &padding;
+    }
+    if (!c["attn_mask_bool"].is_null()) {
+      user = Tensor({"Sq", "Sk"}, {sq, sk}, floats(c["attn_mask_bool"]));
+      options.attn_mask = &user;
+    }
+    if (!c["attn_mask_float"].is_null()) {
+      std::vector<float> values;
+      for (const json& v : c["attn_mask_float"]) values.push_back(v.is_null() ? -INFINITY : v.get<float>());
+      additive = Tensor({"Sq", "Sk"}, {sq, sk}, values);
+      options.attn_bias = &additive;
+    }
+    // Self-attention cases pass one tensor three times, as PyTorch's callers do.
+    const bool self = c["name"].get<std::string>().find("self") != std::string::npos && kdim == e && vdim == e &&
+                      floats(c["query"]) == floats(c["key"]);
+    Result<MultiHeadResult> r = self ? multi_head_attention(query, query, query, w, options)
+                                     : multi_head_attention(query, key, value, w, options);
+    ASSERT_TRUE(r.ok()) << r.error();
+    EXPECT_TRUE(all_close(r.value().output.data, doubles(c["expected_output"]), kTolerance));
+    if (c["expected_weights"].is_null()) {
+      EXPECT_TRUE(r.value().weights.data.empty());
+    } else {
+      EXPECT_EQ(r.value().weights.rank(), c["average_attn_weights"].get<bool>() ? 3 : 4);
+      EXPECT_TRUE(all_close(r.value().weights.data, doubles(c["expected_weights"]), kTolerance));
+    }
+  }
+}
+
 TEST_P(PyTorchReference, TransformerEncoderLayer) {
   const json fixture = load("encoder_layer.json");
   ASSERT_GE(fixture["cases"].size(), 3u);
