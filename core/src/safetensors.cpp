@@ -80,7 +80,10 @@ struct DuplicateKeys {
   bool on_event(int depth, Json::parse_event_t event, const Json& parsed) {
     const auto at = static_cast<std::size_t>(depth);
     if (event == Json::parse_event_t::object_start) {
-      if (seen.size() < at + 2) seen.resize(at + 2), last.resize(at + 2);
+      if (seen.size() < at + 2) {
+        seen.resize(at + 2);
+        last.resize(at + 2);
+      }
       seen[at + 1].clear();  // keys of the object just opened arrive at depth + 1
     } else if (event == Json::parse_event_t::key && at < seen.size()) {
       const std::string* k = parsed.get_ptr<const std::string*>();
@@ -348,8 +351,8 @@ Result<File> read(const std::uint8_t* data, std::size_t size) {
     return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
   });
   if (Status s = check_coverage(entries, section_size); !s) return s.error_value();
-  // Only now, with every size checked against the file, is memory allocated: at most
-  // two floats per byte of the data section (F16 and BF16).
+  // Only now, with every size checked against the file, is memory for values allocated:
+  // at most twice the data section (F16 and BF16 widen 2 bytes to 4).
   for (const Entry& e : entries) {
     Result<Tensor> t = decode_tensor(e, section);
     if (!t) return t.error_value();

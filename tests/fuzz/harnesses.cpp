@@ -1,9 +1,11 @@
 #include "harnesses.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -149,6 +151,9 @@ void safetensors(const std::uint8_t* data, std::size_t size) {
   const Result<st::File> r = st::read(data, size);
   if (!r) {
     if (r.error().empty()) violated("an error without a message");
+    if (std::none_of(std::begin(kErrorCodes), std::end(kErrorCodes),
+                     [&r](const char* code) { return r.error_value().code == code; }))
+      violated("an error with an unknown code");
     return;
   }
   const st::File& file = r.value();
