@@ -2,7 +2,8 @@
 # Builds the engine twice (wasm-simd, wasm-scalar presets) and copies each
 # attention-*.{mjs,wasm} into dist/wasm/, where the package's loader finds them.
 # Also builds the core test suite for wasm (run by ctest --preset wasm-*), then
-# compiles the TypeScript facade into dist/.
+# writes the TypeScript view of the engine's settings schema (scripts/gen-schema.mjs)
+# and compiles the TypeScript facade into dist/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
@@ -14,6 +15,7 @@ for preset in wasm-simd wasm-scalar; do
   cp "build/$preset/wasm/attention-${preset#wasm-}.mjs" "build/$preset/wasm/attention-${preset#wasm-}.wasm" \
      "build/$preset/wasm/attention-${preset#wasm-}-inline.mjs" dist/wasm/
 done
+node scripts/gen-schema.mjs
 npx tsc -p wasm/tsconfig.json
 
 # Sizes as shipped (quoted in the README).

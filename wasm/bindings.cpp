@@ -1,20 +1,23 @@
-// Embind bindings: copy JS typed arrays and plain objects into core types, call
-// the core, copy the results back out as fresh typed arrays. No math here. The
-// names are private (leading underscore): users see the TypeScript API in
+// Embind bindings: handles and copies between JS values and core types; no math.
+// The names are private (leading underscore): users see the TypeScript API in
 // wasm/src, which validates arguments before they get here. These functions check
-// sizes again, so that no call can make the core read past an array; problems
-// come back as { error: "..." }, never as an abort.
+// sizes again, so that no call can make the core read past an array; problems come
+// back as { error: { message, code, field } }, never as an abort. Long-lived state
+// lives in handles (classes the TypeScript side disposes), not in globals.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
-#include <cstdio>
-#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "attention/model.hpp"
 #include "attention/multi_head.hpp"
+#include "attention/trace_json.hpp"
+#include "attention/transformer.hpp"
+#include "attention/weights_io.hpp"
+#include "js_values.hpp"
 
 // heap_accounting.cpp: bytes held through operator new, for the leak tests.
 std::size_t heap_bytes_in_use();
@@ -24,218 +27,221 @@ using namespace attention;
 
 namespace {
 
-val error(const std::string& message) {
-  val result = val::object();
-  result.set("error", message);
-  return result;
+Result<Json> parse_json(const std::string& text, const char* what) {
+  Json parsed = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) return Error{std::string(what) + " is not valid JSON", error_code::kInvalidArgument, what};
+  return parsed;
 }
 
-// A copy of the floats as a JS Float32Array the caller owns (no view into the heap,
-// which would go stale when memory grows).
-val to_float32_array(const std::vector<float>& data) {
-  return val(emscripten::typed_memory_view(data.size(), data.data())).call<val>("slice");
-}
-
-template <class T>
-val to_js_array(const std::vector<T>& items) {
-  val array = val::array();
-  for (const T& item : items) array.call<void>("push", val(item));
-  return array;
-}
-
-// A JSON string literal: quotes, backslashes and control characters escaped; other
-// bytes (valid UTF-8, checked by the tokenizer) pass through.
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (unsigned char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
-      out += escaped;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
-std::string tokens_json(const std::vector<std::vector<std::string>>& tokens) {
-  std::string out = "[";
-  for (std::size_t b = 0; b < tokens.size(); ++b) {
-    out += b ? ",[" : "[";
-    for (std::size_t i = 0; i < tokens[b].size(); ++i) out += (i ? "," : "") + json_string(tokens[b][i]);
-    out += "]";
-  }
-  return out + "]";
-}
-
-// A typed array of floats with exactly `expected` elements, else an error message.
-bool read_floats(const val& input, const char* name, std::size_t expected, std::vector<float>& out,
-                 std::string& message) {
-  const val array = input[name];
-  const std::size_t length = array["length"].as<std::size_t>();
-  if (length != expected) {
-    message = std::string(name) + " has " + std::to_string(length) + " elements, expected " + std::to_string(expected);
+// The weights of one attention layer (API spelling in errors). kdim / vdim other than
+// E take q/k/v_proj_weight instead of in_proj_weight; biases may be null (bias: false).
+bool read_attention_weights(const val& in, MultiHeadWeights& w, val& failure) {
+  const int e = in["embedDim"].as<int>();
+  const std::size_t ue = e, kd = in["kdim"].as<std::size_t>(), vd = in["vdim"].as<std::size_t>();
+  if (e <= 0 || kd == 0 || vd == 0) return failure = js::error("sizes must be positive"), false;
+  w.embed_dim = e;
+  w.kdim = static_cast<int>(kd);
+  w.vdim = static_cast<int>(vd);
+  std::vector<float> values;
+  const auto read = [&](const char* name, std::size_t n, Parameter& p) {
+    if (!js::read_floats(in[name], name, n, values, failure)) return false;
+    p = std::move(values);
+    return true;
+  };
+  const auto read_optional = [&](const char* name, std::size_t n, Parameter& p) {
+    return in[name].isNull() || read(name, n, p);
+  };
+  if (w.separate_projections()) {
+    if (!read("qProjWeight", ue * ue, w.q_proj_weight) || !read("kProjWeight", ue * kd, w.k_proj_weight) ||
+        !read("vProjWeight", ue * vd, w.v_proj_weight))
+      return false;
+  } else if (!read("inProjWeight", 3 * ue * ue, w.in_proj_weight)) {
     return false;
   }
-  out = emscripten::convertJSArrayToNumberVector<float>(array);
-  return true;
+  return read_optional("inProjBias", 3 * ue, w.in_proj_bias) && read("outProjWeight", ue * ue, w.out_proj_weight) &&
+         read_optional("outProjBias", ue, w.out_proj_bias);
 }
 
-// The four weight arrays of one attention layer, each checked for its size.
-bool read_weights(const val& input, int e, MultiHeadWeights& w, std::string& message) {
-  const std::size_t ue = e;
-  w.embed_dim = e;
-  return read_floats(input, "inProjWeight", 3 * ue * ue, w.in_proj_weight, message) &&
-         read_floats(input, "inProjBias", 3 * ue, w.in_proj_bias, message) &&
-         read_floats(input, "outProjWeight", ue * ue, w.out_proj_weight, message) &&
-         read_floats(input, "outProjBias", ue, w.out_proj_bias, message);
-}
-
-// Weights given once by prepareWeights(), packed for the fast GEMM, kept until released.
-std::map<int, MultiHeadWeights> prepared_weights;
-int next_handle = 1;
-
-val prepare_weights_js(val input) {
-  const int e = input["embedDim"].as<int>();
-  if (e <= 0) return error("embedDim must be positive");
-  std::string message;
-  MultiHeadWeights w;
-  if (!read_weights(input, e, w, message)) return error(message);
-  prepare(w);
-  const int handle = next_handle++;
-  prepared_weights.emplace(handle, std::move(w));
-  val result = val::object();
-  result.set("handle", handle);
-  return result;
-}
-
-void release_weights_js(int handle) { prepared_weights.erase(handle); }
-
-val multi_head_attention_js(val input) {
-  const int batch = input["batch"].as<int>(), sq = input["querySeq"].as<int>(), sk = input["keySeq"].as<int>();
-  const int e = input["embedDim"].as<int>();
-  if (batch <= 0 || sq <= 0 || sk <= 0 || e <= 0) return error("sizes must be positive");
-  const std::size_t ub = batch, usq = sq, usk = sk, ue = e;
-  std::string message;
+val attend(const val& in, const MultiHeadWeights& weights) {
+  const int batch = in["batch"].as<int>(), sq = in["querySeq"].as<int>(), sk = in["keySeq"].as<int>();
+  const int e = in["embedDim"].as<int>();
+  if (batch <= 0 || sq <= 0 || sk <= 0 || e <= 0 || e != weights.embed_dim) return js::error("sizes must be positive");
+  const std::size_t ub = batch, usq = sq, usk = sk;
+  const std::size_t kd = weights.key_dim(), vd = weights.value_dim();
+  val failure = val::undefined();
   std::vector<float> q, k, v;
-  if (!read_floats(input, "query", ub * usq * ue, q, message) || !read_floats(input, "key", ub * usk * ue, k, message) ||
-      !read_floats(input, "value", ub * usk * ue, v, message))
-    return error(message);
-  MultiHeadWeights given;
-  const MultiHeadWeights* weights = &given;
-  const int handle = input["weightsHandle"].as<int>();
-  if (handle != 0) {
-    const auto found = prepared_weights.find(handle);
-    if (found == prepared_weights.end()) return error("these prepared weights were disposed");
-    weights = &found->second;
-  } else if (!read_weights(input, e, given, message)) {
-    return error(message);
-  }
-
+  if (!js::read_floats(in["query"], "query", ub * usq * e, q, failure) ||
+      !js::read_floats(in["key"], "key", ub * usk * kd, k, failure) ||
+      !js::read_floats(in["value"], "value", ub * usk * vd, v, failure))
+    return failure;
+  const bool self = in["selfAttention"].as<bool>();  // key and value are the query itself
   const Tensor query({"B", "Sq", "E"}, {batch, sq, e}, std::move(q));
-  const Tensor key({"B", "Sk", "E"}, {batch, sk, e}, std::move(k));
-  const Tensor value({"B", "Sk", "E"}, {batch, sk, e}, std::move(v));
+  const Tensor key({"B", "Sk", "kdim"}, {batch, sk, static_cast<int>(kd)}, std::move(k));
+  const Tensor value({"B", "Sk", "vdim"}, {batch, sk, static_cast<int>(vd)}, std::move(v));
   MultiHeadOptions options;
-  options.heads = input["heads"].as<int>();
-  options.causal = input["causal"].as<bool>();
-  options.scale = input["scale"].as<bool>();
-  Tensor padding, user_mask;
-  if (!input["keyPaddingMask"].isNull()) {
-    if (!read_floats(input, "keyPaddingMask", ub * usk, padding.data, message)) return error(message);
+  options.heads = in["heads"].as<int>();
+  options.causal = in["causal"].as<bool>();
+  options.scale = in["scale"].as<bool>();
+  options.need_weights = in["needWeights"].as<bool>();
+  options.average_weights = in["averageAttnWeights"].as<bool>();
+  Tensor padding, user_mask, float_mask;
+  if (!in["keyPaddingMask"].isNull()) {
+    if (!js::read_floats(in["keyPaddingMask"], "keyPaddingMask", ub * usk, padding.data, failure)) return failure;
     padding = Tensor({"B", "Sk"}, {batch, sk}, std::move(padding.data));
     options.key_padding_mask = &padding;
   }
-  if (!input["attnMask"].isNull()) {
-    if (!read_floats(input, "attnMask", usq * usk, user_mask.data, message)) return error(message);
+  if (!in["attnMask"].isNull()) {
+    if (!js::read_floats(in["attnMask"], "attnMask", usq * usk, user_mask.data, failure)) return failure;
     user_mask = Tensor({"Sq", "Sk"}, {sq, sk}, std::move(user_mask.data));
     options.attn_mask = &user_mask;
   }
-  Result<MultiHeadResult> r = multi_head_attention(query, key, value, *weights, options);
-  if (!r) return error(r.error());
-  val result = val::object();
-  result.set("output", to_float32_array(r.value().output.data));
-  result.set("weights", to_float32_array(r.value().weights.data));
-  return result;
-}
-
-bool parse_config(const val& js, ModelConfig& c, std::string& message) {
-  const std::string mode = js["mode"].as<std::string>();
-  const std::string preset = js["preset"].as<std::string>();
-  const std::string activation = js["activation"].as<std::string>();
-  const std::string norm = js["norm"].as<std::string>();
-  if (mode == "encoder") c.mode = Mode::Encoder;
-  else if (mode == "decoder") c.mode = Mode::Decoder;
-  else if (mode == "cross") c.mode = Mode::Cross;
-  else return message = "unknown mode '" + mode + "'", false;
-  if (preset == "random") c.preset = Preset::Random;
-  else if (preset == "identity") c.preset = Preset::Identity;
-  else if (preset == "positional") c.preset = Preset::Positional;
-  else return message = "unknown preset '" + preset + "'", false;
-  if (activation == "relu") c.activation = Activation::ReLU;
-  else if (activation == "gelu") c.activation = Activation::GELU;
-  else return message = "unknown activation '" + activation + "'", false;
-  if (norm == "post") c.norm = NormPlacement::Post;
-  else if (norm == "pre") c.norm = NormPlacement::Pre;
-  else return message = "unknown norm '" + norm + "'", false;
-  c.d_model = js["dModel"].as<int>();
-  c.heads = js["heads"].as<int>();
-  c.layers = js["layers"].as<int>();
-  c.ffn_dim = js["ffnDim"].as<int>();
-  c.seed = js["seed"].as<unsigned>();
-  c.scale = js["scale"].as<bool>();
-  c.residual = js["residual"].as<bool>();
-  c.positional = js["positional"].as<bool>();
-  return true;
-}
-
-// The last model built: typing reruns the same config, whose weights need not be remade.
-std::unique_ptr<Model> cached_model;
-
-val run_js(val texts, val sources, val config) {
-  ModelConfig c;
-  std::string message;
-  if (!parse_config(config, c, message)) return error(message);
-  if (!cached_model || cached_model->config() != c) cached_model = std::make_unique<Model>(c);
-  Result<Trace> r = cached_model->run(emscripten::vecFromJSArray<std::string>(texts),
-                                      emscripten::vecFromJSArray<std::string>(sources));
-  if (!r) return error(r.error());
-  const Trace& trace = r.value();
-  // Two crossings instead of hundreds: every stage's values back to back in one
-  // Float32Array, and one JSON text with the tokens and each stage's layer, name,
-  // axes, shape and offset into that array.
-  std::size_t total = 0;
-  for (const Stage& stage : trace.stages) total += stage.tensor.size();
-  std::vector<float> data;
-  data.reserve(total);
-  std::string meta = "{\"tokens\":" + tokens_json(trace.tokens) + ",\"sourceTokens\":" +
-                     tokens_json(trace.source_tokens) + ",\"stages\":[";
-  for (std::size_t i = 0; i < trace.stages.size(); ++i) {
-    const Stage& stage = trace.stages[i];
-    meta += (i ? ",{\"layer\":" : "{\"layer\":") + std::to_string(stage.layer) + ",\"name\":" + json_string(stage.name) +
-            ",\"axes\":[";
-    for (std::size_t a = 0; a < stage.tensor.axes.size(); ++a) meta += (a ? "," : "") + json_string(stage.tensor.axes[a]);
-    meta += "],\"shape\":[";
-    for (std::size_t a = 0; a < stage.tensor.shape.size(); ++a) meta += (a ? "," : "") + std::to_string(stage.tensor.shape[a]);
-    meta += "],\"offset\":" + std::to_string(data.size()) + "}";
-    data.insert(data.end(), stage.tensor.data.begin(), stage.tensor.data.end());
+  if (!in["attnMaskFloat"].isNull()) {
+    if (!js::read_floats(in["attnMaskFloat"], "attnMask", usq * usk, float_mask.data, failure)) return failure;
+    float_mask = Tensor({"Sq", "Sk"}, {sq, sk}, std::move(float_mask.data));
+    options.attn_bias = &float_mask;
   }
-  meta += "]}";
+  Result<MultiHeadResult> r = self ? multi_head_attention(query, query, query, weights, options)
+                                   : multi_head_attention(query, key, value, weights, options);
+  if (!r) return js::error(r.error_value());
   val result = val::object();
-  result.set("meta", meta);
-  result.set("data", to_float32_array(data));
+  result.set("output", js::to_float32_array(r.value().output.data));
+  result.set("weights", options.need_weights ? js::to_float32_array(r.value().weights.data) : val::null());
   return result;
 }
+
+val multi_head_attention_js(val in) {
+  MultiHeadWeights weights;
+  val failure = val::undefined();
+  if (!read_attention_weights(in, weights, failure)) return failure;
+  return attend(in, weights);
+}
+
+// Weights given once by prepareWeights(): copied and checked once, packed on first use.
+class PreparedAttention {
+ public:
+  explicit PreparedAttention(val in) : failure_(val::undefined()) { read_attention_weights(in, weights_, failure_); }
+  val error() const { return failure_; }
+  val attend(val in) const { return ::attend(in, weights_); }
+
+ private:
+  MultiHeadWeights weights_;
+  val failure_;
+};
+
+// The playground model of the page: rebuilt when the settings change, reused while
+// only the text does.
+class PlaygroundRunner {
+ public:
+  val run(val texts, val sources, std::string config_json) {
+    Result<Json> parsed = parse_json(config_json, "config");
+    if (!parsed) return js::error(parsed.error_value());
+    Result<ModelConfig> config = from_json(playground_schema(), parsed.value());
+    if (!config) return js::error(config.error_value());
+    if (!model_ || model_->config() != config.value()) model_ = std::make_unique<Model>(config.value());
+    Result<Trace> r = model_->run(emscripten::vecFromJSArray<std::string>(texts),
+                                  emscripten::vecFromJSArray<std::string>(sources));
+    if (!r) return js::error(r.error_value());
+    return js::trace_to_js(r.value());
+  }
+
+ private:
+  std::unique_ptr<Model> model_;
+};
+
+// A model of a ModelSpec with named parameters: createModel() in the TypeScript API.
+class ModelHandle {
+ public:
+  ModelHandle(std::string spec_json, std::string init, double seed) : failure_(val::undefined()) {
+    Result<Transformer> made = make(spec_json);
+    if (!made) {
+      failure_ = js::error(made.error_value());
+      return;
+    }
+    model_.emplace(std::move(made.value()));
+    if (init == "random") model_->initialize_random(static_cast<std::uint64_t>(seed));
+  }
+  val error() const { return failure_; }
+
+  std::string spec_json() const { return dump_json(to_json(model_spec_schema(), model_->spec())); }
+
+  std::string parameters_json() const {
+    Json list = Json::array();
+    model_->visit_parameters([&](const Parameter& p) { list.push_back({{"name", p.name()}, {"shape", p.shape()}}); });
+    return dump_json(list);
+  }
+
+  val parameter(std::string name) {
+    const Parameter* p = model_->find_parameter(name);
+    return p ? js::to_float32_array(p->data(), p->size()) : val::null();
+  }
+
+  val load_weights(val bytes) {
+    const std::vector<std::uint8_t> data = js::read_bytes(bytes);
+    Status s = load_safetensors(*model_, data.data(), data.size());
+    return s ? val::undefined() : js::error(s.error_value());
+  }
+
+  val save_weights() const { return js::to_uint8_array(save_safetensors(*model_)); }
+
+  val forward(val in) const {
+    ForwardInput input;
+    input.batch = in["batch"].as<int>();
+    input.seq = in["seq"].as<int>();
+    input.ids = js::read_ints(in["ids"]);
+    if (!in["lengths"].isNull()) input.lengths = js::read_ints(in["lengths"]);
+    if (!in["sourceIds"].isNull()) {
+      input.source_ids = js::read_ints(in["sourceIds"]);
+      input.source_seq = in["sourceSeq"].as<int>();
+      if (!in["sourceLengths"].isNull()) input.source_lengths = js::read_ints(in["sourceLengths"]);
+    }
+    RecordFilter filter;
+    ForwardOptions options;
+    if (!in["record"].isNull()) {
+      filter.patterns = emscripten::vecFromJSArray<std::string>(in["record"]["stages"]);
+      filter.layers = emscripten::vecFromJSArray<int>(in["record"]["layers"]);
+      options.record = &filter;
+    }
+    Result<ForwardOutput> r = model_->forward(input, options);
+    if (!r) return js::error(r.error_value());
+    val result = options.record ? js::trace_to_js(r.value().trace) : val::object();
+    result.set("hidden", js::to_float32_array(r.value().hidden.data));
+    result.set("logits", r.value().logits.data.empty() ? val::null() : js::to_float32_array(r.value().logits.data));
+    return result;
+  }
+
+ private:
+  static Result<Transformer> make(const std::string& spec_json) {
+    Result<Json> parsed = parse_json(spec_json, "spec");
+    if (!parsed) return parsed.error_value();
+    Result<ModelSpec> spec = from_json(model_spec_schema(), parsed.value());
+    if (!spec) return spec.error_value();
+    return Transformer::create(spec.value());
+  }
+
+  std::optional<Transformer> model_;
+  val failure_;
+};
+
+std::string describe_js() { return dump_json(engine_description()); }
 
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_engine) {
+  emscripten::function("_describe", &describe_js);
   emscripten::function("_multiHeadAttention", &multi_head_attention_js);
-  emscripten::function("_run", &run_js);
-  emscripten::function("_prepareWeights", &prepare_weights_js);
-  emscripten::function("_releaseWeights", &release_weights_js);
   emscripten::function("_heapInUse", &heap_bytes_in_use);
+  emscripten::class_<PreparedAttention>("_PreparedAttention")
+      .constructor<val>()
+      .function("error", &PreparedAttention::error)
+      .function("attend", &PreparedAttention::attend);
+  emscripten::class_<PlaygroundRunner>("_PlaygroundRunner").constructor<>().function("run", &PlaygroundRunner::run);
+  emscripten::class_<ModelHandle>("_Model")
+      .constructor<std::string, std::string, double>()
+      .function("error", &ModelHandle::error)
+      .function("specJson", &ModelHandle::spec_json)
+      .function("parametersJson", &ModelHandle::parameters_json)
+      .function("parameter", &ModelHandle::parameter)
+      .function("loadWeights", &ModelHandle::load_weights)
+      .function("saveWeights", &ModelHandle::save_weights)
+      .function("forward", &ModelHandle::forward);
 }

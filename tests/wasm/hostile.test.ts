@@ -3,7 +3,7 @@
 // defined output. After every entry the engine must still answer a normal call
 // exactly as before.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AttentionError, type AttentionEngine, type MultiHeadAttentionInput, type RunInput, type Trace } from '../../dist/node.js';
+import { AttentionError, ERROR_CODES, type AttentionEngine, type MultiHeadAttentionInput, type RunInput, type Trace } from '../../dist/node.js';
 import { BUILDS, MHA_EMBED, engineFor, smallAttentionInput } from './helpers.js';
 
 const E = MHA_EMBED;
@@ -54,7 +54,7 @@ const CASES: Case[] = [
   ['unknown mode', run({ texts: ['a'], mode: 'sideways' }), /mode must be one of 'encoder', 'decoder', 'cross', got "sideways"/],
   ['misspelt setting', run({ texts: ['a'], config: { dmodel: 32 } }), /unknown config setting 'dmodel'/],
   ['a trace too large for memory', run({ texts: Array(16).fill('w '.repeat(128)), config: { dModel: 1024, heads: 64, layers: 12 } }),
-    /this configuration would need a trace of about \d+ MiB; the limit is 256 MiB/],
+    /this forward pass would need about \d+ MiB; the limit is 256 MiB/],
   // Multi-head attention sizes and arrays
   ['huge batch and length', attend({ batch: 65536, querySeq: 65536 }), /needs about \d+ MiB of working memory; the limit is 256 MiB/],
   ['negative embedDim', attend({ embedDim: -8 }), /embedDim must be between 1 and 8192, got -8/],
@@ -113,6 +113,9 @@ describe.each(BUILDS)('%s build', (build) => {
       try { call(engine); } catch (error) { thrown = error; }
       expect(thrown).toBeInstanceOf(AttentionError);
       expect((thrown as Error).message).toMatch(expected);
+      // A code from the engine's list and the field as a string, from the error value (not the message).
+      expect(ERROR_CODES).toContain((thrown as AttentionError).code);
+      expect(typeof (thrown as AttentionError).field).toBe('string');
     } else {
       const result = call(engine);
       expected(result);

@@ -1,5 +1,6 @@
 // The settings table: one declaration drives parsing, validation and the URL hash.
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_CONFIG, PLAYGROUND_SCHEMA } from '../../dist/node.js';
 import {
   DEFAULT_STATE, SETTINGS, crossCheck, modelConfig, parseSetting, settingByName, splitLines, stateFromHash, stateToHash,
 } from '../../web/src/state/settings.js';
@@ -12,6 +13,19 @@ describe('settings', () => {
       const raw = s.type === 'bool' ? (s.default ? '1' : '0') : String(s.default);
       expect(parseSetting(s, raw)).toEqual({ value: s.default });
     }
+  });
+
+  it('takes every model setting, its default, range and help from the engine', () => {
+    for (const info of PLAYGROUND_SCHEMA.settings) {
+      const s = settingByName(info.name)!;
+      expect(s, info.name).toBeDefined();
+      expect(s.group).toBe('model');
+      expect(s.default).toBe(info.default);
+      expect(s.help).toBe(info.help);
+      if (s.type === 'int') expect([s.min, s.max]).toEqual([info.min, info.max]);
+      if (s.type === 'choice') expect(s.choices).toEqual(info.choices);
+    }
+    expect(SETTINGS.filter((s) => s.group === 'model').length).toBe(PLAYGROUND_SCHEMA.settings.length);
   });
 
   it('round-trips a state through the URL hash, writing only what differs from the defaults', () => {
@@ -27,21 +41,25 @@ describe('settings', () => {
     const { state, problems } = stateFromHash('#heads=0&layers=two&colour=red&mode=sideways&scale=maybe');
     expect(state).toEqual(DEFAULT_STATE);
     expect(problems).toEqual([
-      'Heads must be between 1 and 16', 'Layers must be a whole number', "unknown setting 'colour' in the link",
+      'Heads must be between 1 and 64', 'Layers must be a whole number', "unknown setting 'colour' in the link",
       "Attention: unknown choice 'sideways'", 'Scale by 1/√d_k must be on or off',
     ]);
   });
 
   it('explains combinations that cannot work at the setting to fix', () => {
-    expect(crossCheck({ ...DEFAULT_STATE, dModel: 64, heads: 3 }).heads).toMatch(/64 \/ 3 is not a whole number/);
-    expect(crossCheck({ ...DEFAULT_STATE, dModel: 8, heads: 8, preset: 'positional' }).preset).toMatch(/at least 2/);
+    // The engine's rules (declared once in core/src/config.cpp), at the setting each names.
+    expect(crossCheck({ ...DEFAULT_STATE, dModel: 64, heads: 3 }).heads)
+      .toBe('heads (3) must divide dModel (64): d_k = dModel / heads must be a whole number');
+    expect(crossCheck({ ...DEFAULT_STATE, dModel: 8, heads: 8, preset: 'positional' }).preset).toMatch(/d_k = dModel \/ heads of at least 2/);
+    expect(crossCheck({ ...DEFAULT_STATE, dModel: 2, heads: 1, preset: 'positional' }).dModel).toMatch(/dModel of at least 4, got 2/);
     expect(crossCheck(DEFAULT_STATE)).toEqual({});
   });
 
   it('turns text into a batch and a state into an engine config', () => {
     expect(splitLines('  the cat \n\n a dog\n')).toEqual(['the cat', 'a dog']);
-    expect(modelConfig(DEFAULT_STATE)).toEqual({
-      dModel: 64, heads: 4, layers: 2, seed: 1, preset: 'random', scale: true, residual: true, positional: true,
+    expect(modelConfig(DEFAULT_STATE)).toEqual(DEFAULT_CONFIG);
+    expect(DEFAULT_CONFIG).toEqual({
+      dModel: 64, heads: 4, layers: 2, ffnDim: 0, seed: 1, preset: 'random', scale: true, residual: true, positional: true,
       activation: 'relu', norm: 'post',
     });
     expect(parseSetting(settingByName('text')!, 'x'.repeat(5000))).toEqual({ error: expect.stringMatching(/at most 4000/) });

@@ -1,27 +1,38 @@
-import type { Mode, ModelConfig, Preset } from './types.js';
+// Defaults, limits and choices of the playground model and of ModelSpec, all read
+// from the engine's declaration (schema.generated.ts): nothing is restated here.
+import { ENGINE, defaultsOf, type SchemaInfo, type SettingInfo } from './schema.js';
+import type { Mode, ModelConfig, ModelSpec, Preset } from './types.js';
+
+/** The playground's settings (including `mode`) as the engine declares them. */
+export const PLAYGROUND_SCHEMA: SchemaInfo = ENGINE.playground;
+/** ModelSpec's settings as the engine declares them. */
+export const MODEL_SPEC_SCHEMA: SchemaInfo = ENGINE.modelSpec;
+/** The model settings of `run()`'s `config`: the playground's, less `mode` (its own argument). */
+export const CONFIG_SCHEMA: SchemaInfo = {
+  settings: PLAYGROUND_SCHEMA.settings.filter((s) => s.name !== 'mode'),
+  rules: PLAYGROUND_SCHEMA.rules,
+};
+
+function setting(schema: SchemaInfo, name: string): SettingInfo {
+  return schema.settings.find((s) => s.name === name)!;
+}
+const range = (name: string) => {
+  const s = setting(PLAYGROUND_SCHEMA, name);
+  return Object.freeze({ min: s.min!, max: s.max! });
+};
 
 /** The model settings used where a field is not given. */
-export const DEFAULT_CONFIG: Readonly<ModelConfig> = Object.freeze({
-  dModel: 64,
-  heads: 4,
-  layers: 2,
-  ffnDim: 0,
-  seed: 1,
-  preset: 'random',
-  scale: true,
-  residual: true,
-  positional: true,
-  activation: 'relu',
-  norm: 'post',
-});
+export const DEFAULT_CONFIG: Readonly<ModelConfig> = Object.freeze(defaultsOf<ModelConfig>(CONFIG_SCHEMA));
+/** The ModelSpec fields used where `createModel` is given a partial spec. */
+export const DEFAULT_SPEC: Readonly<ModelSpec> = Object.freeze(defaultsOf<ModelSpec>(MODEL_SPEC_SCHEMA));
 
 /** Limits the engine enforces; exceeding one is an {@link AttentionError}. */
 export const LIMITS = Object.freeze({
-  dModel: { min: 1, max: 1024 },
-  heads: { min: 1, max: 64 },
-  layers: { min: 1, max: 12 },
-  ffnDim: { min: 0, max: 4096 },
-  seed: { min: 0, max: 0xffffffff },
+  dModel: range('dModel'),
+  heads: range('heads'),
+  layers: range('layers'),
+  ffnDim: range('ffnDim'),
+  seed: range('seed'),
   /** Texts per batch. */
   texts: 16,
   /** Tokens per text. */
@@ -32,7 +43,7 @@ export const LIMITS = Object.freeze({
   workingMemoryBytes: 256 * 1024 * 1024,
 });
 
-export const MODES: readonly Mode[] = ['encoder', 'decoder', 'cross'];
-export const PRESETS: readonly Preset[] = ['random', 'identity', 'positional'];
-export const ACTIVATIONS: readonly ModelConfig['activation'][] = ['relu', 'gelu'];
-export const NORMS: readonly ModelConfig['norm'][] = ['post', 'pre'];
+export const MODES = setting(PLAYGROUND_SCHEMA, 'mode').choices as readonly Mode[];
+export const PRESETS = setting(PLAYGROUND_SCHEMA, 'preset').choices as readonly Preset[];
+export const ACTIVATIONS = setting(PLAYGROUND_SCHEMA, 'activation').choices as readonly ModelConfig['activation'][];
+export const NORMS = setting(PLAYGROUND_SCHEMA, 'norm').choices as readonly ModelConfig['norm'][];

@@ -1,62 +1,95 @@
-import { AttentionError } from './errors.js';
+import { DEFAULT_SPEC } from './config.js';
+import { AttentionError, fromEngine } from './errors.js';
+import { Model, type RawModel } from './model.js';
+import { ENGINE } from './schema.js';
+import { readTrace, type RawTrace } from './trace.js';
 import type {
-  AttentionWeights, Build, ModelConfig, MultiHeadAttentionInput, MultiHeadAttentionResult, PreparedWeights, RunInput,
-  Stage, Trace,
+  AttentionWeights, Build, CreateModelOptions, ModelSpec, MultiHeadAttentionInput, MultiHeadAttentionResult,
+  PreparedWeights, RunInput, StageInfo, Trace,
 } from './types.js';
 import {
-  checkAttentionWeights, checkMultiHeadInput, checkRunInput, type CheckedMultiHeadInput,
+  checkAttentionWeights, checkInteger, checkMultiHeadInput, checkRunInput, checkSpec, type CheckedMultiHeadInput,
+  type CheckedWeights,
 } from './validate.js';
 
-/** The raw Embind surface of attention-*.mjs (private: only this file talks to it). */
+type RawError = { error?: { message: string; code: string; field: string } };
+type RawAttention = RawError & { output?: Float32Array; weights?: Float32Array | null };
+
+/** The raw Embind surface of attention-*.mjs (private: only the facade talks to it). */
 export interface RawModule {
-  _multiHeadAttention(input: CheckedMultiHeadInput): { error?: string; output?: Float32Array; weights?: Float32Array };
-  _run(texts: string[], source: string[], config: ModelConfig & { mode: string }):
-    { error?: string; meta?: string; data?: Float32Array };
+  _describe(): string;
+  _multiHeadAttention(input: CheckedMultiHeadInput): RawAttention;
   _heapInUse(): number;
-  _prepareWeights(weights: AttentionWeights): { error?: string; handle?: number };
-  _releaseWeights(handle: number): void;
+  _PreparedAttention: new (weights: CheckedWeights) => {
+    error(): RawError | undefined; attend(input: CheckedMultiHeadInput): RawAttention; delete(): void;
+  };
+  _PlaygroundRunner: new () => { run(texts: string[], source: string[], config: string): RawError & Partial<RawTrace> };
+  _Model: new (spec: string, init: string, seed: number) => RawModel;
   HEAP8: Int8Array;
 }
 
-interface RawTraceMeta {
-  tokens: string[][];
-  sourceTokens: string[][];
-  stages: { layer: number; name: string; axes: string[]; shape: number[]; offset: number }[];
+type RawPrepared = InstanceType<RawModule['_PreparedAttention']>;
+
+// The core names arrays and options as PyTorch does; the API as this package does.
+const API_NAMES: Record<string, string> = {
+  in_proj_weight: 'inProjWeight', in_proj_bias: 'inProjBias', out_proj_weight: 'outProjWeight', out_proj_bias: 'outProjBias',
+  q_proj_weight: 'qProjWeight', k_proj_weight: 'kProjWeight', v_proj_weight: 'vProjWeight', attn_mask: 'attnMask',
+  embed_dim: 'embedDim',
+};
+const apiField = (field: string) => API_NAMES[field] ?? field;
+function apiError(raw: { message: string; code: string; field: string }): AttentionError {
+  const message = raw.message.replace(/\b[a-z]+(?:_[a-z]+)+\b/g, (name) => API_NAMES[name] ?? name);
+  return fromEngine({ ...raw, message }, apiField);
 }
 
 class Prepared implements PreparedWeights {
   readonly embedDim: number;
-  readonly handle: number;
+  readonly kdim: number;
+  readonly vdim: number;
   readonly engine: AttentionEngine;
-  #release: (() => void) | null;
+  #raw: RawPrepared | null;
+  readonly #release: (prepared: Prepared) => void;
 
-  constructor(engine: AttentionEngine, handle: number, embedDim: number, release: () => void) {
+  constructor(engine: AttentionEngine, raw: RawPrepared, weights: CheckedWeights, release: (prepared: Prepared) => void) {
     this.engine = engine;
-    this.handle = handle;
-    this.embedDim = embedDim;
+    this.#raw = raw;
+    this.embedDim = weights.embedDim;
+    this.kdim = weights.kdim;
+    this.vdim = weights.vdim;
     this.#release = release;
   }
 
   get disposed(): boolean {
-    return this.#release === null;
+    return this.#raw === null;
+  }
+
+  /** @internal */
+  raw(): RawPrepared {
+    if (!this.#raw) throw new AttentionError('these prepared weights were disposed', { code: 'disposed', field: 'weights' });
+    return this.#raw;
   }
 
   dispose(): void {
-    this.#release?.();
-    this.#release = null;
+    if (!this.#raw) return;
+    this.#release(this);
+    this.#raw.delete();
+    this.#raw = null;
   }
 }
 
 /**
  * A loaded attention engine. Get one from `loadAttention()`. Results are plain
- * typed arrays the caller owns: there is nothing to dispose.
+ * typed arrays the caller owns; models and prepared weights are handles to dispose.
  */
 export class AttentionEngine {
   /** Which compiled build is running. */
   readonly build: Build;
+  /** Every stage a forward pass can record: name, scope, kind, axes, help (the engine's registry). */
+  readonly stageRegistry: readonly StageInfo[] = ENGINE.stages as unknown as StageInfo[];
   readonly #module: RawModule;
+  #runner: InstanceType<RawModule['_PlaygroundRunner']> | null = null;
   // Frees prepared weights that were garbage-collected without dispose().
-  readonly #finalizer = new FinalizationRegistry<number>((handle) => this.#module._releaseWeights(handle));
+  readonly #finalizer = new FinalizationRegistry<RawPrepared>((raw) => raw.delete());
 
   /** @internal Use `loadAttention()`. */
   constructor(module: RawModule, build: Build) {
@@ -64,42 +97,52 @@ export class AttentionEngine {
     this.build = build;
   }
 
+  /** What the engine itself declares (settings, rules, stages, error codes), as JSON; equals `ENGINE`. */
+  describe(): unknown {
+    return JSON.parse(this.#module._describe());
+  }
+
   /**
    * Multi-head attention with explicit weights, in PyTorch `nn.MultiheadAttention`
    * conventions. Throws {@link AttentionError} naming the problem for any bad argument.
    */
   multiHeadAttention(input: MultiHeadAttentionInput): MultiHeadAttentionResult {
+    let prepared: Prepared | null = null;
     const checked = checkMultiHeadInput(input, (weights) => {
       if (!(weights instanceof Prepared) || weights.engine !== this)
-        throw new AttentionError('weights must come from this engine\'s prepareWeights()');
-      if (weights.disposed) throw new AttentionError('these prepared weights were disposed');
+        throw new AttentionError('weights must come from this engine\'s prepareWeights()', { field: 'weights' });
+      weights.raw();  // throws if disposed
+      prepared = weights;
       return weights;
     });
-    const raw = this.#module._multiHeadAttention(checked);
-    if (raw.error !== undefined) throw new AttentionError(apiNames(raw.error));
-    const { batch, querySeq, keySeq, embedDim, heads } = checked;
+    const raw = prepared ? (prepared as Prepared).raw().attend(checked) : this.#module._multiHeadAttention(checked);
+    if (raw.error) throw apiError(raw.error);
+    const { batch, querySeq, keySeq, embedDim, heads, needWeights, averageAttnWeights } = checked;
     return {
       output: raw.output!,
-      weights: raw.weights!,
-      shapes: { output: [batch, querySeq, embedDim], weights: [batch, heads, querySeq, keySeq] },
+      weights: needWeights ? raw.weights! : null,
+      shapes: {
+        output: [batch, querySeq, embedDim],
+        weights: !needWeights ? null : averageAttnWeights ? [batch, querySeq, keySeq] : [batch, heads, querySeq, keySeq],
+      },
     };
   }
 
   /**
-   * Copies and packs one attention layer's weights once, for many
+   * Copies one attention layer's weights into the engine once, for many
    * `multiHeadAttention({ ..., weights })` calls: each call then skips copying,
    * checking and packing them. Throws {@link AttentionError} for bad arrays.
    */
   prepareWeights(weights: AttentionWeights): PreparedWeights {
     const checked = checkAttentionWeights(weights);
-    const raw = this.#module._prepareWeights(checked);
-    if (raw.error !== undefined) throw new AttentionError(apiNames(raw.error));
-    const handle = raw.handle!;
-    const prepared = new Prepared(this, handle, checked.embedDim, () => {
-      this.#finalizer.unregister(prepared);
-      this.#module._releaseWeights(handle);
-    });
-    this.#finalizer.register(prepared, handle, prepared);
+    const raw = new this.#module._PreparedAttention(checked);
+    const failure = raw.error();
+    if (failure?.error) {
+      raw.delete();
+      throw apiError(failure.error);
+    }
+    const prepared = new Prepared(this, raw, checked, (p) => this.#finalizer.unregister(p));
+    this.#finalizer.register(prepared, raw, prepared);
     return prepared;
   }
 
@@ -109,15 +152,33 @@ export class AttentionEngine {
    */
   run(input: RunInput): Trace {
     const { texts, source, mode, config } = checkRunInput(input);
-    const raw = this.#module._run(texts, source, { ...config, mode });
-    if (raw.error !== undefined) throw new AttentionError(raw.error);
-    // One JSON description and one Float32Array for all stages; each stage's data is a view into it.
-    const meta = JSON.parse(raw.meta!) as RawTraceMeta;
-    const data = raw.data!;
-    const stages = meta.stages.map(({ layer, name, axes, shape, offset }) => ({
-      layer, name, axes, shape, data: data.subarray(offset, offset + shape.reduce((a, b) => a * b, 1)),
-    }));
-    return { mode, config, tokens: meta.tokens, sourceTokens: meta.sourceTokens, stages };
+    this.#runner ??= new this.#module._PlaygroundRunner();
+    const raw = this.#runner.run(texts, source, JSON.stringify({ ...config, mode }));
+    if (raw.error) throw fromEngine(raw.error);
+    return { mode, config, ...readTrace(raw as RawTrace) };
+  }
+
+  /**
+   * A transformer of a {@link ModelSpec} (a partial spec is filled from `DEFAULT_SPEC`)
+   * with named parameters, initialised as `options.init` says. Throws
+   * {@link AttentionError} for a bad spec. Dispose of it when done.
+   */
+  createModel(spec: Partial<ModelSpec> = {}, options: CreateModelOptions = {}): Model {
+    const full = checkSpec(spec);
+    if (typeof options !== 'object' || options === null) throw new AttentionError('options must be an object', { field: 'options' });
+    for (const key of Object.keys(options))
+      if (key !== 'init' && key !== 'seed') throw new AttentionError(`unknown createModel option '${key}'`, { field: key });
+    const init = options.init ?? 'random';
+    if (init !== 'random' && init !== 'zeros')
+      throw new AttentionError(`init must be 'random' or 'zeros', got ${String(init)}`, { field: 'init', value: init });
+    const seed = options.seed === undefined ? 1 : checkInteger('seed', options.seed, 0, 0xffffffff);
+    const raw = new this.#module._Model(JSON.stringify(full), init, seed);
+    const failure = raw.error();
+    if (failure?.error) {
+      raw.delete();
+      throw fromEngine(failure.error);
+    }
+    return new Model(raw);
   }
 
   /** Bytes the engine's C++ code holds on the wasm heap right now; back to the same value after every call (no leaks). */
@@ -131,15 +192,4 @@ export class AttentionEngine {
   }
 }
 
-// The core names arrays as PyTorch does; the API as this package does.
-const CORE_NAMES: Record<string, string> = {
-  in_proj_weight: 'inProjWeight', in_proj_bias: 'inProjBias', out_proj_weight: 'outProjWeight', out_proj_bias: 'outProjBias',
-};
-function apiNames(message: string): string {
-  return message.replace(/\b(in|out)_proj_(weight|bias)\b/g, (name) => CORE_NAMES[name] ?? name);
-}
-
-/** The first stage with this name (and layer, if given), or undefined. */
-export function findStage(trace: Trace, name: string, layer?: number): Stage | undefined {
-  return trace.stages.find((s) => s.name === name && (layer === undefined || s.layer === layer));
-}
+export { DEFAULT_SPEC };

@@ -6,11 +6,7 @@
 import { type LoadOptions, loadWith } from './loader.js';
 import type { AttentionEngine } from './engine.js';
 
-export { AttentionEngine, findStage } from './engine.js';
-export { AttentionError } from './errors.js';
-export { DEFAULT_CONFIG, LIMITS } from './config.js';
-export { supportsSimd, type LoadOptions } from './loader.js';
-export type * from './types.js';
+export * from './api.js';
 
 async function fetchBinary(url: URL): Promise<ArrayBuffer> {
   const response = await fetch(url);

@@ -12,11 +12,7 @@ import createSimd from './wasm/attention-simd-inline.mjs';
 // @ts-ignore -- emcc output (SINGLE_FILE), typed by Factory
 import createScalar from './wasm/attention-scalar-inline.mjs';
 
-export { AttentionEngine, findStage } from './engine.js';
-export { AttentionError } from './errors.js';
-export { DEFAULT_CONFIG, LIMITS } from './config.js';
-export { supportsSimd, type LoadOptions } from './loader.js';
-export type * from './types.js';
+export * from './api.js';
 
 const FACTORIES: Record<Build, Factory> = { simd: createSimd as Factory, scalar: createScalar as Factory };
 

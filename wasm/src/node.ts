@@ -4,11 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { type LoadOptions, loadWith } from './loader.js';
 import type { AttentionEngine } from './engine.js';
 
-export { AttentionEngine, findStage } from './engine.js';
-export { AttentionError } from './errors.js';
-export { DEFAULT_CONFIG, LIMITS } from './config.js';
-export { supportsSimd, type LoadOptions } from './loader.js';
-export type * from './types.js';
+export * from './api.js';
 
 async function readBinary(url: URL): Promise<Uint8Array> {
   if (url.protocol === 'file:') return readFile(url);

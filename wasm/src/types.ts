@@ -1,11 +1,28 @@
+import type { ENGINE, MaskKind, SettingsOf, StageKind } from './schema.js';
+
 /** Which compiled engine is running: with 128-bit wasm SIMD or without. */
 export type Build = 'simd' | 'scalar';
 
-/** Kind of attention the playground model runs. */
-export type Mode = 'encoder' | 'decoder' | 'cross';
+type PlaygroundSettings = SettingsOf<typeof ENGINE.playground.settings>;
 
-/** How the model's weights are made. */
-export type Preset = 'random' | 'identity' | 'positional';
+/** Kind of attention the playground model runs. */
+export type Mode = PlaygroundSettings['mode'];
+
+/** How the playground model's weights are made. */
+export type Preset = PlaygroundSettings['preset'];
+
+/**
+ * Settings of the playground model; every field has a default ({@link DEFAULT_CONFIG}).
+ * Their ranges, help texts and rules are the engine's (`CONFIG_SCHEMA`).
+ */
+export type ModelConfig = Omit<PlaygroundSettings, 'mode'>;
+
+/**
+ * The architecture of a transformer (see the README, "Models with named parameters").
+ * With residual and scale on it is exactly a PyTorch model whose state_dict keys are
+ * the parameter names. Every field has a default ({@link DEFAULT_SPEC}).
+ */
+export type ModelSpec = SettingsOf<typeof ENGINE.modelSpec.settings>;
 
 /**
  * One multi-head attention call, in PyTorch `nn.MultiheadAttention` conventions
@@ -15,9 +32,9 @@ export type Preset = 'random' | 'identity' | 'positional';
 export interface MultiHeadAttentionInput {
   /** (B, Sq, E) row-major. */
   query: Float32Array;
-  /** (B, Sk, E); defaults to `query` (self-attention). */
+  /** (B, Sk, kdim); defaults to `query` (self-attention). */
   key?: Float32Array;
-  /** (B, Sk, E); defaults to `key`. */
+  /** (B, Sk, vdim); defaults to `key`. */
   value?: Float32Array;
   batch: number;
   querySeq: number;
@@ -25,33 +42,58 @@ export interface MultiHeadAttentionInput {
   keySeq?: number;
   embedDim: number;
   heads: number;
-  /** (3E, E): the Q rows, then K, then V, as `in_proj_weight`. y = x W^T + b. Not with `weights`. */
+  /** Features of `key`, as PyTorch's kdim. Default `embedDim`. */
+  kdim?: number;
+  /** Features of `value`, as PyTorch's vdim. Default `embedDim`. */
+  vdim?: number;
+  /** (3E, E): the Q rows, then K, then V, as `in_proj_weight`. y = x W^T + b. When kdim = vdim = E. */
   inProjWeight?: Float32Array;
-  /** (3E), as `in_proj_bias`. Not with `weights`. */
+  /** (E, E), as `q_proj_weight`: when kdim or vdim differ from E. */
+  qProjWeight?: Float32Array;
+  /** (E, kdim), as `k_proj_weight`: when kdim or vdim differ from E. */
+  kProjWeight?: Float32Array;
+  /** (E, vdim), as `v_proj_weight`: when kdim or vdim differ from E. */
+  vProjWeight?: Float32Array;
+  /** (3E), as `in_proj_bias`. Not with `bias: false`. */
   inProjBias?: Float32Array;
-  /** (E, E), as `out_proj.weight`. Not with `weights`. */
+  /** (E, E), as `out_proj.weight`. */
   outProjWeight?: Float32Array;
-  /** (E), as `out_proj.bias`. Not with `weights`. */
+  /** (E), as `out_proj.bias`. Not with `bias: false`. */
   outProjBias?: Float32Array;
-  /** Weights given once by `engine.prepareWeights()`, instead of the four arrays above. */
+  /** false: the layer has no biases (as `bias=False`). Default true. */
+  bias?: boolean;
+  /** Weights given once by `engine.prepareWeights()`, instead of the weight arrays above. */
   weights?: PreparedWeights;
   /** (B, Sk), 1 = ignore that key (padding), as `key_padding_mask`. */
   keyPaddingMask?: Uint8Array;
   /** Block keys j > i (decoder self-attention). Default false. */
   causal?: boolean;
-  /** (Sq, Sk), 1 = block that (query, key) pair. */
-  attnMask?: Uint8Array;
+  /**
+   * (Sq, Sk) as `attn_mask`: a Uint8Array blocks where 1; a Float32Array is added to the
+   * scaled scores (-Infinity blocks).
+   */
+  attnMask?: Uint8Array | Float32Array;
   /** Divide scores by sqrt(d_k). Default true. */
   scale?: boolean;
+  /** false: skip copying the attention weights out (faster); `weights` is null. Default true. */
+  needWeights?: boolean;
+  /** true: weights averaged over heads, (B, Sq, Sk). Default false (per head). */
+  averageAttnWeights?: boolean;
 }
 
-/** The four weight arrays of one attention layer, nn.MultiheadAttention layout (E = embedDim). */
+/** The weight arrays of one attention layer, nn.MultiheadAttention layout (E = embedDim). */
 export interface AttentionWeights {
   embedDim: number;
-  inProjWeight: Float32Array;   // (3E, E)
-  inProjBias: Float32Array;     // (3E)
+  kdim?: number;
+  vdim?: number;
+  inProjWeight?: Float32Array;  // (3E, E)
+  qProjWeight?: Float32Array;   // (E, E)     } when kdim or vdim
+  kProjWeight?: Float32Array;   // (E, kdim)  } differ from E
+  vProjWeight?: Float32Array;   // (E, vdim)  }
+  inProjBias?: Float32Array;    // (3E)
   outProjWeight: Float32Array;  // (E, E)
-  outProjBias: Float32Array;    // (E)
+  outProjBias?: Float32Array;   // (E)
+  bias?: boolean;
 }
 
 /**
@@ -61,6 +103,8 @@ export interface AttentionWeights {
  */
 export interface PreparedWeights {
   readonly embedDim: number;
+  readonly kdim: number;
+  readonly vdim: number;
   readonly disposed: boolean;
   dispose(): void;
 }
@@ -68,33 +112,12 @@ export interface PreparedWeights {
 export interface MultiHeadAttentionResult {
   /** (B, Sq, E). */
   output: Float32Array;
-  /** (B, H, Sq, Sk), per head (not averaged). Blocked entries are exactly 0; a row whose keys are all blocked is all 0. */
-  weights: Float32Array;
-  shapes: { output: [number, number, number]; weights: [number, number, number, number] };
-}
-
-/** Settings of the playground model. Every field has a default (see {@link DEFAULT_CONFIG}). */
-export interface ModelConfig {
-  /** Width of the residual stream, E. 1..1024. */
-  dModel: number;
-  /** Number of heads, H; must divide dModel. 1..64. */
-  heads: number;
-  /** Layers per stack. 1..12. */
-  layers: number;
-  /** Feed-forward width; 0 = 4 * dModel. */
-  ffnDim: number;
-  /** Seed for weights and token embeddings (an unsigned 32-bit integer). */
-  seed: number;
-  preset: Preset;
-  /** Divide scores by sqrt(d_k). */
-  scale: boolean;
-  /** Residual connections around each sub-layer. */
-  residual: boolean;
-  /** Add sinusoidal positional encoding. */
-  positional: boolean;
-  activation: 'relu' | 'gelu';
-  /** Post-LN (the paper) or pre-LN. */
-  norm: 'post' | 'pre';
+  /**
+   * (B, H, Sq, Sk) per head, or (B, Sq, Sk) with `averageAttnWeights`; null with
+   * `needWeights: false`. Blocked entries are exactly 0; a row whose keys are all blocked is all 0.
+   */
+  weights: Float32Array | null;
+  shapes: { output: [number, number, number]; weights: number[] | null };
 }
 
 export interface RunInput {
@@ -109,10 +132,14 @@ export interface RunInput {
 
 /** One named intermediate tensor of a forward pass. */
 export interface Stage {
-  /** Layer index, or -1 for stages before the layers (embeddings, positions, padding mask). */
+  /** Layer index, or -1 for stages outside the layers (embeddings, positions, padding mask, logits). */
   layer: number;
-  /** `<stack>.<block>.<stage>`, e.g. `encoder.self_attn.weights`. */
+  /** `<stack>.<block>.<stage>`, e.g. `encoder.self_attn.weights` (names from the engine's `stageRegistry`). */
   name: string;
+  /** What the numbers are, e.g. 'weights', 'scores', 'mask', 'norm'. */
+  kind: StageKind;
+  /** For masks: 'padding', 'causal', 'user', 'additive' or 'combined'. */
+  mask?: MaskKind;
   /** Axis names, e.g. ['B', 'H', 'Sq', 'Sk']. */
   axes: string[];
   shape: number[];
@@ -129,4 +156,61 @@ export interface Trace {
   /** Cross mode: the source tokens per sequence; otherwise empty. */
   sourceTokens: string[][];
   stages: Stage[];
+}
+
+/** An entry of the engine's stage registry. Full names: see {@link Stage.name}. */
+export interface StageInfo {
+  /** Relative to its scope: 'weights', 'mask.padding', 'norm1', 'logits' ... */
+  name: string;
+  /** 'stack' (`<stack>.name`, layer -1), 'layer' (`<stack>.name`), 'attention' (`<stack>.<block>.name`) or 'model' (`name`). */
+  scope: 'model' | 'stack' | 'layer' | 'attention';
+  kind: StageKind;
+  mask?: MaskKind;
+  axes: string[];
+  help: string;
+}
+
+/** Which stages a forward pass keeps. */
+export interface RecordOptions {
+  /** Full stage names, '*' matching any run of characters: ['*.weights'], ['encoder.*']. Default: every stage. */
+  stages?: string[];
+  /** Layers whose stages to keep (stages outside layers are always kept). Default: every layer. */
+  layers?: number[];
+}
+
+export interface ForwardInput {
+  /** (B, S) token ids, 0 <= id < vocabSize. */
+  ids: Int32Array;
+  batch: number;
+  seq: number;
+  /** (B) real tokens per sequence; positions past them are padding. Default: all S. */
+  lengths?: Int32Array | number[];
+  /** Encoder–decoder specs: the encoder's ids (B, sourceSeq), and their lengths. */
+  sourceIds?: Int32Array;
+  sourceSeq?: number;
+  sourceLengths?: Int32Array | number[];
+  /** Stages to keep in `trace`: true = every stage. Default: none (no trace). */
+  record?: boolean | RecordOptions;
+}
+
+export interface ForwardResult {
+  /** (B, S, E): the last stack's output, after its final norm. */
+  hidden: Float32Array;
+  /** (B, S, vocabSize) when the spec has a head, else null. */
+  logits: Float32Array | null;
+  /** The recorded stages (no tokens: ids have no text), or null when nothing was recorded. */
+  trace: { stages: Stage[] } | null;
+}
+
+export interface ParameterInfo {
+  /** The PyTorch state_dict key, e.g. 'layers.0.self_attn.in_proj_weight'. */
+  name: string;
+  shape: number[];
+}
+
+export interface CreateModelOptions {
+  /** 'random' (default): Xavier-uniform matrices, unit-variance embeddings, zero biases, LayerNorm (1, 0); 'zeros'. */
+  init?: 'random' | 'zeros';
+  /** Seed for 'random' (an unsigned 32-bit integer). Default 1. */
+  seed?: number;
 }

@@ -1,20 +1,49 @@
 // Argument checks for the public API. Everything that reaches the wasm module has
 // passed through here, so no call can hand Embind a wrong type or make the core
-// allocate without bound. Each failure is an AttentionError naming the argument.
-import { ACTIVATIONS, DEFAULT_CONFIG, LIMITS, MODES, NORMS, PRESETS } from './config.js';
+// allocate without bound. Each failure is an AttentionError with a code, the field
+// and the bad value. Settings are checked against the engine's own declaration.
+import { CONFIG_SCHEMA, LIMITS, MODEL_SPEC_SCHEMA, MODES } from './config.js';
 import { AttentionError, describeValue } from './errors.js';
-import type { AttentionWeights, Mode, ModelConfig, MultiHeadAttentionInput, RunInput } from './types.js';
+import { checkValue, defaultsOf, ruleProblems, type ErrorCode, type SchemaInfo } from './schema.js';
+import type {
+  AttentionWeights, ForwardInput, Mode, ModelConfig, ModelSpec, MultiHeadAttentionInput, RecordOptions, RunInput,
+} from './types.js';
+
+/** The weights part of what the binding's _multiHeadAttention receives: every field present. */
+export interface CheckedWeights {
+  embedDim: number;
+  kdim: number;
+  vdim: number;
+  inProjWeight: Float32Array | null;
+  qProjWeight: Float32Array | null;
+  kProjWeight: Float32Array | null;
+  vProjWeight: Float32Array | null;
+  inProjBias: Float32Array | null;
+  outProjWeight: Float32Array;
+  outProjBias: Float32Array | null;
+}
 
 /** What the binding's _multiHeadAttention receives: every field present and checked. */
-export type CheckedMultiHeadInput = Required<Omit<MultiHeadAttentionInput, 'keyPaddingMask' | 'attnMask' | 'weights'>> & {
+export interface CheckedMultiHeadInput extends CheckedWeights {
+  query: Float32Array;
+  key: Float32Array;
+  value: Float32Array;
+  selfAttention: boolean;
+  batch: number;
+  querySeq: number;
+  keySeq: number;
+  heads: number;
   keyPaddingMask: Uint8Array | null;
   attnMask: Uint8Array | null;
-  /** A prepared-weights handle, or 0 when the four arrays are given. */
-  weightsHandle: number;
-};
+  attnMaskFloat: Float32Array | null;
+  causal: boolean;
+  scale: boolean;
+  needWeights: boolean;
+  averageAttnWeights: boolean;
+}
 
-/** Resolves a `weights` argument to its engine handle, or throws naming the problem. */
-export type PreparedResolver = (weights: unknown) => { handle: number; embedDim: number };
+/** Resolves a `weights` argument to the prepared weights it is, or throws naming the problem. */
+export type PreparedResolver = (weights: unknown) => { embedDim: number; kdim: number; vdim: number };
 
 export interface CheckedRunInput {
   texts: string[];
@@ -23,69 +52,98 @@ export interface CheckedRunInput {
   config: ModelConfig;
 }
 
-function fail(message: string): never {
-  throw new AttentionError(message);
+function fail(message: string, field: string, value?: unknown, code: ErrorCode = 'invalid_argument'): never {
+  throw new AttentionError(message, { code, field, value });
 }
 
 export function checkInteger(name: string, value: unknown, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value))
-    fail(`${name} must be a whole number, got ${describeValue(value)}`);
-  if (value < min || value > max) fail(`${name} must be between ${min} and ${max}, got ${value}`);
+    fail(`${name} must be a whole number, got ${describeValue(value)}`, name, value);
+  if (value < min || value > max) fail(`${name} must be between ${min} and ${max}, got ${value}`, name, value, 'out_of_range');
   return value;
 }
 
 function checkBoolean(name: string, value: unknown, fallback: boolean): boolean {
   if (value === undefined) return fallback;
-  if (typeof value !== 'boolean') fail(`${name} must be true or false, got ${describeValue(value)}`);
+  if (typeof value !== 'boolean') fail(`${name} must be true or false, got ${describeValue(value)}`, name, value);
   return value;
 }
 
-function checkChoice<T extends string>(name: string, value: unknown, choices: readonly T[]): T {
-  if (typeof value !== 'string' || !choices.includes(value as T))
-    fail(`${name} must be one of ${choices.map((c) => `'${c}'`).join(', ')}, got ${describeValue(value)}`);
-  return value as T;
-}
-
-function checkArray<T extends Float32Array | Uint8Array>(
+function checkArray<T extends Float32Array | Uint8Array | Int32Array>(
   name: string, value: unknown, type: { new (n: number): T; name: string }, length: number, shape: string,
 ): T {
-  if (!(value instanceof type)) fail(`${name} must be a ${type.name}, got ${describeValue(value)}`);
+  if (!(value instanceof type)) fail(`${name} must be a ${type.name}, got ${describeValue(value)}`, name, describeValue(value));
   if (value.length !== length)
-    fail(`${name} has ${value.length} elements, expected ${shape} = ${length}`);
+    fail(`${name} has ${value.length} elements, expected ${shape} = ${length}`, name, value.length, 'shape_mismatch');
   return value;  // NaN and Infinity inside are found by the core, which scans faster (see engine.ts)
 }
 
 function checkObject(name: string, value: unknown): Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value))
-    fail(`${name} must be an object, got ${describeValue(value)}`);
+    fail(`${name} must be an object, got ${describeValue(value)}`, name, describeValue(value));
   return value as Record<string, unknown>;
 }
 
-const MHA_KEYS = new Set([
-  'query', 'key', 'value', 'batch', 'querySeq', 'keySeq', 'embedDim', 'heads', 'inProjWeight', 'inProjBias',
-  'outProjWeight', 'outProjBias', 'keyPaddingMask', 'causal', 'attnMask', 'scale', 'weights',
-]);
-const WEIGHT_KEYS = new Set(['embedDim', 'inProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias']);
+function rejectUnknownKeys(what: string, input: Record<string, unknown>, known: ReadonlySet<string>): void {
+  for (const key of Object.keys(input)) if (!known.has(key)) fail(`unknown ${what} '${key}'`, key);
+}
 
-function checkWeightArrays(input: Partial<AttentionWeights>, e: number) {
+/** Settings over their defaults, checked against a schema: types, ranges, choices, rules. */
+export function checkSettings<T>(schema: SchemaInfo, raw: unknown, what: string): T {
+  const given = raw === undefined ? {} : checkObject(what, raw);
+  const names = new Set(schema.settings.map((s) => s.name));
+  rejectUnknownKeys(`${what} setting`, given, names);
+  const values = { ...defaultsOf<Record<string, unknown>>(schema), ...given };
+  for (const info of schema.settings) {
+    const problem = checkValue(info, values[info.name]);
+    if (problem) fail(problem.message, problem.field, problem.value, problem.code);
+  }
+  const [broken] = ruleProblems(schema.rules, values);
+  if (broken) fail(broken.message, broken.field, broken.value, broken.code);
+  return values as T;
+}
+
+export const checkConfig = (raw: unknown): ModelConfig => checkSettings<ModelConfig>(CONFIG_SCHEMA, raw, 'config');
+export const checkSpec = (raw: unknown): ModelSpec => checkSettings<ModelSpec>(MODEL_SPEC_SCHEMA, raw, 'spec');
+
+const MHA_KEYS = new Set([
+  'query', 'key', 'value', 'batch', 'querySeq', 'keySeq', 'embedDim', 'heads', 'kdim', 'vdim', 'inProjWeight',
+  'qProjWeight', 'kProjWeight', 'vProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias', 'bias', 'keyPaddingMask',
+  'causal', 'attnMask', 'scale', 'weights', 'needWeights', 'averageAttnWeights',
+]);
+const WEIGHT_KEYS = new Set(['embedDim', 'kdim', 'vdim', 'inProjWeight', 'qProjWeight', 'kProjWeight', 'vProjWeight',
+  'inProjBias', 'outProjWeight', 'outProjBias', 'bias']);
+const WEIGHT_ARRAYS = ['inProjWeight', 'qProjWeight', 'kProjWeight', 'vProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias'] as const;
+
+function checkWeightArrays(input: Partial<AttentionWeights>, e: number): CheckedWeights {
+  const kdim = input.kdim === undefined ? e : checkInteger('kdim', input.kdim, 1, 8192);
+  const vdim = input.vdim === undefined ? e : checkInteger('vdim', input.vdim, 1, 8192);
+  const bias = checkBoolean('bias', input.bias, true);
+  const separate = kdim !== e || vdim !== e;
+  const absent = (name: (typeof WEIGHT_ARRAYS)[number], why: string) => {
+    if (input[name] !== undefined) fail(`${name} is not used ${why}`, name);
+    return null;
+  };
+  const f32 = (name: (typeof WEIGHT_ARRAYS)[number], n: number, shape: string) => checkArray(name, input[name], Float32Array, n, shape);
   return {
-    inProjWeight: checkArray('inProjWeight', input.inProjWeight, Float32Array, 3 * e * e, `(3E, E) = (${3 * e}, ${e})`),
-    inProjBias: checkArray('inProjBias', input.inProjBias, Float32Array, 3 * e, `(3E) = (${3 * e})`),
-    outProjWeight: checkArray('outProjWeight', input.outProjWeight, Float32Array, e * e, `(E, E) = (${e}, ${e})`),
-    outProjBias: checkArray('outProjBias', input.outProjBias, Float32Array, e, `(E) = (${e})`),
+    embedDim: e, kdim, vdim,
+    inProjWeight: separate ? absent('inProjWeight', `when kdim (${kdim}) or vdim (${vdim}) differ from embedDim (${e}): give qProjWeight, kProjWeight and vProjWeight`)
+      : f32('inProjWeight', 3 * e * e, `(3E, E) = (${3 * e}, ${e})`),
+    qProjWeight: separate ? f32('qProjWeight', e * e, `(E, E) = (${e}, ${e})`) : absent('qProjWeight', 'when kdim = vdim = embedDim: give inProjWeight'),
+    kProjWeight: separate ? f32('kProjWeight', e * kdim, `(E, kdim) = (${e}, ${kdim})`) : absent('kProjWeight', 'when kdim = vdim = embedDim: give inProjWeight'),
+    vProjWeight: separate ? f32('vProjWeight', e * vdim, `(E, vdim) = (${e}, ${vdim})`) : absent('vProjWeight', 'when kdim = vdim = embedDim: give inProjWeight'),
+    inProjBias: bias ? f32('inProjBias', 3 * e, `(3E) = (${3 * e})`) : absent('inProjBias', 'with bias: false'),
+    outProjWeight: f32('outProjWeight', e * e, `(E, E) = (${e}, ${e})`),
+    outProjBias: bias ? f32('outProjBias', e, `(E) = (${e})`) : absent('outProjBias', 'with bias: false'),
   };
 }
 
 /** The argument of engine.prepareWeights(). */
-export function checkAttentionWeights(raw: unknown): AttentionWeights {
+export function checkAttentionWeights(raw: unknown): CheckedWeights {
   const input = checkObject('prepareWeights input', raw) as Partial<AttentionWeights>;
   rejectUnknownKeys('prepareWeights argument', input, WEIGHT_KEYS);
   const embedDim = checkInteger('embedDim', input.embedDim, 1, 8192);
-  return { embedDim, ...checkWeightArrays(input, embedDim) };
-}
-
-function rejectUnknownKeys(what: string, input: Record<string, unknown>, known: Set<string>): void {
-  for (const key of Object.keys(input)) if (!known.has(key)) fail(`unknown ${what} '${key}'`);
+  return checkWeightArrays(input, embedDim);
 }
 
 export function checkMultiHeadInput(raw: unknown, resolvePrepared: PreparedResolver): CheckedMultiHeadInput {
@@ -95,43 +153,51 @@ export function checkMultiHeadInput(raw: unknown, resolvePrepared: PreparedResol
   const querySeq = checkInteger('querySeq', input.querySeq, 1, 65536);
   const embedDim = checkInteger('embedDim', input.embedDim, 1, 8192);
   const heads = checkInteger('heads', input.heads, 1, embedDim);
-  if (embedDim % heads !== 0) fail(`heads (${heads}) must divide embedDim (${embedDim})`);
+  if (embedDim % heads !== 0) fail(`heads (${heads}) must divide embedDim (${embedDim})`, 'heads', heads, 'not_divisible');
   if (input.key === undefined && input.keySeq !== undefined && input.keySeq !== querySeq)
-    fail(`keySeq (${describeValue(input.keySeq)}) differs from querySeq (${querySeq}) but no key was given`);
+    fail(`keySeq (${describeValue(input.keySeq)}) differs from querySeq (${querySeq}) but no key was given`, 'keySeq', input.keySeq);
   const keySeq = input.keySeq === undefined ? querySeq : checkInteger('keySeq', input.keySeq, 1, 65536);
 
+  let weights: CheckedWeights;
+  if (input.weights !== undefined) {
+    const given = [...WEIGHT_ARRAYS, 'kdim', 'vdim', 'bias'].filter((k) => input[k as keyof typeof input] !== undefined);
+    if (given.length) fail(`give either weights (prepared) or the weight arrays, not both (also given: ${given.join(', ')})`, given[0]);
+    const prepared = resolvePrepared(input.weights);
+    if (prepared.embedDim !== embedDim)
+      fail(`weights were prepared for embedDim ${prepared.embedDim}, but embedDim is ${embedDim}`, 'embedDim', embedDim, 'shape_mismatch');
+    weights = { embedDim, kdim: prepared.kdim, vdim: prepared.vdim, inProjWeight: null, qProjWeight: null, kProjWeight: null,
+      vProjWeight: null, inProjBias: null, outProjWeight: new Float32Array(0), outProjBias: null };
+  } else {
+    weights = checkWeightArrays(input, embedDim);
+  }
+  const { kdim, vdim } = weights;
   const [b, sq, sk, e, h] = [batch, querySeq, keySeq, embedDim, heads];
-  const floats = 5 * b * h * sq * sk + 12 * b * (sq + sk) * e + 4 * e * e;
+  const floats = 5 * b * h * sq * sk + 12 * b * (sq + sk) * e + 4 * e * e + b * sk * (kdim + vdim);
   if (floats * 4 > LIMITS.workingMemoryBytes)
     fail(`this call needs about ${Math.ceil((floats * 4) / 2 ** 20)} MiB of working memory; ` +
-         `the limit is ${LIMITS.workingMemoryBytes / 2 ** 20} MiB (batch ${b}, querySeq ${sq}, keySeq ${sk}, embedDim ${e}, heads ${h})`);
+         `the limit is ${LIMITS.workingMemoryBytes / 2 ** 20} MiB (batch ${b}, querySeq ${sq}, keySeq ${sk}, embedDim ${e}, heads ${h})`,
+    'batch', b, 'limit_exceeded');
 
   const query = checkArray('query', input.query, Float32Array, b * sq * e, `(B, Sq, E) = (${b}, ${sq}, ${e})`);
+  if (input.key === undefined && kdim !== e) fail(`key is required when kdim (${kdim}) differs from embedDim (${e})`, 'key');
   const key = input.key === undefined ? query
-    : checkArray('key', input.key, Float32Array, b * sk * e, `(B, Sk, E) = (${b}, ${sk}, ${e})`);
+    : checkArray('key', input.key, Float32Array, b * sk * kdim, `(B, Sk, kdim) = (${b}, ${sk}, ${kdim})`);
+  if (input.value === undefined && vdim !== kdim) fail(`value is required when vdim (${vdim}) differs from kdim (${kdim})`, 'value');
   const value = input.value === undefined ? key
-    : checkArray('value', input.value, Float32Array, b * sk * e, `(B, Sk, E) = (${b}, ${sk}, ${e})`);
-  let weights: ReturnType<typeof checkWeightArrays>;
-  let weightsHandle = 0;
-  if (input.weights !== undefined) {
-    const given = ['inProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias'].filter((k) => input[k as keyof typeof input] !== undefined);
-    if (given.length) fail(`give either weights (prepared) or the weight arrays, not both (also given: ${given.join(', ')})`);
-    const prepared = resolvePrepared(input.weights);
-    if (prepared.embedDim !== e) fail(`weights were prepared for embedDim ${prepared.embedDim}, but embedDim is ${e}`);
-    const none = new Float32Array(0);
-    weights = { inProjWeight: none, inProjBias: none, outProjWeight: none, outProjBias: none };
-    weightsHandle = prepared.handle;
-  } else {
-    weights = checkWeightArrays(input, e);
-  }
+    : checkArray('value', input.value, Float32Array, b * sk * vdim, `(B, Sk, vdim) = (${b}, ${sk}, ${vdim})`);
+  const mask = input.attnMask;
+  const maskShape = `(Sq, Sk) = (${sq}, ${sk})`;
   return {
-    query, key, value, batch, querySeq, keySeq, embedDim, heads, ...weights, weightsHandle,
+    query, key, value, selfAttention: key === query && value === query, batch, querySeq, keySeq, heads, ...weights,
     keyPaddingMask: input.keyPaddingMask === undefined || input.keyPaddingMask === null ? null
       : checkArray('keyPaddingMask', input.keyPaddingMask, Uint8Array, b * sk, `(B, Sk) = (${b}, ${sk})`),
-    attnMask: input.attnMask === undefined || input.attnMask === null ? null
-      : checkArray('attnMask', input.attnMask, Uint8Array, sq * sk, `(Sq, Sk) = (${sq}, ${sk})`),
+    attnMask: mask === undefined || mask === null || mask instanceof Float32Array ? null
+      : checkArray('attnMask', mask, Uint8Array, sq * sk, maskShape),
+    attnMaskFloat: mask instanceof Float32Array ? checkArray('attnMask', mask, Float32Array, sq * sk, maskShape) : null,
     causal: checkBoolean('causal', input.causal, false),
     scale: checkBoolean('scale', input.scale, true),
+    needWeights: checkBoolean('needWeights', input.needWeights, true),
+    averageAttnWeights: checkBoolean('averageAttnWeights', input.averageAttnWeights, false),
   };
 }
 
@@ -139,53 +205,91 @@ export function checkMultiHeadInput(raw: unknown, resolvePrepared: PreparedResol
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 function checkTexts(name: string, value: unknown): string[] {
-  if (!Array.isArray(value)) fail(`${name} must be an array of strings, got ${describeValue(value)}`);
-  if (value.length === 0) fail(`${name} is empty: give at least one sentence`);
-  if (value.length > LIMITS.texts) fail(`${name} has ${value.length} sentences; the maximum batch is ${LIMITS.texts}`);
+  if (!Array.isArray(value)) fail(`${name} must be an array of strings, got ${describeValue(value)}`, name, describeValue(value));
+  if (value.length === 0) fail(`${name} is empty: give at least one sentence`, name);
+  if (value.length > LIMITS.texts)
+    fail(`${name} has ${value.length} sentences; the maximum batch is ${LIMITS.texts}`, name, value.length, 'limit_exceeded');
   return value.map((text, i) => {
-    if (typeof text !== 'string') fail(`${name}[${i}] must be a string, got ${describeValue(text)}`);
+    if (typeof text !== 'string') fail(`${name}[${i}] must be a string, got ${describeValue(text)}`, name, describeValue(text));
     if (text.length > LIMITS.bytesPerText)  // UTF-16 units never outnumber UTF-8 bytes
-      fail(`${name}[${i}] is ${text.length} characters long; the limit is ${LIMITS.bytesPerText} bytes of UTF-8`);
+      fail(`${name}[${i}] is ${text.length} characters long; the limit is ${LIMITS.bytesPerText} bytes of UTF-8`, name, text.length, 'limit_exceeded');
     return text.replace(LONE_SURROGATE, '\uFFFD');
   });
 }
 
-const CONFIG_KEYS = new Set(Object.keys(DEFAULT_CONFIG));
 const RUN_KEYS = new Set(['texts', 'mode', 'source', 'config']);
-
-export function checkConfig(raw: unknown): ModelConfig {
-  const given = raw === undefined ? {} : checkObject('config', raw);
-  rejectUnknownKeys('config setting', given, CONFIG_KEYS);
-  const c = { ...DEFAULT_CONFIG, ...given } as Record<string, unknown>;
-  const config: ModelConfig = {
-    dModel: checkInteger('dModel', c.dModel, LIMITS.dModel.min, LIMITS.dModel.max),
-    heads: checkInteger('heads', c.heads, LIMITS.heads.min, LIMITS.heads.max),
-    layers: checkInteger('layers', c.layers, LIMITS.layers.min, LIMITS.layers.max),
-    ffnDim: checkInteger('ffnDim', c.ffnDim, LIMITS.ffnDim.min, LIMITS.ffnDim.max),
-    seed: checkInteger('seed', c.seed, LIMITS.seed.min, LIMITS.seed.max),
-    preset: checkChoice('preset', c.preset, PRESETS),
-    scale: checkBoolean('scale', c.scale, true),
-    residual: checkBoolean('residual', c.residual, true),
-    positional: checkBoolean('positional', c.positional, true),
-    activation: checkChoice('activation', c.activation, ACTIVATIONS),
-    norm: checkChoice('norm', c.norm, NORMS),
-  };
-  if (config.dModel % config.heads !== 0)
-    fail(`heads (${config.heads}) must divide dModel (${config.dModel}): d_k = dModel / heads must be a whole number`);
-  return config;
-}
 
 export function checkRunInput(raw: unknown): CheckedRunInput {
   const input = checkObject('run input', raw) as Partial<RunInput>;
   rejectUnknownKeys('run argument', input, RUN_KEYS);
-  const mode = input.mode === undefined ? 'encoder' : checkChoice('mode', input.mode, MODES);
+  const mode = input.mode === undefined ? 'encoder' : input.mode;
+  if (!MODES.includes(mode))
+    fail(`mode must be one of ${MODES.map((m) => `'${m}'`).join(', ')}, got ${describeValue(mode)}`, 'mode', mode);
   const texts = checkTexts('texts', input.texts);
   let source: string[] = [];
   if (mode === 'cross') {
-    if (input.source === undefined) fail(`mode 'cross' needs source: one source sentence per text`);
+    if (input.source === undefined) fail(`mode 'cross' needs source: one source sentence per text`, 'source');
     source = checkTexts('source', input.source);
     if (source.length !== texts.length)
-      fail(`source has ${source.length} sentences but texts has ${texts.length}: cross mode pairs them one to one`);
+      fail(`source has ${source.length} sentences but texts has ${texts.length}: cross mode pairs them one to one`, 'source', source.length, 'shape_mismatch');
   }
   return { texts, source, mode, config: checkConfig(input.config) };
+}
+
+/** What the binding's forward receives. */
+export interface CheckedForwardInput {
+  ids: Int32Array;
+  batch: number;
+  seq: number;
+  lengths: Int32Array | null;
+  sourceIds: Int32Array | null;
+  sourceSeq: number;
+  sourceLengths: Int32Array | null;
+  record: { stages: string[]; layers: number[] } | null;
+}
+
+const FORWARD_KEYS = new Set(['ids', 'batch', 'seq', 'lengths', 'sourceIds', 'sourceSeq', 'sourceLengths', 'record']);
+
+function checkLengths(name: string, value: unknown, batch: number, seq: number): Int32Array | null {
+  if (value === undefined || value === null) return null;
+  const array = Array.isArray(value) ? Int32Array.from(value as number[]) : value;
+  const lengths = checkArray(name, array, Int32Array, batch, `(B) = (${batch})`);
+  lengths.forEach((n, i) => {
+    if (n < 0 || n > seq) fail(`${name}[${i}] is ${n}, outside 0..${seq}`, name, n, 'out_of_range');
+  });
+  return lengths;
+}
+
+function checkRecord(value: unknown): CheckedForwardInput['record'] {
+  if (value === undefined || value === false) return null;
+  if (value === true) return { stages: [], layers: [] };
+  const r = checkObject('record', value) as RecordOptions;
+  rejectUnknownKeys('record option', r as Record<string, unknown>, new Set(['stages', 'layers']));
+  const stages = r.stages ?? [];
+  if (!Array.isArray(stages) || stages.some((s) => typeof s !== 'string' || s.length > 200))
+    fail('record.stages must be an array of stage-name patterns (strings)', 'record.stages');
+  const layers = r.layers ?? [];
+  if (!Array.isArray(layers)) fail('record.layers must be an array of layer numbers', 'record.layers');
+  return { stages, layers: layers.map((l) => checkInteger('record.layers', l, 0, 1024)) };
+}
+
+/** The argument of model.forward(): sizes and types here; ids against the vocabulary in the engine. */
+export function checkForwardInput(raw: unknown, spec: ModelSpec): CheckedForwardInput {
+  const input = checkObject('forward input', raw) as Partial<ForwardInput>;
+  rejectUnknownKeys('forward argument', input, FORWARD_KEYS);
+  const batch = checkInteger('batch', input.batch, 1, 65536);
+  const seq = checkInteger('seq', input.seq, 1, spec.maxSeq);
+  const ids = checkArray('ids', input.ids, Int32Array, batch * seq, `(B, S) = (${batch}, ${seq})`);
+  const encoderDecoder = spec.encoderLayers > 0;
+  if (encoderDecoder && input.sourceIds === undefined) fail('this encoder–decoder model needs sourceIds and sourceSeq', 'sourceIds');
+  if (!encoderDecoder && input.sourceIds !== undefined) fail('sourceIds is only for encoder–decoder models (encoderLayers > 0)', 'sourceIds');
+  const sourceSeq = encoderDecoder ? checkInteger('sourceSeq', input.sourceSeq, 1, spec.maxSeq) : 0;
+  return {
+    ids, batch, seq,
+    lengths: checkLengths('lengths', input.lengths, batch, seq),
+    sourceIds: encoderDecoder ? checkArray('sourceIds', input.sourceIds, Int32Array, batch * sourceSeq, `(B, sourceSeq) = (${batch}, ${sourceSeq})`) : null,
+    sourceSeq,
+    sourceLengths: encoderDecoder ? checkLengths('sourceLengths', input.sourceLengths, batch, sourceSeq) : null,
+    record: checkRecord(input.record),
+  };
 }

@@ -1,7 +1,11 @@
-// Every setting of the playground, declared once: name, type, default, range or
-// choices, label. This table drives the controls, the validation and the URL hash,
-// so any view is a shareable link.
-import type { Mode, ModelConfig } from 'attention-playground';
+// Every setting of the playground page: the model's come from the engine's own
+// declaration (PLAYGROUND_SCHEMA: type, default, range, choices, help and the rules
+// between them); the page adds only how to label them, and its own text and view
+// settings. This table drives the controls, the validation and the URL hash, so any
+// view is a shareable link.
+import {
+  PLAYGROUND_SCHEMA, ruleProblems, type Mode, type ModelConfig, type SettingInfo,
+} from 'attention-playground';
 
 interface Base {
   name: string;
@@ -20,31 +24,14 @@ export const STAGES = ['scores', 'scaled', 'masked', 'weights'] as const;
 export const VIEWS = ['heads', 'head', 'lines', 'masks', 'shapes', 'overview', 'changes'] as const;
 export const BLOCKS = ['auto', 'encoder.self_attn', 'decoder.self_attn', 'decoder.cross_attn'] as const;
 
-export const SETTINGS = [
+const TEXT_SETTINGS = [
   { name: 'text', group: 'text', type: 'text', label: 'Sentences (one per line = a batch)', maxLength: 4000,
     default: 'the cat sat on the mat\na dog barked' },
   { name: 'source', group: 'text', type: 'text', label: 'Source sentences (cross-attention keys)', maxLength: 4000,
     default: 'le chat est assis sur le tapis\nun chien a aboyé' },
-  { name: 'mode', group: 'model', type: 'choice', label: 'Attention', default: 'encoder',
-    choices: ['encoder', 'decoder', 'cross'],
-    labels: { encoder: 'Encoder self-attention', decoder: 'Decoder (causal) self-attention', cross: 'Encoder–decoder cross-attention' } },
-  { name: 'dModel', group: 'model', type: 'int', label: 'd_model', default: 64, min: 2, max: 512,
-    help: 'Width of every token vector (E).' },
-  { name: 'heads', group: 'model', type: 'int', label: 'Heads', default: 4, min: 1, max: 16,
-    help: 'H; each head gets d_k = d_model / H dimensions.' },
-  { name: 'layers', group: 'model', type: 'int', label: 'Layers', default: 2, min: 1, max: 6 },
-  { name: 'seed', group: 'model', type: 'int', label: 'Seed', default: 1, min: 0, max: 999999,
-    help: 'Weights and token vectors are drawn from it (untrained).' },
-  { name: 'preset', group: 'model', type: 'choice', label: 'Weights', default: 'random',
-    choices: ['random', 'identity', 'positional'],
-    labels: { random: 'Random (Xavier)', identity: 'Identity (attend by similarity)', positional: 'Positional heads' } },
-  { name: 'scale', group: 'model', type: 'bool', label: 'Scale by 1/√d_k', default: true },
-  { name: 'residual', group: 'model', type: 'bool', label: 'Residual connections', default: true },
-  { name: 'positional', group: 'model', type: 'bool', label: 'Positional encoding', default: true },
-  { name: 'activation', group: 'model', type: 'choice', label: 'FFN activation', default: 'relu',
-    choices: ['relu', 'gelu'], labels: { relu: 'ReLU', gelu: 'GELU' } },
-  { name: 'norm', group: 'model', type: 'choice', label: 'LayerNorm', default: 'post',
-    choices: ['post', 'pre'], labels: { post: 'Post-LN (the paper)', pre: 'Pre-LN' } },
+] as const satisfies readonly Setting[];
+
+const VIEW_SETTINGS = [
   { name: 'view', group: 'view', type: 'choice', label: 'View', default: 'heads', choices: VIEWS,
     labels: { heads: 'All heads', head: 'One head', lines: 'Line view', masks: 'Masks', shapes: 'Shapes',
       overview: 'Layers × heads', changes: 'What changed' } },
@@ -53,17 +40,47 @@ export const SETTINGS = [
   { name: 'block', group: 'view', type: 'choice', label: 'Block', default: 'auto', choices: BLOCKS,
     labels: { auto: 'The mode’s own block', 'encoder.self_attn': 'Encoder self-attention', 'decoder.self_attn': 'Decoder self-attention',
       'decoder.cross_attn': 'Cross-attention' } },
-  { name: 'layer', group: 'view', type: 'int', label: 'Layer', default: 0, min: 0, max: 5 },
-  { name: 'head', group: 'view', type: 'int', label: 'Head', default: 0, min: 0, max: 15 },
+  { name: 'layer', group: 'view', type: 'int', label: 'Layer', default: 0, min: 0, max: 11 },
+  { name: 'head', group: 'view', type: 'int', label: 'Head', default: 0, min: 0, max: 63 },
   { name: 'sequence', group: 'view', type: 'int', label: 'Sentence', default: 0, min: 0, max: 15 },
 ] as const satisfies readonly Setting[];
 
-type SettingList = typeof SETTINGS;
+/** How the page labels the engine's model settings (presentation only: no ranges, no defaults). */
+const MODEL_LABELS: Record<string, { label: string; labels?: Record<string, string> }> = {
+  mode: { label: 'Attention', labels: { encoder: 'Encoder self-attention', decoder: 'Decoder (causal) self-attention',
+    cross: 'Encoder–decoder cross-attention' } },
+  dModel: { label: 'd_model' },
+  heads: { label: 'Heads' },
+  layers: { label: 'Layers' },
+  ffnDim: { label: 'FFN width' },
+  seed: { label: 'Seed' },
+  preset: { label: 'Weights', labels: { random: 'Random (Xavier)', identity: 'Identity (attend by similarity)',
+    positional: 'Positional heads' } },
+  scale: { label: 'Scale by 1/√d_k' },
+  residual: { label: 'Residual connections' },
+  positional: { label: 'Positional encoding' },
+  activation: { label: 'FFN activation', labels: { relu: 'ReLU', gelu: 'GELU', gelu_tanh: 'GELU (tanh)' } },
+  norm: { label: 'LayerNorm', labels: { post: 'Post-LN (the paper)', pre: 'Pre-LN' } },
+};
+
+function modelSetting(info: SettingInfo): Setting {
+  const { label, labels } = MODEL_LABELS[info.name] ?? { label: info.name };
+  const base = { name: info.name, group: 'model' as const, label, help: info.help };
+  if (info.type === 'bool') return { ...base, type: 'bool', default: info.default as boolean };
+  if (info.type === 'choice') return { ...base, type: 'choice', default: info.default as string, choices: info.choices!, labels };
+  return { ...base, type: 'int', default: info.default as number, min: info.min!, max: info.max! };
+}
+
+export const SETTINGS: readonly Setting[] = [
+  ...TEXT_SETTINGS, ...PLAYGROUND_SCHEMA.settings.map(modelSetting), ...VIEW_SETTINGS,
+];
+
+type PageSettingList = readonly [...typeof TEXT_SETTINGS, ...typeof VIEW_SETTINGS];
 type ValueOf<S> = S extends { type: 'int' } ? number : S extends { type: 'bool' } ? boolean
   : S extends { type: 'choice'; choices: readonly (infer C)[] } ? C : string;
 
 /** The whole state of the playground: one value per setting. */
-export type State = { -readonly [S in SettingList[number] as S['name']]: ValueOf<S> };
+export type State = { -readonly [S in PageSettingList[number] as S['name']]: ValueOf<S> } & ModelConfig & { mode: Mode };
 
 export const DEFAULT_STATE: State = Object.fromEntries(SETTINGS.map((s) => [s.name, s.default])) as unknown as State;
 
@@ -124,13 +141,11 @@ export function stateFromHash(hash: string): { state: State; problems: string[] 
   return { state: state as State, problems };
 }
 
-/** Problems that involve more than one setting, keyed by the setting to show them at. */
+/** Problems that involve more than one setting (the engine's rules), keyed by the setting to show them at. */
 export function crossCheck(state: State): Partial<Record<keyof State, string>> {
   const problems: Partial<Record<keyof State, string>> = {};
-  if (state.dModel % state.heads !== 0)
-    problems.heads = `d_k = ${state.dModel} / ${state.heads} is not a whole number: pick a number of heads that divides d_model`;
-  else if (state.preset === 'positional' && state.dModel / state.heads < 2)
-    problems.preset = 'Positional heads need d_k = d_model / heads of at least 2';
+  for (const p of ruleProblems(PLAYGROUND_SCHEMA.rules, state as unknown as Record<string, unknown>))
+    problems[p.field as keyof State] ??= p.message;
   return problems;
 }
 
@@ -138,10 +153,11 @@ export function splitLines(text: string): string[] {
   return text.split('\n').map((line) => line.trim()).filter((line) => line.length > 0);
 }
 
-/** The engine's config for a state. */
+/** The engine's config for a state: its model settings, less `mode` (run()'s own argument). */
 export function modelConfig(state: State): Partial<ModelConfig> {
-  const { dModel, heads, layers, seed, preset, scale, residual, positional, activation, norm } = state;
-  return { dModel, heads, layers, seed, preset, scale, residual, positional, activation, norm };
+  const config: Record<string, unknown> = {};
+  for (const s of PLAYGROUND_SCHEMA.settings) if (s.name !== 'mode') config[s.name] = (state as unknown as Record<string, unknown>)[s.name];
+  return config as Partial<ModelConfig>;
 }
 
 /** The attention blocks a mode has, its own (shown for 'auto') first. */

@@ -44,14 +44,20 @@ export function headSlice(stage: Stage, sequence: number, head: number): HeadVie
 
 export type BlockedReason = 'padding' | 'future' | 'mask';
 
-/** Why (query i, key j) of a sequence is blocked, or null if it is not. */
+/**
+ * Why (query i, key j) of a sequence is blocked, or null if it is not: read from the
+ * masks the engine records by kind (mask.padding (B, Sk), mask.causal (Sq, Sk)) beside
+ * the combined one (mask (B, Sq, Sk)); nothing is re-derived here.
+ */
 export function blockedReason(trace: Trace, block: Block, layer: number, sequence: number, i: number, j: number): BlockedReason | null {
   const mask = findStage(trace, `${block}.mask`, layer);
   if (!mask) return null;
   const [, rows, cols] = mask.shape;
   if (mask.data[(sequence * rows + i) * cols + j] === 0) return null;
-  if (j >= axisTokens(trace, block).keys[sequence].length) return 'padding';
-  if (block !== 'decoder.cross_attn' && trace.mode !== 'encoder' && j > i) return 'future';
+  const padding = findStage(trace, `${block}.mask.padding`, layer);
+  if (padding && padding.data[sequence * padding.shape[1] + j] !== 0) return 'padding';
+  const causal = findStage(trace, `${block}.mask.causal`, layer);
+  if (causal && causal.data[i * causal.shape[1] + j] !== 0) return 'future';
   return 'mask';
 }
 

@@ -1,0 +1,38 @@
+#pragma once
+// Copies between JS values and core types, for the bindings. No math here.
+#include <emscripten/val.h>
+
+#include <string>
+#include <vector>
+
+#include "attention/result.hpp"
+#include "attention/trace.hpp"
+
+namespace attention::js {
+
+using emscripten::val;
+
+// { error: { message, code, field } }: the TypeScript side throws an AttentionError from it.
+val error(const Error& e);
+inline val error(const std::string& message, const char* code = error_code::kInvalidArgument, const std::string& field = "") {
+  return error(Error{message, code, field});
+}
+
+// A copy of the values as a JS typed array the caller owns (no view into the heap,
+// which would go stale when memory grows).
+val to_float32_array(const float* data, std::size_t n);
+inline val to_float32_array(const std::vector<float>& v) { return to_float32_array(v.data(), v.size()); }
+val to_uint8_array(const std::vector<std::uint8_t>& bytes);
+
+// A typed array (or array) of numbers with exactly `expected` elements, else false and
+// an error naming `name` (the API's spelling).
+bool read_floats(const val& array, const char* name, std::size_t expected, std::vector<float>& out, val& failure);
+std::vector<std::uint8_t> read_bytes(const val& array);
+std::vector<int> read_ints(const val& array);
+
+// A trace as { meta: JSON text, data: Float32Array }: every stage's values copied once,
+// straight from the core's tensors into one JS array, and one JSON description
+// (trace_json.hpp) with each stage's offset into it.
+val trace_to_js(const Trace& trace);
+
+}  // namespace attention::js

@@ -1,0 +1,12 @@
+// What every entry point (index.ts, node.ts, inline.ts) exports besides loadAttention.
+export { AttentionEngine } from './engine.js';
+export { findStage } from './trace.js';
+export { Model } from './model.js';
+export {
+  ENGINE, ERROR_CODES, checkValue, ruleProblems, type ErrorCode, type StageKind, type MaskKind, type SchemaInfo,
+  type SettingInfo, type RuleInfo, type SettingProblem,
+} from './schema.js';
+export { AttentionError, type ErrorDetails } from './errors.js';
+export { DEFAULT_CONFIG, DEFAULT_SPEC, LIMITS, CONFIG_SCHEMA, MODEL_SPEC_SCHEMA, PLAYGROUND_SCHEMA } from './config.js';
+export { supportsSimd, type LoadOptions } from './loader.js';
+export type * from './types.js';

@@ -1,0 +1,103 @@
+// Model handles: a transformer of a ModelSpec with named parameters, living in the
+// engine until dispose() (or garbage collection) frees it.
+import { AttentionError, fromEngine } from './errors.js';
+import { readTrace, type RawTrace } from './trace.js';
+import type { ForwardInput, ForwardResult, ModelSpec, ParameterInfo } from './types.js';
+import { checkForwardInput, type CheckedForwardInput } from './validate.js';
+
+type RawError = { error?: { message: string; code: string; field: string } };
+
+/** The raw Embind model (private: only this file and engine.ts talk to it). */
+export interface RawModel {
+  error(): RawError | undefined;
+  specJson(): string;
+  parametersJson(): string;
+  parameter(name: string): Float32Array | null;
+  loadWeights(bytes: Uint8Array): RawError | undefined;
+  saveWeights(): Uint8Array;
+  forward(input: CheckedForwardInput): RawError & Partial<RawTrace> & { hidden?: Float32Array; logits?: Float32Array | null };
+  delete(): void;
+}
+
+// Frees models that were garbage-collected without dispose().
+const finalizer = new FinalizationRegistry<RawModel>((raw) => raw.delete());
+
+/**
+ * A transformer with named parameters (see `engine.createModel`). Its parameter names
+ * are the PyTorch state_dict keys; weights move in and out as .safetensors bytes.
+ * Call `dispose()` when done.
+ */
+export class Model {
+  /** The full spec, defaults filled in. */
+  readonly spec: Readonly<ModelSpec>;
+  #raw: RawModel | null;
+
+  /** @internal Use `engine.createModel()`. */
+  constructor(raw: RawModel) {
+    this.#raw = raw;
+    this.spec = Object.freeze(JSON.parse(raw.specJson()) as ModelSpec);
+    finalizer.register(this, raw, this);
+  }
+
+  get disposed(): boolean {
+    return this.#raw === null;
+  }
+
+  #live(): RawModel {
+    if (!this.#raw) throw new AttentionError('this model was disposed', { code: 'disposed', field: 'model' });
+    return this.#raw;
+  }
+
+  /** Every parameter, name and shape, in the fixed order (PyTorch's state_dict order). */
+  parameters(): ParameterInfo[] {
+    return JSON.parse(this.#live().parametersJson()) as ParameterInfo[];
+  }
+
+  /** A copy of one parameter's values (row-major). */
+  parameter(name: string): Float32Array {
+    if (typeof name !== 'string') throw new AttentionError(`parameter name must be a string`, { field: 'name', value: name });
+    const values = this.#live().parameter(name);
+    if (!values) throw new AttentionError(`this model has no parameter '${name}'`, { field: 'name', value: name });
+    return values;
+  }
+
+  /**
+   * Replaces every parameter with the tensors of a .safetensors file (F32, F16 or BF16),
+   * all or nothing: the file must hold exactly this model's names and shapes. Any
+   * problem throws an AttentionError naming the tensor, and the model stays as it was.
+   */
+  loadWeights(bytes: Uint8Array | ArrayBuffer): void {
+    const raw = this.#live();
+    const data = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
+    if (!(data instanceof Uint8Array))
+      throw new AttentionError('loadWeights takes the bytes of a .safetensors file (Uint8Array or ArrayBuffer)', { field: 'bytes' });
+    const result = raw.loadWeights(data);
+    if (result?.error) throw fromEngine(result.error);
+  }
+
+  /** The parameters as a .safetensors file (F32, state_dict order, metadata: format "pt" and the spec). */
+  saveWeights(): Uint8Array {
+    return this.#live().saveWeights();
+  }
+
+  /** Token ids in, hidden states (and logits, with a head) out; `record` chooses the stages to keep. */
+  forward(input: ForwardInput): ForwardResult {
+    const raw = this.#live();
+    const checked = checkForwardInput(input, this.spec);
+    const result = raw.forward(checked);
+    if (result.error) throw fromEngine(result.error);
+    return {
+      hidden: result.hidden!,
+      logits: result.logits ?? null,
+      trace: checked.record ? { stages: readTrace(result as RawTrace).stages } : null,
+    };
+  }
+
+  /** Frees the model's memory in the engine; using it afterwards throws. */
+  dispose(): void {
+    if (!this.#raw) return;
+    finalizer.unregister(this);
+    this.#raw.delete();
+    this.#raw = null;
+  }
+}
