@@ -33,11 +33,11 @@ MultiHeadWeights attention_weights(const std::string& name, int e) {
   return w;
 }
 
-LayerNormWeights norm_weights(const std::string& name, int e, float eps) {
+LayerNormWeights norm_weights(const std::string& name, int e, double eps) {
   LayerNormWeights n;
   n.weight = Parameter(name + ".weight", {e}, std::vector<float>(static_cast<std::size_t>(e), 1.0f));
   n.bias = Parameter(name + ".bias", {e});
-  n.eps = eps;
+  n.eps = static_cast<float>(eps);
   return n;
 }
 

@@ -52,7 +52,7 @@ TEST(Settings, ModelSpecSchemaChecksRangesRulesAndSize) {
   ASSERT_TRUE(s.ok()) << s.error();
   EXPECT_EQ(s.value().activation, Activation::GELUTanh);
   EXPECT_EQ(s.value().head, OutputHead::Tied);
-  EXPECT_FLOAT_EQ(s.value().layer_norm_eps, 1e-6f);
+  EXPECT_EQ(s.value().layer_norm_eps, 1e-6);
   EXPECT_TRUE(s.value().encoder_decoder());
   Result<ModelSpec> eps = from_json(model_spec_schema(), Json{{"layerNormEps", 0}});
   EXPECT_EQ(eps.error(), "layerNormEps must be greater than 0 and at most 1, got 0");

@@ -73,11 +73,11 @@ Field<T> uint_field(const char* name, std::uint32_t T::*member, const char* help
 }
 
 template <class T>
-Field<T> number_field(const char* name, float T::*member, double min, bool min_exclusive, double max,
+Field<T> number_field(const char* name, double T::*member, double min, bool min_exclusive, double max,
                       const char* help) {
   return {{name, "number", min, max, min_exclusive, {}, help},
-          [member](const T& t) { return Json(static_cast<double>(t.*member)); },
-          [member](T& t, const Json& v) { t.*member = static_cast<float>(v.get<double>()); }};
+          [member](const T& t) { return Json(t.*member); },
+          [member](T& t, const Json& v) { t.*member = v.get<double>(); }};
 }
 
 template <class T>

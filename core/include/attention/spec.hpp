@@ -32,7 +32,7 @@ struct ModelSpec {
   NormPlacement norm = NormPlacement::Post;
   bool final_norm = false;
   Activation activation = Activation::ReLU;
-  float layer_norm_eps = 1e-5f;
+  double layer_norm_eps = 1e-5;  // as written (used in float32 by each LayerNorm)
   OutputHead head = OutputHead::Linear;
   int encoder_layers = 0;
   bool residual = true;  // ablation: residual connections around each sub-layer
