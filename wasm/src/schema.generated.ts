@@ -121,7 +121,7 @@ export const ENGINE = {
         "type": "choice"
       },
       {
-        "default": 0.000009999999747378752,
+        "default": 0.00001,
         "help": "Added to the variance in every LayerNorm.",
         "max": 1,
         "min": 0,
