@@ -28,7 +28,8 @@ using namespace attention;
 namespace {
 
 Result<Json> parse_json(const std::string& text, const char* what) {
-  Json parsed = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  // (const char*, const char*): the same parser instantiation as the safetensors reader's.
+  Json parsed = Json::parse(text.data(), text.data() + text.size(), nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) return Error{std::string(what) + " is not valid JSON", error_code::kInvalidArgument, what};
   return parsed;
 }

@@ -13,9 +13,10 @@ namespace attention::safetensors {
 
 namespace {
 
-// ordered_json keeps the header's key order, so that tensors sharing an offset
-// (zero-element ones) come back in the order the file lists them.
-using Json = nlohmann::ordered_json;
+// The core's one JSON type (a second, ordered one would double nlohmann's share of the
+// .wasm): its objects are sorted by key, so tensors sharing an offset (zero-element
+// ones) come back in name order.
+using Json = nlohmann::json;
 
 constexpr const char* kMetadataKey = "__metadata__";
 
