@@ -251,7 +251,8 @@ describe('the playground', () => {
     await page.locator('#setting-heads').fill('3');
     const message = page.locator('[data-setting="heads"] .error');
     await message.waitFor();
-    assert.match(await message.textContent(), /64 \/ 3 is not a whole number/);
+    // The engine's rule, declared once in C++ and shown at the setting it names.
+    assert.match(await message.textContent(), /heads \(3\) must divide dModel \(64\)/);
     assert.equal(await page.locator('ap-heatmap').count(), 4);  // the last good view stays
     await page.locator('#setting-dModel').fill('');
     assert.match(await page.locator('[data-setting="dModel"] .error').textContent(), /must be a whole number/);
@@ -260,7 +261,7 @@ describe('the playground', () => {
     await page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot.querySelectorAll('ap-heatmap').length === 2);
     assert.equal(await message.count(), 0);
     await page.locator('#setting-layers').fill('40');
-    assert.match(await page.locator('[data-setting="layers"] .error').textContent(), /between 1 and 6/);
+    assert.match(await page.locator('[data-setting="layers"] .error').textContent(), /between 1 and 12/);
     await typeText(page, '   ');
     assert.match(await page.locator('[data-setting="text"] .error').textContent(), /Type a sentence/);
     await typeText(page, 'w '.repeat(200));
