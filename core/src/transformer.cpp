@@ -188,13 +188,24 @@ void Transformer::initialize_random(std::uint64_t seed) {
   SplitMix64 rng(seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull);
   const float unit_variance = std::sqrt(3.0f);  // U(-sqrt 3, sqrt 3) has variance 1
   visit_parameters([&](Parameter& p) {
-    const std::string& n = p.name();
-    const bool is_norm = n.find("norm") != std::string::npos;
     if (&p == &embed_ || &p == &pos_) fill_uniform(p, rng, unit_variance);
     else if (p.shape().size() == 2) xavier(p, rng);
-    else if (is_norm && n.size() > 7 && n.compare(n.size() - 7, 7, ".weight") == 0) p.mutable_values().assign(p.size(), 1.0f);
-    else p.mutable_values().assign(p.size(), 0.0f);
+    else p.mutable_values().assign(p.size(), 0.0f);  // biases, and LayerNorm's until below
   });
+  const auto unit = [](LayerNormWeights& n) {
+    if (!n.weight.empty()) n.weight.mutable_values().assign(n.weight.size(), 1.0f);
+  };
+  for (EncoderLayerWeights& w : layers_) {
+    unit(w.norm1);
+    unit(w.norm2);
+  }
+  for (DecoderLayerWeights& w : decoder_layers_) {
+    unit(w.norm1);
+    unit(w.norm2);
+    unit(w.norm3);
+  }
+  unit(norm_);
+  unit(decoder_norm_);
 }
 
 Status Transformer::set_embeddings(int vocab_size, std::vector<float> values) {

@@ -246,3 +246,31 @@ TEST(Transformer, BadIdsAndLengthsAreErrorsNamingTheField) {
   in.ids.assign(3 * 11, 0);
   EXPECT_EQ(model.forward(in).error_value().code, error_code::kOutOfRange);
 }
+
+TEST(Transformer, RandomInitialisationIsDeterministicWithUnitNormsAndZeroBiases) {
+  const json f = fixture("encdec_post_sinusoidal");
+  Transformer a = model_for(f), b = model_for(f);
+  a.initialize_random(9);
+  b.initialize_random(9);
+  std::vector<std::vector<float>> x, y;
+  a.visit_parameters([&](const Parameter& p) {
+    x.push_back(p.values());
+    const std::string& n = p.name();
+    const bool norm_weight = n.find("norm") != std::string::npos && n.substr(n.size() - 7) == ".weight";
+    if (norm_weight) {
+      EXPECT_EQ(p.values(), std::vector<float>(p.size(), 1.0f)) << n;
+    } else if (p.shape().size() == 1) {
+      EXPECT_EQ(p.values(), std::vector<float>(p.size(), 0.0f)) << n;
+    } else {
+      float largest = 0;
+      for (float v : p) largest = std::max(largest, std::abs(v));
+      EXPECT_GT(largest, 0.0f) << n;
+    }
+  });
+  b.visit_parameters([&](const Parameter& p) { y.push_back(p.values()); });
+  EXPECT_EQ(x, y);
+  b.initialize_random(10);
+  y.clear();
+  b.visit_parameters([&](const Parameter& p) { y.push_back(p.values()); });
+  EXPECT_NE(x, y);
+}
