@@ -265,23 +265,30 @@ Result<Tensor> Transformer::embed_sequence(const std::vector<int>& ids, int batc
   return x;
 }
 
-Result<ForwardOutput> Transformer::forward(const ForwardInput& in, const ForwardOptions& options) const {
+Status Transformer::check_input(const ForwardInput& in, bool recording) const {
   const ModelSpec& s = spec_;
   const bool enc_dec = s.encoder_decoder();
   if (Status st = check_ids("ids", in.ids, in.batch, in.seq, s.vocab_size, in.lengths, "lengths", s.max_seq); !st)
-    return st.error_value();
+    return st;
   if (enc_dec) {
     if (Status st = check_ids("sourceIds", in.source_ids, in.batch, in.source_seq, s.vocab_size, in.source_lengths,
                               "sourceLengths", s.max_seq);
         !st)
-      return st.error_value();
+      return st;
   }
-  const double floats = estimate_forward_floats(s, in.batch, in.seq, enc_dec ? in.source_seq : 0, options.record != nullptr);
+  const double floats = estimate_forward_floats(s, in.batch, in.seq, enc_dec ? in.source_seq : 0, recording);
   if (floats > static_cast<double>(kMaxTraceFloats))
     return Error{"this forward pass would need about " + std::to_string(static_cast<long long>(floats * 4) >> 20) +
                      " MiB; the limit is " + std::to_string(kMaxTraceFloats * 4 >> 20) +
                      " MiB: use fewer layers, a smaller model, a shorter text or record fewer stages",
                  error_code::kLimitExceeded, "ids"};
+  return Ok{};
+}
+
+Result<ForwardOutput> Transformer::forward(const ForwardInput& in, const ForwardOptions& options) const {
+  const ModelSpec& s = spec_;
+  const bool enc_dec = s.encoder_decoder();
+  if (Status st = check_input(in, options.record != nullptr); !st) return st.error_value();
 
   ForwardOutput out;
   Trace* trace = options.record ? &out.trace : nullptr;

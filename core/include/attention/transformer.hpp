@@ -69,11 +69,21 @@ class Transformer {
 
   Result<ForwardOutput> forward(const ForwardInput& input, const ForwardOptions& options = {}) const;
 
-  // Layers of each part, for the preset fillers and tests.
+  // The checks forward() makes before it allocates: ids in the vocabulary, lengths,
+  // sequence lengths within maxSeq, and the memory a pass would hold (with every
+  // stage kept when `recording`).
+  Status check_input(const ForwardInput& input, bool recording) const;
+
+  // The parts, for the preset fillers, training (train/backprop.cpp) and tests.
   std::vector<EncoderLayerWeights>& encoder_layers() { return layers_; }
   std::vector<DecoderLayerWeights>& decoder_layers() { return decoder_layers_; }
+  const std::vector<EncoderLayerWeights>& encoder_layers() const { return layers_; }
+  const std::vector<DecoderLayerWeights>& decoder_layers() const { return decoder_layers_; }
   Parameter& embed() { return embed_; }
   Parameter& positions() { return pos_; }
+  LayerNormWeights& final_norm() { return norm_; }            // the single stack's or the encoder's
+  LayerNormWeights& decoder_final_norm() { return decoder_norm_; }
+  LinearWeights& head() { return head_; }                     // weight empty when tied
 
  private:
   explicit Transformer(const ModelSpec& spec);

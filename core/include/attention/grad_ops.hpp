@@ -1,0 +1,57 @@
+#pragma once
+// The backward pass of each operation a ModelSpec can contain, on row-major float
+// arrays. Each is written once and runs on the scalar GEMM (Backend::Reference, the
+// spec) or the platform's fast GEMM (Backend::Fast); both are tested against finite
+// differences over odd shapes (tests/core/test_grad_ops.cpp). Gradients accumulate
+// (+=) into the d* outputs, so shared weights and residual branches just add up.
+// Letters: rows = B*S positions, in / out features, E = d_model, F = ffn width,
+// Sq / Sk query and key lengths, d_k per-head width.
+#include <cstddef>
+
+#include "attention/backend.hpp"
+#include "attention/layers.hpp"
+
+namespace attention::grad {
+
+// C (m, n) += A (m, k) * B (k, n), all dense rows.
+void matmul_nn(int m, int n, int k, const float* a, const float* b, float* c, Backend backend);
+// C (m, n) += A (m, k) * B^T, B stored (n, k).
+void matmul_nt(int m, int n, int k, const float* a, const float* b, float* c, Backend backend);
+// C (m, n) += A^T * B, A stored (k, m), B stored (k, n).
+void matmul_tn(int m, int n, int k, const float* a, const float* b, float* c, Backend backend);
+
+// y = x W^T + b: x (rows, in), W (out, in), b (out) or null.
+// dx (rows, in) += dy W;  dW (out, in) += dy^T x;  db (out) += sum over rows of dy. Any d* may be null.
+void linear_backward(const float* x, const float* dy, int rows, int in, int out, const float* weight, float* dx,
+                     float* dweight, float* dbias, Backend backend);
+
+// LayerNorm over the last axis of (rows, E): xhat = (x - mean) * inv_std, y = xhat * g + b.
+// The forward keeps xhat (rows, E) and inv_std (rows) for the backward.
+void layer_norm_forward(const float* x, int rows, int e, const float* gamma, const float* beta, float eps, float* y,
+                        float* xhat, float* inv_std);
+// dx += (g dy - mean(g dy) - xhat mean(g dy xhat)) inv_std;  dg += sum dy xhat;  db += sum dy.
+void layer_norm_backward(const float* dy, const float* xhat, const float* inv_std, int rows, int e, const float* gamma,
+                         float* dx, float* dgamma, float* dbeta);
+
+// dx += dy * f'(pre) for the activation f applied to `pre`.
+void activation_backward(const float* pre, const float* dy, std::size_t n, Activation activation, float* dx);
+
+// One head's attention for every (batch, head) block, keeping what the backward needs:
+// q (BH, Sq, d_k), k (BH, Sk, d_k), v (BH, Sk, d_k); blocked (B, Sq, Sk), 1 = blocked, or
+// null; heads per batch entry H. p (BH, Sq, Sk) softmax weights, ctx (BH, Sq, d_k).
+void attention_forward(const float* q, const float* k, const float* v, const float* blocked, int batch, int heads,
+                       int sq, int sk, int dk, float scale, float* p, float* ctx, Backend backend);
+// dq, dk, dv += through ctx = softmax(scale q k^T, blocked) v.
+void attention_backward(const float* q, const float* k, const float* v, const float* p, const float* dctx, int batch,
+                        int heads, int sq, int sk, int dk, float scale, float* dq, float* dk_out, float* dv,
+                        Backend backend);
+
+// Mean cross-entropy of logits (rows, V) against targets (rows), target -100 ignored
+// (PyTorch's ignore_index and reduction='mean'). Writes the gradient of that mean to
+// dlogits (zero on ignored rows) and returns the loss; `counted` = targets used. With no
+// target counted, the loss is 0 and so is the gradient (PyTorch gives NaN there).
+double cross_entropy(const float* logits, const int* targets, int rows, int vocab, float* dlogits, int* counted);
+
+inline constexpr int kIgnoreIndex = -100;
+
+}  // namespace attention::grad

@@ -1,0 +1,160 @@
+// The whole model's gradients: against finite differences for every kind of spec,
+// the ablations included (residual off, scaling off), and the fast backend against
+// the reference.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "attention/random.hpp"
+#include "attention/train.hpp"
+#include "test_util.hpp"
+
+using namespace attention;
+
+namespace {
+
+struct SpecCase {
+  const char* name;
+  ModelSpec spec;
+};
+
+ModelSpec small(std::function<void(ModelSpec&)> change) {
+  ModelSpec s;
+  s.vocab_size = 7;
+  s.d_model = 6;
+  s.heads = 2;
+  s.layers = 2;
+  s.ffn_dim = 10;
+  s.max_seq = 8;
+  s.activation = Activation::GELU;  // smooth, so finite differences are clean
+  change(s);
+  return s;
+}
+
+std::vector<SpecCase> spec_cases() {
+  return {
+      {"post_sinusoidal_linear", small([](ModelSpec&) {})},
+      {"pre_learned_causal_tied_final", small([](ModelSpec& s) {
+         s.norm = NormPlacement::Pre;
+         s.positions = Positions::Learned;
+         s.causal = true;
+         s.head = OutputHead::Tied;
+         s.final_norm = true;
+       })},
+      {"gelu_tanh_no_positions", small([](ModelSpec& s) {
+         s.activation = Activation::GELUTanh;
+         s.positions = Positions::None;
+       })},
+      {"relu", small([](ModelSpec& s) { s.activation = Activation::ReLU; })},
+      {"no_residual", small([](ModelSpec& s) { s.residual = false; })},
+      {"no_residual_pre", small([](ModelSpec& s) {
+         s.residual = false;
+         s.norm = NormPlacement::Pre;
+       })},
+      {"unscaled", small([](ModelSpec& s) { s.scale = false; })},
+      {"encoder_decoder", small([](ModelSpec& s) {
+         s.encoder_layers = 2;
+         s.causal = true;
+         s.final_norm = true;
+         s.positions = Positions::Learned;
+       })},
+      {"encoder_decoder_pre_tied", small([](ModelSpec& s) {
+         s.encoder_layers = 1;
+         s.norm = NormPlacement::Pre;
+         s.head = OutputHead::Tied;
+       })},
+  };
+}
+
+TrainingBatch batch_for(const ModelSpec& s) {
+  TrainingBatch b;
+  b.input.batch = 2;
+  b.input.seq = 5;
+  b.input.lengths = {5, 3};
+  SplitMix64 rng(77);
+  for (int i = 0; i < 10; ++i) b.input.ids.push_back(static_cast<int>(rng.next() % s.vocab_size));
+  for (int i = 0; i < 10; ++i) b.targets.push_back(static_cast<int>(rng.next() % s.vocab_size));
+  b.targets[8] = b.targets[9] = -100;  // padding of sequence 1
+  b.targets[2] = -100;
+  if (s.encoder_decoder()) {
+    b.input.source_seq = 4;
+    b.input.source_lengths = {4, 2};
+    for (int i = 0; i < 8; ++i) b.input.source_ids.push_back(static_cast<int>(rng.next() % s.vocab_size));
+  }
+  return b;
+}
+
+class Training : public ::testing::TestWithParam<SpecCase> {};
+
+}  // namespace
+
+// For each parameter tensor p and a random direction d: (L(p + e d) - L(p - e d)) / 2e = grad . d.
+TEST_P(Training, EveryParameterGradientMatchesFiniteDifferences) {
+  const SpecCase& c = GetParam();
+  Transformer model = Transformer::create(c.spec).value();
+  model.initialize_random(3);
+  const TrainingBatch batch = batch_for(c.spec);
+  Result<LossResult> r = loss_and_gradients(model, batch, Backend::Reference);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r.value().counted, 7);
+  std::vector<std::pair<std::string, std::vector<float>>> grads;
+  model.visit_parameters([&](const Parameter& p) { grads.emplace_back(p.name(), p.grad); });
+
+  SplitMix64 rng(5);
+  std::size_t index = 0;
+  model.visit_parameters([&](Parameter& p) {
+    const std::vector<float>& g = grads[index++].second;
+    std::vector<float> direction(p.size());
+    for (float& v : direction) v = rng.symmetric_unit();
+    double analytic = 0.0;
+    for (std::size_t i = 0; i < p.size(); ++i) analytic += static_cast<double>(g[i]) * direction[i];
+    const std::vector<float> original = p.values();
+    const float eps = 1e-3f;
+    const auto loss_at = [&](float t) {
+      std::vector<float>& v = p.mutable_values();
+      for (std::size_t i = 0; i < v.size(); ++i) v[i] = original[i] + t * direction[i];
+      return loss_only(model, batch, Backend::Reference).value().loss;
+    };
+    const double numeric = (loss_at(eps) - loss_at(-eps)) / (2.0 * eps);
+    p = original;
+    EXPECT_NEAR(analytic, numeric, 2e-2 * std::fabs(numeric) + 2e-3) << c.name << ": " << p.name();
+  });
+}
+
+TEST_P(Training, TheFastBackendGivesTheReferenceGradients) {
+  const SpecCase& c = GetParam();
+  Transformer model = Transformer::create(c.spec).value();
+  model.initialize_random(4);
+  const TrainingBatch batch = batch_for(c.spec);
+  const double reference_loss = loss_and_gradients(model, batch, Backend::Reference).value().loss;
+  std::vector<std::vector<float>> reference;
+  model.visit_parameters([&](const Parameter& p) { reference.push_back(p.grad); });
+  const double fast_loss = loss_and_gradients(model, batch, Backend::Fast).value().loss;
+  EXPECT_NEAR(fast_loss, reference_loss, 1e-5 * std::fabs(reference_loss));
+  std::size_t i = 0;
+  model.visit_parameters([&](const Parameter& p) {
+    EXPECT_TRUE(attention::testing::all_close(p.grad, reference[i++], 1e-4)) << c.name << ": " << p.name();
+  });
+  // The training forward computes the same logits as the inference forward.
+  Result<ForwardOutput> out = model.forward(batch.input);
+  ASSERT_TRUE(out.ok());
+}
+
+INSTANTIATE_TEST_SUITE_P(Specs, Training, ::testing::ValuesIn(spec_cases()),
+                         [](const ::testing::TestParamInfo<SpecCase>& info) { return std::string(info.param.name); });
+
+TEST(TrainingInput, BadTargetsAndHeadlessModelsAreErrors) {
+  ModelSpec s = small([](ModelSpec&) {});
+  Transformer model = Transformer::create(s).value();
+  TrainingBatch batch = batch_for(s);
+  batch.targets[0] = 7;
+  Result<LossResult> r = loss_and_gradients(model, batch);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error_value().field, "targets");
+  EXPECT_EQ(r.error_value().code, error_code::kOutOfRange);
+  batch.targets.pop_back();
+  EXPECT_EQ(loss_and_gradients(model, batch).error_value().code, error_code::kShapeMismatch);
+  s.head = OutputHead::None;
+  Transformer headless = Transformer::create(s).value();
+  EXPECT_EQ(loss_and_gradients(headless, batch_for(s)).error_value().field, "head");
+}
