@@ -108,8 +108,18 @@ TEST_P(PyTorchTraining, TenAdamWStepsMatchTorchOptim) {
     EXPECT_NEAR(info.grad_norm, expected["gradNorm"].get<double>(), 1e-4 * std::max(1.0, expected["gradNorm"].get<double>()));
     EXPECT_NEAR(info.lr, expected["lr"].get<double>(), 1e-12);
   }
+  // Entries whose gradient stayed at rounding-noise level in PyTorch (listed by the
+  // generator): Adam turns noise into steps of up to lr, so there only the bound holds.
+  double lr_total = 0.0;
+  for (const json& step : f["steps"]) lr_total += step["lr"].get<double>();
   model.visit_parameters([&](const Parameter& p) {
-    EXPECT_TRUE(all_close(p.values(), f["final"][p.name()].get<std::vector<double>>(), 1e-4)) << name << ": " << p.name();
+    const std::vector<double> expected = f["final"][p.name()].get<std::vector<double>>();
+    std::vector<double> tolerance(expected.size(), 0.0);
+    for (std::size_t i = 0; i < expected.size(); ++i) tolerance[i] = 1e-4 * std::max(1.0, std::fabs(expected[i]));
+    if (f["noiseGradients"].contains(p.name()))
+      for (int i : f["noiseGradients"][p.name()]) tolerance[static_cast<std::size_t>(i)] = lr_total + 1e-4;
+    for (std::size_t i = 0; i < expected.size(); ++i)
+      EXPECT_NEAR(p[i], expected[i], tolerance[i]) << name << ": " << p.name() << "[" << i << "]";
   });
 }
 

@@ -128,10 +128,13 @@ def train(model, args, targets, opt):
         scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda t: lr_multiplier(opt["schedule"], t))
     steps = []
     first_grads = None
+    largest = [torch.zeros_like(p) for p in params]  # max |gradient| of each entry over the steps
     for _ in range(STEPS):
         optimizer.zero_grad()
         loss = loss_fn(md, args, targets)
         loss.backward()
+        for m, p in zip(largest, params):
+            torch.maximum(m, p.grad.detach().abs(), out=m)
         if first_grads is None:
             first_grads = [p.grad.detach().clone() for p in params]
         if opt["clipNorm"] is not None:
@@ -144,13 +147,35 @@ def train(model, args, targets, opt):
             scheduler.step()
         steps.append({"loss": float(loss.item()), "gradNorm": float(norm.item()), "lr": float(lr)})
     final = [p.detach().clone() for p in params]
-    return steps, first_grads, final
+    return steps, first_grads, final, largest
+
+
+QK_SCALE = 0.3
+NOISE_GRADIENT = 1e-6
+
+
+def unsaturate(model):
+    """Scale every attention's query and key rows (and their biases) by QK_SCALE.
+
+    With N(0, 0.5) weights some heads saturate (one key takes all the weight), and their
+    query/key gradients fall to ~1e-8: in float32 those are rounding noise, which Adam
+    (dividing by sqrt(v) + eps) turns into steps of up to lr, so `final` could not be
+    compared there. Scaled down, every query/key weight gets a gradient well above noise
+    (asserted in write_case).
+    """
+    with torch.no_grad():
+        for module in model.modules():
+            if isinstance(module, torch.nn.MultiheadAttention):
+                e = module.embed_dim
+                module.in_proj_weight[: 2 * e].mul_(QK_SCALE)
+                module.in_proj_bias[: 2 * e].mul_(QK_SCALE)
 
 
 def write_case(index, name, spec_, shape, opt):
     gen = torch.Generator().manual_seed(SEED + index)
     model = models.build(spec_)
     models.randomize(model, gen)
+    unsaturate(model)
     inputs = models.random_inputs(spec_, gen, **shape)
     targets = random_targets(spec_, gen, shape["batch"], shape["seq"], shape["lengths"])
     args = models.check_inputs(model.spec, inputs)
@@ -163,7 +188,7 @@ def write_case(index, name, spec_, shape, opt):
     grads = [p.grad.detach() for p in params]
     names = list(md.state_dict())
 
-    steps, first_grads, final = train(model, args, target_t, opt)
+    steps, first_grads, final, largest = train(model, args, target_t, opt)
     assert steps[0]["loss"] == float(loss.item()), name
     assert all(torch.equal(a, b) for a, b in zip(first_grads, grads)), name
     for s in steps:
@@ -184,7 +209,12 @@ def write_case(index, name, spec_, shape, opt):
                     "gradients": {n: flat(g) for n, g in zip(names, grads)},
                     "optimizer": opt,
                     "steps": steps,
-                    "final": {n: flat(p) for n, p in zip(names, final)}})
+                    "final": {n: flat(p) for n, p in zip(names, final)},
+                    # Entries whose gradient stayed below NOISE_GRADIENT in every step: in float32
+                    # such a gradient is rounding noise, which Adam turns into steps of up to lr,
+                    # so `final` there is only comparable to within the steps' total lr.
+                    "noiseGradients": {n: torch.nonzero(m.reshape(-1) < NOISE_GRADIENT).reshape(-1).tolist()
+                                       for n, m in zip(names, largest) if (m < NOISE_GRADIENT).any()}})
     write_json(os.path.join(TRAINING, name + ".json"), fixture)
     clipped = sum(s["gradNorm"] > opt["clipNorm"] for s in steps) if opt["clipNorm"] is not None else None
     print("%-36s loss %.6f -> %.6f  gradNorm %.4f..%.4f  clipped %s/%d" % (

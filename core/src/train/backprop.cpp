@@ -132,6 +132,10 @@ Floats attention_backward(const Floats& dout, MultiHeadWeights& w, const Attenti
   const Floats& kv = self ? t.xq : t.xkv;
   linear_slice_backward(t.xq, from_heads(dq, b, h, sq), b * sq, e, w.in_proj_weight, w.in_proj_bias, 0, e, &dxq, backend);
   linear_slice_backward(kv, from_heads(dkh, b, h, sk), b * sk, e, w.in_proj_weight, w.in_proj_bias, e, e, &dkv, backend);
+  // The key bias adds q . b_k to every score of a query's row alike, and softmax ignores
+  // a constant per row: its gradient is exactly 0. Computed, it is rounding noise, which
+  // Adam (dividing by sqrt(v) + eps) would turn into steps of up to lr; so it is 0.
+  if (!w.in_proj_bias.empty()) std::fill_n(grad_of(w.in_proj_bias) + e, e, 0.0f);
   linear_slice_backward(kv, from_heads(dv, b, h, sk), b * sk, e, w.in_proj_weight, w.in_proj_bias, 2 * e, e, &dkv, backend);
   return dxq;
 }
