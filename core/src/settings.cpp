@@ -49,6 +49,14 @@ Status check_value(const SettingInfo& info, const Json& value) {
     return Error{info.name + " " + what + ", got " + describe_json_value(value), code, info.name};
   };
   if (info.type == "bool") return value.is_boolean() ? Status(Ok{}) : bad("must be true or false", error_code::kInvalidArgument);
+  if (info.type == "text") {
+    if (!value.is_string()) return bad("must be a string", error_code::kInvalidArgument);
+    if (value.get_ref<const std::string&>().size() > info.max)
+      return Error{info.name + " is " + std::to_string(value.get_ref<const std::string&>().size()) +
+                       " bytes long; the limit is " + number_text(info.max),
+                   error_code::kLimitExceeded, info.name};
+    return Ok{};
+  }
   if (info.type == "choice") {
     std::string list;
     for (const std::string& c : info.choices) list += (list.empty() ? "'" : ", '") + c + "'";
@@ -92,7 +100,7 @@ Json describe(const std::vector<SettingInfo>& infos, const Json& defaults, const
   Json settings = Json::array();
   for (const SettingInfo& info : infos) {
     Json s = {{"name", info.name}, {"type", info.type}, {"default", defaults[info.name]}, {"help", info.help}};
-    if (info.type == "int" || info.type == "number") {
+    if (info.type == "int" || info.type == "number" || info.type == "text") {
       s["min"] = info.min;
       s["max"] = info.max;
       if (info.min_exclusive) s["minExclusive"] = true;

@@ -23,13 +23,14 @@ inline constexpr const char* kMissingTensor = "missing_tensor";     // a weights
 inline constexpr const char* kUnexpectedTensor = "unexpected_tensor";  // a weights file has a name the model lacks
 inline constexpr const char* kUnsupportedDtype = "unsupported_dtype";  // a tensor type we do not read
 inline constexpr const char* kDisposed = "disposed";                // a handle used after dispose()
+inline constexpr const char* kDiverged = "diverged";                // training met a non-finite loss or gradient
 }  // namespace error_code
 
 inline constexpr const char* kErrorCodes[] = {
     error_code::kInvalidArgument, error_code::kOutOfRange,     error_code::kNotDivisible,
     error_code::kShapeMismatch,   error_code::kNonFinite,      error_code::kOverflow,
     error_code::kLimitExceeded,   error_code::kBadFile,        error_code::kMissingTensor,
-    error_code::kUnexpectedTensor, error_code::kUnsupportedDtype, error_code::kDisposed,
+    error_code::kUnexpectedTensor, error_code::kUnsupportedDtype, error_code::kDisposed, error_code::kDiverged,
 };
 
 struct Error {

@@ -1,5 +1,6 @@
 // The forward pass with a tape and its backward, for the whole model. Shapes: rows =
 // B * S positions of the stack at hand; E = d_model; H heads of d_k; F = ffn width.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -333,6 +334,23 @@ void backward(Transformer& m, const ForwardInput& in, Backend backend, const Tap
   embed_backward(m, enc_dec ? in.source_ids : in.ids, stack.batch, stack.seq, dx);
 }
 
+// Argmax accuracy per counted target and per sequence (every counted target right).
+void count_correct(const Floats& logits, const std::vector<int>& targets, int batch, int seq, int vocab, LossResult& r) {
+  for (int b = 0; b < batch; ++b) {
+    int counted = 0, correct = 0;
+    for (int s = 0; s < seq; ++s) {
+      const std::size_t row = static_cast<std::size_t>(b) * seq + s;
+      if (targets[row] == grad::kIgnoreIndex) continue;
+      const float* z = logits.data() + row * vocab;
+      ++counted;
+      correct += static_cast<int>(std::max_element(z, z + vocab) - z) == targets[row];
+    }
+    r.correct += correct;
+    r.sequences += counted > 0;
+    r.correct_sequences += counted > 0 && correct == counted;
+  }
+}
+
 Status check_batch(const Transformer& m, const TrainingBatch& batch) {
   const ModelSpec& s = m.spec();
   if (s.head == OutputHead::None)
@@ -363,6 +381,7 @@ Result<LossResult> run(Transformer& m, const TrainingBatch& batch, Backend backe
   LossResult result;
   result.loss = grad::cross_entropy(tape.logits.data(), batch.targets.data(), batch.input.batch * batch.input.seq,
                                     s.vocab_size, dlogits.data(), &result.counted);
+  count_correct(tape.logits, batch.targets, batch.input.batch, batch.input.seq, s.vocab_size, result);
   if (!gradients) return result;
   m.visit_parameters([](Parameter& p) { p.grad.assign(p.size(), 0.0f); });
   backward(m, batch.input, backend, tape, dlogits);

@@ -1,0 +1,324 @@
+#include "attention/tasks.hpp"
+
+#include <algorithm>
+#include <map>
+
+#include "attention/grad_ops.hpp"
+#include "attention/tokenizer.hpp"
+
+namespace attention {
+
+namespace {
+
+constexpr int kIgnore = grad::kIgnoreIndex;
+
+std::uint64_t hash_ids(const std::vector<int>& ids) {
+  std::uint64_t h = 0xCBF29CE484222325ull;
+  for (int id : ids) {
+    h ^= static_cast<std::uint64_t>(id) + 0x9E3779B97F4A7C15ull;
+    h *= 0x100000001B3ull;
+    h ^= h >> 29;
+  }
+  return h;
+}
+
+int uniform(SplitMix64& rng, int n) { return static_cast<int>(rng.next() % static_cast<std::uint64_t>(n)); }
+
+// Items 0..symbols-1 and a separator: x_1..x_n SEP y_1..y_n, targets y_i at the
+// position before each (SEP predicts y_1, y_i predicts y_{i+1}).
+class ListTask : public Task {
+ public:
+  enum class Kind { Copy, Reverse, Sort };
+  ListTask(Kind kind, int length, int symbols) : kind_(kind), n_(length), k_(symbols) {}
+  int vocab_size() const override { return k_ + 1; }
+  int seq_len() const override { return 2 * n_ + 1; }
+  std::string token_text(int id) const override { return id == k_ ? "|" : std::to_string(id); }
+
+ protected:
+  Example generate(SplitMix64& rng) const override {
+    std::vector<int> x(static_cast<std::size_t>(n_));
+    for (int& v : x) v = uniform(rng, k_);
+    std::vector<int> y = x;
+    if (kind_ == Kind::Reverse) std::reverse(y.begin(), y.end());
+    if (kind_ == Kind::Sort) std::sort(y.begin(), y.end());
+    Example e;
+    e.ids = x;
+    e.ids.push_back(k_);
+    e.ids.insert(e.ids.end(), y.begin(), y.end());
+    e.targets.assign(e.ids.size(), kIgnore);
+    for (int i = 0; i < n_; ++i) e.targets[static_cast<std::size_t>(n_ + i)] = y[static_cast<std::size_t>(i)];
+    return e;
+  }
+
+ private:
+  Kind kind_;
+  int n_, k_;
+};
+
+// Associative recall: k_1 v_1 ... k_n v_n SEP k_q -> v_q. Keys 0..K-1 (distinct), values
+// K..2K-1, SEP = 2K. The only target is at the last position.
+class RecallTask : public Task {
+ public:
+  RecallTask(int pairs, int symbols) : n_(pairs), k_(symbols) {}
+  int vocab_size() const override { return 2 * k_ + 1; }
+  int seq_len() const override { return 2 * n_ + 2; }
+  std::string token_text(int id) const override {
+    return id == 2 * k_ ? "?" : id < k_ ? std::string(1, static_cast<char>('a' + id % 26)) : std::to_string(id - k_);
+  }
+
+ protected:
+  Example generate(SplitMix64& rng) const override {
+    std::vector<int> keys(static_cast<std::size_t>(k_));
+    for (int i = 0; i < k_; ++i) keys[static_cast<std::size_t>(i)] = i;
+    for (int i = k_ - 1; i > 0; --i) std::swap(keys[static_cast<std::size_t>(i)], keys[static_cast<std::size_t>(uniform(rng, i + 1))]);
+    Example e;
+    std::vector<int> values;
+    for (int i = 0; i < n_; ++i) {
+      values.push_back(k_ + uniform(rng, k_));
+      e.ids.push_back(keys[static_cast<std::size_t>(i)]);
+      e.ids.push_back(values.back());
+    }
+    const int q = uniform(rng, n_);
+    e.ids.push_back(2 * k_);
+    e.ids.push_back(keys[static_cast<std::size_t>(q)]);
+    e.targets.assign(e.ids.size(), kIgnore);
+    e.targets.back() = values[static_cast<std::size_t>(q)];
+    return e;
+  }
+
+ private:
+  int n_, k_;
+};
+
+// Induction: a random sequence r_1..r_n, then the same again; in the repeat, r_i predicts
+// r_{i+1} (a previous-token head and an induction head form across two layers).
+class InductionTask : public Task {
+ public:
+  InductionTask(int length, int symbols) : n_(length), k_(symbols) {}
+  int vocab_size() const override { return k_; }
+  int seq_len() const override { return 2 * n_; }
+  std::string token_text(int id) const override { return std::to_string(id); }
+
+ protected:
+  Example generate(SplitMix64& rng) const override {
+    Example e;
+    for (int i = 0; i < n_; ++i) e.ids.push_back(uniform(rng, k_));
+    for (int i = 0; i < n_; ++i) e.ids.push_back(e.ids[static_cast<std::size_t>(i)]);
+    e.targets.assign(e.ids.size(), kIgnore);
+    for (int i = n_; i + 1 < 2 * n_; ++i) e.targets[static_cast<std::size_t>(i)] = e.ids[static_cast<std::size_t>(i + 1)];
+    return e;
+  }
+
+ private:
+  int n_, k_;
+};
+
+// Modular addition: a + b = -> c (mod p). Ids 0..p-1, PLUS = p, EQ = p + 1. The pairs
+// (a, b) with (a * p + b) % 5 == 0 are held out.
+class ModAddTask : public Task {
+ public:
+  explicit ModAddTask(int p) : p_(p) {}
+  int vocab_size() const override { return p_ + 2; }
+  int seq_len() const override { return 4; }
+  std::string token_text(int id) const override { return id == p_ ? "+" : id == p_ + 1 ? "=" : std::to_string(id); }
+
+ protected:
+  Example generate(SplitMix64& rng) const override {
+    const int a = uniform(rng, p_), b = uniform(rng, p_);
+    Example e;
+    e.ids = {a, p_, b, p_ + 1};
+    e.targets = {kIgnore, kIgnore, kIgnore, (a + b) % p_};
+    return e;
+  }
+  bool in_held_out(const Example& e) const override { return (e.ids[0] * p_ + e.ids[2]) % 5 == 0; }
+
+ private:
+  int p_;
+};
+
+// Balanced parentheses: n symbols of '(' (0) and ')' (1), then '?' (2) -> yes (3) / no (4).
+// Half the examples are balanced.
+class ParensTask : public Task {
+ public:
+  explicit ParensTask(int length) : n_(length) {}
+  int vocab_size() const override { return 5; }
+  int seq_len() const override { return n_ + 1; }
+  std::string token_text(int id) const override {
+    static const char* names[] = {"(", ")", "?", "yes", "no"};
+    return names[id];
+  }
+
+ protected:
+  Example generate(SplitMix64& rng) const override {
+    std::vector<int> s(static_cast<std::size_t>(n_));
+    if (rng.next() & 1) {  // a balanced one: a random Dyck word
+      int open = 0, remaining_opens = n_ / 2;
+      for (int i = 0; i < n_; ++i) {
+        const int left = n_ - i;
+        const bool must_close = open == left || remaining_opens == 0;
+        const bool must_open = open == 0;
+        const bool do_open = !must_close && (must_open || (rng.next() & 1));
+        s[static_cast<std::size_t>(i)] = do_open ? 0 : 1;
+        open += do_open ? 1 : -1;
+        remaining_opens -= do_open;
+      }
+    } else {
+      for (int& v : s) v = static_cast<int>(rng.next() & 1);
+    }
+    int depth = 0;
+    bool balanced = true;
+    for (int v : s) {
+      depth += v == 0 ? 1 : -1;
+      balanced = balanced && depth >= 0;
+    }
+    balanced = balanced && depth == 0;
+    Example e;
+    e.ids = s;
+    e.ids.push_back(2);
+    e.targets.assign(e.ids.size(), kIgnore);
+    e.targets.back() = balanced ? 3 : 4;
+    return e;
+  }
+
+ private:
+  int n_;
+};
+
+// Next-token prediction on the learner's text: windows of length+1 tokens; each of the
+// first `length` predicts the next. Characters or words (the playground tokenizer).
+// The last tenth of the windows is held out; training windows end before it starts.
+class TextTask : public Task {
+ public:
+  TextTask(std::vector<int> ids, std::vector<std::string> vocabulary, int length)
+      : ids_(std::move(ids)), vocabulary_(std::move(vocabulary)), n_(length) {}
+  int vocab_size() const override { return static_cast<int>(vocabulary_.size()); }
+  int seq_len() const override { return n_; }
+  std::string token_text(int id) const override { return vocabulary_[static_cast<std::size_t>(id)]; }
+  Example draw(SplitMix64& rng, bool held_out) const override {
+    const int starts = static_cast<int>(ids_.size()) - n_;       // windows of n + 1 tokens
+    const int held = std::max(1, starts / 10);
+    const int training = std::max(1, starts - held - n_);       // starts 0 .. training - 1
+    const int start = held_out ? starts - held + uniform(rng, held) : uniform(rng, training);
+    Example e;
+    e.ids.assign(ids_.begin() + start, ids_.begin() + start + n_);
+    e.targets.assign(ids_.begin() + start + 1, ids_.begin() + start + n_ + 1);
+    return e;
+  }
+
+ protected:
+  Example generate(SplitMix64& rng) const override { return draw(rng, false); }
+
+ private:
+  std::vector<int> ids_;
+  std::vector<std::string> vocabulary_;
+  int n_;
+};
+
+// UTF-8 characters of a text, each a token.
+std::vector<std::string> characters(const std::string& text) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    const std::size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : 4;
+    out.push_back(text.substr(i, n));
+    i += n;
+  }
+  return out;
+}
+
+}  // namespace
+
+const std::vector<TaskInfo>& task_infos() {
+  static const std::vector<TaskInfo> infos = {
+      {"copy", "items 0..symbols-1 and '|'", "x_1 .. x_n | x_1 .. x_n; the second half is scored",
+       "each answer position attends to the item n+1 places back (an offset head)"},
+      {"reverse", "items 0..symbols-1 and '|'", "x_1 .. x_n | x_n .. x_1; the second half is scored",
+       "answer i attends to item n+1-i: a reverse diagonal"},
+      {"sort", "items 0..symbols-1 and '|'", "x_1 .. x_n | the same items sorted; the second half is scored",
+       "each answer attends to the smallest item not yet written (content and position together)"},
+      {"recall", "keys a.., values 0.., '?'", "k_1 v_1 .. k_n v_n ? k_q; the last position is scored (v_q)",
+       "the query key attends to its earlier copy, whose next token is the value (an induction-like head)"},
+      {"induction", "items 0..symbols-1", "r_1 .. r_n r_1 .. r_n; the repeat is scored (r_i -> r_{i+1})",
+       "a previous-token head in layer 0 and an induction head in layer 1"},
+      {"modadd", "0..p-1, '+', '='", "a + b = ; the last position is scored ((a + b) mod p); 1 in 5 pairs held out",
+       "the '=' position attends to a and b; the MLP computes the sum"},
+      {"parens", "'(', ')', '?', yes, no", "n parentheses ? ; the last position is scored (balanced: yes / no)",
+       "broad, uniform-like heads that count opens and closes"},
+      {"text", "the text's characters (or words)", "windows of the text; every next token is scored",
+       "previous-token and n-gram heads"},
+  };
+  return infos;
+}
+
+const Schema<TaskOptions>& task_schema() {
+  using T = TaskOptions;
+  static const Schema<TaskOptions> schema{
+      {
+          {{"name", "choice", 0, 0, false, {"copy", "reverse", "sort", "recall", "induction", "modadd", "parens", "text"},
+            "The task (see task_infos for each one's format and the pattern that solves it)."},
+           [](const T& t) { return Json(t.name); }, [](T& t, const Json& v) { t.name = v.get<std::string>(); }},
+          int_field("length", &T::length, 1, 64, "Items per example (recall: pairs; text: tokens per window)."),
+          int_field("symbols", &T::symbols, 2, 64, "Distinct items (copy, reverse, sort, recall, induction)."),
+          int_field("modulus", &T::modulus, 2, 97, "modadd: the p of a + b mod p."),
+          {{"text", "text", 0, 100000, false, {}, "text: what to learn to continue (up to 100,000 bytes)."},
+           [](const T& t) { return Json(t.text); }, [](T& t, const Json& v) { t.text = v.get<std::string>(); }},
+          bool_field("words", &T::words, "text: tokens are words (else characters)."),
+      },
+      {}};
+  return schema;
+}
+
+Example Task::draw(SplitMix64& rng, bool held_out) const {
+  for (;;) {
+    Example e = generate(rng);
+    if (in_held_out(e) == held_out) return e;
+  }
+}
+
+bool Task::in_held_out(const Example& e) const { return hash_ids(e.ids) % 8 == 0; }
+
+Result<std::unique_ptr<Task>> make_task(const TaskOptions& o) {
+  if (Status s = check(task_schema(), o); !s) return s.error_value();
+  using K = ListTask::Kind;
+  if (o.name == "copy") return std::unique_ptr<Task>(new ListTask(K::Copy, o.length, o.symbols));
+  if (o.name == "reverse") return std::unique_ptr<Task>(new ListTask(K::Reverse, o.length, o.symbols));
+  if (o.name == "sort") return std::unique_ptr<Task>(new ListTask(K::Sort, o.length, o.symbols));
+  if (o.name == "induction") return std::unique_ptr<Task>(new InductionTask(o.length, o.symbols));
+  if (o.name == "modadd") return std::unique_ptr<Task>(new ModAddTask(o.modulus));
+  if (o.name == "recall") {
+    if (o.length > o.symbols)
+      return Error{"recall needs at least as many symbols (" + std::to_string(o.symbols) + ") as pairs (length " +
+                       std::to_string(o.length) + "): keys are distinct",
+                   error_code::kOutOfRange, "length"};
+    return std::unique_ptr<Task>(new RecallTask(o.length, o.symbols));
+  }
+  if (o.name == "parens") {
+    if (o.length % 2 != 0)
+      return Error{"parens needs an even length, got " + std::to_string(o.length), error_code::kInvalidArgument, "length"};
+    return std::unique_ptr<Task>(new ParensTask(o.length));
+  }
+  // text
+  std::vector<std::string> tokens;
+  if (o.words) {
+    Result<std::vector<std::string>> words = tokenize(o.text, 1 << 20);
+    if (!words) return Error{"text: " + words.error(), error_code::kInvalidArgument, "text"};
+    tokens = std::move(words.value());
+  } else {
+    tokens = characters(o.text);
+  }
+  if (static_cast<int>(tokens.size()) < 2 * (o.length + 1))
+    return Error{"text has " + std::to_string(tokens.size()) + " tokens; with length " + std::to_string(o.length) +
+                     " it needs at least " + std::to_string(2 * (o.length + 1)),
+                 error_code::kOutOfRange, "text"};
+  std::map<std::string, int> index;
+  std::vector<std::string> vocabulary;
+  std::vector<int> ids;
+  for (const std::string& t : tokens) {
+    auto [it, fresh] = index.emplace(t, static_cast<int>(vocabulary.size()));
+    if (fresh) vocabulary.push_back(t);
+    ids.push_back(it->second);
+  }
+  return std::unique_ptr<Task>(new TextTask(std::move(ids), std::move(vocabulary), o.length));
+}
+
+}  // namespace attention
