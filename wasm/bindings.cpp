@@ -15,6 +15,7 @@
 #include "attention/model.hpp"
 #include "attention/multi_head.hpp"
 #include "attention/trace_json.hpp"
+#include "attention/trainer.hpp"
 #include "attention/transformer.hpp"
 #include "attention/weights_io.hpp"
 #include "js_values.hpp"
@@ -32,6 +33,21 @@ Result<Json> parse_json(const std::string& text, const char* what) {
   Json parsed = Json::parse(text.data(), text.data() + text.size(), nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded()) return Error{std::string(what) + " is not valid JSON", error_code::kInvalidArgument, what};
   return parsed;
+}
+
+// Ids (B, S) with lengths, and for encoder–decoder models the source likewise.
+ForwardInput read_forward_input(const val& in) {
+  ForwardInput input;
+  input.batch = in["batch"].as<int>();
+  input.seq = in["seq"].as<int>();
+  input.ids = js::read_ints(in["ids"]);
+  if (!in["lengths"].isNull()) input.lengths = js::read_ints(in["lengths"]);
+  if (!in["sourceIds"].isNull()) {
+    input.source_ids = js::read_ints(in["sourceIds"]);
+    input.source_seq = in["sourceSeq"].as<int>();
+    if (!in["sourceLengths"].isNull()) input.source_lengths = js::read_ints(in["sourceLengths"]);
+  }
+  return input;
 }
 
 // The weights of one attention layer (API spelling in errors). kdim / vdim other than
@@ -158,7 +174,7 @@ class ModelHandle {
       failure_ = js::error(made.error_value());
       return;
     }
-    model_.emplace(std::move(made.value()));
+    model_ = std::make_shared<Transformer>(std::move(made.value()));
     if (init == "random") model_->initialize_random(static_cast<std::uint64_t>(seed));
   }
   val error() const { return failure_; }
@@ -184,17 +200,10 @@ class ModelHandle {
 
   val save_weights() const { return js::to_uint8_array(save_safetensors(*model_)); }
 
+  const std::shared_ptr<Transformer>& shared() const { return model_; }
+
   val forward(val in) const {
-    ForwardInput input;
-    input.batch = in["batch"].as<int>();
-    input.seq = in["seq"].as<int>();
-    input.ids = js::read_ints(in["ids"]);
-    if (!in["lengths"].isNull()) input.lengths = js::read_ints(in["lengths"]);
-    if (!in["sourceIds"].isNull()) {
-      input.source_ids = js::read_ints(in["sourceIds"]);
-      input.source_seq = in["sourceSeq"].as<int>();
-      if (!in["sourceLengths"].isNull()) input.source_lengths = js::read_ints(in["sourceLengths"]);
-    }
+    ForwardInput input = read_forward_input(in);
     RecordFilter filter;
     ForwardOptions options;
     if (!in["record"].isNull()) {
@@ -219,7 +228,133 @@ class ModelHandle {
     return Transformer::create(spec.value());
   }
 
-  std::optional<Transformer> model_;
+  std::shared_ptr<Transformer> model_;
+  val failure_;
+};
+
+// A trainer of a model handle's model (shared: the model stays usable, and alive, while
+// the trainer is). createTrainer() in the TypeScript API.
+class TrainerHandle {
+ public:
+  TrainerHandle(const ModelHandle& model, std::string options_json, val data) : failure_(val::undefined()) {
+    Result<std::unique_ptr<Trainer>> made = make(model.shared(), options_json, data);
+    if (!made) {
+      failure_ = js::error(made.error_value());
+      return;
+    }
+    trainer_ = std::move(made.value());
+  }
+  val error() const { return failure_; }
+
+  // n steps on batches of the task; the last step's report.
+  val step(int n) {
+    val report = val::undefined();
+    for (int i = 0; i < n; ++i) {
+      Result<StepReport> r = trainer_->step();
+      if (!r) return js::error(r.error_value());
+      report = report_to_js(r.value());
+    }
+    return report;
+  }
+
+  val step_batch(val in) {
+    Result<StepReport> r = trainer_->step(read_batch(in));
+    return r ? report_to_js(r.value()) : js::error(r.error_value());
+  }
+
+  val evaluate() {
+    Result<Evaluation> r = trainer_->evaluate();
+    if (!r) return js::error(r.error_value());
+    val out = val::object();
+    out.set("loss", r.value().loss);
+    out.set("accuracy", r.value().accuracy);
+    out.set("sequenceAccuracy", r.value().sequence_accuracy);
+    out.set("examples", r.value().examples);
+    return out;
+  }
+
+  val loss_and_gradients(val in) {
+    Result<LossResult> r = attention::loss_and_gradients(trainer_->model(), read_batch(in));
+    if (!r) return js::error(r.error_value());
+    val gradients = val::array();
+    trainer_->model().visit_parameters([&](const Parameter& p) {
+      val entry = val::object();
+      entry.set("name", p.name());
+      entry.set("values", js::to_float32_array(p.grad));
+      gradients.call<void>("push", entry);
+    });
+    val out = val::object();
+    out.set("loss", r.value().loss);
+    out.set("gradients", gradients);
+    return out;
+  }
+
+  // A sample of the task, for probes and tests: { ids, targets } of one held-out example.
+  val example(double seed) const {
+    if (!trainer_->task()) return val::null();
+    SplitMix64 rng(static_cast<std::uint64_t>(seed));
+    const Example e = trainer_->task()->draw(rng, true);
+    val out = val::object();
+    out.set("ids", val::array(e.ids));
+    out.set("targets", val::array(e.targets));
+    return out;
+  }
+
+  int snapshot() {
+    snapshots_.push_back(trainer_->snapshot());
+    return static_cast<int>(snapshots_.size()) - 1;
+  }
+  void restore(int index) { trainer_->restore(snapshots_.at(static_cast<std::size_t>(index))); }
+  void release_snapshot(int index) { snapshots_.at(static_cast<std::size_t>(index)) = {}; }
+  double steps() const { return static_cast<double>(trainer_->steps()); }
+
+ private:
+  static Result<std::unique_ptr<Trainer>> make(const std::shared_ptr<Transformer>& model, const std::string& json,
+                                               const val& data) {
+    Result<Json> parsed = parse_json(json, "options");
+    if (!parsed) return parsed.error_value();
+    const Json& o = parsed.value();
+    Result<OptimizerOptions> optimizer = from_json(optimizer_schema(), o["optimizer"]);
+    if (!optimizer) return optimizer.error_value();
+    Result<TrainerSettings> settings = from_json(trainer_schema(), o["settings"]);
+    if (!settings) return settings.error_value();
+    std::unique_ptr<Task> task;
+    if (o["task"].is_object()) {
+      Result<TaskOptions> options = from_json(task_schema(), o["task"]);
+      if (!options) return options.error_value();
+      Result<std::unique_ptr<Task>> made = make_task(options.value());
+      if (!made) return made.error_value();
+      task = std::move(made.value());
+    } else if (!data.isNull()) {
+      Result<std::unique_ptr<Task>> made = make_data_task(js::read_ints(data["ids"]), js::read_ints(data["targets"]),
+                                                          data["batch"].as<int>(), data["seq"].as<int>(),
+                                                          model->spec().vocab_size);
+      if (!made) return made.error_value();
+      task = std::move(made.value());
+    }
+    return Trainer::create(model, optimizer.value(), settings.value(), std::move(task));
+  }
+
+  static TrainingBatch read_batch(const val& in) {
+    TrainingBatch b;
+    b.input = read_forward_input(in);
+    b.targets = js::read_ints(in["targets"]);
+    return b;
+  }
+
+  static val report_to_js(const StepReport& r) {
+    val out = val::object();
+    out.set("step", static_cast<double>(r.step));
+    out.set("loss", r.loss);
+    out.set("accuracy", r.accuracy);
+    out.set("sequenceAccuracy", r.sequence_accuracy);
+    out.set("gradNorm", r.grad_norm);
+    out.set("lr", r.lr);
+    return out;
+  }
+
+  std::unique_ptr<Trainer> trainer_;
+  std::vector<Trainer::Snapshot> snapshots_;
   val failure_;
 };
 
@@ -245,4 +380,16 @@ EMSCRIPTEN_BINDINGS(attention_engine) {
       .function("loadWeights", &ModelHandle::load_weights)
       .function("saveWeights", &ModelHandle::save_weights)
       .function("forward", &ModelHandle::forward);
+  emscripten::class_<TrainerHandle>("_Trainer")
+      .constructor<const ModelHandle&, std::string, val>()
+      .function("error", &TrainerHandle::error)
+      .function("step", &TrainerHandle::step)
+      .function("stepBatch", &TrainerHandle::step_batch)
+      .function("evaluate", &TrainerHandle::evaluate)
+      .function("lossAndGradients", &TrainerHandle::loss_and_gradients)
+      .function("example", &TrainerHandle::example)
+      .function("snapshot", &TrainerHandle::snapshot)
+      .function("restore", &TrainerHandle::restore)
+      .function("releaseSnapshot", &TrainerHandle::release_snapshot)
+      .function("steps", &TrainerHandle::steps);
 }

@@ -2,6 +2,8 @@
 
 #include "attention/config.hpp"
 #include "attention/spec.hpp"
+#include "attention/tasks.hpp"
+#include "attention/trainer.hpp"
 
 namespace attention {
 
@@ -41,8 +43,15 @@ Json engine_description() {
   }
   Json codes = Json::array();
   for (const char* code : kErrorCodes) codes.push_back(code);
+  Json tasks = Json::array();
+  for (const TaskInfo& t : task_infos())
+    tasks.push_back({{"name", t.name}, {"vocabulary", t.vocabulary}, {"format", t.format}, {"pattern", t.pattern}});
   return {{"playground", describe(playground_schema())},
           {"modelSpec", describe(model_spec_schema())},
+          {"optimizer", describe(optimizer_schema())},
+          {"trainer", describe(trainer_schema())},
+          {"task", describe(task_schema())},
+          {"tasks", tasks},
           {"stages", stages},
           {"errorCodes", codes}};
 }

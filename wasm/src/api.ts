@@ -2,6 +2,7 @@
 export { AttentionEngine } from './engine.js';
 export { findStage } from './trace.js';
 export { Model } from './model.js';
+export { Trainer, TASKS, type TrainerSnapshot } from './trainer.js';
 export {
   ENGINE, ERROR_CODES, checkValue, ruleProblems, type ErrorCode, type StageKind, type MaskKind, type SchemaInfo,
   type SettingInfo, type RuleInfo, type SettingProblem,

@@ -1,14 +1,16 @@
 import { DEFAULT_SPEC } from './config.js';
 import { AttentionError, fromEngine } from './errors.js';
 import { Model, type RawModel } from './model.js';
+import { Trainer, type RawTrainer } from './trainer.js';
 import { ENGINE } from './schema.js';
 import { readTrace, type RawTrace } from './trace.js';
 import type {
-  AttentionWeights, Build, CreateModelOptions, ModelSpec, MultiHeadAttentionInput, MultiHeadAttentionResult,
+  AttentionWeights, Build, CreateModelOptions, CreateTrainerOptions, ModelSpec, MultiHeadAttentionInput, MultiHeadAttentionResult,
   PreparedWeights, RunInput, StageInfo, Trace,
 } from './types.js';
 import {
-  checkAttentionWeights, checkInteger, checkMultiHeadInput, checkRunInput, checkSpec, type CheckedMultiHeadInput,
+  checkAttentionWeights, checkInteger, checkMultiHeadInput, checkRunInput, checkSpec, checkTrainerOptions,
+  type CheckedMultiHeadInput,
   type CheckedWeights,
 } from './validate.js';
 
@@ -25,6 +27,7 @@ export interface RawModule {
   };
   _PlaygroundRunner: new () => { run(texts: string[], source: string[], config: string): RawError & Partial<RawTrace> };
   _Model: new (spec: string, init: string, seed: number) => RawModel;
+  _Trainer: new (model: RawModel, options: string, data: unknown) => RawTrainer;
   HEAP8: Int8Array;
 }
 
@@ -179,6 +182,32 @@ export class AttentionEngine {
       throw fromEngine(failure.error);
     }
     return new Model(raw);
+  }
+
+  /**
+   * A trainer: `model` (from createModel; it stays yours) or `spec` (a new model, freed
+   * with the trainer), AdamW settings, and batches from a `task` or your `data` (or
+   * neither: pass batches to step()). Throws {@link AttentionError} for bad settings.
+   */
+  createTrainer(options: CreateTrainerOptions): Trainer {
+    const { json, data } = checkTrainerOptions(options);
+    if (options.model !== undefined && options.spec !== undefined) throw new AttentionError('give model or spec, not both', { field: 'spec' });
+    let model: Model;
+    const owns = options.model === undefined;
+    if (owns) {
+      model = this.createModel(options.spec ?? {}, options.init ?? {});
+    } else {
+      if (!(options.model instanceof Model)) throw new AttentionError('model must come from createModel()', { field: 'model' });
+      model = options.model;
+    }
+    const raw = new this.#module._Trainer(model.raw(), json, data ?? null);
+    const failure = raw.error();
+    if (failure?.error) {
+      raw.delete();
+      if (owns) model.dispose();
+      throw fromEngine(failure.error);
+    }
+    return new Trainer(raw, model, owns);
   }
 
   /** Bytes the engine's C++ code holds on the wasm heap right now; back to the same value after every call (no leaks). */

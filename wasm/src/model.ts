@@ -43,6 +43,11 @@ export class Model {
     return this.#raw === null;
   }
 
+  /** @internal The engine's handle, for trainers. */
+  raw(): RawModel {
+    return this.#live();
+  }
+
   #live(): RawModel {
     if (!this.#raw) throw new AttentionError('this model was disposed', { code: 'disposed', field: 'model' });
     return this.#raw;

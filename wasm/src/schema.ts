@@ -8,7 +8,7 @@ export { ENGINE };
 
 export interface SettingInfo {
   readonly name: string;
-  readonly type: 'int' | 'number' | 'bool' | 'choice';
+  readonly type: 'int' | 'number' | 'bool' | 'choice' | 'text';
   readonly default: number | boolean | string;
   readonly help: string;
   readonly min?: number;
@@ -36,6 +36,7 @@ export interface SchemaInfo {
 }
 
 type ValueOf<S> = S extends { type: 'int' | 'number' } ? number : S extends { type: 'bool' } ? boolean
+  : S extends { type: 'text' } ? string
   : S extends { type: 'choice'; choices: readonly (infer C)[] } ? C : never;
 /** The object type of a schema's settings: `{ dModel: number; norm: 'post' | 'pre'; ... }`. */
 export type SettingsOf<L extends readonly { name: string }[]> = { -readonly [S in L[number] as S['name']]: ValueOf<S> };
@@ -70,6 +71,12 @@ export function checkValue(info: SettingInfo, value: unknown): SettingProblem | 
   switch (info.type) {
     case 'bool':
       return typeof value === 'boolean' ? null : bad('must be true or false', 'invalid_argument');
+    case 'text':
+      if (typeof value !== 'string') return bad('must be a string', 'invalid_argument');
+      return new TextEncoder().encode(value).length > info.max!
+        ? { field: info.name, code: 'limit_exceeded', value: value.length,
+            message: `${info.name} is ${new TextEncoder().encode(value).length} bytes long; the limit is ${info.max}` }
+        : null;
     case 'choice': {
       const list = info.choices!.map((c) => `'${c}'`).join(', ');
       return typeof value === 'string' && info.choices!.includes(value) ? null : bad(`must be one of ${list}`, 'invalid_argument');

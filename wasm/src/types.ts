@@ -214,3 +214,85 @@ export interface CreateModelOptions {
   /** Seed for 'random' (an unsigned 32-bit integer). Default 1. */
   seed?: number;
 }
+
+/** A training batch: ids with the targets each position should predict. */
+export interface TrainingBatch extends Omit<ForwardInput, 'record'> {
+  /** (B, S) target ids; -100 = not scored (PyTorch's ignore_index). */
+  targets: Int32Array;
+}
+
+export interface OptimizerOptions {
+  /** Default 1e-3. */
+  lr?: number;
+  /** Default [0.9, 0.999]. */
+  betas?: [number, number];
+  /** Default 1e-8. */
+  eps?: number;
+  /** Decoupled weight decay. Default 0.01. */
+  weightDecay?: number;
+  /** Clip the global gradient norm to this; 0 = off (default). */
+  clipNorm?: number;
+  /** Steps of linear warm-up. Default 0. */
+  warmup?: number;
+  /** After warm-up: 'constant' (default) or 'cosine' (to 0 at totalSteps). */
+  schedule?: 'constant' | 'cosine';
+  totalSteps?: number;
+}
+
+export interface TaskOptions {
+  name: 'copy' | 'reverse' | 'sort' | 'recall' | 'induction' | 'modadd' | 'parens' | 'text';
+  length?: number;
+  symbols?: number;
+  modulus?: number;
+  text?: string;
+  words?: boolean;
+}
+
+/** What a task is (see `TASKS`). */
+export interface TaskInfo {
+  name: string;
+  vocabulary: string;
+  format: string;
+  pattern: string;
+}
+
+export interface CreateTrainerOptions {
+  /** A model from createModel (shared: it stays yours), or a spec (a new model is made, and freed with the trainer). */
+  model?: unknown;
+  spec?: Partial<ModelSpec>;
+  /** With `spec`: how the new model is initialised. */
+  init?: CreateModelOptions;
+  optimizer?: OptimizerOptions;
+  /** Batches from a task ... */
+  task?: TaskOptions;
+  /** ... or from your data: `batch` sequences of `seq` ids with their targets. */
+  data?: { ids: Int32Array; targets: Int32Array; batch: number; seq: number };
+  /** Examples per step. Default 32. */
+  batchSize?: number;
+  /** Seeds the batches. Default 1. */
+  seed?: number;
+  /** Held-out examples for evaluate(). Default 256. */
+  evalSize?: number;
+}
+
+export interface StepReport {
+  /** Steps taken so far. */
+  step: number;
+  loss: number;
+  /** Argmax accuracy over the scored positions of the batch. */
+  accuracy: number;
+  /** Sequences of the batch with every scored position right. */
+  sequenceAccuracy: number;
+  /** Global gradient norm before clipping. */
+  gradNorm: number;
+  lr: number;
+  /** Wall time of the call. */
+  ms: number;
+}
+
+export interface Evaluation {
+  loss: number;
+  accuracy: number;
+  sequenceAccuracy: number;
+  examples: number;
+}

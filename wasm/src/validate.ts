@@ -6,7 +6,8 @@ import { CONFIG_SCHEMA, LIMITS, MODEL_SPEC_SCHEMA, MODES } from './config.js';
 import { AttentionError, describeValue } from './errors.js';
 import { checkValue, defaultsOf, ruleProblems, type ErrorCode, type SchemaInfo } from './schema.js';
 import type {
-  AttentionWeights, ForwardInput, Mode, ModelConfig, ModelSpec, MultiHeadAttentionInput, RecordOptions, RunInput,
+  AttentionWeights, CreateTrainerOptions, ForwardInput, Mode, ModelConfig, ModelSpec, MultiHeadAttentionInput,
+  RecordOptions, RunInput, TrainingBatch,
 } from './types.js';
 
 /** The weights part of what the binding's _multiHeadAttention receives: every field present. */
@@ -292,4 +293,44 @@ export function checkForwardInput(raw: unknown, spec: ModelSpec): CheckedForward
     sourceLengths: encoderDecoder ? checkLengths('sourceLengths', input.sourceLengths, batch, sourceSeq) : null,
     record: checkRecord(input.record),
   };
+}
+
+/** A training batch: a forward input plus targets (B, S), -100 or an id of the vocabulary (checked by the engine). */
+export type CheckedTrainingBatch = CheckedForwardInput & { targets: Int32Array };
+
+export function checkTrainingBatch(raw: unknown, spec: ModelSpec): CheckedTrainingBatch {
+  const input = checkObject('batch', raw) as Partial<TrainingBatch>;
+  const { targets, ...rest } = input;
+  const checked = checkForwardInput(rest, spec);
+  return { ...checked, record: null,
+    targets: checkArray('targets', targets, Int32Array, checked.batch * checked.seq, `(B, S) = (${checked.batch}, ${checked.seq})`) };
+}
+
+const TRAINER_KEYS = new Set(['model', 'spec', 'init', 'optimizer', 'task', 'data', 'batchSize', 'seed', 'evalSize']);
+
+/** createTrainer's options as the engine takes them (checked again there against its schemas). */
+export function checkTrainerOptions(raw: unknown): { json: string; data: CreateTrainerOptions['data'] | null } {
+  const o = checkObject('createTrainer options', raw) as CreateTrainerOptions;
+  rejectUnknownKeys('createTrainer option', o as Record<string, unknown>, TRAINER_KEYS);
+  if (o.task !== undefined && o.data !== undefined) fail('give a task or data, not both', 'data');
+  const optimizer = { ...(o.optimizer === undefined ? {} : checkObject('optimizer', o.optimizer)) } as Record<string, unknown>;
+  if (optimizer.betas !== undefined) {
+    const betas = optimizer.betas;
+    if (!Array.isArray(betas) || betas.length !== 2) fail('optimizer.betas must be two numbers [beta1, beta2]', 'betas', describeValue(betas));
+    [optimizer.beta1, optimizer.beta2] = betas;
+    delete optimizer.betas;
+  }
+  const settings: Record<string, unknown> = {};
+  for (const key of ['batchSize', 'seed', 'evalSize'] as const) if (o[key] !== undefined) settings[key] = o[key];
+  let data: CreateTrainerOptions['data'] | null = null;
+  if (o.data !== undefined) {
+    const d = checkObject('data', o.data) as NonNullable<CreateTrainerOptions['data']>;
+    const batch = checkInteger('data.batch', d.batch, 1, 1 << 20);
+    const seq = checkInteger('data.seq', d.seq, 1, 8192);
+    data = { batch, seq,
+      ids: checkArray('data.ids', d.ids, Int32Array, batch * seq, `(batch, seq) = (${batch}, ${seq})`),
+      targets: checkArray('data.targets', d.targets, Int32Array, batch * seq, `(batch, seq) = (${batch}, ${seq})`) };
+  }
+  const task = o.task === undefined ? null : checkObject('task', o.task);
+  return { json: JSON.stringify({ optimizer, settings, task }), data };
 }

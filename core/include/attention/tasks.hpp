@@ -46,6 +46,8 @@ class Task {
   virtual std::string token_text(int id) const = 0;  // for display
   // An example of the training or of the held-out part.
   virtual Example draw(SplitMix64& rng, bool held_out) const;
+  // The examples evaluate() scores: `count` held-out ones drawn from the seed.
+  virtual std::vector<Example> evaluation_set(std::uint64_t seed, int count) const;
 
  protected:
   virtual Example generate(SplitMix64& rng) const = 0;
@@ -58,5 +60,10 @@ const Schema<TaskOptions>& task_schema();
 
 // A task from its options; errors name the bad option (e.g. text too short).
 Result<std::unique_ptr<Task>> make_task(const TaskOptions& options);
+
+// The caller's own data as a task: `batch` sequences of `seq` ids with their targets
+// (-100 = not scored). Steps draw sequences from it at random; evaluate() scores all of it.
+Result<std::unique_ptr<Task>> make_data_task(const std::vector<int>& ids, const std::vector<int>& targets, int batch,
+                                             int seq, int vocab_size);
 
 }  // namespace attention

@@ -12,7 +12,8 @@ namespace attention {
 Json trace_json(const Trace& trace, bool with_data);
 
 // What the engine declares, for the TypeScript side and the command line:
-// {"playground": schema, "modelSpec": schema, "stages": [registry], "errorCodes": [...]}.
+// {"playground", "modelSpec", "optimizer", "trainer", "task": schemas, "tasks": [what each
+// task is], "stages": [registry], "errorCodes": [...]}.
 Json engine_description();
 
 // JSON text that never throws: invalid UTF-8 is replaced, not an exception.

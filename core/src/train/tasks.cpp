@@ -214,6 +214,26 @@ class TextTask : public Task {
   int n_;
 };
 
+// The caller's sequences; every one is both drawn for training and evaluated.
+class DataTask : public Task {
+ public:
+  DataTask(std::vector<Example> examples, int seq, int vocab) : examples_(std::move(examples)), seq_(seq), vocab_(vocab) {}
+  int vocab_size() const override { return vocab_; }
+  int seq_len() const override { return seq_; }
+  std::string token_text(int id) const override { return std::to_string(id); }
+  Example draw(SplitMix64& rng, bool) const override {
+    return examples_[static_cast<std::size_t>(uniform(rng, static_cast<int>(examples_.size())))];
+  }
+  std::vector<Example> evaluation_set(std::uint64_t, int) const override { return examples_; }
+
+ protected:
+  Example generate(SplitMix64& rng) const override { return draw(rng, false); }
+
+ private:
+  std::vector<Example> examples_;
+  int seq_, vocab_;
+};
+
 // UTF-8 characters of a text, each a token.
 std::vector<std::string> characters(const std::string& text) {
   std::vector<std::string> out;
@@ -276,6 +296,30 @@ Example Task::draw(SplitMix64& rng, bool held_out) const {
 }
 
 bool Task::in_held_out(const Example& e) const { return hash_ids(e.ids) % 8 == 0; }
+
+std::vector<Example> Task::evaluation_set(std::uint64_t seed, int count) const {
+  SplitMix64 rng(seed);
+  std::vector<Example> set;
+  for (int i = 0; i < count; ++i) set.push_back(draw(rng, true));
+  return set;
+}
+
+Result<std::unique_ptr<Task>> make_data_task(const std::vector<int>& ids, const std::vector<int>& targets, int batch,
+                                             int seq, int vocab_size) {
+  if (batch < 1 || seq < 1 || ids.size() != static_cast<std::size_t>(batch) * seq)
+    return Error{"data.ids must hold batch x seq ids", error_code::kShapeMismatch, "ids"};
+  if (targets.size() != ids.size())
+    return Error{"data.targets must hold batch x seq targets, like ids", error_code::kShapeMismatch, "targets"};
+  std::vector<Example> examples;
+  for (int b = 0; b < batch; ++b) {
+    Example e;
+    e.ids.assign(ids.begin() + static_cast<std::ptrdiff_t>(b) * seq, ids.begin() + static_cast<std::ptrdiff_t>(b + 1) * seq);
+    e.targets.assign(targets.begin() + static_cast<std::ptrdiff_t>(b) * seq,
+                     targets.begin() + static_cast<std::ptrdiff_t>(b + 1) * seq);
+    examples.push_back(std::move(e));
+  }
+  return std::unique_ptr<Task>(new DataTask(std::move(examples), seq, vocab_size));
+}
 
 Result<std::unique_ptr<Task>> make_task(const TaskOptions& o) {
   if (Status s = check(task_schema(), o); !s) return s.error_value();

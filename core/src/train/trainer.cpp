@@ -42,9 +42,8 @@ Trainer::Trainer(std::shared_ptr<Transformer> model, const OptimizerOptions& opt
       settings_(settings),
       task_(std::move(task)),
       rng_(static_cast<std::uint64_t>(settings.seed) * 0xD1B54A32D192ED03ull + 0x8CB92BA72F3D8DD7ull) {
-  if (!task_) return;
-  SplitMix64 eval_rng(static_cast<std::uint64_t>(settings.seed) ^ 0x5851F42D4C957F2Dull);
-  for (int i = 0; i < settings_.eval_size; ++i) held_out_.push_back(task_->draw(eval_rng, true));
+  if (task_) held_out_ = task_->evaluation_set(static_cast<std::uint64_t>(settings.seed) ^ 0x5851F42D4C957F2Dull,
+                                                settings_.eval_size);
 }
 
 Result<std::unique_ptr<Trainer>> Trainer::create(std::shared_ptr<Transformer> model, const OptimizerOptions& optimizer,
