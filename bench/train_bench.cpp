@@ -1,6 +1,6 @@
 // Trains a task natively and prints progress as JSON lines: how fast steps run and how
 // soon a task is learned (npm run bench reads it beside the wasm and peer figures).
-//   train_bench [task] [steps] [dModel] [layers] [heads] [ffnDim] [batch] [lr]
+//   train_bench [task] [steps] [dModel] [layers] [heads] [ffnDim] [batch] [lr] [length] [symbols] [weightDecay]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +14,8 @@ int main(int argc, char** argv) {
   const auto arg = [&](int i, const char* fallback) { return std::string(argc > i ? argv[i] : fallback); };
   TaskOptions task_options;
   task_options.name = arg(1, "sort");
+  if (argc > 9) task_options.length = std::atoi(argv[9]);
+  if (argc > 10) task_options.symbols = task_options.modulus = std::atoi(argv[10]);
   const int steps = std::atoi(arg(2, "400").c_str());
   Result<std::unique_ptr<Task>> task = make_task(task_options);
   if (!task) return std::fprintf(stderr, "%s\n", task.error().c_str()), 1;
@@ -32,7 +34,7 @@ int main(int argc, char** argv) {
   model->initialize_random(1);
   OptimizerOptions opt;
   opt.lr = std::atof(arg(8, "3e-3").c_str());
-  opt.weight_decay = 0.0;
+  opt.weight_decay = argc > 11 ? std::atof(argv[11]) : 0.0;
   opt.warmup = 20;
   TrainerSettings settings;
   settings.batch_size = std::atoi(arg(7, "32").c_str());

@@ -1,0 +1,162 @@
+// Tasks and the trainer: example formats, held-out sets that training never draws,
+// bit-for-bit determinism, refused divergent steps, snapshots.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "attention/trainer.hpp"
+
+using namespace attention;
+
+namespace {
+
+std::unique_ptr<Task> task(const char* name, int length = 5, int symbols = 6) {
+  TaskOptions o;
+  o.name = name;
+  o.length = length;
+  o.symbols = symbols;
+  o.modulus = 7;
+  o.text = "the cat sat on the mat and the dog sat on the log; the end.";
+  Result<std::unique_ptr<Task>> t = make_task(o);
+  EXPECT_TRUE(t.ok()) << t.error();
+  return std::move(t.value());
+}
+
+std::shared_ptr<Transformer> model_for(const Task& t, float lr_unused = 0) {
+  (void)lr_unused;
+  ModelSpec s;
+  s.vocab_size = t.vocab_size();
+  s.max_seq = t.seq_len();
+  s.d_model = 16;
+  s.heads = 2;
+  s.layers = 2;
+  s.ffn_dim = 32;
+  s.causal = true;
+  auto m = std::make_shared<Transformer>(Transformer::create(s).value());
+  m->initialize_random(1);
+  return m;
+}
+
+}  // namespace
+
+TEST(Tasks, ExamplesHaveTheDocumentedFormat) {
+  SplitMix64 rng(1);
+  const Example sort = task("sort")->draw(rng, false);
+  ASSERT_EQ(sort.ids.size(), 11u);
+  EXPECT_EQ(sort.ids[5], 6);  // the separator
+  std::vector<int> sorted(sort.ids.begin(), sort.ids.begin() + 5);
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_EQ(std::vector<int>(sort.ids.begin() + 6, sort.ids.end()), sorted);
+  for (int i = 0; i < 11; ++i) EXPECT_EQ(sort.targets[i], i >= 5 && i < 10 ? sort.ids[i + 1] : -100) << i;
+
+  const Example reverse = task("reverse")->draw(rng, false);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(reverse.ids[6 + i], reverse.ids[4 - i]);
+
+  const Example induction = task("induction")->draw(rng, false);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(induction.ids[5 + i], induction.ids[i]);
+  EXPECT_EQ(induction.targets[5], induction.ids[6]);
+  EXPECT_EQ(induction.targets[4], -100);
+
+  const Example recall = task("recall", 3, 5)->draw(rng, false);
+  ASSERT_EQ(recall.ids.size(), 8u);
+  const int key = recall.ids[7];
+  int value = -1;
+  for (int i = 0; i < 6; i += 2)
+    if (recall.ids[i] == key) value = recall.ids[i + 1];
+  EXPECT_EQ(recall.targets[7], value);
+
+  const Example add = task("modadd")->draw(rng, false);
+  EXPECT_EQ(add.targets[3], (add.ids[0] + add.ids[2]) % 7);
+
+  const Example parens = task("parens", 6)->draw(rng, false);
+  int depth = 0;
+  bool ok = true;
+  for (int i = 0; i < 6; ++i) {
+    depth += parens.ids[i] == 0 ? 1 : -1;
+    ok = ok && depth >= 0;
+  }
+  EXPECT_EQ(parens.targets[6], ok && depth == 0 ? 3 : 4);
+
+  const Example text = task("text", 6)->draw(rng, false);
+  for (int i = 0; i + 1 < 6; ++i) EXPECT_EQ(text.targets[i], text.ids[i + 1]);
+}
+
+TEST(Tasks, TrainingNeverDrawsAHeldOutExample) {
+  for (const char* name : {"sort", "modadd", "recall"}) {
+    std::unique_ptr<Task> t = task(name, 3, 4);
+    std::set<std::vector<int>> held;
+    SplitMix64 rng(2);
+    for (int i = 0; i < 300; ++i) held.insert(t->draw(rng, true).ids);
+    for (int i = 0; i < 3000; ++i) EXPECT_EQ(held.count(t->draw(rng, false).ids), 0u) << name;
+  }
+  TaskOptions bad;
+  bad.name = "parens";
+  bad.length = 5;
+  EXPECT_EQ(make_task(bad).error_value().field, "length");
+  bad.name = "text";
+  bad.text = "ab";
+  EXPECT_EQ(make_task(bad).error_value().field, "text");
+}
+
+TEST(Trainer, SameSeedSameLossesBitForBit) {
+  std::vector<double> runs[2];
+  for (auto& losses : runs) {
+    std::unique_ptr<Task> t = task("sort");
+    auto model = model_for(*t);
+    OptimizerOptions o;
+    o.lr = 3e-3;
+    TrainerSettings settings;
+    settings.batch_size = 8;
+    auto trainer = Trainer::create(model, o, settings, std::move(t)).value();
+    for (int i = 0; i < 5; ++i) losses.push_back(trainer->step().value().loss);
+  }
+  EXPECT_EQ(runs[0], runs[1]);
+  EXPECT_LT(runs[0].back(), runs[0].front());
+}
+
+TEST(Trainer, ADivergentStepIsRefusedAndKeepsTheParameters) {
+  std::unique_ptr<Task> t = task("copy");
+  auto model = model_for(*t);
+  auto trainer = Trainer::create(model, OptimizerOptions{}, TrainerSettings{}, std::move(t)).value();
+  ASSERT_TRUE(trainer->step().ok());
+  // Weights so large that the feed-forward output overflows float32: the loss is not finite.
+  for (float& v : model->find_parameter("layers.1.linear2.weight")->mutable_values()) v = 3e38f;
+  std::vector<std::vector<float>> before;
+  model->visit_parameters([&](const Parameter& p) { before.push_back(p.values()); });
+  Result<StepReport> r = trainer->step();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error_value().code, error_code::kDiverged);
+  EXPECT_NE(r.error().find("not finite"), std::string::npos) << r.error();
+  std::vector<std::vector<float>> after;
+  model->visit_parameters([&](const Parameter& p) { after.push_back(p.values()); });
+  EXPECT_EQ(after, before);
+  EXPECT_EQ(trainer->steps(), 1);
+}
+
+TEST(Trainer, SnapshotsRestoreParametersOptimizerAndBatches) {
+  std::unique_ptr<Task> t = task("reverse");
+  auto model = model_for(*t);
+  auto trainer = Trainer::create(model, OptimizerOptions{}, TrainerSettings{}, std::move(t)).value();
+  trainer->step();
+  const Trainer::Snapshot s = trainer->snapshot();
+  const double a = trainer->step().value().loss, b = trainer->step().value().loss;
+  trainer->restore(s);
+  EXPECT_EQ(trainer->step().value().loss, a);
+  EXPECT_EQ(trainer->step().value().loss, b);
+}
+
+TEST(Trainer, ChecksTheModelAgainstTheTask) {
+  std::unique_ptr<Task> t = task("sort");
+  auto model = model_for(*t);
+  ModelSpec s = model->spec();
+  s.causal = false;
+  auto bidirectional = std::make_shared<Transformer>(Transformer::create(s).value());
+  EXPECT_EQ(Trainer::create(bidirectional, {}, {}, task("sort")).error_value().field, "causal");
+  s.causal = true;
+  s.vocab_size = 3;
+  auto small_vocab = std::make_shared<Transformer>(Transformer::create(s).value());
+  EXPECT_EQ(Trainer::create(small_vocab, {}, {}, task("sort")).error_value().field, "vocabSize");
+  OptimizerOptions bad;
+  bad.lr = 0;
+  EXPECT_EQ(Trainer::create(model, bad, {}, task("sort")).error_value().field, "lr");
+}
