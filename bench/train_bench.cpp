@@ -36,6 +36,10 @@ int main(int argc, char** argv) {
   opt.lr = std::atof(arg(8, "3e-3").c_str());
   opt.weight_decay = argc > 11 ? std::atof(argv[11]) : 0.0;
   opt.warmup = 20;
+  if (std::getenv("COSINE")) {  // decay to 0 by the last step
+    opt.schedule = Schedule::Cosine;
+    opt.total_steps = steps;
+  }
   TrainerSettings settings;
   settings.batch_size = std::atoi(arg(7, "32").c_str());
   Result<std::unique_ptr<Trainer>> made = Trainer::create(model, opt, settings, std::move(task.value()));
