@@ -78,7 +78,8 @@ class PyTorchTraining : public ::testing::TestWithParam<std::tuple<const char*, 
 }  // namespace
 
 TEST_P(PyTorchTraining, LossAndEveryGradientMatchAutograd) {
-  const auto [name, backend] = GetParam();
+  const char* name = std::get<0>(GetParam());
+  const Backend backend = std::get<1>(GetParam());
   const json f = fixture(name);
   Transformer model = load_model(f, name);
   Result<LossResult> r = loss_and_gradients(model, batch_of(f), backend);
@@ -94,7 +95,8 @@ TEST_P(PyTorchTraining, LossAndEveryGradientMatchAutograd) {
 }
 
 TEST_P(PyTorchTraining, TenAdamWStepsMatchTorchOptim) {
-  const auto [name, backend] = GetParam();
+  const char* name = std::get<0>(GetParam());
+  const Backend backend = std::get<1>(GetParam());
   const json f = fixture(name);
   Transformer model = load_model(f, name);
   const TrainingBatch batch = batch_of(f);

@@ -64,7 +64,8 @@ class PyTorchModel : public ::testing::TestWithParam<std::tuple<const char*, Bac
 }  // namespace
 
 TEST_P(PyTorchModel, NamesShapesHiddenStatesAndLogitsMatch) {
-  const auto [name, backend] = GetParam();
+  const char* name = std::get<0>(GetParam());
+  const Backend backend = std::get<1>(GetParam());
   const json f = fixture(name);
   Transformer model = model_for(f);
 

@@ -14,7 +14,8 @@ export const ENGINE = {
     "missing_tensor",
     "unexpected_tensor",
     "unsupported_dtype",
-    "disposed"
+    "disposed",
+    "diverged"
   ],
   "modelSpec": {
     "rules": [
@@ -159,6 +160,87 @@ export const ENGINE = {
         "help": "Divide the scores by sqrt(d_k) (off: an ablation).",
         "name": "scale",
         "type": "bool"
+      }
+    ]
+  },
+  "optimizer": {
+    "rules": [],
+    "settings": [
+      {
+        "default": 0.001,
+        "help": "Learning rate (the peak, with a schedule).",
+        "max": 10,
+        "min": 0,
+        "minExclusive": true,
+        "name": "lr",
+        "type": "number"
+      },
+      {
+        "default": 0.9,
+        "help": "Adam's first-moment decay (betas[0]).",
+        "max": 0.999999,
+        "min": 0,
+        "name": "beta1",
+        "type": "number"
+      },
+      {
+        "default": 0.999,
+        "help": "Adam's second-moment decay (betas[1]).",
+        "max": 0.999999,
+        "min": 0,
+        "name": "beta2",
+        "type": "number"
+      },
+      {
+        "default": 1e-8,
+        "help": "Added to the root of the second moment.",
+        "max": 1,
+        "min": 0,
+        "minExclusive": true,
+        "name": "eps",
+        "type": "number"
+      },
+      {
+        "default": 0.01,
+        "help": "Decoupled weight decay (AdamW).",
+        "max": 10,
+        "min": 0,
+        "name": "weightDecay",
+        "type": "number"
+      },
+      {
+        "default": 0,
+        "help": "Clip the global gradient norm to this (0 = off).",
+        "max": 1000000,
+        "min": 0,
+        "name": "clipNorm",
+        "type": "number"
+      },
+      {
+        "default": 0,
+        "help": "Steps of linear learning-rate warm-up.",
+        "max": 1000000,
+        "min": 0,
+        "name": "warmup",
+        "type": "int"
+      },
+      {
+        "choices": [
+          "constant",
+          "cosine"
+        ],
+        "default": "constant",
+        "help": "After warm-up: keep the learning rate, or decay it to 0 along a cosine by totalSteps.",
+        "name": "schedule",
+        "type": "choice"
+      },
+      {
+        "default": 0,
+        "help": "For the cosine schedule: where it reaches 0.",
+        "max": 100000000,
+        "min": 0,
+        "name": "totalSteps",
+        "type": "int"
       }
     ]
   },
@@ -695,5 +777,143 @@ export const ENGINE = {
       "name": "logits",
       "scope": "model"
     }
-  ]
+  ],
+  "task": {
+    "rules": [],
+    "settings": [
+      {
+        "choices": [
+          "copy",
+          "reverse",
+          "sort",
+          "recall",
+          "induction",
+          "modadd",
+          "parens",
+          "text"
+        ],
+        "default": "sort",
+        "help": "The task (see task_infos for each one's format and the pattern that solves it).",
+        "name": "name",
+        "type": "choice"
+      },
+      {
+        "default": 8,
+        "help": "Items per example (recall: pairs; text: tokens per window).",
+        "max": 64,
+        "min": 1,
+        "name": "length",
+        "type": "int"
+      },
+      {
+        "default": 10,
+        "help": "Distinct items (copy, reverse, sort, recall, induction).",
+        "max": 64,
+        "min": 2,
+        "name": "symbols",
+        "type": "int"
+      },
+      {
+        "default": 13,
+        "help": "modadd: the p of a + b mod p.",
+        "max": 97,
+        "min": 2,
+        "name": "modulus",
+        "type": "int"
+      },
+      {
+        "default": "",
+        "help": "text: what to learn to continue (up to 100,000 bytes).",
+        "max": 100000,
+        "min": 0,
+        "name": "text",
+        "type": "text"
+      },
+      {
+        "default": false,
+        "help": "text: tokens are words (else characters).",
+        "name": "words",
+        "type": "bool"
+      }
+    ]
+  },
+  "tasks": [
+    {
+      "format": "x_1 .. x_n | x_1 .. x_n; the second half is scored",
+      "name": "copy",
+      "pattern": "each answer position attends to the item n+1 places back (an offset head)",
+      "vocabulary": "items 0..symbols-1 and '|'"
+    },
+    {
+      "format": "x_1 .. x_n | x_n .. x_1; the second half is scored",
+      "name": "reverse",
+      "pattern": "answer i attends to item n+1-i: a reverse diagonal",
+      "vocabulary": "items 0..symbols-1 and '|'"
+    },
+    {
+      "format": "x_1 .. x_n | the same items sorted; the second half is scored",
+      "name": "sort",
+      "pattern": "each answer attends to the smallest item not yet written (content and position together)",
+      "vocabulary": "items 0..symbols-1 and '|'"
+    },
+    {
+      "format": "k_1 v_1 .. k_n v_n ? k_q; the last position is scored (v_q)",
+      "name": "recall",
+      "pattern": "the query key attends to its earlier copy, whose next token is the value (an induction-like head)",
+      "vocabulary": "keys a.., values 0.., '?'"
+    },
+    {
+      "format": "r_1 .. r_n r_1 .. r_n; the repeat is scored (r_i -> r_{i+1})",
+      "name": "induction",
+      "pattern": "a previous-token head in layer 0 and an induction head in layer 1",
+      "vocabulary": "items 0..symbols-1"
+    },
+    {
+      "format": "a + b = ; the last position is scored ((a + b) mod p); 1 in 5 pairs held out",
+      "name": "modadd",
+      "pattern": "the '=' position attends to a and b; the MLP computes the sum",
+      "vocabulary": "0..p-1, '+', '='"
+    },
+    {
+      "format": "n parentheses ? ; the last position is scored (balanced: yes / no)",
+      "name": "parens",
+      "pattern": "broad, uniform-like heads that count opens and closes",
+      "vocabulary": "'(', ')', '?', yes, no"
+    },
+    {
+      "format": "windows of the text; every next token is scored",
+      "name": "text",
+      "pattern": "previous-token and n-gram heads",
+      "vocabulary": "the text's characters (or words)"
+    }
+  ],
+  "trainer": {
+    "rules": [],
+    "settings": [
+      {
+        "default": 32,
+        "help": "Examples per training step.",
+        "max": 4096,
+        "min": 1,
+        "name": "batchSize",
+        "type": "int"
+      },
+      {
+        "default": 1,
+        "help": "Seeds the batches drawn from the task (and nothing else).",
+        "max": 4294967295,
+        "min": 0,
+        "name": "seed",
+        "type": "int"
+      },
+      {
+        "default": 256,
+        "help": "Held-out examples that evaluate() scores.",
+        "max": 65536,
+        "min": 1,
+        "name": "evalSize",
+        "type": "int"
+      }
+    ]
+  }
 } as const;
