@@ -28,7 +28,7 @@ export async function onnxRuntime({ b, s, e, h }, weights) {
 }
 
 let tfReady = null;
-async function tfBackend() {
+export async function tfBackend() {
   tfReady ??= (async () => {
     setWasmPaths(join(dirname(require.resolve('@tensorflow/tfjs-backend-wasm')), '/'));
     setThreadsCount(1);

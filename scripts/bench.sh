@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 source scripts/env.sh
 bash scripts/setup.sh
 cmake --preset native-bench >/dev/null
-cmake --build --preset native-bench --target native_bench
+cmake --build --preset native-bench --target native_bench train_step_bench
 bash scripts/build.sh
 NODE_PATH=/usr/share/nodejs cmake --build --preset wasm-simd --target kernel_bench
 node bench/run.mjs
