@@ -15,13 +15,23 @@ kernels::GemmFn gemm_for(Backend backend) {
   return backend == Backend::Reference ? &kernels::gemm_f32_scalar : kernels::fastest_gemm().fn;
 }
 
+// A buffer reused across calls (training calls these thousands of times a step; fresh
+// allocations showed up as page faults in profiles). One per slot, so a caller may hold
+// one while a callee uses another.
+float* scratch(int slot, std::size_t n) {
+  static std::vector<float> buffers[2];
+  std::vector<float>& b = buffers[slot];
+  if (b.size() < n) b.resize(n);
+  return b.data();
+}
+
 // C += product: the kernels write C = A op(B), so the product goes through a buffer.
 void accumulate(int m, int n, int k, const float* a, const float* b, kernels::Layout layout, float* c, Backend backend) {
-  if (m == 0 || n == 0) return;
-  std::vector<float> product(static_cast<std::size_t>(m) * n);
-  if (k == 0) return;
-  kernels::gemm(gemm_for(backend), m, n, k, a, b, layout, 1.0f, nullptr, product.data());
-  for (std::size_t i = 0; i < product.size(); ++i) c[i] += product[i];
+  if (m == 0 || n == 0 || k == 0) return;
+  const std::size_t size = static_cast<std::size_t>(m) * n;
+  float* product = scratch(0, size);
+  kernels::gemm(gemm_for(backend), m, n, k, a, b, layout, 1.0f, nullptr, product);
+  for (std::size_t i = 0; i < size; ++i) c[i] += product[i];
 }
 
 }  // namespace
@@ -36,10 +46,10 @@ void matmul_nt(int m, int n, int k, const float* a, const float* b, float* c, Ba
 
 void matmul_tn(int m, int n, int k, const float* a, const float* b, float* c, Backend backend) {
   // A^T: (m, k) from A stored (k, m), then an NN product.
-  std::vector<float> at(static_cast<std::size_t>(m) * k);
+  float* at = scratch(1, static_cast<std::size_t>(m) * k);
   for (int r = 0; r < k; ++r)
     for (int col = 0; col < m; ++col) at[static_cast<std::size_t>(col) * k + r] = a[static_cast<std::size_t>(r) * m + col];
-  accumulate(m, n, k, at.data(), b, kernels::Layout::NN, c, backend);
+  accumulate(m, n, k, at, b, kernels::Layout::NN, c, backend);
 }
 
 void linear_backward(const float* x, const float* dy, int rows, int in, int out, const float* weight, float* dx,
