@@ -46,6 +46,9 @@ void Parameter::reset(std::vector<int> shape, std::vector<float> values) {
 }
 
 const kernels::PackedWeight* Parameter::packed_rows(int row_begin, int rows, int cols) const {
+  // Packing costs about what one unpacked product does, so a weight is packed on its
+  // second use at the same version: one-shot weights (a single multiHeadAttention call)
+  // never pay for it; weights used again (a model's, prepared ones) get panels once.
   const auto pack = [&]() -> std::shared_ptr<const kernels::PackedWeight> {
     kernels::PackedWeight p = kernels::pack_weight(data() + static_cast<std::size_t>(row_begin) * cols, rows, cols);
     if (p.panels.empty()) return nullptr;
@@ -53,14 +56,20 @@ const kernels::PackedWeight* Parameter::packed_rows(int row_begin, int rows, int
   };
   for (PackedEntry& entry : packed_)
     if (entry.row_begin == row_begin && entry.rows == rows && entry.cols == cols) {
-      if (entry.version != version_) {
-        entry.panels = pack();
+      if (entry.version != version_) {  // written since: start over
         entry.version = version_;
+        entry.panels = nullptr;
+        entry.packed = false;
+        return nullptr;
+      }
+      if (!entry.packed) {
+        entry.panels = pack();
+        entry.packed = true;
       }
       return entry.panels.get();
     }
-  packed_.push_back({row_begin, rows, cols, version_, pack()});
-  return packed_.back().panels.get();
+  packed_.push_back({row_begin, rows, cols, version_, nullptr, false});
+  return nullptr;
 }
 
 }  // namespace attention

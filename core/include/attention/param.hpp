@@ -55,8 +55,9 @@ class Parameter {
   std::vector<float> grad;
 
   // Rows [row_begin, row_begin + rows) of this (R, cols) matrix, packed for the fast
-  // GEMM at the current version (packed on first use, then reused); null where the
-  // fast GEMM does not pack (natively).
+  // GEMM at the current version: null on the first use after a write (the product then
+  // packs on the way, as for any one-shot weight), packed panels from the second use
+  // on; always null where the fast GEMM does not pack (natively).
   const kernels::PackedWeight* packed_rows(int row_begin, int rows, int cols) const;
 
  private:
@@ -68,7 +69,8 @@ class Parameter {
   struct PackedEntry {
     int row_begin, rows, cols;
     std::uint64_t version;
-    std::shared_ptr<const kernels::PackedWeight> panels;  // null: nothing to pack here
+    std::shared_ptr<const kernels::PackedWeight> panels;  // null: nothing to pack here (yet)
+    bool packed;                                          // panels made for this version
   };
   mutable std::vector<PackedEntry> packed_;
 };
