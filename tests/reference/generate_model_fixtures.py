@@ -22,13 +22,7 @@ MODELS = os.path.join(OUT, "models")
 SEED = 20261123
 
 
-def spec(vocab, e, heads, layers, ffn, max_seq, positions, is_causal, norm, final_norm, activation, eps, head,
-         encoder_layers=0):
-    s = {"vocabSize": vocab, "dModel": e, "heads": heads, "layers": layers, "ffnDim": ffn, "maxSeq": max_seq,
-         "positions": positions, "causal": is_causal, "norm": norm, "finalNorm": final_norm,
-         "activation": activation, "layerNormEps": eps, "head": head, "encoderLayers": encoder_layers,
-         "residual": True, "scale": True}
-    return models.normalize_spec(s)[0]
+spec = models.make_spec
 
 
 CASES = [

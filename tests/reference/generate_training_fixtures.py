@@ -32,13 +32,7 @@ IGNORE = -100
 EXTRA_IGNORED = 2  # non-padded positions per batch whose target is also -100
 
 
-def spec(vocab, e, heads, layers, ffn, max_seq, positions, is_causal, norm, final_norm, activation, eps, head,
-         encoder_layers=0):
-    s = {"vocabSize": vocab, "dModel": e, "heads": heads, "layers": layers, "ffnDim": ffn, "maxSeq": max_seq,
-         "positions": positions, "causal": is_causal, "norm": norm, "finalNorm": final_norm,
-         "activation": activation, "layerNormEps": eps, "head": head, "encoderLayers": encoder_layers,
-         "residual": True, "scale": True}
-    return models.normalize_spec(s)[0]
+spec = models.make_spec
 
 
 def adamw(lr, weight_decay, clip_norm=None, schedule=None, betas=(0.9, 0.999), eps=1e-8):

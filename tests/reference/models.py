@@ -53,6 +53,16 @@ class SpecError(ValueError):
     pass
 
 
+def make_spec(vocab, e, heads, layers, ffn, max_seq, positions, is_causal, norm, final_norm, activation, eps, head,
+              encoder_layers=0):
+    """A full spec (residual and scale on) from positional fields, for the fixture generators."""
+    s = {"vocabSize": vocab, "dModel": e, "heads": heads, "layers": layers, "ffnDim": ffn, "maxSeq": max_seq,
+         "positions": positions, "causal": is_causal, "norm": norm, "finalNorm": final_norm,
+         "activation": activation, "layerNormEps": eps, "head": head, "encoderLayers": encoder_layers,
+         "residual": True, "scale": True}
+    return normalize_spec(s)[0]
+
+
 def normalize_spec(spec):
     """(full spec with keys in SPEC_KEYS order, sorted list of keys that were ignored)."""
     if not isinstance(spec, dict):
