@@ -98,3 +98,20 @@ describe.each(BUILDS)('%s build', (build) => {
     expect(engine.memoryBytes()).toBe(memory);
   });
 });
+
+describe('loading', () => {
+  it("refuses build 'simd' with an AttentionError where the runtime has no wasm SIMD, and falls back under 'auto'", async () => {
+    const { AttentionError } = await import('../../dist/node.js');
+    const validate = WebAssembly.validate;
+    WebAssembly.validate = () => false;  // a runtime without SIMD, as WebKit with JSC_useWasmSIMD=0
+    try {
+      const error = await loadAttention({ build: 'simd' }).then(() => null, (e: unknown) => e);
+      expect(error).toBeInstanceOf(AttentionError);
+      expect((error as InstanceType<typeof AttentionError>).field).toBe('build');
+      expect((error as Error).message).toMatch(/needs WebAssembly SIMD/);
+      expect((await loadAttention()).build).toBe('scalar');
+    } finally {
+      WebAssembly.validate = validate;
+    }
+  });
+});

@@ -47,7 +47,12 @@ export async function supportsSimd(): Promise<boolean> {
 
 export async function chooseBuild(requested: unknown = 'auto'): Promise<Build> {
   if (requested !== 'auto' && requested !== 'simd' && requested !== 'scalar')
-    throw new AttentionError(`build must be 'auto', 'simd' or 'scalar', got ${describeValue(requested)}`);
+    throw new AttentionError(`build must be 'auto', 'simd' or 'scalar', got ${describeValue(requested)}`,
+      { field: 'build', value: requested });
+  if (requested === 'simd' && !(await supportsSimd()))
+    // Compiling the SIMD build here would fail with a bare CompileError: say why instead.
+    throw new AttentionError("build 'simd' needs WebAssembly SIMD, which this runtime does not support: " +
+      "use build 'auto' or 'scalar'", { field: 'build', value: requested });
   return requested === 'auto' ? ((await supportsSimd()) ? 'simd' : 'scalar') : requested;
 }
 
