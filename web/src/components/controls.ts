@@ -42,7 +42,10 @@ export function renderControl(setting: Setting, value: unknown, error: string | 
 
 export const CONTROL_STYLES = css`
   .setting { display: flex; flex-direction: column; gap: 0.15rem; margin-bottom: 0.6rem; }
-  .setting.bool { flex-direction: row-reverse; justify-content: flex-end; align-items: center; gap: 0.4rem; }
+  /* A switch: the box and its label on one line, the help and any error below. */
+  .setting.bool { flex-direction: row; flex-wrap: wrap; align-items: center; gap: 0.15rem 0.4rem; }
+  .setting.bool input { order: -1; }
+  .setting.bool small, .setting.bool .error { flex-basis: 100%; }
   label { font-weight: 600; font-size: 0.85rem; }
   small { color: #555; font-size: 0.75rem; }
   input[type='number'], select { font: inherit; padding: 0.25rem; max-width: 100%; }
