@@ -3,6 +3,8 @@
 #include <cmath>
 #include <string>
 
+#include "attention/grad_ops.hpp"
+
 namespace attention {
 
 namespace {
@@ -70,18 +72,8 @@ float activate(float x, Activation activation) {
 Tensor layer_norm(const Tensor& x, const LayerNormWeights& w) {
   Tensor y = x;
   const int e = x.shape.back();
-  const std::size_t rows = x.size() / static_cast<std::size_t>(e);
-  for (std::size_t r = 0; r < rows; ++r) {
-    float* row = y.ptr() + r * e;
-    double mean = 0.0;
-    for (int i = 0; i < e; ++i) mean += row[i];
-    mean /= e;
-    double variance = 0.0;
-    for (int i = 0; i < e; ++i) variance += (row[i] - mean) * (row[i] - mean);
-    variance /= e;  // biased, as PyTorch
-    const double inv_std = 1.0 / std::sqrt(variance + w.eps);
-    for (int i = 0; i < e; ++i) row[i] = static_cast<float>((row[i] - mean) * inv_std) * w.weight[i] + w.bias[i];
-  }
+  grad::layer_norm_forward(x.ptr(), static_cast<int>(x.size() / static_cast<std::size_t>(e)), e, w.weight.data(),
+                           w.bias.data(), w.eps, y.ptr(), nullptr, nullptr);
   return y;
 }
 

@@ -243,7 +243,7 @@ double estimate_forward_floats(const ModelSpec& s, int batch, int seq, int sourc
   return total;
 }
 
-Result<Tensor> Transformer::embed_sequence(const std::vector<int>& ids, int batch, int seq, const std::string& stack,
+Result<Tensor> Transformer::embed_input(const std::vector<int>& ids, int batch, int seq, const std::string& stack,
                                            const Recorder& outer) const {
   const int e = spec_.d_model;
   // h = embed[ids] (+ positions): (B, S, E)
@@ -301,7 +301,7 @@ Result<ForwardOutput> Transformer::forward(const ForwardInput& in, const Forward
   const Tensor padding = key_padding_mask(full_lengths(enc_dec ? in.source_lengths : in.lengths, in.batch, stack_seq), stack_seq);
   Recorder outer(trace, -1, stack + ".", options.record);
   outer.record(StageId::PaddingMask, padding);
-  Result<Tensor> x = embed_sequence(stack_ids, in.batch, stack_seq, stack, outer);
+  Result<Tensor> x = embed_input(stack_ids, in.batch, stack_seq, stack, outer);
   if (!x) return x.error_value();
   const bool stack_causal = !enc_dec && s.causal;
   for (std::size_t l = 0; l < layers_.size(); ++l) {
@@ -321,7 +321,7 @@ Result<ForwardOutput> Transformer::forward(const ForwardInput& in, const Forward
     const Tensor target_padding = key_padding_mask(full_lengths(in.lengths, in.batch, in.seq), in.seq);
     Recorder decoder_outer(trace, -1, "decoder.", options.record);
     decoder_outer.record(StageId::PaddingMask, target_padding);
-    Result<Tensor> t = embed_sequence(in.ids, in.batch, in.seq, "decoder", decoder_outer);
+    Result<Tensor> t = embed_input(in.ids, in.batch, in.seq, "decoder", decoder_outer);
     if (!t) return t.error_value();
     for (std::size_t l = 0; l < decoder_layers_.size(); ++l) {
       Recorder recorder(trace, static_cast<int>(l), "decoder.", options.record);

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 
+#include "attention/attention.hpp"
 #include "attention/grad_ops.hpp"
 #include "test_util.hpp"
 
@@ -115,16 +116,22 @@ TEST_P(GradOps, AttentionThroughMasksAndScaleMatchesFiniteDifferences) {
   blocked[(0 * sq + 2) * sk + 1] = 1.0f;
   for (int j = 0; j < sk; ++j) blocked[(1 * sq + 3) * sk + j] = 1.0f;
   const Floats probe_w = random_vector(qn, 14);
-  for (float scale : {1.0f / std::sqrt(3.0f), 1.0f}) {
+  const Tensor mask({"B", "Sq", "Sk"}, {batch, sq, sk}, blocked);
+  // The forward is the inference path's (attention.cpp); the backward takes its weights.
+  const auto attend = [&](const Floats& qq, const Floats& kk, const Floats& vv, bool scaled, Backend be) {
+    return scaled_dot_product_attention(Tensor({"B", "H", "Sq", "d_k"}, {batch, heads, sq, dk}, qq),
+                                        Tensor({"B", "H", "Sk", "d_k"}, {batch, heads, sk, dk}, kk),
+                                        Tensor({"B", "H", "Sk", "d_k"}, {batch, heads, sk, dk}, vv), &mask, scaled, be,
+                                        /*keep_stages=*/false);
+  };
+  for (bool scaled : {true, false}) {
+    const float scale = scaled ? 1.0f / std::sqrt(static_cast<float>(dk)) : 1.0f;
     const auto forward = [&](const Floats& qq, const Floats& kk, const Floats& vv) {
-      Floats p(static_cast<std::size_t>(batch) * heads * sq * sk), ctx(qn);
-      grad::attention_forward(qq.data(), kk.data(), vv.data(), blocked.data(), batch, heads, sq, sk, dk, scale, p.data(),
-                              ctx.data(), Backend::Reference);
-      return probe(ctx, probe_w);
+      return probe(attend(qq, kk, vv, scaled, Backend::Reference).output.data, probe_w);
     };
-    Floats p(static_cast<std::size_t>(batch) * heads * sq * sk), ctx(qn);
-    grad::attention_forward(q.data(), k.data(), v.data(), blocked.data(), batch, heads, sq, sk, dk, scale, p.data(),
-                            ctx.data(), backend);
+    const AttentionStages st = attend(q, k, v, scaled, backend);
+    const Floats& p = st.weights.data;
+    const Floats& ctx = st.output.data;
     for (float x : ctx) ASSERT_TRUE(std::isfinite(x));
     Floats dq(qn, 0.0f), dkk(kn, 0.0f), dv(kn, 0.0f);
     grad::attention_backward(q.data(), k.data(), v.data(), p.data(), probe_w.data(), batch, heads, sq, sk, dk, scale,

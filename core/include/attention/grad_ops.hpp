@@ -26,7 +26,8 @@ void linear_backward(const float* x, const float* dy, int rows, int in, int out,
                      float* dweight, float* dbias, Backend backend);
 
 // LayerNorm over the last axis of (rows, E): xhat = (x - mean) * inv_std, y = xhat * g + b.
-// The forward keeps xhat (rows, E) and inv_std (rows) for the backward.
+// The forward keeps xhat (rows, E) and inv_std (rows) for the backward (either may be
+// null: inference keeps neither). y may be x itself.
 void layer_norm_forward(const float* x, int rows, int e, const float* gamma, const float* beta, float eps, float* y,
                         float* xhat, float* inv_std);
 // dx += (g dy - mean(g dy) - xhat mean(g dy xhat)) inv_std;  dg += sum dy xhat;  db += sum dy.
@@ -36,11 +37,9 @@ void layer_norm_backward(const float* dy, const float* xhat, const float* inv_st
 // dx += dy * f'(pre) for the activation f applied to `pre`.
 void activation_backward(const float* pre, const float* dy, std::size_t n, Activation activation, float* dx);
 
-// One head's attention for every (batch, head) block, keeping what the backward needs:
-// q (BH, Sq, d_k), k (BH, Sk, d_k), v (BH, Sk, d_k); blocked (B, Sq, Sk), 1 = blocked, or
-// null; heads per batch entry H. p (BH, Sq, Sk) softmax weights, ctx (BH, Sq, d_k).
-void attention_forward(const float* q, const float* k, const float* v, const float* blocked, int batch, int heads,
-                       int sq, int sk, int dk, float scale, float* p, float* ctx, Backend backend);
+// Attention's backward, for every (batch, head) block: q (BH, Sq, d_k), k and v (BH, Sk,
+// d_k), p (BH, Sq, Sk) the softmax weights the forward (scaled_dot_product_attention,
+// attention.hpp) computed with this scale; heads per batch entry H.
 // dq, dk, dv += through ctx = softmax(scale q k^T, blocked) v.
 void attention_backward(const float* q, const float* k, const float* v, const float* p, const float* dctx, int batch,
                         int heads, int sq, int sk, int dk, float scale, float* dq, float* dk_out, float* dv,

@@ -74,6 +74,11 @@ class Transformer {
   // stage kept when `recording`).
   Status check_input(const ForwardInput& input, bool recording) const;
 
+  // The stack's input h = embed[ids] + positions: (B, S, E), recording embeddings,
+  // positions and input under `outer`; an Error if float32 overflowed. Ids are checked.
+  Result<Tensor> embed_input(const std::vector<int>& ids, int batch, int seq, const std::string& stack,
+                             const Recorder& outer = {}) const;
+
   // The parts, for the preset fillers, training (train/backprop.cpp) and tests.
   std::vector<EncoderLayerWeights>& encoder_layers() { return layers_; }
   std::vector<DecoderLayerWeights>& decoder_layers() { return decoder_layers_; }
@@ -88,8 +93,6 @@ class Transformer {
  private:
   explicit Transformer(const ModelSpec& spec);
   std::vector<Parameter*> parameter_list();
-  Result<Tensor> embed_sequence(const std::vector<int>& ids, int batch, int seq, const std::string& stack,
-                                const Recorder& outer) const;
 
   ModelSpec spec_;
   Parameter embed_, pos_;

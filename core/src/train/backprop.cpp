@@ -4,11 +4,11 @@
 #include <cmath>
 #include <vector>
 
+#include "attention/attention.hpp"
 #include "attention/grad_ops.hpp"
 #include "attention/masks.hpp"
 #include "attention/multi_head.hpp"
 #include "attention/numeric.hpp"
-#include "attention/positional.hpp"
 #include "attention/train.hpp"
 
 namespace attention {
@@ -71,9 +71,9 @@ void linear_slice_backward(const Floats& x, const Floats& dy, int rows, int in, 
                         b.empty() ? nullptr : grad_of(b) + r0, backend);
 }
 
-Floats as_heads(const Floats& x, int batch, int seq, int heads) {  // (B, S, E) -> (B, H, S, d_k)
+Tensor as_heads(Floats x, int batch, int seq, int heads) {  // (B, S, E) -> (B, H, S, d_k)
   const int e = static_cast<int>(x.size() / (static_cast<std::size_t>(batch) * seq));
-  return split_heads(Tensor({"B", "S", "E"}, {batch, seq, e}, x), heads).data;
+  return split_heads(Tensor({"B", "S", "E"}, {batch, seq, e}, std::move(x)), heads);
 }
 Floats from_heads(const Floats& x, int batch, int heads, int seq) {  // (B, H, S, d_k) -> (B, S, E)
   const int dk = static_cast<int>(x.size() / (static_cast<std::size_t>(batch) * heads * seq));
@@ -82,7 +82,7 @@ Floats from_heads(const Floats& x, int batch, int heads, int seq) {  // (B, H, S
 
 struct AttentionTape {
   Floats xq, xkv;  // inputs: queries (B*Sq, E), keys/values (B*Sk, E); xkv empty = self-attention
-  Floats q, k, v;  // (B, H, S, d_k)
+  Tensor q, k, v;  // (B, H, S, d_k)
   Floats p;        // (B, H, Sq, Sk)
   Floats merged;   // (B*Sq, E)
 };
@@ -95,7 +95,7 @@ struct AttentionCall {
 
 Floats attention_forward(const Floats& xq, const Floats* xkv, const MultiHeadWeights& w, const AttentionCall& call,
                          const ModelSpec& s, Backend backend, AttentionTape& t) {
-  const int e = s.d_model, h = s.heads, dk = s.head_dim(), b = call.queries->batch;
+  const int e = s.d_model, h = s.heads, b = call.queries->batch;
   const int sq = call.queries->seq, sk = call.keys->seq;
   t.xq = xq;
   if (xkv) t.xkv = *xkv;
@@ -106,12 +106,10 @@ Floats attention_forward(const Floats& xq, const Floats* xkv, const MultiHeadWei
   Tensor causal;
   if (call.causal) causal = causal_mask(sq, sk);
   const Tensor blocked = combine_masks(b, sq, sk, &call.keys->padding, call.causal ? &causal : nullptr).value();
-  t.p.assign(static_cast<std::size_t>(b) * h * sq * sk, 0.0f);
-  Floats ctx(static_cast<std::size_t>(b) * h * sq * dk);
-  const float scale = s.scale ? 1.0f / std::sqrt(static_cast<float>(dk)) : 1.0f;
-  grad::attention_forward(t.q.data(), t.k.data(), t.v.data(), blocked.ptr(), b, h, sq, sk, dk, scale, t.p.data(),
-                          ctx.data(), backend);
-  t.merged = from_heads(ctx, b, h, sq);
+  // The inference path's attention (attention.cpp), keeping the weights for the backward.
+  AttentionStages st = scaled_dot_product_attention(t.q, t.k, t.v, &blocked, s.scale, backend, /*keep_stages=*/false);
+  t.p = std::move(st.weights.data);
+  t.merged = from_heads(st.output.data, b, h, sq);
   return linear_slice(t.merged, b * sq, e, w.out_proj_weight, w.out_proj_bias, 0, e, backend);
 }
 
@@ -122,10 +120,10 @@ Floats attention_backward(const Floats& dout, MultiHeadWeights& w, const Attenti
   const int sq = call.queries->seq, sk = call.keys->seq;
   Floats dmerged = zeros(t.merged.size());
   linear_slice_backward(t.merged, dout, b * sq, e, w.out_proj_weight, w.out_proj_bias, 0, e, &dmerged, backend);
-  const Floats dctx = as_heads(dmerged, b, sq, h);
+  const Tensor dctx = as_heads(std::move(dmerged), b, sq, h);
   Floats dq = zeros(t.q.size()), dkh = zeros(t.k.size()), dv = zeros(t.v.size());
   const float scale = s.scale ? 1.0f / std::sqrt(static_cast<float>(dk)) : 1.0f;
-  grad::attention_backward(t.q.data(), t.k.data(), t.v.data(), t.p.data(), dctx.data(), b, h, sq, sk, dk, scale,
+  grad::attention_backward(t.q.ptr(), t.k.ptr(), t.v.ptr(), t.p.data(), dctx.ptr(), b, h, sq, sk, dk, scale,
                            dq.data(), dkh.data(), dv.data(), backend);
   Floats dxq = zeros(t.xq.size());
   const bool self = t.xkv.empty();
@@ -211,21 +209,6 @@ struct Tape {
   Floats logits;  // (B*S, V)
 };
 
-Floats embed_forward(const Transformer& m, const std::vector<int>& ids, int batch, int seq) {
-  const ModelSpec& s = m.spec();
-  const int e = s.d_model;
-  Floats x(static_cast<std::size_t>(batch) * seq * e);
-  const Parameter& embed = const_cast<Transformer&>(m).embed();
-  for (std::size_t r = 0; r < ids.size(); ++r)
-    std::copy_n(embed.data() + static_cast<std::size_t>(ids[r]) * e, e, x.data() + r * e);
-  if (s.positions == Positions::None) return x;
-  const Tensor pe = s.positions == Positions::Sinusoidal ? sinusoidal_encoding(seq, e) : Tensor();
-  const float* pos = s.positions == Positions::Sinusoidal ? pe.ptr() : const_cast<Transformer&>(m).positions().data();
-  for (int b = 0; b < batch; ++b)
-    for (std::size_t i = 0; i < static_cast<std::size_t>(seq) * e; ++i) x[b * static_cast<std::size_t>(seq) * e + i] += pos[i];
-  return x;
-}
-
 void embed_backward(Transformer& m, const std::vector<int>& ids, int batch, int seq, const Floats& dx) {
   const int e = m.spec().d_model;
   float* dembed = grad_of(m.embed());
@@ -246,11 +229,13 @@ StackShape shape_of(int batch, int seq, const std::vector<int>& lengths) {
 }
 
 // The whole forward with its tape: the encoder (or single stack), then the decoder, the head.
-void forward_with_tape(Transformer& m, const ForwardInput& in, Backend backend, Tape& tape) {
+Status forward_with_tape(Transformer& m, const ForwardInput& in, Backend backend, Tape& tape) {
   const ModelSpec& s = m.spec();
   const bool enc_dec = s.encoder_decoder();
   const StackShape stack = enc_dec ? shape_of(in.batch, in.source_seq, in.source_lengths) : shape_of(in.batch, in.seq, in.lengths);
-  Floats x = embed_forward(m, enc_dec ? in.source_ids : in.ids, stack.batch, stack.seq);
+  Result<Tensor> input = m.embed_input(enc_dec ? in.source_ids : in.ids, stack.batch, stack.seq, "encoder");
+  if (!input) return input.error_value();
+  Floats x = std::move(input.value().data);
   tape.encoder.resize(m.encoder_layers().size());
   const AttentionCall self_call{&stack, &stack, !enc_dec && s.causal};
   for (std::size_t l = 0; l < m.encoder_layers().size(); ++l) {
@@ -267,7 +252,9 @@ void forward_with_tape(Transformer& m, const ForwardInput& in, Backend backend, 
   if (enc_dec) {
     const Floats memory = std::move(x);
     const StackShape target = shape_of(in.batch, in.seq, in.lengths);
-    x = embed_forward(m, in.ids, target.batch, target.seq);
+    Result<Tensor> target_input = m.embed_input(in.ids, target.batch, target.seq, "decoder");
+    if (!target_input) return target_input.error_value();
+    x = std::move(target_input.value().data);
     tape.decoder.resize(m.decoder_layers().size());
     const AttentionCall self{&target, &target, s.causal}, cross{&target, &stack, false};
     for (std::size_t l = 0; l < m.decoder_layers().size(); ++l) {
@@ -288,6 +275,7 @@ void forward_with_tape(Transformer& m, const ForwardInput& in, Backend backend, 
   tape.hidden = std::move(x);
   const Parameter& head_weight = s.head == OutputHead::Tied ? m.embed() : m.head().weight;
   tape.logits = linear_slice(tape.hidden, in.batch * in.seq, s.d_model, head_weight, m.head().bias, 0, s.vocab_size, backend);
+  return Ok{};
 }
 
 void backward(Transformer& m, const ForwardInput& in, Backend backend, const Tape& tape, const Floats& dlogits) {
@@ -376,7 +364,7 @@ Result<LossResult> run(Transformer& m, const TrainingBatch& batch, Backend backe
   if (Status st = m.check_input(batch.input, /*recording=*/true); !st) return st.error_value();
   const ModelSpec& s = m.spec();
   Tape tape;
-  forward_with_tape(m, batch.input, backend, tape);
+  if (Status st = forward_with_tape(m, batch.input, backend, tape); !st) return st.error_value();
   Floats dlogits(tape.logits.size());
   LossResult result;
   result.loss = grad::cross_entropy(tape.logits.data(), batch.targets.data(), batch.input.batch * batch.input.seq,

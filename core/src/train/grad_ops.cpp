@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <vector>
 
 #include "kernels/kernels.hpp"
@@ -63,7 +62,7 @@ void linear_backward(const float* x, const float* dy, int rows, int in, int out,
 
 void layer_norm_forward(const float* x, int rows, int e, const float* gamma, const float* beta, float eps, float* y,
                         float* xhat, float* inv_std) {
-  // The same arithmetic as layers.cpp's layer_norm (mean and variance in double).
+  // Mean and variance in double; the inference forward (layers.cpp) calls this too.
   for (int r = 0; r < rows; ++r) {
     const float* row = x + static_cast<std::size_t>(r) * e;
     double mean = 0.0;
@@ -73,10 +72,10 @@ void layer_norm_forward(const float* x, int rows, int e, const float* gamma, con
     for (int i = 0; i < e; ++i) variance += (row[i] - mean) * (row[i] - mean);
     variance /= e;
     const double is = 1.0 / std::sqrt(variance + eps);
-    inv_std[r] = static_cast<float>(is);
+    if (inv_std) inv_std[r] = static_cast<float>(is);
     for (int i = 0; i < e; ++i) {
       const float h = static_cast<float>((row[i] - mean) * is);
-      xhat[static_cast<std::size_t>(r) * e + i] = h;
+      if (xhat) xhat[static_cast<std::size_t>(r) * e + i] = h;
       y[static_cast<std::size_t>(r) * e + i] = h * gamma[i] + beta[i];
     }
   }
@@ -122,27 +121,6 @@ void activation_backward(const float* pre, const float* dy, std::size_t n, Activ
       }
     }
     dx[i] += static_cast<float>(dy[i] * slope);
-  }
-}
-
-void attention_forward(const float* q, const float* k, const float* v, const float* blocked, int batch, int heads,
-                       int sq, int sk, int dk, float scale, float* p, float* ctx, Backend backend) {
-  const std::size_t qs = static_cast<std::size_t>(sq) * dk, ks = static_cast<std::size_t>(sk) * dk;
-  const std::size_t ps = static_cast<std::size_t>(sq) * sk;
-  const kernels::SoftmaxFn softmax =
-      backend == Backend::Reference ? &kernels::softmax_rows_scalar : kernels::fastest_softmax().fn;
-  for (int bh = 0; bh < batch * heads; ++bh) {
-    float* pb = p + bh * ps;
-    // scores = scale q k^T: (Sq, d_k) x (Sk, d_k)^T
-    kernels::gemm(gemm_for(backend), sq, sk, dk, q + bh * qs, k + bh * ks, kernels::Layout::NT, scale, nullptr, pb);
-    if (blocked) {
-      const float* m = blocked + static_cast<std::size_t>(bh / heads) * ps;
-      for (std::size_t i = 0; i < ps; ++i)
-        if (m[i] != 0.0f) pb[i] = -std::numeric_limits<float>::infinity();
-    }
-    softmax(pb, sq, sk);
-    // ctx = p v: (Sq, Sk) x (Sk, d_k)
-    kernels::gemm(gemm_for(backend), sq, dk, sk, pb, v + bh * ks, kernels::Layout::NN, 1.0f, nullptr, ctx + bh * qs);
   }
 }
 
