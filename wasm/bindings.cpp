@@ -300,6 +300,15 @@ class TrainerHandle {
     return out;
   }
 
+  // The task's token texts, by id (index = id), for display; null without a task.
+  val token_texts() const {
+    const Task* task = trainer_->task();
+    if (!task) return val::null();
+    val out = val::array();
+    for (int id = 0; id < task->vocab_size(); ++id) out.call<void>("push", task->token_text(id));
+    return out;
+  }
+
   int snapshot() {
     snapshots_.push_back(trainer_->snapshot());
     return static_cast<int>(snapshots_.size()) - 1;
@@ -360,10 +369,29 @@ class TrainerHandle {
 
 std::string describe_js() { return dump_json(engine_description()); }
 
+// What a task's examples look like before any model exists: its vocabulary (token texts
+// by id) and its sequence length, so a caller can size a model for it.
+val describe_task_js(std::string options_json) {
+  Result<Json> parsed = parse_json(options_json, "task");
+  if (!parsed) return js::error(parsed.error_value());
+  Result<TaskOptions> options = from_json(task_schema(), parsed.value());
+  if (!options) return js::error(options.error_value());
+  Result<std::unique_ptr<Task>> task = make_task(options.value());
+  if (!task) return js::error(task.error_value());
+  val vocabulary = val::array();
+  for (int id = 0; id < task.value()->vocab_size(); ++id) vocabulary.call<void>("push", task.value()->token_text(id));
+  val out = val::object();
+  out.set("vocabSize", task.value()->vocab_size());
+  out.set("seqLen", task.value()->seq_len());
+  out.set("vocabulary", vocabulary);
+  return out;
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_engine) {
   emscripten::function("_describe", &describe_js);
+  emscripten::function("_describeTask", &describe_task_js);
   emscripten::function("_multiHeadAttention", &multi_head_attention_js);
   emscripten::function("_heapInUse", &heap_bytes_in_use);
   emscripten::class_<PreparedAttention>("_PreparedAttention")
@@ -388,6 +416,7 @@ EMSCRIPTEN_BINDINGS(attention_engine) {
       .function("evaluate", &TrainerHandle::evaluate)
       .function("lossAndGradients", &TrainerHandle::loss_and_gradients)
       .function("example", &TrainerHandle::example)
+      .function("tokenTexts", &TrainerHandle::token_texts)
       .function("snapshot", &TrainerHandle::snapshot)
       .function("restore", &TrainerHandle::restore)
       .function("releaseSnapshot", &TrainerHandle::release_snapshot)

@@ -85,6 +85,8 @@ describe.each(BUILDS)('%s build: the trainer API', (build) => {
     a.restore(snapshot);
     expect([a.step().loss, a.step().loss]).toEqual(next);
     expect(a.steps).toBe(5);
+    // sort's tokens: the 6 items, then the separator
+    expect(a.vocabulary()).toEqual(['0', '1', '2', '3', '4', '5', '|']);
     a.dispose(); b.dispose();
   });
 
@@ -118,6 +120,19 @@ describe.each(BUILDS)('%s build: the trainer API', (build) => {
       data: { ids, targets, batch: 4, seq: 3 }, batchSize: 4, optimizer: { lr: 1e-2, weightDecay: 0 } });
     trainer.step(150);
     expect(trainer.evaluate()).toMatchObject({ accuracy: 1, examples: 4 });
+    expect(trainer.vocabulary()).toEqual(['0', '1', '2']);  // your ids have no text: shown as numbers
+    trainer.dispose();
+  });
+
+  it('describes a task before any model, and sizes a spec for it', async () => {
+    const engine = await engineFor(build);
+    expect(engine.describeTask({ name: 'sort', length: 5, symbols: 6 }))
+      .toEqual({ vocabSize: 7, seqLen: 11, vocabulary: ['0', '1', '2', '3', '4', '5', '|'] });
+    expect(engine.describeTask({ name: 'modadd', modulus: 5 }).vocabulary).toEqual(['0', '1', '2', '3', '4', '+', '=']);
+    expect(thrown(() => engine.describeTask({ name: 'sort', length: 0 })).field).toBe('length');
+    expect(thrown(() => engine.describeTask(null as unknown as { name: 'sort' })).field).toBe('task');
+    const trainer = engine.createTrainer({ spec: { ...SMALL }, task: { name: 'sort', length: 5, symbols: 6 } });
+    expect([trainer.model.spec.vocabSize, trainer.model.spec.maxSeq]).toEqual([7, 11]);
     trainer.dispose();
   });
 

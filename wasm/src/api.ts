@@ -8,6 +8,7 @@ export {
   type SettingInfo, type RuleInfo, type SettingProblem,
 } from './schema.js';
 export { AttentionError, type ErrorDetails } from './errors.js';
-export { DEFAULT_CONFIG, DEFAULT_SPEC, LIMITS, CONFIG_SCHEMA, MODEL_SPEC_SCHEMA, PLAYGROUND_SCHEMA } from './config.js';
+export { DEFAULT_CONFIG, DEFAULT_SPEC, LIMITS, CONFIG_SCHEMA, MODEL_SPEC_SCHEMA, PLAYGROUND_SCHEMA,
+  OPTIMIZER_SCHEMA, TRAINER_SCHEMA, TASK_SCHEMA } from './config.js';
 export { supportsSimd, type LoadOptions } from './loader.js';
 export type * from './types.js';

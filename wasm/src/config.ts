@@ -7,6 +7,10 @@ import type { Mode, ModelConfig, ModelSpec, Preset } from './types.js';
 export const PLAYGROUND_SCHEMA: SchemaInfo = ENGINE.playground;
 /** ModelSpec's settings as the engine declares them. */
 export const MODEL_SPEC_SCHEMA: SchemaInfo = ENGINE.modelSpec;
+/** createTrainer's `optimizer`, its own settings (batchSize, seed, evalSize) and `task`, as the engine declares them. */
+export const OPTIMIZER_SCHEMA: SchemaInfo = ENGINE.optimizer;
+export const TRAINER_SCHEMA: SchemaInfo = ENGINE.trainer;
+export const TASK_SCHEMA: SchemaInfo = ENGINE.task;
 /** The model settings of `run()`'s `config`: the playground's, less `mode` (its own argument). */
 export const CONFIG_SCHEMA: SchemaInfo = {
   settings: PLAYGROUND_SCHEMA.settings.filter((s) => s.name !== 'mode'),

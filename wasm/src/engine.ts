@@ -6,7 +6,7 @@ import { ENGINE } from './schema.js';
 import { readTrace, type RawTrace } from './trace.js';
 import type {
   AttentionWeights, Build, CreateModelOptions, CreateTrainerOptions, ModelSpec, MultiHeadAttentionInput, MultiHeadAttentionResult,
-  PreparedWeights, RunInput, StageInfo, Trace,
+  PreparedWeights, RunInput, StageInfo, TaskOptions, TaskShape, Trace,
 } from './types.js';
 import {
   checkAttentionWeights, checkInteger, checkMultiHeadInput, checkRunInput, checkSpec, checkTrainerOptions,
@@ -20,6 +20,7 @@ type RawAttention = RawError & { output?: Float32Array; weights?: Float32Array |
 /** The raw Embind surface of attention-*.mjs (private: only the facade talks to it). */
 export interface RawModule {
   _describe(): string;
+  _describeTask(task: string): RawError & Partial<TaskShape>;
   _multiHeadAttention(input: CheckedMultiHeadInput): RawAttention;
   _heapInUse(): number;
   _PreparedAttention: new (weights: CheckedWeights) => {
@@ -195,7 +196,14 @@ export class AttentionEngine {
     let model: Model;
     const owns = options.model === undefined;
     if (owns) {
-      model = this.createModel(options.spec ?? {}, options.init ?? {});
+      // A spec made for a task fits it unless told otherwise: vocabSize and maxSeq default to the task's.
+      const spec = { ...(options.spec ?? {}) };
+      if (options.task !== undefined && (spec.vocabSize === undefined || spec.maxSeq === undefined)) {
+        const shape = this.describeTask(options.task);
+        spec.vocabSize ??= shape.vocabSize;
+        spec.maxSeq ??= shape.seqLen;
+      }
+      model = this.createModel(spec, options.init ?? {});
     } else {
       if (!(options.model instanceof Model)) throw new AttentionError('model must come from createModel()', { field: 'model' });
       model = options.model;
@@ -208,6 +216,15 @@ export class AttentionEngine {
       throw fromEngine(failure.error);
     }
     return new Trainer(raw, model, owns);
+  }
+
+  /** A task's vocabulary (token texts by id) and sequence length, to size a model for it. Bad options throw. */
+  describeTask(task: TaskOptions): TaskShape {
+    if (typeof task !== 'object' || task === null || Array.isArray(task))
+      throw new AttentionError('describeTask takes task options, e.g. { name: \'sort\', length: 8 }', { field: 'task', value: task });
+    const result = this.#module._describeTask(JSON.stringify(task));
+    if (result.error) throw fromEngine(result.error);
+    return result as TaskShape;
   }
 
   /** Bytes the engine's C++ code holds on the wasm heap right now; back to the same value after every call (no leaks). */

@@ -16,6 +16,7 @@ export interface RawTrainer {
   evaluate(): RawError & Partial<Evaluation>;
   lossAndGradients(batch: CheckedTrainingBatch): RawError & { loss?: number; gradients?: { name: string; values: Float32Array }[] };
   example(seed: number): { ids: number[]; targets: number[] } | null;
+  tokenTexts(): string[] | null;
   snapshot(): number;
   restore(index: number): void;
   releaseSnapshot(index: number): void;
@@ -102,6 +103,11 @@ export class Trainer {
   example(seed = 0): { ids: Int32Array; targets: Int32Array } | null {
     const e = this.#live().example(seed);
     return e && { ids: Int32Array.from(e.ids), targets: Int32Array.from(e.targets) };
+  }
+
+  /** The task's tokens as text, indexed by id (for display; your data's ids as numbers); null without a task or data. */
+  vocabulary(): string[] | null {
+    return this.#live().tokenTexts();
   }
 
   /** Steps taken so far. */

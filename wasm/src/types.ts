@@ -248,6 +248,16 @@ export interface TaskOptions {
   words?: boolean;
 }
 
+/** What a task's examples look like (`engine.describeTask`). */
+export interface TaskShape {
+  /** Token ids run 0 .. vocabSize - 1. */
+  vocabSize: number;
+  /** Every example has this many tokens. */
+  seqLen: number;
+  /** Each id's text, for display. */
+  vocabulary: string[];
+}
+
 /** What a task is (see `TASKS`). */
 export interface TaskInfo {
   name: string;
@@ -257,7 +267,10 @@ export interface TaskInfo {
 }
 
 export interface CreateTrainerOptions {
-  /** A model from createModel (shared: it stays yours), or a spec (a new model is made, and freed with the trainer). */
+  /**
+   * A model from createModel (shared: it stays yours), or a spec (a new model is made, and freed with the trainer;
+   * with a task, its vocabSize and maxSeq default to the task's).
+   */
   model?: unknown;
   spec?: Partial<ModelSpec>;
   /** With `spec`: how the new model is initialised. */

@@ -1,5 +1,34 @@
-// The playground page: <ap-playground sync-hash> with the engine in a worker.
+// The playground page: Explore (<ap-playground>: type and look, untrained weights) or
+// Train (<ap-train>: train a small model in a worker and watch it learn), chosen by the
+// URL hash ('#train...' is the Train view); each keeps its settings in the hash.
 import { setDefaultEngine } from './components/playground.js';
+import './components/train-view.js';
 import { pageEngineClient } from './engine/page-client.js';
 
 setDefaultEngine(pageEngineClient);
+
+const INTROS = {
+  explore: 'Type one sentence per line. Every head\u2019s scores, masks, softmax weights and the shape of every tensor update as you ' +
+    'type. Weights and token vectors are untrained (drawn from the seed); the arithmetic is exact.',
+  train: 'Pick a task and press Start: a small transformer trains right here, in a worker, and you watch the loss fall and ' +
+    'the heads of a held-out example sharpen into the pattern that solves the task. Change a setting to start over.',
+};
+
+function route(): void {
+  const mode = location.hash.startsWith('#train') ? 'train' : 'explore';
+  const tag = mode === 'train' ? 'ap-train' : 'ap-playground';
+  const slot = document.getElementById('page')!;
+  if (slot.firstElementChild?.localName !== tag) {
+    const element = document.createElement(tag);
+    element.setAttribute('sync-hash', '');
+    slot.replaceChildren(element);
+  }
+  document.getElementById('intro')!.textContent = INTROS[mode];
+  for (const link of document.querySelectorAll<HTMLAnchorElement>('nav a')) {
+    if (link.dataset.mode === mode) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+}
+
+window.addEventListener('hashchange', route);
+route();

@@ -23,6 +23,11 @@ export function renderControl(setting: Setting, value: unknown, error: string | 
         max=${options.max ?? setting.max} .value=${String(value)} aria-invalid=${error ? 'true' : 'false'}
         aria-describedby=${describedBy} @input=${onInput}>`;
       break;
+    case 'number':
+      control = html`<input id=${id} name=${setting.name} type="number" inputmode="decimal" step="any" min=${setting.min}
+        max=${setting.max} .value=${String(value)} aria-invalid=${error ? 'true' : 'false'}
+        aria-describedby=${describedBy} @input=${onInput}>`;
+      break;
     case 'choice':
       control = html`<select id=${id} name=${setting.name} @change=${onInput} aria-describedby=${describedBy}>
         ${setting.choices.map((c) => html`<option value=${c} ?selected=${c === value}>${setting.labels?.[c] ?? c}</option>`)}

@@ -11,14 +11,16 @@ interface Base {
   name: string;
   label: string;
   help?: string;
-  /** 'model' settings go to the engine; 'text' and 'view' stay in the page. */
-  group: 'text' | 'model' | 'view';
+  /** 'model' settings go to the engine; 'text' and 'view' stay in the page (the Train view has its own groups). */
+  group: 'text' | 'model' | 'view' | 'task' | 'optimizer' | 'run';
 }
 export interface IntSetting extends Base { type: 'int'; default: number; min: number; max: number }
+/** A real number; minExclusive: the minimum itself is not allowed (a learning rate > 0). */
+export interface NumberSetting extends Base { type: 'number'; default: number; min: number; max: number; minExclusive?: boolean }
 export interface BoolSetting extends Base { type: 'bool'; default: boolean }
 export interface ChoiceSetting extends Base { type: 'choice'; default: string; choices: readonly string[]; labels?: Record<string, string> }
 export interface TextSetting extends Base { type: 'text'; default: string; maxLength: number }
-export type Setting = IntSetting | BoolSetting | ChoiceSetting | TextSetting;
+export type Setting = IntSetting | NumberSetting | BoolSetting | ChoiceSetting | TextSetting;
 
 export const STAGES = ['scores', 'scaled', 'masked', 'weights'] as const;
 export const VIEWS = ['heads', 'head', 'lines', 'masks', 'shapes', 'overview', 'changes'] as const;
@@ -63,12 +65,20 @@ const MODEL_LABELS: Record<string, { label: string; labels?: Record<string, stri
   norm: { label: 'LayerNorm', labels: { post: 'Post-LN (the paper)', pre: 'Pre-LN' } },
 };
 
-function modelSetting(info: SettingInfo): Setting {
-  const { label, labels } = MODEL_LABELS[info.name] ?? { label: info.name };
-  const base = { name: info.name, group: 'model' as const, label, help: info.help };
+/** A page setting from one of the engine's declared settings (type, default, range, choices, help). */
+export function engineSetting(info: SettingInfo, group: Setting['group'], label: string, labels?: Record<string, string>): Setting {
+  const base = { name: info.name, group, label, help: info.help };
   if (info.type === 'bool') return { ...base, type: 'bool', default: info.default as boolean };
   if (info.type === 'choice') return { ...base, type: 'choice', default: info.default as string, choices: info.choices!, labels };
+  if (info.type === 'text') return { ...base, type: 'text', default: info.default as string, maxLength: info.max! };
+  if (info.type === 'number')
+    return { ...base, type: 'number', default: info.default as number, min: info.min!, max: info.max!, minExclusive: info.minExclusive };
   return { ...base, type: 'int', default: info.default as number, min: info.min!, max: info.max! };
+}
+
+function modelSetting(info: SettingInfo): Setting {
+  const { label, labels } = MODEL_LABELS[info.name] ?? { label: info.name };
+  return engineSetting(info, 'model', label, labels);
 }
 
 export const SETTINGS: readonly Setting[] = [
@@ -99,6 +109,15 @@ export function parseSetting(setting: Setting, raw: string): { value: unknown } 
         return { error: `${setting.label} must be between ${setting.min} and ${setting.max}` };
       return { value: n };
     }
+    case 'number': {
+      const trimmed = raw.trim();
+      const n = Number(trimmed);
+      if (trimmed === '' || !Number.isFinite(n)) return { error: `${setting.label} must be a number` };
+      if ((setting.minExclusive ? n <= setting.min : n < setting.min) || n > setting.max)
+        return { error: setting.minExclusive ? `${setting.label} must be greater than ${setting.min} and at most ${setting.max}`
+          : `${setting.label} must be between ${setting.min} and ${setting.max}` };
+      return { value: n };
+    }
     case 'bool':
       if (raw === '1' || raw === 'true') return { value: true };
       if (raw === '0' || raw === 'false') return { value: false };
@@ -111,7 +130,7 @@ export function parseSetting(setting: Setting, raw: string): { value: unknown } 
   }
 }
 
-function formatSetting(setting: Setting, value: unknown): string {
+export function formatSetting(setting: Setting, value: unknown): string {
   if (setting.type === 'bool') return value ? '1' : '0';
   return String(value);
 }

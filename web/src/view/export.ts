@@ -56,3 +56,13 @@ export function traceJson(trace: Trace): string {
 export function exportJson(trace: Trace, filename: string): void {
   download(new Blob([traceJson(trace)], { type: 'application/json' }), filename);
 }
+
+/** Downloads bytes (e.g. a .safetensors file). */
+export function exportBytes(bytes: Uint8Array, filename: string): void {
+  download(new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/octet-stream' }), filename);
+}
+
+/** Downloads text (CSV, JSON). */
+export function exportText(text: string, type: string, filename: string): void {
+  download(new Blob([text], { type }), filename);
+}

@@ -1,0 +1,137 @@
+// The Train view's run (what its worker does) and its settings table, in Node: progress
+// events per slice, pause between slices, stop at the held-out target, reset = the same
+// run again, and settings that come from the engine's declarations.
+import { describe, expect, it } from 'vitest';
+import { MODEL_SPEC_SCHEMA, OPTIMIZER_SCHEMA, TASK_SCHEMA, loadAttention } from '../../dist/node.js';
+import { TrainingSession, type Progress } from '../../web/src/engine/training.js';
+import { parseSetting } from '../../web/src/state/settings.js';
+import {
+  DEFAULT_TRAIN_STATE, TRAIN_SETTINGS, runLimits, shownTrainSettings, trainCrossCheck, trainStateFromHash, trainStateToHash,
+  trainerOptions, type TrainState,
+} from '../../web/src/state/train-settings.js';
+
+// A small, quick version of the view's sort task.
+const QUICK: TrainState = { ...DEFAULT_TRAIN_STATE, length: 4, symbols: 5, dModel: 32, ffnDim: 64, steps: 300, evalEvery: 20 };
+
+describe('the Train view settings', () => {
+  it('take type, range, choices and help from the engine, and parse their own starting values', () => {
+    const schemas = { task: TASK_SCHEMA, spec: MODEL_SPEC_SCHEMA, optimizer: OPTIMIZER_SCHEMA } as const;
+    for (const s of TRAIN_SETTINGS) {
+      const raw = s.type === 'bool' ? (s.default ? '1' : '0') : String(s.default);
+      expect(parseSetting(s, raw), s.name).toEqual({ value: s.default });
+      const schema = schemas[s.target as keyof typeof schemas];
+      if (!schema) continue;
+      const info = schema.settings.find((i) => i.name === s.field)!;
+      expect(s.type).toBe(info.type);
+      if (s.type !== 'choice' && s.type !== 'bool' && s.type !== 'text') expect([s.min, s.max]).toEqual([info.min, info.max]);
+    }
+    const lr = TRAIN_SETTINGS.find((s) => s.name === 'lr')!;
+    expect(parseSetting(lr, '0')).toHaveProperty('error');  // lr must be > 0 (the engine's exclusive minimum)
+    expect(parseSetting(lr, '1e-3')).toEqual({ value: 0.001 });
+  });
+
+  it('round-trip through the URL hash and report what they could not read', () => {
+    const state = { ...DEFAULT_TRAIN_STATE, task: 'reverse', heads: 2, lr: 0.01, residual: false };
+    expect(trainStateToHash(DEFAULT_TRAIN_STATE)).toBe('#train');
+    expect(trainStateFromHash(trainStateToHash(state)).state).toEqual(state);
+    const { problems } = trainStateFromHash('#train&heads=x&bogus=1');
+    expect(problems).toHaveLength(2);
+  });
+
+  it('show only the task settings the task reads, and check the model rules', () => {
+    const names = (state: TrainState) => shownTrainSettings(state).map((s) => s.name);
+    expect(names({ ...DEFAULT_TRAIN_STATE, task: 'modadd' })).toContain('modulus');
+    expect(names({ ...DEFAULT_TRAIN_STATE, task: 'modadd' })).not.toContain('symbols');
+    expect(names({ ...DEFAULT_TRAIN_STATE, task: 'text' })).toContain('text');
+    expect(trainCrossCheck({ ...DEFAULT_TRAIN_STATE, heads: 3 })).toHaveProperty('heads');
+    const options = trainerOptions({ ...DEFAULT_TRAIN_STATE, task: 'modadd' });
+    expect(options.task).toEqual({ name: 'modadd', modulus: 13 });
+    expect(options.spec).toMatchObject({ causal: true, dModel: 64, norm: 'pre' });
+    expect(options.optimizer).toMatchObject({ lr: 3e-3, totalSteps: 600, schedule: 'cosine' });
+  });
+});
+
+describe('a training run', () => {
+  it('reports progress per slice, with curve points, steps per second and the probe', async () => {
+    const session = new TrainingSession(await loadAttention());
+    const created = session.create(trainerOptions(QUICK), { ...runLimits(QUICK), steps: 40 });
+    if (!created.ok) throw new Error(created.error.message);
+    expect(created.info.seqLen).toBe(9);
+    expect(created.info.vocabulary).toEqual(['0', '1', '2', '3', '4', '|']);
+    expect(created.progress.heldOut.map((p) => p.step)).toEqual([0]);  // the untrained model's point
+    const events: Progress[] = [];
+    const last = await session.run((p) => events.push(p));
+    expect(last.status).toBe('done');
+    expect(last.step).toBe(40);
+    expect(events.length).toBeGreaterThan(0);
+    const trainSteps = events.flatMap((e) => e.train.map((p) => p.step));
+    expect(trainSteps).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));  // every step, once, in order
+    expect(events.flatMap((e) => e.heldOut.map((p) => p.step))).toEqual([20, 40]);
+    expect(events[0].stepsPerSecond).toBeGreaterThan(0);
+    const probe = last.probe;
+    expect(probe.tokens).toHaveLength(9);
+    expect(probe.heads).toHaveLength(2 * 4);  // layers x heads
+    for (const h of probe.heads) {
+      expect(h.weights).toHaveLength(81);
+      for (let i = 0; i < 9; i++) {  // causal rows sum to 1 over the keys up to the query
+        const row = h.weights.subarray(i * 9, i * 9 + 9);
+        expect(row.slice(0, i + 1).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 5);
+        expect(row.slice(i + 1).every((w) => w === 0)).toBe(true);
+      }
+    }
+    expect(probe.expected.filter((e) => e !== null)).toHaveLength(4);  // the sorted half is scored
+    session.dispose();
+  });
+
+  it('pauses between slices, steps one at a time, and resumes where it was', async () => {
+    const session = new TrainingSession(await loadAttention());
+    session.create(trainerOptions(QUICK), runLimits(QUICK));
+    let events = 0;
+    const running = session.run(() => { events += 1; if (events === 1) session.pause(); });
+    const paused = await running;
+    expect(paused.status).toBe('paused');
+    expect(events).toBe(1);
+    const at = paused.step;
+    expect(session.step().step).toBe(at + 1);
+    const more = await session.run(() => session.pause());
+    expect(more.step).toBeGreaterThan(at + 1);
+    session.dispose();
+  });
+
+  it('stops once held-out sequence accuracy reaches the target, and a reset replays the same run', async () => {
+    const session = new TrainingSession(await loadAttention());
+    const options = trainerOptions(QUICK);
+    const limits = { ...runLimits(QUICK), stopAt: 0.9 };
+    session.create(options, limits);
+    const losses: number[] = [];
+    const end = await session.run((p) => losses.push(...p.train.map((t) => t.loss)));
+    expect(end.status).toBe('done');
+    expect(end.message).toMatch(/Reached (9\d|100)\.\d% held-out sequence accuracy at step \d+/);
+    expect(end.step).toBeLessThan(300);
+    expect(end.step % 20).toBe(0);  // it can only know at an evaluation
+    session.create(options, limits);
+    const again: number[] = [];
+    await session.run((p) => again.push(...p.train.map((t) => t.loss)));
+    expect(again).toEqual(losses);  // same seed and settings: the same losses, bit for bit
+    session.dispose();
+  }, 120_000);
+
+  it('reports bad settings and foreign weights as errors naming the field, keeping the run', async () => {
+    const session = new TrainingSession(await loadAttention());
+    const bad = session.create(trainerOptions({ ...QUICK, lr: -1 }), runLimits(QUICK));
+    expect(bad.ok).toBe(false);
+    if (!bad.ok) expect(bad.error.field).toBe('lr');
+    const created = session.create(trainerOptions(QUICK), runLimits(QUICK));
+    expect(created.ok).toBe(true);
+    const saved = session.saveWeights();
+    expect(session.loadWeights(saved).ok).toBe(true);
+    const other = new TrainingSession(await loadAttention());
+    other.create(trainerOptions({ ...QUICK, dModel: 16 }), runLimits(QUICK));
+    const refused = session.loadWeights(other.saveWeights());
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) expect(refused.error.code).toBe('shape_mismatch');
+    expect(session.saveWeights()).toEqual(saved);
+    session.dispose();
+    other.dispose();
+  });
+});

@@ -1,0 +1,286 @@
+// A training run, wherever it runs (the Train view's worker; Node in tests): a trainer
+// on a task, stepped in slices of wall time so that a pause or any other message gets
+// through between slices, with one progress event per slice at a rate a page can draw
+// (every SLICE_MS): the new points of the training and held-out curves, and the
+// attention of every head on a probe example.
+import type {
+  AttentionEngine, AttentionError, CreateTrainerOptions, Evaluation, StepReport, Trainer,
+} from 'attention-playground';
+import type { RunLimits } from '../state/train-settings.js';
+
+/** Wall time of training between two progress events. */
+export const SLICE_MS = 150;
+
+export interface CurvePoint { step: number; loss: number; accuracy: number; sequenceAccuracy: number }
+
+/** One head's attention on the probe: weights (Sq, Sk) of `layer`, `head`. */
+export interface ProbeHead { layer: number; head: number; weights: Float32Array }
+
+/** The model on one held-out example: what it attends to and what it predicts. */
+export interface Probe {
+  /** (S) token texts of the example. */
+  tokens: string[];
+  /** (S) the right next token where scored, else null. */
+  expected: (string | null)[];
+  /** (S) the model's most likely next token and its probability. */
+  predicted: string[];
+  confidence: number[];
+  seq: number;
+  heads: ProbeHead[];
+}
+
+export type RunStatus = 'ready' | 'running' | 'paused' | 'done' | 'diverged';
+
+export interface Progress {
+  status: RunStatus;
+  /** Why the run stopped (done, diverged), for people. */
+  message: string;
+  step: number;
+  lr: number;
+  /** Steps per second over the last slice (0 when no step ran). */
+  stepsPerSecond: number;
+  /** Wall time spent training so far. */
+  trainingMs: number;
+  /** The training batches' points since the last event, one per step. */
+  train: CurvePoint[];
+  /** Held-out evaluations since the last event. */
+  heldOut: CurvePoint[];
+  probe: Probe;
+}
+
+export interface RunInfo {
+  parameters: number;
+  seqLen: number;
+  vocabulary: string[];
+  spec: Record<string, unknown>;
+}
+
+export type ErrorInfo = { message: string; code: string; field: string };
+export type Created = { ok: true; info: RunInfo; progress: Progress } | { ok: false; error: ErrorInfo };
+
+const PROBE_SEED = 12345;
+
+function errorInfo(error: unknown): ErrorInfo {
+  const e = error as Partial<AttentionError>;
+  return { message: e.message ?? String(error), code: e.code ?? 'internal', field: e.field ?? '' };
+}
+
+function point(r: StepReport | Evaluation, step: number): CurvePoint {
+  return { step, loss: r.loss, accuracy: r.accuracy, sequenceAccuracy: r.sequenceAccuracy };
+}
+
+/** Yields to the event loop (a message may be waiting), without setTimeout's clamping. */
+function yieldToEvents(): Promise<void> {
+  return new Promise((resolve) => {
+    const channel = new MessageChannel();
+    channel.port1.onmessage = () => { channel.port1.close(); resolve(); };
+    channel.port2.postMessage(null);
+  });
+}
+
+export class TrainingSession {
+  #engine: AttentionEngine;
+  #trainer: Trainer | null = null;
+  #vocabulary: string[] = [];
+  #limits: RunLimits = { steps: 1, stopAt: 0, evalEvery: 1 };
+  #status: RunStatus = 'ready';
+  #message = '';
+  #lr = 0;
+  #trainingMs = 0;
+  #train: CurvePoint[] = [];
+  #heldOut: CurvePoint[] = [];
+  #lastEvaluated = -1;
+  #heldOutLast: CurvePoint | null = null;
+  #pauseRequested = false;
+  #generation = 0;
+
+  constructor(engine: AttentionEngine) {
+    this.#engine = engine;
+  }
+
+  /** A new run (the previous one is freed). Bad settings come back as an error, not a throw. */
+  create(options: CreateTrainerOptions, limits: RunLimits): Created {
+    this.dispose();
+    try {
+      this.#trainer = this.#engine.createTrainer(options);
+    } catch (error) {
+      return { ok: false, error: errorInfo(error) };
+    }
+    this.#vocabulary = this.#trainer.vocabulary() ?? [];
+    this.#limits = limits;
+    this.#status = 'ready';
+    this.#message = '';
+    this.#trainingMs = 0;
+    this.#lastEvaluated = -1;
+    this.#heldOutLast = null;
+    this.#evaluate();  // the untrained model's point at step 0
+    const info: RunInfo = {
+      parameters: this.#trainer.model.parameters().reduce((n, p) => n + p.shape.reduce((a, b) => a * b, 1), 0),
+      seqLen: this.#trainer.model.spec.maxSeq, vocabulary: this.#vocabulary, spec: { ...this.#trainer.model.spec },
+    };
+    return { ok: true, info, progress: this.#progress(0, 0) };
+  }
+
+  /** Later limits (more steps, another target) apply to the current run. */
+  setLimits(limits: RunLimits): void {
+    this.#limits = limits;
+    if (this.#status === 'done' && this.#trainer && !this.#reachedLimit()) this.#status = 'paused';
+  }
+
+  /**
+   * Trains until the limits are reached, the run diverges or pause() is called; calls
+   * onProgress once per slice. Resolves with the last progress.
+   */
+  async run(onProgress: (progress: Progress) => void): Promise<Progress> {
+    const trainer = this.#live();
+    if (this.#status === 'done' || this.#status === 'diverged' || this.#status === 'running') return this.#progress(0, 0);
+    const generation = ++this.#generation;
+    this.#pauseRequested = false;
+    this.#status = 'running';
+    while (this.#status === 'running') {
+      const started = performance.now();
+      let steps = 0;
+      while (performance.now() - started < SLICE_MS && this.#status === 'running') {
+        this.#stepOnce(trainer);
+        steps += 1;
+      }
+      const ms = performance.now() - started;
+      this.#trainingMs += ms;
+      const progress = this.#progress(steps, ms);
+      onProgress(progress);
+      await yieldToEvents();  // pause(), setLimits() or a new run may be waiting
+      if (generation !== this.#generation || this.#trainer !== trainer) return progress;  // replaced meanwhile
+      if (this.#pauseRequested && this.#status === 'running') this.#status = 'paused';
+    }
+    return this.#progress(0, 0);
+  }
+
+  /** Stops a running run after its current slice. */
+  pause(): void {
+    this.#pauseRequested = true;
+  }
+
+  /** One step (when not running), with its progress. */
+  step(): Progress {
+    const trainer = this.#live();
+    if (this.#status === 'running' || this.#status === 'diverged') return this.#progress(0, 0);
+    const started = performance.now();
+    this.#status = 'paused';
+    this.#stepOnce(trainer);
+    const ms = performance.now() - started;
+    this.#trainingMs += ms;
+    return this.#progress(1, ms);
+  }
+
+  /** The weights as a .safetensors file. */
+  saveWeights(): Uint8Array {
+    return this.#live().model.saveWeights();
+  }
+
+  /** Replaces the weights (a file saved from a model of the same settings); the probe shows them. */
+  loadWeights(bytes: Uint8Array): { ok: true; progress: Progress } | { ok: false; error: ErrorInfo } {
+    try {
+      this.#live().model.loadWeights(bytes);
+    } catch (error) {
+      return { ok: false, error: errorInfo(error) };
+    }
+    this.#lastEvaluated = -1;
+    this.#evaluate();
+    return { ok: true, progress: this.#progress(0, 0) };
+  }
+
+  dispose(): void {
+    this.#generation += 1;
+    this.#trainer?.dispose();
+    this.#trainer = null;
+    this.#train = [];
+    this.#heldOut = [];
+  }
+
+  #live(): Trainer {
+    if (!this.#trainer) throw new Error('no training run: create() one first');
+    return this.#trainer;
+  }
+
+  #reachedLimit(): boolean {
+    const trainer = this.#live();
+    const last = this.#heldOutLast;
+    return trainer.steps >= this.#limits.steps ||
+      (this.#limits.stopAt > 0 && last !== null && last.sequenceAccuracy >= this.#limits.stopAt);
+  }
+
+  #stepOnce(trainer: Trainer): void {
+    let report: StepReport;
+    try {
+      report = trainer.step();
+    } catch (error) {
+      this.#status = 'diverged';
+      this.#message = `${errorInfo(error).message} (step ${trainer.steps + 1}); the model keeps its last finite weights.`;
+      return;
+    }
+    this.#lr = report.lr;
+    this.#train.push(point(report, report.step));
+    if (report.step % this.#limits.evalEvery === 0 || report.step >= this.#limits.steps) this.#evaluate();
+    if (this.#reachedLimit()) {
+      this.#evaluate();
+      const last = this.#heldOutLast!;
+      const reached = this.#limits.stopAt > 0 && last.sequenceAccuracy >= this.#limits.stopAt;
+      this.#status = 'done';
+      this.#message = reached
+        ? `Reached ${(100 * last.sequenceAccuracy).toFixed(1)}% held-out sequence accuracy at step ${report.step}.`
+        : `Ran ${report.step} steps: held-out sequence accuracy ${(100 * last.sequenceAccuracy).toFixed(1)}%.`;
+    }
+  }
+
+  #evaluate(): void {
+    const trainer = this.#live();
+    if (this.#lastEvaluated === trainer.steps) return;
+    this.#lastEvaluated = trainer.steps;
+    const p = point(trainer.evaluate(), trainer.steps);
+    this.#heldOut.push(p);
+    this.#heldOutLast = p;
+  }
+
+  #progress(steps: number, ms: number): Progress {
+    const trainer = this.#live();
+    const progress: Progress = {
+      status: this.#status, message: this.#message, step: trainer.steps, lr: this.#lr,
+      stepsPerSecond: ms > 0 ? (1000 * steps) / ms : 0, trainingMs: this.#trainingMs,
+      train: this.#train, heldOut: this.#heldOut, probe: this.#probe(trainer),
+    };
+    this.#train = [];
+    this.#heldOut = [];
+    return progress;
+  }
+
+  /** Every head's attention and the predictions on one fixed held-out example. */
+  #probe(trainer: Trainer): Probe {
+    const example = trainer.example(PROBE_SEED)!;
+    const seq = example.ids.length;
+    const result = trainer.model.forward({ ids: example.ids, batch: 1, seq, record: { stages: ['*.self_attn.weights'] } });
+    const vocab = this.#vocabulary;
+    const text = (id: number) => vocab[id] ?? String(id);
+    const v = vocab.length || trainer.model.spec.vocabSize;
+    const predicted: string[] = [];
+    const confidence: number[] = [];
+    for (let i = 0; i < seq; i++) {
+      const row = result.logits!.subarray(i * v, (i + 1) * v);
+      let best = 0;
+      for (let j = 1; j < v; j++) if (row[j] > row[best]) best = j;
+      let sum = 0;
+      for (let j = 0; j < v; j++) sum += Math.exp(row[j] - row[best]);
+      predicted.push(text(best));
+      confidence.push(1 / sum);
+    }
+    const heads: ProbeHead[] = [];
+    for (const stage of result.trace!.stages) {
+      const [, h, sq, sk] = stage.shape;
+      for (let head = 0; head < h; head++)
+        heads.push({ layer: stage.layer, head, weights: stage.data.slice(head * sq * sk, (head + 1) * sq * sk) });
+    }
+    return {
+      tokens: Array.from(example.ids, text), seq, predicted, confidence, heads,
+      expected: Array.from(example.targets, (t) => (t < 0 ? null : text(t))),
+    };
+  }
+}

@@ -1,0 +1,147 @@
+// The Train view's settings. The task's, the model's, the optimizer's and the trainer's
+// come from the engine's declarations (TASK_SCHEMA, MODEL_SPEC_SCHEMA, OPTIMIZER_SCHEMA,
+// TRAINER_SCHEMA: type, range, choices, help); the page chooses which to show, labels
+// them, and starts from values that train in seconds (sort of 8 items to 99% held-out
+// sequence accuracy). It adds its own run settings: how many steps, when to stop, how
+// often to evaluate. The table drives the controls, validation and the URL hash.
+import {
+  MODEL_SPEC_SCHEMA, OPTIMIZER_SCHEMA, TASK_SCHEMA, TRAINER_SCHEMA, ruleProblems,
+  type CreateTrainerOptions, type ModelSpec, type SchemaInfo, type TaskOptions,
+} from 'attention-playground';
+import { engineSetting, formatSetting, parseSetting, type Setting } from './settings.js';
+
+/** A setting of the Train view, and where it goes in createTrainer's options. */
+export type TrainSetting = Setting & { target: 'task' | 'spec' | 'optimizer' | 'trainer' | 'run'; field: string };
+
+function fromSchema(schema: SchemaInfo, target: TrainSetting['target'], group: Setting['group'],
+  shown: Record<string, { label: string; labels?: Record<string, string>; start?: unknown; name?: string; help?: string }>,
+): TrainSetting[] {
+  return Object.entries(shown).map(([field, { label, labels, start, name, help }]) => {
+    const info = schema.settings.find((s) => s.name === field);
+    if (!info) throw new Error(`the engine has no setting '${field}'`);
+    const setting = engineSetting(info, group, label, labels);
+    return { ...setting, name: name ?? field, default: start ?? setting.default, help: help ?? setting.help, target, field } as TrainSetting;
+  });
+}
+
+const SAMPLE_TEXT = 'the cat sat on the mat. the dog sat on the log. the cat saw the dog. the dog saw the cat.';
+
+export const TRAIN_SETTINGS: readonly TrainSetting[] = [
+  ...fromSchema(TASK_SCHEMA, 'task', 'task', {
+    name: { name: 'task', label: 'Task', labels: { copy: 'Copy', reverse: 'Reverse', sort: 'Sort', recall: 'Associative recall',
+      induction: 'Induction (repeat a random sequence)', modadd: 'Modular addition', parens: 'Balanced parentheses',
+      text: 'Next token of your text' } },
+    length: { label: 'Length' },
+    symbols: { label: 'Symbols' },
+    modulus: { label: 'Modulus p' },
+    text: { label: 'Text to learn', start: SAMPLE_TEXT },
+    words: { label: 'Words as tokens' },
+  }),
+  ...fromSchema(MODEL_SPEC_SCHEMA, 'spec', 'model', {
+    dModel: { label: 'd_model', start: 64 },
+    heads: { label: 'Heads' },
+    layers: { label: 'Layers' },
+    ffnDim: { label: 'FFN width' },
+    positions: { label: 'Positions', start: 'learned', labels: { none: 'None', sinusoidal: 'Sinusoidal', learned: 'Learned' } },
+    norm: { label: 'LayerNorm', start: 'pre', labels: { post: 'Post-LN (the paper)', pre: 'Pre-LN' } },
+    finalNorm: { label: 'Final LayerNorm', start: true },
+    activation: { label: 'FFN activation', labels: { relu: 'ReLU', gelu: 'GELU', gelu_tanh: 'GELU (tanh)' } },
+    residual: { label: 'Residual connections' },
+    scale: { label: 'Scale by 1/√d_k' },
+  }),
+  ...fromSchema(OPTIMIZER_SCHEMA, 'optimizer', 'optimizer', {
+    lr: { label: 'Learning rate', start: 3e-3 },
+    warmup: { label: 'Warm-up steps', start: 20 },
+    schedule: { label: 'Schedule', start: 'cosine', labels: { constant: 'Constant', cosine: 'Cosine decay to the last step' } },
+    weightDecay: { label: 'Weight decay', start: 0 },
+    clipNorm: { label: 'Clip gradient norm' },
+  }),
+  ...fromSchema(TRAINER_SCHEMA, 'trainer', 'optimizer', {
+    batchSize: { label: 'Batch size' },
+    seed: { label: 'Seed', help: 'Seeds the initial weights and the batches: the same seed and settings give the same run.' },
+  }),
+  { name: 'steps', target: 'run', field: 'steps', group: 'run', type: 'int', label: 'Steps', default: 600, min: 1, max: 100_000,
+    help: 'Training stops after this many steps (the cosine schedule reaches 0 there).' },
+  { name: 'stopAt', target: 'run', field: 'stopAt', group: 'run', type: 'int', label: 'Stop at accuracy (%)', default: 99, min: 0, max: 100,
+    help: 'Stop early once the held-out sequence accuracy reaches this (0: never).' },
+  { name: 'evalEvery', target: 'run', field: 'evalEvery', group: 'run', type: 'int', label: 'Evaluate every', default: 25, min: 1,
+    max: 10_000, help: 'Steps between held-out evaluations (the points of the held-out curve).' },
+];
+
+/** Which task settings each task reads (the others are hidden). */
+const TASK_FIELDS: Record<TaskOptions['name'], string[]> = {
+  copy: ['length', 'symbols'], reverse: ['length', 'symbols'], sort: ['length', 'symbols'], recall: ['length', 'symbols'],
+  induction: ['length', 'symbols'], modadd: ['modulus'], parens: ['length'], text: ['length', 'text', 'words'],
+};
+
+export type TrainState = Record<string, number | boolean | string>;
+
+export const DEFAULT_TRAIN_STATE: TrainState = Object.fromEntries(TRAIN_SETTINGS.map((s) => [s.name, s.default]));
+
+export function trainSettingByName(name: string): TrainSetting | undefined {
+  return TRAIN_SETTINGS.find((s) => s.name === name);
+}
+
+/** The settings shown for a state: a task's own, the model's, the optimizer's, the run's. */
+export function shownTrainSettings(state: TrainState): TrainSetting[] {
+  const fields = TASK_FIELDS[state.task as TaskOptions['name']] ?? [];
+  return TRAIN_SETTINGS.filter((s) => s.target !== 'task' || s.field === 'name' || fields.includes(s.field));
+}
+
+/** State -> URL hash: '#train' and the settings that differ from where the view starts. */
+export function trainStateToHash(state: TrainState): string {
+  const params = new URLSearchParams();
+  for (const s of TRAIN_SETTINGS) if (state[s.name] !== s.default) params.set(s.name, formatSetting(s, state[s.name]));
+  const text = params.toString();
+  return text ? `#train&${text}` : '#train';
+}
+
+/** URL hash -> state; unknown or invalid parameters are skipped and reported. */
+export function trainStateFromHash(hash: string): { state: TrainState; problems: string[] } {
+  const state = { ...DEFAULT_TRAIN_STATE };
+  const problems: string[] = [];
+  for (const [name, raw] of new URLSearchParams(hash.replace(/^#train&?/, ''))) {
+    const setting = trainSettingByName(name);
+    if (!setting) { problems.push(`unknown setting '${name}' in the link`); continue; }
+    const parsed = parseSetting(setting, raw);
+    if ('error' in parsed) problems.push(parsed.error);
+    else state[name] = parsed.value as TrainState[string];
+  }
+  return { state, problems };
+}
+
+/** Problems between settings (the engine's rules, e.g. heads must divide d_model), keyed by setting. */
+export function trainCrossCheck(state: TrainState): Record<string, string> {
+  const spec = trainerOptions(state).spec as Record<string, unknown>;
+  const problems: Record<string, string> = {};
+  for (const p of ruleProblems(MODEL_SPEC_SCHEMA.rules, { ...spec })) problems[p.field] ??= p.message;
+  return problems;
+}
+
+/** How long a run goes, and when it stops early. */
+export interface RunLimits {
+  steps: number;
+  /** Stop once held-out sequence accuracy reaches this (0..1; 0 = never). */
+  stopAt: number;
+  evalEvery: number;
+}
+
+export function runLimits(state: TrainState): RunLimits {
+  return { steps: state.steps as number, stopAt: (state.stopAt as number) / 100, evalEvery: state.evalEvery as number };
+}
+
+/** createTrainer's options for a state (a causal model sized by the engine for the task). */
+export function trainerOptions(state: TrainState): CreateTrainerOptions & { spec: Partial<ModelSpec>; task: TaskOptions } {
+  const pick = (target: TrainSetting['target']) =>
+    Object.fromEntries(shownTrainSettings(state).filter((s) => s.target === target).map((s) => [s.field, state[s.name]]));
+  const optimizer = pick('optimizer');
+  const trainer = pick('trainer');
+  return {
+    spec: { ...pick('spec'), causal: true, head: 'linear' } as Partial<ModelSpec>,
+    task: pick('task') as unknown as TaskOptions,
+    optimizer: { ...optimizer, totalSteps: state.steps as number },
+    batchSize: trainer.batchSize as number,
+    seed: trainer.seed as number,
+    init: { seed: trainer.seed as number },
+  };
+}
