@@ -21,6 +21,7 @@ import './heatmap.js';
 import './legend.js';
 
 const GROUPS: [TrainSetting['group'], string][] = [['task', 'Task'], ['model', 'Model'], ['optimizer', 'Optimizer'], ['run', 'Run']];
+const PROBE_INTERVAL_MS = 400;
 const COLORS = { train: '#1a73e8', heldOut: '#e8175d', sequence: '#2e7d32' };
 
 export class TrainView extends LitElement {
@@ -48,6 +49,7 @@ export class TrainView extends LitElement {
   #heldOut: CurvePoint[] = [];
   #trainingMs = 0;
   #linkProblems: string[] = [];
+  #probeShownAt = 0;
 
   static override styles = [CONTROL_STYLES, css`
     :host { display: block; font: 1rem/1.4 system-ui, sans-serif; color: #111; container-type: inline-size; }
@@ -158,7 +160,12 @@ export class TrainView extends LitElement {
     this.status = progress.status;
     this.message = progress.message;
     if (progress.stepsPerSecond > 0) this.rate = this.rate ? 0.7 * this.rate + 0.3 * progress.stepsPerSecond : progress.stepsPerSecond;
-    this.probe = progress.probe;
+    // The probe's heatmaps are most of the drawing: a few times a second is enough to watch heads form.
+    const now = performance.now();
+    if (progress.status !== 'running' || now - this.#probeShownAt >= PROBE_INTERVAL_MS) {
+      this.probe = progress.probe;
+      this.#probeShownAt = now;
+    }
     this.curvesVersion += 1;
     this.dispatchEvent(new CustomEvent('train-progress', { detail: { step: progress.step, status: progress.status }, bubbles: true, composed: true }));
   }
@@ -297,7 +304,7 @@ export class TrainView extends LitElement {
         ${this.#linkProblems.length ? html`<p class="error">Ignored in the link: ${this.#linkProblems.join('; ')}</p>` : nothing}
       </aside>
       <main>
-        ${task ? html`<p class="task"><strong>${task.format}</strong>. Vocabulary: ${task.vocabulary}. Solved by: ${task.pattern}.</p>` : nothing}
+        ${task ? html`<p class="task" data-testid="task-info"><strong>${task.format}</strong>. Vocabulary: ${task.vocabulary}. Solved by: ${task.pattern}.</p>` : nothing}
         <div class="buttons">
           ${running ? html`<button class="primary" data-action="pause" @click=${this.#pause}>Pause</button>`
             : html`<button class="primary" data-action="start" ?disabled=${!ready || finished} @click=${this.#start}>${this.step > 0 ? 'Resume' : 'Start'}</button>`}

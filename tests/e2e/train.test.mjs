@@ -1,0 +1,159 @@
+// The Train view in real Chromium, driven as a person would: start a run and see the
+// curves move while the page stays responsive (no main-thread task of 50 ms or more),
+// pause, step, resume to the target, save weights, reset, load them back, share a link,
+// a bad setting, and a phone-width screen. Against the production build (dist-web/).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { serveDirectory } from '../support/static-server.mjs';
+import { launchChromium, openPage } from '../support/browser.mjs';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SHOTS = `${ROOT}test-output/screenshots`;
+// A quick version of the view's sort task (about 2 s of training here).
+const QUICK = '#train&length=4&symbols=5&dModel=32&ffnDim=64&steps=300&evalEvery=20';
+let server, browser;
+
+before(async () => {
+  assert.ok(existsSync(`${ROOT}dist-web/index.html`), 'dist-web/ missing: run `npm run build` first');
+  mkdirSync(SHOTS, { recursive: true });
+  server = await serveDirectory(`${ROOT}dist-web`);
+  browser = await launchChromium();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+async function open(hash, viewport = { width: 1280, height: 1000 }) {
+  const { page, errors } = await openPage(browser, { viewport, acceptDownloads: true });
+  page.on('request', (request) => {
+    const url = request.url();
+    if (!url.startsWith(server.url) && !url.startsWith('blob:') && !url.startsWith('data:')) errors.push(`external request: ${url}`);
+  });
+  // Main-thread tasks of 50 ms or more, from the start.
+  await page.addInitScript(() => {
+    window.longTasks = [];
+    new PerformanceObserver((list) => { for (const e of list.getEntries()) window.longTasks.push(e.duration); })
+      .observe({ type: 'longtask', buffered: true });
+  });
+  await page.goto(server.url + hash);
+  await page.locator('ap-train button[data-action="start"]:not([disabled])').waitFor();
+  return { page, errors };
+}
+
+const progress = (page) => page.locator('ap-train .progress').evaluate((p) => ({ status: p.dataset.status, step: Number(p.dataset.step) }));
+const lossPoints = (page) => page.locator('ap-train ap-curves[data-plot="loss"]')
+  .evaluate((el) => Number(el.shadowRoot.querySelector('path[data-series="training loss"]')?.dataset.points ?? 0));
+const waitStatus = (page, status) => page.waitForFunction(
+  (s) => document.querySelector('ap-train').shadowRoot.querySelector('.progress').dataset.status === s, status, { timeout: 120_000 });
+const probeText = (page) => page.locator('ap-train [data-testid="probe"]').textContent();
+
+describe('the Train view', () => {
+  test('trains in a worker: the curves move, the page never blocks, pause / step / resume work', async () => {
+    const { page, errors } = await open(QUICK);
+    assert.equal(await page.locator('ap-train ap-heatmap').count(), 8, 'one heatmap per head: 2 layers x 4 heads');
+    assert.equal(await lossPoints(page), 0);
+    const tasksBefore = await page.evaluate(() => window.longTasks.length);
+    await page.locator('ap-train button[data-action="start"]').click();
+    await page.waitForFunction(() => Number(document.querySelector('ap-train').shadowRoot
+      .querySelector('ap-curves[data-plot="loss"]').shadowRoot.querySelector('path[data-series="training loss"]')?.dataset.points) > 5);
+    const early = await lossPoints(page);
+    await page.waitForFunction((n) => Number(document.querySelector('ap-train').shadowRoot
+      .querySelector('ap-curves[data-plot="loss"]').shadowRoot.querySelector('path')?.dataset.points) > n, early);
+    await page.locator('ap-train button[data-action="pause"]').click();
+    await waitStatus(page, 'paused');
+    const paused = await progress(page);
+    await page.waitForTimeout(400);
+    assert.equal((await progress(page)).step, paused.step, 'a paused run does not move');
+    await page.locator('ap-train button[data-action="step"]').click();
+    await page.waitForFunction((n) => Number(document.querySelector('ap-train').shadowRoot.querySelector('.progress').dataset.step) === n + 1,
+      paused.step);
+    await page.locator('ap-train button[data-action="start"]').click();
+    await waitStatus(page, 'done');
+    const message = await page.locator('ap-train [role="status"]').textContent();
+    assert.match(message, /Reached (9\d|100)\.\d% held-out sequence accuracy at step \d+/);
+    const longest = await page.evaluate((from) => window.longTasks.slice(from), tasksBefore);
+    assert.deepEqual(longest, [], `main-thread tasks of 50 ms or more while training: ${longest.join(', ')} ms`);
+    // The trained model gets most of the probe right.
+    const right = await page.locator('ap-train .tok.right').count();
+    const scored = right + await page.locator('ap-train .tok.wrong').count();
+    assert.equal(scored, 4);
+    assert.ok(right >= 3, `the probe has ${right} of 4 right`);
+    await page.screenshot({ path: `${SHOTS}/train-done.png`, fullPage: true });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('saves weights, resets, loads them back, and exports the curves', async () => {
+    const { page, errors } = await open(`${QUICK}&steps=60&stopAt=0`);
+    await page.locator('ap-train button[data-action="start"]').click();
+    await waitStatus(page, 'done');
+    const trained = await probeText(page);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('ap-train button[data-action="save"]').click()]);
+    const file = await download.path();
+    assert.equal(download.suggestedFilename(), 'sort-step60.safetensors');
+    const bytes = readFileSync(file);
+    const header = JSON.parse(bytes.subarray(8, 8 + Number(bytes.readBigUInt64LE(0))).toString());
+    assert.deepEqual(header['embed.weight'].shape, [6, 32]);
+    const [csv] = await Promise.all([page.waitForEvent('download'), page.locator('ap-train button[data-action="csv"]').click()]);
+    const lines = readFileSync(await csv.path(), 'utf8').trim().split('\n');
+    assert.equal(lines[0], 'set,step,loss,accuracy,sequenceAccuracy');
+    assert.equal(lines.filter((l) => l.startsWith('train,')).length, 60);
+    await page.locator('ap-train button[data-action="reset"]').click();
+    await page.waitForFunction(() => document.querySelector('ap-train').shadowRoot.querySelector('.progress').dataset.step === '0');
+    assert.notEqual(await probeText(page), trained, 'reset: an untrained model again');
+    await page.locator('ap-train input[type="file"]').setInputFiles(file);
+    await page.waitForFunction((t) => document.querySelector('ap-train').shadowRoot.querySelector('[data-testid="probe"]').textContent === t, trained);
+    // A file of another model is refused by name, and the model stays as it was.
+    await page.locator('ap-train input[type="file"]').setInputFiles({ name: 'bad.safetensors', mimeType: 'application/octet-stream',
+      buffer: Buffer.from('not a safetensors file') });
+    await page.locator('ap-train .run-error').waitFor();
+    assert.match(await page.locator('ap-train .run-error').textContent(), /bad\.safetensors/);
+    assert.equal(await probeText(page), trained);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('settings live in a shareable link; a bad one is explained and blocks Start', async () => {
+    const { page, errors } = await open('#train');
+    await page.locator('ap-train #setting-task').selectOption('reverse');
+    await page.locator('ap-train #setting-lr').fill('0.01');
+    await page.waitForFunction(() => location.hash.includes('lr=0.01'));
+    const link = page.url();
+    assert.match(link, /#train&task=reverse&lr=0\.01/);
+    const shared = await open(new URL(link).hash);
+    assert.equal(await shared.page.locator('ap-train #setting-task').inputValue(), 'reverse');
+    assert.equal(await shared.page.locator('ap-train #setting-lr').inputValue(), '0.01');
+    assert.match(await shared.page.locator('ap-train [data-testid="task-info"]').textContent(), /reverse diagonal/);
+    await shared.page.close();
+    await page.locator('ap-train #setting-heads').fill('3');
+    await page.locator('ap-train [data-setting="heads"] .error').waitFor();
+    assert.match(await page.locator('ap-train [data-setting="heads"] .error').textContent(), /must divide dModel/);
+    assert.equal(await page.locator('ap-train button[data-action="start"]').isDisabled(), true);
+    await page.locator('ap-train #setting-heads').fill('4');
+    await page.locator('ap-train button[data-action="start"]:not([disabled])').waitFor();
+    // An invalid link is reported, not silently used.
+    const bad = await open('#train&heads=x&bogus=1');
+    assert.match(await bad.page.locator('ap-train aside .error').textContent(), /unknown setting 'bogus'/);
+    await bad.page.close();
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('works at phone width (390 px) and switches to and from Explore', async () => {
+    const { page, errors } = await open(QUICK, { width: 390, height: 844 });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `the page is ${overflow} px wider than the phone`);
+    await page.locator('ap-train button[data-action="start"]').click();
+    await waitStatus(page, 'done');
+    await page.screenshot({ path: `${SHOTS}/train-phone.png`, fullPage: true });
+    await page.locator('nav a[data-mode="explore"]').click();
+    await page.locator('ap-playground ap-heatmap').first().waitFor();
+    await page.locator('nav a[data-mode="train"]').click();
+    await page.locator('ap-train button[data-action="start"]').waitFor();
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
