@@ -13,3 +13,4 @@ bash scripts/build.sh
 NODE_PATH=/usr/share/nodejs cmake --build --preset wasm-simd --target kernel_bench
 node bench/run.mjs
 node bench/browser_latency.mjs
+node bench/browser_train.mjs
