@@ -30,7 +30,7 @@ async function open(hash = '', viewport = { width: 1280, height: 900 }) {
     if (!url.startsWith(server.url) && !url.startsWith('blob:') && !url.startsWith('data:')) errors.push(`external request: ${url}`);
   });
   await page.goto(server.url + hash);
-  await page.locator('ap-heatmap, ap-shape-flow, ap-overview, ap-line-view, table.changes, p.hint').first().waitFor();
+  await page.locator('ap-heatmap, ap-shape-flow, ap-overview, ap-line-view, table.changes, p.hint, [data-testid="blocked"]').first().waitFor();
   return { page, errors };
 }
 
@@ -170,6 +170,19 @@ describe('the playground', () => {
     assert.deepEqual([...errors, ...second.errors], []);
     await page.close();
     await second.page.close();
+  });
+
+  test('an invalid shared link says why nothing shows, and fixing the setting shows the view', async () => {
+    const { page, errors } = await open('#heads=3');
+    const blocked = page.locator('[data-testid="blocked"]');
+    await blocked.waitFor();
+    assert.match(await blocked.textContent(), /heads \(3\) must divide dModel \(64\)/);
+    assert.equal(await page.locator('text=Waiting for the first result').count(), 0);
+    await page.locator('#setting-heads').fill('4');
+    await page.locator('ap-heatmap').first().waitFor();
+    assert.equal(await page.locator('ap-heatmap').count(), 4);
+    assert.deepEqual(errors, []);
+    await page.close();
   });
 
   test('script-like text stays inert text', async () => {

@@ -254,7 +254,9 @@ export class Playground extends LitElement {
           // Typing re-renders with the old trace until the new one arrives: skip the heavy view then.
           guard([this.trace, this.state.view, this.state.stage, ctx.block, ctx.layer, ctx.head, ctx.sequence],
             () => this.#view(ctx))}</div>`
-          : html`<p class="status">Waiting for the first result…</p>`}
+          : Object.keys(this.errors).length > 0
+            ? html`<p class="error" role="alert" data-testid="blocked">Nothing to show yet: ${Object.values(this.errors).join(' ')}</p>`
+            : html`<p class="status">Waiting for the first result…</p>`}
       </main>
     </div>`;
   }
