@@ -154,6 +154,10 @@ describe.each(BUILDS)('%s build: the trainer API', (build) => {
     expect([e.code, e.field]).toEqual(['out_of_range', 'targets']);
     expect(thrown(() => trainer.step({ ...bad, targets: new Int32Array(3) })).field).toBe('targets');
     expect(thrown(() => trainer.step(0)).field).toBe('n');
+    const other = await engineFor(build === 'simd' ? 'scalar' : 'simd');
+    const foreign = other.createModel({ ...spec });
+    expect(thrown(() => engine.createTrainer({ model: foreign, task: sort })).message).toMatch(/another engine/);
+    foreign.dispose();
     trainer.dispose();
     expect(thrown(() => trainer.step()).code).toBe('disposed');
   });

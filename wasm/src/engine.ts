@@ -207,6 +207,8 @@ export class AttentionEngine {
     } else {
       if (!(options.model instanceof Model)) throw new AttentionError('model must come from createModel()', { field: 'model' });
       model = options.model;
+      if (!(model.raw() instanceof (this.#module._Model as unknown as new () => object)))
+        throw new AttentionError('model was made by another engine (another loadAttention()); create it with this engine', { field: 'model' });
     }
     const raw = new this.#module._Trainer(model.raw(), json, data ?? null);
     const failure = raw.error();
