@@ -81,6 +81,13 @@ describe('the Train view', () => {
     const scored = right + await page.locator('ap-train .tok.wrong').count();
     assert.equal(scored, 4);
     assert.ok(right >= 3, `the probe has ${right} of 4 right`);
+    // Every head is named by a pattern; the timeline scrubs back to the untrained heads.
+    const patterns = await page.locator('ap-train ap-heatmap').evaluateAll((els) => els.map((e) => e.dataset.pattern));
+    for (const p of patterns) assert.ok(['previous token', 'self', 'first token', 'induction', 'reverse diagonal', 'broad'].includes(p), p);
+    const trained = await probeText(page);
+    await page.locator('ap-train #timeline').fill('0');
+    await page.waitForFunction(() => /step 0\b/.test(document.querySelector('ap-train').shadowRoot.querySelector('.timeline label').textContent));
+    assert.notEqual(await probeText(page), trained, 'step 0 shows the untrained model');
     await page.screenshot({ path: `${SHOTS}/train-done.png`, fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();

@@ -13,6 +13,7 @@ import {
   trainStateToHash, trainerOptions, type TrainSetting, type TrainState,
 } from '../state/train-settings.js';
 import { weightScale } from '../view/colors.js';
+import { headPatterns } from '../view/head-patterns.js';
 import { exportBytes, exportText } from '../view/export.js';
 import { renderControl, settingInput, CONTROL_STYLES } from './controls.js';
 import type { Series } from './curves.js';
@@ -22,6 +23,8 @@ import './legend.js';
 
 const GROUPS: [TrainSetting['group'], string][] = [['task', 'Task'], ['model', 'Model'], ['optimizer', 'Optimizer'], ['run', 'Run']];
 const PROBE_INTERVAL_MS = 400;
+/** Probe snapshots kept for the timeline (older ones are thinned evenly beyond this). */
+const TIMELINE_MAX = 240;
 const COLORS = { train: '#1a73e8', heldOut: '#e8175d', sequence: '#2e7d32' };
 
 export class TrainView extends LitElement {
@@ -30,6 +33,7 @@ export class TrainView extends LitElement {
     state: { attribute: false },
     errors: { state: true }, runError: { state: true }, info: { state: true }, status: { state: true },
     message: { state: true }, step: { state: true }, rate: { state: true }, probe: { state: true }, curvesVersion: { state: true },
+    scrub: { state: true },
   };
   declare syncHash: boolean;
   declare state: TrainState;
@@ -43,6 +47,9 @@ export class TrainView extends LitElement {
   declare rate: number;
   declare probe: Probe | null;
   declare curvesVersion: number;
+  /** The timeline entry shown instead of the latest probe, or null. */
+  declare scrub: number | null;
+  #timeline: { step: number; probe: Probe }[] = [];
   #worker: TrainingWorker | null = null;
   #run = 0;  // bumps with every new run: late events of an old one are dropped
   #train: CurvePoint[] = [];
@@ -92,6 +99,7 @@ export class TrainView extends LitElement {
     this.rate = 0;
     this.probe = null;
     this.curvesVersion = 0;
+    this.scrub = null;
   }
 
   override connectedCallback() {
@@ -119,6 +127,8 @@ export class TrainView extends LitElement {
     this.errors = { ...Object.fromEntries(Object.entries(this.errors).filter(([n]) => !(n in problems) && this.#isParseError(n))), ...problems };
     this.#train = [];
     this.#heldOut = [];
+    this.#timeline = [];
+    this.scrub = null;
     this.#trainingMs = 0;
     this.rate = 0;
     if (Object.keys(this.errors).length > 0) {
@@ -160,6 +170,7 @@ export class TrainView extends LitElement {
     this.status = progress.status;
     this.message = progress.message;
     if (progress.stepsPerSecond > 0) this.rate = this.rate ? 0.7 * this.rate + 0.3 * progress.stepsPerSecond : progress.stepsPerSecond;
+    this.#remember(progress);
     // The probe's heatmaps are most of the drawing: a few times a second is enough to watch heads form.
     const now = performance.now();
     if (progress.status !== 'running' || now - this.#probeShownAt >= PROBE_INTERVAL_MS) {
@@ -168,6 +179,25 @@ export class TrainView extends LitElement {
     }
     this.curvesVersion += 1;
     this.dispatchEvent(new CustomEvent('train-progress', { detail: { step: progress.step, status: progress.status }, bubbles: true, composed: true }));
+  }
+
+  /** Keeps the probe of each step seen, for scrubbing through the run afterwards. */
+  #remember(progress: Progress) {
+    const last = this.#timeline.at(-1);
+    if (last && last.step === progress.step) last.probe = progress.probe;
+    else this.#timeline.push({ step: progress.step, probe: progress.probe });
+    if (this.#timeline.length > TIMELINE_MAX) this.#timeline = this.#timeline.filter((_, i, all) => i % 2 === 0 || i === all.length - 1);
+    this.scrub = null;
+  }
+
+  #timelineControl() {
+    const n = this.#timeline.length;
+    if (n < 2 || this.status === 'running') return nothing;
+    const index = this.scrub ?? n - 1;
+    return html`<div class="setting timeline"><label for="timeline">Timeline: the heads at step ${this.#timeline[index].step}</label>
+      <input id="timeline" type="range" min="0" max=${n - 1} .value=${String(index)}
+        @input=${(e: Event) => { e.stopPropagation(); const i = Number((e.target as HTMLInputElement).value); this.scrub = i === n - 1 ? null : i; }}>
+    </div>`;
   }
 
   #start = async () => {
@@ -274,7 +304,9 @@ export class TrainView extends LitElement {
     const blocked = new Uint8Array(probe.seq * probe.seq);
     for (let i = 0; i < probe.seq; i++) for (let j = i + 1; j < probe.seq; j++) blocked[i * probe.seq + j] = 1;
     return html`<h3>A held-out example</h3>
-      <p class="task">Under each token: the model's guess for the next one (green: right, red: wrong, where scored) and its probability.</p>
+      <p class="task">Under each token: the model's guess for the next one (green: right, red: wrong, where scored) and its probability.
+        Each head is named by the pattern it best matches (previous token, self, first token, induction, reverse diagonal, or broad)
+        with the share of attention that falls where the pattern puts it.</p>
       <div class="probe-tokens" data-testid="probe">${probe.tokens.map((t, i) => {
         const expected = probe.expected[i];
         const cls = expected === null ? '' : expected === probe.predicted[i] ? 'right' : 'wrong';
@@ -282,10 +314,14 @@ export class TrainView extends LitElement {
           <small>${expected === null ? '·' : `${probe.predicted[i]} ${(100 * probe.confidence[i]).toFixed(0)}%`}</small></span>`;
       })}</div>
       <ap-legend .scale=${scale} label="Attention weight:"></ap-legend>
-      <div class="heads">${probe.heads.map((h) => html`<ap-heatmap data-layer=${h.layer} data-head=${h.head} .values=${h.weights}
-        .rows=${probe.seq} .cols=${probe.seq} .rowLabels=${labels} .colLabels=${labels} .blocked=${blocked} .scale=${scale}
-        row-axis="query" col-axis="key" caption=${`Layer ${h.layer} · head ${h.head} · weights (Sq, Sk) = (${probe.seq}, ${probe.seq})`}
-      ></ap-heatmap>`)}</div>`;
+      <div class="heads">${probe.heads.map((h) => {
+        const best = headPatterns(h.weights, probe.seq, probe.tokens)[0];
+        return html`<ap-heatmap data-layer=${h.layer} data-head=${h.head} data-pattern=${best.name} .values=${h.weights}
+          .rows=${probe.seq} .cols=${probe.seq} .rowLabels=${labels} .colLabels=${labels} .blocked=${blocked} .scale=${scale}
+          row-axis="query" col-axis="key"
+          caption=${`Layer ${h.layer} · head ${h.head}: ${best.name} (${best.score.toFixed(2)}) · weights (Sq, Sk) = (${probe.seq}, ${probe.seq})`}
+        ></ap-heatmap>`;
+      })}</div>`;
   }
 
   override render() {
@@ -321,7 +357,8 @@ export class TrainView extends LitElement {
         ${this.message ? html`<p class=${this.status === 'diverged' ? 'run-error' : 'task'} role="status">${this.message}</p>` : nothing}
         ${this.runError ? html`<p class="run-error" role="alert">${this.runError}</p>` : nothing}
         ${this.info ? this.#plots() : nothing}
-        ${this.probe ? this.#probeView(this.probe) : nothing}
+        ${this.#timelineControl()}
+        ${this.probe ? this.#probeView(this.scrub === null ? this.probe : this.#timeline[this.scrub].probe) : nothing}
       </main>
     </div>`;
   }

@@ -1,0 +1,43 @@
+// Head labels: each synthetic head is named by the pattern it was built with.
+import { describe, expect, it } from 'vitest';
+import { headPatterns } from '../../web/src/view/head-patterns.js';
+
+/** A causal (seq, seq) head putting weight `w` on target(i) and the rest evenly on the other visible keys. */
+function head(seq: number, target: (i: number) => number | null, w = 0.9): Float32Array {
+  const out = new Float32Array(seq * seq);
+  for (let i = 0; i < seq; i++) {
+    const j = target(i);
+    for (let k = 0; k <= i; k++) out[i * seq + k] = j === null ? 1 / (i + 1) : i === 0 ? 1 : k === j ? w : (1 - w) / i;
+  }
+  return out;
+}
+
+const TOKENS = ['a', 'b', 'c', 'd', 'a', 'b', 'c', 'd'];
+
+describe('head patterns', () => {
+  it('name each pattern the head was built with, with its mass as the score', () => {
+    const cases: [string, (i: number) => number | null][] = [
+      ['previous token', (i) => Math.max(0, i - 1)],
+      ['self', (i) => i],
+      ['first token', () => 0],
+      ['induction', (i) => (i >= 4 ? i - 3 : i)],  // after the earlier copy of the same token; else itself
+      ['reverse diagonal', (i) => (7 - i < i ? 7 - i : 0)],
+    ];
+    for (const [name, target] of cases) {
+      const best = headPatterns(head(8, target), 8, TOKENS)[0];
+      expect(best.name, name).toBe(name);
+      expect(best.score).toBeGreaterThan(0.6);
+    }
+  });
+
+  it('call an even spread broad, with a score of 1', () => {
+    const best = headPatterns(head(8, () => null), 8, TOKENS)[0];
+    expect(best).toEqual({ name: 'broad', score: expect.closeTo(1, 6) });
+  });
+
+  it('skip induction when no token repeats', () => {
+    const names = headPatterns(head(5, (i) => i), 5, ['a', 'b', 'c', 'd', 'e']).map((p) => p.name);
+    expect(names).not.toContain('induction');
+    expect(names[0]).toBe('self');
+  });
+});
