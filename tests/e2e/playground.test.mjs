@@ -91,6 +91,14 @@ describe('the playground', () => {
     await page.locator('button[data-view="masks"]').click();
     const padding = await grid(page, 'ap-heatmap[data-mask="padding"]');
     assert.equal(padding.blocked.length, 6 * 4);
+    // Every sentence's padding at once, and a picker that names the padded sentence.
+    const batch = await grid(page, 'ap-heatmap[data-mask="batch-padding"]');
+    assert.deepEqual([batch.rows, batch.cols], [2, 6]);
+    assert.deepEqual(batch.blocked, [[1, 2], [1, 3], [1, 4], [1, 5]]);
+    const options = await page.locator('#setting-sequence option').allTextContents();
+    assert.deepEqual(options, ['1: the cat sat on the mat', '2: a dog (+4 padding)']);
+    await page.locator('#setting-sequence').selectOption('0');
+    await page.waitForFunction(() => location.hash.includes('sequence') === false);
     await page.screenshot({ path: `${SHOTS}/masks-padding.png`, fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();

@@ -210,13 +210,24 @@ export class Playground extends LitElement {
         ${blocks.length > 1 ? control('block') : nothing}
         ${ctx.trace.config.layers > 1 && this.state.view !== 'overview' ? control('layer', ctx.trace.config.layers - 1) : nothing}
         ${this.state.view === 'head' ? control('head', ctx.trace.config.heads - 1) : nothing}
-        ${ctx.trace.tokens.length > 1 ? control('sequence', ctx.trace.tokens.length - 1) : nothing}
+        ${ctx.trace.tokens.length > 1 && this.#shows('sequence') ? this.#sentencePicker(ctx) : nothing}
         ${this.#shows('export') ? html`<div class="exports">
           <button @click=${() => { const s = this.#heatmapSvg(); if (s) exportPng(s, this.#fileName('png')); }}>PNG</button>
           <button @click=${() => { const s = this.#heatmapSvg(); if (s) exportSvg(s, this.#fileName('svg')); }}>SVG</button>
           <button @click=${() => exportJson(this.trace!, 'attention-trace.json')}>Trace JSON</button>
         </div>` : nothing}
       </div>`;
+  }
+
+  /** The sentence to show, picked by its words; the padded ones say so. */
+  #sentencePicker(ctx: ViewContext) {
+    const longest = Math.max(...ctx.trace.tokens.map((t) => t.length));
+    const shorten = (text: string) => (text.length > 40 ? `${text.slice(0, 39)}…` : text);
+    return html`<div class="setting choice" data-setting="sequence"><label for="setting-sequence">Sentence</label>
+      <select id="setting-sequence" name="sequence" @change=${this.#onSetting}>
+        ${ctx.trace.tokens.map((tokens, i) => html`<option value=${i} ?selected=${i === ctx.sequence}>${i + 1}: ${shorten(tokens.join(' '))}${
+          tokens.length < longest ? ` (+${longest - tokens.length} padding)` : ''}</option>`)}
+      </select></div>`;
   }
 
   #view(ctx: ViewContext) {

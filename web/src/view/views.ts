@@ -98,8 +98,20 @@ export function masksView(ctx: ViewContext) {
       const reason = blockedReason(ctx.trace, ctx.block, ctx.layer, ctx.sequence, i, j);
       return [`query ${i} → key ${j}`, blocked[i * cols + j] ? `blocked${reason ? ` (${reason})` : ''}` : 'allowed'];
     }}></ap-heatmap>`;
+  // The key padding of every sentence of the batch at once: (B, Sk), blocked = padding.
+  const keysPerSentence = axisTokens(ctx.trace, ctx.block).keys.map((k) => k.length);
+  const batch = keysPerSentence.length;
+  const sentenceLabels = keysPerSentence.map((n, b) => ({ label: `${b + 1}: ${n} token${n === 1 ? '' : 's'}`, pad: n < cols }));
+  const batchPanel = html`<ap-heatmap data-mask="batch-padding" .values=${new Float32Array(batch * cols)} .rows=${batch} .cols=${cols}
+    .rowLabels=${sentenceLabels} .colLabels=${Array.from({ length: cols }, (_, j) => ({ label: String(j), pad: false }))}
+    .blocked=${Uint8Array.from({ length: batch * cols }, (_, k) => (k % cols >= keysPerSentence[Math.floor(k / cols)] ? 1 : 0))}
+    .scale=${ALLOWED} row-axis="sentence" col-axis="key position"
+    caption=${`Key padding of the whole batch (B, Sk) = (${batch}, ${cols}): the batch is padded to its longest sentence`}
+    .describeCell=${(b: number, j: number) => [`sentence ${b + 1}, key ${j}`,
+      j >= keysPerSentence[b] ? 'padding: blocked for every query' : 'a real token']}></ap-heatmap>`;
   return html`<div class="heads">
-    ${panel(keyCount < cols ? `Key padding: keys ${keyCount}–${cols - 1} are padding` : 'Key padding: none in this sentence', make((_, j) => j >= keyCount), 'padding')}
+    ${batchPanel}
+    ${panel(keyCount < cols ? `Key padding: keys ${keyCount}–${cols - 1} are padding` : `Key padding: none in sentence ${ctx.sequence + 1}`, make((_, j) => j >= keyCount), 'padding')}
     ${causal ? panel('Causal: no looking ahead (j > i)', make((i, j) => j > i), 'causal') : nothing}
     ${panel('Combined mask (what the softmax sees)', combined, 'combined')}
   </div>`;
