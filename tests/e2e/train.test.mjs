@@ -106,8 +106,8 @@ describe('the Train view', () => {
     assert.deepEqual(header['embed.weight'].shape, [6, 32]);
     const [csv] = await Promise.all([page.waitForEvent('download'), page.locator('ap-train button[data-action="csv"]').click()]);
     const lines = readFileSync(await csv.path(), 'utf8').trim().split('\n');
-    assert.equal(lines[0], 'set,step,loss,accuracy,sequenceAccuracy');
-    assert.equal(lines.filter((l) => l.startsWith('train,')).length, 60);
+    assert.equal(lines[0], 'run,set,step,loss,accuracy,sequenceAccuracy');
+    assert.equal(lines.filter((l) => l.startsWith('A,train,')).length, 60);
     await page.locator('ap-train button[data-action="reset"]').click();
     await page.waitForFunction(() => document.querySelector('ap-train').shadowRoot.querySelector('.progress').dataset.step === '0');
     assert.notEqual(await probeText(page), trained, 'reset: an untrained model again');
@@ -145,6 +145,32 @@ describe('the Train view', () => {
     const bad = await open('#train&heads=x&bogus=1');
     assert.match(await bad.page.locator('ap-train aside .error').textContent(), /unknown setting 'bogus'/);
     await bad.page.close();
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('compares two runs side by side: residual connections on and off', async () => {
+    const { page, errors } = await open(`${QUICK}&compare=residual&stopAt=0&steps=80`);
+    await page.locator('ap-train button[data-action="start"]').click();
+    await waitStatus(page, 'done');
+    const lines = await page.locator('ap-train .progress [data-run]').allTextContents();
+    assert.equal(lines.length, 2);
+    assert.match(lines[0], /^A \(residual on\): step 80 of 80/);
+    assert.match(lines[1], /^B \(residual off\): step 80 of 80/);
+    const series = await page.locator('ap-train ap-curves[data-plot="loss"]')
+      .evaluate((el) => [...el.shadowRoot.querySelectorAll('path[data-series]')].map((p) => [p.dataset.series, Number(p.dataset.points)]));
+    assert.deepEqual(series.map(([name]) => name), ['A: training loss', 'A: held-out loss', 'B: training loss', 'B: held-out loss']);
+    assert.equal(series[0][1], 80);
+    assert.equal(series[2][1], 80);
+    const summary = await page.locator('ap-train [data-testid="summary"]').textContent();
+    assert.match(summary, /A \(residual on\) .*held-out loss \d\.\d{3} at step 80\. B \(residual off\) .*at step 80\./);
+    assert.equal(await page.locator('ap-train section[data-run] ap-heatmap').count(), 16, 'both runs: 2 layers x 4 heads each');
+    // The two runs differ only in the residual switch, so their curves differ.
+    const csv = await Promise.all([page.waitForEvent('download'), page.locator('ap-train button[data-action="csv"]').click()]);
+    const rows = readFileSync(await csv[0].path(), 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+    const lossAt = (run) => rows.find((r) => r[0] === run && r[1] === 'heldOut' && r[2] === '80')[3];
+    assert.notEqual(lossAt('A'), lossAt('B'));
+    await page.screenshot({ path: `${SHOTS}/train-compare.png`, fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -1,90 +1,50 @@
 // <ap-train>: the Train view. Pick a task, a model and an optimizer, press Start, and
-// watch the loss fall and the heads of a probe example sharpen as the model learns.
-// Training runs in a worker of its own (engine/train-worker.ts); this element only
-// draws what its progress events carry, so the page stays responsive. Settings live
-// in the URL hash ('#train&...') when sync-hash is set.
-import { LitElement, css, html, nothing } from 'lit';
+// watch the loss fall and the heads of a probe example sharpen as the model learns;
+// optionally a second run with one switch flipped (residual, scaling, norm placement,
+// positions) trains side by side, curves overlaid, heads next to each other. Each run
+// trains in a worker of its own (engine/train-run.ts); this element only draws, so the
+// page stays responsive. Settings live in the URL hash ('#train&...') with sync-hash.
+import { LitElement, html, nothing } from 'lit';
 import { TASKS } from 'attention-playground';
-import type { CurvePoint, ErrorInfo, Probe, Progress, RunInfo, RunStatus } from '../engine/training.js';
-import { Comlink, startTrainingWorker, type TrainingWorker } from '../engine/train-client.js';
+import type { CurvePoint } from '../engine/training.js';
+import { TrainRun } from '../engine/train-run.js';
 import { parseSetting } from '../state/settings.js';
 import {
-  DEFAULT_TRAIN_STATE, runLimits, shownTrainSettings, trainCrossCheck, trainSettingByName, trainStateFromHash,
-  trainStateToHash, trainerOptions, type TrainSetting, type TrainState,
+  DEFAULT_TRAIN_STATE, runLabel, runLimits, runStates, shownTrainSettings, trainCrossCheck, trainSettingByName,
+  trainStateFromHash, trainStateToHash, trainerOptions, type TrainSetting, type TrainState,
 } from '../state/train-settings.js';
-import { weightScale } from '../view/colors.js';
-import { headPatterns } from '../view/head-patterns.js';
 import { exportBytes, exportText } from '../view/export.js';
-import { renderControl, settingInput, CONTROL_STYLES } from './controls.js';
+import { probeView } from '../view/probe-view.js';
+import { renderControl, settingInput } from './controls.js';
 import type { Series } from './curves.js';
+import { TRAIN_STYLES } from './train-styles.js';
 import './curves.js';
 import './heatmap.js';
 import './legend.js';
 
 const GROUPS: [TrainSetting['group'], string][] = [['task', 'Task'], ['model', 'Model'], ['optimizer', 'Optimizer'], ['run', 'Run']];
-const PROBE_INTERVAL_MS = 400;
-/** Probe snapshots kept for the timeline (older ones are thinned evenly beyond this). */
-const TIMELINE_MAX = 240;
 const COLORS = { train: '#1a73e8', heldOut: '#e8175d', sequence: '#2e7d32' };
+const NAMES = ['A', 'B'];
 
 export class TrainView extends LitElement {
   static override properties = {
     syncHash: { type: Boolean, attribute: 'sync-hash' },
     state: { attribute: false },
-    errors: { state: true }, runError: { state: true }, info: { state: true }, status: { state: true },
-    message: { state: true }, step: { state: true }, rate: { state: true }, probe: { state: true }, curvesVersion: { state: true },
-    scrub: { state: true },
+    errors: { state: true }, runError: { state: true }, version: { state: true }, scrub: { state: true },
   };
   declare syncHash: boolean;
   declare state: TrainState;
   declare errors: Record<string, string>;
   declare runError: string;
-  declare info: RunInfo | null;
-  declare status: RunStatus | 'starting';
-  declare message: string;
-  declare step: number;
-  /** Smoothed steps per second. */
-  declare rate: number;
-  declare probe: Probe | null;
-  declare curvesVersion: number;
-  /** The timeline entry shown instead of the latest probe, or null. */
+  /** Bumped whenever a run reports: redraw. */
+  declare version: number;
+  /** The step whose heads the timeline shows, or null for the latest. */
   declare scrub: number | null;
-  #timeline: { step: number; probe: Probe }[] = [];
-  #worker: TrainingWorker | null = null;
-  #run = 0;  // bumps with every new run: late events of an old one are dropped
-  #train: CurvePoint[] = [];
-  #heldOut: CurvePoint[] = [];
-  #trainingMs = 0;
+  #runs: TrainRun[] = [];
   #linkProblems: string[] = [];
-  #probeShownAt = 0;
+  #parseErrors = new Set<string>();
 
-  static override styles = [CONTROL_STYLES, css`
-    :host { display: block; font: 1rem/1.4 system-ui, sans-serif; color: #111; container-type: inline-size; }
-    .layout { display: grid; gap: 1rem; grid-template-columns: minmax(12rem, 16rem) minmax(0, 1fr); grid-template-areas: 'aside main'; }
-    aside { grid-area: aside; }
-    main { grid-area: main; min-width: 0; }
-    @container (max-width: 720px) { .layout { grid-template-columns: minmax(0, 1fr); grid-template-areas: 'main' 'aside'; } }
-    fieldset { border: 1px solid #ddd; border-radius: 6px; margin: 0 0 0.7rem; padding: 0.4rem 0.6rem 0; min-width: 0; }
-    fieldset select, fieldset input[type='number'] { width: 100%; box-sizing: border-box; }
-    legend { font-weight: 700; font-size: 0.9rem; }
-    .buttons { display: flex; flex-wrap: wrap; gap: 0.4rem; align-items: center; margin-bottom: 0.4rem; }
-    button { font: inherit; padding: 0.35rem 0.9rem; cursor: pointer; border-radius: 5px; border: 1px solid #888; background: #f4f4f4; }
-    button.primary { background: #1a73e8; color: #fff; border-color: #1a73e8; font-weight: 700; }
-    button:disabled { opacity: 0.5; cursor: default; }
-    button:focus-visible { outline: 3px solid #1a73e8; outline-offset: 1px; }
-    .progress { font-variant-numeric: tabular-nums; margin: 0.3rem 0; }
-    .task { color: #333; font-size: 0.9rem; max-width: 46rem; margin: 0 0 0.6rem; }
-    .plots { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fit, minmax(min(100%, 22rem), 1fr)); }
-    .probe-tokens { display: flex; flex-wrap: wrap; gap: 0.25rem; margin: 0.4rem 0; font: 0.8rem ui-monospace, monospace; }
-    .tok { border: 1px solid #ccc; border-radius: 4px; padding: 0.1rem 0.3rem; text-align: center; min-width: 1.4rem; }
-    .tok small { display: block; color: #555; font-size: 0.7rem; }
-    .tok.right { border-color: #2e7d32; background: #e8f5e9; }
-    .tok.wrong { border-color: #b00020; background: #fdecee; }
-    .heads { display: grid; gap: 0.8rem; grid-template-columns: repeat(auto-fill, minmax(min(100%, 15rem), 1fr)); }
-    .error { color: #b00020; }
-    .run-error { border: 1px solid #b00020; background: #fdecee; padding: 0.4rem 0.6rem; border-radius: 4px; }
-    h3 { font-size: 1rem; margin: 1rem 0 0.3rem; }
-  `];
+  static override styles = TRAIN_STYLES;
 
   constructor() {
     super();
@@ -92,13 +52,7 @@ export class TrainView extends LitElement {
     this.state = { ...DEFAULT_TRAIN_STATE };
     this.errors = {};
     this.runError = '';
-    this.info = null;
-    this.status = 'starting';
-    this.message = '';
-    this.step = 0;
-    this.rate = 0;
-    this.probe = null;
-    this.curvesVersion = 0;
+    this.version = 0;
     this.scrub = null;
   }
 
@@ -109,114 +63,58 @@ export class TrainView extends LitElement {
       this.state = state;
       this.#linkProblems = problems;
     }
-    this.#worker ??= startTrainingWorker();
-    void this.#newRun();
+    void this.#newRuns();
   }
 
   override disconnectedCallback() {
-    this.#worker?.terminate();
-    this.#worker = null;
-    this.#run += 1;
+    for (const run of this.#runs) run.dispose();
+    this.#runs = [];
     super.disconnectedCallback();
   }
 
-  /** A fresh run of the current settings (Reset, or any change of task, model or optimizer). */
-  async #newRun() {
-    const run = ++this.#run;
+  #changed = () => {
+    this.version += 1;
+    const a = this.#runs[0];
+    if (a) this.dispatchEvent(new CustomEvent('train-progress', { detail: { step: a.step, status: this.#status() }, bubbles: true, composed: true }));
+  };
+
+  /** Fresh runs of the current settings (Reset, or any change of task, model, optimizer or comparison). */
+  async #newRuns() {
     const problems = trainCrossCheck(this.state);
-    this.errors = { ...Object.fromEntries(Object.entries(this.errors).filter(([n]) => !(n in problems) && this.#isParseError(n))), ...problems };
-    this.#train = [];
-    this.#heldOut = [];
-    this.#timeline = [];
+    this.errors = { ...Object.fromEntries(Object.entries(this.errors).filter(([n]) => !(n in problems) && this.#parseErrors.has(n))), ...problems };
     this.scrub = null;
-    this.#trainingMs = 0;
-    this.rate = 0;
+    const states = runStates(this.state);
+    while (this.#runs.length > states.length) this.#runs.pop()!.dispose();
+    while (this.#runs.length < states.length) this.#runs.push(new TrainRun(this.#changed));
     if (Object.keys(this.errors).length > 0) {
-      this.status = 'starting';
-      this.info = null;
-      this.probe = null;
-      this.curvesVersion += 1;
-      return;
-    }
-    this.status = 'starting';
-    const created = await this.#worker!.api.create(trainerOptions(this.state), runLimits(this.state));
-    if (run !== this.#run) return;
-    if (!created.ok) {
-      this.#showRunError(created.error);
-      this.info = null;
-      this.probe = null;
+      for (const run of this.#runs) run.clear();
+      this.version += 1;
       return;
     }
     this.runError = '';
-    this.info = created.info;
-    this.#apply(created.progress);
+    const failures = await Promise.all(this.#runs.map((run, i) => run.create(trainerOptions(states[i]), runLimits(states[i]))));
+    failures.forEach((error, i) => {
+      if (!error) return;
+      const setting = shownTrainSettings(this.state).find((s) => s.field === error.field);
+      if (i === 0 && setting) this.errors = { ...this.errors, [setting.name]: error.message };
+      else this.runError = `${this.#runs.length > 1 ? `Run ${NAMES[i]}: ` : ''}${error.message}`;
+    });
+    this.version += 1;
   }
 
-  #parseErrors = new Set<string>();
-  #isParseError(name: string) { return this.#parseErrors.has(name); }
-
-  #showRunError(error: ErrorInfo) {
-    const setting = shownTrainSettings(this.state).find((s) => s.field === error.field);
-    if (setting) this.errors = { ...this.errors, [setting.name]: error.message };
-    else this.runError = error.message;
-    this.status = 'starting';
+  /** One status for the buttons: running while any run trains; done when every run is. */
+  #status(): string {
+    const statuses = this.#runs.map((r) => r.status);
+    if (statuses.length === 0 || statuses.includes('starting')) return 'starting';
+    if (statuses.includes('running')) return 'running';
+    if (statuses.every((s) => s === 'done' || s === 'diverged')) return 'done';
+    return statuses.includes('paused') ? 'paused' : 'ready';
   }
 
-  #apply(progress: Progress) {
-    this.#train.push(...progress.train);
-    this.#heldOut.push(...progress.heldOut);
-    this.#trainingMs = progress.trainingMs;
-    this.step = progress.step;
-    this.status = progress.status;
-    this.message = progress.message;
-    if (progress.stepsPerSecond > 0) this.rate = this.rate ? 0.7 * this.rate + 0.3 * progress.stepsPerSecond : progress.stepsPerSecond;
-    this.#remember(progress);
-    // The probe's heatmaps are most of the drawing: a few times a second is enough to watch heads form.
-    const now = performance.now();
-    if (progress.status !== 'running' || now - this.#probeShownAt >= PROBE_INTERVAL_MS) {
-      this.probe = progress.probe;
-      this.#probeShownAt = now;
-    }
-    this.curvesVersion += 1;
-    this.dispatchEvent(new CustomEvent('train-progress', { detail: { step: progress.step, status: progress.status }, bubbles: true, composed: true }));
-  }
-
-  /** Keeps the probe of each step seen, for scrubbing through the run afterwards. */
-  #remember(progress: Progress) {
-    const last = this.#timeline.at(-1);
-    if (last && last.step === progress.step) last.probe = progress.probe;
-    else this.#timeline.push({ step: progress.step, probe: progress.probe });
-    if (this.#timeline.length > TIMELINE_MAX) this.#timeline = this.#timeline.filter((_, i, all) => i % 2 === 0 || i === all.length - 1);
-    this.scrub = null;
-  }
-
-  #timelineControl() {
-    const n = this.#timeline.length;
-    if (n < 2 || this.status === 'running') return nothing;
-    const index = this.scrub ?? n - 1;
-    return html`<div class="setting timeline"><label for="timeline">Timeline: the heads at step ${this.#timeline[index].step}</label>
-      <input id="timeline" type="range" min="0" max=${n - 1} .value=${String(index)}
-        @input=${(e: Event) => { e.stopPropagation(); const i = Number((e.target as HTMLInputElement).value); this.scrub = i === n - 1 ? null : i; }}>
-    </div>`;
-  }
-
-  #start = async () => {
-    if (!this.info) return;
-    const run = this.#run;
-    this.status = 'running';
-    const last = await this.#worker!.api.run(Comlink.proxy((p: Progress) => { if (run === this.#run) this.#apply(p); }));
-    if (run === this.#run) this.#apply(last);
-  };
-
-  #pause = () => { void this.#worker?.api.pause(); };
-
-  #stepOnce = async () => {
-    const run = this.#run;
-    const progress = await this.#worker!.api.step();
-    if (run === this.#run) this.#apply(progress);
-  };
-
-  #reset = () => { void this.#newRun(); };
+  #start = () => { this.scrub = null; for (const run of this.#runs) if (run.status !== 'done' && run.status !== 'diverged') void run.start(); };
+  #pause = () => { for (const run of this.#runs) run.pause(); };
+  #stepOnce = () => { for (const run of this.#runs) if (run.status !== 'done' && run.status !== 'diverged') void run.stepOnce(); };
+  #reset = () => { void this.#newRuns(); };
 
   #onSetting = (event: Event) => {
     const { name, raw } = settingInput(event);
@@ -235,17 +133,18 @@ export class TrainView extends LitElement {
     if (parsed.value === this.state[name]) return;  // the 'change' after an 'input', or no change
     this.state = { ...this.state, [name]: parsed.value as TrainState[string] };
     if (this.syncHash) history.replaceState(null, '', trainStateToHash(this.state));
-    if (setting.target === 'run' && setting.field !== 'steps' && this.info && Object.keys(errors).length === 0) {
-      void this.#worker!.api.setLimits(runLimits(this.state));
-      if (this.status === 'done') this.status = 'paused';
+    if (setting.target === 'run' && setting.field !== 'steps' && Object.keys(errors).length === 0 && this.#runs.every((r) => r.info)) {
+      const states = runStates(this.state);
+      this.#runs.forEach((run, i) => run.setLimits(runLimits(states[i])));
+      this.version += 1;
     } else {
-      void this.#newRun();  // the steps set the cosine schedule's end: a new run
+      void this.#newRuns();  // the steps set the cosine schedule's end: new runs
     }
   };
 
   #saveWeights = async () => {
-    const bytes = await this.#worker!.api.saveWeights();
-    exportBytes(bytes, `${this.state.task}-step${this.step}.safetensors`);
+    const a = this.#runs[0];
+    exportBytes(await a.saveWeights(), `${this.state.task}-step${a.step}.safetensors`);
   };
 
   #loadWeights = async (event: Event) => {
@@ -253,44 +152,59 @@ export class TrainView extends LitElement {
     const file = input.files?.[0];
     input.value = '';
     if (!file) return;
-    const run = this.#run;
-    const result = await this.#worker!.api.loadWeights(new Uint8Array(await file.arrayBuffer()));
-    if (run !== this.#run) return;
-    if (!result.ok) { this.runError = `${file.name}: ${result.error.message}`; return; }
-    this.runError = '';
-    this.#apply(result.progress);
+    const error = await this.#runs[0].loadWeights(new Uint8Array(await file.arrayBuffer()));
+    this.runError = error ? `${file.name}: ${error.message}` : '';
   };
 
   #exportCurves(format: 'csv' | 'json') {
-    const rows = [...this.#train.map((p) => ({ set: 'train', ...p })), ...this.#heldOut.map((p) => ({ set: 'heldOut', ...p }))];
+    const rows = this.#runs.flatMap((run, i) => [
+      ...run.train.map((p) => ({ run: NAMES[i], set: 'train', ...p })), ...run.heldOut.map((p) => ({ run: NAMES[i], set: 'heldOut', ...p }))]);
     if (format === 'json') exportText(JSON.stringify({ settings: this.state, curves: rows }, null, 1), 'application/json', 'curves.json');
-    else exportText(['set,step,loss,accuracy,sequenceAccuracy', ...rows.map((r) => `${r.set},${r.step},${r.loss},${r.accuracy},${r.sequenceAccuracy}`)]
-      .join('\n'), 'text/csv', 'curves.csv');
+    else exportText(['run,set,step,loss,accuracy,sequenceAccuracy',
+      ...rows.map((r) => `${r.run},${r.set},${r.step},${r.loss},${r.accuracy},${r.sequenceAccuracy}`)].join('\n'), 'text/csv', 'curves.csv');
   }
 
-  #progressLine() {
+  #name(i: number): string {
+    return this.#runs.length > 1 ? `${NAMES[i]} (${runLabel(runStates(this.state)[i])})` : '';
+  }
+
+  #progressLine(run: TrainRun, i: number) {
     const steps = this.state.steps as number;
-    const last = this.#heldOut.at(-1);
-    const left = this.rate > 0 && this.status === 'running' ? Math.max(0, steps - this.step) / this.rate : null;
-    const parts = [`step ${this.step} of ${steps}`];
-    if (this.rate > 0) parts.push(`${this.rate.toFixed(0)} steps/s`);
-    parts.push(`${(this.#trainingMs / 1000).toFixed(1)} s training`);
-    if (left !== null) parts.push(`at most ${left.toFixed(0)} s left`);
+    const last = run.lastHeldOut;
+    const parts = [`${this.#name(i) ? `${this.#name(i)}: ` : ''}step ${run.step} of ${steps}`];
+    if (run.rate > 0) parts.push(`${run.rate.toFixed(0)} steps/s`);
+    parts.push(`${(run.trainingMs / 1000).toFixed(1)} s training`);
+    if (run.rate > 0 && run.status === 'running') parts.push(`at most ${(Math.max(0, steps - run.step) / run.rate).toFixed(0)} s left`);
     if (last) parts.push(`held-out: loss ${last.loss.toFixed(3)}, sequences right ${(100 * last.sequenceAccuracy).toFixed(1)}%`);
     return parts.join(' · ');
   }
 
+  /** Comparing: which run reached the target accuracy, when, and the final losses. */
+  #summary() {
+    const target = (this.state.stopAt as number) / 100;
+    const goal = target > 0 ? target : 0.99;
+    const lines = this.#runs.map((run, i) => {
+      const reached = run.reached(goal);
+      const last = run.lastHeldOut;
+      const loss = last ? `held-out loss ${last.loss.toFixed(3)} at step ${last.step}` : 'not evaluated yet';
+      return reached ? `${this.#name(i)} reached ${(100 * goal).toFixed(0)}% of held-out sequences right at step ${reached.step}; ${loss}.`
+        : `${this.#name(i)} has not reached ${(100 * goal).toFixed(0)}% (best ${(100 * Math.max(0, ...run.heldOut.map((p) => p.sequenceAccuracy))).toFixed(1)}%); ${loss}.`;
+    });
+    return html`<p class="summary" data-testid="summary">${lines.join(' ')}</p>`;
+  }
+
   #plots() {
     const xy = (points: CurvePoint[], key: keyof CurvePoint) => points.map((p) => ({ x: p.step, y: p[key] }));
-    const loss: Series[] = [
-      { label: 'training loss', color: COLORS.train, points: xy(this.#train, 'loss') },
-      { label: 'held-out loss', color: COLORS.heldOut, points: xy(this.#heldOut, 'loss') },
-    ];
-    const accuracy: Series[] = [
-      { label: 'training tokens right', color: COLORS.train, points: xy(this.#train, 'accuracy') },
-      { label: 'held-out tokens right', color: COLORS.heldOut, points: xy(this.#heldOut, 'accuracy') },
-      { label: 'held-out sequences right', color: COLORS.sequence, points: xy(this.#heldOut, 'sequenceAccuracy'), dashed: true },
-    ];
+    const tag = (i: number, label: string) => (this.#runs.length > 1 ? `${NAMES[i]}: ${label}` : label);
+    const loss: Series[] = this.#runs.flatMap((run, i) => [
+      { label: tag(i, 'training loss'), color: COLORS.train, points: xy(run.train, 'loss'), dashed: i > 0 },
+      { label: tag(i, 'held-out loss'), color: COLORS.heldOut, points: xy(run.heldOut, 'loss'), dashed: i > 0 },
+    ]);
+    const accuracy: Series[] = this.#runs.flatMap((run, i) => [
+      ...(this.#runs.length > 1 ? [] : [{ label: 'training tokens right', color: COLORS.train, points: xy(run.train, 'accuracy') }]),
+      { label: tag(i, 'held-out tokens right'), color: COLORS.heldOut, points: xy(run.heldOut, 'accuracy'), dashed: i > 0 },
+      { label: tag(i, 'held-out sequences right'), color: COLORS.sequence, points: xy(run.heldOut, 'sequenceAccuracy'), dashed: i > 0 },
+    ]);
     const xMax = this.state.steps as number;
     return html`<div class="plots">
       <ap-curves data-plot="loss" .series=${loss} log y-label="cross-entropy loss" x-max=${xMax}></ap-curves>
@@ -298,67 +212,65 @@ export class TrainView extends LitElement {
     </div>`;
   }
 
-  #probeView(probe: Probe) {
-    const scale = weightScale();
-    const labels = probe.tokens.map((label) => ({ label, pad: false }));
-    const blocked = new Uint8Array(probe.seq * probe.seq);
-    for (let i = 0; i < probe.seq; i++) for (let j = i + 1; j < probe.seq; j++) blocked[i * probe.seq + j] = 1;
-    return html`<h3>A held-out example</h3>
-      <p class="task">Under each token: the model's guess for the next one (green: right, red: wrong, where scored) and its probability.
-        Each head is named by the pattern it best matches (previous token, self, first token, induction, reverse diagonal, or broad)
-        with the share of attention that falls where the pattern puts it.</p>
-      <div class="probe-tokens" data-testid="probe">${probe.tokens.map((t, i) => {
-        const expected = probe.expected[i];
-        const cls = expected === null ? '' : expected === probe.predicted[i] ? 'right' : 'wrong';
-        return html`<span class="tok ${cls}" title=${expected === null ? 'not scored' : `should be ${expected}`}>${t}
-          <small>${expected === null ? '·' : `${probe.predicted[i]} ${(100 * probe.confidence[i]).toFixed(0)}%`}</small></span>`;
-      })}</div>
-      <ap-legend .scale=${scale} label="Attention weight:"></ap-legend>
-      <div class="heads">${probe.heads.map((h) => {
-        const best = headPatterns(h.weights, probe.seq, probe.tokens)[0];
-        return html`<ap-heatmap data-layer=${h.layer} data-head=${h.head} data-pattern=${best.name} .values=${h.weights}
-          .rows=${probe.seq} .cols=${probe.seq} .rowLabels=${labels} .colLabels=${labels} .blocked=${blocked} .scale=${scale}
-          row-axis="query" col-axis="key"
-          caption=${`Layer ${h.layer} · head ${h.head}: ${best.name} (${best.score.toFixed(2)}) · weights (Sq, Sk) = (${probe.seq}, ${probe.seq})`}
-        ></ap-heatmap>`;
-      })}</div>`;
+  #timelineControl(status: string) {
+    const steps = this.#runs[0]?.timeline.map((t) => t.step) ?? [];
+    if (steps.length < 2 || status === 'running') return nothing;
+    const index = this.scrub === null ? steps.length - 1 : Math.max(0, steps.findIndex((s) => s >= this.scrub!));
+    return html`<div class="setting timeline"><label for="timeline">Timeline: the heads at step ${steps[index]}</label>
+      <input id="timeline" type="range" min="0" max=${steps.length - 1} .value=${String(index)}
+        @input=${(e: Event) => { e.stopPropagation(); const i = Number((e.target as HTMLInputElement).value); this.scrub = i === steps.length - 1 ? null : steps[i]; }}>
+    </div>`;
+  }
+
+  #probes() {
+    const shown = this.#runs.map((run) => (this.scrub === null ? run.probe : run.probeAt(this.scrub)));
+    if (shown.every((p) => !p)) return nothing;
+    return html`<p class="task">Under each token of a held-out example: the model's guess for the next one (green: right, red:
+        wrong, where scored) and its probability. Each head is named by the pattern it best matches (previous token, self, first
+        token, induction, reverse diagonal, or broad) with the share of attention that falls where the pattern puts it.</p>
+      <div class="probe-runs">${shown.map((probe, i) => (probe ? html`<section data-run=${NAMES[i]}>
+        ${probeView(probe, this.#runs.length > 1 ? `Run ${this.#name(i)}` : 'A held-out example')}</section>` : nothing))}</div>`;
   }
 
   override render() {
     const shown = shownTrainSettings(this.state);
     const task = TASKS.find((t) => t.name === this.state.task);
-    const running = this.status === 'running';
-    const finished = this.status === 'done' || this.status === 'diverged';
-    const ready = this.info !== null && Object.keys(this.errors).length === 0;
+    const status = this.#status();
+    const a = this.#runs[0];
+    const ready = this.#runs.length > 0 && this.#runs.every((r) => r.info) && Object.keys(this.errors).length === 0;
+    const finished = status === 'done';
+    const messages = this.#runs.map((r, i) => (r.message ? `${this.#name(i) ? `${this.#name(i)}: ` : ''}${r.message}` : '')).filter(Boolean);
     return html`<div class="layout" @input=${this.#onSetting} @change=${this.#onSetting}>
       <aside aria-label="Training settings">
         ${GROUPS.map(([group, title]) => html`<fieldset><legend>${title}</legend>
           ${shown.filter((s) => s.group === group).map((s) => renderControl(s, this.state[s.name], this.errors[s.name], () => {}))}
         </fieldset>`)}
-        ${this.info ? html`<p class="task">${this.info.parameters.toLocaleString('en')} parameters · sequences of ${this.info.seqLen} tokens ·
-          vocabulary ${this.info.vocabulary.length}</p>` : nothing}
+        ${a?.info ? html`<p class="task">${a.info.parameters.toLocaleString('en')} parameters · sequences of ${a.info.seqLen} tokens ·
+          vocabulary ${a.info.vocabulary.length}</p>` : nothing}
         ${this.#linkProblems.length ? html`<p class="error">Ignored in the link: ${this.#linkProblems.join('; ')}</p>` : nothing}
       </aside>
       <main>
         ${task ? html`<p class="task" data-testid="task-info"><strong>${task.format}</strong>. Vocabulary: ${task.vocabulary}. Solved by: ${task.pattern}.</p>` : nothing}
         <div class="buttons">
-          ${running ? html`<button class="primary" data-action="pause" @click=${this.#pause}>Pause</button>`
-            : html`<button class="primary" data-action="start" ?disabled=${!ready || finished} @click=${this.#start}>${this.step > 0 ? 'Resume' : 'Start'}</button>`}
-          <button data-action="step" ?disabled=${!ready || running || finished} @click=${this.#stepOnce}>Step</button>
+          ${status === 'running' ? html`<button class="primary" data-action="pause" @click=${this.#pause}>Pause</button>`
+            : html`<button class="primary" data-action="start" ?disabled=${!ready || finished} @click=${this.#start}>${a?.step ? 'Resume' : 'Start'}</button>`}
+          <button data-action="step" ?disabled=${!ready || status === 'running' || finished} @click=${this.#stepOnce}>Step</button>
           <button data-action="reset" ?disabled=${Object.keys(this.errors).length > 0} @click=${this.#reset}>Reset</button>
-          <button data-action="save" ?disabled=${!ready || running} @click=${this.#saveWeights}>Save weights</button>
-          <label><button data-action="load" ?disabled=${!ready || running}
-            @click=${(e: Event) => (e.currentTarget as HTMLElement).parentElement!.querySelector('input')!.click()}>Load weights</button>
+          <button data-action="save" ?disabled=${!ready || status === 'running'} @click=${this.#saveWeights}>Save weights${this.#runs.length > 1 ? ' (A)' : ''}</button>
+          <label><button data-action="load" ?disabled=${!ready || status === 'running'}
+            @click=${(e: Event) => (e.currentTarget as HTMLElement).parentElement!.querySelector('input')!.click()}>Load weights${this.#runs.length > 1 ? ' (A)' : ''}</button>
             <input type="file" accept=".safetensors" hidden @change=${this.#loadWeights}></label>
-          <button data-action="csv" ?disabled=${this.step === 0} @click=${() => this.#exportCurves('csv')}>Curves CSV</button>
-          <button data-action="json" ?disabled=${this.step === 0} @click=${() => this.#exportCurves('json')}>Curves JSON</button>
+          <button data-action="csv" ?disabled=${!a?.step} @click=${() => this.#exportCurves('csv')}>Curves CSV</button>
+          <button data-action="json" ?disabled=${!a?.step} @click=${() => this.#exportCurves('json')}>Curves JSON</button>
         </div>
-        <p class="progress" aria-live="polite" data-status=${this.status} data-step=${this.step}>${this.info ? this.#progressLine() : 'preparing…'}</p>
-        ${this.message ? html`<p class=${this.status === 'diverged' ? 'run-error' : 'task'} role="status">${this.message}</p>` : nothing}
+        <div class="progress" aria-live="polite" data-status=${status} data-step=${a?.step ?? 0}>${ready || a?.info
+          ? this.#runs.map((run, i) => html`<div data-run=${NAMES[i]}>${this.#progressLine(run, i)}</div>`) : 'preparing…'}</div>
+        ${messages.length ? html`<p class=${this.#runs.some((r) => r.status === 'diverged') ? 'run-error' : 'task'} role="status">${messages.join(' ')}</p>` : nothing}
         ${this.runError ? html`<p class="run-error" role="alert">${this.runError}</p>` : nothing}
-        ${this.info ? this.#plots() : nothing}
-        ${this.#timelineControl()}
-        ${this.probe ? this.#probeView(this.scrub === null ? this.probe : this.#timeline[this.scrub].probe) : nothing}
+        ${this.#runs.length > 1 && a?.info ? this.#summary() : nothing}
+        ${a?.info ? this.#plots() : nothing}
+        ${this.#timelineControl(status)}
+        ${this.#probes()}
       </main>
     </div>`;
   }

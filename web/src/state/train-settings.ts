@@ -11,7 +11,20 @@ import {
 import { engineSetting, formatSetting, parseSetting, type Setting } from './settings.js';
 
 /** A setting of the Train view, and where it goes in createTrainer's options. */
-export type TrainSetting = Setting & { target: 'task' | 'spec' | 'optimizer' | 'trainer' | 'run'; field: string };
+export type TrainSetting = Setting & { target: 'task' | 'spec' | 'optimizer' | 'trainer' | 'run' | 'compare'; field: string };
+
+/**
+ * Comparisons: run B is run A with one model switch flipped, same task, seed and data
+ * (the ablations the learners' questions ask about).
+ */
+const COMPARISONS = {
+  none: { label: 'Nothing: one run', flip: null },
+  residual: { label: 'Residual connections on / off', flip: (s: TrainState) => ({ residual: !s.residual }) },
+  scale: { label: 'Scaling by 1/√d_k on / off', flip: (s: TrainState) => ({ scale: !s.scale }) },
+  norm: { label: 'Pre-LN / post-LN', flip: (s: TrainState) => ({ norm: s.norm === 'pre' ? 'post' : 'pre' }) },
+  positions: { label: 'Positions / none', flip: (s: TrainState) => ({ positions: s.positions === 'none' ? 'learned' : 'none' }) },
+} as const;
+type Comparison = keyof typeof COMPARISONS;
 
 function fromSchema(schema: SchemaInfo, target: TrainSetting['target'], group: Setting['group'],
   shown: Record<string, { label: string; labels?: Record<string, string>; start?: unknown; name?: string; help?: string }>,
@@ -60,6 +73,9 @@ export const TRAIN_SETTINGS: readonly TrainSetting[] = [
     batchSize: { label: 'Batch size' },
     seed: { label: 'Seed', help: 'Seeds the initial weights and the batches: the same seed and settings give the same run.' },
   }),
+  { name: 'compare', target: 'compare', field: 'compare', group: 'run', type: 'choice', label: 'Compare with a second run',
+    default: 'none', choices: Object.keys(COMPARISONS), help: 'Run B trains side by side (in a worker of its own) with one switch flipped.',
+    labels: Object.fromEntries(Object.entries(COMPARISONS).map(([k, v]) => [k, v.label])) },
   { name: 'steps', target: 'run', field: 'steps', group: 'run', type: 'int', label: 'Steps', default: 600, min: 1, max: 100_000,
     help: 'Training stops after this many steps (the cosine schedule reaches 0 there).' },
   { name: 'stopAt', target: 'run', field: 'stopAt', group: 'run', type: 'int', label: 'Stop at accuracy (%)', default: 99, min: 0, max: 100,
@@ -144,4 +160,21 @@ export function trainerOptions(state: TrainState): CreateTrainerOptions & { spec
     seed: trainer.seed as number,
     init: { seed: trainer.seed as number },
   };
+}
+
+/** The states of the runs: A, and B when comparing (A with the compared switch flipped). */
+export function runStates(state: TrainState): TrainState[] {
+  const flip = COMPARISONS[state.compare as Comparison]?.flip;
+  return flip ? [state, { ...state, ...flip(state) }] : [state];
+}
+
+/** What tells a run apart from the other, e.g. 'residual off', 'post-LN', 'no positions'. */
+export function runLabel(state: TrainState): string {
+  switch (state.compare as Comparison) {
+    case 'residual': return state.residual ? 'residual on' : 'residual off';
+    case 'scale': return state.scale ? 'scaled by 1/√d_k' : 'not scaled';
+    case 'norm': return state.norm === 'pre' ? 'pre-LN' : 'post-LN';
+    case 'positions': return state.positions === 'none' ? 'no positions' : `${state.positions} positions`;
+    default: return '';
+  }
 }

@@ -1,0 +1,143 @@
+// One training run as the page sees it: a worker of its own (so two runs being compared
+// train on two cores), the curves and probe snapshots its progress events brought, and
+// the controls (create, start, pause, step, weights). Owned by <ap-train>, which redraws
+// when onChange is called.
+import type { CreateTrainerOptions } from 'attention-playground';
+import type { RunLimits } from '../state/train-settings.js';
+import { Comlink, startTrainingWorker, type TrainingWorker } from './train-client.js';
+import type { CurvePoint, ErrorInfo, Probe, Progress, RunInfo, RunStatus } from './training.js';
+
+/** The probe's heatmaps are most of the drawing: a few times a second is enough to watch heads form. */
+const PROBE_INTERVAL_MS = 400;
+/** Probe snapshots kept for the timeline (older ones are thinned evenly beyond this). */
+const TIMELINE_MAX = 240;
+
+export class TrainRun {
+  info: RunInfo | null = null;
+  status: RunStatus | 'starting' = 'starting';
+  message = '';
+  step = 0;
+  /** Smoothed steps per second. */
+  rate = 0;
+  trainingMs = 0;
+  train: CurvePoint[] = [];
+  heldOut: CurvePoint[] = [];
+  /** The probe shown now (updated at most every PROBE_INTERVAL_MS while running). */
+  probe: Probe | null = null;
+  /** Probe snapshots by step, for the timeline. */
+  timeline: { step: number; probe: Probe }[] = [];
+  #worker: TrainingWorker | null = startTrainingWorker();
+  #generation = 0;  // bumps with every create(): late events of an older run are dropped
+  #probeShownAt = 0;
+  readonly #onChange: () => void;
+
+  constructor(onChange: () => void) {
+    this.#onChange = onChange;
+  }
+
+  #api() {
+    if (!this.#worker) throw new Error('this run was disposed');
+    return this.#worker.api;
+  }
+
+  /** Starts over with these settings; resolves with the settings' problem, or null. */
+  async create(options: CreateTrainerOptions, limits: RunLimits): Promise<ErrorInfo | null> {
+    const generation = ++this.#generation;
+    Object.assign(this, { info: null, status: 'starting', message: '', step: 0, rate: 0, trainingMs: 0, train: [], heldOut: [],
+      probe: null, timeline: [] });
+    const created = await this.#api().create(options, limits);
+    if (generation !== this.#generation) return null;
+    if (!created.ok) {
+      this.#onChange();
+      return created.error;
+    }
+    this.info = created.info;
+    this.#apply(created.progress, generation);
+    return null;
+  }
+
+  /** Forgets the run (e.g. the settings became invalid). */
+  clear(): void {
+    this.#generation += 1;
+    Object.assign(this, { info: null, status: 'starting', message: '', step: 0, rate: 0, trainingMs: 0, train: [], heldOut: [],
+      probe: null, timeline: [] });
+  }
+
+  async start(): Promise<void> {
+    if (!this.info) return;
+    const generation = this.#generation;
+    this.status = 'running';
+    const last = await this.#api().run(Comlink.proxy((p: Progress) => this.#apply(p, generation)));
+    this.#apply(last, generation);
+  }
+
+  pause(): void {
+    void this.#worker?.api.pause();
+  }
+
+  async stepOnce(): Promise<void> {
+    const generation = this.#generation;
+    this.#apply(await this.#api().step(), generation);
+  }
+
+  setLimits(limits: RunLimits): void {
+    void this.#worker?.api.setLimits(limits);
+    if (this.status === 'done') this.status = 'paused';
+  }
+
+  saveWeights(): Promise<Uint8Array> {
+    return this.#api().saveWeights();
+  }
+
+  async loadWeights(bytes: Uint8Array): Promise<ErrorInfo | null> {
+    const generation = this.#generation;
+    const result = await this.#api().loadWeights(bytes);
+    if (!result.ok) return result.error;
+    this.#apply(result.progress, generation);
+    return null;
+  }
+
+  dispose(): void {
+    this.#generation += 1;
+    this.#worker?.terminate();
+    this.#worker = null;
+  }
+
+  /** The latest held-out evaluation. */
+  get lastHeldOut(): CurvePoint | undefined {
+    return this.heldOut.at(-1);
+  }
+
+  /** The first held-out evaluation at or above a sequence accuracy, if any. */
+  reached(target: number): CurvePoint | undefined {
+    return this.heldOut.find((p) => p.sequenceAccuracy >= target);
+  }
+
+  /** The timeline's snapshot nearest to a step (at or before it). */
+  probeAt(step: number): Probe | null {
+    let found: Probe | null = null;
+    for (const entry of this.timeline) if (entry.step <= step) found = entry.probe;
+    return found ?? this.timeline[0]?.probe ?? null;
+  }
+
+  #apply(progress: Progress, generation: number): void {
+    if (generation !== this.#generation) return;
+    this.train.push(...progress.train);
+    this.heldOut.push(...progress.heldOut);
+    this.trainingMs = progress.trainingMs;
+    this.step = progress.step;
+    this.status = progress.status;
+    this.message = progress.message;
+    if (progress.stepsPerSecond > 0) this.rate = this.rate ? 0.7 * this.rate + 0.3 * progress.stepsPerSecond : progress.stepsPerSecond;
+    const last = this.timeline.at(-1);
+    if (last && last.step === progress.step) last.probe = progress.probe;
+    else this.timeline.push({ step: progress.step, probe: progress.probe });
+    if (this.timeline.length > TIMELINE_MAX) this.timeline = this.timeline.filter((_, i, all) => i % 2 === 0 || i === all.length - 1);
+    const now = performance.now();
+    if (progress.status !== 'running' || now - this.#probeShownAt >= PROBE_INTERVAL_MS) {
+      this.probe = progress.probe;
+      this.#probeShownAt = now;
+    }
+    this.#onChange();
+  }
+}

@@ -1,0 +1,29 @@
+// The Train view's probe: one held-out example through a model — its guess for each next
+// token, and every head's attention weights, each head named by the pattern it best matches.
+import { html } from 'lit';
+import type { Probe } from '../engine/training.js';
+import { weightScale } from './colors.js';
+import { headPatterns } from './head-patterns.js';
+
+export function probeView(probe: Probe, heading: string) {
+  const scale = weightScale();
+  const labels = probe.tokens.map((label) => ({ label, pad: false }));
+  const blocked = new Uint8Array(probe.seq * probe.seq);  // causal: query i sees keys 0..i
+  for (let i = 0; i < probe.seq; i++) for (let j = i + 1; j < probe.seq; j++) blocked[i * probe.seq + j] = 1;
+  return html`<h3>${heading}</h3>
+    <div class="probe-tokens" data-testid="probe">${probe.tokens.map((t, i) => {
+      const expected = probe.expected[i];
+      const cls = expected === null ? '' : expected === probe.predicted[i] ? 'right' : 'wrong';
+      return html`<span class="tok ${cls}" title=${expected === null ? 'not scored' : `should be ${expected}`}>${t}
+        <small>${expected === null ? '·' : `${probe.predicted[i]} ${(100 * probe.confidence[i]).toFixed(0)}%`}</small></span>`;
+    })}</div>
+    <ap-legend .scale=${scale} label="Attention weight:"></ap-legend>
+    <div class="heads">${probe.heads.map((h) => {
+      const best = headPatterns(h.weights, probe.seq, probe.tokens)[0];
+      return html`<ap-heatmap data-layer=${h.layer} data-head=${h.head} data-pattern=${best.name} .values=${h.weights}
+        .rows=${probe.seq} .cols=${probe.seq} .rowLabels=${labels} .colLabels=${labels} .blocked=${blocked} .scale=${scale}
+        row-axis="query" col-axis="key"
+        caption=${`Layer ${h.layer} · head ${h.head}: ${best.name} (${best.score.toFixed(2)}) · weights (Sq, Sk) = (${probe.seq}, ${probe.seq})`}
+      ></ap-heatmap>`;
+    })}</div>`;
+}
