@@ -5,17 +5,20 @@ import type { Probe } from '../engine/training.js';
 import { weightScale } from './colors.js';
 import { headPatterns } from './head-patterns.js';
 
+/** Whitespace tokens (character-level text) made visible. */
+const visible = (token: string) => token.replace(/ /g, '␣').replace(/\n/g, '⏎');
+
 export function probeView(probe: Probe, heading: string) {
   const scale = weightScale();
-  const labels = probe.tokens.map((label) => ({ label, pad: false }));
+  const labels = probe.tokens.map((label) => ({ label: visible(label), pad: false }));
   const blocked = new Uint8Array(probe.seq * probe.seq);  // causal: query i sees keys 0..i
   for (let i = 0; i < probe.seq; i++) for (let j = i + 1; j < probe.seq; j++) blocked[i * probe.seq + j] = 1;
   return html`<h3>${heading}</h3>
     <div class="probe-tokens" data-testid="probe">${probe.tokens.map((t, i) => {
       const expected = probe.expected[i];
       const cls = expected === null ? '' : expected === probe.predicted[i] ? 'right' : 'wrong';
-      return html`<span class="tok ${cls}" title=${expected === null ? 'not scored' : `should be ${expected}`}>${t}
-        <small>${expected === null ? '·' : `${probe.predicted[i]} ${(100 * probe.confidence[i]).toFixed(0)}%`}</small></span>`;
+      return html`<span class="tok ${cls}" title=${expected === null ? 'not scored' : `should be ${visible(expected)}`}>${visible(t)}
+        <small>${expected === null ? '·' : `${visible(probe.predicted[i])} ${(100 * probe.confidence[i]).toFixed(0)}%`}</small></span>`;
     })}</div>
     <ap-legend .scale=${scale} label="Attention weight:"></ap-legend>
     <div class="heads">${probe.heads.map((h) => {
