@@ -1,7 +1,10 @@
 // The playground site (web/): the playground, the iframe page and the tutorial. The engine is the package built in dist/
 // (npm run build:package), imported under its published name.
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
+// Cross-origin isolation (COOP/COEP): pages get shared memory, so the engine runs its threaded build.
+const isolation: Record<string, string> = JSON.parse(readFileSync(new URL('./web/cross-origin-isolation.json', import.meta.url), 'utf8'));
 
 export default defineConfig({
   root: 'web',
@@ -22,6 +25,6 @@ export default defineConfig({
       },
     },
   },
-  server: { host: '127.0.0.1', port: 5173 },
-  preview: { host: '127.0.0.1', port: 4173 },
+  server: { host: '127.0.0.1', port: 5173, headers: isolation },
+  preview: { host: '127.0.0.1', port: 4173, headers: isolation },
 });

@@ -8,7 +8,7 @@ import { serveDirectory } from '../tests/support/static-server.mjs';
 import { launchChromium } from '../tests/support/browser.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const server = await serveDirectory(`${ROOT}dist-web`);
+const server = await serveDirectory(`${ROOT}dist-web`, { isolated: true });
 const browser = await launchChromium();
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });

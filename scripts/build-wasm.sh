@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Builds the engine twice (wasm-simd, wasm-scalar presets) and copies each
-# attention-*.{mjs,wasm} into dist/wasm/, where the package's loader finds them.
+# attention-*.{mjs,wasm} into dist/wasm/, where the package's loader finds them; then
+# the threaded engine (wasm-simd-threads: attention-simd-threads.{mjs,wasm,worker.js},
+# the engine target only, its own copy of the core compiled with -pthread).
 # Also builds the core test suite for wasm (run by ctest --preset wasm-*), then
 # writes the TypeScript view of the engine's settings schema (scripts/gen-schema.mjs)
 # and compiles the TypeScript facade into dist/.
@@ -15,12 +17,16 @@ for preset in wasm-simd wasm-scalar; do
   cp "build/$preset/wasm/attention-${preset#wasm-}.mjs" "build/$preset/wasm/attention-${preset#wasm-}.wasm" \
      "build/$preset/wasm/attention-${preset#wasm-}-inline.mjs" dist/wasm/
 done
+cmake --preset wasm-simd-threads >/dev/null
+cmake --build --preset wasm-simd-threads --target attention_engine
+cp build/wasm-simd-threads/wasm/attention-simd-threads.{mjs,wasm,worker.js} build/wasm-simd-threads/wasm/package.json dist/wasm/
 node scripts/gen-schema.mjs
 npx tsc -p wasm/tsconfig.json
 
 # Sizes as shipped (quoted in the README).
-for build in simd scalar; do
-  for file in "$build.wasm" "$build.mjs" "$build-inline.mjs"; do
+for build in simd scalar simd-threads; do
+  for file in "$build.wasm" "$build.mjs" "$build-inline.mjs" "$build.worker.js"; do
+    [ -f "dist/wasm/attention-$file" ] || continue
     f="dist/wasm/attention-$file"
     printf 'size: %-32s %8d bytes raw %8d bytes gzip\n' "$f" "$(stat -c %s "$f")" "$(gzip -9 -c "$f" | wc -c)"
   done

@@ -14,6 +14,7 @@
 
 #include "attention/model.hpp"
 #include "attention/multi_head.hpp"
+#include "attention/parallel.hpp"
 #include "attention/trace_json.hpp"
 #include "attention/trainer.hpp"
 #include "attention/transformer.hpp"
@@ -392,6 +393,8 @@ val describe_task_js(std::string options_json) {
 EMSCRIPTEN_BINDINGS(attention_engine) {
   emscripten::function("_describe", &describe_js);
   emscripten::function("_describeTask", &describe_task_js);
+  // Threads the engine's parallel loops may use (the threaded build; others stay at 1).
+  emscripten::function("_setThreads", &attention::set_max_threads);
   emscripten::function("_multiHeadAttention", &multi_head_attention_js);
   emscripten::function("_heapInUse", &heap_bytes_in_use);
   emscripten::class_<PreparedAttention>("_PreparedAttention")

@@ -11,7 +11,7 @@ let server, browser;
 
 before(async () => {
   assert.ok(existsSync(`${ROOT}dist-web/index.html`), 'dist-web/ missing: run `npm run build` first');
-  server = await serveDirectory(`${ROOT}dist-web`);
+  server = await serveDirectory(`${ROOT}dist-web`, { isolated: true });
   browser = await launchChromium();
 });
 after(async () => {

@@ -99,6 +99,13 @@ test('works in a Vite app, built and loaded in Chromium', async () => {
   } finally {
     await server.close();
   }
+  // The same app on a cross-origin isolated page runs the threaded build, bundled by Vite too.
+  const isolated = await serveDirectory(join(project, 'dist'), { isolated: true });
+  try {
+    assert.deepEqual(await expectPageWorks(isolated.url), { build: 'simd-threads', shape: [1, 4, 6, 6], future: 0 });
+  } finally {
+    await isolated.close();
+  }
 });
 
 test('attention-playground/inline works from Node with no .wasm file', () => {

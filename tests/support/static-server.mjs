@@ -1,9 +1,13 @@
 // A minimal static file server on 127.0.0.1 for browser tests: serves one folder
-// with the right content types (application/wasm included). Returns its URL and
-// a close function.
+// with the right content types (application/wasm included), and, with `isolated`, the
+// headers that make pages cross-origin isolated (as the playground's own servers send
+// them: shared memory, so the threaded engine). Returns its URL and a close function.
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
+import { readFileSync } from 'node:fs';
+
+const ISOLATION = JSON.parse(readFileSync(new URL('../../web/cross-origin-isolation.json', import.meta.url), 'utf8'));
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
@@ -11,7 +15,7 @@ const TYPES = {
   '.png': 'image/png',
 };
 
-export async function serveDirectory(root) {
+export async function serveDirectory(root, { isolated = false } = {}) {
   const server = createServer(async (request, response) => {
     try {
       const path = decodeURIComponent(new URL(request.url, 'http://x').pathname);
@@ -19,7 +23,7 @@ export async function serveDirectory(root) {
       if (file !== root && !file.startsWith(root.endsWith(sep) ? root : root + sep)) throw new Error('outside root');
       if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
       const body = await readFile(file);
-      response.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+      response.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', ...(isolated ? ISOLATION : {}) });
       response.end(body);
     } catch {
       response.writeHead(404, { 'content-type': 'text/plain' });

@@ -23,6 +23,10 @@ export interface RawModule {
   _describeTask(task: string): RawError & Partial<TaskShape>;
   _multiHeadAttention(input: CheckedMultiHeadInput): RawAttention;
   _heapInUse(): number;
+  _setThreads(threads: number): number;
+  /** The threaded build's pool of pthread workers. */
+  PThread?: { terminateAllThreads(): void };
+  wasmMemory?: WebAssembly.Memory;
   _PreparedAttention: new (weights: CheckedWeights) => {
     error(): RawError | undefined; attend(input: CheckedMultiHeadInput): RawAttention; delete(): void;
   };
@@ -88,6 +92,8 @@ class Prepared implements PreparedWeights {
 export class AttentionEngine {
   /** Which compiled build is running. */
   readonly build: Build;
+  /** Threads the engine's parallel loops use (1 except in the 'simd-threads' build). */
+  readonly threads: number;
   /** Every stage a forward pass can record: name, scope, kind, axes, help (the engine's registry). */
   readonly stageRegistry: readonly StageInfo[] = ENGINE.stages as unknown as StageInfo[];
   readonly #module: RawModule;
@@ -96,9 +102,18 @@ export class AttentionEngine {
   readonly #finalizer = new FinalizationRegistry<RawPrepared>((raw) => raw.delete());
 
   /** @internal Use `loadAttention()`. */
-  constructor(module: RawModule, build: Build) {
+  constructor(module: RawModule, build: Build, threads: number) {
     this.#module = module;
     this.build = build;
+    this.threads = module._setThreads(threads);
+  }
+
+  /**
+   * Stops the threaded build's worker threads (in Node they keep the process alive); the
+   * engine must not be used afterwards. Nothing to do for the other builds.
+   */
+  dispose(): void {
+    this.#module.PThread?.terminateAllThreads();
   }
 
   /** What the engine itself declares (settings, rules, stages, error codes), as JSON; equals `ENGINE`. */
@@ -236,7 +251,8 @@ export class AttentionEngine {
 
   /** Size of the wasm memory in bytes (it can grow, never shrink). */
   memoryBytes(): number {
-    return this.#module.HEAP8.length;
+    // Shared memory (the threaded build) never detaches on growth, so HEAP8 may be stale: ask the memory.
+    return this.#module.wasmMemory?.buffer.byteLength ?? this.#module.HEAP8.length;
   }
 }
 

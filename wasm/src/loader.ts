@@ -3,8 +3,18 @@ import { AttentionEngine, type RawModule } from './engine.js';
 import type { Build } from './types.js';
 
 export interface LoadOptions {
-  /** 'auto' (default) picks 'simd' when the runtime supports wasm SIMD, else 'scalar'. */
+  /**
+   * 'auto' (default) picks 'simd-threads' on a cross-origin isolated page with wasm SIMD,
+   * else 'simd' when the runtime supports wasm SIMD, else 'scalar'. In Node, 'auto' never
+   * picks threads (their workers keep the process alive until `engine.dispose()`); ask for
+   * 'simd-threads' to get them.
+   */
   build?: Build | 'auto';
+  /**
+   * 'simd-threads': threads for the engine's parallel loops, the calling thread included
+   * (default: the device's cores, at most 4). Started once, with the engine.
+   */
+  threads?: number;
   /** The .wasm bytes, if you host or bundle them yourself. */
   wasmBinary?: ArrayBuffer | Uint8Array;
   /** Where the .wasm of a build lives, if not beside this module. */
@@ -15,19 +25,22 @@ export interface LoadOptions {
 export type BinaryReader = (url: URL) => Promise<ArrayBuffer | Uint8Array>;
 
 /** An emcc module factory (MODULARIZE): takes the .wasm bytes unless they are embedded. */
-export type Factory = (options: { wasmBinary?: ArrayBuffer | Uint8Array }) => Promise<RawModule>;
+export type Factory = (options: { wasmBinary?: ArrayBuffer | Uint8Array; pthreadPoolSize?: number }) => Promise<RawModule>;
 
 // Literal `new URL(..., import.meta.url)` and `import('...')` so bundlers (Vite)
 // see and ship both files.
 const WASM_URL: Record<Build, () => URL> = {
   simd: () => new URL('./wasm/attention-simd.wasm', import.meta.url),
   scalar: () => new URL('./wasm/attention-scalar.wasm', import.meta.url),
+  'simd-threads': () => new URL('./wasm/attention-simd-threads.wasm', import.meta.url),
 };
 const FACTORY: Record<Build, () => Promise<Factory>> = {
   // @ts-ignore -- emcc output, typed by Factory
   simd: async () => (await import('./wasm/attention-simd.mjs')).default as Factory,
   // @ts-ignore -- emcc output, typed by Factory
   scalar: async () => (await import('./wasm/attention-scalar.mjs')).default as Factory,
+  // @ts-ignore -- emcc output, typed by Factory
+  'simd-threads': async () => (await import('./wasm/attention-simd-threads.mjs')).default as Factory,
 };
 
 // The smallest module that uses a 128-bit SIMD instruction: () -> v128 { i8x16.splat(i32.const 0) }.
@@ -45,21 +58,49 @@ export async function supportsSimd(): Promise<boolean> {
   return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE);
 }
 
-export async function chooseBuild(requested: unknown = 'auto'): Promise<Build> {
-  if (requested !== 'auto' && requested !== 'simd' && requested !== 'scalar')
-    throw new AttentionError(`build must be 'auto', 'simd' or 'scalar', got ${describeValue(requested)}`,
-      { field: 'build', value: requested });
-  if (requested === 'simd' && !(await supportsSimd()))
+/** Whether this runtime can run the threaded build: shared memory, and on the web a cross-origin isolated page. */
+export function supportsThreads(): boolean {
+  const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated;
+  return typeof SharedArrayBuffer === 'function' && isolated !== false;
+}
+
+/** `withThreads`: whether this entry point ships the threaded build (the inline one does not). */
+export async function chooseBuild(requested: unknown = 'auto', withThreads = true): Promise<Build> {
+  const builds = withThreads ? "'auto', 'simd', 'scalar' or 'simd-threads'" : "'auto', 'simd' or 'scalar'";
+  if (requested !== 'auto' && requested !== 'simd' && requested !== 'scalar' && !(withThreads && requested === 'simd-threads'))
+    throw new AttentionError(`build must be ${builds}, got ${describeValue(requested)}`, { field: 'build', value: requested });
+  if ((requested === 'simd' || requested === 'simd-threads') && !(await supportsSimd()))
     // Compiling the SIMD build here would fail with a bare CompileError: say why instead.
-    throw new AttentionError("build 'simd' needs WebAssembly SIMD, which this runtime does not support: " +
+    throw new AttentionError(`build '${requested}' needs WebAssembly SIMD, which this runtime does not support: ` +
       "use build 'auto' or 'scalar'", { field: 'build', value: requested });
-  return requested === 'auto' ? ((await supportsSimd()) ? 'simd' : 'scalar') : requested;
+  if (requested === 'simd-threads' && !supportsThreads())
+    throw new AttentionError("build 'simd-threads' needs shared memory: serve the page cross-origin isolated " +
+      "(Cross-Origin-Opener-Policy: same-origin, Cross-Origin-Embedder-Policy: require-corp), or use build 'auto'",
+      { field: 'build', value: requested });
+  if (requested !== 'auto') return requested as Build;
+  if (!(await supportsSimd())) return 'scalar';
+  const isolatedPage = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
+  return withThreads && isolatedPage && supportsThreads() ? 'simd-threads' : 'simd';
+}
+
+/** Threads for the threaded build: the option, or the device's cores (at most 4). */
+export function threadCount(requested: unknown): number {
+  if (requested === undefined) {
+    const cores = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 2;
+    return Math.max(1, Math.min(4, cores));
+  }
+  if (typeof requested !== 'number' || !Number.isInteger(requested) || requested < 1 || requested > 16)
+    throw new AttentionError(`threads must be a whole number from 1 to 16, got ${describeValue(requested)}`, { field: 'threads', value: requested });
+  return requested;
 }
 
 export async function loadWith(read: BinaryReader, options: LoadOptions = {}): Promise<AttentionEngine> {
   const build = await chooseBuild(options.build);
+  const threads = build === 'simd-threads' ? threadCount(options.threads) : 1;
   const url = options.locateWasm ? new URL(String(options.locateWasm(build)), import.meta.url) : WASM_URL[build]();
   const wasmBinary = options.wasmBinary ?? (await read(url));
   const factory = await FACTORY[build]();
-  return new AttentionEngine(await factory({ wasmBinary }), build);
+  // The pool holds the workers of threads - 1 threads, started (and loaded) before the factory resolves.
+  const module = await factory(build === 'simd-threads' ? { wasmBinary, pthreadPoolSize: threads - 1 } : { wasmBinary });
+  return new AttentionEngine(module, build, threads);
 }

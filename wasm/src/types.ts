@@ -1,7 +1,10 @@
 import type { ENGINE, MaskKind, SettingsOf, StageKind } from './schema.js';
 
-/** Which compiled engine is running: with 128-bit wasm SIMD or without. */
-export type Build = 'simd' | 'scalar';
+/**
+ * Which compiled engine is running: with 128-bit wasm SIMD or without, or with SIMD and
+ * threads (for cross-origin isolated pages, and Node when asked for).
+ */
+export type Build = 'simd' | 'scalar' | 'simd-threads';
 
 type PlaygroundSettings = SettingsOf<typeof ENGINE.playground.settings>;
 
