@@ -9,9 +9,10 @@ void gemm_f32_scalar(const GemmArgs& g) {
       float sum = 0.0f;
       for (int p = 0; p < g.k; ++p) {
         const float b = g.layout == Layout::NT ? g.b[j * g.ldb + p] : g.b[p * g.ldb + j];
-        sum += g.a[i * g.lda + p] * b;
+        sum += (g.trans_a ? g.a[p * g.lda + i] : g.a[i * g.lda + p]) * b;
       }
-      g.c[i * g.ldc + j] = g.alpha * sum + (g.bias ? g.bias[j] : 0.0f);
+      const float value = g.alpha * sum + (g.bias ? g.bias[j] : 0.0f);
+      g.c[i * g.ldc + j] = g.accumulate ? g.c[i * g.ldc + j] + value : value;
     }
 }
 

@@ -3,9 +3,10 @@
 // this platform. The scalar variants are the spec; every other variant is tested
 // against them over many odd shapes (tests/core/test_kernels.cpp).
 //
-//   GEMM:    C (M, N) = alpha * A (M, K) * op(B) + bias (N)
+//   GEMM:    C (M, N) = alpha * op(A) * op(B) + bias (N), or C += that (accumulate)
 //            op(B) = B^T for B stored (N, K) ("NT": a linear layer's weight, or K in Q K^T)
 //            op(B) = B   for B stored (K, N) ("NN": V in weights x V)
+//            op(A) = A (M, K), or A^T for A stored (K, M) (trans_a: the backward's dW = dy^T x)
 //   softmax: each of `rows` rows of length n, in place (see attention.hpp for the rules
 //            about -inf, all-blocked rows and +inf).
 #include <string>
@@ -17,8 +18,9 @@ enum class Layout { NT, NN };
 
 struct GemmArgs {
   int m = 0, n = 0, k = 0;
-  const float* a = nullptr;  // (M, K), row stride lda
+  const float* a = nullptr;  // (M, K), or (K, M) with trans_a; row stride lda
   int lda = 0;
+  bool trans_a = false;
   const float* b = nullptr;  // (N, K) for NT or (K, N) for NN, row stride ldb
   int ldb = 0;
   Layout layout = Layout::NT;
@@ -26,6 +28,9 @@ struct GemmArgs {
   const float* bias = nullptr;  // (N) or nullptr
   float* c = nullptr;           // (M, N), row stride ldc
   int ldc = 0;
+  // C += alpha op(A) op(B) + bias: the product is rounded to float, then added to C, so
+  // the result equals computing C' = alpha op(A) op(B) + bias and adding C' to C.
+  bool accumulate = false;
 };
 
 using GemmFn = void (*)(const GemmArgs&);
@@ -77,5 +82,9 @@ void gemm_fast(int m, int n, int k, const float* a, const float* b, Layout layou
 // Convenience: C = A * op(B) with dense rows.
 void gemm(GemmFn fn, int m, int n, int k, const float* a, const float* b, Layout layout, float alpha,
           const float* bias, float* c);
+
+// Convenience: C (m, n) += op(A) * op(B) with dense rows; A stored (m, k), or (k, m) if trans_a.
+void gemm_accumulate(GemmFn fn, int m, int n, int k, const float* a, bool trans_a, const float* b, Layout layout,
+                     float* c);
 
 }  // namespace attention::kernels

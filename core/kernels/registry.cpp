@@ -67,4 +67,13 @@ void gemm(GemmFn fn, int m, int n, int k, const float* a, const float* b, Layout
   fn(dense(m, n, k, a, b, layout, alpha, bias, c));
 }
 
+void gemm_accumulate(GemmFn fn, int m, int n, int k, const float* a, bool trans_a, const float* b, Layout layout,
+                     float* c) {
+  GemmArgs args = dense(m, n, k, a, b, layout, 1.0f, nullptr, c);
+  args.trans_a = trans_a;
+  args.lda = trans_a ? m : k;
+  args.accumulate = true;
+  fn(args);
+}
+
 }  // namespace attention::kernels

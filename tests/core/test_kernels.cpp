@@ -72,6 +72,55 @@ TEST(GemmVariants, RespectRowStrides) {
   }
 }
 
+// The backward's products: op(A) = A^T (A stored (K, M)) and C += the product.
+TEST_P(GemmVariants, TransposedAAndAccumulateMatchTheScalarReference) {
+  const auto [m, n, k] = GetParam();
+  const std::vector<float> a = random_vector(static_cast<std::size_t>(m) * k, 21 + m);
+  const std::vector<float> b = random_vector(static_cast<std::size_t>(n) * k, 22 + n);
+  const std::vector<float> bias = random_vector(static_cast<std::size_t>(n), 23 + k);
+  const std::vector<float> c0 = random_vector(static_cast<std::size_t>(m) * n, 24 + k);
+  // A^T stored (K, M): the same op(A) as `a` (M, K).
+  std::vector<float> at(a.size());
+  for (int i = 0; i < m; ++i)
+    for (int p = 0; p < k; ++p) at[static_cast<std::size_t>(p) * m + i] = a[static_cast<std::size_t>(i) * k + p];
+  for (Layout layout : {Layout::NT, Layout::NN})
+    for (bool trans_a : {false, true})
+      for (bool accumulate : {false, true})
+        for (bool with_bias : {false, true}) {
+          GemmArgs args;
+          args.m = m; args.n = n; args.k = k;
+          args.a = trans_a ? at.data() : a.data();
+          args.lda = trans_a ? m : k;
+          args.trans_a = trans_a;
+          args.b = b.data();
+          args.ldb = layout == Layout::NT ? k : n;
+          args.layout = layout;
+          args.alpha = 0.5f;
+          args.bias = with_bias ? bias.data() : nullptr;
+          args.ldc = n;
+          args.accumulate = accumulate;
+          // The spec, spelled out: C = (accumulate ? C : 0) + (alpha A op(B) + bias).
+          std::vector<float> product(c0.size()), expected = c0;
+          gemm(&gemm_f32_scalar, m, n, k, a.data(), b.data(), layout, 0.5f, args.bias, product.data());
+          for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = accumulate ? c0[i] + product[i] : product[i];
+          for (const auto& variant : gemm_variants()) {
+            SCOPED_TRACE(variant.name + (layout == Layout::NT ? " NT" : " NN") + (trans_a ? " trans_a" : "") +
+                         (accumulate ? " accumulate" : "") + (with_bias ? " bias" : ""));
+            std::vector<float> actual = c0;
+            args.c = actual.data();
+            variant.fn(args);
+            EXPECT_TRUE(all_close(actual, expected, 1e-5));
+            if (variant.gemm_packed) {  // the same through panels packed beforehand
+              std::vector<float> again = c0;
+              args.c = again.data();
+              const std::vector<float> panels = variant.pack(args);
+              variant.gemm_packed(args, panels.data());
+              EXPECT_EQ(again, actual);
+            }
+          }
+        }
+}
+
 INSTANTIATE_TEST_SUITE_P(OddShapes, GemmVariants,
                          ::testing::Values(std::make_tuple(1, 1, 1), std::make_tuple(3, 5, 7), std::make_tuple(4, 8, 16),
                                            std::make_tuple(5, 17, 3), std::make_tuple(17, 9, 63),

@@ -14,41 +14,20 @@ kernels::GemmFn gemm_for(Backend backend) {
   return backend == Backend::Reference ? &kernels::gemm_f32_scalar : kernels::fastest_gemm().fn;
 }
 
-// A buffer reused across calls (training calls these thousands of times a step; fresh
-// allocations showed up as page faults in profiles). One per slot, so a caller may hold
-// one while a callee uses another.
-float* scratch(int slot, std::size_t n) {
-  static std::vector<float> buffers[2];
-  std::vector<float>& b = buffers[slot];
-  if (b.size() < n) b.resize(n);
-  return b.data();
-}
-
-// C += product: the kernels write C = A op(B), so the product goes through a buffer.
-void accumulate(int m, int n, int k, const float* a, const float* b, kernels::Layout layout, float* c, Backend backend) {
-  if (m == 0 || n == 0 || k == 0) return;
-  const std::size_t size = static_cast<std::size_t>(m) * n;
-  float* product = scratch(0, size);
-  kernels::gemm(gemm_for(backend), m, n, k, a, b, layout, 1.0f, nullptr, product);
-  for (std::size_t i = 0; i < size; ++i) c[i] += product[i];
-}
-
 }  // namespace
 
+// The kernels accumulate (C += product) and read A transposed themselves: no scratch
+// product, no explicit transpose.
 void matmul_nn(int m, int n, int k, const float* a, const float* b, float* c, Backend backend) {
-  accumulate(m, n, k, a, b, kernels::Layout::NN, c, backend);
+  if (m > 0 && n > 0 && k > 0) kernels::gemm_accumulate(gemm_for(backend), m, n, k, a, false, b, kernels::Layout::NN, c);
 }
 
 void matmul_nt(int m, int n, int k, const float* a, const float* b, float* c, Backend backend) {
-  accumulate(m, n, k, a, b, kernels::Layout::NT, c, backend);
+  if (m > 0 && n > 0 && k > 0) kernels::gemm_accumulate(gemm_for(backend), m, n, k, a, false, b, kernels::Layout::NT, c);
 }
 
 void matmul_tn(int m, int n, int k, const float* a, const float* b, float* c, Backend backend) {
-  // A^T: (m, k) from A stored (k, m), then an NN product.
-  float* at = scratch(1, static_cast<std::size_t>(m) * k);
-  for (int r = 0; r < k; ++r)
-    for (int col = 0; col < m; ++col) at[static_cast<std::size_t>(col) * k + r] = a[static_cast<std::size_t>(r) * m + col];
-  accumulate(m, n, k, at, b, kernels::Layout::NN, c, backend);
+  if (m > 0 && n > 0 && k > 0) kernels::gemm_accumulate(gemm_for(backend), m, n, k, a, true, b, kernels::Layout::NN, c);
 }
 
 void linear_backward(const float* x, const float* dy, int rows, int in, int out, const float* weight, float* dx,
@@ -104,6 +83,10 @@ void layer_norm_backward(const float* dy, const float* xhat, const float* inv_st
 }
 
 void activation_backward(const float* pre, const float* dy, std::size_t n, Activation activation, float* dx) {
+  if (activation == Activation::ReLU) {  // slope 1 or 0: dy * 1.0 or dy * 0.0, as below, without doubles
+    for (std::size_t i = 0; i < n; ++i) dx[i] += pre[i] > 0 ? dy[i] : dy[i] * 0.0f;
+    return;
+  }
   constexpr double kInvSqrt2 = 0.70710678118654752, kInvSqrt2Pi = 0.39894228040143268;
   constexpr double kC = 0.79788456080286536, kA = 0.044715;  // sqrt(2/pi), the tanh approximation's cubic
   for (std::size_t i = 0; i < n; ++i) {
@@ -135,8 +118,7 @@ void attention_backward(const float* q, const float* k, const float* v, const fl
     const float* dc = dctx + bh * qs;
     // dv += p^T dctx: (Sk, Sq) x (Sq, d_k);  dp = dctx v^T: (Sq, d_k) x (Sk, d_k)^T
     matmul_tn(sk, dk, sq, pb, dc, dv + bh * ks, backend);
-    std::fill(dp.begin(), dp.end(), 0.0f);
-    matmul_nt(sq, sk, dk, dc, v + bh * ks, dp.data(), backend);
+    kernels::gemm(gemm_for(backend), sq, sk, dk, dc, v + bh * ks, kernels::Layout::NT, 1.0f, nullptr, dp.data());
     // Softmax backward, row by row: ds_j = p_j (dp_j - sum_k p_k dp_k); then the scale.
     // Blocked keys have p = 0, so their ds is 0: no gradient flows through a mask.
     for (int i = 0; i < sq; ++i) {
