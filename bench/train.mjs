@@ -43,12 +43,13 @@ async function timeMs(step, seconds = 3) {
 }
 
 async function ours(build, shape) {
-  const attn = await loadAttention({ build });
+  const attn = await loadAttention(build === 'simd-threads' ? { build, threads: 2 } : { build });
   const trainer = attn.createTrainer({ spec: { vocabSize: shape.v, dModel: shape.e, heads: shape.h, layers: shape.layers,
     ffnDim: shape.f, maxSeq: shape.s, causal: true, norm: 'pre', finalNorm: true, positions: 'learned' } });
   const batch = randomBatch(shape);
   const ms = await timeMs(() => trainer.step(batch));
   trainer.dispose();
+  attn.dispose();
   return ms;
 }
 
@@ -108,7 +109,8 @@ export async function trainingTable() {
   const torch = lines('/usr/bin/python3', [`${ROOT}bench/train_torch.py`, ...shapes]);
   const rows = [];
   for (const shape of TRAINING_SHAPES) {
-    const row = { shape, flops: stepFlops(shape), ms: { simd: await ours('simd', shape), scalar: await ours('scalar', shape),
+    const row = { shape, flops: stepFlops(shape), ms: { simd: await ours('simd', shape), 'simd-threads': await ours('simd-threads', shape),
+      scalar: await ours('scalar', shape),
       'tfjs-wasm': await tfjs(shape), 'pytorch-cpu-1thread': torch[key(shape)], native: native[key(shape)] } };
     rows.push(row);
   }

@@ -1,5 +1,10 @@
 #include "kernels.hpp"
 
+#include <algorithm>
+#include <functional>
+
+#include "attention/parallel.hpp"
+
 namespace attention::kernels {
 
 const std::vector<Variant<GemmFn>>& gemm_variants() {
@@ -46,6 +51,35 @@ static GemmArgs dense(int m, int n, int k, const float* a, const float* b, Layou
   return args;
 }
 
+namespace {
+
+// Products smaller than this run on one thread: waking the others costs more.
+constexpr double kParallelFlops = 1 << 19;
+// Chunks of C's rows start at multiples of the SIMD kernel's tile height, so every row
+// lands in the same tile as without the split: results do not depend on the thread count.
+constexpr int kRowBlock = 4;
+
+// Runs `run` on row ranges of C in parallel (parallel_for): each range is the same product
+// restricted to rows [r0, r1) of op(A) and C.
+void split_rows(const GemmArgs& args, const std::function<void(const GemmArgs&)>& run) {
+  const double flops = 2.0 * args.m * args.n * args.k;
+  if (max_threads() < 2 || flops < kParallelFlops || args.m < 2 * kRowBlock) {
+    run(args);
+    return;
+  }
+  const int blocks = (args.m + kRowBlock - 1) / kRowBlock;
+  parallel_for(blocks, 1, [&](int b0, int b1) {
+    const int r0 = b0 * kRowBlock, r1 = std::min(args.m, b1 * kRowBlock);
+    GemmArgs part = args;
+    part.m = r1 - r0;
+    part.a = args.trans_a ? args.a + r0 : args.a + static_cast<std::size_t>(r0) * args.lda;  // (K, M): columns
+    part.c = args.c + static_cast<std::size_t>(r0) * args.ldc;
+    run(part);
+  });
+}
+
+}  // namespace
+
 PackedWeight pack_weight(const float* weight, int n, int k) {
   const auto& fast = fastest_gemm();
   if (!fast.pack) return {};
@@ -57,14 +91,14 @@ void gemm_fast(int m, int n, int k, const float* a, const float* b, Layout layou
   const auto& fast = fastest_gemm();
   const GemmArgs args = dense(m, n, k, a, b, layout, alpha, bias, c);
   if (packed && !packed->panels.empty() && fast.gemm_packed)
-    fast.gemm_packed(args, packed->panels.data());
+    split_rows(args, [&](const GemmArgs& part) { fast.gemm_packed(part, packed->panels.data()); });
   else
-    fast.fn(args);
+    split_rows(args, fast.fn);
 }
 
 void gemm(GemmFn fn, int m, int n, int k, const float* a, const float* b, Layout layout, float alpha,
           const float* bias, float* c) {
-  fn(dense(m, n, k, a, b, layout, alpha, bias, c));
+  split_rows(dense(m, n, k, a, b, layout, alpha, bias, c), fn);
 }
 
 void gemm_accumulate(GemmFn fn, int m, int n, int k, const float* a, bool trans_a, const float* b, Layout layout,
@@ -73,7 +107,7 @@ void gemm_accumulate(GemmFn fn, int m, int n, int k, const float* a, bool trans_
   args.trans_a = trans_a;
   args.lda = trans_a ? m : k;
   args.accumulate = true;
-  fn(args);
+  split_rows(args, fn);
 }
 
 }  // namespace attention::kernels

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "attention/parallel.hpp"
 #include "kernels/kernels.hpp"
 
 namespace attention {
@@ -42,9 +43,12 @@ AttentionStages scaled_dot_product_attention(const Tensor& q, const Tensor& k, c
     st.scores = Tensor({"B", "H", "Sq", "Sk"}, {batch, heads, sq, sk});
     scores = st.scores.ptr();
   }
-  for (std::size_t bh = 0; bh < static_cast<std::size_t>(batch) * heads; ++bh)
-    kernels::gemm(gemm, sq, sk, dk, q.ptr() + bh * sq * dk, k.ptr() + bh * sk * dk, kernels::Layout::NT,
-                  keep_stages ? 1.0f : factor, nullptr, scores + bh * score_block);
+  // One (Sq, Sk) product per (batch, head), split across threads by (batch, head).
+  parallel_for(batch * heads, 1, [&](int first, int last) {
+    for (std::size_t bh = static_cast<std::size_t>(first); bh < static_cast<std::size_t>(last); ++bh)
+      kernels::gemm(gemm, sq, sk, dk, q.ptr() + bh * sq * dk, k.ptr() + bh * sk * dk, kernels::Layout::NT,
+                    keep_stages ? 1.0f : factor, nullptr, scores + bh * score_block);
+  });
   for (std::size_t i = 0; i < static_cast<std::size_t>(batch) * heads * score_block; ++i)
     if (std::isnan(scores[i])) {
       st.nan_scores = true;
@@ -71,11 +75,13 @@ AttentionStages scaled_dot_product_attention(const Tensor& q, const Tensor& k, c
         if (block[i] != 0.0f) m[i] = kNegInf;
     }
   if (keep_stages) st.weights.data = st.masked.data;
-  softmax(st.weights.ptr(), batch * heads * sq, sk);
-
-  for (std::size_t bh = 0; bh < static_cast<std::size_t>(batch) * heads; ++bh)
-    kernels::gemm(gemm, sq, dv, sk, st.weights.ptr() + bh * score_block, v.ptr() + bh * sk * dv, kernels::Layout::NN,
-                  1.0f, nullptr, st.output.ptr() + bh * sq * dv);
+  // Softmax and weights x V, per (batch, head) on the threads.
+  parallel_for(batch * heads, 1, [&](int first, int last) {
+    softmax(st.weights.ptr() + static_cast<std::size_t>(first) * score_block, (last - first) * sq, sk);
+    for (std::size_t bh = static_cast<std::size_t>(first); bh < static_cast<std::size_t>(last); ++bh)
+      kernels::gemm(gemm, sq, dv, sk, st.weights.ptr() + bh * score_block, v.ptr() + bh * sk * dv, kernels::Layout::NN,
+                    1.0f, nullptr, st.output.ptr() + bh * sq * dv);
+  });
   return st;
 }
 

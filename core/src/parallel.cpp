@@ -35,7 +35,8 @@ class Pool {
   void resize(int threads) {
     stop();
     stopping_ = false;
-    for (int w = 1; w < threads; ++w) workers_.emplace_back([this, w] { work(w); });
+    // New workers wait for the next call, not one that happened before they existed.
+    for (int w = 1; w < threads; ++w) workers_.emplace_back([this, w, seen = generation_] { work(w, seen); });
   }
 
   void run(int chunks, int count, const std::function<void(int, int)>& fn) {
@@ -63,8 +64,7 @@ class Pool {
     in_parallel_region = false;
   }
 
-  void work(int index) {
-    unsigned long long seen = 0;
+  void work(int index, unsigned long long seen) {
     for (;;) {
       {
         std::unique_lock<std::mutex> lock(mutex_);

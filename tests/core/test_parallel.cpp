@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "attention/parallel.hpp"
+#include "attention/random.hpp"
+#include "attention/trainer.hpp"
 
 namespace attention {
 namespace {
@@ -60,6 +62,47 @@ TEST(Parallel, ThreadCountIsClamped) {
   EXPECT_EQ(set_max_threads(1000), threads_supported() ? kMaxThreads : 1);
   EXPECT_EQ(max_threads(), threads_supported() ? kMaxThreads : 1);
   EXPECT_EQ(set_max_threads(1), 1);
+}
+
+// A training step splits its GEMMs by rows and attention by (batch, head): any thread
+// count gives the same losses and parameters, bit for bit.
+TEST(Parallel, TrainingIsBitForBitTheSameWithAnyThreadCount) {
+  ThreadsReset reset;
+  auto run = [](int threads) {
+    set_max_threads(threads);
+    ModelSpec spec;
+    spec.vocab_size = 13;
+    spec.max_seq = 24;
+    spec.d_model = 32;
+    spec.heads = 4;
+    spec.layers = 2;
+    spec.ffn_dim = 96;
+    spec.causal = true;
+    spec.norm = NormPlacement::Pre;
+    spec.positions = Positions::Learned;
+    auto model = std::make_shared<Transformer>(Transformer::create(spec).value());
+    model->initialize_random(3);
+    auto trainer = Trainer::create(model, OptimizerOptions{}, TrainerSettings{}, nullptr).value();
+    TrainingBatch batch;
+    batch.input.batch = 20;  // rows = 480: big enough for the row split
+    batch.input.seq = 24;
+    SplitMix64 rng(5);
+    for (int i = 0; i < 20 * 24; ++i) {
+      batch.input.ids.push_back(static_cast<int>(rng.next() % 13));
+      batch.targets.push_back(static_cast<int>(rng.next() % 13));
+    }
+    std::vector<double> losses;
+    for (int step = 0; step < 3; ++step) losses.push_back(trainer->step(batch).value().loss);
+    std::vector<float> weights;
+    model->visit_parameters([&](const Parameter& p) { weights.insert(weights.end(), p.values().begin(), p.values().end()); });
+    return std::make_pair(losses, weights);
+  };
+  const auto one = run(1);
+  for (int threads : {2, 3}) {
+    const auto many = run(threads);
+    EXPECT_EQ(many.first, one.first) << threads << " threads";
+    EXPECT_TRUE(many.second == one.second) << threads << " threads: parameters differ";
+  }
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "attention/parallel.hpp"
 #include "kernels/kernels.hpp"
 
 namespace attention::grad {
@@ -112,26 +113,29 @@ void attention_backward(const float* q, const float* k, const float* v, const fl
                         Backend backend) {
   const std::size_t qs = static_cast<std::size_t>(sq) * dk, ks = static_cast<std::size_t>(sk) * dk;
   const std::size_t ps = static_cast<std::size_t>(sq) * sk;
-  std::vector<float> dp(ps);
-  for (int bh = 0; bh < batch * heads; ++bh) {
-    const float* pb = p + bh * ps;
-    const float* dc = dctx + bh * qs;
-    // dv += p^T dctx: (Sk, Sq) x (Sq, d_k);  dp = dctx v^T: (Sq, d_k) x (Sk, d_k)^T
-    matmul_tn(sk, dk, sq, pb, dc, dv + bh * ks, backend);
-    kernels::gemm(gemm_for(backend), sq, sk, dk, dc, v + bh * ks, kernels::Layout::NT, 1.0f, nullptr, dp.data());
-    // Softmax backward, row by row: ds_j = p_j (dp_j - sum_k p_k dp_k); then the scale.
-    // Blocked keys have p = 0, so their ds is 0: no gradient flows through a mask.
-    for (int i = 0; i < sq; ++i) {
-      const float* pr = pb + static_cast<std::size_t>(i) * sk;
-      float* dr = dp.data() + static_cast<std::size_t>(i) * sk;
-      double dot = 0.0;
-      for (int j = 0; j < sk; ++j) dot += static_cast<double>(pr[j]) * dr[j];
-      for (int j = 0; j < sk; ++j) dr[j] = static_cast<float>(pr[j] * (dr[j] - dot)) * scale;
+  // Each (batch, head) writes only its own slices of dq, dk and dv: split across threads by (batch, head).
+  parallel_for(batch * heads, 1, [&](int first, int last) {
+    std::vector<float> dp(ps);  // (Sq, Sk) scratch of this chunk
+    for (int bh = first; bh < last; ++bh) {
+      const float* pb = p + bh * ps;
+      const float* dc = dctx + bh * qs;
+      // dv += p^T dctx: (Sk, Sq) x (Sq, d_k);  dp = dctx v^T: (Sq, d_k) x (Sk, d_k)^T
+      matmul_tn(sk, dk, sq, pb, dc, dv + bh * ks, backend);
+      kernels::gemm(gemm_for(backend), sq, sk, dk, dc, v + bh * ks, kernels::Layout::NT, 1.0f, nullptr, dp.data());
+      // Softmax backward, row by row: ds_j = p_j (dp_j - sum_k p_k dp_k); then the scale.
+      // Blocked keys have p = 0, so their ds is 0: no gradient flows through a mask.
+      for (int i = 0; i < sq; ++i) {
+        const float* pr = pb + static_cast<std::size_t>(i) * sk;
+        float* dr = dp.data() + static_cast<std::size_t>(i) * sk;
+        double dot = 0.0;
+        for (int j = 0; j < sk; ++j) dot += static_cast<double>(pr[j]) * dr[j];
+        for (int j = 0; j < sk; ++j) dr[j] = static_cast<float>(pr[j] * (dr[j] - dot)) * scale;
+      }
+      // dq += ds k: (Sq, Sk) x (Sk, d_k);  dk += ds^T q: (Sk, Sq) x (Sq, d_k)
+      matmul_nn(sq, dk, sk, dp.data(), k + bh * ks, dq + bh * qs, backend);
+      matmul_tn(sk, dk, sq, dp.data(), q + bh * qs, dk_out + bh * ks, backend);
     }
-    // dq += ds k: (Sq, Sk) x (Sk, d_k);  dk += ds^T q: (Sk, Sq) x (Sq, d_k)
-    matmul_nn(sq, dk, sk, dp.data(), k + bh * ks, dq + bh * qs, backend);
-    matmul_tn(sk, dk, sq, dp.data(), q + bh * qs, dk_out + bh * ks, backend);
-  }
+  });
 }
 
 double cross_entropy(const float* logits, const int* targets, int rows, int vocab, float* dlogits, int* counted) {
