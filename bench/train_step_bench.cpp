@@ -10,12 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "attention/parallel.hpp"
 #include "attention/random.hpp"
 #include "attention/trainer.hpp"
 
 using namespace attention;
 
 int main(int argc, char** argv) {
+  // THREADS=n: the parallel loops' thread count (default 1, as the table's single-thread column).
+  if (const char* threads = std::getenv("THREADS")) set_max_threads(std::atoi(threads));
   for (int a = 1; a < argc; ++a) {
     std::vector<int> v;
     std::stringstream in(argv[a]);

@@ -5,7 +5,8 @@
  * @packageDocumentation
  */
 import { AttentionEngine } from './engine.js';
-import { type LoadOptions, chooseBuild, type Factory } from './loader.js';
+import { chooseBuild } from './build-choice.js';
+import type { LoadOptions, Factory } from './loader.js';
 import type { Build } from './types.js';
 // @ts-ignore -- emcc output (SINGLE_FILE), typed by Factory
 import createSimd from './wasm/attention-simd-inline.mjs';

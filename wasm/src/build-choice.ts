@@ -1,0 +1,56 @@
+// Which compiled engine a runtime can run, and how many threads: no engine code here, so
+// entry points that ship only some builds (inline.ts) import it without the others.
+import { AttentionError, describeValue } from './errors.js';
+import type { Build } from './types.js';
+
+// The smallest module that uses a 128-bit SIMD instruction: () -> v128 { i8x16.splat(i32.const 0) }.
+// A runtime without wasm SIMD rejects it. (The same probe wasm-feature-detect makes,
+// inlined so the package has no dependencies and loads from a plain <script type="module">.)
+const SIMD_PROBE = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, // "\0asm", version 1
+  0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b,       // type section: one func type () -> v128
+  0x03, 0x02, 0x01, 0x00,                         // function section: one function of type 0
+  0x0a, 0x08, 0x01, 0x06, 0x00, 0x41, 0x00, 0xfd, 0x0f, 0x0b, // code: i32.const 0; i8x16.splat; end
+]);
+
+/** Whether this runtime can run the SIMD build. */
+export async function supportsSimd(): Promise<boolean> {
+  return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE);
+}
+
+/** Whether this runtime can run the threaded build: shared memory, and on the web a cross-origin isolated page. */
+export function supportsThreads(): boolean {
+  const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated;
+  return typeof SharedArrayBuffer === 'function' && isolated !== false;
+}
+
+/** `withThreads`: whether this entry point ships the threaded build (the inline one does not). */
+export async function chooseBuild(requested: unknown = 'auto', withThreads = true): Promise<Build> {
+  const builds = withThreads ? "'auto', 'simd', 'scalar' or 'simd-threads'" : "'auto', 'simd' or 'scalar'";
+  if (requested !== 'auto' && requested !== 'simd' && requested !== 'scalar' && !(withThreads && requested === 'simd-threads'))
+    throw new AttentionError(`build must be ${builds}, got ${describeValue(requested)}`, { field: 'build', value: requested });
+  if ((requested === 'simd' || requested === 'simd-threads') && !(await supportsSimd()))
+    // Compiling the SIMD build here would fail with a bare CompileError: say why instead.
+    throw new AttentionError(`build '${requested}' needs WebAssembly SIMD, which this runtime does not support: ` +
+      "use build 'auto' or 'scalar'", { field: 'build', value: requested });
+  if (requested === 'simd-threads' && !supportsThreads())
+    throw new AttentionError("build 'simd-threads' needs shared memory: serve the page cross-origin isolated " +
+      "(Cross-Origin-Opener-Policy: same-origin, Cross-Origin-Embedder-Policy: require-corp), or use build 'auto'",
+      { field: 'build', value: requested });
+  if (requested !== 'auto') return requested as Build;
+  if (!(await supportsSimd())) return 'scalar';
+  const isolatedPage = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true;
+  return withThreads && isolatedPage && supportsThreads() ? 'simd-threads' : 'simd';
+}
+
+/** Threads for the threaded build: the option, or the device's cores (at most 4). */
+export function threadCount(requested: unknown): number {
+  if (requested === undefined) {
+    const cores = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency ?? 2;
+    return Math.max(1, Math.min(4, cores));
+  }
+  if (typeof requested !== 'number' || !Number.isInteger(requested) || requested < 1 || requested > 16)
+    throw new AttentionError(`threads must be a whole number from 1 to 16, got ${describeValue(requested)}`, { field: 'threads', value: requested });
+  return requested;
+}
+
