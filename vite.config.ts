@@ -10,7 +10,11 @@ export default defineConfig({
   root: 'web',
   base: './',
   resolve: {
-    alias: { 'attention-playground': fileURLToPath(new URL('./dist/index.js', import.meta.url)) },
+    // The site offers the threaded engine (its pages are cross-origin isolated, its workers ES modules).
+    alias: [
+      { find: /^attention-playground$/, replacement: fileURLToPath(new URL('./dist/index.js', import.meta.url)) },
+      { find: /^attention-playground\/threads$/, replacement: fileURLToPath(new URL('./dist/threads.js', import.meta.url)) },
+    ],
   },
   worker: { format: 'es' },
   build: {

@@ -52,7 +52,8 @@ const probeText = (page) => page.locator('ap-train [data-testid="probe"]').textC
 
 describe('the Train view', () => {
   test('trains in a worker: the curves move, the page never blocks, pause / step / resume work', async () => {
-    const { page, errors } = await open(QUICK);
+    // A run too long to end by itself before the pause: no early stop, many steps.
+    const { page, errors } = await open(`${QUICK}&steps=20000&stopAt=0`);
     assert.equal(await page.locator('ap-train ap-heatmap').count(), 8, 'one heatmap per head: 2 layers x 4 heads');
     assert.equal(await lossPoints(page), 0);
     const tasksBefore = await page.evaluate(() => window.longTasks.length);
@@ -70,6 +71,8 @@ describe('the Train view', () => {
     await page.locator('ap-train button[data-action="step"]').click();
     await page.waitForFunction((n) => Number(document.querySelector('ap-train').shadowRoot.querySelector('.progress').dataset.step) === n + 1,
       paused.step);
+    // A target set while paused applies to the same run: resume, and it stops there.
+    await page.locator('ap-train #setting-stopAt').fill('90');
     await page.locator('ap-train button[data-action="start"]').click();
     await waitStatus(page, 'done');
     const message = await page.locator('ap-train [role="status"]').textContent();

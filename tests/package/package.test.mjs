@@ -99,12 +99,31 @@ test('works in a Vite app, built and loaded in Chromium', async () => {
   } finally {
     await server.close();
   }
-  // The same app on a cross-origin isolated page runs the threaded build, bundled by Vite too.
+});
+
+test('attention-playground/threads in a Vite app: the threaded build on an isolated page, SIMD elsewhere', async () => {
+  writeFileSync(join(project, 'vite.config.js'),
+    `export default { optimizeDeps: { exclude: ['attention-playground'] }, worker: { format: 'es' } };\n`);
+  writeFileSync(join(project, 'index.html'), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><pre id="result"></pre>
+    <script type="module" src="./main.js"></script>`);
+  writeFileSync(join(project, 'main.js'), `
+    import { loadAttention, findStage } from 'attention-playground/threads';
+    const attn = await loadAttention();
+    const trace = attn.run({ texts: ['the cat sat on the mat'], mode: 'decoder' });
+    const w = findStage(trace, 'decoder.self_attn.weights', 0);
+    const out = document.getElementById('result');
+    out.textContent = JSON.stringify({ build: attn.build, shape: w.shape, future: w.data[1] });
+    out.dataset.done = '';
+  `);
+  run(join(project, 'node_modules/.bin/vite'), ['build', '--logLevel', 'error'], project);
   const isolated = await serveDirectory(join(project, 'dist'), { isolated: true });
+  const plain = await serveDirectory(join(project, 'dist'));
   try {
     assert.deepEqual(await expectPageWorks(isolated.url), { build: 'simd-threads', shape: [1, 4, 6, 6], future: 0 });
+    assert.deepEqual(await expectPageWorks(plain.url), { build: 'simd', shape: [1, 4, 6, 6], future: 0 });
   } finally {
     await isolated.close();
+    await plain.close();
   }
 });
 

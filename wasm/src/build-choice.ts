@@ -27,7 +27,9 @@ export function supportsThreads(): boolean {
 /** `withThreads`: whether this entry point ships the threaded build (the inline one does not). */
 export async function chooseBuild(requested: unknown = 'auto', withThreads = true): Promise<Build> {
   const builds = withThreads ? "'auto', 'simd', 'scalar' or 'simd-threads'" : "'auto', 'simd' or 'scalar'";
-  if (requested !== 'auto' && requested !== 'simd' && requested !== 'scalar' && !(withThreads && requested === 'simd-threads'))
+  if (requested === 'simd-threads' && !withThreads)
+    throw new AttentionError("build 'simd-threads' comes with the entry point 'attention-playground/threads'", { field: 'build', value: requested });
+  if (requested !== 'auto' && requested !== 'simd' && requested !== 'scalar' && requested !== 'simd-threads')
     throw new AttentionError(`build must be ${builds}, got ${describeValue(requested)}`, { field: 'build', value: requested });
   if ((requested === 'simd' || requested === 'simd-threads') && !(await supportsSimd()))
     // Compiling the SIMD build here would fail with a bare CompileError: say why instead.

@@ -29,28 +29,36 @@ export type BinaryReader = (url: URL) => Promise<ArrayBuffer | Uint8Array>;
 /** An emcc module factory (MODULARIZE): takes the .wasm bytes unless they are embedded. */
 export type Factory = (options: { wasmBinary?: ArrayBuffer | Uint8Array; pthreadPoolSize?: number }) => Promise<RawModule>;
 
+/** Where a build's files are: its .wasm, and its emcc module. */
+export interface BuildFiles {
+  wasm: () => URL;
+  factory: () => Promise<Factory>;
+}
+
 // Literal `new URL(..., import.meta.url)` and `import('...')` so bundlers (Vite)
-// see and ship both files.
-const WASM_URL: Record<Build, () => URL> = {
-  simd: () => new URL('./wasm/attention-simd.wasm', import.meta.url),
-  scalar: () => new URL('./wasm/attention-scalar.wasm', import.meta.url),
-  'simd-threads': () => new URL('./wasm/attention-simd-threads.wasm', import.meta.url),
-};
-const FACTORY: Record<Build, () => Promise<Factory>> = {
-  // @ts-ignore -- emcc output, typed by Factory
-  simd: async () => (await import('./wasm/attention-simd.mjs')).default as Factory,
-  // @ts-ignore -- emcc output, typed by Factory
-  scalar: async () => (await import('./wasm/attention-scalar.mjs')).default as Factory,
-  // @ts-ignore -- emcc output, typed by Factory
-  'simd-threads': async () => (await import('./wasm/attention-simd-threads.mjs')).default as Factory,
+// see and ship both files. The threaded build is listed in its own module
+// (threaded-build.ts), imported only by the entry points that offer it.
+export const SINGLE_THREADED_BUILDS: Record<'simd' | 'scalar', BuildFiles> = {
+  simd: {
+    wasm: () => new URL('./wasm/attention-simd.wasm', import.meta.url),
+    // @ts-ignore -- emcc output, typed by Factory
+    factory: async () => (await import('./wasm/attention-simd.mjs')).default as Factory,
+  },
+  scalar: {
+    wasm: () => new URL('./wasm/attention-scalar.wasm', import.meta.url),
+    // @ts-ignore -- emcc output, typed by Factory
+    factory: async () => (await import('./wasm/attention-scalar.mjs')).default as Factory,
+  },
 };
 
-export async function loadWith(read: BinaryReader, options: LoadOptions = {}): Promise<AttentionEngine> {
-  const build = await chooseBuild(options.build);
+export async function loadWith(read: BinaryReader, options: LoadOptions, builds: Partial<Record<Build, BuildFiles>>):
+    Promise<AttentionEngine> {
+  const build = await chooseBuild(options.build, 'simd-threads' in builds);
   const threads = build === 'simd-threads' ? threadCount(options.threads) : 1;
-  const url = options.locateWasm ? new URL(String(options.locateWasm(build)), import.meta.url) : WASM_URL[build]();
+  const files = builds[build]!;
+  const url = options.locateWasm ? new URL(String(options.locateWasm(build)), import.meta.url) : files.wasm();
   const wasmBinary = options.wasmBinary ?? (await read(url));
-  const factory = await FACTORY[build]();
+  const factory = await files.factory();
   // The pool holds the workers of threads - 1 threads, started (and loaded) before the factory resolves.
   const module = await factory(build === 'simd-threads' ? { wasmBinary, pthreadPoolSize: threads - 1 } : { wasmBinary });
   return new AttentionEngine(module, build, threads);

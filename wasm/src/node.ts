@@ -1,7 +1,8 @@
 // Node entry: the same API as index.ts, reading the .wasm from the file system
 // (Node's fetch cannot read file: URLs).
 import { readFile } from 'node:fs/promises';
-import { type LoadOptions, loadWith } from './loader.js';
+import { type LoadOptions, SINGLE_THREADED_BUILDS, loadWith } from './loader.js';
+import { THREADED_BUILD } from './threaded-build.js';
 import type { AttentionEngine } from './engine.js';
 
 export * from './api.js';
@@ -14,6 +15,6 @@ async function readBinary(url: URL): Promise<Uint8Array> {
 }
 
 /** Loads the engine (see the browser entry); reads the .wasm from disk. */
-export function loadAttention(options?: LoadOptions): Promise<AttentionEngine> {
-  return loadWith(readBinary, options);
+export function loadAttention(options: LoadOptions = {}): Promise<AttentionEngine> {
+  return loadWith(readBinary, options, { ...SINGLE_THREADED_BUILDS, ...THREADED_BUILD });
 }

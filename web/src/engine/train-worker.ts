@@ -2,7 +2,7 @@
 // page stays responsive while it trains. Progress comes back through the callback the
 // page passes to run() (one call per slice of training).
 import * as Comlink from 'comlink';
-import { loadAttention, type CreateTrainerOptions } from 'attention-playground';
+import { loadAttention, type CreateTrainerOptions } from 'attention-playground/threads';
 import type { RunLimits } from '../state/train-settings.js';
 import { TrainingSession, type Progress } from './training.js';
 

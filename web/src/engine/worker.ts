@@ -1,6 +1,6 @@
 // The engine runs here, off the page's main thread, so typing never waits for it.
 import * as Comlink from 'comlink';
-import { loadAttention } from 'attention-playground';
+import { loadAttention } from 'attention-playground/threads';
 import { engineApi } from './api.js';
 
 const api = engineApi(() => loadAttention());
