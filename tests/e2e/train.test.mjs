@@ -111,6 +111,19 @@ describe('the Train view', () => {
     const lines = readFileSync(await csv.path(), 'utf8').trim().split('\n');
     assert.equal(lines[0], 'run,set,step,loss,accuracy,sequenceAccuracy');
     assert.equal(lines.filter((l) => l.startsWith('A,train,')).length, 60);
+    // The plots as SVG and PNG files: the loss plot and the accuracy plot each.
+    const svgs = [];
+    page.on('download', (d) => svgs.push(d));
+    await page.locator('ap-train button[data-action="svg"]').click();
+    await page.locator('ap-train button[data-action="png"]').click();
+    for (let i = 0; i < 100 && svgs.length < 4; i++) await page.waitForTimeout(100);
+    const names = svgs.map((d) => d.suggestedFilename()).sort();
+    assert.deepEqual(names, ['sort-accuracy.png', 'sort-accuracy.svg', 'sort-loss.png', 'sort-loss.svg']);
+    const lossSvg = readFileSync(await svgs.find((d) => d.suggestedFilename() === 'sort-loss.svg').path(), 'utf8');
+    assert.match(lossSvg, /<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    assert.match(lossSvg, /data-series="training loss" data-points="60"/);
+    const png = readFileSync(await svgs.find((d) => d.suggestedFilename() === 'sort-loss.png').path());
+    assert.deepEqual([...png.subarray(1, 4)], [0x50, 0x4e, 0x47]);  // "PNG"
     await page.locator('ap-train button[data-action="reset"]').click();
     await page.waitForFunction(() => document.querySelector('ap-train').shadowRoot.querySelector('.progress').dataset.step === '0');
     assert.notEqual(await probeText(page), trained, 'reset: an untrained model again');

@@ -48,6 +48,14 @@ describe('the threaded build', () => {
     b.stages.forEach((s, i) => expect(s.data, s.name).toEqual(a.stages[i].data));
   });
 
+  it('after dispose() the engine still answers, on one thread', async () => {
+    const engine = await loadAttention({ build: 'simd-threads', threads: 2 });
+    const input = { texts: ['after dispose'] };
+    const before = engine.run(input).stages.at(-1)!.data;
+    engine.dispose();
+    expect(engine.run(input).stages.at(-1)!.data).toEqual(before);
+  });
+
   it('refuses a bad thread count with the field', async () => {
     for (const threads of [0, 1.5, 17, '2'])
       await expect(loadAttention({ build: 'simd-threads', threads: threads as number })).rejects.toMatchObject({ field: 'threads' });

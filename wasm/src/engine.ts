@@ -110,10 +110,12 @@ export class AttentionEngine {
 
   /**
    * Stops the threaded build's worker threads (in Node they keep the process alive); the
-   * engine must not be used afterwards. Nothing to do for the other builds.
+   * engine should not be used afterwards. Nothing to do for the other builds.
    */
   dispose(): void {
-    this.#module.PThread?.terminateAllThreads();
+    if (!this.#module.PThread) return;
+    this.#module._setThreads(1);  // joins the pool's threads: later calls (a mistake) run serially, never hang
+    this.#module.PThread.terminateAllThreads();
   }
 
   /** What the engine itself declares (settings, rules, stages, error codes), as JSON; equals `ENGINE`. */

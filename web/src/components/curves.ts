@@ -148,3 +148,7 @@ export class Curves extends LitElement {
   }
 }
 customElements.define('ap-curves', Curves);
+
+declare global {
+  interface HTMLElementTagNameMap { 'ap-curves': Curves }
+}

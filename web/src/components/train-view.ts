@@ -13,7 +13,7 @@ import {
   DEFAULT_TRAIN_STATE, runLabel, runLimits, runStates, shownTrainSettings, trainCrossCheck, trainSettingByName,
   trainStateFromHash, trainStateToHash, trainerOptions, type TrainSetting, type TrainState,
 } from '../state/train-settings.js';
-import { exportBytes, exportText } from '../view/export.js';
+import { exportBytes, exportPng, exportSvg, exportText } from '../view/export.js';
 import { probeView } from '../view/probe-view.js';
 import { renderControl, settingInput } from './controls.js';
 import type { Series } from './curves.js';
@@ -164,6 +164,17 @@ export class TrainView extends LitElement {
       ...rows.map((r) => `${r.run},${r.set},${r.step},${r.loss},${r.accuracy},${r.sequenceAccuracy}`)].join('\n'), 'text/csv', 'curves.csv');
   }
 
+  /** Both plots (loss, accuracy) as SVG or PNG files. */
+  #exportPlots(format: 'svg' | 'png') {
+    for (const plot of this.renderRoot.querySelectorAll<HTMLElementTagNameMap['ap-curves']>('ap-curves')) {
+      const svg = plot.svgElement();
+      if (!svg) continue;
+      const name = `${this.state.task}-${plot.dataset.plot}.${format}`;
+      if (format === 'svg') exportSvg(svg, name);
+      else void exportPng(svg, name);
+    }
+  }
+
   #name(i: number): string {
     return this.#runs.length > 1 ? `${NAMES[i]} (${runLabel(runStates(this.state)[i])})` : '';
   }
@@ -262,6 +273,8 @@ export class TrainView extends LitElement {
             <input type="file" accept=".safetensors" hidden @change=${this.#loadWeights}></label>
           <button data-action="csv" ?disabled=${!a?.step} @click=${() => this.#exportCurves('csv')}>Curves CSV</button>
           <button data-action="json" ?disabled=${!a?.step} @click=${() => this.#exportCurves('json')}>Curves JSON</button>
+          <button data-action="svg" ?disabled=${!a?.step} @click=${() => this.#exportPlots('svg')}>Plots SVG</button>
+          <button data-action="png" ?disabled=${!a?.step} @click=${() => this.#exportPlots('png')}>Plots PNG</button>
         </div>
         <div class="progress" aria-live="polite" data-status=${status} data-step=${a?.step ?? 0}>${ready || a?.info
           ? this.#runs.map((run, i) => html`<div data-run=${NAMES[i]}>${this.#progressLine(run, i)}</div>`) : 'preparing…'}</div>

@@ -25,7 +25,9 @@ export function exportSvg(svg: SVGSVGElement, filename: string): void {
 
 /** Renders the SVG into a canvas at 2x and downloads it as PNG. */
 export async function exportPng(svg: SVGSVGElement, filename: string): Promise<void> {
-  const width = Number(svg.getAttribute('width')), height = Number(svg.getAttribute('height'));
+  // Size: the width and height attributes, or the viewBox of a plot sized by CSS.
+  const box = svg.viewBox?.baseVal;
+  const width = Number(svg.getAttribute('width')) || box?.width || 0, height = Number(svg.getAttribute('height')) || box?.height || 0;
   const url = URL.createObjectURL(new Blob([svgText(svg)], { type: 'image/svg+xml' }));
   try {
     const image = new Image();
