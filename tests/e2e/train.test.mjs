@@ -84,6 +84,19 @@ describe('the Train view', () => {
     const scored = right + await page.locator('ap-train .tok.wrong').count();
     assert.equal(scored, 4);
     assert.ok(right >= 3, `the probe has ${right} of 4 right`);
+    // Your own input: the model writes the sorted half (4 tokens after '|').
+    assert.match(await page.locator('ap-train #probe-input').inputValue(), /^[0-4]( [0-4]){3} \|$/, 'prefilled with a prompt');
+    await page.locator('ap-train #probe-input').fill('4 0 3 1 |');
+    await page.locator('ap-train button[data-action="complete"]').click();
+    await page.locator('ap-train .tok.written').first().waitFor();
+    assert.equal(await page.locator('ap-train .tok.written').count(), 4);
+    assert.match(await page.locator('ap-train section[data-run] h3').textContent(), /your input, completed by the model at step \d+/);
+    await page.locator('ap-train #probe-input').fill('4 9 |');
+    await page.locator('ap-train button[data-action="complete"]').click();
+    await page.locator('ap-train .probe-box .error').waitFor();
+    assert.match(await page.locator('ap-train .probe-box .error').textContent(), /'9' is not a token of this task/);
+    await page.locator('ap-train button[data-action="held-out"]').click();
+    await page.locator('ap-train .tok.written').first().waitFor({ state: 'detached' });
     // Every head is named by a pattern; the timeline scrubs back to the untrained heads.
     const patterns = await page.locator('ap-train ap-heatmap').evaluateAll((els) => els.map((e) => e.dataset.pattern));
     for (const p of patterns) assert.ok(['previous token', 'self', 'first token', 'induction', 'reverse diagonal', 'broad'].includes(p), p);

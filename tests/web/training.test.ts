@@ -109,6 +109,15 @@ describe('a training run', () => {
     expect(end.message).toMatch(/Reached (9\d|100)\.\d% held-out sequence accuracy at step \d+/);
     expect(end.step).toBeLessThan(300);
     expect(end.step % 20).toBe(0);  // it can only know at an evaluation
+    // Your own input, completed greedily to the task's length: a trained model sorts it.
+    const done = session.complete([4, 0, 3, 1, 5]);  // 4 0 3 1 |
+    if (!done.ok) throw new Error(done.error.message);
+    expect(done.probe.typed).toBe(5);
+    expect(done.probe.tokens.slice(0, 5)).toEqual(['4', '0', '3', '1', '|']);
+    expect(done.probe.tokens).toHaveLength(9);
+    expect(done.probe.heads).toHaveLength(8);
+    expect(session.complete([])).toMatchObject({ ok: false, error: { field: 'input' } });
+    expect(session.complete([6])).toMatchObject({ ok: false, error: { field: 'input' } });
     session.create(options, limits);
     const again: number[] = [];
     await session.run((p) => again.push(...p.train.map((t) => t.loss)));

@@ -24,6 +24,11 @@ export const TRAIN_STYLES = [CONTROL_STYLES, css`
   .tok small { display: block; color: #555; font-size: 0.7rem; }
   .tok.right { border-color: #2e7d32; background: #e8f5e9; }
   .tok.wrong { border-color: #b00020; background: #fdecee; }
+  .tok.written { border-style: dashed; border-color: #1a73e8; background: #f3f7fe; }
+  .probe-box { display: flex; flex-wrap: wrap; gap: 0.4rem; align-items: center; margin: 0.4rem 0; }
+  .probe-box label { flex-basis: 100%; font-size: 0.85rem; font-weight: 600; }
+  .probe-box input { font: 0.95rem ui-monospace, monospace; padding: 0.3rem; flex: 1 1 12rem; min-width: 0; }
+  .probe-box .error { flex-basis: 100%; }
   .heads { display: grid; gap: 0.8rem; grid-template-columns: repeat(auto-fill, minmax(min(100%, 15rem), 1fr)); }
   .error { color: #b00020; }
   .run-error { border: 1px solid #b00020; background: #fdecee; padding: 0.4rem 0.6rem; border-radius: 4px; }

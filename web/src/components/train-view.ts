@@ -6,7 +6,7 @@
 // page stays responsive. Settings live in the URL hash ('#train&...') with sync-hash.
 import { LitElement, html, nothing } from 'lit';
 import { TASKS } from 'attention-playground';
-import type { CurvePoint } from '../engine/training.js';
+import type { CurvePoint, Probe } from '../engine/training.js';
 import { TrainRun } from '../engine/train-run.js';
 import { parseSetting } from '../state/settings.js';
 import {
@@ -14,6 +14,7 @@ import {
   trainStateFromHash, trainStateToHash, trainerOptions, type TrainSetting, type TrainState,
 } from '../state/train-settings.js';
 import { exportBytes, exportPng, exportSvg, exportText } from '../view/export.js';
+import { parseProbeInput, promptOf } from '../view/probe-input.js';
 import { probeView } from '../view/probe-view.js';
 import { renderControl, settingInput } from './controls.js';
 import type { Series } from './curves.js';
@@ -31,6 +32,7 @@ export class TrainView extends LitElement {
     syncHash: { type: Boolean, attribute: 'sync-hash' },
     state: { attribute: false },
     errors: { state: true }, runError: { state: true }, version: { state: true }, scrub: { state: true },
+    custom: { state: true }, customError: { state: true },
   };
   declare syncHash: boolean;
   declare state: TrainState;
@@ -40,6 +42,9 @@ export class TrainView extends LitElement {
   declare version: number;
   /** The step whose heads the timeline shows, or null for the latest. */
   declare scrub: number | null;
+  /** Your own input completed by each run's model (shown instead of the held-out example), or null. */
+  declare custom: { text: string; step: number; probes: (Probe | null)[] } | null;
+  declare customError: string;
   #runs: TrainRun[] = [];
   #linkProblems: string[] = [];
   #parseErrors = new Set<string>();
@@ -54,6 +59,8 @@ export class TrainView extends LitElement {
     this.runError = '';
     this.version = 0;
     this.scrub = null;
+    this.custom = null;
+    this.customError = '';
   }
 
   override connectedCallback() {
@@ -83,6 +90,8 @@ export class TrainView extends LitElement {
     const problems = trainCrossCheck(this.state);
     this.errors = { ...Object.fromEntries(Object.entries(this.errors).filter(([n]) => !(n in problems) && this.#parseErrors.has(n))), ...problems };
     this.scrub = null;
+    this.custom = null;
+    this.customError = '';
     const states = runStates(this.state);
     while (this.#runs.length > states.length) this.#runs.pop()!.dispose();
     while (this.#runs.length < states.length) this.#runs.push(new TrainRun(this.#changed));
@@ -233,14 +242,49 @@ export class TrainView extends LitElement {
     </div>`;
   }
 
+  #characters(): boolean {
+    return this.state.task === 'text' && !this.state.words;
+  }
+
+  /** Runs the typed input through every run's model, each completing it greedily. */
+  #complete = async (event: Event) => {
+    event.preventDefault();
+    const text = (this.renderRoot.querySelector('#probe-input') as HTMLInputElement).value;
+    const vocabulary = this.#runs[0]?.info?.vocabulary ?? [];
+    const parsed = parseProbeInput(text, vocabulary, this.#characters());
+    if ('error' in parsed) { this.customError = parsed.error; return; }
+    const results = await Promise.all(this.#runs.map((run) => run.complete(parsed.ids)));
+    const failed = results.find((r) => !r.ok);
+    if (failed && !failed.ok) { this.customError = failed.error.message; return; }
+    this.customError = '';
+    this.custom = { text, step: this.#runs[0].step, probes: results.map((r) => (r.ok ? r.probe : null)) };
+  };
+
+  #probeBox() {
+    const example = this.#runs[0]?.probe;
+    const placeholder = example ? promptOf(example.tokens, example.expected, this.#characters()) : '';
+    return html`<form class="probe-box" @submit=${this.#complete} @input=${(e: Event) => e.stopPropagation()}>
+      <label for="probe-input">Your own input (${this.#characters() ? 'characters' : 'tokens separated by spaces'}); the model writes the rest:</label>
+      <input id="probe-input" type="text" spellcheck="false" autocomplete="off" .value=${this.custom?.text ?? placeholder}>
+      <button type="submit" data-action="complete" ?disabled=${!this.#runs[0]?.info}>Complete</button>
+      ${this.custom ? html`<button type="button" data-action="held-out" @click=${() => { this.custom = null; }}>Back to the held-out example</button>` : nothing}
+      ${this.customError ? html`<p class="error" role="alert">${this.customError}</p>` : nothing}
+    </form>`;
+  }
+
   #probes() {
-    const shown = this.#runs.map((run) => (this.scrub === null ? run.probe : run.probeAt(this.scrub)));
+    const custom = this.custom;
+    const shown = custom ? custom.probes : this.#runs.map((run) => (this.scrub === null ? run.probe : run.probeAt(this.scrub)));
     if (shown.every((p) => !p)) return nothing;
+    const title = (i: number) => `${this.#runs.length > 1 ? `Run ${this.#name(i)}: ` : ''}${custom
+      ? `your input, completed by the model at step ${custom.step}` : 'a held-out example'}`;
     return html`<p class="task">Under each token of a held-out example: the model's guess for the next one (green: right, red:
         wrong, where scored) and its probability. Each head is named by the pattern it best matches (previous token, self, first
-        token, induction, reverse diagonal, or broad) with the share of attention that falls where the pattern puts it.</p>
+        token, induction, reverse diagonal, or broad) with the share of attention that falls where the pattern puts it. Type your own
+        input below: the tokens with a dashed border are the ones the model wrote.</p>
+      ${this.#probeBox()}
       <div class="probe-runs">${shown.map((probe, i) => (probe ? html`<section data-run=${NAMES[i]}>
-        ${probeView(probe, this.#runs.length > 1 ? `Run ${this.#name(i)}` : 'A held-out example')}</section>` : nothing))}</div>`;
+        ${probeView(probe, title(i))}</section>` : nothing))}</div>`;
   }
 
   override render() {

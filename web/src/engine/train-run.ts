@@ -97,6 +97,11 @@ export class TrainRun {
     return null;
   }
 
+  /** Your own input, completed by the model (see TrainingSession.complete). */
+  complete(ids: number[]) {
+    return this.#api().complete(ids);
+  }
+
   dispose(): void {
     this.#generation += 1;
     this.#worker?.terminate();

@@ -19,6 +19,7 @@ const api = {
     return Comlink.transfer(bytes, [bytes.buffer as ArrayBuffer]);
   },
   async loadWeights(bytes: Uint8Array) { return (await session).loadWeights(bytes); },
+  async complete(ids: number[]) { return (await session).complete(ids); },
 };
 export type TrainWorkerApi = typeof api;
 

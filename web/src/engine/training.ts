@@ -27,6 +27,8 @@ export interface Probe {
   confidence: number[];
   seq: number;
   heads: ProbeHead[];
+  /** Your own input: how many leading tokens you typed (the rest the model wrote). */
+  typed?: number;
 }
 
 export type RunStatus = 'ready' | 'running' | 'paused' | 'done' | 'diverged';
@@ -256,11 +258,40 @@ export class TrainingSession {
   /** Every head's attention and the predictions on one fixed held-out example. */
   #probe(trainer: Trainer): Probe {
     const example = trainer.example(PROBE_SEED)!;
-    const seq = example.ids.length;
-    const result = trainer.model.forward({ ids: example.ids, batch: 1, seq, record: { stages: ['*.self_attn.weights'] } });
+    return this.#probeOf(trainer, example.ids, example.targets);
+  }
+
+  /**
+   * The model on your own input (ids of the task's vocabulary): completed greedily, one
+   * most-likely token at a time, to the task's sequence length, then probed like the
+   * held-out example. Bad input comes back as an error naming it.
+   */
+  complete(ids: number[]): { ok: true; probe: Probe } | { ok: false; error: ErrorInfo } {
+    const trainer = this.#live();
+    const { maxSeq, vocabSize } = trainer.model.spec;
+    if (ids.length === 0 || ids.length > maxSeq)
+      return { ok: false, error: { message: `type 1 to ${maxSeq} tokens, got ${ids.length}`, code: 'out_of_range', field: 'input' } };
+    const bad = ids.find((id) => !Number.isInteger(id) || id < 0 || id >= vocabSize);
+    if (bad !== undefined) return { ok: false, error: { message: `token id ${bad} is not in the vocabulary`, code: 'out_of_range', field: 'input' } };
+    const out = ids.slice();
+    while (out.length < maxSeq) {
+      const { logits } = trainer.model.forward({ ids: Int32Array.from(out), batch: 1, seq: out.length });
+      const last = logits!.subarray((out.length - 1) * vocabSize, out.length * vocabSize);
+      let best = 0;
+      for (let j = 1; j < vocabSize; j++) if (last[j] > last[best]) best = j;
+      out.push(best);
+    }
+    const probe = this.#probeOf(trainer, Int32Array.from(out), null);
+    return { ok: true, probe: { ...probe, typed: ids.length } };
+  }
+
+  /** Predictions and every head's attention on one sequence; targets give the expected tokens. */
+  #probeOf(trainer: Trainer, ids: Int32Array, targets: Int32Array | null): Probe {
+    const seq = ids.length;
+    const result = trainer.model.forward({ ids, batch: 1, seq, record: { stages: ['*.self_attn.weights'] } });
     const vocab = this.#vocabulary;
     const text = (id: number) => vocab[id] ?? String(id);
-    const v = vocab.length || trainer.model.spec.vocabSize;
+    const v = trainer.model.spec.vocabSize;  // (S, V) logits
     const predicted: string[] = [];
     const confidence: number[] = [];
     for (let i = 0; i < seq; i++) {
@@ -279,8 +310,8 @@ export class TrainingSession {
         heads.push({ layer: stage.layer, head, weights: stage.data.slice(head * sq * sk, (head + 1) * sq * sk) });
     }
     return {
-      tokens: Array.from(example.ids, text), seq, predicted, confidence, heads,
-      expected: Array.from(example.targets, (t) => (t < 0 ? null : text(t))),
+      tokens: Array.from(ids, text), seq, predicted, confidence, heads,
+      expected: targets ? Array.from(targets, (t) => (t < 0 ? null : text(t))) : Array.from(ids, () => null),
     };
   }
 }

@@ -16,9 +16,10 @@ export function probeView(probe: Probe, heading: string) {
   return html`<h3>${heading}</h3>
     <div class="probe-tokens" data-testid="probe">${probe.tokens.map((t, i) => {
       const expected = probe.expected[i];
-      const cls = expected === null ? '' : expected === probe.predicted[i] ? 'right' : 'wrong';
+      const cls = expected === null ? (probe.typed !== undefined && i >= probe.typed ? 'written' : '') : expected === probe.predicted[i] ? 'right' : 'wrong';
       return html`<span class="tok ${cls}" title=${expected === null ? 'not scored' : `should be ${visible(expected)}`}>${visible(t)}
-        <small>${expected === null ? '·' : `${visible(probe.predicted[i])} ${(100 * probe.confidence[i]).toFixed(0)}%`}</small></span>`;
+        <small>${expected === null && probe.typed === undefined ? '·'
+          : `${visible(probe.predicted[i])} ${(100 * probe.confidence[i]).toFixed(0)}%`}</small></span>`;
     })}</div>
     <ap-legend .scale=${scale} label="Attention weight:"></ap-legend>
     <div class="heads">${probe.heads.map((h) => {

@@ -1,0 +1,25 @@
+// What a person types into the Train view's probe box, as the task's token ids: each
+// character for character-level text, else tokens separated by spaces ("3 1 2 |").
+
+export function parseProbeInput(text: string, vocabulary: readonly string[], characters: boolean):
+    { ids: number[] } | { error: string } {
+  const pieces = characters ? Array.from(text) : text.trim().split(/\s+/).filter((p) => p.length > 0);
+  if (pieces.length === 0) return { error: 'Type some tokens first.' };
+  const ids: number[] = [];
+  for (const piece of pieces) {
+    const id = vocabulary.indexOf(piece);
+    if (id < 0) {
+      const shown = vocabulary.map((t) => (t === ' ' ? '␣' : t)).join(' ');
+      return { error: `'${piece}' is not a token of this task (its tokens: ${shown.length > 120 ? `${shown.slice(0, 119)}…` : shown})` };
+    }
+    ids.push(id);
+  }
+  return { ids };
+}
+
+/** The prompt part of an example: its tokens up to the first scored position (what the model must continue). */
+export function promptOf(tokens: readonly string[], expected: readonly (string | null)[], characters: boolean): string {
+  const first = expected.findIndex((e) => e !== null);
+  const prompt = tokens.slice(0, first < 0 ? tokens.length : first + 1);
+  return characters ? prompt.join('') : prompt.join(' ');
+}
