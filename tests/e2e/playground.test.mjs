@@ -104,6 +104,31 @@ describe('the playground', () => {
     await page.close();
   });
 
+  test('the stages differ: raw scores unmasked, then scaled paler on one colour scale, then masked', async () => {
+    const { page, errors } = await open('#mode=decoder&text=one+two+three+four&view=head&stage=scores');
+    const look = async () => ({
+      legend: await page.locator('ap-legend').first().textContent(),
+      blocked: (await grid(page)).blocked.length,
+      fill: await page.locator('ap-heatmap').first().evaluate((el) => el.shadowRoot.querySelector('rect[data-row="3"][data-col="0"]').getAttribute('fill')),
+    });
+    const scores = await look();
+    assert.equal(scores.blocked, 0, 'no mask is applied at the raw scores');
+    await page.locator('#setting-stage').selectOption('scaled');
+    await page.waitForFunction(() => location.hash.includes('stage=scaled'));
+    const scaled = await look();
+    assert.equal(scaled.blocked, 0);
+    assert.equal(scaled.legend, scores.legend, 'one colour scale for scores, scaled and masked');
+    assert.notEqual(scaled.fill, scores.fill, 'dividing by √d_k changes the colour');
+    await page.locator('#setting-stage').selectOption('masked');
+    await page.waitForFunction(() => location.hash.includes('stage=masked'));
+    const masked = await look();
+    assert.equal(masked.blocked, 6, 'the causal mask hatches the 6 future cells');
+    assert.equal(masked.legend, scores.legend);
+    assert.equal(masked.fill, scaled.fill, 'an allowed cell keeps its scaled value');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('decoder mode shows the causal triangle', async () => {
     const { page, errors } = await open('#mode=decoder&text=one+two+three+four');
     const g = await grid(page);

@@ -38,12 +38,22 @@ export function blockedCells(ctx: ViewContext, layer = ctx.layer): Uint8Array {
   return Uint8Array.from(mask.data.subarray(ctx.sequence * rows * cols, (ctx.sequence + 1) * rows * cols));
 }
 
+/**
+ * The colour scale of the chosen stage. Weights: 0..1. Scores, scaled and masked share one
+ * scale, fitted to the raw scores (the widest of the three), so dividing by √d_k shows as
+ * paler colours and masking as hatching, not as a re-fitted scale that looks the same.
+ */
 export function stageScale(ctx: ViewContext): ColorScale {
   if (ctx.state.stage === 'weights') return weightScale();
-  const stage = findStage(ctx.trace, `${ctx.block}.${ctx.state.stage}`, ctx.layer)!;
+  const stage = findStage(ctx.trace, `${ctx.block}.scores`, ctx.layer)!;
   const [, heads, rows, cols] = stage.shape;
   const size = heads * rows * cols;
   return scoreScale(stage.data.subarray(ctx.sequence * size, (ctx.sequence + 1) * size));
+}
+
+/** Stages before the mask is applied (raw and scaled scores) show every cell; later ones hatch the blocked. */
+export function showsMask(stage: State['stage']): boolean {
+  return stage === 'masked' || stage === 'weights';
 }
 
 export function heatmap(ctx: ViewContext, head: number, scale: ColorScale) {
@@ -52,7 +62,7 @@ export function heatmap(ctx: ViewContext, head: number, scale: ColorScale) {
   const { rowLabels, colLabels } = labels(ctx, view.rows, view.cols);
   const axes = axisNames(ctx);
   return html`<ap-heatmap data-head=${head} .values=${view.values} .rows=${view.rows} .cols=${view.cols}
-    .rowLabels=${rowLabels} .colLabels=${colLabels} .blocked=${blockedCells(ctx)} .scale=${scale}
+    .rowLabels=${rowLabels} .colLabels=${colLabels} .blocked=${showsMask(ctx.state.stage) ? blockedCells(ctx) : undefined} .scale=${scale}
     row-axis=${axes.row} col-axis=${axes.col} ?show-numbers=${view.cols <= 10}
     caption=${`Head ${head} · layer ${ctx.layer}`}
     .describeCell=${(i: number, j: number) => explainCell(ctx.trace, ctx.block, ctx.layer, ctx.sequence, head, i, j)}
