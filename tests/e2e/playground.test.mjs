@@ -23,12 +23,8 @@ after(async () => {
 });
 
 async function open(hash = '', viewport = { width: 1280, height: 900 }) {
-  const { page, errors } = await openPage(browser, { viewport, acceptDownloads: true });
-  // Nothing may come from anywhere but our own server (no CDN): record any other request as an error.
-  page.on('request', (request) => {
-    const url = request.url();
-    if (!url.startsWith(server.url) && !url.startsWith('blob:') && !url.startsWith('data:')) errors.push(`external request: ${url}`);
-  });
+  // Nothing may come from anywhere but our own server (no CDN): any other request is an error.
+  const { page, errors } = await openPage(browser, { viewport, acceptDownloads: true }, { onlyFrom: server.url });
   await page.goto(server.url + hash);
   await page.locator('ap-heatmap, ap-shape-flow, ap-overview, ap-line-view, table.changes, p.hint, [data-testid="blocked"]').first().waitFor();
   return { page, errors };

@@ -27,11 +27,7 @@ after(async () => {
 });
 
 async function open(hash, viewport = { width: 1280, height: 1000 }) {
-  const { page, errors } = await openPage(browser, { viewport, acceptDownloads: true });
-  page.on('request', (request) => {
-    const url = request.url();
-    if (!url.startsWith(server.url) && !url.startsWith('blob:') && !url.startsWith('data:')) errors.push(`external request: ${url}`);
-  });
+  const { page, errors } = await openPage(browser, { viewport, acceptDownloads: true }, { onlyFrom: server.url });
   // Main-thread tasks of 50 ms or more, from the start.
   await page.addInitScript(() => {
     window.longTasks = [];

@@ -15,11 +15,16 @@ export function launchChromium() {
   });
 }
 
-// A page that records console errors and uncaught exceptions.
-export async function openPage(browser, options = {}) {
+// A page that records console errors and uncaught exceptions; with `onlyFrom` (a server's
+// URL), also any request that leaves it (no CDN: blob: and data: URLs stay in the page).
+export async function openPage(browser, options = {}, { onlyFrom } = {}) {
   const page = await browser.newPage(options);
   const errors = [];
   page.on('console', (message) => { if (message.type() === 'error') errors.push(message.text()); });
   page.on('pageerror', (error) => errors.push(String(error)));
+  if (onlyFrom) page.on('request', (request) => {
+    const url = request.url();
+    if (!url.startsWith(onlyFrom) && !url.startsWith('blob:') && !url.startsWith('data:')) errors.push(`external request: ${url}`);
+  });
   return { page, errors };
 }

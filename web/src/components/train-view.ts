@@ -116,13 +116,13 @@ export class TrainView extends LitElement {
     const statuses = this.#runs.map((r) => r.status);
     if (statuses.length === 0 || statuses.includes('starting')) return 'starting';
     if (statuses.includes('running')) return 'running';
-    if (statuses.every((s) => s === 'done' || s === 'diverged')) return 'done';
+    if (this.#runs.every((r) => r.finished)) return 'done';
     return statuses.includes('paused') ? 'paused' : 'ready';
   }
 
-  #start = () => { this.scrub = null; for (const run of this.#runs) if (run.status !== 'done' && run.status !== 'diverged') void run.start(); };
+  #start = () => { this.scrub = null; for (const run of this.#runs) if (!run.finished) void run.start(); };
   #pause = () => { for (const run of this.#runs) run.pause(); };
-  #stepOnce = () => { for (const run of this.#runs) if (run.status !== 'done' && run.status !== 'diverged') void run.stepOnce(); };
+  #stepOnce = () => { for (const run of this.#runs) if (!run.finished) void run.stepOnce(); };
   #reset = () => { void this.#newRuns(); };
 
   #onSetting = (event: Event) => {

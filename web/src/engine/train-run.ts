@@ -42,9 +42,8 @@ export class TrainRun {
 
   /** Starts over with these settings; resolves with the settings' problem, or null. */
   async create(options: CreateTrainerOptions, limits: RunLimits): Promise<ErrorInfo | null> {
-    const generation = ++this.#generation;
-    Object.assign(this, { info: null, status: 'starting', message: '', step: 0, rate: 0, trainingMs: 0, train: [], heldOut: [],
-      probe: null, timeline: [] });
+    this.clear();
+    const generation = this.#generation;
     const created = await this.#api().create(options, limits);
     if (generation !== this.#generation) return null;
     if (!created.ok) {
@@ -106,6 +105,11 @@ export class TrainRun {
     this.#generation += 1;
     this.#worker?.terminate();
     this.#worker = null;
+  }
+
+  /** Whether the run has ended (its limits reached, or diverged): nothing more to start or step. */
+  get finished(): boolean {
+    return this.status === 'done' || this.status === 'diverged';
   }
 
   /** The latest held-out evaluation. */

@@ -7,6 +7,7 @@ import type {
   AttentionEngine, AttentionError, CreateTrainerOptions, Evaluation, StepReport, Trainer,
 } from 'attention-playground';
 import type { RunLimits } from '../state/train-settings.js';
+import { headSlice } from '../view/trace-model.js';
 
 /** Wall time of training between two progress events. */
 export const SLICE_MS = 150;
@@ -71,6 +72,13 @@ function point(r: StepReport | Evaluation, step: number): CurvePoint {
   return { step, loss: r.loss, accuracy: r.accuracy, sequenceAccuracy: r.sequenceAccuracy };
 }
 
+/** Index of the largest value of a logits row. */
+function argmax(row: Float32Array): number {
+  let best = 0;
+  for (let j = 1; j < row.length; j++) if (row[j] > row[best]) best = j;
+  return best;
+}
+
 /** Yields to the event loop (a message may be waiting), without setTimeout's clamping. */
 function yieldToEvents(): Promise<void> {
   return new Promise((resolve) => {
@@ -91,7 +99,7 @@ export class TrainingSession {
   #trainingMs = 0;
   #train: CurvePoint[] = [];
   #heldOut: CurvePoint[] = [];
-  #lastEvaluated = -1;
+  /** The latest held-out evaluation (null: none of the current weights yet). */
   #heldOutLast: CurvePoint | null = null;
   #pauseRequested = false;
   #generation = 0;
@@ -113,7 +121,6 @@ export class TrainingSession {
     this.#status = 'ready';
     this.#message = '';
     this.#trainingMs = 0;
-    this.#lastEvaluated = -1;
     this.#heldOutLast = null;
     this.#evaluate();  // the untrained model's point at step 0
     const info: RunInfo = {
@@ -151,7 +158,7 @@ export class TrainingSession {
       const progress = this.#progress(steps, ms);
       onProgress(progress);
       await yieldToEvents();  // pause(), setLimits() or a new run may be waiting
-      if (generation !== this.#generation || this.#trainer !== trainer) return progress;  // replaced meanwhile
+      if (generation !== this.#generation) return progress;  // replaced or disposed meanwhile
       if (this.#pauseRequested && this.#status === 'running') this.#status = 'paused';
     }
     return this.#progress(0, 0);
@@ -186,7 +193,7 @@ export class TrainingSession {
     } catch (error) {
       return { ok: false, error: errorInfo(error) };
     }
-    this.#lastEvaluated = -1;
+    this.#heldOutLast = null;  // new weights: evaluate again at this step
     this.#evaluate();
     return { ok: true, progress: this.#progress(0, 0) };
   }
@@ -236,8 +243,7 @@ export class TrainingSession {
 
   #evaluate(): void {
     const trainer = this.#live();
-    if (this.#lastEvaluated === trainer.steps) return;
-    this.#lastEvaluated = trainer.steps;
+    if (this.#heldOutLast?.step === trainer.steps) return;
     const p = point(trainer.evaluate(), trainer.steps);
     this.#heldOut.push(p);
     this.#heldOutLast = p;
@@ -276,10 +282,7 @@ export class TrainingSession {
     const out = ids.slice();
     while (out.length < maxSeq) {
       const { logits } = trainer.model.forward({ ids: Int32Array.from(out), batch: 1, seq: out.length });
-      const last = logits!.subarray((out.length - 1) * vocabSize, out.length * vocabSize);
-      let best = 0;
-      for (let j = 1; j < vocabSize; j++) if (last[j] > last[best]) best = j;
-      out.push(best);
+      out.push(argmax(logits!.subarray((out.length - 1) * vocabSize, out.length * vocabSize)));
     }
     const probe = this.#probeOf(trainer, Int32Array.from(out), null);
     return { ok: true, probe: { ...probe, typed: ids.length } };
@@ -296,19 +299,16 @@ export class TrainingSession {
     const confidence: number[] = [];
     for (let i = 0; i < seq; i++) {
       const row = result.logits!.subarray(i * v, (i + 1) * v);
-      let best = 0;
-      for (let j = 1; j < v; j++) if (row[j] > row[best]) best = j;
+      const best = argmax(row);
       let sum = 0;
       for (let j = 0; j < v; j++) sum += Math.exp(row[j] - row[best]);
       predicted.push(text(best));
       confidence.push(1 / sum);
     }
     const heads: ProbeHead[] = [];
-    for (const stage of result.trace!.stages) {
-      const [, h, sq, sk] = stage.shape;
-      for (let head = 0; head < h; head++)
-        heads.push({ layer: stage.layer, head, weights: stage.data.slice(head * sq * sk, (head + 1) * sq * sk) });
-    }
+    for (const stage of result.trace!.stages)
+      for (let head = 0; head < stage.shape[1]; head++)  // a copy: a view would post the whole trace buffer per head
+        heads.push({ layer: stage.layer, head, weights: headSlice(stage, 0, head).values.slice() });
     return {
       tokens: Array.from(ids, text), seq, predicted, confidence, heads,
       expected: targets ? Array.from(targets, (t) => (t < 0 ? null : text(t))) : Array.from(ids, () => null),
