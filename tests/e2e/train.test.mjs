@@ -86,7 +86,7 @@ describe('the Train view', () => {
     await page.locator('ap-train button[data-action="complete"]').click();
     await page.locator('ap-train .tok.written').first().waitFor();
     assert.equal(await page.locator('ap-train .tok.written').count(), 4);
-    assert.match(await page.locator('ap-train section[data-run] h3').textContent(), /your input, completed by the model at step \d+/);
+    assert.match(await page.locator('ap-train section[data-run] h3').textContent(), /^Your input, completed by the model at step \d+$/);
     await page.locator('ap-train #probe-input').fill('4 9 |');
     await page.locator('ap-train button[data-action="complete"]').click();
     await page.locator('ap-train .probe-box .error').waitFor();
@@ -95,7 +95,7 @@ describe('the Train view', () => {
     await page.locator('ap-train .tok.written').first().waitFor({ state: 'detached' });
     // Every head is named by a pattern; the timeline scrubs back to the untrained heads.
     const patterns = await page.locator('ap-train ap-heatmap').evaluateAll((els) => els.map((e) => e.dataset.pattern));
-    for (const p of patterns) assert.ok(['previous token', 'self', 'first token', 'induction', 'reverse diagonal', 'broad'].includes(p), p);
+    for (const p of patterns) assert.ok(['previous token', 'self', 'first token', 'induction', 'reverse diagonal', 'broad', 'content'].includes(p), p);
     const trained = await probeText(page);
     await page.locator('ap-train #timeline').fill('0');
     await page.waitForFunction(() => /step 0\b/.test(document.querySelector('ap-train').shadowRoot.querySelector('.timeline label').textContent));

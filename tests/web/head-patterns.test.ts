@@ -35,6 +35,16 @@ describe('head patterns', () => {
     expect(best).toEqual({ name: 'broad', score: expect.closeTo(1, 6) });
   });
 
+  it('call a sharp head that no position pattern explains content-based', () => {
+    // Each query's weight on one key chosen by content (a fixed, pattern-free choice), the rest spread.
+    const chosen = [0, 0, 1, 0, 2, 1, 5, 3];
+    const scores = headPatterns(head(8, (i) => chosen[i], 0.8), 8, ['h', 'g', 'f', 'e', 'd', 'c', 'b', 'a']);
+    expect(scores[0].name).toBe('content');
+    expect(scores[0].score).toBeGreaterThan(0.7);
+    // A head a pattern explains keeps that pattern's name, though it is sharp too.
+    expect(headPatterns(head(8, (i) => Math.max(0, i - 1)), 8, TOKENS)[0].name).toBe('previous token');
+  });
+
   it('skip induction when no token repeats', () => {
     const names = headPatterns(head(5, (i) => i), 5, ['a', 'b', 'c', 'd', 'e']).map((p) => p.name);
     expect(names).not.toContain('induction');

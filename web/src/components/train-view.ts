@@ -276,11 +276,12 @@ export class TrainView extends LitElement {
     const custom = this.custom;
     const shown = custom ? custom.probes : this.#runs.map((run) => (this.scrub === null ? run.probe : run.probeAt(this.scrub)));
     if (shown.every((p) => !p)) return nothing;
-    const title = (i: number) => `${this.#runs.length > 1 ? `Run ${this.#name(i)}: ` : ''}${custom
-      ? `your input, completed by the model at step ${custom.step}` : 'a held-out example'}`;
+    const what = custom ? `your input, completed by the model at step ${custom.step}` : 'a held-out example';
+    const title = (i: number) => (this.#runs.length > 1 ? `Run ${this.#name(i)}: ${what}` : what[0].toUpperCase() + what.slice(1));
     return html`<p class="task">Under each token of a held-out example: the model's guess for the next one (green: right, red:
         wrong, where scored) and its probability. Each head is named by the pattern it best matches (previous token, self, first
-        token, induction, reverse diagonal, or broad) with the share of attention that falls where the pattern puts it. Type your own
+        token, induction, reverse diagonal, or broad) with the share of attention that falls where the pattern puts it, or content
+        when it is sharp but no position pattern explains it. Type your own
         input below: the tokens with a dashed border are the ones the model wrote.</p>
       ${this.#probeBox()}
       <div class="probe-runs">${shown.map((probe, i) => (probe ? html`<section data-run=${NAMES[i]}>

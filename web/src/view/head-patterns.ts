@@ -2,16 +2,22 @@
 // falls where a known pattern puts it (previous token, itself, the first token, the
 // token after an earlier copy of itself = induction, the mirrored position = reverse
 // diagonal), or how close its rows are to spreading evenly (broad). Scores are in
-// [0, 1]; a head is labelled with its best pattern.
+// [0, 1]; a head is labelled with its best pattern. A sharp head that no pattern
+// explains (a sort model's "smallest item not yet written") attends by what the
+// tokens are, not where: 'content', scored by how much weight each row's top key gets.
 
-export type PatternName = 'previous token' | 'self' | 'first token' | 'induction' | 'reverse diagonal' | 'broad';
+export type PatternName = 'previous token' | 'self' | 'first token' | 'induction' | 'reverse diagonal' | 'broad' | 'content';
+
+/** Below this, a pattern does not explain the head. */
+const EXPLAINS = 0.5;
 
 export interface PatternScore { name: PatternName; score: number }
 
 /** For query i, the key a pattern attends to, or null when the pattern says nothing about row i. */
 type Target = (i: number) => number | null;
+type Positional = Exclude<PatternName, 'broad' | 'content'>;
 
-function targets(seq: number, tokens: readonly string[]): Record<Exclude<PatternName, 'broad'>, Target> {
+function targets(seq: number, tokens: readonly string[]): Record<Positional, Target> {
   return {
     'previous token': (i) => (i >= 1 ? i - 1 : null),
     self: (i) => i,
@@ -44,13 +50,22 @@ export function headPatterns(weights: ArrayLike<number>, seq: number, tokens: re
     if (rows >= 2) scores.push({ name, score: mass / rows });
   }
   // Broad: 1 - total variation distance to the even spread over the keys each query sees.
-  let closeness = 0, rows = 0;
+  // Content: the mean weight of each row's top key, the same rows as broad.
+  let closeness = 0, top = 0, rows = 0;
   for (let i = 1; i < seq; i++) {
-    let distance = 0;
-    for (let j = 0; j <= i; j++) distance += Math.abs(weights[i * seq + j] - 1 / (i + 1));
+    let distance = 0, best = 0;
+    for (let j = 0; j <= i; j++) {
+      distance += Math.abs(weights[i * seq + j] - 1 / (i + 1));
+      best = Math.max(best, weights[i * seq + j]);
+    }
     closeness += 1 - distance / 2;
+    top += best;
     rows += 1;
   }
   if (rows > 0) scores.push({ name: 'broad', score: closeness / rows });
-  return scores.sort((a, b) => b.score - a.score);
+  scores.sort((a, b) => b.score - a.score);
+  // Only when nothing else explains it: a previous-token head is sharp too.
+  const content = rows > 0 ? top / rows : 0;
+  if ((scores[0]?.score ?? 0) < EXPLAINS && content >= EXPLAINS) scores.unshift({ name: 'content', score: content });
+  return scores;
 }
