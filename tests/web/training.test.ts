@@ -46,7 +46,7 @@ describe('the Train view settings', () => {
     expect(trainCrossCheck({ ...DEFAULT_TRAIN_STATE, heads: 3 })).toHaveProperty('heads');
     const options = trainerOptions({ ...DEFAULT_TRAIN_STATE, task: 'modadd' });
     expect(options.task).toEqual({ name: 'modadd', modulus: 13 });
-    expect(options.spec).toMatchObject({ causal: true, dModel: 64, norm: 'pre' });
+    expect(options.spec).toMatchObject({ causal: true, dModel: 48, norm: 'pre' });
     expect(options.optimizer).toMatchObject({ lr: 3e-3, totalSteps: 600, schedule: 'cosine' });
   });
 });

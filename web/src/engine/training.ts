@@ -90,6 +90,7 @@ function yieldToEvents(): Promise<void> {
 
 export class TrainingSession {
   #engine: AttentionEngine;
+  #sliceMs: number;
   #trainer: Trainer | null = null;
   #vocabulary: string[] = [];
   #limits: RunLimits = { steps: 1, stopAt: 0, evalEvery: 1 };
@@ -104,8 +105,10 @@ export class TrainingSession {
   #pauseRequested = false;
   #generation = 0;
 
-  constructor(engine: AttentionEngine) {
+  /** sliceMs: training between progress events (shorter on a page's own thread, so no task blocks input for long). */
+  constructor(engine: AttentionEngine, sliceMs = SLICE_MS) {
     this.#engine = engine;
+    this.#sliceMs = sliceMs;
   }
 
   /** A new run (the previous one is freed). Bad settings come back as an error, not a throw. */
@@ -149,7 +152,7 @@ export class TrainingSession {
     while (this.#status === 'running') {
       const started = performance.now();
       let steps = 0;
-      while (performance.now() - started < SLICE_MS && this.#status === 'running') {
+      while (performance.now() - started < this.#sliceMs && this.#status === 'running') {
         this.#stepOnce(trainer);
         steps += 1;
       }
@@ -179,6 +182,22 @@ export class TrainingSession {
     const ms = performance.now() - started;
     this.#trainingMs += ms;
     return this.#progress(1, ms);
+  }
+
+  /**
+   * Up to `steps` steps (fewer when the limits are reached first) with one progress at
+   * the end: a run cut at given steps, not at wall-time slices, so that snapshots
+   * (the shipped checkpoints' timelines) are the same on every machine.
+   */
+  advance(steps: number): Progress {
+    const trainer = this.#live();
+    let done = 0;
+    if (this.#status === 'ready') this.#status = 'paused';
+    while (done < steps && this.#status === 'paused') {
+      this.#stepOnce(trainer);
+      done += 1;
+    }
+    return this.#progress(done, 0);
   }
 
   /** The weights as a .safetensors file. */

@@ -51,10 +51,10 @@ export const TRAIN_SETTINGS: readonly TrainSetting[] = [
     words: { label: 'Words as tokens' },
   }),
   ...fromSchema(MODEL_SPEC_SCHEMA, 'spec', 'model', {
-    dModel: { label: 'd_model', start: 64 },
+    dModel: { label: 'd_model', start: 48 },
     heads: { label: 'Heads' },
     layers: { label: 'Layers' },
-    ffnDim: { label: 'FFN width' },
+    ffnDim: { label: 'FFN width', start: 96 },
     positions: { label: 'Positions', start: 'learned', labels: { none: 'None', sinusoidal: 'Sinusoidal', learned: 'Learned' } },
     norm: { label: 'LayerNorm', start: 'pre', labels: { post: 'Post-LN (the paper)', pre: 'Pre-LN' } },
     finalNorm: { label: 'Final LayerNorm', start: true },

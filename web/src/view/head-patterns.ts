@@ -5,6 +5,8 @@
 // [0, 1]; a head is labelled with its best pattern. A sharp head that no pattern
 // explains (a sort model's "smallest item not yet written") attends by what the
 // tokens are, not where: 'content', scored by how much weight each row's top key gets.
+// Only the rows that matter are scored when the caller says which (a trained model's
+// scored positions: elsewhere its attention is unconstrained and says little).
 
 export type PatternName = 'previous token' | 'self' | 'first token' | 'induction' | 'reverse diagonal' | 'broad' | 'content';
 
@@ -13,37 +15,43 @@ const EXPLAINS = 0.5;
 
 export interface PatternScore { name: PatternName; score: number }
 
-/** For query i, the key a pattern attends to, or null when the pattern says nothing about row i. */
-type Target = (i: number) => number | null;
+/** For query i, the keys a pattern attends to, or null when the pattern says nothing about row i. */
+type Target = (i: number) => number[] | null;
 type Positional = Exclude<PatternName, 'broad' | 'content'>;
 
 function targets(seq: number, tokens: readonly string[]): Record<Positional, Target> {
   return {
-    'previous token': (i) => (i >= 1 ? i - 1 : null),
-    self: (i) => i,
-    'first token': (i) => (i >= 1 ? 0 : null),
-    // The key right after the latest earlier occurrence of this query's token.
+    'previous token': (i) => (i >= 1 ? [i - 1] : null),
+    self: (i) => [i],
+    'first token': (i) => (i >= 1 ? [0] : null),
+    // Prefix matching: every key right after an earlier occurrence of this query's token
+    // (where the next token was last time), as induction heads are identified.
     induction: (i) => {
-      for (let j = i - 1; j >= 0; j--) if (tokens[j] === tokens[i]) return j + 1 <= i ? j + 1 : null;
-      return null;
+      const keys: number[] = [];
+      for (let j = 1; j <= i; j++) if (tokens[j - 1] === tokens[i] && j - 1 < i) keys.push(j);
+      return keys.length ? keys : null;
     },
-    // Query i reads position seq-1-i, where causality allows it (the second half).
-    'reverse diagonal': (i) => (seq - 1 - i < i ? seq - 1 - i : null),
+    // The anti-diagonal i + j = seq - 2, where causality allows it (the second half): a
+    // next-token model reversing "x1..xn | xn..x1" at query i writes the token at seq-2-i.
+    'reverse diagonal': (i) => (seq - 2 - i < i && seq - 2 - i >= 0 ? [seq - 2 - i] : null),
   };
 }
 
 /**
  * Scores of every pattern for one head's weights (Sq = Sk = seq, row-major, rows summing
- * to 1 over the keys a causal query sees), best first.
+ * to 1 over the keys a causal query sees), best first. scored: (seq) which query rows
+ * count (all when absent).
  */
-export function headPatterns(weights: ArrayLike<number>, seq: number, tokens: readonly string[]): PatternScore[] {
+export function headPatterns(weights: ArrayLike<number>, seq: number, tokens: readonly string[],
+  scored?: readonly boolean[]): PatternScore[] {
+  const counts = (i: number) => !scored || scored[i];
   const scores: PatternScore[] = [];
   for (const [name, target] of Object.entries(targets(seq, tokens)) as [PatternName, Target][]) {
     let mass = 0, rows = 0;
     for (let i = 0; i < seq; i++) {
-      const j = target(i);
-      if (j === null) continue;
-      mass += weights[i * seq + j];
+      const keys = counts(i) ? target(i) : null;
+      if (keys === null) continue;
+      for (const j of keys) mass += weights[i * seq + j];
       rows += 1;
     }
     // A pattern that applies to fewer than two rows (e.g. induction with no repeats) says nothing.
@@ -53,6 +61,7 @@ export function headPatterns(weights: ArrayLike<number>, seq: number, tokens: re
   // Content: the mean weight of each row's top key, the same rows as broad.
   let closeness = 0, top = 0, rows = 0;
   for (let i = 1; i < seq; i++) {
+    if (!counts(i)) continue;
     let distance = 0, best = 0;
     for (let j = 0; j <= i; j++) {
       distance += Math.abs(weights[i * seq + j] - 1 / (i + 1));

@@ -1,9 +1,9 @@
 // The Train view's probe: one held-out example through a model — its guess for each next
 // token, and every head's attention weights, each head named by the pattern it best matches.
 import { html } from 'lit';
-import type { Probe } from '../engine/training.js';
+import type { Probe, ProbeHead } from '../engine/training.js';
 import { weightScale } from './colors.js';
-import { headPatterns } from './head-patterns.js';
+import { headPatterns, type PatternScore } from './head-patterns.js';
 
 /** Whitespace tokens (character-level text) made visible. */
 const visible = (token: string) => token.replace(/ /g, '␣').replace(/\n/g, '⏎');
@@ -23,7 +23,7 @@ export function probeView(probe: Probe, heading: string) {
     })}</div>
     <ap-legend .scale=${scale} label="Attention weight:"></ap-legend>
     <div class="heads">${probe.heads.map((h) => {
-      const best = headPatterns(h.weights, probe.seq, probe.tokens)[0];
+      const best = headLabel(probe, h);
       return html`<ap-heatmap data-layer=${h.layer} data-head=${h.head} data-pattern=${best.name} .values=${h.weights}
         .rows=${probe.seq} .cols=${probe.seq} .rowLabels=${labels} .colLabels=${labels} .blocked=${blocked} .scale=${scale}
         row-axis="query" col-axis="key"
@@ -31,3 +31,19 @@ export function probeView(probe: Probe, heading: string) {
       ></ap-heatmap>`;
     })}</div>`;
 }
+
+/**
+ * The rows a head is judged on: the probe's scored positions (or, on your own input, those
+ * the model wrote from), where the task constrains what the model must attend to.
+ */
+export function scoredRows(probe: Probe): boolean[] | undefined {
+  if (probe.expected.some((e) => e !== null)) return probe.expected.map((e) => e !== null);
+  if (probe.typed !== undefined) return probe.tokens.map((_, i) => i >= probe.typed! - 1);
+  return undefined;
+}
+
+/** A head's best-matching pattern on a probe, with its score. */
+export function headLabel(probe: Probe, head: ProbeHead): PatternScore {
+  return headPatterns(head.weights, probe.seq, probe.tokens, scoredRows(probe))[0];
+}
+
