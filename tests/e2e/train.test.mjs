@@ -47,6 +47,40 @@ const waitStatus = (page, status) => page.waitForFunction(
 const probeText = (page) => page.locator('ap-train [data-testid="probe"]').textContent();
 
 describe('the Train view', () => {
+  test('a first visit shows a shipped trained model: curves, labelled heads and a timeline, without training', async () => {
+    const { page, errors } = await open('#train');
+    const record = JSON.parse(readFileSync(`${ROOT}web/public/checkpoints/sort.json`, 'utf8'));
+    assert.deepEqual(await progress(page), { status: 'done', step: record.step });
+    assert.equal(await page.locator('ap-train button[data-action="start"]').textContent(), 'Train it yourself');
+    assert.match(await page.locator('ap-train [role="status"]').textContent(), /Sort 8 symbols: a model trained by this page's own trainer/);
+    assert.equal(await page.locator('ap-train [data-checkpoint="sort"]').getAttribute('aria-pressed'), 'true');
+    assert.equal(await lossPoints(page), record.train.length);
+    // The trained model gets the probe right, and a last-layer head attends by content.
+    const scored = await page.locator('ap-train .tok.right').count() + await page.locator('ap-train .tok.wrong').count();
+    assert.equal(await page.locator('ap-train .tok.right').count(), scored);
+    const patterns = await page.locator('ap-train ap-heatmap[data-layer="1"]').evaluateAll((els) => els.map((e) => e.dataset.pattern));
+    assert.ok(patterns.includes('content'), patterns.join(', '));
+    // The timeline scrubs the shipped snapshots back to the untrained heads.
+    const trained = await probeText(page);
+    assert.equal(await page.locator('ap-train #timeline').getAttribute('max'), String(record.timeline.length - 1));
+    await page.locator('ap-train #timeline').fill('0');
+    await page.waitForFunction(() => /step 0\b/.test(document.querySelector('ap-train').shadowRoot.querySelector('.timeline label').textContent));
+    assert.notEqual(await probeText(page), trained, 'step 0 shows the untrained model');
+    // Another shipped model, by its button; then training it here starts from step 0.
+    await page.locator('ap-train [data-checkpoint="reverse"]').click();
+    await page.waitForFunction(() => location.hash === '#train&task=reverse&dModel=32&ffnDim=64');
+    await page.waitForFunction(() => document.querySelector('ap-train').shadowRoot.querySelector('[data-checkpoint="reverse"]')
+      .getAttribute('aria-pressed') === 'true');
+    const patternsReverse = await page.locator('ap-train ap-heatmap[data-layer="0"]').evaluateAll((els) => els.map((e) => e.dataset.pattern));
+    assert.ok(patternsReverse.includes('reverse diagonal'), patternsReverse.join(', '));
+    await page.locator('ap-train button[data-action="start"]').click();
+    await waitStatus(page, 'done');
+    assert.equal(await page.locator('ap-train [data-checkpoint="reverse"]').getAttribute('aria-pressed'), 'false');
+    assert.match(await page.locator('ap-train [role="status"]').textContent(), /^Reached 100\.0% held-out sequence accuracy at step \d+\.$/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('trains in a worker: the curves move, the page never blocks, pause / step / resume work', async () => {
     // A run too long to end by itself before the pause: no early stop, many steps.
     const { page, errors } = await open(`${QUICK}&steps=20000&stopAt=0`);
@@ -160,7 +194,7 @@ describe('the Train view', () => {
     assert.equal(await shared.page.locator('ap-train #setting-lr').inputValue(), '0.01');
     assert.match(await shared.page.locator('ap-train [data-testid="task-info"]').textContent(), /reverse diagonal/);
     await shared.page.close();
-    await page.locator('ap-train #setting-heads').fill('3');
+    await page.locator('ap-train #setting-heads').fill('5');  // 48 / 5 is no whole d_k
     await page.locator('ap-train [data-setting="heads"] .error').waitFor();
     assert.match(await page.locator('ap-train [data-setting="heads"] .error').textContent(), /must divide dModel/);
     assert.equal(await page.locator('ap-train button[data-action="start"]').isDisabled(), true);

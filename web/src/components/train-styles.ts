@@ -11,6 +11,8 @@ export const TRAIN_STYLES = [CONTROL_STYLES, css`
   fieldset { border: 1px solid #ddd; border-radius: 6px; margin: 0 0 0.7rem; padding: 0.4rem 0.6rem 0; min-width: 0; }
   fieldset select, fieldset input[type='number'] { width: 100%; box-sizing: border-box; }
   legend { font-weight: 700; font-size: 0.9rem; }
+  .checkpoints { display: flex; flex-wrap: wrap; gap: 0.4rem; align-items: center; margin-bottom: 0.5rem; font-size: 0.9rem; }
+  .checkpoints button[aria-pressed='true'] { background: #1a73e8; color: #fff; border-color: #1a73e8; }
   .buttons { display: flex; flex-wrap: wrap; gap: 0.4rem; align-items: center; margin-bottom: 0.4rem; }
   button { font: inherit; padding: 0.35rem 0.9rem; cursor: pointer; border-radius: 5px; border: 1px solid #888; background: #f4f4f4; }
   button.primary { background: #1a73e8; color: #fff; border-color: #1a73e8; font-weight: 700; }

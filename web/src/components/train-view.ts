@@ -6,6 +6,7 @@
 // page stays responsive. Settings live in the URL hash ('#train&...') with sync-hash.
 import { LitElement, html, nothing } from 'lit';
 import { TASKS } from 'attention-playground';
+import { checkpointIndex, loadCheckpoint, type CheckpointIndex } from '../engine/checkpoint.js';
 import type { CurvePoint, Probe } from '../engine/training.js';
 import { TrainRun } from '../engine/train-run.js';
 import { parseSetting } from '../state/settings.js';
@@ -32,7 +33,7 @@ export class TrainView extends LitElement {
     syncHash: { type: Boolean, attribute: 'sync-hash' },
     state: { attribute: false },
     errors: { state: true }, runError: { state: true }, version: { state: true }, scrub: { state: true },
-    custom: { state: true }, customError: { state: true },
+    custom: { state: true }, customError: { state: true }, checkpoints: { state: true },
   };
   declare syncHash: boolean;
   declare state: TrainState;
@@ -45,6 +46,10 @@ export class TrainView extends LitElement {
   /** Your own input completed by each run's model (shown instead of the held-out example), or null. */
   declare custom: { text: string; step: number; probes: (Probe | null)[] } | null;
   declare customError: string;
+  /** The shipped checkpoints: settings that match one show it trained, until Reset or Start. */
+  declare checkpoints: CheckpointIndex['checkpoints'];
+  /** Set by Reset and Start: train these settings here even if a checkpoint has them. */
+  #fromScratch = false;
   #runs: TrainRun[] = [];
   #linkProblems: string[] = [];
   #parseErrors = new Set<string>();
@@ -61,6 +66,7 @@ export class TrainView extends LitElement {
     this.scrub = null;
     this.custom = null;
     this.customError = '';
+    this.checkpoints = [];
   }
 
   override connectedCallback() {
@@ -70,7 +76,23 @@ export class TrainView extends LitElement {
       this.state = state;
       this.#linkProblems = problems;
     }
-    void this.#newRuns();
+    void this.#prepare();
+  }
+
+  /** The checkpoints' list first (so the first runs can show one), then the runs. */
+  async #prepare() {
+    try {
+      this.checkpoints = await checkpointIndex();
+    } catch (error) {
+      this.runError = `The trained checkpoints could not be read (${(error as Error).message}); training works as usual.`;
+    }
+    await this.#newRuns();
+  }
+
+  /** The shipped checkpoint with exactly these settings, if any. */
+  #checkpointOf(state: TrainState): string | null {
+    const hash = trainStateToHash(state);
+    return this.checkpoints.find((c) => trainStateToHash(trainStateFromHash(`#train&${c.settings}`).state) === hash)?.id ?? null;
   }
 
   override disconnectedCallback() {
@@ -101,6 +123,12 @@ export class TrainView extends LitElement {
       return;
     }
     this.runError = '';
+    const shown = states.length === 1 && !this.#fromScratch ? this.#checkpointOf(states[0]) : null;
+    if (shown) {
+      const error = await this.#showCheckpoint(shown, states[0]);
+      if (!error) { this.version += 1; return; }
+      this.runError = `${error} Training it here instead.`;
+    }
     const failures = await Promise.all(this.#runs.map((run, i) => run.create(trainerOptions(states[i]), runLimits(states[i]))));
     failures.forEach((error, i) => {
       if (!error) return;
@@ -109,6 +137,25 @@ export class TrainView extends LitElement {
       else this.runError = `${this.#runs.length > 1 ? `Run ${NAMES[i]}: ` : ''}${error.message}`;
     });
     this.version += 1;
+  }
+
+  /** Shows a checkpoint in run A; resolves with a problem's description, or null. */
+  async #showCheckpoint(id: string, state: TrainState): Promise<string | null> {
+    try {
+      const checkpoint = await loadCheckpoint(id);
+      const error = await this.#runs[0].showCheckpoint(checkpoint, trainerOptions(state), runLimits(state));
+      return error ? `Checkpoint '${id}': ${error.message}.` : null;
+    } catch (error) {
+      return `Checkpoint '${id}' could not be loaded (${(error as Error).message}).`;
+    }
+  }
+
+  /** Switches to a shipped checkpoint's settings (its trained run shows). */
+  #openCheckpoint(settings: string) {
+    this.state = trainStateFromHash(`#train&${settings}`).state;
+    if (this.syncHash) history.replaceState(null, '', trainStateToHash(this.state));
+    this.#fromScratch = false;
+    void this.#newRuns();
   }
 
   /** One status for the buttons: running while any run trains; done when every run is. */
@@ -120,10 +167,17 @@ export class TrainView extends LitElement {
     return statuses.includes('paused') ? 'paused' : 'ready';
   }
 
-  #start = () => { this.scrub = null; for (const run of this.#runs) if (!run.finished) void run.start(); };
+  #start = async () => {
+    this.scrub = null;
+    if (this.#runs.some((r) => r.checkpoint)) {  // a shown checkpoint: train its settings here, from the start
+      this.#fromScratch = true;
+      await this.#newRuns();
+    }
+    for (const run of this.#runs) if (!run.finished) void run.start();
+  };
   #pause = () => { for (const run of this.#runs) run.pause(); };
   #stepOnce = () => { for (const run of this.#runs) if (!run.finished) void run.stepOnce(); };
-  #reset = () => { void this.#newRuns(); };
+  #reset = () => { this.#fromScratch = true; void this.#newRuns(); };
 
   #onSetting = (event: Event) => {
     const { name, raw } = settingInput(event);
@@ -141,6 +195,7 @@ export class TrainView extends LitElement {
     this.errors = errors;
     if (parsed.value === this.state[name]) return;  // the 'change' after an 'input', or no change
     this.state = { ...this.state, [name]: parsed.value as TrainState[string] };
+    this.#fromScratch = false;
     if (this.syncHash) history.replaceState(null, '', trainStateToHash(this.state));
     if (setting.target === 'run' && setting.field !== 'steps' && Object.keys(errors).length === 0 && this.#runs.every((r) => r.info)) {
       const states = runStates(this.state);
@@ -306,10 +361,14 @@ export class TrainView extends LitElement {
         ${this.#linkProblems.length ? html`<p class="error">Ignored in the link: ${this.#linkProblems.join('; ')}</p>` : nothing}
       </aside>
       <main>
+        ${this.checkpoints.length ? html`<div class="checkpoints" role="group" aria-label="Trained models">Trained models:
+          ${this.checkpoints.map((c) => html`<button data-checkpoint=${c.id} aria-pressed=${String(a?.checkpoint === c.id)}
+            @click=${() => this.#openCheckpoint(c.settings)}>${c.title}</button>`)}</div>` : nothing}
         ${task ? html`<p class="task" data-testid="task-info"><strong>${task.format}</strong>. Vocabulary: ${task.vocabulary}. Solved by: ${task.pattern}.</p>` : nothing}
         <div class="buttons">
           ${status === 'running' ? html`<button class="primary" data-action="pause" @click=${this.#pause}>Pause</button>`
-            : html`<button class="primary" data-action="start" ?disabled=${!ready || finished} @click=${this.#start}>${a?.step ? 'Resume' : 'Start'}</button>`}
+            : html`<button class="primary" data-action="start" ?disabled=${!ready || (finished && !a?.checkpoint)} @click=${this.#start}>${
+              a?.checkpoint ? 'Train it yourself' : a?.step ? 'Resume' : 'Start'}</button>`}
           <button data-action="step" ?disabled=${!ready || status === 'running' || finished} @click=${this.#stepOnce}>Step</button>
           <button data-action="reset" ?disabled=${Object.keys(this.errors).length > 0} @click=${this.#reset}>Reset</button>
           <button data-action="save" ?disabled=${!ready || status === 'running'} @click=${this.#saveWeights}>Save weights${this.#runs.length > 1 ? ' (A)' : ''}</button>

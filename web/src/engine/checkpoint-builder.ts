@@ -69,5 +69,5 @@ export function buildCheckpoint(engine: AttentionEngine, plan: CheckpointPlan): 
 }
 
 export function checkpointIndexOf(plans: readonly CheckpointPlan[]): CheckpointIndex {
-  return { format: CHECKPOINT_FORMAT, checkpoints: plans.map(({ id, title }) => ({ id, title })) };
+  return { format: CHECKPOINT_FORMAT, checkpoints: plans.map(({ id, title, settings }) => ({ id, title, settings })) };
 }

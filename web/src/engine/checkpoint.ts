@@ -33,7 +33,8 @@ export interface CheckpointRecord {
 
 export interface CheckpointIndex {
   format: typeof CHECKPOINT_FORMAT;
-  checkpoints: { id: string; title: string }[];
+  /** Each checkpoint's id, title and settings (a Train view showing these settings shows the checkpoint). */
+  checkpoints: { id: string; title: string; settings: string }[];
 }
 
 /** A checkpoint ready to show: its record, its probe snapshots and the weights' bytes. */

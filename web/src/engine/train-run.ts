@@ -4,6 +4,7 @@
 // when onChange is called.
 import type { CreateTrainerOptions } from 'attention-playground';
 import type { RunLimits } from '../state/train-settings.js';
+import type { Checkpoint } from './checkpoint.js';
 import { Comlink, startTrainingWorker, type TrainingWorker } from './train-client.js';
 import type { CurvePoint, ErrorInfo, Probe, Progress, RunInfo, RunStatus } from './training.js';
 
@@ -26,9 +27,13 @@ export class TrainRun {
   probe: Probe | null = null;
   /** Probe snapshots by step, for the timeline. */
   timeline: { step: number; probe: Probe }[] = [];
+  /** The shipped checkpoint shown (its curves and timeline, its weights in the worker), or null for a run trained here. */
+  checkpoint: string | null = null;
   #worker: TrainingWorker | null = startTrainingWorker();
   #generation = 0;  // bumps with every create(): late events of an older run are dropped
   #probeShownAt = 0;
+  /** The settings of the latest create(), to start a shown checkpoint's settings over. */
+  #created: { options: CreateTrainerOptions; limits: RunLimits } | null = null;
   readonly #onChange: () => void;
 
   constructor(onChange: () => void) {
@@ -43,6 +48,7 @@ export class TrainRun {
   /** Starts over with these settings; resolves with the settings' problem, or null. */
   async create(options: CreateTrainerOptions, limits: RunLimits): Promise<ErrorInfo | null> {
     this.clear();
+    this.#created = { options, limits };
     const generation = this.#generation;
     const created = await this.#api().create(options, limits);
     if (generation !== this.#generation) return null;
@@ -55,11 +61,35 @@ export class TrainRun {
     return null;
   }
 
+  /**
+   * Shows a trained checkpoint as a finished run: a model of these settings with its
+   * weights (so the probe box and saving work), its curves and its timeline. Training it
+   * again is a new run (create()).
+   */
+  async showCheckpoint(checkpoint: Checkpoint, options: CreateTrainerOptions, limits: RunLimits): Promise<ErrorInfo | null> {
+    const error = await this.create(options, limits);
+    if (error || !this.info) return error;
+    const generation = this.#generation;
+    const loaded = await this.#api().loadWeights(checkpoint.weights);
+    if (generation !== this.#generation) return null;
+    if (!loaded.ok) return loaded.error;
+    const { record } = checkpoint;
+    Object.assign(this, {
+      checkpoint: record.id, train: [...record.train], heldOut: [...record.heldOut], step: record.step, status: 'done',
+      message: `${record.title}: a model trained by this page's own trainer and shipped with it. ${record.message} ` +
+        `${record.description} Press “Train it yourself” to watch it learn, or scrub the timeline.`,
+      timeline: checkpoint.timeline.map((t, i, all) => (i === all.length - 1 ? { step: t.step, probe: loaded.progress.probe } : t)),
+      probe: loaded.progress.probe,
+    });
+    this.#onChange();
+    return null;
+  }
+
   /** Forgets the run (e.g. the settings became invalid). */
   clear(): void {
     this.#generation += 1;
     Object.assign(this, { info: null, status: 'starting', message: '', step: 0, rate: 0, trainingMs: 0, train: [], heldOut: [],
-      probe: null, timeline: [] });
+      probe: null, timeline: [], checkpoint: null });
   }
 
   async start(): Promise<void> {
@@ -80,6 +110,7 @@ export class TrainRun {
   }
 
   setLimits(limits: RunLimits): void {
+    if (this.checkpoint) return;  // a finished checkpoint: more steps or another target is a new run
     void this.#worker?.api.setLimits(limits);
     if (this.status === 'done') this.status = 'paused';
   }
@@ -89,6 +120,10 @@ export class TrainRun {
   }
 
   async loadWeights(bytes: Uint8Array): Promise<ErrorInfo | null> {
+    if (this.checkpoint && this.#created) {  // your weights replace the checkpoint's: a run of its own
+      const error = await this.create(this.#created.options, this.#created.limits);
+      if (error) return error;
+    }
     const generation = this.#generation;
     const result = await this.#api().loadWeights(bytes);
     if (!result.ok) return result.error;
