@@ -43,7 +43,7 @@ describe('the Train view settings', () => {
     expect(names({ ...DEFAULT_TRAIN_STATE, task: 'modadd' })).toContain('modulus');
     expect(names({ ...DEFAULT_TRAIN_STATE, task: 'modadd' })).not.toContain('symbols');
     expect(names({ ...DEFAULT_TRAIN_STATE, task: 'text' })).toContain('text');
-    expect(trainCrossCheck({ ...DEFAULT_TRAIN_STATE, heads: 3 })).toHaveProperty('heads');
+    expect(trainCrossCheck({ ...DEFAULT_TRAIN_STATE, heads: 5 })).toHaveProperty('heads');  // d_model 48
     const options = trainerOptions({ ...DEFAULT_TRAIN_STATE, task: 'modadd' });
     expect(options.task).toEqual({ name: 'modadd', modulus: 13 });
     expect(options.spec).toMatchObject({ causal: true, dModel: 48, norm: 'pre' });
