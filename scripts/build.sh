@@ -8,6 +8,8 @@ source scripts/env.sh
 bash scripts/build-wasm.sh
 npx vite build -c vite.element.config.ts --logLevel warn
 cp web/src/element/element.d.ts dist/element.d.ts
+# The shipped checkpoints next to the element bundle, which loads them from there.
+rm -rf dist/checkpoints && cp -r web/public/checkpoints dist/checkpoints
 npx vite build --logLevel warn
 cp dist/element.js dist-web/attention-playground.js
 printf 'size: %-32s %8d bytes raw %8d bytes gzip\n' dist/element.js "$(stat -c %s dist/element.js)" "$(gzip -9 -c dist/element.js | wc -c)"

@@ -3,7 +3,7 @@
 // tutorial page. Screenshots go to test-output/screenshots/.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -106,6 +106,71 @@ describe('the one-tag bundle', () => {
       <attention-playground text="served as a module" view="head" controls="none"></attention-playground>` }));
     await page.goto(server.url + 'module.html');
     await page.locator(inner(' ap-line-view')).waitFor();
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
+
+describe('the element in train mode', () => {
+  test('shows a shipped checkpoint, trains live with given settings on the page\'s thread, and reports unknown attributes', async () => {
+    const { page, errors } = await openPage(browser, { viewport: { width: 1100, height: 900 } });
+    await page.addInitScript(() => {
+      window.longTasks = [];
+      new PerformanceObserver((list) => { for (const e of list.getEntries()) window.longTasks.push(e.duration); })
+        .observe({ type: 'longtask', buffered: true });
+    });
+    await page.route('**/train-element.html', (route) => route.fulfill({ contentType: 'text/html', body: `<!doctype html>
+      <meta charset="utf-8"><link rel="icon" href="data:,">
+      <script src="./attention-playground.js"></script>
+      <attention-playground id="shipped" checkpoint="induction"></attention-playground>
+      <attention-playground id="live" train task="reverse" d-model="32" ffn-dim="64" steps="60" stop-at="0" autostart
+        controls="buttons,residual"></attention-playground>` }));
+    await page.goto(server.url + 'train-element.html');
+    const record = JSON.parse(readFileSync(`${ROOT}web/public/checkpoints/induction.json`, 'utf8'));
+    const progressOf = (id) => page.locator(`#${id} ap-train .progress`);
+    await page.waitForFunction((step) => document.querySelector('#shipped').shadowRoot.querySelector('ap-train')?.shadowRoot
+      .querySelector('.progress')?.dataset.step === String(step), record.step);
+    assert.equal(await progressOf('shipped').getAttribute('data-status'), 'done');
+    assert.equal(await page.locator('#shipped ap-train aside').count(), 0, 'default controls: buttons only');
+    assert.equal(await page.locator('#shipped ap-train button[data-action="start"]').textContent(), 'Train it yourself');
+    // Live: trains by itself to its 60 steps; only the residual switch shows.
+    const liveStatus = () => document.querySelector('#live').shadowRoot.querySelector('ap-train')?.shadowRoot.querySelector('.progress')?.dataset.status;
+    await page.waitForFunction(liveStatus, null, { polling: 5 });
+    const tasksBefore = await page.evaluate(() => window.longTasks.length);
+    await page.waitForFunction((f) => new Function(`return (${f})()`)() === 'done', liveStatus.toString(), { timeout: 120_000 });
+    assert.equal(await progressOf('live').getAttribute('data-step'), '60');
+    assert.deepEqual(await page.locator('#live ap-train aside [data-setting]').evaluateAll((els) => els.map((e) => e.dataset.setting)),
+      ['residual']);
+    const longest = await page.evaluate((from) => window.longTasks.slice(from), tasksBefore);
+    // At most one: the run's creation (model, first held-out evaluation) is one task on the page's thread.
+    assert.ok(longest.length <= 1, `main-thread tasks of 50 ms or more while training on the page: ${longest.join(', ')} ms`);
+    // Bad attributes are reported (added once the live run is done: a third model would share the thread).
+    await page.evaluate(() => {
+      const bad = document.createElement('attention-playground');
+      for (const [name, value] of [['id', 'bad'], ['train', ''], ['steps', 'many'], ['bogus', '1']]) bad.setAttribute(name, value);
+      document.body.append(bad);
+    });
+    await page.locator('#bad [role="alert"]').first().waitFor();
+    const alerts = await page.locator('#bad [role="alert"]').allTextContents();
+    assert.ok(alerts.some((a) => /bogus: not a setting of the Train view/.test(a)), alerts.join(' | '));
+    assert.ok(alerts.some((a) => /^steps:/.test(a)), alerts.join(' | '));
+    await page.screenshot({ path: `${SHOTS}/element-train.png`, fullPage: true });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('the iframe page takes the same parameters', async () => {
+    const { page, errors } = await openPage(browser, { viewport: { width: 1000, height: 900 } });
+    await page.goto(server.url + 'embed.html?checkpoint=reverse&controls=buttons,checkpoints');
+    const record = JSON.parse(readFileSync(`${ROOT}web/public/checkpoints/reverse.json`, 'utf8'));
+    await page.waitForFunction((step) => document.querySelector('ap-train')?.shadowRoot.querySelector('.progress')?.dataset.step
+      === String(step), record.step);
+    assert.equal(await page.locator('ap-train [data-checkpoint="reverse"]').getAttribute('aria-pressed'), 'true');
+    await page.goto(server.url + 'embed.html?train&task=copy&length=4&steps=30&autostart&nonsense=2');
+    await page.waitForFunction(() => document.querySelector('ap-train')?.shadowRoot.querySelector('.progress')?.dataset.status === 'done',
+      null, { timeout: 120_000 });
+    assert.equal(await page.locator('ap-train .progress').getAttribute('data-step'), '30');
+    assert.match(await page.locator('body > [role="alert"]').textContent(), /unknown setting 'nonsense'/);
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -202,7 +202,7 @@ describe('the Train view', () => {
     await page.locator('ap-train button[data-action="start"]:not([disabled])').waitFor();
     // An invalid link is reported, not silently used.
     const bad = await open('#train&heads=x&bogus=1');
-    assert.match(await bad.page.locator('ap-train aside .error').textContent(), /unknown setting 'bogus'/);
+    assert.match(await bad.page.locator('ap-train main > .error').textContent(), /unknown setting 'bogus'/);
     await bad.page.close();
     assert.deepEqual(errors, []);
     await page.close();

@@ -5,8 +5,11 @@ import { setDefaultEngine } from './components/playground.js';
 import './components/train-view.js';
 import { setCheckpointBase } from './engine/checkpoint.js';
 import { pageEngineClient } from './engine/page-client.js';
+import { startTrainingWorker } from './engine/train-client.js';
+import { setTrainingRunner } from './engine/train-run.js';
 
 setDefaultEngine(pageEngineClient);
+setTrainingRunner(startTrainingWorker);
 setCheckpointBase(new URL('checkpoints/', location.href));  // web/public/checkpoints, served at the site's root
 
 const INTROS = {

@@ -7,6 +7,7 @@ export const TRAIN_STYLES = [CONTROL_STYLES, css`
   .layout { display: grid; gap: 1rem; grid-template-columns: minmax(12rem, 16rem) minmax(0, 1fr); grid-template-areas: 'aside main'; }
   aside { grid-area: aside; }
   main { grid-area: main; min-width: 0; }
+  .layout.bare { grid-template-columns: minmax(0, 1fr); grid-template-areas: 'main'; }
   @container (max-width: 720px) { .layout { grid-template-columns: minmax(0, 1fr); grid-template-areas: 'main' 'aside'; } }
   fieldset { border: 1px solid #ddd; border-radius: 6px; margin: 0 0 0.7rem; padding: 0.4rem 0.6rem 0; min-width: 0; }
   fieldset select, fieldset input[type='number'] { width: 100%; box-sizing: border-box; }

@@ -6,7 +6,7 @@
 // page stays responsive. Settings live in the URL hash ('#train&...') with sync-hash.
 import { LitElement, html, nothing } from 'lit';
 import { TASKS } from 'attention-playground';
-import { checkpointIndex, loadCheckpoint, type CheckpointIndex } from '../engine/checkpoint.js';
+import { checkpointIndex, loadCheckpoint, type Checkpoint, type CheckpointIndex } from '../engine/checkpoint.js';
 import type { CurvePoint, Probe } from '../engine/training.js';
 import { TrainRun } from '../engine/train-run.js';
 import { parseSetting } from '../state/settings.js';
@@ -31,11 +31,18 @@ const NAMES = ['A', 'B'];
 export class TrainView extends LitElement {
   static override properties = {
     syncHash: { type: Boolean, attribute: 'sync-hash' },
+    checkpoint: { type: String }, controls: { type: String }, autostart: { type: Boolean },
     state: { attribute: false },
     errors: { state: true }, runError: { state: true }, version: { state: true }, scrub: { state: true },
     custom: { state: true }, customError: { state: true }, checkpoints: { state: true },
   };
   declare syncHash: boolean;
+  /** A checkpoint to open with: a shipped one's id, or the URL of a given one's .json (its settings replace the state). */
+  declare checkpoint: string;
+  /** Which settings show ('all', 'none', or a comma list of setting names); 'buttons' in the list (or 'all') shows the buttons. */
+  declare controls: string;
+  /** Start training as soon as the runs are ready (unless a checkpoint is shown). */
+  declare autostart: boolean;
   declare state: TrainState;
   declare errors: Record<string, string>;
   declare runError: string;
@@ -50,6 +57,9 @@ export class TrainView extends LitElement {
   declare checkpoints: CheckpointIndex['checkpoints'];
   /** Set by Reset and Start: train these settings here even if a checkpoint has them. */
   #fromScratch = false;
+  /** The state this element set itself; another one assigned from outside (an attribute) means new runs. */
+  #ownState: TrainState | null = null;
+  #prepared = false;
   #runs: TrainRun[] = [];
   #linkProblems: string[] = [];
   #parseErrors = new Set<string>();
@@ -59,6 +69,9 @@ export class TrainView extends LitElement {
   constructor() {
     super();
     this.syncHash = false;
+    this.checkpoint = '';
+    this.controls = 'all';
+    this.autostart = false;
     this.state = { ...DEFAULT_TRAIN_STATE };
     this.errors = {};
     this.runError = '';
@@ -86,7 +99,48 @@ export class TrainView extends LitElement {
     } catch (error) {
       this.runError = `The trained checkpoints could not be read (${(error as Error).message}); training works as usual.`;
     }
+    if (this.checkpoint) await this.#openGiven(this.checkpoint);
+    this.#ownState = this.state;
+    this.#prepared = true;
     await this.#newRuns();
+    if (this.autostart && !this.#runs.some((r) => r.checkpoint)) void this.#start();
+  }
+
+  override willUpdate(changed: Map<string, unknown>) {
+    if (changed.has('state') && this.#prepared && this.state !== this.#ownState) {
+      this.#ownState = this.state;
+      this.#fromScratch = false;
+      void this.#newRuns();
+    }
+  }
+
+  /** The checkpoint asked for: a shipped one by id, else a given one by URL (added to the list). */
+  async #openGiven(idOrUrl: string) {
+    let entry = this.checkpoints.find((c) => c.id === idOrUrl);
+    if (!entry) {
+      try {
+        const { record } = await this.#load(idOrUrl);
+        entry = { id: idOrUrl, title: record.title, settings: record.settings };
+        this.checkpoints = [...this.checkpoints, entry];
+      } catch (error) {
+        this.runError = `Checkpoint '${idOrUrl}' could not be loaded (${(error as Error).message}).`;
+        return;
+      }
+    }
+    const { state, problems } = trainStateFromHash(`#train&${entry.settings}`);
+    this.state = state;
+    this.#linkProblems.push(...problems);
+  }
+
+  #loaded = new Map<string, Promise<Checkpoint>>();
+  #load(idOrUrl: string): Promise<Checkpoint> {
+    let loading = this.#loaded.get(idOrUrl);
+    if (!loading) {
+      loading = loadCheckpoint(idOrUrl);
+      loading.catch(() => this.#loaded.delete(idOrUrl));
+      this.#loaded.set(idOrUrl, loading);
+    }
+    return loading;
   }
 
   /** The shipped checkpoint with exactly these settings, if any. */
@@ -142,7 +196,7 @@ export class TrainView extends LitElement {
   /** Shows a checkpoint in run A; resolves with a problem's description, or null. */
   async #showCheckpoint(id: string, state: TrainState): Promise<string | null> {
     try {
-      const checkpoint = await loadCheckpoint(id);
+      const checkpoint = await this.#load(id);
       const error = await this.#runs[0].showCheckpoint(checkpoint, trainerOptions(state), runLimits(state));
       return error ? `Checkpoint '${id}': ${error.message}.` : null;
     } catch (error) {
@@ -152,7 +206,7 @@ export class TrainView extends LitElement {
 
   /** Switches to a shipped checkpoint's settings (its trained run shows). */
   #openCheckpoint(settings: string) {
-    this.state = trainStateFromHash(`#train&${settings}`).state;
+    this.state = this.#ownState = trainStateFromHash(`#train&${settings}`).state;
     if (this.syncHash) history.replaceState(null, '', trainStateToHash(this.state));
     this.#fromScratch = false;
     void this.#newRuns();
@@ -194,7 +248,7 @@ export class TrainView extends LitElement {
     this.#parseErrors.delete(name);
     this.errors = errors;
     if (parsed.value === this.state[name]) return;  // the 'change' after an 'input', or no change
-    this.state = { ...this.state, [name]: parsed.value as TrainState[string] };
+    this.state = this.#ownState = { ...this.state, [name]: parsed.value as TrainState[string] };
     this.#fromScratch = false;
     if (this.syncHash) history.replaceState(null, '', trainStateToHash(this.state));
     if (setting.target === 'run' && setting.field !== 'steps' && Object.keys(errors).length === 0 && this.#runs.every((r) => r.info)) {
@@ -343,29 +397,35 @@ export class TrainView extends LitElement {
         ${probeView(probe, title(i))}</section>` : nothing))}</div>`;
   }
 
+  /** Whether a control shows: 'all' shows everything; a list names settings, 'buttons' and 'checkpoints'. */
+  #shows(name: string): boolean {
+    if (this.controls === 'all') return true;
+    return this.controls.split(',').map((c) => c.trim()).includes(name);
+  }
+
   override render() {
-    const shown = shownTrainSettings(this.state);
+    const shown = shownTrainSettings(this.state).filter((s) => this.#shows(s.name));
     const task = TASKS.find((t) => t.name === this.state.task);
     const status = this.#status();
     const a = this.#runs[0];
     const ready = this.#runs.length > 0 && this.#runs.every((r) => r.info) && Object.keys(this.errors).length === 0;
     const finished = status === 'done';
     const messages = this.#runs.map((r, i) => (r.message ? `${this.#name(i) ? `${this.#name(i)}: ` : ''}${r.message}` : '')).filter(Boolean);
-    return html`<div class="layout" @input=${this.#onSetting} @change=${this.#onSetting}>
-      <aside aria-label="Training settings">
-        ${GROUPS.map(([group, title]) => html`<fieldset><legend>${title}</legend>
+    return html`<div class="layout ${shown.length ? '' : 'bare'}" @input=${this.#onSetting} @change=${this.#onSetting}>
+      ${shown.length ? html`<aside aria-label="Training settings">
+        ${GROUPS.filter(([group]) => shown.some((s) => s.group === group)).map(([group, title]) => html`<fieldset><legend>${title}</legend>
           ${shown.filter((s) => s.group === group).map((s) => renderControl(s, this.state[s.name], this.errors[s.name], () => {}))}
         </fieldset>`)}
         ${a?.info ? html`<p class="task">${a.info.parameters.toLocaleString('en')} parameters · sequences of ${a.info.seqLen} tokens ·
           vocabulary ${a.info.vocabulary.length}</p>` : nothing}
-        ${this.#linkProblems.length ? html`<p class="error">Ignored in the link: ${this.#linkProblems.join('; ')}</p>` : nothing}
-      </aside>
+      </aside>` : nothing}
       <main>
-        ${this.checkpoints.length ? html`<div class="checkpoints" role="group" aria-label="Trained models">Trained models:
+        ${this.#linkProblems.length ? html`<p class="error">Ignored in the link: ${this.#linkProblems.join('; ')}</p>` : nothing}
+        ${this.checkpoints.length && this.#shows('checkpoints') ? html`<div class="checkpoints" role="group" aria-label="Trained models">Trained models:
           ${this.checkpoints.map((c) => html`<button data-checkpoint=${c.id} aria-pressed=${String(a?.checkpoint === c.id)}
             @click=${() => this.#openCheckpoint(c.settings)}>${c.title}</button>`)}</div>` : nothing}
         ${task ? html`<p class="task" data-testid="task-info"><strong>${task.format}</strong>. Vocabulary: ${task.vocabulary}. Solved by: ${task.pattern}.</p>` : nothing}
-        <div class="buttons">
+        ${this.#shows('buttons') ? html`<div class="buttons">
           ${status === 'running' ? html`<button class="primary" data-action="pause" @click=${this.#pause}>Pause</button>`
             : html`<button class="primary" data-action="start" ?disabled=${!ready || (finished && !a?.checkpoint)} @click=${this.#start}>${
               a?.checkpoint ? 'Train it yourself' : a?.step ? 'Resume' : 'Start'}</button>`}
@@ -379,7 +439,7 @@ export class TrainView extends LitElement {
           <button data-action="json" ?disabled=${!a?.step} @click=${() => this.#exportCurves('json')}>Curves JSON</button>
           <button data-action="svg" ?disabled=${!a?.step} @click=${() => this.#exportPlots('svg')}>Plots SVG</button>
           <button data-action="png" ?disabled=${!a?.step} @click=${() => this.#exportPlots('png')}>Plots PNG</button>
-        </div>
+        </div>` : nothing}
         <div class="progress" aria-live="polite" data-status=${status} data-step=${a?.step ?? 0}>${ready || a?.info
           ? this.#runs.map((run, i) => html`<div data-run=${NAMES[i]}>${this.#progressLine(run, i)}</div>`) : 'preparing…'}</div>
         ${messages.length ? html`<p class=${this.#runs.some((r) => r.status === 'diverged') ? 'run-error' : 'task'} role="status">${messages.join(' ')}</p>` : nothing}

@@ -7,13 +7,25 @@
 // 'changes' view. Without a text attribute the element's own text content is used.
 // All elements of a page share one engine, and each starts only when scrolled into
 // view. A 'trace' event (detail.trace) follows every run.
+// Train mode: with a `checkpoint` attribute (a shipped checkpoint's id, e.g. "sort", or
+// the URL of a checkpoint's .json) the element shows that trained model (curves, heads,
+// timeline); with `train` it trains live, its settings given by the Train view's
+// settings as attributes (task, steps, heads, residual, ...; kebab-case), `autostart`
+// starting it once visible. `controls` then lists Train view settings plus 'buttons' and
+// 'checkpoints' (default: 'buttons').
 import { LitElement, css, html, nothing } from 'lit';
 import '../components/playground.js';
+import '../components/train-view.js';
 import type { EngineClient } from '../engine/client.js';
 import { DEFAULT_STATE, SETTINGS, parseSetting, type Setting, type State } from '../state/settings.js';
+import { DEFAULT_TRAIN_STATE, TRAIN_SETTINGS, type TrainState } from '../state/train-settings.js';
 
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-const ATTRIBUTES = (SETTINGS as readonly Setting[]).map((s) => kebab(s.name));
+/** The element's own attributes (everything else must be a setting's). */
+const OWN = ['controls', 'compare-text', 'checkpoint', 'train', 'autostart', 'class', 'style', 'id', 'slot', 'hidden', 'title', 'lang'];
+const EXPLORE_ATTRIBUTES = (SETTINGS as readonly Setting[]).map((s) => kebab(s.name));
+const TRAIN_ATTRIBUTES = TRAIN_SETTINGS.map((s) => kebab(s.name));
+const ATTRIBUTES = [...new Set([...EXPLORE_ATTRIBUTES, ...TRAIN_ATTRIBUTES, 'checkpoint', 'train', 'autostart'])];
 
 let engineFactory: (() => EngineClient) | null = null;
 let sharedEngine: EngineClient | null = null;
@@ -25,11 +37,13 @@ export function useEngine(factory: () => EngineClient): void {
 
 export class AttentionPlaygroundElement extends LitElement {
   static override properties = { controls: { type: String }, compareText: { type: String, attribute: 'compare-text' },
-    visible: { state: true }, state: { state: true }, problems: { state: true } };
+    visible: { state: true }, state: { state: true }, trainState: { state: true }, problems: { state: true } };
   declare controls: string;
   declare compareText: string;
   declare visible: boolean;
   declare state: State;
+  /** Train mode's settings (with `train` or `checkpoint`), or null in Explore mode. */
+  declare trainState: TrainState | null;
   declare problems: string[];
   #observer: IntersectionObserver | null = null;
 
@@ -50,6 +64,7 @@ export class AttentionPlaygroundElement extends LitElement {
     this.compareText = '';
     this.visible = false;
     this.state = { ...DEFAULT_STATE };
+    this.trainState = null;
     this.problems = [];
   }
 
@@ -77,24 +92,44 @@ export class AttentionPlaygroundElement extends LitElement {
     super.disconnectedCallback();
   }
 
-  /** Attributes -> state through the settings table; bad values are reported, defaults kept. */
+  /** Train mode: a checkpoint to show, or live training. */
+  #trainMode(): boolean {
+    return this.hasAttribute('checkpoint') || this.hasAttribute('train');
+  }
+
+  /**
+   * Attributes -> state through the settings table (Explore's, or the Train view's in
+   * train mode); bad values and unknown attributes are reported, defaults kept.
+   */
   #readAttributes(): void {
-    const state = { ...DEFAULT_STATE } as Record<string, unknown>;
+    const train = this.#trainMode();
+    const table = (train ? TRAIN_SETTINGS : SETTINGS) as readonly Setting[];
+    const state = { ...(train ? DEFAULT_TRAIN_STATE : DEFAULT_STATE) } as Record<string, unknown>;
     const problems: string[] = [];
-    for (const setting of SETTINGS as readonly Setting[]) {
-      const raw = this.getAttribute(kebab(setting.name)) ?? (setting.name === 'text' ? this.textContent?.trim() || null : null);
+    const known = new Set([...OWN, ...(train ? TRAIN_ATTRIBUTES : EXPLORE_ATTRIBUTES)]);
+    for (const { name } of this.attributes)
+      if (!known.has(name) && !name.startsWith('data-') && !name.startsWith('aria-'))
+        problems.push(`${name}: not a setting ${train ? 'of the Train view' : 'of the playground'}`);
+    for (const setting of table) {
+      const raw = this.getAttribute(kebab(setting.name)) ?? (setting.name === 'text' && !train ? this.textContent?.trim() || null : null);
       if (raw === null) continue;
       const parsed = parseSetting(setting, setting.type === 'bool' && raw === '' ? '1' : raw);
       if ('error' in parsed) problems.push(`${kebab(setting.name)}: ${parsed.error}`);
       else state[setting.name] = parsed.value;
     }
-    this.state = state as State;
+    if (train) this.trainState = state as TrainState;
+    else { this.state = state as State; this.trainState = null; }
     this.problems = problems;
   }
 
   override render() {
     const problems = this.problems.map((p) => html`<p class="error" role="alert">${p}</p>`);
     if (!this.visible) return html`${problems}<div class="waiting" part="placeholder">attention playground</div>`;
+    if (this.trainState) {
+      const controls = this.getAttribute('controls') ?? 'buttons';
+      return html`${problems.length ? problems : nothing}<ap-train .state=${this.trainState} controls=${controls}
+        checkpoint=${this.getAttribute('checkpoint') ?? ''} ?autostart=${this.hasAttribute('autostart')}></ap-train>`;
+    }
     sharedEngine ??= engineFactory?.() ?? null;
     return html`${problems.length ? problems : nothing}<ap-playground .state=${this.state} .engine=${sharedEngine}
       controls=${this.controls} compare-text=${this.compareText}></ap-playground>`;

@@ -1,16 +1,10 @@
-// The page's side of a training run: a worker of its own per Train view (a run keeps
-// the worker busy for as long as it trains, so it never shares the Explore worker).
+// The page's side of a training run in a worker of its own per run (a run keeps the
+// worker busy for as long as it trains, so it never shares the Explore worker, and two
+// compared runs train on two cores).
 import * as Comlink from 'comlink';
-import type { TrainWorkerApi } from './train-worker.js';
+import type { TrainingApi, TrainingRunner } from './training-api.js';
 
-export interface TrainingWorker {
-  api: Comlink.Remote<TrainWorkerApi>;
-  terminate(): void;
-}
-
-export function startTrainingWorker(): TrainingWorker {
+export function startTrainingWorker(): TrainingRunner {
   const worker = new Worker(new URL('./train-worker.ts', import.meta.url), { type: 'module' });
-  return { api: Comlink.wrap<TrainWorkerApi>(worker), terminate: () => worker.terminate() };
+  return { api: Comlink.wrap<TrainingApi>(worker), terminate: () => worker.terminate() };
 }
-
-export { Comlink };

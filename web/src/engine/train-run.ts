@@ -5,13 +5,21 @@
 import type { CreateTrainerOptions } from 'attention-playground';
 import type { RunLimits } from '../state/train-settings.js';
 import type { Checkpoint } from './checkpoint.js';
-import { Comlink, startTrainingWorker, type TrainingWorker } from './train-client.js';
+import * as Comlink from 'comlink';
+import type { TrainingRunner } from './training-api.js';
 import type { CurvePoint, ErrorInfo, Probe, Progress, RunInfo, RunStatus } from './training.js';
 
 /** The probe's heatmaps are most of the drawing: a few times a second is enough to watch heads form. */
 const PROBE_INTERVAL_MS = 400;
 /** Probe snapshots kept for the timeline (older ones are thinned evenly beyond this). */
 const TIMELINE_MAX = 240;
+
+let startRunner: (() => TrainingRunner) | null = null;
+
+/** Where runs train (a worker each on the site; the page's thread in the one-file element): set once by the entry module. */
+export function setTrainingRunner(factory: () => TrainingRunner): void {
+  startRunner = factory;
+}
 
 export class TrainRun {
   info: RunInfo | null = null;
@@ -29,7 +37,7 @@ export class TrainRun {
   timeline: { step: number; probe: Probe }[] = [];
   /** The shipped checkpoint shown (its curves and timeline, its weights in the worker), or null for a run trained here. */
   checkpoint: string | null = null;
-  #worker: TrainingWorker | null = startTrainingWorker();
+  #worker: TrainingRunner | null = startRunner ? startRunner() : null;
   #generation = 0;  // bumps with every create(): late events of an older run are dropped
   #probeShownAt = 0;
   /** The settings of the latest create(), to start a shown checkpoint's settings over. */
@@ -41,7 +49,7 @@ export class TrainRun {
   }
 
   #api() {
-    if (!this.#worker) throw new Error('this run was disposed');
+    if (!this.#worker) throw new Error(startRunner ? 'this run was disposed' : 'no training runner: call setTrainingRunner() first');
     return this.#worker.api;
   }
 
