@@ -66,6 +66,8 @@ export class Playground extends LitElement {
   #previous: Trace | null = null;
   /** Which model made `trace` ('' untrained, else its TrainedModelRef key): 'what changed' compares one model's traces only. */
   #traceModel = '';
+  /** The engine's latest complaint about the typed text (shown at the text box until a run succeeds). */
+  #inputError = '';
   /** The untrained model's text, back when the untrained model is picked again. */
   #untrainedText: string | null = null;
   #linkProblems: string[] = [];
@@ -235,12 +237,18 @@ export class Playground extends LitElement {
 
   #show(outcome: RunOutcome, model: string) {
     if (!outcome.ok) {
-      if (outcome.field === 'text') this.errors = { ...this.errors, text: outcome.error };
+      if (outcome.field === 'text') this.errors = { ...this.errors, text: this.#inputError = outcome.error };
       else this.engineError = outcome.error;
       this.status = '';
       return;
     }
     this.engineError = '';
+    if (this.#inputError && this.errors.text === this.#inputError) {
+      // An older request's complaint, answered since by a newer request that ran.
+      const { text: _, ...rest } = this.errors;
+      this.errors = rest;
+    }
+    this.#inputError = '';
     this.#previous = model === this.#traceModel ? this.trace : null;
     this.#traceModel = model;
     this.trace = outcome.trace;
