@@ -37,6 +37,13 @@ describe('settings', () => {
     expect(stateFromHash(hash)).toEqual({ state, problems: [] });
   });
 
+  it('keeps the chosen trained model in the hash, first, so a link reopens it', () => {
+    expect(DEFAULT_STATE.model).toBe('');  // the untrained playground model
+    const state = { ...DEFAULT_STATE, model: 'reverse', text: '3 1 | 1 3' };
+    expect(stateToHash(state)).toBe('#model=reverse&text=3+1+%7C+1+3');
+    expect(stateFromHash('#model=reverse&text=3+1+%7C+1+3')).toEqual({ state, problems: [] });
+  });
+
   it('reports bad link parameters and keeps the defaults for them', () => {
     const { state, problems } = stateFromHash('#heads=0&layers=two&colour=red&mode=sideways&scale=maybe');
     expect(state).toEqual(DEFAULT_STATE);

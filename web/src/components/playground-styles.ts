@@ -44,4 +44,13 @@ export const PLAYGROUND_STYLES = [CONTROL_STYLES, css`
   .bar { display: inline-block; height: 0.7rem; background: #1a73e8; vertical-align: middle; margin-right: 0.3rem; }
   .num { font: 0.75rem ui-monospace, monospace; color: #333; }
   ap-shape-flow { margin-bottom: 1rem; }
+  /* The last good view stays while a problem is shown (or another model loads), dimmed and labelled. */
+  .view.stale > :not(.stale-note) { opacity: 0.45; }
+  .stale-note { margin: 0 0 0.4rem; font-size: 0.8rem; color: #6b4e00; }
+  .trained-model { font-size: 0.85rem; margin-bottom: 0.6rem; }
+  .trained-model .note { margin: 0 0 0.3rem; }
+  .trained-model .about { margin: 0 0 0.3rem; color: #333; }
+  .trained-model dl { display: grid; grid-template-columns: auto 1fr; gap: 0.1rem 0.6rem; margin: 0; }
+  .trained-model dt { color: #555; }
+  .trained-model dd { margin: 0; font-weight: 600; }
 `];

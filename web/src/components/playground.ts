@@ -1,11 +1,14 @@
 // <ap-playground>: the whole playground. Holds the state (declared in
 // state/settings.ts; on the page mirrored in the URL hash, in an embed set from
 // attributes), sends the model settings and text to the engine worker, shows the
-// chosen view of the latest trace, and sends a 'trace' event after each run.
+// chosen view of the latest trace, and sends a 'trace' event after each run. With a
+// trained model picked (engine/explore-models.ts), it sends that model and the typed
+// tokens instead, and the model's own settings replace the model controls.
 import { LitElement, type PropertyValues, html, nothing } from 'lit';
 import { guard } from 'lit/directives/guard.js';
 import type { RunInput, Trace } from 'attention-playground';
-import type { EngineClient, RunOutcome } from '../engine/client.js';
+import type { EngineClient, EngineRequest, RunOutcome } from '../engine/client.js';
+import { exploreModel, modelChoices, type ExploreModel, type ModelChoice } from '../engine/explore-models.js';
 import {
   DEFAULT_STATE, SETTINGS, blocksFor, crossCheck, modelConfig, parseSetting, settingByName, splitLines,
   stateFromHash, stateToHash, type Setting, type State,
@@ -16,6 +19,7 @@ import {
   changesView, headView, headsView, linesView, masksView, overviewView, shapesView, stageScale, type ViewContext,
 } from '../view/views.js';
 import { renderControl, settingInput } from './controls.js';
+import { fixedSettings, modelPicker } from './model-picker.js';
 import { PLAYGROUND_STYLES } from './playground-styles.js';
 import './controls.js';
 import './heatmap.js';
@@ -36,7 +40,8 @@ export class Playground extends LitElement {
     state: { attribute: false }, syncHash: { type: Boolean, attribute: 'sync-hash' }, controls: { type: String },
     compareText: { type: String, attribute: 'compare-text' },
     errors: { state: true }, trace: { state: true }, engineError: { state: true },
-    status: { state: true }, heapBytes: { state: true },
+    status: { state: true }, heapBytes: { state: true }, choices: { state: true }, model: { state: true },
+    modelError: { state: true },
   };
   declare state: State;
   /** Mirror the state in the URL hash (the playground page). */
@@ -52,7 +57,19 @@ export class Playground extends LitElement {
   declare engineError: string;
   declare status: string;
   declare heapBytes: number;
+  /** The trained models the picker offers. */
+  declare choices: ModelChoice[];
+  /** The trained model of state.model, once loaded (null: the untrained model, or still loading). */
+  declare model: ExploreModel | null;
+  /** Why state.model could not be loaded. */
+  declare modelError: string;
   #previous: Trace | null = null;
+  /** Which model made `trace` ('' untrained, else its TrainedModelRef key): 'what changed' compares one model's traces only. */
+  #traceModel = '';
+  /** The engine's latest complaint about the typed text (shown at the text box until a run succeeds). */
+  #inputError = '';
+  /** The untrained model's text, back when the untrained model is picked again. */
+  #untrainedText: string | null = null;
   #linkProblems: string[] = [];
   #lastRun = '';
   #compareRequester = {};
@@ -70,6 +87,9 @@ export class Playground extends LitElement {
     this.engineError = '';
     this.status = 'loading the engine…';
     this.heapBytes = 0;
+    this.choices = [];
+    this.model = null;
+    this.modelError = '';
   }
 
   override connectedCallback() {
@@ -80,6 +100,7 @@ export class Playground extends LitElement {
       this.#linkProblems = problems;
       window.addEventListener('hashchange', this.#onHashChange);
     }
+    if (this.#shows('model')) void modelChoices().then((choices) => { this.choices = choices; });
   }
 
   protected override willUpdate(changed: PropertyValues<this>) {
@@ -121,6 +142,16 @@ export class Playground extends LitElement {
     this.#writeHash();
   };
 
+  /** A model picked: a trained one starts from its example input; the untrained one gets its text back. */
+  #onModel = (event: Event) => {
+    const id = (event.target as HTMLSelectElement).value;
+    if (id === this.state.model) return;
+    if (this.state.model === '') this.#untrainedText = this.state.text;
+    const text = id === '' ? this.#untrainedText ?? DEFAULT_STATE.text : DEFAULT_STATE.text;  // the default: "the model's example"
+    this.state = { ...this.state, model: id, text };
+    this.#writeHash();
+  };
+
   #writeHash() {
     if (this.syncHash) history.replaceState(null, '', stateToHash(this.state) || location.pathname + location.search);
   }
@@ -134,6 +165,9 @@ export class Playground extends LitElement {
 
   #run() {
     const state = this.state;
+    if (state.model) { this.#runTrained(state); return; }
+    this.model = null;
+    this.modelError = '';
     const problems = crossCheck(state);
     const texts = splitLines(state.text);
     const source = splitLines(state.source);
@@ -142,8 +176,7 @@ export class Playground extends LitElement {
       (problems as Record<string, string>).source =
         `Cross-attention pairs sentence i with source line i: there are ${texts.length} sentences and ${source.length} source lines.`;
     const errors: Record<string, string> = {};
-    for (const [name, message] of Object.entries(this.errors)) if (settingByName(name)?.group === 'view') errors[name] = message;
-    Object.assign(errors, problems);
+    Object.assign(errors, this.#viewErrors(), problems);
     this.errors = errors;
     if (Object.keys(problems).length > 0) return;
     const input: RunInput = { texts, mode: state.mode, source: state.mode === 'cross' ? source : undefined, config: modelConfig(state) };
@@ -151,21 +184,73 @@ export class Playground extends LitElement {
     if (key === this.#lastRun) return;  // a view setting changed: nothing to recompute
     const first = this.#lastRun === '';
     this.#lastRun = key;
-    this.engine ??= defaultEngine?.() ?? null;
-    if (!this.engine) throw new Error('ap-playground: no engine (call setDefaultEngine or set .engine)');
     const compare = splitLines(this.compareText);
-    if (first && compare.length > 0) this.engine.request(this.#compareRequester, { ...input, texts: compare }, (o) => this.#show(o));
-    this.engine.request(this, input, (outcome) => this.#show(outcome));
+    if (first && compare.length > 0) this.#engine().request(this.#compareRequester, { ...input, texts: compare }, (o) => this.#show(o, ''));
+    this.#request(input, '');
   }
 
-  #show(outcome: RunOutcome) {
+  /** Errors of view settings (the others are checked again on every run). */
+  #viewErrors(): Record<string, string> {
+    return Object.fromEntries(Object.entries(this.errors).filter(([name]) => settingByName(name)?.group === 'view'));
+  }
+
+  #engine(): EngineClient {
+    this.engine ??= defaultEngine?.() ?? null;
+    if (!this.engine) throw new Error('ap-playground: no engine (call setDefaultEngine or set .engine)');
+    return this.engine;
+  }
+
+  #request(input: EngineRequest, model: string) {
+    this.#engine().request(this, input, (outcome) => this.#show(outcome, model));
+  }
+
+  /** A trained model: load it (once), start from its example input, run it on the typed tokens. */
+  #runTrained(state: State) {
+    const errors = this.#viewErrors();
+    if (state.text.trim() === '') errors.text = 'Type tokens of the model\u2019s task to see its attention.';
+    this.errors = errors;
+    if (this.model?.id !== state.model) {
+      this.model = null;
+      this.modelError = '';
+      this.status = `loading the model \u2018${state.model}\u2019\u2026`;
+      const id = state.model;
+      exploreModel(id).then((model) => {
+        if (this.state.model !== id) return;  // another model was picked meanwhile
+        this.model = model;
+        if (this.state.text === DEFAULT_STATE.text) {  // no input of its own yet: the model's example
+          this.state = { ...this.state, text: model.example };
+          this.#writeHash();
+        } else this.#run();
+      }, (error: unknown) => {
+        if (this.state.model !== id) return;
+        this.modelError = error instanceof Error ? error.message : String(error);
+        this.status = '';
+      });
+      return;
+    }
+    if (errors.text) return;
+    const key = JSON.stringify({ model: this.model.ref.key, text: state.text });
+    if (key === this.#lastRun) return;
+    this.#lastRun = key;
+    this.#request({ trained: this.model.ref, text: state.text }, this.model.ref.key);
+  }
+
+  #show(outcome: RunOutcome, model: string) {
     if (!outcome.ok) {
-      this.engineError = outcome.error;
+      if (outcome.field === 'text') this.errors = { ...this.errors, text: this.#inputError = outcome.error };
+      else this.engineError = outcome.error;
       this.status = '';
       return;
     }
     this.engineError = '';
-    this.#previous = this.trace;
+    if (this.#inputError && this.errors.text === this.#inputError) {
+      // An older request's complaint, answered since by a newer request that ran.
+      const { text: _, ...rest } = this.errors;
+      this.errors = rest;
+    }
+    this.#inputError = '';
+    this.#previous = model === this.#traceModel ? this.trace : null;
+    this.#traceModel = model;
     this.trace = outcome.trace;
     this.status = `${outcome.build} engine · ${outcome.milliseconds.toFixed(2)} ms · wasm heap ${(outcome.heapBytes / 1024).toFixed(0)} KiB`;
     this.heapBytes = outcome.heapBytes;
@@ -242,32 +327,54 @@ export class Playground extends LitElement {
     }
   }
 
+  /** The text box for a trained model: its task's tokens, not sentences. */
+  #trainedTextSetting(setting: Setting): Setting {
+    const label = this.model?.characters ? 'Input: characters of the model\u2019s text (one sequence per line)'
+      : 'Input: tokens of the model\u2019s task, separated by spaces (one sequence per line)';
+    return { ...setting, label, help: this.model?.example ? `For example: ${this.model.example}` : undefined };
+  }
+
+  /** Whether the trace shown is not what the settings ask for (a problem, or another model still loading). */
+  #stale(): boolean {
+    const wanted = this.state.model ? this.model?.ref.key ?? null : '';
+    return Boolean(this.engineError || this.modelError) || wanted !== this.#traceModel ||
+      Object.keys(this.errors).some((name) => settingByName(name)?.group !== 'view');
+  }
+
   override render() {
     const ctx = this.trace ? this.#context(this.trace) : null;
+    const trained = this.state.model !== '';
     const textSettings = (SETTINGS as readonly Setting[]).filter((s) => s.group === 'text' && this.#shows(s.name) &&
-      (s.name === 'text' || this.state.mode === 'cross'));
-    const modelControls = (SETTINGS as readonly Setting[]).filter((s) => s.group === 'model' && this.#shows(s.name)).map((s) => s.name);
+      (s.name === 'text' || (!trained && this.state.mode === 'cross'))).map((s) => (trained ? this.#trainedTextSetting(s) : s));
+    const modelControls = trained ? []
+      : (SETTINGS as readonly Setting[]).filter((s) => s.group === 'model' && this.#shows(s.name)).map((s) => s.name);
+    const picker = this.#shows('model');
     const problems = Object.entries(this.errors).filter(([name]) => !this.#shows(name)).map(([, message]) => message);
-    return html`<div class="layout ${modelControls.length ? '' : 'no-aside'} ${textSettings.length ? '' : 'no-text'}"
+    const stale = this.#stale();
+    return html`<div class="layout ${modelControls.length || picker ? '' : 'no-aside'} ${textSettings.length ? '' : 'no-text'}"
       @setting-input=${this.#onSetting} @pick=${this.#onPick}>
       ${textSettings.length ? html`<section class="texts" aria-label="Text">
         ${textSettings.map((s) => renderControl(s, (this.state as unknown as Record<string, unknown>)[s.name], this.errors[s.name], this.#onSetting))}
       </section>` : nothing}
-      ${modelControls.length ? html`<aside aria-label="Model settings">
-        <ap-controls .state=${this.state} .errors=${this.errors} .only=${modelControls}></ap-controls>
+      ${modelControls.length || picker ? html`<aside aria-label="Model settings">
+        ${picker ? modelPicker(this.state.model, this.choices, this.#onModel) : nothing}
+        ${modelControls.length ? html`<ap-controls .state=${this.state} .errors=${this.errors} .only=${modelControls}></ap-controls>` : nothing}
+        ${trained && this.model ? fixedSettings(this.model) : nothing}
         <p class="status" aria-live="polite" data-heap-bytes=${this.heapBytes}>${this.status}</p>
         ${this.#linkProblems.length ? html`<p class="error">Ignored in the link: ${this.#linkProblems.join('; ')}</p>` : nothing}
       </aside>` : nothing}
       <main>
         ${problems.map((message) => html`<p class="error" role="alert">${message}</p>`)}
+        ${this.modelError ? html`<p class="error engine-error" role="alert" data-testid="model-error">${this.modelError}</p>` : nothing}
         ${this.engineError ? html`<p class="error engine-error" role="alert">${this.engineError}</p>` : nothing}
-        ${ctx ? html`${this.#toolbar(ctx)}<div class="view" data-view=${this.state.view}>${
+        ${ctx ? html`${this.#toolbar(ctx)}<div class="view ${stale ? 'stale' : ''}" data-view=${this.state.view} data-stale=${stale ? '1' : '0'}>
+          ${stale ? html`<p class="stale-note">Not up to date: the last result that worked.</p>` : nothing}${
           // Typing re-renders with the old trace until the new one arrives: skip the heavy view then.
           guard([this.trace, this.state.view, this.state.stage, ctx.block, ctx.layer, ctx.head, ctx.sequence],
             () => this.#view(ctx))}</div>`
           : Object.keys(this.errors).length > 0
             ? html`<p class="error" role="alert" data-testid="blocked">Nothing to show yet: ${Object.values(this.errors).join(' ')}</p>`
-            : html`<p class="status">Waiting for the first result…</p>`}
+            : this.engineError || this.modelError ? nothing : html`<p class="status">Waiting for the first result…</p>`}
       </main>
     </div>`;
   }

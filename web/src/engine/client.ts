@@ -2,12 +2,11 @@
 // page. Requests are "latest wins" per requester: while a run is in flight, newer
 // requests from the same requester replace each other, so fast typing never queues
 // stale work, and one playground never cancels another's.
-import type { RunInput } from 'attention-playground';
-import type { EngineApi, RunOutcome } from './api.js';
+import type { EngineApi, EngineRequest, RunOutcome } from './api.js';
 
-export type { RunOutcome };
+export type { EngineRequest, RunOutcome };
 
-interface Pending { input: RunInput; onDone: (outcome: RunOutcome) => void }
+interface Pending { input: EngineRequest; onDone: (outcome: RunOutcome) => void }
 
 export class EngineClient {
   #connect: () => EngineApi;
@@ -21,7 +20,7 @@ export class EngineClient {
   }
 
   /** Runs the model for a requester; a request replaced before it was sent never runs. */
-  request(requester: object, input: RunInput, onDone: (outcome: RunOutcome) => void): void {
+  request(requester: object, input: EngineRequest, onDone: (outcome: RunOutcome) => void): void {
     this.#pending.delete(requester);  // re-insert: requesters take turns in the order they asked
     this.#pending.set(requester, { input, onDone });
     if (!this.#busy) void this.#drain();

@@ -11,8 +11,11 @@ interface Base {
   name: string;
   label: string;
   help?: string;
-  /** 'model' settings go to the engine; 'text' and 'view' stay in the page (the Train view has its own groups). */
-  group: 'text' | 'model' | 'view' | 'task' | 'optimizer' | 'run';
+  /**
+   * 'model' settings go to the engine; 'trained' (which trained model replaces the untrained one, if any), 'text'
+   * and 'view' stay in the page (the Train view has its own groups).
+   */
+  group: 'trained' | 'text' | 'model' | 'view' | 'task' | 'optimizer' | 'run';
 }
 export interface IntSetting extends Base { type: 'int'; default: number; min: number; max: number }
 /** A real number; minExclusive: the minimum itself is not allowed (a learning rate > 0). */
@@ -25,6 +28,15 @@ export type Setting = IntSetting | NumberSetting | BoolSetting | ChoiceSetting |
 export const STAGES = ['scores', 'scaled', 'masked', 'weights'] as const;
 export const VIEWS = ['heads', 'head', 'lines', 'masks', 'shapes', 'overview', 'changes'] as const;
 export const BLOCKS = ['auto', 'encoder.self_attn', 'decoder.self_attn', 'decoder.cross_attn'] as const;
+
+/**
+ * '' is the untrained playground model; otherwise a shipped checkpoint's id or 'trained' (the Train view's model):
+ * engine/explore-models.ts resolves it, and explains an id it does not know.
+ */
+const TRAINED_SETTINGS = [
+  { name: 'model', group: 'trained', type: 'text', label: 'Model', maxLength: 100, default: '',
+    help: 'A trained model fixes its own settings and reads its task\u2019s tokens.' },
+] as const satisfies readonly Setting[];
 
 const TEXT_SETTINGS = [
   { name: 'text', group: 'text', type: 'text', label: 'Sentences (one per line = a batch)', maxLength: 4000,
@@ -82,10 +94,10 @@ function modelSetting(info: SettingInfo): Setting {
 }
 
 export const SETTINGS: readonly Setting[] = [
-  ...TEXT_SETTINGS, ...PLAYGROUND_SCHEMA.settings.map(modelSetting), ...VIEW_SETTINGS,
+  ...TRAINED_SETTINGS, ...TEXT_SETTINGS, ...PLAYGROUND_SCHEMA.settings.map(modelSetting), ...VIEW_SETTINGS,
 ];
 
-type PageSettingList = readonly [...typeof TEXT_SETTINGS, ...typeof VIEW_SETTINGS];
+type PageSettingList = readonly [...typeof TRAINED_SETTINGS, ...typeof TEXT_SETTINGS, ...typeof VIEW_SETTINGS];
 type ValueOf<S> = S extends { type: 'int' } ? number : S extends { type: 'bool' } ? boolean
   : S extends { type: 'choice'; choices: readonly (infer C)[] } ? C : string;
 

@@ -1,5 +1,6 @@
-// What a person types into the Train view's probe box, as the task's token ids: each
-// character for character-level text, else tokens separated by spaces ("3 1 2 |").
+// What a person types for a trained model (the Train view's probe box, the Explore page's text
+// box with a trained model), as the task's token ids: each character for character-level
+// text, else tokens separated by spaces ("3 1 2 |").
 
 export function parseProbeInput(text: string, vocabulary: readonly string[], characters: boolean):
     { ids: number[] } | { error: string } {
@@ -22,4 +23,18 @@ export function promptOf(tokens: readonly string[], expected: readonly (string |
   const first = expected.findIndex((e) => e !== null);
   const prompt = tokens.slice(0, first < 0 ? tokens.length : first + 1);
   return characters ? prompt.join('') : prompt.join(' ');
+}
+
+/** Whether each character is a token: the text task without 'words as tokens' (the Train view's settings). */
+export function charactersAreTokens(trainState: { task?: unknown; words?: unknown }): boolean {
+  return trainState.task === 'text' && !trainState.words;
+}
+
+/**
+ * The sequences of a multi-line input, one per non-empty line. Token lines are trimmed;
+ * character lines are kept as typed (a leading or trailing space is a token there).
+ */
+export function inputLines(text: string, characters: boolean): string[] {
+  const lines = text.split('\n');
+  return characters ? lines.filter((line) => line.length > 0) : lines.map((line) => line.trim()).filter((line) => line.length > 0);
 }

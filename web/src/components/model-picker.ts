@@ -1,0 +1,41 @@
+// The Explore page's model picker (the untrained playground model, a shipped checkpoint,
+// or the Train view's model) and, with a trained model chosen, what its training fixed:
+// the Train view's own settings, with the Train view's labels, in place of the
+// playground's model controls.
+import { html, nothing } from 'lit';
+import type { ExploreModel, ModelChoice } from '../engine/explore-models.js';
+import { formatSetting } from '../state/settings.js';
+import { shownTrainSettings, trainStateFromHash, type TrainSetting } from '../state/train-settings.js';
+
+export const UNTRAINED_LABEL = 'Untrained playground model';
+
+/** The picker: value '' is the untrained model; an id the list lacks still shows (its problem is reported elsewhere). */
+export function modelPicker(value: string, choices: readonly ModelChoice[], onPick: (event: Event) => void) {
+  const known = value === '' || choices.some((c) => c.id === value);
+  return html`<div class="setting choice" data-setting="model">
+    <label for="setting-model">Model</label>
+    <select id="setting-model" name="model" @change=${onPick}>
+      <option value="" ?selected=${value === ''}>${UNTRAINED_LABEL}</option>
+      ${choices.map((c) => html`<option value=${c.id} ?selected=${c.id === value}>${c.label}</option>`)}
+      ${known ? nothing : html`<option value=${value} selected>${value} (not available)</option>`}
+    </select>
+    <small>Trained models fix their own settings and read their task\u2019s tokens.</small>
+  </div>`;
+}
+
+function shownValue(setting: TrainSetting, value: unknown): string {
+  if (setting.type === 'bool') return value ? 'on' : 'off';
+  if (setting.type === 'choice') return setting.labels?.[String(value)] ?? String(value);
+  return formatSetting(setting, value);
+}
+
+/** What the trained model's training fixed (its task and model settings), instead of the model controls. */
+export function fixedSettings(model: ExploreModel) {
+  const { state } = trainStateFromHash(`#train&${model.ref.settings}`);
+  const rows = shownTrainSettings(state).filter((s) => (s.target === 'task' && s.type !== 'text') || s.target === 'spec');
+  return html`<section class="trained-model" data-testid="fixed-settings" aria-label="The trained model">
+    <p class="note">${model.label}: its training fixed these settings (the untrained model has the playground\u2019s).</p>
+    ${model.about ? html`<p class="about">${model.about}</p>` : nothing}
+    <dl>${rows.map((s) => html`<dt>${s.label}</dt><dd data-fixed=${s.name}>${shownValue(s, state[s.name])}</dd>`)}</dl>
+  </section>`;
+}
