@@ -1,0 +1,119 @@
+// The tutorial's training sections, in Chromium: each section's claim (the paragraph
+// marked data-claim) is checked against what the reader sees after pressing Start —
+// the comparison's summary, the curves (through the CSV export) and the head labels,
+// now and scrubbed back on the timeline. Runs are seeded, so the numbers are the
+// reader's numbers too.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { serveDirectory } from '../support/static-server.mjs';
+import { launchChromium, openPage } from '../support/browser.mjs';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+let server, browser, page, errors;
+
+before(async () => {
+  assert.ok(existsSync(`${ROOT}dist-web/tutorial.html`), 'run `npm run build` first');
+  server = await serveDirectory(`${ROOT}dist-web`, { isolated: true });
+  browser = await launchChromium();
+  ({ page, errors } = await openPage(browser, { viewport: { width: 1200, height: 900 }, acceptDownloads: true }, { onlyFrom: server.url }));
+  await page.goto(server.url + 'tutorial.html');
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const train = (section) => page.locator(`#${section} attention-playground ap-train`).first();
+
+/** Scrolls to a section's training element, presses Start and waits until every run is done. */
+async function runSection(section) {
+  await page.locator(`#${section}`).scrollIntoViewIfNeeded();
+  await train(section).locator('button[data-action="start"]:not([disabled])').click();
+  await train(section).locator('.progress[data-status="done"]').waitFor({ timeout: 180_000 });
+}
+
+/** The curves as the reader can export them: rows { run, set, step, loss, accuracy, sequenceAccuracy }. */
+async function curves(section) {
+  const [download] = await Promise.all([page.waitForEvent('download'), train(section).locator('button[data-action="csv"]').click()]);
+  const [head, ...lines] = readFileSync(await download.path(), 'utf8').trim().split('\n');
+  const keys = head.split(',');
+  return lines.map((l) => Object.fromEntries(l.split(',').map((v, i) => [keys[i], i < 2 ? v : Number(v)])));
+}
+
+const patterns = (section, run = null, layer = null) => train(section)
+  .locator(`${run ? `section[data-run="${run}"] ` : ''}ap-heatmap${layer === null ? '' : `[data-layer="${layer}"]`}`)
+  .evaluateAll((els) => els.map((e) => ({ name: e.dataset.pattern, caption: e.getAttribute('caption') })));
+
+/** Moves the timeline to its last snapshot at or before `step`; returns that snapshot's step. */
+async function scrubTo(section, step) {
+  const slider = train(section).locator('#timeline');
+  const max = Number(await slider.getAttribute('max'));
+  for (let i = max; i >= 0; i--) {
+    await slider.fill(String(i));
+    const shown = Number((await train(section).locator('.timeline label').textContent()).match(/step (\d+)/)[1]);
+    if (shown <= step) return shown;
+  }
+  throw new Error(`no snapshot at or before step ${step}`);
+}
+
+describe('the tutorial\u2019s training sections', () => {
+  test('residual connections: A reaches 99% by step 100, B gets none right in 300 steps', async () => {
+    await runSection('residual');
+    const summary = await train('residual').locator('[data-testid="summary"]').textContent();
+    assert.match(summary, /A \(residual on\) reached 99% of held-out sequences right at step (\d+);/);
+    assert.ok(Number(summary.match(/at step (\d+);/)[1]) <= 100, summary);
+    assert.match(summary, /B \(residual off\) has not reached 99% \(best 0\.0%\)/);
+    const rows = await curves('residual');
+    const heldOut = (run) => rows.filter((r) => r.run === run && r.set === 'heldOut');
+    assert.equal(heldOut('B').at(-1).step, 300);
+    assert.ok(heldOut('B').at(-1).loss > heldOut('A').at(-1).loss + 1, 'B\u2019s loss stays far above A\u2019s');
+  });
+
+  test('scaling at d_k = 64: A reaches 99% by step 250, B stays below 60%; B\u2019s untrained heads are sharper', async () => {
+    await runSection('scale-training');
+    const summary = await train('scale-training').locator('[data-testid="summary"]').textContent();
+    const reached = summary.match(/A \(scaled by 1\/√d_k\) reached 99% of held-out sequences right at step (\d+);/);
+    assert.ok(reached && Number(reached[1]) <= 250, summary);
+    const best = summary.match(/B \(not scaled\) has not reached 99% \(best ([\d.]+)%\)/);
+    assert.ok(best && Number(best[1]) < 60, summary);
+    assert.equal(await scrubTo('scale-training', 0), 0);
+    // Mean over heads and rows of each row's largest weight, per run, at step 0.
+    const sharpness = (run) => train('scale-training').locator(`section[data-run="${run}"] ap-heatmap`).evaluateAll((els) => {
+      let sum = 0, rows = 0;
+      for (const el of els) for (let i = 1; i < el.rows; i++) {
+        sum += Math.max(...el.values.slice(i * el.cols, i * el.cols + i + 1));
+        rows += 1;
+      }
+      return sum / rows;
+    });
+    const [a, b] = [await sharpness('A'), await sharpness('B')];
+    assert.ok(b > 0.5 && b > a + 0.2, `step 0, mean largest weight per row: scaled ${a.toFixed(2)}, unscaled ${b.toFixed(2)}`);
+  });
+
+  test('induction: the loss sits near ln 16 for 100 steps, then falls below 0.5 within about 100 more as an induction head forms', async () => {
+    await runSection('induction');
+    const heldOut = (await curves('induction')).filter((r) => r.set === 'heldOut');
+    const at = (step) => heldOut.find((r) => r.step === step);
+    assert.ok(Math.abs(at(100).loss - Math.log(16)) < 0.1, `held-out loss at step 100: ${at(100).loss}`);
+    const below = heldOut.find((r) => r.loss < 0.5);
+    assert.ok(below && below.step <= 260, `first below 0.5 at step ${below?.step}`);
+    assert.ok((await patterns('induction')).some((p) => p.name === 'induction'), 'a head labelled induction after training');
+    assert.ok((await scrubTo('induction', 100)) <= 100);
+    assert.ok(!(await patterns('induction')).some((p) => p.name === 'induction'), 'no induction head at step 100');
+  });
+
+  test('trained heads: reverse reads along the reverse diagonal, sort attends by content', async () => {
+    await page.locator('#trained-heads').scrollIntoViewIfNeeded();
+    for (const [id, layer, name] of [['reverse', 0, 'reverse diagonal'], ['sort', 1, 'content']]) {
+      const record = JSON.parse(readFileSync(`${ROOT}web/public/checkpoints/${id}.json`, 'utf8'));
+      await page.locator(`#trained-heads attention-playground[checkpoint="${id}"]`).scrollIntoViewIfNeeded();
+      const element = page.locator(`#trained-heads attention-playground[checkpoint="${id}"] ap-train`);
+      await element.locator(`.progress[data-step="${record.step}"]`).waitFor();
+      const names = await element.locator(`ap-heatmap[data-layer="${layer}"]`).evaluateAll((els) => els.map((e) => e.dataset.pattern));
+      assert.ok(names.includes(name), `${id}, layer ${layer}: ${names.join(', ')}`);
+    }
+    assert.deepEqual(errors, []);
+  });
+});
