@@ -66,6 +66,14 @@ describe('the Train view', () => {
     await page.locator('ap-train #timeline').fill('0');
     await page.waitForFunction(() => /step 0\b/.test(document.querySelector('ap-train').shadowRoot.querySelector('.timeline label').textContent));
     assert.notEqual(await probeText(page), trained, 'step 0 shows the untrained model');
+    // Every Explore view on this model: handed over, opened on the probe example.
+    await page.locator('ap-train button[data-action="explore"]').click();
+    await page.waitForFunction(() => location.hash.startsWith('#model=trained'));
+    await page.locator('ap-playground ap-heatmap').first().waitFor();
+    assert.match(await page.locator('ap-playground #setting-model option:checked').textContent(), /Your trained model \(sort, step 350\)/);
+    assert.equal(await page.locator('ap-playground #setting-text').inputValue(), record.timeline.at(-1).probe.tokens.join(' '));
+    await page.goto(server.url + '#train');
+    await page.locator('ap-train button[data-action="start"]:not([disabled])').waitFor();
     // Another shipped model, by its button; then training it here starts from step 0.
     await page.locator('ap-train [data-checkpoint="reverse"]').click();
     await page.waitForFunction(() => location.hash === '#train&task=reverse&dModel=32&ffnDim=64');

@@ -14,7 +14,7 @@ setCheckpointBase(new URL('checkpoints/', location.href));  // web/public/checkp
 
 const INTROS = {
   explore: 'Type one sentence per line. Every head\u2019s scores, masks, softmax weights and the shape of every tensor update as you ' +
-    'type. Weights and token vectors are untrained (drawn from the seed); the arithmetic is exact.',
+    'type. Weights and token vectors are untrained (drawn from the seed), unless you pick a trained model; the arithmetic is exact.',
   train: 'Pick a task and press Start: a small transformer trains right here, in a worker, and you watch the loss fall and ' +
     'the heads of a held-out example sharpen into the pattern that solves the task. Change a setting to start over. ' +
     'The trained models shipped with the page show at once; scrub their timeline to watch their heads form.',

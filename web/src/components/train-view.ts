@@ -15,7 +15,8 @@ import {
   trainStateFromHash, trainStateToHash, trainerOptions, type TrainSetting, type TrainState,
 } from '../state/train-settings.js';
 import { exportBytes, exportPng, exportSvg, exportText } from '../view/export.js';
-import { parseProbeInput, promptOf } from '../view/probe-input.js';
+import { TRAINED_MODEL_ID, offerTrainedModel } from '../state/trained-models.js';
+import { charactersAreTokens, parseProbeInput, promptOf } from '../view/probe-input.js';
 import { probeView } from '../view/probe-view.js';
 import { renderControl, settingInput } from './controls.js';
 import type { Series } from './curves.js';
@@ -265,6 +266,19 @@ export class TrainView extends LitElement {
     exportBytes(await a.saveWeights(), `${this.state.task}-step${a.step}.safetensors`);
   };
 
+  /** Hands run A's model to the Explore page (every view on the trained model) and goes there. */
+  #explore = async () => {
+    const a = this.#runs[0];
+    const probe = a.probe;
+    offerTrainedModel({
+      label: `${this.state.task}, step ${a.step}`,
+      settings: trainStateToHash(this.state).replace(/^#train&?/, ''),
+      weights: await a.saveWeights(),
+      example: probe ? probe.tokens.join(charactersAreTokens(this.state) ? '' : ' ') : undefined,
+    });
+    location.hash = `#model=${TRAINED_MODEL_ID}`;
+  };
+
   #loadWeights = async (event: Event) => {
     const input = event.target as HTMLInputElement;
     const file = input.files?.[0];
@@ -352,7 +366,7 @@ export class TrainView extends LitElement {
   }
 
   #characters(): boolean {
-    return this.state.task === 'text' && !this.state.words;
+    return charactersAreTokens(this.state);
   }
 
   /** Runs the typed input through every run's model, each completing it greedily. */
@@ -435,6 +449,8 @@ export class TrainView extends LitElement {
           <label><button data-action="load" ?disabled=${!ready || status === 'running'}
             @click=${(e: Event) => (e.currentTarget as HTMLElement).parentElement!.querySelector('input')!.click()}>Load weights${this.#runs.length > 1 ? ' (A)' : ''}</button>
             <input type="file" accept=".safetensors" hidden @change=${this.#loadWeights}></label>
+          ${this.syncHash ? html`<button data-action="explore" ?disabled=${!ready || status === 'running'} @click=${this.#explore}
+            title="Open every Explore view (heads, lines, masks, shapes, layers × heads, what changed) on run A's model">Explore this model</button>` : nothing}
           <button data-action="csv" ?disabled=${!a?.step} @click=${() => this.#exportCurves('csv')}>Curves CSV</button>
           <button data-action="json" ?disabled=${!a?.step} @click=${() => this.#exportCurves('json')}>Curves JSON</button>
           <button data-action="svg" ?disabled=${!a?.step} @click=${() => this.#exportPlots('svg')}>Plots SVG</button>
