@@ -51,7 +51,12 @@ Result<Tensor> attention_block(const Tensor& query, const Tensor& key_value, con
   mha.need_weights = false;  // the layers keep what the recorder asks for, nothing more
   Result<MultiHeadResult> r = multi_head_attention(query, key_value, key_value, w, mha, recorder);
   if (!r) return r.error_value();
-  return std::move(r.value().output);
+  Tensor out = std::move(r.value().output);  // (B, Sq, E), recorded as "output"
+  if (options.attn_activation != Activation::None) {
+    for (float& v : out.data) v = activate(v, options.attn_activation);
+    recorder.record(StageId::AttnActivated, out);
+  }
+  return out;
 }
 
 }  // namespace
@@ -65,6 +70,7 @@ float activate(float x, Activation activation) {
       const float inner = 0.79788456080286536f * (x + 0.044715f * x * x * x);
       return 0.5f * x * (1.0f + std::tanh(inner));
     }
+    case Activation::None: return x;
   }
   return x;
 }

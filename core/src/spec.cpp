@@ -31,6 +31,13 @@ const Schema<ModelSpec>& model_spec_schema() {
                     "Layers of an encoder in front of the stack (0 = a single stack)."),
           bool_field("residual", &S::residual, "Residual connections around each sub-layer (off: an ablation)."),
           bool_field("scale", &S::scale, "Divide the scores by sqrt(d_k) (off: an ablation)."),
+          choice_field("attnActivation", &S::attn_activation,
+                       {{"none", Activation::None},
+                        {"relu", Activation::ReLU},
+                        {"gelu", Activation::GELU},
+                        {"gelu_tanh", Activation::GELUTanh}},
+                       "An activation on each attention sub-layer's output, after out_proj and before the residual "
+                       "add (none in the paper and PyTorch; the others: an ablation)."),
       },
       {
           {"divides", "heads", "heads", "dModel", 0, "", "", error_code::kNotDivisible,

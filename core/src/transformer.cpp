@@ -59,6 +59,7 @@ LayerOptions layer_options(const ModelSpec& s, Backend backend) {
   o.scale = s.scale;
   o.residual = s.residual;
   o.activation = s.activation;
+  o.attn_activation = s.attn_activation;
   o.norm = s.norm;
   o.backend = backend;
   return o;
@@ -220,9 +221,10 @@ Status Transformer::set_embeddings(int vocab_size, std::vector<float> values) {
 
 double estimate_forward_floats(const ModelSpec& s, int batch, int seq, int source_seq, bool recording) {
   const double b = batch, e = s.d_model, h = s.heads, f = s.ffn_dim, v = s.vocab_size;
+  const double activated = s.attn_activation == Activation::None ? 0 : 1;  // its own (B,Sq,E) stage
   const auto attention_block = [&](double sq, double sk) {
     // projections, splits, context, merged, output ~ 12 (B,S,E); scores..weights 4 (B,H,Sq,Sk); masks
-    return 12 * b * (sq + sk) * e + 4 * b * h * sq * sk + 2 * b * sq * sk;
+    return 12 * b * (sq + sk) * e + activated * b * sq * e + 4 * b * h * sq * sk + 2 * b * sq * sk;
   };
   const auto layer = [&](double sq, bool cross, double sk) {
     double n = attention_block(sq, sq) + 3 * b * sq * f + 8 * b * sq * e;

@@ -12,6 +12,16 @@
 //   head.weight (V, E) and head.bias (V) for head 'linear'; head.bias only for 'tied'
 //     (the output uses embed.weight).
 // Hidden state h = embed[ids] + positions (no sqrt(E) factor).
+//
+// Ablations, each off-switch of something PyTorch's layers always do, or an addition
+// they never make (a spec that uses one has no PyTorch twin):
+//   residual false:   no residual connections (post: norm(f(x)), pre: f(norm(x))).
+//   scale false:      softmax(Q K^T) instead of softmax(Q K^T / sqrt(d_k)).
+//   attnActivation:   'relu' | 'gelu' | 'gelu_tanh' applied element by element to each
+//                     attention sub-layer's output (B, Sq, E), after out_proj and before
+//                     the residual add (pre-LN) or the add and norm (post-LN), in
+//                     self- and cross-attention; recorded as "<stack>.<block>.activated".
+//                     'none' (the default) is the paper's and PyTorch's layer.
 #include "attention/layers.hpp"
 #include "attention/settings.hpp"
 
@@ -37,6 +47,7 @@ struct ModelSpec {
   int encoder_layers = 0;
   bool residual = true;  // ablation: residual connections around each sub-layer
   bool scale = true;     // ablation: divide scores by sqrt(d_k)
+  Activation attn_activation = Activation::None;  // ablation: an activation after attention
 
   int head_dim() const { return d_model / heads; }  // d_k
   bool encoder_decoder() const { return encoder_layers > 0; }

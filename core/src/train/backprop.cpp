@@ -85,6 +85,7 @@ struct AttentionTape {
   Tensor q, k, v;  // (B, H, S, d_k)
   Floats p;        // (B, H, Sq, Sk)
   Floats merged;   // (B*Sq, E)
+  Floats projected;  // (B*Sq, E) out_proj's output, before attnActivation; empty without one
 };
 
 struct AttentionCall {
@@ -110,7 +111,11 @@ Floats attention_forward(const Floats& xq, const Floats* xkv, const MultiHeadWei
   AttentionStages st = scaled_dot_product_attention(t.q, t.k, t.v, &blocked, s.scale, backend, /*keep_stages=*/false);
   t.p = std::move(st.weights.data);
   t.merged = from_heads(st.output.data, b, h, sq);
-  return linear_slice(t.merged, b * sq, e, w.out_proj_weight, w.out_proj_bias, 0, e, backend);
+  Floats out = linear_slice(t.merged, b * sq, e, w.out_proj_weight, w.out_proj_bias, 0, e, backend);
+  if (s.attn_activation == Activation::None) return out;
+  t.projected = out;
+  for (float& v : out) v = activate(v, s.attn_activation);  // as the inference path (layers.cpp)
+  return out;
 }
 
 // -> d(queries input); d(keys/values input) is added to *dxkv for cross-attention.
@@ -118,8 +123,14 @@ Floats attention_backward(const Floats& dout, MultiHeadWeights& w, const Attenti
                           Backend backend, const AttentionTape& t, Floats* dxkv) {
   const int e = s.d_model, h = s.heads, dk = s.head_dim(), b = call.queries->batch;
   const int sq = call.queries->seq, sk = call.keys->seq;
+  Floats dprojected;  // through attnActivation: d out_proj's output (B*Sq, E)
+  if (s.attn_activation != Activation::None) {
+    dprojected = zeros(dout.size());
+    grad::activation_backward(t.projected.data(), dout.data(), dout.size(), s.attn_activation, dprojected.data());
+  }
+  const Floats& dproj = s.attn_activation == Activation::None ? dout : dprojected;
   Floats dmerged = zeros(t.merged.size());
-  linear_slice_backward(t.merged, dout, b * sq, e, w.out_proj_weight, w.out_proj_bias, 0, e, &dmerged, backend);
+  linear_slice_backward(t.merged, dproj, b * sq, e, w.out_proj_weight, w.out_proj_bias, 0, e, &dmerged, backend);
   const Tensor dctx = as_heads(std::move(dmerged), b, sq, h);
   Floats dq = zeros(t.q.size()), dkh = zeros(t.k.size()), dv = zeros(t.v.size());
   const float scale = s.scale ? 1.0f / std::sqrt(static_cast<float>(dk)) : 1.0f;
