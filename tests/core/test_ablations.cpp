@@ -1,12 +1,13 @@
 // The forward pass under the ModelSpec ablations PyTorch has no twin for: an
-// activation after attention (attnActivation). Each against the spec without it, and
-// the fast backend against the reference.
+// activation after attention (attnActivation) and no LayerNorm (layerNorm false). Each
+// against the spec without it, and the fast backend against the reference.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <functional>
 
 #include "attention/transformer.hpp"
+#include "attention/weights_io.hpp"
 #include "test_util.hpp"
 
 using namespace attention;
@@ -139,4 +140,92 @@ TEST(AttnActivation, AppliesToCrossAttentionAndTheFastBackendMatchesTheReference
       for (std::size_t i = 0; i < output.size(); ++i) EXPECT_EQ(activated.data[i], activate(output.data[i], act)) << name;
     }
   }
+}
+
+TEST(LayerNormOff, TheModelHasNoNormParametersAnywhere) {
+  for (bool enc_dec : {false, true}) {
+    const ModelSpec with = small([&](ModelSpec& s) {
+      s.final_norm = true;
+      s.encoder_layers = enc_dec ? 1 : 0;
+    });
+    ModelSpec without = with;
+    without.layer_norm = false;
+    const Transformer a = model_of(with), b = model_of(without);
+    std::vector<std::string> names_with, names_without;
+    std::size_t floats = 0;
+    a.visit_parameters([&](const Parameter& p) { names_with.push_back(p.name()); });
+    b.visit_parameters([&](const Parameter& p) {
+      names_without.push_back(p.name());
+      floats += p.size();
+      EXPECT_EQ(p.name().find("norm"), std::string::npos) << p.name();
+    });
+    // The same list less every norm: 2 layers x 2 norms (x 3 in the decoder) + final norms, weight and bias.
+    std::vector<std::string> expected;
+    for (const std::string& n : names_with)
+      if (n.find("norm") == std::string::npos) expected.push_back(n);
+    EXPECT_EQ(names_without, expected);
+    EXPECT_EQ(names_with.size() - names_without.size(), enc_dec ? 2u * (2 + 2 * 3 + 2) : 2u * (2 * 2 + 1));
+    EXPECT_EQ(parameter_floats(without), static_cast<double>(floats));
+    EXPECT_EQ(parameter_floats(with) - parameter_floats(without), 8.0 * static_cast<double>(names_with.size() - names_without.size()));  // E = 8 per tensor
+
+    // Saved without norms, loaded back identically; a file with norms is refused by name.
+    const std::vector<std::uint8_t> bytes = save_safetensors(b);
+    Transformer c = Transformer::create(without).value();
+    ASSERT_TRUE(load_safetensors(c, bytes.data(), bytes.size()).ok());
+    EXPECT_EQ(save_safetensors(c), bytes);
+    const std::vector<std::uint8_t> normed = save_safetensors(a);
+    const Status refused = load_safetensors(c, normed.data(), normed.size());
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error_value().code, error_code::kUnexpectedTensor);
+    EXPECT_NE(refused.error_value().field.find("norm"), std::string::npos) << refused.error_value().field;
+  }
+}
+
+TEST(LayerNormOff, EveryNormIsTheIdentityInEitherPlacement) {
+  for (NormPlacement placement : {NormPlacement::Post, NormPlacement::Pre}) {
+    const ModelSpec s = small([&](ModelSpec& m) {
+      m.layer_norm = false;
+      m.norm = placement;
+      m.final_norm = true;
+    });
+    const Transformer m = model_of(s);
+    RecordFilter all;
+    const ForwardOutput out = run(m, input_for(s), &all);
+    for (const Stage& st : out.trace.stages) EXPECT_EQ(st.name.find("norm"), std::string::npos) << st.name;
+    for (int layer : {0, 1}) {
+      // x + attn(x), then + ffn(...): the sub-layers read the residual stream itself.
+      const Tensor& x = layer == 0 ? stage(out, -1, "encoder.input") : stage(out, 0, "encoder.output");
+      const Tensor& attn = stage(out, layer, "encoder.self_attn.output");
+      const Tensor& r1 = stage(out, layer, "encoder.residual1");
+      const Tensor& ffn = stage(out, layer, "encoder.ffn.output");
+      const Tensor& r2 = stage(out, layer, "encoder.residual2");
+      for (std::size_t i = 0; i < x.size(); ++i) {
+        EXPECT_EQ(r1.data[i], x.data[i] + attn.data[i]);
+        EXPECT_EQ(r2.data[i], r1.data[i] + ffn.data[i]);
+      }
+      EXPECT_EQ(stage(out, layer, "encoder.self_attn.q_proj").data.size(), x.size());
+      EXPECT_EQ(stage(out, layer, "encoder.output").data, r2.data);
+    }
+    EXPECT_EQ(out.hidden.data, stage(out, 1, "encoder.output").data);  // finalNorm: the identity too
+    // Post and pre without norms are the same model.
+    ModelSpec other = s;
+    other.norm = placement == NormPlacement::Post ? NormPlacement::Pre : NormPlacement::Post;
+    EXPECT_EQ(run(model_of(other), input_for(other)).hidden.data, out.hidden.data);
+    // The fast backend against the reference.
+    EXPECT_TRUE(all_close(out.logits.data, run(m, input_for(s), nullptr, Backend::Reference).logits.data, 1e-5));
+  }
+}
+
+TEST(LayerNormOff, ChangesTheOutputAndKeepsEveryOtherWeight) {
+  const ModelSpec with = small();
+  const ModelSpec without = small([](ModelSpec& s) { s.layer_norm = false; });
+  const Transformer a = model_of(with), b = model_of(without);
+  // initialize_random draws the same values for the parameters both have (norms are drawn from nothing).
+  std::vector<std::vector<float>> shared_a, shared_b;
+  a.visit_parameters([&](const Parameter& p) {
+    if (p.name().find("norm") == std::string::npos) shared_a.push_back(p.values());
+  });
+  b.visit_parameters([&](const Parameter& p) { shared_b.push_back(p.values()); });
+  EXPECT_EQ(shared_a, shared_b);
+  EXPECT_FALSE(all_close(run(a, input_for(with)).hidden.data, run(b, input_for(without)).hidden.data, 1e-3));
 }

@@ -1,6 +1,6 @@
 // The whole model's gradients: against finite differences for every kind of spec,
-// the ablations included (residual off, scaling off, an activation after attention),
-// and the fast backend against the reference.
+// the ablations included (residual off, scaling off, an activation after attention, no
+// LayerNorm), and the fast backend against the reference.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -77,6 +77,19 @@ std::vector<SpecCase> spec_cases() {
          s.attn_activation = Activation::GELUTanh;
          s.encoder_layers = 1;
          s.causal = true;
+       })},
+      {"no_layer_norm", small([](ModelSpec& s) { s.layer_norm = false; })},
+      {"no_layer_norm_pre_final_tied", small([](ModelSpec& s) {  // finalNorm without LayerNorm: nothing
+         s.layer_norm = false;
+         s.norm = NormPlacement::Pre;
+         s.final_norm = true;
+         s.head = OutputHead::Tied;
+       })},
+      {"no_layer_norm_encoder_decoder_attn_gelu", small([](ModelSpec& s) {
+         s.layer_norm = false;
+         s.encoder_layers = 1;
+         s.final_norm = true;
+         s.attn_activation = Activation::GELU;
        })},
   };
 }

@@ -172,6 +172,12 @@ export const ENGINE = {
         "help": "An activation on each attention sub-layer's output, after out_proj and before the residual add (none in the paper and PyTorch; the others: an ablation).",
         "name": "attnActivation",
         "type": "choice"
+      },
+      {
+        "default": true,
+        "help": "LayerNorms in every layer and at the end (off: an ablation; each norm is the identity and the model has no norm parameters).",
+        "name": "layerNorm",
+        "type": "bool"
       }
     ]
   },

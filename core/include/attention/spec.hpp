@@ -22,6 +22,11 @@
 //                     the residual add (pre-LN) or the add and norm (post-LN), in
 //                     self- and cross-attention; recorded as "<stack>.<block>.activated".
 //                     'none' (the default) is the paper's and PyTorch's layer.
+//   layerNorm false:  every LayerNorm (norm1/2/3 of each layer and the final norms) is
+//                     the identity, and the model has no norm parameters at all: no
+//                     *.norm*.weight / .bias in visit_parameters, state_dict, files or
+//                     parameter_floats; nor norm stages in the trace. Post- and pre-LN
+//                     then both compute x + f(x), and finalNorm changes nothing.
 #include "attention/layers.hpp"
 #include "attention/settings.hpp"
 
@@ -48,9 +53,11 @@ struct ModelSpec {
   bool residual = true;  // ablation: residual connections around each sub-layer
   bool scale = true;     // ablation: divide scores by sqrt(d_k)
   Activation attn_activation = Activation::None;  // ablation: an activation after attention
+  bool layer_norm = true;  // ablation: false = every LayerNorm is the identity, without parameters
 
   int head_dim() const { return d_model / heads; }  // d_k
   bool encoder_decoder() const { return encoder_layers > 0; }
+  bool has_final_norm() const { return final_norm && layer_norm; }  // a final norm with parameters
 };
 
 // The most floats a model's parameters may hold (1 GiB of float32).

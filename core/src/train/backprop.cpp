@@ -66,7 +66,7 @@ Status forward_with_tape(Transformer& m, const ForwardInput& in, Backend backend
       return ffn_forward(a, stack.rows(), w.ffn, s, backend, t.sub[1].ffn);
     });
   }
-  if (s.final_norm) x = norm_forward(x, stack.rows(), s.d_model, m.final_norm(), tape.encoder_norm);
+  if (s.has_final_norm()) x = norm_forward(x, stack.rows(), s.d_model, m.final_norm(), tape.encoder_norm);
   if (enc_dec) {
     const Floats memory = std::move(x);
     const StackShape target = shape_of(in.batch, in.seq, in.lengths);
@@ -88,7 +88,7 @@ Status forward_with_tape(Transformer& m, const ForwardInput& in, Backend backend
         return ffn_forward(a, target.rows(), w.ffn, s, backend, t.sub[2].ffn);
       });
     }
-    if (s.final_norm) x = norm_forward(x, target.rows(), s.d_model, m.decoder_final_norm(), tape.decoder_norm);
+    if (s.has_final_norm()) x = norm_forward(x, target.rows(), s.d_model, m.decoder_final_norm(), tape.decoder_norm);
   }
   tape.hidden = std::move(x);
   const Parameter& head_weight = s.head == OutputHead::Tied ? m.embed() : m.head().weight;
@@ -106,7 +106,7 @@ void backward(Transformer& m, const ForwardInput& in, Backend backend, const Tap
   const StackShape stack = enc_dec ? shape_of(in.batch, in.source_seq, in.source_lengths) : shape_of(in.batch, in.seq, in.lengths);
   if (enc_dec) {
     const StackShape target = shape_of(in.batch, in.seq, in.lengths);
-    if (s.final_norm) dx = norm_backward(dx, target.rows(), s.d_model, m.decoder_final_norm(), tape.decoder_norm);
+    if (s.has_final_norm()) dx = norm_backward(dx, target.rows(), s.d_model, m.decoder_final_norm(), tape.decoder_norm);
     Floats dmemory = zeros(static_cast<std::size_t>(stack.rows()) * s.d_model);
     const AttentionCall self{&target, &target, s.causal}, cross{&target, &stack, false};
     for (std::size_t l = m.decoder_layers().size(); l-- > 0;) {
@@ -125,7 +125,7 @@ void backward(Transformer& m, const ForwardInput& in, Backend backend, const Tap
     embed_backward(m, in.ids, target.batch, target.seq, dx);
     dx = std::move(dmemory);
   }
-  if (s.final_norm) dx = norm_backward(dx, stack.rows(), s.d_model, m.final_norm(), tape.encoder_norm);
+  if (s.has_final_norm()) dx = norm_backward(dx, stack.rows(), s.d_model, m.final_norm(), tape.encoder_norm);
   const AttentionCall self_call{&stack, &stack, !enc_dec && s.causal};
   for (std::size_t l = m.encoder_layers().size(); l-- > 0;) {
     EncoderLayerWeights& w = m.encoder_layers()[l];

@@ -79,6 +79,7 @@ Floats ffn_backward(const Floats& dout, int rows, FeedForwardWeights& w, const M
 
 // One residual sub-layer in either norm placement:
 //   post: y = norm(x + f(x))     pre: y = x + f(norm(x))     (residual off: drop the "x +")
+// Without LayerNorm (layerNorm false) norm is the identity: y = x + f(x).
 struct SublayerTape {
   NormTape norm;
   AttentionTape attention;
@@ -89,24 +90,25 @@ template <class Forward>
 Floats sublayer_forward(const Floats& x, int rows, const LayerNormWeights& n, const ModelSpec& s, SublayerTape& t,
                         Forward&& f) {
   if (s.norm == NormPlacement::Pre) {
-    Floats out = f(norm_forward(x, rows, s.d_model, n, t.norm));
+    Floats out = f(s.layer_norm ? norm_forward(x, rows, s.d_model, n, t.norm) : x);
     if (s.residual) add_into(out, x);
     return out;
   }
   Floats sum = f(x);
   if (s.residual) add_into(sum, x);
-  return norm_forward(sum, rows, s.d_model, n, t.norm);
+  return s.layer_norm ? norm_forward(sum, rows, s.d_model, n, t.norm) : sum;
 }
 
 template <class Backward>
 Floats sublayer_backward(const Floats& dy, int rows, LayerNormWeights& n, const ModelSpec& s, const SublayerTape& t,
                          Backward&& f_back) {
   if (s.norm == NormPlacement::Pre) {
-    Floats dx = norm_backward(f_back(dy), rows, s.d_model, n, t.norm);
+    Floats dx = f_back(dy);
+    if (s.layer_norm) dx = norm_backward(dx, rows, s.d_model, n, t.norm);
     if (s.residual) add_into(dx, dy);
     return dx;
   }
-  const Floats dsum = norm_backward(dy, rows, s.d_model, n, t.norm);
+  const Floats dsum = s.layer_norm ? norm_backward(dy, rows, s.d_model, n, t.norm) : dy;
   Floats dx = f_back(dsum);
   if (s.residual) add_into(dx, dsum);
   return dx;
