@@ -17,12 +17,14 @@ Tensor add(const Tensor& a, const Tensor& b) {
 
 // One residual sub-block, in either norm placement:
 //   post: norm(x + f(x))   pre: x + f(norm(x))   (without residual: norm(f(x)) / f(norm(x)))
+// Without LayerNorm, norm is the identity and its stage is not recorded.
 template <class Sublayer>
 Result<Tensor> sublayer(const Tensor& x, const LayerNormWeights& norm, const LayerOptions& options,
                         const Recorder& recorder, int index, Sublayer&& f) {
   const StageId norm_stage = index == 1 ? StageId::Norm1 : index == 2 ? StageId::Norm2 : StageId::Norm3;
   const StageId residual_stage = index == 1 ? StageId::Residual1 : index == 2 ? StageId::Residual2 : StageId::Residual3;
-  const bool pre = options.norm == NormPlacement::Pre;
+  const bool pre = options.norm == NormPlacement::Pre && options.layer_norm;
+  const bool post = options.norm == NormPlacement::Post && options.layer_norm;
   Tensor normed;
   if (pre) {
     normed = layer_norm(x, norm);
@@ -32,7 +34,7 @@ Result<Tensor> sublayer(const Tensor& x, const LayerNormWeights& norm, const Lay
   if (!out) return out;
   Tensor y = options.residual ? add(x, out.value()) : std::move(out.value());
   if (options.residual) recorder.record(residual_stage, y);
-  if (!pre) {
+  if (post) {
     y = layer_norm(y, norm);
     recorder.record(norm_stage, y);
   }
@@ -51,7 +53,12 @@ Result<Tensor> attention_block(const Tensor& query, const Tensor& key_value, con
   mha.need_weights = false;  // the layers keep what the recorder asks for, nothing more
   Result<MultiHeadResult> r = multi_head_attention(query, key_value, key_value, w, mha, recorder);
   if (!r) return r.error_value();
-  return std::move(r.value().output);
+  Tensor out = std::move(r.value().output);  // (B, Sq, E), recorded as "output"
+  if (options.attn_activation != Activation::None) {
+    for (float& v : out.data) v = activate(v, options.attn_activation);
+    recorder.record(StageId::AttnActivated, out);
+  }
+  return out;
 }
 
 }  // namespace
@@ -65,6 +72,7 @@ float activate(float x, Activation activation) {
       const float inner = 0.79788456080286536f * (x + 0.044715f * x * x * x);
       return 0.5f * x * (1.0f + std::tanh(inner));
     }
+    case Activation::None: return x;
   }
   return x;
 }

@@ -31,6 +31,16 @@ const Schema<ModelSpec>& model_spec_schema() {
                     "Layers of an encoder in front of the stack (0 = a single stack)."),
           bool_field("residual", &S::residual, "Residual connections around each sub-layer (off: an ablation)."),
           bool_field("scale", &S::scale, "Divide the scores by sqrt(d_k) (off: an ablation)."),
+          choice_field("attnActivation", &S::attn_activation,
+                       {{"none", Activation::None},
+                        {"relu", Activation::ReLU},
+                        {"gelu", Activation::GELU},
+                        {"gelu_tanh", Activation::GELUTanh}},
+                       "An activation on each attention sub-layer's output, after out_proj and before the residual "
+                       "add (none in the paper and PyTorch; the others: an ablation)."),
+          bool_field("layerNorm", &S::layer_norm,
+                     "LayerNorms in every layer and at the end (off: an ablation; each norm is the identity and "
+                     "the model has no norm parameters)."),
       },
       {
           {"divides", "heads", "heads", "dModel", 0, "", "", error_code::kNotDivisible,
@@ -43,13 +53,15 @@ double parameter_floats(const ModelSpec& s) {
   const double e = s.d_model, f = s.ffn_dim, v = s.vocab_size;
   const double attention = 3 * e * e + 3 * e + e * e + e;
   const double ffn = e * f + f + f * e + e;
-  const double encoder_layer = attention + ffn + 4 * e;
-  const double decoder_layer = 2 * attention + ffn + 6 * e;
+  const double norm = s.layer_norm ? 2 * e : 0;  // weight and bias
+  const double final_norm = s.has_final_norm() ? norm : 0;
+  const double encoder_layer = attention + ffn + 2 * norm;
+  const double decoder_layer = 2 * attention + ffn + 3 * norm;
   double total = v * e + (s.positions == Positions::Learned ? s.max_seq * e : 0);
   if (s.encoder_decoder()) {
-    total += s.encoder_layers * encoder_layer + s.layers * decoder_layer + (s.final_norm ? 4 * e : 0);
+    total += s.encoder_layers * encoder_layer + s.layers * decoder_layer + 2 * final_norm;
   } else {
-    total += s.layers * encoder_layer + (s.final_norm ? 2 * e : 0);
+    total += s.layers * encoder_layer + final_norm;
   }
   if (s.head == OutputHead::Linear) total += v * e + v;
   if (s.head == OutputHead::Tied) total += v;

@@ -55,6 +55,7 @@ const std::vector<StageInfo>& stage_registry() {
       {StageId::Context, "context", S::Attention, "context", "", "B,H,Sq,d_k", "weights x V per head"},
       {StageId::Merged, "merged", S::Attention, "heads", "", "B,Sq,E", "the heads' contexts side by side"},
       {StageId::AttnOutput, "output", S::Attention, "projection", "", "B,Sq,E", "merged x W_o^T + b_o: the output projection mixes heads"},
+      {StageId::AttnActivated, "activated", S::Attention, "activations", "", "B,Sq,E", "the activation after attention (attnActivation) applied to the output, element by element"},
       {StageId::Norm1, "norm1", S::Layer, "norm", "", "B,S,E", "LayerNorm of the first sub-layer"},
       {StageId::Norm2, "norm2", S::Layer, "norm", "", "B,S,E", "LayerNorm of the second sub-layer"},
       {StageId::Norm3, "norm3", S::Layer, "norm", "", "B,S,E", "LayerNorm of the third sub-layer"},

@@ -48,7 +48,8 @@ void add_linear(std::vector<Parameter*>& list, LinearWeights& w) {
   list.push_back(&w.weight);
   if (!w.bias.empty()) list.push_back(&w.bias);
 }
-void add_norm(std::vector<Parameter*>& list, LayerNormWeights& n) {
+void add_norm(std::vector<Parameter*>& list, LayerNormWeights& n) {  // nothing without LayerNorm
+  if (n.weight.empty()) return;
   list.push_back(&n.weight);
   list.push_back(&n.bias);
 }
@@ -59,6 +60,8 @@ LayerOptions layer_options(const ModelSpec& s, Backend backend) {
   o.scale = s.scale;
   o.residual = s.residual;
   o.activation = s.activation;
+  o.attn_activation = s.attn_activation;
+  o.layer_norm = s.layer_norm;
   o.norm = s.norm;
   o.backend = backend;
   return o;
@@ -120,8 +123,10 @@ Transformer::Transformer(const ModelSpec& s) : spec_(s) {
     w.self_attn = attention_weights(p + "self_attn", e);
     w.ffn.linear1 = linear_layer(p + "linear1", f, e);
     w.ffn.linear2 = linear_layer(p + "linear2", e, f);
-    w.norm1 = norm_weights(p + "norm1", e, s.layer_norm_eps);
-    w.norm2 = norm_weights(p + "norm2", e, s.layer_norm_eps);
+    if (s.layer_norm) {
+      w.norm1 = norm_weights(p + "norm1", e, s.layer_norm_eps);
+      w.norm2 = norm_weights(p + "norm2", e, s.layer_norm_eps);
+    }
     layers_.push_back(std::move(w));
   }
   if (s.encoder_decoder())
@@ -132,12 +137,14 @@ Transformer::Transformer(const ModelSpec& s) : spec_(s) {
       w.cross_attn = attention_weights(p + "multihead_attn", e);
       w.ffn.linear1 = linear_layer(p + "linear1", f, e);
       w.ffn.linear2 = linear_layer(p + "linear2", e, f);
-      w.norm1 = norm_weights(p + "norm1", e, s.layer_norm_eps);
-      w.norm2 = norm_weights(p + "norm2", e, s.layer_norm_eps);
-      w.norm3 = norm_weights(p + "norm3", e, s.layer_norm_eps);
+      if (s.layer_norm) {
+        w.norm1 = norm_weights(p + "norm1", e, s.layer_norm_eps);
+        w.norm2 = norm_weights(p + "norm2", e, s.layer_norm_eps);
+        w.norm3 = norm_weights(p + "norm3", e, s.layer_norm_eps);
+      }
       decoder_layers_.push_back(std::move(w));
     }
-  if (s.final_norm) {
+  if (s.has_final_norm()) {
     norm_ = norm_weights(s.encoder_decoder() ? "encoder.norm" : "norm", e, s.layer_norm_eps);
     if (s.encoder_decoder()) decoder_norm_ = norm_weights("decoder.norm", e, s.layer_norm_eps);
   }
@@ -162,7 +169,7 @@ std::vector<Parameter*> Transformer::parameter_list() {
     add_norm(list, w.norm1);
     add_norm(list, w.norm2);
   }
-  if (spec_.final_norm) add_norm(list, norm_);
+  if (spec_.has_final_norm()) add_norm(list, norm_);
   for (DecoderLayerWeights& w : decoder_layers_) {
     add_attention(list, w.self_attn);
     add_attention(list, w.cross_attn);
@@ -172,7 +179,7 @@ std::vector<Parameter*> Transformer::parameter_list() {
     add_norm(list, w.norm2);
     add_norm(list, w.norm3);
   }
-  if (spec_.final_norm && spec_.encoder_decoder()) add_norm(list, decoder_norm_);
+  if (spec_.has_final_norm() && spec_.encoder_decoder()) add_norm(list, decoder_norm_);
   if (spec_.head == OutputHead::Linear) list.push_back(&head_.weight);
   if (spec_.head != OutputHead::None) list.push_back(&head_.bias);
   return list;
@@ -220,9 +227,10 @@ Status Transformer::set_embeddings(int vocab_size, std::vector<float> values) {
 
 double estimate_forward_floats(const ModelSpec& s, int batch, int seq, int source_seq, bool recording) {
   const double b = batch, e = s.d_model, h = s.heads, f = s.ffn_dim, v = s.vocab_size;
+  const double activated = s.attn_activation == Activation::None ? 0 : 1;  // its own (B,Sq,E) stage
   const auto attention_block = [&](double sq, double sk) {
     // projections, splits, context, merged, output ~ 12 (B,S,E); scores..weights 4 (B,H,Sq,Sk); masks
-    return 12 * b * (sq + sk) * e + 4 * b * h * sq * sk + 2 * b * sq * sk;
+    return 12 * b * (sq + sk) * e + activated * b * sq * e + 4 * b * h * sq * sk + 2 * b * sq * sk;
   };
   const auto layer = [&](double sq, bool cross, double sk) {
     double n = attention_block(sq, sq) + 3 * b * sq * f + 8 * b * sq * e;
@@ -311,7 +319,7 @@ Result<ForwardOutput> Transformer::forward(const ForwardInput& in, const Forward
     x = std::move(y.value());
     recorder.record(StageId::LayerOutput, x.value());
   }
-  if (s.final_norm) {
+  if (s.has_final_norm()) {
     x = layer_norm(x.value(), norm_);
     outer.record(StageId::FinalNorm, x.value());
   }
@@ -330,7 +338,7 @@ Result<ForwardOutput> Transformer::forward(const ForwardInput& in, const Forward
       t = std::move(y.value());
       recorder.record(StageId::LayerOutput, t.value());
     }
-    if (s.final_norm) {
+    if (s.has_final_norm()) {
       t = layer_norm(t.value(), decoder_norm_);
       decoder_outer.record(StageId::FinalNorm, t.value());
     }

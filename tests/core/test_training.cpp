@@ -1,10 +1,11 @@
 // The whole model's gradients: against finite differences for every kind of spec,
-// the ablations included (residual off, scaling off), and the fast backend against
-// the reference.
+// the ablations included (residual off, scaling off, an activation after attention, no
+// LayerNorm), and the fast backend against the reference.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
+#include "attention/grad_ops.hpp"
 #include "attention/random.hpp"
 #include "attention/train.hpp"
 #include "test_util.hpp"
@@ -62,6 +63,33 @@ std::vector<SpecCase> spec_cases() {
          s.encoder_layers = 1;
          s.norm = NormPlacement::Pre;
          s.head = OutputHead::Tied;
+       })},
+      // ReLU's kink: a random direction through every element of a tensor may cross it
+      // (then the difference quotient is not the derivative; pre-LN does here), so the
+      // smooth activations carry the harder specs.
+      {"attn_relu", small([](ModelSpec& s) { s.attn_activation = Activation::ReLU; })},
+      {"attn_gelu_pre_no_residual", small([](ModelSpec& s) {
+         s.attn_activation = Activation::GELU;
+         s.norm = NormPlacement::Pre;
+         s.residual = false;
+       })},
+      {"attn_gelu_tanh_encoder_decoder", small([](ModelSpec& s) {  // cross-attention too
+         s.attn_activation = Activation::GELUTanh;
+         s.encoder_layers = 1;
+         s.causal = true;
+       })},
+      {"no_layer_norm", small([](ModelSpec& s) { s.layer_norm = false; })},
+      {"no_layer_norm_pre_final_tied", small([](ModelSpec& s) {  // finalNorm without LayerNorm: nothing
+         s.layer_norm = false;
+         s.norm = NormPlacement::Pre;
+         s.final_norm = true;
+         s.head = OutputHead::Tied;
+       })},
+      {"no_layer_norm_encoder_decoder_attn_gelu", small([](ModelSpec& s) {
+         s.layer_norm = false;
+         s.encoder_layers = 1;
+         s.final_norm = true;
+         s.attn_activation = Activation::GELU;
        })},
   };
 }
@@ -135,9 +163,17 @@ TEST_P(Training, TheFastBackendGivesTheReferenceGradients) {
   model.visit_parameters([&](const Parameter& p) {
     EXPECT_TRUE(attention::testing::all_close(p.grad, reference[i++], 1e-4)) << c.name << ": " << p.name();
   });
-  // The training forward computes the same logits as the inference forward.
+  // The training forward computes the same logits as the inference forward: the loss of
+  // the inference logits is the training loss.
   Result<ForwardOutput> out = model.forward(batch.input);
-  ASSERT_TRUE(out.ok());
+  ASSERT_TRUE(out.ok()) << out.error();
+  std::vector<float> dlogits(out.value().logits.size());
+  int counted = 0;
+  const double inference_loss = grad::cross_entropy(out.value().logits.ptr(), batch.targets.data(),
+                                                    batch.input.batch * batch.input.seq, c.spec.vocab_size,
+                                                    dlogits.data(), &counted);
+  EXPECT_EQ(counted, 7);
+  EXPECT_NEAR(inference_loss, fast_loss, 1e-5 * std::fabs(fast_loss)) << c.name;
 }
 
 INSTANTIATE_TEST_SUITE_P(Specs, Training, ::testing::ValuesIn(spec_cases()),

@@ -36,6 +36,9 @@ from common import causal, padding_mask, randomize  # noqa: F401  (randomize re-
 SPEC_KEYS = ("vocabSize", "dModel", "heads", "layers", "ffnDim", "maxSeq", "positions", "causal", "norm",
              "finalNorm", "activation", "layerNormEps", "head", "encoderLayers", "residual", "scale")
 DEFAULTS = {"encoderLayers": 0, "residual": True, "scale": True}
+# Engine ablations PyTorch's layers have no switch for: accepted at these values (PyTorch's
+# behaviour), refused at any other, and not part of the normalized spec.
+ENGINE_ONLY = {"attnActivation": "none", "layerNorm": True}
 CHOICES = {"positions": ("none", "sinusoidal", "learned"), "norm": ("post", "pre"),
            "activation": ("relu", "gelu", "gelu_tanh"), "head": ("none", "linear", "tied")}
 
@@ -67,6 +70,9 @@ def normalize_spec(spec):
     """(full spec with keys in SPEC_KEYS order, sorted list of keys that were ignored)."""
     if not isinstance(spec, dict):
         raise SpecError("spec must be a JSON object")
+    for key, value in ENGINE_ONLY.items():
+        if key in spec and spec[key] != value:
+            raise SpecError("PyTorch's layers have no %s other than %r, got %r" % (key, value, spec[key]))
     out = {}
     for key in SPEC_KEYS:
         if key in spec:
@@ -98,7 +104,7 @@ def normalize_spec(spec):
     out["layerNormEps"] = float(eps)
     if out["dModel"] % out["heads"]:
         raise SpecError("dModel %d is not divisible by heads %d" % (out["dModel"], out["heads"]))
-    return out, sorted(set(spec) - set(SPEC_KEYS))
+    return out, sorted(set(spec) - set(SPEC_KEYS) - set(ENGINE_ONLY))
 
 
 def sinusoidal_table(max_seq, e):

@@ -6,8 +6,8 @@ import { MODEL_SPEC_SCHEMA, OPTIMIZER_SCHEMA, TASK_SCHEMA, loadAttention } from 
 import { TrainingSession, type Progress } from '../../web/src/engine/training.js';
 import { parseSetting } from '../../web/src/state/settings.js';
 import {
-  DEFAULT_TRAIN_STATE, TRAIN_SETTINGS, runLimits, shownTrainSettings, trainCrossCheck, trainStateFromHash, trainStateToHash,
-  trainerOptions, type TrainState,
+  DEFAULT_TRAIN_STATE, TRAIN_SETTINGS, runLabel, runLimits, runStates, shownTrainSettings, trainCrossCheck, trainSettingByName,
+  trainStateFromHash, trainStateToHash, trainerOptions, type TrainState,
 } from '../../web/src/state/train-settings.js';
 
 // A small, quick version of the view's sort task.
@@ -48,6 +48,70 @@ describe('the Train view settings', () => {
     expect(options.task).toEqual({ name: 'modadd', modulus: 13 });
     expect(options.spec).toMatchObject({ causal: true, dModel: 48, norm: 'pre' });
     expect(options.optimizer).toMatchObject({ lr: 3e-3, totalSteps: 600, schedule: 'cosine' });
+  });
+});
+
+describe('comparisons', () => {
+  /** The settings in which run i differs from the state, with their values. */
+  const changes = (state: TrainState) =>
+    runStates(state).map((run) => Object.fromEntries(Object.entries(run).filter(([k, v]) => state[k] !== v)));
+  const labels = (state: TrainState) => runStates(state).map((_, i) => runLabel(state, i));
+  const comparing = (compare: string, more: TrainState = {}) => ({ ...DEFAULT_TRAIN_STATE, ...more, compare });
+
+  it('offer every comparison as a choice, and nothing means one run without a label', () => {
+    expect(trainSettingByName('compare')!.choices).toEqual(
+      ['none', 'residual', 'scale', 'scale64', 'norm', 'layerNorm', 'attnActivation', 'positions']);
+    expect(runStates(DEFAULT_TRAIN_STATE)).toEqual([DEFAULT_TRAIN_STATE]);
+    expect(labels(DEFAULT_TRAIN_STATE)).toEqual(['']);
+    expect(runLabel(comparing('residual'), 2)).toBe('');  // past the last run
+  });
+
+  it('run none, ReLU and GELU after attention as three runs, into three specs', () => {
+    const state = comparing('attnActivation');
+    expect(changes(state)).toEqual([{}, { attnActivation: 'relu' }, { attnActivation: 'gelu' }]);
+    expect(labels(state)).toEqual(['no activation after attention', 'ReLU after attention', 'GELU after attention']);
+    expect(runStates(state).map((s) => trainerOptions(s).spec.attnActivation)).toEqual(['none', 'relu', 'gelu']);
+    // Your own choice of the compared setting is the runs' to make.
+    expect(runStates({ ...state, attnActivation: 'gelu_tanh' }).map((s) => s.attnActivation)).toEqual(['none', 'relu', 'gelu']);
+  });
+
+  it('flip LayerNorm, residual connections, scaling and norm placement, A first', () => {
+    expect(changes(comparing('layerNorm'))).toEqual([{}, { layerNorm: false }]);
+    expect(labels(comparing('layerNorm'))).toEqual(['LayerNorm', 'no LayerNorm']);
+    expect(runStates(comparing('layerNorm')).map((s) => trainerOptions(s).spec.layerNorm)).toEqual([true, false]);
+    expect(changes(comparing('residual'))).toEqual([{}, { residual: false }]);
+    expect(labels(comparing('residual'))).toEqual(['residual on', 'residual off']);
+    expect(changes(comparing('scale'))).toEqual([{}, { scale: false }]);
+    expect(labels(comparing('norm'))).toEqual(['pre-LN', 'post-LN']);
+    expect(changes(comparing('norm'))).toEqual([{}, { norm: 'post' }]);
+  });
+
+  it('compare scaling at d_k = 64: d_model 128 with 2 heads, scaled and not', () => {
+    const state = comparing('scale64');
+    expect(changes(state)).toEqual([{ dModel: 128, heads: 2 }, { dModel: 128, heads: 2, scale: false }]);
+    expect(labels(state)).toEqual(['d_k 64, scaled by 1/√d_k', 'd_k 64, not scaled']);
+    for (const run of runStates(state)) {
+      const spec = trainerOptions(run).spec;
+      expect(spec.dModel! / spec.heads!).toBe(64);
+      expect(trainCrossCheck(run)).toEqual({});
+    }
+  });
+
+  it('keep your positions in run A unless they are none', () => {
+    expect(changes(comparing('positions'))).toEqual([{}, { positions: 'none' }]);  // learned: the view's start
+    expect(labels(comparing('positions', { positions: 'sinusoidal' }))).toEqual(['sinusoidal positions', 'no positions']);
+    expect(runStates(comparing('positions', { positions: 'none' })).map((s) => s.positions)).toEqual(['learned', 'none']);
+  });
+
+  it('round-trip through the URL hash with the new model settings', () => {
+    const state = comparing('attnActivation', { layerNorm: false, attnActivation: 'relu' });
+    const hash = trainStateToHash(state);
+    expect(hash).toContain('compare=attnActivation');
+    expect(hash).toContain('layerNorm=0');
+    expect(trainStateFromHash(hash)).toEqual({ state, problems: [] });
+    expect(trainSettingByName('norm')!.label).toBe('LayerNorm placement');
+    expect(trainSettingByName('layerNorm')!.label).toBe('LayerNorm');
+    expect(trainSettingByName('attnActivation')!.label).toBe('Activation after attention');
   });
 });
 

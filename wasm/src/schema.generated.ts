@@ -160,6 +160,24 @@ export const ENGINE = {
         "help": "Divide the scores by sqrt(d_k) (off: an ablation).",
         "name": "scale",
         "type": "bool"
+      },
+      {
+        "choices": [
+          "none",
+          "relu",
+          "gelu",
+          "gelu_tanh"
+        ],
+        "default": "none",
+        "help": "An activation on each attention sub-layer's output, after out_proj and before the residual add (none in the paper and PyTorch; the others: an ablation).",
+        "name": "attnActivation",
+        "type": "choice"
+      },
+      {
+        "default": true,
+        "help": "LayerNorms in every layer and at the end (off: an ablation; each norm is the identity and the model has no norm parameters).",
+        "name": "layerNorm",
+        "type": "bool"
       }
     ]
   },
@@ -654,6 +672,17 @@ export const ENGINE = {
       "help": "merged x W_o^T + b_o: the output projection mixes heads",
       "kind": "projection",
       "name": "output",
+      "scope": "attention"
+    },
+    {
+      "axes": [
+        "B",
+        "Sq",
+        "E"
+      ],
+      "help": "the activation after attention (attnActivation) applied to the output, element by element",
+      "kind": "activations",
+      "name": "activated",
       "scope": "attention"
     },
     {

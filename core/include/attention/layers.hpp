@@ -4,8 +4,10 @@
 //   post-LN (the paper):  x = norm1(x + self_attn(x));  x = norm2(x + ffn(x))
 //   pre-LN (option):      x = x + self_attn(norm1(x));  x = x + ffn(norm2(x))
 // The decoder adds cross-attention over the encoder output ("memory") between the
-// two. Switches let a learner remove the residual connections, the scaling or
-// change the FFN activation and watch what happens.
+// two. Switches let a learner remove the residual connections, the scaling or the
+// LayerNorms, change the FFN activation or put an activation after each attention
+// sub-layer (after out_proj, before the residual add), and watch what happens.
+// Without LayerNorm (layer_norm false) each norm is the identity: x + f(x) either way.
 #include <vector>
 
 #include "attention/backend.hpp"
@@ -18,7 +20,8 @@
 namespace attention {
 
 // GELU is exact (x * Phi(x), PyTorch's default); GELUTanh is F.gelu(approximate='tanh').
-enum class Activation { ReLU, GELU, GELUTanh };
+// None is the identity: the default of the activation after attention (no FFN choice).
+enum class Activation { ReLU, GELU, GELUTanh, None };
 enum class NormPlacement { Post, Pre };
 
 struct LayerNormWeights {
@@ -51,6 +54,10 @@ struct LayerOptions {
   bool scale = true;
   bool residual = true;
   Activation activation = Activation::ReLU;
+  // Applied element by element to every attention sub-layer's output (B, Sq, E), after
+  // out_proj and before the residual add and norm; None = no activation (PyTorch's layers).
+  Activation attn_activation = Activation::None;
+  bool layer_norm = true;  // false: the layer's norms are the identity (its LayerNormWeights unused)
   NormPlacement norm = NormPlacement::Post;
   Backend backend = Backend::Fast;
 };

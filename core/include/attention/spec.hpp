@@ -12,6 +12,21 @@
 //   head.weight (V, E) and head.bias (V) for head 'linear'; head.bias only for 'tied'
 //     (the output uses embed.weight).
 // Hidden state h = embed[ids] + positions (no sqrt(E) factor).
+//
+// Ablations, each off-switch of something PyTorch's layers always do, or an addition
+// they never make (a spec that uses one has no PyTorch twin):
+//   residual false:   no residual connections (post: norm(f(x)), pre: f(norm(x))).
+//   scale false:      softmax(Q K^T) instead of softmax(Q K^T / sqrt(d_k)).
+//   attnActivation:   'relu' | 'gelu' | 'gelu_tanh' applied element by element to each
+//                     attention sub-layer's output (B, Sq, E), after out_proj and before
+//                     the residual add (pre-LN) or the add and norm (post-LN), in
+//                     self- and cross-attention; recorded as "<stack>.<block>.activated".
+//                     'none' (the default) is the paper's and PyTorch's layer.
+//   layerNorm false:  every LayerNorm (norm1/2/3 of each layer and the final norms) is
+//                     the identity, and the model has no norm parameters at all: no
+//                     *.norm*.weight / .bias in visit_parameters, state_dict, files or
+//                     parameter_floats; nor norm stages in the trace. Post- and pre-LN
+//                     then both compute x + f(x), and finalNorm changes nothing.
 #include "attention/layers.hpp"
 #include "attention/settings.hpp"
 
@@ -37,9 +52,12 @@ struct ModelSpec {
   int encoder_layers = 0;
   bool residual = true;  // ablation: residual connections around each sub-layer
   bool scale = true;     // ablation: divide scores by sqrt(d_k)
+  Activation attn_activation = Activation::None;  // ablation: an activation after attention
+  bool layer_norm = true;  // ablation: false = every LayerNorm is the identity, without parameters
 
   int head_dim() const { return d_model / heads; }  // d_k
   bool encoder_decoder() const { return encoder_layers > 0; }
+  bool has_final_norm() const { return final_norm && layer_norm; }  // a final norm with parameters
 };
 
 // The most floats a model's parameters may hold (1 GiB of float32).

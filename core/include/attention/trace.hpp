@@ -27,7 +27,7 @@ enum class StageId {
   // attention block
   QProj, KProj, VProj, QSplit, QHeads, KHeads, VHeads,
   MaskPadding, MaskCausal, MaskUser, MaskAdditive, Mask,
-  Scores, Scaled, Masked, Weights, Context, Merged, AttnOutput,
+  Scores, Scaled, Masked, Weights, Context, Merged, AttnOutput, AttnActivated,
   // layer
   Norm1, Norm2, Norm3, Residual1, Residual2, Residual3, FfnHidden, FfnActivated, FfnOutput, LayerOutput,
   // model

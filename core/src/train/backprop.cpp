@@ -1,207 +1,20 @@
-// The forward pass with a tape and its backward, for the whole model. Shapes: rows =
-// B * S positions of the stack at hand; E = d_model; H heads of d_k; F = ffn width.
+// The forward pass with a tape and its backward, for the whole model: embeddings, the
+// stacks' layers (their sub-layers: layer_backprop.hpp), final norms, the head and
+// the loss. Shapes: rows = B * S positions of the stack at hand; E = d_model.
 #include <algorithm>
-#include <cmath>
 #include <vector>
 
-#include "attention/attention.hpp"
 #include "attention/grad_ops.hpp"
 #include "attention/masks.hpp"
-#include "attention/multi_head.hpp"
 #include "attention/numeric.hpp"
 #include "attention/train.hpp"
+#include "src/train/layer_backprop.hpp"
 
 namespace attention {
 
 namespace {
 
-using Floats = std::vector<float>;
-
-Floats zeros(std::size_t n) { return Floats(n, 0.0f); }
-
-void add_into(Floats& to, const Floats& from) {
-  for (std::size_t i = 0; i < to.size(); ++i) to[i] += from[i];
-}
-
-float* grad_of(Parameter& p) {
-  if (p.grad.size() != p.size()) p.grad.assign(p.size(), 0.0f);
-  return p.grad.data();
-}
-
-// A sequence of one stack: its positions, and who may attend to whom.
-struct StackShape {
-  int batch = 0, seq = 0;
-  Tensor padding;  // (B, S), 1 = padding
-  int rows() const { return batch * seq; }
-};
-
-struct NormTape {
-  Floats xhat, inv_std;
-};
-
-Floats norm_forward(const Floats& x, int rows, int e, const LayerNormWeights& n, NormTape& tape) {
-  Floats y(x.size());
-  tape.xhat.resize(x.size());
-  tape.inv_std.resize(static_cast<std::size_t>(rows));
-  grad::layer_norm_forward(x.data(), rows, e, n.weight.data(), n.bias.data(), n.eps, y.data(), tape.xhat.data(),
-                           tape.inv_std.data());
-  return y;
-}
-
-Floats norm_backward(const Floats& dy, int rows, int e, LayerNormWeights& n, const NormTape& tape) {
-  Floats dx = zeros(dy.size());
-  grad::layer_norm_backward(dy.data(), tape.xhat.data(), tape.inv_std.data(), rows, e, n.weight.data(), dx.data(),
-                            grad_of(n.weight), grad_of(n.bias));
-  return dx;
-}
-
-// y = x W[rows r0 .. r0+out)^T + b[r0 ..]: a slice of a weight (in_proj's Q, K or V rows).
-Floats linear_slice(const Floats& x, int rows, int in, const Parameter& w, const Parameter& b, int r0, int out,
-                    Backend backend) {
-  Floats y(static_cast<std::size_t>(rows) * out);
-  linear_rows(x.data(), rows, in, w.data() + static_cast<std::size_t>(r0) * in, b.empty() ? nullptr : b.data() + r0, out,
-              y.data(), backend);
-  return y;
-}
-
-void linear_slice_backward(const Floats& x, const Floats& dy, int rows, int in, Parameter& w, Parameter& b, int r0,
-                           int out, Floats* dx, Backend backend) {
-  grad::linear_backward(x.data(), dy.data(), rows, in, out, w.data() + static_cast<std::size_t>(r0) * in,
-                        dx ? dx->data() : nullptr, grad_of(w) + static_cast<std::size_t>(r0) * in,
-                        b.empty() ? nullptr : grad_of(b) + r0, backend);
-}
-
-Tensor as_heads(Floats x, int batch, int seq, int heads) {  // (B, S, E) -> (B, H, S, d_k)
-  const int e = static_cast<int>(x.size() / (static_cast<std::size_t>(batch) * seq));
-  return split_heads(Tensor({"B", "S", "E"}, {batch, seq, e}, std::move(x)), heads);
-}
-Floats from_heads(const Floats& x, int batch, int heads, int seq) {  // (B, H, S, d_k) -> (B, S, E)
-  const int dk = static_cast<int>(x.size() / (static_cast<std::size_t>(batch) * heads * seq));
-  return merge_heads(Tensor({"B", "H", "S", "d_k"}, {batch, heads, seq, dk}, x)).data;
-}
-
-struct AttentionTape {
-  Floats xq, xkv;  // inputs: queries (B*Sq, E), keys/values (B*Sk, E); xkv empty = self-attention
-  Tensor q, k, v;  // (B, H, S, d_k)
-  Floats p;        // (B, H, Sq, Sk)
-  Floats merged;   // (B*Sq, E)
-};
-
-struct AttentionCall {
-  const StackShape* queries;
-  const StackShape* keys;
-  bool causal;
-};
-
-Floats attention_forward(const Floats& xq, const Floats* xkv, const MultiHeadWeights& w, const AttentionCall& call,
-                         const ModelSpec& s, Backend backend, AttentionTape& t) {
-  const int e = s.d_model, h = s.heads, b = call.queries->batch;
-  const int sq = call.queries->seq, sk = call.keys->seq;
-  t.xq = xq;
-  if (xkv) t.xkv = *xkv;
-  const Floats& kv = xkv ? *xkv : xq;
-  t.q = as_heads(linear_slice(xq, b * sq, e, w.in_proj_weight, w.in_proj_bias, 0, e, backend), b, sq, h);
-  t.k = as_heads(linear_slice(kv, b * sk, e, w.in_proj_weight, w.in_proj_bias, e, e, backend), b, sk, h);
-  t.v = as_heads(linear_slice(kv, b * sk, e, w.in_proj_weight, w.in_proj_bias, 2 * e, e, backend), b, sk, h);
-  Tensor causal;
-  if (call.causal) causal = causal_mask(sq, sk);
-  const Tensor blocked = combine_masks(b, sq, sk, &call.keys->padding, call.causal ? &causal : nullptr).value();
-  // The inference path's attention (attention.cpp), keeping the weights for the backward.
-  AttentionStages st = scaled_dot_product_attention(t.q, t.k, t.v, &blocked, s.scale, backend, /*keep_stages=*/false);
-  t.p = std::move(st.weights.data);
-  t.merged = from_heads(st.output.data, b, h, sq);
-  return linear_slice(t.merged, b * sq, e, w.out_proj_weight, w.out_proj_bias, 0, e, backend);
-}
-
-// -> d(queries input); d(keys/values input) is added to *dxkv for cross-attention.
-Floats attention_backward(const Floats& dout, MultiHeadWeights& w, const AttentionCall& call, const ModelSpec& s,
-                          Backend backend, const AttentionTape& t, Floats* dxkv) {
-  const int e = s.d_model, h = s.heads, dk = s.head_dim(), b = call.queries->batch;
-  const int sq = call.queries->seq, sk = call.keys->seq;
-  Floats dmerged = zeros(t.merged.size());
-  linear_slice_backward(t.merged, dout, b * sq, e, w.out_proj_weight, w.out_proj_bias, 0, e, &dmerged, backend);
-  const Tensor dctx = as_heads(std::move(dmerged), b, sq, h);
-  Floats dq = zeros(t.q.size()), dkh = zeros(t.k.size()), dv = zeros(t.v.size());
-  const float scale = s.scale ? 1.0f / std::sqrt(static_cast<float>(dk)) : 1.0f;
-  grad::attention_backward(t.q.ptr(), t.k.ptr(), t.v.ptr(), t.p.data(), dctx.ptr(), b, h, sq, sk, dk, scale,
-                           dq.data(), dkh.data(), dv.data(), backend);
-  Floats dxq = zeros(t.xq.size());
-  const bool self = t.xkv.empty();
-  Floats& dkv = self ? dxq : *dxkv;
-  const Floats& kv = self ? t.xq : t.xkv;
-  linear_slice_backward(t.xq, from_heads(dq, b, h, sq), b * sq, e, w.in_proj_weight, w.in_proj_bias, 0, e, &dxq, backend);
-  linear_slice_backward(kv, from_heads(dkh, b, h, sk), b * sk, e, w.in_proj_weight, w.in_proj_bias, e, e, &dkv, backend);
-  // The key bias adds q . b_k to every score of a query's row alike, and softmax ignores
-  // a constant per row: its gradient is exactly 0. Computed, it is rounding noise, which
-  // Adam (dividing by sqrt(v) + eps) would turn into steps of up to lr; so it is 0.
-  if (!w.in_proj_bias.empty()) std::fill_n(grad_of(w.in_proj_bias) + e, e, 0.0f);
-  linear_slice_backward(kv, from_heads(dv, b, h, sk), b * sk, e, w.in_proj_weight, w.in_proj_bias, 2 * e, e, &dkv, backend);
-  return dxq;
-}
-
-struct FfnTape {
-  Floats x, pre, act;
-};
-
-Floats ffn_forward(const Floats& x, int rows, const FeedForwardWeights& w, const ModelSpec& s, Backend backend, FfnTape& t) {
-  const int e = s.d_model, f = s.ffn_dim;
-  t.x = x;
-  t.pre = linear_slice(x, rows, e, w.linear1.weight, w.linear1.bias, 0, f, backend);
-  t.act.resize(t.pre.size());
-  // ReLU inline (a call per element to activate() cost more than the max itself); the
-  // same values as activate(), which the other activations call.
-  if (s.activation == Activation::ReLU)
-    for (std::size_t i = 0; i < t.pre.size(); ++i) t.act[i] = t.pre[i] > 0.0f ? t.pre[i] : 0.0f;
-  else
-    for (std::size_t i = 0; i < t.pre.size(); ++i) t.act[i] = activate(t.pre[i], s.activation);
-  return linear_slice(t.act, rows, f, w.linear2.weight, w.linear2.bias, 0, e, backend);
-}
-
-Floats ffn_backward(const Floats& dout, int rows, FeedForwardWeights& w, const ModelSpec& s, Backend backend, const FfnTape& t) {
-  const int e = s.d_model, f = s.ffn_dim;
-  Floats dact = zeros(t.act.size());
-  linear_slice_backward(t.act, dout, rows, f, w.linear2.weight, w.linear2.bias, 0, e, &dact, backend);
-  Floats dpre = zeros(t.pre.size());
-  grad::activation_backward(t.pre.data(), dact.data(), dpre.size(), s.activation, dpre.data());
-  Floats dx = zeros(t.x.size());
-  linear_slice_backward(t.x, dpre, rows, e, w.linear1.weight, w.linear1.bias, 0, f, &dx, backend);
-  return dx;
-}
-
-// One residual sub-layer in either norm placement:
-//   post: y = norm(x + f(x))     pre: y = x + f(norm(x))     (residual off: drop the "x +")
-struct SublayerTape {
-  NormTape norm;
-  AttentionTape attention;
-  FfnTape ffn;
-};
-
-template <class Forward>
-Floats sublayer_forward(const Floats& x, int rows, const LayerNormWeights& n, const ModelSpec& s, SublayerTape& t,
-                        Forward&& f) {
-  if (s.norm == NormPlacement::Pre) {
-    Floats out = f(norm_forward(x, rows, s.d_model, n, t.norm));
-    if (s.residual) add_into(out, x);
-    return out;
-  }
-  Floats sum = f(x);
-  if (s.residual) add_into(sum, x);
-  return norm_forward(sum, rows, s.d_model, n, t.norm);
-}
-
-template <class Backward>
-Floats sublayer_backward(const Floats& dy, int rows, LayerNormWeights& n, const ModelSpec& s, const SublayerTape& t,
-                         Backward&& f_back) {
-  if (s.norm == NormPlacement::Pre) {
-    Floats dx = norm_backward(f_back(dy), rows, s.d_model, n, t.norm);
-    if (s.residual) add_into(dx, dy);
-    return dx;
-  }
-  const Floats dsum = norm_backward(dy, rows, s.d_model, n, t.norm);
-  Floats dx = f_back(dsum);
-  if (s.residual) add_into(dx, dsum);
-  return dx;
-}
+using namespace train;
 
 struct LayerTape {
   SublayerTape sub[3];
@@ -253,7 +66,7 @@ Status forward_with_tape(Transformer& m, const ForwardInput& in, Backend backend
       return ffn_forward(a, stack.rows(), w.ffn, s, backend, t.sub[1].ffn);
     });
   }
-  if (s.final_norm) x = norm_forward(x, stack.rows(), s.d_model, m.final_norm(), tape.encoder_norm);
+  if (s.has_final_norm()) x = norm_forward(x, stack.rows(), s.d_model, m.final_norm(), tape.encoder_norm);
   if (enc_dec) {
     const Floats memory = std::move(x);
     const StackShape target = shape_of(in.batch, in.seq, in.lengths);
@@ -275,7 +88,7 @@ Status forward_with_tape(Transformer& m, const ForwardInput& in, Backend backend
         return ffn_forward(a, target.rows(), w.ffn, s, backend, t.sub[2].ffn);
       });
     }
-    if (s.final_norm) x = norm_forward(x, target.rows(), s.d_model, m.decoder_final_norm(), tape.decoder_norm);
+    if (s.has_final_norm()) x = norm_forward(x, target.rows(), s.d_model, m.decoder_final_norm(), tape.decoder_norm);
   }
   tape.hidden = std::move(x);
   const Parameter& head_weight = s.head == OutputHead::Tied ? m.embed() : m.head().weight;
@@ -293,7 +106,7 @@ void backward(Transformer& m, const ForwardInput& in, Backend backend, const Tap
   const StackShape stack = enc_dec ? shape_of(in.batch, in.source_seq, in.source_lengths) : shape_of(in.batch, in.seq, in.lengths);
   if (enc_dec) {
     const StackShape target = shape_of(in.batch, in.seq, in.lengths);
-    if (s.final_norm) dx = norm_backward(dx, target.rows(), s.d_model, m.decoder_final_norm(), tape.decoder_norm);
+    if (s.has_final_norm()) dx = norm_backward(dx, target.rows(), s.d_model, m.decoder_final_norm(), tape.decoder_norm);
     Floats dmemory = zeros(static_cast<std::size_t>(stack.rows()) * s.d_model);
     const AttentionCall self{&target, &target, s.causal}, cross{&target, &stack, false};
     for (std::size_t l = m.decoder_layers().size(); l-- > 0;) {
@@ -312,7 +125,7 @@ void backward(Transformer& m, const ForwardInput& in, Backend backend, const Tap
     embed_backward(m, in.ids, target.batch, target.seq, dx);
     dx = std::move(dmemory);
   }
-  if (s.final_norm) dx = norm_backward(dx, stack.rows(), s.d_model, m.final_norm(), tape.encoder_norm);
+  if (s.has_final_norm()) dx = norm_backward(dx, stack.rows(), s.d_model, m.final_norm(), tape.encoder_norm);
   const AttentionCall self_call{&stack, &stack, !enc_dec && s.causal};
   for (std::size_t l = m.encoder_layers().size(); l-- > 0;) {
     EncoderLayerWeights& w = m.encoder_layers()[l];

@@ -103,6 +103,7 @@ void activation_backward(const float* pre, const float* dy, std::size_t n, Activ
         slope = 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * kC * (1.0 + 3.0 * kA * x * x);
         break;
       }
+      case Activation::None: slope = 1.0; break;
     }
     dx[i] += static_cast<float>(dy[i] * slope);
   }

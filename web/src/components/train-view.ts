@@ -27,7 +27,7 @@ import './legend.js';
 
 const GROUPS: [TrainSetting['group'], string][] = [['task', 'Task'], ['model', 'Model'], ['optimizer', 'Optimizer'], ['run', 'Run']];
 const COLORS = { train: '#1a73e8', heldOut: '#e8175d', sequence: '#2e7d32' };
-const NAMES = ['A', 'B'];
+const NAMES = ['A', 'B', 'C'];
 
 export class TrainView extends LitElement {
   static override properties = {
@@ -308,7 +308,7 @@ export class TrainView extends LitElement {
   }
 
   #name(i: number): string {
-    return this.#runs.length > 1 ? `${NAMES[i]} (${runLabel(runStates(this.state)[i])})` : '';
+    return this.#runs.length > 1 ? `${NAMES[i]} (${runLabel(this.state, i)})` : '';
   }
 
   #progressLine(run: TrainRun, i: number) {

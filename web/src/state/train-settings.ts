@@ -13,18 +13,46 @@ import { engineSetting, formatSetting, parseSetting, type Setting } from './sett
 /** A setting of the Train view, and where it goes in createTrainer's options. */
 export type TrainSetting = Setting & { target: 'task' | 'spec' | 'optimizer' | 'trainer' | 'run' | 'compare'; field: string };
 
+/** One run of a comparison: what it changes in the chosen settings, and what to call it. */
+interface Variant {
+  label: string;
+  change: Partial<TrainState>;
+}
+
+/** Runs that differ in one setting only, one per [value, label], in this order. */
+function values(name: string, runs: [TrainState[string], string][]): Variant[] {
+  return runs.map(([value, label]) => ({ label, change: { [name]: value } }));
+}
+
 /**
- * Comparisons: run B is run A with one model switch flipped, same task, seed and data
- * (the ablations the learners' questions ask about).
+ * Comparisons: two or more runs side by side on the same task, seed and batches, each the
+ * chosen settings with its own change (the ablations the learners' questions ask about).
+ * Run A is the first. The compared settings are the runs' own: their controls are
+ * overridden while comparing (positions: run A keeps yours unless it is 'none').
  */
-const COMPARISONS = {
-  none: { label: 'Nothing: one run', flip: null },
-  residual: { label: 'Residual connections on / off', flip: (s: TrainState) => ({ residual: !s.residual }) },
-  scale: { label: 'Scaling by 1/√d_k on / off', flip: (s: TrainState) => ({ scale: !s.scale }) },
-  norm: { label: 'Pre-LN / post-LN', flip: (s: TrainState) => ({ norm: s.norm === 'pre' ? 'post' : 'pre' }) },
-  positions: { label: 'Positions / none', flip: (s: TrainState) => ({ positions: s.positions === 'none' ? 'learned' : 'none' }) },
-} as const;
-type Comparison = keyof typeof COMPARISONS;
+const COMPARISONS: Record<string, { label: string; runs: (s: TrainState) => Variant[] }> = {
+  none: { label: 'Nothing: one run', runs: () => [{ label: '', change: {} }] },
+  residual: { label: 'Residual connections on / off',
+    runs: () => values('residual', [[true, 'residual on'], [false, 'residual off']]) },
+  scale: { label: 'Scaling by 1/√d_k on / off', runs: () => values('scale', [[true, 'scaled by 1/√d_k'], [false, 'not scaled']]) },
+  scale64: { label: 'Scaling at d_k = 64 (d_model 128, 2 heads)',
+    runs: () => values('scale', [[true, 'd_k 64, scaled by 1/√d_k'], [false, 'd_k 64, not scaled']])
+      .map((v) => ({ ...v, change: { ...v.change, dModel: 128, heads: 2 } })) },
+  norm: { label: 'Pre-LN / post-LN', runs: () => values('norm', [['pre', 'pre-LN'], ['post', 'post-LN']]) },
+  layerNorm: { label: 'LayerNorm on / off', runs: () => values('layerNorm', [[true, 'LayerNorm'], [false, 'no LayerNorm']]) },
+  attnActivation: { label: 'Activation after attention: none / ReLU / GELU',
+    runs: () => values('attnActivation', [['none', 'no activation after attention'], ['relu', 'ReLU after attention'],
+      ['gelu', 'GELU after attention']]) },
+  positions: { label: 'Positions / none',
+    runs: (s) => {
+      const kept = s.positions === 'none' ? 'learned' : s.positions as string;
+      return [{ label: `${kept} positions`, change: { positions: kept } }, { label: 'no positions', change: { positions: 'none' } }];
+    } },
+};
+
+function variants(state: TrainState): Variant[] {
+  return (COMPARISONS[state.compare as string] ?? COMPARISONS.none).runs(state);
+}
 
 function fromSchema(schema: SchemaInfo, target: TrainSetting['target'], group: Setting['group'],
   shown: Record<string, { label: string; labels?: Record<string, string>; start?: unknown; name?: string; help?: string }>,
@@ -56,11 +84,14 @@ export const TRAIN_SETTINGS: readonly TrainSetting[] = [
     layers: { label: 'Layers' },
     ffnDim: { label: 'FFN width', start: 96 },
     positions: { label: 'Positions', start: 'learned', labels: { none: 'None', sinusoidal: 'Sinusoidal', learned: 'Learned' } },
-    norm: { label: 'LayerNorm', start: 'pre', labels: { post: 'Post-LN (the paper)', pre: 'Pre-LN' } },
+    norm: { label: 'LayerNorm placement', start: 'pre', labels: { post: 'Post-LN (the paper)', pre: 'Pre-LN' } },
     finalNorm: { label: 'Final LayerNorm', start: true },
     activation: { label: 'FFN activation', labels: { relu: 'ReLU', gelu: 'GELU', gelu_tanh: 'GELU (tanh)' } },
     residual: { label: 'Residual connections' },
     scale: { label: 'Scale by 1/√d_k' },
+    attnActivation: { label: 'Activation after attention',
+      labels: { none: 'None (the paper)', relu: 'ReLU', gelu: 'GELU', gelu_tanh: 'GELU (tanh)' } },
+    layerNorm: { label: 'LayerNorm' },
   }),
   ...fromSchema(OPTIMIZER_SCHEMA, 'optimizer', 'optimizer', {
     lr: { label: 'Learning rate', start: 3e-3 },
@@ -73,8 +104,9 @@ export const TRAIN_SETTINGS: readonly TrainSetting[] = [
     batchSize: { label: 'Batch size' },
     seed: { label: 'Seed', help: 'Seeds the initial weights and the batches: the same seed and settings give the same run.' },
   }),
-  { name: 'compare', target: 'compare', field: 'compare', group: 'run', type: 'choice', label: 'Compare with a second run',
-    default: 'none', choices: Object.keys(COMPARISONS), help: 'Run B trains side by side (in a worker of its own) with one switch flipped.',
+  { name: 'compare', target: 'compare', field: 'compare', group: 'run', type: 'choice', label: 'Compare runs',
+    default: 'none', choices: Object.keys(COMPARISONS),
+    help: 'Two or three runs train side by side (each in a worker of its own), the same but for the compared setting.',
     labels: Object.fromEntries(Object.entries(COMPARISONS).map(([k, v]) => [k, v.label])) },
   { name: 'steps', target: 'run', field: 'steps', group: 'run', type: 'int', label: 'Steps', default: 600, min: 1, max: 100_000,
     help: 'Training stops after this many steps (the cosine schedule reaches 0 there).' },
@@ -162,19 +194,12 @@ export function trainerOptions(state: TrainState): CreateTrainerOptions & { spec
   };
 }
 
-/** The states of the runs: A, and B when comparing (A with the compared switch flipped). */
+/** The states of the runs: one, or one per run of the comparison (A first), each the state with its change. */
 export function runStates(state: TrainState): TrainState[] {
-  const flip = COMPARISONS[state.compare as Comparison]?.flip;
-  return flip ? [state, { ...state, ...flip(state) }] : [state];
+  return variants(state).map((v) => ({ ...state, ...v.change } as TrainState));
 }
 
-/** What tells a run apart from the other, e.g. 'residual off', 'post-LN', 'no positions'. */
-export function runLabel(state: TrainState): string {
-  switch (state.compare as Comparison) {
-    case 'residual': return state.residual ? 'residual on' : 'residual off';
-    case 'scale': return state.scale ? 'scaled by 1/√d_k' : 'not scaled';
-    case 'norm': return state.norm === 'pre' ? 'pre-LN' : 'post-LN';
-    case 'positions': return state.positions === 'none' ? 'no positions' : `${state.positions} positions`;
-    default: return '';
-  }
+/** What tells run `index` of runStates(state) apart from the others, e.g. 'residual off', 'post-LN'; '' for one run. */
+export function runLabel(state: TrainState, index: number): string {
+  return variants(state)[index]?.label ?? '';
 }
