@@ -51,6 +51,15 @@ ForwardInput read_forward_input(const val& in) {
   return input;
 }
 
+// Heads to switch off, [{ layer, head }] (checked by the TypeScript side and the core).
+std::vector<HeadRef> read_heads(const val& list) {
+  std::vector<HeadRef> heads;
+  if (list.isUndefined() || list.isNull()) return heads;
+  const std::size_t n = list["length"].as<std::size_t>();
+  for (std::size_t i = 0; i < n; ++i) heads.push_back({list[i]["layer"].as<int>(), list[i]["head"].as<int>()});
+  return heads;
+}
+
 // The weights of one attention layer (API spelling in errors). kdim / vdim other than
 // E take q/k/v_proj_weight instead of in_proj_weight; biases may be null (bias: false).
 bool read_attention_weights(const val& in, MultiHeadWeights& w, val& failure) {
@@ -212,6 +221,7 @@ class ModelHandle {
       filter.layers = emscripten::vecFromJSArray<int>(in["record"]["layers"]);
       options.record = &filter;
     }
+    options.ablated_heads = read_heads(in["ablate"]);
     Result<ForwardOutput> r = model_->forward(input, options);
     if (!r) return js::error(r.error_value());
     val result = options.record ? js::trace_to_js(r.value().trace) : val::object();
@@ -263,8 +273,8 @@ class TrainerHandle {
     return r ? report_to_js(r.value()) : js::error(r.error_value());
   }
 
-  val evaluate() {
-    Result<Evaluation> r = trainer_->evaluate();
+  val evaluate(val ablate) {
+    Result<Evaluation> r = trainer_->evaluate(read_heads(ablate));
     if (!r) return js::error(r.error_value());
     val out = val::object();
     out.set("loss", r.value().loss);

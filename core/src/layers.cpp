@@ -43,8 +43,9 @@ Result<Tensor> sublayer(const Tensor& x, const LayerNormWeights& norm, const Lay
 
 Result<Tensor> attention_block(const Tensor& query, const Tensor& key_value, const MultiHeadWeights& w,
                                const LayerOptions& options, const Tensor* key_padding, bool causal,
-                               const Recorder& recorder) {
+                               const Recorder& recorder, const std::vector<int>& ablated_heads = {}) {
   MultiHeadOptions mha;
+  mha.ablated_heads = ablated_heads;
   mha.heads = options.heads;
   mha.scale = options.scale;
   mha.causal = causal;
@@ -99,7 +100,8 @@ Tensor feed_forward(const Tensor& x, const FeedForwardWeights& w, Activation act
 Result<Tensor> encoder_layer(const Tensor& x, const EncoderLayerWeights& w, const LayerOptions& options,
                              const Tensor* key_padding, bool causal, const Recorder& recorder) {
   Result<Tensor> h = sublayer(x, w.norm1, options, recorder, 1, [&](const Tensor& in) {
-    return attention_block(in, in, w.self_attn, options, key_padding, causal, recorder.child("self_attn"));
+    return attention_block(in, in, w.self_attn, options, key_padding, causal, recorder.child("self_attn"),
+                           options.ablated_heads);
   });
   if (!h) return h;
   return sublayer(h.value(), w.norm2, options, recorder, 2, [&](const Tensor& in) -> Result<Tensor> {
@@ -111,7 +113,8 @@ Result<Tensor> decoder_layer(const Tensor& x, const Tensor& memory, const Decode
                              const LayerOptions& options, const Tensor* target_padding,
                              const Tensor* memory_padding, const Recorder& recorder, bool causal) {
   Result<Tensor> h = sublayer(x, w.norm1, options, recorder, 1, [&](const Tensor& in) {
-    return attention_block(in, in, w.self_attn, options, target_padding, causal, recorder.child("self_attn"));
+    return attention_block(in, in, w.self_attn, options, target_padding, causal, recorder.child("self_attn"),
+                           options.ablated_heads);
   });
   if (!h) return h;
   h = sublayer(h.value(), w.norm2, options, recorder, 2, [&](const Tensor& in) {

@@ -83,6 +83,11 @@ Status check_inputs(const Tensor& query, const Tensor& key, const Tensor& value,
   for (Status s : {check_finite("query", query.ptr(), query.size()), check_finite("key", key.ptr(), key.size()),
                    check_finite("value", value.ptr(), value.size())})
     if (!s) return s;
+  for (std::size_t i = 0; i < options.ablated_heads.size(); ++i)
+    if (options.ablated_heads[i] < 0 || options.ablated_heads[i] >= options.heads)
+      return Error{"ablated_heads[" + std::to_string(i) + "] is " + std::to_string(options.ablated_heads[i]) +
+                       ", outside the heads 0.." + std::to_string(options.heads - 1),
+                   error_code::kOutOfRange, "ablated_heads"};
   if (options.attn_bias) {
     const Tensor& b = *options.attn_bias;
     if (b.shape != std::vector<int>{query.shape[1], key.shape[1]})
@@ -153,6 +158,14 @@ Tensor average_heads(const Tensor& w) {
 }
 
 }  // namespace
+
+void zero_heads(Tensor& context, const std::vector<int>& heads) {
+  const int batch = context.shape[0], count = context.shape[1];
+  const std::size_t block = static_cast<std::size_t>(context.shape[2]) * context.shape[3];  // (Sq, d_v)
+  for (int h : heads)
+    for (int b = 0; b < batch; ++b)
+      std::fill_n(context.ptr() + (static_cast<std::size_t>(b) * count + h) * block, block, 0.0f);
+}
 
 Tensor view_as_heads(const Tensor& x, int heads) {
   return Tensor({x.axes[0], x.axes[1], "H", "d_k"}, {x.shape[0], x.shape[1], heads, x.shape[2] / heads}, x.data);
@@ -238,6 +251,7 @@ Result<MultiHeadResult> multi_head_attention(const Tensor& query, const Tensor& 
   // +inf scores are fine (softmax takes the limit); NaN means +inf met -inf in a dot product.
   if (st.nan_scores) return overflow_error("the scores Q K^T");
   st.output.axes = {"B", "H", "Sq", "d_k"};
+  zero_heads(st.output, options.ablated_heads);
   Tensor merged = merge_heads(st.output);
   Tensor output({"B", "Sq", "E"}, {batch, sq, e});
   const kernels::PackedWeight* packed_out =

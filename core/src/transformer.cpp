@@ -293,14 +293,42 @@ Status Transformer::check_input(const ForwardInput& in, bool recording) const {
   return Ok{};
 }
 
+Status Transformer::check_ablated_heads(const std::vector<HeadRef>& heads) const {
+  if (heads.empty()) return Ok{};
+  if (spec_.encoder_decoder())
+    return Error{"head ablation switches off heads of a single stack's self-attention; this model is an "
+                 "encoder–decoder (encoderLayers > 0)",
+                 error_code::kInvalidArgument, "ablate"};
+  for (std::size_t i = 0; i < heads.size(); ++i) {
+    const std::string at = "ablate[" + std::to_string(i) + "]";
+    if (heads[i].layer < 0 || heads[i].layer >= spec_.layers)
+      return Error{at + ".layer is " + std::to_string(heads[i].layer) + ", outside the layers 0.." +
+                       std::to_string(spec_.layers - 1),
+                   kOutOfRange, "ablate.layer"};
+    if (heads[i].head < 0 || heads[i].head >= spec_.heads)
+      return Error{at + ".head is " + std::to_string(heads[i].head) + ", outside the heads 0.." +
+                       std::to_string(spec_.heads - 1),
+                   kOutOfRange, "ablate.head"};
+  }
+  return Ok{};
+}
+
+std::vector<int> heads_of_layer(const std::vector<HeadRef>& heads, int layer) {
+  std::vector<int> out;
+  for (const HeadRef& h : heads)
+    if (h.layer == layer) out.push_back(h.head);
+  return out;
+}
+
 Result<ForwardOutput> Transformer::forward(const ForwardInput& in, const ForwardOptions& options) const {
   const ModelSpec& s = spec_;
   const bool enc_dec = s.encoder_decoder();
   if (Status st = check_input(in, options.record != nullptr); !st) return st.error_value();
+  if (Status st = check_ablated_heads(options.ablated_heads); !st) return st.error_value();
 
   ForwardOutput out;
   Trace* trace = options.record ? &out.trace : nullptr;
-  const LayerOptions lo = layer_options(s, options.backend);
+  LayerOptions lo = layer_options(s, options.backend);
 
   // The single stack (decoder-only when causal) or the encoder.
   const std::string stack = !enc_dec && s.causal ? "decoder" : "encoder";
@@ -314,6 +342,7 @@ Result<ForwardOutput> Transformer::forward(const ForwardInput& in, const Forward
   const bool stack_causal = !enc_dec && s.causal;
   for (std::size_t l = 0; l < layers_.size(); ++l) {
     Recorder recorder(trace, static_cast<int>(l), stack + ".", options.record);
+    lo.ablated_heads = heads_of_layer(options.ablated_heads, static_cast<int>(l));
     Result<Tensor> y = encoder_layer(x.value(), layers_[l], lo, &padding, stack_causal, recorder);
     if (!y) return y.error_value();
     x = std::move(y.value());

@@ -59,8 +59,8 @@ describe('comparisons', () => {
   const comparing = (compare: string, more: TrainState = {}) => ({ ...DEFAULT_TRAIN_STATE, ...more, compare });
 
   it('offer every comparison as a choice, and nothing means one run without a label', () => {
-    expect(trainSettingByName('compare')!.choices).toEqual(
-      ['none', 'residual', 'scale', 'scale64', 'norm', 'layerNorm', 'attnActivation', 'positions']);
+    expect(trainSettingByName('compare')).toMatchObject(
+      { choices: ['none', 'residual', 'scale', 'scale64', 'norm', 'layerNorm', 'attnActivation', 'positions'] });
     expect(runStates(DEFAULT_TRAIN_STATE)).toEqual([DEFAULT_TRAIN_STATE]);
     expect(labels(DEFAULT_TRAIN_STATE)).toEqual(['']);
     expect(runLabel(comparing('residual'), 2)).toBe('');  // past the last run

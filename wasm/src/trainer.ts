@@ -3,8 +3,8 @@
 import { ENGINE } from './schema.js';
 import { AttentionError, fromEngine } from './errors.js';
 import { Model, type RawModel } from './model.js';
-import type { TrainingBatch, Evaluation, StepReport, TaskInfo } from './types.js';
-import { checkTrainingBatch, type CheckedTrainingBatch } from './validate.js';
+import type { EvaluateOptions, Evaluation, HeadRef, StepReport, TaskInfo, TrainingBatch } from './types.js';
+import { checkEvaluateOptions, checkTrainingBatch, type CheckedTrainingBatch } from './validate.js';
 
 type RawError = { error?: { message: string; code: string; field: string } };
 
@@ -13,7 +13,7 @@ export interface RawTrainer {
   error(): RawError | undefined;
   step(n: number): RawError & Partial<StepReport>;
   stepBatch(batch: CheckedTrainingBatch): RawError & Partial<StepReport>;
-  evaluate(): RawError & Partial<Evaluation>;
+  evaluate(ablate: HeadRef[]): RawError & Partial<Evaluation>;
   lossAndGradients(batch: CheckedTrainingBatch): RawError & { loss?: number; gradients?: { name: string; values: Float32Array }[] };
   example(seed: number): { ids: number[]; targets: number[] } | null;
   tokenTexts(): string[] | null;
@@ -85,9 +85,14 @@ export class Trainer {
     return { ...(result as StepReport), ms: performance.now() - started };
   }
 
-  /** Loss and accuracies on the task's held-out set (your data's sequences, for `data`). */
-  evaluate(): Evaluation {
-    const result = this.#live().evaluate();
+  /**
+   * Loss and accuracies on the task's held-out set (your data's sequences, for `data`);
+   * with `ablate`, with those heads switched off (see `model.forward`). A head out of
+   * range throws an AttentionError (field 'ablate.layer' or 'ablate.head') and changes nothing.
+   */
+  evaluate(options: EvaluateOptions = {}): Evaluation {
+    const raw = this.#live();
+    const result = raw.evaluate(checkEvaluateOptions(options, this.model.spec));
     if (result.error) throw fromEngine(result.error);
     return result as Evaluation;
   }

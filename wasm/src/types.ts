@@ -181,6 +181,12 @@ export interface RecordOptions {
   layers?: number[];
 }
 
+/** One attention head: head `head` (0 .. heads - 1) of the self-attention of layer `layer` (0 .. layers - 1). */
+export interface HeadRef {
+  layer: number;
+  head: number;
+}
+
 export interface ForwardInput {
   /** (B, S) token ids, 0 <= id < vocabSize. */
   ids: Int32Array;
@@ -194,6 +200,13 @@ export interface ForwardInput {
   sourceLengths?: Int32Array | number[];
   /** Stages to keep in `trace`: true = every stage. Default: none (no trace). */
   record?: boolean | RecordOptions;
+  /**
+   * Heads to switch off (head ablation): each one's context, weights x V (B, Sq, d_k), is
+   * zero before the heads are merged, so the output projection sees nothing of it; its
+   * recorded weights stay as computed. Single stacks only (an encoder–decoder refuses it).
+   * Repeats are allowed. Default: none.
+   */
+  ablate?: HeadRef[];
 }
 
 export interface ForwardResult {
@@ -218,8 +231,8 @@ export interface CreateModelOptions {
   seed?: number;
 }
 
-/** A training batch: ids with the targets each position should predict. */
-export interface TrainingBatch extends Omit<ForwardInput, 'record'> {
+/** A training batch: ids with the targets each position should predict (every head trains). */
+export interface TrainingBatch extends Omit<ForwardInput, 'record' | 'ablate'> {
   /** (B, S) target ids; -100 = not scored (PyTorch's ignore_index). */
   targets: Int32Array;
 }
@@ -304,6 +317,11 @@ export interface StepReport {
   lr: number;
   /** Wall time of the call. */
   ms: number;
+}
+
+export interface EvaluateOptions {
+  /** Heads to switch off while evaluating, as in `model.forward`'s `ablate`. Default: none. */
+  ablate?: HeadRef[];
 }
 
 export interface Evaluation {

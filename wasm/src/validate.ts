@@ -6,8 +6,8 @@ import { CONFIG_SCHEMA, LIMITS, MODEL_SPEC_SCHEMA, MODES } from './config.js';
 import { AttentionError, describeValue } from './errors.js';
 import { checkValue, defaultsOf, ruleProblems, type ErrorCode, type SchemaInfo } from './schema.js';
 import type {
-  AttentionWeights, CreateTrainerOptions, ForwardInput, Mode, ModelConfig, ModelSpec, MultiHeadAttentionInput,
-  RecordOptions, RunInput, TrainingBatch,
+  AttentionWeights, CreateTrainerOptions, EvaluateOptions, ForwardInput, HeadRef, Mode, ModelConfig, ModelSpec,
+  MultiHeadAttentionInput, RecordOptions, RunInput, TrainingBatch,
 } from './types.js';
 
 /** The weights part of what the binding's _multiHeadAttention receives: every field present. */
@@ -247,9 +247,10 @@ export interface CheckedForwardInput {
   sourceSeq: number;
   sourceLengths: Int32Array | null;
   record: { stages: string[]; layers: number[] } | null;
+  ablate: HeadRef[];
 }
 
-const FORWARD_KEYS = new Set(['ids', 'batch', 'seq', 'lengths', 'sourceIds', 'sourceSeq', 'sourceLengths', 'record']);
+const FORWARD_KEYS = new Set(['ids', 'batch', 'seq', 'lengths', 'sourceIds', 'sourceSeq', 'sourceLengths', 'record', 'ablate']);
 
 function checkLengths(name: string, value: unknown, batch: number, seq: number): Int32Array | null {
   if (value === undefined || value === null) return null;
@@ -274,6 +275,20 @@ function checkRecord(value: unknown): CheckedForwardInput['record'] {
   return { stages, layers: layers.map((l) => checkInteger('record.layers', l, 0, 1024)) };
 }
 
+/** Heads to switch off: [{ layer, head }] within the spec's layers and heads, for a single stack. */
+function checkAblate(value: unknown, spec: ModelSpec): HeadRef[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) fail(`ablate must be an array of { layer, head }, got ${describeValue(value)}`, 'ablate', describeValue(value));
+  if (value.length > 0 && spec.encoderLayers > 0)
+    fail("head ablation switches off heads of a single stack's self-attention; this model is an encoder–decoder (encoderLayers > 0)",
+      'ablate', value.length);
+  return value.map((entry) => {
+    const e = checkObject('ablate', entry);
+    rejectUnknownKeys('ablate entry key', e, new Set(['layer', 'head']));
+    return { layer: checkInteger('ablate.layer', e.layer, 0, spec.layers - 1), head: checkInteger('ablate.head', e.head, 0, spec.heads - 1) };
+  });
+}
+
 /** The argument of model.forward(): sizes and types here; ids against the vocabulary in the engine. */
 export function checkForwardInput(raw: unknown, spec: ModelSpec): CheckedForwardInput {
   const input = checkObject('forward input', raw) as Partial<ForwardInput>;
@@ -292,7 +307,15 @@ export function checkForwardInput(raw: unknown, spec: ModelSpec): CheckedForward
     sourceSeq,
     sourceLengths: encoderDecoder ? checkLengths('sourceLengths', input.sourceLengths, batch, sourceSeq) : null,
     record: checkRecord(input.record),
+    ablate: checkAblate(input.ablate, spec),
   };
+}
+
+/** The argument of trainer.evaluate(): the heads to switch off. */
+export function checkEvaluateOptions(raw: unknown, spec: ModelSpec): HeadRef[] {
+  const o = checkObject('evaluate options', raw) as EvaluateOptions;
+  rejectUnknownKeys('evaluate option', o as Record<string, unknown>, new Set(['ablate']));
+  return checkAblate(o.ablate, spec);
 }
 
 /** A training batch: a forward input plus targets (B, S), -100 or an id of the vocabulary (checked by the engine). */
@@ -300,6 +323,7 @@ export type CheckedTrainingBatch = CheckedForwardInput & { targets: Int32Array }
 
 export function checkTrainingBatch(raw: unknown, spec: ModelSpec): CheckedTrainingBatch {
   const input = checkObject('batch', raw) as Partial<TrainingBatch>;
+  if ('ablate' in input) fail('a training batch trains every head: ablate is for forward() and evaluate()', 'ablate');
   const { targets, ...rest } = input;
   const checked = checkForwardInput(rest, spec);
   return { ...checked, record: null,

@@ -59,6 +59,8 @@ struct LayerOptions {
   Activation attn_activation = Activation::None;
   bool layer_norm = true;  // false: the layer's norms are the identity (its LayerNormWeights unused)
   NormPlacement norm = NormPlacement::Post;
+  // Self-attention heads switched off (MultiHeadOptions::ablated_heads); cross-attention keeps all.
+  std::vector<int> ablated_heads;
   Backend backend = Backend::Fast;
 };
 

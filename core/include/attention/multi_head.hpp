@@ -44,6 +44,10 @@ struct MultiHeadOptions {
   const Tensor* attn_bias = nullptr;         // (Sq, Sk) float mask added to the scaled scores (-inf blocks)
   bool need_weights = true;                  // false: the result's weights stay empty
   bool average_weights = false;              // weights averaged over heads: (B, Sq, Sk)
+  // Heads switched off (0..heads-1, repeats allowed): their context, weights x V
+  // (B, Sq, d_v) per head, is zero before the merge, so out_proj sees nothing of them
+  // (the same as zeroing their d_v columns of out_proj's weight); weights stay as computed.
+  std::vector<int> ablated_heads;
   Backend backend = Backend::Fast;
 };
 
@@ -60,6 +64,9 @@ struct MultiHeadResult {
 Result<MultiHeadResult> multi_head_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                              const MultiHeadWeights& weights, const MultiHeadOptions& options,
                                              const Recorder& recorder = {});
+
+// context: (B, H, Sq, d_v); the blocks of the listed heads become 0 (head ablation).
+void zero_heads(Tensor& context, const std::vector<int>& heads);
 
 // (B, S, E) -> (B, S, H, d_k): the same numbers, the last axis read as H blocks of d_k.
 Tensor view_as_heads(const Tensor& x, int heads);

@@ -28,7 +28,9 @@ struct LossResult {
 Result<LossResult> loss_and_gradients(Transformer& model, const TrainingBatch& batch,
                                       Backend backend = Backend::Fast);
 
-// The loss alone (no gradients), by the same arithmetic.
-Result<LossResult> loss_only(const Transformer& model, const TrainingBatch& batch, Backend backend = Backend::Fast);
+// The loss alone (no gradients), by the same arithmetic; optionally with heads switched
+// off (ForwardOptions::ablated_heads, an inference-time intervention: never in training).
+Result<LossResult> loss_only(const Transformer& model, const TrainingBatch& batch, Backend backend = Backend::Fast,
+                             const std::vector<HeadRef>& ablated_heads = {});
 
 }  // namespace attention

@@ -49,7 +49,8 @@ class Trainer {
 
   Result<StepReport> step();                             // one step on a batch drawn from the task
   Result<StepReport> step(const TrainingBatch& batch);   // one step on the caller's batch
-  Result<Evaluation> evaluate();                         // on the task's held-out set
+  // On the task's held-out set; optionally with heads switched off (ForwardOptions::ablated_heads).
+  Result<Evaluation> evaluate(const std::vector<HeadRef>& ablated_heads = {});
 
   // A batch of the task: (batch_size, seq_len) examples from the training part.
   TrainingBatch draw_batch();

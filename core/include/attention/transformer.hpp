@@ -25,9 +25,21 @@ struct ForwardInput {
   std::vector<int> source_lengths;
 };
 
+// One attention head: head `head` (0..heads-1) of the self-attention of layer `layer`
+// (0..layers-1) of a single stack (encoderLayers 0).
+struct HeadRef {
+  int layer = 0;
+  int head = 0;
+};
+
 struct ForwardOptions {
   Backend backend = Backend::Fast;
   const RecordFilter* record = nullptr;  // which stages to keep; null = no trace at all
+  // Heads switched off (head ablation; repeats allowed): each one's context, weights x V
+  // (B, Sq, d_k), is zero before the heads are merged, so out_proj sees nothing of it;
+  // its weights are computed and recorded as usual. Single stacks only: an
+  // encoder–decoder is refused (field "ablate"). Bad entries: "ablate.layer", "ablate.head".
+  std::vector<HeadRef> ablated_heads;
 };
 
 struct ForwardOutput {
@@ -74,6 +86,10 @@ class Transformer {
   // stage kept when `recording`).
   Status check_input(const ForwardInput& input, bool recording) const;
 
+  // Heads to ablate (ForwardOptions::ablated_heads): layers and heads in range, and a
+  // single stack.
+  Status check_ablated_heads(const std::vector<HeadRef>& heads) const;
+
   // The stack's input h = embed[ids] + positions: (B, S, E), recording embeddings,
   // positions and input under `outer`; an Error if float32 overflowed. Ids are checked.
   Result<Tensor> embed_input(const std::vector<int>& ids, int batch, int seq, const std::string& stack,
@@ -101,6 +117,9 @@ class Transformer {
   LayerNormWeights norm_, decoder_norm_;             // final norms (norm_ of the single stack or encoder)
   LinearWeights head_;
 };
+
+// The heads of `layer` in `heads`, as MultiHeadOptions::ablated_heads takes them.
+std::vector<int> heads_of_layer(const std::vector<HeadRef>& heads, int layer);
 
 // Floats one forward pass holds at most (with every stage recorded when `recording`).
 double estimate_forward_floats(const ModelSpec& spec, int batch, int seq, int source_seq, bool recording);

@@ -47,7 +47,8 @@ StackShape shape_of(int batch, int seq, const std::vector<int>& lengths) {
 }
 
 // The whole forward with its tape: the encoder (or single stack), then the decoder, the head.
-Status forward_with_tape(Transformer& m, const ForwardInput& in, Backend backend, Tape& tape) {
+Status forward_with_tape(Transformer& m, const ForwardInput& in, Backend backend, Tape& tape,
+                         const std::vector<HeadRef>& ablated_heads) {
   const ModelSpec& s = m.spec();
   const bool enc_dec = s.encoder_decoder();
   const StackShape stack = enc_dec ? shape_of(in.batch, in.source_seq, in.source_lengths) : shape_of(in.batch, in.seq, in.lengths);
@@ -59,8 +60,10 @@ Status forward_with_tape(Transformer& m, const ForwardInput& in, Backend backend
   for (std::size_t l = 0; l < m.encoder_layers().size(); ++l) {
     EncoderLayerWeights& w = m.encoder_layers()[l];
     LayerTape& t = tape.encoder[l];
+    AttentionCall layer_call = self_call;
+    layer_call.ablated_heads = heads_of_layer(ablated_heads, static_cast<int>(l));
     x = sublayer_forward(x, stack.rows(), w.norm1, s, t.sub[0], [&](const Floats& a) {
-      return attention_forward(a, nullptr, w.self_attn, self_call, s, backend, t.sub[0].attention);
+      return attention_forward(a, nullptr, w.self_attn, layer_call, s, backend, t.sub[0].attention);
     });
     x = sublayer_forward(x, stack.rows(), w.norm2, s, t.sub[1], [&](const Floats& a) {
       return ffn_forward(a, stack.rows(), w.ffn, s, backend, t.sub[1].ffn);
@@ -176,13 +179,16 @@ Status check_batch(const Transformer& m, const TrainingBatch& batch) {
   return Ok{};
 }
 
-Result<LossResult> run(Transformer& m, const TrainingBatch& batch, Backend backend, bool gradients) {
+// With gradients, never with ablated heads (the backward does not zero their gradients).
+Result<LossResult> run(Transformer& m, const TrainingBatch& batch, Backend backend, bool gradients,
+                       const std::vector<HeadRef>& ablated_heads = {}) {
   if (Status st = check_batch(m, batch); !st) return st.error_value();
+  if (Status st = m.check_ablated_heads(ablated_heads); !st) return st.error_value();
   // The same checks as the inference forward (ids, lengths, memory), counting the tape.
   if (Status st = m.check_input(batch.input, /*recording=*/true); !st) return st.error_value();
   const ModelSpec& s = m.spec();
   Tape tape;
-  if (Status st = forward_with_tape(m, batch.input, backend, tape); !st) return st.error_value();
+  if (Status st = forward_with_tape(m, batch.input, backend, tape, ablated_heads); !st) return st.error_value();
   Floats dlogits(tape.logits.size());
   LossResult result;
   result.loss = grad::cross_entropy(tape.logits.data(), batch.targets.data(), batch.input.batch * batch.input.seq,
@@ -200,9 +206,10 @@ Result<LossResult> loss_and_gradients(Transformer& model, const TrainingBatch& b
   return run(model, batch, backend, true);
 }
 
-Result<LossResult> loss_only(const Transformer& model, const TrainingBatch& batch, Backend backend) {
+Result<LossResult> loss_only(const Transformer& model, const TrainingBatch& batch, Backend backend,
+                             const std::vector<HeadRef>& ablated_heads) {
   // The tape's forward reads the parameters only; no gradient is written without `gradients`.
-  return run(const_cast<Transformer&>(model), batch, backend, false);
+  return run(const_cast<Transformer&>(model), batch, backend, false, ablated_heads);
 }
 
 }  // namespace attention

@@ -69,6 +69,7 @@ Floats attention_forward(const Floats& xq, const Floats* xkv, const MultiHeadWei
   // The inference path's attention (attention.cpp), keeping the weights for the backward.
   AttentionStages st = scaled_dot_product_attention(t.q, t.k, t.v, &blocked, s.scale, backend, /*keep_stages=*/false);
   t.p = std::move(st.weights.data);
+  zero_heads(st.output, call.ablated_heads);  // as the inference path (multi_head.cpp)
   t.merged = from_heads(st.output.data, b, h, sq);
   Floats out = linear_slice(t.merged, b * sq, e, w.out_proj_weight, w.out_proj_bias, 0, e, backend);
   if (s.attn_activation == Activation::None) return out;

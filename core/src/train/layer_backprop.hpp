@@ -59,6 +59,7 @@ struct AttentionCall {
   const StackShape* queries;
   const StackShape* keys;
   bool causal;
+  std::vector<int> ablated_heads = {};  // heads whose context is zeroed (loss_only's head ablation)
 };
 
 // queries xq (B*Sq, E) attend to keys/values xkv (B*Sk, E), or to themselves when xkv is

@@ -106,8 +106,9 @@ Result<StepReport> Trainer::step(const TrainingBatch& batch) {
   return report;
 }
 
-Result<Evaluation> Trainer::evaluate() {
+Result<Evaluation> Trainer::evaluate(const std::vector<HeadRef>& ablated_heads) {
   if (!task_) return Error{"this trainer has no task to evaluate on", error_code::kInvalidArgument, "task"};
+  if (Status s = model_->check_ablated_heads(ablated_heads); !s) return s.error_value();
   Evaluation e;
   double weighted_loss = 0.0;
   int counted = 0, correct = 0, sequences = 0, correct_sequences = 0;
@@ -116,7 +117,7 @@ Result<Evaluation> Trainer::evaluate() {
     const std::size_t end = std::min(held_out_.size(), start + static_cast<std::size_t>(settings_.batch_size));
     const std::vector<Example> chunk(held_out_.begin() + static_cast<std::ptrdiff_t>(start),
                                      held_out_.begin() + static_cast<std::ptrdiff_t>(end));
-    Result<LossResult> r = loss_only(*model_, batch_of(chunk, task_->seq_len()));
+    Result<LossResult> r = loss_only(*model_, batch_of(chunk, task_->seq_len()), Backend::Fast, ablated_heads);
     if (!r) return r.error_value();
     weighted_loss += r.value().loss * r.value().counted;
     counted += r.value().counted;
