@@ -209,10 +209,10 @@ describe('the tutorial page', () => {
     const { page, errors } = await openPage(browser, { viewport: { width: 1100, height: 900 } });
     await page.goto(server.url + 'tutorial.html');
     const sections = await page.locator('body > section').evaluateAll((all) => all.map((s) => s.id));
-    assert.deepEqual(sections, ['linear', 'context', 'scale', 'masks', 'heads', 'cross', 'residual', 'scale-training', 'induction',
-      'trained-heads']);
+    assert.deepEqual(sections, ['linear', 'context', 'scale', 'masks', 'heads', 'cross', 'residual', 'activation', 'scale-training',
+      'induction', 'trained-heads']);
     const expected = { linear: 'ap-shape-flow', context: 'table.changes', scale: 'ap-heatmap', masks: 'ap-heatmap[data-mask="causal"]',
-      heads: 'ap-shape-flow', cross: 'ap-heatmap', residual: 'ap-train ap-heatmap', 'scale-training': 'ap-train ap-heatmap',
+      heads: 'ap-shape-flow', cross: 'ap-heatmap', residual: 'ap-train ap-heatmap', activation: 'ap-train ap-heatmap', 'scale-training': 'ap-train ap-heatmap',
       induction: 'ap-train ap-heatmap', 'trained-heads': 'ap-train ap-heatmap' };
     for (const [id, selector] of Object.entries(expected)) {
       await page.locator(`#${id}`).scrollIntoViewIfNeeded();
@@ -225,8 +225,11 @@ describe('the tutorial page', () => {
     const maxUnscaled = await page.locator('#scale attention-playground[scale="0"] ap-heatmap').evaluate((el) =>
       Math.max(...el.values));
     assert.ok(maxUnscaled > 0.9, `largest unscaled weight ${maxUnscaled}`);
-    // One engine worker shared by every Explore element, and one per training run: 2 + 2 compared, 1, 2 checkpoints.
-    assert.equal(page.workers().length, 1 + 7, 'one shared engine worker, one per training run');
+    const last = page.locator('#trained-heads attention-playground').last();
+    await last.scrollIntoViewIfNeeded();
+    await last.locator('ap-heatmap').first().waitFor({ timeout: 15_000 });
+    // One engine worker shared by every Explore element, and one per training run: 2 + 3 + 2 compared, 1, 2 checkpoints.
+    assert.equal(page.workers().length, 1 + 10, 'one shared engine worker, one per training run');
     await page.screenshot({ path: `${SHOTS}/tutorial.png`, fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();

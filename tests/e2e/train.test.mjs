@@ -60,6 +60,19 @@ describe('the Train view', () => {
     assert.equal(await page.locator('ap-train .tok.right').count(), scored);
     const patterns = await page.locator('ap-train ap-heatmap[data-layer="1"]').evaluateAll((els) => els.map((e) => e.dataset.pattern));
     assert.ok(patterns.includes('content'), patterns.join(', '));
+    // Switching the content head off: held-out sequence accuracy falls from 99.6% to 56%; on again, it is back.
+    const contentHead = page.locator('ap-train .head:has(ap-heatmap[data-layer="1"][data-pattern="content"]) button[data-action="head-off"]').first();
+    const allOn = await probeText(page);
+    await contentHead.click();
+    await page.locator('ap-train [data-testid="ablation"]').waitFor();
+    const ablation = page.locator('ap-train [data-testid="ablation"]');
+    assert.ok(Number(await ablation.getAttribute('data-baseline')) >= 0.99);
+    assert.ok(Number(await ablation.getAttribute('data-sequences')) < 0.7, await ablation.textContent());  // 56.3% here
+    assert.equal(await contentHead.getAttribute('aria-pressed'), 'true');
+    assert.notEqual(await probeText(page), allOn, 'the probe\'s guesses are the ablated model\'s');
+    await contentHead.click();
+    await ablation.waitFor({ state: 'detached' });
+    assert.equal(await probeText(page), allOn);
     // The timeline scrubs the shipped snapshots back to the untrained heads.
     const trained = await probeText(page);
     assert.equal(await page.locator('ap-train #timeline').getAttribute('max'), String(record.timeline.length - 1));

@@ -71,6 +71,22 @@ describe('the tutorial\u2019s training sections', () => {
     assert.ok(heldOut('B').at(-1).loss > heldOut('A').at(-1).loss + 1, 'B\u2019s loss stays far above A\u2019s');
   });
 
+  test('activation after attention: none of ReLU or GELU does better than the paper\'s plain projection', async () => {
+    await runSection('activation');
+    const lines = await train('activation').locator('.progress [data-run]').allTextContents();
+    assert.equal(lines.length, 3);
+    const heldOut = (await curves('activation')).filter((r) => r.set === 'heldOut');
+    const final = (run) => heldOut.filter((r) => r.run === run).at(-1);
+    const [a, b, c] = ['A', 'B', 'C'].map(final);
+    assert.equal(a.step, 600);
+    assert.ok(a.sequenceAccuracy >= 0.97, `A: ${a.sequenceAccuracy}`);
+    for (const other of [b, c]) {
+      assert.ok(other.sequenceAccuracy <= a.sequenceAccuracy + 0.005, `${other.sequenceAccuracy} vs A ${a.sequenceAccuracy}`);
+      assert.ok(a.sequenceAccuracy - other.sequenceAccuracy < 0.05, `within a few points: ${other.sequenceAccuracy} vs ${a.sequenceAccuracy}`);
+      assert.ok(other.loss >= a.loss - 0.005, `loss ${other.loss} vs A ${a.loss}`);
+    }
+  });
+
   test('scaling at d_k = 64: A reaches 99% by step 250, B stays below 60%; B\u2019s untrained heads are sharper', async () => {
     await runSection('scale-training');
     const summary = await train('scale-training').locator('[data-testid="summary"]').textContent();

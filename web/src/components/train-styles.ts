@@ -14,6 +14,11 @@ export const TRAIN_STYLES = [CONTROL_STYLES, css`
   legend { font-weight: 700; font-size: 0.9rem; }
   .checkpoints { display: flex; flex-wrap: wrap; gap: 0.4rem; align-items: center; margin-bottom: 0.5rem; font-size: 0.9rem; }
   .checkpoints button[aria-pressed='true'] { background: #1a73e8; color: #fff; border-color: #1a73e8; }
+  .head { display: flex; flex-direction: column; gap: 0.2rem; min-width: 0; }
+  .head.off ap-heatmap { opacity: 0.45; }
+  .head-switch { font-size: 0.8rem; padding: 0.15rem 0.5rem; align-self: flex-start; }
+  .head-switch[aria-pressed='true'] { background: #b00020; color: #fff; border-color: #b00020; }
+  .ablation { font-size: 0.9rem; background: #fff7e0; border-left: 3px solid #e8a317; padding: 0.3rem 0.6rem; }
   .buttons { display: flex; flex-wrap: wrap; gap: 0.4rem; align-items: center; margin-bottom: 0.4rem; }
   button { font: inherit; padding: 0.35rem 0.9rem; cursor: pointer; border-radius: 5px; border: 1px solid #888; background: #f4f4f4; }
   button.primary { background: #1a73e8; color: #fff; border-color: #1a73e8; font-weight: 700; }

@@ -7,7 +7,7 @@
 import { LitElement, html, nothing } from 'lit';
 import { TASKS } from 'attention-playground';
 import { checkpointIndex, loadCheckpoint, type Checkpoint, type CheckpointIndex } from '../engine/checkpoint.js';
-import type { CurvePoint, Probe } from '../engine/training.js';
+import type { Ablation, CurvePoint, HeadRef, Probe } from '../engine/training.js';
 import { TrainRun } from '../engine/train-run.js';
 import { parseSetting } from '../state/settings.js';
 import {
@@ -17,7 +17,7 @@ import {
 import { exportBytes, exportPng, exportSvg, exportText } from '../view/export.js';
 import { TRAINED_MODEL_ID, offerTrainedModel } from '../state/trained-models.js';
 import { charactersAreTokens, parseProbeInput, promptOf } from '../view/probe-input.js';
-import { probeView } from '../view/probe-view.js';
+import { headKey, probeView, type HeadSwitches } from '../view/probe-view.js';
 import { renderControl, settingInput } from './controls.js';
 import type { Series } from './curves.js';
 import { TRAIN_STYLES } from './train-styles.js';
@@ -35,7 +35,7 @@ export class TrainView extends LitElement {
     checkpoint: { type: String }, controls: { type: String }, autostart: { type: Boolean },
     state: { attribute: false },
     errors: { state: true }, runError: { state: true }, version: { state: true }, scrub: { state: true },
-    custom: { state: true }, customError: { state: true }, checkpoints: { state: true },
+    custom: { state: true }, customError: { state: true }, checkpoints: { state: true }, ablation: { state: true },
   };
   declare syncHash: boolean;
   /** A checkpoint to open with: a shipped one's id, or the URL of a given one's .json (its settings replace the state). */
@@ -54,6 +54,8 @@ export class TrainView extends LitElement {
   /** Your own input completed by each run's model (shown instead of the held-out example), or null. */
   declare custom: { text: string; step: number; probes: (Probe | null)[] } | null;
   declare customError: string;
+  /** Heads switched off in one run, measured at one step (shown while that run is still at that step). */
+  declare ablation: { run: number; step: number; off: Set<string>; result: Ablation | null; error: string } | null;
   /** The shipped checkpoints: settings that match one show it trained, until Reset or Start. */
   declare checkpoints: CheckpointIndex['checkpoints'];
   /** Set by Reset and Start: train these settings here even if a checkpoint has them. */
@@ -81,6 +83,7 @@ export class TrainView extends LitElement {
     this.custom = null;
     this.customError = '';
     this.checkpoints = [];
+    this.ablation = null;
   }
 
   override connectedCallback() {
@@ -383,6 +386,46 @@ export class TrainView extends LitElement {
     this.custom = { text, step: this.#runs[0].step, probes: results.map((r) => (r.ok ? r.probe : null)) };
   };
 
+  /** The ablation shown for run i, if it still describes that run (same step, no scrubbing, no own input). */
+  #ablationOf(i: number): Ablation | null {
+    const a = this.ablation;
+    if (!a || a.run !== i || !a.result || this.scrub !== null || this.custom) return null;
+    return a.step === this.#runs[i]?.step ? a.result : null;  // the run's step: a shown checkpoint's worker counts from 0
+  }
+
+  /** Switches run i's head off or on, and measures the run with the heads that are off. */
+  async #toggleHead(i: number, head: HeadRef) {
+    const run = this.#runs[i];
+    const current = this.ablation?.run === i && this.#ablationOf(i) ? this.ablation.off : new Set<string>();
+    const off = new Set(current);
+    if (off.has(headKey(head))) off.delete(headKey(head)); else off.add(headKey(head));
+    if (off.size === 0) { this.ablation = null; return; }
+    const heads = [...off].map((k) => { const [layer, h] = k.split('.').map(Number); return { layer, head: h }; });
+    const step = run.step;
+    this.ablation = { run: i, step, off, result: null, error: '' };
+    const outcome = await run.ablate(heads);
+    if (this.ablation?.off !== off) return;  // toggled again meanwhile
+    this.ablation = { run: i, step, off, result: outcome.ok ? outcome.ablation : null, error: outcome.ok ? '' : outcome.error.message };
+  }
+
+  /** Head switches for run i: on the latest probe of a run that is not training. */
+  #switches(i: number): HeadSwitches | undefined {
+    if (this.custom || this.scrub !== null || !this.#runs[i]?.info || this.#runs[i].status === 'running') return undefined;
+    return { off: this.#ablationOf(i) ? this.ablation!.off : new Set(), toggle: (h) => void this.#toggleHead(i, h) };
+  }
+
+  #ablationSummary(i: number) {
+    const a = this.#ablationOf(i);
+    if (!a) return this.ablation?.run === i && this.ablation.error ? html`<p class="error" role="alert">${this.ablation.error}</p>` : nothing;
+    const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+    const names = a.heads.map((h) => `${h.layer}.${h.head}`).join(', ');
+    return html`<p class="ablation" data-testid="ablation" data-sequences=${a.ablated.sequenceAccuracy}
+      data-baseline=${a.baseline.sequenceAccuracy}>With head${a.heads.length > 1 ? 's' : ''} ${names} off at step ${this.ablation!.step}, held-out:
+      sequences right ${pct(a.ablated.sequenceAccuracy)} (all heads on: ${pct(a.baseline.sequenceAccuracy)}), tokens right
+      ${pct(a.ablated.accuracy)} (${pct(a.baseline.accuracy)}), loss ${a.ablated.loss.toFixed(3)} (${a.baseline.loss.toFixed(3)}).
+      The guesses above are the model's with ${a.heads.length > 1 ? 'those heads' : 'that head'} off.</p>`;
+  }
+
   #probeBox() {
     const example = this.#runs[0]?.probe;
     const placeholder = example ? promptOf(example.tokens, example.expected, this.#characters()) : '';
@@ -397,7 +440,8 @@ export class TrainView extends LitElement {
 
   #probes() {
     const custom = this.custom;
-    const shown = custom ? custom.probes : this.#runs.map((run) => (this.scrub === null ? run.probe : run.probeAt(this.scrub)));
+    const shown = custom ? custom.probes
+      : this.#runs.map((run, i) => this.#ablationOf(i)?.probe ?? (this.scrub === null ? run.probe : run.probeAt(this.scrub)));
     if (shown.every((p) => !p)) return nothing;
     const what = custom ? `your input, completed by the model at step ${custom.step}` : 'a held-out example';
     const title = (i: number) => (this.#runs.length > 1 ? `Run ${this.#name(i)}: ${what}` : what[0].toUpperCase() + what.slice(1));
@@ -408,7 +452,7 @@ export class TrainView extends LitElement {
         input below: the tokens with a dashed border are the ones the model wrote.</p>
       ${this.#probeBox()}
       <div class="probe-runs">${shown.map((probe, i) => (probe ? html`<section data-run=${NAMES[i]}>
-        ${probeView(probe, title(i))}</section>` : nothing))}</div>`;
+        ${probeView(probe, title(i), this.#switches(i))}${this.#ablationSummary(i)}</section>` : nothing))}</div>`;
   }
 
   /** Whether a control shows: 'all' shows everything; a list names settings, 'buttons' and 'checkpoints'. */

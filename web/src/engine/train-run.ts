@@ -7,7 +7,7 @@ import type { RunLimits } from '../state/train-settings.js';
 import type { Checkpoint } from './checkpoint.js';
 import * as Comlink from 'comlink';
 import type { TrainingRunner } from './training-api.js';
-import type { CurvePoint, ErrorInfo, Probe, Progress, RunInfo, RunStatus } from './training.js';
+import type { CurvePoint, ErrorInfo, HeadRef, Probe, Progress, RunInfo, RunStatus } from './training.js';
 
 /** The probe's heatmaps are most of the drawing: a few times a second is enough to watch heads form. */
 const PROBE_INTERVAL_MS = 400;
@@ -137,6 +137,11 @@ export class TrainRun {
     if (!result.ok) return result.error;
     this.#apply(result.progress, generation);
     return null;
+  }
+
+  /** The held-out set and the probe with these heads switched off (see TrainingSession.ablate). */
+  ablate(heads: HeadRef[]) {
+    return this.#api().ablate(heads);
   }
 
   /** Your own input, completed by the model (see TrainingSession.complete). */

@@ -4,7 +4,7 @@
 import * as Comlink from 'comlink';
 import type { CreateTrainerOptions } from 'attention-playground';
 import type { RunLimits } from '../state/train-settings.js';
-import type { Progress, TrainingSession } from './training.js';
+import type { HeadRef, Progress, TrainingSession } from './training.js';
 
 export function trainingApi(session: Promise<TrainingSession>) {
   return {
@@ -19,6 +19,7 @@ export function trainingApi(session: Promise<TrainingSession>) {
     },
     async loadWeights(bytes: Uint8Array) { return (await session).loadWeights(bytes); },
     async complete(ids: number[]) { return (await session).complete(ids); },
+    async ablate(heads: HeadRef[]) { return (await session).ablate(heads); },
     async dispose() { (await session).dispose(); },
   };
 }

@@ -14,6 +14,12 @@ export const SLICE_MS = 150;
 
 export interface CurvePoint { step: number; loss: number; accuracy: number; sequenceAccuracy: number }
 
+/** A head by its layer and its index in that layer. */
+export interface HeadRef { layer: number; head: number }
+
+/** The model with some heads switched off, next to the same model with all of them on. */
+export interface Ablation { step: number; heads: HeadRef[]; baseline: CurvePoint; ablated: CurvePoint; probe: Probe }
+
 /** One head's attention on the probe: weights (Sq, Sk) of `layer`, `head`. */
 export interface ProbeHead { layer: number; head: number; weights: Float32Array }
 
@@ -200,6 +206,24 @@ export class TrainingSession {
     return this.#progress(done, 0);
   }
 
+  /**
+   * Switches heads off (each one's context zeroed before the heads merge) and measures
+   * the held-out set and the probe that way, next to all heads on: which heads the task
+   * needs. The model itself is not changed.
+   */
+  ablate(heads: HeadRef[]): { ok: true; ablation: Ablation } | { ok: false; error: ErrorInfo } {
+    const trainer = this.#live();
+    try {
+      const baseline = point(trainer.evaluate(), trainer.steps);
+      const ablated = point(trainer.evaluate({ ablate: heads }), trainer.steps);
+      const example = trainer.example(PROBE_SEED)!;
+      const probe = this.#probeOf(trainer, example.ids, example.targets, heads);
+      return { ok: true, ablation: { step: trainer.steps, heads, baseline, ablated, probe } };
+    } catch (error) {
+      return { ok: false, error: errorInfo(error) };
+    }
+  }
+
   /** The weights as a .safetensors file. */
   saveWeights(): Uint8Array {
     return this.#live().model.saveWeights();
@@ -308,9 +332,9 @@ export class TrainingSession {
   }
 
   /** Predictions and every head's attention on one sequence; targets give the expected tokens. */
-  #probeOf(trainer: Trainer, ids: Int32Array, targets: Int32Array | null): Probe {
+  #probeOf(trainer: Trainer, ids: Int32Array, targets: Int32Array | null, ablate: HeadRef[] = []): Probe {
     const seq = ids.length;
-    const result = trainer.model.forward({ ids, batch: 1, seq, record: { stages: ['*.self_attn.weights'] } });
+    const result = trainer.model.forward({ ids, batch: 1, seq, record: { stages: ['*.self_attn.weights'] }, ...(ablate.length ? { ablate } : {}) });
     const vocab = this.#vocabulary;
     const text = (id: number) => vocab[id] ?? String(id);
     const v = trainer.model.spec.vocabSize;  // (S, V) logits

@@ -1,6 +1,6 @@
 // The Train view's probe: one held-out example through a model — its guess for each next
 // token, and every head's attention weights, each head named by the pattern it best matches.
-import { html } from 'lit';
+import { html, nothing } from 'lit';
 import type { Probe, ProbeHead } from '../engine/training.js';
 import { weightScale } from './colors.js';
 import { headPatterns, type PatternScore } from './head-patterns.js';
@@ -8,7 +8,12 @@ import { headPatterns, type PatternScore } from './head-patterns.js';
 /** Whitespace tokens (character-level text) made visible. */
 const visible = (token: string) => token.replace(/ /g, '␣').replace(/\n/g, '⏎');
 
-export function probeView(probe: Probe, heading: string) {
+/** Switching heads off: which are off now, and what a toggle does (absent: no switches). */
+export interface HeadSwitches { off: ReadonlySet<string>; toggle(head: ProbeHead): void }
+
+export const headKey = (h: { layer: number; head: number }) => `${h.layer}.${h.head}`;
+
+export function probeView(probe: Probe, heading: string, switches?: HeadSwitches) {
   const scale = weightScale();
   const labels = probe.tokens.map((label) => ({ label: visible(label), pad: false }));
   const blocked = new Uint8Array(probe.seq * probe.seq);  // causal: query i sees keys 0..i
@@ -24,11 +29,14 @@ export function probeView(probe: Probe, heading: string) {
     <ap-legend .scale=${scale} label="Attention weight:"></ap-legend>
     <div class="heads">${probe.heads.map((h) => {
       const best = headLabel(probe, h);
-      return html`<ap-heatmap data-layer=${h.layer} data-head=${h.head} data-pattern=${best.name} .values=${h.weights}
-        .rows=${probe.seq} .cols=${probe.seq} .rowLabels=${labels} .colLabels=${labels} .blocked=${blocked} .scale=${scale}
-        row-axis="query" col-axis="key"
+      const off = switches?.off.has(headKey(h)) ?? false;
+      return html`<div class="head ${off ? 'off' : ''}"><ap-heatmap data-layer=${h.layer} data-head=${h.head} data-pattern=${best.name}
+        .values=${h.weights} .rows=${probe.seq} .cols=${probe.seq} .rowLabels=${labels} .colLabels=${labels} .blocked=${blocked}
+        .scale=${scale} row-axis="query" col-axis="key"
         caption=${`Layer ${h.layer} · head ${h.head}: ${best.name} (${best.score.toFixed(2)}) · weights (Sq, Sk) = (${probe.seq}, ${probe.seq})`}
-      ></ap-heatmap>`;
+      ></ap-heatmap>${switches ? html`<button class="head-switch" data-action="head-off" data-layer=${h.layer} data-head=${h.head}
+        aria-pressed=${String(off)} @click=${() => switches.toggle(h)}>${off ? `Head ${h.layer}.${h.head} is off: switch on`
+        : `Switch head ${h.layer}.${h.head} off`}</button>` : nothing}</div>`;
     })}</div>`;
 }
 
