@@ -8,8 +8,12 @@ export interface Series {
   label: string;
   color: string;
   points: readonly { x: number; y: number }[];
-  dashed?: boolean;
+  /** How the line is drawn: compared runs after the first are dashed, then dotted. */
+  dash?: Dash;
 }
+
+export type Dash = 'solid' | 'dashed' | 'dotted';
+const DASH_ARRAY: Record<Dash, string> = { solid: 'none', dashed: '5 3', dotted: '1.5 2.5' };
 
 const W = 560;
 const H = 230;
@@ -74,6 +78,7 @@ export class Curves extends LitElement {
     .legend span::before { content: ''; display: inline-block; width: 1.2rem; height: 0; border-top: 2px solid var(--c);
       vertical-align: middle; margin-right: 0.3rem; }
     .legend span.dashed::before { border-top-style: dashed; }
+    .legend span.dotted::before { border-top-style: dotted; }
     .readout { min-height: 1.1rem; margin-left: ${M.left}px; color: #222; }
   `;
 
@@ -134,7 +139,7 @@ export class Curves extends LitElement {
         const pts = thin(s.points).filter((p) => Number.isFinite(p.y) && (!this.log || p.y > 0));
         if (pts.length === 0) return nothing;
         const d = pts.map((p, i) => `${i ? 'L' : 'M'}${x(p.x).toFixed(1)},${clampY(p.y).toFixed(1)}`).join('');
-        return svg`<path d=${d} fill="none" stroke=${s.color} stroke-width="1.6" stroke-dasharray=${s.dashed ? '5 3' : 'none'}
+        return svg`<path d=${d} fill="none" stroke=${s.color} stroke-width="1.6" stroke-dasharray=${DASH_ARRAY[s.dash ?? 'solid']}
           data-series=${s.label} data-points=${s.points.length}></path>`;
       })}
       ${this.hoverX !== null ? svg`<line x1=${x(this.hoverX)} x2=${x(this.hoverX)} y1=${M.top} y2=${H - M.bottom} stroke="#888"
@@ -142,7 +147,7 @@ export class Curves extends LitElement {
         ${hovered.map(({ s, p }) => (p && Number.isFinite(p.y) && (!this.log || p.y > 0)
           ? svg`<circle cx=${x(p.x)} cy=${clampY(p.y)} r="3" fill=${s.color}></circle>` : nothing))}` : nothing}
     </svg>
-    <div class="legend">${this.series.map((s) => html`<span class=${s.dashed ? 'dashed' : ''} style="--c: ${s.color}">${s.label}</span>`)}</div>
+    <div class="legend">${this.series.map((s) => html`<span class=${s.dash ?? 'solid'} style="--c: ${s.color}">${s.label}</span>`)}</div>
     <div class="readout" aria-live="polite">${hovered.length ? hovered.filter(({ p }) => p).map(({ s, p }) =>
       `${s.label} at step ${p!.x}: ${format(p!.y)}`).join(' · ') : ''}</div>`;
   }

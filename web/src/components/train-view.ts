@@ -1,13 +1,16 @@
 // <ap-train>: the Train view. Pick a task, a model and an optimizer, press Start, and
 // watch the loss fall and the heads of a probe example sharpen as the model learns;
-// optionally a second run with one switch flipped (residual, scaling, norm placement,
-// positions) trains side by side, curves overlaid, heads next to each other. Each run
-// trains in a worker of its own (engine/train-run.ts); this element only draws, so the
-// page stays responsive. Settings live in the URL hash ('#train&...') with sync-hash.
+// optionally two or three runs differing in one setting (state/train-settings.ts's
+// comparisons) train side by side, curves overlaid, heads next to each other. Shipped
+// checkpoints show trained at once; heads can be switched off. Each run trains in a
+// worker of its own (engine/train-run.ts; the one-file element: the page's thread); this
+// element only draws. Settings live in the URL hash ('#train&...') with sync-hash, or
+// come from attributes (the element's train mode).
 import { LitElement, html, nothing } from 'lit';
 import { TASKS } from 'attention-playground';
-import { checkpointIndex, loadCheckpoint, type Checkpoint, type CheckpointIndex } from '../engine/checkpoint.js';
-import type { Ablation, CurvePoint, HeadRef, Probe } from '../engine/training.js';
+import type { CheckpointIndex } from '../engine/checkpoint.js';
+import { CheckpointShelf } from '../engine/checkpoint-shelf.js';
+import type { Ablation, HeadRef, Probe } from '../engine/training.js';
 import { TrainRun } from '../engine/train-run.js';
 import { parseSetting } from '../state/settings.js';
 import {
@@ -18,15 +21,14 @@ import { exportBytes, exportPng, exportSvg, exportText } from '../view/export.js
 import { TRAINED_MODEL_ID, offerTrainedModel } from '../state/trained-models.js';
 import { charactersAreTokens, parseProbeInput, promptOf } from '../view/probe-input.js';
 import { headKey, probeView, type HeadSwitches } from '../view/probe-view.js';
+import { comparisonSummary, progressLine, trainPlots } from '../view/train-report.js';
 import { renderControl, settingInput } from './controls.js';
-import type { Series } from './curves.js';
 import { TRAIN_STYLES } from './train-styles.js';
 import './curves.js';
 import './heatmap.js';
 import './legend.js';
 
 const GROUPS: [TrainSetting['group'], string][] = [['task', 'Task'], ['model', 'Model'], ['optimizer', 'Optimizer'], ['run', 'Run']];
-const COLORS = { train: '#1a73e8', heldOut: '#e8175d', sequence: '#2e7d32' };
 const NAMES = ['A', 'B', 'C'];
 
 export class TrainView extends LitElement {
@@ -63,6 +65,7 @@ export class TrainView extends LitElement {
   /** The state this element set itself; another one assigned from outside (an attribute) means new runs. */
   #ownState: TrainState | null = null;
   #prepared = false;
+  #shelf = new CheckpointShelf();
   #runs: TrainRun[] = [];
   #linkProblems: string[] = [];
   #parseErrors = new Set<string>();
@@ -98,12 +101,17 @@ export class TrainView extends LitElement {
 
   /** The checkpoints' list first (so the first runs can show one), then the runs. */
   async #prepare() {
-    try {
-      this.checkpoints = await checkpointIndex();
-    } catch (error) {
-      this.runError = `The trained checkpoints could not be read (${(error as Error).message}); training works as usual.`;
+    this.runError = (await this.#shelf.readIndex()) ?? '';
+    if (this.checkpoint) {
+      try {
+        const { state, problems } = trainStateFromHash(`#train&${(await this.#shelf.entry(this.checkpoint)).settings}`);
+        this.state = state;
+        this.#linkProblems.push(...problems);
+      } catch (error) {
+        this.runError = `Checkpoint '${this.checkpoint}' could not be loaded (${(error as Error).message}).`;
+      }
     }
-    if (this.checkpoint) await this.#openGiven(this.checkpoint);
+    this.checkpoints = this.#shelf.entries;
     this.#ownState = this.state;
     this.#prepared = true;
     await this.#newRuns();
@@ -116,41 +124,6 @@ export class TrainView extends LitElement {
       this.#fromScratch = false;
       void this.#newRuns();
     }
-  }
-
-  /** The checkpoint asked for: a shipped one by id, else a given one by URL (added to the list). */
-  async #openGiven(idOrUrl: string) {
-    let entry = this.checkpoints.find((c) => c.id === idOrUrl);
-    if (!entry) {
-      try {
-        const { record } = await this.#load(idOrUrl);
-        entry = { id: idOrUrl, title: record.title, settings: record.settings };
-        this.checkpoints = [...this.checkpoints, entry];
-      } catch (error) {
-        this.runError = `Checkpoint '${idOrUrl}' could not be loaded (${(error as Error).message}).`;
-        return;
-      }
-    }
-    const { state, problems } = trainStateFromHash(`#train&${entry.settings}`);
-    this.state = state;
-    this.#linkProblems.push(...problems);
-  }
-
-  #loaded = new Map<string, Promise<Checkpoint>>();
-  #load(idOrUrl: string): Promise<Checkpoint> {
-    let loading = this.#loaded.get(idOrUrl);
-    if (!loading) {
-      loading = loadCheckpoint(idOrUrl);
-      loading.catch(() => this.#loaded.delete(idOrUrl));
-      this.#loaded.set(idOrUrl, loading);
-    }
-    return loading;
-  }
-
-  /** The shipped checkpoint with exactly these settings, if any. */
-  #checkpointOf(state: TrainState): string | null {
-    const hash = trainStateToHash(state);
-    return this.checkpoints.find((c) => trainStateToHash(trainStateFromHash(`#train&${c.settings}`).state) === hash)?.id ?? null;
   }
 
   override disconnectedCallback() {
@@ -181,7 +154,7 @@ export class TrainView extends LitElement {
       return;
     }
     this.runError = '';
-    const shown = states.length === 1 && !this.#fromScratch ? this.#checkpointOf(states[0]) : null;
+    const shown = states.length === 1 && !this.#fromScratch ? this.#shelf.matching(states[0]) : null;
     if (shown) {
       const error = await this.#showCheckpoint(shown, states[0]);
       if (!error) { this.version += 1; return; }
@@ -200,7 +173,7 @@ export class TrainView extends LitElement {
   /** Shows a checkpoint in run A; resolves with a problem's description, or null. */
   async #showCheckpoint(id: string, state: TrainState): Promise<string | null> {
     try {
-      const checkpoint = await this.#load(id);
+      const checkpoint = await this.#shelf.load(id);
       const error = await this.#runs[0].showCheckpoint(checkpoint, trainerOptions(state), runLimits(state));
       return error ? `Checkpoint '${id}': ${error.message}.` : null;
     } catch (error) {
@@ -312,50 +285,6 @@ export class TrainView extends LitElement {
 
   #name(i: number): string {
     return this.#runs.length > 1 ? `${NAMES[i]} (${runLabel(this.state, i)})` : '';
-  }
-
-  #progressLine(run: TrainRun, i: number) {
-    const steps = this.state.steps as number;
-    const last = run.lastHeldOut;
-    const parts = [`${this.#name(i) ? `${this.#name(i)}: ` : ''}step ${run.step} of ${steps}`];
-    if (run.rate > 0) parts.push(`${run.rate.toFixed(0)} steps/s`);
-    parts.push(`${(run.trainingMs / 1000).toFixed(1)} s training`);
-    if (run.rate > 0 && run.status === 'running') parts.push(`at most ${(Math.max(0, steps - run.step) / run.rate).toFixed(0)} s left`);
-    if (last) parts.push(`held-out: loss ${last.loss.toFixed(3)}, sequences right ${(100 * last.sequenceAccuracy).toFixed(1)}%`);
-    return parts.join(' · ');
-  }
-
-  /** Comparing: which run reached the target accuracy, when, and the final losses. */
-  #summary() {
-    const target = (this.state.stopAt as number) / 100;
-    const goal = target > 0 ? target : 0.99;
-    const lines = this.#runs.map((run, i) => {
-      const reached = run.reached(goal);
-      const last = run.lastHeldOut;
-      const loss = last ? `held-out loss ${last.loss.toFixed(3)} at step ${last.step}` : 'not evaluated yet';
-      return reached ? `${this.#name(i)} reached ${(100 * goal).toFixed(0)}% of held-out sequences right at step ${reached.step}; ${loss}.`
-        : `${this.#name(i)} has not reached ${(100 * goal).toFixed(0)}% (best ${(100 * Math.max(0, ...run.heldOut.map((p) => p.sequenceAccuracy))).toFixed(1)}%); ${loss}.`;
-    });
-    return html`<p class="summary" data-testid="summary">${lines.join(' ')}</p>`;
-  }
-
-  #plots() {
-    const xy = (points: CurvePoint[], key: keyof CurvePoint) => points.map((p) => ({ x: p.step, y: p[key] }));
-    const tag = (i: number, label: string) => (this.#runs.length > 1 ? `${NAMES[i]}: ${label}` : label);
-    const loss: Series[] = this.#runs.flatMap((run, i) => [
-      { label: tag(i, 'training loss'), color: COLORS.train, points: xy(run.train, 'loss'), dashed: i > 0 },
-      { label: tag(i, 'held-out loss'), color: COLORS.heldOut, points: xy(run.heldOut, 'loss'), dashed: i > 0 },
-    ]);
-    const accuracy: Series[] = this.#runs.flatMap((run, i) => [
-      ...(this.#runs.length > 1 ? [] : [{ label: 'training tokens right', color: COLORS.train, points: xy(run.train, 'accuracy') }]),
-      { label: tag(i, 'held-out tokens right'), color: COLORS.heldOut, points: xy(run.heldOut, 'accuracy'), dashed: i > 0 },
-      { label: tag(i, 'held-out sequences right'), color: COLORS.sequence, points: xy(run.heldOut, 'sequenceAccuracy'), dashed: i > 0 },
-    ]);
-    const xMax = this.state.steps as number;
-    return html`<div class="plots">
-      <ap-curves data-plot="loss" .series=${loss} log y-label="cross-entropy loss" x-max=${xMax}></ap-curves>
-      <ap-curves data-plot="accuracy" .series=${accuracy} .yDomain=${[0, 1]} y-label="accuracy" x-max=${xMax}></ap-curves>
-    </div>`;
   }
 
   #timelineControl(status: string) {
@@ -501,11 +430,11 @@ export class TrainView extends LitElement {
           <button data-action="png" ?disabled=${!a?.step} @click=${() => this.#exportPlots('png')}>Plots PNG</button>
         </div>` : nothing}
         <div class="progress" aria-live="polite" data-status=${status} data-step=${a?.step ?? 0}>${ready || a?.info
-          ? this.#runs.map((run, i) => html`<div data-run=${NAMES[i]}>${this.#progressLine(run, i)}</div>`) : 'preparing…'}</div>
+          ? this.#runs.map((run, i) => html`<div data-run=${NAMES[i]}>${progressLine(run, this.#name(i), this.state.steps as number)}</div>`) : 'preparing…'}</div>
         ${messages.length ? html`<p class=${this.#runs.some((r) => r.status === 'diverged') ? 'run-error' : 'task'} role="status">${messages.join(' ')}</p>` : nothing}
         ${this.runError ? html`<p class="run-error" role="alert">${this.runError}</p>` : nothing}
-        ${this.#runs.length > 1 && a?.info ? this.#summary() : nothing}
-        ${a?.info ? this.#plots() : nothing}
+        ${this.#runs.length > 1 && a?.info ? comparisonSummary(this.#runs, (i) => this.#name(i), this.state.stopAt as number) : nothing}
+        ${a?.info ? trainPlots(this.#runs, NAMES, this.state.steps as number) : nothing}
         ${this.#timelineControl(status)}
         ${this.#probes()}
       </main>
