@@ -103,9 +103,12 @@ describe('the one-tag bundle', () => {
     await page.route('**/module.html', (route) => route.fulfill({ contentType: 'text/html', body: `<!doctype html>
       <meta charset="utf-8"><link rel="icon" href="data:,">
       <script type="module" src="./attention-playground.js"></script>
-      <attention-playground text="served as a module" view="head" controls="none"></attention-playground>` }));
+      <attention-playground text="served as a module" view="head" controls="none"></attention-playground>
+      <attention-playground id="odd" text="a b" heads-count="2"></attention-playground>` }));
     await page.goto(server.url + 'module.html');
     await page.locator(inner(' ap-line-view')).waitFor();
+    // An attribute that is no setting is reported in the element, not silently ignored.
+    assert.match(await page.locator('#odd [role="alert"]').textContent(), /heads-count: not a setting of the playground/);
     assert.deepEqual(errors, []);
     await page.close();
   });
@@ -218,6 +221,8 @@ describe('the tutorial page', () => {
       await page.locator(`#${id}`).scrollIntoViewIfNeeded();
       await page.locator(`#${id} attention-playground ${selector}`).first().waitFor({ timeout: 15_000 });
     }
+    // The developer status line (engine, ms, heap) is the playground page's, not a tutorial's.
+    assert.equal(await page.locator('#heads attention-playground ap-playground .status').count(), 0);
     // The context section compares against its compare-text: one edited row for the linear layer.
     const linearChanged = await page.locator('#context table.changes tbody tr').evaluateAll((rows) => rows.map((r) => r.dataset.linearChanged));
     assert.deepEqual(linearChanged, ['0', '1', '0', '0', '0', '0']);

@@ -54,6 +54,10 @@ describe('the playground', () => {
     await page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot
       .querySelector('ap-heatmap').shadowRoot.querySelectorAll('table th[scope="row"]').length === 5);
     assert.deepEqual((await grid(page)).rowLabels, ['the', 'quick', 'brown', 'fox', 'jumps']);
+    // Four heads lay out as two rows of two, not 3 + 1.
+    const tops = await page.locator('ap-heatmap').evaluateAll((els) => els.map((e) => Math.round(e.getBoundingClientRect().top)));
+    assert.equal(new Set(tops).size, 2, `rows at ${tops.join(', ')}`);
+    assert.equal(tops[0], tops[1]);
     await page.screenshot({ path: `${SHOTS}/heads.png`, fullPage: true });
 
     await page.locator('#setting-heads').fill('2');

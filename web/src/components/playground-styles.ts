@@ -30,6 +30,8 @@ export const PLAYGROUND_STYLES = [CONTROL_STYLES, css`
   .exports { display: flex; gap: 0.3rem; margin-left: auto; margin-bottom: 0.2rem; }
   .exports button { font: inherit; font-size: 0.8rem; padding: 0.25rem 0.5rem; cursor: pointer; }
   .heads { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fill, minmax(min(100%, 17rem), 1fr)); }
+  /* Four heads as 2 + 2, never 3 + 1: each column at least a third of the row, so at most two fit. */
+  .heads[data-count='4'] { grid-template-columns: repeat(auto-fill, minmax(min(100%, max(17rem, 34%)), 1fr)); }
   .one-head { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fit, minmax(min(100%, 20rem), 1fr)); }
   ap-legend { margin-bottom: 0.5rem; }
   .status { color: #555; font-size: 0.8rem; }

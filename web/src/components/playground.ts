@@ -360,7 +360,7 @@ export class Playground extends LitElement {
         ${picker ? modelPicker(this.state.model, this.choices, this.#onModel) : nothing}
         ${modelControls.length ? html`<ap-controls .state=${this.state} .errors=${this.errors} .only=${modelControls}></ap-controls>` : nothing}
         ${trained && this.model ? fixedSettings(this.model) : nothing}
-        <p class="status" aria-live="polite" data-heap-bytes=${this.heapBytes}>${this.status}</p>
+        ${this.#shows('status') ? html`<p class="status" aria-live="polite" data-heap-bytes=${this.heapBytes}>${this.status}</p>` : nothing}
         ${this.#linkProblems.length ? html`<p class="error">Ignored in the link: ${this.#linkProblems.join('; ')}</p>` : nothing}
       </aside>` : nothing}
       <main>

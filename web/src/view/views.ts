@@ -70,7 +70,7 @@ export function heatmap(ctx: ViewContext, head: number, scale: ColorScale) {
 }
 
 export function headsView(ctx: ViewContext, scale: ColorScale) {
-  return html`<div class="heads">${Array.from({ length: ctx.trace.config.heads }, (_, h) => heatmap(ctx, h, scale))}</div>`;
+  return html`<div class="heads" data-count=${ctx.trace.config.heads}>${Array.from({ length: ctx.trace.config.heads }, (_, h) => heatmap(ctx, h, scale))}</div>`;
 }
 
 function lineView(ctx: ViewContext, head: number) {
@@ -86,7 +86,7 @@ export function headView(ctx: ViewContext, scale: ColorScale) {
 }
 
 export function linesView(ctx: ViewContext) {
-  return html`<div class="heads">${Array.from({ length: ctx.trace.config.heads }, (_, h) => lineView(ctx, h))}</div>`;
+  return html`<div class="heads" data-count=${ctx.trace.config.heads}>${Array.from({ length: ctx.trace.config.heads }, (_, h) => lineView(ctx, h))}</div>`;
 }
 
 const ALLOWED: ColorScale = { kind: 'sequential', domain: [0, 1], color: () => '#e3f1e5', at: () => '#e3f1e5' };
