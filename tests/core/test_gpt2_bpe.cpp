@@ -74,7 +74,8 @@ struct PlanCase {
 
 // gpt-tokenizer's format: blocks split by a blank line, each "EncodingName: x",
 // "Sample: text", "Encoded: [ids]" (as its own GptEncoding.test.ts reads it).
-std::vector<PlanCase> read_gpt2_plan(const std::string& text) {
+// With encoding "" every block of the plan is read, whatever its encoding.
+std::vector<PlanCase> read_plan(const std::string& text, const std::string& encoding) {
   std::vector<PlanCase> cases;
   std::size_t start = 0;
   while (start < text.size()) {
@@ -84,7 +85,7 @@ std::vector<PlanCase> read_gpt2_plan(const std::string& text) {
     start = end + 2;
     std::string name, sample, encoded;
     if (!std::getline(block, name) || !std::getline(block, sample) || !std::getline(block, encoded)) continue;
-    if (name != "EncodingName: r50k_base") continue;
+    if (!encoding.empty() && name != "EncodingName: " + encoding) continue;
     PlanCase c;
     c.sample = sample.size() > 8 ? sample.substr(8) : "";  // after "Sample: "
     std::string list = encoded.substr(encoded.find('[') + 1);
@@ -108,7 +109,7 @@ TEST_F(Gpt2Bpe, EncodesEveryGpt2CaseOfGptTokenizersTestPlan) {
   std::string plan;
   const std::string path = kNodeModules + "/gpt-tokenizer/data/TestPlans.txt";
   ASSERT_TRUE(read_file(path, plan)) << "cannot read " << path << ": run `npm ci` in the repository root";
-  const std::vector<PlanCase> cases = read_gpt2_plan(plan);
+  const std::vector<PlanCase> cases = read_plan(plan, "r50k_base");
   ASSERT_EQ(cases.size(), 64u) << "gpt-tokenizer 4.0.0's plan has 64 r50k_base cases";
   int passed = 0;
   for (const PlanCase& c : cases) {
@@ -119,6 +120,14 @@ TEST_F(Gpt2Bpe, EncodesEveryGpt2CaseOfGptTokenizersTestPlan) {
     if (ids == c.ids) ++passed;
   }
   EXPECT_EQ(passed, 64);
+
+  // The other encodings' texts have no GPT-2 ids in the plan, but must round-trip.
+  const std::vector<PlanCase> all = read_plan(plan, "");
+  ASSERT_EQ(all.size(), 313u);
+  for (const PlanCase& c : all) {
+    SCOPED_TRACE("sample: \"" + c.sample + "\"");
+    EXPECT_EQ(decode(encode(c.sample)), c.sample);
+  }
 }
 
 TEST_F(Gpt2Bpe, KnownIdsAndPieces) {
