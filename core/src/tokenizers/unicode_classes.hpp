@@ -22,8 +22,8 @@ std::size_t find_invalid_utf8(std::string_view text);
 // does: each maximal invalid subpart becomes one U+FFFD.
 std::string utf8_with_replacement(std::string_view bytes);
 
-bool is_letter(char32_t c);  // general category L*, from generated tables
-bool is_number(char32_t c);  // general category N*
+bool is_letter(char32_t c);  // \p{L} (categories L*), tables from scripts/gen_unicode_classes.py
+bool is_number(char32_t c);  // \p{N} (categories N*)
 bool is_space(char32_t c);   // the Unicode White_Space property
 
 }  // namespace attention::tokenizers
