@@ -4,6 +4,7 @@
 // r50k_base, i.e. GPT-2, gives them). Missing files fail the test: run `npm ci`.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -214,6 +215,44 @@ TEST_F(Gpt2Bpe, DecodesHalfACharacterAsReplacement) {
   ASSERT_EQ(ids, (std::vector<int>{41840, 235}));  // "ðŁĳ" (3 of its bytes), "į"
   const std::string first = decode({ids[0]});
   EXPECT_EQ(first, "\xEF\xBF\xBD");
+}
+
+TEST_F(Gpt2Bpe, RandomTextRoundTripsAndRandomBytesNeverCrash) {
+  // A fixed-seed generator, so failures reproduce: code points drawn from ASCII,
+  // whitespace, Latin-1, combining marks, Cyrillic, CJK, emoji and the top planes.
+  std::uint32_t state = 12345;
+  auto next = [&state] {
+    state = state * 1664525u + 1013904223u;
+    return state >> 8;
+  };
+  const char32_t starts[] = {0x20, 0x09, 0xA0, 0x300, 0x400, 0x4E00, 0x1F300, 0x10000, 0xE000, 0x2000};
+  const char32_t widths[] = {95, 5, 96, 112, 256, 2000, 768, 0xF0000, 6400, 11};
+  for (int round = 0; round < 300; ++round) {
+    std::string text;
+    const int length = static_cast<int>(next() % 40);
+    for (int i = 0; i < length; ++i) {
+      const std::uint32_t kind = next() % 10;
+      char32_t c = starts[kind] + next() % widths[kind];
+      if (c >= 0xD800 && c <= 0xDFFF) c = U'x';  // surrogates are not UTF-8
+      std::string utf8;
+      if (c < 0x80) utf8 += static_cast<char>(c);
+      else if (c < 0x800) utf8 += {static_cast<char>(0xC0 | (c >> 6)), static_cast<char>(0x80 | (c & 0x3F))};
+      else if (c < 0x10000)
+        utf8 += {static_cast<char>(0xE0 | (c >> 12)), static_cast<char>(0x80 | ((c >> 6) & 0x3F)),
+                 static_cast<char>(0x80 | (c & 0x3F))};
+      else
+        utf8 += {static_cast<char>(0xF0 | (c >> 18)), static_cast<char>(0x80 | ((c >> 12) & 0x3F)),
+                 static_cast<char>(0x80 | ((c >> 6) & 0x3F)), static_cast<char>(0x80 | (c & 0x3F))};
+      text += utf8;
+    }
+    EXPECT_EQ(decode(encode(text)), text) << "round " << round;
+
+    std::string bytes(next() % 24, '\0');
+    for (char& b : bytes) b = static_cast<char>(next() & 0xFF);
+    auto ids = tokenizer_->encode(bytes);  // either ids that decode back, or an error
+    if (ids.ok()) EXPECT_EQ(decode(ids.value()), bytes) << "round " << round;
+    else EXPECT_EQ(ids.error_value().field, "text");
+  }
 }
 
 // --- loading errors, on small hand-made files ---
