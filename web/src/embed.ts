@@ -21,11 +21,13 @@ setCheckpointBase(new URL('checkpoints/', location.href));
 const params = new URLSearchParams(location.search);
 const controls = params.get('controls');
 const checkpoint = params.get('checkpoint');
+const compareText = params.get('compare-text') ?? '';
 const autostart = params.has('autostart');
+const trainMode = params.has('train');
 for (const own of ['controls', 'compare-text', 'checkpoint', 'train', 'autostart']) params.delete(own);
 const playground = document.querySelector('ap-playground') as Playground;
 const problems: string[] = [];
-if (checkpoint !== null || new URLSearchParams(location.search).has('train')) {
+if (checkpoint !== null || trainMode) {
   const train = document.createElement('ap-train') as TrainView;
   const parsed = trainStateFromHash(`#train&${params.toString()}`);
   problems.push(...parsed.problems);
@@ -33,7 +35,7 @@ if (checkpoint !== null || new URLSearchParams(location.search).has('train')) {
   playground.replaceWith(train);
 } else {
   playground.controls = controls ?? 'text,views';
-  playground.compareText = new URLSearchParams(location.search).get('compare-text') ?? '';
+  playground.compareText = compareText;
   const parsed = stateFromHash(params.toString());
   problems.push(...parsed.problems);
   playground.state = parsed.state;

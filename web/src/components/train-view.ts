@@ -8,7 +8,7 @@
 // come from attributes (the element's train mode).
 import { LitElement, html, nothing } from 'lit';
 import { TASKS } from 'attention-playground';
-import type { CheckpointIndex } from '../engine/checkpoint.js';
+import { loadCheckpoint, type CheckpointIndex } from '../engine/checkpoint.js';
 import { CheckpointShelf } from '../engine/checkpoint-shelf.js';
 import type { Ablation, HeadRef, Probe } from '../engine/training.js';
 import { TrainRun } from '../engine/train-run.js';
@@ -19,7 +19,7 @@ import {
 } from '../state/train-settings.js';
 import { exportBytes, exportPng, exportSvg, exportText } from '../view/export.js';
 import { TRAINED_MODEL_ID, offerTrainedModel } from '../state/trained-models.js';
-import { charactersAreTokens, parseProbeInput, promptOf } from '../view/probe-input.js';
+import { charactersAreTokens, parseProbeInput, promptOf, tokensAsInput } from '../view/probe-input.js';
 import { headKey, probeView, type HeadSwitches } from '../view/probe-view.js';
 import { comparisonSummary, progressLine, trainPlots } from '../view/train-report.js';
 import { renderControl, settingInput } from './controls.js';
@@ -173,7 +173,7 @@ export class TrainView extends LitElement {
   /** Shows a checkpoint in run A; resolves with a problem's description, or null. */
   async #showCheckpoint(id: string, state: TrainState): Promise<string | null> {
     try {
-      const checkpoint = await this.#shelf.load(id);
+      const checkpoint = await loadCheckpoint(id);
       const error = await this.#runs[0].showCheckpoint(checkpoint, trainerOptions(state), runLimits(state));
       return error ? `Checkpoint '${id}': ${error.message}.` : null;
     } catch (error) {
@@ -250,7 +250,7 @@ export class TrainView extends LitElement {
       label: `${this.state.task}, step ${a.step}`,
       settings: trainStateToHash(this.state).replace(/^#train&?/, ''),
       weights: await a.saveWeights(),
-      example: probe ? probe.tokens.join(charactersAreTokens(this.state) ? '' : ' ') : undefined,
+      example: probe ? tokensAsInput(probe.tokens, this.#characters()) : undefined,
     });
     location.hash = `#model=${TRAINED_MODEL_ID}`;
   };

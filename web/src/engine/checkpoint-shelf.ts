@@ -1,14 +1,13 @@
 // The checkpoints a Train view can show: the shipped ones (index.json) and any given by
-// URL, each loaded once; and which one, if any, has exactly a given state's settings (a
+// URL (checkpoint.ts fetches each once); and which one, if any, has exactly a given state's settings (a
 // view showing those settings shows that checkpoint trained instead of untrained).
 import { trainStateFromHash, trainStateToHash, type TrainState } from '../state/train-settings.js';
-import { checkpointIndex, loadCheckpoint, type Checkpoint, type CheckpointIndex } from './checkpoint.js';
+import { checkpointIndex, loadCheckpoint, type CheckpointIndex } from './checkpoint.js';
 
 export type ShelfEntry = CheckpointIndex['checkpoints'][number];
 
 export class CheckpointShelf {
   entries: ShelfEntry[] = [];
-  #loaded = new Map<string, Promise<Checkpoint>>();
 
   /** Reads the shipped list; a problem is returned for people, and the shelf stays empty. */
   async readIndex(): Promise<string | null> {
@@ -24,21 +23,10 @@ export class CheckpointShelf {
   async entry(idOrUrl: string): Promise<ShelfEntry> {
     const known = this.entries.find((c) => c.id === idOrUrl);
     if (known) return known;
-    const { record } = await this.load(idOrUrl);
+    const { record } = await loadCheckpoint(idOrUrl);
     const entry = { id: idOrUrl, title: record.title, settings: record.settings };
     this.entries = [...this.entries, entry];
     return entry;
-  }
-
-  /** A checkpoint's files, fetched once (a failed fetch is tried again next time). */
-  load(idOrUrl: string): Promise<Checkpoint> {
-    let loading = this.#loaded.get(idOrUrl);
-    if (!loading) {
-      loading = loadCheckpoint(idOrUrl);
-      loading.catch(() => this.#loaded.delete(idOrUrl));
-      this.#loaded.set(idOrUrl, loading);
-    }
-    return loading;
   }
 
   /** The checkpoint with exactly these settings, if any. */

@@ -5,6 +5,7 @@
 //                      curves, and probe snapshots for the timeline
 //   {id}.safetensors   the weights (engine's saveWeights format)
 // and the folder's index.json lists the records' ids and titles.
+import { base64ToBytes, bytesToBase64 } from '../state/base64.js';
 import type { CurvePoint, Probe, ProbeHead } from './training.js';
 
 export const CHECKPOINT_FORMAT = 'attention-playground-checkpoint/1';
@@ -44,17 +45,6 @@ export interface Checkpoint {
   weights: Uint8Array;
 }
 
-function toBase64(bytes: Uint8Array): string {
-  let text = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) text += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  return btoa(text);
-}
-
-function fromBase64(text: string): Uint8Array {
-  const raw = atob(text);
-  return Uint8Array.from(raw, (c) => c.charCodeAt(0));
-}
-
 const round = (x: number, digits: number) => Number(x.toFixed(digits));
 
 export function packProbe(probe: Probe): PackedProbe {
@@ -62,14 +52,14 @@ export function packProbe(probe: Probe): PackedProbe {
     ...probe,
     confidence: probe.confidence.map((c) => round(c, 3)),
     heads: probe.heads.map((h) => ({
-      layer: h.layer, head: h.head, weights: toBase64(Uint8Array.from(h.weights, (w) => Math.round(Math.min(1, Math.max(0, w)) * 255))),
+      layer: h.layer, head: h.head, weights: bytesToBase64(Uint8Array.from(h.weights, (w) => Math.round(Math.min(1, Math.max(0, w)) * 255))),
     })),
   };
 }
 
 export function unpackProbe(packed: PackedProbe): Probe {
   const heads: ProbeHead[] = packed.heads.map((h) => ({
-    layer: h.layer, head: h.head, weights: Float32Array.from(fromBase64(h.weights), (q) => q / 255),
+    layer: h.layer, head: h.head, weights: Float32Array.from(base64ToBytes(h.weights), (q) => q / 255),
   }));
   return { ...packed, heads };
 }
@@ -100,10 +90,23 @@ async function fetchOk(url: URL): Promise<Response> {
   return response;
 }
 
+/** Reads kept by URL, so every view of a page fetches a file once; a failed read is tried again next time. */
+const reads = new Map<string, Promise<unknown>>();
+function readOnce<T>(url: URL, read: () => Promise<T>): Promise<T> {
+  let reading = reads.get(url.href) as Promise<T> | undefined;
+  if (!reading) {
+    reading = read();
+    reads.set(url.href, reading);
+    reading.catch(() => reads.delete(url.href));
+  }
+  return reading;
+}
+
 /** The shipped checkpoints' ids and titles (empty when the folder has none). */
 export async function checkpointIndex(): Promise<CheckpointIndex['checkpoints']> {
   if (!base) return [];
-  const index = (await (await fetchOk(new URL('index.json', base))).json()) as CheckpointIndex;
+  const url = new URL('index.json', base);
+  const index = await readOnce(url, async () => (await (await fetchOk(url)).json()) as CheckpointIndex);
   return index.format === CHECKPOINT_FORMAT ? index.checkpoints : [];
 }
 
@@ -112,7 +115,9 @@ export async function loadCheckpoint(idOrUrl: string): Promise<Checkpoint> {
   const isId = /^[a-z0-9-]+$/.test(idOrUrl);
   if (isId && !base) throw new Error('no shipped checkpoints here');
   const url = isId ? new URL(`${idOrUrl}.json`, base!) : new URL(idOrUrl, base ?? location.href);
-  const record = checkRecord(await (await fetchOk(url)).json(), idOrUrl);
-  const weights = new Uint8Array(await (await fetchOk(new URL(url.pathname.replace(/\.json$/, '.safetensors'), url))).arrayBuffer());
-  return { record, weights, timeline: record.timeline.map((t) => ({ step: t.step, probe: unpackProbe(t.probe) })) };
+  return readOnce(url, async () => {
+    const record = checkRecord(await (await fetchOk(url)).json(), idOrUrl);
+    const weights = new Uint8Array(await (await fetchOk(new URL(url.pathname.replace(/\.json$/, '.safetensors'), url))).arrayBuffer());
+    return { record, weights, timeline: record.timeline.map((t) => ({ step: t.step, probe: unpackProbe(t.probe) })) };
+  });
 }

@@ -4,7 +4,7 @@
 // the engine needs (TrainedModelRef) and what the page shows (a title, a first input).
 import { trainStateFromHash } from '../state/train-settings.js';
 import { TRAINED_MODEL_ID, trainedModel } from '../state/trained-models.js';
-import { charactersAreTokens } from '../view/probe-input.js';
+import { charactersAreTokens, tokensAsInput } from '../view/probe-input.js';
 import { checkpointIndex, loadCheckpoint } from './checkpoint.js';
 import type { TrainedModelRef } from './trained-trace.js';
 
@@ -23,14 +23,12 @@ export interface ExploreModel {
   example: string;
 }
 
-let shippedIndex: Promise<ModelChoice[]> | null = null;
+/** Each shipped model as the Explore page uses it, made once (checkpoint.ts fetches its files once). */
 const shipped = new Map<string, Promise<ExploreModel>>();
 
-/** The shipped checkpoints' ids and titles (none when the page has no checkpoint folder). */
-function shippedChoices(): Promise<ModelChoice[]> {
-  shippedIndex ??= checkpointIndex().then((list) => list.map(({ id, title }) => ({ id, label: title })));
-  shippedIndex.catch(() => { shippedIndex = null; });  // a failed fetch is tried again next time
-  return shippedIndex;
+/** The shipped checkpoints' ids and titles (none when the page has no checkpoint folder; checkpoint.ts fetches once). */
+async function shippedChoices(): Promise<ModelChoice[]> {
+  return (await checkpointIndex()).map(({ id, title }) => ({ id, label: title }));
 }
 
 /** The picker's trained models: the shipped ones (if their index loads), then the Train view's, if one was handed over. */
@@ -82,6 +80,6 @@ async function loadShipped(id: string): Promise<ExploreModel> {
   return {
     id, label: record.title, about: [record.description, record.message].filter(Boolean).join(' '),
     ref: { key: `checkpoint:${id}`, settings: record.settings, weights }, characters,
-    example: tokens.join(characters ? '' : ' '),
+    example: tokensAsInput(tokens, characters),
   };
 }

@@ -2,6 +2,7 @@
 // memory for this page, and in sessionStorage so that reloading the tab keeps it. The
 // Explore page lists it as "Your trained model (label)" under the id 'trained'
 // (location.hash '#model=trained' opens it).
+import { base64ToBytes, bytesToBase64 } from './base64.js';
 
 /** The model picker's id for the handed-over model. */
 export const TRAINED_MODEL_ID = 'trained';
@@ -56,7 +57,7 @@ export function offerTrainedModel(model: OfferedModel): boolean {
   if (!store) return false;
   try {
     const { weights: bytes, ...rest } = current;
-    store.setItem(STORAGE_KEY, JSON.stringify({ ...rest, weights: btoa(Array.from(bytes, (b) => String.fromCharCode(b)).join('')) }));
+    store.setItem(STORAGE_KEY, JSON.stringify({ ...rest, weights: bytesToBase64(bytes) }));
     return true;
   } catch {
     store.removeItem(STORAGE_KEY);  // never leave an older model behind under the new one's id
@@ -75,7 +76,7 @@ function readStored(): TrainedModel | null {
   if (!text) return null;
   try {
     const stored = JSON.parse(text) as Omit<TrainedModel, 'weights'> & { weights: string };
-    const weights = Uint8Array.from(atob(stored.weights), (c) => c.charCodeAt(0));
+    const weights = base64ToBytes(stored.weights);
     if (typeof stored.label !== 'string' || typeof stored.settings !== 'string' || fingerprint(stored.settings, weights) !== stored.key) return null;
     return { label: stored.label, settings: stored.settings, example: String(stored.example ?? ''), weights, key: stored.key };
   } catch {

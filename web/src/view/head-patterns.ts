@@ -28,7 +28,7 @@ function targets(seq: number, tokens: readonly string[]): Record<Positional, Tar
     // (where the next token was last time), as induction heads are identified.
     induction: (i) => {
       const keys: number[] = [];
-      for (let j = 1; j <= i; j++) if (tokens[j - 1] === tokens[i] && j - 1 < i) keys.push(j);
+      for (let j = 1; j <= i; j++) if (tokens[j - 1] === tokens[i]) keys.push(j);  // j - 1 < i: an earlier copy
       return keys.length ? keys : null;
     },
     // The anti-diagonal i + j = seq - 2, where causality allows it (the second half): a

@@ -18,11 +18,15 @@ export function parseProbeInput(text: string, vocabulary: readonly string[], cha
   return { ids };
 }
 
+/** Tokens as a person types them (parseProbeInput's inverse): run together for characters, else space-separated. */
+export function tokensAsInput(tokens: readonly string[], characters: boolean): string {
+  return tokens.join(characters ? '' : ' ');
+}
+
 /** The prompt part of an example: its tokens up to the first scored position (what the model must continue). */
 export function promptOf(tokens: readonly string[], expected: readonly (string | null)[], characters: boolean): string {
   const first = expected.findIndex((e) => e !== null);
-  const prompt = tokens.slice(0, first < 0 ? tokens.length : first + 1);
-  return characters ? prompt.join('') : prompt.join(' ');
+  return tokensAsInput(tokens.slice(0, first < 0 ? tokens.length : first + 1), characters);
 }
 
 /** Whether each character is a token: the text task without 'words as tokens' (the Train view's settings). */
