@@ -3,33 +3,19 @@
 // example, every view draws its trace, bad tokens are explained with the last view kept
 // (marked stale), the picker switches models and back to the untrained one, and an
 // unknown model in a link gets a message instead of a wait.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { serveDirectory } from '../support/static-server.mjs';
-import { launchChromium, openPage } from '../support/browser.mjs';
+import { openPage } from '../support/browser.mjs';
+import { SHOTS, useSite } from '../support/site.mjs';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SHOTS = `${ROOT}test-output/screenshots`;
 /** The reverse checkpoint's probe example (its record's last snapshot). */
 const REVERSE_EXAMPLE = '3 7 1 1 1 0 5 6 | 6 5 0 1 1 1 7 3';
-let server, browser;
 
-before(async () => {
-  assert.ok(existsSync(`${ROOT}dist-web/checkpoints/index.json`), 'dist-web/ missing or without checkpoints: run `npm run build` first');
-  mkdirSync(SHOTS, { recursive: true });
-  server = await serveDirectory(`${ROOT}dist-web`, { isolated: true });
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite('checkpoints/index.json');
 
 async function open(hash) {
-  const { page, errors } = await openPage(browser, { viewport: { width: 1280, height: 900 } }, { onlyFrom: server.url });
-  await page.goto(server.url + hash);
+  const { page, errors } = await openPage(site.browser, { viewport: { width: 1280, height: 900 } }, { onlyFrom: site.url });
+  await page.goto(site.url + hash);
   return { page, errors };
 }
 
@@ -178,7 +164,7 @@ describe('the Explore page on a trained model', () => {
     assert.equal(await page.getByText('Waiting for the first result').count(), 0);
     assert.equal(await page.locator('#setting-model').inputValue(), 'nosuch');
 
-    await page.goto(`${server.url}#model=trained`);  // a new page: nothing was handed over in it
+    await page.goto(`${site.url}#model=trained`);  // a new page: nothing was handed over in it
     await page.reload();
     await page.locator('[data-testid="model-error"]').waitFor({ timeout: 10_000 });
     assert.match(await page.locator('[data-testid="model-error"]').textContent(), /No model was handed over from the Train view in this tab/);

@@ -1,31 +1,18 @@
 // The playground in real Chromium, against the production build (dist-web/, made
 // by `vite build`). Screenshots of the main views go to test-output/screenshots/.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { serveDirectory } from '../support/static-server.mjs';
-import { launchChromium, openPage } from '../support/browser.mjs';
+import { readFileSync } from 'node:fs';
+import { openPage } from '../support/browser.mjs';
+import { SHOTS, useSite } from '../support/site.mjs';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SHOTS = `${ROOT}test-output/screenshots`;
-let server, browser;
 
-before(async () => {
-  assert.ok(existsSync(`${ROOT}dist-web/index.html`), 'dist-web/ missing: run `npm run build` first');
-  mkdirSync(SHOTS, { recursive: true });
-  server = await serveDirectory(`${ROOT}dist-web`, { isolated: true });
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite();
 
 async function open(hash = '', viewport = { width: 1280, height: 900 }) {
   // Nothing may come from anywhere but our own server (no CDN): any other request is an error.
-  const { page, errors } = await openPage(browser, { viewport, acceptDownloads: true }, { onlyFrom: server.url });
-  await page.goto(server.url + hash);
+  const { page, errors } = await openPage(site.browser, { viewport, acceptDownloads: true }, { onlyFrom: site.url });
+  await page.goto(site.url + hash);
   await page.locator('ap-heatmap, ap-shape-flow, ap-overview, ap-line-view, table.changes, p.hint, [data-testid="blocked"]').first().waitFor();
   return { page, errors };
 }
@@ -191,7 +178,7 @@ describe('the playground', () => {
     await page.waitForFunction(() => location.hash.includes('stage=scores'));
     const url = page.url();
     const before = await page.locator('ap-heatmap').evaluate((el) => el.shadowRoot.querySelector('table').textContent);
-    const second = await open(url.slice(server.url.length));
+    const second = await open(url.slice(site.url.length));
     assert.equal(await second.page.locator('#setting-text').inputValue(), 'shared links work');
     assert.equal(await second.page.locator('#setting-mode').inputValue(), 'decoder');
     assert.equal(await second.page.locator('#setting-seed').inputValue(), '42');

@@ -2,39 +2,26 @@
 // curves move while the page stays responsive (no main-thread task of 50 ms or more),
 // pause, step, resume to the target, save weights, reset, load them back, share a link,
 // a bad setting, and a phone-width screen. Against the production build (dist-web/).
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { serveDirectory } from '../support/static-server.mjs';
-import { launchChromium, openPage } from '../support/browser.mjs';
+import { readFileSync } from 'node:fs';
+import { openPage } from '../support/browser.mjs';
+import { ROOT, SHOTS, useSite } from '../support/site.mjs';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SHOTS = `${ROOT}test-output/screenshots`;
 // A quick version of the view's sort task (about 2 s of training here).
 const QUICK = '#train&length=4&symbols=5&dModel=32&ffnDim=64&steps=300&evalEvery=20';
-let server, browser;
 
-before(async () => {
-  assert.ok(existsSync(`${ROOT}dist-web/index.html`), 'dist-web/ missing: run `npm run build` first');
-  mkdirSync(SHOTS, { recursive: true });
-  server = await serveDirectory(`${ROOT}dist-web`, { isolated: true });
-  browser = await launchChromium();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const site = useSite();
 
 async function open(hash, viewport = { width: 1280, height: 1000 }) {
-  const { page, errors } = await openPage(browser, { viewport, acceptDownloads: true }, { onlyFrom: server.url });
+  const { page, errors } = await openPage(site.browser, { viewport, acceptDownloads: true }, { onlyFrom: site.url });
   // Main-thread tasks of 50 ms or more, from the start.
   await page.addInitScript(() => {
     window.longTasks = [];
     new PerformanceObserver((list) => { for (const e of list.getEntries()) window.longTasks.push(e.duration); })
       .observe({ type: 'longtask', buffered: true });
   });
-  await page.goto(server.url + hash);
+  await page.goto(site.url + hash);
   await page.locator('ap-train button[data-action="start"]:not([disabled])').waitFor();
   return { page, errors };
 }
@@ -85,7 +72,7 @@ describe('the Train view', () => {
     await page.locator('ap-playground ap-heatmap').first().waitFor();
     assert.match(await page.locator('ap-playground #setting-model option:checked').textContent(), /Your trained model \(sort, step 350\)/);
     assert.equal(await page.locator('ap-playground #setting-text').inputValue(), record.timeline.at(-1).probe.tokens.join(' '));
-    await page.goto(server.url + '#train');
+    await page.goto(site.url + '#train');
     await page.locator('ap-train button[data-action="start"]:not([disabled])').waitFor();
     // Another shipped model, by its button; then training it here starts from step 0.
     await page.locator('ap-train [data-checkpoint="reverse"]').click();
