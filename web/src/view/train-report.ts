@@ -16,7 +16,7 @@ export function progressLine(run: TrainRun, name: string, steps: number): string
   const last = run.lastHeldOut;
   const parts = [`${name ? `${name}: ` : ''}step ${run.step} of ${steps}`];
   if (run.rate > 0) parts.push(`${run.rate.toFixed(0)} steps/s`);
-  parts.push(`${(run.trainingMs / 1000).toFixed(1)} s training`);
+  if (run.trainingMs > 0) parts.push(`${(run.trainingMs / 1000).toFixed(1)} s training`);  // none for a shown checkpoint
   if (run.rate > 0 && run.status === 'running') parts.push(`at most ${(Math.max(0, steps - run.step) / run.rate).toFixed(0)} s left`);
   if (last) parts.push(`held-out: loss ${last.loss.toFixed(3)}, sequences right ${(100 * last.sequenceAccuracy).toFixed(1)}%`);
   return parts.join(' · ');
