@@ -8,6 +8,12 @@ back to back (offsets are relative to the start of the data section).
 write(path, tensors, metadata=None, dtype=None)   dtype "F32" (default), "F16" or "BF16"
 read(path) -> (dict name -> float32 tensor, metadata dict or None)
 
+Typed variants (for hub-style checkpoints, which also hold integer/bool buffers):
+write_typed(path, tensors, metadata=None, dtypes=None)   dtypes {name: "F32"|"F16"|"BF16"|"U8"|"BOOL"|"I64"},
+    default: "F32" for floating tensors, the tensor's own dtype for uint8/bool/int64 ones
+read_typed(path) -> (dict name -> tensor in its stored dtype, {name: dtype}, metadata or None)
+read() and parse() keep accepting only F32/F16/BF16 (they return float32).
+
 Conversions on write are single round-to-nearest-even steps from the tensor's own dtype
 (torch's .to(float16) / .to(bfloat16)); BF16 is the upper 16 bits of float32, rounded.
 Tensors are written in the dict's order, data in the same order as the header entries.
@@ -25,6 +31,13 @@ DTYPES = {
     "F16": (torch.float16, torch.int16, 2),
     "BF16": (torch.bfloat16, torch.int16, 2),
 }
+# Non-float dtypes, for write_typed/read_typed only: name -> (torch dtype, bytes per element)
+OTHER_DTYPES = {
+    "U8": (torch.uint8, 1),
+    "BOOL": (torch.bool, 1),
+    "I64": (torch.int64, 8),
+}
+NATIVE = {torch.uint8: "U8", torch.bool: "BOOL", torch.int64: "I64"}
 MAX_HEADER = 100_000_000  # the limit the reference implementation uses
 
 if sys.byteorder != "little":  # raw bytes below are the host's; the format is little-endian
@@ -49,6 +62,37 @@ def write(path, tensors, metadata=None, dtype=None):
     dtype = "F32" if dtype is None else dtype
     if dtype not in DTYPES:
         raise SafetensorsError("unsupported dtype %r (F32, F16, BF16)" % (dtype,))
+    _write(path, tensors, metadata, lambda name, t: (dtype, _encode(t, dtype)))
+
+
+def _encode_typed(name, t, dtypes):
+    if not isinstance(t, torch.Tensor):
+        raise SafetensorsError("not a tensor: %r" % type(t))
+    dtype = dtypes.get(name)
+    if dtype is None:
+        dtype = "F32" if t.is_floating_point() else NATIVE.get(t.dtype)
+        if dtype is None:
+            raise SafetensorsError("%s: no default safetensors dtype for %s" % (name, t.dtype))
+    if dtype in DTYPES:
+        return dtype, _encode(t, dtype)
+    if dtype not in OTHER_DTYPES:
+        raise SafetensorsError("%s: unsupported dtype %r" % (name, dtype))
+    store = OTHER_DTYPES[dtype][0]
+    if t.dtype != store:
+        raise SafetensorsError("%s: %s written as %s needs a %s tensor" % (name, t.dtype, dtype, store))
+    return dtype, t.detach().cpu().contiguous().numpy().tobytes()
+
+
+def write_typed(path, tensors, metadata=None, dtypes=None):
+    """Like write(), with one dtype per tensor (see the module docstring)."""
+    dtypes = dict(dtypes or {})
+    unknown = set(dtypes) - set(tensors)
+    if unknown:
+        raise SafetensorsError("dtypes for tensors not written: %r" % sorted(unknown))
+    _write(path, tensors, metadata, lambda name, t: _encode_typed(name, t, dtypes))
+
+
+def _write(path, tensors, metadata, encode):
     header = {}
     if metadata is not None:
         if not all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
@@ -59,7 +103,7 @@ def write(path, tensors, metadata=None, dtype=None):
     for name, t in tensors.items():
         if not isinstance(name, str) or name == "__metadata__":
             raise SafetensorsError("bad tensor name %r" % (name,))
-        data = _encode(t, dtype)
+        dtype, data = encode(name, t)
         header[name] = {"dtype": dtype, "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
         chunks.append(data)
         offset += len(data)
@@ -89,6 +133,20 @@ def _is_uint(v):
 
 def parse(buf):
     """(dict name -> float32 tensor in header order, metadata or None) from the file's bytes."""
+    tensors, _, metadata = _parse(buf, typed=False)
+    return tensors, metadata
+
+
+def parse_typed(buf):
+    """(dict name -> tensor in its stored dtype, {name: dtype}, metadata or None); also U8/BOOL/I64."""
+    return _parse(buf, typed=True)
+
+
+def _size(dtype):
+    return DTYPES[dtype][2] if dtype in DTYPES else OTHER_DTYPES[dtype][1]
+
+
+def _parse(buf, typed):
     if len(buf) < 8:
         raise SafetensorsError("file shorter than the 8-byte header length")
     (n,) = struct.unpack("<Q", buf[:8])
@@ -119,8 +177,9 @@ def parse(buf):
         if not isinstance(info, dict) or set(info) != {"dtype", "shape", "data_offsets"}:
             raise SafetensorsError("%s: entry must have exactly dtype, shape, data_offsets" % name)
         dtype, shape, offsets = info["dtype"], info["shape"], info["data_offsets"]
-        if dtype not in DTYPES:
-            raise SafetensorsError("%s: unsupported dtype %r (F32, F16, BF16)" % (name, dtype))
+        if dtype not in DTYPES and not (typed and isinstance(dtype, str) and dtype in OTHER_DTYPES):
+            allowed = "F32, F16, BF16" + (", U8, BOOL, I64" if typed else "")
+            raise SafetensorsError("%s: unsupported dtype %r (%s)" % (name, dtype, allowed))
         if not isinstance(shape, list) or not all(_is_uint(d) for d in shape):
             raise SafetensorsError("%s: bad shape %r" % (name, shape))
         if not isinstance(offsets, list) or len(offsets) != 2 or not all(_is_uint(o) for o in offsets):
@@ -128,7 +187,7 @@ def parse(buf):
         begin, end = offsets
         if end < begin:
             raise SafetensorsError("%s: data_offsets end before begin" % name)
-        size = math.prod(shape) * DTYPES[dtype][2]
+        size = math.prod(shape) * _size(dtype)
         if end - begin != size:
             raise SafetensorsError("%s: %d bytes for shape %r %s, expected %d" % (name, end - begin, shape, dtype, size))
         entries.append((begin, end, name, dtype, shape))
@@ -142,18 +201,32 @@ def parse(buf):
         raise SafetensorsError("tensors cover %d bytes of data but the file holds %d" % (pos, len(data)))
     tensors = {}
     for begin, end, name, dtype, shape in entries:
-        store, as_int, _ = DTYPES[dtype]
-        if begin == end:
-            t = torch.zeros(shape, dtype=torch.float32)
+        if dtype in DTYPES:
+            store, as_int, _ = DTYPES[dtype]
+            target = store if typed else torch.float32
         else:
-            t = torch.frombuffer(bytearray(data[begin:end]), dtype=as_int).view(store).to(torch.float32)
+            store = as_int = target = OTHER_DTYPES[dtype][0]
+        if begin == end:
+            t = torch.zeros(shape, dtype=target)
+        elif dtype == "BOOL":
+            raw_bytes = torch.frombuffer(bytearray(data[begin:end]), dtype=torch.uint8)
+            if bool((raw_bytes > 1).any()):
+                raise SafetensorsError("%s: BOOL data holds a byte other than 0 or 1" % name)
+            t = raw_bytes.to(torch.bool)
+        else:
+            t = torch.frombuffer(bytearray(data[begin:end]), dtype=as_int).view(store).to(target)
         tensors[name] = t.reshape(shape)
-    return tensors, metadata
+    return tensors, {name: dtype for _, _, name, dtype, _ in entries}, metadata
 
 
 def read(path):
     with open(path, "rb") as f:
         return parse(f.read())
+
+
+def read_typed(path):
+    with open(path, "rb") as f:
+        return parse_typed(f.read())
 
 
 def dtypes(path):
