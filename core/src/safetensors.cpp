@@ -37,8 +37,10 @@ std::uint64_t read_le64(const std::uint8_t* p) {
   return v;
 }
 
+}  // namespace
+
 // Byte by byte, so neither the host's byte order nor the data's alignment matter.
-float decode(DType dtype, const std::uint8_t* p) {
+float decode_value(DType dtype, const std::uint8_t* p) {
   if (dtype == DType::F16) return f16_to_f32(static_cast<std::uint16_t>(p[0] | (p[1] << 8)));
   if (dtype == DType::BF16) return bf16_to_f32(static_cast<std::uint16_t>(p[0] | (p[1] << 8)));
   const std::uint32_t bits = std::uint32_t{p[0]} | (std::uint32_t{p[1]} << 8) |
@@ -47,6 +49,8 @@ float decode(DType dtype, const std::uint8_t* p) {
   std::memcpy(&f, &bits, sizeof f);
   return f;
 }
+
+namespace {
 
 // Deepest nesting of [ and { outside strings. nlohmann's parser and destructor are
 // iterative in 3.11, but copies and older versions recurse; a valid header needs
@@ -120,19 +124,30 @@ bool non_negative_integer(const Json& v, std::uint64_t& out, std::string& proble
   return false;
 }
 
-struct Entry {  // a checked header entry, before its data is decoded
-  std::string name;
-  DType dtype;
-  std::vector<int> shape;
-  std::uint64_t begin, end, count;
-};
+using Entry = TensorInfo;
 
-Result<DType> parse_dtype(const std::string& name, const Json& v) {
+// Bytes per element of every dtype the safetensors format defines; 0 = not a dtype.
+std::size_t element_size(const std::string& dtype) {
+  static const std::pair<const char*, std::size_t> sizes[] = {
+      {"F64", 8}, {"F32", 4}, {"F16", 2}, {"BF16", 2}, {"I64", 8}, {"I32", 4}, {"I16", 2}, {"I8", 1},
+      {"U64", 8}, {"U32", 4}, {"U16", 2}, {"U8", 1}, {"BOOL", 1}, {"F8_E4M3", 1}, {"F8_E5M2", 1}};
+  for (const auto& [name, size] : sizes)
+    if (dtype == name) return size;
+  return 0;
+}
+
+// Fills e.dtype_name, e.element_size and, for the dtypes we decode, e.dtype.
+Status parse_dtype(const std::string& name, const Json& v, Entry& e, bool any_dtype) {
   if (!v.is_string()) return bad_tensor(name, "dtype must be a string");
   const std::string& s = v.get_ref<const std::string&>();
-  if (s == "F32") return DType::F32;
-  if (s == "F16") return DType::F16;
-  if (s == "BF16") return DType::BF16;
+  e.dtype_name = s;
+  e.decodable = true;
+  if (s == "F32") e.dtype = DType::F32;
+  else if (s == "F16") e.dtype = DType::F16;
+  else if (s == "BF16") e.dtype = DType::BF16;
+  else e.decodable = false;
+  e.element_size = element_size(s);
+  if (e.decodable || (any_dtype && e.element_size > 0)) return Ok{};
   const std::string shown = s.size() > 32 ? s.substr(0, 32) + "..." : s;
   return bad_tensor(name, "dtype " + shown + " is not supported (only F32, F16 and BF16 are)",
                     error_code::kUnsupportedDtype);
@@ -157,7 +172,7 @@ Status parse_shape(const std::string& name, const Json& v, Entry& e) {
   for (int dim : e.shape) {
     if (has_zero) { e.count = 0; break; }
     const auto d = static_cast<std::uint64_t>(dim);
-    if (e.count > std::numeric_limits<std::uint64_t>::max() / dtype_size(e.dtype) / d)
+    if (e.count > std::numeric_limits<std::uint64_t>::max() / e.element_size / d)
       return bad_tensor(name, "the element count of the shape overflows", error_code::kLimitExceeded);
     e.count *= d;
   }
@@ -179,10 +194,10 @@ Status parse_offsets(const std::string& name, const Json& v, Entry& e, std::uint
   if (e.begin > e.end)
     return bad_tensor(name, "data_offsets begin " + std::to_string(e.begin) + " is after end " +
                                 std::to_string(e.end));
-  const std::uint64_t needed = e.count * dtype_size(e.dtype);  // no overflow: parse_shape checked
+  const std::uint64_t needed = e.count * e.element_size;  // no overflow: parse_shape checked
   if (e.end - e.begin != needed)
     return bad_tensor(name, "data_offsets span " + std::to_string(e.end - e.begin) + " bytes but " +
-                                std::to_string(e.count) + " " + to_string(e.dtype) + " elements need " +
+                                std::to_string(e.count) + " " + e.dtype_name + " elements need " +
                                 std::to_string(needed), error_code::kShapeMismatch);
   if (e.end > data_size)
     return bad_tensor(name, "data_offsets end " + std::to_string(e.end) + " is beyond the data section (" +
@@ -190,7 +205,7 @@ Status parse_offsets(const std::string& name, const Json& v, Entry& e, std::uint
   return Ok{};
 }
 
-Result<Entry> parse_entry(const std::string& name, const Json& v, std::uint64_t data_size) {
+Result<Entry> parse_entry(const std::string& name, const Json& v, std::uint64_t data_size, bool any_dtype) {
   if (name.empty()) return bad("a tensor has an empty name");
   if (!v.is_object()) return bad_tensor(name, "entry must be an object with dtype, shape and data_offsets");
   for (auto it = v.begin(); it != v.end(); ++it)
@@ -198,10 +213,9 @@ Result<Entry> parse_entry(const std::string& name, const Json& v, std::uint64_t 
       return bad_tensor(name, "unexpected key " + in_quotes(it.key()) + " in the entry");
   for (const char* key : {"dtype", "shape", "data_offsets"})
     if (!v.contains(key)) return bad_tensor(name, std::string("missing ") + in_quotes(key));
-  Entry e{name, DType::F32, {}, 0, 0, 0};
-  Result<DType> dtype = parse_dtype(name, v["dtype"]);
-  if (!dtype) return dtype.error_value();
-  e.dtype = dtype.value();
+  Entry e;
+  e.name = name;
+  if (Status s = parse_dtype(name, v["dtype"], e, any_dtype); !s) return s.error_value();
   if (Status s = parse_shape(name, v["shape"], e); !s) return s.error_value();
   if (Status s = parse_offsets(name, v["data_offsets"], e, data_size); !s) return s.error_value();
   return e;
@@ -234,20 +248,6 @@ Status check_coverage(const std::vector<Entry>& entries, std::uint64_t data_size
     return bad(std::to_string(data_size - expected) +
                " bytes at the end of the data section belong to no tensor");
   return Ok{};
-}
-
-Result<Tensor> decode_tensor(const Entry& e, const std::uint8_t* data) {
-  Tensor t{e.name, e.dtype, e.shape, std::vector<float>(static_cast<std::size_t>(e.count))};
-  const std::size_t step = dtype_size(e.dtype);
-  const std::uint8_t* p = data + e.begin;
-  for (std::size_t i = 0; i < t.values.size(); ++i, p += step) {
-    t.values[i] = decode(e.dtype, p);
-    if (!std::isfinite(t.values[i])) {
-      const char* what = std::isnan(t.values[i]) ? "NaN" : t.values[i] > 0 ? "+Infinity" : "-Infinity";
-      return bad_tensor(e.name, "element " + std::to_string(i) + " is " + what, error_code::kNonFinite);
-    }
-  }
-  return t;
 }
 
 }  // namespace
@@ -300,7 +300,7 @@ const Tensor* File::find(const std::string& name) const {
   return nullptr;
 }
 
-Result<File> read(const std::uint8_t* data, std::size_t size) {
+Result<Index> read_index(const std::uint8_t* data, std::size_t size, bool any_dtype) {
   if (size < 8)
     return bad("file too short: " + std::to_string(size) + " bytes, a safetensors file has at least 8");
   const std::uint64_t header_size = read_le64(data);
@@ -335,16 +335,16 @@ Result<File> read(const std::uint8_t* data, std::size_t size) {
     return bad(in_quotes(duplicates.tensor) + ": duplicate key " + in_quotes(duplicates.key), duplicates.tensor);
   }
 
-  File file;
-  const std::uint8_t* section = data + 8 + header_size;
+  Index index;
+  index.data_offset = 8 + header_size;
   const std::uint64_t section_size = size - 8 - header_size;
-  std::vector<Entry> entries;
+  std::vector<Entry>& entries = index.tensors;
   for (auto it = header.begin(); it != header.end(); ++it) {
     if (it.key() == kMetadataKey) {
-      if (Status s = parse_metadata(it.value(), file.metadata); !s) return s.error_value();
+      if (Status s = parse_metadata(it.value(), index.metadata); !s) return s.error_value();
       continue;
     }
-    Result<Entry> e = parse_entry(it.key(), it.value(), section_size);
+    Result<Entry> e = parse_entry(it.key(), it.value(), section_size, any_dtype);
     if (!e) return e.error_value();
     entries.push_back(std::move(e).value());
   }
@@ -352,12 +352,42 @@ Result<File> read(const std::uint8_t* data, std::size_t size) {
     return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
   });
   if (Status s = check_coverage(entries, section_size); !s) return s.error_value();
+  return index;
+}
+
+const TensorInfo* Index::find(const std::string& name) const {
+  for (const TensorInfo& t : tensors)
+    if (t.name == name) return &t;
+  return nullptr;
+}
+
+Status decode(const TensorInfo& t, const std::uint8_t* data_section, float* out) {
+  if (!t.decodable)
+    return bad_tensor(t.name, "dtype " + t.dtype_name + " is not supported (only F32, F16 and BF16 are)",
+                      error_code::kUnsupportedDtype);
+  const std::size_t step = t.element_size;
+  const std::uint8_t* p = data_section + t.begin;
+  for (std::uint64_t i = 0; i < t.count; ++i, p += step) {
+    out[i] = safetensors::decode_value(t.dtype, p);
+    if (!std::isfinite(out[i])) {
+      const char* what = std::isnan(out[i]) ? "NaN" : out[i] > 0 ? "+Infinity" : "-Infinity";
+      return bad_tensor(t.name, "element " + std::to_string(i) + " is " + what, error_code::kNonFinite);
+    }
+  }
+  return Ok{};
+}
+
+Result<File> read(const std::uint8_t* data, std::size_t size) {
+  Result<Index> index = read_index(data, size);
+  if (!index) return index.error_value();
+  File file;
+  file.metadata = std::move(index.value().metadata);
   // Only now, with every size checked against the file, is memory for values allocated:
   // at most twice the data section (F16 and BF16 widen 2 bytes to 4).
-  for (const Entry& e : entries) {
-    Result<Tensor> t = decode_tensor(e, section);
-    if (!t) return t.error_value();
-    file.tensors.push_back(std::move(t).value());
+  for (const TensorInfo& t : index.value().tensors) {
+    Tensor tensor{t.name, t.dtype, t.shape, std::vector<float>(static_cast<std::size_t>(t.count))};
+    if (Status s = decode(t, data + index.value().data_offset, tensor.values.data()); !s) return s.error_value();
+    file.tensors.push_back(std::move(tensor));
   }
   return file;
 }

@@ -24,9 +24,10 @@ const Schema<ModelSpec>& model_spec_schema() {
                        "The feed-forward activation (gelu is exact; gelu_tanh its tanh approximation)."),
           number_field("layerNormEps", &S::layer_norm_eps, 0.0, true, 1.0, "Added to the variance in every LayerNorm."),
           choice_field("head", &S::head,
-                       {{"none", OutputHead::None}, {"linear", OutputHead::Linear}, {"tied", OutputHead::Tied}},
-                       "The output head: none (hidden states only), a linear layer to vocabulary logits, or tied to "
-                       "the embedding table."),
+                       {{"none", OutputHead::None}, {"linear", OutputHead::Linear}, {"tied", OutputHead::Tied},
+                        {"mlm", OutputHead::Mlm}},
+                       "The output head: none (hidden states only), a linear layer to vocabulary logits, tied to "
+                       "the embedding table, or BERT's masked-LM head (dense, activation, LayerNorm, then tied)."),
           int_field("encoderLayers", &S::encoder_layers, 0, 64,
                     "Layers of an encoder in front of the stack (0 = a single stack)."),
           bool_field("residual", &S::residual, "Residual connections around each sub-layer (off: an ablation)."),
@@ -41,6 +42,9 @@ const Schema<ModelSpec>& model_spec_schema() {
           bool_field("layerNorm", &S::layer_norm,
                      "LayerNorms in every layer and at the end (off: an ablation; each norm is the identity and "
                      "the model has no norm parameters)."),
+          int_field("typeVocabSize", &S::type_vocab_size, 0, 1024,
+                    "Rows of a token-type (segment) embedding added to the input, BERT's sentences A and B (0 = none)."),
+          bool_field("embedNorm", &S::embed_norm, "A LayerNorm on embeddings + positions before the first layer (BERT)."),
       },
       {
           {"divides", "heads", "heads", "dModel", 0, "", "", error_code::kNotDivisible,
@@ -58,6 +62,7 @@ double parameter_floats(const ModelSpec& s) {
   const double encoder_layer = attention + ffn + 2 * norm;
   const double decoder_layer = 2 * attention + ffn + 3 * norm;
   double total = v * e + (s.positions == Positions::Learned ? s.max_seq * e : 0);
+  total += s.type_vocab_size * e + (s.has_embed_norm() ? norm : 0);
   if (s.encoder_decoder()) {
     total += s.encoder_layers * encoder_layer + s.layers * decoder_layer + 2 * final_norm;
   } else {
@@ -65,11 +70,16 @@ double parameter_floats(const ModelSpec& s) {
   }
   if (s.head == OutputHead::Linear) total += v * e + v;
   if (s.head == OutputHead::Tied) total += v;
+  if (s.head == OutputHead::Mlm) total += e * e + e + norm + v;
   return total;
 }
 
 Status validate(const ModelSpec& spec) {
   if (Status s = check(model_spec_schema(), spec); !s) return s;
+  if (spec.encoder_decoder() && (spec.type_vocab_size > 0 || spec.embed_norm || spec.head == OutputHead::Mlm))
+    return Error{"token types, embedNorm and the 'mlm' head are parts of single-stack models (BERT); this spec is an "
+                 "encoder–decoder (encoderLayers > 0)",
+                 error_code::kInvalidArgument, "encoderLayers"};
   const double floats = parameter_floats(spec);
   if (floats > kMaxParameterFloats)
     return Error{"this spec has " + std::to_string(static_cast<long long>(floats)) +

@@ -115,6 +115,8 @@ Transformer::Transformer(const ModelSpec& s) : spec_(s) {
   const int e = s.d_model, f = s.ffn_dim;
   embed_ = Parameter("embed.weight", {s.vocab_size, e});
   if (s.positions == Positions::Learned) pos_ = Parameter("pos.weight", {s.max_seq, e});
+  if (s.type_vocab_size > 0) token_type_ = Parameter("token_type.weight", {s.type_vocab_size, e});
+  if (s.has_embed_norm()) embed_norm_ = norm_weights("embed_norm", e, s.layer_norm_eps);
   const std::string single = s.encoder_decoder() ? "encoder.layers." : "layers.";
   const int encoder_count = s.encoder_decoder() ? s.encoder_layers : s.layers;
   for (int l = 0; l < encoder_count; ++l) {
@@ -149,7 +151,11 @@ Transformer::Transformer(const ModelSpec& s) : spec_(s) {
     if (s.encoder_decoder()) decoder_norm_ = norm_weights("decoder.norm", e, s.layer_norm_eps);
   }
   if (s.head == OutputHead::Linear) head_ = linear_layer("head", s.vocab_size, e);
-  if (s.head == OutputHead::Tied) head_.bias = Parameter("head.bias", {s.vocab_size});
+  if (s.head == OutputHead::Mlm) {
+    head_dense_ = linear_layer("head.dense", e, e);
+    if (s.layer_norm) head_norm_ = norm_weights("head.norm", e, s.layer_norm_eps);
+  }
+  if (s.tied_head()) head_.bias = Parameter("head.bias", {s.vocab_size});
   head_.in_features = e;
   head_.out_features = s.vocab_size;
 }
@@ -162,6 +168,8 @@ Result<Transformer> Transformer::create(const ModelSpec& spec) {
 std::vector<Parameter*> Transformer::parameter_list() {
   std::vector<Parameter*> list{&embed_};
   if (!pos_.empty()) list.push_back(&pos_);
+  if (!token_type_.empty()) list.push_back(&token_type_);
+  add_norm(list, embed_norm_);
   for (EncoderLayerWeights& w : layers_) {
     add_attention(list, w.self_attn);
     add_linear(list, w.ffn.linear1);
@@ -181,6 +189,10 @@ std::vector<Parameter*> Transformer::parameter_list() {
   }
   if (spec_.has_final_norm() && spec_.encoder_decoder()) add_norm(list, decoder_norm_);
   if (spec_.head == OutputHead::Linear) list.push_back(&head_.weight);
+  if (spec_.head == OutputHead::Mlm) {
+    add_linear(list, head_dense_);
+    add_norm(list, head_norm_);
+  }
   if (spec_.head != OutputHead::None) list.push_back(&head_.bias);
   return list;
 }
@@ -213,6 +225,8 @@ void Transformer::initialize_random(std::uint64_t seed) {
   }
   unit(norm_);
   unit(decoder_norm_);
+  unit(embed_norm_);
+  unit(head_norm_);
 }
 
 Status Transformer::set_embeddings(int vocab_size, std::vector<float> values) {
@@ -252,7 +266,7 @@ double estimate_forward_floats(const ModelSpec& s, int batch, int seq, int sourc
 }
 
 Result<Tensor> Transformer::embed_input(const std::vector<int>& ids, int batch, int seq, const std::string& stack,
-                                           const Recorder& outer) const {
+                                           const Recorder& outer, const std::vector<int>& types) const {
   const int e = spec_.d_model;
   // h = embed[ids] (+ positions): (B, S, E)
   Tensor x({"B", "S", "E"}, {batch, seq, e});
@@ -268,6 +282,17 @@ Result<Tensor> Transformer::embed_input(const std::vector<int>& ids, int batch, 
       for (std::size_t i = 0; i < row; ++i) x.data[b * row + i] += pe.data[i];
     outer.record(StageId::Positions, std::move(pe));
   }
+  if (spec_.type_vocab_size > 0) {
+    // token_type[types]: (B, S, E), segment 0 where no types are given
+    Tensor tt({"B", "S", "E"}, {batch, seq, e});
+    for (std::size_t r = 0; r < ids.size(); ++r) {
+      const int type = types.empty() ? 0 : types[r];
+      std::copy_n(token_type_.data() + static_cast<std::size_t>(type) * e, e, tt.ptr() + r * e);
+    }
+    for (std::size_t i = 0; i < x.data.size(); ++i) x.data[i] += tt.data[i];
+    outer.record(StageId::TokenTypes, std::move(tt));
+  }
+  if (spec_.has_embed_norm()) x = layer_norm(x, embed_norm_);
   if (!all_finite(x.ptr(), x.size())) return overflow_error("the " + stack + " input (embeddings + positions)");
   outer.record(StageId::Input, x);
   return x;
@@ -278,6 +303,13 @@ Status Transformer::check_input(const ForwardInput& in, bool recording) const {
   const bool enc_dec = s.encoder_decoder();
   if (Status st = check_ids("ids", in.ids, in.batch, in.seq, s.vocab_size, in.lengths, "lengths", s.max_seq); !st)
     return st;
+  if (!in.token_types.empty()) {
+    if (s.type_vocab_size == 0)
+      return Error{"this model has no token types (typeVocabSize 0); leave tokenTypes empty", error_code::kInvalidArgument,
+                   "tokenTypes"};
+    if (Status st = check_ids("tokenTypes", in.token_types, in.batch, in.seq, s.type_vocab_size, {}, "", s.max_seq); !st)
+      return st;
+  }
   if (enc_dec) {
     if (Status st = check_ids("sourceIds", in.source_ids, in.batch, in.source_seq, s.vocab_size, in.source_lengths,
                               "sourceLengths", s.max_seq);
@@ -337,7 +369,7 @@ Result<ForwardOutput> Transformer::forward(const ForwardInput& in, const Forward
   const Tensor padding = key_padding_mask(full_lengths(enc_dec ? in.source_lengths : in.lengths, in.batch, stack_seq), stack_seq);
   Recorder outer(trace, -1, stack + ".", options.record);
   outer.record(StageId::PaddingMask, padding);
-  Result<Tensor> x = embed_input(stack_ids, in.batch, stack_seq, stack, outer);
+  Result<Tensor> x = embed_input(stack_ids, in.batch, stack_seq, stack, outer, in.token_types);
   if (!x) return x.error_value();
   const bool stack_causal = !enc_dec && s.causal;
   for (std::size_t l = 0; l < layers_.size(); ++l) {
@@ -378,17 +410,29 @@ Result<ForwardOutput> Transformer::forward(const ForwardInput& in, const Forward
 
   if (s.head != OutputHead::None) {
     // logits = hidden W^T + b: (B, S, E) -> (B, S, V), with W = head.weight (V, E) or,
-    // tied, embed.weight (V, E), packed once per version like any weight.
-    const Parameter& weight = s.head == OutputHead::Tied ? embed_ : head_.weight;
+    // tied, embed.weight (V, E), packed once per version like any weight. The 'mlm'
+    // head first transforms hidden: norm(act(hidden W_d^T + b_d)), (B, S, E).
+    const Tensor transformed = s.head == OutputHead::Mlm ? mlm_transform(out.hidden, options.backend) : Tensor{};
+    const Tensor& features = s.head == OutputHead::Mlm ? transformed : out.hidden;
+    const Parameter& weight = s.tied_head() ? embed_ : head_.weight;
     out.logits = Tensor({"B", "S", "V"}, {in.batch, in.seq, s.vocab_size});
     const kernels::PackedWeight* packed =
         options.backend == Backend::Fast ? weight.packed_rows(0, s.vocab_size, s.d_model) : nullptr;
-    linear_rows(out.hidden.ptr(), in.batch * in.seq, s.d_model, weight.data(), head_.bias.data(), s.vocab_size,
+    linear_rows(features.ptr(), in.batch * in.seq, s.d_model, weight.data(), head_.bias.data(), s.vocab_size,
                 out.logits.ptr(), options.backend, packed);
     if (!all_finite(out.logits.ptr(), out.logits.size())) return overflow_error("the logits");
     Recorder(trace, -1, "", options.record).record(StageId::Logits, out.logits);
   }
   return out;
+}
+
+Tensor Transformer::mlm_transform(const Tensor& hidden, Backend backend) const {
+  const int e = spec_.d_model, rows = static_cast<int>(hidden.size() / e);
+  Tensor t({"B", "S", "E"}, hidden.shape);
+  const kernels::PackedWeight* packed = backend == Backend::Fast ? head_dense_.weight.packed_rows(0, e, e) : nullptr;
+  linear_rows(hidden.ptr(), rows, e, head_dense_.weight.data(), head_dense_.bias.data(), e, t.ptr(), backend, packed);
+  for (float& v : t.data) v = activate(v, spec_.activation);
+  return spec_.layer_norm ? layer_norm(t, head_norm_) : t;
 }
 
 }  // namespace attention

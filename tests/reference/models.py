@@ -38,7 +38,7 @@ SPEC_KEYS = ("vocabSize", "dModel", "heads", "layers", "ffnDim", "maxSeq", "posi
 DEFAULTS = {"encoderLayers": 0, "residual": True, "scale": True}
 # Engine ablations PyTorch's layers have no switch for: accepted at these values (PyTorch's
 # behaviour), refused at any other, and not part of the normalized spec.
-ENGINE_ONLY = {"attnActivation": "none", "layerNorm": True}
+ENGINE_ONLY = {"attnActivation": "none", "layerNorm": True, "typeVocabSize": 0, "embedNorm": False}
 CHOICES = {"positions": ("none", "sinusoidal", "learned"), "norm": ("post", "pre"),
            "activation": ("relu", "gelu", "gelu_tanh"), "head": ("none", "linear", "tied")}
 

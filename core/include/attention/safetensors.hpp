@@ -49,6 +49,38 @@ struct File {
 // Parses and checks a whole file (bytes), decoding every tensor to float32.
 Result<File> read(const std::uint8_t* data, std::size_t size);
 
+// One tensor of a checked header, not yet decoded.
+struct TensorInfo {
+  std::string name;
+  std::string dtype_name;        // as written: "F32", "U8", "I64", ...
+  bool decodable = false;        // F32, F16 or BF16: `dtype` is set
+  DType dtype = DType::F32;
+  std::size_t element_size = 0;  // bytes per element
+  std::vector<int> shape;
+  std::uint64_t begin = 0, end = 0, count = 0;  // byte offsets in the data section; elements
+};
+
+// A file's checked header: the same checks as read() (coverage, sizes, names, JSON),
+// without decoding or allocating values, so a loader can decode tensor by tensor
+// straight into its own buffers. With any_dtype, tensors of the format's other dtypes
+// (U8, I64, BOOL, F64, ...) are listed (decodable false) instead of refused, for
+// loaders that skip known buffers such as GPT-2's causal-mask tables.
+struct Index {
+  std::vector<TensorInfo> tensors;                    // in the order of their data_offsets
+  std::map<std::string, std::string> metadata;
+  std::uint64_t data_offset = 0;                      // where the data section starts in the file
+  const TensorInfo* find(const std::string& name) const;  // or nullptr
+};
+Result<Index> read_index(const std::uint8_t* data, std::size_t size, bool any_dtype = false);
+
+// Decodes one tensor of an Index to float32: out holds t.count floats; data_section is
+// the file's bytes from Index::data_offset on. An Error for a dtype we do not decode or
+// a value that is not finite (out is then partly written).
+Status decode(const TensorInfo& t, const std::uint8_t* data_section, float* out);
+
+// One stored value of a decodable dtype, little-endian, at any alignment.
+float decode_value(DType dtype, const std::uint8_t* p);
+
 struct TensorRef {
   std::string name;
   std::vector<int> shape;

@@ -13,6 +13,18 @@
 //     (the output uses embed.weight).
 // Hidden state h = embed[ids] + positions (no sqrt(E) factor).
 //
+// Parts of the pretrained families (GPT-2 and BERT, pretrained.hpp), which have no
+// nn.Transformer twin; single stacks only, and not trained by the Trainer:
+//   typeVocabSize > 0: token_type.weight (T, E); h += token_type[type_ids] (BERT's
+//                     segments A/B; ForwardInput::token_types, all 0 when absent).
+//   embedNorm:        embed_norm.weight / .bias (E): h = LayerNorm(h) before the first
+//                     layer (BERT's embeddings.LayerNorm); the stage "<stack>.input" is
+//                     then the normalised h, what the first layer reads.
+//   head 'mlm':       BERT's masked-LM head: head.dense.weight (E, E) / .bias (E), the
+//                     FFN activation, head.norm.weight / .bias (E), then tied to
+//                     embed.weight with head.bias (V):
+//                     logits = norm(act(h W_d^T + b_d)) embed^T + b.
+//
 // Ablations, each off-switch of something PyTorch's layers always do, or an addition
 // they never make (a spec that uses one has no PyTorch twin):
 //   residual false:   no residual connections (post: norm(f(x)), pre: f(norm(x))).
@@ -33,7 +45,7 @@
 namespace attention {
 
 enum class Positions { None, Sinusoidal, Learned };
-enum class OutputHead { None, Linear, Tied };
+enum class OutputHead { None, Linear, Tied, Mlm };
 
 struct ModelSpec {
   int vocab_size = 64;
@@ -54,10 +66,14 @@ struct ModelSpec {
   bool scale = true;     // ablation: divide scores by sqrt(d_k)
   Activation attn_activation = Activation::None;  // ablation: an activation after attention
   bool layer_norm = true;  // ablation: false = every LayerNorm is the identity, without parameters
+  int type_vocab_size = 0;  // BERT's token types (segments); 0 = none
+  bool embed_norm = false;  // BERT's LayerNorm on the embedding sum
 
   int head_dim() const { return d_model / heads; }  // d_k
   bool encoder_decoder() const { return encoder_layers > 0; }
   bool has_final_norm() const { return final_norm && layer_norm; }  // a final norm with parameters
+  bool has_embed_norm() const { return embed_norm && layer_norm; }
+  bool tied_head() const { return head == OutputHead::Tied || head == OutputHead::Mlm; }  // logits use embed.weight
 };
 
 // The most floats a model's parameters may hold (1 GiB of float32).

@@ -23,7 +23,7 @@ enum class StageScope { Model, Stack, Layer, Attention };
 
 enum class StageId {
   // stack
-  PaddingMask, Embeddings, Positions, Input, FinalNorm,
+  PaddingMask, Embeddings, Positions, TokenTypes, Input, FinalNorm,
   // attention block
   QProj, KProj, VProj, QSplit, QHeads, KHeads, VHeads,
   MaskPadding, MaskCausal, MaskUser, MaskAdditive, Mask,

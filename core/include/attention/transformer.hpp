@@ -19,6 +19,7 @@ struct ForwardInput {
   std::vector<int> ids;       // (B, S) token ids, row-major
   int batch = 0, seq = 0;
   std::vector<int> lengths;   // (B) real tokens per sequence, 0..S; empty = all S
+  std::vector<int> token_types;  // (B, S) segment ids 0..typeVocabSize-1; empty = all 0
   // Encoder–decoder specs: the encoder's input, likewise. ids above are the decoder's.
   std::vector<int> source_ids;
   int source_seq = 0;
@@ -90,10 +91,12 @@ class Transformer {
   // single stack.
   Status check_ablated_heads(const std::vector<HeadRef>& heads) const;
 
-  // The stack's input h = embed[ids] + positions: (B, S, E), recording embeddings,
-  // positions and input under `outer`; an Error if float32 overflowed. Ids are checked.
+  // The stack's input h = embed[ids] + positions (+ token_type[types]), normalised when
+  // the spec has embedNorm: (B, S, E), recording embeddings, positions, token types and
+  // input under `outer`; an Error if float32 overflowed. Ids are checked; `types` is
+  // empty or (B, S) checked segment ids.
   Result<Tensor> embed_input(const std::vector<int>& ids, int batch, int seq, const std::string& stack,
-                             const Recorder& outer = {}) const;
+                             const Recorder& outer = {}, const std::vector<int>& types = {}) const;
 
   // The parts, for the preset fillers, training (train/backprop.cpp) and tests.
   std::vector<EncoderLayerWeights>& encoder_layers() { return layers_; }
@@ -102,6 +105,10 @@ class Transformer {
   const std::vector<DecoderLayerWeights>& decoder_layers() const { return decoder_layers_; }
   Parameter& embed() { return embed_; }
   Parameter& positions() { return pos_; }
+  Parameter& token_types() { return token_type_; }
+  LayerNormWeights& embed_norm() { return embed_norm_; }
+  LinearWeights& mlm_dense() { return head_dense_; }         // head 'mlm': its transform
+  LayerNormWeights& mlm_norm() { return head_norm_; }
   LayerNormWeights& final_norm() { return norm_; }            // the single stack's or the encoder's
   LayerNormWeights& decoder_final_norm() { return decoder_norm_; }
   LinearWeights& head() { return head_; }                     // weight empty when tied
@@ -109,13 +116,18 @@ class Transformer {
  private:
   explicit Transformer(const ModelSpec& spec);
   std::vector<Parameter*> parameter_list();
+  // The 'mlm' head's transform of hidden (B, S, E) -> (B, S, E).
+  Tensor mlm_transform(const Tensor& hidden, Backend backend) const;
 
   ModelSpec spec_;
-  Parameter embed_, pos_;
+  Parameter embed_, pos_, token_type_;
+  LayerNormWeights embed_norm_;                      // embedNorm only
   std::vector<EncoderLayerWeights> layers_;          // the single stack, or the encoder
   std::vector<DecoderLayerWeights> decoder_layers_;  // encoder–decoder only
   LayerNormWeights norm_, decoder_norm_;             // final norms (norm_ of the single stack or encoder)
   LinearWeights head_;
+  LinearWeights head_dense_;                         // head 'mlm' only: its transform
+  LayerNormWeights head_norm_;
 };
 
 // The heads of `layer` in `heads`, as MultiHeadOptions::ablated_heads takes them.

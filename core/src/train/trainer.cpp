@@ -51,8 +51,11 @@ Result<std::unique_ptr<Trainer>> Trainer::create(std::shared_ptr<Transformer> mo
   if (Status s = check(optimizer_schema(), optimizer); !s) return s.error_value();
   if (Status s = check(trainer_schema(), settings); !s) return s.error_value();
   const ModelSpec& spec = model->spec();
-  if (spec.head == OutputHead::None)
-    return Error{"training needs a model with an output head (head 'linear' or 'tied')", error_code::kInvalidArgument, "head"};
+  if (spec.head == OutputHead::None || spec.head == OutputHead::Mlm)
+    return Error{"training needs a model with an output head 'linear' or 'tied'", error_code::kInvalidArgument, "head"};
+  if (spec.type_vocab_size > 0 || spec.embed_norm)
+    return Error{"training does not support token types or an embedding LayerNorm (the parts of pretrained BERT models)",
+                 error_code::kInvalidArgument, spec.embed_norm ? "embedNorm" : "typeVocabSize"};
   if (task) {
     if (spec.encoder_decoder())
       return Error{"the tasks train a single causal stack: use encoderLayers 0 (or give batches yourself)",

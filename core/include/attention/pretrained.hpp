@@ -1,0 +1,92 @@
+#pragma once
+// Pretrained checkpoints as a model hub stores them: config.json, model.safetensors
+// (or shards listed by model.safetensors.index.json) for the GPT-2 and BERT families,
+// read into a Transformer whose parameters keep the engine's names (spec.hpp).
+//
+//   GPT-2 (model_type "gpt2"): learned positions, pre-LN blocks, final ln_f, causal,
+//     gelu_new (tanh) FFN, output tied to wte. Conv1D weights are stored (in, out) and
+//     transposed on load; c_attn is already the fused (q, k, v) projection.
+//   BERT (model_type "bert"): word + position + token-type embeddings with a LayerNorm,
+//     post-LN blocks, exact GELU, separate query / key / value (fused on load into
+//     in_proj rows [0, E), [E, 2E), [2E, 3E)), no causal mask; the masked-LM head
+//     (head 'mlm') when the config names a ...ForMaskedLM or ...ForPreTraining class.
+//
+// Hub names may carry the class prefix ("transformer." for GPT2LMHeadModel, "bert."
+// for BertFor...), BERT's legacy LayerNorm names (gamma, beta) are read as weight,
+// bias. Buffers and parts the engine has no use for are skipped by name (GPT-2's
+// attn.bias / attn.masked_bias mask tables, BERT's position_ids, pooler and
+// next-sentence head, tied copies of the embedding table); any other tensor, a
+// missing one, a wrong shape, a dtype other than F32 / F16 / BF16 or a value that is
+// not finite is an Error naming the tensor, and nothing is built.
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "attention/result.hpp"
+#include "attention/spec.hpp"
+#include "attention/transformer.hpp"
+
+namespace attention::pretrained {
+
+enum class Family { Gpt2, Bert };
+const char* to_string(Family family);
+
+// What config.json says, as the engine's spec plus what the spec does not hold.
+struct HubConfig {
+  Family family = Family::Gpt2;
+  std::string model_type;      // "gpt2", "bert"
+  std::string architecture;    // architectures[0], or "" when absent
+  ModelSpec spec;
+  int pad_token_id = -1;       // -1 when the config has none
+};
+
+// Reads and checks config.json. Errors name the config key in `field`
+// (code kBadFile for malformed JSON or a wrong type, kOutOfRange / kInvalidArgument for
+// values the engine cannot run, kLimitExceeded for models over the parameter limit).
+Result<HubConfig> read_config(const std::string& json_text);
+
+// model.safetensors.index.json: the shard file of every tensor, and the files in
+// order of first appearance. Errors name the key.
+struct ShardIndex {
+  std::map<std::string, std::string> weight_map;  // tensor name -> file name
+  std::vector<std::string> files;
+};
+Result<ShardIndex> read_shard_index(const std::string& json_text);
+
+// Builds a model from checkpoint files given one at a time, so each file's bytes can
+// be released once it is read (GPT-2 small is ~500 MB in F32): a file's header is
+// checked whole and every tensor it names is mapped, checked and decoded straight into
+// the model's parameters before add_file returns. finish() checks that every
+// parameter was filled and hands the model over. A failed call leaves the loader
+// unusable (the caller discards it); no half-built model ever escapes.
+class CheckpointLoader {
+ public:
+  static Result<CheckpointLoader> create(const HubConfig& config);
+  CheckpointLoader(CheckpointLoader&&) noexcept;
+  CheckpointLoader& operator=(CheckpointLoader&&) noexcept;
+  ~CheckpointLoader();
+
+  // One whole .safetensors file (a checkpoint or one shard); `file_name` only for
+  // messages. With a shard index, `expected` lists the tensors the index puts in this
+  // file: the file must hold exactly those.
+  Status add_file(const std::uint8_t* data, std::size_t size, const std::string& file_name,
+                  const std::vector<std::string>* expected = nullptr);
+
+  // The model, once every parameter is filled; else an Error naming the first missing
+  // hub tensor (kMissingTensor) and how many are missing.
+  Result<Transformer> finish();
+
+  // Tensors read so far, skipped so far (by name, with the reason).
+  int tensors_read() const;
+  const std::vector<std::pair<std::string, std::string>>& skipped() const;
+
+ private:
+  struct State;
+  explicit CheckpointLoader(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace attention::pretrained

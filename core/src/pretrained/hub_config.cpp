@@ -1,0 +1,226 @@
+// config.json of the GPT-2 and BERT families -> ModelSpec, and the shard index.
+// Keys and defaults follow the Hugging Face configuration classes (GPT2Config,
+// BertConfig): a key that is absent takes the class default; a present key of the
+// wrong type, or a value the engine cannot run the way the modelling code does, is an
+// Error naming that key.
+#include <cmath>
+#include <set>
+
+#include <nlohmann/json.hpp>
+
+#include "attention/pretrained.hpp"
+
+namespace attention::pretrained {
+
+namespace {
+
+using Json = nlohmann::json;
+using error_code::kBadFile;
+using error_code::kInvalidArgument;
+
+Error config_error(const std::string& key, const std::string& problem, const char* code = kBadFile) {
+  return Error{"config.json: " + key + " " + problem, code, key};
+}
+
+Result<Json> parse_object(const std::string& text, const char* file) {
+  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded()) return Error{std::string(file) + " is not valid JSON", kBadFile, file};
+  if (!j.is_object()) return Error{std::string(file) + " must be a JSON object", kBadFile, file};
+  return j;
+}
+
+// A whole number key (absent = fallback; null = fallback when null_ok).
+Result<int> integer(const Json& j, const std::string& key, int fallback, bool null_ok = false) {
+  if (!j.contains(key) || (null_ok && j[key].is_null())) return fallback;
+  const Json& v = j[key];
+  if (v.is_number_integer()) {
+    const auto i = v.get<std::int64_t>();
+    if (i < -1 || i > 1'000'000'000) return config_error(key, "is " + v.dump() + ", out of range", error_code::kOutOfRange);
+    return static_cast<int>(i);
+  }
+  return config_error(key, "must be a whole number, got " + v.dump());
+}
+
+Result<double> number(const Json& j, const std::string& key, double fallback) {
+  if (!j.contains(key)) return fallback;
+  const Json& v = j[key];
+  if (!v.is_number()) return config_error(key, "must be a number, got " + v.dump());
+  return v.get<double>();
+}
+
+Result<bool> boolean(const Json& j, const std::string& key, bool fallback) {
+  if (!j.contains(key)) return fallback;
+  if (!j[key].is_boolean()) return config_error(key, "must be true or false, got " + j[key].dump());
+  return j[key].get<bool>();
+}
+
+Result<std::string> text(const Json& j, const std::string& key, const std::string& fallback) {
+  if (!j.contains(key)) return fallback;
+  if (!j[key].is_string()) return config_error(key, "must be a string, got " + j[key].dump());
+  return j[key].get<std::string>();
+}
+
+// The activations of transformers' ACT2FN the engine computes exactly as PyTorch does.
+Result<Activation> activation(const std::string& key, const std::string& name) {
+  if (name == "gelu") return Activation::GELU;
+  if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast") return Activation::GELUTanh;
+  if (name == "relu") return Activation::ReLU;
+  return config_error(key, "is \"" + name + "\"; the engine runs gelu, gelu_new (tanh), gelu_pytorch_tanh and relu",
+                      kInvalidArgument);
+}
+
+// Runs the steps in order and stops at the first error.
+#define TRY_ASSIGN(target, expression)          \
+  do {                                          \
+    auto result_ = (expression);                \
+    if (!result_) return result_.error_value(); \
+    target = std::move(result_).value();        \
+  } while (0)
+
+Result<HubConfig> gpt2_config(const Json& j, HubConfig c) {
+  ModelSpec& s = c.spec;
+  TRY_ASSIGN(s.vocab_size, integer(j, "vocab_size", 50257));
+  int n_ctx = 1024;
+  TRY_ASSIGN(n_ctx, integer(j, "n_ctx", 1024));
+  TRY_ASSIGN(s.max_seq, integer(j, "n_positions", n_ctx));
+  TRY_ASSIGN(s.d_model, integer(j, "n_embd", 768));
+  TRY_ASSIGN(s.layers, integer(j, "n_layer", 12));
+  TRY_ASSIGN(s.heads, integer(j, "n_head", 12));
+  TRY_ASSIGN(s.ffn_dim, integer(j, "n_inner", 4 * s.d_model, /*null_ok=*/true));
+  std::string act;
+  TRY_ASSIGN(act, text(j, "activation_function", "gelu_new"));
+  TRY_ASSIGN(s.activation, activation("activation_function", act));
+  TRY_ASSIGN(s.layer_norm_eps, number(j, "layer_norm_epsilon", 1e-5));
+  TRY_ASSIGN(s.scale, boolean(j, "scale_attn_weights", true));
+  bool by_layer = false;
+  TRY_ASSIGN(by_layer, boolean(j, "scale_attn_by_inverse_layer_idx", false));
+  if (by_layer)
+    return config_error("scale_attn_by_inverse_layer_idx", "is true; the engine scales every layer by 1/sqrt(d_k) only",
+                        kInvalidArgument);
+  bool tied = true;
+  TRY_ASSIGN(tied, boolean(j, "tie_word_embeddings", true));
+  s.positions = Positions::Learned;
+  s.causal = true;
+  s.norm = NormPlacement::Pre;
+  s.final_norm = true;
+  s.head = tied ? OutputHead::Tied : OutputHead::Linear;
+  TRY_ASSIGN(c.pad_token_id, integer(j, "pad_token_id", -1, /*null_ok=*/true));
+  return c;
+}
+
+Result<HubConfig> bert_config(const Json& j, HubConfig c) {
+  ModelSpec& s = c.spec;
+  TRY_ASSIGN(s.vocab_size, integer(j, "vocab_size", 30522));
+  TRY_ASSIGN(s.d_model, integer(j, "hidden_size", 768));
+  TRY_ASSIGN(s.layers, integer(j, "num_hidden_layers", 12));
+  TRY_ASSIGN(s.heads, integer(j, "num_attention_heads", 12));
+  TRY_ASSIGN(s.ffn_dim, integer(j, "intermediate_size", 3072));
+  std::string act;
+  TRY_ASSIGN(act, text(j, "hidden_act", "gelu"));
+  TRY_ASSIGN(s.activation, activation("hidden_act", act));
+  TRY_ASSIGN(s.max_seq, integer(j, "max_position_embeddings", 512));
+  TRY_ASSIGN(s.type_vocab_size, integer(j, "type_vocab_size", 2));
+  TRY_ASSIGN(s.layer_norm_eps, number(j, "layer_norm_eps", 1e-12));
+  std::string positions;
+  TRY_ASSIGN(positions, text(j, "position_embedding_type", "absolute"));
+  if (positions != "absolute")
+    return config_error("position_embedding_type", "is \"" + positions + "\"; the engine runs absolute positions only",
+                        kInvalidArgument);
+  bool decoder = false;
+  TRY_ASSIGN(decoder, boolean(j, "is_decoder", false));
+  if (decoder) return config_error("is_decoder", "is true; the engine runs BERT as an encoder only", kInvalidArgument);
+  s.positions = Positions::Learned;
+  s.causal = false;
+  s.norm = NormPlacement::Post;
+  s.final_norm = false;
+  s.embed_norm = true;
+  const std::string& a = c.architecture;
+  const bool masked_lm = a.find("ForMaskedLM") != std::string::npos || a.find("ForPreTraining") != std::string::npos;
+  s.head = masked_lm ? OutputHead::Mlm : OutputHead::None;
+  TRY_ASSIGN(c.pad_token_id, integer(j, "pad_token_id", 0, /*null_ok=*/true));
+  return c;
+}
+
+// The config key behind each spec field, for the messages of validate().
+std::string config_key(Family family, const std::string& field) {
+  static const std::map<std::string, std::pair<const char*, const char*>> keys = {
+      {"vocabSize", {"vocab_size", "vocab_size"}},        {"dModel", {"n_embd", "hidden_size"}},
+      {"heads", {"n_head", "num_attention_heads"}},        {"layers", {"n_layer", "num_hidden_layers"}},
+      {"ffnDim", {"n_inner", "intermediate_size"}},       {"maxSeq", {"n_positions", "max_position_embeddings"}},
+      {"layerNormEps", {"layer_norm_epsilon", "layer_norm_eps"}}, {"typeVocabSize", {"type_vocab_size", "type_vocab_size"}},
+  };
+  auto it = keys.find(field);
+  if (it == keys.end()) return field;
+  return family == Family::Gpt2 ? it->second.first : it->second.second;
+}
+
+#undef TRY_ASSIGN
+
+}  // namespace
+
+const char* to_string(Family family) { return family == Family::Gpt2 ? "gpt2" : "bert"; }
+
+Result<HubConfig> read_config(const std::string& json_text) {
+  Result<Json> parsed = parse_object(json_text, "config.json");
+  if (!parsed) return parsed.error_value();
+  const Json& j = parsed.value();
+  HubConfig c;
+  if (!j.contains("model_type"))
+    return config_error("model_type", "is missing; the engine loads model_type \"gpt2\" and \"bert\"", kInvalidArgument);
+  if (!j["model_type"].is_string()) return config_error("model_type", "must be a string, got " + j["model_type"].dump());
+  c.model_type = j["model_type"].get<std::string>();
+  if (j.contains("architectures")) {
+    const Json& a = j["architectures"];
+    if (!a.is_array() || (!a.empty() && !a[0].is_string()))
+      return config_error("architectures", "must be a list of class names, got " + a.dump());
+    if (!a.empty()) c.architecture = a[0].get<std::string>();
+  }
+  Result<HubConfig> out = Error{"", kInvalidArgument};
+  if (c.model_type == "gpt2") {
+    c.family = Family::Gpt2;
+    out = gpt2_config(j, c);
+  } else if (c.model_type == "bert") {
+    c.family = Family::Bert;
+    out = bert_config(j, c);
+  } else {
+    return config_error("model_type", "is \"" + c.model_type + "\"; the engine loads \"gpt2\" and \"bert\" models",
+                        kInvalidArgument);
+  }
+  if (!out) return out;
+  if (Status s = validate(out.value().spec); !s) {
+    Error e = s.error_value();
+    const std::string key = config_key(out.value().family, e.field);
+    return Error{"config.json (" + key + "): " + e.message, e.code, key};
+  }
+  const int pad = out.value().pad_token_id;
+  if (pad >= out.value().spec.vocab_size)
+    return config_error("pad_token_id", "is " + std::to_string(pad) + ", outside the vocabulary", error_code::kOutOfRange);
+  return out;
+}
+
+Result<ShardIndex> read_shard_index(const std::string& json_text) {
+  const char* file = "model.safetensors.index.json";
+  Result<Json> parsed = parse_object(json_text, file);
+  if (!parsed) return parsed.error_value();
+  const Json& j = parsed.value();
+  if (!j.contains("weight_map") || !j["weight_map"].is_object() || j["weight_map"].empty())
+    return Error{std::string(file) + ": weight_map must be an object of tensor name -> file name", kBadFile, "weight_map"};
+  ShardIndex index;
+  std::set<std::string> seen;
+  for (auto it = j["weight_map"].begin(); it != j["weight_map"].end(); ++it) {
+    if (!it.value().is_string())
+      return Error{std::string(file) + ": weight_map[\"" + it.key() + "\"] must be a file name, got " + it.value().dump(),
+                   kBadFile, it.key()};
+    const std::string name = it.value().get<std::string>();
+    if (name.empty() || name.find('/') != std::string::npos || name.find('\\') != std::string::npos || name == "." ||
+        name == "..")
+      return Error{std::string(file) + ": weight_map[\"" + it.key() + "\"] is \"" + name +
+                       "\", not a file name in the same folder",
+                   kBadFile, it.key()};
+    index.weight_map[it.key()] = name;
+    if (seen.insert(name).second) index.files.push_back(name);
+  }
+  return index;
+}
+
+}  // namespace attention::pretrained

@@ -1,0 +1,143 @@
+// Hub tensor names of GPT-2 (GPT2Model / GPT2LMHeadModel) and BERT (BertModel,
+// BertForMaskedLM, BertForPreTraining) mapped onto the engine's parameters.
+#include "hub_names.hpp"
+
+namespace attention::pretrained {
+
+namespace {
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.compare(0, prefix.size(), prefix) == 0; }
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+class Table {
+ public:
+  explicit Table(std::map<std::string, HubTarget>& out) : out_(out) {}
+  // The parameter as a whole, in the same layout.
+  void same(const std::string& hub, Parameter& p) { add(hub, p, p.shape(), 0, false); }
+  // A 2-D parameter (out, in) stored (in, out).
+  void transposed(const std::string& hub, Parameter& p) { add(hub, p, {p.shape()[1], p.shape()[0]}, 0, true); }
+  // Rows [row, row + rows) of the parameter (all its columns), or elements of a 1-D one.
+  void rows(const std::string& hub, Parameter& p, int row, int rows) {
+    std::vector<int> shape = p.shape();
+    shape[0] = rows;
+    add(hub, p, shape, row, false);
+  }
+  // A second name for the tensor added last (filled once, by either name).
+  void alias(const std::string& hub, const std::string& of) {
+    HubTarget t = out_.at(of);
+    out_[hub] = t;
+  }
+  int slots() const { return next_slot_; }
+
+ private:
+  void add(const std::string& hub, Parameter& p, std::vector<int> shape, int row, bool transpose) {
+    out_[hub] = HubTarget{&p, std::move(shape), row, transpose, next_slot_++};
+  }
+  std::map<std::string, HubTarget>& out_;
+  int next_slot_ = 0;
+};
+
+void norm(Table& t, const std::string& hub, LayerNormWeights& n) {
+  t.same(hub + ".weight", n.weight);
+  t.same(hub + ".bias", n.bias);
+}
+
+void gpt2(Table& t, Transformer& m) {
+  t.same("wte.weight", m.embed());
+  t.same("wpe.weight", m.positions());
+  for (std::size_t i = 0; i < m.encoder_layers().size(); ++i) {
+    EncoderLayerWeights& w = m.encoder_layers()[i];
+    const std::string h = "h." + std::to_string(i) + ".";
+    norm(t, h + "ln_1", w.norm1);
+    t.transposed(h + "attn.c_attn.weight", w.self_attn.in_proj_weight);  // (E, 3E): q | k | v columns
+    t.same(h + "attn.c_attn.bias", w.self_attn.in_proj_bias);
+    t.transposed(h + "attn.c_proj.weight", w.self_attn.out_proj_weight);
+    t.same(h + "attn.c_proj.bias", w.self_attn.out_proj_bias);
+    norm(t, h + "ln_2", w.norm2);
+    t.transposed(h + "mlp.c_fc.weight", w.ffn.linear1.weight);  // (E, F)
+    t.same(h + "mlp.c_fc.bias", w.ffn.linear1.bias);
+    t.transposed(h + "mlp.c_proj.weight", w.ffn.linear2.weight);  // (F, E)
+    t.same(h + "mlp.c_proj.bias", w.ffn.linear2.bias);
+  }
+  norm(t, "ln_f", m.final_norm());
+  if (m.spec().head == OutputHead::Linear) t.same("lm_head.weight", m.head().weight);
+}
+
+void bert(Table& t, Transformer& m) {
+  const int e = m.spec().d_model;
+  t.same("embeddings.word_embeddings.weight", m.embed());
+  t.same("embeddings.position_embeddings.weight", m.positions());
+  t.same("embeddings.token_type_embeddings.weight", m.token_types());
+  norm(t, "embeddings.LayerNorm", m.embed_norm());
+  for (std::size_t i = 0; i < m.encoder_layers().size(); ++i) {
+    EncoderLayerWeights& w = m.encoder_layers()[i];
+    const std::string l = "encoder.layer." + std::to_string(i) + ".";
+    const char* parts[] = {"query", "key", "value"};  // in_proj rows: q [0, E), k [E, 2E), v [2E, 3E)
+    for (int p = 0; p < 3; ++p) {
+      t.rows(l + "attention.self." + parts[p] + ".weight", w.self_attn.in_proj_weight, p * e, e);
+      t.rows(l + "attention.self." + parts[p] + ".bias", w.self_attn.in_proj_bias, p * e, e);
+    }
+    t.same(l + "attention.output.dense.weight", w.self_attn.out_proj_weight);
+    t.same(l + "attention.output.dense.bias", w.self_attn.out_proj_bias);
+    norm(t, l + "attention.output.LayerNorm", w.norm1);
+    t.same(l + "intermediate.dense.weight", w.ffn.linear1.weight);
+    t.same(l + "intermediate.dense.bias", w.ffn.linear1.bias);
+    t.same(l + "output.dense.weight", w.ffn.linear2.weight);
+    t.same(l + "output.dense.bias", w.ffn.linear2.bias);
+    norm(t, l + "output.LayerNorm", w.norm2);
+  }
+  if (m.spec().head == OutputHead::Mlm) {
+    t.same("cls.predictions.transform.dense.weight", m.mlm_dense().weight);
+    t.same("cls.predictions.transform.dense.bias", m.mlm_dense().bias);
+    norm(t, "cls.predictions.transform.LayerNorm", m.mlm_norm());
+    t.same("cls.predictions.bias", m.head().bias);
+    t.alias("cls.predictions.decoder.bias", "cls.predictions.bias");  // newer files store both
+  }
+}
+
+}  // namespace
+
+std::map<std::string, HubTarget> hub_targets(Family family, Transformer& model, int& slot_count) {
+  std::map<std::string, HubTarget> out;
+  Table table(out);
+  if (family == Family::Gpt2) gpt2(table, model);
+  else bert(table, model);
+  slot_count = table.slots();
+  return out;
+}
+
+std::string canonical_name(Family family, const std::string& name) {
+  std::string n = name;
+  const std::string prefix = family == Family::Gpt2 ? "transformer." : "bert.";
+  if (starts_with(n, prefix)) n = n.substr(prefix.size());
+  if (family == Family::Bert) {
+    if (ends_with(n, "LayerNorm.gamma")) n = n.substr(0, n.size() - 5) + "weight";
+    else if (ends_with(n, "LayerNorm.beta")) n = n.substr(0, n.size() - 4) + "bias";
+  }
+  return n;
+}
+
+std::string skip_reason(Family family, const ModelSpec& spec, const std::string& n) {
+  if (family == Family::Gpt2) {
+    if (starts_with(n, "h.") && (ends_with(n, ".attn.bias") || ends_with(n, ".attn.masked_bias")))
+      return "GPT-2's causal-mask buffer (the engine masks by position)";
+    if (n == "lm_head.weight" && spec.head == OutputHead::Tied) return "a copy of wte.weight (the output is tied to it)";
+    return "";
+  }
+  if (n == "embeddings.position_ids") return "a buffer of positions 0..max-1";
+  if (starts_with(n, "pooler.")) return "the pooler (the [CLS] classifier's input), not used by the views";
+  if (starts_with(n, "cls.seq_relationship.")) return "the next-sentence head, not used by the views";
+  if (n == "cls.predictions.decoder.weight") return "a copy of the word embeddings (the output is tied to them)";
+  if (starts_with(n, "cls.predictions.") && spec.head != OutputHead::Mlm)
+    return "the masked-LM head, which this config's architecture does not use";
+  return "";
+}
+
+std::vector<Parameter*> implicit_zero_parameters(Family family, Transformer& model) {
+  if (family == Family::Gpt2 && model.spec().head != OutputHead::None) return {&model.head().bias};
+  return {};
+}
+
+}  // namespace attention::pretrained

@@ -1,0 +1,366 @@
+// Hub checkpoints (config.json + safetensors) of GPT-2 and BERT against the PyTorch
+// references in tests/reference/hf_models.py, on the tiny random models written by
+// tests/reference/generate_pretrained_fixtures.py: attentions (per layer (B, H, S, S)),
+// hidden states and logits agree to 1e-4 relative on the real (unpadded) positions.
+// Then every way a checkpoint can be broken, each an Error naming the culprit.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "attention/pretrained.hpp"
+#include "attention/safetensors.hpp"
+
+namespace attention::pretrained {
+namespace {
+
+using json = nlohmann::json;
+const std::string kDir = std::string(ATTENTION_FIXTURE_DIR) + "/pretrained/";
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in) << "cannot read " << path;
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+std::vector<std::uint8_t> read_bytes(const std::string& path) {
+  const std::string t = read_text(path);
+  return std::vector<std::uint8_t>(t.begin(), t.end());
+}
+
+HubConfig config_of(const std::string& dir) {
+  Result<HubConfig> c = read_config(read_text(kDir + dir + "/config.json"));
+  EXPECT_TRUE(c) << c.error();
+  return c.value();
+}
+
+// Loads dir's config with the given files (relative to dir; with an index when sharded).
+Result<Transformer> load(const std::string& dir, const std::vector<std::string>& files,
+                         const ShardIndex* index = nullptr) {
+  Result<CheckpointLoader> loader = CheckpointLoader::create(config_of(dir));
+  if (!loader) return loader.error_value();
+  for (const std::string& f : files) {
+    std::vector<std::uint8_t> bytes = read_bytes(kDir + dir + "/" + f);
+    std::vector<std::string> expected;
+    if (index)
+      for (const auto& [name, file] : index->weight_map)
+        if (file == f) expected.push_back(name);
+    if (Status s = loader.value().add_file(bytes.data(), bytes.size(), f, index ? &expected : nullptr); !s)
+      return s.error_value();
+  }
+  return loader.value().finish();
+}
+
+void expect_close(const float* got, double want, const std::string& what) {
+  const double tolerance = 1e-4 * std::max(1.0, std::fabs(want));
+  ASSERT_NEAR(*got, want, tolerance) << what;
+}
+
+// Compares a forward pass of `model` with expected.json of `golden`.
+void check_against(const Transformer& model, const std::string& golden) {
+  const json e = json::parse(read_text(kDir + golden + "/expected.json"));
+  const int b = e["batch"], s = e["seq"];
+  ForwardInput in;
+  in.batch = b;
+  in.seq = s;
+  in.ids = e["input_ids"].get<std::vector<int>>();
+  in.lengths = e["lengths"].get<std::vector<int>>();
+  if (e.contains("token_type_ids")) in.token_types = e["token_type_ids"].get<std::vector<int>>();
+  RecordFilter all;
+  ForwardOptions options;
+  options.record = &all;
+  for (Backend backend : {Backend::Fast, Backend::Reference}) {
+    options.backend = backend;
+    Result<ForwardOutput> out = model.forward(in, options);
+    ASSERT_TRUE(out) << out.error();
+    const ModelSpec& spec = model.spec();
+    const std::string stack = spec.causal ? "decoder." : "encoder.";
+    const int h = spec.heads, E = spec.d_model, V = spec.vocab_size;
+    const auto& lengths = in.lengths;
+    // attentions[l]: (B, H, S, S), real query rows only (keys past the length are 0 in both)
+    for (int l = 0; l < spec.layers; ++l) {
+      const Stage* w = out.value().trace.find(l, stack + "self_attn.weights");
+      ASSERT_NE(w, nullptr);
+      const std::vector<double> want = e["attentions"][l].get<std::vector<double>>();
+      ASSERT_EQ(w->tensor.size(), want.size());
+      for (int bi = 0; bi < b; ++bi)
+        for (int hi = 0; hi < h; ++hi)
+          for (int q = 0; q < lengths[bi]; ++q)
+            for (int k = 0; k < s; ++k) {
+              const std::size_t i = ((static_cast<std::size_t>(bi) * h + hi) * s + q) * s + k;
+              expect_close(&w->tensor.data[i], want[i],
+                           golden + " attention layer " + std::to_string(l) + " [" + std::to_string(bi) + "," +
+                               std::to_string(hi) + "," + std::to_string(q) + "," + std::to_string(k) + "]");
+            }
+    }
+    // hidden_states: [0] the first layer's input, [l + 1] layer l's output; GPT-2's last
+    // is after ln_f (Hugging Face's convention), i.e. our final hidden.
+    const auto rows_match = [&](const float* got, const std::vector<double>& want, int width, const std::string& what) {
+      for (int bi = 0; bi < b; ++bi)
+        for (int p = 0; p < lengths[bi]; ++p)
+          for (int c = 0; c < width; ++c) {
+            const std::size_t i = (static_cast<std::size_t>(bi) * s + p) * width + c;
+            expect_close(&got[i], want[i], what + " [" + std::to_string(bi) + "," + std::to_string(p) + "," + std::to_string(c) + "]");
+          }
+    };
+    const Stage* input = out.value().trace.find(-1, stack + "input");
+    ASSERT_NE(input, nullptr);
+    rows_match(input->tensor.ptr(), e["hidden_states"][0].get<std::vector<double>>(), E, golden + " hidden_states[0]");
+    for (int l = 0; l < spec.layers; ++l) {
+      const bool last = l == spec.layers - 1;
+      const float* got = last && spec.final_norm ? out.value().hidden.ptr()
+                                                 : out.value().trace.find(l, stack + "output")->tensor.ptr();
+      rows_match(got, e["hidden_states"][l + 1].get<std::vector<double>>(), E,
+                 golden + " hidden_states[" + std::to_string(l + 1) + "]");
+    }
+    rows_match(out.value().logits.ptr(), e["logits"].get<std::vector<double>>(), V, golden + " logits");
+  }
+}
+
+TEST(Pretrained, Gpt2ConfigIsTheSpecOfThePreLnCausalModel) {
+  const HubConfig c = config_of("gpt2-tiny");
+  EXPECT_EQ(c.family, Family::Gpt2);
+  EXPECT_EQ(c.spec.d_model, 24);
+  EXPECT_EQ(c.spec.heads, 4);
+  EXPECT_EQ(c.spec.ffn_dim, 96);  // n_inner null = 4 * n_embd
+  EXPECT_EQ(c.spec.vocab_size, 557);
+  EXPECT_EQ(c.spec.max_seq, 32);
+  EXPECT_TRUE(c.spec.causal);
+  EXPECT_EQ(c.spec.norm, NormPlacement::Pre);
+  EXPECT_TRUE(c.spec.final_norm);
+  EXPECT_EQ(c.spec.activation, Activation::GELUTanh);
+  EXPECT_EQ(c.spec.head, OutputHead::Tied);
+  EXPECT_EQ(c.spec.positions, Positions::Learned);
+}
+
+TEST(Pretrained, BertConfigIsTheSpecOfThePostLnEncoderWithItsMaskedLmHead) {
+  const HubConfig c = config_of("bert-tiny");
+  EXPECT_EQ(c.family, Family::Bert);
+  EXPECT_FALSE(c.spec.causal);
+  EXPECT_EQ(c.spec.norm, NormPlacement::Post);
+  EXPECT_FALSE(c.spec.final_norm);
+  EXPECT_TRUE(c.spec.embed_norm);
+  EXPECT_EQ(c.spec.type_vocab_size, 2);
+  EXPECT_EQ(c.spec.activation, Activation::GELU);
+  EXPECT_DOUBLE_EQ(c.spec.layer_norm_eps, 1e-12);
+  EXPECT_EQ(c.spec.head, OutputHead::Mlm);
+  EXPECT_EQ(c.pad_token_id, 0);
+}
+
+TEST(Pretrained, Gpt2MatchesThePyTorchReference) {
+  Result<CheckpointLoader> loader = CheckpointLoader::create(config_of("gpt2-tiny"));
+  ASSERT_TRUE(loader);
+  std::vector<std::uint8_t> bytes = read_bytes(kDir + "gpt2-tiny/model.safetensors");
+  ASSERT_TRUE(loader.value().add_file(bytes.data(), bytes.size(), "model.safetensors"));
+  // The U8 causal-mask tables and masked_bias are skipped by name, never decoded.
+  EXPECT_EQ(loader.value().skipped().size(), 4u);
+  Result<Transformer> model = loader.value().finish();
+  ASSERT_TRUE(model) << model.error();
+  check_against(model.value(), "gpt2-tiny");
+}
+
+TEST(Pretrained, Gpt2InHalfAndBfloat16MatchesItsOwnReference) {
+  for (const char* dir : {"gpt2-tiny-f16", "gpt2-tiny-bf16"}) {
+    Result<Transformer> model = load(dir, {"model.safetensors"});
+    ASSERT_TRUE(model) << dir << ": " << model.error();
+    check_against(model.value(), dir);
+  }
+}
+
+TEST(Pretrained, ShardedGpt2IsTheSameModel) {
+  Result<ShardIndex> index = read_shard_index(read_text(kDir + "gpt2-tiny-sharded/model.safetensors.index.json"));
+  ASSERT_TRUE(index) << index.error();
+  ASSERT_EQ(index.value().files.size(), 2u);
+  Result<Transformer> model = load("gpt2-tiny-sharded", index.value().files, &index.value());
+  ASSERT_TRUE(model) << model.error();
+  check_against(model.value(), "gpt2-tiny");
+}
+
+TEST(Pretrained, LmHeadModelPrefixAndTiedCopyAreAccepted) {
+  for (const char* file : {"model.safetensors", "model-with-lm-head.safetensors"}) {
+    Result<Transformer> model = load("gpt2-tiny-lmhead", {file});
+    ASSERT_TRUE(model) << file << ": " << model.error();
+    check_against(model.value(), "gpt2-tiny");
+  }
+}
+
+TEST(Pretrained, BertMatchesThePyTorchReference) {
+  Result<Transformer> model = load("bert-tiny", {"model.safetensors"});
+  ASSERT_TRUE(model) << model.error();
+  check_against(model.value(), "bert-tiny");
+}
+
+TEST(Pretrained, BertWithLegacyGammaBetaNamesIsTheSameModel) {
+  Result<Transformer> model = load("bert-tiny-legacy", {"model.safetensors"});
+  ASSERT_TRUE(model) << model.error();
+  check_against(model.value(), "bert-tiny");
+}
+
+// ---- broken checkpoints ----
+
+// The gpt2-tiny file rewritten as F32 (its U8 mask buffers dropped): tensors removed,
+// renamed, replaced or added.
+std::vector<std::uint8_t> edited_gpt2(const std::function<void(std::vector<safetensors::Tensor>&)>& edit) {
+  std::vector<std::uint8_t> bytes = read_bytes(kDir + "gpt2-tiny/model.safetensors");
+  Result<safetensors::Index> index = safetensors::read_index(bytes.data(), bytes.size(), /*any_dtype=*/true);
+  EXPECT_TRUE(index) << index.error();
+  std::vector<safetensors::Tensor> tensors;
+  for (const safetensors::TensorInfo& t : index.value().tensors) {
+    if (!t.decodable) continue;
+    safetensors::Tensor x{t.name, t.dtype, t.shape, std::vector<float>(t.count)};
+    EXPECT_TRUE(safetensors::decode(t, bytes.data() + index.value().data_offset, x.values.data()));
+    tensors.push_back(std::move(x));
+  }
+  edit(tensors);
+  std::vector<safetensors::TensorRef> refs;
+  for (const auto& t : tensors) refs.push_back({t.name, t.shape, t.values.data()});
+  return safetensors::write(refs);
+}
+
+Error load_error(const std::vector<std::uint8_t>& bytes, const std::string& dir = "gpt2-tiny") {
+  Result<CheckpointLoader> loader = CheckpointLoader::create(config_of(dir));
+  EXPECT_TRUE(loader);
+  if (Status s = loader.value().add_file(bytes.data(), bytes.size(), "model.safetensors"); !s) return s.error_value();
+  Result<Transformer> model = loader.value().finish();
+  EXPECT_FALSE(model) << "a broken checkpoint loaded";
+  return model ? Error{"loaded"} : model.error_value();
+}
+
+TEST(PretrainedErrors, AMissingTensorIsNamed) {
+  Error e = load_error(edited_gpt2([](auto& t) {
+    t.erase(std::find_if(t.begin(), t.end(), [](const auto& x) { return x.name == "h.1.mlp.c_fc.weight"; }));
+  }));
+  EXPECT_EQ(e.code, error_code::kMissingTensor);
+  EXPECT_EQ(e.field, "h.1.mlp.c_fc.weight");
+}
+
+TEST(PretrainedErrors, AnUnexpectedTensorIsNamed) {
+  Error e = load_error(edited_gpt2([](auto& t) { t.push_back({"h.0.attn.rotary.weight", safetensors::DType::F32, {2}, {1, 2}}); }));
+  EXPECT_EQ(e.code, error_code::kUnexpectedTensor);
+  EXPECT_EQ(e.field, "h.0.attn.rotary.weight");
+}
+
+TEST(PretrainedErrors, AWrongShapeNamesTheTensorAndBothShapes) {
+  Error e = load_error(edited_gpt2([](auto& t) {
+    for (auto& x : t)
+      if (x.name == "h.0.attn.c_attn.weight") x.shape = {72, 24};  // stored (out, in): a converter forgot Conv1D
+  }));
+  EXPECT_EQ(e.code, error_code::kShapeMismatch);
+  EXPECT_EQ(e.field, "h.0.attn.c_attn.weight");
+  EXPECT_NE(e.message.find("[72, 24]"), std::string::npos) << e.message;
+  EXPECT_NE(e.message.find("[24, 72]"), std::string::npos) << e.message;
+}
+
+TEST(PretrainedErrors, ANonFiniteValueIsNamed) {
+  Error e = load_error(edited_gpt2([](auto& t) {
+    for (auto& x : t)
+      if (x.name == "ln_f.bias") x.values[3] = std::nanf("");
+  }));
+  EXPECT_EQ(e.code, error_code::kNonFinite);
+  EXPECT_EQ(e.field, "ln_f.bias");
+}
+
+TEST(PretrainedErrors, ATruncatedFileIsABadFile) {
+  std::vector<std::uint8_t> bytes = read_bytes(kDir + "gpt2-tiny/model.safetensors");
+  bytes.resize(bytes.size() - 100);
+  Error e = load_error(bytes);
+  EXPECT_EQ(e.code, error_code::kBadFile);
+}
+
+TEST(PretrainedErrors, AnotherModelsWeightsAreUnexpected) {
+  std::vector<std::uint8_t> bytes = read_bytes(kDir + "bert-tiny/model.safetensors");
+  Error e = load_error(bytes, "gpt2-tiny");
+  EXPECT_EQ(e.code, error_code::kUnexpectedTensor);
+}
+
+TEST(PretrainedErrors, AShardThatDisagreesWithTheIndexIsNamed) {
+  Result<ShardIndex> index = read_shard_index(read_text(kDir + "gpt2-tiny-sharded/model.safetensors.index.json"));
+  ASSERT_TRUE(index);
+  ShardIndex swapped = index.value();
+  for (auto& [name, file] : swapped.weight_map) file = file == swapped.files[0] ? swapped.files[1] : swapped.files[0];
+  Result<Transformer> model = load("gpt2-tiny-sharded", index.value().files, &swapped);
+  ASSERT_FALSE(model);
+  EXPECT_EQ(model.error_value().code, error_code::kUnexpectedTensor);
+  // A shard given twice: its tensors are filled twice.
+  Result<Transformer> twice = load("gpt2-tiny-sharded", {index.value().files[0], index.value().files[0]});
+  ASSERT_FALSE(twice);
+  EXPECT_EQ(twice.error_value().code, error_code::kBadFile);
+  // One shard only: the other's tensors are missing.
+  Result<Transformer> half = load("gpt2-tiny-sharded", {index.value().files[0]});
+  ASSERT_FALSE(half);
+  EXPECT_EQ(half.error_value().code, error_code::kMissingTensor);
+}
+
+TEST(PretrainedErrors, ShardIndexProblemsNameTheKey) {
+  EXPECT_FALSE(read_shard_index("not json"));
+  EXPECT_EQ(read_shard_index("{}").error_value().field, "weight_map");
+  EXPECT_EQ(read_shard_index(R"({"weight_map": {"wte.weight": 3}})").error_value().field, "wte.weight");
+  Result<ShardIndex> escape = read_shard_index(R"({"weight_map": {"wte.weight": "../secret.safetensors"}})");
+  ASSERT_FALSE(escape);
+  EXPECT_EQ(escape.error_value().field, "wte.weight");
+}
+
+TEST(PretrainedErrors, ConfigProblemsNameTheKey) {
+  const json base = json::parse(read_text(kDir + "gpt2-tiny/config.json"));
+  const auto error_of = [&](const std::function<void(json&)>& edit) {
+    json c = base;
+    edit(c);
+    Result<HubConfig> r = read_config(c.dump());
+    EXPECT_FALSE(r) << c.dump();
+    return r ? Error{"accepted"} : r.error_value();
+  };
+  EXPECT_FALSE(read_config("{"));
+  EXPECT_EQ(read_config("[]").error_value().code, error_code::kBadFile);
+  Error e = error_of([](json& c) { c["model_type"] = "llama"; });
+  EXPECT_EQ(e.field, "model_type");
+  EXPECT_NE(e.message.find("llama"), std::string::npos);
+  e = error_of([](json& c) { c.erase("model_type"); });
+  EXPECT_EQ(e.field, "model_type");
+  e = error_of([](json& c) { c["n_head"] = 5; });  // 24 / 5
+  EXPECT_EQ(e.field, "n_head");
+  EXPECT_EQ(e.code, error_code::kNotDivisible);
+  e = error_of([](json& c) { c["n_embd"] = "24"; });
+  EXPECT_EQ(e.field, "n_embd");
+  EXPECT_EQ(e.code, error_code::kBadFile);
+  e = error_of([](json& c) { c["n_layer"] = 0; });
+  EXPECT_EQ(e.field, "n_layer");
+  EXPECT_EQ(e.code, error_code::kOutOfRange);
+  e = error_of([](json& c) { c["activation_function"] = "swish"; });
+  EXPECT_EQ(e.field, "activation_function");
+  e = error_of([](json& c) { c["scale_attn_by_inverse_layer_idx"] = true; });
+  EXPECT_EQ(e.field, "scale_attn_by_inverse_layer_idx");
+  e = error_of([](json& c) {  // gpt2-xl-like widths over the 1 GiB parameter limit
+    c["n_embd"] = 4096;
+    c["n_head"] = 32;
+    c["n_layer"] = 48;
+  });
+  EXPECT_EQ(e.code, error_code::kLimitExceeded);
+  const json bert = json::parse(read_text(kDir + "bert-tiny/config.json"));
+  json relative = bert;
+  relative["position_embedding_type"] = "relative_key";
+  Result<HubConfig> r = read_config(relative.dump());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error_value().field, "position_embedding_type");
+}
+
+TEST(PretrainedErrors, TokenTypesOutOfRangeAreRefusedBeforeAnythingRuns) {
+  Result<Transformer> model = load("bert-tiny", {"model.safetensors"});
+  ASSERT_TRUE(model);
+  ForwardInput in;
+  in.batch = 1;
+  in.seq = 3;
+  in.ids = {12, 99, 13};
+  in.token_types = {0, 2, 0};
+  Result<ForwardOutput> out = model.value().forward(in);
+  ASSERT_FALSE(out);
+  EXPECT_EQ(out.error_value().field, "tokenTypes");
+  EXPECT_EQ(out.error_value().code, error_code::kOutOfRange);
+}
+
+}  // namespace
+}  // namespace attention::pretrained
