@@ -20,45 +20,19 @@
 #include "attention/transformer.hpp"
 #include "attention/weights_io.hpp"
 #include "js_values.hpp"
+#include "model_handle.hpp"
 
 // heap_accounting.cpp: bytes held through operator new, for the leak tests.
 std::size_t heap_bytes_in_use();
 
 using emscripten::val;
 using namespace attention;
+using attention::js::ModelHandle;
+using attention::js::parse_json;
+using attention::js::read_forward_input;
+using attention::js::read_heads;
 
 namespace {
-
-Result<Json> parse_json(const std::string& text, const char* what) {
-  // (const char*, const char*): the same parser instantiation as the safetensors reader's.
-  Json parsed = Json::parse(text.data(), text.data() + text.size(), nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) return Error{std::string(what) + " is not valid JSON", error_code::kInvalidArgument, what};
-  return parsed;
-}
-
-// Ids (B, S) with lengths, and for encoder–decoder models the source likewise.
-ForwardInput read_forward_input(const val& in) {
-  ForwardInput input;
-  input.batch = in["batch"].as<int>();
-  input.seq = in["seq"].as<int>();
-  input.ids = js::read_ints(in["ids"]);
-  if (!in["lengths"].isNull()) input.lengths = js::read_ints(in["lengths"]);
-  if (!in["sourceIds"].isNull()) {
-    input.source_ids = js::read_ints(in["sourceIds"]);
-    input.source_seq = in["sourceSeq"].as<int>();
-    if (!in["sourceLengths"].isNull()) input.source_lengths = js::read_ints(in["sourceLengths"]);
-  }
-  return input;
-}
-
-// Heads to switch off, [{ layer, head }] (checked by the TypeScript side and the core).
-std::vector<HeadRef> read_heads(const val& list) {
-  std::vector<HeadRef> heads;
-  if (list.isUndefined() || list.isNull()) return heads;
-  const std::size_t n = list["length"].as<std::size_t>();
-  for (std::size_t i = 0; i < n; ++i) heads.push_back({list[i]["layer"].as<int>(), list[i]["head"].as<int>()});
-  return heads;
-}
 
 // The weights of one attention layer (API spelling in errors). kdim / vdim other than
 // E take q/k/v_proj_weight instead of in_proj_weight; biases may be null (bias: false).
@@ -176,73 +150,6 @@ class PlaygroundRunner {
 };
 
 // A model of a ModelSpec with named parameters: createModel() in the TypeScript API.
-class ModelHandle {
- public:
-  ModelHandle(std::string spec_json, std::string init, double seed) : failure_(val::undefined()) {
-    Result<Transformer> made = make(spec_json);
-    if (!made) {
-      failure_ = js::error(made.error_value());
-      return;
-    }
-    model_ = std::make_shared<Transformer>(std::move(made.value()));
-    if (init == "random") model_->initialize_random(static_cast<std::uint64_t>(seed));
-  }
-  val error() const { return failure_; }
-
-  std::string spec_json() const { return dump_json(to_json(model_spec_schema(), model_->spec())); }
-
-  std::string parameters_json() const {
-    Json list = Json::array();
-    model_->visit_parameters([&](const Parameter& p) { list.push_back({{"name", p.name()}, {"shape", p.shape()}}); });
-    return dump_json(list);
-  }
-
-  val parameter(std::string name) {
-    const Parameter* p = model_->find_parameter(name);
-    return p ? js::to_float32_array(p->data(), p->size()) : val::null();
-  }
-
-  val load_weights(val bytes) {
-    const std::vector<std::uint8_t> data = js::read_bytes(bytes);
-    Status s = load_safetensors(*model_, data.data(), data.size());
-    return s ? val::undefined() : js::error(s.error_value());
-  }
-
-  val save_weights() const { return js::to_uint8_array(save_safetensors(*model_)); }
-
-  const std::shared_ptr<Transformer>& shared() const { return model_; }
-
-  val forward(val in) const {
-    ForwardInput input = read_forward_input(in);
-    RecordFilter filter;
-    ForwardOptions options;
-    if (!in["record"].isNull()) {
-      filter.patterns = emscripten::vecFromJSArray<std::string>(in["record"]["stages"]);
-      filter.layers = emscripten::vecFromJSArray<int>(in["record"]["layers"]);
-      options.record = &filter;
-    }
-    options.ablated_heads = read_heads(in["ablate"]);
-    Result<ForwardOutput> r = model_->forward(input, options);
-    if (!r) return js::error(r.error_value());
-    val result = options.record ? js::trace_to_js(r.value().trace) : val::object();
-    result.set("hidden", js::to_float32_array(r.value().hidden.data));
-    result.set("logits", r.value().logits.data.empty() ? val::null() : js::to_float32_array(r.value().logits.data));
-    return result;
-  }
-
- private:
-  static Result<Transformer> make(const std::string& spec_json) {
-    Result<Json> parsed = parse_json(spec_json, "spec");
-    if (!parsed) return parsed.error_value();
-    Result<ModelSpec> spec = from_json(model_spec_schema(), parsed.value());
-    if (!spec) return spec.error_value();
-    return Transformer::create(spec.value());
-  }
-
-  std::shared_ptr<Transformer> model_;
-  val failure_;
-};
-
 // A trainer of a model handle's model (shared: the model stays usable, and alive, while
 // the trainer is). createTrainer() in the TypeScript API.
 class TrainerHandle {

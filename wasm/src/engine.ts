@@ -1,6 +1,7 @@
 import { DEFAULT_SPEC } from './config.js';
 import { AttentionError, fromEngine } from './errors.js';
 import { Model, type RawModel } from './model.js';
+import { type LoadPretrainedOptions, PretrainedModel, type RawPretrainedModule, loadPretrained } from './pretrained.js';
 import { Trainer, type RawTrainer } from './trainer.js';
 import { ENGINE } from './schema.js';
 import { readTrace, type RawTrace } from './trace.js';
@@ -18,7 +19,7 @@ type RawError = { error?: { message: string; code: string; field: string } };
 type RawAttention = RawError & { output?: Float32Array; weights?: Float32Array | null };
 
 /** The raw Embind surface of attention-*.mjs (private: only the facade talks to it). */
-export interface RawModule {
+export interface RawModule extends RawPretrainedModule {
   _describe(): string;
   _describeTask(task: string): RawError & Partial<TaskShape>;
   _multiHeadAttention(input: CheckedMultiHeadInput): RawAttention;
@@ -238,6 +239,17 @@ export class AttentionEngine {
   }
 
   /** A task's vocabulary (token texts by id) and sequence length, to size a model for it. Bad options throw. */
+  /**
+   * A GPT-2 or BERT checkpoint in the hub's layout: config.json, model.safetensors (F32,
+   * F16 or BF16; or model.safetensors.index.json and its shards) and the tokenizer's
+   * files, from `files` (a FileList, File[] or { name: bytes }) or downloaded from
+   * `{baseUrl}/{repo}/resolve/main/{file}`. Anything missing, mismatched or broken
+   * rejects with an AttentionError naming the file or tensor; nothing is kept then.
+   */
+  loadPretrained(options: LoadPretrainedOptions): Promise<PretrainedModel> {
+    return loadPretrained(this.#module, options);
+  }
+
   describeTask(task: TaskOptions): TaskShape {
     if (typeof task !== 'object' || task === null || Array.isArray(task))
       throw new AttentionError('describeTask takes task options, e.g. { name: \'sort\', length: 8 }', { field: 'task', value: task });

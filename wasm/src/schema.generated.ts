@@ -15,7 +15,10 @@ export const ENGINE = {
     "unexpected_tensor",
     "unsupported_dtype",
     "disposed",
-    "diverged"
+    "diverged",
+    "missing_file",
+    "network",
+    "aborted"
   ],
   "modelSpec": {
     "rules": [
@@ -134,10 +137,11 @@ export const ENGINE = {
         "choices": [
           "none",
           "linear",
-          "tied"
+          "tied",
+          "mlm"
         ],
         "default": "linear",
-        "help": "The output head: none (hidden states only), a linear layer to vocabulary logits, or tied to the embedding table.",
+        "help": "The output head: none (hidden states only), a linear layer to vocabulary logits, tied to the embedding table, or BERT's masked-LM head (dense, activation, LayerNorm, then tied).",
         "name": "head",
         "type": "choice"
       },
@@ -177,6 +181,20 @@ export const ENGINE = {
         "default": true,
         "help": "LayerNorms in every layer and at the end (off: an ablation; each norm is the identity and the model has no norm parameters).",
         "name": "layerNorm",
+        "type": "bool"
+      },
+      {
+        "default": 0,
+        "help": "Rows of a token-type (segment) embedding added to the input, BERT's sentences A and B (0 = none).",
+        "max": 1024,
+        "min": 0,
+        "name": "typeVocabSize",
+        "type": "int"
+      },
+      {
+        "default": false,
+        "help": "A LayerNorm on embeddings + positions before the first layer (BERT).",
+        "name": "embedNorm",
         "type": "bool"
       }
     ]
@@ -439,7 +457,18 @@ export const ENGINE = {
         "S",
         "E"
       ],
-      "help": "embeddings + positions: what the first layer reads",
+      "help": "each token's segment row (sentence A or B) of the token-type table",
+      "kind": "embeddings",
+      "name": "token_types",
+      "scope": "stack"
+    },
+    {
+      "axes": [
+        "B",
+        "S",
+        "E"
+      ],
+      "help": "embeddings + positions (+ token types, then LayerNorm where the model has one): what the first layer reads",
       "kind": "activations",
       "name": "input",
       "scope": "stack"

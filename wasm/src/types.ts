@@ -194,6 +194,8 @@ export interface ForwardInput {
   seq: number;
   /** (B) real tokens per sequence; positions past them are padding. Default: all S. */
   lengths?: Int32Array | number[];
+  /** (B, S) token types (BERT's segments A = 0, B = 1), 0 <= type < typeVocabSize; only for specs with typeVocabSize > 0. Default: all 0. */
+  tokenTypes?: Int32Array;
   /** Encoder–decoder specs: the encoder's ids (B, sourceSeq), and their lengths. */
   sourceIds?: Int32Array;
   sourceSeq?: number;

@@ -243,6 +243,7 @@ export interface CheckedForwardInput {
   batch: number;
   seq: number;
   lengths: Int32Array | null;
+  tokenTypes: Int32Array | null;
   sourceIds: Int32Array | null;
   sourceSeq: number;
   sourceLengths: Int32Array | null;
@@ -250,7 +251,7 @@ export interface CheckedForwardInput {
   ablate: HeadRef[];
 }
 
-const FORWARD_KEYS = new Set(['ids', 'batch', 'seq', 'lengths', 'sourceIds', 'sourceSeq', 'sourceLengths', 'record', 'ablate']);
+const FORWARD_KEYS = new Set(['ids', 'batch', 'seq', 'lengths', 'tokenTypes', 'sourceIds', 'sourceSeq', 'sourceLengths', 'record', 'ablate']);
 
 function checkLengths(name: string, value: unknown, batch: number, seq: number): Int32Array | null {
   if (value === undefined || value === null) return null;
@@ -300,9 +301,13 @@ export function checkForwardInput(raw: unknown, spec: ModelSpec): CheckedForward
   if (encoderDecoder && input.sourceIds === undefined) fail('this encoder–decoder model needs sourceIds and sourceSeq', 'sourceIds');
   if (!encoderDecoder && input.sourceIds !== undefined) fail('sourceIds is only for encoder–decoder models (encoderLayers > 0)', 'sourceIds');
   const sourceSeq = encoderDecoder ? checkInteger('sourceSeq', input.sourceSeq, 1, spec.maxSeq) : 0;
+  const typed = input.tokenTypes !== undefined && input.tokenTypes !== null;
+  if (typed && !spec.typeVocabSize) fail('this model has no token types (typeVocabSize 0): leave tokenTypes out', 'tokenTypes');
   return {
     ids, batch, seq,
     lengths: checkLengths('lengths', input.lengths, batch, seq),
+    // values are checked against typeVocabSize by the engine
+    tokenTypes: typed ? checkArray('tokenTypes', input.tokenTypes, Int32Array, batch * seq, `(B, S) = (${batch}, ${seq})`) : null,
     sourceIds: encoderDecoder ? checkArray('sourceIds', input.sourceIds, Int32Array, batch * sourceSeq, `(B, sourceSeq) = (${batch}, ${sourceSeq})`) : null,
     sourceSeq,
     sourceLengths: encoderDecoder ? checkLengths('sourceLengths', input.sourceLengths, batch, sourceSeq) : null,

@@ -24,6 +24,10 @@ inline constexpr const char* kUnexpectedTensor = "unexpected_tensor";  // a weig
 inline constexpr const char* kUnsupportedDtype = "unsupported_dtype";  // a tensor type we do not read
 inline constexpr const char* kDisposed = "disposed";                // a handle used after dispose()
 inline constexpr const char* kDiverged = "diverged";                // training met a non-finite loss or gradient
+// Raised by the package's loaders (wasm/src), listed here so every code is declared once:
+inline constexpr const char* kMissingFile = "missing_file";         // a checkpoint lacks a file it needs (config.json, ...)
+inline constexpr const char* kNetwork = "network";                  // a download failed (HTTP status, connection)
+inline constexpr const char* kAborted = "aborted";                  // the caller's AbortSignal stopped a load
 }  // namespace error_code
 
 inline constexpr const char* kErrorCodes[] = {
@@ -31,6 +35,7 @@ inline constexpr const char* kErrorCodes[] = {
     error_code::kShapeMismatch,   error_code::kNonFinite,      error_code::kOverflow,
     error_code::kLimitExceeded,   error_code::kBadFile,        error_code::kMissingTensor,
     error_code::kUnexpectedTensor, error_code::kUnsupportedDtype, error_code::kDisposed, error_code::kDiverged,
+    error_code::kMissingFile,     error_code::kNetwork,        error_code::kAborted,
 };
 
 struct Error {

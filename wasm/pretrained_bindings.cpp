@@ -1,0 +1,183 @@
+// Embind bindings of pretrained checkpoints and their tokenizers (loadPretrained in the
+// TypeScript API, wasm/src/pretrained.ts): handles and copies only. Each checkpoint
+// file is copied into the heap, read into the model and released before the next, so
+// a model's peak is its parameters plus its largest file.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "attention/bpe_tokenizer.hpp"
+#include "attention/pretrained.hpp"
+#include "attention/trace_json.hpp"
+#include "js_values.hpp"
+#include "model_handle.hpp"
+
+using emscripten::val;
+using namespace attention;
+using attention::js::ModelHandle;
+
+namespace {
+
+val ints_to_js(const std::vector<int>& v) {
+  val out = val::array();
+  for (std::size_t i = 0; i < v.size(); ++i) out.set(i, v[i]);
+  return out;
+}
+val strings_to_js(const std::vector<std::string>& v) {
+  val out = val::array();
+  for (std::size_t i = 0; i < v.size(); ++i) out.set(i, v[i]);
+  return out;
+}
+
+// config.json -> a loader that takes the checkpoint's files one by one.
+class CheckpointLoaderHandle {
+ public:
+  explicit CheckpointLoaderHandle(std::string config_json) : failure_(val::undefined()) {
+    Result<pretrained::HubConfig> config = pretrained::read_config(config_json);
+    if (!config) {
+      failure_ = js::error(config.error_value());
+      return;
+    }
+    config_ = config.value();
+    Result<pretrained::CheckpointLoader> loader = pretrained::CheckpointLoader::create(config_.value());
+    if (!loader) {
+      failure_ = js::error(loader.error_value());
+      return;
+    }
+    loader_.emplace(std::move(loader).value());
+  }
+  val error() const { return failure_; }
+
+  // { family, modelType, architecture, padTokenId, spec (JSON text) }
+  val config() const {
+    val out = val::object();
+    if (!config_) return out;
+    out.set("family", std::string(pretrained::to_string(config_->family)));
+    out.set("modelType", config_->model_type);
+    out.set("architecture", config_->architecture);
+    out.set("padTokenId", config_->pad_token_id);
+    out.set("spec", dump_json(to_json(model_spec_schema(), config_->spec)));
+    return out;
+  }
+
+  // expected: the tensor names the shard index gives this file, or null.
+  val add_file(val bytes, std::string file_name, val expected) {
+    if (!loader_) return js::error("this loader has no model", error_code::kInvalidArgument, "config.json");
+    std::vector<std::string> names;
+    const bool indexed = !expected.isNull() && !expected.isUndefined();
+    if (indexed) names = emscripten::vecFromJSArray<std::string>(expected);
+    Status s = [&] {
+      const std::vector<std::uint8_t> data = js::read_bytes(bytes);  // freed on return
+      return loader_->add_file(data.data(), data.size(), file_name, indexed ? &names : nullptr);
+    }();
+    return s ? val::undefined() : js::error(s.error_value());
+  }
+
+  // [[hub name, why it was skipped], ...]
+  val skipped() const {
+    val out = val::array();
+    if (!loader_) return out;
+    const auto& list = loader_->skipped();
+    for (std::size_t i = 0; i < list.size(); ++i) out.set(i, strings_to_js({list[i].first, list[i].second}));
+    return out;
+  }
+
+  // The model (owned by the caller), or null with error() saying why.
+  ModelHandle* finish() {
+    if (!loader_) return nullptr;
+    Result<Transformer> model = loader_->finish();
+    loader_.reset();
+    if (!model) {
+      failure_ = js::error(model.error_value());
+      return nullptr;
+    }
+    return new ModelHandle(std::move(model).value());
+  }
+
+ private:
+  std::optional<pretrained::HubConfig> config_;
+  std::optional<pretrained::CheckpointLoader> loader_;
+  val failure_;
+};
+
+// { weightMap: { tensor: file }, files: [file, ...] } or { error }.
+val read_shard_index_js(std::string json_text) {
+  Result<pretrained::ShardIndex> index = pretrained::read_shard_index(json_text);
+  if (!index) return js::error(index.error_value());
+  val map = val::object();
+  for (const auto& [tensor, file] : index.value().weight_map) map.set(tensor, file);
+  val out = val::object();
+  out.set("weightMap", map);
+  out.set("files", strings_to_js(index.value().files));
+  return out;
+}
+
+// GPT-2's byte-level BPE from tokenizer.json, or vocab.json + merges.txt.
+class Gpt2BpeHandle {
+ public:
+  Gpt2BpeHandle(std::string first, std::string merges, bool from_tokenizer_json) : failure_(val::undefined()) {
+    Result<Gpt2BpeTokenizer> made = from_tokenizer_json ? Gpt2BpeTokenizer::from_tokenizer_json(first)
+                                                        : Gpt2BpeTokenizer::from_vocab_and_merges(first, merges);
+    if (!made) {
+      failure_ = js::error(made.error_value());
+      return;
+    }
+    tokenizer_.emplace(std::move(made).value());
+  }
+  val error() const { return failure_; }
+  int vocab_size() const { return tokenizer_ ? tokenizer_->vocab_size() : 0; }
+  int id_of(std::string token) const {
+    if (!tokenizer_) return -1;
+    std::optional<int> id = tokenizer_->id_of(token);
+    return id ? *id : -1;
+  }
+  // { ids, pieces } or { error }
+  val encode(std::string text) {
+    if (!tokenizer_) return failure_;
+    Result<std::vector<int>> ids = tokenizer_->encode(text);
+    if (!ids) return js::error(ids.error_value());
+    Result<std::vector<std::string>> pieces = tokenizer_->pieces(ids.value());
+    if (!pieces) return js::error(pieces.error_value());
+    val out = val::object();
+    out.set("ids", ints_to_js(ids.value()));
+    out.set("pieces", strings_to_js(pieces.value()));
+    return out;
+  }
+  // { text } or { error }
+  val decode(val ids) const {
+    if (!tokenizer_) return failure_;
+    Result<std::string> text = tokenizer_->decode(js::read_ints(ids));
+    if (!text) return js::error(text.error_value());
+    val out = val::object();
+    out.set("text", text.value());
+    return out;
+  }
+
+ private:
+  std::optional<Gpt2BpeTokenizer> tokenizer_;
+  val failure_;
+};
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(attention_pretrained) {
+  emscripten::function("_readShardIndex", &read_shard_index_js);
+  emscripten::class_<CheckpointLoaderHandle>("_CheckpointLoader")
+      .constructor<std::string>()
+      .function("error", &CheckpointLoaderHandle::error)
+      .function("config", &CheckpointLoaderHandle::config)
+      .function("addFile", &CheckpointLoaderHandle::add_file)
+      .function("skipped", &CheckpointLoaderHandle::skipped)
+      .function("finish", &CheckpointLoaderHandle::finish, emscripten::allow_raw_pointers());
+  emscripten::class_<Gpt2BpeHandle>("_Gpt2Bpe")
+      .constructor<std::string, std::string, bool>()
+      .function("error", &Gpt2BpeHandle::error)
+      .function("vocabSize", &Gpt2BpeHandle::vocab_size)
+      .function("idOf", &Gpt2BpeHandle::id_of)
+      .function("encode", &Gpt2BpeHandle::encode)
+      .function("decode", &Gpt2BpeHandle::decode);
+}

@@ -1,0 +1,184 @@
+// loadPretrained: a GPT-2 or BERT checkpoint in the hub's layout (config.json,
+// model.safetensors or its shards with model.safetensors.index.json, and the tokenizer's
+// files) into a Model and a Tokenizer. The engine reads config.json, maps the hub's
+// tensor names onto its parameters and checks every tensor (core/src/pretrained); this
+// file only finds the files and hands them over one at a time.
+import { type CheckpointFiles, type FileSource, type LoadProgress, filesSource, hubSource, throwIfAborted } from './checkpoint-files.js';
+import { AttentionError, describeValue, fromEngine } from './errors.js';
+import { Model, type RawModel } from './model.js';
+import { Gpt2BpeTokenizer, type RawGpt2Bpe, type Encoding, type Tokenizer } from './tokenizers.js';
+import type { ForwardInput, ForwardResult, ModelSpec } from './types.js';
+
+type RawError = { error?: { message: string; code: string; field: string } };
+
+/** The raw Embind surface this file uses (see pretrained_bindings.cpp). */
+export interface RawPretrainedModule {
+  _CheckpointLoader: new (config: string) => RawCheckpointLoader;
+  _readShardIndex(json: string): RawError & { weightMap?: Record<string, string>; files?: string[] };
+  _Gpt2Bpe: new (first: string, merges: string, fromTokenizerJson: boolean) => RawGpt2Bpe;
+}
+interface RawCheckpointLoader {
+  error(): RawError | undefined;
+  config(): { family: 'gpt2' | 'bert'; modelType: string; architecture: string; padTokenId: number; spec: string };
+  addFile(bytes: Uint8Array, name: string, expected: string[] | null): RawError | undefined;
+  skipped(): [string, string][];
+  finish(): RawModel | null;
+  delete(): void;
+}
+
+export interface LoadPretrainedOptions {
+  /** The checkpoint's files: a FileList, File[] or { name: bytes } (folders in names are ignored). */
+  files?: CheckpointFiles;
+  /** Or a model name on a hub, e.g. 'gpt2' or 'owner/name', read from {baseUrl}/{repo}/resolve/main/{file}. */
+  repo?: string;
+  /** The hub for `repo`. Default: 'https://huggingface.co'. */
+  baseUrl?: string | URL;
+  /** Called as bytes arrive (downloads) or as each given file is read. */
+  onProgress?: (progress: LoadProgress) => void;
+  /** Stops the load: it then rejects with an AttentionError of code 'aborted'. */
+  signal?: AbortSignal;
+}
+
+const OPTION_KEYS = new Set(['files', 'repo', 'baseUrl', 'onProgress', 'signal']);
+
+/** A checkpoint's model with its tokenizer. Call dispose() when done: both live in the engine. */
+export class PretrainedModel {
+  /** 'gpt2' or 'bert'. */
+  readonly family: 'gpt2' | 'bert';
+  /** config.json's model_type and architectures[0] ('' when absent). */
+  readonly modelType: string;
+  readonly architecture: string;
+  /** The engine's spec of the model (read from config.json). */
+  readonly spec: Readonly<ModelSpec>;
+  /** The padding token's id, or -1. */
+  readonly padTokenId: number;
+  /** Tensors of the files the engine has no use for, with the reason (e.g. GPT-2's attn.bias mask tables). */
+  readonly skipped: ReadonlyArray<readonly [string, string]>;
+  readonly model: Model;
+  readonly tokenizer: Tokenizer;
+
+  /** @internal Made by loadPretrained. */
+  constructor(parts: { model: Model; tokenizer: Tokenizer; family: 'gpt2' | 'bert'; modelType: string; architecture: string;
+    padTokenId: number; skipped: [string, string][] }) {
+    this.model = parts.model;
+    this.tokenizer = parts.tokenizer;
+    this.spec = parts.model.spec;
+    this.family = parts.family;
+    this.modelType = parts.modelType;
+    this.architecture = parts.architecture;
+    this.padTokenId = parts.padTokenId;
+    this.skipped = Object.freeze(parts.skipped.map((entry) => Object.freeze(entry) as readonly [string, string]));
+  }
+
+  /** The text (and for BERT a second text) as the model's tokens; longer than maxSeq is an error. */
+  tokenize(text: string, pair?: string): Encoding {
+    const encoding = this.tokenizer.encode(text, pair);
+    if (encoding.ids.length > this.spec.maxSeq)
+      throw new AttentionError(`the text is ${encoding.ids.length} tokens long; this model reads at most ${this.spec.maxSeq}`,
+        { code: 'limit_exceeded', field: 'text', value: encoding.ids.length });
+    return encoding;
+  }
+
+  /** model.forward: ids (and tokenTypes for BERT) in, hidden states, logits and the recorded stages out. */
+  forward(input: ForwardInput): ForwardResult {
+    return this.model.forward(input);
+  }
+
+  get disposed(): boolean {
+    return this.model.disposed;
+  }
+
+  /** Frees the model and the tokenizer. */
+  dispose(): void {
+    this.model.dispose();
+    this.tokenizer.dispose();
+  }
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: false });
+
+async function text(source: FileSource, name: string): Promise<string | null> {
+  const bytes = await source.read(name);
+  return bytes && decoder.decode(bytes);
+}
+
+function missing(source: FileSource, what: string, files: string): AttentionError {
+  return new AttentionError(`${source.where}: ${what} needs ${files}`, { code: 'missing_file', field: files.split(' ')[0] });
+}
+
+async function loadTokenizer(module: RawPretrainedModule, source: FileSource, family: 'gpt2' | 'bert'): Promise<Tokenizer> {
+  if (family === 'gpt2') {
+    const json = await text(source, 'tokenizer.json');
+    if (json !== null) return new Gpt2BpeTokenizer(new module._Gpt2Bpe(json, '', true));
+    const vocab = await text(source, 'vocab.json');
+    const merges = vocab === null ? null : await text(source, 'merges.txt');
+    if (vocab === null || merges === null) throw missing(source, "GPT-2's tokenizer", 'tokenizer.json (or vocab.json and merges.txt)');
+    return new Gpt2BpeTokenizer(new module._Gpt2Bpe(vocab, merges, false));
+  }
+  throw new AttentionError("BERT's WordPiece tokenizer is not in this build yet", { code: 'invalid_argument', field: 'tokenizer.json' });
+}
+
+// Every weights file into the loader, one at a time.
+async function addWeights(module: RawPretrainedModule, loader: RawCheckpointLoader, source: FileSource, signal?: AbortSignal) {
+  const add = (bytes: Uint8Array, name: string, expected: string[] | null) => {
+    throwIfAborted(signal);
+    const result = loader.addFile(bytes, name, expected);
+    if (result?.error) throw fromEngine(result.error);
+  };
+  const single = await source.read('model.safetensors');
+  if (single) return add(single, 'model.safetensors', null);
+  const indexText = await text(source, 'model.safetensors.index.json');
+  if (indexText === null)
+    throw missing(source, 'the weights', 'model.safetensors (or model.safetensors.index.json and its shards; pytorch_model.bin is not read)');
+  const index = module._readShardIndex(indexText);
+  if (index.error) throw fromEngine(index.error);
+  for (const file of index.files!) {
+    const bytes = await source.read(file);
+    if (!bytes) throw missing(source, 'model.safetensors.index.json', file);
+    add(bytes, file, Object.keys(index.weightMap!).filter((name) => index.weightMap![name] === file));
+  }
+}
+
+/** @internal engine.loadPretrained. */
+export async function loadPretrained(module: RawPretrainedModule, options: LoadPretrainedOptions): Promise<PretrainedModel> {
+  if (typeof options !== 'object' || options === null)
+    throw new AttentionError(`loadPretrained takes { files } or { repo, baseUrl }, got ${describeValue(options)}`, { field: 'options' });
+  for (const key of Object.keys(options))
+    if (!OPTION_KEYS.has(key)) throw new AttentionError(`unknown loadPretrained option '${key}'`, { field: key });
+  if ((options.files === undefined) === (options.repo === undefined))
+    throw new AttentionError('loadPretrained takes either files or repo', { field: options.files === undefined ? 'files' : 'repo' });
+  if (options.onProgress !== undefined && typeof options.onProgress !== 'function')
+    throw new AttentionError('onProgress must be a function', { field: 'onProgress', value: describeValue(options.onProgress) });
+  const { onProgress, signal } = options;
+  const source = options.files !== undefined ? filesSource(options.files, onProgress, signal)
+    : hubSource(options.repo, options.baseUrl, onProgress, signal);
+
+  const configText = await text(source, 'config.json');
+  if (configText === null) throw missing(source, 'a model', 'config.json');
+  const loader = new module._CheckpointLoader(configText);
+  let tokenizer: Tokenizer | null = null;
+  try {
+    const failure = loader.error();
+    if (failure?.error) throw fromEngine(failure.error);
+    const config = loader.config();
+    tokenizer = await loadTokenizer(module, source, config.family);
+    await addWeights(module, loader, source, signal);
+    throwIfAborted(signal);
+    const skipped = loader.skipped();
+    const raw = loader.finish();
+    if (!raw) throw fromEngine(loader.error()!.error!);
+    const model = new Model(raw);
+    if (tokenizer.vocabSize > model.spec.vocabSize) {
+      model.dispose();
+      throw new AttentionError(`the tokenizer has ${tokenizer.vocabSize} tokens but config.json's vocabulary ${model.spec.vocabSize}`,
+        { code: 'shape_mismatch', field: 'vocab_size', value: tokenizer.vocabSize });
+    }
+    const made = new PretrainedModel({ model, tokenizer, family: config.family, modelType: config.modelType,
+      architecture: config.architecture, padTokenId: config.padTokenId, skipped });
+    tokenizer = null;
+    return made;
+  } finally {
+    loader.delete();
+    tokenizer?.dispose();
+  }
+}
