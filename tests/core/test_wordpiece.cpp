@@ -384,12 +384,12 @@ TEST(WordPiece, TokenizerJsonOptionalParts) {
   EXPECT_EQ(plain.value().decode({5, 4}).value(), "h ##i");
   // An added token past the vocabulary, matched in the normalized text, with rstrip.
   auto added = WordPieceTokenizer::from_tokenizer_json(tokenizer_json([](Json& j) {
-    j["added_tokens"].push_back({{"id", 10}, {"content", "<x>"}, {"special", false}, {"normalized", true}, {"rstrip", true}});
+    j["added_tokens"].push_back({{"id", 10}, {"content", "<X>"}, {"special", false}, {"normalized", true}, {"rstrip", true}});
   }));
   ASSERT_TRUE(added.ok()) << added.error();
   EXPECT_EQ(ids_of(added.value(), "HI<X>  hi"), (std::vector<int>{3, 10, 3}));
-  EXPECT_EQ(added.value().pieces({10}).value(), std::vector<std::string>{"<x>"});
-  EXPECT_EQ(added.value().id_of("<x>"), 10);
+  EXPECT_EQ(added.value().pieces({10}).value(), std::vector<std::string>{"<X>"});
+  EXPECT_EQ(added.value().id_of("<X>"), 10);
   // A Sequence holding only the BertNormalizer / BertPreTokenizer.
   auto wrapped = WordPieceTokenizer::from_tokenizer_json(tokenizer_json([](Json& j) {
     j["normalizer"] = {{"type", "Sequence"}, {"normalizers", {j["normalizer"]}}};

@@ -87,6 +87,7 @@ Result<WordPieceTokenizer> WordPieceTokenizer::create(Parts parts) {
   const auto unk = t.ids_.find(o.unk_token);
   if (unk == t.ids_.end()) return bad_file("the unknown token " + quoted(o.unk_token) + " is not in the vocabulary", "unk_token");
   t.unk_id_ = unk->second;
+  t.options_ = parts.options;
 
   for (std::size_t i = 0; i < parts.added.size(); ++i) {
     const AddedToken& a = parts.added[i];
@@ -97,7 +98,10 @@ Result<WordPieceTokenizer> WordPieceTokenizer::create(Parts parts) {
     if (a.id < 0 || a.id >= kMaxTokenId)
       return bad_file(where + " has id " + std::to_string(a.id) + ", outside 0.." + std::to_string(kMaxTokenId - 1),
                       "added_tokens");
-    const std::u32string chars = to_u32(a.content);
+    // A normalized token is looked for as the normalizer leaves it ("<X>" is found as
+    // "<x>" when lowercasing), as the Rust tokenizers do.
+    const std::u32string chars = a.normalized ? t.normalize(to_u32(a.content)) : to_u32(a.content);
+    if (chars.empty()) return bad_file(where + " is empty once normalized", "added_tokens");
     if (chars.size() > kMaxAddedTokenChars)
       return bad_file(where + " is longer than " + std::to_string(kMaxAddedTokenChars) + " characters", "added_tokens");
     if (static_cast<std::size_t>(a.id) < t.vocab_.size() && t.vocab_[a.id] != a.content)
@@ -129,7 +133,6 @@ Result<WordPieceTokenizer> WordPieceTokenizer::create(Parts parts) {
     trie.token_at[node] = static_cast<int>(i);
   }
   t.added_ = std::move(parts.added);
-  t.options_ = std::move(parts.options);
 
   // The post-processor's templates: the file's, or BERT's from [CLS] and [SEP].
   if (parts.single && parts.pair) {
