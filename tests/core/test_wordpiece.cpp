@@ -10,6 +10,8 @@
 //     transformers.js, which lowercase whole strings, give the final sigma "ας";
 //     the golden file records transformers.js' ids for those cases);
 //   - U+2028, U+2029 are whitespace (Python's _is_whitespace takes only Zs);
+//   - unassigned code points (Cn) are kept, so they become [UNK] (Python's _is_control
+//     takes every C* category and drops them);
 //   - accents are stripped before lowercasing (Python lowercases first);
 //   - an empty second text still gets its [SEP] ("[CLS] [SEP] [SEP]"; transformers.js
 //     drops an empty pair);
