@@ -43,3 +43,4 @@ TEST(FuzzCorpus, Tokenizer) { replay("tokenizer", attention::fuzz::tokenizer); }
 TEST(FuzzCorpus, Config) { replay("config", attention::fuzz::config); }
 TEST(FuzzCorpus, Forward) { replay("forward", attention::fuzz::forward); }
 TEST(FuzzCorpus, Safetensors) { replay("safetensors", attention::fuzz::safetensors); }
+TEST(FuzzCorpus, PretrainedTokenizers) { replay("pretrained_tokenizers", attention::fuzz::pretrained_tokenizers); }

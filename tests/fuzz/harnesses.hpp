@@ -17,5 +17,11 @@ void forward(const std::uint8_t* data, std::size_t size);
 // The safetensors reader on arbitrary bytes: an error with a message, or tensors of
 // the right size with finite values that survive write -> read unchanged.
 void safetensors(const std::uint8_t* data, std::size_t size);
+// The pretrained models' tokenizers (GPT-2's BPE, BERT's WordPiece): the first byte
+// picks a loader (fed the rest as a file) or an encoder (fed the rest as text, on a
+// small built-in vocabulary). A file loads or is an error with a message; text
+// encodes to known ids whose pieces and decoding succeed (GPT-2: decoding gives the
+// text back), or is refused as invalid UTF-8.
+void pretrained_tokenizers(const std::uint8_t* data, std::size_t size);
 
 }  // namespace attention::fuzz
