@@ -12,6 +12,7 @@
 
 #include "attention/bpe_tokenizer.hpp"
 #include "attention/pretrained.hpp"
+#include "attention/wordpiece_tokenizer.hpp"
 #include "attention/trace_json.hpp"
 #include "js_values.hpp"
 #include "model_handle.hpp"
@@ -135,8 +136,8 @@ class Gpt2BpeHandle {
     std::optional<int> id = tokenizer_->id_of(token);
     return id ? *id : -1;
   }
-  // { ids, pieces } or { error }
-  val encode(std::string text) {
+  // { ids, pieces } or { error }; GPT-2 has no pairs (the TypeScript side refuses one).
+  val encode(std::string text, val /*pair*/) {
     if (!tokenizer_) return failure_;
     Result<std::vector<int>> ids = tokenizer_->encode(text);
     if (!ids) return js::error(ids.error_value());
@@ -162,6 +163,63 @@ class Gpt2BpeHandle {
   val failure_;
 };
 
+// BERT's WordPiece from tokenizer.json, or vocab.txt with tokenizer_config.json's options.
+class WordPieceHandle {
+ public:
+  // from_tokenizer_json: `first` is tokenizer.json; else `first` is vocab.txt and
+  // `config` tokenizer_config.json's text ("" = BertTokenizer's defaults).
+  WordPieceHandle(std::string first, std::string config, bool from_tokenizer_json) : failure_(val::undefined()) {
+    Result<WordPieceTokenizer> made = Error{""};
+    if (from_tokenizer_json) {
+      made = WordPieceTokenizer::from_tokenizer_json(first);
+    } else {
+      Result<WordPieceOptions> options = config.empty() ? Result<WordPieceOptions>(WordPieceOptions{})
+                                                        : WordPieceTokenizer::options_from_tokenizer_config(config);
+      made = options ? WordPieceTokenizer::from_vocab_txt(first, options.value()) : Result<WordPieceTokenizer>(options.error_value());
+    }
+    if (!made) {
+      failure_ = js::error(made.error_value());
+      return;
+    }
+    tokenizer_.emplace(std::move(made).value());
+  }
+  val error() const { return failure_; }
+  int vocab_size() const { return tokenizer_ ? tokenizer_->vocab_size() : 0; }
+  int id_of(std::string token) const {
+    if (!tokenizer_) return -1;
+    std::optional<int> id = tokenizer_->id_of(token);
+    return id ? *id : -1;
+  }
+  // [CLS] text [SEP] (pair [SEP]): { ids, pieces, tokenTypes } or { error }
+  val encode(std::string text, val pair) {
+    if (!tokenizer_) return failure_;
+    std::optional<std::string> b;
+    if (!pair.isNull() && !pair.isUndefined()) b = pair.as<std::string>();
+    Result<WordPieceEncoding> encoded =
+        b ? tokenizer_->encode_for_model(text, std::string_view(*b)) : tokenizer_->encode_for_model(text);
+    if (!encoded) return js::error(encoded.error_value());
+    Result<std::vector<std::string>> pieces = tokenizer_->pieces(encoded.value().ids);
+    if (!pieces) return js::error(pieces.error_value());
+    val out = val::object();
+    out.set("ids", ints_to_js(encoded.value().ids));
+    out.set("pieces", strings_to_js(pieces.value()));
+    out.set("tokenTypes", ints_to_js(encoded.value().token_type_ids));
+    return out;
+  }
+  val decode(val ids) const {
+    if (!tokenizer_) return failure_;
+    Result<std::string> text = tokenizer_->decode(js::read_ints(ids));
+    if (!text) return js::error(text.error_value());
+    val out = val::object();
+    out.set("text", text.value());
+    return out;
+  }
+
+ private:
+  std::optional<WordPieceTokenizer> tokenizer_;
+  val failure_;
+};
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(attention_pretrained) {
@@ -180,4 +238,11 @@ EMSCRIPTEN_BINDINGS(attention_pretrained) {
       .function("idOf", &Gpt2BpeHandle::id_of)
       .function("encode", &Gpt2BpeHandle::encode)
       .function("decode", &Gpt2BpeHandle::decode);
+  emscripten::class_<WordPieceHandle>("_WordPiece")
+      .constructor<std::string, std::string, bool>()
+      .function("error", &WordPieceHandle::error)
+      .function("vocabSize", &WordPieceHandle::vocab_size)
+      .function("idOf", &WordPieceHandle::id_of)
+      .function("encode", &WordPieceHandle::encode)
+      .function("decode", &WordPieceHandle::decode);
 }

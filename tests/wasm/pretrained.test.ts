@@ -81,6 +81,28 @@ describe.each(BUILDS)('%s build', (build) => {
     }
   });
 
+  it('loads BERT: WordPiece pairs with token types, attentions and masked-LM logits as PyTorch', async () => {
+    const e = expectedOf('bert-tiny');
+    for (const files of [filesOf('bert-tiny'), filesOf('bert-tiny', ['tokenizer.json'])]) {  // tokenizer.json, or vocab.txt + config
+      const m = await engine.loadPretrained({ files });
+      expect(m.family).toBe('bert');
+      expect(m.spec).toMatchObject({ causal: false, norm: 'post', head: 'mlm', embedNorm: true, typeVocabSize: 2, activation: 'gelu' });
+      expect(m.tokenizer.kind).toBe('wordpiece');
+      for (const t of e.texts) {
+        const encoding = m.tokenize(t.text, t.text_pair);
+        expect(encoding.tokens).toEqual(t.tokens);
+        expect(Array.from(encoding.ids)).toEqual(t.ids);
+        expect(Array.from(encoding.tokenTypes)).toEqual(t.token_type_ids);
+      }
+      checkForward(m, 'bert-tiny');
+      m.dispose();
+    }
+    const legacy = await engine.loadPretrained({ files: { ...filesOf('bert-tiny-legacy'), 'vocab.txt': filesOf('bert-tiny')['vocab.txt'] } });
+    checkForward(legacy, 'bert-tiny');
+    expect(legacy.skipped.map(([name]) => name)).toContain('cls.predictions.decoder.weight');
+    legacy.dispose();
+  });
+
   it('accepts File objects and a FileList-like array, folders in names ignored', async () => {
     const files = Object.entries(filesOf('gpt2-tiny')).map(([name, bytes]) => new File([bytes], name));
     const m = await engine.loadPretrained({ files });

@@ -6,7 +6,7 @@
 import { type CheckpointFiles, type FileSource, type LoadProgress, filesSource, hubSource, throwIfAborted } from './checkpoint-files.js';
 import { AttentionError, describeValue, fromEngine } from './errors.js';
 import { Model, type RawModel } from './model.js';
-import { Gpt2BpeTokenizer, type RawGpt2Bpe, type Encoding, type Tokenizer } from './tokenizers.js';
+import { EngineTokenizer, type Encoding, type RawTokenizer, type Tokenizer } from './tokenizers.js';
 import type { ForwardInput, ForwardResult, ModelSpec } from './types.js';
 
 type RawError = { error?: { message: string; code: string; field: string } };
@@ -15,7 +15,8 @@ type RawError = { error?: { message: string; code: string; field: string } };
 export interface RawPretrainedModule {
   _CheckpointLoader: new (config: string) => RawCheckpointLoader;
   _readShardIndex(json: string): RawError & { weightMap?: Record<string, string>; files?: string[] };
-  _Gpt2Bpe: new (first: string, merges: string, fromTokenizerJson: boolean) => RawGpt2Bpe;
+  _Gpt2Bpe: new (first: string, merges: string, fromTokenizerJson: boolean) => RawTokenizer;
+  _WordPiece: new (first: string, config: string, fromTokenizerJson: boolean) => RawTokenizer;
 }
 interface RawCheckpointLoader {
   error(): RawError | undefined;
@@ -107,15 +108,19 @@ function missing(source: FileSource, what: string, files: string): AttentionErro
 }
 
 async function loadTokenizer(module: RawPretrainedModule, source: FileSource, family: 'gpt2' | 'bert'): Promise<Tokenizer> {
+  const json = await text(source, 'tokenizer.json');
   if (family === 'gpt2') {
-    const json = await text(source, 'tokenizer.json');
-    if (json !== null) return new Gpt2BpeTokenizer(new module._Gpt2Bpe(json, '', true));
+    if (json !== null) return new EngineTokenizer('gpt2-bpe', new module._Gpt2Bpe(json, '', true));
     const vocab = await text(source, 'vocab.json');
     const merges = vocab === null ? null : await text(source, 'merges.txt');
     if (vocab === null || merges === null) throw missing(source, "GPT-2's tokenizer", 'tokenizer.json (or vocab.json and merges.txt)');
-    return new Gpt2BpeTokenizer(new module._Gpt2Bpe(vocab, merges, false));
+    return new EngineTokenizer('gpt2-bpe', new module._Gpt2Bpe(vocab, merges, false));
   }
-  throw new AttentionError("BERT's WordPiece tokenizer is not in this build yet", { code: 'invalid_argument', field: 'tokenizer.json' });
+  if (json !== null) return new EngineTokenizer('wordpiece', new module._WordPiece(json, '', true));
+  const vocab = await text(source, 'vocab.txt');
+  if (vocab === null) throw missing(source, "BERT's tokenizer", 'tokenizer.json (or vocab.txt)');
+  const config = await text(source, 'tokenizer_config.json');  // do_lower_case and the special tokens, when given
+  return new EngineTokenizer('wordpiece', new module._WordPiece(vocab, config ?? '', false));
 }
 
 // Every weights file into the loader, one at a time.

@@ -5,12 +5,12 @@ import { AttentionError, describeValue, fromEngine } from './errors.js';
 
 type RawError = { error?: { message: string; code: string; field: string } };
 
-/** The raw Embind tokenizers (private: only this file and pretrained.ts talk to them). */
-export interface RawGpt2Bpe {
+/** The raw Embind tokenizers, _Gpt2Bpe and _WordPiece (private: only this file and pretrained.ts talk to them). */
+export interface RawTokenizer {
   error(): RawError | undefined;
   vocabSize(): number;
   idOf(token: string): number;
-  encode(text: string): RawError & { ids?: number[]; pieces?: string[] };
+  encode(text: string, pair: string | null): RawError & { ids?: number[]; pieces?: string[]; tokenTypes?: number[] };
   decode(ids: number[]): RawError & { text?: string };
   delete(): void;
 }
@@ -53,35 +53,43 @@ function checkIds(ids: unknown): number[] {
   return list;
 }
 
-/** GPT-2's byte-level BPE; no special tokens are added (GPT-2 adds none). */
-export class Gpt2BpeTokenizer implements Tokenizer {
-  readonly kind = 'gpt2-bpe' as const;
+/**
+ * A tokenizer running in the engine: GPT-2's byte-level BPE ('gpt2-bpe', no special
+ * tokens added, no pairs) or BERT's WordPiece ('wordpiece': [CLS] text [SEP] (pair
+ * [SEP]), token types 0 then 1).
+ */
+export class EngineTokenizer implements Tokenizer {
+  readonly kind: 'gpt2-bpe' | 'wordpiece';
   readonly vocabSize: number;
-  #raw: RawGpt2Bpe | null;
+  #raw: RawTokenizer | null;
 
   /** @internal Made by loadPretrained. */
-  constructor(raw: RawGpt2Bpe) {
+  constructor(kind: 'gpt2-bpe' | 'wordpiece', raw: RawTokenizer) {
     const failure = raw.error();
     if (failure?.error) {
       raw.delete();
       throw fromEngine(failure.error);
     }
+    this.kind = kind;
     this.#raw = raw;
     this.vocabSize = raw.vocabSize();
   }
 
-  #live(): RawGpt2Bpe {
+  #live(): RawTokenizer {
     if (!this.#raw) throw new AttentionError('this tokenizer was disposed', { code: 'disposed', field: 'tokenizer' });
     return this.#raw;
   }
 
   encode(text: string, pair?: string): Encoding {
     checkText('text', text);
-    if (pair !== undefined) throw new AttentionError('GPT-2 takes one text: it has no sentence pairs', { field: 'pair' });
-    const r = this.#live().encode(text);
+    if (pair !== undefined) {
+      if (this.kind === 'gpt2-bpe') throw new AttentionError('GPT-2 takes one text: it has no sentence pairs', { field: 'pair' });
+      checkText('pair', pair);
+    }
+    const r = this.#live().encode(text, pair ?? null);
     if (r.error) throw fromEngine(r.error);
     const ids = Int32Array.from(r.ids!);
-    return { ids, tokens: r.pieces!, tokenTypes: new Int32Array(ids.length) };
+    return { ids, tokens: r.pieces!, tokenTypes: r.tokenTypes ? Int32Array.from(r.tokenTypes) : new Int32Array(ids.length) };
   }
 
   decode(ids: ArrayLike<number>): string {
