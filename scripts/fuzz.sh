@@ -9,8 +9,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
-seconds=${FUZZ_SECONDS:-60}
-names=(${FUZZERS:-tokenizer config forward safetensors pretrained_tokenizers})
+seconds=${FUZZ_SECONDS:-50}
+names=(${FUZZERS:-tokenizer config forward safetensors pretrained_tokenizers checkpoint})
 cmake --preset fuzz >/dev/null && cmake --build --preset fuzz || { echo "fuzz: 0 passed, ${#names[@]} failed"; exit 1; }
 passed=0; failed=0
 for name in "${names[@]}"; do

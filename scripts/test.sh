@@ -67,7 +67,7 @@ echo "== C++ core under AddressSanitizer + UndefinedBehaviorSanitizer (clang)"
 run_ctest core-asan native-asan
 
 echo
-echo "== libFuzzer: tokenizer, config validation, forward pass, safetensors reader (${FUZZ_SECONDS:-60}s each)"
+echo "== libFuzzer: tokenizers, config validation, forward pass, safetensors reader, checkpoints (${FUZZ_SECONDS:-50}s each)"
 bash scripts/fuzz.sh 2>&1 | tee test-output/fuzz.log
 fuzz_rc=${PIPESTATUS[0]}
 fuzz_line=$(grep -E '^fuzz: [0-9]+ passed, [0-9]+ failed' test-output/fuzz.log | tail -1)

@@ -44,3 +44,4 @@ TEST(FuzzCorpus, Config) { replay("config", attention::fuzz::config); }
 TEST(FuzzCorpus, Forward) { replay("forward", attention::fuzz::forward); }
 TEST(FuzzCorpus, Safetensors) { replay("safetensors", attention::fuzz::safetensors); }
 TEST(FuzzCorpus, PretrainedTokenizers) { replay("pretrained_tokenizers", attention::fuzz::pretrained_tokenizers); }
+TEST(FuzzCorpus, Checkpoint) { replay("checkpoint", attention::fuzz::checkpoint); }

@@ -23,5 +23,9 @@ void safetensors(const std::uint8_t* data, std::size_t size);
 // encodes to known ids whose pieces and decoding succeed (GPT-2: decoding gives the
 // text back), or is refused as invalid UTF-8.
 void pretrained_tokenizers(const std::uint8_t* data, std::size_t size);
+// Pretrained checkpoints (harness_checkpoint.cpp): the first byte picks config.json,
+// the shard index, or a weights file for a tiny GPT-2 or BERT. Each is read or is an
+// error with a message and code; a model that loads runs with finite outputs.
+void checkpoint(const std::uint8_t* data, std::size_t size);
 
 }  // namespace attention::fuzz
