@@ -5,6 +5,8 @@
 import { html, nothing } from 'lit';
 import type { ExploreModel, ModelChoice } from '../engine/explore-models.js';
 import { formatSetting } from '../state/settings.js';
+import { LOAD_PRETRAINED } from '../state/pretrained-models.js';
+import type { PretrainedInfo } from '../engine/pretrained-run.js';
 import { shownTrainSettings, trainStateFromHash, type TrainSetting } from '../state/train-settings.js';
 
 export const UNTRAINED_LABEL = 'Untrained playground model';
@@ -18,8 +20,9 @@ export function modelPicker(value: string, choices: readonly ModelChoice[], onPi
       <option value="" ?selected=${value === ''}>${UNTRAINED_LABEL}</option>
       ${choices.map((c) => html`<option value=${c.id} ?selected=${c.id === value}>${c.label}</option>`)}
       ${known ? nothing : html`<option value=${value} selected>${value} (not available)</option>`}
+      <option value=${LOAD_PRETRAINED}>Load a pretrained model\u2026</option>
     </select>
-    <small>Trained models fix their own settings and read their task\u2019s tokens.</small>
+    <small>Trained models fix their own settings and read their task\u2019s tokens; pretrained GPT-2 and BERT checkpoints read text with their own tokenizer.</small>
   </div>`;
 }
 
@@ -37,5 +40,18 @@ export function fixedSettings(model: ExploreModel) {
     <p class="note">${model.label}: its training fixed these settings (the untrained model has the playground\u2019s).</p>
     ${model.about ? html`<p class="about">${model.about}</p>` : nothing}
     <dl>${rows.map((s) => html`<dt>${s.label}</dt><dd data-fixed=${s.name}>${shownValue(s, state[s.name])}</dd>`)}</dl>
+  </section>`;
+}
+
+/** A loaded pretrained model's facts, instead of the model controls. */
+export function pretrainedSummary(info: PretrainedInfo) {
+  const rows: [string, string][] = [
+    ['Architecture', info.architecture || info.family], ['Layers', String(info.layers)], ['Heads', String(info.heads)],
+    ['d_model', String(info.dModel)], ['Vocabulary', String(info.vocabSize)], ['Longest text', `${info.maxSeq} tokens`],
+  ];
+  return html`<section class="trained-model" data-testid="pretrained-summary" aria-label="The pretrained model">
+    <p class="note">${info.name}: a pretrained checkpoint; its config.json fixed these settings.</p>
+    <dl>${rows.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>
+    ${info.skipped.length ? html`<p class="about">Not used: ${info.skipped.map(([name, why]) => `${name} (${why})`).join('; ')}</p>` : nothing}
   </section>`;
 }
