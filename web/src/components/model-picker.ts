@@ -52,6 +52,7 @@ export function pretrainedSummary(info: PretrainedInfo) {
   return html`<section class="trained-model" data-testid="pretrained-summary" aria-label="The pretrained model">
     <p class="note">${info.name}: a pretrained checkpoint; its config.json fixed these settings.</p>
     <dl>${rows.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>
-    ${info.skipped.length ? html`<p class="about">Not used: ${info.skipped.map(([name, why]) => `${name} (${why})`).join('; ')}</p>` : nothing}
+    ${info.skipped.length ? html`<details class="about"><summary>${info.skipped.length} tensor${info.skipped.length === 1 ? '' : 's'} of the file not used</summary>
+      <ul>${info.skipped.map(([name, why]) => html`<li><code>${name}</code>: ${why}</li>`)}</ul></details>` : nothing}
   </section>`;
 }

@@ -69,6 +69,12 @@ export function displayPiece(piece: string, decoded: string, family: 'gpt2' | 'b
   return decoded.replace(/^ /, '\u00b7').replace(/\n/g, '\u21b5').replace(/\t/g, '\u21e5');
 }
 
+/** A candidate token as text: decoded (GPT-2's leading space as '·'); a GPT-2 piece that is only part of a character says so. */
+export function candidateText(decoded: string, id: number, family: 'gpt2' | 'bert'): string {
+  if (family === 'gpt2' && (decoded === '' || decoded.includes('\uFFFD'))) return `(bytes of a character, id ${id})`;
+  return displayPiece(decoded, decoded, family);
+}
+
 /** The longest text (in tokens) whose attention stages fit the budget. */
 export function longestShown(info: Pick<PretrainedInfo, 'layers' | 'heads' | 'maxSeq'>): number {
   return Math.min(info.maxSeq, Math.floor(Math.sqrt(ATTENTION_BUDGET / (info.layers * info.heads * 5))));
@@ -189,7 +195,7 @@ export class PretrainedModels {
       }
       return {
         position, kind, candidates: best.map((id) => ({
-          id, probability: Math.exp(row[id] - max) / sum, token: displayPiece(tokenizer.decode([id]), tokenizer.decode([id]), info.family),
+          id, probability: Math.exp(row[id] - max) / sum, token: candidateText(tokenizer.decode([id]), id, info.family),
         })),
       };
     };
