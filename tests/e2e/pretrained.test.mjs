@@ -82,7 +82,7 @@ const inPlayground = (page, fn, arg) => page.evaluate(([source, a]) =>
   new Function('root', 'arg', `return (${source})(root, arg);`)(document.querySelector('ap-playground').shadowRoot, a), [fn.toString(), arg]);
 
 async function openLoader(page) {
-  await page.locator('#setting-model').selectOption('__load_pretrained__');
+  await page.locator('button[data-action="open-pretrained"]').click();
   await page.locator('[data-testid="pretrained-loader"]').waitFor();
 }
 

@@ -13,7 +13,7 @@ import type { RunInput, Trace } from 'attention-playground';
 import type { EngineClient, EngineRequest, PretrainedProgress, RunOutcome } from '../engine/client.js';
 import type { Prediction, PretrainedInfo } from '../engine/pretrained-run.js';
 import {
-  LOAD_PRETRAINED, hubBaseUrl, isPretrainedId, pretrainedExample, pretrainedId, pretrainedModel, rememberHubBaseUrl, setPretrainedModel,
+  hubBaseUrl, isPretrainedId, pretrainedExample, pretrainedId, pretrainedModel, rememberHubBaseUrl, setPretrainedModel,
 } from '../state/pretrained-models.js';
 import { predictionsView } from '../view/predictions.js';
 import { exploreModel, modelChoices, type ExploreModel, type ModelChoice } from '../engine/explore-models.js';
@@ -178,13 +178,7 @@ export class Playground extends LitElement {
 
   /** A model picked: a trained one starts from its example input; the untrained one gets its text back. */
   #onModel = (event: Event) => {
-    const select = event.target as HTMLSelectElement;
-    const id = select.value;
-    if (id === LOAD_PRETRAINED) {  // not a model: opens the loading panel, the picker stays on the model shown
-      select.value = this.state.model;
-      this.loaderOpen = true;
-      return;
-    }
+    const id = (event.target as HTMLSelectElement).value;
     if (id === this.state.model) return;
     if (this.state.model === '') this.#untrainedText = this.state.text;
     const loaded = pretrainedModel();
@@ -481,7 +475,7 @@ export class Playground extends LitElement {
         ${textSettings.map((s) => renderControl(s, (this.state as unknown as Record<string, unknown>)[s.name], this.errors[s.name], this.#onSetting))}
       </section>` : nothing}
       ${modelControls.length || picker ? html`<aside aria-label="Model settings">
-        ${picker ? modelPicker(this.state.model, this.choices, this.#onModel) : nothing}
+        ${picker ? modelPicker(this.state.model, this.choices, this.#onModel, () => { this.loaderOpen = true; }) : nothing}
         ${modelControls.length ? html`<ap-controls .state=${this.state} .errors=${this.errors} .only=${modelControls}></ap-controls>` : nothing}
         ${picker && this.loaderOpen ? html`<ap-pretrained-loader .baseUrl=${this.hubUrl} .loading=${this.loading} .progress=${this.loadProgress}
           .error=${this.loadError} .note=${this.loadNote} @pretrained-load=${this.#onLoadPretrained}

@@ -4,8 +4,6 @@
 import type { PretrainedInfo } from '../engine/pretrained-run.js';
 
 export const PRETRAINED_PREFIX = 'pretrained:';
-/** The picker's entry that opens the loading panel (never a model). */
-export const LOAD_PRETRAINED = '__load_pretrained__';
 export const DEFAULT_HUB = 'https://huggingface.co';
 const HUB_KEY = 'attention-playground:hub-base-url';
 
