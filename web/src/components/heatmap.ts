@@ -123,7 +123,7 @@ export class Heatmap extends LitElement {
         }
         const fill = this.scale.color(value);
         cells.push(svg`<rect x=${x} y=${y} width=${CELL} height=${CELL} fill=${fill} stroke="#fff" stroke-width="1"
-          data-row=${i} data-col=${j} @mouseenter=${() => this.#select(i, j)}></rect>`);
+          data-row=${i} data-col=${j} data-value=${value} @mouseenter=${() => this.#select(i, j)}></rect>`);
         if (this.showNumbers)
           cells.push(svg`<text x=${x + CELL / 2} y=${y + CELL / 2 + 3.5} font-size="9" text-anchor="middle"
             fill=${textColorOn(fill)} pointer-events="none">${Math.abs(value) >= 10 ? value.toFixed(0) : value.toFixed(2).replace(/^(-?)0\./, '$1.')}</text>`);

@@ -5,12 +5,16 @@
 import { html, nothing } from 'lit';
 import type { ExploreModel, ModelChoice } from '../engine/explore-models.js';
 import { formatSetting } from '../state/settings.js';
+import type { PretrainedInfo } from '../engine/pretrained-run.js';
 import { shownTrainSettings, trainStateFromHash, type TrainSetting } from '../state/train-settings.js';
 
 export const UNTRAINED_LABEL = 'Untrained playground model';
 
-/** The picker: value '' is the untrained model; an id the list lacks still shows (its problem is reported elsewhere). */
-export function modelPicker(value: string, choices: readonly ModelChoice[], onPick: (event: Event) => void) {
+/**
+ * The picker: value '' is the untrained model; an id the list lacks still shows (its problem is reported elsewhere).
+ * With onLoad, a "Load a pretrained model…" button under it (a button, not an option: it opens a panel, it is no model).
+ */
+export function modelPicker(value: string, choices: readonly ModelChoice[], onPick: (event: Event) => void, onLoad?: () => void) {
   const known = value === '' || choices.some((c) => c.id === value);
   return html`<div class="setting choice" data-setting="model">
     <label for="setting-model">Model</label>
@@ -19,7 +23,8 @@ export function modelPicker(value: string, choices: readonly ModelChoice[], onPi
       ${choices.map((c) => html`<option value=${c.id} ?selected=${c.id === value}>${c.label}</option>`)}
       ${known ? nothing : html`<option value=${value} selected>${value} (not available)</option>`}
     </select>
-    <small>Trained models fix their own settings and read their task\u2019s tokens.</small>
+    ${onLoad ? html`<button type="button" class="load-pretrained" data-action="open-pretrained" @click=${onLoad}>Load a pretrained model\u2026</button>` : nothing}
+    <small>Trained models fix their own settings and read their task\u2019s tokens; pretrained GPT-2 and BERT checkpoints read text with their own tokenizer.</small>
   </div>`;
 }
 
@@ -37,5 +42,19 @@ export function fixedSettings(model: ExploreModel) {
     <p class="note">${model.label}: its training fixed these settings (the untrained model has the playground\u2019s).</p>
     ${model.about ? html`<p class="about">${model.about}</p>` : nothing}
     <dl>${rows.map((s) => html`<dt>${s.label}</dt><dd data-fixed=${s.name}>${shownValue(s, state[s.name])}</dd>`)}</dl>
+  </section>`;
+}
+
+/** A loaded pretrained model's facts, instead of the model controls. */
+export function pretrainedSummary(info: PretrainedInfo) {
+  const rows: [string, string][] = [
+    ['Architecture', info.architecture || info.family], ['Layers', String(info.layers)], ['Heads', String(info.heads)],
+    ['d_model', String(info.dModel)], ['Vocabulary', String(info.vocabSize)], ['Longest text', `${info.maxSeq} tokens`],
+  ];
+  return html`<section class="trained-model" data-testid="pretrained-summary" aria-label="The pretrained model">
+    <p class="note">${info.name}: a pretrained checkpoint; its config.json fixed these settings.</p>
+    <dl>${rows.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>
+    ${info.skipped.length ? html`<details class="about"><summary>${info.skipped.length} tensor${info.skipped.length === 1 ? '' : 's'} of the file not used</summary>
+      <ul>${info.skipped.map(([name, why]) => html`<li><code>${name}</code>: ${why}</li>`)}</ul></details>` : nothing}
   </section>`;
 }

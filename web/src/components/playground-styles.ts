@@ -55,4 +55,12 @@ export const PLAYGROUND_STYLES = [CONTROL_STYLES, css`
   .trained-model dl { display: grid; grid-template-columns: auto 1fr; gap: 0.1rem 0.6rem; margin: 0; }
   .trained-model dt { color: #555; }
   .trained-model dd { margin: 0; font-weight: 600; }
+  .load-pretrained { font: inherit; font-size: 0.85rem; margin-top: 0.35rem; padding: 0.25rem 0.5rem; cursor: pointer; }
+  ap-pretrained-loader { margin: 0.5rem 0 0.75rem; }
+  .predictions { margin-top: 1rem; border-top: 1px solid #ddd; padding-top: 0.5rem; }
+  .predictions h3 { font-size: 0.95rem; margin: 0 0 0.4rem; }
+  .predictions figure { margin: 0 0 0.6rem; }
+  .predictions figcaption { font-weight: 600; font-size: 0.85rem; margin-bottom: 0.2rem; }
+  .predictions ol { margin: 0; padding-left: 1.5rem; font-size: 0.9rem; }
+  .predictions .token { display: inline-block; min-width: 7rem; font-family: ui-monospace, monospace; white-space: pre; }
 `];

@@ -3,11 +3,19 @@
 // attributes), sends the model settings and text to the engine worker, shows the
 // chosen view of the latest trace, and sends a 'trace' event after each run. With a
 // trained model picked (engine/explore-models.ts), it sends that model and the typed
-// tokens instead, and the model's own settings replace the model controls.
+// tokens instead, and the model's own settings replace the model controls. A pretrained
+// GPT-2 or BERT checkpoint is loaded from the picker's "Load a pretrained model…" panel
+// (in the engine's worker) and runs on the typed text with its own tokenizer; its
+// next-token or [MASK] predictions show under the view.
 import { LitElement, type PropertyValues, html, nothing } from 'lit';
 import { guard } from 'lit/directives/guard.js';
 import type { RunInput, Trace } from 'attention-playground';
-import type { EngineClient, EngineRequest, RunOutcome } from '../engine/client.js';
+import type { EngineClient, EngineRequest, PretrainedProgress, RunOutcome } from '../engine/client.js';
+import type { Prediction, PretrainedInfo } from '../engine/pretrained-run.js';
+import {
+  hubBaseUrl, isPretrainedId, pretrainedExample, pretrainedId, pretrainedModel, rememberHubBaseUrl, setPretrainedModel,
+} from '../state/pretrained-models.js';
+import { predictionsView } from '../view/predictions.js';
 import { exploreModel, modelChoices, type ExploreModel, type ModelChoice } from '../engine/explore-models.js';
 import {
   DEFAULT_STATE, SETTINGS, blocksFor, crossCheck, modelConfig, parseSetting, settingByName, splitLines,
@@ -19,7 +27,9 @@ import {
   changesView, headView, headsView, linesView, masksView, overviewView, shapesView, stageScale, type ViewContext,
 } from '../view/views.js';
 import { renderControl, settingInput } from './controls.js';
-import { fixedSettings, modelPicker } from './model-picker.js';
+import { fixedSettings, modelPicker, pretrainedSummary } from './model-picker.js';
+import type { LoadRequest } from './pretrained-loader.js';
+import './pretrained-loader.js';
 import { PLAYGROUND_STYLES } from './playground-styles.js';
 import './controls.js';
 import './heatmap.js';
@@ -41,7 +51,9 @@ export class Playground extends LitElement {
     compareText: { type: String, attribute: 'compare-text' },
     errors: { state: true }, trace: { state: true }, engineError: { state: true },
     status: { state: true }, heapBytes: { state: true }, choices: { state: true }, model: { state: true },
-    modelError: { state: true },
+    modelError: { state: true }, pretrained: { state: true }, predictions: { state: true }, attentionOnly: { state: true },
+    loaderOpen: { state: true }, loading: { state: true }, loadProgress: { state: true }, loadError: { state: true },
+    loadNote: { state: true }, hubUrl: { state: true },
   };
   declare state: State;
   /** Mirror the state in the URL hash (the playground page). */
@@ -63,6 +75,19 @@ export class Playground extends LitElement {
   declare model: ExploreModel | null;
   /** Why state.model could not be loaded. */
   declare modelError: string;
+  /** The pretrained model of state.model (null: another kind of model, or not loaded). */
+  declare pretrained: PretrainedInfo | null;
+  /** The pretrained model's guesses for the trace shown. */
+  declare predictions: Prediction[];
+  /** The trace shown has only the attention stages (a long text on a big model). */
+  declare attentionOnly: boolean;
+  /** The "Load a pretrained model" panel: open, loading, bytes per file, what went wrong, what happened. */
+  declare loaderOpen: boolean;
+  declare loading: boolean;
+  declare loadProgress: PretrainedProgress[];
+  declare loadError: string;
+  declare loadNote: string;
+  declare hubUrl: string;
   #previous: Trace | null = null;
   /** Which model made `trace` ('' untrained, else its TrainedModelRef key): 'what changed' compares one model's traces only. */
   #traceModel = '';
@@ -90,6 +115,15 @@ export class Playground extends LitElement {
     this.choices = [];
     this.model = null;
     this.modelError = '';
+    this.pretrained = null;
+    this.predictions = [];
+    this.attentionOnly = false;
+    this.loaderOpen = false;
+    this.loading = false;
+    this.loadProgress = [];
+    this.loadError = '';
+    this.loadNote = '';
+    this.hubUrl = hubBaseUrl();
   }
 
   override connectedCallback() {
@@ -147,7 +181,10 @@ export class Playground extends LitElement {
     const id = (event.target as HTMLSelectElement).value;
     if (id === this.state.model) return;
     if (this.state.model === '') this.#untrainedText = this.state.text;
-    const text = id === '' ? this.#untrainedText ?? DEFAULT_STATE.text : DEFAULT_STATE.text;  // the default: "the model's example"
+    const loaded = pretrainedModel();
+    const text = id === '' ? this.#untrainedText ?? DEFAULT_STATE.text
+      : loaded && pretrainedId(loaded) === id ? pretrainedExample(loaded)
+        : DEFAULT_STATE.text;  // the default: "the model's example"
     this.state = { ...this.state, model: id, text };
     this.#writeHash();
   };
@@ -165,6 +202,8 @@ export class Playground extends LitElement {
 
   #run() {
     const state = this.state;
+    if (isPretrainedId(state.model)) { this.#runPretrained(state); return; }
+    this.pretrained = null;
     if (state.model) { this.#runTrained(state); return; }
     this.model = null;
     this.modelError = '';
@@ -235,6 +274,72 @@ export class Playground extends LitElement {
     this.#request({ trained: this.model.ref, text: state.text }, this.model.ref.key);
   }
 
+  /** A pretrained checkpoint (loaded on this page): run it on the typed text with its tokenizer. */
+  #runPretrained(state: State) {
+    this.model = null;
+    const info = pretrainedModel();
+    const errors = this.#viewErrors();
+    if (!info || pretrainedId(info) !== state.model) {
+      this.pretrained = null;
+      this.errors = errors;
+      this.modelError = `The pretrained model \u2018${state.model.slice('pretrained:'.length)}\u2019 is not loaded in this tab: ` +
+        'load it again with \u201cLoad a pretrained model\u2026\u201d in the Model picker.';
+      this.status = '';
+      return;
+    }
+    this.modelError = '';
+    this.pretrained = info;
+    if (state.text.trim() === '') errors.text = 'Type some text to see the model\u2019s attention.';
+    this.errors = errors;
+    if (errors.text) return;
+    const key = JSON.stringify({ model: info.key, text: state.text });
+    if (key === this.#lastRun) return;
+    this.#lastRun = key;
+    this.#request({ pretrained: { key: info.key }, text: state.text }, info.key);
+  }
+
+  /** The loading panel asked for a checkpoint: load it where the engine runs, showing bytes per file. */
+  #onLoadPretrained = async (event: Event) => {
+    const request = (event as CustomEvent<LoadRequest>).detail;
+    if (this.loading) return;
+    if ('repo' in request) {
+      if (!request.repo) { this.loadError = 'Type a model name first (e.g. gpt2).'; return; }
+      this.hubUrl = request.baseUrl;
+      rememberHubBaseUrl(request.baseUrl);
+    }
+    this.loading = true;
+    this.loadProgress = [];
+    this.loadError = '';
+    this.loadNote = '';
+    const onProgress = (p: PretrainedProgress) => {
+      const list = this.loadProgress.filter((q) => q.file !== p.file);
+      const at = this.loadProgress.findIndex((q) => q.file === p.file);
+      list.splice(at < 0 ? list.length : at, 0, { file: p.file, loaded: p.loaded, total: p.total });
+      this.loadProgress = list;
+    };
+    const source = 'repo' in request ? { repo: request.repo, baseUrl: request.baseUrl } : { files: request.files, name: request.name };
+    const outcome = await this.#engine().loadPretrained(source, onProgress);
+    this.loading = false;
+    if (!outcome.ok) {
+      if (outcome.code === 'aborted') { this.loadNote = 'Loading was cancelled; nothing was loaded.'; return; }
+      const names = outcome.field && !outcome.error.includes(outcome.field) ? ` (${outcome.field})` : '';
+      this.loadError = `Could not load the model: ${outcome.error}${names}.`;
+      return;
+    }
+    const info = outcome.model;
+    setPretrainedModel(info);
+    this.loadNote = `Loaded ${info.name}: ${info.layers} layers \u00d7 ${info.heads} heads.`;
+    this.choices = await modelChoices();
+    if (this.state.model === '') this.#untrainedText = this.state.text;
+    this.#lastRun = '';
+    this.state = { ...this.state, model: pretrainedId(info), text: pretrainedExample(info), layer: 0, head: 0 };
+    this.#writeHash();
+  };
+
+  #onCancelPretrained = () => {
+    this.#engine().cancelPretrained();
+  };
+
   #show(outcome: RunOutcome, model: string) {
     if (!outcome.ok) {
       if (outcome.field === 'text') this.errors = { ...this.errors, text: this.#inputError = outcome.error };
@@ -252,6 +357,8 @@ export class Playground extends LitElement {
     this.#previous = model === this.#traceModel ? this.trace : null;
     this.#traceModel = model;
     this.trace = outcome.trace;
+    this.predictions = outcome.predictions ?? [];
+    this.attentionOnly = outcome.attentionOnly ?? false;
     this.status = `${outcome.build} engine · ${outcome.milliseconds.toFixed(2)} ms · wasm heap ${(outcome.heapBytes / 1024).toFixed(0)} KiB`;
     this.heapBytes = outcome.heapBytes;
     this.dispatchEvent(new CustomEvent('trace', { detail: { trace: outcome.trace }, bubbles: true, composed: true }));
@@ -321,7 +428,8 @@ export class Playground extends LitElement {
       case 'head': { const scale = stageScale(ctx); return html`<ap-legend .scale=${scale} label="Colour:"></ap-legend>${headView(ctx, scale)}`; }
       case 'lines': return linesView(ctx);
       case 'masks': return masksView(ctx);
-      case 'shapes': return shapesView(ctx);
+      case 'shapes': return html`${this.attentionOnly && this.pretrained ? html`<p class="hint" data-testid="attention-only">This text is long
+        for a model this size: only the attention stages were recorded, so only they are listed.</p>` : nothing}${shapesView(ctx)}`;
       case 'overview': return overviewView(ctx);
       case 'changes': return changesView(ctx);
     }
@@ -334,9 +442,18 @@ export class Playground extends LitElement {
     return { ...setting, label, help: this.model?.example ? `For example: ${this.model.example}` : undefined };
   }
 
+  /** The text box for a pretrained model: text, read by its tokenizer. */
+  #pretrainedTextSetting(setting: Setting, info: PretrainedInfo): Setting {
+    const label = info.family === 'bert'
+      ? `Text for ${info.name} (its WordPiece tokenizer adds [CLS] and [SEP]; a second line is the second sentence)`
+      : `Text for ${info.name} (its byte-level BPE tokenizer reads it; \u00b7 marks a token\u2019s leading space)`;
+    return { ...setting, label, help: info.family === 'bert' ? 'Write [MASK] for a word BERT should guess.' : undefined };
+  }
+
   /** Whether the trace shown is not what the settings ask for (a problem, or another model still loading). */
   #stale(): boolean {
-    const wanted = this.state.model ? this.model?.ref.key ?? null : '';
+    const wanted = isPretrainedId(this.state.model) ? this.pretrained?.key ?? null
+      : this.state.model ? this.model?.ref.key ?? null : '';
     return Boolean(this.engineError || this.modelError) || wanted !== this.#traceModel ||
       Object.keys(this.errors).some((name) => settingByName(name)?.group !== 'view');
   }
@@ -345,7 +462,8 @@ export class Playground extends LitElement {
     const ctx = this.trace ? this.#context(this.trace) : null;
     const trained = this.state.model !== '';
     const textSettings = (SETTINGS as readonly Setting[]).filter((s) => s.group === 'text' && this.#shows(s.name) &&
-      (s.name === 'text' || (!trained && this.state.mode === 'cross'))).map((s) => (trained ? this.#trainedTextSetting(s) : s));
+      (s.name === 'text' || (!trained && this.state.mode === 'cross'))).map((s) => (this.pretrained ? this.#pretrainedTextSetting(s, this.pretrained)
+      : trained ? this.#trainedTextSetting(s) : s));
     const modelControls = trained ? []
       : (SETTINGS as readonly Setting[]).filter((s) => s.group === 'model' && this.#shows(s.name)).map((s) => s.name);
     const picker = this.#shows('model');
@@ -357,9 +475,13 @@ export class Playground extends LitElement {
         ${textSettings.map((s) => renderControl(s, (this.state as unknown as Record<string, unknown>)[s.name], this.errors[s.name], this.#onSetting))}
       </section>` : nothing}
       ${modelControls.length || picker ? html`<aside aria-label="Model settings">
-        ${picker ? modelPicker(this.state.model, this.choices, this.#onModel) : nothing}
+        ${picker ? modelPicker(this.state.model, this.choices, this.#onModel, () => { this.loaderOpen = true; }) : nothing}
         ${modelControls.length ? html`<ap-controls .state=${this.state} .errors=${this.errors} .only=${modelControls}></ap-controls>` : nothing}
+        ${picker && this.loaderOpen ? html`<ap-pretrained-loader .baseUrl=${this.hubUrl} .loading=${this.loading} .progress=${this.loadProgress}
+          .error=${this.loadError} .note=${this.loadNote} @pretrained-load=${this.#onLoadPretrained}
+          @pretrained-cancel=${this.#onCancelPretrained} @pretrained-close=${() => { this.loaderOpen = false; }}></ap-pretrained-loader>` : nothing}
         ${trained && this.model ? fixedSettings(this.model) : nothing}
+        ${this.pretrained ? pretrainedSummary(this.pretrained) : nothing}
         ${this.#shows('status') ? html`<p class="status" aria-live="polite" data-heap-bytes=${this.heapBytes}>${this.status}</p>` : nothing}
         ${this.#linkProblems.length ? html`<p class="error">Ignored in the link: ${this.#linkProblems.join('; ')}</p>` : nothing}
       </aside>` : nothing}
@@ -371,7 +493,8 @@ export class Playground extends LitElement {
           ${stale ? html`<p class="stale-note">Not up to date: the last result that worked.</p>` : nothing}${
           // Typing re-renders with the old trace until the new one arrives: skip the heavy view then.
           guard([this.trace, this.state.view, this.state.stage, ctx.block, ctx.layer, ctx.head, ctx.sequence],
-            () => this.#view(ctx))}</div>`
+            () => this.#view(ctx))}</div>
+          ${this.pretrained && this.#traceModel === this.pretrained.key ? predictionsView(this.pretrained, this.predictions, ctx.trace.tokens[0] ?? []) : nothing}`
           : Object.keys(this.errors).length > 0
             ? html`<p class="error" role="alert" data-testid="blocked">Nothing to show yet: ${Object.values(this.errors).join(' ')}</p>`
             : this.engineError || this.modelError ? nothing : html`<p class="status">Waiting for the first result…</p>`}

@@ -22,7 +22,10 @@ setTrainingRunner(pageTrainingRunner(sharedEngine));
 useEngine(() => new EngineClient(() => {
   const api = engineApi(sharedEngine);
   // Yield to the page before each run, so typing and scrolling go first.
-  return { run: (input) => new Promise((resolve) => setTimeout(() => resolve(api.run(input)), 0)) };
+  return {
+    run: (input) => new Promise((resolve) => setTimeout(() => resolve(api.run(input)), 0)),
+    loadPretrained: api.loadPretrained, cancelPretrained: api.cancelPretrained,  // on this thread too (no worker here)
+  };
 }));
 
 if (!customElements.get('attention-playground')) customElements.define('attention-playground', AttentionPlaygroundElement);

@@ -3,8 +3,9 @@
 // requests from the same requester replace each other, so fast typing never queues
 // stale work, and one playground never cancels another's.
 import type { EngineApi, EngineRequest, RunOutcome } from './api.js';
+import type { LoadOutcome, PretrainedProgress, PretrainedSource } from './pretrained-run.js';
 
-export type { EngineRequest, RunOutcome };
+export type { EngineRequest, LoadOutcome, PretrainedProgress, PretrainedSource, RunOutcome };
 
 interface Pending { input: EngineRequest; onDone: (outcome: RunOutcome) => void }
 
@@ -24,6 +25,22 @@ export class EngineClient {
     this.#pending.delete(requester);  // re-insert: requesters take turns in the order they asked
     this.#pending.set(requester, { input, onDone });
     if (!this.#busy) void this.#drain();
+  }
+
+  /** Loads a pretrained checkpoint where the engine runs; progress comes back through onProgress. */
+  async loadPretrained(source: PretrainedSource, onProgress: (p: PretrainedProgress) => void): Promise<LoadOutcome> {
+    const api = (this.#api ??= this.#connect());
+    if (!api.loadPretrained) return { ok: false, error: 'this page\u2019s engine cannot load pretrained models', code: 'unsupported', field: '' };
+    try {
+      return await api.loadPretrained(source, onProgress);
+    } catch (error) {
+      return { ok: false, error: `the engine failed: ${String(error)}`, code: 'engine', field: '' };
+    }
+  }
+
+  /** Stops the pretrained load under way, if any. */
+  cancelPretrained(): void {
+    void this.#api?.cancelPretrained?.();
   }
 
   async #drain(): Promise<void> {

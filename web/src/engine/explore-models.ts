@@ -3,6 +3,7 @@
 // model handed over from the Train view (state/trained-models.ts). Each resolves to what
 // the engine needs (TrainedModelRef) and what the page shows (a title, a first input).
 import { trainStateFromHash } from '../state/train-settings.js';
+import { pretrainedId, pretrainedLabel, pretrainedModel } from '../state/pretrained-models.js';
 import { TRAINED_MODEL_ID, trainedModel } from '../state/trained-models.js';
 import { charactersAreTokens, tokensAsInput } from '../view/probe-input.js';
 import { checkpointIndex, loadCheckpoint } from './checkpoint.js';
@@ -31,11 +32,17 @@ async function shippedChoices(): Promise<ModelChoice[]> {
   return (await checkpointIndex()).map(({ id, title }) => ({ id, label: title }));
 }
 
-/** The picker's trained models: the shipped ones (if their index loads), then the Train view's, if one was handed over. */
+/**
+ * The picker's trained models: the shipped ones (if their index loads), then the Train view's, if one was handed over,
+ * then the pretrained checkpoint loaded on this page, if any.
+ */
 export async function modelChoices(): Promise<ModelChoice[]> {
-  const list = await shippedChoices().catch(() => []);
+  const list: ModelChoice[] = await shippedChoices().catch(() => []);
   const offered = trainedModel();
-  return offered ? [...list, { id: TRAINED_MODEL_ID, label: `Your trained model (${offered.label})` }] : list;
+  if (offered) list.push({ id: TRAINED_MODEL_ID, label: `Your trained model (${offered.label})` });
+  const pretrained = pretrainedModel();
+  if (pretrained) list.push({ id: pretrainedId(pretrained), label: pretrainedLabel(pretrained) });
+  return list;
 }
 
 /** A model by its picker id; rejects with a message for people when there is no such model here. */

@@ -12,4 +12,7 @@ Comlink.expose({
     return outcome.ok ? Comlink.transfer(outcome, [...new Set(outcome.trace.stages.map((s) => s.data.buffer as ArrayBuffer))])
       : outcome;
   },
+  // onProgress is a Comlink proxy of the page's callback (page-client.ts): each call posts a message back.
+  loadPretrained: api.loadPretrained,
+  cancelPretrained: api.cancelPretrained,
 });

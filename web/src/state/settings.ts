@@ -54,7 +54,7 @@ const VIEW_SETTINGS = [
   { name: 'block', group: 'view', type: 'choice', label: 'Block', default: 'auto', choices: BLOCKS,
     labels: { auto: 'The mode’s own block', 'encoder.self_attn': 'Encoder self-attention', 'decoder.self_attn': 'Decoder self-attention',
       'decoder.cross_attn': 'Cross-attention' } },
-  { name: 'layer', group: 'view', type: 'int', label: 'Layer', default: 0, min: 0, max: 11 },
+  { name: 'layer', group: 'view', type: 'int', label: 'Layer', default: 0, min: 0, max: 47 },  // up to 48 layers (pretrained checkpoints: BERT-large has 24, GPT-2 XL 48)
   { name: 'head', group: 'view', type: 'int', label: 'Head', default: 0, min: 0, max: 63 },
   { name: 'sequence', group: 'view', type: 'int', label: 'Sentence', default: 0, min: 0, max: 15 },
 ] as const satisfies readonly Setting[];
