@@ -15,3 +15,5 @@ NODE_PATH=/usr/share/nodejs cmake --build --preset wasm-simd --target kernel_ben
 node bench/run.mjs
 node bench/browser_latency.mjs
 node bench/browser_train.mjs
+/usr/bin/python3 bench/make_gpt2.py  # GPT-2 small for the next one; skipped when bench/.cache/gpt2-small is complete
+node bench/browser_pretrained.mjs
