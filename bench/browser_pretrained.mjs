@@ -13,7 +13,8 @@
 //   timing:   both engines loaded in one page, forwards timed in alternation (ours with the
 //             attentions, record: true, nothing recorded; ort), after a warm-up (V8 tiers wasm
 //             up late), median of BENCH_RUNS rounds (9), so a busy machine slows all alike.
-// Both engines' logits and attentions are checked against the float64 PyTorch forward. Prints a table and writes
+// Both engines' logits and attentions are checked against the float64 PyTorch forward.
+// --profile: instead, one warmed-up forward of ours under the CPU profiler, hottest functions. Prints a table and writes
 // bench/results/pretrained.json.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -201,6 +202,47 @@ async function part(fn, args, then) {
 }
 
 const ids = expected.input_ids;
+
+// --profile: one warmed-up forward of ours (12 attentions recorded) under the CPU profiler;
+// prints the self time of the hottest functions (the wasm has no name section: wasm-function[i]).
+if (process.argv.includes('--profile')) {
+  const server = await serveDirectory(ROOT, { isolated: true });
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    await page.addInitScript(pageHelpers);
+    await page.goto(`${server.url}bench/.cache/page.html`);
+    await page.evaluate(ours, { ids, weights: 'model.safetensors', keep: true });
+    await page.evaluate(() => { for (let i = 0; i < 4; i++) window.ours.m.forward({ ...window.ours.input, record: { stages: ['*.self_attn.weights'] } }); });
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+    await cdp.send('Profiler.start');
+    const wall = await page.evaluate(() => {
+      const t = performance.now();
+      for (let i = 0; i < 3; i++) window.ours.m.forward({ ...window.ours.input, record: { stages: ['*.self_attn.weights'] } });
+      return (performance.now() - t) / 3;
+    });
+    const { profile } = await cdp.send('Profiler.stop');
+    const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+    const self = new Map();
+    const dt = profile.timeDeltas;
+    profile.samples.forEach((id, i) => {
+      const f = byId.get(id).callFrame;
+      const key = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}`;
+      self.set(key, (self.get(key) ?? 0) + (dt[i + 1] ?? 0) / 1000);
+    });
+    const total = [...self.values()].reduce((a, b) => a + b, 0);
+    console.log(`One forward, 12 attentions recorded: ${wall.toFixed(0)} ms (mean of 3 under the profiler). Self time:`);
+    for (const [k, v] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15))
+      console.log(`${(100 * v / total).toFixed(1).padStart(5)}%  ${(v / 3).toFixed(0).padStart(5)} ms  ${k}`);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+  process.exit(0);
+}
+
 const results = { loadAverageAtStart: loadavg() };
 results.ours = await part(ours, { ids, weights: 'model.safetensors' });
 results.oursF16 = await part(ours, { ids, weights: 'model-f16/model.safetensors' });
