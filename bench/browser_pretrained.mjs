@@ -14,8 +14,8 @@
 //             attentions, record: true, nothing recorded; ort), after a warm-up (V8 tiers wasm
 //             up late), median of BENCH_RUNS rounds (9), so a busy machine slows all alike.
 // Both engines' logits and attentions are checked against the float64 PyTorch forward.
-// --profile: instead, one warmed-up forward of ours under the CPU profiler, hottest functions. Prints a table and writes
-// bench/results/pretrained.json.
+// Prints a table and writes bench/results/pretrained.json. With --profile, instead: one
+// warmed-up forward of ours under Chromium's CPU profiler, the hottest functions' self time.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
