@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm run bench`: builds the native roof (-march=native), the wasm builds, the site
 # and the kernel timer, then runs bench/run.mjs (engines, trace, kernels) and
-# bench/browser_latency.mjs (keystroke to screen in Chromium). Takes a few minutes;
+# bench/browser_latency.mjs (keystroke to screen in Chromium), browser_train.mjs and
+# browser_pretrained.mjs (GPT-2 small against onnxruntime-web in Chromium). Takes a few minutes;
 # run it on a quiet machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,3 +15,5 @@ NODE_PATH=/usr/share/nodejs cmake --build --preset wasm-simd --target kernel_ben
 node bench/run.mjs
 node bench/browser_latency.mjs
 node bench/browser_train.mjs
+/usr/bin/python3 bench/make_gpt2.py  # GPT-2 small for the next one; skipped when bench/.cache/gpt2-small is complete
+node bench/browser_pretrained.mjs

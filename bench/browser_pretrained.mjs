@@ -1,0 +1,288 @@
+// GPT-2 small in headless Chromium (part of `npm run bench`): our engine's
+// loadPretrained + forward against onnxruntime-web on the same weights, single thread,
+// wasm SIMD, 64 tokens. The model is bench/make_gpt2.py's (random weights, GPT-2 small's
+// shapes, GPT-2's real tokenizer files; cached in bench/.cache/gpt2-small, written when
+// missing). Each part runs in its own browser, so the renderer's peak RSS is its own:
+//   ours-f32: fetch the hub files from a local server, loadPretrained({ files }) from the
+//             bytes, forward with the 12 attentions recorded ('*.self_attn.weights'), with
+//             every stage recorded (record: true), and with nothing recorded;
+//   ours-f16: the same weights stored as F16 (the engine decodes them to float32);
+//   ort:      onnxruntime-web 'wasm' (numThreads 1, SIMD) on the float32 ONNX export of the
+//             PyTorch reference (weights as initializers; outputs logits and the 12
+//             attentions): session creation, then run.
+//   timing:   both engines loaded in one page, forwards timed in alternation (ours with the
+//             attentions, record: true, nothing recorded; ort), after a warm-up (V8 tiers wasm
+//             up late), median of BENCH_RUNS rounds (9), so a busy machine slows all alike.
+// Both engines' logits and attentions are checked against the float64 PyTorch forward.
+// Prints a table and writes bench/results/pretrained.json. With --profile, instead: one
+// warmed-up forward of ours under Chromium's CPU profiler, the hottest functions' self time.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { serveDirectory } from '../tests/support/static-server.mjs';
+import { launchChromium } from '../tests/support/browser.mjs';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const CACHE = 'bench/.cache/gpt2-small';
+const RUNS = Number(process.env.BENCH_RUNS ?? 9);         // timed rounds (one forward per engine and mode each)
+const WARM_MS = Number(process.env.BENCH_WARM_MS ?? 4000); // warm-up: at least this long and 2 rounds
+
+if (!existsSync(`${ROOT}${CACHE}/expected.json`) || process.argv.includes('--remake')) {
+  const made = spawnSync('/usr/bin/python3', [`${ROOT}bench/make_gpt2.py`, ...(process.argv.includes('--remake') ? ['--force'] : [])],
+    { stdio: 'inherit' });
+  if (made.status !== 0) throw new Error('bench/make_gpt2.py failed');
+}
+const expected = JSON.parse(readFileSync(`${ROOT}${CACHE}/expected.json`, 'utf8'));
+mkdirSync(`${ROOT}bench/.cache`, { recursive: true });
+writeFileSync(`${ROOT}bench/.cache/page.html`, '<!doctype html><meta charset="utf-8"><title>bench</title>\n');
+
+// Peak and current resident memory of this browser's renderer processes (Linux /proc): the
+// descendants of this Node process whose command line says --type=renderer.
+function rendererMemory() {
+  const children = new Map();
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      const ppid = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1];
+      children.set(ppid, [...(children.get(ppid) ?? []), pid]);
+    } catch { /* gone */ }
+  }
+  const descendants = [];
+  const walk = (pid) => { for (const c of children.get(pid) ?? []) { descendants.push(c); walk(c); } };
+  walk(String(process.pid));
+  let peak = 0; let current = 0;
+  for (const pid of descendants) {
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer')) continue;
+      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+      const kb = (key) => Number(status.match(new RegExp(`${key}:\\s+(\\d+)`))?.[1] ?? 0);
+      if (kb('VmHWM') > peak) { peak = kb('VmHWM'); current = kb('VmRSS'); }
+    } catch { /* gone */ }
+  }
+  return { peakRssBytes: peak * 1024, rssBytes: current * 1024 };
+}
+
+// In the page: helpers shared by the parts (installed with addInitScript).
+function pageHelpers() {
+  window.bench = {
+    async fetchAll(base, names) {
+      const files = {};
+      for (const name of names) {
+        const response = await fetch(base + name);
+        if (!response.ok) throw new Error(`${name}: HTTP ${response.status}`);
+        files[name.split('/').pop()] = new Uint8Array(await response.arrayBuffer());
+      }
+      return files;
+    },
+    maxAbsDifference(got, want) {
+      let worst = 0; let scale = 0;
+      for (let i = 0; i < want.length; i++) { worst = Math.max(worst, Math.abs(got[i] - want[i])); scale = Math.max(scale, Math.abs(want[i])); }
+      if (got.length !== want.length) throw new Error(`length ${got.length}, expected ${want.length}`);
+      return { maxAbs: worst, maxAbsOfExpected: scale };
+    },
+    async expected(base) {
+      const read = async (name) => new Float32Array(await (await fetch(base + name)).arrayBuffer());
+      return { logits: await read('expected_logits.f32'), attentions: await read('expected_attentions.f32') };
+    },
+    concat(arrays) {
+      const out = new Float32Array(arrays.reduce((n, a) => n + a.length, 0));
+      let at = 0;
+      for (const a of arrays) { out.set(a, at); at += a.length; }
+      return out;
+    },
+    async uaMemory() {  // performance.measureUserAgentSpecificMemory (cross-origin isolated pages), if it answers in 20 s
+      if (!performance.measureUserAgentSpecificMemory) return null;
+      const timeout = new Promise((resolve) => setTimeout(() => resolve(null), 20000));
+      const result = await Promise.race([performance.measureUserAgentSpecificMemory(), timeout]);
+      return result?.bytes ?? null;
+    },
+  };
+}
+
+async function ours({ weights, ids, keep = false }) {
+  const { bench } = window;
+  const base = '/bench/.cache/gpt2-small/';
+  const { loadAttention } = await import('/dist/index.js');
+  const engine = await loadAttention({ build: 'simd' });
+  const heapBefore = engine.heapBytesInUse();
+  const t0 = performance.now();
+  let files = await bench.fetchAll(base, ['config.json', 'vocab.json', 'merges.txt', weights]);
+  const t1 = performance.now();
+  const m = await engine.loadPretrained({ files });
+  const t2 = performance.now();
+  files = null;
+  const afterLoad = { wasmMemory: engine.memoryBytes(), heapInUse: engine.heapBytesInUse() - heapBefore };
+  const input = { ids: Int32Array.from(ids), batch: 1, seq: ids.length };
+  const want = await bench.expected(base);
+  const out = m.forward({ ...input, record: { stages: ['*.self_attn.weights'] } });
+  const attentions = out.trace.stages.filter((s) => s.name.endsWith('self_attn.weights'));
+  const check = {
+    logits: bench.maxAbsDifference(out.logits, want.logits),
+    attentions: bench.maxAbsDifference(bench.concat(attentions.map((s) => s.data)), want.attentions),
+    recorded: attentions.length, shape: attentions[0].shape,
+    tokenize: Array.from(m.tokenize(' The cat sat on the mat.').ids),
+  };
+  const stagesRecordedByTrue = m.forward({ ...input, record: true }).trace.stages.length;
+  if (keep) { window.ours = { m, input }; return { loadMs: t2 - t1 }; }
+  window.alive = { engine, m };  // measured below: keep them from being collected
+  globalThis.gc?.();
+  return { fetchMs: t1 - t0, loadMs: t2 - t1, afterLoad, check, stagesRecordedByTrue,
+    afterRuns: { wasmMemory: engine.memoryBytes(), heapInUse: engine.heapBytesInUse() - heapBefore },
+    jsHeap: performance.memory?.usedJSHeapSize ?? null, uaMemory: await bench.uaMemory() };
+}
+
+async function ort({ ids, layers, keep = false }) {
+  const { bench } = window;
+  const base = '/bench/.cache/gpt2-small/';
+  const ortModule = await import('/node_modules/onnxruntime-web/dist/ort.wasm.min.mjs');
+  const ort = ortModule.default ?? ortModule;
+  ort.env.wasm.numThreads = 1;
+  ort.env.wasm.simd = true;
+  ort.env.wasm.wasmPaths = '/node_modules/onnxruntime-web/dist/';
+  const t0 = performance.now();
+  let bytes = (await bench.fetchAll(base, [`gpt2-small-s${ids.length}.onnx`]))[`gpt2-small-s${ids.length}.onnx`];
+  const t1 = performance.now();
+  const session = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+  const t2 = performance.now();
+  bytes = null;
+  const feeds = { input_ids: new ort.Tensor('int64', BigInt64Array.from(ids.map(BigInt)), [1, ids.length]) };
+  const want = await bench.expected(base);
+  const out = await session.run(feeds);
+  const check = {
+    logits: bench.maxAbsDifference(out.logits.data, want.logits),
+    attentions: bench.maxAbsDifference(bench.concat(Array.from({ length: layers }, (_, i) => out[`attn_${i}`].data)), want.attentions),
+    recorded: layers, shape: out.attn_0.dims,
+  };
+  for (const t of Object.values(out)) t.dispose?.();
+  if (keep) { window.ort = { session, feeds }; return { loadMs: t2 - t1 }; }
+  window.alive = { session };
+  globalThis.gc?.();
+  return { version: ort.env.versions?.web, fetchMs: t1 - t0, loadMs: t2 - t1, check,
+    jsHeap: performance.memory?.usedJSHeapSize ?? null, uaMemory: await bench.uaMemory() };
+}
+
+// Both engines in one page, timed in alternation (ours with 12 attentions, ours with
+// record: true, ours with nothing recorded, onnxruntime-web), so a busy machine slows all alike.
+async function timing({ runs, warmMs }) {
+  const { m, input } = window.ours;
+  const { session, feeds } = window.ort;
+  const modes = {
+    attentions: () => { m.forward({ ...input, record: { stages: ['*.self_attn.weights'] } }); },
+    all: () => { m.forward({ ...input, record: true }); },
+    none: () => { m.forward(input); },
+    ort: async () => { const r = await session.run(feeds); for (const t of Object.values(r)) t.dispose?.(); },
+  };
+  const start = performance.now();
+  for (let i = 0; i < 2 || performance.now() - start < warmMs; i++) for (const run of Object.values(modes)) await run();
+  const times = Object.fromEntries(Object.keys(modes).map((k) => [k, []]));
+  for (let i = 0; i < runs; i++)
+    for (const [k, run] of Object.entries(modes)) { const t = performance.now(); await run(); times[k].push(performance.now() - t); }
+  const stat = (t) => { t.sort((a, b) => a - b); return { median: t[Math.floor(t.length / 2)], min: t[0], max: t[t.length - 1], runs: t }; };
+  return Object.fromEntries(Object.entries(times).map(([k, t]) => [k, stat(t)]));
+}
+
+async function part(fn, args, then) {
+  const server = await serveDirectory(ROOT, { isolated: true });
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    const errors = [];
+    page.on('pageerror', (error) => errors.push(String(error)));
+    await page.addInitScript(pageHelpers);
+    await page.goto(`${server.url}bench/.cache/page.html`);
+    let result = await page.evaluate(fn, args);
+    if (then) for (const [f, a] of then) result = { ...result, ...await page.evaluate(f, a) };
+    if (errors.length) throw new Error(errors.join('\n'));
+    return { ...result, isolated: await page.evaluate(() => crossOriginIsolated), ...rendererMemory(),
+      chromium: browser.version() };
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+}
+
+const ids = expected.input_ids;
+
+// --profile: one warmed-up forward of ours (12 attentions recorded) under the CPU profiler;
+// prints the self time of the hottest functions (the wasm has no name section: wasm-function[i]).
+if (process.argv.includes('--profile')) {
+  const server = await serveDirectory(ROOT, { isolated: true });
+  const browser = await launchChromium();
+  try {
+    const page = await browser.newPage();
+    await page.addInitScript(pageHelpers);
+    await page.goto(`${server.url}bench/.cache/page.html`);
+    await page.evaluate(ours, { ids, weights: 'model.safetensors', keep: true });
+    await page.evaluate(() => { for (let i = 0; i < 4; i++) window.ours.m.forward({ ...window.ours.input, record: { stages: ['*.self_attn.weights'] } }); });
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+    await cdp.send('Profiler.start');
+    const wall = await page.evaluate(() => {
+      const t = performance.now();
+      for (let i = 0; i < 3; i++) window.ours.m.forward({ ...window.ours.input, record: { stages: ['*.self_attn.weights'] } });
+      return (performance.now() - t) / 3;
+    });
+    const { profile } = await cdp.send('Profiler.stop');
+    const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+    const self = new Map();
+    const dt = profile.timeDeltas;
+    profile.samples.forEach((id, i) => {
+      const f = byId.get(id).callFrame;
+      const key = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}`;
+      self.set(key, (self.get(key) ?? 0) + (dt[i + 1] ?? 0) / 1000);
+    });
+    const total = [...self.values()].reduce((a, b) => a + b, 0);
+    console.log(`One forward, 12 attentions recorded: ${wall.toFixed(0)} ms (mean of 3 under the profiler). Self time:`);
+    for (const [k, v] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15))
+      console.log(`${(100 * v / total).toFixed(1).padStart(5)}%  ${(v / 3).toFixed(0).padStart(5)} ms  ${k}`);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+  process.exit(0);
+}
+
+const results = { loadAverageAtStart: loadavg() };
+results.ours = await part(ours, { ids, weights: 'model.safetensors' });
+results.oursF16 = await part(ours, { ids, weights: 'model-f16/model.safetensors' });
+results.ort = await part(ort, { ids, layers: 12 });
+results.timing = await part(ours, { ids, weights: 'model.safetensors', keep: true },
+  [[ort, { ids, layers: 12, keep: true }], [timing, { runs: RUNS, warmMs: WARM_MS }]]);
+
+// Report.
+const MB = (bytes) => (bytes == null ? '–' : `${(bytes / 2 ** 20).toFixed(0)} MB`);
+const ms = (t) => (t == null ? '–' : t.toFixed(0));
+const x = (a, b) => `${(a / b).toFixed(2)}x`;
+const cpu = cpus()[0]?.model ?? 'unknown CPU';
+const o = results.ours; const f = results.oursF16; const r = results.ort; const t = results.timing;
+const diff = (c) => `logits ${c.logits.maxAbs.toExponential(1)} (of ${c.logits.maxAbsOfExpected.toFixed(2)}), attentions ${c.attentions.maxAbs.toExponential(1)}`;
+const sizes = expected.sizes;
+const lines = [
+  `GPT-2 small (124M, random weights) in headless Chromium ${o.chromium}, ${cpu}, ${cpus().length} cores, one thread, wasm SIMD; ` +
+    `onnxruntime-web ${r.version} (wasm, numThreads 1, graphOptimizationLevel all); 64 tokens; median of ${RUNS} runs after warm-up.`,
+  '',
+  '| | ours, 12 attentions recorded | ours, record: true | ours, nothing recorded | onnxruntime-web (logits + 12 attentions) | ort / ours (attentions) |',
+  '|---|---|---|---|---|---|',
+  `| forward, median ms | ${ms(t.attentions.median)} | ${ms(t.all.median)} | ${ms(t.none.median)} | ${ms(t.ort.median)} | ${x(t.ort.median, t.attentions.median)} |`,
+  `| forward, fastest ms | ${ms(t.attentions.min)} | ${ms(t.all.min)} | ${ms(t.none.min)} | ${ms(t.ort.min)} | ${x(t.ort.min, t.attentions.min)} |`,
+  '',
+  '| load | file | fetch from localhost, ms | load from bytes, ms | fetch + load, ms | renderer peak RSS | renderer RSS at end | wasm memory after load | engine heap in use |',
+  '|---|---|---|---|---|---|---|---|---|',
+  `| ours, F32 safetensors | ${MB(sizes['model.safetensors'])} | ${ms(o.fetchMs)} | ${ms(o.loadMs)} | ${ms(o.fetchMs + o.loadMs)} | ${MB(o.peakRssBytes)} | ${MB(o.rssBytes)} | ${MB(o.afterLoad.wasmMemory)} | ${MB(o.afterLoad.heapInUse)} |`,
+  `| ours, F16 safetensors | ${MB(sizes['model-f16/model.safetensors'])} | ${ms(f.fetchMs)} | ${ms(f.loadMs)} | ${ms(f.fetchMs + f.loadMs)} | ${MB(f.peakRssBytes)} | ${MB(f.rssBytes)} | ${MB(f.afterLoad.wasmMemory)} | ${MB(f.afterLoad.heapInUse)} |`,
+  `| onnxruntime-web, ONNX (session creation) | ${MB(sizes[`gpt2-small-s${ids.length}.onnx`])} | ${ms(r.fetchMs)} | ${ms(r.loadMs)} | ${ms(r.fetchMs + r.loadMs)} | ${MB(r.peakRssBytes)} | ${MB(r.rssBytes)} | – | – |`,
+  '',
+  `Load ratio (ort session creation / our load from bytes): ${x(r.loadMs, o.loadMs)}; forward ratio (ort / ours, attentions): ${x(t.ort.median, t.attentions.median)}.`,
+  `measureUserAgentSpecificMemory at the end: ours ${MB(o.uaMemory)}, ours F16 ${MB(f.uaMemory)}, ort ${MB(r.uaMemory)}.`,
+  `record: true keeps ${o.stagesRecordedByTrue} stages. Machine load average when done: ${loadavg().map((l) => l.toFixed(1)).join(', ')}.`,
+  `Against the float64 PyTorch forward (max abs difference): ours ${diff(o.check)}; onnxruntime-web ${diff(r.check)}; ours from F16 ${diff(f.check)} (F16-rounded weights).`,
+];
+console.log(lines.join('\n'));
+mkdirSync(`${ROOT}bench/results`, { recursive: true });
+const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+writeFileSync(`${ROOT}bench/results/pretrained.json`, JSON.stringify({
+  date: new Date().toISOString(), commit, machine: { cpu, cores: cpus().length, chromium: o.chromium },
+  model: { name: 'gpt2-small (random weights, bench/make_gpt2.py)', seq: ids.length, sizes }, runs: RUNS, warmMs: WARM_MS,
+  results, table: lines.join('\n'),
+}, null, 2) + '\n');
