@@ -367,8 +367,14 @@ Status decode(const TensorInfo& t, const std::uint8_t* data_section, float* out)
                       error_code::kUnsupportedDtype);
   const std::size_t step = t.element_size;
   const std::uint8_t* p = data_section + t.begin;
-  for (std::uint64_t i = 0; i < t.count; ++i, p += step) {
-    out[i] = safetensors::decode_value(t.dtype, p);
+  const std::uint32_t probe = 1;
+  const bool little_endian = *reinterpret_cast<const std::uint8_t*>(&probe) == 1;
+  if (t.dtype == DType::F32 && little_endian) {  // the stored bytes are the floats: copy, then check
+    std::memcpy(out, p, static_cast<std::size_t>(t.count) * sizeof(float));
+  } else {
+    for (std::uint64_t i = 0; i < t.count; ++i, p += step) out[i] = safetensors::decode_value(t.dtype, p);
+  }
+  for (std::uint64_t i = 0; i < t.count; ++i) {
     if (!std::isfinite(out[i])) {
       const char* what = std::isnan(out[i]) ? "NaN" : out[i] > 0 ? "+Infinity" : "-Infinity";
       return bad_tensor(t.name, "element " + std::to_string(i) + " is " + what, error_code::kNonFinite);
