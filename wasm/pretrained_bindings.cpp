@@ -117,36 +117,15 @@ val read_shard_index_js(std::string json_text) {
   return out;
 }
 
-// GPT-2's byte-level BPE from tokenizer.json, or vocab.json + merges.txt.
-class Gpt2BpeHandle {
+// What both tokenizer handles share: the tokenizer or the error that stopped it.
+template <class Tokenizer>
+class TokenizerHandle {
  public:
-  Gpt2BpeHandle(std::string first, std::string merges, bool from_tokenizer_json) : failure_(val::undefined()) {
-    Result<Gpt2BpeTokenizer> made = from_tokenizer_json ? Gpt2BpeTokenizer::from_tokenizer_json(first)
-                                                        : Gpt2BpeTokenizer::from_vocab_and_merges(first, merges);
-    if (!made) {
-      failure_ = js::error(made.error_value());
-      return;
-    }
-    tokenizer_.emplace(std::move(made).value());
-  }
   val error() const { return failure_; }
   int vocab_size() const { return tokenizer_ ? tokenizer_->vocab_size() : 0; }
   int id_of(std::string token) const {
-    if (!tokenizer_) return -1;
-    std::optional<int> id = tokenizer_->id_of(token);
+    std::optional<int> id = tokenizer_ ? tokenizer_->id_of(token) : std::nullopt;
     return id ? *id : -1;
-  }
-  // { ids, pieces } or { error }; GPT-2 has no pairs (the TypeScript side refuses one).
-  val encode(std::string text, val /*pair*/) {
-    if (!tokenizer_) return failure_;
-    Result<std::vector<int>> ids = tokenizer_->encode(text);
-    if (!ids) return js::error(ids.error_value());
-    Result<std::vector<std::string>> pieces = tokenizer_->pieces(ids.value());
-    if (!pieces) return js::error(pieces.error_value());
-    val out = val::object();
-    out.set("ids", ints_to_js(ids.value()));
-    out.set("pieces", strings_to_js(pieces.value()));
-    return out;
   }
   // { text } or { error }
   val decode(val ids) const {
@@ -158,66 +137,64 @@ class Gpt2BpeHandle {
     return out;
   }
 
- private:
-  std::optional<Gpt2BpeTokenizer> tokenizer_;
-  val failure_;
+ protected:
+  void keep(Result<Tokenizer> made) {
+    if (made) tokenizer_.emplace(std::move(made).value());
+    else failure_ = js::error(made.error_value());
+  }
+  // { ids, pieces[, tokenTypes] } or { error }
+  val encoding(const Result<std::vector<int>>& ids, const std::vector<int>* types) const {
+    if (!ids) return js::error(ids.error_value());
+    Result<std::vector<std::string>> pieces = tokenizer_->pieces(ids.value());
+    if (!pieces) return js::error(pieces.error_value());
+    val out = val::object();
+    out.set("ids", ints_to_js(ids.value()));
+    out.set("pieces", strings_to_js(pieces.value()));
+    if (types) out.set("tokenTypes", ints_to_js(*types));
+    return out;
+  }
+  std::optional<Tokenizer> tokenizer_;
+  val failure_ = val::undefined();
+};
+
+// GPT-2's byte-level BPE from tokenizer.json, or vocab.json + merges.txt.
+class Gpt2BpeHandle : public TokenizerHandle<Gpt2BpeTokenizer> {
+ public:
+  Gpt2BpeHandle(std::string first, std::string merges, bool from_tokenizer_json) {
+    keep(from_tokenizer_json ? Gpt2BpeTokenizer::from_tokenizer_json(first)
+                             : Gpt2BpeTokenizer::from_vocab_and_merges(first, merges));
+  }
+  // GPT-2 has no pairs (the TypeScript side refuses one).
+  val encode(std::string text, val /*pair*/) {
+    if (!tokenizer_) return failure_;
+    return encoding(tokenizer_->encode(text), nullptr);
+  }
 };
 
 // BERT's WordPiece from tokenizer.json, or vocab.txt with tokenizer_config.json's options.
-class WordPieceHandle {
+class WordPieceHandle : public TokenizerHandle<WordPieceTokenizer> {
  public:
   // from_tokenizer_json: `first` is tokenizer.json; else `first` is vocab.txt and
   // `config` tokenizer_config.json's text ("" = BertTokenizer's defaults).
-  WordPieceHandle(std::string first, std::string config, bool from_tokenizer_json) : failure_(val::undefined()) {
-    Result<WordPieceTokenizer> made = Error{""};
+  WordPieceHandle(std::string first, std::string config, bool from_tokenizer_json) {
     if (from_tokenizer_json) {
-      made = WordPieceTokenizer::from_tokenizer_json(first);
-    } else {
-      Result<WordPieceOptions> options = config.empty() ? Result<WordPieceOptions>(WordPieceOptions{})
-                                                        : WordPieceTokenizer::options_from_tokenizer_config(config);
-      made = options ? WordPieceTokenizer::from_vocab_txt(first, options.value()) : Result<WordPieceTokenizer>(options.error_value());
-    }
-    if (!made) {
-      failure_ = js::error(made.error_value());
+      keep(WordPieceTokenizer::from_tokenizer_json(first));
       return;
     }
-    tokenizer_.emplace(std::move(made).value());
+    Result<WordPieceOptions> options =
+        config.empty() ? Result<WordPieceOptions>(WordPieceOptions{}) : WordPieceTokenizer::options_from_tokenizer_config(config);
+    if (options) keep(WordPieceTokenizer::from_vocab_txt(first, options.value()));
+    else keep(options.error_value());
   }
-  val error() const { return failure_; }
-  int vocab_size() const { return tokenizer_ ? tokenizer_->vocab_size() : 0; }
-  int id_of(std::string token) const {
-    if (!tokenizer_) return -1;
-    std::optional<int> id = tokenizer_->id_of(token);
-    return id ? *id : -1;
-  }
-  // [CLS] text [SEP] (pair [SEP]): { ids, pieces, tokenTypes } or { error }
+  // [CLS] text [SEP] (pair [SEP]) with token types.
   val encode(std::string text, val pair) {
     if (!tokenizer_) return failure_;
-    std::optional<std::string> b;
-    if (!pair.isNull() && !pair.isUndefined()) b = pair.as<std::string>();
-    Result<WordPieceEncoding> encoded =
-        b ? tokenizer_->encode_for_model(text, std::string_view(*b)) : tokenizer_->encode_for_model(text);
+    Result<WordPieceEncoding> encoded = pair.isNull() || pair.isUndefined()
+                                            ? tokenizer_->encode_for_model(text)
+                                            : tokenizer_->encode_for_model(text, pair.as<std::string>());
     if (!encoded) return js::error(encoded.error_value());
-    Result<std::vector<std::string>> pieces = tokenizer_->pieces(encoded.value().ids);
-    if (!pieces) return js::error(pieces.error_value());
-    val out = val::object();
-    out.set("ids", ints_to_js(encoded.value().ids));
-    out.set("pieces", strings_to_js(pieces.value()));
-    out.set("tokenTypes", ints_to_js(encoded.value().token_type_ids));
-    return out;
+    return encoding(encoded.value().ids, &encoded.value().token_type_ids);
   }
-  val decode(val ids) const {
-    if (!tokenizer_) return failure_;
-    Result<std::string> text = tokenizer_->decode(js::read_ints(ids));
-    if (!text) return js::error(text.error_value());
-    val out = val::object();
-    out.set("text", text.value());
-    return out;
-  }
-
- private:
-  std::optional<WordPieceTokenizer> tokenizer_;
-  val failure_;
 };
 
 }  // namespace
@@ -231,18 +208,23 @@ EMSCRIPTEN_BINDINGS(attention_pretrained) {
       .function("addFile", &CheckpointLoaderHandle::add_file)
       .function("skipped", &CheckpointLoaderHandle::skipped)
       .function("finish", &CheckpointLoaderHandle::finish, emscripten::allow_raw_pointers());
-  emscripten::class_<Gpt2BpeHandle>("_Gpt2Bpe")
+  // The shared methods are bound once on each base; JS sees them on the handles.
+  using Gpt2Base = TokenizerHandle<Gpt2BpeTokenizer>;
+  using WordPieceBase = TokenizerHandle<WordPieceTokenizer>;
+  emscripten::class_<Gpt2Base>("_Gpt2BpeBase")
+      .function("error", &Gpt2Base::error)
+      .function("vocabSize", &Gpt2Base::vocab_size)
+      .function("idOf", &Gpt2Base::id_of)
+      .function("decode", &Gpt2Base::decode);
+  emscripten::class_<Gpt2BpeHandle, emscripten::base<Gpt2Base>>("_Gpt2Bpe")
       .constructor<std::string, std::string, bool>()
-      .function("error", &Gpt2BpeHandle::error)
-      .function("vocabSize", &Gpt2BpeHandle::vocab_size)
-      .function("idOf", &Gpt2BpeHandle::id_of)
-      .function("encode", &Gpt2BpeHandle::encode)
-      .function("decode", &Gpt2BpeHandle::decode);
-  emscripten::class_<WordPieceHandle>("_WordPiece")
+      .function("encode", &Gpt2BpeHandle::encode);
+  emscripten::class_<WordPieceBase>("_WordPieceBase")
+      .function("error", &WordPieceBase::error)
+      .function("vocabSize", &WordPieceBase::vocab_size)
+      .function("idOf", &WordPieceBase::id_of)
+      .function("decode", &WordPieceBase::decode);
+  emscripten::class_<WordPieceHandle, emscripten::base<WordPieceBase>>("_WordPiece")
       .constructor<std::string, std::string, bool>()
-      .function("error", &WordPieceHandle::error)
-      .function("vocabSize", &WordPieceHandle::vocab_size)
-      .function("idOf", &WordPieceHandle::id_of)
-      .function("encode", &WordPieceHandle::encode)
-      .function("decode", &WordPieceHandle::decode);
+      .function("encode", &WordPieceHandle::encode);
 }

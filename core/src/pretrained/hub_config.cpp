@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "attention/pretrained.hpp"
+#include "../untrusted_json.hpp"
 
 namespace attention::pretrained {
 
@@ -23,10 +24,11 @@ Error config_error(const std::string& key, const std::string& problem, const cha
 }
 
 Result<Json> parse_object(const std::string& text, const char* file) {
-  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Error{std::string(file) + " is not valid JSON", kBadFile, file};
+  Result<Json> parsed = parse_untrusted_json(text, file);
+  if (!parsed) return parsed;
+  const Json& j = parsed.value();
   if (!j.is_object()) return Error{std::string(file) + " must be a JSON object", kBadFile, file};
-  return j;
+  return parsed;
 }
 
 // A whole number key (absent = fallback; null = fallback when null_ok).

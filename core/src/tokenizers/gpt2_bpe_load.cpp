@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "../untrusted_json.hpp"
+
 #include "attention/bpe_tokenizer.hpp"
 
 namespace attention {
@@ -16,38 +18,10 @@ using Json = nlohmann::json;
 using Vocab = std::vector<std::pair<std::string, int>>;
 using Merges = std::vector<std::pair<std::string, std::string>>;
 
-// Real tokenizer files nest 3 or 4 levels; the bound keeps a hostile file from
-// exhausting the stack of a recursive destructor or visitor.
-constexpr int kMaxJsonDepth = 64;
 
 Error bad(const std::string& message, const std::string& field) { return Error(message, error_code::kBadFile, field); }
 
-int nesting_depth(std::string_view text) {
-  int depth = 0, deepest = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return deepest;
-}
-
-Result<Json> parse_json(std::string_view text, const std::string& field) {
-  if (nesting_depth(text) > kMaxJsonDepth)
-    return bad(field + " is nested deeper than " + std::to_string(kMaxJsonDepth) + " levels", field);
-  Json json = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (json.is_discarded()) return bad(field + " is not valid JSON (or not valid UTF-8)", field);
-  return json;
-}
+Result<Json> parse_json(std::string_view text, const std::string& field) { return parse_untrusted_json(text, field); }
 
 Result<Vocab> vocab_from(const Json& object, const std::string& field) {
   if (!object.is_object()) return bad(field + " must be a JSON object of token -> id", field);

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <nlohmann/json.hpp>
 
+#include "../untrusted_json.hpp"
+
 #include "attention/wordpiece_tokenizer.hpp"
 
 namespace attention {
@@ -16,37 +18,12 @@ using Json = nlohmann::json;
 using Parts = WordPieceTokenizer::Parts;
 using TemplatePiece = WordPieceTokenizer::TemplatePiece;
 
-// Real tokenizer files nest 5 or 6 levels; the bound keeps a hostile file from
-// exhausting the stack of nlohmann-json's recursive parser and destructor.
-constexpr int kMaxJsonDepth = 64;
 
 Error bad(const std::string& message, const std::string& field) { return Error(message, error_code::kBadFile, field); }
 
-int nesting_depth(std::string_view text) {
-  int depth = 0, deepest = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) escaped = false;
-      else if (c == '\\') escaped = true;
-      else if (c == '"') in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      deepest = std::max(deepest, ++depth);
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return deepest;
-}
-
 Result<Json> parse_json(std::string_view text, const std::string& file) {
-  if (nesting_depth(text) > kMaxJsonDepth)
-    return bad(file + " is nested deeper than " + std::to_string(kMaxJsonDepth) + " levels", file);
-  Json json = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (json.is_discarded()) return bad(file + " is not valid JSON (or not valid UTF-8)", file);
-  if (!json.is_object()) return bad(file + " is not a JSON object", file);
+  Result<Json> json = parse_untrusted_json(text, file);
+  if (json && !json.value().is_object()) return bad(file + " is not a JSON object", file);
   return json;
 }
 
