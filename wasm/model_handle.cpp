@@ -98,6 +98,9 @@ val ModelHandle::forward(val in) const {
     options.record = &filter;
   }
   options.ablated_heads = read_heads(in["ablate"]);
+  const val logits = in["logits"];  // 'all' | 'last' | 'none', checked by the TypeScript side
+  const std::string rows = logits.isString() ? logits.as<std::string>() : "all";
+  options.logits = rows == "last" ? LogitRows::Last : rows == "none" ? LogitRows::None : LogitRows::All;
   Result<ForwardOutput> r = model_->forward(input, options);
   if (!r) return js::error(r.error_value());
   val result = options.record ? trace_to_js(r.value().trace) : val::object();

@@ -1,5 +1,6 @@
 #include "attention/transformer.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "attention/masks.hpp"
@@ -408,17 +409,31 @@ Result<ForwardOutput> Transformer::forward(const ForwardInput& in, const Forward
     out.hidden = std::move(x.value());
   }
 
-  if (s.head != OutputHead::None) {
+  if (s.head != OutputHead::None && options.logits != LogitRows::None) {
     // logits = hidden W^T + b: (B, S, E) -> (B, S, V), with W = head.weight (V, E) or,
     // tied, embed.weight (V, E), packed once per version like any weight. The 'mlm'
     // head first transforms hidden: norm(act(hidden W_d^T + b_d)), (B, S, E).
-    const Tensor transformed = s.head == OutputHead::Mlm ? mlm_transform(out.hidden, options.backend) : Tensor{};
-    const Tensor& features = s.head == OutputHead::Mlm ? transformed : out.hidden;
+    // LogitRows::Last takes each sequence's last real row first: (B, 1, E).
+    const bool last = options.logits == LogitRows::Last;
+    Tensor rows;
+    if (last) {
+      const std::vector<int> lengths = full_lengths(in.lengths, in.batch, in.seq);
+      rows = Tensor({"B", "S", "E"}, {in.batch, 1, s.d_model});
+      for (int b = 0; b < in.batch; ++b) {
+        const int p = std::max(lengths[static_cast<std::size_t>(b)] - 1, 0);
+        std::copy_n(out.hidden.ptr() + (static_cast<std::size_t>(b) * in.seq + p) * s.d_model, s.d_model,
+                    rows.ptr() + static_cast<std::size_t>(b) * s.d_model);
+      }
+    }
+    const Tensor& picked = last ? rows : out.hidden;
+    const Tensor transformed = s.head == OutputHead::Mlm ? mlm_transform(picked, options.backend) : Tensor{};
+    const Tensor& features = s.head == OutputHead::Mlm ? transformed : picked;
+    const int row_count = last ? in.batch : in.batch * in.seq;
     const Parameter& weight = s.tied_head() ? embed_ : head_.weight;
-    out.logits = Tensor({"B", "S", "V"}, {in.batch, in.seq, s.vocab_size});
+    out.logits = Tensor({"B", "S", "V"}, {in.batch, last ? 1 : in.seq, s.vocab_size});
     const kernels::PackedWeight* packed =
         options.backend == Backend::Fast ? weight.packed_rows(0, s.vocab_size, s.d_model) : nullptr;
-    linear_rows(features.ptr(), in.batch * in.seq, s.d_model, weight.data(), head_.bias.data(), s.vocab_size,
+    linear_rows(features.ptr(), row_count, s.d_model, weight.data(), head_.bias.data(), s.vocab_size,
                 out.logits.ptr(), options.backend, packed);
     if (!all_finite(out.logits.ptr(), out.logits.size())) return overflow_error("the logits");
     Recorder(trace, -1, "", options.record).record(StageId::Logits, out.logits);

@@ -201,6 +201,36 @@ TEST(Pretrained, BertWithLegacyGammaBetaNamesIsTheSameModel) {
   check_against(model.value(), "bert-tiny");
 }
 
+TEST(Pretrained, LastRowLogitsAreTheLastRealRowOfTheFullLogits) {
+  Result<Transformer> model = load("gpt2-tiny", {"model.safetensors"});
+  ASSERT_TRUE(model);
+  const json e = json::parse(read_text(kDir + "gpt2-tiny/expected.json"));
+  ForwardInput in;
+  in.batch = e["batch"];
+  in.seq = e["seq"];
+  in.ids = e["input_ids"].get<std::vector<int>>();
+  in.lengths = e["lengths"].get<std::vector<int>>();
+  const int v = model.value().spec().vocab_size;
+  Result<ForwardOutput> all = model.value().forward(in);
+  ForwardOptions last_only;
+  last_only.logits = LogitRows::Last;
+  Result<ForwardOutput> last = model.value().forward(in, last_only);
+  ASSERT_TRUE(all && last);
+  ASSERT_EQ(last.value().logits.shape, (std::vector<int>{in.batch, 1, v}));
+  for (int b = 0; b < in.batch; ++b) {
+    const std::size_t row = static_cast<std::size_t>(b) * in.seq + in.lengths[b] - 1;
+    for (int c = 0; c < v; ++c)  // the same products, perhaps summed in another order (fewer rows)
+      expect_close(&last.value().logits.data[static_cast<std::size_t>(b) * v + c], all.value().logits.data[row * v + c] * 1.0,
+                   "last-row logits");
+  }
+  ForwardOptions none;
+  none.logits = LogitRows::None;
+  Result<ForwardOutput> without = model.value().forward(in, none);
+  ASSERT_TRUE(without);
+  EXPECT_TRUE(without.value().logits.data.empty());
+  EXPECT_EQ(without.value().hidden.data, all.value().hidden.data);
+}
+
 // ---- broken checkpoints ----
 
 // The gpt2-tiny file rewritten as F32 (its U8 mask buffers dropped): tensors removed,

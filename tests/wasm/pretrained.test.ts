@@ -9,7 +9,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AttentionError, type AttentionEngine, type PretrainedModel } from '../../dist/node.js';
-import { BUILDS, ROOT, engineFor } from './helpers.js';
+import { BUILDS, ROOT, engineFor, expectClose } from './helpers.js';
 
 const DIR = `${ROOT}tests/reference/fixtures/pretrained/`;
 const filesOf = (dir: string, except: string[] = []): Record<string, Uint8Array> =>
@@ -67,6 +67,20 @@ describe.each(BUILDS)('%s build', (build) => {
     }
     expect(m.tokenize(' the').tokens[0]).toBe('Ġthe');
     checkForward(m, 'gpt2-tiny');
+    // logits 'last': each sequence's last real row only (B, 1, V), the same numbers
+    const e = expectedOf('gpt2-tiny');
+    const input = { ids: Int32Array.from(e.input_ids), batch: e.batch, seq: e.seq, lengths: e.lengths };
+    const full = m.forward(input).logits!;
+    const last = m.forward({ ...input, logits: 'last' }).logits!;
+    expect(last.length).toBe(e.batch * m.spec.vocabSize);
+    for (let b = 0; b < e.batch; b++) {
+      const row = b * e.seq + e.lengths[b] - 1;
+      // the same products, perhaps summed in another order (fewer rows)
+      expectClose(last.subarray(b * m.spec.vocabSize, (b + 1) * m.spec.vocabSize),
+        full.subarray(row * m.spec.vocabSize, (row + 1) * m.spec.vocabSize));
+    }
+    expect(m.forward({ ...input, logits: 'none' }).logits).toBeNull();
+    expect(() => m.forward({ ...input, logits: 'first' as never })).toThrow(/logits must be/);
     m.dispose();
     expect(() => m.forward({ ids: new Int32Array(1), batch: 1, seq: 1 })).toThrow(/disposed/);
   });

@@ -209,12 +209,18 @@ export interface ForwardInput {
    * Repeats are allowed. Default: none.
    */
   ablate?: HeadRef[];
+  /**
+   * Which logits to compute: 'all' (B, S, V), 'last' (B, 1, V) at each sequence's last
+   * real position (a next-token prediction: GPT-2 small's output layer over 50257 tokens
+   * is a third of its forward), or 'none'. Default 'all'.
+   */
+  logits?: 'all' | 'last' | 'none';
 }
 
 export interface ForwardResult {
   /** (B, S, E): the last stack's output, after its final norm. */
   hidden: Float32Array;
-  /** (B, S, vocabSize) when the spec has a head, else null. */
+  /** (B, S, vocabSize) when the spec has a head ((B, 1, vocabSize) for logits 'last'), else null. */
   logits: Float32Array | null;
   /** The recorded stages (no tokens: ids have no text), or null when nothing was recorded. */
   trace: { stages: Stage[] } | null;

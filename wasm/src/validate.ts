@@ -249,9 +249,10 @@ export interface CheckedForwardInput {
   sourceLengths: Int32Array | null;
   record: { stages: string[]; layers: number[] } | null;
   ablate: HeadRef[];
+  logits: 'all' | 'last' | 'none';
 }
 
-const FORWARD_KEYS = new Set(['ids', 'batch', 'seq', 'lengths', 'tokenTypes', 'sourceIds', 'sourceSeq', 'sourceLengths', 'record', 'ablate']);
+const FORWARD_KEYS = new Set(['logits', 'ids', 'batch', 'seq', 'lengths', 'tokenTypes', 'sourceIds', 'sourceSeq', 'sourceLengths', 'record', 'ablate']);
 
 function checkLengths(name: string, value: unknown, batch: number, seq: number): Int32Array | null {
   if (value === undefined || value === null) return null;
@@ -313,7 +314,16 @@ export function checkForwardInput(raw: unknown, spec: ModelSpec): CheckedForward
     sourceLengths: encoderDecoder ? checkLengths('sourceLengths', input.sourceLengths, batch, sourceSeq) : null,
     record: checkRecord(input.record),
     ablate: checkAblate(input.ablate, spec),
+    logits: checkLogitRows(input.logits),
   };
+}
+
+const LOGIT_ROWS = ['all', 'last', 'none'] as const;
+function checkLogitRows(value: unknown): CheckedForwardInput['logits'] {
+  if (value === undefined) return 'all';
+  if (!(LOGIT_ROWS as readonly unknown[]).includes(value))
+    fail(`logits must be 'all', 'last' or 'none', got ${describeValue(value)}`, 'logits', describeValue(value));
+  return value as CheckedForwardInput['logits'];
 }
 
 /** The argument of trainer.evaluate(): the heads to switch off. */
@@ -329,6 +339,7 @@ export type CheckedTrainingBatch = CheckedForwardInput & { targets: Int32Array }
 export function checkTrainingBatch(raw: unknown, spec: ModelSpec): CheckedTrainingBatch {
   const input = checkObject('batch', raw) as Partial<TrainingBatch>;
   if ('ablate' in input) fail('a training batch trains every head: ablate is for forward() and evaluate()', 'ablate');
+  if ('logits' in input) fail('a training batch scores every position: logits is for forward()', 'logits');
   const { targets, ...rest } = input;
   const checked = checkForwardInput(rest, spec);
   return { ...checked, record: null,

@@ -33,8 +33,17 @@ struct HeadRef {
   int head = 0;
 };
 
+// Which rows of the logits a forward pass computes (the output layer over a large
+// vocabulary is a third of GPT-2 small's work, and a next-token view needs one row).
+enum class LogitRows {
+  All,   // (B, S, V)
+  Last,  // (B, 1, V): each sequence's last real position (lengths[b] - 1; 0 when empty)
+  None,  // no logits (empty)
+};
+
 struct ForwardOptions {
   Backend backend = Backend::Fast;
+  LogitRows logits = LogitRows::All;
   const RecordFilter* record = nullptr;  // which stages to keep; null = no trace at all
   // Heads switched off (head ablation; repeats allowed): each one's context, weights x V
   // (B, Sq, d_k), is zero before the heads are merged, so out_proj sees nothing of it;
@@ -45,7 +54,7 @@ struct ForwardOptions {
 
 struct ForwardOutput {
   Tensor hidden;  // (B, S, E): the last stack's output after its final norm
-  Tensor logits;  // (B, S, V) when the spec has a head, else empty
+  Tensor logits;  // (B, S, V) when the spec has a head (B, 1, V) for LogitRows::Last, else empty
   Trace trace;    // the recorded stages (tokens left empty: ids have no text)
 };
 
