@@ -162,8 +162,12 @@ export class PretrainedModels {
     const { spec } = model;
     const full = spec.layers * seq * (spec.dModel * 16 + spec.ffnDim * 2) + spec.layers * spec.heads * seq * seq * 5;
     const attentionOnly = full > FULL_BUDGET;
+    // Only the logits a prediction reads: GPT-2's last row (its output layer over the whole
+    // vocabulary costs as much as a third of the layers), BERT's when a [MASK] is typed.
+    const mask = info.family === 'bert' ? model.tokenizer.idOf('[MASK]') : null;
+    const logits = info.family === 'gpt2' ? 'last' : mask !== null && encoding.ids.includes(mask) ? 'all' : 'none';
     const result = model.forward({
-      ids: encoding.ids, batch: 1, seq, ...(spec.typeVocabSize > 0 ? { tokenTypes: encoding.tokenTypes } : {}),
+      ids: encoding.ids, batch: 1, seq, logits, ...(spec.typeVocabSize > 0 ? { tokenTypes: encoding.tokenTypes } : {}),
       record: { stages: attentionOnly ? [`${stack}.input`, `${stack}.self_attn.*`] : [`${stack}.*`] },
     });
     const tokens = encoding.tokens.map((piece, i) => displayPiece(piece, model.tokenizer.decode([encoding.ids[i]]), info.family));
@@ -179,8 +183,9 @@ export class PretrainedModels {
     if (!logits || !this.#model) return [];
     const vocab = info.vocabSize;
     const tokenizer = this.#model.tokenizer;
-    const top = (position: number, kind: Prediction['kind']): Prediction => {
-      const row = logits.subarray(position * vocab, (position + 1) * vocab);
+    // row: the logits row to read (GPT-2's forward computed only the last one)
+    const top = (position: number, kind: Prediction['kind'], rowIndex = position): Prediction => {
+      const row = logits.subarray(rowIndex * vocab, (rowIndex + 1) * vocab);
       let max = -Infinity;
       for (const v of row) if (v > max) max = v;
       let sum = 0;
@@ -199,7 +204,7 @@ export class PretrainedModels {
         })),
       };
     };
-    if (info.family === 'gpt2') return [top(ids.length - 1, 'next')];
+    if (info.family === 'gpt2') return [top(ids.length - 1, 'next', 0)];
     const mask = tokenizer.idOf('[MASK]');
     if (mask === null) return [];
     return Array.from(ids).flatMap((id, i) => (id === mask ? [top(i, 'mask')] : []));
