@@ -126,7 +126,8 @@ INSTANTIATE_TEST_SUITE_P(OddShapes, GemmVariants,
                                            std::make_tuple(5, 17, 3), std::make_tuple(17, 9, 63),
                                            std::make_tuple(63, 65, 17), std::make_tuple(65, 63, 65),
                                            std::make_tuple(1, 33, 64), std::make_tuple(67, 1, 5),
-                                           std::make_tuple(130, 24, 96)));
+                                           std::make_tuple(130, 24, 96),
+                                           std::make_tuple(9, 20, 600), std::make_tuple(70, 17, 513)));
 
 class SoftmaxVariants : public ::testing::TestWithParam<int> {};
 
