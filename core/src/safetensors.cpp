@@ -370,7 +370,7 @@ Status decode(const TensorInfo& t, const std::uint8_t* data_section, float* out)
   const std::uint32_t probe = 1;
   const bool little_endian = *reinterpret_cast<const std::uint8_t*>(&probe) == 1;
   if (t.dtype == DType::F32 && little_endian) {  // the stored bytes are the floats: copy, then check
-    std::memcpy(out, p, static_cast<std::size_t>(t.count) * sizeof(float));
+    if (t.count > 0) std::memcpy(out, p, static_cast<std::size_t>(t.count) * sizeof(float));  // out may be null when empty
   } else {
     for (std::uint64_t i = 0; i < t.count; ++i, p += step) out[i] = safetensors::decode_value(t.dtype, p);
   }
