@@ -74,8 +74,9 @@ export class Heatmap extends LitElement {
     :host { display: block; position: relative; min-width: 0; }
     figure { margin: 0; }
     figcaption { font: 600 0.9rem system-ui, sans-serif; margin: 0 0 0.25rem; }
-    /* The scroll box: a long text scrolls here (both ways) rather than shrinking below MIN_SCALE. */
-    .plot { overflow: auto; max-height: 80vh; overscroll-behavior: contain; }
+    /* The scroll box: a long text scrolls here (both ways) rather than shrinking below MIN_SCALE. Its height has a
+       floor in rem: in an iframe that grows to its content (embed.html), a bare vh height would feed back on itself. */
+    .plot { overflow: auto; max-height: max(24rem, min(48rem, 85vh)); overscroll-behavior: contain; }
     .plot:focus-visible { outline: 3px solid #1a73e8; }
     .canvas { position: relative; }
     svg { width: 100%; height: auto; display: block; outline: none; }

@@ -59,7 +59,7 @@ export class LineView extends LitElement {
 
   static override styles = css`
     :host { display: block; min-width: 0; }
-    .scroll { overflow: auto; max-height: 80vh; overscroll-behavior: contain; }
+    .scroll { overflow: auto; max-height: max(24rem, min(48rem, 85vh)); overscroll-behavior: contain; }
     svg { width: 100%; max-width: 32rem; height: auto; display: block; font: 12px system-ui, sans-serif; }
     text.token { cursor: pointer; }
     text.token:focus { outline: none; font-weight: 700; fill: #e8175d; }

@@ -47,7 +47,7 @@ export class Overview extends LitElement {
   static override styles = css`
     :host { display: block; font: 0.8rem system-ui, sans-serif; min-width: 0; }
     .scroll {
-      overflow: auto; max-height: 80vh; overscroll-behavior: contain; border: 1px solid #e3e3e3; border-radius: 4px;
+      overflow: auto; max-height: max(24rem, min(48rem, 85vh)); overscroll-behavior: contain; border: 1px solid #e3e3e3; border-radius: 4px;
       container-type: inline-size;
     }
     table { border-collapse: separate; border-spacing: 3px; }
