@@ -11,6 +11,12 @@ const CELL = 28;
 const LEFT = 92;
 const TOP = 78;
 const MAX_LABEL = 11;
+/**
+ * The smallest the drawing may be scaled to: cells of 21 px and 9 px labels. A wide
+ * matrix (a long text) keeps this size and its box scrolls instead of shrinking it.
+ */
+export const MIN_SCALE = 0.75;
+export const MIN_CELL_PX = CELL * MIN_SCALE;
 
 function shorten(text: string): string {
   const points = Array.from(text);
@@ -65,10 +71,14 @@ export class Heatmap extends LitElement {
   }
 
   static override styles = css`
-    :host { display: block; position: relative; }
+    :host { display: block; position: relative; min-width: 0; }
     figure { margin: 0; }
     figcaption { font: 600 0.9rem system-ui, sans-serif; margin: 0 0 0.25rem; }
-    .plot { position: relative; }
+    /* The scroll box: a long text scrolls here (both ways) rather than shrinking below MIN_SCALE. Its height has a
+       floor in rem: in an iframe that grows to its content (embed.html), a bare vh height would feed back on itself. */
+    .plot { overflow: auto; max-height: max(24rem, min(48rem, 85vh)); overscroll-behavior: contain; }
+    .plot:focus-visible { outline: 3px solid #1a73e8; }
+    .canvas { position: relative; }
     svg { width: 100%; height: auto; display: block; outline: none; }
     svg:focus-visible { outline: 3px solid #1a73e8; outline-offset: 2px; }
     .tip {
@@ -172,7 +182,7 @@ export class Heatmap extends LitElement {
     const active = this.active && this.active.row < this.rows && this.active.col < this.cols ? this.active : null;
     return html`<figure>
       ${this.caption ? html`<figcaption>${this.caption}</figcaption>` : nothing}
-      <div class="plot">
+      <div class="plot"><div class="canvas" style=${`min-width:${Math.ceil(width * MIN_SCALE)}px`}>
         <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width=${width} height=${height}
           role="img" aria-label=${`${this.caption}: heatmap of ${this.rows} ${this.rowAxis} by ${this.cols} ${this.colAxis} tokens; a table follows`}
           tabindex="0" font-family="system-ui, sans-serif" @keydown=${this.#onKey} @mouseleave=${() => { this.active = null; }}
@@ -189,7 +199,7 @@ export class Heatmap extends LitElement {
             fill="none" stroke="#e8175d" stroke-width="3" pointer-events="none"></rect>` : nothing}
         </svg>
         ${this.#renderTip(width, height)}
-      </div>
+      </div></div>
       ${this.#renderTable()}
     </figure>`;
   }

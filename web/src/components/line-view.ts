@@ -1,18 +1,33 @@
 // <ap-line-view>: each query token (left) linked to the keys it attends to
-// (right), line opacity = softmax weight, as BertViz's head view. Hover or focus
-// a query token to see only its lines.
-import { LitElement, css, html, svg } from 'lit';
+// (right), line opacity = softmax weight, as BertViz's head view. One head by default
+// (`weights`, `color`); `overlay` draws several heads at once, each in its own colour,
+// with a legend naming them. Hover or focus a query token to see only its lines, a key
+// token to see only the lines into it, a legend entry to see only that head.
+// Long inputs keep ROW px per token: the drawing scrolls in its own box.
+import { LitElement, css, html, nothing, svg } from 'lit';
 import type { AxisLabel } from './heatmap.js';
 
 const ROW = 22;
 const WIDTH = 360;
 const TEXT_W = 110;
+const MAX_LABEL = 14;
+/** The drawing's smallest scale: 9 px labels, as the heatmap's. */
+const MIN_SCALE = 0.75;
+
+/** One head of an overlay. */
+export interface LineLayer { head: number; color: string; weights: Float32Array }
+
+function shorten(text: string): string {
+  const points = Array.from(text);
+  return points.length > MAX_LABEL ? points.slice(0, MAX_LABEL - 1).join('') + '…' : text;
+}
 
 export class LineView extends LitElement {
   static override properties = {
     weights: { attribute: false }, rows: { type: Number }, cols: { type: Number },
     rowLabels: { attribute: false }, colLabels: { attribute: false }, color: { type: String },
-    caption: { type: String }, focusedRow: { state: true },
+    overlay: { attribute: false },
+    caption: { type: String }, focusedRow: { state: true }, focusedCol: { state: true }, focusedHead: { state: true },
   };
   declare weights: Float32Array;
   declare rows: number;
@@ -20,8 +35,12 @@ export class LineView extends LitElement {
   declare rowLabels: AxisLabel[];
   declare colLabels: AxisLabel[];
   declare color: string;
+  /** Several heads drawn together (each (rows x cols) weights in its colour); empty: the one head of `weights`. */
+  declare overlay: LineLayer[];
   declare caption: string;
   declare focusedRow: number | null;
+  declare focusedCol: number | null;
+  declare focusedHead: number | null;
 
   constructor() {
     super();
@@ -31,45 +50,75 @@ export class LineView extends LitElement {
     this.rowLabels = [];
     this.colLabels = [];
     this.color = '#1a73e8';
+    this.overlay = [];
     this.caption = '';
     this.focusedRow = null;
+    this.focusedCol = null;
+    this.focusedHead = null;
   }
 
   static override styles = css`
-    :host { display: block; }
-    svg { width: 100%; max-width: 32rem; height: auto; font: 12px system-ui, sans-serif; }
+    :host { display: block; min-width: 0; }
+    .scroll { overflow: auto; max-height: max(24rem, min(48rem, 85vh)); overscroll-behavior: contain; }
+    svg { width: 100%; max-width: 32rem; height: auto; display: block; font: 12px system-ui, sans-serif; }
     text.token { cursor: pointer; }
     text.token:focus { outline: none; font-weight: 700; fill: #e8175d; }
     figcaption { font: 600 0.9rem system-ui, sans-serif; }
+    .legend { display: flex; flex-wrap: wrap; gap: 0.2rem 0.7rem; margin: 0.2rem 0 0.4rem; padding: 0; list-style: none; font: 0.8rem system-ui, sans-serif; }
+    .legend li { display: flex; align-items: center; gap: 0.3rem; cursor: default; }
+    .legend li[data-dim='1'] { opacity: 0.35; }
+    .swatch { display: inline-block; width: 1.4rem; height: 0.3rem; border-radius: 2px; }
   `;
+
+  #layers(): LineLayer[] {
+    return this.overlay.length > 0 ? this.overlay : [{ head: -1, color: this.color, weights: this.weights }];
+  }
 
   override render() {
     const height = Math.max(this.rows, this.cols) * ROW + 24;
+    const layers = this.#layers();
+    const overlaid = this.overlay.length > 0;
+    // Several heads share the picture: thinner lines, so that the colours underneath still show.
+    const widthOf = (w: number) => (overlaid ? 0.75 + 2.25 * w : 1 + 3 * w);
     const lines = [];
-    for (let i = 0; i < this.rows; i++) {
-      if (this.focusedRow !== null && this.focusedRow !== i) continue;
-      for (let j = 0; j < this.cols; j++) {
-        const w = this.weights[i * this.cols + j];
-        if (!(w > 0.01)) continue;
-        lines.push(svg`<line x1=${TEXT_W} y1=${20 + i * ROW} x2=${WIDTH - TEXT_W} y2=${20 + j * ROW}
-          stroke=${this.color} stroke-width=${1 + 3 * w} stroke-opacity=${Math.min(1, w * 1.1)} data-row=${i} data-col=${j}></line>`);
+    for (const layer of layers) {
+      if (this.focusedHead !== null && layer.head !== this.focusedHead) continue;
+      for (let i = 0; i < this.rows; i++) {
+        if (this.focusedRow !== null && this.focusedRow !== i) continue;
+        for (let j = 0; j < this.cols; j++) {
+          if (this.focusedCol !== null && this.focusedCol !== j) continue;
+          const w = layer.weights[i * this.cols + j];
+          if (!(w > 0.01)) continue;
+          lines.push(svg`<line x1=${TEXT_W} y1=${20 + i * ROW} x2=${WIDTH - TEXT_W} y2=${20 + j * ROW}
+            stroke=${layer.color} stroke-width=${widthOf(w)} stroke-opacity=${Math.min(1, w * 1.1)}
+            data-row=${i} data-col=${j} data-head=${layer.head >= 0 ? layer.head : nothing}></line>`);
+        }
       }
     }
     const label = (l: AxisLabel | undefined) => l?.label ?? '';
+    const focus = (row: number | null, col: number | null) => { this.focusedRow = row; this.focusedCol = col; };
     return html`<figure>
       <figcaption>${this.caption}</figcaption>
-      <svg viewBox="0 0 ${WIDTH} ${height}" role="img"
+      ${overlaid ? html`<ul class="legend" aria-label="Head colours">${this.overlay.map((l) => html`<li data-head=${l.head}
+        data-color=${l.color} data-dim=${this.focusedHead !== null && this.focusedHead !== l.head ? '1' : '0'}
+        @mouseenter=${() => { this.focusedHead = l.head; }} @mouseleave=${() => { this.focusedHead = null; }}>
+        <span class="swatch" style=${`background:${l.color}`}></span>head ${l.head}</li>`)}</ul>` : nothing}
+      <div class="scroll">
+      <svg viewBox="0 0 ${WIDTH} ${height}" role="img" style=${`min-width:${Math.ceil(WIDTH * MIN_SCALE)}px`}
         aria-label=${`${this.caption}: lines from each query token to the keys it attends to`}>
         <text x=${TEXT_W - 8} y="8" text-anchor="end" fill="#555" font-size="10">query</text>
         <text x=${WIDTH - TEXT_W + 8} y="8" fill="#555" font-size="10">key</text>
         ${lines}
         ${Array.from({ length: this.rows }, (_, i) => svg`<text class="token" tabindex="0" x=${TEXT_W - 8} y=${24 + i * ROW}
-          text-anchor="end" fill=${this.rowLabels[i]?.pad ? '#888' : '#111'}
-          @mouseenter=${() => { this.focusedRow = i; }} @mouseleave=${() => { this.focusedRow = null; }}
-          @focus=${() => { this.focusedRow = i; }} @blur=${() => { this.focusedRow = null; }}>${label(this.rowLabels[i])}</text>`)}
-        ${Array.from({ length: this.cols }, (_, j) => svg`<text x=${WIDTH - TEXT_W + 8} y=${24 + j * ROW}
-          fill=${this.colLabels[j]?.pad ? '#888' : '#111'}>${label(this.colLabels[j])}</text>`)}
+          text-anchor="end" fill=${this.rowLabels[i]?.pad ? '#888' : '#111'} data-row=${i}
+          @mouseenter=${() => focus(i, null)} @mouseleave=${() => focus(null, null)}
+          @focus=${() => focus(i, null)} @blur=${() => focus(null, null)}><title>${label(this.rowLabels[i])}</title>${shorten(label(this.rowLabels[i]))}</text>`)}
+        ${Array.from({ length: this.cols }, (_, j) => svg`<text class="token" tabindex="0" x=${WIDTH - TEXT_W + 8} y=${24 + j * ROW}
+          fill=${this.colLabels[j]?.pad ? '#888' : '#111'} data-col=${j}
+          @mouseenter=${() => focus(null, j)} @mouseleave=${() => focus(null, null)}
+          @focus=${() => focus(null, j)} @blur=${() => focus(null, null)}><title>${label(this.colLabels[j])}</title>${shorten(label(this.colLabels[j]))}</text>`)}
       </svg>
+      </div>
     </figure>`;
   }
 }

@@ -34,6 +34,13 @@ export const PLAYGROUND_STYLES = [CONTROL_STYLES, css`
   .heads[data-count='4'] { grid-template-columns: repeat(auto-fill, minmax(min(100%, max(17rem, 34%)), 1fr)); }
   .one-head { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fit, minmax(min(100%, 20rem), 1fr)); }
   ap-legend { margin-bottom: 0.5rem; }
+  .overlay-strip { display: flex; flex-wrap: wrap; align-items: center; gap: 0.15rem 0.55rem; border: 1px solid #ddd;
+    border-radius: 4px; padding: 0.2rem 0.5rem 0.35rem; margin: 0 0 0.2rem; font-size: 0.85rem; }
+  .overlay-strip legend { font-size: 0.8rem; color: #333; padding: 0 0.2rem; }
+  .overlay-strip .note { color: #666; }
+  .overlay-strip label { display: inline-flex; align-items: center; gap: 0.15rem; cursor: pointer; font-variant-numeric: tabular-nums; }
+  .overlay-strip .swatch { display: inline-block; width: 0.8rem; height: 0.8rem; border-radius: 2px; background: var(--head-color); }
+  .overlay-strip button { font: inherit; font-size: 0.75rem; padding: 0.1rem 0.4rem; cursor: pointer; }
   .status { color: #555; font-size: 0.8rem; }
   .error { color: #b00020; }
   .engine-error { border: 1px solid #b00020; background: #fdecee; padding: 0.4rem 0.6rem; border-radius: 4px; }

@@ -24,7 +24,7 @@ import {
 import { exportJson, exportPng, exportSvg } from '../view/export.js';
 import { type Block } from '../view/trace-model.js';
 import {
-  changesView, headView, headsView, linesView, masksView, overviewView, shapesView, stageScale, type ViewContext,
+  changesView, headView, headsView, linesView, masksView, overlayStrip, overviewView, shapesView, stageScale, type ViewContext,
 } from '../view/views.js';
 import { renderControl, settingInput } from './controls.js';
 import { fixedSettings, modelPicker, pretrainedSummary } from './model-picker.js';
@@ -402,6 +402,7 @@ export class Playground extends LitElement {
         ${blocks.length > 1 ? control('block') : nothing}
         ${ctx.trace.config.layers > 1 && this.state.view !== 'overview' ? control('layer', ctx.trace.config.layers - 1) : nothing}
         ${this.state.view === 'head' ? control('head', ctx.trace.config.heads - 1) : nothing}
+        ${this.state.view === 'lines' && this.#shows('overlay') && ctx.trace.config.heads > 1 ? overlayStrip(ctx) : nothing}
         ${ctx.trace.tokens.length > 1 && this.#shows('sequence') ? this.#sentencePicker(ctx) : nothing}
         ${this.#shows('export') ? html`<div class="exports">
           <button @click=${() => { const s = this.#heatmapSvg(); if (s) exportPng(s, this.#fileName('png')); }}>PNG</button>
@@ -492,7 +493,7 @@ export class Playground extends LitElement {
         ${ctx ? html`${this.#toolbar(ctx)}<div class="view ${stale ? 'stale' : ''}" data-view=${this.state.view} data-stale=${stale ? '1' : '0'}>
           ${stale ? html`<p class="stale-note">Not up to date: the last result that worked.</p>` : nothing}${
           // Typing re-renders with the old trace until the new one arrives: skip the heavy view then.
-          guard([this.trace, this.state.view, this.state.stage, ctx.block, ctx.layer, ctx.head, ctx.sequence],
+          guard([this.trace, this.state.view, this.state.stage, ctx.block, ctx.layer, ctx.head, ctx.sequence, this.state.overlay],
             () => this.#view(ctx))}</div>
           ${this.pretrained && this.#traceModel === this.pretrained.key ? predictionsView(this.pretrained, this.predictions, ctx.trace.tokens[0] ?? []) : nothing}`
           : Object.keys(this.errors).length > 0

@@ -22,7 +22,8 @@ export interface IntSetting extends Base { type: 'int'; default: number; min: nu
 export interface NumberSetting extends Base { type: 'number'; default: number; min: number; max: number; minExclusive?: boolean }
 export interface BoolSetting extends Base { type: 'bool'; default: boolean }
 export interface ChoiceSetting extends Base { type: 'choice'; default: string; choices: readonly string[]; labels?: Record<string, string> }
-export interface TextSetting extends Base { type: 'text'; default: string; maxLength: number }
+/** pattern: the whole text must match it (else `patternError`). */
+export interface TextSetting extends Base { type: 'text'; default: string; maxLength: number; pattern?: RegExp; patternError?: string }
 export type Setting = IntSetting | NumberSetting | BoolSetting | ChoiceSetting | TextSetting;
 
 export const STAGES = ['scores', 'scaled', 'masked', 'weights'] as const;
@@ -57,6 +58,10 @@ const VIEW_SETTINGS = [
   { name: 'layer', group: 'view', type: 'int', label: 'Layer', default: 0, min: 0, max: 47 },  // up to 48 layers (pretrained checkpoints: BERT-large has 24, GPT-2 XL 48)
   { name: 'head', group: 'view', type: 'int', label: 'Head', default: 0, min: 0, max: 63 },
   { name: 'sequence', group: 'view', type: 'int', label: 'Sentence', default: 0, min: 0, max: 15 },
+  // The line view's overlay: heads drawn together, each in its colour ('': one line view per head).
+  { name: 'overlay', group: 'view', type: 'text', label: 'Overlay heads', maxLength: 200, default: '',
+    pattern: /^(\d{1,2}(,\d{1,2})*)?$/, patternError: 'Overlay heads: a comma list of head numbers, e.g. 0,3,5',
+    help: 'Heads drawn together in the line view, each in its own colour.' },
 ] as const satisfies readonly Setting[];
 
 /** How the page labels the engine's model settings (presentation only: no ranges, no defaults). */
@@ -137,8 +142,9 @@ export function parseSetting(setting: Setting, raw: string): { value: unknown } 
     case 'choice':
       return setting.choices.includes(raw) ? { value: raw } : { error: `${setting.label}: unknown choice '${raw}'` };
     case 'text':
-      return raw.length <= setting.maxLength ? { value: raw }
-        : { error: `${setting.label}: at most ${setting.maxLength} characters` };
+      if (raw.length > setting.maxLength) return { error: `${setting.label}: at most ${setting.maxLength} characters` };
+      if (setting.pattern && !setting.pattern.test(raw)) return { error: setting.patternError ?? `${setting.label}: not understood` };
+      return { value: raw };
   }
 }
 

@@ -20,7 +20,22 @@ export interface ViewContext {
   sequence: number;
 }
 
-const HEAD_COLORS = ['#1b9e77', '#d95f02', '#7570b3', '#e7298a', '#66a61e', '#e6ab02', '#a6761d', '#666666'];
+// Twelve distinct colours (Dark2, then four more), so that GPT-2's and BERT's twelve heads overlay
+// without repeats; beyond twelve, hues spaced by the golden angle.
+const HEAD_COLORS = ['#1b9e77', '#d95f02', '#7570b3', '#e7298a', '#66a61e', '#e6ab02', '#a6761d', '#666666',
+  '#1f78b4', '#e31a1c', '#17becf', '#6a3d9a'];
+
+/** A head's colour in the line views (the same head, the same colour, alone or overlaid). */
+export function headColor(head: number): string {
+  if (head < HEAD_COLORS.length) return HEAD_COLORS[head];
+  return `hsl(${Math.round((head * 137.508) % 360)} 70% 38%)`;
+}
+
+/** The heads of the 'overlay' setting that this trace has, in order, each once. */
+export function overlayHeads(overlay: string, heads: number): number[] {
+  const chosen = overlay.split(',').filter((p) => /^\d+$/.test(p.trim())).map(Number).filter((h) => h < heads);
+  return [...new Set(chosen)].sort((a, b) => a - b);
+}
 
 function labels(ctx: ViewContext, rows: number, cols: number) {
   const { queries, keys } = axisTokens(ctx.trace, ctx.block);
@@ -77,8 +92,41 @@ function lineView(ctx: ViewContext, head: number) {
   const weights = headSlice(findStage(ctx.trace, `${ctx.block}.weights`, ctx.layer)!, ctx.sequence, head);
   const { rowLabels, colLabels } = labels(ctx, weights.rows, weights.cols);
   return html`<ap-line-view data-head=${head} .weights=${weights.values} .rows=${weights.rows} .cols=${weights.cols}
-    .rowLabels=${rowLabels} .colLabels=${colLabels} color=${HEAD_COLORS[head % HEAD_COLORS.length]}
+    .rowLabels=${rowLabels} .colLabels=${colLabels} color=${headColor(head)}
     caption=${`Head ${head} · layer ${ctx.layer}`}></ap-line-view>`;
+}
+
+/** Several heads in one line view, each in its colour (BertViz's head view with several heads chosen). */
+function overlayView(ctx: ViewContext, heads: number[]) {
+  const stage = findStage(ctx.trace, `${ctx.block}.weights`, ctx.layer)!;
+  const overlay = heads.map((head) => ({ head, color: headColor(head), weights: headSlice(stage, ctx.sequence, head).values }));
+  const { rows, cols } = headSlice(stage, ctx.sequence, heads[0]);
+  const { rowLabels, colLabels } = labels(ctx, rows, cols);
+  return html`<ap-line-view data-overlay=${heads.join(',')} .overlay=${overlay} .rows=${rows} .cols=${cols}
+    .rowLabels=${rowLabels} .colLabels=${colLabels}
+    caption=${`Head${heads.length > 1 ? 's' : ''} ${heads.join(', ')} · layer ${ctx.layer}`}></ap-line-view>`;
+}
+
+/**
+ * The line view's head strip: one checkbox per head, in the head's colour. Ticking heads
+ * overlays them in one line view; none ticked: one line view per head.
+ */
+export function overlayStrip(ctx: ViewContext) {
+  const heads = ctx.trace.config.heads;
+  const chosen = overlayHeads(ctx.state.overlay, heads);
+  const send = (target: EventTarget | null, list: number[]) => target?.dispatchEvent(new CustomEvent('setting-input',
+    { detail: { name: 'overlay', raw: list.join(',') }, bubbles: true, composed: true }));
+  const toggle = (event: Event, head: number) => {
+    const on = (event.target as HTMLInputElement).checked;
+    send(event.target, on ? [...chosen, head].sort((a, b) => a - b) : chosen.filter((h) => h !== head));
+  };
+  return html`<fieldset class="overlay-strip" data-setting="overlay">
+    <legend>Overlay heads <span class="note">(none ticked: one picture per head)</span></legend>
+    ${Array.from({ length: heads }, (_, h) => html`<label style=${`--head-color:${headColor(h)}`}><input type="checkbox"
+      name="overlay" value=${h} .checked=${chosen.includes(h)} @change=${(e: Event) => toggle(e, h)}><span class="swatch"></span>${h}</label>`)}
+    <button type="button" ?disabled=${chosen.length === heads} @click=${(e: Event) => send(e.target, Array.from({ length: heads }, (_, h) => h))}>all</button>
+    <button type="button" ?disabled=${chosen.length === 0} @click=${(e: Event) => send(e.target, [])}>none</button>
+  </fieldset>`;
 }
 
 export function headView(ctx: ViewContext, scale: ColorScale) {
@@ -86,6 +134,8 @@ export function headView(ctx: ViewContext, scale: ColorScale) {
 }
 
 export function linesView(ctx: ViewContext) {
+  const chosen = overlayHeads(ctx.state.overlay, ctx.trace.config.heads);
+  if (chosen.length > 0) return overlayView(ctx, chosen);
   return html`<div class="heads" data-count=${ctx.trace.config.heads}>${Array.from({ length: ctx.trace.config.heads }, (_, h) => lineView(ctx, h))}</div>`;
 }
 
