@@ -205,22 +205,33 @@ const ids = expected.input_ids;
 
 // --profile: one warmed-up forward of ours (12 attentions recorded) under the CPU profiler;
 // prints the self time of the hottest functions (the wasm has no name section: wasm-function[i]).
-if (process.argv.includes('--profile')) {
+if (process.argv.some((a) => a.startsWith('--profile'))) {
   const server = await serveDirectory(ROOT, { isolated: true });
   const browser = await launchChromium();
   try {
     const page = await browser.newPage();
     await page.addInitScript(pageHelpers);
     await page.goto(`${server.url}bench/.cache/page.html`);
-    await page.evaluate(ours, { ids, weights: 'model.safetensors', keep: true });
-    await page.evaluate(() => { for (let i = 0; i < 4; i++) window.ours.m.forward({ ...window.ours.input, record: { stages: ['*.self_attn.weights'] } }); });
+    const profileOrt = process.argv.includes('--profile=ort');
+    if (profileOrt) await page.evaluate(ort, { ids, layers: 12, keep: true });
+    else await page.evaluate(ours, { ids, weights: 'model.safetensors', keep: true });
+    const forward = profileOrt
+      ? async () => { const r = await window.ort.session.run(window.ort.feeds); for (const t of Object.values(r)) t.dispose?.(); }
+      : async () => { window.ours.m.forward({ ...window.ours.input, record: { stages: ['*.self_attn.weights'] } }); };
+    await page.evaluate(`window.benchForward = ${forward.toString()}`);
+    await page.evaluate(async () => { for (let i = 0; i < 4; i++) await window.benchForward(); });
+    const stat = () => { const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number); return { idle: f[3] + f[4], total: f.reduce((a, b) => a + b, 0) }; };
+    const s0 = stat();
+    const loopMs = await page.evaluate(async () => { const t = performance.now(); for (let i = 0; i < 8; i++) await window.benchForward(); return performance.now() - t; });
+    const s1 = stat();
+    console.log(`8 forwards without the profiler: ${(loopMs / 8).toFixed(0)} ms each; cores busy meanwhile: ${(cpus().length * (1 - (s1.idle - s0.idle) / (s1.total - s0.total))).toFixed(2)}`);
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Profiler.enable');
     await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
     await cdp.send('Profiler.start');
-    const wall = await page.evaluate(() => {
+    const wall = await page.evaluate(async () => {
       const t = performance.now();
-      for (let i = 0; i < 3; i++) window.ours.m.forward({ ...window.ours.input, record: { stages: ['*.self_attn.weights'] } });
+      for (let i = 0; i < 3; i++) await window.benchForward();
       return (performance.now() - t) / 3;
     });
     const { profile } = await cdp.send('Profiler.stop');
@@ -233,7 +244,7 @@ if (process.argv.includes('--profile')) {
       self.set(key, (self.get(key) ?? 0) + (dt[i + 1] ?? 0) / 1000);
     });
     const total = [...self.values()].reduce((a, b) => a + b, 0);
-    console.log(`One forward, 12 attentions recorded: ${wall.toFixed(0)} ms (mean of 3 under the profiler). Self time:`);
+    console.log(`One forward (${profileOrt ? 'onnxruntime-web' : 'ours'}), 12 attentions recorded: ${wall.toFixed(0)} ms (mean of 3 under the profiler). Self time:`);
     for (const [k, v] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15))
       console.log(`${(100 * v / total).toFixed(1).padStart(5)}%  ${(v / 3).toFixed(0).padStart(5)} ms  ${k}`);
   } finally {

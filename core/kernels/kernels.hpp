@@ -9,6 +9,8 @@
 //            op(A) = A (M, K), or A^T for A stored (K, M) (trans_a: the backward's dW = dy^T x)
 //   softmax: each of `rows` rows of length n, in place (see attention.hpp for the rules
 //            about -inf, all-blocked rows and +inf).
+//   GELU (tanh approximation): n values in place, each gelu_tanh(x).
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -35,18 +37,27 @@ struct GemmArgs {
 
 using GemmFn = void (*)(const GemmArgs&);
 using SoftmaxFn = void (*)(float* data, int rows, int n);
+using ActivationFn = void (*)(float* data, std::size_t n);
 // For variants that repack op(B) (the wasm SIMD kernel): pack once, multiply many times.
 // pack: (args with b, ldb, n, k, layout) -> panels; gemm_packed: args.b is ignored.
 using PackFn = std::vector<float> (*)(const GemmArgs&);
 using PackedGemmFn = void (*)(const GemmArgs&, const float* panels);
 
+// Rows of the fast GEMM's register tile: threads split C's rows at multiples of it.
+constexpr int kFastGemmTileRows = 6;
+
 void gemm_f32_scalar(const GemmArgs& args);
 void gemm_f32_eigen(const GemmArgs& args);
 void softmax_rows_scalar(float* data, int rows, int n);
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))): GPT-2's gelu_new, PyTorch's
+// gelu(approximate='tanh'). One value: the spec the variants follow.
+float gelu_tanh(float x);
+void gelu_tanh_scalar(float* data, std::size_t n);
 #ifdef __wasm_simd128__
-void gemm_f32_4x8_wasmsimd(const GemmArgs& args);
-std::vector<float> pack_f32_4x8_wasmsimd(const GemmArgs& args);
-void gemm_f32_4x8_wasmsimd_packed(const GemmArgs& args, const float* panels);
+void gelu_tanh_wasmsimd(float* data, std::size_t n);
+void gemm_f32_6x8_wasmsimd(const GemmArgs& args);
+std::vector<float> pack_f32_6x8_wasmsimd(const GemmArgs& args);
+void gemm_f32_6x8_wasmsimd_packed(const GemmArgs& args, const float* panels);
 void softmax_rows_wasmsimd(float* data, int rows, int n);
 #endif
 
@@ -61,11 +72,13 @@ struct Variant {
 // Every variant built here, the scalar reference first.
 const std::vector<Variant<GemmFn>>& gemm_variants();
 const std::vector<Variant<SoftmaxFn>>& softmax_variants();
+const std::vector<Variant<ActivationFn>>& gelu_tanh_variants();
 
 // The variant the fast path uses on this platform: the wasm SIMD kernels where they
 // are built (measured faster than Eigen there), Eigen natively.
 const Variant<GemmFn>& fastest_gemm();
 const Variant<SoftmaxFn>& fastest_softmax();
+const Variant<ActivationFn>& fastest_gelu_tanh();
 
 // A weight matrix packed once for the fast GEMM (empty where the fast GEMM does not pack).
 struct PackedWeight {

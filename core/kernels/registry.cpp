@@ -12,7 +12,7 @@ const std::vector<Variant<GemmFn>>& gemm_variants() {
       {"gemm_f32_scalar", &gemm_f32_scalar},
       {"gemm_f32_eigen", &gemm_f32_eigen},
 #ifdef __wasm_simd128__
-      {"gemm_f32_4x8_wasmsimd", &gemm_f32_4x8_wasmsimd, &pack_f32_4x8_wasmsimd, &gemm_f32_4x8_wasmsimd_packed},
+      {"gemm_f32_6x8_wasmsimd", &gemm_f32_6x8_wasmsimd, &pack_f32_6x8_wasmsimd, &gemm_f32_6x8_wasmsimd_packed},
 #endif
   };
   return variants;
@@ -28,10 +28,21 @@ const std::vector<Variant<SoftmaxFn>>& softmax_variants() {
   return variants;
 }
 
+const std::vector<Variant<ActivationFn>>& gelu_tanh_variants() {
+  static const std::vector<Variant<ActivationFn>> variants = {
+      {"gelu_tanh_scalar", &gelu_tanh_scalar},
+#ifdef __wasm_simd128__
+      {"gelu_tanh_wasmsimd", &gelu_tanh_wasmsimd},
+#endif
+  };
+  return variants;
+}
+
 // The last variant listed is the one the fast path uses: the wasm SIMD kernels
 // where built, else Eigen for GEMM and the scalar softmax.
 const Variant<GemmFn>& fastest_gemm() { return gemm_variants().back(); }
 const Variant<SoftmaxFn>& fastest_softmax() { return softmax_variants().back(); }
+const Variant<ActivationFn>& fastest_gelu_tanh() { return gelu_tanh_variants().back(); }
 
 static GemmArgs dense(int m, int n, int k, const float* a, const float* b, Layout layout, float alpha,
                       const float* bias, float* c) {
@@ -55,9 +66,10 @@ namespace {
 
 // Products smaller than this run on one thread: waking the others costs more.
 constexpr double kParallelFlops = 1 << 19;
-// Chunks of C's rows start at multiples of the SIMD kernel's tile height, so every row
-// lands in the same tile as without the split: results do not depend on the thread count.
-constexpr int kRowBlock = 4;
+// Chunks of C's rows start at multiples of the SIMD kernel's tile height, so the split
+// leaves the tiles whole. (A row's result never depends on its tile, so results do not
+// depend on the thread count either way.)
+constexpr int kRowBlock = kFastGemmTileRows;
 
 // Runs `run` on row ranges of C in parallel (parallel_for): each range is the same product
 // restricted to rows [r0, r1) of op(A) and C.

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "attention/grad_ops.hpp"
+#include "kernels/kernels.hpp"
 
 namespace attention {
 
@@ -69,10 +70,7 @@ float activate(float x, Activation activation) {
     case Activation::ReLU: return x > 0.0f ? x : 0.0f;
     case Activation::GELU:  // exact, x * Phi(x), as PyTorch's default (approximate='none')
       return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
-    case Activation::GELUTanh: {  // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
-      const float inner = 0.79788456080286536f * (x + 0.044715f * x * x * x);
-      return 0.5f * x * (1.0f + std::tanh(inner));
-    }
+    case Activation::GELUTanh: return kernels::gelu_tanh(x);
     case Activation::None: return x;
   }
   return x;
@@ -90,7 +88,10 @@ Tensor feed_forward(const Tensor& x, const FeedForwardWeights& w, Activation act
                     const Recorder& recorder) {
   Tensor hidden = linear(x, w.linear1, "F", backend);
   recorder.record(StageId::FfnHidden, hidden);
-  for (float& v : hidden.data) v = activate(v, activation);
+  if (activation == Activation::GELUTanh && backend == Backend::Fast)
+    kernels::fastest_gelu_tanh().fn(hidden.ptr(), hidden.size());
+  else
+    for (float& v : hidden.data) v = activate(v, activation);
   recorder.record(StageId::FfnActivated, hidden);
   Tensor out = linear(hidden, w.linear2, x.axes.back(), backend);
   recorder.record(StageId::FfnOutput, out);

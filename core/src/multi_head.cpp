@@ -50,7 +50,7 @@ Status check_weights(const MultiHeadWeights& w, int e) {
                                 {"k_proj_weight", &w.k_proj_weight}, {"v_proj_weight", &w.v_proj_weight},
                                 {"in_proj_bias", &w.in_proj_bias}, {"out_proj_weight", &w.out_proj_weight},
                                 {"out_proj_bias", &w.out_proj_bias}})
-    if (Status s = check_finite(name, p->data(), p->size()); !s) return s;
+    if (!p->all_finite()) return check_finite(name, p->data(), p->size());  // names the element
   return Ok{};
 }
 

@@ -1,5 +1,6 @@
 #include "attention/param.hpp"
 
+#include "attention/numeric.hpp"
 #include "kernels/kernels.hpp"
 
 namespace attention {
@@ -43,6 +44,14 @@ void Parameter::reset(std::vector<int> shape, std::vector<float> values) {
   shape_ = std::move(shape);
   values_ = std::move(values);
   version_ = next_version();
+}
+
+bool Parameter::all_finite() const {
+  if (finite_checked_version_ != version_) {
+    finite_ = attention::all_finite(data(), size());
+    finite_checked_version_ = version_;
+  }
+  return finite_;
 }
 
 const kernels::PackedWeight* Parameter::packed_rows(int row_begin, int rows, int cols) const {

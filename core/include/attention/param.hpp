@@ -51,6 +51,10 @@ class Parameter {
 
   std::uint64_t version() const { return version_; }
 
+  // No NaN or infinity among the values: checked once per version (a model's forward
+  // asks for every weight on every call).
+  bool all_finite() const;
+
   // Room for a gradient: the same size as the values once training allocates it.
   std::vector<float> grad;
 
@@ -73,6 +77,8 @@ class Parameter {
     bool packed;                                          // panels made for this version
   };
   mutable std::vector<PackedEntry> packed_;
+  mutable std::uint64_t finite_checked_version_ = ~std::uint64_t{0};
+  mutable bool finite_ = false;
 };
 
 // Number of elements of a shape (1 for an empty shape), for parameter shapes.
