@@ -35,8 +35,12 @@ bool read_floats(const val& array, const char* name, std::size_t expected, std::
   return true;
 }
 
-std::vector<std::uint8_t> read_bytes(const val& array) {
-  return emscripten::convertJSArrayToNumberVector<std::uint8_t>(array);
+HeapBytes read_bytes(const val& array) {
+  HeapBytes bytes;
+  bytes.size = array["length"].as<std::size_t>();
+  bytes.data.reset(new std::uint8_t[bytes.size > 0 ? bytes.size : 1]);
+  val(emscripten::typed_memory_view(bytes.size, bytes.data.get())).call<void>("set", array);
+  return bytes;
 }
 
 std::vector<int> read_ints(const val& array) { return emscripten::convertJSArrayToNumberVector<int>(array); }

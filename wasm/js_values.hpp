@@ -2,6 +2,7 @@
 // Copies between JS values and core types, for the bindings. No math here.
 #include <emscripten/val.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,13 @@ val to_uint8_array(const std::vector<std::uint8_t>& bytes);
 // A typed array (or array) of numbers with exactly `expected` elements, else false and
 // an error naming `name` (the API's spelling).
 bool read_floats(const val& array, const char* name, std::size_t expected, std::vector<float>& out, val& failure);
-std::vector<std::uint8_t> read_bytes(const val& array);
+// A byte array's contents copied into the heap in one typed-array set, with no zero-fill
+// first (checkpoints run to hundreds of MB; a std::vector would write every byte twice).
+struct HeapBytes {
+  std::unique_ptr<std::uint8_t[]> data;
+  std::size_t size = 0;
+};
+HeapBytes read_bytes(const val& array);
 std::vector<int> read_ints(const val& array);
 
 // A trace as { meta: JSON text, data: Float32Array }: every stage's values copied once,

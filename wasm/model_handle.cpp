@@ -81,8 +81,8 @@ val ModelHandle::parameter(std::string name) {
 }
 
 val ModelHandle::load_weights(val bytes) {
-  const std::vector<std::uint8_t> data = read_bytes(bytes);
-  Status s = load_safetensors(*model_, data.data(), data.size());
+  const HeapBytes data = read_bytes(bytes);
+  Status s = load_safetensors(*model_, data.data.get(), data.size);
   return s ? val::undefined() : js::error(s.error_value());
 }
 

@@ -72,8 +72,8 @@ class CheckpointLoaderHandle {
     const bool indexed = !expected.isNull() && !expected.isUndefined();
     if (indexed) names = emscripten::vecFromJSArray<std::string>(expected);
     Status s = [&] {
-      const std::vector<std::uint8_t> data = js::read_bytes(bytes);  // freed on return
-      return loader_->add_file(data.data(), data.size(), file_name, indexed ? &names : nullptr);
+      const js::HeapBytes data = js::read_bytes(bytes);  // freed on return
+      return loader_->add_file(data.data.get(), data.size, file_name, indexed ? &names : nullptr);
     }();
     return s ? val::undefined() : js::error(s.error_value());
   }
