@@ -1,14 +1,16 @@
 // GEMM for 128-bit wasm SIMD. op(B) is packed into panels of 8 columns (zero-padded
-// past N) and cut into blocks of kNC columns x kKC depth; a 6x8 register tile (12 f32x4
-// accumulators) runs down one panel slice of a block for 6 rows of A at a time. A block
-// (at most 256 x 256 floats, 256 KB) stays in L2 while every row of A passes over it,
-// and a panel slice (256 x 8, 8 KB) stays in L1 across the row tiles; the depth blocks
-// are summed in C. mul + add (no FMA in plain wasm SIMD).
+// past N) and cut into blocks of kNC columns x kKC depth; a 5x8 register tile (10 f32x4
+// accumulators) runs down one panel slice of a block for 5 rows of A at a time, two depth
+// steps per iteration. A block (at most 256 x 256 floats, 256 KB) stays in L2 while every
+// row of A passes over it, and a panel slice (256 x 8, 8 KB) stays in L1 across the row
+// tiles; the depth blocks are summed in C. mul + add (no FMA in plain wasm SIMD).
 //
-// Measured in Chromium on GPT-2 small's products (64 rows, K 768 / 3072, N 768 to 3072,
-// alternating runs): about 1.3x the unblocked 4x8 tile this replaced. Larger tiles spill
-// (V8 allocates 15 of the 16 xmm registers), and 4x8 / 2x16 tiles issue more address
-// arithmetic per multiply-add.
+// Measured on GPT-2 small's products (64 rows, K 768 / 3072, N 768 to 3072; alternating
+// runs against the unblocked 4x8 tile this replaced): 1.11x in Chromium 156, 1.08x in
+// Node 20. A 6x8 tile was 1.17x in Chromium but 0.76x in Node 20, whose V8 spills its
+// 12 accumulators (V8 allocates 15 of the 16 xmm registers); 10 accumulators fit in both.
+// A row's result does not depend on the tile height (each row sums in the same order), so
+// the choice changes no bits.
 //
 // A may be stored transposed (trans_a) and C may be accumulated into (the backward's needs).
 #ifdef __wasm_simd128__
@@ -195,8 +197,8 @@ void multiply(const GemmArgs& g, const float* packed) {
         const float* a = TRANS_A ? g.a + static_cast<std::size_t>(k0) * g.lda + i
                                  : g.a + static_cast<std::size_t>(i) * g.lda + k0;
         float* c = g.c + static_cast<std::size_t>(i) * g.ldc;
+        static_assert(kMR == 5, "one case per tile height up to kMR");
         switch (std::min(kMR, g.m - i)) {
-          case 6: row_tile_over_block<6, TRANS_A>(g, a, block, n0, block_panels, kl, e, c); break;
           case 5: row_tile_over_block<5, TRANS_A>(g, a, block, n0, block_panels, kl, e, c); break;
           case 4: row_tile_over_block<4, TRANS_A>(g, a, block, n0, block_panels, kl, e, c); break;
           case 3: row_tile_over_block<3, TRANS_A>(g, a, block, n0, block_panels, kl, e, c); break;
@@ -210,13 +212,13 @@ void multiply(const GemmArgs& g, const float* packed) {
 
 }  // namespace
 
-std::vector<float> pack_f32_6x8_wasmsimd(const GemmArgs& g) {
+std::vector<float> pack_f32_5x8_wasmsimd(const GemmArgs& g) {
   std::vector<float> packed(static_cast<std::size_t>(panel_count(g.n)) * std::max(g.k, 1) * kNR);
   pack_b(g, packed.data());
   return packed;
 }
 
-void gemm_f32_6x8_wasmsimd_packed(const GemmArgs& g, const float* packed) {
+void gemm_f32_5x8_wasmsimd_packed(const GemmArgs& g, const float* packed) {
   if (g.m <= 0 || g.n <= 0) return;
   if (g.accumulate && g.k > kKC) {
     // The depth blocks are summed in C, which here holds what the product is added to:
@@ -226,7 +228,7 @@ void gemm_f32_6x8_wasmsimd_packed(const GemmArgs& g, const float* packed) {
     apart.c = product.get();
     apart.ldc = g.n;
     apart.accumulate = false;
-    gemm_f32_6x8_wasmsimd_packed(apart, packed);
+    gemm_f32_5x8_wasmsimd_packed(apart, packed);
     for (int i = 0; i < g.m; ++i) {
       float* row = g.c + static_cast<std::size_t>(i) * g.ldc;
       const float* add = product.get() + static_cast<std::size_t>(i) * g.n;
@@ -240,7 +242,7 @@ void gemm_f32_6x8_wasmsimd_packed(const GemmArgs& g, const float* packed) {
     multiply<false>(g, packed);
 }
 
-void gemm_f32_6x8_wasmsimd(const GemmArgs& g) {
+void gemm_f32_5x8_wasmsimd(const GemmArgs& g) {
   if (g.m <= 0 || g.n <= 0) return;
   // The packed panels: on the stack when small (most attention heads), else on the
   // heap; never zero-filled first, pack_b writes every element.
@@ -254,7 +256,7 @@ void gemm_f32_6x8_wasmsimd(const GemmArgs& g) {
     packed = heap_buffer.get();
   }
   pack_b(g, packed);
-  gemm_f32_6x8_wasmsimd_packed(g, packed);
+  gemm_f32_5x8_wasmsimd_packed(g, packed);
 }
 
 }  // namespace attention::kernels

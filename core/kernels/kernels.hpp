@@ -44,7 +44,7 @@ using PackFn = std::vector<float> (*)(const GemmArgs&);
 using PackedGemmFn = void (*)(const GemmArgs&, const float* panels);
 
 // Rows of the fast GEMM's register tile: threads split C's rows at multiples of it.
-constexpr int kFastGemmTileRows = 6;
+constexpr int kFastGemmTileRows = 5;
 
 void gemm_f32_scalar(const GemmArgs& args);
 void gemm_f32_eigen(const GemmArgs& args);
@@ -55,9 +55,9 @@ float gelu_tanh(float x);
 void gelu_tanh_scalar(float* data, std::size_t n);
 #ifdef __wasm_simd128__
 void gelu_tanh_wasmsimd(float* data, std::size_t n);
-void gemm_f32_6x8_wasmsimd(const GemmArgs& args);
-std::vector<float> pack_f32_6x8_wasmsimd(const GemmArgs& args);
-void gemm_f32_6x8_wasmsimd_packed(const GemmArgs& args, const float* panels);
+void gemm_f32_5x8_wasmsimd(const GemmArgs& args);
+std::vector<float> pack_f32_5x8_wasmsimd(const GemmArgs& args);
+void gemm_f32_5x8_wasmsimd_packed(const GemmArgs& args, const float* panels);
 void softmax_rows_wasmsimd(float* data, int rows, int n);
 #endif
 

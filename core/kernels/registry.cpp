@@ -12,7 +12,7 @@ const std::vector<Variant<GemmFn>>& gemm_variants() {
       {"gemm_f32_scalar", &gemm_f32_scalar},
       {"gemm_f32_eigen", &gemm_f32_eigen},
 #ifdef __wasm_simd128__
-      {"gemm_f32_6x8_wasmsimd", &gemm_f32_6x8_wasmsimd, &pack_f32_6x8_wasmsimd, &gemm_f32_6x8_wasmsimd_packed},
+      {"gemm_f32_5x8_wasmsimd", &gemm_f32_5x8_wasmsimd, &pack_f32_5x8_wasmsimd, &gemm_f32_5x8_wasmsimd_packed},
 #endif
   };
   return variants;
