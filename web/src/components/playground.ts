@@ -29,7 +29,7 @@ import { changesView } from '../view/changes-view.js';
 import { referenceFor, type Snapshot } from '../view/comparison.js';
 import { renderControl, settingInput } from './controls.js';
 import { viewToolbar } from './view-toolbar.js';
-import { fixedSettings, modelPicker, pretrainedSummary } from './model-picker.js';
+import { fixedSettings, modelPicker, pretrainedSummary, pretrainedTextSetting, trainedTextSetting } from './model-picker.js';
 import type { LoadRequest } from './pretrained-loader.js';
 import './pretrained-loader.js';
 import { PLAYGROUND_STYLES } from './playground-styles.js';
@@ -409,21 +409,6 @@ export class Playground extends LitElement {
     }
   }
 
-  /** The text box for a trained model: its task's tokens, not sentences. */
-  #trainedTextSetting(setting: Setting): Setting {
-    const label = this.model?.characters ? 'Input: characters of the model\u2019s text (one sequence per line)'
-      : 'Input: tokens of the model\u2019s task, separated by spaces (one sequence per line)';
-    return { ...setting, label, help: this.model?.example ? `For example: ${this.model.example}` : undefined };
-  }
-
-  /** The text box for a pretrained model: text, read by its tokenizer. */
-  #pretrainedTextSetting(setting: Setting, info: PretrainedInfo): Setting {
-    const label = info.family === 'bert'
-      ? `Text for ${info.name} (its WordPiece tokenizer adds [CLS] and [SEP]; a second line is the second sentence)`
-      : `Text for ${info.name} (its byte-level BPE tokenizer reads it; \u00b7 marks a token\u2019s leading space)`;
-    return { ...setting, label, help: info.family === 'bert' ? 'Write [MASK] for a word BERT should guess.' : undefined };
-  }
-
   /** Whether the trace shown is not what the settings ask for (a problem, or another model still loading). */
   #stale(): boolean {
     const wanted = isPretrainedId(this.state.model) ? this.pretrained?.key ?? null
@@ -436,8 +421,8 @@ export class Playground extends LitElement {
     const ctx = this.trace ? this.#context(this.trace) : null;
     const trained = this.state.model !== '';
     const textSettings = (SETTINGS as readonly Setting[]).filter((s) => s.group === 'text' && this.#shows(s.name) &&
-      (s.name === 'text' || (!trained && this.state.mode === 'cross'))).map((s) => (this.pretrained ? this.#pretrainedTextSetting(s, this.pretrained)
-      : trained ? this.#trainedTextSetting(s) : s));
+      (s.name === 'text' || (!trained && this.state.mode === 'cross'))).map((s) => (this.pretrained ? pretrainedTextSetting(s, this.pretrained)
+      : trained ? trainedTextSetting(s, this.model) : s));
     const modelControls = trained ? []
       : (SETTINGS as readonly Setting[]).filter((s) => s.group === 'model' && this.#shows(s.name)).map((s) => s.name);
     const picker = this.#shows('model');
