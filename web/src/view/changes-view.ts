@@ -23,7 +23,7 @@ function send(event: Event, pin: boolean) {
 function baselineBar(ctx: ChangesContext) {
   const pinned = ctx.reference?.pinned ?? false;
   const layers = ctx.current.trace.config.layers;
-  const layer = `layer ${ctx.layer}${layers > 1 ? ` of 0–${layers - 1}` : ''}`;
+  const layer = `layer ${ctx.layer}${layers > 1 ? ` (of layers 0–${layers - 1})` : ''}`;
   const what = !ctx.reference
     ? html`Nothing to compare with yet: edit the text, or pin this result as the baseline.`
     : html`Comparing the current text “<q data-testid="current-text">${shortText(ctx.current.text)}</q>” with
