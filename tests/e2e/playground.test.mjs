@@ -268,6 +268,8 @@ describe('the playground', () => {
     await page.screenshot({ path: `${SHOTS}/lines.png`, fullPage: true });
 
     await page.locator('button[data-view="changes"]').click();
+    // The view compares the selected layer (1, from the thumbnail): layer 0 is where only the edited row's Q moves.
+    await page.locator('#setting-layer').fill('0');
     await typeText(page, 'the dog sat on the mat');
     const rows = page.locator('table.changes tbody tr');
     await rows.first().waitFor();

@@ -1,10 +1,10 @@
 // The Explore page's model picker (the untrained playground model, a shipped checkpoint,
 // or the Train view's model) and, with a trained model chosen, what its training fixed:
 // the Train view's own settings, with the Train view's labels, in place of the
-// playground's model controls.
+// playground's model controls; and the text box's label for a trained or pretrained model.
 import { html, nothing } from 'lit';
 import type { ExploreModel, ModelChoice } from '../engine/explore-models.js';
-import { formatSetting } from '../state/settings.js';
+import { formatSetting, type Setting } from '../state/settings.js';
 import type { PretrainedInfo } from '../engine/pretrained-run.js';
 import { shownTrainSettings, trainStateFromHash, type TrainSetting } from '../state/train-settings.js';
 
@@ -57,4 +57,19 @@ export function pretrainedSummary(info: PretrainedInfo) {
     ${info.skipped.length ? html`<details class="about"><summary>${info.skipped.length} tensor${info.skipped.length === 1 ? '' : 's'} of the file not used</summary>
       <ul>${info.skipped.map(([name, why]) => html`<li><code>${name}</code>: ${why}</li>`)}</ul></details>` : nothing}
   </section>`;
+}
+
+/** The text box for a trained model: its task's tokens, not sentences. */
+export function trainedTextSetting(setting: Setting, model: ExploreModel | null): Setting {
+  const label = model?.characters ? 'Input: characters of the model\u2019s text (one sequence per line)'
+    : 'Input: tokens of the model\u2019s task, separated by spaces (one sequence per line)';
+  return { ...setting, label, help: model?.example ? `For example: ${model.example}` : undefined };
+}
+
+/** The text box for a pretrained model: text, read by its tokenizer. */
+export function pretrainedTextSetting(setting: Setting, info: PretrainedInfo): Setting {
+  const label = info.family === 'bert'
+    ? `Text for ${info.name} (its WordPiece tokenizer adds [CLS] and [SEP]; a second line is the second sentence)`
+    : `Text for ${info.name} (its byte-level BPE tokenizer reads it; \u00b7 marks a token\u2019s leading space)`;
+  return { ...setting, label, help: info.family === 'bert' ? 'Write [MASK] for a word BERT should guess.' : undefined };
 }

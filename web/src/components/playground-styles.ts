@@ -50,6 +50,12 @@ export const PLAYGROUND_STYLES = [CONTROL_STYLES, css`
   table.changes th, table.changes td { padding: 0.2rem 0.5rem; border-bottom: 1px solid #eee; text-align: left; }
   table.changes td { width: 40%; }
   table.changes tr.edited th { color: #e8175d; }
+  .baseline-bar { display: flex; flex-wrap: wrap; align-items: center; gap: 0.4rem 0.6rem; margin-bottom: 0.6rem; }
+  .baseline-bar .comparing { margin: 0; flex: 1 1 24rem; }
+  .baseline-bar q { font-weight: 600; quotes: none; }
+  .baseline-bar button { font: inherit; font-size: 0.85rem; padding: 0.2rem 0.6rem; cursor: pointer; }
+  .baseline-bar[data-reference="pinned"] { border-left: 3px solid #1a73e8; padding-left: 0.5rem; }
+  .incomparable { color: #6b4e00; background: #fff8e1; border: 1px solid #e0c060; padding: 0.4rem 0.6rem; border-radius: 4px; max-width: 44rem; }
   .bar { display: inline-block; height: 0.7rem; background: #1a73e8; vertical-align: middle; margin-right: 0.3rem; }
   .num { font: 0.75rem ui-monospace, monospace; color: #333; }
   ap-shape-flow { margin-bottom: 1rem; }

@@ -21,13 +21,15 @@ import {
   DEFAULT_STATE, SETTINGS, blocksFor, crossCheck, modelConfig, parseSetting, settingByName, splitLines,
   stateFromHash, stateToHash, type Setting, type State,
 } from '../state/settings.js';
-import { exportJson, exportPng, exportSvg } from '../view/export.js';
 import { type Block } from '../view/trace-model.js';
 import {
-  changesView, headView, headsView, linesView, masksView, overlayStrip, overviewView, shapesView, stageScale, type ViewContext,
+  headView, headsView, linesView, masksView, overviewView, shapesView, stageScale, type ViewContext,
 } from '../view/views.js';
+import { changesView } from '../view/changes-view.js';
+import { referenceFor, type Snapshot } from '../view/comparison.js';
 import { renderControl, settingInput } from './controls.js';
-import { fixedSettings, modelPicker, pretrainedSummary } from './model-picker.js';
+import { viewToolbar } from './view-toolbar.js';
+import { fixedSettings, modelPicker, pretrainedSummary, pretrainedTextSetting, trainedTextSetting } from './model-picker.js';
 import type { LoadRequest } from './pretrained-loader.js';
 import './pretrained-loader.js';
 import { PLAYGROUND_STYLES } from './playground-styles.js';
@@ -53,14 +55,14 @@ export class Playground extends LitElement {
     status: { state: true }, heapBytes: { state: true }, choices: { state: true }, model: { state: true },
     modelError: { state: true }, pretrained: { state: true }, predictions: { state: true }, attentionOnly: { state: true },
     loaderOpen: { state: true }, loading: { state: true }, loadProgress: { state: true }, loadError: { state: true },
-    loadNote: { state: true }, hubUrl: { state: true },
+    loadNote: { state: true }, hubUrl: { state: true }, baseline: { state: true },
   };
   declare state: State;
   /** Mirror the state in the URL hash (the playground page). */
   declare syncHash: boolean;
   /** Which settings have controls: 'all', 'none', or a comma list of setting names plus 'views' and 'export'. */
   declare controls: string;
-  /** A text to run first, so the 'changes' view compares against it from the start. */
+  /** A text to run first and pin as the 'changes' view's baseline, so it compares against it from the start. */
   declare compareText: string;
   /** The engine to run on; every playground of a page may share one. */
   engine: EngineClient | null = null;
@@ -88,7 +90,12 @@ export class Playground extends LitElement {
   declare loadError: string;
   declare loadNote: string;
   declare hubUrl: string;
-  #previous: Trace | null = null;
+  /** The result pinned as the 'changes' view's baseline (null: compare with the previous result). */
+  declare baseline: Snapshot | null;
+  /** The result before `trace`, from the same model (else null). */
+  #previous: Snapshot | null = null;
+  /** The text that produced `trace`, for the 'changes' view's caption. */
+  #traceText = '';
   /** Which model made `trace` ('' untrained, else its TrainedModelRef key): 'what changed' compares one model's traces only. */
   #traceModel = '';
   /** The engine's latest complaint about the typed text (shown at the text box until a run succeeds). */
@@ -124,6 +131,7 @@ export class Playground extends LitElement {
     this.loadError = '';
     this.loadNote = '';
     this.hubUrl = hubBaseUrl();
+    this.baseline = null;
   }
 
   override connectedCallback() {
@@ -200,6 +208,12 @@ export class Playground extends LitElement {
     this.#writeHash();
   };
 
+  /** Pin the trace shown as the 'changes' view's baseline, or unpin (compare with the previous result again). */
+  #onBaseline = (event: Event) => {
+    const { pin } = (event as CustomEvent<{ pin: boolean }>).detail;
+    this.baseline = pin && this.trace ? { trace: this.trace, text: this.#traceText, model: this.#traceModel } : null;
+  };
+
   #run() {
     const state = this.state;
     if (isPretrainedId(state.model)) { this.#runPretrained(state); return; }
@@ -224,8 +238,12 @@ export class Playground extends LitElement {
     const first = this.#lastRun === '';
     this.#lastRun = key;
     const compare = splitLines(this.compareText);
-    if (first && compare.length > 0) this.#engine().request(this.#compareRequester, { ...input, texts: compare }, (o) => this.#show(o, ''));
-    this.#request(input, '');
+    if (first && compare.length > 0) {
+      this.#engine().request(this.#compareRequester, { ...input, texts: compare }, (outcome) => {
+        if (outcome.ok && !this.baseline) this.baseline = { trace: outcome.trace, text: this.compareText, model: '' };
+      });
+    }
+    this.#request(input, '', state.text);
   }
 
   /** Errors of view settings (the others are checked again on every run). */
@@ -239,8 +257,8 @@ export class Playground extends LitElement {
     return this.engine;
   }
 
-  #request(input: EngineRequest, model: string) {
-    this.#engine().request(this, input, (outcome) => this.#show(outcome, model));
+  #request(input: EngineRequest, model: string, text: string) {
+    this.#engine().request(this, input, (outcome) => this.#show(outcome, model, text));
   }
 
   /** A trained model: load it (once), start from its example input, run it on the typed tokens. */
@@ -271,7 +289,7 @@ export class Playground extends LitElement {
     const key = JSON.stringify({ model: this.model.ref.key, text: state.text });
     if (key === this.#lastRun) return;
     this.#lastRun = key;
-    this.#request({ trained: this.model.ref, text: state.text }, this.model.ref.key);
+    this.#request({ trained: this.model.ref, text: state.text }, this.model.ref.key, state.text);
   }
 
   /** A pretrained checkpoint (loaded on this page): run it on the typed text with its tokenizer. */
@@ -295,7 +313,7 @@ export class Playground extends LitElement {
     const key = JSON.stringify({ model: info.key, text: state.text });
     if (key === this.#lastRun) return;
     this.#lastRun = key;
-    this.#request({ pretrained: { key: info.key }, text: state.text }, info.key);
+    this.#request({ pretrained: { key: info.key }, text: state.text }, info.key, state.text);
   }
 
   /** The loading panel asked for a checkpoint: load it where the engine runs, showing bytes per file. */
@@ -340,7 +358,7 @@ export class Playground extends LitElement {
     this.#engine().cancelPretrained();
   };
 
-  #show(outcome: RunOutcome, model: string) {
+  #show(outcome: RunOutcome, model: string, text: string) {
     if (!outcome.ok) {
       if (outcome.field === 'text') this.errors = { ...this.errors, text: this.#inputError = outcome.error };
       else this.engineError = outcome.error;
@@ -354,8 +372,9 @@ export class Playground extends LitElement {
       this.errors = rest;
     }
     this.#inputError = '';
-    this.#previous = model === this.#traceModel ? this.trace : null;
+    this.#previous = this.trace && model === this.#traceModel ? { trace: this.trace, text: this.#traceText, model } : null;
     this.#traceModel = model;
+    this.#traceText = text;
     this.trace = outcome.trace;
     this.predictions = outcome.predictions ?? [];
     this.attentionOnly = outcome.attentionOnly ?? false;
@@ -370,57 +389,10 @@ export class Playground extends LitElement {
     const block = (blocks as string[]).includes(this.state.block) ? (this.state.block as Block) : blocks[0];
     const clamp = (v: number, n: number) => Math.min(Math.max(0, v), n - 1);
     return {
-      trace, previous: this.#previous, state: this.state, block,
+      trace, state: this.state, block,
       layer: clamp(this.state.layer, trace.config.layers), head: clamp(this.state.head, trace.config.heads),
       sequence: clamp(this.state.sequence, trace.tokens.length),
     };
-  }
-
-  #heatmapSvg(): SVGSVGElement | null {
-    const ctx = this.trace && this.#context(this.trace);
-    const el = this.renderRoot.querySelector(`ap-heatmap[data-head="${ctx?.head ?? 0}"]`) ?? this.renderRoot.querySelector('ap-heatmap');
-    return (el as HTMLElementTagNameMap['ap-heatmap'] | null)?.svgElement() ?? null;
-  }
-
-  #fileName(ext: string): string {
-    const ctx = this.#context(this.trace!);
-    return `attention-${ctx.block.replace('.', '-')}-layer${ctx.layer}-head${ctx.head}-${this.state.stage}.${ext}`;
-  }
-
-  #toolbar(ctx: ViewContext) {
-    const view = settingByName('view') as Extract<Setting, { type: 'choice' }>;
-    const control = (name: string, max?: number) => (this.#shows(name)
-      ? renderControl(settingByName(name)!, (this.state as unknown as Record<string, unknown>)[name], this.errors[name], this.#onSetting, { max })
-      : nothing);
-    const blocks = blocksFor(ctx.trace.mode);
-    return html`${this.#shows('views') ? html`<div class="tabs" role="tablist" aria-label="View">
-        ${view.choices.map((c) => html`<button role="tab" aria-selected=${c === this.state.view ? 'true' : 'false'}
-          data-view=${c} @click=${() => this.#onSetting(new CustomEvent('x', { detail: { name: 'view', raw: c } }))}>${view.labels?.[c] ?? c}</button>`)}
-      </div>` : nothing}
-      <div class="view-settings">
-        ${['heads', 'head', 'overview'].includes(this.state.view) ? control('stage') : nothing}
-        ${blocks.length > 1 ? control('block') : nothing}
-        ${ctx.trace.config.layers > 1 && this.state.view !== 'overview' ? control('layer', ctx.trace.config.layers - 1) : nothing}
-        ${this.state.view === 'head' ? control('head', ctx.trace.config.heads - 1) : nothing}
-        ${this.state.view === 'lines' && this.#shows('overlay') && ctx.trace.config.heads > 1 ? overlayStrip(ctx) : nothing}
-        ${ctx.trace.tokens.length > 1 && this.#shows('sequence') ? this.#sentencePicker(ctx) : nothing}
-        ${this.#shows('export') ? html`<div class="exports">
-          <button @click=${() => { const s = this.#heatmapSvg(); if (s) exportPng(s, this.#fileName('png')); }}>PNG</button>
-          <button @click=${() => { const s = this.#heatmapSvg(); if (s) exportSvg(s, this.#fileName('svg')); }}>SVG</button>
-          <button @click=${() => exportJson(this.trace!, 'attention-trace.json')}>Trace JSON</button>
-        </div>` : nothing}
-      </div>`;
-  }
-
-  /** The sentence to show, picked by its words; the padded ones say so. */
-  #sentencePicker(ctx: ViewContext) {
-    const longest = Math.max(...ctx.trace.tokens.map((t) => t.length));
-    const shorten = (text: string) => (text.length > 40 ? `${text.slice(0, 39)}…` : text);
-    return html`<div class="setting choice" data-setting="sequence"><label for="setting-sequence">Sentence</label>
-      <select id="setting-sequence" name="sequence" @change=${this.#onSetting}>
-        ${ctx.trace.tokens.map((tokens, i) => html`<option value=${i} ?selected=${i === ctx.sequence}>${i + 1}: ${shorten(tokens.join(' '))}${
-          tokens.length < longest ? ` (+${longest - tokens.length} padding)` : ''}</option>`)}
-      </select></div>`;
   }
 
   #view(ctx: ViewContext) {
@@ -432,23 +404,9 @@ export class Playground extends LitElement {
       case 'shapes': return html`${this.attentionOnly && this.pretrained ? html`<p class="hint" data-testid="attention-only">This text is long
         for a model this size: only the attention stages were recorded, so only they are listed.</p>` : nothing}${shapesView(ctx)}`;
       case 'overview': return overviewView(ctx);
-      case 'changes': return changesView(ctx);
+      case 'changes': return changesView({ ...ctx, current: { trace: ctx.trace, text: this.#traceText, model: this.#traceModel },
+        reference: referenceFor(this.baseline, this.#previous) });
     }
-  }
-
-  /** The text box for a trained model: its task's tokens, not sentences. */
-  #trainedTextSetting(setting: Setting): Setting {
-    const label = this.model?.characters ? 'Input: characters of the model\u2019s text (one sequence per line)'
-      : 'Input: tokens of the model\u2019s task, separated by spaces (one sequence per line)';
-    return { ...setting, label, help: this.model?.example ? `For example: ${this.model.example}` : undefined };
-  }
-
-  /** The text box for a pretrained model: text, read by its tokenizer. */
-  #pretrainedTextSetting(setting: Setting, info: PretrainedInfo): Setting {
-    const label = info.family === 'bert'
-      ? `Text for ${info.name} (its WordPiece tokenizer adds [CLS] and [SEP]; a second line is the second sentence)`
-      : `Text for ${info.name} (its byte-level BPE tokenizer reads it; \u00b7 marks a token\u2019s leading space)`;
-    return { ...setting, label, help: info.family === 'bert' ? 'Write [MASK] for a word BERT should guess.' : undefined };
   }
 
   /** Whether the trace shown is not what the settings ask for (a problem, or another model still loading). */
@@ -463,15 +421,15 @@ export class Playground extends LitElement {
     const ctx = this.trace ? this.#context(this.trace) : null;
     const trained = this.state.model !== '';
     const textSettings = (SETTINGS as readonly Setting[]).filter((s) => s.group === 'text' && this.#shows(s.name) &&
-      (s.name === 'text' || (!trained && this.state.mode === 'cross'))).map((s) => (this.pretrained ? this.#pretrainedTextSetting(s, this.pretrained)
-      : trained ? this.#trainedTextSetting(s) : s));
+      (s.name === 'text' || (!trained && this.state.mode === 'cross'))).map((s) => (this.pretrained ? pretrainedTextSetting(s, this.pretrained)
+      : trained ? trainedTextSetting(s, this.model) : s));
     const modelControls = trained ? []
       : (SETTINGS as readonly Setting[]).filter((s) => s.group === 'model' && this.#shows(s.name)).map((s) => s.name);
     const picker = this.#shows('model');
     const problems = Object.entries(this.errors).filter(([name]) => !this.#shows(name)).map(([, message]) => message);
     const stale = this.#stale();
     return html`<div class="layout ${modelControls.length || picker ? '' : 'no-aside'} ${textSettings.length ? '' : 'no-text'}"
-      @setting-input=${this.#onSetting} @pick=${this.#onPick}>
+      @setting-input=${this.#onSetting} @pick=${this.#onPick} @baseline=${this.#onBaseline}>
       ${textSettings.length ? html`<section class="texts" aria-label="Text">
         ${textSettings.map((s) => renderControl(s, (this.state as unknown as Record<string, unknown>)[s.name], this.errors[s.name], this.#onSetting))}
       </section>` : nothing}
@@ -490,10 +448,10 @@ export class Playground extends LitElement {
         ${problems.map((message) => html`<p class="error" role="alert">${message}</p>`)}
         ${this.modelError ? html`<p class="error engine-error" role="alert" data-testid="model-error">${this.modelError}</p>` : nothing}
         ${this.engineError ? html`<p class="error engine-error" role="alert">${this.engineError}</p>` : nothing}
-        ${ctx ? html`${this.#toolbar(ctx)}<div class="view ${stale ? 'stale' : ''}" data-view=${this.state.view} data-stale=${stale ? '1' : '0'}>
+        ${ctx ? html`${viewToolbar({ ctx, errors: this.errors, shows: (name) => this.#shows(name), onSetting: this.#onSetting, root: this.renderRoot })}<div class="view ${stale ? 'stale' : ''}" data-view=${this.state.view} data-stale=${stale ? '1' : '0'}>
           ${stale ? html`<p class="stale-note">Not up to date: the last result that worked.</p>` : nothing}${
           // Typing re-renders with the old trace until the new one arrives: skip the heavy view then.
-          guard([this.trace, this.state.view, this.state.stage, ctx.block, ctx.layer, ctx.head, ctx.sequence, this.state.overlay],
+          guard([this.trace, this.baseline, this.state.view, this.state.stage, ctx.block, ctx.layer, ctx.head, ctx.sequence, this.state.overlay],
             () => this.#view(ctx))}</div>
           ${this.pretrained && this.#traceModel === this.pretrained.key ? predictionsView(this.pretrained, this.predictions, ctx.trace.tokens[0] ?? []) : nothing}`
           : Object.keys(this.errors).length > 0

@@ -3,8 +3,8 @@
 //                         view="masks" controls="text,views"></attention-playground>
 // Every setting of the settings table is an attribute (kebab-case: d-model, ...);
 // 'controls' picks which controls show ('all', 'none', or a list of settings plus
-// 'views' and 'export'), 'compare-text' preloads a text to compare against in the
-// 'changes' view. Without a text attribute the element's own text content is used.
+// 'views' and 'export'), 'compare-text' preloads a text pinned as the 'changes'
+// view's baseline. Without a text attribute the element's own text content is used.
 // All elements of a page share one engine, and each starts only when scrolled into
 // view. A 'trace' event (detail.trace) follows every run.
 // Train mode: with a `checkpoint` attribute (a shipped checkpoint's id, e.g. "sort", or

@@ -3,16 +3,15 @@
 import { html, nothing } from 'lit';
 import type { Trace } from 'attention-playground';
 import type { State } from '../state/settings.js';
-import { type ColorScale, formatValue, scoreScale, weightScale } from './colors.js';
+import { type ColorScale, scoreScale, weightScale } from './colors.js';
 import { explainCell } from './explain.js';
 import {
-  axisTokens, blockedReason, editedPositions, findStage, headSlice, paddedLabels, rowChanges, shapeFlow, type Block,
+  axisTokens, blockedReason, findStage, headSlice, paddedLabels, shapeFlow, type Block,
 } from './trace-model.js';
 import type { Thumbnail } from '../components/overview.js';
 
 export interface ViewContext {
   trace: Trace;
-  previous: Trace | null;
   state: State;
   block: Block;
   layer: number;
@@ -194,27 +193,4 @@ export function overviewView(ctx: ViewContext) {
     }
   }
   return html`<ap-overview .thumbnails=${thumbnails} .layers=${ctx.trace.config.layers} .heads=${ctx.trace.config.heads}></ap-overview>`;
-}
-
-/** Seed 001: after editing one token, which rows of a linear layer and of attention moved. */
-export function changesView(ctx: ViewContext) {
-  const hint = html`<p class="hint">Replace one word by another (keep the number of words) and this view shows
-    which output rows changed: a linear layer changes only the edited row, attention changes the rows that can see it.</p>`;
-  if (!ctx.previous) return hint;
-  const { queries } = axisTokens(ctx.trace, ctx.block);
-  const before = axisTokens(ctx.previous, ctx.block).queries[ctx.sequence] ?? [];
-  const after = queries[ctx.sequence] ?? [];
-  const edited = editedPositions(before, after);
-  const linear = rowChanges(ctx.previous, ctx.trace, `${ctx.block}.q_proj`, 0, ctx.sequence);
-  const attention = rowChanges(ctx.previous, ctx.trace, `${ctx.block}.output`, 0, ctx.sequence);
-  if (!edited || edited.length === 0 || !linear || !attention) return hint;
-  const max = Math.max(...linear, ...attention, 1e-9);
-  const bar = (v: number) => html`<span class="bar" style=${`width:${(100 * v) / max}%`}></span><span class="num">${formatValue(v)}</span>`;
-  return html`<table class="changes">
-    <caption>Edited: ${edited.map((i) => `“${before[i]}” → “${after[i]}” at position ${i}`).join(', ')}. How far each row moved (‖Δ‖), layer 0:</caption>
-    <thead><tr><th scope="col">token</th><th scope="col">linear layer (Q projection)</th><th scope="col">attention output</th></tr></thead>
-    <tbody>${after.map((token, i) => html`<tr class=${edited.includes(i) ? 'edited' : ''}
-      data-linear-changed=${linear[i] > 1e-6 ? '1' : '0'} data-attention-changed=${attention[i] > 1e-6 ? '1' : '0'}>
-      <th scope="row">${token}</th><td>${bar(linear[i])}</td><td>${bar(attention[i])}</td></tr>`)}</tbody>
-  </table>`;
 }

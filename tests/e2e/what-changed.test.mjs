@@ -1,0 +1,150 @@
+// The "What changed" view in real Chromium (dist-web/): a pinned baseline stays the
+// reference while the person types, the comparison follows the Layer control, view-only
+// settings keep the baseline, shape changes are named instead of silently dropped, and
+// unpinning goes back to comparing with the previous result.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openPage } from '../support/browser.mjs';
+import { SHOTS, useSite } from '../support/site.mjs';
+
+const site = useSite();
+
+/** What the view shows now: which reference, both texts, the layer, the table's rows, any message. */
+function readView(page) {
+  return page.evaluate(() => {
+    const root = document.querySelector('ap-playground').shadowRoot;
+    const view = root.querySelector('.view[data-view="changes"]');
+    const bar = view?.querySelector('[data-testid="baseline-bar"]');
+    const text = (selector) => view?.querySelector(selector)?.textContent.replace(/\s+/g, ' ').trim() ?? null;
+    const rows = [...(view?.querySelectorAll('table.changes tbody tr') ?? [])];
+    return {
+      reference: bar?.dataset.reference ?? null,
+      layer: bar ? Number(bar.dataset.layer) : null,
+      current: text('[data-testid="current-text"]'),
+      baseline: text('[data-testid="baseline-text"]'),
+      comparedLayer: text('[data-testid="compared-layer"]'),
+      caption: text('table.changes caption'),
+      tokens: rows.map((r) => r.querySelector('th').textContent),
+      linear: rows.map((r) => r.dataset.linearChanged).join(''),
+      attention: rows.map((r) => r.dataset.attentionChanged).join(''),
+      numbers: rows.map((r) => [...r.querySelectorAll('.num')].map((n) => n.textContent).join('/')).join(' '),
+      incomparable: text('[data-testid="incomparable"]'),
+      settingsDiffer: text('[data-testid="settings-differ"]'),
+    };
+  });
+}
+
+/** Waits until the view satisfies `check` (given readView's result); fails with the last state seen. */
+async function waitForView(page, check, what) {
+  let last = null;
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    last = await readView(page);
+    if (check(last)) return last;
+    await page.waitForTimeout(50);
+  }
+  assert.fail(`${what}: the view shows ${JSON.stringify(last)}`);
+}
+
+const inView = (page, selector) => page.locator(`ap-playground .view[data-view="changes"] ${selector}`);
+
+describe('what changed', () => {
+  test('a pinned baseline survives typing, layers, view settings and same-shape settings; unpin compares with the previous result', async () => {
+    const { page, errors } = await openPage(site.browser, { viewport: { width: 1280, height: 900 } }, { onlyFrom: site.url });
+    await page.goto(`${site.url}#text=the+cat+sat&view=changes`);
+    let view = await waitForView(page, (v) => v.reference === 'none', 'first result, nothing to compare with');
+
+    // Pin "the cat sat", then type "the dog sat" keystroke by keystroke.
+    await inView(page, 'button[data-action="pin"]').click();
+    await waitForView(page, (v) => v.reference === 'pinned' && v.baseline === 'the cat sat', 'pinned');
+    await page.locator('#setting-text').fill('');
+    await page.locator('#setting-text').pressSequentially('the dog sat', { delay: 30 });
+    view = await waitForView(page, (v) => v.current === 'the dog sat' && v.caption !== null, 'typed "the dog sat"');
+    assert.equal(view.reference, 'pinned');
+    assert.equal(view.baseline, 'the cat sat');
+    assert.match(view.caption, /“cat” → “dog” at position 1\./);
+    assert.match(view.caption, /layer 0:/);
+    assert.deepEqual(view.tokens, ['the', 'dog', 'sat']);
+    assert.equal(view.linear, '010', 'layer 0: the linear layer moves the edited row only');
+
+    // More keystrokes: still against "the cat sat", not against the keystroke before.
+    await page.locator('#setting-text').press('End');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.type('it', { delay: 30 });
+    view = await waitForView(page, (v) => v.current === 'the dog sit' && v.caption !== null, 'typed "the dog sit"');
+    assert.equal(view.baseline, 'the cat sat');
+    assert.match(view.caption, /“cat” → “dog” at position 1, “sat” → “sit” at position 2\./);
+    assert.equal(view.linear, '011');
+    // A word more: the token counts differ, and the view says so (the baseline stays pinned).
+    await page.keyboard.type(' on', { delay: 30 });
+    view = await waitForView(page, (v) => v.current === 'the dog sit on' && v.incomparable !== null, 'four tokens');
+    assert.match(view.incomparable, /it has 3 tokens, this result 4 tokens/);
+    assert.equal(view.reference, 'pinned');
+    assert.equal(view.baseline, 'the cat sat');
+    for (let i = 0; i < 3; i++) await page.keyboard.press('Backspace');
+    const layer0 = await waitForView(page, (v) => v.current === 'the dog sit' && v.caption !== null, 'back to three tokens');
+
+    // The Layer control: the comparison is of that layer's rows.
+    await page.locator('#setting-layer').fill('1');
+    const layer1 = view = await waitForView(page, (v) => v.layer === 1 && v.caption !== null, 'layer 1');
+    assert.match(view.comparedLayer, /^layer 1\b/);
+    assert.match(view.caption, /layer 1:/);
+    assert.equal(view.baseline, 'the cat sat');
+    assert.notEqual(view.numbers, layer0.numbers, 'layer 1 moves by other amounts than layer 0');
+    // Layer 1's input already mixed the tokens in layer 0: even its linear layer moves the unedited first row.
+    assert.equal(view.linear, '111');
+    await page.screenshot({ path: `${SHOTS}/what-changed-layer1.png`, fullPage: true });
+
+    // A view-only setting (the stage, on another tab) keeps the baseline and the layer.
+    await page.locator('button[data-view="heads"]').click();
+    await page.locator('#setting-stage').selectOption('scores');
+    await page.locator('button[data-view="changes"]').click();
+    view = await waitForView(page, (v) => v.caption !== null, 'back on What changed');
+    assert.equal(view.reference, 'pinned');
+    assert.equal(view.baseline, 'the cat sat');
+    assert.equal(view.layer, 1);
+    assert.equal(view.numbers, layer1.numbers);
+
+    // Shapes change (2 heads instead of 4): said explicitly; back to 4 heads: compared again.
+    await page.locator('#setting-heads').fill('2');
+    view = await waitForView(page, (v) => v.incomparable !== null, 'two heads');
+    assert.match(view.incomparable, /it has 4 heads, this result 2 heads/);
+    assert.equal(view.reference, 'pinned');
+    await page.screenshot({ path: `${SHOTS}/what-changed-incomparable.png`, fullPage: true });
+    await page.locator('#setting-heads').fill('4');
+    view = await waitForView(page, (v) => v.caption !== null, 'four heads again');
+    assert.equal(view.baseline, 'the cat sat');
+    assert.equal(view.numbers, layer1.numbers);
+
+    // Another seed keeps the shapes: still compared, and the view says the weights differ too.
+    await page.locator('#setting-seed').fill('7');
+    view = await waitForView(page, (v) => v.settingsDiffer !== null, 'another seed');
+    assert.match(view.settingsDiffer, /seed/);
+    assert.equal(view.baseline, 'the cat sat');
+
+    // Unpin: back to comparing with the previous result.
+    await inView(page, 'button[data-action="unpin"]').click();
+    await page.locator('#setting-text').fill('the dog sat');
+    view = await waitForView(page, (v) => v.current === 'the dog sat' && v.caption !== null, 'unpinned, then edited');
+    assert.equal(view.reference, 'previous');
+    assert.equal(view.baseline, 'the dog sit');
+    assert.match(view.caption, /Edited: “sit” → “sat” at position 2\./);
+    assert.equal(await inView(page, 'button[data-action="unpin"]').count(), 0);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('typed text is shown as text, never as markup', async () => {
+    const { page, errors } = await openPage(site.browser, { viewport: { width: 1280, height: 900 } }, { onlyFrom: site.url });
+    await page.goto(`${site.url}#text=the+cat+sat&view=changes`);
+    await waitForView(page, (v) => v.reference === 'none', 'first result');
+    await inView(page, 'button[data-action="pin"]').click();
+    await page.locator('#setting-text').fill('the <b>dog</b> sat');
+    const view = await waitForView(page, (v) => v.current === 'the <b>dog</b> sat', 'markup typed');
+    assert.equal(view.baseline, 'the cat sat');
+    assert.equal(await inView(page, '[data-testid="baseline-bar"] b').count(), 0);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});

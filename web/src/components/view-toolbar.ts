@@ -1,0 +1,70 @@
+// The row above the playground's view: the view tabs, the view settings that the chosen
+// view uses (stage, block, layer, head, overlay, sentence) and the export buttons.
+// Split out of playground.ts to keep it readable; it renders from what it is given and
+// reports choices through `onSetting`, like the other controls.
+import { html, nothing } from 'lit';
+import { blocksFor, settingByName, type Setting, type State } from '../state/settings.js';
+import { exportJson, exportPng, exportSvg } from '../view/export.js';
+import { overlayStrip, type ViewContext } from '../view/views.js';
+import { renderControl } from './controls.js';
+
+export interface ToolbarOptions {
+  ctx: ViewContext;
+  errors: Record<string, string>;
+  /** Whether the setting (or 'views', 'export') has a control here. */
+  shows: (name: string) => boolean;
+  onSetting: (event: Event) => void;
+  /** Where the view is drawn, to find the heatmap to export. */
+  root: ParentNode;
+}
+
+/** The heatmap the export buttons save: the chosen head's, else the first. */
+function heatmapSvg(root: ParentNode, head: number): SVGSVGElement | null {
+  const el = root.querySelector(`ap-heatmap[data-head="${head}"]`) ?? root.querySelector('ap-heatmap');
+  return (el as HTMLElementTagNameMap['ap-heatmap'] | null)?.svgElement() ?? null;
+}
+
+function fileName(ctx: ViewContext, ext: string): string {
+  return `attention-${ctx.block.replace('.', '-')}-layer${ctx.layer}-head${ctx.head}-${ctx.state.stage}.${ext}`;
+}
+
+/** The sentence to show, picked by its words; the padded ones say so. */
+function sentencePicker(ctx: ViewContext, onSetting: (event: Event) => void) {
+  const longest = Math.max(...ctx.trace.tokens.map((t) => t.length));
+  const shorten = (text: string) => (text.length > 40 ? `${text.slice(0, 39)}…` : text);
+  return html`<div class="setting choice" data-setting="sequence"><label for="setting-sequence">Sentence</label>
+    <select id="setting-sequence" name="sequence" @change=${onSetting}>
+      ${ctx.trace.tokens.map((tokens, i) => html`<option value=${i} ?selected=${i === ctx.sequence}>${i + 1}: ${shorten(tokens.join(' '))}${
+        tokens.length < longest ? ` (+${longest - tokens.length} padding)` : ''}</option>`)}
+    </select></div>`;
+}
+
+export function viewToolbar({ ctx, errors, shows, onSetting, root }: ToolbarOptions) {
+  const state: State = ctx.state;
+  const view = settingByName('view') as Extract<Setting, { type: 'choice' }>;
+  const control = (name: string, max?: number) => (shows(name)
+    ? renderControl(settingByName(name)!, (state as unknown as Record<string, unknown>)[name], errors[name], onSetting, { max })
+    : nothing);
+  const blocks = blocksFor(ctx.trace.mode);
+  const save = (ext: 'png' | 'svg') => {
+    const svg = heatmapSvg(root, ctx.head);
+    if (svg) (ext === 'png' ? exportPng : exportSvg)(svg, fileName(ctx, ext));
+  };
+  return html`${shows('views') ? html`<div class="tabs" role="tablist" aria-label="View">
+      ${view.choices.map((c) => html`<button role="tab" aria-selected=${c === state.view ? 'true' : 'false'}
+        data-view=${c} @click=${() => onSetting(new CustomEvent('x', { detail: { name: 'view', raw: c } }))}>${view.labels?.[c] ?? c}</button>`)}
+    </div>` : nothing}
+    <div class="view-settings">
+      ${['heads', 'head', 'overview'].includes(state.view) ? control('stage') : nothing}
+      ${blocks.length > 1 ? control('block') : nothing}
+      ${ctx.trace.config.layers > 1 && state.view !== 'overview' ? control('layer', ctx.trace.config.layers - 1) : nothing}
+      ${state.view === 'head' ? control('head', ctx.trace.config.heads - 1) : nothing}
+      ${state.view === 'lines' && shows('overlay') && ctx.trace.config.heads > 1 ? overlayStrip(ctx) : nothing}
+      ${ctx.trace.tokens.length > 1 && shows('sequence') ? sentencePicker(ctx, onSetting) : nothing}
+      ${shows('export') ? html`<div class="exports">
+        <button @click=${() => save('png')}>PNG</button>
+        <button @click=${() => save('svg')}>SVG</button>
+        <button @click=${() => exportJson(ctx.trace, 'attention-trace.json')}>Trace JSON</button>
+      </div>` : nothing}
+    </div>`;
+}
