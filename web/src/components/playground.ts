@@ -22,11 +22,13 @@ import {
   stateFromHash, stateToHash, type Setting, type State,
 } from '../state/settings.js';
 import { exportJson, exportPng, exportSvg } from '../view/export.js';
+import { isPictureView } from '../view/export-names.js';
 import { type Block } from '../view/trace-model.js';
 import {
   changesView, headView, headsView, linesView, masksView, overlayStrip, overviewView, shapesView, stageScale, type ViewContext,
 } from '../view/views.js';
 import { renderControl, settingInput } from './controls.js';
+import { viewPicture } from './view-picture.js';
 import { fixedSettings, modelPicker, pretrainedSummary } from './model-picker.js';
 import type { LoadRequest } from './pretrained-loader.js';
 import './pretrained-loader.js';
@@ -376,15 +378,12 @@ export class Playground extends LitElement {
     };
   }
 
-  #heatmapSvg(): SVGSVGElement | null {
-    const ctx = this.trace && this.#context(this.trace);
-    const el = this.renderRoot.querySelector(`ap-heatmap[data-head="${ctx?.head ?? 0}"]`) ?? this.renderRoot.querySelector('ap-heatmap');
-    return (el as HTMLElementTagNameMap['ap-heatmap'] | null)?.svgElement() ?? null;
-  }
-
-  #fileName(ext: string): string {
-    const ctx = this.#context(this.trace!);
-    return `attention-${ctx.block.replace('.', '-')}-layer${ctx.layer}-head${ctx.head}-${this.state.stage}.${ext}`;
+  /** The PNG or SVG of the view on screen (the buttons show only in views that are pictures). */
+  #exportPicture(ext: 'svg' | 'png') {
+    const picture = this.trace && viewPicture(this.renderRoot, this.#context(this.trace));
+    if (!picture) return;
+    if (ext === 'svg') exportSvg(picture.svg, picture.fileName('svg'));
+    else void exportPng(picture.svg, picture.fileName('png'));
   }
 
   #toolbar(ctx: ViewContext) {
@@ -405,8 +404,8 @@ export class Playground extends LitElement {
         ${this.state.view === 'lines' && this.#shows('overlay') && ctx.trace.config.heads > 1 ? overlayStrip(ctx) : nothing}
         ${ctx.trace.tokens.length > 1 && this.#shows('sequence') ? this.#sentencePicker(ctx) : nothing}
         ${this.#shows('export') ? html`<div class="exports">
-          <button @click=${() => { const s = this.#heatmapSvg(); if (s) exportPng(s, this.#fileName('png')); }}>PNG</button>
-          <button @click=${() => { const s = this.#heatmapSvg(); if (s) exportSvg(s, this.#fileName('svg')); }}>SVG</button>
+          ${isPictureView(this.state.view) ? html`<button @click=${() => this.#exportPicture('png')}>PNG</button>
+            <button @click=${() => this.#exportPicture('svg')}>SVG</button>` : nothing}
           <button @click=${() => exportJson(this.trace!, 'attention-trace.json')}>Trace JSON</button>
         </div>` : nothing}
       </div>`;
