@@ -239,7 +239,7 @@ describe('the playground', () => {
     const svg = (await save('SVG')).toString('utf8');
     assert.match(svg, /^<\?xml/);
     assert.match(svg, /<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
-    assert.equal((svg.match(/<rect[^>]*data-row/g) ?? []).length, 9);
+    assert.equal((svg.match(/<rect[^>]*data-row/g) ?? []).length, 4 * 9);  // 'All heads': every head's 3 x 3 heatmap
     const parsed = await page.evaluate((text) => {
       const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
       return doc.querySelector('parsererror') ? 'error' : doc.documentElement.tagName;

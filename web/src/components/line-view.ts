@@ -70,6 +70,11 @@ export class LineView extends LitElement {
     .swatch { display: inline-block; width: 1.4rem; height: 0.3rem; border-radius: 2px; }
   `;
 
+  /** The rendered SVG, for export. */
+  svgElement(): SVGSVGElement | null {
+    return this.renderRoot.querySelector('svg');
+  }
+
   #layers(): LineLayer[] {
     return this.overlay.length > 0 ? this.overlay : [{ head: -1, color: this.color, weights: this.weights }];
   }

@@ -5,8 +5,10 @@
 import { html, nothing } from 'lit';
 import { blocksFor, settingByName, type Setting, type State } from '../state/settings.js';
 import { exportJson, exportPng, exportSvg } from '../view/export.js';
+import { isPictureView } from '../view/export-names.js';
 import { overlayStrip, type ViewContext } from '../view/views.js';
 import { renderControl } from './controls.js';
+import { viewPicture } from './view-picture.js';
 
 export interface ToolbarOptions {
   ctx: ViewContext;
@@ -14,18 +16,8 @@ export interface ToolbarOptions {
   /** Whether the setting (or 'views', 'export') has a control here. */
   shows: (name: string) => boolean;
   onSetting: (event: Event) => void;
-  /** Where the view is drawn, to find the heatmap to export. */
+  /** Where the view is drawn, to find the pictures to export. */
   root: ParentNode;
-}
-
-/** The heatmap the export buttons save: the chosen head's, else the first. */
-function heatmapSvg(root: ParentNode, head: number): SVGSVGElement | null {
-  const el = root.querySelector(`ap-heatmap[data-head="${head}"]`) ?? root.querySelector('ap-heatmap');
-  return (el as HTMLElementTagNameMap['ap-heatmap'] | null)?.svgElement() ?? null;
-}
-
-function fileName(ctx: ViewContext, ext: string): string {
-  return `attention-${ctx.block.replace('.', '-')}-layer${ctx.layer}-head${ctx.head}-${ctx.state.stage}.${ext}`;
 }
 
 /** The sentence to show, picked by its words; the padded ones say so. */
@@ -46,9 +38,12 @@ export function viewToolbar({ ctx, errors, shows, onSetting, root }: ToolbarOpti
     ? renderControl(settingByName(name)!, (state as unknown as Record<string, unknown>)[name], errors[name], onSetting, { max })
     : nothing);
   const blocks = blocksFor(ctx.trace.mode);
+  // The PNG or SVG of the view on screen (the buttons show only in views that are pictures).
   const save = (ext: 'png' | 'svg') => {
-    const svg = heatmapSvg(root, ctx.head);
-    if (svg) (ext === 'png' ? exportPng : exportSvg)(svg, fileName(ctx, ext));
+    const picture = viewPicture(root, ctx);
+    if (!picture) return;
+    if (ext === 'svg') exportSvg(picture.svg, picture.fileName('svg'));
+    else void exportPng(picture.svg, picture.fileName('png'));
   };
   return html`${shows('views') ? html`<div class="tabs" role="tablist" aria-label="View">
       ${view.choices.map((c) => html`<button role="tab" aria-selected=${c === state.view ? 'true' : 'false'}
@@ -62,8 +57,8 @@ export function viewToolbar({ ctx, errors, shows, onSetting, root }: ToolbarOpti
       ${state.view === 'lines' && shows('overlay') && ctx.trace.config.heads > 1 ? overlayStrip(ctx) : nothing}
       ${ctx.trace.tokens.length > 1 && shows('sequence') ? sentencePicker(ctx, onSetting) : nothing}
       ${shows('export') ? html`<div class="exports">
-        <button @click=${() => save('png')}>PNG</button>
-        <button @click=${() => save('svg')}>SVG</button>
+        ${isPictureView(state.view) ? html`<button @click=${() => save('png')}>PNG</button>
+          <button @click=${() => save('svg')}>SVG</button>` : nothing}
         <button @click=${() => exportJson(ctx.trace, 'attention-trace.json')}>Trace JSON</button>
       </div>` : nothing}
     </div>`;

@@ -1,4 +1,4 @@
-// Downloads: a heatmap as SVG or PNG, the trace as JSON.
+// Downloads: a picture (SVG element) as SVG or PNG, the trace as JSON.
 import type { Trace } from 'attention-playground';
 
 function download(blob: Blob, filename: string): void {
@@ -23,7 +23,17 @@ export function exportSvg(svg: SVGSVGElement, filename: string): void {
   download(new Blob([svgText(svg)], { type: 'image/svg+xml' }), filename);
 }
 
-/** Renders the SVG into a canvas at 2x and downloads it as PNG. */
+/**
+ * How much to enlarge a picture of this size for PNG: 2x for sharp text, less when that would
+ * pass what a canvas can hold (Chromium: 16384 px a side, about 268 million pixels), as a
+ * 12 x 12 heads overview of a long text would.
+ */
+export function pngScale(width: number, height: number): number {
+  if (width <= 0 || height <= 0) return 2;
+  return Math.min(2, 16_000 / width, 16_000 / height, Math.sqrt(120_000_000 / (width * height)));
+}
+
+/** Renders the SVG into a canvas (at 2x, or less for a huge picture) and downloads it as PNG. */
 export async function exportPng(svg: SVGSVGElement, filename: string): Promise<void> {
   // Size: the width and height attributes, or the viewBox of a plot sized by CSS.
   const box = svg.viewBox?.baseVal;
@@ -34,10 +44,11 @@ export async function exportPng(svg: SVGSVGElement, filename: string): Promise<v
     image.src = url;
     await image.decode();
     const canvas = document.createElement('canvas');
-    canvas.width = width * 2;
-    canvas.height = height * 2;
+    const scale = pngScale(width, height);
+    canvas.width = Math.round(width * scale);
+    canvas.height = Math.round(height * scale);
     const ctx = canvas.getContext('2d')!;
-    ctx.scale(2, 2);
+    ctx.scale(scale, scale);
     ctx.drawImage(image, 0, 0, width, height);
     const blob = await new Promise<Blob>((resolve, reject) =>
       canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png'));
