@@ -39,7 +39,7 @@ const std::vector<Variant<ActivationFn>>& gelu_tanh_variants() {
 }
 
 // The last variant listed is the one the fast path uses: the wasm SIMD kernels
-// where built, else Eigen for GEMM and the scalar softmax.
+// where built, else Eigen for GEMM and the scalar softmax and GELU.
 const Variant<GemmFn>& fastest_gemm() { return gemm_variants().back(); }
 const Variant<SoftmaxFn>& fastest_softmax() { return softmax_variants().back(); }
 const Variant<ActivationFn>& fastest_gelu_tanh() { return gelu_tanh_variants().back(); }
