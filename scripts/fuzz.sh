@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer harnesses (preset `fuzz`: clang, ASan, UBSan) and runs each
-# for FUZZ_SECONDS (default 60) from the seed corpus in tests/fuzz/corpus/. The
+# for FUZZ_SECONDS (default 20: the CI budget) from the seed corpus in tests/fuzz/corpus/. The
 # corpus is copied, so the repository is not changed. A crash, leak, UB report or
 # broken invariant fails the run; the input that caused it is saved under
 # test-output/fuzz/<name>/ — copy it to tests/fuzz/regressions/<name>/ to keep it
@@ -9,7 +9,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
-seconds=${FUZZ_SECONDS:-50}
+seconds=${FUZZ_SECONDS:-20}
 names=(${FUZZERS:-tokenizer config forward safetensors pretrained_tokenizers checkpoint})
 cmake --preset fuzz >/dev/null && cmake --build --preset fuzz || { echo "fuzz: 0 passed, ${#names[@]} failed"; exit 1; }
 passed=0; failed=0

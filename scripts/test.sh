@@ -11,6 +11,9 @@ summary=test-output/summary.txt
 : > "$summary"
 status=0
 
+# Prints a stage's heading with the minutes spent so far (the CI budget is 40).
+stage() { echo; echo "== $1  [$((SECONDS / 60))m$((SECONDS % 60))s]"; }
+
 # Adds "passed failed" to the summary from a suite's own report.
 record() { echo "$1 $2 $3" >> "$summary"; }
 
@@ -59,15 +62,13 @@ run_node_tests() {  # $1: label, $2...: node --test arguments
   [ "$rc" = 0 ] || status=1
 }
 
-echo "== C++ core (native, debug)"
+stage "C++ core (native, debug)"
 run_ctest core-native native-debug
 
-echo
-echo "== C++ core under AddressSanitizer + UndefinedBehaviorSanitizer (clang)"
+stage "C++ core under AddressSanitizer + UndefinedBehaviorSanitizer (clang)"
 run_ctest core-asan native-asan
 
-echo
-echo "== libFuzzer: tokenizers, config validation, forward pass, safetensors reader, checkpoints (${FUZZ_SECONDS:-50}s each)"
+stage "libFuzzer: tokenizers, config validation, forward pass, safetensors reader, checkpoints"
 bash scripts/fuzz.sh 2>&1 | tee test-output/fuzz.log
 fuzz_rc=${PIPESTATUS[0]}
 fuzz_line=$(grep -E '^fuzz: [0-9]+ passed, [0-9]+ failed' test-output/fuzz.log | tail -1)
@@ -78,32 +79,26 @@ else
 fi
 [ "$fuzz_rc" = 0 ] || status=1
 
-echo
-echo "== build: wasm engines, the package (TypeScript facade, element bundle), the site"
+stage "build: wasm engines, the package (TypeScript facade, element bundle), the site"
 if ! bash scripts/build.sh; then echo "build failed"; record build 0 1; status=1; fi
 
-echo
-echo "== C++ core compiled to wasm, under Node"
+stage "C++ core compiled to wasm, under Node"
 run_ctest core-wasm-simd wasm-simd
 run_ctest core-wasm-scalar wasm-scalar
 
-echo
-echo "== the npm module in Node (Vitest, both builds) and the playground's view logic"
+stage "the npm module in Node (Vitest, both builds) and the playground's view logic"
 rm -f test-output/vitest-junit.xml
 npx vitest run
 rc=$?
 record_junit js-wasm test-output/vitest-junit.xml $rc
 
-echo
-echo "== the packed package: publint, attw, Node, Vite app and plain page in Chromium"
+stage "the packed package: publint, attw, Node, Vite app and plain page in Chromium"
 run_node_tests package tests/package/
 
-echo
-echo "== the playground, the embeds and the tutorial in Chromium (screenshots in test-output/screenshots/)"
+stage "the playground, the embeds and the tutorial in Chromium (screenshots in test-output/screenshots/)"
 run_node_tests e2e tests/e2e/
 
-echo
-echo "== summary"
+stage "summary"
 passed=0; failed=0
 while read -r label p f; do
   printf '  %-20s %5s passed %5s failed\n' "$label" "$p" "$f"
