@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadAttention } from '../../dist/node.js';
 import { findStage } from '../../web/src/view/trace-model.js';
+import { stateFromHash, stateToHash } from '../../web/src/state/settings.js';
 import { flowRows, headBlocks, resolveTensor, stepTitle } from '../../web/src/view/flow-model.js';
 import {
   axisLabels, headDim, rowStats, stagePanels, stagePlace, stepSettings, tensorCaption,
@@ -64,6 +65,7 @@ describe('flow rows', () => {
     expect(rows[1].note).toMatch(/W_q, W_k, W_v each E × E = 16 × 16/);
     expect(rows[2].note).toMatch(/H = 4 blocks of d_k = 4/);
     expect(headBlocks(trace, 'encoder', 0)).toEqual({ heads: 4, dK: 4 });
+    expect(names(rows)).toContain('parallel:self_attn.mask.padding|self_attn.mask');
     expect(names(rows).slice(-9)).toEqual(['step:self_attn.output', 'residual:residual1', 'norm:norm1', 'step:ffn.hidden',
       'step:ffn.activated', 'step:ffn.output', 'residual:residual2', 'norm:norm2', 'step:output']);
     expect(rows.find((r) => r.kind === 'norm')!.note).toMatch(/post-LN/);
@@ -108,5 +110,15 @@ describe('which view opens a step', () => {
     expect(stagePlace('encoder.output')).toEqual({ stack: 'encoder', block: '', name: 'output', scope: 'layer' });
     expect(stagePlace('decoder.self_attn.output')).toEqual({ stack: 'decoder', block: 'self_attn', name: 'output', scope: 'attention' });
     expect(stagePlace('encoder.input')?.scope).toBe('stack');
+  });
+});
+
+describe('the tensor setting', () => {
+  it('lives in the link, and takes stage names only', () => {
+    const { state, problems } = stateFromHash('#view=values&tensor=ffn.activated');
+    expect(problems).toEqual([]);
+    expect([state.view, state.tensor]).toEqual(['values', 'ffn.activated']);
+    expect(stateToHash(state)).toBe('#view=values&tensor=ffn.activated');
+    expect(stateFromHash('#tensor=%3Cb%3Ex').problems).toEqual(['Tensor: a stage name such as self_attn.q_heads, norm1 or ffn.hidden']);
   });
 });

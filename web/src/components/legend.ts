@@ -4,13 +4,16 @@ import { LitElement, css, html, unsafeCSS } from 'lit';
 import { BLOCKED_FILL, type ColorScale, formatValue } from '../view/colors.js';
 
 export class Legend extends LitElement {
-  static override properties = { scale: { attribute: false }, label: { type: String } };
+  static override properties = { scale: { attribute: false }, label: { type: String }, noBlocked: { type: Boolean, attribute: 'no-blocked' } };
   declare scale: ColorScale | undefined;
   declare label: string;
+  /** The view has no blocked cells: no swatch for them. */
+  declare noBlocked: boolean;
 
   constructor() {
     super();
     this.label = '';
+    this.noBlocked = false;
   }
 
   static override styles = css`
@@ -28,7 +31,7 @@ export class Legend extends LitElement {
       <span class="bar" role="img" aria-label=${`colour scale from ${formatValue(this.scale.domain[0])} to ${formatValue(this.scale.domain[1])}`}
         style=${`background: linear-gradient(to right, ${stops})`}></span>
       <span>${formatValue(this.scale.domain[1])}</span>
-      <span class="blocked" aria-hidden="true"></span><span>blocked (−∞ before softmax, 0 after)</span>`;
+      ${this.noBlocked ? '' : html`<span class="blocked" aria-hidden="true"></span><span>blocked (−∞ before softmax, 0 after)</span>`}`;
   }
 }
 customElements.define('ap-legend', Legend);

@@ -61,7 +61,7 @@ export class TensorView extends LitElement {
   #picker(trace: Trace) {
     const rows = flowRows(trace, this.stack, this.layer);
     const button = (name: string, full: string) => html`<button type="button" data-tensor=${name}
-      aria-pressed=${name === this.tensor ? 'true' : 'false'} title=${stageHelp(full)} @click=${() => this.#choose(name)}>${stepTitle(full)}</button>`;
+      aria-pressed=${name === this.tensor ? 'true' : 'false'} title=${stageHelp(full)} @click=${() => this.#choose(name)}>${stepTitle(name === 'input' ? `${this.stack}.input` : full)}</button>`;
     return html`<ul class="picker" aria-label="Tensor">${rows.map((row) => {
       if (row.kind === 'no-residual') return html`<li class="absent" data-absent="residual">no residual add</li>`;
       const steps = row.steps.filter((s) => viewOfStage(s.full).view === 'values');
@@ -87,7 +87,7 @@ export class TensorView extends LitElement {
     const full = stage.name;
     return html`${this.#picker(trace)}
       <p class="help">${stageHelp(full)}</p>
-      <ap-legend .scale=${scale} label="Value:"></ap-legend>
+      <ap-legend .scale=${scale} label="Value:" no-blocked></ap-legend>
       <div class="heads" data-count=${panels.length}>${panels.map((panel) => {
         const rowLabels = axisLabels(trace, full, panel.rowAxis, panel.rows, this.sequence);
         const colLabels = axisLabels(trace, full, panel.colAxis, panel.cols, this.sequence);

@@ -74,6 +74,7 @@ export function resolveTensor(trace: Trace, stack: Stack, layer: number, tensor:
   return tensor === 'input' ? layerInput(trace, stack, layer) : findStage(trace, `${stack}.${tensor}`, layer);
 }
 
+const isMask = (name: string) => name === 'mask' || name.startsWith('mask.');
 const PARALLEL = [['q_proj', 'k_proj', 'v_proj'], ['q_heads', 'k_heads', 'v_heads']];
 const SUBLAYER_ENDS = ['output', 'activated'];
 
@@ -115,6 +116,11 @@ export function flowRows(trace: Trace, stack: Stack, layer: number): FlowRow[] {
       rows.push({ kind: 'parallel', steps: members.map((m) => step(m)), note: parallelNote(place.name, place.block, stage) });
     } else if (!group && place.scope === 'attention' && PARALLEL.some((g) => g.includes(place.name))) {
       rows.push({ kind: 'step', steps: [step(stage)], note: '' });  // a sibling recorded without its group's first
+    } else if (place.scope === 'attention' && isMask(place.name)) {
+      // The masks of a block side by side: each kind, then their combination.
+      const masks = stages.filter((s) => s.name.startsWith(stage.name.slice(0, -place.name.length)) && isMask(stagePlace(s.name)!.name));
+      masks.forEach((s) => seen.add(s.name));
+      rows.push({ kind: 'parallel', steps: masks.map((m) => step(m)), note: 'the masks: 1 = blocked; the combined mask is what the softmax sees' });
     } else if (place.name.startsWith('residual')) {
       rows.push({ kind: 'residual', steps: [step(stage)], note: '\u2295 residual: the sub-layer\u2019s input x is added back, x + f(x)' });
     } else if (place.name.startsWith('norm')) {

@@ -208,5 +208,8 @@ export function overviewView(ctx: ViewContext) {
       thumbnails.push({ layer, head, values: view.values, rows: view.rows, cols: view.cols, blocked });
     }
   }
-  return html`<ap-overview .thumbnails=${thumbnails} .layers=${ctx.trace.config.layers} .heads=${ctx.trace.config.heads}></ap-overview>`;
+  const weights = findStage(ctx.trace, `${ctx.block}.weights`, 0)!;
+  return html`<p class="hint" data-testid="overview-caption">${tensorCaption(weights, { sequence: ctx.sequence })} in each of
+    the ${ctx.trace.config.layers} layers: one thumbnail per layer and head</p>
+    <ap-overview .thumbnails=${thumbnails} .layers=${ctx.trace.config.layers} .heads=${ctx.trace.config.heads}></ap-overview>`;
 }
