@@ -7,7 +7,7 @@ import { findStage } from '../../web/src/view/trace-model.js';
 import { stateFromHash, stateToHash } from '../../web/src/state/settings.js';
 import { flowRows, headBlocks, resolveTensor, stepTitle } from '../../web/src/view/flow-model.js';
 import {
-  axisLabels, headDim, rowStats, stagePanels, stagePlace, stepSettings, tensorCaption,
+  axisLabels, firstColumns, headDim, rowStats, stagePanels, stagePlace, stepSettings, tensorCaption,
 } from '../../web/src/view/stage-values.js';
 
 const engine = await loadAttention();
@@ -51,6 +51,11 @@ describe('panels', () => {
       expect(s.std).toBeCloseTo(1, 3);
     }
     expect(rowStats({ rows: 1, cols: 2, values: Float32Array.of(3, 4) })).toEqual([{ mean: 3.5, std: 0.5, norm: 5 }]);
+    // A wide tensor keeps its first columns within the cell budget: 3 rows x 5 columns of 16.
+    const cut = firstColumns(panel, 15);
+    expect([cut.rows, cut.cols]).toEqual([3, 5]);
+    expect(Array.from(cut.values.subarray(5, 10))).toEqual(Array.from(panel.values.subarray(16, 21)));
+    expect(firstColumns(panel, 10_000)).toBe(panel);
   });
 });
 

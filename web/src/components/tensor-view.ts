@@ -10,10 +10,13 @@ import type { Trace } from 'attention-playground';
 import { formatValue, scoreScale } from '../view/colors.js';
 import { flowRows, resolveTensor, stepTitle } from '../view/flow-model.js';
 import {
-  axisLabels, rowStats, stageHelp, stagePanels, tensorCaption, viewOfStage, type Stack,
+  axisLabels, firstColumns, rowStats, stackName, stageHelp, stagePanels, stepSettings, tensorCaption, viewOfStage, type Stack,
 } from '../view/stage-values.js';
 import './heatmap.js';
 import './legend.js';
+
+/** The most cells one heatmap draws; wider tensors show their first features (the Trace JSON has them all). */
+const MAX_CELLS = 8192;
 
 export class TensorView extends LitElement {
   static override properties = {
@@ -81,17 +84,27 @@ export class TensorView extends LitElement {
         ? `No ${this.tensor} here: residual connections are off, so nothing is added to the sub-layer\u2019s output.`
         : `\u201c${this.tensor}\u201d is not recorded in layer ${this.layer} of the ${this.stack}: pick one of the tensors above.`}</p>`;
     }
+    const full = stage.name;
+    if (viewOfStage(full).view !== 'values') {
+      // Scores, weights and masks have views of their own (with the blocked cells hatched).
+      const open = () => {
+        for (const detail of stepSettings(full, trace.mode))
+          this.dispatchEvent(new CustomEvent('setting-input', { detail, bubbles: true, composed: true }));
+      };
+      return html`${this.#picker(trace)}<p class="help">${stackName(full)} is drawn by its own view:
+        <button type="button" data-testid="open-elsewhere" @click=${open}>open it</button></p>`;
+    }
     const panels = stagePanels(stage, this.sequence);
     // One colour scale for all heads of the tensor (this sentence), symmetric around 0.
     const scale = scoreScale(Float32Array.from(panels.flatMap((p) => Array.from(p.values))));
-    const full = stage.name;
     return html`${this.#picker(trace)}
       <p class="help">${stageHelp(full)}</p>
       <ap-legend .scale=${scale} label="Value:" no-blocked></ap-legend>
-      <div class="heads" data-count=${panels.length}>${panels.map((panel) => {
+      <div class="heads" data-count=${panels.length}>${panels.map((whole) => {
+        const panel = firstColumns(whole, MAX_CELLS);
+        const stats = rowStats(whole);
         const rowLabels = axisLabels(trace, full, panel.rowAxis, panel.rows, this.sequence);
         const colLabels = axisLabels(trace, full, panel.colAxis, panel.cols, this.sequence);
-        const stats = rowStats(panel);
         return html`<div class="panel"><ap-heatmap data-tensor=${full} data-head=${panel.head ?? nothing}
           .values=${panel.values} .rows=${panel.rows} .cols=${panel.cols} .rowLabels=${rowLabels} .colLabels=${colLabels}
           .scale=${scale} row-axis=${panel.rowAxis ? `token (${panel.rowAxis})` : ''} col-axis=${`feature (${panel.colAxis})`}
@@ -101,8 +114,10 @@ export class TensorView extends LitElement {
             `${rowLabels[i]?.label ?? ''} (position ${i}), ${panel.colAxis} ${j}`,
             `value ${formatValue(panel.values[i * panel.cols + j])}`,
             `this token: mean ${formatValue(stats[i].mean)}, std ${formatValue(stats[i].std)}`]}></ap-heatmap>
+          ${panel.cols < whole.cols ? html`<p class="help" data-testid="first-columns">Showing ${panel.colAxis} 0–${panel.cols - 1} of
+            ${whole.cols} (the statistics below use all ${whole.cols}; Trace JSON has every value).</p>` : nothing}
           ${panels.length === 1 && panel.rowAxis ? html`<table class="stats" data-stats=${full}>
-            <caption>Per token, over its ${panel.cols} features (${panel.colAxis})</caption>
+            <caption>Per token, over its ${whole.cols} features (${panel.colAxis})</caption>
             <thead><tr><th scope="col">token</th><th scope="col">mean</th><th scope="col">std</th><th scope="col">length ‖x‖</th></tr></thead>
             <tbody>${stats.map((s, i) => html`<tr><th scope="row">${rowLabels[i]?.label ?? ''}</th><td>${formatValue(s.mean)}</td>
               <td>${formatValue(s.std)}</td><td>${formatValue(s.norm)}</td></tr>`)}</tbody></table>` : nothing}</div>`;

@@ -101,7 +101,7 @@ export function flowRows(trace: Trace, stack: Stack, layer: number): FlowRow[] {
   const layerStagesKept = stages.some((s) => stagePlace(s.name)?.scope === 'layer');
   const noResidual = layerStagesKept && !stages.some((s) => stagePlace(s.name)?.name.startsWith('residual'));
   stages.forEach((stage, i) => {
-    if (i === 0 && stage.layer !== layer || stage.layer === -1) {
+    if (i === 0 && stage.layer !== layer) {  // what the layer reads (layerStages puts it first)
       rows.push({ kind: 'input', steps: [step(stage, 'input')],
         note: layer === 0 ? 'token vectors + positions' : `layer ${layer - 1}\u2019s output is this layer\u2019s input` });
       return;
@@ -114,7 +114,7 @@ export function flowRows(trace: Trace, stack: Stack, layer: number): FlowRow[] {
       const members = group.map((n) => stages.find((s) => s.name === prefix + n)).filter((s): s is Stage => Boolean(s));
       members.forEach((s) => seen.add(s.name));
       rows.push({ kind: 'parallel', steps: members.map((m) => step(m)), note: parallelNote(place.name, place.block, stage) });
-    } else if (!group && place.scope === 'attention' && PARALLEL.some((g) => g.includes(place.name))) {
+    } else if (place.scope === 'attention' && PARALLEL.some((g) => g.includes(place.name))) {
       rows.push({ kind: 'step', steps: [step(stage)], note: '' });  // a sibling recorded without its group's first
     } else if (place.scope === 'attention' && isMask(place.name)) {
       // The masks of a block side by side: each kind, then their combination.

@@ -118,6 +118,18 @@ export function stagePanels(stage: Pick<Stage, 'axes' | 'shape' | 'data'>, seque
   });
 }
 
+/**
+ * The first columns of a panel, at most `maxCells` cells in all (a heatmap draws one SVG
+ * rect per cell: GPT-2's FFN, (64, 3072), would be 196,608). At least one column.
+ */
+export function firstColumns(panel: ValuePanel, maxCells: number): ValuePanel {
+  const cols = Math.max(1, Math.min(panel.cols, Math.floor(maxCells / Math.max(1, panel.rows))));
+  if (cols === panel.cols) return panel;
+  const values = new Float32Array(panel.rows * cols);
+  for (let i = 0; i < panel.rows; i++) values.set(panel.values.subarray(i * panel.cols, i * panel.cols + cols), i * cols);
+  return { ...panel, cols, values };
+}
+
 const POSITION_AXES = ['S', 'Sq', 'Sk'];
 
 /** Labels of a panel's axis: tokens (padded) for a position axis, indices for a feature axis. */
