@@ -197,7 +197,34 @@ describe('item 6: the stages that were invisible', () => {
     const pre = await values('norm1', (maps) => maps.length > 0 && !same(maps[0].values, withResidual));
     const preTrace = engine.run({ texts: ['the cat sat'], config: { dModel: 32, heads: 4, norm: 'pre', activation: 'gelu' } });
     closeTo(pre, Array.from(preTrace.stages.find((s) => s.name === 'encoder.norm1').data), 'pre-LN norm1');
+    // Positional encoding off: the layer's input (embeddings + positions) has other numbers.
+    await page.locator('ap-tensor-view button[data-tensor="input"]').click();
+    const withPositions = await values('input');
+    await page.locator('#setting-positional').uncheck();
+    const withoutPositions = await values('input', (maps) => maps.length > 0 && !same(maps[0].values, withPositions));
+    assert.ok(!same(withoutPositions, withPositions), 'the layer input did not change without positions');
+    await page.locator('#setting-positional').check();
+    await page.locator('ap-tensor-view button[data-tensor="norm1"]').click();
+    await valuesOf(page, 'encoder.norm1');
     await page.screenshot({ path: `${SHOTS}/values-norm.png`, fullPage: true });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('cross-attention: a step of the decoder opens its block, its keys labelled by the source tokens', async () => {
+    const { page, errors } = await open('#view=shapes&mode=cross&text=a+b&source=x+y+z&dModel=32&heads=4');
+    const flow = page.locator('ap-shape-flow[data-stack="decoder"]');
+    await flow.waitFor();
+    await flow.locator('button.step[data-stage="cross_attn.k_heads"]').click();
+    const maps = await valuesOf(page, 'decoder.cross_attn.k_heads');
+    assert.equal(maps[0].caption, 'cross_attn.k_heads (B, H, Sk, d_k) = (1, 4, 3, 8) · head 0 · layer 0');
+    assert.match(page.url(), /block=decoder\.cross_attn/);
+    const rowLabels = await page.locator('ap-heatmap[data-tensor="decoder.cross_attn.k_heads"][data-head="0"]').evaluate((el) =>
+      [...el.shadowRoot.querySelectorAll('table th[scope="row"]')].map((th) => th.textContent));
+    assert.deepEqual(rowLabels, ['x', 'y', 'z']);
+    const trace = engine.run({ texts: ['a b'], mode: 'cross', source: ['x y z'], config: { dModel: 32, heads: 4 } });
+    const k = trace.stages.find((s) => s.name === 'decoder.cross_attn.k_heads');
+    closeTo(maps[2].values, Array.from(k.data.subarray(2 * 3 * 8, 3 * 3 * 8)), 'cross K head 2');
     assert.deepEqual(errors, []);
     await page.close();
   });
