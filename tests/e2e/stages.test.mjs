@@ -103,7 +103,19 @@ describe('item 5: shapes outside the Shapes tab', () => {
     // The residual adds right after the attention's output projection, then the norm.
     const at = rows.findIndex((r) => r.steps.includes('self_attn.output'));
     assert.deepEqual([rows[at + 1].kind, rows[at + 2].kind], ['residual', 'norm']);
+    assert.match(rows.find((r) => r.steps.includes('ffn.activated')).text, /activation: relu/);
     await page.screenshot({ path: `${SHOTS}/shapes-flow.png`, fullPage: true });
+    // The switches show here too: GELU names itself; residual off puts "no residual" where the adds were.
+    await page.locator('#setting-activation').selectOption('gelu');
+    await page.waitForFunction(() => /activation: gelu/.test(document.querySelector('ap-playground').shadowRoot
+      .querySelector('ap-shape-flow').shadowRoot.textContent));
+    await page.locator('#setting-residual').uncheck();
+    await page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot.querySelector('ap-shape-flow')
+      .shadowRoot.querySelectorAll('li[data-kind="no-residual"]').length === 2);
+    assert.equal(await flow.locator('li[data-kind="residual"]').count(), 0);
+    await page.locator('#setting-residual').check();
+    await page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot.querySelector('ap-shape-flow')
+      .shadowRoot.querySelectorAll('li[data-kind="residual"]').length === 2);
 
     // Clicking v_heads opens its values: one (Sq, d_k) heatmap per head.
     await flow.locator('button.step[data-stage="self_attn.v_heads"]').click();

@@ -75,6 +75,7 @@ describe('flow rows', () => {
       'step:ffn.activated', 'step:ffn.output', 'residual:residual2', 'norm:norm2', 'step:output']);
     expect(rows.find((r) => r.kind === 'norm')!.note).toMatch(/post-LN/);
     expect(rows.find((r) => r.steps[0]?.name === 'ffn.hidden')!.note).toBe('W_1: F × E = 64 × 16, row by row');
+    expect(rows.find((r) => r.steps[0]?.name === 'ffn.activated')!.note).toBe('activation: relu');
   });
 
   it('reads layer 1 from layer 0\u2019s output', () => {

@@ -103,7 +103,7 @@ export function flowRows(trace: Trace, stack: Stack, layer: number): FlowRow[] {
   stages.forEach((stage, i) => {
     if (i === 0 && stage.layer !== layer) {  // what the layer reads (layerStages puts it first)
       rows.push({ kind: 'input', steps: [step(stage, 'input')],
-        note: layer === 0 ? 'token vectors + positions' : `layer ${layer - 1}\u2019s output is this layer\u2019s input` });
+        note: layer === 0 ? '' : `layer ${layer - 1}\u2019s output is this layer\u2019s input` });
       return;
     }
     if (seen.has(stage.name)) return;
@@ -131,7 +131,7 @@ export function flowRows(trace: Trace, stack: Stack, layer: number): FlowRow[] {
         ? 'LayerNorm (pre-LN): each token normalised before the sub-layer reads it'
         : 'LayerNorm (post-LN): each token normalised after the add' });
     } else {
-      rows.push({ kind: 'step', steps: [step(stage)], note: stepNote(place.name, place.scope, stage, stages) });
+      rows.push({ kind: 'step', steps: [step(stage)], note: stepNote(place.name, place.scope, stage, stages, trace) });
     }
     seen.add(stage.name);
     if (noResidual && endsSublayer(stages, i))
@@ -149,7 +149,7 @@ function parallelNote(name: string, block: string, stage: Stage): string {
   return 'each projection cut into heads: (B, S, E) \u2192 (B, H, S, d_k)';
 }
 
-function stepNote(name: string, scope: string, stage: Stage, stages: Stage[]): string {
+function stepNote(name: string, scope: string, stage: Stage, stages: Stage[], trace: Trace): string {
   const last = stage.shape[stage.shape.length - 1];
   if (scope === 'attention' && name === 'q_split') {
     const [, , h, dk] = stage.shape;
@@ -162,7 +162,7 @@ function stepNote(name: string, scope: string, stage: Stage, stages: Stage[]): s
     const e = stages.find((s) => s.name.endsWith('ffn.output'))?.shape.at(-1) ?? 0;
     return `W_1: F \u00d7 E = ${last} \u00d7 ${e}, row by row`;
   }
-  if (name === 'ffn.activated') return 'the activation, element by element';
+  if (name === 'ffn.activated') return trace.config.activation ? `activation: ${trace.config.activation}` : '';
   if (name === 'ffn.output') {
     const f = stages.find((s) => s.name.endsWith('ffn.hidden'))?.shape.at(-1) ?? 0;
     return `W_2: E \u00d7 F = ${last} \u00d7 ${f}, back to E`;
