@@ -91,7 +91,8 @@ describe('item 5: shapes outside the Shapes tab', () => {
     const rows = await flow.evaluate((el) => [...el.shadowRoot.querySelectorAll('li.row')].map((li) => ({
       kind: li.dataset.kind, steps: [...li.querySelectorAll('button.step')].map((b) => b.dataset.stage), text: li.textContent.replace(/\s+/g, ' '),
     })));
-    const parallel = rows.find((r) => r.kind === 'parallel');
+    assert.deepEqual(rows.slice(0, 2).map((r) => [r.kind, r.steps]), [['parallel', ['embeddings', 'positions']], ['input', ['input']]]);
+    const parallel = rows.find((r) => r.kind === 'parallel' && r.steps.includes('self_attn.q_proj'));
     assert.deepEqual(parallel.steps, ['self_attn.q_proj', 'self_attn.k_proj', 'self_attn.v_proj']);
     assert.match(parallel.text, /W_q, W_k, W_v each E × E = 32 × 32/);
     assert.match(rows.find((r) => r.steps.includes('self_attn.q_split')).text, /H = 4 blocks of d_k = 8/);
@@ -215,6 +216,7 @@ describe('item 6: the stages that were invisible', () => {
     await page.locator('#setting-positional').uncheck();
     const withoutPositions = await values('input', (maps) => maps.length > 0 && !same(maps[0].values, withPositions));
     assert.ok(!same(withoutPositions, withPositions), 'the layer input did not change without positions');
+    assert.equal(await page.locator('ap-tensor-view button[data-tensor="positions"]').count(), 0);
     await page.locator('#setting-positional').check();
     await page.locator('ap-tensor-view button[data-tensor="norm1"]').click();
     await valuesOf(page, 'encoder.norm1');

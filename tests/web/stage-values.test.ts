@@ -64,11 +64,11 @@ describe('flow rows', () => {
 
   it('put Q, K and V side by side, note the weight shapes, the residual add and the post-LN norm', () => {
     const rows = flowRows(trace, 'encoder', 0);
-    expect(names(rows).slice(0, 4)).toEqual([
-      'input:input', 'parallel:self_attn.q_proj|self_attn.k_proj|self_attn.v_proj', 'step:self_attn.q_split',
+    expect(names(rows).slice(0, 5)).toEqual([
+      'parallel:embeddings|positions', 'input:input', 'parallel:self_attn.q_proj|self_attn.k_proj|self_attn.v_proj', 'step:self_attn.q_split',
       'parallel:self_attn.q_heads|self_attn.k_heads|self_attn.v_heads']);
-    expect(rows[1].note).toMatch(/W_q, W_k, W_v each E × E = 16 × 16/);
-    expect(rows[2].note).toMatch(/H = 4 blocks of d_k = 4/);
+    expect(rows[2].note).toMatch(/W_q, W_k, W_v each E × E = 16 × 16/);
+    expect(rows[3].note).toMatch(/H = 4 blocks of d_k = 4/);
     expect(headBlocks(trace, 'encoder', 0)).toEqual({ heads: 4, dK: 4 });
     expect(names(rows)).toContain('parallel:self_attn.mask.padding|self_attn.mask');
     expect(names(rows).slice(-9)).toEqual(['step:self_attn.output', 'residual:residual1', 'norm:norm1', 'step:ffn.hidden',
@@ -81,6 +81,7 @@ describe('flow rows', () => {
   it('reads layer 1 from layer 0\u2019s output', () => {
     const rows = flowRows(trace, 'encoder', 1);
     expect(rows[0].kind).toBe('input');
+    expect(resolveTensor(trace, 'encoder', 1, 'positions')).toBe(findStage(trace, 'encoder.positions', -1));
     expect(rows[0].steps[0]).toMatchObject({ name: 'input', full: 'encoder.output', layer: 0 });
     expect(resolveTensor(trace, 'encoder', 1, 'input')).toBe(findStage(trace, 'encoder.output', 0));
     expect(resolveTensor(trace, 'encoder', 0, 'input')).toBe(findStage(trace, 'encoder.input', -1));
@@ -91,8 +92,8 @@ describe('flow rows', () => {
     const rows = flowRows(off, 'decoder', 0);
     expect(rows.filter((r) => r.kind === 'residual')).toEqual([]);
     expect(rows.filter((r) => r.kind === 'no-residual')).toHaveLength(2);
-    expect(names(rows)[1]).toBe('norm:norm1');
-    expect(rows[1].note).toMatch(/pre-LN/);
+    expect(names(rows)[2]).toBe('norm:norm1');
+    expect(rows[2].note).toMatch(/pre-LN/);
     expect(resolveTensor(off, 'decoder', 0, 'residual1')).toBeUndefined();
   });
 

@@ -31,7 +31,8 @@ export interface FlowRow {
 
 /** Short labels of the steps (the Values view's tensor buttons), by registry scope and name. */
 const TITLES: Record<string, string> = {
-  'stack:input': 'layer input', 'attention:q_proj': 'Q', 'attention:k_proj': 'K', 'attention:v_proj': 'V',
+  'stack:input': 'layer input', 'stack:embeddings': 'token embeddings', 'stack:positions': 'positions',
+  'stack:token_types': 'token types', 'stack:final_norm': 'final LayerNorm', 'attention:q_proj': 'Q', 'attention:k_proj': 'K', 'attention:v_proj': 'V',
   'attention:q_split': 'Q split', 'attention:q_heads': 'Q per head', 'attention:k_heads': 'K per head',
   'attention:v_heads': 'V per head', 'attention:context': 'context = weights × V', 'attention:merged': 'merged heads',
   'attention:output': 'output projection', 'attention:activated': 'activated output', 'layer:norm1': 'LayerNorm 1',
@@ -71,8 +72,13 @@ export function layerStages(trace: Trace, stack: Stack, layer: number): Stage[] 
  * 'input' for what the layer reads) at one layer, if recorded.
  */
 export function resolveTensor(trace: Trace, stack: Stack, layer: number, tensor: string): Stage | undefined {
-  return tensor === 'input' ? layerInput(trace, stack, layer) : findStage(trace, `${stack}.${tensor}`, layer);
+  if (tensor === 'input') return layerInput(trace, stack, layer);
+  return findStage(trace, `${stack}.${tensor}`, layer) ?? (stagePlace(`${stack}.${tensor}`)?.scope === 'stack'
+    ? findStage(trace, `${stack}.${tensor}`, -1) : undefined);
 }
+
+/** What the stack's input adds up (embeddings (B, S, E), positions (S, E), token types (B, S, E)), as recorded. */
+const INPUT_PARTS = ['embeddings', 'positions', 'token_types'];
 
 const isMask = (name: string) => name === 'mask' || name.startsWith('mask.');
 const PARALLEL = [['q_proj', 'k_proj', 'v_proj'], ['q_heads', 'k_heads', 'v_heads']];
@@ -100,6 +106,8 @@ export function flowRows(trace: Trace, stack: Stack, layer: number): FlowRow[] {
   // No residual stage among the layer's own stages (not merely unrecorded, as when only attention was kept): off.
   const layerStagesKept = stages.some((s) => stagePlace(s.name)?.scope === 'layer');
   const noResidual = layerStagesKept && !stages.some((s) => stagePlace(s.name)?.name.startsWith('residual'));
+  const parts = layer === 0 ? INPUT_PARTS.map((n) => findStage(trace, `${stack}.${n}`, -1)).filter((s): s is Stage => Boolean(s)) : [];
+  if (parts.length > 0) rows.push({ kind: 'parallel', steps: parts.map((p) => step(p)), note: 'added up: the layer input' });
   stages.forEach((stage, i) => {
     if (i === 0 && stage.layer !== layer) {  // what the layer reads (layerStages puts it first)
       rows.push({ kind: 'input', steps: [step(stage, 'input')],
@@ -137,6 +145,8 @@ export function flowRows(trace: Trace, stack: Stack, layer: number): FlowRow[] {
     if (noResidual && endsSublayer(stages, i))
       rows.push({ kind: 'no-residual', steps: [], note: 'no residual: the sub-layer\u2019s output goes on alone (residual connections are off)' });
   });
+  const finalNorm = layer === trace.config.layers - 1 ? findStage(trace, `${stack}.final_norm`, -1) : undefined;
+  if (finalNorm) rows.push({ kind: 'norm', steps: [step(finalNorm)], note: 'after the last layer: the stack\u2019s final LayerNorm' });
   return rows;
 }
 
