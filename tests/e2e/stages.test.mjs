@@ -153,6 +153,9 @@ describe('item 6: the stages that were invisible', () => {
         closeTo(m.values, Array.from(s.data.subarray(offset, offset + 48)), `${tensor} head ${h}`);
       });
     }
+    // Screen readers hear what the rows and columns are: tokens down, features across.
+    assert.match(await page.locator('ap-heatmap[data-tensor="encoder.self_attn.context"][data-head="0"]').evaluate((el) =>
+      el.shadowRoot.querySelector('table caption').textContent), /rows are Sq tokens, columns are d_k features$/);
     for (const tensor of ['merged', 'output']) {
       await page.locator(`ap-tensor-view button[data-tensor="self_attn.${tensor}"]`).click();
       const [m] = await valuesOf(page, `encoder.self_attn.${tensor}`);

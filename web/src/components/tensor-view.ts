@@ -107,7 +107,7 @@ export class TensorView extends LitElement {
         const colLabels = axisLabels(trace, full, panel.colAxis, panel.cols, this.sequence);
         return html`<div class="panel"><ap-heatmap data-tensor=${full} data-head=${panel.head ?? nothing}
           .values=${panel.values} .rows=${panel.rows} .cols=${panel.cols} .rowLabels=${rowLabels} .colLabels=${colLabels}
-          .scale=${scale} row-axis=${panel.rowAxis ? `token (${panel.rowAxis})` : ''} col-axis=${`feature (${panel.colAxis})`}
+          .scale=${scale} row-axis=${panel.rowAxis} col-axis=${panel.colAxis} col-unit="features"
           ?show-numbers=${panel.cols <= 10}
           caption=${tensorCaption(stage, { sequence: this.sequence, head: panel.head ?? undefined, layer: stage.layer })}
           .describeCell=${(i: number, j: number) => [
