@@ -99,11 +99,11 @@ function pageHelpers() {
   };
 }
 
-async function ours({ weights, ids, keep = false }) {
+async function ours({ weights, ids, keep = false, relaxedSimd = undefined, slot = 'ours' }) {
   const { bench } = window;
   const base = '/bench/.cache/gpt2-small/';
   const { loadAttention } = await import('/dist/index.js');
-  const engine = await loadAttention({ build: 'simd' });
+  const engine = await loadAttention({ build: 'simd', relaxedSimd });
   const heapBefore = engine.heapBytesInUse();
   const t0 = performance.now();
   let files = await bench.fetchAll(base, ['config.json', 'vocab.json', 'merges.txt', weights]);
@@ -123,10 +123,10 @@ async function ours({ weights, ids, keep = false }) {
     tokenize: Array.from(m.tokenize(' The cat sat on the mat.').ids),
   };
   const stagesRecordedByTrue = m.forward({ ...input, record: true }).trace.stages.length;
-  if (keep) { window.ours = { m, input }; return { loadMs: t2 - t1 }; }
+  if (keep) { window[slot] = { m, input }; return { [`${slot}Kernels`]: engine.kernels, loadMs: t2 - t1 }; }
   window.alive = { engine, m };  // measured below: keep them from being collected
   globalThis.gc?.();
-  return { fetchMs: t1 - t0, loadMs: t2 - t1, afterLoad, check, stagesRecordedByTrue,
+  return { kernels: engine.kernels, fetchMs: t1 - t0, loadMs: t2 - t1, afterLoad, check, stagesRecordedByTrue,
     afterRuns: { wasmMemory: engine.memoryBytes(), heapInUse: engine.heapBytesInUse() - heapBefore },
     jsHeap: performance.memory?.usedJSHeapSize ?? null, uaMemory: await bench.uaMemory() };
 }
@@ -162,12 +162,15 @@ async function ort({ ids, layers, keep = false }) {
 }
 
 // Both engines in one page, timed in alternation (ours with 12 attentions, ours with
-// record: true, ours with nothing recorded, onnxruntime-web), so a busy machine slows all alike.
+// record: true, ours with nothing recorded, ours with 12 attentions on mul + add instead of
+// relaxed SIMD's fused multiply-add, onnxruntime-web), so a busy machine slows all alike.
 async function timing({ runs, warmMs }) {
   const { m, input } = window.ours;
+  const plain = window.oursPlain;
   const { session, feeds } = window.ort;
   const modes = {
     attentions: () => { m.forward({ ...input, record: { stages: ['*.self_attn.weights'] } }); },
+    plain: () => { plain.m.forward({ ...plain.input, record: { stages: ['*.self_attn.weights'] } }); },
     all: () => { m.forward({ ...input, record: true }); },
     none: () => { m.forward(input); },
     ort: async () => { const r = await session.run(feeds); for (const t of Object.values(r)) t.dispose?.(); },
@@ -182,7 +185,8 @@ async function timing({ runs, warmMs }) {
   // The machine's speed drifts between rounds; within a round both engines ran back to
   // back, so the median of the per-round ratios is the steadiest comparison.
   const pairedRatio = median(times.ort.map((o, i) => o / times.attentions[i]));
-  return { ...Object.fromEntries(Object.entries(times).map(([k, t]) => [k, stat(t)])), pairedRatio };
+  const pairedRatioPlain = median(times.ort.map((o, i) => o / times.plain[i]));
+  return { ...Object.fromEntries(Object.entries(times).map(([k, t]) => [k, stat(t)])), pairedRatio, pairedRatioPlain };
 }
 
 async function part(fn, args, then) {
@@ -263,7 +267,8 @@ results.ours = await part(ours, { ids, weights: 'model.safetensors' });
 results.oursF16 = await part(ours, { ids, weights: 'model-f16/model.safetensors' });
 results.ort = await part(ort, { ids, layers: 12 });
 results.timing = await part(ours, { ids, weights: 'model.safetensors', keep: true },
-  [[ort, { ids, layers: 12, keep: true }], [timing, { runs: RUNS, warmMs: WARM_MS }]]);
+  [[ours, { ids, weights: 'model.safetensors', keep: true, relaxedSimd: false, slot: 'oursPlain' }],
+    [ort, { ids, layers: 12, keep: true }], [timing, { runs: RUNS, warmMs: WARM_MS }]]);
 
 // Report.
 const MB = (bytes) => (bytes == null ? '–' : `${(bytes / 2 ** 20).toFixed(0)} MB`);
@@ -274,14 +279,15 @@ const o = results.ours; const f = results.oursF16; const r = results.ort; const 
 const diff = (c) => `logits ${c.logits.maxAbs.toExponential(1)} (of ${c.logits.maxAbsOfExpected.toFixed(2)}), attentions ${c.attentions.maxAbs.toExponential(1)}`;
 const sizes = expected.sizes;
 const lines = [
-  `GPT-2 small (124M, random weights) in headless Chromium ${o.chromium}, ${cpu}, ${cpus().length} cores, one thread, wasm SIMD; ` +
+  `GPT-2 small (124M, random weights) in headless Chromium ${o.chromium}, ${cpu}, ${cpus().length} cores, one thread, wasm SIMD ` +
+    `(ours: ${t.oursKernels.gemm}; the mul + add column: ${t.oursPlainKernels.gemm}); ` +
     `onnxruntime-web ${r.version} (wasm, numThreads 1, graphOptimizationLevel all); 64 tokens; median of ${RUNS} runs after warm-up.`,
   '',
-  '| | ours, 12 attentions recorded | ours, record: true | ours, nothing recorded | onnxruntime-web (logits + 12 attentions) | ort / ours (attentions) |',
-  '|---|---|---|---|---|---|',
-  `| forward, median ms | ${ms(t.attentions.median)} | ${ms(t.all.median)} | ${ms(t.none.median)} | ${ms(t.ort.median)} | ${x(t.ort.median, t.attentions.median)} |`,
-  `| forward, fastest ms | ${ms(t.attentions.min)} | ${ms(t.all.min)} | ${ms(t.none.min)} | ${ms(t.ort.min)} | ${x(t.ort.min, t.attentions.min)} |`,
-  `| per-round ratio, median of ${RUNS} | | | | | ${t.pairedRatio.toFixed(2)}x |`,
+  '| | ours, 12 attentions recorded | ours, record: true | ours, nothing recorded | ours, attentions, mul + add | onnxruntime-web (logits + 12 attentions) | ort / ours (attentions) | ort / ours (mul + add) |',
+  '|---|---|---|---|---|---|---|---|',
+  `| forward, median ms | ${ms(t.attentions.median)} | ${ms(t.all.median)} | ${ms(t.none.median)} | ${ms(t.plain.median)} | ${ms(t.ort.median)} | ${x(t.ort.median, t.attentions.median)} | ${x(t.ort.median, t.plain.median)} |`,
+  `| forward, fastest ms | ${ms(t.attentions.min)} | ${ms(t.all.min)} | ${ms(t.none.min)} | ${ms(t.plain.min)} | ${ms(t.ort.min)} | ${x(t.ort.min, t.attentions.min)} | ${x(t.ort.min, t.plain.min)} |`,
+  `| per-round ratio, median of ${RUNS} | | | | | | ${t.pairedRatio.toFixed(2)}x | ${t.pairedRatioPlain.toFixed(2)}x |`,
   '',
   '| load | file | fetch from localhost, ms | load from bytes, ms | fetch + load, ms | renderer peak RSS | renderer RSS at end | wasm memory after load | engine heap in use |',
   '|---|---|---|---|---|---|---|---|---|',

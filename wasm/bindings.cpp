@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "attention/backend.hpp"
 #include "attention/model.hpp"
 #include "attention/multi_head.hpp"
 #include "attention/parallel.hpp"
@@ -287,6 +288,17 @@ class TrainerHandle {
 
 std::string describe_js() { return dump_json(engine_description()); }
 
+// The kernels the fast path runs in this .wasm (which build, relaxed SIMD or not).
+val fast_kernels_js() {
+  const attention::FastKernels kernels = attention::fast_kernels();
+  val result = val::object();
+  result.set("gemm", kernels.gemm);
+  result.set("softmax", kernels.softmax);
+  result.set("geluTanh", kernels.gelu_tanh);
+  result.set("relaxedSimd", kernels.relaxed_simd);
+  return result;
+}
+
 // What a task's examples look like before any model exists: its vocabulary (token texts
 // by id) and its sequence length, so a caller can size a model for it.
 val describe_task_js(std::string options_json) {
@@ -314,6 +326,7 @@ EMSCRIPTEN_BINDINGS(attention_engine) {
   emscripten::function("_setThreads", &attention::set_max_threads);
   emscripten::function("_multiHeadAttention", &multi_head_attention_js);
   emscripten::function("_heapInUse", &heap_bytes_in_use);
+  emscripten::function("_fastKernels", &fast_kernels_js);
   emscripten::class_<PreparedAttention>("_PreparedAttention")
       .constructor<val>()
       .function("error", &PreparedAttention::error)

@@ -58,6 +58,10 @@ void gelu_tanh_wasmsimd(float* data, std::size_t n);
 void gemm_f32_5x8_wasmsimd(const GemmArgs& args);
 std::vector<float> pack_f32_5x8_wasmsimd(const GemmArgs& args);
 void gemm_f32_5x8_wasmsimd_packed(const GemmArgs& args, const float* panels);
+// The same with relaxed SIMD's fused multiply-add: only in a .wasm rewritten for it
+// (relaxed_simd.hpp), where the registry lists it; same packing.
+void gemm_f32_5x8_wasmrelaxed(const GemmArgs& args);
+void gemm_f32_5x8_wasmrelaxed_packed(const GemmArgs& args, const float* panels);
 void softmax_rows_wasmsimd(float* data, int rows, int n);
 #endif
 

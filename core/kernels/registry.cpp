@@ -3,18 +3,28 @@
 #include <algorithm>
 #include <functional>
 
+#include "attention/backend.hpp"
 #include "attention/parallel.hpp"
+#include "relaxed_simd.hpp"
 
 namespace attention::kernels {
 
 const std::vector<Variant<GemmFn>>& gemm_variants() {
-  static const std::vector<Variant<GemmFn>> variants = {
-      {"gemm_f32_scalar", &gemm_f32_scalar},
-      {"gemm_f32_eigen", &gemm_f32_eigen},
+  static const std::vector<Variant<GemmFn>> variants = [] {
+    std::vector<Variant<GemmFn>> list = {
+        {"gemm_f32_scalar", &gemm_f32_scalar},
+        {"gemm_f32_eigen", &gemm_f32_eigen},
 #ifdef __wasm_simd128__
-      {"gemm_f32_5x8_wasmsimd", &gemm_f32_5x8_wasmsimd, &pack_f32_5x8_wasmsimd, &gemm_f32_5x8_wasmsimd_packed},
+        {"gemm_f32_5x8_wasmsimd", &gemm_f32_5x8_wasmsimd, &pack_f32_5x8_wasmsimd, &gemm_f32_5x8_wasmsimd_packed},
 #endif
-  };
+    };
+#ifdef __wasm_simd128__
+    if (relaxed_simd_available())
+      list.push_back({"gemm_f32_5x8_wasmrelaxed", &gemm_f32_5x8_wasmrelaxed, &pack_f32_5x8_wasmsimd,
+                      &gemm_f32_5x8_wasmrelaxed_packed});
+#endif
+    return list;
+  }();
   return variants;
 }
 
@@ -39,10 +49,28 @@ const std::vector<Variant<ActivationFn>>& gelu_tanh_variants() {
 }
 
 // The last variant listed is the one the fast path uses: the wasm SIMD kernels
-// where built, else Eigen for GEMM and the scalar softmax and GELU.
+// where built (the relaxed GEMM in a .wasm rewritten for it), else Eigen for GEMM and
+// the scalar softmax and GELU.
 const Variant<GemmFn>& fastest_gemm() { return gemm_variants().back(); }
 const Variant<SoftmaxFn>& fastest_softmax() { return softmax_variants().back(); }
 const Variant<ActivationFn>& fastest_gelu_tanh() { return gelu_tanh_variants().back(); }
+
+}  // namespace attention::kernels
+
+namespace attention {
+
+FastKernels fast_kernels() {
+  FastKernels kernels{kernels::fastest_gemm().name, kernels::fastest_softmax().name,
+                      kernels::fastest_gelu_tanh().name};
+#ifdef __wasm_simd128__
+  kernels.relaxed_simd = kernels::fastest_gemm().fn == &kernels::gemm_f32_5x8_wasmrelaxed;
+#endif
+  return kernels;
+}
+
+}  // namespace attention
+
+namespace attention::kernels {
 
 static GemmArgs dense(int m, int n, int k, const float* a, const float* b, Layout layout, float alpha,
                       const float* bias, float* c) {

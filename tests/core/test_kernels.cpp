@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "kernels/kernels.hpp"
+#include "kernels/relaxed_simd.hpp"
 #include "test_util.hpp"
 
 using namespace attention;
@@ -180,13 +181,22 @@ TEST(GeluTanhVariants, MatchTheScalarReference) {
   }
 }
 
+#ifdef __wasm_simd128__
+// Run only on the relaxed-SIMD twin of this suite (scripts/run-relaxed.cjs): there the
+// rewrite must have taken, so the GemmVariants tests above covered the relaxed kernel.
+TEST(Kernels, DISABLED_RelaxedSimdIsInUse) {
+  EXPECT_TRUE(relaxed_simd_available());
+  EXPECT_EQ(gemm_variants().back().name, "gemm_f32_5x8_wasmrelaxed");
+}
+#endif
+
 TEST(Kernels, RegistryNamesWhatIsBuilt) {
   EXPECT_EQ(gemm_variants().front().name, "gemm_f32_scalar");
   EXPECT_EQ(softmax_variants().front().name, "softmax_rows_scalar");
   EXPECT_EQ(gelu_tanh_variants().front().name, "gelu_tanh_scalar");
 #ifdef __wasm_simd128__
   EXPECT_EQ(fastest_gelu_tanh().name, "gelu_tanh_wasmsimd");
-  EXPECT_EQ(fastest_gemm().name, "gemm_f32_5x8_wasmsimd");
+  EXPECT_EQ(fastest_gemm().name, relaxed_simd_available() ? "gemm_f32_5x8_wasmrelaxed" : "gemm_f32_5x8_wasmsimd");
   EXPECT_EQ(fastest_softmax().name, "softmax_rows_wasmsimd");
 #else
   EXPECT_EQ(fastest_gemm().name, "gemm_f32_eigen");

@@ -38,6 +38,7 @@ test('the tarball holds the engine builds, the JS and the types, and nothing els
   const listing = run('tar', ['-tzf', tarball], work).split('\n').filter(Boolean);
   for (const file of ['package/dist/index.js', 'package/dist/node.js', 'package/dist/index.d.ts',
     'package/dist/wasm/attention-simd.wasm', 'package/dist/wasm/attention-simd.mjs',
+    'package/dist/wasm/attention-simd-relaxed.wasm', 'package/dist/wasm/attention-simd-threads-relaxed.wasm',
     'package/dist/wasm/attention-scalar.wasm', 'package/dist/wasm/attention-scalar.mjs', 'package/README.md',
     'package/dist/inline.js', 'package/dist/wasm/attention-simd-inline.mjs', 'package/dist/element.js', 'package/dist/element.d.ts'])
     assert.ok(listing.includes(file), `${file} missing from the tarball`);
@@ -86,8 +87,15 @@ test('works in a Vite app, built and loaded in Chromium', async () => {
     const attn = await loadAttention();
     const trace = attn.run({ texts: ['the cat sat on the mat'], mode: 'decoder' });
     const w = findStage(trace, 'decoder.self_attn.weights', 0);
+    // Chromium has relaxed SIMD: the default engine is the relaxed twin; it agrees with mul + add.
+    const plain = await loadAttention({ relaxedSimd: false });
+    const input = { texts: ['a longer sentence so that the products have some depth to them'], config: { dModel: 128, heads: 4, layers: 2 } };
+    const [fused, unfused] = [attn, plain].map((e) => e.run(input).stages.map((s) => s.data));
+    let maxDiff = 0;
+    fused.forEach((data, i) => data.forEach((x, j) => { if (x !== unfused[i][j]) maxDiff = Math.max(maxDiff, Math.abs(x - unfused[i][j]) / (1 + Math.abs(x))); }));
     const out = document.getElementById('result');
-    out.textContent = JSON.stringify({ build: attn.build, shape: w.shape, future: w.data[1] });
+    out.textContent = JSON.stringify({ build: attn.build, shape: w.shape, future: w.data[1], gemm: [attn.kernels.gemm, plain.kernels.gemm],
+      relaxedAgrees: maxDiff < 1e-4 });
     out.dataset.done = '';
   `);
   run(join(project, 'node_modules/.bin/vite'), ['build', '--logLevel', 'error'], project);
@@ -95,7 +103,8 @@ test('works in a Vite app, built and loaded in Chromium', async () => {
   assert.ok(assets.some((f) => f.endsWith('.wasm')), `no .wasm emitted by vite: ${assets}`);
   const server = await serveDirectory(join(project, 'dist'));
   try {
-    assert.deepEqual(await expectPageWorks(server.url), { build: 'simd', shape: [1, 4, 6, 6], future: 0 });
+    assert.deepEqual(await expectPageWorks(server.url), { build: 'simd', shape: [1, 4, 6, 6], future: 0,
+      gemm: ['gemm_f32_5x8_wasmrelaxed', 'gemm_f32_5x8_wasmsimd'], relaxedAgrees: true });
   } finally {
     await server.close();
   }

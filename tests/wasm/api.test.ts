@@ -114,4 +114,36 @@ describe('loading', () => {
       WebAssembly.validate = validate;
     }
   });
+
+  it('loads the relaxed-SIMD twin exactly where the runtime has relaxed SIMD, and says which kernels run', async () => {
+    const { supportsRelaxedSimd } = await import('../../dist/node.js');
+    const engine = await loadAttention({ build: 'simd' });
+    expect(engine.kernels.relaxedSimd).toBe(supportsRelaxedSimd());
+    expect(engine.kernels.gemm).toBe(supportsRelaxedSimd() ? 'gemm_f32_5x8_wasmrelaxed' : 'gemm_f32_5x8_wasmsimd');
+    expect(engine.kernels).toMatchObject({ softmax: 'softmax_rows_wasmsimd', geluTanh: 'gelu_tanh_wasmsimd' });
+    const plain = await loadAttention({ build: 'simd', relaxedSimd: false });
+    expect(plain.kernels).toMatchObject({ gemm: 'gemm_f32_5x8_wasmsimd', relaxedSimd: false });
+    const scalar = await loadAttention({ build: 'scalar' });
+    expect(scalar.kernels).toMatchObject({ gemm: 'gemm_f32_eigen', relaxedSimd: false });
+  });
+
+  it('refuses a bad relaxedSimd option, and relaxedSimd: true where it cannot be had, with an AttentionError', async () => {
+    const { AttentionError, supportsRelaxedSimd } = await import('../../dist/node.js');
+    const refusal = (options: object) => loadAttention(options).then(() => null, (e: unknown) => e as InstanceType<typeof AttentionError>);
+    for (const options of [{ relaxedSimd: 'yes' }, { build: 'scalar', relaxedSimd: true }]) {
+      const error = await refusal(options);
+      expect(error).toBeInstanceOf(AttentionError);
+      expect(error!.field).toBe('relaxedSimd');
+    }
+    const validate = WebAssembly.validate;
+    WebAssembly.validate = (bytes) => !new Uint8Array(bytes as ArrayBuffer).includes(0x85) && validate(bytes);  // SIMD, no relaxed SIMD
+    try {
+      expect(supportsRelaxedSimd()).toBe(false);
+      const error = await refusal({ build: 'simd', relaxedSimd: true });
+      expect(error).toBeInstanceOf(AttentionError);
+      expect(error!.message).toMatch(/does not support WebAssembly relaxed SIMD/);
+    } finally {
+      WebAssembly.validate = validate;
+    }
+  });
 });

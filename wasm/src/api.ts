@@ -13,6 +13,6 @@ export {
 export { AttentionError, type ErrorDetails } from './errors.js';
 export { DEFAULT_CONFIG, DEFAULT_SPEC, LIMITS, CONFIG_SCHEMA, MODEL_SPEC_SCHEMA, PLAYGROUND_SCHEMA,
   OPTIMIZER_SCHEMA, TRAINER_SCHEMA, TASK_SCHEMA } from './config.js';
-export { supportsSimd, supportsThreads } from './build-choice.js';
+export { supportsRelaxedSimd, supportsSimd, supportsThreads } from './build-choice.js';
 export type { LoadOptions } from './loader.js';
 export type * from './types.js';

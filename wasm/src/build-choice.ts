@@ -18,6 +18,36 @@ export async function supportsSimd(): Promise<boolean> {
   return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE);
 }
 
+// () -> v128 { f32x4.relaxed_madd(v128.const 0, v128.const 0, v128.const 0) }: the one relaxed
+// SIMD instruction the engines' relaxed twins use (core/kernels/relaxed_simd.hpp).
+const ZERO_V128 = [0xfd, 0x0c, ...new Array<number>(16).fill(0)];  // v128.const 0
+const RELAXED_BODY = [0x00, ...ZERO_V128, ...ZERO_V128, ...ZERO_V128, 0xfd, 0x85, 0x02, 0x0b];  // no locals ... end
+const RELAXED_SIMD_PROBE = new Uint8Array([
+  0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00, 0x01, 0x05, 0x01, 0x60, 0x00, 0x01, 0x7b, 0x03, 0x02, 0x01, 0x00,
+  0x0a, RELAXED_BODY.length + 2, 0x01, RELAXED_BODY.length, ...RELAXED_BODY,
+]);
+
+/** Whether this runtime has relaxed SIMD (f32x4.relaxed_madd): then the SIMD builds run their relaxed twin. */
+export function supportsRelaxedSimd(): boolean {
+  return typeof WebAssembly === 'object' && WebAssembly.validate(RELAXED_SIMD_PROBE);
+}
+
+/**
+ * Whether to load a SIMD build's relaxed twin: the option (default: where supported). `true`
+ * on a runtime without relaxed SIMD, or with the scalar build, is an error.
+ */
+export function chooseRelaxedSimd(requested: unknown, build: Build): boolean {
+  if (requested !== undefined && typeof requested !== 'boolean')
+    throw new AttentionError(`relaxedSimd must be true or false, got ${describeValue(requested)}`, { field: 'relaxedSimd', value: requested });
+  if (requested === false) return false;
+  const possible = build !== 'scalar' && supportsRelaxedSimd();
+  if (requested === true && !possible)
+    throw new AttentionError(build === 'scalar'
+      ? "relaxedSimd needs a SIMD build, not 'scalar'"
+      : 'relaxedSimd: this runtime does not support WebAssembly relaxed SIMD', { field: 'relaxedSimd', value: requested });
+  return possible;
+}
+
 /** Whether this runtime can run the threaded build: shared memory, and on the web a cross-origin isolated page. */
 export function supportsThreads(): boolean {
   const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated;

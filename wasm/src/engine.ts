@@ -6,7 +6,7 @@ import { Trainer, type RawTrainer } from './trainer.js';
 import { ENGINE } from './schema.js';
 import { readTrace, type RawTrace } from './trace.js';
 import type {
-  AttentionWeights, Build, CreateModelOptions, CreateTrainerOptions, ModelSpec, MultiHeadAttentionInput, MultiHeadAttentionResult,
+  AttentionWeights, Build, CreateModelOptions, FastKernels, CreateTrainerOptions, ModelSpec, MultiHeadAttentionInput, MultiHeadAttentionResult,
   PreparedWeights, RunInput, StageInfo, TaskOptions, TaskShape, Trace,
 } from './types.js';
 import {
@@ -24,6 +24,7 @@ export interface RawModule extends RawPretrainedModule {
   _describeTask(task: string): RawError & Partial<TaskShape>;
   _multiHeadAttention(input: CheckedMultiHeadInput): RawAttention;
   _heapInUse(): number;
+  _fastKernels(): FastKernels;
   _setThreads(threads: number): number;
   /** The threaded build's pool of pthread workers. */
   PThread?: { terminateAllThreads(): void };
@@ -95,6 +96,12 @@ export class AttentionEngine {
   readonly build: Build;
   /** Threads the engine's parallel loops use (1 except in the 'simd-threads' build). */
   readonly threads: number;
+  /**
+   * The kernels it runs: in the SIMD builds, the GEMM with relaxed SIMD's fused multiply-add
+   * where the runtime has relaxed SIMD (`relaxedSimd: true`), else mul + add. Read from
+   * the loaded .wasm itself.
+   */
+  readonly kernels: FastKernels;
   /** Every stage a forward pass can record: name, scope, kind, axes, help (the engine's registry). */
   readonly stageRegistry: readonly StageInfo[] = ENGINE.stages as unknown as StageInfo[];
   readonly #module: RawModule;
@@ -107,6 +114,7 @@ export class AttentionEngine {
     this.#module = module;
     this.build = build;
     this.threads = module._setThreads(threads);
+    this.kernels = Object.freeze(module._fastKernels());
   }
 
   /**

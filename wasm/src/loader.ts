@@ -1,6 +1,6 @@
 import { AttentionEngine, type RawModule } from './engine.js';
 import type { Build } from './types.js';
-import { chooseBuild, threadCount } from './build-choice.js';
+import { chooseBuild, chooseRelaxedSimd, threadCount } from './build-choice.js';
 
 export { chooseBuild, supportsSimd, supportsThreads } from './build-choice.js';
 
@@ -17,10 +17,17 @@ export interface LoadOptions {
    * (default: the device's cores, at most 4). Started once, with the engine.
    */
   threads?: number;
-  /** The .wasm bytes, if you host or bundle them yourself. */
+  /**
+   * The SIMD builds' relaxed twin, whose GEMM uses relaxed SIMD's fused multiply-add (faster;
+   * results differ from mul + add in the last bits, and may differ between machines): by
+   * default where the runtime supports it; `false` never; `true` requires it.
+   * `engine.kernels.relaxedSimd` tells what loaded.
+   */
+  relaxedSimd?: boolean;
+  /** The .wasm bytes, if you host or bundle them yourself (then they decide relaxedSimd). */
   wasmBinary?: ArrayBuffer | Uint8Array;
-  /** Where the .wasm of a build lives, if not beside this module. */
-  locateWasm?: (build: Build) => string | URL;
+  /** Where the .wasm of a build lives, if not beside this module (relaxedSimd: its relaxed twin). */
+  locateWasm?: (build: Build, relaxedSimd: boolean) => string | URL;
 }
 
 /** Reads the bytes at a URL: fetch in browsers, the file system in Node. */
@@ -32,6 +39,8 @@ export type Factory = (options: { wasmBinary?: ArrayBuffer | Uint8Array; pthread
 /** Where a build's files are: its .wasm, and its emcc module. */
 export interface BuildFiles {
   wasm: () => URL;
+  /** The SIMD builds' relaxed-SIMD twin (the same glue loads it). */
+  relaxedWasm?: () => URL;
   factory: () => Promise<Factory>;
 }
 
@@ -41,6 +50,7 @@ export interface BuildFiles {
 export const SINGLE_THREADED_BUILDS: Record<'simd' | 'scalar', BuildFiles> = {
   simd: {
     wasm: () => new URL('./wasm/attention-simd.wasm', import.meta.url),
+    relaxedWasm: () => new URL('./wasm/attention-simd-relaxed.wasm', import.meta.url),
     // @ts-ignore -- emcc output, typed by Factory
     factory: async () => (await import('./wasm/attention-simd.mjs')).default as Factory,
   },
@@ -56,7 +66,9 @@ export async function loadWith(read: BinaryReader, options: LoadOptions, builds:
   const build = await chooseBuild(options.build, 'simd-threads' in builds);
   const threads = build === 'simd-threads' ? threadCount(options.threads) : 1;
   const files = builds[build]!;
-  const url = options.locateWasm ? new URL(String(options.locateWasm(build)), import.meta.url) : files.wasm();
+  const relaxed = chooseRelaxedSimd(options.relaxedSimd, build) && files.relaxedWasm !== undefined;
+  const url = options.locateWasm ? new URL(String(options.locateWasm(build, relaxed)), import.meta.url)
+    : relaxed ? files.relaxedWasm!() : files.wasm();
   const wasmBinary = options.wasmBinary ?? (await read(url));
   const factory = await files.factory();
   // The pool holds the workers of threads - 1 threads, started (and loaded) before the factory resolves.

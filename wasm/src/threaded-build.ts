@@ -7,6 +7,7 @@ import type { BuildFiles, Factory } from './loader.js';
 export const THREADED_BUILD: { 'simd-threads': BuildFiles } = {
   'simd-threads': {
     wasm: () => new URL('./wasm/attention-simd-threads.wasm', import.meta.url),
+    relaxedWasm: () => new URL('./wasm/attention-simd-threads-relaxed.wasm', import.meta.url),
     // @ts-ignore -- emcc output, typed by Factory
     factory: async () => (await import('./wasm/attention-simd-threads.mjs')).default as Factory,
   },

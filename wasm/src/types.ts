@@ -6,6 +6,15 @@ import type { ENGINE, MaskKind, SettingsOf, StageKind } from './schema.js';
  */
 export type Build = 'simd' | 'scalar' | 'simd-threads';
 
+/** The kernels the engine's fast path runs, by their names in the C++ kernel registry. */
+export interface FastKernels {
+  gemm: string;
+  softmax: string;
+  geluTanh: string;
+  /** Whether the GEMM uses relaxed SIMD's fused multiply-add (the SIMD builds' relaxed twin). */
+  relaxedSimd: boolean;
+}
+
 type PlaygroundSettings = SettingsOf<typeof ENGINE.playground.settings>;
 
 /** Kind of attention the playground model runs. */

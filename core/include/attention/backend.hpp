@@ -1,4 +1,5 @@
 #pragma once
+#include <string>
 
 namespace attention {
 
@@ -7,5 +8,13 @@ namespace attention {
 // (core/kernels: the wasm SIMD kernels in the SIMD build, Eigen elsewhere), tested
 // against the reference.
 enum class Backend { Reference, Fast };
+
+// The kernels Backend::Fast runs in this build, by their registry names (core/kernels),
+// so a caller can tell what it measured or checked.
+struct FastKernels {
+  std::string gemm, softmax, gelu_tanh;
+  bool relaxed_simd = false;  // the GEMM uses relaxed SIMD's fused multiply-add
+};
+FastKernels fast_kernels();
 
 }  // namespace attention
