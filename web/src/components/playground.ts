@@ -12,9 +12,7 @@ import { guard } from 'lit/directives/guard.js';
 import type { RunInput, Trace } from 'attention-playground';
 import type { EngineClient, EngineRequest, PretrainedProgress, RunOutcome } from '../engine/client.js';
 import type { Prediction, PretrainedInfo } from '../engine/pretrained-run.js';
-import {
-  hubBaseUrl, isPretrainedId, pretrainedExample, pretrainedId, pretrainedModel, rememberHubBaseUrl, setPretrainedModel,
-} from '../state/pretrained-models.js';
+import { hubBaseUrl, isPretrainedId, pretrainedExample, pretrainedId, pretrainedModel } from '../state/pretrained-models.js';
 import { predictionsView } from '../view/predictions.js';
 import { exploreModel, modelChoices, type ExploreModel, type ModelChoice } from '../engine/explore-models.js';
 import {
@@ -32,6 +30,7 @@ import { viewToolbar } from './view-toolbar.js';
 import { fixedSettings, modelPicker, pretrainedSummary, pretrainedTextSetting, trainedTextSetting } from './model-picker.js';
 import type { LoadRequest } from './pretrained-loader.js';
 import './pretrained-loader.js';
+import { loadPretrainedForPanel } from './pretrained-loading.js';
 import { PLAYGROUND_STYLES } from './playground-styles.js';
 import './controls.js';
 import './heatmap.js';
@@ -316,37 +315,10 @@ export class Playground extends LitElement {
     this.#request({ pretrained: { key: info.key }, text: state.text }, info.key, state.text);
   }
 
-  /** The loading panel asked for a checkpoint: load it where the engine runs, showing bytes per file. */
+  /** The loading panel asked for a checkpoint: load it (pretrained-loading.ts), then show it on its example. */
   #onLoadPretrained = async (event: Event) => {
-    const request = (event as CustomEvent<LoadRequest>).detail;
-    if (this.loading) return;
-    if ('repo' in request) {
-      if (!request.repo) { this.loadError = 'Type a model name first (e.g. gpt2).'; return; }
-      this.hubUrl = request.baseUrl;
-      rememberHubBaseUrl(request.baseUrl);
-    }
-    this.loading = true;
-    this.loadProgress = [];
-    this.loadError = '';
-    this.loadNote = '';
-    const onProgress = (p: PretrainedProgress) => {
-      const list = this.loadProgress.filter((q) => q.file !== p.file);
-      const at = this.loadProgress.findIndex((q) => q.file === p.file);
-      list.splice(at < 0 ? list.length : at, 0, { file: p.file, loaded: p.loaded, total: p.total });
-      this.loadProgress = list;
-    };
-    const source = 'repo' in request ? { repo: request.repo, baseUrl: request.baseUrl } : { files: request.files, name: request.name };
-    const outcome = await this.#engine().loadPretrained(source, onProgress);
-    this.loading = false;
-    if (!outcome.ok) {
-      if (outcome.code === 'aborted') { this.loadNote = 'Loading was cancelled; nothing was loaded.'; return; }
-      const names = outcome.field && !outcome.error.includes(outcome.field) ? ` (${outcome.field})` : '';
-      this.loadError = `Could not load the model: ${outcome.error}${names}.`;
-      return;
-    }
-    const info = outcome.model;
-    setPretrainedModel(info);
-    this.loadNote = `Loaded ${info.name}: ${info.layers} layers \u00d7 ${info.heads} heads.`;
+    const info = await loadPretrainedForPanel(this, this.#engine(), (event as CustomEvent<LoadRequest>).detail);
+    if (!info) return;
     this.choices = await modelChoices();
     if (this.state.model === '') this.#untrainedText = this.state.text;
     this.#lastRun = '';
