@@ -27,7 +27,7 @@ describe('layout and accessibility', () => {
     assert.ok((await box(drawer)).bottom < firstMap.top, 'the settings drawer is above the first heatmap');
     assert.ok(firstMap.top < 900, `the first heatmap starts at ${firstMap.top}px, within the first screen or so`);
     assert.equal(await drawer.getAttribute('aria-expanded'), 'false');
-    assert.match(await drawer.textContent(), /Model settings\s+64 wide, 4 heads, 2 layers/);
+    assert.match(await drawer.textContent(), /Model settings\s+d_model 64, 4 heads, 2 layers/);
     assert.equal(await page.locator('#setting-dModel').isVisible(), false);
     await drawer.click();
     assert.equal(await drawer.getAttribute('aria-expanded'), 'true');

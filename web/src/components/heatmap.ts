@@ -176,6 +176,7 @@ export class Heatmap extends LitElement {
   }
 
   override updated() {
+    if (!this.active) return;  // no tip: nothing to place (the common case, e.g. while a model trains)
     const tip = this.renderRoot.querySelector<HTMLElement>('.tip');
     const plot = this.renderRoot.querySelector<HTMLElement>('.plot');
     const svg = this.renderRoot.querySelector('svg');

@@ -83,7 +83,7 @@ export const PLAYGROUND_STYLES = [CONTROL_STYLES, css`
   .stale-note { margin: 0 0 0.4rem; font-size: 0.8rem; color: #6b4e00; }
   .range-note { margin: 0 0 0.4rem; font-size: 0.85rem; color: #6b4e00; background: #fff8e1; border: 1px solid #e0c060;
     padding: 0.3rem 0.5rem; border-radius: 4px; max-width: 44rem; }
-  .first-view-hint { margin: 0 0 0.6rem; padding: 0.4rem 0.6rem; border-left: 3px solid #1a73e8; background: #f3f7fe; font-size: 0.9rem; }
+  .first-view-hint { color: #333; max-width: 52rem; margin: 0 0 0.6rem; padding: 0.4rem 0.6rem; border-left: 3px solid #1a73e8; background: #f3f7fe; font-size: 0.9rem; }
   .trained-model { font-size: 0.85rem; margin-bottom: 0.6rem; }
   .trained-model .note { margin: 0 0 0.3rem; }
   .trained-model .about { margin: 0 0 0.3rem; color: #333; }

@@ -26,5 +26,6 @@ export function settingsDrawer(content: TemplateResult, { open, summary, onToggl
 export function modelSummary(state: State, modelName: string): string {
   if (modelName) return modelName;
   const preset = settingByName('preset') as Extract<Setting, { type: 'choice' }>;
-  return `${state.dModel} wide, ${state.heads} heads, ${state.layers} layers, ${preset.labels?.[state.preset] ?? state.preset}`;
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  return `d_model ${state.dModel}, ${count(state.heads, 'head')}, ${count(state.layers, 'layer')}, ${preset.labels?.[state.preset] ?? state.preset}`;
 }

@@ -37,5 +37,5 @@ export function weightsHint(state: State) {
     text = 'Random weights: an untrained model\u2019s heads spread their weight with no pattern. Try: set Weights to ' +
       '\u201cPositional heads\u201d, or pick a trained model such as \u201cReverse 8 symbols\u201d.';
   }
-  return html`<p class="hint first-view-hint" data-testid="weights-hint">${text}</p>`;
+  return html`<p class="first-view-hint" data-testid="weights-hint">${text}</p>`;
 }
