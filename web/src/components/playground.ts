@@ -182,11 +182,14 @@ export class Playground extends LitElement {
     this.#readHash();
   };
 
-  /** The URL hash -> state; a value that does not parse stays in its box with its problem (else it is listed as ignored). */
+  /**
+   * The URL hash -> state; a model or text value that does not parse stays in its box with its problem (view values,
+   * whose boxes may not be on screen, are listed as ignored instead).
+   */
   #readHash() {
     const { state, problems, rejected } = stateFromHash(location.hash, this.defaults);
     const drafts = Object.fromEntries(Object.entries(rejected)
-      .filter(([name]) => this.#shows(name) && settingByName(name)?.group !== 'trained').map(([name, { raw }]) => [name, raw]));
+      .filter(([name]) => this.#shows(name) && ['model', 'text'].includes(settingByName(name)?.group ?? '')).map(([name, { raw }]) => [name, raw]));
     this.#linkProblems = problems.filter((p) => !Object.keys(drafts).some((name) => rejected[name].error === p));
     this.drafts = drafts;
     this.state = state;

@@ -39,9 +39,9 @@ function sentencePicker(ctx: ViewContext, onSetting: (event: Event) => void) {
 export const viewTabId = (view: string) => `view-tab-${view}`;
 export const VIEW_PANEL_ID = 'view-panel';
 
-const TAB_KEYS = ['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'Home', 'End'];
+const TAB_KEYS = ['ArrowLeft', 'ArrowRight', 'Home', 'End'];  // a horizontal tab list: up and down keep scrolling the page
 
-/** The view tabs: the chosen one is the only one in the Tab order; arrows, Home and End move to a tab and show it. */
+/** The view tabs: the chosen one is the only one in the Tab order; left / right (wrapping), Home and End move to a tab and show it. */
 export function viewTabs(current: string, onSetting: (event: Event) => void) {
   const view = settingByName('view') as Extract<Setting, { type: 'choice' }>;
   const choose = (c: string) => onSetting(new CustomEvent('view-tab', { detail: { name: 'view', raw: c } }));
@@ -51,7 +51,7 @@ export function viewTabs(current: string, onSetting: (event: Event) => void) {
     const at = view.choices.indexOf(current);
     const n = view.choices.length;
     const next = event.key === 'Home' ? 0 : event.key === 'End' ? n - 1
-      : (at + (event.key === 'ArrowLeft' || event.key === 'ArrowUp' ? -1 : 1) + n) % n;
+      : (at + (event.key === 'ArrowLeft' ? -1 : 1) + n) % n;
     const list = event.currentTarget as HTMLElement;
     list.querySelector<HTMLElement>(`#${viewTabId(view.choices[next])}`)?.focus();
     choose(view.choices[next]);
