@@ -70,7 +70,7 @@ describe('views at real-model sizes', () => {
     await page.locator('ap-overview button[aria-label="layer 11, head 10: open"]').click();
     await page.waitForFunction(() => location.hash.includes('view=head') && location.hash.includes('layer=11'));
     assert.equal(await page.locator('ap-heatmap').getAttribute('data-head'), '10');
-    assert.match(await page.locator('ap-heatmap').getAttribute('caption'), /Head 10 · layer 11/);
+    assert.match(await page.locator('ap-heatmap').getAttribute('caption'), /· head 10 · layer 11$/);
     assert.deepEqual(errors, []);
     await page.close();
   });

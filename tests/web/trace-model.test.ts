@@ -2,8 +2,9 @@
 import { describe, expect, it } from 'vitest';
 import { loadAttention } from '../../dist/node.js';
 import {
-  axisTokens, blockedReason, blocksOf, editedPositions, headSlice, paddedLabels, rowChanges, rowSum, shapeFlow, findStage,
+  axisTokens, blockedReason, blocksOf, editedPositions, headSlice, paddedLabels, rowChanges, rowSum, findStage,
 } from '../../web/src/view/trace-model.js';
+import { flowRows } from '../../web/src/view/flow-model.js';
 
 const engine = await loadAttention();
 
@@ -26,8 +27,8 @@ describe('trace helpers', () => {
     expect(blocksOf(trace)).toEqual(['decoder.cross_attn', 'decoder.self_attn', 'encoder.self_attn']);
     expect(axisTokens(trace, 'decoder.cross_attn')).toEqual({ queries: [['a', 'b']], keys: [['x', 'y', 'z']] });
     expect(axisTokens(trace, 'encoder.self_attn').queries).toEqual([['x', 'y', 'z']]);
-    const flow = shapeFlow(trace, 'decoder', 0).map((s) => s.name);
-    expect(flow[0]).toBe('input');
+    const flow = flowRows(trace, 'decoder', 0).flatMap((r) => r.steps.map((s) => s.name));
+    expect(flow.slice(0, 3)).toEqual(['embeddings', 'positions', 'input']);
     expect(flow).toContain('cross_attn.weights');
   });
 

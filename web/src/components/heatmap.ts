@@ -36,6 +36,7 @@ export class Heatmap extends LitElement {
     caption: { type: String },
     rowAxis: { type: String, attribute: 'row-axis' },
     colAxis: { type: String, attribute: 'col-axis' },
+    colUnit: { type: String, attribute: 'col-unit' },
     describeCell: { attribute: false },
     showNumbers: { type: Boolean, attribute: 'show-numbers' },
     active: { state: true },
@@ -52,6 +53,8 @@ export class Heatmap extends LitElement {
   declare caption: string;
   declare rowAxis: string;
   declare colAxis: string;
+  /** What a column is, for screen readers: 'tokens' (default) or e.g. 'features'. */
+  declare colUnit: string;
   /** Lines of text explaining one cell: value, row sum, how it was computed. */
   declare describeCell: ((row: number, col: number) => string[]) | undefined;
   declare showNumbers: boolean;
@@ -67,6 +70,7 @@ export class Heatmap extends LitElement {
     this.caption = '';
     this.rowAxis = 'query';
     this.colAxis = 'key';
+    this.colUnit = 'tokens';
     this.showNumbers = false;
     this.active = null;
   }
@@ -164,7 +168,7 @@ export class Heatmap extends LitElement {
       <th scope="row">${this.rowLabels[i]?.label ?? ''}</th>
       ${Array.from({ length: this.cols }, (_, j) => html`<td>${this.#isBlocked(i, j) ? 'blocked' : formatValue(this.values[i * this.cols + j])}</td>`)}
     </tr>`);
-    return html`<div class="sr-only"><table><caption>${this.caption}: rows are ${this.rowAxis} tokens, columns are ${this.colAxis} tokens</caption>
+    return html`<div class="sr-only"><table><caption>${this.caption}: rows are ${this.rowAxis} tokens, columns are ${this.colAxis} ${this.colUnit}</caption>
       <thead><tr><th scope="col">${this.rowAxis} \\ ${this.colAxis}</th>${header}</tr></thead><tbody>${body}</tbody></table></div>`;
   }
 
@@ -195,7 +199,7 @@ export class Heatmap extends LitElement {
       ${this.caption ? html`<figcaption>${this.caption}</figcaption>` : nothing}
       <div class="plot"><div class="canvas" style=${`min-width:${Math.ceil(width * MIN_SCALE)}px`}>
         <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width=${width} height=${height}
-          role="img" aria-label=${`${this.caption}: heatmap of ${this.rows} ${this.rowAxis} by ${this.cols} ${this.colAxis} tokens; a table follows`}
+          role="img" aria-label=${`${this.caption}: heatmap of ${this.rows} ${this.rowAxis} by ${this.cols} ${this.colAxis} ${this.colUnit}; a table follows`}
           tabindex="0" font-family="system-ui, sans-serif" @keydown=${this.#onKey} @mouseleave=${() => { this.active = null; }}
           @focus=${() => { if (!this.active && this.rows > 0) this.#select(0, 0); }} @blur=${() => { this.active = null; }}>
           <defs><pattern id="blocked" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">

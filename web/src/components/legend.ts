@@ -4,15 +4,19 @@ import { LitElement, css, html, unsafeCSS } from 'lit';
 import { ALLOWED_FILL, BLOCKED_FILL, type ColorScale, formatValue } from '../view/colors.js';
 
 export class Legend extends LitElement {
-  static override properties = { scale: { attribute: false }, label: { type: String }, masks: { type: Boolean } };
+  static override properties = { scale: { attribute: false }, label: { type: String }, noBlocked: { type: Boolean, attribute: 'no-blocked' },
+    masks: { type: Boolean } };
   declare scale: ColorScale | undefined;
   declare label: string;
+  /** The view has no blocked cells: no swatch for them. */
+  declare noBlocked: boolean;
   /** The Masks view's legend: what an allowed and a blocked cell mean. */
   declare masks: boolean;
 
   constructor() {
     super();
     this.label = '';
+    this.noBlocked = false;
     this.masks = false;
   }
 
@@ -35,7 +39,7 @@ export class Legend extends LitElement {
       <span class="bar" role="img" aria-label=${`colour scale from ${formatValue(this.scale.domain[0])} to ${formatValue(this.scale.domain[1])}`}
         style=${`background: linear-gradient(to right, ${stops})`}></span>
       <span>${formatValue(this.scale.domain[1])}</span>
-      <span class="blocked" aria-hidden="true"></span><span>blocked (−∞ before softmax, 0 after)</span>`;
+      ${this.noBlocked ? '' : html`<span class="blocked" aria-hidden="true"></span><span>blocked (−∞ before softmax, 0 after)</span>`}`;
   }
 }
 customElements.define('ap-legend', Legend);

@@ -21,7 +21,7 @@ import {
 } from '../state/settings.js';
 import { type Block } from '../view/trace-model.js';
 import {
-  headView, headsView, linesView, masksView, overviewView, shapesView, stageScale, type ViewContext,
+  headView, headsView, linesView, masksView, overviewView, shapesView, stageScale, valuesView, type ViewContext,
 } from '../view/views.js';
 import { changesView } from '../view/changes-view.js';
 import { referenceFor, type Snapshot } from '../view/comparison.js';
@@ -42,6 +42,7 @@ import './legend.js';
 import './line-view.js';
 import './overview.js';
 import './shape-flow.js';
+import './tensor-view.js';
 
 let defaultEngine: (() => EngineClient) | null = null;
 
@@ -411,6 +412,7 @@ export class Playground extends LitElement {
       case 'masks': return html`<ap-legend masks label="Key:"></ap-legend>${masksView(ctx)}`;
       case 'shapes': return html`${this.attentionOnly && this.pretrained ? html`<p class="hint" data-testid="attention-only">This text is long
         for a model this size: only the attention stages were recorded, so only they are listed.</p>` : nothing}${shapesView(ctx)}`;
+      case 'values': return valuesView(ctx);
       case 'overview': return overviewView(ctx);
       case 'changes': return changesView({ ...ctx, current: { trace: ctx.trace, text: this.#traceText, model: this.#traceModel },
         reference: referenceFor(this.baseline, this.#previous) });
@@ -475,7 +477,7 @@ export class Playground extends LitElement {
           <div class="view ${stale || this.#slowRun.on ? 'stale' : ''}" data-view=${this.state.view} data-stale=${stale ? '1' : '0'}>
           ${stale || this.#slowRun.on ? staleNote(ctx.trace, stale ?? 'computing') : nothing}${
           // Typing re-renders with the old trace until the new one arrives: skip the heavy view then.
-          guard([this.trace, this.baseline, this.state.view, this.state.stage, ctx.block, ctx.layer, ctx.head, ctx.sequence, this.state.overlay],
+          guard([this.trace, this.baseline, this.state.view, this.state.stage, ctx.block, ctx.layer, ctx.head, ctx.sequence, this.state.overlay, this.state.tensor],
             () => this.#view(ctx))}</div></div>
           ${this.pretrained && this.#traceModel === this.pretrained.key ? predictionsView(this.pretrained, this.predictions, ctx.trace.tokens[0] ?? []) : nothing}`
           : Object.keys(this.errors).length > 0 && !this.#typing.on

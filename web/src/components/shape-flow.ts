@@ -1,59 +1,83 @@
-// <ap-shape-flow>: every tensor of one layer on its way from (B, S, E) through the
-// head split, the scores and back, each with its axis names and sizes.
-import { LitElement, css, html } from 'lit';
-import type { FlowStep } from '../view/trace-model.js';
-
-const EXPLAIN: Record<string, string> = {
-  input: 'token vectors + positions',
-  'self_attn.q_proj': 'Q = x W_qᵀ + b, row by row',
-  'self_attn.q_split': 'E read as H blocks of d_k',
-  'self_attn.q_heads': 'heads moved before positions',
-  'self_attn.scores': 'Q Kᵀ per head',
-  'self_attn.weights': 'softmax over keys',
-  'self_attn.context': 'weights V per head',
-  'self_attn.merged': 'heads merged back to E',
-  'self_attn.output': 'output projection mixes heads',
-  'cross_attn.q_proj': 'queries from the decoder',
-  'cross_attn.k_proj': 'keys from the encoder output',
-  'cross_attn.scores': 'Sq × Sk: target × source',
-  'ffn.hidden': 'linear1, row by row',
-  output: 'the layer’s output',
-};
+// <ap-shape-flow>: every tensor of one layer on its way from (B, S, E) through the head
+// split, the scores and back, each with its axis names and sizes, drawn top to bottom:
+// Q, K and V side by side (three projections of one input), the weight shapes where a
+// weight applies (W_q split into H blocks of d_k), and where the residual adds and the
+// norm applies. Each step is a button that opens its values (the view of that tensor):
+// it sends 'setting-input' events for the settings that show it (stepSettings).
+import { LitElement, css, html, nothing } from 'lit';
+import type { Trace } from 'attention-playground';
+import { type FlowRow, type FlowStep } from '../view/flow-model.js';
+import { describeShape } from '../view/trace-model.js';
+import { stageHelp, stepSettings } from '../view/stage-values.js';
+import { headColor } from '../view/views.js';
 
 export class ShapeFlow extends LitElement {
-  static override properties = { steps: { attribute: false }, heading: { type: String } };
-  declare steps: FlowStep[];
+  static override properties = {
+    rows: { attribute: false }, heading: { type: String }, mode: { type: String }, blocks: { attribute: false },
+  };
+  declare rows: FlowRow[];
   declare heading: string;
+  /** The trace's mode: in cross mode a step also picks its attention block. */
+  declare mode: Trace['mode'];
+  /** W_q's split into H row blocks of d_k, drawn beside the head split (null: not recorded). */
+  declare blocks: { heads: number; dK: number } | null;
 
   constructor() {
     super();
-    this.steps = [];
+    this.rows = [];
     this.heading = '';
+    this.mode = 'encoder';
+    this.blocks = null;
   }
 
   static override styles = css`
-    :host { display: block; font: 0.85rem system-ui, sans-serif; }
-    ol { list-style: none; margin: 0; padding: 0; display: flex; flex-wrap: wrap; gap: 0.3rem 0.2rem; align-items: center; }
-    li { display: flex; align-items: center; gap: 0.2rem; }
-    li + li::before { content: '→'; color: #777; margin-right: 0.2rem; }
-    .step { border: 1px solid #bbb; border-radius: 6px; padding: 0.25rem 0.45rem; background: #fafafa; }
-    .step.changed { border-color: #1a73e8; background: #eef4fe; }
+    :host { display: block; font: 0.85rem system-ui, sans-serif; margin-bottom: 1rem; }
+    ol { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; align-items: flex-start; gap: 0; }
+    li.row { display: flex; flex-wrap: wrap; align-items: center; gap: 0.3rem 0.6rem; }
+    li.row + li.row::before { content: '↓'; color: #777; display: block; width: 100%; padding-left: 1.2rem; line-height: 1.1; }
+    .steps { display: flex; flex-wrap: wrap; gap: 0.3rem; }
+    .parallel .steps { border-left: 3px solid #bbb; padding-left: 0.4rem; }
+    button.step { font: inherit; text-align: left; border: 1px solid #bbb; border-radius: 6px; padding: 0.25rem 0.45rem;
+      background: #fafafa; cursor: pointer; color: inherit; }
+    button.step:hover { border-color: #1a73e8; }
+    button.step:focus-visible { outline: 3px solid #1a73e8; outline-offset: 1px; }
+    .residual button.step { background: #eef7ee; border-color: #5a9e5a; }
+    .norm button.step { background: #f3eefb; border-color: #8a6bbf; }
     .name { font-weight: 600; }
     code { font: 0.8rem ui-monospace, monospace; }
     .why { color: #555; font-size: 0.75rem; display: block; }
+    .note { color: #333; font-size: 0.78rem; max-width: 34rem; }
+    .no-residual .note { color: #8a4b00; border: 1px dashed #d0a060; border-radius: 6px; padding: 0.2rem 0.45rem; }
+    .wq { display: inline-flex; flex-direction: column; border: 1px solid #555; width: 4.5rem; font-size: 0.65rem; }
+    .wq span { color: #fff; text-align: center; line-height: 1.3; }
   `;
 
+  #open(step: FlowStep) {
+    for (const detail of stepSettings(step.full, this.mode, step.name))
+      this.dispatchEvent(new CustomEvent('setting-input', { detail, bubbles: true, composed: true }));
+  }
+
+  #step(step: FlowStep) {
+    return html`<button type="button" class="step" data-stage=${step.name} title=${`Open the values of ${step.name}`}
+      @click=${() => this.#open(step)}>
+      <span class="name">${step.name}</span> <code>${describeShape(step.axes, step.shape)}</code>
+      <span class="why">${stageHelp(step.full)}</span></button>`;
+  }
+
+  /** W_q as E rows cut into H blocks of d_k, one colour per head (the heads' colours of the line view). */
+  #weightBlocks(row: FlowRow) {
+    if (!this.blocks || !row.steps.some((s) => s.name.endsWith('q_split'))) return nothing;
+    const { heads, dK } = this.blocks;
+    return html`<span class="wq" role="img" aria-label=${`W_q: ${heads} blocks of ${dK} rows, one per head`} data-testid="wq-blocks">
+      ${Array.from({ length: heads }, (_, h) => html`<span style=${`background:${headColor(h)}`}>head ${h}: ${dK}</span>`)}</span>`;
+  }
+
   override render() {
-    let previous = '';
-    return html`${this.heading ? html`<h3>${this.heading}</h3>` : ''}<ol aria-label="shape flow">
-      ${this.steps.map((step) => {
-        const shape = `(${step.axes.map((a, i) => `${a}=${step.shape[i]}`).join(', ')})`;
-        const changed = previous !== '' && previous !== step.shape.join();
-        previous = step.shape.join();
-        return html`<li><span class="step ${changed ? 'changed' : ''}" data-stage=${step.name}>
-          <span class="name">${step.name}</span> <code>${shape}</code>
-          ${EXPLAIN[step.name] ? html`<span class="why">${EXPLAIN[step.name]}</span>` : ''}</span></li>`;
-      })}
+    return html`${this.heading ? html`<h3>${this.heading}</h3>` : nothing}<ol aria-label="shape flow">
+      ${this.rows.map((row) => html`<li class="row ${row.kind}" data-kind=${row.kind}>
+        ${row.steps.length ? html`<span class="steps">${row.steps.map((s) => this.#step(s))}</span>` : nothing}
+        ${this.#weightBlocks(row)}
+        ${row.note ? html`<span class="note">${row.note}</span>` : nothing}</li>`)}
     </ol>`;
   }
 }

@@ -27,7 +27,7 @@ export interface TextSetting extends Base { type: 'text'; default: string; maxLe
 export type Setting = IntSetting | NumberSetting | BoolSetting | ChoiceSetting | TextSetting;
 
 export const STAGES = ['scores', 'scaled', 'masked', 'weights'] as const;
-export const VIEWS = ['heads', 'head', 'lines', 'masks', 'shapes', 'overview', 'changes'] as const;
+export const VIEWS = ['heads', 'head', 'lines', 'masks', 'shapes', 'values', 'overview', 'changes'] as const;
 export const BLOCKS = ['auto', 'encoder.self_attn', 'decoder.self_attn', 'decoder.cross_attn'] as const;
 
 /**
@@ -48,7 +48,7 @@ const TEXT_SETTINGS = [
 
 const VIEW_SETTINGS = [
   { name: 'view', group: 'view', type: 'choice', label: 'View', default: 'heads', choices: VIEWS,
-    labels: { heads: 'All heads', head: 'One head', lines: 'Line view', masks: 'Masks', shapes: 'Shapes',
+    labels: { heads: 'All heads', head: 'One head', lines: 'Line view', masks: 'Masks', shapes: 'Shapes', values: 'Values',
       overview: 'Layers × heads', changes: 'What changed' } },
   { name: 'stage', group: 'view', type: 'choice', label: 'Stage', default: 'weights', choices: STAGES,
     labels: { scores: 'Scores Q·Kᵀ', scaled: 'Scaled ÷√d_k', masked: 'Masked', weights: 'Softmax weights' } },
@@ -58,6 +58,10 @@ const VIEW_SETTINGS = [
   { name: 'layer', group: 'view', type: 'int', label: 'Layer', default: 0, min: 0, max: 47 },  // up to 48 layers (pretrained checkpoints: BERT-large has 24, GPT-2 XL 48)
   { name: 'head', group: 'view', type: 'int', label: 'Head', default: 0, min: 0, max: 63 },
   { name: 'sequence', group: 'view', type: 'int', label: 'Sentence', default: 0, min: 0, max: 15 },
+  // The Values view's tensor: a stage's name inside its stack (the Block setting picks the stack), or 'input'.
+  { name: 'tensor', group: 'view', type: 'text', label: 'Tensor', maxLength: 40, default: 'self_attn.q_heads',
+    pattern: /^[a-z_0-9]+(\.[a-z_0-9]+)*$/, patternError: 'Tensor: a stage name such as self_attn.q_heads, norm1 or ffn.hidden',
+    help: 'The tensor the Values view shows, e.g. self_attn.q_heads, residual1, ffn.activated.' },
   // The line view's overlay: heads drawn together, each in its colour ('': one line view per head).
   { name: 'overlay', group: 'view', type: 'text', label: 'Overlay heads', maxLength: 200, default: '',
     pattern: /^(\d{1,2}(,\d{1,2})*)?$/, patternError: 'Overlay heads: a comma list of head numbers, e.g. 0,3,5',

@@ -1,5 +1,5 @@
 // Pure helpers that read a Trace for the views: which tokens label which axis,
-// one head's matrix, why a cell is blocked, the shape flow of a layer, and which
+// one head's matrix, why a cell is blocked, shapes with axis names, and which
 // rows changed between two traces. No DOM here, so Vitest tests it in Node.
 import { findStage, type Stage, type Trace } from 'attention-playground';
 
@@ -59,19 +59,6 @@ export function blockedReason(trace: Trace, block: Block, layer: number, sequenc
   const causal = findStage(trace, `${block}.mask.causal`, layer);
   if (causal && causal.data[i * causal.shape[1] + j] !== 0) return 'future';
   return 'mask';
-}
-
-export interface FlowStep {
-  name: string;        // without the stack prefix, e.g. "self_attn.q_split"
-  axes: string[];
-  shape: number[];
-}
-
-/** The tensors of one layer of a stack, in the order they were computed. */
-export function shapeFlow(trace: Trace, stack: 'encoder' | 'decoder', layer: number): FlowStep[] {
-  return trace.stages
-    .filter((s) => (s.layer === layer || (s.layer === -1 && s.name.endsWith('.input'))) && s.name.startsWith(`${stack}.`))
-    .map((s) => ({ name: s.name.slice(stack.length + 1), axes: s.axes, shape: s.shape }));
 }
 
 /** Writes a shape with its axis names: "(B=2, S=6, E=64)". */

@@ -6,8 +6,10 @@ import type { State } from '../state/settings.js';
 import { ALLOWED_FILL, type ColorScale, scoreScale, weightScale } from './colors.js';
 import { explainCell } from './explain.js';
 import {
-  axisTokens, blockedReason, findStage, headSlice, paddedLabels, shapeFlow, type Block,
+  axisTokens, blockedReason, findStage, headSlice, paddedLabels, type Block,
 } from './trace-model.js';
+import { flowRows, headBlocks } from './flow-model.js';
+import { headDim, tensorCaption, type Stack } from './stage-values.js';
 import type { Thumbnail } from '../components/overview.js';
 
 export interface ViewContext {
@@ -78,7 +80,7 @@ export function heatmap(ctx: ViewContext, head: number, scale: ColorScale) {
   return html`<ap-heatmap data-head=${head} .values=${view.values} .rows=${view.rows} .cols=${view.cols}
     .rowLabels=${rowLabels} .colLabels=${colLabels} .blocked=${showsMask(ctx.state.stage) ? blockedCells(ctx) : undefined} .scale=${scale}
     row-axis=${axes.row} col-axis=${axes.col} ?show-numbers=${view.cols <= 10}
-    caption=${`Head ${head} · layer ${ctx.layer}`}
+    caption=${tensorCaption(stage, { dK: headDim(ctx.trace, ctx.block, ctx.layer), sequence: ctx.sequence, head, layer: ctx.layer })}
     .describeCell=${(i: number, j: number) => explainCell(ctx.trace, ctx.block, ctx.layer, ctx.sequence, head, i, j)}
   ></ap-heatmap>`;
 }
@@ -88,11 +90,12 @@ export function headsView(ctx: ViewContext, scale: ColorScale) {
 }
 
 function lineView(ctx: ViewContext, head: number) {
-  const weights = headSlice(findStage(ctx.trace, `${ctx.block}.weights`, ctx.layer)!, ctx.sequence, head);
+  const stage = findStage(ctx.trace, `${ctx.block}.weights`, ctx.layer)!;
+  const weights = headSlice(stage, ctx.sequence, head);
   const { rowLabels, colLabels } = labels(ctx, weights.rows, weights.cols);
   return html`<ap-line-view data-head=${head} .weights=${weights.values} .rows=${weights.rows} .cols=${weights.cols}
     .rowLabels=${rowLabels} .colLabels=${colLabels} color=${headColor(head)}
-    caption=${`Head ${head} · layer ${ctx.layer}`}></ap-line-view>`;
+    caption=${tensorCaption(stage, { sequence: ctx.sequence, head, layer: ctx.layer })}></ap-line-view>`;
 }
 
 /** Several heads in one line view, each in its colour (BertViz's head view with several heads chosen). */
@@ -103,7 +106,7 @@ function overlayView(ctx: ViewContext, heads: number[]) {
   const { rowLabels, colLabels } = labels(ctx, rows, cols);
   return html`<ap-line-view data-overlay=${heads.join(',')} .overlay=${overlay} .rows=${rows} .cols=${cols}
     .rowLabels=${rowLabels} .colLabels=${colLabels}
-    caption=${`Head${heads.length > 1 ? 's' : ''} ${heads.join(', ')} · layer ${ctx.layer}`}></ap-line-view>`;
+    caption=${`${tensorCaption(stage, { sequence: ctx.sequence })} · head${heads.length > 1 ? 's' : ''} ${heads.join(', ')} · layer ${ctx.layer}`}></ap-line-view>`;
 }
 
 /**
@@ -150,6 +153,11 @@ export function masksView(ctx: ViewContext) {
   const make = (blocked: (i: number, j: number) => boolean) =>
     Uint8Array.from({ length: rows * cols }, (_, k) => (blocked(Math.floor(k / cols), k % cols) ? 1 : 0));
   const axes = axisNames(ctx);
+  // Each panel's caption ends with the recorded tensor it draws, its axis names and sizes.
+  const shape = (name: string, sequence?: number) => {
+    const stage = findStage(ctx.trace, `${ctx.block}.${name}`, ctx.layer);
+    return stage ? ` — ${tensorCaption(stage, { sequence, layer: ctx.layer })}` : '';
+  };
   const panel = (caption: string, blocked: Uint8Array, testid: string) => html`<ap-heatmap data-mask=${testid}
     .values=${new Float32Array(rows * cols)} .rows=${rows} .cols=${cols} .rowLabels=${rowLabels} .colLabels=${colLabels}
     .blocked=${blocked} .scale=${ALLOWED} caption=${caption} row-axis=${axes.row} col-axis=${axes.col}
@@ -165,21 +173,29 @@ export function masksView(ctx: ViewContext) {
     .rowLabels=${sentenceLabels} .colLabels=${Array.from({ length: cols }, (_, j) => ({ label: String(j), pad: false }))}
     .blocked=${Uint8Array.from({ length: batch * cols }, (_, k) => (k % cols >= keysPerSentence[Math.floor(k / cols)] ? 1 : 0))}
     .scale=${ALLOWED} row-axis="sentence" col-axis="key position"
-    caption=${`Key padding of the whole batch (B, Sk) = (${batch}, ${cols}): the batch is padded to its longest sentence`}
+    caption=${`Key padding of the whole batch: the batch is padded to its longest sentence${shape('mask.padding')}`}
     .describeCell=${(b: number, j: number) => [`sentence ${b + 1}, key ${j}`,
       j >= keysPerSentence[b] ? 'padding: blocked for every query' : 'a real token']}></ap-heatmap>`;
   return html`<div class="heads">
     ${batchPanel}
-    ${panel(keyCount < cols ? `Key padding: keys ${keyCount}–${cols - 1} are padding` : `Key padding: none in sentence ${ctx.sequence + 1}`, make((_, j) => j >= keyCount), 'padding')}
-    ${causal ? panel('Causal: no looking ahead (j > i)', make((i, j) => j > i), 'causal') : nothing}
-    ${panel('Combined mask (what the softmax sees)', combined, 'combined')}
+    ${panel(`${keyCount < cols ? `Key padding: keys ${keyCount}–${cols - 1} are padding` : `Key padding: none in sentence ${ctx.sequence + 1}`}${
+      shape('mask.padding', ctx.sequence)}`, make((_, j) => j >= keyCount), 'padding')}
+    ${causal ? panel(`Causal: no looking ahead (j > i)${shape('mask.causal')}`, make((i, j) => j > i), 'causal') : nothing}
+    ${panel(`Combined mask (what the softmax sees)${shape('mask', ctx.sequence)}`, combined, 'combined')}
   </div>`;
 }
 
 export function shapesView(ctx: ViewContext) {
   const stacks = ctx.trace.mode === 'cross' ? (['encoder', 'decoder'] as const) : ([ctx.trace.mode] as const);
-  return html`${stacks.map((stack) => html`<ap-shape-flow data-stack=${stack} .steps=${shapeFlow(ctx.trace, stack, ctx.layer)}
-    heading=${`${stack === 'encoder' ? 'Encoder' : 'Decoder'} layer ${ctx.layer}`}></ap-shape-flow>`)}`;
+  return html`${stacks.map((stack) => html`<ap-shape-flow data-stack=${stack} .rows=${flowRows(ctx.trace, stack, ctx.layer)}
+    .blocks=${headBlocks(ctx.trace, stack, ctx.layer)} mode=${ctx.trace.mode}
+    heading=${`${stack === 'encoder' ? 'Encoder' : 'Decoder'} layer ${ctx.layer}: click a step to see its values`}></ap-shape-flow>`)}`;
+}
+
+/** The Values view: one recorded tensor of the chosen layer, of the chosen block's stack. */
+export function valuesView(ctx: ViewContext) {
+  return html`<ap-tensor-view .trace=${ctx.trace} stack=${ctx.block.split('.')[0] as Stack} layer=${ctx.layer}
+    sequence=${ctx.sequence} tensor=${ctx.state.tensor}></ap-tensor-view>`;
 }
 
 export function overviewView(ctx: ViewContext) {
@@ -192,5 +208,8 @@ export function overviewView(ctx: ViewContext) {
       thumbnails.push({ layer, head, values: view.values, rows: view.rows, cols: view.cols, blocked });
     }
   }
-  return html`<ap-overview .thumbnails=${thumbnails} .layers=${ctx.trace.config.layers} .heads=${ctx.trace.config.heads}></ap-overview>`;
+  const weights = findStage(ctx.trace, `${ctx.block}.weights`, 0)!;
+  return html`<p class="hint" data-testid="overview-caption">${tensorCaption(weights, { sequence: ctx.sequence })} in each of
+    the ${ctx.trace.config.layers} layers: one thumbnail per layer and head</p>
+    <ap-overview .thumbnails=${thumbnails} .layers=${ctx.trace.config.layers} .heads=${ctx.trace.config.heads}></ap-overview>`;
 }
