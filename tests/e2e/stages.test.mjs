@@ -12,6 +12,7 @@ import { SHOTS, useSite } from '../support/site.mjs';
 
 const site = useSite();
 const engine = await loadAttention();
+// The engine's default weights are random; the page opens on positional heads, so links compared with engine.run say preset=random.
 
 async function open(hash) {
   const { page, errors } = await openPage(site.browser, { viewport: { width: 1280, height: 900 } }, { onlyFrom: site.url });
@@ -140,7 +141,7 @@ describe('item 6: the stages that were invisible', () => {
   test('Q, K, V per head, the context, the merged heads and the output projection show the engine\u2019s numbers', async () => {
     const trace = engine.run({ texts, mode: 'encoder', config });
     const stage = (name, layer = 1) => trace.stages.find((s) => s.name === name && s.layer === layer);
-    const { page, errors } = await open('#view=values&dModel=32&heads=4&layers=2&layer=1&sequence=1');
+    const { page, errors } = await open('#view=values&dModel=32&heads=4&layers=2&layer=1&sequence=1&preset=random');
     for (const tensor of ['q_heads', 'k_heads', 'v_heads', 'context']) {
       await page.locator(`ap-tensor-view button[data-tensor="self_attn.${tensor}"]`).click();
       const maps = await valuesOf(page, `encoder.self_attn.${tensor}`);
@@ -168,7 +169,7 @@ describe('item 6: the stages that were invisible', () => {
   });
 
   test('residual off, another activation, pre-LN: each changes the values shown', async () => {
-    const { page, errors } = await open('#view=values&tensor=norm1&text=the+cat+sat&dModel=32&heads=4');
+    const { page, errors } = await open('#view=values&tensor=norm1&text=the+cat+sat&dModel=32&heads=4&preset=random');
     const values = async (tensor, check) => (await valuesOf(page, `encoder.${tensor}`, check))[0].values;
     // Post-LN: norm1 = LayerNorm(x + attention(x)); each token has mean 0 and std 1 (the stats table says so).
     const withResidual = await values('norm1');
@@ -229,7 +230,7 @@ describe('item 6: the stages that were invisible', () => {
   });
 
   test('cross-attention: a step of the decoder opens its block, its keys labelled by the source tokens', async () => {
-    const { page, errors } = await open('#view=shapes&mode=cross&text=a+b&source=x+y+z&dModel=32&heads=4');
+    const { page, errors } = await open('#view=shapes&mode=cross&text=a+b&source=x+y+z&dModel=32&heads=4&preset=random');
     const flow = page.locator('ap-shape-flow[data-stack="decoder"]');
     await flow.waitFor();
     await flow.locator('button.step[data-stage="cross_attn.k_heads"]').click();

@@ -51,7 +51,7 @@ const inView = (page, selector) => page.locator(`ap-playground .view[data-view="
 describe('what changed', () => {
   test('a pinned baseline survives typing, layers, view settings and same-shape settings; unpin compares with the previous result', async () => {
     const { page, errors } = await openPage(site.browser, { viewport: { width: 1280, height: 900 } }, { onlyFrom: site.url });
-    await page.goto(`${site.url}#text=the+cat+sat&view=changes`);
+    await page.goto(`${site.url}#text=the+cat+sat&view=changes&preset=random`);  // random weights: Q reads the word, not only its position
     let view = await waitForView(page, (v) => v.reference === 'none', 'first result, nothing to compare with');
 
     // Pin "the cat sat", then type "the dog sat" keystroke by keystroke.
@@ -137,7 +137,7 @@ describe('what changed', () => {
 
   test('typed text is shown as text, never as markup', async () => {
     const { page, errors } = await openPage(site.browser, { viewport: { width: 1280, height: 900 } }, { onlyFrom: site.url });
-    await page.goto(`${site.url}#text=the+cat+sat&view=changes`);
+    await page.goto(`${site.url}#text=the+cat+sat&view=changes&preset=random`);  // random weights: Q reads the word, not only its position
     await waitForView(page, (v) => v.reference === 'none', 'first result');
     await inView(page, 'button[data-action="pin"]').click();
     await page.locator('#setting-text').fill('the <b>dog</b> sat');

@@ -34,19 +34,30 @@ describe('settings', () => {
     const hash = stateToHash(state);
     expect(hash).toMatch(/^#/);
     expect(hash).not.toContain('dModel');
-    expect(stateFromHash(hash)).toEqual({ state, problems: [] });
+    expect(stateFromHash(hash)).toEqual({ state, problems: [], rejected: {} });
+  });
+
+  it('writes relative to the given defaults, and a setting typed but not parsed as typed', () => {
+    const defaults = { ...DEFAULT_STATE, preset: 'positional' as const };
+    expect(stateToHash(defaults, defaults)).toBe('');
+    expect(stateToHash(DEFAULT_STATE, defaults)).toBe('#preset=random');
+    expect(stateFromHash('#preset=random', defaults).state).toEqual(DEFAULT_STATE);
+    expect(stateFromHash('', defaults).state).toEqual(defaults);
+    expect(stateToHash({ ...DEFAULT_STATE, heads: 6 }, DEFAULT_STATE, { heads: '65' })).toBe('#heads=65');
   });
 
   it('keeps the chosen trained model in the hash, first, so a link reopens it', () => {
     expect(DEFAULT_STATE.model).toBe('');  // the untrained playground model
     const state = { ...DEFAULT_STATE, model: 'reverse', text: '3 1 | 1 3' };
     expect(stateToHash(state)).toBe('#model=reverse&text=3+1+%7C+1+3');
-    expect(stateFromHash('#model=reverse&text=3+1+%7C+1+3')).toEqual({ state, problems: [] });
+    expect(stateFromHash('#model=reverse&text=3+1+%7C+1+3')).toEqual({ state, problems: [], rejected: {} });
   });
 
   it('reports bad link parameters and keeps the defaults for them', () => {
-    const { state, problems } = stateFromHash('#heads=0&layers=two&colour=red&mode=sideways&scale=maybe');
+    const { state, problems, rejected } = stateFromHash('#heads=0&layers=two&colour=red&mode=sideways&scale=maybe');
     expect(state).toEqual(DEFAULT_STATE);
+    expect(rejected.heads).toEqual({ raw: '0', error: 'Heads must be between 1 and 64' });
+    expect(Object.keys(rejected)).toEqual(['heads', 'layers', 'mode', 'scale']);
     expect(problems).toEqual([
       'Heads must be between 1 and 64', 'Layers must be a whole number', "unknown setting 'colour' in the link",
       "Attention: unknown choice 'sideways'", 'Scale by 1/√d_k must be on or off',

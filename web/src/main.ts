@@ -1,12 +1,13 @@
 // The playground page: Explore (<ap-playground>: type and look, untrained weights) or
 // Train (<ap-train>: train a small model in a worker and watch it learn), chosen by the
 // URL hash ('#train...' is the Train view); each keeps its settings in the hash.
-import { setDefaultEngine } from './components/playground.js';
+import { type Playground, setDefaultEngine } from './components/playground.js';
 import './components/train-view.js';
 import { setCheckpointBase } from './engine/checkpoint.js';
 import { pageEngineClient } from './engine/page-client.js';
 import { startTrainingWorker } from './engine/train-client.js';
 import { setTrainingRunner } from './engine/train-run.js';
+import { PAGE_DEFAULT_STATE } from './view/first-view.js';
 
 setDefaultEngine(pageEngineClient);
 setTrainingRunner(startTrainingWorker);
@@ -14,7 +15,8 @@ setCheckpointBase(new URL('checkpoints/', location.href));  // web/public/checkp
 
 const INTROS = {
   explore: 'Type one sentence per line. Every head\u2019s scores, masks, softmax weights and the shape of every tensor update as you ' +
-    'type. Weights and token vectors are untrained (drawn from the seed), unless you pick a trained model; the arithmetic is exact.',
+    'type. The page opens on heads built to attend by position; set Weights to Random for an untrained model (drawn from the ' +
+    'seed), or pick a trained model; the arithmetic is exact.',
   train: 'Pick a task and press Start: a small transformer trains right here, in a worker, and you watch the loss fall and ' +
     'the heads of a held-out example sharpen into the pattern that solves the task. Change a setting to start over. ' +
     'The trained models shipped with the page show at once; scrub their timeline to watch their heads form.',
@@ -27,6 +29,7 @@ function route(): void {
   if (slot.firstElementChild?.localName !== tag) {
     const element = document.createElement(tag);
     element.setAttribute('sync-hash', '');
+    if (tag === 'ap-playground') (element as Playground).defaults = PAGE_DEFAULT_STATE;  // the first view: positional heads
     slot.replaceChildren(element);
   }
   document.getElementById('intro')!.textContent = INTROS[mode];

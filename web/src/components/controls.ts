@@ -59,15 +59,19 @@ export const CONTROL_STYLES = css`
 `;
 
 export class Controls extends LitElement {
-  static override properties = { state: { attribute: false }, errors: { attribute: false }, only: { attribute: false } };
+  static override properties = { state: { attribute: false }, errors: { attribute: false }, drafts: { attribute: false },
+    only: { attribute: false } };
   declare state: State;
   declare errors: Record<string, string>;
+  /** The typed text of settings that do not parse: their boxes show it (the state keeps the last good value). */
+  declare drafts: Record<string, string>;
   /** Names of the model settings to show; all when unset. */
   declare only: string[] | undefined;
 
   constructor() {
     super();
     this.errors = {};
+    this.drafts = {};
   }
 
   static override styles = [CONTROL_STYLES, css`:host { display: block; font: 0.9rem system-ui, sans-serif; }
@@ -80,8 +84,9 @@ export class Controls extends LitElement {
   override render() {
     const state = this.state as unknown as Record<string, unknown>;
     const shown = (SETTINGS as readonly Setting[]).filter((s) => s.group === 'model' && (!this.only || this.only.includes(s.name)));
-    return html`${shown.map((s) => html`${renderControl(s, state[s.name], this.errors[s.name], this.#onInput)}
-      ${s.name === 'heads' && this.state.dModel % this.state.heads === 0
+    const typed = 'heads' in this.drafts || 'dModel' in this.drafts;  // then the state's numbers are not the boxes'
+    return html`${shown.map((s) => html`${renderControl(s, this.drafts[s.name] ?? state[s.name], this.errors[s.name], this.#onInput)}
+      ${s.name === 'heads' && !typed && this.state.dModel % this.state.heads === 0
         ? html`<p class="dk" data-testid="dk">d_k = d_model / heads = ${this.state.dModel} / ${this.state.heads} = <strong>${this.state.dModel / this.state.heads}</strong></p>`
         : nothing}`)}`;
   }

@@ -4,6 +4,7 @@
 // Data in (properties), events out ('cell-select'); no global state.
 import { LitElement, css, html, nothing, svg } from 'lit';
 import { BLOCKED_FILL, type ColorScale, formatValue, textColorOn } from '../view/colors.js';
+import { placeTip } from './tip-placement.js';
 
 export interface AxisLabel { label: string; pad: boolean }
 
@@ -171,14 +172,24 @@ export class Heatmap extends LitElement {
       <thead><tr><th scope="col">${this.rowAxis} \\ ${this.colAxis}</th>${header}</tr></thead><tbody>${body}</tbody></table></div>`;
   }
 
-  #renderTip(width: number, height: number) {
+  #renderTip(width: number) {
     if (!this.active || !this.describeCell || this.active.row >= this.rows || this.active.col >= this.cols) return nothing;
     const { row, col } = this.active;
-    const left = ((LEFT + (col + 1) * CELL + 4) / width) * 100;
-    const top = ((TOP + row * CELL) / height) * 100;
-    const flip = left > 60;
-    const style = flip ? `right:${100 - ((LEFT + col * CELL - 4) / width) * 100}%;top:${top}%` : `left:${left}%;top:${top}%`;
-    return html`<div class="tip" role="status" style=${style}>${this.describeCell(row, col).join('\n')}</div>`;
+    // Placed once drawn (updated()), when its size is known: beside the cell, inside the visible part of the plot.
+    return html`<div class="tip" role="status" style="left:0;top:0;visibility:hidden" data-width=${width}>${this.describeCell(row, col).join('\n')}</div>`;
+  }
+
+  override updated() {
+    if (!this.active) return;  // no tip: nothing to place (the common case, e.g. while a model trains)
+    const tip = this.renderRoot.querySelector<HTMLElement>('.tip');
+    const plot = this.renderRoot.querySelector<HTMLElement>('.plot');
+    const svg = this.renderRoot.querySelector('svg');
+    if (!tip || !plot || !svg || !this.active) return;
+    const scale = svg.clientWidth / Number(tip.dataset.width);
+    const cell = { left: (LEFT + this.active.col * CELL) * scale, top: (TOP + this.active.row * CELL) * scale, width: CELL * scale, height: CELL * scale };
+    const area = { left: plot.scrollLeft, top: plot.scrollTop, width: plot.clientWidth, height: plot.clientHeight };
+    const { left, top } = placeTip(cell, { width: tip.offsetWidth, height: tip.offsetHeight }, area);
+    Object.assign(tip.style, { left: `${left}px`, top: `${top}px`, visibility: 'visible' });
   }
 
   override render() {
@@ -202,7 +213,7 @@ export class Heatmap extends LitElement {
           ${active ? svg`<rect x=${LEFT + active.col * CELL} y=${TOP + active.row * CELL} width=${CELL} height=${CELL}
             fill="none" stroke="#e8175d" stroke-width="3" pointer-events="none"></rect>` : nothing}
         </svg>
-        ${this.#renderTip(width, height)}
+        ${this.#renderTip(width)}
       </div></div>
       ${this.#renderTable()}
     </figure>`;

@@ -1,19 +1,23 @@
 // <ap-legend>: the colour bar of a heatmap scale, its end values, and the
-// swatch that marks blocked cells.
+// swatch that marks blocked cells; with `masks`, the Masks view's two swatches (allowed, blocked).
 import { LitElement, css, html, unsafeCSS } from 'lit';
-import { BLOCKED_FILL, type ColorScale, formatValue } from '../view/colors.js';
+import { ALLOWED_FILL, BLOCKED_FILL, type ColorScale, formatValue } from '../view/colors.js';
 
 export class Legend extends LitElement {
-  static override properties = { scale: { attribute: false }, label: { type: String }, noBlocked: { type: Boolean, attribute: 'no-blocked' } };
+  static override properties = { scale: { attribute: false }, label: { type: String }, noBlocked: { type: Boolean, attribute: 'no-blocked' },
+    masks: { type: Boolean } };
   declare scale: ColorScale | undefined;
   declare label: string;
   /** The view has no blocked cells: no swatch for them. */
   declare noBlocked: boolean;
+  /** The Masks view's legend: what an allowed and a blocked cell mean. */
+  declare masks: boolean;
 
   constructor() {
     super();
     this.label = '';
     this.noBlocked = false;
+    this.masks = false;
   }
 
   static override styles = css`
@@ -21,9 +25,13 @@ export class Legend extends LitElement {
     .bar { width: 10rem; height: 0.8rem; border: 1px solid #999; }
     .blocked { width: 1.1rem; height: 0.8rem; border: 1px solid #999;
       background: repeating-linear-gradient(45deg, #555 0 2px, ${unsafeCSS(BLOCKED_FILL)} 2px 6px); }
+    .allowed { width: 1.1rem; height: 0.8rem; border: 1px solid #999; background: ${unsafeCSS(ALLOWED_FILL)}; }
   `;
 
   override render() {
+    if (this.masks) return html`<span>${this.label}</span>
+      <span class="allowed" aria-hidden="true"></span><span data-key="allowed">allowed: the query may attend to this key (its score goes on to the softmax)</span>
+      <span class="blocked" aria-hidden="true"></span><span data-key="blocked">blocked: the score becomes −∞, so its weight after the softmax is exactly 0</span>`;
     if (!this.scale) return html``;
     const stops = Array.from({ length: 11 }, (_, i) => `${this.scale!.at(i / 10)} ${i * 10}%`).join(', ');
     return html`<span>${this.label}</span>

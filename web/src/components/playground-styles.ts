@@ -4,7 +4,7 @@ import { CONTROL_STYLES } from './controls.js';
 export const PLAYGROUND_STYLES = [CONTROL_STYLES, css`
   :host { display: block; font: 1rem/1.4 system-ui, sans-serif; color: #111; container-type: inline-size; }
   .layout {
-    display: grid; gap: 1rem; grid-template-columns: minmax(12rem, 16rem) minmax(0, 1fr);
+    display: grid; gap: 1rem; grid-template-columns: minmax(12rem, 19rem) minmax(0, 1fr);
     grid-template-areas: 'text text' 'aside main';
   }
   .texts { grid-area: text; display: grid; gap: 0.5rem; grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); }
@@ -13,10 +13,26 @@ export const PLAYGROUND_STYLES = [CONTROL_STYLES, css`
   .layout.no-aside { grid-template-columns: minmax(0, 1fr); grid-template-areas: 'text' 'main'; }
   .layout.no-aside.no-text { grid-template-areas: 'main'; }
   .layout.no-text:not(.no-aside) { grid-template-areas: 'aside main'; }
-  /* Sized by the container, not the window: the same layout works embedded in a narrow column. */
+  /* Wide enough for every choice of the menus (a mode such as "Encoder–decoder cross-attention" is not cut off). */
+  aside select { width: 100%; font-size: 0.9rem; }
+  .drawer-toggle { display: none; }
+  /* Sized by the container, not the window: the same layout works embedded in a narrow column. There the settings
+     come first (after the text), folded into a drawer when there are many, so the view is not pushed below them. */
   @container (max-width: 720px) {
-    .layout, .layout.no-text:not(.no-aside) { grid-template-columns: minmax(0, 1fr); grid-template-areas: 'text' 'main' 'aside'; }
-    .layout.no-text:not(.no-aside) { grid-template-areas: 'main' 'aside'; }
+    .layout, .layout.no-text:not(.no-aside) { grid-template-columns: minmax(0, 1fr); grid-template-areas: 'text' 'aside' 'main'; }
+    .layout.no-text:not(.no-aside) { grid-template-areas: 'aside' 'main'; }
+    aside.drawer { border: 1px solid #ccc; border-radius: 6px; padding: 0.3rem 0.5rem; }
+    .drawer-toggle {
+      display: flex; flex-wrap: wrap; gap: 0.1rem 0.5rem; align-items: baseline; width: 100%; text-align: left; font: inherit;
+      background: none; border: none; padding: 0.2rem 0; cursor: pointer;
+    }
+    .drawer-toggle::before { content: '▸'; }
+    aside.drawer.open .drawer-toggle::before { content: '▾'; }
+    .drawer-toggle:focus-visible { outline: 3px solid #1a73e8; }
+    .drawer-title { font-weight: 700; }
+    .drawer-summary { color: #555; font-size: 0.85rem; }
+    aside.drawer:not(.open) .drawer-body { display: none; }
+    aside.drawer.open .drawer-body { margin-top: 0.5rem; }
   }
   .tabs { display: flex; flex-wrap: wrap; gap: 0.25rem; border-bottom: 1px solid #ccc; margin-bottom: 0.5rem; }
   .tabs button {
@@ -30,8 +46,11 @@ export const PLAYGROUND_STYLES = [CONTROL_STYLES, css`
   .exports { display: flex; gap: 0.3rem; margin-left: auto; margin-bottom: 0.2rem; }
   .exports button { font: inherit; font-size: 0.8rem; padding: 0.25rem 0.5rem; cursor: pointer; }
   .heads { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fill, minmax(min(100%, 17rem), 1fr)); }
-  /* Four heads as 2 + 2, never 3 + 1: each column at least a third of the row, so at most two fit. */
-  .heads[data-count='4'] { grid-template-columns: repeat(auto-fill, minmax(min(100%, max(17rem, 34%)), 1fr)); }
+  /* Four pictures (four heads, the four masks) as 2 + 2, never 3 + 1: each column at least a third of the row, so at
+     most two fit. */
+  .heads[data-count='4'], .heads:has(> :nth-child(4):last-child) {
+    grid-template-columns: repeat(auto-fill, minmax(min(100%, max(17rem, 34%)), 1fr));
+  }
   .one-head { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fit, minmax(min(100%, 20rem), 1fr)); }
   ap-legend { margin-bottom: 0.5rem; }
   .overlay-strip { display: flex; flex-wrap: wrap; align-items: center; gap: 0.15rem 0.55rem; border: 1px solid #ddd;
@@ -62,6 +81,9 @@ export const PLAYGROUND_STYLES = [CONTROL_STYLES, css`
   /* The last good view stays while a problem is shown (or another model loads), dimmed and labelled. */
   .view.stale > :not(.stale-note) { opacity: 0.45; }
   .stale-note { margin: 0 0 0.4rem; font-size: 0.8rem; color: #6b4e00; }
+  .range-note { margin: 0 0 0.4rem; font-size: 0.85rem; color: #6b4e00; background: #fff8e1; border: 1px solid #e0c060;
+    padding: 0.3rem 0.5rem; border-radius: 4px; max-width: 44rem; }
+  .first-view-hint { color: #333; max-width: 52rem; margin: 0 0 0.6rem; padding: 0.4rem 0.6rem; border-left: 3px solid #1a73e8; background: #f3f7fe; font-size: 0.9rem; }
   .trained-model { font-size: 0.85rem; margin-bottom: 0.6rem; }
   .trained-model .note { margin: 0 0 0.3rem; }
   .trained-model .about { margin: 0 0 0.3rem; color: #333; }

@@ -12,13 +12,11 @@ import { guard } from 'lit/directives/guard.js';
 import type { RunInput, Trace } from 'attention-playground';
 import type { EngineClient, EngineRequest, PretrainedProgress, RunOutcome } from '../engine/client.js';
 import type { Prediction, PretrainedInfo } from '../engine/pretrained-run.js';
-import {
-  hubBaseUrl, isPretrainedId, pretrainedExample, pretrainedId, pretrainedModel, rememberHubBaseUrl, setPretrainedModel,
-} from '../state/pretrained-models.js';
+import { hubBaseUrl, isPretrainedId, pretrainedExample, pretrainedId, pretrainedModel } from '../state/pretrained-models.js';
 import { predictionsView } from '../view/predictions.js';
 import { exploreModel, modelChoices, type ExploreModel, type ModelChoice } from '../engine/explore-models.js';
 import {
-  DEFAULT_STATE, SETTINGS, blocksFor, crossCheck, modelConfig, parseSetting, settingByName, splitLines,
+  DEFAULT_STATE, SETTINGS, blocksFor, crossCheck, draftProblems, modelConfig, parseSetting, settingByName, splitLines,
   stateFromHash, stateToHash, type Setting, type State,
 } from '../state/settings.js';
 import { type Block } from '../view/trace-model.js';
@@ -28,10 +26,15 @@ import {
 import { changesView } from '../view/changes-view.js';
 import { referenceFor, type Snapshot } from '../view/comparison.js';
 import { renderControl, settingInput } from './controls.js';
-import { viewToolbar } from './view-toolbar.js';
+import { VIEW_PANEL_ID, viewTabId, viewTabs, viewToolbar } from './view-toolbar.js';
+import { outOfRangeNotes, staleNote } from './view-notes.js';
+import { modelSummary, settingsDrawer } from './settings-drawer.js';
+import { SlowRun, TypingPause } from './delayed-flags.js';
+import { weightsHint } from '../view/first-view.js';
 import { fixedSettings, modelPicker, pretrainedSummary, pretrainedTextSetting, trainedTextSetting } from './model-picker.js';
 import type { LoadRequest } from './pretrained-loader.js';
 import './pretrained-loader.js';
+import { loadPretrainedForPanel } from './pretrained-loading.js';
 import { PLAYGROUND_STYLES } from './playground-styles.js';
 import './controls.js';
 import './heatmap.js';
@@ -57,11 +60,15 @@ export class Playground extends LitElement {
     modelError: { state: true }, pretrained: { state: true }, predictions: { state: true }, attentionOnly: { state: true },
     loaderOpen: { state: true }, loading: { state: true }, loadProgress: { state: true }, loadError: { state: true },
     loadNote: { state: true }, hubUrl: { state: true }, baseline: { state: true },
+    drafts: { state: true }, defaults: { attribute: false }, drawerOpen: { state: true },
   };
   declare state: State;
   /** Mirror the state in the URL hash (the playground page). */
   declare syncHash: boolean;
-  /** Which settings have controls: 'all', 'none', or a comma list of setting names plus 'views' and 'export'. */
+  /**
+   * Which settings have controls: 'all', 'none', or a comma list of setting names plus 'views', 'export', 'status'
+   * (the engine, milliseconds and heap line: on the page always, elsewhere only when listed) and 'all'.
+   */
   declare controls: string;
   /** A text to run first and pin as the 'changes' view's baseline, so it compares against it from the start. */
   declare compareText: string;
@@ -93,6 +100,16 @@ export class Playground extends LitElement {
   declare hubUrl: string;
   /** The result pinned as the 'changes' view's baseline (null: compare with the previous result). */
   declare baseline: Snapshot | null;
+  /** What each setting is when the URL hash does not name it (the page sets its own first view). */
+  declare defaults: State;
+  /** The typed text of settings that do not parse: the box keeps it, the URL holds it, and nothing runs until it is fixed. */
+  declare drafts: Record<string, string>;
+  /** At phone width the model settings fold into a drawer above the view: whether it is open. */
+  declare drawerOpen: boolean;
+  /** Problems of a typed box show once typing pauses (typing 1000 does not flash what is wrong with 1 and 10). */
+  #typing = new TypingPause(this, 600);
+  /** A run that takes a while marks the view it will replace. */
+  #slowRun = new SlowRun(this, 250);
   /** The result before `trace`, from the same model (else null). */
   #previous: Snapshot | null = null;
   /** The text that produced `trace`, for the 'changes' view's caption. */
@@ -133,14 +150,15 @@ export class Playground extends LitElement {
     this.loadNote = '';
     this.hubUrl = hubBaseUrl();
     this.baseline = null;
+    this.defaults = DEFAULT_STATE;
+    this.drafts = {};
+    this.drawerOpen = false;
   }
 
   override connectedCallback() {
     super.connectedCallback();
     if (this.syncHash) {
-      const { state, problems } = stateFromHash(location.hash);
-      this.state = state;
-      this.#linkProblems = problems;
+      this.#readHash();
       window.addEventListener('hashchange', this.#onHashChange);
     }
     if (this.#shows('model')) void modelChoices().then((choices) => { this.choices = choices; });
@@ -151,8 +169,8 @@ export class Playground extends LitElement {
   }
 
   #shows(name: string): boolean {
-    if (this.controls === 'all') return true;
-    return this.controls.split(',').map((c) => c.trim()).includes(name);
+    const list = this.controls.split(',').map((c) => c.trim());
+    return list.includes('all') || list.includes(name);
   }
 
   override disconnectedCallback() {
@@ -161,11 +179,22 @@ export class Playground extends LitElement {
   }
 
   #onHashChange = () => {
-    if (location.hash === stateToHash(this.state)) return;
-    const { state, problems } = stateFromHash(location.hash);
-    this.#linkProblems = problems;
-    this.state = state;
+    if (location.hash === stateToHash(this.state, this.defaults, this.drafts)) return;
+    this.#readHash();
   };
+
+  /**
+   * The URL hash -> state; a model or text value that does not parse stays in its box with its problem (view values,
+   * whose boxes may not be on screen, are listed as ignored instead).
+   */
+  #readHash() {
+    const { state, problems, rejected } = stateFromHash(location.hash, this.defaults);
+    const drafts = Object.fromEntries(Object.entries(rejected)
+      .filter(([name]) => this.#shows(name) && ['model', 'text'].includes(settingByName(name)?.group ?? '')).map(([name, { raw }]) => [name, raw]));
+    this.#linkProblems = problems.filter((p) => !Object.keys(drafts).some((name) => rejected[name].error === p));
+    this.drafts = drafts;
+    this.state = state;
+  }
 
   /** A setting typed or picked by the person: parse, validate, store, rerun. */
   #onSetting = (event: Event) => {
@@ -173,15 +202,20 @@ export class Playground extends LitElement {
     const setting = settingByName(name);
     if (!setting) return;
     const parsed = parseSetting(setting, raw);
+    this.#typing.typed(setting.type);
     const errors = { ...this.errors };
     delete errors[name];
+    const { [name]: _, ...drafts } = this.drafts;
     if ('error' in parsed) {
-      errors[name] = parsed.error;
-      this.errors = errors;
+      // Kept as typed: the URL says what the box says, and the view is marked not up to date until it is fixed.
+      this.drafts = { ...drafts, [name]: raw };
+      this.errors = { ...errors, [name]: parsed.error };
+      this.#writeHash();
       return;
     }
+    this.drafts = drafts;
     this.errors = errors;
-    this.state = { ...this.state, [name]: parsed.value } as State;
+    this.state = { ...this.state, [name]: parsed.value } as State;  // a new object: reruns (or rechecks) even if the value is the same
     this.#writeHash();
   };
 
@@ -199,7 +233,7 @@ export class Playground extends LitElement {
   };
 
   #writeHash() {
-    if (this.syncHash) history.replaceState(null, '', stateToHash(this.state) || location.pathname + location.search);
+    if (this.syncHash) history.replaceState(null, '', stateToHash(this.state, this.defaults, this.drafts) || location.pathname + location.search);
   }
 
   /** A layer x head thumbnail was chosen: open that head. */
@@ -229,10 +263,9 @@ export class Playground extends LitElement {
     if (state.mode === 'cross' && texts.length !== source.length)
       (problems as Record<string, string>).source =
         `Cross-attention pairs sentence i with source line i: there are ${texts.length} sentences and ${source.length} source lines.`;
-    const errors: Record<string, string> = {};
-    Object.assign(errors, this.#viewErrors(), problems);
-    this.errors = errors;
-    if (Object.keys(problems).length > 0) return;
+    const drafts = draftProblems(this.drafts);
+    this.errors = { ...this.#viewErrors(), ...problems, ...drafts };
+    if (Object.keys(problems).length > 0 || Object.keys(drafts).some((name) => settingByName(name)?.group !== 'view')) return;
     const input: RunInput = { texts, mode: state.mode, source: state.mode === 'cross' ? source : undefined, config: modelConfig(state) };
     const key = JSON.stringify(input);
     if (key === this.#lastRun) return;  // a view setting changed: nothing to recompute
@@ -259,6 +292,7 @@ export class Playground extends LitElement {
   }
 
   #request(input: EngineRequest, model: string, text: string) {
+    this.#slowRun.started();
     this.#engine().request(this, input, (outcome) => this.#show(outcome, model, text));
   }
 
@@ -317,37 +351,10 @@ export class Playground extends LitElement {
     this.#request({ pretrained: { key: info.key }, text: state.text }, info.key, state.text);
   }
 
-  /** The loading panel asked for a checkpoint: load it where the engine runs, showing bytes per file. */
+  /** The loading panel asked for a checkpoint: load it (pretrained-loading.ts), then show it on its example. */
   #onLoadPretrained = async (event: Event) => {
-    const request = (event as CustomEvent<LoadRequest>).detail;
-    if (this.loading) return;
-    if ('repo' in request) {
-      if (!request.repo) { this.loadError = 'Type a model name first (e.g. gpt2).'; return; }
-      this.hubUrl = request.baseUrl;
-      rememberHubBaseUrl(request.baseUrl);
-    }
-    this.loading = true;
-    this.loadProgress = [];
-    this.loadError = '';
-    this.loadNote = '';
-    const onProgress = (p: PretrainedProgress) => {
-      const list = this.loadProgress.filter((q) => q.file !== p.file);
-      const at = this.loadProgress.findIndex((q) => q.file === p.file);
-      list.splice(at < 0 ? list.length : at, 0, { file: p.file, loaded: p.loaded, total: p.total });
-      this.loadProgress = list;
-    };
-    const source = 'repo' in request ? { repo: request.repo, baseUrl: request.baseUrl } : { files: request.files, name: request.name };
-    const outcome = await this.#engine().loadPretrained(source, onProgress);
-    this.loading = false;
-    if (!outcome.ok) {
-      if (outcome.code === 'aborted') { this.loadNote = 'Loading was cancelled; nothing was loaded.'; return; }
-      const names = outcome.field && !outcome.error.includes(outcome.field) ? ` (${outcome.field})` : '';
-      this.loadError = `Could not load the model: ${outcome.error}${names}.`;
-      return;
-    }
-    const info = outcome.model;
-    setPretrainedModel(info);
-    this.loadNote = `Loaded ${info.name}: ${info.layers} layers \u00d7 ${info.heads} heads.`;
+    const info = await loadPretrainedForPanel(this, this.#engine(), (event as CustomEvent<LoadRequest>).detail);
+    if (!info) return;
     this.choices = await modelChoices();
     if (this.state.model === '') this.#untrainedText = this.state.text;
     this.#lastRun = '';
@@ -360,6 +367,7 @@ export class Playground extends LitElement {
   };
 
   #show(outcome: RunOutcome, model: string, text: string) {
+    this.#slowRun.stop();
     if (!outcome.ok) {
       if (outcome.field === 'text') this.errors = { ...this.errors, text: this.#inputError = outcome.error };
       else this.engineError = outcome.error;
@@ -401,7 +409,7 @@ export class Playground extends LitElement {
       case 'heads': { const scale = stageScale(ctx); return html`<ap-legend .scale=${scale} label="Colour:"></ap-legend>${headsView(ctx, scale)}`; }
       case 'head': { const scale = stageScale(ctx); return html`<ap-legend .scale=${scale} label="Colour:"></ap-legend>${headView(ctx, scale)}`; }
       case 'lines': return linesView(ctx);
-      case 'masks': return masksView(ctx);
+      case 'masks': return html`<ap-legend masks label="Key:"></ap-legend>${masksView(ctx)}`;
       case 'shapes': return html`${this.attentionOnly && this.pretrained ? html`<p class="hint" data-testid="attention-only">This text is long
         for a model this size: only the attention stages were recorded, so only they are listed.</p>` : nothing}${shapesView(ctx)}`;
       case 'values': return valuesView(ctx);
@@ -411,54 +419,71 @@ export class Playground extends LitElement {
     }
   }
 
-  /** Whether the trace shown is not what the settings ask for (a problem, or another model still loading). */
-  #stale(): boolean {
+  /** Why the trace shown is not what the settings ask for (a problem, or another model still loading), or null. */
+  #stale(): 'problem' | 'loading' | null {
     const wanted = isPretrainedId(this.state.model) ? this.pretrained?.key ?? null
       : this.state.model ? this.model?.ref.key ?? null : '';
-    return Boolean(this.engineError || this.modelError) || wanted !== this.#traceModel ||
-      Object.keys(this.errors).some((name) => settingByName(name)?.group !== 'view');
+    if (this.engineError || this.modelError || Object.keys(this.errors).some((name) => settingByName(name)?.group !== 'view')) return 'problem';
+    return wanted !== this.#traceModel ? 'loading' : null;
+  }
+
+  /** The developer's status line (engine, milliseconds, heap): on the page, or where `controls` asks for 'status'. */
+  #showsStatus(): boolean {
+    return this.syncHash || this.controls.split(',').map((c) => c.trim()).includes('status');
   }
 
   override render() {
     const ctx = this.trace ? this.#context(this.trace) : null;
     const trained = this.state.model !== '';
+    const values = { ...this.state, ...this.drafts } as Record<string, unknown>;
+    const errors = this.#typing.on ? {} : this.errors;  // shown once the person pauses typing
     const textSettings = (SETTINGS as readonly Setting[]).filter((s) => s.group === 'text' && this.#shows(s.name) &&
       (s.name === 'text' || (!trained && this.state.mode === 'cross'))).map((s) => (this.pretrained ? pretrainedTextSetting(s, this.pretrained)
       : trained ? trainedTextSetting(s, this.model) : s));
     const modelControls = trained ? []
       : (SETTINGS as readonly Setting[]).filter((s) => s.group === 'model' && this.#shows(s.name)).map((s) => s.name);
     const picker = this.#shows('model');
-    const problems = Object.entries(this.errors).filter(([name]) => !this.#shows(name)).map(([, message]) => message);
+    const problems = Object.entries(errors).filter(([name]) => !this.#shows(name)).map(([, message]) => message);
     const stale = this.#stale();
-    return html`<div class="layout ${modelControls.length || picker ? '' : 'no-aside'} ${textSettings.length ? '' : 'no-text'}"
+    const status = this.#showsStatus() ? html`<p class="status" aria-live="polite" data-heap-bytes=${this.heapBytes}>${this.status}</p>` : nothing;
+    const aside = modelControls.length || picker ? html`
+      ${picker ? modelPicker(this.state.model, this.choices, this.#onModel, () => { this.loaderOpen = true; }) : nothing}
+      ${modelControls.length ? html`<ap-controls .state=${this.state} .errors=${errors} .drafts=${this.drafts} .only=${modelControls}></ap-controls>` : nothing}
+      ${picker && this.loaderOpen ? html`<ap-pretrained-loader .baseUrl=${this.hubUrl} .loading=${this.loading} .progress=${this.loadProgress}
+        .error=${this.loadError} .note=${this.loadNote} @pretrained-load=${this.#onLoadPretrained}
+        @pretrained-cancel=${this.#onCancelPretrained} @pretrained-close=${() => { this.loaderOpen = false; }}></ap-pretrained-loader>` : nothing}
+      ${trained && this.model ? fixedSettings(this.model) : nothing}
+      ${this.pretrained ? pretrainedSummary(this.pretrained) : nothing}
+      ${status}` : null;
+    return html`<div class="layout ${aside ? '' : 'no-aside'} ${textSettings.length ? '' : 'no-text'}"
       @setting-input=${this.#onSetting} @pick=${this.#onPick} @baseline=${this.#onBaseline}>
       ${textSettings.length ? html`<section class="texts" aria-label="Text">
-        ${textSettings.map((s) => renderControl(s, (this.state as unknown as Record<string, unknown>)[s.name], this.errors[s.name], this.#onSetting))}
+        ${textSettings.map((s) => renderControl(s, values[s.name], errors[s.name], this.#onSetting))}
       </section>` : nothing}
-      ${modelControls.length || picker ? html`<aside aria-label="Model settings">
-        ${picker ? modelPicker(this.state.model, this.choices, this.#onModel, () => { this.loaderOpen = true; }) : nothing}
-        ${modelControls.length ? html`<ap-controls .state=${this.state} .errors=${this.errors} .only=${modelControls}></ap-controls>` : nothing}
-        ${picker && this.loaderOpen ? html`<ap-pretrained-loader .baseUrl=${this.hubUrl} .loading=${this.loading} .progress=${this.loadProgress}
-          .error=${this.loadError} .note=${this.loadNote} @pretrained-load=${this.#onLoadPretrained}
-          @pretrained-cancel=${this.#onCancelPretrained} @pretrained-close=${() => { this.loaderOpen = false; }}></ap-pretrained-loader>` : nothing}
-        ${trained && this.model ? fixedSettings(this.model) : nothing}
-        ${this.pretrained ? pretrainedSummary(this.pretrained) : nothing}
-        ${this.#shows('status') ? html`<p class="status" aria-live="polite" data-heap-bytes=${this.heapBytes}>${this.status}</p>` : nothing}
-        ${this.#linkProblems.length ? html`<p class="error">Ignored in the link: ${this.#linkProblems.join('; ')}</p>` : nothing}
-      </aside>` : nothing}
+      ${aside ? settingsDrawer(aside, { open: this.drawerOpen, summary: picker || modelControls.length > 3
+        ? modelSummary(this.state, this.pretrained?.name ?? (this.state.model ? this.model?.label ?? this.state.model : '')) : '',
+        onToggle: () => { this.drawerOpen = !this.drawerOpen; } }) : nothing}
       <main>
+        ${this.#linkProblems.length ? html`<p class="error" role="alert" data-testid="link-problems">Ignored in the link: ${this.#linkProblems.join('; ')}</p>` : nothing}
         ${problems.map((message) => html`<p class="error" role="alert">${message}</p>`)}
         ${this.modelError ? html`<p class="error engine-error" role="alert" data-testid="model-error">${this.modelError}</p>` : nothing}
         ${this.engineError ? html`<p class="error engine-error" role="alert">${this.engineError}</p>` : nothing}
-        ${ctx ? html`${viewToolbar({ ctx, errors: this.errors, shows: (name) => this.#shows(name), onSetting: this.#onSetting, root: this.renderRoot })}<div class="view ${stale ? 'stale' : ''}" data-view=${this.state.view} data-stale=${stale ? '1' : '0'}>
-          ${stale ? html`<p class="stale-note">Not up to date: the last result that worked.</p>` : nothing}${
+        ${picker && this.syncHash ? weightsHint(this.state) : nothing}
+        ${ctx ? html`${this.#shows('views') ? viewTabs(this.state.view, this.#onSetting) : nothing}
+          <div class="view-panel" id=${VIEW_PANEL_ID} role=${this.#shows('views') ? 'tabpanel' : nothing}
+            aria-labelledby=${this.#shows('views') ? viewTabId(this.state.view) : nothing}>
+          ${viewToolbar({ ctx, errors, drafts: this.drafts, shows: (name) => this.#shows(name), onSetting: this.#onSetting, root: this.renderRoot })}
+          ${outOfRangeNotes(ctx)}
+          <div class="view ${stale || this.#slowRun.on ? 'stale' : ''}" data-view=${this.state.view} data-stale=${stale ? '1' : '0'}>
+          ${stale || this.#slowRun.on ? staleNote(ctx.trace, stale ?? 'computing') : nothing}${
           // Typing re-renders with the old trace until the new one arrives: skip the heavy view then.
           guard([this.trace, this.baseline, this.state.view, this.state.stage, ctx.block, ctx.layer, ctx.head, ctx.sequence, this.state.overlay, this.state.tensor],
-            () => this.#view(ctx))}</div>
+            () => this.#view(ctx))}</div></div>
           ${this.pretrained && this.#traceModel === this.pretrained.key ? predictionsView(this.pretrained, this.predictions, ctx.trace.tokens[0] ?? []) : nothing}`
-          : Object.keys(this.errors).length > 0
+          : Object.keys(this.errors).length > 0 && !this.#typing.on
             ? html`<p class="error" role="alert" data-testid="blocked">Nothing to show yet: ${Object.values(this.errors).join(' ')}</p>`
             : this.engineError || this.modelError ? nothing : html`<p class="status">Waiting for the first result…</p>`}
+        ${aside ? nothing : status}
       </main>
     </div>`;
   }

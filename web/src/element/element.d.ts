@@ -6,7 +6,7 @@ import type { Trace } from 'attention-playground';
  * playground setting in kebab-case (text, source, mode, d-model, heads, layers, seed,
  * preset, scale, residual, positional, activation, norm, view, stage, block, layer,
  * head, sequence, overlay, tensor, model), plus `controls` ('all' | 'none' | a comma list of setting names,
- * 'views', 'export', 'model') and `compare-text`. Fires 'trace' (detail.trace) after each run.
+ * 'views', 'export', 'model', 'status' — the engine, milliseconds and heap line — and 'all') and `compare-text`. Fires 'trace' (detail.trace) after each run.
  * Train mode: `checkpoint` (a shipped checkpoint's id — sort, reverse, induction — or the
  * URL of a checkpoint's .json) shows a trained model; `train` with the Train view's
  * settings as attributes (task, length, symbols, d-model, heads, layers, ffn-dim,

@@ -157,29 +157,49 @@ export function formatSetting(setting: Setting, value: unknown): string {
   return String(value);
 }
 
-/** State -> URL hash: only the settings that differ from their default. */
-export function stateToHash(state: State): string {
+/**
+ * State -> URL hash: only the settings that differ from `defaults`; `drafts` (the typed text of settings that do not
+ * parse) replace their setting's value, so the link says what the page shows, problem included.
+ */
+export function stateToHash(state: State, defaults: State = DEFAULT_STATE, drafts: Record<string, string> = {}): string {
   const params = new URLSearchParams();
   for (const setting of SETTINGS as readonly Setting[]) {
     const value = (state as Record<string, unknown>)[setting.name];
-    if (value !== setting.default) params.set(setting.name, formatSetting(setting, value));
+    if (setting.name in drafts) params.set(setting.name, drafts[setting.name]);
+    else if (value !== (defaults as Record<string, unknown>)[setting.name]) params.set(setting.name, formatSetting(setting, value));
   }
   const text = params.toString();
   return text ? `#${text}` : '';
 }
 
-/** URL hash -> state; unknown or invalid parameters are skipped and reported. */
-export function stateFromHash(hash: string): { state: State; problems: string[] } {
-  const state = { ...DEFAULT_STATE } as Record<string, unknown>;
+/**
+ * URL hash -> state (settings it lacks keep `defaults`); unknown parameters are reported in `problems`, values that
+ * do not parse also in `rejected` (name -> the raw value), for a page that shows them at their controls.
+ */
+export function stateFromHash(hash: string, defaults: State = DEFAULT_STATE):
+  { state: State; problems: string[]; rejected: Record<string, { raw: string; error: string }> } {
+  const state = { ...defaults } as Record<string, unknown>;
   const problems: string[] = [];
+  const rejected: Record<string, { raw: string; error: string }> = {};
   for (const [name, raw] of new URLSearchParams(hash.replace(/^#/, ''))) {
     const setting = settingByName(name);
     if (!setting) { problems.push(`unknown setting '${name}' in the link`); continue; }
     const parsed = parseSetting(setting, raw);
-    if ('error' in parsed) problems.push(parsed.error);
+    if ('error' in parsed) { problems.push(parsed.error); rejected[name] = { raw, error: parsed.error }; }
     else state[name] = parsed.value;
   }
-  return { state: state as State, problems };
+  return { state: state as State, problems, rejected };
+}
+
+/** The problems of settings typed as text that does not parse (name -> the typed text). */
+export function draftProblems(drafts: Record<string, string>): Record<string, string> {
+  const problems: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(drafts)) {
+    const setting = settingByName(name);
+    const parsed = setting ? parseSetting(setting, raw) : { error: `unknown setting '${name}'` };
+    if ('error' in parsed) problems[name] = parsed.error;
+  }
+  return problems;
 }
 
 /** Problems that involve more than one setting (the engine's rules), keyed by the setting to show them at. */

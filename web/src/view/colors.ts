@@ -12,6 +12,8 @@ export interface ColorScale {
 }
 
 export const BLOCKED_FILL = '#d9d9d9';
+/** The Masks view's colour for a cell the mask allows. */
+export const ALLOWED_FILL = '#e3f1e5';
 
 export function weightScale(): ColorScale {
   const scale = scaleSequential(interpolateViridis).domain([0, 1]);

@@ -3,7 +3,7 @@
 import { html, nothing } from 'lit';
 import type { Trace } from 'attention-playground';
 import type { State } from '../state/settings.js';
-import { type ColorScale, scoreScale, weightScale } from './colors.js';
+import { ALLOWED_FILL, type ColorScale, scoreScale, weightScale } from './colors.js';
 import { explainCell } from './explain.js';
 import {
   axisTokens, blockedReason, findStage, headSlice, paddedLabels, type Block,
@@ -141,7 +141,7 @@ export function linesView(ctx: ViewContext) {
   return html`<div class="heads" data-count=${ctx.trace.config.heads}>${Array.from({ length: ctx.trace.config.heads }, (_, h) => lineView(ctx, h))}</div>`;
 }
 
-const ALLOWED: ColorScale = { kind: 'sequential', domain: [0, 1], color: () => '#e3f1e5', at: () => '#e3f1e5' };
+const ALLOWED: ColorScale = { kind: 'sequential', domain: [0, 1], color: () => ALLOWED_FILL, at: () => ALLOWED_FILL };
 
 export function masksView(ctx: ViewContext) {
   const combined = blockedCells(ctx);

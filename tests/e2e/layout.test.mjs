@@ -1,0 +1,165 @@
+// Issue 11, item 11: layout and accessibility. On a phone the settings come before the view,
+// folded into a drawer; the view tabs follow the WAI-ARIA tabs pattern; no menu is cut off;
+// four pictures lay out 2 + 2; a tooltip stays inside its own heatmap's box; the Masks view
+// has a legend; the developer status line shows on the playground page only (or when asked).
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openPage } from '../support/browser.mjs';
+import { SHOTS, useSite } from '../support/site.mjs';
+
+const site = useSite();
+
+async function open(path, viewport = { width: 1280, height: 900 }) {
+  const { page, errors } = await openPage(site.browser, { viewport }, { onlyFrom: site.url });
+  await page.goto(site.url + path);
+  await page.locator('ap-heatmap').first().waitFor();
+  return { page, errors };
+}
+
+const box = (locator) => locator.evaluate((el) => { const r = el.getBoundingClientRect(); return { left: r.left, top: r.top, right: r.right, bottom: r.bottom }; });
+const overlaps = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+
+describe('layout and accessibility', () => {
+  test('on a phone the settings come before the heatmaps, in a drawer that opens', async () => {
+    const { page, errors } = await open('#text=the+cat+sat', { width: 390, height: 844 });
+    const drawer = page.locator('[data-testid="settings-drawer"]');
+    const firstMap = await box(page.locator('ap-heatmap').first());
+    assert.ok((await box(drawer)).bottom < firstMap.top, 'the settings drawer is above the first heatmap');
+    assert.ok(firstMap.top < 900, `the first heatmap starts at ${firstMap.top}px, within the first screen or so`);
+    assert.equal(await drawer.getAttribute('aria-expanded'), 'false');
+    assert.match(await drawer.textContent(), /Model settings\s+d_model 64, 4 heads, 2 layers/);
+    assert.equal(await page.locator('#setting-dModel').isVisible(), false);
+    await drawer.click();
+    assert.equal(await drawer.getAttribute('aria-expanded'), 'true');
+    await page.locator('#setting-heads').fill('2');
+    await page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot.querySelectorAll('ap-heatmap').length === 2);
+    assert.ok((await box(page.locator('#setting-heads'))).top < (await box(page.locator('ap-heatmap').first())).top);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 1, `page is ${overflow}px wider than the phone`);
+    await page.screenshot({ path: `${SHOTS}/phone-drawer.png`, fullPage: true });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('the view tabs follow the WAI-ARIA tabs pattern', async () => {
+    const { page, errors } = await open('#text=the+cat+sat');
+    const tabs = page.locator('[role="tablist"] [role="tab"]');
+    const names = await tabs.evaluateAll((all) => all.map((t) => t.dataset.view));
+    assert.deepEqual(names, ['heads', 'head', 'lines', 'masks', 'shapes', 'values', 'overview', 'changes']);
+    const look = () => page.evaluate(() => {
+      const root = document.querySelector('ap-playground').shadowRoot;
+      const all = [...root.querySelectorAll('[role="tab"]')];
+      const panel = root.querySelector('[role="tabpanel"]');
+      return {
+        selected: all.filter((t) => t.getAttribute('aria-selected') === 'true').map((t) => t.dataset.view),
+        inTabOrder: all.filter((t) => t.tabIndex === 0).map((t) => t.dataset.view),
+        focused: root.activeElement?.dataset.view ?? null,
+        controls: [...new Set(all.map((t) => t.getAttribute('aria-controls')))],
+        panel: panel && { id: panel.id, labelledBy: panel.getAttribute('aria-labelledby'), view: panel.querySelector('.view')?.dataset.view },
+        tabId: all.find((t) => t.getAttribute('aria-selected') === 'true').id,
+      };
+    });
+    let state = await look();
+    assert.deepEqual(state.selected, ['heads']);
+    assert.deepEqual(state.inTabOrder, ['heads'], 'roving tabindex: only the selected tab is in the Tab order');
+    assert.deepEqual(state.controls, [state.panel.id]);
+    assert.equal(state.panel.labelledBy, state.tabId);
+    await tabs.first().focus();
+    const press = async (key, view) => {
+      await page.keyboard.press(key);
+      await page.waitForFunction((v) => document.querySelector('ap-playground').shadowRoot.querySelector('.view')?.dataset.view === v, view);
+      state = await look();
+      assert.deepEqual([state.selected, state.inTabOrder, state.focused, state.panel.view], [[view], [view], view, view], `${key} -> ${view}`);
+      assert.equal(state.panel.labelledBy, state.tabId);
+    };
+    await press('ArrowRight', 'head');
+    await press('ArrowRight', 'lines');
+    await press('End', 'changes');
+    await press('ArrowRight', 'heads');  // wraps
+    await press('ArrowLeft', 'changes');
+    await press('Home', 'heads');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('no menu of the settings is cut off, in any of its choices', async () => {
+    for (const width of [1280, 1000]) {
+      const { page, errors } = await open('#text=the+cat+sat', { width, height: 900 });
+      await page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot.querySelectorAll('#setting-model option').length > 1);
+      const cut = await page.evaluate(() => {
+        const root = document.querySelector('ap-playground').shadowRoot;
+        const selects = [root.querySelector('#setting-model'), ...root.querySelector('ap-controls').shadowRoot.querySelectorAll('select')];
+        const measure = document.createElement('canvas').getContext('2d');
+        const problems = [];
+        for (const select of selects) {
+          measure.font = getComputedStyle(select).font;
+          for (const option of select.options) {
+            const needed = measure.measureText(option.text).width + 24;  // the text, its padding and the arrow
+            if (needed > select.clientWidth) problems.push(`${select.name}: "${option.text}" needs ${Math.round(needed)}px of ${select.clientWidth}`);
+          }
+        }
+        return problems;
+      });
+      assert.deepEqual(cut, [], `at ${width}px`);
+      assert.deepEqual(errors, []);
+      await page.close();
+    }
+  });
+
+  test('four pictures lay out 2 + 2, not 3 + 1, and the Masks view has a legend for allowed and blocked', async () => {
+    for (const view of ['heads', 'masks']) {
+      const { page, errors } = await open(`#mode=decoder&text=the+cat+sat+on+the+mat&view=${view}`, { width: 1400, height: 900 });
+      const tops = await page.locator('ap-heatmap').evaluateAll((els) => els.map((e) => Math.round(e.getBoundingClientRect().top)));
+      assert.equal(tops.length, 4);
+      assert.deepEqual([tops[0] === tops[1], tops[2] === tops[3], tops[1] < tops[2]], [true, true, true], `${view}: rows at ${tops.join(', ')}`);
+      if (view === 'masks') {
+        const legend = page.locator('ap-legend[masks]');
+        assert.match(await legend.locator('[data-key="allowed"]').textContent(), /allowed: the query may attend to this key/);
+        assert.match(await legend.locator('[data-key="blocked"]').textContent(), /blocked: the score becomes −∞/);
+        await page.screenshot({ path: `${SHOTS}/masks-legend.png`, fullPage: true });
+      }
+      assert.deepEqual(errors, []);
+      await page.close();
+    }
+  });
+
+  test('a tooltip stays inside its own heatmap: never over the next one, never cut off', async () => {
+    for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+      const { page, errors } = await open('#text=the+cat+sat+on+the+mat', viewport);
+      for (const [row, col] of [[5, 5], [5, 0], [0, 5], [0, 0], [3, 2]]) {
+        const map = page.locator('ap-heatmap[data-head="0"]');
+        const cell = map.locator(`rect[data-row="${row}"][data-col="${col}"]`);
+        await cell.scrollIntoViewIfNeeded();
+        await cell.hover();
+        const tip = map.locator('.tip');
+        await tip.waitFor();
+        await page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot.querySelector('ap-heatmap[data-head="0"]')
+          .shadowRoot.querySelector('.tip')?.style.visibility === 'visible');
+        const tipBox = await box(tip);
+        const plot = await map.evaluate((el) => {
+          const p = el.shadowRoot.querySelector('.plot'); const r = p.getBoundingClientRect();
+          return { left: r.left, top: r.top, right: r.left + p.clientWidth, bottom: r.top + p.clientHeight, scrolls: p.scrollHeight > p.clientHeight };
+        });
+        const where = `${viewport.width}px, cell ${row},${col}: tip ${JSON.stringify(tipBox)} plot ${JSON.stringify(plot)}`;
+        assert.ok(tipBox.left >= plot.left - 0.5 && tipBox.right <= plot.right + 0.5 && tipBox.top >= plot.top - 0.5 && tipBox.bottom <= plot.bottom + 0.5, where);
+        assert.equal(plot.scrolls, false, `the tip makes the plot scroll (${where})`);
+        for (const other of await page.locator('ap-heatmap:not([data-head="0"])').all()) assert.ok(!overlaps(tipBox, await box(other)), where);
+      }
+      assert.deepEqual(errors, []);
+      await page.close();
+    }
+  });
+
+  test('the developer status line is the playground page\'s: not in an embed unless asked for', async () => {
+    const status = async (path) => {
+      const { page, errors } = await open(path);
+      const count = await page.locator('ap-playground .status[data-heap-bytes]').count();
+      assert.deepEqual(errors, []);
+      await page.close();
+      return count;
+    };
+    assert.equal(await status('#text=a+b'), 1);
+    assert.equal(await status('embed.html?text=a+b&controls=all'), 0);
+    assert.equal(await status('embed.html?text=a+b&controls=all,status'), 1);
+  });
+});
