@@ -5,6 +5,7 @@
 // package (dist/) runs from a plain page with both builds; and no page has console,
 // page or worker errors. Errors are recorded by the page itself (CAPTURE, first in every
 // page), the same in every engine; drivers that see more (Firefox's console) add theirs.
+// Functions passed to page.evaluate run in the page (they cross as source text).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { serveDirectory } from '../support/static-server.mjs';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+// Generous: on a loaded 2-core machine the tutorial (13 elements, 10 training workers) took 80 s in WebKit.
+const LIMIT = { timeout: 180_000 };
 
 // Records uncaught errors and rejections, failed script/resource loads, console.error and
 // errors of workers the page starts, into window.__pageErrors.
@@ -37,25 +40,29 @@ export const CAPTURE = `<script>(() => {
   };
 })();</script>`;
 
-// In-page helpers, defined in each function that runs in the page (they cross as source text).
-// deep(root, selector): every match in root and in every shadow root below it.
+// Defines deepQuery(root, selector) in the page: every match in root and in every shadow root below it.
+const HELPERS = `<script>window.deepQuery = function deepQuery(root, selector) {
+  return [...root.querySelectorAll(selector),
+    ...[...root.querySelectorAll('*')].flatMap((e) => e.shadowRoot ? deepQuery(e.shadowRoot, selector) : [])];
+};</script>`;
+
+/** What goes first into every page's <head>. */
+export const HEAD = CAPTURE + HELPERS;
 
 /** The build a page reports: the playground's status line ("simd engine · 1.2 ms · …"). */
 function playgroundStatus() {
-  const deep = (root, s) => [...root.querySelectorAll(s), ...[...root.querySelectorAll('*')].flatMap((e) => e.shadowRoot ? deep(e.shadowRoot, s) : [])];
-  return deep(document, 'ap-playground').map((p) => p.status);
+  return deepQuery(document, 'ap-playground').map((p) => p.status);
 }
 
-/** Row labels (tokens) of every heatmap of the first playground on the page. */
+/** Row labels (tokens) of every heatmap on the page. */
 function heatmapRows() {
-  const deep = (root, s) => [...root.querySelectorAll(s), ...[...root.querySelectorAll('*')].flatMap((e) => e.shadowRoot ? deep(e.shadowRoot, s) : [])];
-  return deep(document, 'ap-heatmap').map((h) => [...h.shadowRoot.querySelectorAll('table th[scope="row"]')].map((th) => th.textContent));
+  return deepQuery(document, 'ap-heatmap').map((h) => [...h.shadowRoot.querySelectorAll('table th[scope="row"]')].map((th) => th.textContent));
 }
 
 /**
  * Declares the checks for one engine. `driver.launch()` resolves to a browser with:
  *   version; open(url) -> page; close().
- * and each page: evaluate(fn, ...args) (fn's source runs in the page; JSON values back),
+ * and each page: evaluate(fn, arg) (fn's source runs in the page with arg; JSON values back),
  *   typeInto(fn, text) (real keystrokes into the element fn returns, replacing its value),
  *   driverErrors() (errors the driver itself saw; [] if none), close().
  * `simd`: whether the engine has wasm SIMD (WebKit runs once with JSC_useWasmSIMD=0);
@@ -67,7 +74,7 @@ export function browserChecks(name, driver, { simd = true, threads = true, tutor
   const pageBuild = simd ? 'simd' : 'scalar';  // 'auto' on a page that is not isolated
   const siteBuild = simd && threads ? 'simd-threads' : pageBuild;
 
-  describe(`${name}${simd ? '' : ' without wasm SIMD'}`, { timeout: 120_000 }, () => {
+  describe(`${name}${simd ? '' : ' without wasm SIMD'}`, () => {
     let browser, site, files, work;
 
     before(async () => {
@@ -76,7 +83,7 @@ export function browserChecks(name, driver, { simd = true, threads = true, tutor
       work = mkdtempSync(join(tmpdir(), `attention-${name}-`));
       // The site as deployed (cross-origin isolated); a plain folder for the one-file element
       // and the package's page (dist/ linked in), served without isolation.
-      site = await serveDirectory(join(ROOT, 'dist-web'), { isolated: true, headHtml: CAPTURE });
+      site = await serveDirectory(join(ROOT, 'dist-web'), { isolated: true, headHtml: HEAD });
       mkdirSync(join(work, 'pages'));
       copyFileSync(join(ROOT, 'dist-web/attention-playground.js'), join(work, 'pages/attention-playground.js'));
       symlinkSync(join(ROOT, 'dist'), join(work, 'pages/dist'));
@@ -112,19 +119,14 @@ export function browserChecks(name, driver, { simd = true, threads = true, tutor
       }
     }
 
-    test('the playground renders one heatmap per head, and typing in the text changes them', async () => {
+    test('the playground renders one heatmap per head, and typing in the text changes them', LIMIT, async () => {
       await onPage(site.url, async (page) => {
-        await waitFor(page, () => {
-          const deep = (root, s) => [...root.querySelectorAll(s), ...[...root.querySelectorAll('*')].flatMap((e) => e.shadowRoot ? deep(e.shadowRoot, s) : [])];
-          return deep(document, 'ap-heatmap').length === 4 && /engine/.test(deep(document, 'ap-playground')[0].status);
-        }, 'four heatmaps and an engine status');
+        await waitFor(page, () => deepQuery(document, 'ap-heatmap').length === 4
+          && /engine/.test(deepQuery(document, 'ap-playground')[0].status), 'four heatmaps and an engine status');
         assert.equal(await page.evaluate(() => crossOriginIsolated), true, 'the site is served cross-origin isolated');
         assert.match((await page.evaluate(playgroundStatus))[0], new RegExp(`^${siteBuild} engine · `));
         const before = await page.evaluate(heatmapRows);
-        await page.typeInto(() => {
-          const deep = (root, s) => [...root.querySelectorAll(s), ...[...root.querySelectorAll('*')].flatMap((e) => e.shadowRoot ? deep(e.shadowRoot, s) : [])];
-          return deep(document, '#setting-text')[0];
-        }, 'the quick brown fox jumps');
+        await page.typeInto(() => deepQuery(document, '#setting-text')[0], 'the quick brown fox jumps');
         const typed = ['the', 'quick', 'brown', 'fox', 'jumps'];
         await waitFor(page, heatmapRows, 'heatmaps of the typed text', (rows) =>
           rows.length === 4 && rows.every((r) => JSON.stringify(r) === JSON.stringify(typed)));
@@ -132,34 +134,36 @@ export function browserChecks(name, driver, { simd = true, threads = true, tutor
       });
     });
 
-    if (tutorial) test('every element of the tutorial starts', async () => {
+    if (tutorial) test('every element of the tutorial starts', LIMIT, async () => {
       await onPage(site.url + 'tutorial.html', async (page) => {
         const count = await page.evaluate(() => document.querySelectorAll('attention-playground').length);
         assert.ok(count >= 10, `${count} elements in the tutorial`);
-        // Each starts once scrolled into view (and stays started): scroll to each in turn,
-        // then wait for all at once (their engines and training workers start in parallel).
-        for (let i = 0; i < count; i++) {
-          await page.evaluate((i) => document.querySelectorAll('attention-playground')[i].scrollIntoView({ block: 'center' }), i);
-          await waitFor(page, (i) => !!document.querySelectorAll('attention-playground')[i].shadowRoot
-            ?.querySelector('ap-playground, ap-train'), `tutorial element ${i} to see it is on screen`, Boolean, i);
-        }
+        // Each starts once scrolled into view (and stays started): scroll to each in turn (again
+        // while it has not seen it: elements above grow as they start), then wait for all at once
+        // (their engines and training workers start in parallel).
+        for (let i = 0; i < count; i++)
+          await waitFor(page, (i) => {
+            const el = document.querySelectorAll('attention-playground')[i];
+            if (el.shadowRoot?.querySelector('ap-playground, ap-train')) return true;
+            el.scrollIntoView({ block: 'center' });
+            return false;
+          }, `tutorial element ${i} to see it is on screen`, Boolean, i);
         // Started: it shows a view (heatmap, shapes, changes), no "Waiting…"; or it failed with an alert.
         const states = await waitFor(page, () => [...document.querySelectorAll('attention-playground')].map((el) => {
-          const deep = (root, s) => [...root.querySelectorAll(s), ...[...root.querySelectorAll('*')].flatMap((e) => e.shadowRoot ? deep(e.shadowRoot, s) : [])];
-          const text = deep(el.shadowRoot, '*').map((e) => [...e.childNodes].filter((n) => n.nodeType === 3).map((n) => n.data).join('')).join(' ');
+          const text = deepQuery(el.shadowRoot, '*').map((e) => [...e.childNodes].filter((n) => n.nodeType === 3).map((n) => n.data).join('')).join(' ');
           return {
             id: el.closest('section')?.id,
-            views: deep(el.shadowRoot, 'ap-heatmap, ap-shape-flow, table.changes, ap-line-view').length,
+            views: deepQuery(el.shadowRoot, 'ap-heatmap, ap-shape-flow, table.changes, ap-line-view').length,
             waiting: /Waiting/.test(text),
-            alerts: deep(el.shadowRoot, '[role="alert"], .error').map((e) => e.textContent.trim()).filter(Boolean),
+            alerts: deepQuery(el.shadowRoot, '[role="alert"], .error').map((e) => e.textContent.trim()).filter(Boolean),
           };
         }), 'every tutorial element to start', (all) => all.every((s) => s.views > 0 && !s.waiting || s.alerts.length > 0),
-        undefined, 90_000);
+        undefined, 120_000);
         assert.deepEqual(states.filter((s) => s.alerts.length > 0), [], 'tutorial elements with an error');
       });
     });
 
-    test('the one-file element runs from <script defer>, served and from file://', async () => {
+    test('the one-file element runs from <script defer>, served and from file://', LIMIT, async () => {
       for (const url of [files.url + 'element.html', pathToFileURL(join(work, 'pages/element.html')).href]) {
         await onPage(url, async (page) => {
           const rows = await waitFor(page, heatmapRows, `two heatmaps at ${url}`, (rows) => rows.length === 2);
@@ -170,7 +174,7 @@ export function browserChecks(name, driver, { simd = true, threads = true, tutor
       }
     });
 
-    test(`the npm package from a plain page: ${simd ? 'both builds agree' : "'auto' picks scalar, 'simd' is refused with an AttentionError"}`, async () => {
+    test(`the npm package from a plain page: ${simd ? 'both builds agree' : "'auto' picks scalar, 'simd' is refused with an AttentionError"}`, LIMIT, async () => {
       await onPage(files.url + 'package.html', async (page) => {
         const result = await waitFor(page, () => window.result ?? null, 'the package page\'s result');
         assert.equal(result.auto.build, pageBuild);
@@ -208,13 +212,13 @@ export async function waitFor(page, fn, what, ok = Boolean, arg = undefined, tim
 }
 
 // The one-file element, as a tutorial page uses it (from file:// only classic scripts run).
-const ELEMENT_PAGE = `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,">${CAPTURE}
+const ELEMENT_PAGE = `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,">${HEAD}
 <script defer src="./attention-playground.js"></script></head>
 <body><h1>A tutorial</h1>
 <attention-playground text="the cat sat on the mat" heads="2" controls="none"></attention-playground></body></html>`;
 
 // The package's browser entry from a plain module script, every build; the result goes to window.result.
-const PACKAGE_PAGE = `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,">${CAPTURE}</head>
+const PACKAGE_PAGE = `<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,">${HEAD}</head>
 <body><script type="module">
   import { loadAttention, findStage, AttentionError } from './dist/index.js';
   const result = {};

@@ -11,7 +11,7 @@ const FIREFOX = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
 browserChecks('Firefox', {
   async launch() {
     assert.ok(existsSync(FIREFOX), `${FIREFOX} missing: run scripts/setup.sh (firefox-esr)`);
-    const browser = await puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX, headless: true });
+    const browser = await puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX, headless: true, timeout: 60_000 });
     return {
       version: await browser.version(),
       async open(url) {

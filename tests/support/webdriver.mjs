@@ -34,6 +34,7 @@ export async function startWebKit({ env = {} } = {}) {
   async function call(method, path, body) {
     const response = await fetch(base + path, {
       method, headers: { 'content-type': 'application/json; charset=utf-8' }, body: body ? JSON.stringify(body) : undefined,
+      signal: AbortSignal.timeout(60_000),  // no call of ours takes long: a hung browser fails the test
     });
     const json = await response.json();
     if (!response.ok) {
