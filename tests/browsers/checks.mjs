@@ -110,7 +110,7 @@ export function browserChecks(name, driver, { simd = true, threads = true, tutor
           await check(page);
         } catch (error) {
           const seen = await errors().catch(() => []);
-          if (seen.length) error.message += `\nerrors on the page: ${seen.join(' | ')}`;
+          if (seen.length) throw new Error(`${error.message}\nerrors on the page: ${seen.join(' | ')}`, { cause: error });
           throw error;
         }
         assert.deepEqual(await errors(), [], 'console, page or worker errors');
