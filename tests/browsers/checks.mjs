@@ -91,6 +91,7 @@ export function browserChecks(name, driver, { simd = true, threads = true, tutor
       writeFileSync(join(work, 'pages/package.html'), PACKAGE_PAGE);
       files = await serveDirectory(join(work, 'pages'));
       browser = await driver.launch();
+      console.log(`${name}${simd ? '' : ' without wasm SIMD'}: ${browser.version}`);
     });
     after(async () => {
       await browser?.close();

@@ -3,8 +3,8 @@
 // package must fall back to its scalar build. WebDriver has no console log here: the
 // page records its own errors (checks.mjs, CAPTURE). WebKitGTK 2.50 makes the site
 // cross-origin isolated but has no SharedArrayBuffer global, so the site loads the
-// single-threaded SIMD build there. Without SIMD the tutorial is left out (it takes
-// longest; its elements load the engine the same way as the one-file element, checked).
+// single-threaded SIMD build there. Without SIMD the tutorial is left out: it takes
+// longest, and its elements load the engine as the playground page does (checked).
 import { browserChecks } from './checks.mjs';
 import { startWebKit } from '../support/webdriver.mjs';
 
