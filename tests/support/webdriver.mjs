@@ -3,7 +3,7 @@
 // `env` is added to the driver's environment, which MiniBrowser and its web processes
 // inherit (JSC_useWasmSIMD=0 switches wasm SIMD off).
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 export const WEBKIT_DRIVER = process.env.WEBKIT_DRIVER_PATH ?? '/usr/bin/WebKitWebDriver';
@@ -44,6 +44,15 @@ export async function startWebKit({ env = {} } = {}) {
     return json.value;
   }
 
+  // Ends the driver only: xvfb-run then stops its Xvfb and removes its temporary folder.
+  // The whole group is killed only if that does not end it.
+  const stopDriver = () => {
+    let children = [];
+    try { children = readFileSync(`/proc/${driver.pid}/task/${driver.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean); } catch { /* gone */ }
+    for (const pid of children) {
+      try { if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'WebKitWebDriver') process.kill(Number(pid), 'SIGTERM'); } catch { /* gone */ }
+    }
+  };
   const kill = () => { try { process.kill(-driver.pid, 'SIGTERM'); } catch { /* already gone */ } };
   const deadline = Date.now() + 20_000;
   for (;;) {
@@ -75,8 +84,9 @@ export async function startWebKit({ env = {} } = {}) {
     sendKeys: (element, text) => call('POST', `${s}/element/${elementId(element)}/value`, { text }),
     async close() {
       try { await call('DELETE', s); } catch { /* the browser may be gone already */ }
-      kill();
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 5000))]);
+      stopDriver();
+      const ended = await Promise.race([exited.then(() => true), new Promise((resolve) => setTimeout(resolve, 5000, false))]);
+      if (!ended) kill();
     },
   };
 }
