@@ -156,6 +156,8 @@ export function browserChecks(name, driver, { simd = true, threads = true, tutor
             id: el.closest('section')?.id,
             views: deepQuery(el.shadowRoot, 'ap-heatmap, ap-shape-flow, table.changes, ap-line-view').length,
             waiting: /Waiting/.test(text),
+            // How far a stuck element got: the playground's status line, the training runs' status.
+            status: el.shadowRoot.querySelector('ap-playground')?.status ?? deepQuery(el.shadowRoot, 'ap-train .progress')[0]?.dataset.status,
             alerts: deepQuery(el.shadowRoot, '[role="alert"], .error').map((e) => e.textContent.trim()).filter(Boolean),
           };
         }), 'every tutorial element to start', (all) => all.every((s) => s.views > 0 && !s.waiting || s.alerts.length > 0),
@@ -207,7 +209,7 @@ export async function waitFor(page, fn, what, ok = Boolean, arg = undefined, tim
   for (;;) {
     value = await page.evaluate(fn, arg);
     if (ok(value)) return value;
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}; last: ${JSON.stringify(value)?.slice(0, 500)}`);
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}; last: ${JSON.stringify(value)?.slice(0, 3000)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
