@@ -23,7 +23,7 @@ export async function startWebKit({ env = {} } = {}) {
   for (const file of [WEBKIT_DRIVER, MINIBROWSER, XVFB_RUN])
     if (!existsSync(file)) throw new Error(`${file} missing: run scripts/setup.sh (webkit2gtk-driver, xvfb, xauth)`);
   const port = await freePort();
-  // Its own process group, so closing ends xvfb-run, Xvfb, the driver and the browser together.
+  // Its own process group, so that a stuck xvfb-run, Xvfb, driver and browser can be ended together.
   const driver = spawn(XVFB_RUN, ['-a', '-s', '-screen 0 1280x1024x24', WEBKIT_DRIVER, `--port=${port}`],
     { stdio: ['ignore', 'ignore', 'pipe'], detached: true, env: { ...process.env, ...env } });
   let driverLog = '';
