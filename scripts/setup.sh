@@ -9,9 +9,11 @@ SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 
 # Debian packages: toolchains (g++; clang with its sanitizer and libFuzzer runtime),
-# libraries, the wasm compiler, the browser for end-to-end tests, and PyTorch (the
-# reference that weights written by the engine are loaded back into).
-packages=(cmake ninja-build g++ clang libclang-rt-14-dev libeigen3-dev libgtest-dev nlohmann-json3-dev emscripten chromium python3-torch)
+# libraries, the wasm compiler, the browsers for end-to-end tests (Chromium; Firefox ESR;
+# WebKitGTK's WebDriver with its MiniBrowser, run under xvfb-run, which needs xauth), and
+# PyTorch (the reference that weights written by the engine are loaded back into).
+packages=(cmake ninja-build g++ clang libclang-rt-14-dev libeigen3-dev libgtest-dev nlohmann-json3-dev emscripten chromium
+  firefox-esr webkit2gtk-driver xvfb xauth python3-torch)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -98,6 +98,12 @@ run_node_tests package tests/package/
 stage "the playground, the embeds and the tutorial in Chromium (screenshots in test-output/screenshots/)"
 run_node_tests e2e tests/e2e/
 
+stage "the same checks in Firefox ESR (puppeteer-core, WebDriver BiDi): playground, tutorial, one-file element, package"
+run_node_tests firefox tests/browsers/firefox.test.mjs
+
+stage "the same checks in WebKitGTK (WebKitWebDriver + MiniBrowser under xvfb-run), with and without wasm SIMD"
+run_node_tests webkit tests/browsers/webkit.test.mjs
+
 stage "summary"
 passed=0; failed=0
 while read -r label p f; do

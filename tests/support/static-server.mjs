@@ -1,7 +1,9 @@
 // A minimal static file server on 127.0.0.1 for browser tests: serves one folder
 // with the right content types (application/wasm included), and, with `isolated`, the
 // headers that make pages cross-origin isolated (as the playground's own servers send
-// them: shared memory, so the threaded engine). Returns its URL and a close function.
+// them: shared memory, so the threaded engine); with `headHtml`, that HTML goes first into
+// every page's <head> (e.g. a script that records errors before the page's own scripts run).
+// Returns its URL and a close function.
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
@@ -15,14 +17,19 @@ const TYPES = {
   '.png': 'image/png',
 };
 
-export async function serveDirectory(root, { isolated = false } = {}) {
+export async function serveDirectory(root, { isolated = false, headHtml = '' } = {}) {
   const server = createServer(async (request, response) => {
     try {
       const path = decodeURIComponent(new URL(request.url, 'http://x').pathname);
       let file = normalize(join(root, path));
       if (file !== root && !file.startsWith(root.endsWith(sep) ? root : root + sep)) throw new Error('outside root');
       if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
-      const body = await readFile(file);
+      let body = await readFile(file);
+      if (headHtml && extname(file) === '.html') {
+        const html = body.toString('utf8');
+        const head = /<head(\s[^>]*)?>/i;  // not <header>
+        body = head.test(html) ? html.replace(head, (tag) => tag + headHtml) : headHtml + html;
+      }
       response.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', ...(isolated ? ISOLATION : {}) });
       response.end(body);
     } catch {
