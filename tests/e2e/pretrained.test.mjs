@@ -225,6 +225,27 @@ describe('pretrained checkpoints on the Explore page', () => {
     await page.close();
   });
 
+  test('BERT from files dropped on the panel loads as from the picker', async () => {
+    const { page, errors } = await open();
+    await openLoader(page);
+    const names = readdirSync(`${FIXTURES}bert-tiny`).filter((f) => f !== 'expected.json');
+    const files = names.map((name) => ({ name, base64: readFileSync(`${FIXTURES}bert-tiny/${name}`).toString('base64') }));
+    // A drop as the browser delivers one: a DataTransfer holding the files, on the panel.
+    await page.evaluate((files) => {
+      const data = new DataTransfer();
+      for (const { name, base64 } of files) data.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], name));
+      const panel = document.querySelector('ap-playground').shadowRoot.querySelector('ap-pretrained-loader')
+        .shadowRoot.querySelector('[data-testid="pretrained-loader"]');
+      panel.dispatchEvent(new DragEvent('dragover', { dataTransfer: data, bubbles: true, cancelable: true }));
+      panel.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
+    }, files);
+    await page.locator('[data-testid="pretrained-note"]').waitFor({ timeout: 15_000 });
+    assert.equal(await page.locator('#setting-model').inputValue(), 'pretrained:BertForMaskedLM');
+    await waitForRows(page, ['[CLS]', 'the', 'ca', '##t', '[MASK]', 'on', 'the', 'm', '##at', '.', '[SEP]']);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('a broken checkpoint says which file; Cancel stops a download', async () => {
     const { page, errors } = await open();
     await openLoader(page);
