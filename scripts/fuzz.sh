@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses (preset `fuzz`: clang, ASan, UBSan) and runs each
-# for FUZZ_SECONDS (default 20: the CI budget) from the seed corpus in tests/fuzz/corpus/. The
+# Builds the libFuzzer harnesses (preset `native-asan`: clang, ASan, UBSan, coverage for
+# libFuzzer; the sanitized test suite shares the build) and runs each
+# for FUZZ_SECONDS (default 15: the CI budget) from the seed corpus in tests/fuzz/corpus/. The
 # corpus is copied, so the repository is not changed. A crash, leak, UB report or
 # broken invariant fails the run; the input that caused it is saved under
 # test-output/fuzz/<name>/ — copy it to tests/fuzz/regressions/<name>/ to keep it
@@ -9,9 +10,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
-seconds=${FUZZ_SECONDS:-20}
+seconds=${FUZZ_SECONDS:-15}
 names=(${FUZZERS:-tokenizer config forward safetensors pretrained_tokenizers checkpoint})
-cmake --preset fuzz >/dev/null && cmake --build --preset fuzz || { echo "fuzz: 0 passed, ${#names[@]} failed"; exit 1; }
+cmake --preset native-asan >/dev/null && cmake --build --preset native-asan || { echo "fuzz: 0 passed, ${#names[@]} failed"; exit 1; }
 passed=0; failed=0
 for name in "${names[@]}"; do
   work=test-output/fuzz/$name
@@ -19,7 +20,7 @@ for name in "${names[@]}"; do
   cp tests/fuzz/corpus/$name/* "$work/corpus/"
   echo "== fuzz_$name for ${seconds}s"
   if ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-     "build/fuzz/tests/fuzz/fuzz_$name" "$work/corpus" -max_total_time="$seconds" -max_len=4096 \
+     "build/native-asan/tests/fuzz/fuzz_$name" "$work/corpus" -max_total_time="$seconds" -max_len=4096 \
        -rss_limit_mb=2048 -timeout=10 -artifact_prefix="$work/" -print_final_stats=1 > "$work/log.txt" 2>&1; then
     grep -E "^stat::number_of_executed_units|^#[0-9]+.*DONE" "$work/log.txt" | tail -2
     passed=$((passed + 1))
