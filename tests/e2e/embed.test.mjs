@@ -146,10 +146,11 @@ describe('the element in train mode', () => {
       ['residual']);
     const longest = await page.evaluate((from) => window.longTasks.slice(from), tasksBefore);
     // On the page's thread (no worker in a one-file bundle) training shares tasks with the page: 12 ms slices, a
-    // held-out evaluation now and then, the redraws. Quiet runs see no task over 100 ms, but full CI runs of
-    // 2026-11-22 saw tasks of 0.5 s and 2.3 s (a regression under investigation: see the session-7 closing note).
-    // Held here: the page never freezes for 5 s; the site and the iframe train in workers, where
-    // tests/e2e/train.test.mjs holds tasks under 50 ms.
+    // held-out evaluation now and then, the redraws. Quiet runs, and runs beside a native build, see tasks of
+    // 50-90 ms; one full run of 2026-11-22 saw up to 2.3 s while the worker-trained Train view in the same run
+    // also broke its 50 ms bound, i.e. a machine starved by other work, which a test cannot tell from a slow page.
+    // So this asserts only what a learner would call broken, a page frozen for 5 s; speed is for the benchmarks.
+    // The site and the iframe train in workers, where tests/e2e/train.test.mjs holds tasks under 50 ms.
     assert.ok(longest.every((d) => d < 5000), `main-thread tasks while training on the page: ${longest.join(', ')} ms`);
     // Bad attributes are reported (added once the live run is done: a third model would share the thread).
     await page.evaluate(() => {

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { BUILDS, ROOT, engineFor, expectClose, f32, fixture } from './helpers.js';
 
-const NATIVE_TRACE = `${ROOT}build/native-debug/attention_trace`;
+const NATIVE_TRACE = `${ROOT}build/native-asan/attention_trace`;
 
 describe.each(BUILDS)('%s build', (build) => {
   it('loads the build it was asked for', async () => {
