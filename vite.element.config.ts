@@ -19,6 +19,5 @@ export default defineConfig({
     outDir: 'dist',
     emptyOutDir: false,
     target: 'es2022',
-    rollupOptions: { output: { inlineDynamicImports: true } },
   },
 });

@@ -8,9 +8,9 @@ import { AttentionEngine } from './engine.js';
 import { chooseBuild } from './build-choice.js';
 import type { LoadOptions, Factory } from './loader.js';
 import type { Build } from './types.js';
-// @ts-ignore -- emcc output (SINGLE_FILE), typed by Factory
+// @ts-ignore -- emcc glue with the .wasm built in (scripts/inline-wasm.mjs), typed by Factory
 import createSimd from './wasm/attention-simd-inline.mjs';
-// @ts-ignore -- emcc output (SINGLE_FILE), typed by Factory
+// @ts-ignore -- emcc glue with the .wasm built in (scripts/inline-wasm.mjs), typed by Factory
 import createScalar from './wasm/attention-scalar-inline.mjs';
 
 export * from './api.js';
