@@ -31,7 +31,7 @@ const Schema<ModelSpec>& model_spec_schema() {
           int_field("encoderLayers", &S::encoder_layers, 0, 64,
                     "Layers of an encoder in front of the stack (0 = a single stack)."),
           bool_field("residual", &S::residual, "Residual connections around each sub-layer (off: an ablation)."),
-          bool_field("scale", &S::scale, "Divide the scores by sqrt(d_k) (off: an ablation)."),
+          bool_field("scale", &S::scale, "Divide the scores by √d_k (off: an ablation)."),
           choice_field("attnActivation", &S::attn_activation,
                        {{"none", Activation::None},
                         {"relu", Activation::ReLU},

@@ -161,7 +161,7 @@ export const ENGINE = {
       },
       {
         "default": true,
-        "help": "Divide the scores by sqrt(d_k) (off: an ablation).",
+        "help": "Divide the scores by √d_k (off: an ablation).",
         "name": "scale",
         "type": "bool"
       },
@@ -490,7 +490,7 @@ export const ENGINE = {
         "Sq",
         "E"
       ],
-      "help": "queries: input x W_q^T + b_q, row by row",
+      "help": "queries: input · W_qᵀ + b_q, row by row",
       "kind": "projection",
       "name": "q_proj",
       "scope": "attention"
@@ -501,7 +501,7 @@ export const ENGINE = {
         "Sk",
         "E"
       ],
-      "help": "keys: input x W_k^T + b_k, row by row",
+      "help": "keys: input · W_kᵀ + b_k, row by row",
       "kind": "projection",
       "name": "k_proj",
       "scope": "attention"
@@ -512,7 +512,7 @@ export const ENGINE = {
         "Sk",
         "E"
       ],
-      "help": "values: input x W_v^T + b_v, row by row",
+      "help": "values: input · W_vᵀ + b_v, row by row",
       "kind": "projection",
       "name": "v_proj",
       "scope": "attention"
@@ -628,7 +628,7 @@ export const ENGINE = {
         "Sq",
         "Sk"
       ],
-      "help": "Q K^T per head, before scaling and masking",
+      "help": "Q·Kᵀ per head, before scaling and masking",
       "kind": "scores",
       "name": "scores",
       "scope": "attention"
@@ -640,7 +640,7 @@ export const ENGINE = {
         "Sq",
         "Sk"
       ],
-      "help": "scores / sqrt(d_k)",
+      "help": "scores ÷ √d_k",
       "kind": "scores",
       "name": "scaled",
       "scope": "attention"
@@ -652,7 +652,7 @@ export const ENGINE = {
         "Sq",
         "Sk"
       ],
-      "help": "scaled scores, -inf where blocked",
+      "help": "scaled scores, −∞ where blocked",
       "kind": "scores",
       "name": "masked",
       "scope": "attention"
@@ -676,7 +676,7 @@ export const ENGINE = {
         "Sq",
         "d_k"
       ],
-      "help": "weights x V per head",
+      "help": "weights · V per head",
       "kind": "context",
       "name": "context",
       "scope": "attention"
@@ -698,7 +698,7 @@ export const ENGINE = {
         "Sq",
         "E"
       ],
-      "help": "merged x W_o^T + b_o: the output projection mixes heads",
+      "help": "merged · W_oᵀ + b_o: the output projection mixes heads",
       "kind": "projection",
       "name": "output",
       "scope": "attention"
