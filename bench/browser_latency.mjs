@@ -47,11 +47,11 @@ const CASES = [
  * first frame that renders it: style, layout and paint of that frame follow the callbacks.
  * From that callback a task is posted (MessageChannel); it runs once the frame's main-thread
  * work is done, and stops the clock. What is left out: compositing, raster and display on
- * other threads (a frame's presentation). Presentation time is not used as the end because no
- * engine here reports it for a frame caused by an asynchronous update (Chromium's Event Timing
- * covers the frame after the event handler, not after a worker's reply; Firefox has nothing);
- * rAF + task is the same, comparable measure in both browsers, and polling in rAF (not in a
- * busy task loop) leaves the main thread to the page between frames.
+ * other threads (a frame's presentation). A presentation time is not used as the end: Event
+ * Timing ends at the frame after the input handler, not after the worker's reply; Long
+ * Animation Frame entries (Chromium) come only for frames over 50 ms; Element Timing does not
+ * see shadow trees. rAF + task is the same, comparable measure in both browsers, and checking
+ * in rAF (not in a busy task loop) leaves the main thread to the page between frames.
  */
 async function measureKeystrokes({ rest, warmupMs, minWarmup, samples, timeoutMs }) {
   const deepQuery = (root, selector) => [...root.querySelectorAll(selector),
@@ -215,7 +215,7 @@ const lines = [
   '|---|---|---|---|---|---|',
   ...wanted.flatMap((b) => CASES.map((c) => {
     const r = results[b][c.name];
-    return `| ${DRIVERS[b] === DRIVERS.chromium ? 'Chromium' : 'Firefox ESR'} ${versions[b]} | ${c.label} | ${ms(r.medianMs)} | ${ms(r.p90Ms)} | ${r.samples} | ` +
+    return `| ${{ chromium: 'Chromium', firefox: 'Firefox ESR' }[b]} ${versions[b]} | ${c.label} | ${ms(r.medianMs)} | ${ms(r.p90Ms)} | ${r.samples} | ` +
       `${c.name === 'default' ? verdict(r) : `reported (${(r.medianMs / FRAME_MS).toFixed(1)} frames median)`} |`;
   })),
 ];
