@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm run bench`: builds the native roof (-march=native), the wasm builds, the site
 # and the kernel timer, then runs bench/run.mjs (engines, trace, kernels) and
-# bench/browser_latency.mjs (keystroke to screen in Chromium), browser_train.mjs and
+# bench/browser_latency.mjs (keystroke to painted frame, default and heavy settings, in
+# Chromium and Firefox ESR; bench/results/latency.json), browser_train.mjs and
 # browser_pretrained.mjs (GPT-2 small against onnxruntime-web in Chromium). Takes a few minutes;
 # run it on a quiet machine.
 set -euo pipefail
