@@ -21,7 +21,8 @@ import {
 } from '../state/settings.js';
 import { type Block } from '../view/trace-model.js';
 import {
-  headView, headsView, linesView, masksView, overviewView, shapesView, stageScale, valuesView, type ViewContext,
+  headView, headsView, linesView, masksView, overviewView, rowsView, shapesView, splitView, stageScale, stepsView, valuesView,
+  type ViewContext,
 } from '../view/views.js';
 import { changesView } from '../view/changes-view.js';
 import { referenceFor, type Snapshot } from '../view/comparison.js';
@@ -43,6 +44,9 @@ import './line-view.js';
 import './overview.js';
 import './shape-flow.js';
 import './tensor-view.js';
+import './row-wise.js';
+import './head-split.js';
+import './head-walk.js';
 
 let defaultEngine: (() => EngineClient) | null = null;
 
@@ -412,6 +416,9 @@ export class Playground extends LitElement {
       case 'masks': return html`<ap-legend masks label="Key:"></ap-legend>${masksView(ctx)}`;
       case 'shapes': return html`${this.attentionOnly && this.pretrained ? html`<p class="hint" data-testid="attention-only">This text is long
         for a model this size: only the attention stages were recorded, so only they are listed.</p>` : nothing}${shapesView(ctx)}`;
+      case 'rows': return rowsView(ctx);
+      case 'split': return splitView(ctx);
+      case 'steps': return stepsView(ctx);
       case 'values': return valuesView(ctx);
       case 'overview': return overviewView(ctx);
       case 'changes': return changesView({ ...ctx, current: { trace: ctx.trace, text: this.#traceText, model: this.#traceModel },

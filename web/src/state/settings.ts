@@ -27,7 +27,7 @@ export interface TextSetting extends Base { type: 'text'; default: string; maxLe
 export type Setting = IntSetting | NumberSetting | BoolSetting | ChoiceSetting | TextSetting;
 
 export const STAGES = ['scores', 'scaled', 'masked', 'weights'] as const;
-export const VIEWS = ['heads', 'head', 'lines', 'masks', 'shapes', 'values', 'overview', 'changes'] as const;
+export const VIEWS = ['heads', 'head', 'lines', 'masks', 'shapes', 'rows', 'split', 'steps', 'values', 'overview', 'changes'] as const;
 export const BLOCKS = ['auto', 'encoder.self_attn', 'decoder.self_attn', 'decoder.cross_attn'] as const;
 
 /**
@@ -48,7 +48,8 @@ const TEXT_SETTINGS = [
 
 const VIEW_SETTINGS = [
   { name: 'view', group: 'view', type: 'choice', label: 'View', default: 'heads', choices: VIEWS,
-    labels: { heads: 'All heads', head: 'One head', lines: 'Line view', masks: 'Masks', shapes: 'Shapes', values: 'Values',
+    labels: { heads: 'All heads', head: 'One head', lines: 'Line view', masks: 'Masks', shapes: 'Shapes', rows: 'Row by row',
+      split: 'Head split', steps: 'Step by step', values: 'Values',
       overview: 'Layers × heads', changes: 'What changed' } },
   { name: 'stage', group: 'view', type: 'choice', label: 'Stage', default: 'weights', choices: STAGES,
     labels: { scores: 'Scores Q·Kᵀ', scaled: 'Scaled ÷√d_k', masked: 'Masked', weights: 'Softmax weights' } },

@@ -192,6 +192,21 @@ export function shapesView(ctx: ViewContext) {
     heading=${`${stack === 'encoder' ? 'Encoder' : 'Decoder'} layer ${ctx.layer}: click a step to see its values`}></ap-shape-flow>`)}`;
 }
 
+/** The Row by row view: the projections' input and output rows, and every repeated word's two rows compared. */
+export function rowsView(ctx: ViewContext) {
+  return html`<ap-row-wise .trace=${ctx.trace} block=${ctx.block} layer=${ctx.layer} sequence=${ctx.sequence}></ap-row-wise>`;
+}
+
+/** The Head split view: Q, K or V cut into the heads' column blocks, and the contexts merged back. */
+export function splitView(ctx: ViewContext) {
+  return html`<ap-head-split .trace=${ctx.trace} block=${ctx.block} layer=${ctx.layer} sequence=${ctx.sequence}></ap-head-split>`;
+}
+
+/** The Step by step view: one head's Q·Kᵀ → ÷ √d_k → mask → softmax → · V, each step recomputed from the one before. */
+export function stepsView(ctx: ViewContext) {
+  return html`<ap-head-walk .trace=${ctx.trace} block=${ctx.block} layer=${ctx.layer} sequence=${ctx.sequence} head=${ctx.head}></ap-head-walk>`;
+}
+
 /** The Values view: one recorded tensor of the chosen layer, of the chosen block's stack. */
 export function valuesView(ctx: ViewContext) {
   return html`<ap-tensor-view .trace=${ctx.trace} stack=${ctx.block.split('.')[0] as Stack} layer=${ctx.layer}
