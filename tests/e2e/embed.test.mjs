@@ -215,10 +215,10 @@ describe('the tutorial page', () => {
     const { page, errors } = await openPage(browser, { viewport: { width: 1100, height: 900 } });
     await page.goto(server.url + 'tutorial.html');
     const sections = await page.locator('body > section').evaluateAll((all) => all.map((s) => s.id));
-    assert.deepEqual(sections, ['linear', 'context', 'scale', 'masks', 'heads', 'cross', 'residual', 'activation', 'scale-training',
+    assert.deepEqual(sections, ['linear', 'context', 'walk', 'scale', 'masks', 'heads', 'cross', 'residual', 'activation', 'scale-training',
       'induction', 'trained-heads']);
-    const expected = { linear: 'ap-shape-flow', context: 'table.changes', scale: 'ap-heatmap', masks: 'ap-heatmap[data-mask="causal"]',
-      heads: 'ap-shape-flow', cross: 'ap-heatmap', residual: 'ap-train ap-heatmap', activation: 'ap-train ap-heatmap', 'scale-training': 'ap-train ap-heatmap',
+    const expected = { linear: 'ap-row-wise', context: 'table.changes', walk: 'ap-head-walk', scale: 'ap-heatmap',
+      masks: 'ap-heatmap[data-mask="causal"]', heads: 'ap-head-split', cross: 'ap-heatmap', residual: 'ap-train ap-heatmap', activation: 'ap-train ap-heatmap', 'scale-training': 'ap-train ap-heatmap',
       induction: 'ap-train ap-heatmap', 'trained-heads': 'ap-train ap-heatmap' };
     for (const [id, selector] of Object.entries(expected)) {
       await page.locator(`#${id}`).scrollIntoViewIfNeeded();

@@ -45,7 +45,7 @@ describe('layout and accessibility', () => {
     const { page, errors } = await open('#text=the+cat+sat');
     const tabs = page.locator('[role="tablist"] [role="tab"]');
     const names = await tabs.evaluateAll((all) => all.map((t) => t.dataset.view));
-    assert.deepEqual(names, ['heads', 'head', 'lines', 'masks', 'shapes', 'values', 'overview', 'changes']);
+    assert.deepEqual(names, ['heads', 'head', 'lines', 'masks', 'shapes', 'rows', 'split', 'steps', 'values', 'overview', 'changes']);
     const look = () => page.evaluate(() => {
       const root = document.querySelector('ap-playground').shadowRoot;
       const all = [...root.querySelectorAll('[role="tab"]')];
