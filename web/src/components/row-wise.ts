@@ -57,7 +57,9 @@ export class RowWiseView extends LitElement {
   override render() {
     if (!this.trace) return nothing;
     const r = rowWise(this.trace, this.block, this.layer, this.sequence);
-    if (!r) return html`<p class="note">Cross-attention’s K and V read the encoder’s rows: choose a self-attention block.</p>`;
+    if (!r) return html`<p class="note" data-verdict="none">${this.block === 'decoder.cross_attn'
+      ? 'Cross-attention’s K and V read the encoder’s rows: choose a self-attention block.'
+      : 'This trace did not record the projections’ input and output (a long text on a large model keeps only the attention stages).'}</p>`;
     const labels = paddedLabels(r.tokens, r.x.rows).map((l) => l.label);
     const first = r.pairs.find((p) => p.inputDifference <= EQUAL) ?? r.pairs[0];
     const highlight = first ? [first.a, first.b] : [];
