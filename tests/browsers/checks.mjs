@@ -148,17 +148,18 @@ export function browserChecks(name, driver, { simd = true, threads = true, tutor
             const el = document.querySelectorAll('attention-playground')[i];
             const root = el.shadowRoot;
             if (root?.querySelector('ap-playground, ap-train') &&
-                (deepQuery(root, 'ap-heatmap, ap-shape-flow, table.changes, ap-line-view').length > 0 ||
+                (deepQuery(root, 'ap-heatmap, ap-shape-flow, table.changes, ap-line-view, ap-matrix').length > 0 ||
                  deepQuery(root, '[role="alert"], .error').length > 0)) return true;
             el.scrollIntoView({ block: 'center' });
             return false;
           }, `tutorial element ${i} to start once on screen`, Boolean, i, 60_000);
-        // Started: it shows a view (heatmap, shapes, changes), no "Waiting…"; or it failed with an alert.
+        // Started: it shows a view (heatmap, shapes, changes, the matrices of Row by row, Head split, Step by step),
+        // no "Waiting…"; or it failed with an alert.
         const states = await waitFor(page, () => [...document.querySelectorAll('attention-playground')].map((el) => {
           const text = deepQuery(el.shadowRoot, '*').map((e) => [...e.childNodes].filter((n) => n.nodeType === 3).map((n) => n.data).join('')).join(' ');
           return {
             id: el.closest('section')?.id,
-            views: deepQuery(el.shadowRoot, 'ap-heatmap, ap-shape-flow, table.changes, ap-line-view').length,
+            views: deepQuery(el.shadowRoot, 'ap-heatmap, ap-shape-flow, table.changes, ap-line-view, ap-matrix').length,
             waiting: /Waiting/.test(text),
             // How far a stuck element got: the playground's status line, the training runs' status.
             status: el.shadowRoot.querySelector('ap-playground')?.status ?? deepQuery(el.shadowRoot, 'ap-train .progress')[0]?.dataset.status,
