@@ -64,7 +64,8 @@ export class HeadWalkView extends LitElement {
 
   #rowTable(step: WalkStep, w: HeadWalk, columns: string[]) {
     const n = Math.min(step.engineRow.length, step.name === 'context' ? CONTEXT_FEATURES : Infinity);
-    const blocked = (j: number) => step.name !== 'context' && step.name !== 'scores' && step.name !== 'scaled' && w.blocked[w.row * w.sk + j] === 1;
+    // Blocked keys are greyed from the mask on; the context's columns are features, not keys.
+    const blocked = (j: number) => (step.name === 'masked' || step.name === 'weights') && w.blocked[w.row * w.sk + j] === 1;
     const cells = (row: ArrayLike<number>, kind: string) => Array.from({ length: n }, (_, j) => html`<td class=${blocked(j) ? 'blocked' : ''}
       data-kind=${kind} data-col=${j} data-value=${String(row[j])}>${formatValue(row[j])}</td>`);
     const ok = agrees(step);
@@ -119,8 +120,9 @@ export class HeadWalkView extends LitElement {
         <li data-step="qkv"><h3>0. This head’s Q, K and V: its d_k columns of each projection</h3>
           <p class="note" data-testid="shape">Q (Sq, d_k) = (${w.sq}, ${w.dK}); K and V (Sk, d_k) = (${w.sk}, ${w.dK})</p>
           <div class="side">
-            ${[['Q', w.q, qLabels], ['K', w.k, kLabels], ['V', w.v, kLabels]].map(([name, m, labels]) => html`<figure><figcaption>${name}</figcaption>
-              ${this.#matrix(m as Matrix, scoreScale((m as Matrix).values), labels as string[], `${name} of head ${this.head}`, undefined, name === 'Q' ? w.row : -1)}</figure>`)}
+            ${([['Q', w.q, qLabels], ['K', w.k, kLabels], ['V', w.v, kLabels]] as const).map(([name, m, labels]) => html`<figure>
+              <figcaption>${name}</figcaption>
+              ${this.#matrix(m, scoreScale(m.values), labels, `${name} of head ${this.head}`, undefined, name === 'Q' ? w.row : -1)}</figure>`)}
           </div></li>
         ${w.steps.map(step)}
       </ol>`;
