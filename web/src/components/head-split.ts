@@ -4,14 +4,13 @@
 // between the two (0: the split is a reshape, not H separate layers); then the same for
 // the merge, the heads' contexts laid side by side again. One token's numbers are printed
 // from both sides. Data in (properties); the projection and the token are its own choice.
-import { LitElement, html, nothing } from 'lit';
-import type { Trace } from 'attention-playground';
+import { html, nothing } from 'lit';
 import { formatValue, scoreScale, type ColorScale } from '../view/colors.js';
 import { PROJECTIONS, headSplit, type HeadSplit, type Projection, type SplitSide } from '../view/split-model.js';
-import { axisTokens, paddedLabels, type Block } from '../view/trace-model.js';
+import { axisTokens, paddedLabels } from '../view/trace-model.js';
 import { headColor } from '../view/views.js';
 import type { Matrix } from '../view/walk-model.js';
-import { LESSON_STYLES } from './lesson-styles.js';
+import { LessonView } from './lesson-view.js';
 import './matrix.js';
 
 /** Values printed per head block in the token table (d_k can be 64). */
@@ -19,29 +18,16 @@ const SHOWN = 3;
 
 const cellFor = (cols: number) => Math.max(3, Math.min(12, Math.floor(560 / cols)));
 
-export class HeadSplitView extends LitElement {
-  static override properties = {
-    trace: { attribute: false }, block: { type: String }, layer: { type: Number }, sequence: { type: Number },
-    projection: { state: true }, row: { state: true },
-  };
-  declare trace: Trace | null;
-  declare block: Block;
-  declare layer: number;
-  declare sequence: number;
+export class HeadSplitView extends LessonView {
+  static override properties = { ...LessonView.properties, projection: { state: true }, row: { state: true } };
   declare projection: Projection;
   declare row: number;
 
   constructor() {
     super();
-    this.trace = null;
-    this.block = 'encoder.self_attn';
-    this.layer = 0;
-    this.sequence = 0;
     this.projection = 'q';
     this.row = 0;
   }
-
-  static override styles = LESSON_STYLES;
 
   #matrix(m: Matrix, labels: string[], label: string, bands: HeadSplit['split']['blocks'] | null, cell: number, scale: ColorScale) {
     return html`<ap-matrix .values=${m.values} .rows=${m.rows} .cols=${m.cols} .rowLabels=${labels} .scale=${scale}

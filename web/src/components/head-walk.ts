@@ -4,12 +4,11 @@
 // its shapes, draws its matrix, and prints one query row twice: as the engine recorded it
 // and as recomputed here from the step above (view/walk-model.ts), with a check mark where
 // they agree. The followed row is this element's own choice; data in, nothing out.
-import { LitElement, html, nothing } from 'lit';
-import type { Trace } from 'attention-playground';
+import { html, nothing } from 'lit';
 import { formatValue, scoreScale, weightScale, type ColorScale } from '../view/colors.js';
-import { axisTokens, paddedLabels, type Block } from '../view/trace-model.js';
+import { axisTokens, paddedLabels } from '../view/trace-model.js';
 import { agrees, headWalk, type HeadWalk, type Matrix, type WalkStep } from '../view/walk-model.js';
-import { LESSON_STYLES } from './lesson-styles.js';
+import { LessonView } from './lesson-view.js';
 import './matrix.js';
 
 /** Context rows print their first features only (d_k can be 64 or more). */
@@ -32,30 +31,17 @@ function shapeLine(step: WalkStep['name'], w: HeadWalk): string {
   }
 }
 
-export class HeadWalkView extends LitElement {
-  static override properties = {
-    trace: { attribute: false }, block: { type: String }, layer: { type: Number }, sequence: { type: Number }, head: { type: Number },
-    row: { state: true },
-  };
-  declare trace: Trace | null;
-  declare block: Block;
-  declare layer: number;
-  declare sequence: number;
+export class HeadWalkView extends LessonView {
+  static override properties = { ...LessonView.properties, head: { type: Number }, row: { state: true } };
   declare head: number;
   /** The followed query row (-1: the sentence's last real token). */
   declare row: number;
 
   constructor() {
     super();
-    this.trace = null;
-    this.block = 'encoder.self_attn';
-    this.layer = 0;
-    this.sequence = 0;
     this.head = 0;
     this.row = -1;
   }
-
-  static override styles = LESSON_STYLES;
 
   #matrix(m: Matrix, scale: ColorScale, rowLabels: string[], label: string, blocked?: Uint8Array, highlight = -1) {
     return html`<ap-matrix .values=${m.values} .rows=${m.rows} .cols=${m.cols} .rowLabels=${rowLabels} .scale=${scale}

@@ -4,13 +4,12 @@
 // (view/rows-model.ts). Equal input rows giving equal Q, K, V rows, with different
 // neighbours, is the evidence that one linear layer is applied to each row on its own;
 // attention's output may differ, since it reads the other rows. Data in, nothing out.
-import { LitElement, html, nothing } from 'lit';
-import type { Trace } from 'attention-playground';
+import { html, nothing } from 'lit';
 import { formatValue, scoreScale } from '../view/colors.js';
 import { ROW_OUTPUTS, rowWise, type RowOutput, type RowPair, type RowWise } from '../view/rows-model.js';
 import { stackName, tensorShape } from '../view/stage-values.js';
-import { paddedLabels, type Block } from '../view/trace-model.js';
-import { LESSON_STYLES } from './lesson-styles.js';
+import { paddedLabels } from '../view/trace-model.js';
+import { LessonView } from './lesson-view.js';
 import './matrix.js';
 
 const TITLES: Record<RowOutput, string> = { q_proj: 'Q = x · W_qᵀ + b_q', k_proj: 'K = x · W_kᵀ + b_k', v_proj: 'V = x · W_vᵀ + b_v', output: 'attention output' };
@@ -35,25 +34,7 @@ function verdict(r: RowWise, pair: RowPair) {
       : html`Attention’s output rows are equal too: both queries are equal and see the same keys.`}</p>`;
 }
 
-export class RowWiseView extends LitElement {
-  static override properties = {
-    trace: { attribute: false }, block: { type: String }, layer: { type: Number }, sequence: { type: Number },
-  };
-  declare trace: Trace | null;
-  declare block: Block;
-  declare layer: number;
-  declare sequence: number;
-
-  constructor() {
-    super();
-    this.trace = null;
-    this.block = 'encoder.self_attn';
-    this.layer = 0;
-    this.sequence = 0;
-  }
-
-  static override styles = LESSON_STYLES;
-
+export class RowWiseView extends LessonView {
   override render() {
     if (!this.trace) return nothing;
     const r = rowWise(this.trace, this.block, this.layer, this.sequence);
