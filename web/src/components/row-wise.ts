@@ -21,8 +21,8 @@ function verdict(r: RowWise, pair: RowPair) {
   const quote = `“${pair.token}” (positions ${pair.a} and ${pair.b})`;
   if (pair.inputDifference > EQUAL)
     return html`<p class="note warn" data-verdict="input-differs">The input rows of ${quote} differ (max |Δ| ${formatValue(pair.inputDifference)}):
-      positional encoding adds each position’s own vector, so Q, K and V differ too. Switch positional encoding off to give the
-      two positions equal input rows.</p>`;
+      the position information added to each token makes every row different, so Q, K and V differ too. With the untrained
+      model and positional encoding switched off, a repeated word has equal input rows.</p>`;
   const projectionsEqual = PROJECTIONS.every((name) => (pair.outputDifference[name] ?? 0) <= EQUAL);
   const attention = pair.outputDifference.output;
   return html`<p class="note" data-verdict=${projectionsEqual ? 'row-wise' : 'not-row-wise'}>${projectionsEqual
