@@ -1,9 +1,14 @@
-// The engine runs here, off the page's main thread, so typing never waits for it.
+// The engine runs here, off the page's main thread, so typing never waits for it. Named
+// SINGLE_THREADED, it loads the single-threaded engine (the page's fallback when the
+// threaded one hangs at start: worker-watchdog.ts).
 import * as Comlink from 'comlink';
+import { loadAttention as loadSingleThreaded } from 'attention-playground';
 import { loadAttention } from 'attention-playground/threads';
 import { engineApi } from './api.js';
+import { SINGLE_THREADED } from './worker-watchdog.js';
 
-const api = engineApi(() => loadAttention());
+const engine = self.name === SINGLE_THREADED ? loadSingleThreaded() : loadAttention();
+const api = engineApi(() => engine);
 
 Comlink.expose({
   async run(input: Parameters<typeof api.run>[0]) {
@@ -15,4 +20,5 @@ Comlink.expose({
   // onProgress is a Comlink proxy of the page's callback (page-client.ts): each call posts a message back.
   loadPretrained: api.loadPretrained,
   cancelPretrained: api.cancelPretrained,
+  ready: () => engine.then((e) => e.build, (error: unknown) => `failed: ${String(error)}`),
 });
