@@ -92,8 +92,6 @@ static GemmArgs dense(int m, int n, int k, const float* a, const float* b, Layou
 
 namespace {
 
-// Products smaller than this run on one thread: waking the others costs more.
-constexpr double kParallelFlops = 1 << 19;
 // Chunks of C's rows start at multiples of the SIMD kernel's tile height, so the split
 // leaves the tiles whole. (A row's result never depends on its tile, so results do not
 // depend on the thread count either way.)
@@ -103,7 +101,7 @@ constexpr int kRowBlock = kFastGemmTileRows;
 // restricted to rows [r0, r1) of op(A) and C.
 void split_rows(const GemmArgs& args, const std::function<void(const GemmArgs&)>& run) {
   const double flops = 2.0 * args.m * args.n * args.k;
-  if (max_threads() < 2 || flops < kParallelFlops || args.m < 2 * kRowBlock) {
+  if (max_threads() < 2 || flops < kMinParallelFlops || args.m < 2 * kRowBlock) {
     run(args);
     return;
   }

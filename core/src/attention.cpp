@@ -43,8 +43,8 @@ AttentionStages scaled_dot_product_attention(const Tensor& q, const Tensor& k, c
     st.scores = Tensor({"B", "H", "Sq", "Sk"}, {batch, heads, sq, sk});
     scores = st.scores.ptr();
   }
-  // One (Sq, Sk) product per (batch, head), split across threads by (batch, head).
-  parallel_for(batch * heads, 1, [&](int first, int last) {
+  // One (Sq, Sk) product per (batch, head), split across threads by (batch, head) when there is enough of them.
+  parallel_for(batch * heads, min_chunk_for(2.0 * sq * sk * dk), [&](int first, int last) {
     for (std::size_t bh = static_cast<std::size_t>(first); bh < static_cast<std::size_t>(last); ++bh)
       kernels::gemm(gemm, sq, sk, dk, q.ptr() + bh * sq * dk, k.ptr() + bh * sk * dk, kernels::Layout::NT,
                     keep_stages ? 1.0f : factor, nullptr, scores + bh * score_block);
@@ -75,8 +75,8 @@ AttentionStages scaled_dot_product_attention(const Tensor& q, const Tensor& k, c
         if (block[i] != 0.0f) m[i] = kNegInf;
     }
   if (keep_stages) st.weights.data = st.masked.data;
-  // Softmax and weights x V, per (batch, head) on the threads.
-  parallel_for(batch * heads, 1, [&](int first, int last) {
+  // Softmax and weights x V, per (batch, head) on the threads (exp counted as a few flops).
+  parallel_for(batch * heads, min_chunk_for(2.0 * sq * sk * dv + 8.0 * sq * sk), [&](int first, int last) {
     softmax(st.weights.ptr() + static_cast<std::size_t>(first) * score_block, (last - first) * sq, sk);
     for (std::size_t bh = static_cast<std::size_t>(first); bh < static_cast<std::size_t>(last); ++bh)
       kernels::gemm(gemm, sq, dv, sk, st.weights.ptr() + bh * score_block, v.ptr() + bh * sk * dv, kernels::Layout::NN,

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <vector>
 
+#include "attention/attention.hpp"
 #include "attention/parallel.hpp"
 #include "attention/random.hpp"
 #include "attention/trainer.hpp"
@@ -102,6 +103,52 @@ TEST(Parallel, TrainingIsBitForBitTheSameWithAnyThreadCount) {
     const auto many = run(threads);
     EXPECT_EQ(many.first, one.first) << threads << " threads";
     EXPECT_TRUE(many.second == one.second) << threads << " threads: parameters differ";
+  }
+}
+
+TEST(Parallel, SmallItemsStayOnOneThread) {
+  // Chunks of at least kMinParallelFlops: an item of a quarter of it needs four per chunk.
+  EXPECT_EQ(min_chunk_for(kMinParallelFlops / 4), 4);
+  EXPECT_EQ(min_chunk_for(kMinParallelFlops / 4 + 1), 4);
+  EXPECT_EQ(min_chunk_for(kMinParallelFlops), 1);
+  EXPECT_EQ(min_chunk_for(10 * kMinParallelFlops), 1);
+  EXPECT_EQ(min_chunk_for(0), 1);
+  EXPECT_EQ(min_chunk_for(1e-30), 1 << 30);
+  ThreadsReset reset;
+  set_max_threads(4);
+  // The playground's default attention: 8 (batch, head) items of 2 * 6 * 6 * 16 flops: one chunk.
+  std::vector<std::pair<int, int>> chunks;
+  std::mutex mutex;
+  parallel_for(8, min_chunk_for(2.0 * 6 * 6 * 16), [&](int b, int e) {
+    std::lock_guard<std::mutex> lock(mutex);
+    chunks.emplace_back(b, e);
+  });
+  EXPECT_EQ(chunks, (std::vector<std::pair<int, int>>{{0, 8}}));
+}
+
+// Attention big enough to split by (batch, head) gives the same stages with any thread count.
+TEST(Parallel, LargeAttentionIsBitForBitTheSameWithAnyThreadCount) {
+  ThreadsReset reset;
+  const int b = 2, h = 4, s = 96, d = 64;  // 2 * 96 * 96 * 64 = 1.2 M flops per (batch, head): split
+  ASSERT_EQ(min_chunk_for(2.0 * s * s * d), 1);
+  SplitMix64 rng(11);
+  auto fill = [&](std::vector<int> sizes) {
+    Tensor t({"B", "H", "S", "D"}, std::move(sizes));
+    for (float& x : t.data) x = static_cast<float>(static_cast<double>(rng.next() % 2001) / 1000.0 - 1.0);
+    return t;
+  };
+  const Tensor q = fill({b, h, s, d}), k = fill({b, h, s, d}), v = fill({b, h, s, d});
+  Tensor blocked({"B", "Sq", "Sk"}, {b, s, s});
+  for (int i = 0; i < s; ++i)
+    for (int j = i + 1; j < s; ++j) blocked.data[static_cast<std::size_t>(i) * s + j] = 1.0f;  // causal, sentence 0
+  set_max_threads(1);
+  const AttentionStages one = scaled_dot_product_attention(q, k, v, &blocked, true);
+  for (int threads : {2, 3}) {
+    set_max_threads(threads);
+    const AttentionStages many = scaled_dot_product_attention(q, k, v, &blocked, true);
+    EXPECT_TRUE(many.weights.data == one.weights.data) << threads << " threads";
+    EXPECT_TRUE(many.output.data == one.output.data) << threads << " threads";
+    EXPECT_TRUE(many.scores.data == one.scores.data) << threads << " threads";
   }
 }
 

@@ -20,6 +20,20 @@ inline constexpr int kMaxThreads = 16;
 int set_max_threads(int threads);
 int max_threads();
 
+// Work smaller than this (in floating-point operations) runs on one thread: waking the
+// others costs more, most of all in a browser, where a sleeping pthread's wake-up takes
+// a scheduler round trip (the playground's default trace ran 3-6 ms threaded against
+// 1.3 ms serial, in a worker, when its attention was split per (batch, head)).
+inline constexpr double kMinParallelFlops = 1 << 19;
+
+// The min_chunk for parallel_for over items of `flops_per_item` each: chunks of at least
+// kMinParallelFlops, so a range of small items stays on one thread.
+inline int min_chunk_for(double flops_per_item) {
+  if (!(flops_per_item > 0)) return 1;
+  const double items = kMinParallelFlops / flops_per_item;
+  return items >= 1 << 30 ? 1 << 30 : items <= 1 ? 1 : static_cast<int>(items + 0.999999);
+}
+
 // Calls fn(begin, end) on disjoint chunks covering [0, count), at least `min_chunk` long
 // (except a short last one), in parallel when threads are set and the range is worth it.
 // Calls made from inside a chunk run serially (no nested splitting).

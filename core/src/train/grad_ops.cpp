@@ -114,8 +114,9 @@ void attention_backward(const float* q, const float* k, const float* v, const fl
                         Backend backend) {
   const std::size_t qs = static_cast<std::size_t>(sq) * dk, ks = static_cast<std::size_t>(sk) * dk;
   const std::size_t ps = static_cast<std::size_t>(sq) * sk;
-  // Each (batch, head) writes only its own slices of dq, dk and dv: split across threads by (batch, head).
-  parallel_for(batch * heads, 1, [&](int first, int last) {
+  // Each (batch, head) writes only its own slices of dq, dk and dv: split across threads by (batch, head)
+  // when there is enough work (four (Sq, Sk, d_k) products per item).
+  parallel_for(batch * heads, min_chunk_for(8.0 * sq * sk * dk), [&](int first, int last) {
     std::vector<float> dp(ps);  // (Sq, Sk) scratch of this chunk
     for (int bh = first; bh < last; ++bh) {
       const float* pb = p + bh * ps;
