@@ -28,6 +28,7 @@ import { changesView } from '../view/changes-view.js';
 import { referenceFor, type Snapshot } from '../view/comparison.js';
 import { renderControl, settingInput } from './controls.js';
 import { VIEW_PANEL_ID, viewTabId, viewTabs, viewToolbar } from './view-toolbar.js';
+import { HashWriter } from './hash-writer.js';
 import { outOfRangeNotes, staleNote } from './view-notes.js';
 import { modelSummary, settingsDrawer } from './settings-drawer.js';
 import { SlowRun, TypingPause } from './delayed-flags.js';
@@ -114,6 +115,8 @@ export class Playground extends LitElement {
   #typing = new TypingPause(this, 600);
   /** A run that takes a while marks the view it will replace. */
   #slowRun = new SlowRun(this, 250);
+  /** The URL hash, written once typing pauses (hash-writer.ts). */
+  #hash = new HashWriter(this, 300);
   /** The result before `trace`, from the same model (else null). */
   #previous: Snapshot | null = null;
   /** The text that produced `trace`, for the 'changes' view's caption. */
@@ -183,6 +186,7 @@ export class Playground extends LitElement {
   }
 
   #onHashChange = () => {
+    this.#hash.cancel();  // the hash now says what to show
     if (location.hash === stateToHash(this.state, this.defaults, this.drafts)) return;
     this.#readHash();
   };
@@ -237,7 +241,7 @@ export class Playground extends LitElement {
   };
 
   #writeHash() {
-    if (this.syncHash) history.replaceState(null, '', stateToHash(this.state, this.defaults, this.drafts) || location.pathname + location.search);
+    if (this.syncHash) this.#hash.write(() => stateToHash(this.state, this.defaults, this.drafts));
   }
 
   /** A layer x head thumbnail was chosen: open that head. */
