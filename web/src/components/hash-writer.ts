@@ -1,4 +1,5 @@
-// The URL hash follows the playground's state, written once the person pauses: in Chromium
+// The URL hash follows the playground's state; while the person types, it is written once
+// they pause: in Chromium
 // history.replaceState took ~2 ms per call on this machine (more than the rest of a
 // keystroke's work on the page before the engine answers), and Firefox refuses more than a
 // few hundred such calls in a short time. A Lit reactive controller: a pending write is
@@ -14,11 +15,15 @@ export class HashWriter implements ReactiveController {
     host.addController(this);
   }
 
-  /** Writes `hash()` (computed then) once no other write has come for delayMs. '' clears the hash. */
-  write(hash: () => string): void {
+  /**
+   * Writes `hash()` ('' clears the hash): now, or with `typing`, once no other write has come
+   * for delayMs. A write now also ends a pending one (it says the same, newer).
+   */
+  write(hash: () => string, typing = false): void {
     this.#pending = hash;
     clearTimeout(this.#timer);
-    this.#timer = setTimeout(this.flush, this.delayMs);
+    if (typing) this.#timer = setTimeout(this.flush, this.delayMs);
+    else this.flush();
   }
 
   /** Writes a pending hash now. */

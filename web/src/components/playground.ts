@@ -115,7 +115,7 @@ export class Playground extends LitElement {
   #typing = new TypingPause(this, 600);
   /** A run that takes a while marks the view it will replace. */
   #slowRun = new SlowRun(this, 250);
-  /** The URL hash, written once typing pauses (hash-writer.ts). */
+  /** The URL hash, written once typing pauses (hash-writer.ts), at once after other changes. */
   #hash = new HashWriter(this, 300);
   /** The result before `trace`, from the same model (else null). */
   #previous: Snapshot | null = null;
@@ -218,13 +218,13 @@ export class Playground extends LitElement {
       // Kept as typed: the URL says what the box says, and the view is marked not up to date until it is fixed.
       this.drafts = { ...drafts, [name]: raw };
       this.errors = { ...errors, [name]: parsed.error };
-      this.#writeHash();
+      this.#writeHash(event.type === 'input');
       return;
     }
     this.drafts = drafts;
     this.errors = errors;
     this.state = { ...this.state, [name]: parsed.value } as State;  // a new object: reruns (or rechecks) even if the value is the same
-    this.#writeHash();
+    this.#writeHash(event.type === 'input');
   };
 
   /** A model picked: a trained one starts from its example input; the untrained one gets its text back. */
@@ -240,8 +240,9 @@ export class Playground extends LitElement {
     this.#writeHash();
   };
 
-  #writeHash() {
-    if (this.syncHash) this.#hash.write(() => stateToHash(this.state, this.defaults, this.drafts));
+  /** The URL hash follows the state: at once, or (typing: `input` events) once typing pauses. */
+  #writeHash(typing = false) {
+    if (this.syncHash) this.#hash.write(() => stateToHash(this.state, this.defaults, this.drafts), typing);
   }
 
   /** A layer x head thumbnail was chosen: open that head. */
