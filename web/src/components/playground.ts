@@ -9,23 +9,18 @@
 // next-token or [MASK] predictions show under the view.
 import { LitElement, type PropertyValues, html, nothing } from 'lit';
 import { guard } from 'lit/directives/guard.js';
-import type { RunInput, Trace } from 'attention-playground';
+import type { Trace } from 'attention-playground';
 import type { EngineClient, EngineRequest, PretrainedProgress, RunOutcome } from '../engine/client.js';
 import type { Prediction, PretrainedInfo } from '../engine/pretrained-run.js';
 import { hubBaseUrl, isPretrainedId, pretrainedExample, pretrainedId, pretrainedModel } from '../state/pretrained-models.js';
 import { predictionsView } from '../view/predictions.js';
 import { exploreModel, modelChoices, type ExploreModel, type ModelChoice } from '../engine/explore-models.js';
 import {
-  DEFAULT_STATE, SETTINGS, blocksFor, crossCheck, draftProblems, modelConfig, parseSetting, settingByName, splitLines,
-  stateFromHash, stateToHash, type Setting, type State,
+  DEFAULT_STATE, SETTINGS, draftProblems, parseSetting, settingByName, splitLines, stateFromHash, stateToHash, untrainedRun,
+  type Setting, type State,
 } from '../state/settings.js';
-import { type Block } from '../view/trace-model.js';
-import {
-  headView, headsView, linesView, masksView, overviewView, rowsView, shapesView, splitView, stageScale, stepsView, valuesView,
-  type ViewContext,
-} from '../view/views.js';
-import { changesView } from '../view/changes-view.js';
-import { referenceFor, type Snapshot } from '../view/comparison.js';
+import type { Snapshot } from '../view/comparison.js';
+import { viewBody, viewContext } from './view-body.js';
 import { renderControl, settingInput } from './controls.js';
 import { VIEW_PANEL_ID, viewTabId, viewTabs, viewToolbar } from './view-toolbar.js';
 import { HashWriter } from './hash-writer.js';
@@ -39,15 +34,6 @@ import './pretrained-loader.js';
 import { loadPretrainedForPanel } from './pretrained-loading.js';
 import { PLAYGROUND_STYLES } from './playground-styles.js';
 import './controls.js';
-import './heatmap.js';
-import './legend.js';
-import './line-view.js';
-import './overview.js';
-import './shape-flow.js';
-import './tensor-view.js';
-import './row-wise.js';
-import './head-split.js';
-import './head-walk.js';
 
 let defaultEngine: (() => EngineClient) | null = null;
 
@@ -265,17 +251,10 @@ export class Playground extends LitElement {
     if (state.model) { this.#runTrained(state); return; }
     this.model = null;
     this.modelError = '';
-    const problems = crossCheck(state);
-    const texts = splitLines(state.text);
-    const source = splitLines(state.source);
-    if (texts.length === 0) (problems as Record<string, string>).text = 'Type a sentence to see its attention.';
-    if (state.mode === 'cross' && texts.length !== source.length)
-      (problems as Record<string, string>).source =
-        `Cross-attention pairs sentence i with source line i: there are ${texts.length} sentences and ${source.length} source lines.`;
+    const { input, problems } = untrainedRun(state);
     const drafts = draftProblems(this.drafts);
     this.errors = { ...this.#viewErrors(), ...problems, ...drafts };
-    if (Object.keys(problems).length > 0 || Object.keys(drafts).some((name) => settingByName(name)?.group !== 'view')) return;
-    const input: RunInput = { texts, mode: state.mode, source: state.mode === 'cross' ? source : undefined, config: modelConfig(state) };
+    if (!input || Object.keys(drafts).some((name) => settingByName(name)?.group !== 'view')) return;
     const key = JSON.stringify(input);
     if (key === this.#lastRun) return;  // a view setting changed: nothing to recompute
     const first = this.#lastRun === '';
@@ -401,36 +380,6 @@ export class Playground extends LitElement {
     this.dispatchEvent(new CustomEvent('trace', { detail: { trace: outcome.trace }, bubbles: true, composed: true }));
   }
 
-  /** The view settings, clamped to what the current trace has. */
-  #context(trace: Trace): ViewContext {
-    const blocks = blocksFor(trace.mode);
-    const block = (blocks as string[]).includes(this.state.block) ? (this.state.block as Block) : blocks[0];
-    const clamp = (v: number, n: number) => Math.min(Math.max(0, v), n - 1);
-    return {
-      trace, state: this.state, block,
-      layer: clamp(this.state.layer, trace.config.layers), head: clamp(this.state.head, trace.config.heads),
-      sequence: clamp(this.state.sequence, trace.tokens.length),
-    };
-  }
-
-  #view(ctx: ViewContext) {
-    switch (this.state.view) {
-      case 'heads': { const scale = stageScale(ctx); return html`<ap-legend .scale=${scale} label="Colour:"></ap-legend>${headsView(ctx, scale)}`; }
-      case 'head': { const scale = stageScale(ctx); return html`<ap-legend .scale=${scale} label="Colour:"></ap-legend>${headView(ctx, scale)}`; }
-      case 'lines': return linesView(ctx);
-      case 'masks': return html`<ap-legend masks label="Key:"></ap-legend>${masksView(ctx)}`;
-      case 'shapes': return html`${this.attentionOnly && this.pretrained ? html`<p class="hint" data-testid="attention-only">This text is long
-        for a model this size: only the attention stages were recorded, so only they are listed.</p>` : nothing}${shapesView(ctx)}`;
-      case 'rows': return rowsView(ctx);
-      case 'split': return splitView(ctx);
-      case 'steps': return stepsView(ctx);
-      case 'values': return valuesView(ctx);
-      case 'overview': return overviewView(ctx);
-      case 'changes': return changesView({ ...ctx, current: { trace: ctx.trace, text: this.#traceText, model: this.#traceModel },
-        reference: referenceFor(this.baseline, this.#previous) });
-    }
-  }
-
   /** Why the trace shown is not what the settings ask for (a problem, or another model still loading), or null. */
   #stale(): 'problem' | 'loading' | null {
     const wanted = isPretrainedId(this.state.model) ? this.pretrained?.key ?? null
@@ -445,7 +394,7 @@ export class Playground extends LitElement {
   }
 
   override render() {
-    const ctx = this.trace ? this.#context(this.trace) : null;
+    const ctx = this.trace ? viewContext(this.trace, this.state) : null;
     const trained = this.state.model !== '';
     const values = { ...this.state, ...this.drafts } as Record<string, unknown>;
     const errors = this.#typing.on ? {} : this.errors;  // shown once the person pauses typing
@@ -490,7 +439,8 @@ export class Playground extends LitElement {
           ${stale || this.#slowRun.on ? staleNote(ctx.trace, stale ?? 'computing') : nothing}${
           // Typing re-renders with the old trace until the new one arrives: skip the heavy view then.
           guard([this.trace, this.baseline, this.state.view, this.state.stage, ctx.block, ctx.layer, ctx.head, ctx.sequence, this.state.overlay, this.state.tensor],
-            () => this.#view(ctx))}</div></div>
+            () => viewBody(ctx, { attentionOnly: this.attentionOnly && !!this.pretrained, baseline: this.baseline, previous: this.#previous,
+              current: { trace: ctx.trace, text: this.#traceText, model: this.#traceModel } }))}</div></div>
           ${this.pretrained && this.#traceModel === this.pretrained.key ? predictionsView(this.pretrained, this.predictions, ctx.trace.tokens[0] ?? []) : nothing}`
           : Object.keys(this.errors).length > 0 && !this.#typing.on
             ? html`<p class="error" role="alert" data-testid="blocked">Nothing to show yet: ${Object.values(this.errors).join(' ')}</p>`

@@ -4,7 +4,7 @@
 // settings. This table drives the controls, the validation and the URL hash, so any
 // view is a shareable link.
 import {
-  PLAYGROUND_SCHEMA, ruleProblems, type Mode, type ModelConfig, type SettingInfo,
+  PLAYGROUND_SCHEMA, ruleProblems, type Mode, type ModelConfig, type RunInput, type SettingInfo,
 } from 'attention-playground';
 
 interface Base {
@@ -220,6 +220,21 @@ export function modelConfig(state: State): Partial<ModelConfig> {
   const config: Record<string, unknown> = {};
   for (const s of PLAYGROUND_SCHEMA.settings) if (s.name !== 'mode') config[s.name] = (state as unknown as Record<string, unknown>)[s.name];
   return config as Partial<ModelConfig>;
+}
+
+/**
+ * The engine request of the untrained playground model for a state, or null with the
+ * problems that stop it, keyed by the setting to show them at.
+ */
+export function untrainedRun(state: State): { input: RunInput | null; problems: Record<string, string> } {
+  const problems: Record<string, string> = { ...crossCheck(state) };
+  const texts = splitLines(state.text);
+  const source = splitLines(state.source);
+  if (texts.length === 0) problems.text = 'Type a sentence to see its attention.';
+  if (state.mode === 'cross' && texts.length !== source.length)
+    problems.source = `Cross-attention pairs sentence i with source line i: there are ${texts.length} sentences and ${source.length} source lines.`;
+  if (Object.keys(problems).length > 0) return { input: null, problems };
+  return { input: { texts, mode: state.mode, source: state.mode === 'cross' ? source : undefined, config: modelConfig(state) }, problems };
 }
 
 /** The attention blocks a mode has, its own (shown for 'auto') first. */

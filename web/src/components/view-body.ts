@@ -1,0 +1,61 @@
+// The body of the playground's view panel: the chosen view (state.view) of a trace, with
+// the view settings clamped to what the trace has. Split out of playground.ts: the
+// playground keeps the state and the engine; this file picks and draws the view, and
+// brings in the components the views use.
+import { html, nothing } from 'lit';
+import type { Trace } from 'attention-playground';
+import { blocksFor, type State } from '../state/settings.js';
+import { changesView } from '../view/changes-view.js';
+import { referenceFor, type Snapshot } from '../view/comparison.js';
+import type { Block } from '../view/trace-model.js';
+import {
+  headView, headsView, linesView, masksView, overviewView, rowsView, shapesView, splitView, stageScale, stepsView, valuesView,
+  type ViewContext,
+} from '../view/views.js';
+import './heatmap.js';
+import './legend.js';
+import './line-view.js';
+import './overview.js';
+import './shape-flow.js';
+import './tensor-view.js';
+import './row-wise.js';
+import './head-split.js';
+import './head-walk.js';
+
+/** The view settings, clamped to what the trace has (its blocks, layers, heads and sentences). */
+export function viewContext(trace: Trace, state: State): ViewContext {
+  const blocks = blocksFor(trace.mode);
+  const block = (blocks as string[]).includes(state.block) ? (state.block as Block) : blocks[0];
+  const clamp = (v: number, n: number) => Math.min(Math.max(0, v), n - 1);
+  return {
+    trace, state, block,
+    layer: clamp(state.layer, trace.config.layers), head: clamp(state.head, trace.config.heads),
+    sequence: clamp(state.sequence, trace.tokens.length),
+  };
+}
+
+export interface ViewExtras {
+  /** A pretrained model on a long text: only the attention stages were recorded (the Shapes view says so). */
+  attentionOnly: boolean;
+  /** The result shown, and the pinned baseline and the previous result (What changed compares with one of them). */
+  current: Snapshot;
+  baseline: Snapshot | null;
+  previous: Snapshot | null;
+}
+
+export function viewBody(ctx: ViewContext, extras: ViewExtras) {
+  switch (ctx.state.view) {
+    case 'heads': { const scale = stageScale(ctx); return html`<ap-legend .scale=${scale} label="Colour:"></ap-legend>${headsView(ctx, scale)}`; }
+    case 'head': { const scale = stageScale(ctx); return html`<ap-legend .scale=${scale} label="Colour:"></ap-legend>${headView(ctx, scale)}`; }
+    case 'lines': return linesView(ctx);
+    case 'masks': return html`<ap-legend masks label="Key:"></ap-legend>${masksView(ctx)}`;
+    case 'shapes': return html`${extras.attentionOnly ? html`<p class="hint" data-testid="attention-only">This text is long
+      for a model this size: only the attention stages were recorded, so only they are listed.</p>` : nothing}${shapesView(ctx)}`;
+    case 'rows': return rowsView(ctx);
+    case 'split': return splitView(ctx);
+    case 'steps': return stepsView(ctx);
+    case 'values': return valuesView(ctx);
+    case 'overview': return overviewView(ctx);
+    case 'changes': return changesView({ ...ctx, current: extras.current, reference: referenceFor(extras.baseline, extras.previous) });
+  }
+}
