@@ -95,6 +95,17 @@ describe('export', () => {
     await page.close();
   });
 
+  test('with each row its own colour scale, the exported legend says so instead of 0 to 1', async () => {
+    const { page, errors } = await open(`#text=${encodeURIComponent(SENTENCE)}&colorScale=row`);
+    await page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot.querySelectorAll('ap-heatmap').length === 4);
+    const { svg } = await exportBoth(page);
+    assert.ok(svg.legendBar, 'a colour bar');
+    assert.deepEqual(svg.legend.slice(0, 3), ['Weight, each row its own scale:', '0', 'the row\u2019s largest weight'], svg.legend.join(' | '));
+    assert.ok(!svg.legend.includes('1.000'), svg.legend.join(' | '));
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test("'One head' exports that head's heatmap and line view, named for the head and stage", async () => {
     const { page, errors } = await open(`#text=${encodeURIComponent(SENTENCE)}&view=head&head=2&stage=scores&layers=2&layer=1`);
     const { name, svg } = await exportBoth(page);

@@ -1,8 +1,10 @@
 // The views at real-model sizes, in Chromium against the production build (dist-web/):
 // 12 layers x 12 heads as readable thumbnails in a scroll box, the line view overlaying
-// several heads in colour, and a 120-token text that scrolls instead of shrinking.
+// several heads in colour, and a 120-token text that scrolls instead of shrinking and
+// can colour each row on its own scale.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { interpolatePuOr, interpolateViridis } from 'd3-scale-chromatic';
 import { openPage } from '../support/browser.mjs';
 import { SHOTS, useSite } from '../support/site.mjs';
 
@@ -16,6 +18,9 @@ async function open(hash, viewport = { width: 1280, height: 900 }) {
 }
 
 const encode = (text) => encodeURIComponent(text).replace(/%20/g, '+');
+
+/** [r, g, b] of '#rrggbb' or 'rgb(r, g, b)'. */
+const channels = (color) => (color.startsWith('#') ? color.slice(1).match(/../g).map((h) => parseInt(h, 16)) : color.match(/\d+/g).map(Number));
 
 describe('views at real-model sizes', () => {
   test('12 layers x 12 heads: 144 thumbnails of at least 48 px in a scroll box with sticky labels; a click opens the head', async () => {
@@ -161,6 +166,81 @@ describe('views at real-model sizes', () => {
       assert.ok(w >= 20.9, `cell ${w} px`);
       assert.ok(scrolls && width < 700, `a heatmap ${width} px wide that ${scrolls ? 'scrolls' : 'does not scroll'}`);
     }
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+  test('each row its own colour scale: a long text\u2019s small weights span the whole palette, row by row', async () => {
+    const words = Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ');
+    const { page, errors } = await open(`#view=head&preset=random&text=${encode(words)}`);
+    // Every cell of the head's heatmap: its weight and its colour, by row.
+    const cells = () => page.locator('ap-heatmap').evaluate((el) => {
+      const rows = [];
+      for (const r of el.shadowRoot.querySelectorAll('rect[data-row][data-value]')) {
+        (rows[Number(r.dataset.row)] ??= []).push({ value: Number(r.dataset.value), fill: r.getAttribute('fill') });
+      }
+      return rows;
+    });
+    const wait = (perRow) => page.waitForFunction((want) => {
+      const legend = document.querySelector('ap-playground').shadowRoot.querySelector('ap-legend');
+      return legend?.shadowRoot.querySelector('[data-key="per-row"]') !== null === want
+        && (document.querySelector('ap-playground').shadowRoot.querySelector('ap-heatmap')?.shadowRoot.querySelectorAll('rect[data-row]').length ?? 0) === 40 * 40;
+    }, perRow, { timeout: 20_000 });
+
+    // One scale for all cells: a weight's colour is viridis at the weight itself. Forty keys of an untrained model
+    // share each row, so no row comes near the top of the palette.
+    await wait(false);
+    const shared = await cells();
+    assert.equal(shared.length, 40);
+    let largest = 0;
+    for (const row of shared) for (const { value, fill } of row) {
+      assert.equal(fill, interpolateViridis(value), `shared: weight ${value}`);
+      largest = Math.max(largest, value);
+    }
+    assert.ok(largest < 0.5, `the largest weight ${largest} would already reach far up the shared palette`);
+
+    // Each row its own: the setting's menu, the link, the legend, and every colour at the weight over its row's largest.
+    await page.locator('#setting-colorScale').selectOption('row');
+    await wait(true);
+    await page.waitForFunction(() => location.hash.includes('colorScale=row'));
+    const perRow = await cells();
+    for (const row of perRow) {
+      const top = Math.max(...row.map((c) => c.value));
+      for (const { value, fill } of row) assert.equal(fill, interpolateViridis(value / top), `per row: weight ${value} of ${top}`);
+      assert.ok(row.some((c) => c.fill === interpolateViridis(1)), 'each row reaches the top of the palette');
+    }
+    const legend = await page.locator('ap-legend').evaluate((el) => el.shadowRoot.textContent.replace(/\s+/g, ' '));
+    assert.match(legend, /each row its own scale: 0 .*the row’s largest weight/);
+
+    // Scores on a row's own scale: symmetric around 0 up to the row's largest |score|.
+    await page.locator('#setting-stage').selectOption('scores');
+    await page.waitForFunction(() => location.hash.includes('stage=scores'));
+    const scores = await cells();
+    for (const row of scores) {
+      const extent = Math.max(...row.map((c) => Math.abs(c.value)));
+      const end = row.find((c) => Math.abs(c.value) === extent);
+      // The playground's diverging palette puts high scores at PuOr's orange end (0) and low ones at its purple end (1).
+      const want = channels(interpolatePuOr(end.value > 0 ? 0 : 1));
+      const got = channels(end.fill);
+      assert.ok(got.every((c, k) => Math.abs(c - want[k]) <= 1), `a row's largest |score| takes an end colour: ${end.fill}, not ${want}`);
+    }
+
+    // Layers x heads: each thumbnail row tops out at the palette's top colour too.
+    await page.locator('button[data-view="overview"]').click();
+    await page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot.querySelector('ap-overview')
+      ?.shadowRoot.querySelectorAll('canvas').length === 8);
+    const tops = await page.locator('ap-overview').evaluate((el) => {
+      const canvas = el.shadowRoot.querySelector('canvas[data-layer="1"][data-head="2"]');
+      const px = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+      // For each row, the brightest pixel (viridis' top is yellow: the largest red + green).
+      return Array.from({ length: canvas.height }, (_, i) => {
+        let best = 0;
+        for (let j = 0; j < canvas.width; j++) best = Math.max(best, px[4 * (i * canvas.width + j)] + px[4 * (i * canvas.width + j) + 1]);
+        return best;
+      });
+    });
+    assert.equal(tops.length, 40);
+    const yellow = channels(interpolateViridis(1))[0] + channels(interpolateViridis(1))[1];
+    for (const best of tops) assert.ok(Math.abs(best - yellow) <= 4, `a thumbnail row tops out at ${best}, not the palette's top ${yellow}`);
     assert.deepEqual(errors, []);
     await page.close();
   });

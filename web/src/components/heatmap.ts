@@ -33,6 +33,7 @@ export class Heatmap extends LitElement {
     colLabels: { attribute: false },
     blocked: { attribute: false },
     scale: { attribute: false },
+    rowScales: { attribute: false },
     caption: { type: String },
     rowAxis: { type: String, attribute: 'row-axis' },
     colAxis: { type: String, attribute: 'col-axis' },
@@ -50,6 +51,8 @@ export class Heatmap extends LitElement {
   /** (rows * cols), 1 = blocked. */
   declare blocked: Uint8Array | undefined;
   declare scale: ColorScale;
+  /** One scale per row (each row fitted to its own values), in place of `scale`; the legend says so. */
+  declare rowScales: ColorScale[] | undefined;
   declare caption: string;
   declare rowAxis: string;
   declare colAxis: string;
@@ -136,7 +139,7 @@ export class Heatmap extends LitElement {
             data-row=${i} data-col=${j} data-blocked="1" @mouseenter=${() => this.#select(i, j)}></rect>`);
           continue;
         }
-        const fill = this.scale.color(value);
+        const fill = (this.rowScales?.[i] ?? this.scale).color(value);
         cells.push(svg`<rect x=${x} y=${y} width=${CELL} height=${CELL} fill=${fill} stroke="#fff" stroke-width="1"
           data-row=${i} data-col=${j} data-value=${value} @mouseenter=${() => this.#select(i, j)}></rect>`);
         if (this.showNumbers)

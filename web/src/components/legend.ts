@@ -1,23 +1,26 @@
 // <ap-legend>: the colour bar of a heatmap scale, its end values, and the
 // swatch that marks blocked cells; with `masks`, the Masks view's two swatches (allowed, blocked).
 import { LitElement, css, html, unsafeCSS } from 'lit';
-import { ALLOWED_FILL, BLOCKED_FILL, type ColorScale, formatValue } from '../view/colors.js';
+import { ALLOWED_FILL, BLOCKED_FILL, type ColorScale, formatValue, rowScaleEnds } from '../view/colors.js';
 
 export class Legend extends LitElement {
   static override properties = { scale: { attribute: false }, label: { type: String }, noBlocked: { type: Boolean, attribute: 'no-blocked' },
-    masks: { type: Boolean } };
+    masks: { type: Boolean }, perRow: { type: Boolean, attribute: 'per-row' } };
   declare scale: ColorScale | undefined;
   declare label: string;
   /** The view has no blocked cells: no swatch for them. */
   declare noBlocked: boolean;
   /** The Masks view's legend: what an allowed and a blocked cell mean. */
   declare masks: boolean;
+  /** Each row of the heatmaps has its own scale: the bar's ends are the row's own, not numbers. */
+  declare perRow: boolean;
 
   constructor() {
     super();
     this.label = '';
     this.noBlocked = false;
     this.masks = false;
+    this.perRow = false;
   }
 
   static override styles = css`
@@ -34,11 +37,12 @@ export class Legend extends LitElement {
       <span class="blocked" aria-hidden="true"></span><span data-key="blocked">blocked: the score becomes −∞, so its weight after the softmax is exactly 0</span>`;
     if (!this.scale) return html``;
     const stops = Array.from({ length: 11 }, (_, i) => `${this.scale!.at(i / 10)} ${i * 10}%`).join(', ');
-    return html`<span>${this.label}</span>
-      <span>${formatValue(this.scale.domain[0])}</span>
-      <span class="bar" role="img" aria-label=${`colour scale from ${formatValue(this.scale.domain[0])} to ${formatValue(this.scale.domain[1])}`}
+    const [low, high] = this.perRow ? rowScaleEnds(this.scale.kind) : this.scale.domain.map(formatValue);
+    return html`<span>${this.label}</span>${this.perRow ? html`<span data-key="per-row">each row its own scale:</span>` : ''}
+      <span>${low}</span>
+      <span class="bar" role="img" aria-label=${`colour scale from ${low} to ${high}${this.perRow ? ', in each row' : ''}`}
         style=${`background: linear-gradient(to right, ${stops})`}></span>
-      <span>${formatValue(this.scale.domain[1])}</span>
+      <span>${high}</span>
       ${this.noBlocked ? '' : html`<span class="blocked" aria-hidden="true"></span><span>blocked (−∞ before softmax, 0 after)</span>`}`;
   }
 }

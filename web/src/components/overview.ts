@@ -3,7 +3,7 @@
 // heads (GPT-2 and BERT: 12 x 12), each thumbnail keeps at least THUMB_MIN px: the grid
 // scrolls in its own box, with the head labels (top) and layer labels (left) sticky.
 import { LitElement, css, html, unsafeCSS } from 'lit';
-import { BLOCKED_FILL, weightScale } from '../view/colors.js';
+import { BLOCKED_FILL, rowTop, weightScale } from '../view/colors.js';
 
 export interface Thumbnail { layer: number; head: number; values: Float32Array; rows: number; cols: number; blocked: Uint8Array }
 
@@ -32,8 +32,11 @@ function hexRgb(hex: string): [number, number, number] {
 let table: Uint8ClampedArray | null = null;
 
 export class Overview extends LitElement {
-  static override properties = { thumbnails: { attribute: false }, layers: { type: Number }, heads: { type: Number } };
+  static override properties = { thumbnails: { attribute: false }, layers: { type: Number }, heads: { type: Number },
+    perRow: { type: Boolean, attribute: 'per-row' } };
   declare thumbnails: Thumbnail[];
+  /** Each row coloured from 0 to its own largest weight (the Colour scale setting), not on the fixed 0..1. */
+  declare perRow: boolean;
   declare layers: number;
   declare heads: number;
 
@@ -42,6 +45,7 @@ export class Overview extends LitElement {
     this.thumbnails = [];
     this.layers = 0;
     this.heads = 0;
+    this.perRow = false;
   }
 
   static override styles = css`
@@ -76,8 +80,10 @@ export class Overview extends LitElement {
       canvas.height = t.rows;
       const image = new ImageData(t.cols, t.rows);
       const px = image.data;
+      // Where each row's colours top out: 1, or with perRow the row's largest weight (as the heatmaps' rowScales).
+      const tops = Array.from({ length: t.rows }, (_, i) => (this.perRow ? rowTop(t.values, i, t.cols) : 1));
       for (let k = 0; k < t.rows * t.cols; k++) {
-        const v = t.values[k];
+        const v = t.values[k] / tops[Math.floor(k / t.cols)];
         const rgb = t.blocked[k] ? blockedRgb : null;
         const at = Math.round(Math.min(1, Math.max(0, Number.isFinite(v) ? v : 0)) * 255) * 3;
         px[4 * k] = rgb ? rgb[0] : table[at];

@@ -16,7 +16,7 @@ import { hubBaseUrl, isPretrainedId, pretrainedExample, pretrainedId, pretrained
 import { predictionsView } from '../view/predictions.js';
 import { exploreModel, modelChoices, type ExploreModel, type ModelChoice } from '../engine/explore-models.js';
 import {
-  DEFAULT_STATE, SETTINGS, draftProblems, parseSetting, settingByName, splitLines, stateFromHash, stateToHash, untrainedRun,
+  DEFAULT_STATE, SETTINGS, draftProblems, parseSetting, settingByName, splitLines, stateFromHash, stateToHash, untrainedRun, VIEW_SETTING_NAMES,
   type Setting, type State,
 } from '../state/settings.js';
 import type { Snapshot } from '../view/comparison.js';
@@ -438,7 +438,7 @@ export class Playground extends LitElement {
           <div class="view ${stale || this.#slowRun.on ? 'stale' : ''}" data-view=${this.state.view} data-stale=${stale ? '1' : '0'}>
           ${stale || this.#slowRun.on ? staleNote(ctx.trace, stale ?? 'computing') : nothing}${
           // Typing re-renders with the old trace until the new one arrives: skip the heavy view then.
-          guard([this.trace, this.baseline, this.state.view, this.state.stage, ctx.block, ctx.layer, ctx.head, ctx.sequence, this.state.overlay, this.state.tensor],
+          guard([this.trace, this.baseline, ctx.block, ctx.layer, ctx.head, ctx.sequence, ...VIEW_SETTING_NAMES.map((name) => this.state[name])],
             () => viewBody(ctx, { attentionOnly: this.attentionOnly && !!this.pretrained, baseline: this.baseline, previous: this.#previous,
               current: { trace: ctx.trace, text: this.#traceText, model: this.#traceModel } }))}</div></div>
           ${this.pretrained && this.#traceModel === this.pretrained.key ? predictionsView(this.pretrained, this.predictions, ctx.trace.tokens[0] ?? []) : nothing}`

@@ -45,8 +45,11 @@ export interface ViewExtras {
 
 export function viewBody(ctx: ViewContext, extras: ViewExtras) {
   switch (ctx.state.view) {
-    case 'heads': { const scale = stageScale(ctx); return html`<ap-legend .scale=${scale} label="Colour:"></ap-legend>${headsView(ctx, scale)}`; }
-    case 'head': { const scale = stageScale(ctx); return html`<ap-legend .scale=${scale} label="Colour:"></ap-legend>${headView(ctx, scale)}`; }
+    case 'heads': case 'head': {
+      const scale = stageScale(ctx);
+      return html`<ap-legend .scale=${scale} ?per-row=${ctx.state.colorScale === 'row'} label="Colour:"></ap-legend>${
+        ctx.state.view === 'heads' ? headsView(ctx, scale) : headView(ctx, scale)}`;
+    }
     case 'lines': return linesView(ctx);
     case 'masks': return html`<ap-legend masks label="Key:"></ap-legend>${masksView(ctx)}`;
     case 'shapes': return html`${extras.attentionOnly ? html`<p class="hint" data-testid="attention-only">This text is long

@@ -8,7 +8,7 @@
 // page start a dozen downloads), and each head stays findable as its own <g data-head>.
 import { isPretrainedId } from '../state/pretrained-models.js';
 import { splitLines } from '../state/settings.js';
-import { BLOCKED_FILL, weightScale } from '../view/colors.js';
+import { BLOCKED_FILL, type ColorScale, rowScaleEnds, weightScale } from '../view/colors.js';
 import { canvasPanel, composeFigure, type Legend, type Panel } from '../view/export-figure.js';
 import { type PictureSubject, type PictureView, isPictureView, pictureFileName, pictureHeading } from '../view/export-names.js';
 import { headColor, overlayHeads, showsMask, stageScale, type ViewContext } from '../view/views.js';
@@ -60,8 +60,11 @@ function present<T>(list: (T | null)[]): T[] {
 function viewPanels(root: ParentNode, ctx: ViewContext, view: PictureView): { panels: Panel[]; legend: Legend; columns?: number } {
   const heatmaps = (selector: string) => [...root.querySelectorAll<Heatmap>(`ap-heatmap${selector}`)];
   const lineViews = (selector: string) => [...root.querySelectorAll<LineView>(`ap-line-view${selector}`)];
+  // With the colour scale 'row', the bar's ends are each row's own, as the legend on screen says.
+  const scaleLegend = (scale: ColorScale, label: string): Legend['scale'] => (ctx.state.colorScale === 'row'
+    ? { scale, label: `${label}, each row its own scale`, ends: rowScaleEnds(scale.kind) } : { scale, label });
   const stageLegend = (): Legend => ({
-    scale: { scale: stageScale(ctx), label: STAGE_LEGEND[ctx.state.stage] ?? ctx.state.stage },
+    scale: scaleLegend(stageScale(ctx), STAGE_LEGEND[ctx.state.stage] ?? ctx.state.stage),
     swatches: showsMask(ctx.state.stage) ? [BLOCKED_SWATCH] : [],
   });
   switch (view) {
@@ -94,7 +97,7 @@ function viewPanels(root: ParentNode, ctx: ViewContext, view: PictureView): { pa
         panels: canvases.map((c) => ({ svg: canvasPanel(c, THUMBNAIL_SIDE), caption: `L${c.dataset.layer} H${c.dataset.head}`,
           data: { layer: c.dataset.layer!, head: c.dataset.head! } })),
         // The thumbnails fill blocked cells with plain grey (no room for hatching), so the legend does too.
-        legend: { scale: { scale: weightScale(), label: 'Weight' }, swatches: [{ label: 'blocked (masked)', color: BLOCKED_FILL, shape: 'box' }] },
+        legend: { scale: scaleLegend(weightScale(), 'Weight'), swatches: [{ label: 'blocked (masked)', color: BLOCKED_FILL, shape: 'box' }] },
         columns: ctx.trace.config.heads,
       };
     }

@@ -28,6 +28,8 @@ export type Setting = IntSetting | NumberSetting | BoolSetting | ChoiceSetting |
 
 export const STAGES = ['scores', 'scaled', 'masked', 'weights'] as const;
 export const VIEWS = ['heads', 'head', 'lines', 'masks', 'shapes', 'rows', 'split', 'steps', 'values', 'overview', 'changes'] as const;
+/** How the heatmaps colour their cells: one scale for the view, or each query row fitted to its own values. */
+export const COLOR_SCALES = ['shared', 'row'] as const;
 export const BLOCKS = ['auto', 'encoder.self_attn', 'decoder.self_attn', 'decoder.cross_attn'] as const;
 
 /**
@@ -53,6 +55,9 @@ const VIEW_SETTINGS = [
       overview: 'Layers × heads', changes: 'What changed' } },
   { name: 'stage', group: 'view', type: 'choice', label: 'Stage', default: 'weights', choices: STAGES,
     labels: { scores: 'Scores Q·Kᵀ', scaled: 'Scaled ÷√d_k', masked: 'Masked', weights: 'Softmax weights' } },
+  { name: 'colorScale', group: 'view', type: 'choice', label: 'Colour scale', default: 'shared', choices: COLOR_SCALES,
+    // No help line: the legend above the heatmaps names the ends of a row's own scale.
+    labels: { shared: 'One for all cells', row: 'Each row its own' } },
   { name: 'block', group: 'view', type: 'choice', label: 'Block', default: 'auto', choices: BLOCKS,
     labels: { auto: 'The mode’s own block', 'encoder.self_attn': 'Encoder self-attention', 'decoder.self_attn': 'Decoder self-attention',
       'decoder.cross_attn': 'Cross-attention' } },
@@ -68,6 +73,9 @@ const VIEW_SETTINGS = [
     pattern: /^(\d{1,2}(,\d{1,2})*)?$/, patternError: 'Overlay heads: a comma list of head numbers, e.g. 0,3,5',
     help: 'Heads drawn together in the line view, each in its own colour.' },
 ] as const satisfies readonly Setting[];
+
+/** The settings that choose what the view shows of a result (a change to one redraws the view, never reruns the model). */
+export const VIEW_SETTING_NAMES = VIEW_SETTINGS.map((s) => s.name);
 
 /** How the page labels the engine's model settings (presentation only: no ranges, no defaults). */
 const MODEL_LABELS: Record<string, { label: string; labels?: Record<string, string> }> = {

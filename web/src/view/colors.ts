@@ -15,9 +15,10 @@ export const BLOCKED_FILL = '#d9d9d9';
 /** The Masks view's colour for a cell the mask allows. */
 export const ALLOWED_FILL = '#e3f1e5';
 
-export function weightScale(): ColorScale {
-  const scale = scaleSequential(interpolateViridis).domain([0, 1]);
-  return { kind: 'sequential', domain: [0, 1], color: (v) => scale(v), at: (t) => interpolateViridis(t) };
+/** Weights from 0 (dark) to `top` (yellow; 1 unless a row is fitted to its own largest weight). */
+export function weightScale(top = 1): ColorScale {
+  const scale = scaleSequential(interpolateViridis).domain([0, top]);
+  return { kind: 'sequential', domain: [0, top], color: (v) => scale(v), at: (t) => interpolateViridis(t) };
 }
 
 /** Symmetric around 0, reaching the largest finite |value|. */
@@ -29,6 +30,29 @@ export function scoreScale(values: ArrayLike<number>): ColorScale {
   const interpolate = (t: number) => interpolatePuOr(1 - t);
   const scale = scaleDiverging(interpolate).domain([-extent, 0, extent]);
   return { kind: 'diverging', domain: [-extent, extent], color: (v) => scale(v), at: interpolate };
+}
+
+/**
+ * One scale per row of a (rows, cols) matrix, for the colour scale 'row' (state/settings.ts): a long text's weights are all near 1/S, which a
+ * fixed 0..1 scale draws in one colour. Weights run from 0 to the row's largest weight, so a colour still reads as a
+ * share of the row's strongest key; scores run symmetric around 0 to the row's largest finite |score|.
+ */
+export function rowScales(kind: ColorScale['kind'], values: Float32Array, rows: number, cols: number): ColorScale[] {
+  return Array.from({ length: rows }, (_, i) =>
+    (kind === 'diverging' ? scoreScale(values.subarray(i * cols, (i + 1) * cols)) : weightScale(rowTop(values, i, cols))));
+}
+
+/** Row i's largest finite weight in a matrix of `cols` columns: where its 'row' colour scale tops out (1 if none is above 0). */
+export function rowTop(values: Float32Array, i: number, cols: number): number {
+  let top = 0;
+  for (let j = i * cols; j < (i + 1) * cols; j++) if (Number.isFinite(values[j])) top = Math.max(top, values[j]);
+  return top > 0 ? top : 1;
+}
+
+/** What the ends of the legend's colour bar stand for when each row has its own scale. */
+export function rowScaleEnds(kind: ColorScale['kind']): [string, string] {
+  return kind === 'diverging' ? ['−(the row\u2019s largest |score|)', '+(the row\u2019s largest |score|)']
+    : ['0', 'the row\u2019s largest weight'];
 }
 
 /** Black or white, whichever reads better on this background colour. */

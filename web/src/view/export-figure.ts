@@ -25,8 +25,8 @@ export interface Panel {
 export interface LegendSwatch { label: string; color: string; shape: 'line' | 'box' | 'hatch' }
 
 export interface Legend {
-  /** A colour bar from the scale's low to high end. */
-  scale?: { scale: ColorScale; label: string };
+  /** A colour bar from the scale's low to high end; `ends` names them instead of the domain's numbers (a scale per row). */
+  scale?: { scale: ColorScale; label: string; ends?: [string, string] };
   swatches?: LegendSwatch[];
   note?: string;
 }
@@ -90,14 +90,14 @@ function drawLegend(legend: Legend, defs: SVGDefsElement, width: number): { grou
     draw: (x, y) => [el('text', { x, y: y + 11, ...extra }, text)],
   });
   if (legend.scale) {
-    const { scale, label } = legend.scale;
+    const { scale, label, ends = [formatValue(scale.domain[0]), formatValue(scale.domain[1])] } = legend.scale;
     const gradient = el('linearGradient', { id: 'legend-scale', x1: 0, x2: 1, y1: 0, y2: 0 });
     for (let i = 0; i <= 10; i++) gradient.append(el('stop', { offset: `${i * 10}%`, 'stop-color': scale.at(i / 10) }));
     defs.append(gradient);
     textItem(`${label}:`, { 'font-weight': 600 });
-    textItem(formatValue(scale.domain[0]));
+    textItem(ends[0]);
     items.push({ width: 160, draw: (x, y) => [el('rect', { x, y: y + 1, width: 160, height: 12, fill: 'url(#legend-scale)', stroke: '#999' })] });
-    textItem(formatValue(scale.domain[1]));
+    textItem(ends[1]);
   }
   for (const swatch of legend.swatches ?? []) {
     items.push({

@@ -3,7 +3,7 @@
 import { html, nothing } from 'lit';
 import type { Trace } from 'attention-playground';
 import type { State } from '../state/settings.js';
-import { ALLOWED_FILL, type ColorScale, scoreScale, weightScale } from './colors.js';
+import { ALLOWED_FILL, type ColorScale, rowScales, scoreScale, weightScale } from './colors.js';
 import { explainCell } from './explain.js';
 import {
   axisTokens, blockedReason, findStage, headSlice, paddedLabels, type Block,
@@ -79,6 +79,7 @@ export function heatmap(ctx: ViewContext, head: number, scale: ColorScale) {
   const axes = axisNames(ctx);
   return html`<ap-heatmap data-head=${head} .values=${view.values} .rows=${view.rows} .cols=${view.cols}
     .rowLabels=${rowLabels} .colLabels=${colLabels} .blocked=${showsMask(ctx.state.stage) ? blockedCells(ctx) : undefined} .scale=${scale}
+    .rowScales=${ctx.state.colorScale === 'row' ? rowScales(scale.kind, view.values, view.rows, view.cols) : undefined}
     row-axis=${axes.row} col-axis=${axes.col} ?show-numbers=${view.cols <= 10}
     caption=${tensorCaption(stage, { dK: headDim(ctx.trace, ctx.block, ctx.layer), sequence: ctx.sequence, head, layer: ctx.layer })}
     .describeCell=${(i: number, j: number) => explainCell(ctx.trace, ctx.block, ctx.layer, ctx.sequence, head, i, j)}
@@ -226,5 +227,6 @@ export function overviewView(ctx: ViewContext) {
   const weights = findStage(ctx.trace, `${ctx.block}.weights`, 0)!;
   return html`<p class="hint" data-testid="overview-caption">${tensorCaption(weights, { sequence: ctx.sequence })} in each of
     the ${ctx.trace.config.layers} layers: one thumbnail per layer and head</p>
-    <ap-overview .thumbnails=${thumbnails} .layers=${ctx.trace.config.layers} .heads=${ctx.trace.config.heads}></ap-overview>`;
+    <ap-overview .thumbnails=${thumbnails} .layers=${ctx.trace.config.layers} .heads=${ctx.trace.config.heads}
+      ?per-row=${ctx.state.colorScale === 'row'}></ap-overview>`;
 }
