@@ -105,9 +105,9 @@ describe('errors in the playground', () => {
 
   test('an invalid link or embed says why instead of waiting, and unknown embed parameters are reported', async () => {
     const cases = [
-      ['#heads=3', /heads \(3\) must divide dModel \(64\)/],
+      ['#heads=3', /heads \(3\) must divide d_model \(64\)/],
       ['#mode=cross&text=a%0Ab&source=x', /there are 2 sentences and 1 source lines/],
-      ['embed.html?heads=3', /heads \(3\) must divide dModel \(64\)/],
+      ['embed.html?heads=3', /heads \(3\) must divide d_model \(64\)/],
       ['embed.html?mode=cross&text=a%0Ab&source=x&controls=none', /there are 2 sentences and 1 source lines/],
       ['embed.html?dModel=5000&controls=none', /d_model must be between 1 and 1024/],
     ];

@@ -42,6 +42,12 @@ describe('the first view', () => {
       for (const head of [previous, next, self, first]) assert.ok(head[i][1] > 0.9, `row ${i}: largest weight ${head[i][1]}`);
     }
     await page.screenshot({ path: `${SHOTS}/first-view.png`, fullPage: true });
+    // While a typed value cannot run (3 heads do not divide 64), the hint still describes the heads on screen.
+    await page.locator('#setting-heads').fill('3');
+    await page.locator('#setting-heads-error').waitFor();
+    assert.match(await hint.textContent(), /head 3 → the first token\./);
+    await page.locator('#setting-heads').fill('4');
+    await page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot.querySelector('.view')?.dataset.stale === '0');
     // Random weights: the hint says what an untrained model looks like; the link names the change.
     await page.locator('#setting-preset').selectOption('random');
     await page.waitForFunction(() => location.hash === '#preset=random');

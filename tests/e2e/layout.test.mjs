@@ -37,6 +37,16 @@ describe('layout and accessibility', () => {
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 1, `page is ${overflow}px wider than the phone`);
     await page.screenshot({ path: `${SHOTS}/phone-drawer.png`, fullPage: true });
+    // A problem inside the drawer still shows once it is closed: on its button, next to the view's stale note.
+    await page.locator('#setting-heads').fill('5');
+    await page.locator('#setting-heads-error').waitFor();
+    await drawer.click();
+    assert.equal(await page.locator('#setting-heads').isVisible(), false);
+    assert.match(await page.locator('[data-testid="drawer-problem"]').textContent(), /a problem to fix: Heads/);
+    assert.ok(await page.locator('[data-testid="drawer-problem"]').isVisible());
+    await drawer.click();
+    await page.locator('#setting-heads').fill('2');
+    await page.locator('[data-testid="drawer-problem"]').waitFor({ state: 'detached' });
     assert.deepEqual(errors, []);
     await page.close();
   });

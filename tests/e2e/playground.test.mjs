@@ -196,7 +196,7 @@ describe('the playground', () => {
     const { page, errors } = await open('#heads=3');
     const blocked = page.locator('[data-testid="blocked"]');
     await blocked.waitFor();
-    assert.match(await blocked.textContent(), /heads \(3\) must divide dModel \(64\)/);
+    assert.match(await blocked.textContent(), /heads \(3\) must divide d_model \(64\)/);
     assert.equal(await page.locator('text=Waiting for the first result').count(), 0);
     await page.locator('#setting-heads').fill('4');
     await page.locator('ap-heatmap').first().waitFor();
@@ -288,7 +288,7 @@ describe('the playground', () => {
     const message = page.locator('[data-setting="heads"] .error');
     await message.waitFor();
     // The engine's rule, declared once in C++ and shown at the setting it names.
-    assert.match(await message.textContent(), /heads \(3\) must divide dModel \(64\)/);
+    assert.match(await message.textContent(), /heads \(3\) must divide d_model \(64\)/);
     assert.equal(await page.locator('ap-heatmap').count(), 4);  // the last good view stays
     await page.locator('#setting-dModel').fill('');
     assert.match(await page.locator('[data-setting="dModel"] .error').textContent(), /must be a whole number/);

@@ -247,3 +247,23 @@ describe('item 6: the stages that were invisible', () => {
     await page.close();
   });
 });
+
+describe('step by step names the masks the block has', () => {
+  test('an encoder blocks padding only; a decoder padding and the future', async () => {
+    const maskStep = async (hash) => {
+      const { page, errors } = await openPage(site.browser, { viewport: { width: 1280, height: 900 } }, { onlyFrom: site.url });
+      await page.goto(site.url + hash);
+      const text = await page.waitForFunction(() => {
+        const walk = document.querySelector('ap-playground').shadowRoot.querySelector('ap-head-walk');
+        const found = walk?.shadowRoot.textContent.replace(/\s+/g, ' ').match(/the scaled score, or −∞ where the key is padding( \(no causal mask here\)| or in the future)?/);
+        return found?.[0] ?? false;
+      }, null, { timeout: 20_000 });
+      const value = await text.jsonValue();
+      assert.deepEqual(errors, []);
+      await page.close();
+      return value;
+    };
+    assert.equal(await maskStep('#view=steps&sequence=1'), 'the scaled score, or −∞ where the key is padding (no causal mask here)');
+    assert.equal(await maskStep('#view=steps&sequence=1&mode=decoder'), 'the scaled score, or −∞ where the key is padding or in the future');
+  });
+});

@@ -214,6 +214,8 @@ describe('views at real-model sizes', () => {
     // Scores on a row's own scale: symmetric around 0 up to the row's largest |score|.
     await page.locator('#setting-stage').selectOption('scores');
     await page.waitForFunction(() => location.hash.includes('stage=scores'));
+    // A row's own scale hides the ÷ √d_k (every row shrinks alike): the view says so.
+    assert.match(await page.locator('[data-testid="row-scale-note"]').textContent(), /Scores and Scaled look the same here/);
     const scores = await cells();
     for (const row of scores) {
       const extent = Math.max(...row.map((c) => Math.abs(c.value)));
@@ -239,6 +241,8 @@ describe('views at real-model sizes', () => {
       });
     });
     assert.equal(tops.length, 40);
+    assert.match(await page.locator('ap-legend').evaluate((el) => el.shadowRoot.textContent.replace(/\s+/g, ' ')),
+      /Colour \(softmax weights\):\s*each row its own scale: 0 .*the row’s largest weight/);
     const yellow = channels(interpolateViridis(1))[0] + channels(interpolateViridis(1))[1];
     for (const best of tops) assert.ok(Math.abs(best - yellow) <= 4, `a thumbnail row tops out at ${best}, not the palette's top ${yellow}`);
     assert.deepEqual(errors, []);

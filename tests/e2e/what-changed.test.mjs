@@ -26,10 +26,13 @@ function readView(page) {
       caption: text('table.changes caption'),
       tokens: rows.map((r) => r.querySelector('th').textContent),
       linear: rows.map((r) => r.dataset.linearChanged).join(''),
+      value: rows.map((r) => r.dataset.valueChanged).join(''),
       attention: rows.map((r) => r.dataset.attentionChanged).join(''),
       numbers: rows.map((r) => [...r.querySelectorAll('.num')].map((n) => n.textContent).join('/')).join(' '),
       incomparable: text('[data-testid="incomparable"]'),
       settingsDiffer: text('[data-testid="settings-differ"]'),
+      qIgnoresWords: text('[data-testid="q-ignores-words"]'),
+      editElsewhere: text('[data-testid="edit-elsewhere"]'),
     };
   });
 }
@@ -131,6 +134,30 @@ describe('what changed', () => {
     assert.equal(view.baseline, 'the dog sit');
     assert.match(view.caption, /Edited: “sit” → “sat” at position 2\./);
     assert.equal(await inView(page, 'button[data-action="unpin"]').count(), 0);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('on the first view\u2019s positional heads, Q ignores the word and says so; an edit in another sentence is named', async () => {
+    const { page, errors } = await openPage(site.browser, { viewport: { width: 1280, height: 900 } }, { onlyFrom: site.url });
+    await page.goto(`${site.url}#view=changes`);  // the page's defaults: Positional heads, two sentences
+    await waitForView(page, (v) => v.reference === 'none', 'first result');
+    const [first, second] = (await page.locator('#setting-text').inputValue()).split('\n');
+    await page.locator('#setting-text').fill(`${first.replace('cat', 'dog')}\n${second}`);
+    let view = await waitForView(page, (v) => v.caption !== null, 'cat → dog');
+    assert.match(view.caption, /“cat” → “dog” at position 1\./);
+    // W_q of the positional preset reads positions only: no row of Q moves, not even the edited one; V moves that row only.
+    assert.equal(view.linear, '000000');
+    assert.equal(view.value, '010000');
+    assert.match(view.qIgnoresWords, /Q did not move, not even in the edited row: this model’s W_q reads only the positions/);
+
+    // Edit the second sentence while the first is shown: the view says where the edit is instead of "nothing moved".
+    await page.locator('#setting-text').fill(`${first.replace('cat', 'dog')}\n${second.replace('barked', 'slept')}`);
+    view = await waitForView(page, (v) => v.editElsewhere !== null, 'an edit in sentence 2');
+    assert.match(view.editElsewhere, /Sentence 1, the one shown, is the same in both: the edit is in sentence 2\./);
+    await page.locator('#setting-sequence').selectOption('1');
+    view = await waitForView(page, (v) => v.caption !== null, 'sentence 2 shown');
+    assert.match(view.caption, /“barked” → “slept” at position 2\./);
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -32,8 +32,29 @@ describe('compare', () => {
     expect(c.edited).toEqual([1]);
     expect([c.before, c.after]).toEqual([['the', 'cat', 'sat'], ['the', 'dog', 'sat']]);
     expect(c.linear.map((v) => v > 1e-6)).toEqual([false, true, false]);
+    expect(c.value.map((v) => v > 1e-6)).toEqual([false, true, false]);
     expect(c.attention.every((v) => v > 1e-6)).toBe(true);
     expect(c.settings).toEqual([]);
+    expect(c.otherEdited).toEqual([]);
+  });
+
+  it('with the positional preset, Q reads only positions: no row of Q moves, V moves the edited row only', () => {
+    const positional = { preset: 'positional' };
+    const c = compare(snap(['the cat sat on'], positional), snap(['the dog sat on'], positional), at(0));
+    if (c.kind !== 'compared') throw new Error('not compared');
+    expect(Math.max(...c.linear)).toBe(0);
+    expect(c.value.map((v) => v > 1e-6)).toEqual([false, true, false, false]);
+  });
+
+  it('an edit in another sentence of the batch is named when the sentence shown has none', () => {
+    const before = snap(['the cat sat', 'a dog barked']);
+    const after = snap(['the cat sat', 'a dog slept']);
+    const c = compare(before, after, at(0, 0));
+    if (c.kind !== 'compared') throw new Error('not compared');
+    expect([c.edited, c.otherEdited]).toEqual([[], [1]]);
+    const there = compare(before, after, at(0, 1));
+    if (there.kind !== 'compared') throw new Error('not compared');
+    expect([there.edited, there.otherEdited]).toEqual([[2], []]);
   });
 
   it('follows the layer: layer 1 compares layer 1 rows', () => {

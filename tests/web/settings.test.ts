@@ -65,11 +65,12 @@ describe('settings', () => {
   });
 
   it('explains combinations that cannot work at the setting to fix', () => {
-    // The engine's rules (declared once in core/src/config.cpp), at the setting each names.
+    // The engine's rules (declared once in core/src/config.cpp), at the setting each names, in the page's words
+    // (the label d_model, not the API's dModel).
     expect(crossCheck({ ...DEFAULT_STATE, dModel: 64, heads: 3 }).heads)
-      .toBe('heads (3) must divide dModel (64): d_k = dModel / heads must be a whole number');
-    expect(crossCheck({ ...DEFAULT_STATE, dModel: 8, heads: 8, preset: 'positional' }).preset).toMatch(/d_k = dModel \/ heads of at least 2/);
-    expect(crossCheck({ ...DEFAULT_STATE, dModel: 2, heads: 1, preset: 'positional' }).dModel).toMatch(/dModel of at least 4, got 2/);
+      .toBe('heads (3) must divide d_model (64): d_k = d_model / heads must be a whole number');
+    expect(crossCheck({ ...DEFAULT_STATE, dModel: 8, heads: 8, preset: 'positional' }).preset).toMatch(/d_k = d_model \/ heads of at least 2/);
+    expect(crossCheck({ ...DEFAULT_STATE, dModel: 2, heads: 1, preset: 'positional' }).dModel).toMatch(/d_model of at least 4, got 2/);
     expect(crossCheck(DEFAULT_STATE)).toEqual({});
   });
 

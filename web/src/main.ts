@@ -14,9 +14,9 @@ setTrainingRunner(startTrainingWorker);
 setCheckpointBase(new URL('checkpoints/', location.href));  // web/public/checkpoints, served at the site's root
 
 const INTROS = {
+  // What the weights are and what to try is the hint's to say, above the view (view/first-view.ts): not repeated here.
   explore: 'Type one sentence per line. Every head\u2019s scores, masks, softmax weights and the shape of every tensor update as you ' +
-    'type. The page opens on heads built to attend by position; set Weights to Random for an untrained model (drawn from the ' +
-    'seed), or pick a trained model; the arithmetic is exact.',
+    'type, and every number is the engine\u2019s exact arithmetic.',
   train: 'Pick a task and press Start: a small transformer trains right here, in a worker, and you watch the loss fall and ' +
     'the heads of a held-out example sharpen into the pattern that solves the task. Change a setting to start over. ' +
     'The trained models shipped with the page show at once; scrub their timeline to watch their heads form.',

@@ -17,7 +17,8 @@ const CONTEXT_FEATURES = 8;
 const STEP_TEXT: Record<WalkStep['name'], { title: string; how: (w: HeadWalk) => string }> = {
   scores: { title: '1. Scores: Q · Kᵀ', how: (w) => `q_i · k_j, a sum over the d_k = ${w.dK} features` },
   scaled: { title: '2. Scale: ÷ √d_k', how: (w) => (w.divisor === 1 ? 'scaling is off: the scores as they are' : `score ÷ ${formatValue(w.divisor)}`) },
-  masked: { title: '3. Mask: −∞ where blocked', how: (w) => `the scaled score, or −∞ where the key is padding or in the future${w.additiveRow ? ', plus the float mask' : ''}` },
+  masked: { title: '3. Mask: −∞ where blocked', how: (w) => `the scaled score, or −∞ where the key is padding${
+    w.causal ? ' or in the future' : ' (no causal mask here)'}${w.additiveRow ? ', plus the float mask' : ''}` },
   weights: { title: '4. Softmax over each row (over the keys)', how: () => 'exp(masked − row max) ÷ the row’s sum of exp' },
   context: { title: '5. Context: weights · V', how: () => 'Σ_j weight_ij · v_j, feature by feature' },
 };
@@ -57,9 +58,11 @@ export class HeadWalkView extends LessonView {
     const ok = agrees(step);
     let sum = 0;
     if (step.name === 'weights') for (const x of step.engineRow) sum += x;
-    return html`<div class="scroll"><table data-row-of=${step.name}>
-      <caption>Row ${w.row} (“${this.#queryTokens()[w.row] ?? '<pad>'}”): ${STEP_TEXT[step.name].how(w)}${
-        step.engineRow.length > n ? ` (first ${n} of ${step.engineRow.length} features)` : ''}</caption>
+    // The caption stands above the scroll box, not inside it: a wide row must not cut the sentence off on a phone.
+    const captionId = `row-caption-${step.name}`;
+    return html`<p class="table-caption" id=${captionId}>Row ${w.row} (“${this.#queryTokens()[w.row] ?? '<pad>'}”): ${STEP_TEXT[step.name].how(w)}${
+        step.engineRow.length > n ? ` (first ${n} of ${step.engineRow.length} features)` : ''}</p>
+      <div class="scroll"><table data-row-of=${step.name} aria-labelledby=${captionId}>
       <thead><tr><th scope="col"></th>${columns.slice(0, n).map((c) => html`<th scope="col">${c}</th>`)}<th scope="col">check</th></tr></thead>
       <tbody>
         <tr><th scope="row">engine</th>${cells(step.engineRow, 'engine')}<td rowspan="2" data-agrees=${ok ? '1' : '0'}

@@ -17,7 +17,8 @@ export const LESSON_STYLES = css`
   th, td { border: 1px solid #ddd; padding: 0.1rem 0.35rem; text-align: right; white-space: nowrap; }
   th { font-weight: 600; background: #fafafa; }
   th[scope='row'] { text-align: left; }
-  caption { text-align: left; font: 0.8rem system-ui, sans-serif; color: #444; padding-bottom: 0.15rem; }
+  caption, .table-caption { text-align: left; font: 0.8rem system-ui, sans-serif; color: #444; padding-bottom: 0.15rem; }
+  .table-caption { margin: 0.3rem 0 0; }
   td.blocked { color: #777; background: #eee; }
   .ok { color: #0a6b2b; font-weight: 600; }
   .bad { color: #b00020; font-weight: 700; }

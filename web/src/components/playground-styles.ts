@@ -31,6 +31,7 @@ export const PLAYGROUND_STYLES = [CONTROL_STYLES, css`
     .drawer-toggle:focus-visible { outline: 3px solid #1a73e8; }
     .drawer-title { font-weight: 700; }
     .drawer-summary { color: #555; font-size: 0.85rem; }
+    .drawer-problem { color: #b00020; font-weight: 600; font-size: 0.85rem; }
     aside.drawer:not(.open) .drawer-body { display: none; }
     aside.drawer.open .drawer-body { margin-top: 0.5rem; }
   }
@@ -53,6 +54,10 @@ export const PLAYGROUND_STYLES = [CONTROL_STYLES, css`
   }
   .one-head { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fit, minmax(min(100%, 20rem), 1fr)); }
   ap-legend { margin-bottom: 0.5rem; }
+  /* The Colour scale menu on the legend's line: label and menu side by side. */
+  .legend-row { display: flex; flex-wrap: wrap; align-items: center; gap: 0.3rem 1rem; margin-bottom: 0.5rem; }
+  .legend-row ap-legend { margin-bottom: 0; }
+  .legend-row .setting { flex-direction: row; align-items: center; gap: 0.4rem; margin-bottom: 0; }
   .overlay-strip { display: flex; flex-wrap: wrap; align-items: center; gap: 0.15rem 0.55rem; border: 1px solid #ddd;
     border-radius: 4px; padding: 0.2rem 0.5rem 0.35rem; margin: 0 0 0.2rem; font-size: 0.85rem; }
   .overlay-strip legend { font-size: 0.8rem; color: #333; padding: 0 0.2rem; }

@@ -423,13 +423,14 @@ export class Playground extends LitElement {
       </section>` : nothing}
       ${aside ? settingsDrawer(aside, { open: this.drawerOpen, summary: picker || modelControls.length > 3
         ? modelSummary(this.state, this.pretrained?.name ?? (this.state.model ? this.model?.label ?? this.state.model : '')) : '',
+        problems: Object.keys(errors).filter((name) => modelControls.includes(name)).map((name) => settingByName(name)!.label),
         onToggle: () => { this.drawerOpen = !this.drawerOpen; } }) : nothing}
       <main>
         ${this.#linkProblems.length ? html`<p class="error" role="alert" data-testid="link-problems">Ignored in the link: ${this.#linkProblems.join('; ')}</p>` : nothing}
         ${problems.map((message) => html`<p class="error" role="alert">${message}</p>`)}
         ${this.modelError ? html`<p class="error engine-error" role="alert" data-testid="model-error">${this.modelError}</p>` : nothing}
         ${this.engineError ? html`<p class="error engine-error" role="alert">${this.engineError}</p>` : nothing}
-        ${picker && this.syncHash ? weightsHint(this.state) : nothing}
+        ${picker && this.syncHash ? weightsHint(this.#traceModel === '' && ctx ? { ...this.state, ...ctx.trace.config } : this.state) : nothing}
         ${ctx ? html`${this.#shows('views') ? viewTabs(this.state.view, this.#onSetting) : nothing}
           <div class="view-panel" id=${VIEW_PANEL_ID} role=${this.#shows('views') ? 'tabpanel' : nothing}
             aria-labelledby=${this.#shows('views') ? viewTabId(this.state.view) : nothing}>
@@ -440,7 +441,9 @@ export class Playground extends LitElement {
           // Typing re-renders with the old trace until the new one arrives: skip the heavy view then.
           guard([this.trace, this.baseline, ctx.block, ctx.layer, ctx.head, ctx.sequence, ...VIEW_SETTING_NAMES.map((name) => this.state[name])],
             () => viewBody(ctx, { attentionOnly: this.attentionOnly && !!this.pretrained, baseline: this.baseline, previous: this.#previous,
-              current: { trace: ctx.trace, text: this.#traceText, model: this.#traceModel } }))}</div></div>
+              current: { trace: ctx.trace, text: this.#traceText, model: this.#traceModel },
+              colorScaleControl: this.#shows('colorScale')
+                ? renderControl(settingByName('colorScale')!, this.state.colorScale, undefined, this.#onSetting) : nothing }))}</div></div>
           ${this.pretrained && this.#traceModel === this.pretrained.key ? predictionsView(this.pretrained, this.predictions, ctx.trace.tokens[0] ?? []) : nothing}`
           : Object.keys(this.errors).length > 0 && !this.#typing.on
             ? html`<p class="error" role="alert" data-testid="blocked">Nothing to show yet: ${Object.values(this.errors).join(' ')}</p>`

@@ -8,6 +8,7 @@ import { blocksFor, type State } from '../state/settings.js';
 import { changesView } from '../view/changes-view.js';
 import { referenceFor, type Snapshot } from '../view/comparison.js';
 import type { Block } from '../view/trace-model.js';
+import { weightScale } from '../view/colors.js';
 import {
   headView, headsView, linesView, masksView, overviewView, rowsView, shapesView, splitView, stageScale, stepsView, valuesView,
   type ViewContext,
@@ -41,13 +42,19 @@ export interface ViewExtras {
   current: Snapshot;
   baseline: Snapshot | null;
   previous: Snapshot | null;
+  /** The Colour scale menu where the page shows it (nothing in an embed that does not list it): it sits by the legend. */
+  colorScaleControl: unknown;
 }
 
 export function viewBody(ctx: ViewContext, extras: ViewExtras) {
+  const perRow = ctx.state.colorScale === 'row';
   switch (ctx.state.view) {
     case 'heads': case 'head': {
       const scale = stageScale(ctx);
-      return html`<ap-legend .scale=${scale} ?per-row=${ctx.state.colorScale === 'row'} label="Colour:"></ap-legend>${
+      return html`<div class="legend-row">${extras.colorScaleControl}<ap-legend .scale=${scale} ?per-row=${perRow} label="Colour:"></ap-legend></div>${
+        perRow && ctx.state.stage !== 'weights' ? html`<p class="hint" data-testid="row-scale-note">Each row on its own scale:
+          dividing by √d_k shrinks a row’s scores alike, so Scores and Scaled look the same here (hover a cell for its numbers);
+          pick “One for all cells” to see the division as paler colours.</p>` : nothing}${
         ctx.state.view === 'heads' ? headsView(ctx, scale) : headView(ctx, scale)}`;
     }
     case 'lines': return linesView(ctx);
@@ -58,7 +65,8 @@ export function viewBody(ctx: ViewContext, extras: ViewExtras) {
     case 'split': return splitView(ctx);
     case 'steps': return stepsView(ctx);
     case 'values': return valuesView(ctx);
-    case 'overview': return overviewView(ctx);
+    case 'overview': return html`<div class="legend-row">${extras.colorScaleControl}<ap-legend .scale=${weightScale()}
+      ?per-row=${perRow} label="Colour (softmax weights):"></ap-legend></div>${overviewView(ctx)}`;
     case 'changes': return changesView({ ...ctx, current: extras.current, reference: referenceFor(extras.baseline, extras.previous) });
   }
 }

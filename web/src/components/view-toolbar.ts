@@ -76,7 +76,7 @@ export function viewToolbar({ ctx, errors, drafts, shows, onSetting, root }: Too
     else void exportPng(picture.svg, picture.fileName('png'));
   };
   return html`<div class="view-settings">
-      ${['heads', 'head', 'overview'].includes(state.view) ? html`${control('stage')}${control('colorScale')}` : nothing}
+      ${['heads', 'head', 'overview'].includes(state.view) ? control('stage') : nothing}
       ${blocks.length > 1 ? control('block') : nothing}
       ${ctx.trace.config.layers > 1 && state.view !== 'overview' ? control('layer', ctx.trace.config.layers - 1) : nothing}
       ${state.view === 'head' || state.view === 'steps' ? control('head', ctx.trace.config.heads - 1) : nothing}

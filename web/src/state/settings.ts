@@ -211,11 +211,22 @@ export function draftProblems(drafts: Record<string, string>): Record<string, st
   return problems;
 }
 
+/**
+ * An engine message in the page's words: the API's camelCase names (dModel, ffnDim) become the labels the page
+ * shows next to those boxes (d_model, FFN width). Plain names (heads, layers) read the same either way.
+ */
+function inPageWords(message: string): string {
+  return message.replace(/\b[a-z]+[A-Z][A-Za-z]*\b/g, (name) => {
+    const setting = settingByName(name);
+    return setting?.group === 'model' ? setting.label : name;
+  });
+}
+
 /** Problems that involve more than one setting (the engine's rules), keyed by the setting to show them at. */
 export function crossCheck(state: State): Partial<Record<keyof State, string>> {
   const problems: Partial<Record<keyof State, string>> = {};
   for (const p of ruleProblems(PLAYGROUND_SCHEMA.rules, state as unknown as Record<string, unknown>))
-    problems[p.field as keyof State] ??= p.message;
+    problems[p.field as keyof State] ??= inPageWords(p.message);
   return problems;
 }
 

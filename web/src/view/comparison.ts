@@ -40,9 +40,12 @@ export type Comparison =
     after: string[];
     /** Token positions that differ (empty: the same tokens). */
     edited: number[];
-    /** Per token, ‖Δ‖ of the linear Q projection's row and of the attention output's row, at the layer. */
+    /** Per token, ‖Δ‖ of the linear Q and V projections' rows and of the attention output's row, at the layer. */
     linear: number[];
+    value: number[];
     attention: number[];
+    /** Other sentences of the batch whose tokens differ (0-based): where the edit is when this one has none. */
+    otherEdited: number[];
     /** Non-shape settings that differ (e.g. seed): then the weights differ too, not only the input. */
     settings: string[];
   };
@@ -80,16 +83,20 @@ export function compare(before: Snapshot, after: Snapshot, where: Where): Compar
   if (!edited) return { kind: 'incomparable', reasons: [`it has ${count(before1.length, 'token')}, this result ${count(after1.length, 'token')}`] };
   const name = (stage: string) => `${where.block}.${stage}`;
   const linear = rowChanges(before.trace, after.trace, name('q_proj'), where.layer, where.sequence);
+  const value = rowChanges(before.trace, after.trace, name('v_proj'), where.layer, where.sequence);
   const attention = rowChanges(before.trace, after.trace, name('output'), where.layer, where.sequence);
-  if (!linear || !attention) {
+  if (!linear || !value || !attention) {
     // Same token count, but the batch is padded differently (another sentence grew), or a stage is missing.
     const shape = (t: Trace) => findStage(t, name('output'), where.layer)?.shape.join(' × ') ?? 'none';
     return { kind: 'incomparable', reasons: [`its layer ${where.layer} output is ${shape(before.trace)}, this result\u2019s ${shape(after.trace)}`] };
   }
   const settings = Object.keys(config(after.trace)).filter((key) => !(key in SHAPE_SETTINGS) &&
     JSON.stringify(config(before.trace)[key]) !== JSON.stringify(config(after.trace)[key]));
-  return { kind: 'compared', before: before1, after: after1, edited, linear: linear.slice(0, after1.length),
-    attention: attention.slice(0, after1.length), settings };
+  const otherEdited = afterTokens.flatMap((tokens, b) => (b !== where.sequence
+    && (editedPositions(beforeTokens[b] ?? [], tokens)?.length ?? 1) > 0 ? [b] : []));
+  const rows = (changes: number[]) => changes.slice(0, after1.length);
+  return { kind: 'compared', before: before1, after: after1, edited, linear: rows(linear), value: rows(value),
+    attention: rows(attention), settings, otherEdited };
 }
 
 /** A text for a caption: one line, at most `max` characters. */

@@ -19,7 +19,10 @@ export function positionalRole(head: number): string {
   return POSITIONAL_ROLES[head % POSITIONAL_ROLES.length];
 }
 
-/** The hint for the untrained model's weights (nothing for a trained or pretrained model: they describe themselves). */
+/**
+ * The hint for the untrained model's weights (nothing for a trained or pretrained model: they describe themselves).
+ * `state`: the page's settings with the model settings of the result on screen (not a value still being typed).
+ */
 export function weightsHint(state: State) {
   if (state.model !== '' || !WEIGHT_VIEWS.includes(state.view)) return nothing;
   let text: string;

@@ -42,6 +42,8 @@ export interface HeadWalk {
   blocked: Uint8Array;
   /** A user's additive float mask row, when the trace has one; else null. */
   additiveRow: Float32Array | null;
+  /** Whether the block has a causal mask (a decoder's self-attention): else only padding blocks keys. */
+  causal: boolean;
   steps: WalkStep[];
 }
 
@@ -119,7 +121,7 @@ export function headWalk(trace: Trace, block: Block, layer: number, sequence: nu
   return {
     dModel: findStage(trace, `${block}.q_proj`, layer)?.shape[2] ?? trace.config.dModel,
     heads: findStage(trace, `${block}.q_heads`, layer)!.shape[1],
-    dK, divisor, sq, sk, row: i, q, k, v, blocked, additiveRow, steps,
+    dK, divisor, sq, sk, row: i, q, k, v, blocked, additiveRow, causal: findStage(trace, `${block}.mask.causal`, layer) !== undefined, steps,
   };
 }
 
