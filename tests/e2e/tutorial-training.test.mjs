@@ -32,6 +32,10 @@ async function runSection(section) {
   await page.locator(`#${section}`).scrollIntoViewIfNeeded();
   await train(section).locator('button[data-action="start"]:not([disabled])').click();
   await train(section).locator('.progress[data-status="done"]').waitFor({ timeout: 180_000 });
+  // Every run has ended (a run stopped at its target accuracy too): nothing is left to resume.
+  const start = train(section).locator('button[data-action="start"]');
+  assert.equal(await start.textContent(), 'Finished');
+  assert.equal(await start.isDisabled(), true);
 }
 
 /** The curves as the reader can export them: rows { run, set, step, loss, accuracy, sequenceAccuracy }. */

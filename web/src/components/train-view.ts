@@ -415,7 +415,7 @@ export class TrainView extends LitElement {
         ${this.#shows('buttons') ? html`<div class="buttons">
           ${status === 'running' ? html`<button class="primary" data-action="pause" @click=${this.#pause}>Pause</button>`
             : html`<button class="primary" data-action="start" ?disabled=${!ready || (finished && !a?.checkpoint)} @click=${this.#start}>${
-              a?.checkpoint ? 'Train it yourself' : a?.step ? 'Resume' : 'Start'}</button>`}
+              a?.checkpoint ? 'Train it yourself' : finished ? 'Finished' : a?.step ? 'Resume' : 'Start'}</button>`}
           <button data-action="step" ?disabled=${!ready || status === 'running' || finished} @click=${this.#stepOnce}>Step</button>
           <button data-action="reset" ?disabled=${Object.keys(this.errors).length > 0} @click=${this.#reset}>Reset</button>
           <button data-action="save" ?disabled=${!ready || status === 'running'} @click=${this.#saveWeights}>Save weights${this.#runs.length > 1 ? ' (A)' : ''}</button>

@@ -35,8 +35,8 @@ export function probeView(probe: Probe, heading: string, switches?: HeadSwitches
         .scale=${scale} row-axis="query" col-axis="key"
         caption=${`Layer ${h.layer} · head ${h.head}: ${best.name} (${best.score.toFixed(2)}) · weights (Sq, Sk) = (${probe.seq}, ${probe.seq})`}
       ></ap-heatmap>${switches ? html`<button class="head-switch" data-action="head-off" data-layer=${h.layer} data-head=${h.head}
-        aria-pressed=${String(off)} @click=${() => switches.toggle(h)}>${off ? `Head ${h.layer}.${h.head} is off: switch on`
-        : `Switch head ${h.layer}.${h.head} off`}</button>` : nothing}</div>`;
+        aria-pressed=${String(off)} @click=${() => switches.toggle(h)}>${off ? `Layer ${h.layer}, head ${h.head} is off: switch it on`
+        : `Switch off layer ${h.layer}, head ${h.head}`}</button>` : nothing}</div>`;
     })}</div>`;
 }
 
