@@ -5,7 +5,7 @@ import { ALLOWED_FILL, BLOCKED_FILL, type ColorScale, formatValue, rowScaleEnds 
 
 export class Legend extends LitElement {
   static override properties = { scale: { attribute: false }, label: { type: String }, noBlocked: { type: Boolean, attribute: 'no-blocked' },
-    masks: { type: Boolean }, perRow: { type: Boolean, attribute: 'per-row' } };
+    masks: { type: Boolean }, perRow: { type: Boolean, attribute: 'per-row' }, plainBlocked: { type: Boolean, attribute: 'plain-blocked' } };
   declare scale: ColorScale | undefined;
   declare label: string;
   /** The view has no blocked cells: no swatch for them. */
@@ -14,6 +14,8 @@ export class Legend extends LitElement {
   declare masks: boolean;
   /** Each row of the heatmaps has its own scale: the bar's ends are the row's own, not numbers. */
   declare perRow: boolean;
+  /** Blocked cells are drawn plain grey (the overview's thumbnails, too small to hatch), not hatched. */
+  declare plainBlocked: boolean;
 
   constructor() {
     super();
@@ -21,6 +23,7 @@ export class Legend extends LitElement {
     this.noBlocked = false;
     this.masks = false;
     this.perRow = false;
+    this.plainBlocked = false;
   }
 
   static override styles = css`
@@ -28,6 +31,7 @@ export class Legend extends LitElement {
     .bar { width: 10rem; height: 0.8rem; border: 1px solid #999; }
     .blocked { width: 1.1rem; height: 0.8rem; border: 1px solid #999;
       background: repeating-linear-gradient(45deg, #555 0 2px, ${unsafeCSS(BLOCKED_FILL)} 2px 6px); }
+    .plain-blocked { width: 1.1rem; height: 0.8rem; border: 1px solid #999; background: ${unsafeCSS(BLOCKED_FILL)}; }
     .allowed { width: 1.1rem; height: 0.8rem; border: 1px solid #999; background: ${unsafeCSS(ALLOWED_FILL)}; }
   `;
 
@@ -43,7 +47,7 @@ export class Legend extends LitElement {
       <span class="bar" role="img" aria-label=${`colour scale from ${low} to ${high}${this.perRow ? ', in each row' : ''}`}
         style=${`background: linear-gradient(to right, ${stops})`}></span>
       <span>${high}</span>
-      ${this.noBlocked ? '' : html`<span class="blocked" aria-hidden="true"></span><span>blocked (−∞ before softmax, 0 after)</span>`}`;
+      ${this.noBlocked ? '' : html`<span class=${this.plainBlocked ? 'plain-blocked' : 'blocked'} aria-hidden="true"></span><span>blocked (−∞ before softmax, 0 after)</span>`}`;
   }
 }
 customElements.define('ap-legend', Legend);

@@ -8,7 +8,7 @@ import { blocksFor, type State } from '../state/settings.js';
 import { changesView } from '../view/changes-view.js';
 import { referenceFor, type Snapshot } from '../view/comparison.js';
 import type { Block } from '../view/trace-model.js';
-import { weightScale } from '../view/colors.js';
+import { type ColorScale, weightScale } from '../view/colors.js';
 import {
   headView, headsView, linesView, masksView, overviewView, rowsView, shapesView, splitView, stageScale, stepsView, valuesView,
   type ViewContext,
@@ -48,10 +48,13 @@ export interface ViewExtras {
 
 export function viewBody(ctx: ViewContext, extras: ViewExtras) {
   const perRow = ctx.state.colorScale === 'row';
+  // The colour legend with the Colour scale menu on its line. plainBlocked: the thumbnails' blocked cells are plain grey.
+  const legendRow = (scale: ColorScale, label: string, plainBlocked = false) => html`<div class="legend-row">${extras.colorScaleControl}<ap-legend
+    .scale=${scale} ?per-row=${perRow} ?plain-blocked=${plainBlocked} label=${label}></ap-legend></div>`;
   switch (ctx.state.view) {
     case 'heads': case 'head': {
       const scale = stageScale(ctx);
-      return html`<div class="legend-row">${extras.colorScaleControl}<ap-legend .scale=${scale} ?per-row=${perRow} label="Colour:"></ap-legend></div>${
+      return html`${legendRow(scale, 'Colour:')}${
         perRow && ctx.state.stage !== 'weights' ? html`<p class="hint" data-testid="row-scale-note">Each row on its own scale:
           dividing by √d_k shrinks a row’s scores alike, so Scores and Scaled look the same here (hover a cell for its numbers);
           pick “One for all cells” to see the division as paler colours.</p>` : nothing}${
@@ -65,8 +68,7 @@ export function viewBody(ctx: ViewContext, extras: ViewExtras) {
     case 'split': return splitView(ctx);
     case 'steps': return stepsView(ctx);
     case 'values': return valuesView(ctx);
-    case 'overview': return html`<div class="legend-row">${extras.colorScaleControl}<ap-legend .scale=${weightScale()}
-      ?per-row=${perRow} label="Colour (softmax weights):"></ap-legend></div>${overviewView(ctx)}`;
+    case 'overview': return html`${legendRow(weightScale(), 'Colour (softmax weights):', true)}${overviewView(ctx)}`;
     case 'changes': return changesView({ ...ctx, current: extras.current, reference: referenceFor(extras.baseline, extras.previous) });
   }
 }
