@@ -204,7 +204,7 @@ describe('the Train view', () => {
     await shared.page.close();
     await page.locator('ap-train #setting-heads').fill('5');  // 48 / 5 is no whole d_k
     await page.locator('ap-train [data-setting="heads"] .error').waitFor();
-    assert.match(await page.locator('ap-train [data-setting="heads"] .error').textContent(), /must divide dModel/);
+    assert.match(await page.locator('ap-train [data-setting="heads"] .error').textContent(), /must divide d_model/);
     assert.equal(await page.locator('ap-train button[data-action="start"]').isDisabled(), true);
     await page.locator('ap-train #setting-heads').fill('4');
     await page.locator('ap-train button[data-action="start"]:not([disabled])').waitFor();

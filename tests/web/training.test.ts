@@ -43,7 +43,8 @@ describe('the Train view settings', () => {
     expect(names({ ...DEFAULT_TRAIN_STATE, task: 'modadd' })).toContain('modulus');
     expect(names({ ...DEFAULT_TRAIN_STATE, task: 'modadd' })).not.toContain('symbols');
     expect(names({ ...DEFAULT_TRAIN_STATE, task: 'text' })).toContain('text');
-    expect(trainCrossCheck({ ...DEFAULT_TRAIN_STATE, heads: 5 })).toHaveProperty('heads');  // d_model 48
+    // d_model 48; the message in the page's words (the label d_model, not the API's dModel).
+    expect(trainCrossCheck({ ...DEFAULT_TRAIN_STATE, heads: 5 }).heads).toBe('heads (5) must divide d_model (48): d_k = d_model / heads must be a whole number');
     const options = trainerOptions({ ...DEFAULT_TRAIN_STATE, task: 'modadd' });
     expect(options.task).toEqual({ name: 'modadd', modulus: 13 });
     expect(options.spec).toMatchObject({ causal: true, dModel: 48, norm: 'pre' });

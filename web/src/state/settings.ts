@@ -214,12 +214,10 @@ export function draftProblems(drafts: Record<string, string>): Record<string, st
 /**
  * An engine message in the page's words: the API's camelCase names (dModel, ffnDim) become the labels the page
  * shows next to those boxes (d_model, FFN width). Plain names (heads, layers) read the same either way.
+ * `settingOf`: the page's settings table (the playground's, or the Train view's).
  */
-function inPageWords(message: string): string {
-  return message.replace(/\b[a-z]+[A-Z][A-Za-z]*\b/g, (name) => {
-    const setting = settingByName(name);
-    return setting?.group === 'model' ? setting.label : name;
-  });
+export function inPageWords(message: string, settingOf: (name: string) => { label: string } | undefined = settingByName): string {
+  return message.replace(/\b[a-z]+[A-Z][A-Za-z]*\b/g, (name) => settingOf(name)?.label ?? name);
 }
 
 /** Problems that involve more than one setting (the engine's rules), keyed by the setting to show them at. */

@@ -8,7 +8,7 @@ import {
   MODEL_SPEC_SCHEMA, OPTIMIZER_SCHEMA, TASK_SCHEMA, TRAINER_SCHEMA, ruleProblems,
   type CreateTrainerOptions, type ModelSpec, type SchemaInfo, type TaskOptions,
 } from 'attention-playground';
-import { engineSetting, formatSetting, parseSetting, type Setting } from './settings.js';
+import { engineSetting, formatSetting, inPageWords, parseSetting, type Setting } from './settings.js';
 
 /** A setting of the Train view, and where it goes in createTrainer's options. */
 export type TrainSetting = Setting & { target: 'task' | 'spec' | 'optimizer' | 'trainer' | 'run' | 'compare'; field: string };
@@ -162,7 +162,7 @@ export function trainStateFromHash(hash: string): { state: TrainState; problems:
 export function trainCrossCheck(state: TrainState): Record<string, string> {
   const spec = trainerOptions(state).spec as Record<string, unknown>;
   const problems: Record<string, string> = {};
-  for (const p of ruleProblems(MODEL_SPEC_SCHEMA.rules, { ...spec })) problems[p.field] ??= p.message;
+  for (const p of ruleProblems(MODEL_SPEC_SCHEMA.rules, { ...spec })) problems[p.field] ??= inPageWords(p.message, trainSettingByName);
   return problems;
 }
 
