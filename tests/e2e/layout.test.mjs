@@ -51,6 +51,31 @@ describe('layout and accessibility', () => {
     await page.close();
   });
 
+  test('on a phone, Head split\u2019s (S, E) matrices narrow their columns to fit, every head\u2019s band in view', async () => {
+    const { page, errors } = await openPage(site.browser, { viewport: { width: 390, height: 844 } }, { onlyFrom: site.url });
+    await page.goto(`${site.url}#view=split&text=the+cat+sat`);
+    const fitted = () => page.locator('ap-head-split').evaluate((el) => [...el.shadowRoot.querySelectorAll('ap-matrix[fit]')].map((m) => {
+      const svg = m.shadowRoot.querySelector('svg');
+      return { box: m.clientWidth, scroll: m.scrollWidth, svg: svg ? Number(svg.getAttribute('width')) : 0,
+        bands: [...(svg?.querySelectorAll('text') ?? [])].filter((t) => /^head \d+$/.test(t.textContent)).map((t) => t.textContent) };
+    }));
+    await page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot.querySelector('ap-head-split')
+      ?.shadowRoot.querySelectorAll('ap-matrix[fit]').length === 2, null, { timeout: 20_000 });
+    let matrices = [];
+    for (let i = 0; i < 40; i++) {  // the box is measured after the first paint
+      matrices = await fitted();
+      if (matrices.every((m) => m.svg > 0 && m.svg <= m.box)) break;
+      await page.waitForTimeout(50);
+    }
+    assert.equal(matrices.length, 2, 'the split and the merge');
+    for (const m of matrices) {
+      assert.ok(m.box < 390 && m.svg <= m.box && m.scroll <= m.box + 1, `a matrix ${m.svg} px wide in a ${m.box} px box (scrolls to ${m.scroll})`);
+      assert.deepEqual(m.bands, ['head 0', 'head 1', 'head 2', 'head 3']);
+    }
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('the view tabs follow the WAI-ARIA tabs pattern', async () => {
     const { page, errors } = await open('#text=the+cat+sat');
     const tabs = page.locator('[role="tablist"] [role="tab"]');

@@ -29,8 +29,9 @@ export class HeadSplitView extends LessonView {
     this.row = 0;
   }
 
+  /** bands: the full (S, E) matrix, banded by head; it narrows its columns to fit a phone, so every head shows. */
   #matrix(m: Matrix, labels: string[], label: string, bands: HeadSplit['split']['blocks'] | null, cell: number, scale: ColorScale) {
-    return html`<ap-matrix .values=${m.values} .rows=${m.rows} .cols=${m.cols} .rowLabels=${labels} .scale=${scale}
+    return html`<ap-matrix ?fit=${bands !== null} .values=${m.values} .rows=${m.rows} .cols=${m.cols} .rowLabels=${labels} .scale=${scale}
       .bands=${bands ? bands.map((b) => ({ from: b.from, to: b.to, color: headColor(b.head), label: `head ${b.head}` })) : []}
       .highlight=${[this.row]} cell=${cell} label=${label}></ap-matrix>`;
   }

@@ -13,6 +13,8 @@ const LEFT = 64;
 /** A row is at least this tall, so that its token label reads (cells may be narrower: E = 768 columns). */
 const MIN_ROW = 14;
 const BAND = 16;
+/** The narrowest a fitted column gets, px: below it the box scrolls. */
+const MIN_FIT_CELL = 3;
 const MAX_LABEL = 8;
 
 const shorten = (text: string) => (Array.from(text).length > MAX_LABEL ? `${Array.from(text).slice(0, MAX_LABEL - 1).join('')}…` : text);
@@ -21,7 +23,8 @@ export class Matrix extends LitElement {
   static override properties = {
     values: { attribute: false }, rows: { type: Number }, cols: { type: Number }, rowLabels: { attribute: false },
     scale: { attribute: false }, bands: { attribute: false }, blocked: { attribute: false },
-    highlight: { attribute: false }, cell: { type: Number }, label: { type: String },
+    highlight: { attribute: false }, cell: { type: Number }, label: { type: String }, fit: { type: Boolean },
+    available: { state: true },
   };
   declare values: ArrayLike<number>;
   declare rows: number;
@@ -37,6 +40,11 @@ export class Matrix extends LitElement {
   declare cell: number;
   /** What the picture shows, for screen readers. */
   declare label: string;
+  /** Narrow the columns (down to MIN_FIT_CELL px, never the row labels) to fit the box, e.g. E = 64 columns on a phone. */
+  declare fit: boolean;
+  /** The box's width in px, measured (0 until known). */
+  declare available: number;
+  #resize: ResizeObserver | null = null;
 
   constructor() {
     super();
@@ -48,6 +56,30 @@ export class Matrix extends LitElement {
     this.highlight = [];
     this.cell = 12;
     this.label = '';
+    this.fit = false;
+    this.available = 0;
+  }
+
+  override connectedCallback() {
+    super.connectedCallback();
+    if (typeof ResizeObserver !== 'function') return;
+    this.#resize = new ResizeObserver(([entry]) => {
+      const width = Math.floor(entry.contentRect.width);
+      if (width !== this.available) this.available = width;
+    });
+    this.#resize.observe(this);
+  }
+
+  override disconnectedCallback() {
+    super.disconnectedCallback();
+    this.#resize?.disconnect();
+    this.#resize = null;
+  }
+
+  /** A cell's width: `cell`, or with `fit` as much of it as the box leaves (the box scrolls below MIN_FIT_CELL). */
+  #cellWidth(): number {
+    if (!this.fit || this.available <= 0 || this.cols === 0) return this.cell;
+    return Math.max(MIN_FIT_CELL, Math.min(this.cell, Math.floor((this.available - LEFT - 2) / this.cols)));
   }
 
   static override styles = css`
@@ -56,7 +88,7 @@ export class Matrix extends LitElement {
   `;
 
   override render() {
-    const c = this.cell, h = Math.max(MIN_ROW, c);
+    const c = this.#cellWidth(), h = Math.max(MIN_ROW, this.cell);
     const top = this.bands.length ? BAND + 2 : 2;
     const width = LEFT + this.cols * c + 2, height = top + this.rows * h + 2;
     const cells = [];
