@@ -220,7 +220,7 @@ describe('views at real-model sizes', () => {
     for (const row of scores) {
       const extent = Math.max(...row.map((c) => Math.abs(c.value)));
       const end = row.find((c) => Math.abs(c.value) === extent);
-      // The playground's diverging palette puts high scores at PuOr's orange end (0) and low ones at its purple end (1).
+      // The playground's diverging palette puts high scores at PuOr's purple end (0) and low ones at its orange end (1).
       const want = channels(interpolatePuOr(end.value > 0 ? 0 : 1));
       const got = channels(end.fill);
       assert.ok(got.every((c, k) => Math.abs(c - want[k]) <= 1), `a row's largest |score| takes an end colour: ${end.fill}, not ${want}`);

@@ -26,7 +26,8 @@ export function scoreScale(values: ArrayLike<number>): ColorScale {
   let extent = 0;
   for (let i = 0; i < values.length; i++) if (Number.isFinite(values[i])) extent = Math.max(extent, Math.abs(values[i]));
   if (extent === 0) extent = 1;
-  // PuOr runs orange (low) to purple (high); flip so that high scores are orange-warm.
+  // d3's PuOr runs from purple (t = 0) to orange (t = 1); flip it so a high score is dark purple and a
+  // negative one orange, and the legend bar reads orange (−) … purple (+) from left to right.
   const interpolate = (t: number) => interpolatePuOr(1 - t);
   const scale = scaleDiverging(interpolate).domain([-extent, 0, extent]);
   return { kind: 'diverging', domain: [-extent, extent], color: (v) => scale(v), at: interpolate };
