@@ -1,0 +1,194 @@
+// The model's parameters: each one's PyTorch name and shape (the constructor), their one
+// order (parameter_list: checkpoints, the optimizer and the UI all follow it), and the seeded
+// random initialisation. The forward pass is in transformer.cpp.
+#include "attention/transformer.hpp"
+
+#include <cmath>
+
+#include "attention/random.hpp"
+
+namespace attention {
+
+namespace {
+
+using error_code::kShapeMismatch;
+
+LinearWeights linear_layer(const std::string& name, int out, int in, bool bias = true) {
+  LinearWeights w;
+  w.in_features = in;
+  w.out_features = out;
+  w.weight = Parameter(name + ".weight", {out, in});
+  if (bias) w.bias = Parameter(name + ".bias", {out});
+  return w;
+}
+
+MultiHeadWeights attention_weights(const std::string& name, int e) {
+  MultiHeadWeights w;
+  w.embed_dim = e;
+  w.in_proj_weight = Parameter(name + ".in_proj_weight", {3 * e, e});
+  w.in_proj_bias = Parameter(name + ".in_proj_bias", {3 * e});
+  w.out_proj_weight = Parameter(name + ".out_proj.weight", {e, e});
+  w.out_proj_bias = Parameter(name + ".out_proj.bias", {e});
+  return w;
+}
+
+LayerNormWeights norm_weights(const std::string& name, int e, double eps) {
+  LayerNormWeights n;
+  n.weight = Parameter(name + ".weight", {e}, std::vector<float>(static_cast<std::size_t>(e), 1.0f));
+  n.bias = Parameter(name + ".bias", {e});
+  n.eps = static_cast<float>(eps);
+  return n;
+}
+
+void add_attention(std::vector<Parameter*>& list, MultiHeadWeights& w) {
+  for (Parameter* p : {&w.in_proj_weight, &w.in_proj_bias, &w.out_proj_weight, &w.out_proj_bias}) list.push_back(p);
+}
+void add_linear(std::vector<Parameter*>& list, LinearWeights& w) {
+  list.push_back(&w.weight);
+  if (!w.bias.empty()) list.push_back(&w.bias);
+}
+void add_norm(std::vector<Parameter*>& list, LayerNormWeights& n) {  // nothing without LayerNorm
+  if (n.weight.empty()) return;
+  list.push_back(&n.weight);
+  list.push_back(&n.bias);
+}
+
+void fill_uniform(Parameter& p, SplitMix64& rng, float bound) {
+  for (float& v : p.mutable_values()) v = bound * rng.symmetric_unit();
+}
+void xavier(Parameter& p, SplitMix64& rng) {  // (rows, cols): U(-a, a), a = sqrt(6 / (fan_in + fan_out))
+  const int rows = p.shape()[0], cols = p.shape()[1];
+  fill_uniform(p, rng, std::sqrt(6.0f / static_cast<float>(rows + cols)));
+}
+
+}  // namespace
+
+Transformer::Transformer(const ModelSpec& s) : spec_(s) {
+  const int e = s.d_model, f = s.ffn_dim;
+  embed_ = Parameter("embed.weight", {s.vocab_size, e});
+  if (s.positions == Positions::Learned) pos_ = Parameter("pos.weight", {s.max_seq, e});
+  if (s.type_vocab_size > 0) token_type_ = Parameter("token_type.weight", {s.type_vocab_size, e});
+  if (s.has_embed_norm()) embed_norm_ = norm_weights("embed_norm", e, s.layer_norm_eps);
+  const std::string single = s.encoder_decoder() ? "encoder.layers." : "layers.";
+  const int encoder_count = s.encoder_decoder() ? s.encoder_layers : s.layers;
+  for (int l = 0; l < encoder_count; ++l) {
+    const std::string p = single + std::to_string(l) + ".";
+    EncoderLayerWeights w;
+    w.self_attn = attention_weights(p + "self_attn", e);
+    w.ffn.linear1 = linear_layer(p + "linear1", f, e);
+    w.ffn.linear2 = linear_layer(p + "linear2", e, f);
+    if (s.layer_norm) {
+      w.norm1 = norm_weights(p + "norm1", e, s.layer_norm_eps);
+      w.norm2 = norm_weights(p + "norm2", e, s.layer_norm_eps);
+    }
+    layers_.push_back(std::move(w));
+  }
+  if (s.encoder_decoder())
+    for (int l = 0; l < s.layers; ++l) {
+      const std::string p = "decoder.layers." + std::to_string(l) + ".";
+      DecoderLayerWeights w;
+      w.self_attn = attention_weights(p + "self_attn", e);
+      w.cross_attn = attention_weights(p + "multihead_attn", e);
+      w.ffn.linear1 = linear_layer(p + "linear1", f, e);
+      w.ffn.linear2 = linear_layer(p + "linear2", e, f);
+      if (s.layer_norm) {
+        w.norm1 = norm_weights(p + "norm1", e, s.layer_norm_eps);
+        w.norm2 = norm_weights(p + "norm2", e, s.layer_norm_eps);
+        w.norm3 = norm_weights(p + "norm3", e, s.layer_norm_eps);
+      }
+      decoder_layers_.push_back(std::move(w));
+    }
+  if (s.has_final_norm()) {
+    norm_ = norm_weights(s.encoder_decoder() ? "encoder.norm" : "norm", e, s.layer_norm_eps);
+    if (s.encoder_decoder()) decoder_norm_ = norm_weights("decoder.norm", e, s.layer_norm_eps);
+  }
+  if (s.head == OutputHead::Linear) head_ = linear_layer("head", s.vocab_size, e);
+  if (s.head == OutputHead::Mlm) {
+    head_dense_ = linear_layer("head.dense", e, e);
+    if (s.layer_norm) head_norm_ = norm_weights("head.norm", e, s.layer_norm_eps);
+  }
+  if (s.tied_head()) head_.bias = Parameter("head.bias", {s.vocab_size});
+  head_.in_features = e;
+  head_.out_features = s.vocab_size;
+}
+
+Result<Transformer> Transformer::create(const ModelSpec& spec) {
+  if (Status s = validate(spec); !s) return s.error_value();
+  return Transformer(spec);
+}
+
+std::vector<Parameter*> Transformer::parameter_list() {
+  std::vector<Parameter*> list{&embed_};
+  if (!pos_.empty()) list.push_back(&pos_);
+  if (!token_type_.empty()) list.push_back(&token_type_);
+  add_norm(list, embed_norm_);
+  for (EncoderLayerWeights& w : layers_) {
+    add_attention(list, w.self_attn);
+    add_linear(list, w.ffn.linear1);
+    add_linear(list, w.ffn.linear2);
+    add_norm(list, w.norm1);
+    add_norm(list, w.norm2);
+  }
+  if (spec_.has_final_norm()) add_norm(list, norm_);
+  for (DecoderLayerWeights& w : decoder_layers_) {
+    add_attention(list, w.self_attn);
+    add_attention(list, w.cross_attn);
+    add_linear(list, w.ffn.linear1);
+    add_linear(list, w.ffn.linear2);
+    add_norm(list, w.norm1);
+    add_norm(list, w.norm2);
+    add_norm(list, w.norm3);
+  }
+  if (spec_.has_final_norm() && spec_.encoder_decoder()) add_norm(list, decoder_norm_);
+  if (spec_.head == OutputHead::Linear) list.push_back(&head_.weight);
+  if (spec_.head == OutputHead::Mlm) {
+    add_linear(list, head_dense_);
+    add_norm(list, head_norm_);
+  }
+  if (spec_.head != OutputHead::None) list.push_back(&head_.bias);
+  return list;
+}
+
+Parameter* Transformer::find_parameter(const std::string& name) {
+  for (Parameter* p : parameter_list())
+    if (p->name() == name) return p;
+  return nullptr;
+}
+
+void Transformer::initialize_random(std::uint64_t seed) {
+  SplitMix64 rng(seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull);
+  const float unit_variance = std::sqrt(3.0f);  // U(-sqrt 3, sqrt 3) has variance 1
+  visit_parameters([&](Parameter& p) {
+    if (&p == &embed_ || &p == &pos_) fill_uniform(p, rng, unit_variance);
+    else if (p.shape().size() == 2) xavier(p, rng);
+    else p.mutable_values().assign(p.size(), 0.0f);  // biases, and LayerNorm's until below
+  });
+  const auto unit = [](LayerNormWeights& n) {
+    if (!n.weight.empty()) n.weight.mutable_values().assign(n.weight.size(), 1.0f);
+  };
+  for (EncoderLayerWeights& w : layers_) {
+    unit(w.norm1);
+    unit(w.norm2);
+  }
+  for (DecoderLayerWeights& w : decoder_layers_) {
+    unit(w.norm1);
+    unit(w.norm2);
+    unit(w.norm3);
+  }
+  unit(norm_);
+  unit(decoder_norm_);
+  unit(embed_norm_);
+  unit(head_norm_);
+}
+
+Status Transformer::set_embeddings(int vocab_size, std::vector<float> values) {
+  if (spec_.head != OutputHead::None)
+    return Error{"the embedding table can only be replaced in a model without an output head", error_code::kInvalidArgument, "head"};
+  if (vocab_size < 1 || values.size() != static_cast<std::size_t>(vocab_size) * spec_.d_model)
+    return Error{"embedding table of the wrong size", kShapeMismatch, "embed.weight"};
+  spec_.vocab_size = vocab_size;
+  embed_.reset({vocab_size, spec_.d_model}, std::move(values));
+  return Ok{};
+}
+
+}  // namespace attention
