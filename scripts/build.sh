@@ -6,6 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
 bash scripts/build-wasm.sh
+# Vite strips the front end's types without checking them: check them here (against dist/*.d.ts).
+npx tsc -p web/tsconfig.json
 npx vite build -c vite.element.config.ts --logLevel warn
 cp web/src/element/element.d.ts dist/element.d.ts
 # The shipped checkpoints next to the element bundle, which loads them from there.

@@ -15,20 +15,20 @@ import { TrainRun } from '../engine/train-run.js';
 import { parseSetting } from '../state/settings.js';
 import {
   DEFAULT_TRAIN_STATE, runLabel, runLimits, runStates, shownTrainSettings, trainCrossCheck, trainSettingByName,
-  trainStateFromHash, trainStateToHash, trainerOptions, type TrainSetting, type TrainState,
+  trainStateFromHash, trainStateToHash, trainerOptions, type TrainState,
 } from '../state/train-settings.js';
 import { exportBytes, exportPng, exportSvg, exportText } from '../view/export.js';
 import { TRAINED_MODEL_ID, offerTrainedModel } from '../state/trained-models.js';
 import { charactersAreTokens, parseProbeInput, promptOf, tokensAsInput } from '../view/probe-input.js';
-import { headKey, probeView, type HeadSwitches } from '../view/probe-view.js';
+import { ablationSummary, headKey, probeIntro, probeView, type HeadSwitches } from '../view/probe-view.js';
 import { comparisonSummary, progressLine, trainPlots } from '../view/train-report.js';
-import { renderControl, settingInput } from './controls.js';
+import { settingInput } from './controls.js';
 import { TRAIN_STYLES } from './train-styles.js';
+import { timeline, trainButtons, trainSettings } from './train-controls.js';
 import './curves.js';
 import './heatmap.js';
 import './legend.js';
 
-const GROUPS: [TrainSetting['group'], string][] = [['task', 'Task'], ['model', 'Model'], ['optimizer', 'Optimizer'], ['run', 'Run']];
 const NAMES = ['A', 'B', 'C'];
 
 export class TrainView extends LitElement {
@@ -287,16 +287,6 @@ export class TrainView extends LitElement {
     return this.#runs.length > 1 ? `${NAMES[i]} (${runLabel(this.state, i)})` : '';
   }
 
-  #timelineControl(status: string) {
-    const steps = this.#runs[0]?.timeline.map((t) => t.step) ?? [];
-    if (steps.length < 2 || status === 'running') return nothing;
-    const index = this.scrub === null ? steps.length - 1 : Math.max(0, steps.findIndex((s) => s >= this.scrub!));
-    return html`<div class="setting timeline"><label for="timeline">Timeline: the heads at step ${steps[index]}</label>
-      <input id="timeline" type="range" min="0" max=${steps.length - 1} .value=${String(index)}
-        @input=${(e: Event) => { e.stopPropagation(); const i = Number((e.target as HTMLInputElement).value); this.scrub = i === steps.length - 1 ? null : steps[i]; }}>
-    </div>`;
-  }
-
   #characters(): boolean {
     return charactersAreTokens(this.state);
   }
@@ -345,14 +335,8 @@ export class TrainView extends LitElement {
 
   #ablationSummary(i: number) {
     const a = this.#ablationOf(i);
-    if (!a) return this.ablation?.run === i && this.ablation.error ? html`<p class="error" role="alert">${this.ablation.error}</p>` : nothing;
-    const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-    const names = a.heads.map((h) => `${h.layer}.${h.head}`).join(', ');
-    return html`<p class="ablation" data-testid="ablation" data-sequences=${a.ablated.sequenceAccuracy}
-      data-baseline=${a.baseline.sequenceAccuracy}>With head${a.heads.length > 1 ? 's' : ''} ${names} off at step ${this.ablation!.step}, held-out:
-      sequences right ${pct(a.ablated.sequenceAccuracy)} (all heads on: ${pct(a.baseline.sequenceAccuracy)}), tokens right
-      ${pct(a.ablated.accuracy)} (${pct(a.baseline.accuracy)}), loss ${a.ablated.loss.toFixed(3)} (${a.baseline.loss.toFixed(3)}).
-      The guesses above are the model's with ${a.heads.length > 1 ? 'those heads' : 'that head'} off.</p>`;
+    if (a) return ablationSummary(a, this.ablation!.step);
+    return this.ablation?.run === i && this.ablation.error ? html`<p class="error" role="alert">${this.ablation.error}</p>` : nothing;
   }
 
   #probeBox() {
@@ -374,11 +358,7 @@ export class TrainView extends LitElement {
     if (shown.every((p) => !p)) return nothing;
     const what = custom ? `your input, completed by the model at step ${custom.step}` : 'a held-out example';
     const title = (i: number) => (this.#runs.length > 1 ? `Run ${this.#name(i)}: ${what}` : what[0].toUpperCase() + what.slice(1));
-    return html`<p class="task">Under each token of a held-out example: the model's guess for the next one (green: right, red:
-        wrong, where scored) and its probability. Each head is named by the pattern it best matches (previous token, self, first
-        token, induction, reverse diagonal, or broad) with the share of attention that falls where the pattern puts it, or content
-        when it is sharp but no position pattern explains it. Type your own
-        input below: the tokens with a dashed border are the ones the model wrote.</p>
+    return html`${probeIntro()}
       ${this.#probeBox()}
       <div class="probe-runs">${shown.map((probe, i) => (probe ? html`<section data-run=${NAMES[i]}>
         ${probeView(probe, title(i), this.#switches(i))}${this.#ablationSummary(i)}</section>` : nothing))}</div>`;
@@ -396,46 +376,28 @@ export class TrainView extends LitElement {
     const status = this.#status();
     const a = this.#runs[0];
     const ready = this.#runs.length > 0 && this.#runs.every((r) => r.info) && Object.keys(this.errors).length === 0;
-    const finished = status === 'done';
     const messages = this.#runs.map((r, i) => (r.message ? `${this.#name(i) ? `${this.#name(i)}: ` : ''}${r.message}` : '')).filter(Boolean);
     return html`<div class="layout ${shown.length ? '' : 'bare'}" @input=${this.#onSetting} @change=${this.#onSetting}>
-      ${shown.length ? html`<aside aria-label="Training settings">
-        ${GROUPS.filter(([group]) => shown.some((s) => s.group === group)).map(([group, title]) => html`<fieldset><legend>${title}</legend>
-          ${shown.filter((s) => s.group === group).map((s) => renderControl(s, this.state[s.name], this.errors[s.name], () => {}))}
-        </fieldset>`)}
-        ${a?.info ? html`<p class="task">${a.info.parameters.toLocaleString('en')} parameters · sequences of ${a.info.seqLen} tokens ·
-          vocabulary ${a.info.vocabulary.length}</p>` : nothing}
-      </aside>` : nothing}
+      ${shown.length ? trainSettings(shown, this.state, this.errors, a?.info) : nothing}
       <main>
         ${this.#linkProblems.length ? html`<p class="error">Ignored in the link: ${this.#linkProblems.join('; ')}</p>` : nothing}
         ${this.checkpoints.length && this.#shows('checkpoints') ? html`<div class="checkpoints" role="group" aria-label="Trained models">Trained models:
           ${this.checkpoints.map((c) => html`<button data-checkpoint=${c.id} aria-pressed=${String(a?.checkpoint === c.id)}
             @click=${() => this.#openCheckpoint(c.settings)}>${c.title}</button>`)}</div>` : nothing}
         ${task ? html`<p class="task" data-testid="task-info"><strong>${task.format}</strong>. Vocabulary: ${task.vocabulary}. Solved by: ${task.pattern}.</p>` : nothing}
-        ${this.#shows('buttons') ? html`<div class="buttons">
-          ${status === 'running' ? html`<button class="primary" data-action="pause" @click=${this.#pause}>Pause</button>`
-            : html`<button class="primary" data-action="start" ?disabled=${!ready || (finished && !a?.checkpoint)} @click=${this.#start}>${
-              a?.checkpoint ? 'Train it yourself' : finished ? 'Finished' : a?.step ? 'Resume' : 'Start'}</button>`}
-          <button data-action="step" ?disabled=${!ready || status === 'running' || finished} @click=${this.#stepOnce}>Step</button>
-          <button data-action="reset" ?disabled=${Object.keys(this.errors).length > 0} @click=${this.#reset}>Reset</button>
-          <button data-action="save" ?disabled=${!ready || status === 'running'} @click=${this.#saveWeights}>Save weights${this.#runs.length > 1 ? ' (A)' : ''}</button>
-          <label><button data-action="load" ?disabled=${!ready || status === 'running'}
-            @click=${(e: Event) => (e.currentTarget as HTMLElement).parentElement!.querySelector('input')!.click()}>Load weights${this.#runs.length > 1 ? ' (A)' : ''}</button>
-            <input type="file" accept=".safetensors" hidden @change=${this.#loadWeights}></label>
-          ${this.syncHash ? html`<button data-action="explore" ?disabled=${!ready || status === 'running'} @click=${this.#explore}
-            title="Open every Explore view (heads, lines, masks, shapes, layers × heads, what changed) on run A's model">Explore this model</button>` : nothing}
-          <button data-action="csv" ?disabled=${!a?.step} @click=${() => this.#exportCurves('csv')}>Curves CSV</button>
-          <button data-action="json" ?disabled=${!a?.step} @click=${() => this.#exportCurves('json')}>Curves JSON</button>
-          <button data-action="svg" ?disabled=${!a?.step} @click=${() => this.#exportPlots('svg')}>Plots SVG</button>
-          <button data-action="png" ?disabled=${!a?.step} @click=${() => this.#exportPlots('png')}>Plots PNG</button>
-        </div>` : nothing}
+        ${this.#shows('buttons') ? trainButtons({
+          status, ready, checkpoint: !!a?.checkpoint, step: a?.step ?? 0, runs: this.#runs.length, errors: Object.keys(this.errors).length > 0,
+          explore: this.syncHash, start: this.#start, pause: this.#pause, stepOnce: this.#stepOnce, reset: this.#reset,
+          save: this.#saveWeights, load: this.#loadWeights, openExplore: this.#explore,
+          exportCurves: (format) => this.#exportCurves(format), exportPlots: (format) => this.#exportPlots(format),
+        }) : nothing}
         <div class="progress" aria-live="polite" data-status=${status} data-step=${a?.step ?? 0}>${ready || a?.info
           ? this.#runs.map((run, i) => html`<div data-run=${NAMES[i]}>${progressLine(run, this.#name(i), this.state.steps as number)}</div>`) : 'preparing…'}</div>
         ${messages.length ? html`<p class=${this.#runs.some((r) => r.status === 'diverged') ? 'run-error' : 'task'} role="status">${messages.join(' ')}</p>` : nothing}
         ${this.runError ? html`<p class="run-error" role="alert">${this.runError}</p>` : nothing}
         ${this.#runs.length > 1 && a?.info ? comparisonSummary(this.#runs, (i) => this.#name(i), this.state.stopAt as number) : nothing}
         ${a?.info ? trainPlots(this.#runs, NAMES, this.state.steps as number) : nothing}
-        ${this.#timelineControl(status)}
+        ${status === 'running' ? nothing : timeline(this.#runs[0]?.timeline.map((t) => t.step) ?? [], this.scrub, (step) => { this.scrub = step; })}
         ${this.#probes()}
       </main>
     </div>`;

@@ -1,7 +1,7 @@
 // The Train view's probe: one held-out example through a model — its guess for each next
 // token, and every head's attention weights, each head named by the pattern it best matches.
 import { html, nothing } from 'lit';
-import type { Probe, ProbeHead } from '../engine/training.js';
+import type { Ablation, Probe, ProbeHead } from '../engine/training.js';
 import { weightScale } from './colors.js';
 import { headPatterns, type PatternScore } from './head-patterns.js';
 
@@ -55,3 +55,24 @@ export function headLabel(probe: Probe, head: ProbeHead): PatternScore {
   return headPatterns(head.weights, probe.seq, probe.tokens, scoredRows(probe))[0];
 }
 
+
+/** What switching heads off did, measured on the held-out set at `step`, beside the same run with every head on. */
+export function ablationSummary(a: Ablation, step: number) {
+  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+  const names = a.heads.map(headKey).join(', ');
+  const several = a.heads.length > 1;
+  return html`<p class="ablation" data-testid="ablation" data-sequences=${a.ablated.sequenceAccuracy}
+    data-baseline=${a.baseline.sequenceAccuracy}>With head${several ? 's' : ''} ${names} off at step ${step}, held-out:
+    sequences right ${pct(a.ablated.sequenceAccuracy)} (all heads on: ${pct(a.baseline.sequenceAccuracy)}), tokens right
+    ${pct(a.ablated.accuracy)} (${pct(a.baseline.accuracy)}), loss ${a.ablated.loss.toFixed(3)} (${a.baseline.loss.toFixed(3)}).
+    The guesses above are the model's with ${several ? 'those heads' : 'that head'} off.</p>`;
+}
+
+/** How to read the probes below it. */
+export function probeIntro() {
+  return html`<p class="task">Under each token of a held-out example: the model's guess for the next one (green: right, red:
+    wrong, where scored) and its probability. Each head is named by the pattern it best matches (previous token, self, first
+    token, induction, reverse diagonal, or broad) with the share of attention that falls where the pattern puts it, or content
+    when it is sharp but no position pattern explains it. Type your own
+    input below: the tokens with a dashed border are the ones the model wrote.</p>`;
+}
