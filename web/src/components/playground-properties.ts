@@ -10,7 +10,6 @@ import { DEFAULT_STATE, type State } from '../state/settings.js';
 import type { Snapshot } from '../view/comparison.js';
 
 export abstract class PlaygroundProperties extends LitElement {
-
   static override properties = {
     state: { attribute: false }, syncHash: { type: Boolean, attribute: 'sync-hash' }, controls: { type: String },
     compareText: { type: String, attribute: 'compare-text' },
