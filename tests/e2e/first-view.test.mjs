@@ -48,6 +48,31 @@ describe('the first view', () => {
     assert.match(await hint.textContent(), /head 3 → the first token\./);
     await page.locator('#setting-heads').fill('4');
     await page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot.querySelector('.view')?.dataset.stale === '0');
+    // Decoder self-attention: the causal mask blocks the next token, and the hint says where head 1 goes instead.
+    const settled = () => page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot.querySelector('.view')?.dataset.stale === '0');
+    await page.locator('#setting-mode').selectOption('decoder');
+    await hint.filter({ hasText: /causal mask blocks the next token, so head 1 settles on the nearest key it may see: itself/ }).waitFor();
+    await settled();
+    const causal = await peaks(page);
+    for (let i = 0; i < n; i++) {
+      assert.equal(causal[1][i][0], i, `decoder, next-token head, row ${i}: itself`);
+      assert.equal(causal[0][i][0], Math.max(0, i - 1), `decoder, previous-token head, row ${i}`);
+      assert.equal(causal[3][i][0], 0, `decoder, first-token head, row ${i}`);
+    }
+    // Cross-attention: the keys are the other sentence after the encoder's layers; the hint does not claim the roles.
+    await page.locator('#setting-mode').selectOption('cross');
+    await hint.filter({ hasText: /roles need not hold here/ }).waitFor();
+    assert.doesNotMatch(await hint.textContent(), /head 0 →/);
+    await page.locator('#setting-block').selectOption('encoder.self_attn');
+    await hint.filter({ hasText: /head 0 → the previous token, head 1 → the next token/ }).waitFor();
+    await page.locator('#setting-block').selectOption('auto');
+    await page.locator('#setting-mode').selectOption('encoder');
+    await settled();
+    // Eight heads: the roles repeat, and the hint says which heads repeat them.
+    await page.locator('#setting-heads').fill('8');
+    await hint.filter({ hasText: /head 3 → the first token \(heads 4–7 repeat the four\)\./ }).waitFor();
+    await page.locator('#setting-heads').fill('4');
+    await settled();
     // Random weights: the hint says what an untrained model looks like; the link names the change.
     await page.locator('#setting-preset').selectOption('random');
     await page.waitForFunction(() => location.hash === '#preset=random');

@@ -347,7 +347,7 @@ export class Playground extends PlaygroundProperties {
         ${problems.map((message) => html`<p class="error" role="alert">${message}</p>`)}
         ${this.modelError ? html`<p class="error engine-error" role="alert" data-testid="model-error">${this.modelError}</p>` : nothing}
         ${this.engineError ? html`<p class="error engine-error" role="alert">${this.engineError}</p>` : nothing}
-        ${picker && this.syncHash ? weightsHint(this.#traceModel === '' && ctx ? { ...this.state, ...ctx.trace.config } : this.state) : nothing}
+        ${picker && this.syncHash ? weightsHint(this.#traceModel === '' && ctx ? { ...this.state, ...ctx.trace.config } : this.state, ctx?.block) : nothing}
         ${ctx ? html`${this.#shows('views') ? viewTabs(this.state.view, this.#onSetting) : nothing}
           <div class="view-panel" id=${VIEW_PANEL_ID} role=${this.#shows('views') ? 'tabpanel' : nothing}
             aria-labelledby=${this.#shows('views') ? viewTabId(this.state.view) : nothing}>

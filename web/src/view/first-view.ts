@@ -21,15 +21,24 @@ export function positionalRole(head: number): string {
 
 /**
  * The hint for the untrained model's weights (nothing for a trained or pretrained model: they describe themselves).
- * `state`: the page's settings with the model settings of the result on screen (not a value still being typed).
+ * `state`: the page's settings with the model settings of the result on screen (not a value still being typed);
+ * `block`: the attention block on screen (view-body.ts viewContext), which decides what the positional heads can do.
  */
-export function weightsHint(state: State) {
+export function weightsHint(state: State, block?: string) {
   if (state.model !== '' || !WEIGHT_VIEWS.includes(state.view)) return nothing;
   let text: string;
-  if (state.preset === 'positional') {
+  if (state.preset === 'positional' && block === 'decoder.cross_attn') {
+    // The keys are the source sentence after the encoder's layers, whose attention has already mixed its positions.
+    text = 'These heads are built, not trained, to attend by position within one sentence. In cross-attention the queries ' +
+      'come from one sentence and the keys from the other, after the encoder\u2019s layers have mixed its positions, so the ' +
+      'roles need not hold here: pick Block \u201cEncoder self-attention\u201d to see them.';
+  } else if (state.preset === 'positional') {
+    const causal = block === 'decoder.self_attn';
     const shown = Math.min(state.heads, POSITIONAL_ROLES.length);
     const roles = Array.from({ length: shown }, (_, h) => `head ${h} \u2192 ${positionalRole(h)}`).join(', ');
-    text = `These heads are built, not trained, to attend by position: ${roles}${state.heads > shown ? ', and so on' : ''}. ` +
+    text = `These heads are built, not trained, to attend by position: ${roles}` +
+      `${state.heads > shown ? ` (heads ${shown}\u2013${state.heads - 1} repeat the four)` : ''}. ` +
+      (causal ? 'Here the causal mask blocks the next token, so head 1 settles on the nearest key it may see: itself. ' : '') +
       (state.positional ? 'Try: add a word; untick \u201cPositional encoding\u201d; set Weights to \u201cRandom\u201d (an untrained ' +
         'model: noise); or pick the trained model \u201cReverse 8 symbols\u201d.'
         : 'With positional encoding off no head can tell positions apart: tick it again.');
