@@ -218,6 +218,8 @@ describe('the Train view', () => {
 
   test('compares two runs side by side: residual connections on and off', async () => {
     const { page, errors } = await open(`${QUICK}&compare=residual&stopAt=0&steps=80`);
+    await page.locator('ap-train button[data-action="start"]:not([disabled])').waitFor();
+    assert.equal(await page.locator('ap-train [data-testid="summary"]').count(), 0, 'no verdict before any training');
     await page.locator('ap-train button[data-action="start"]').click();
     await waitStatus(page, 'done');
     const lines = await page.locator('ap-train .progress [data-run]').allTextContents();
@@ -231,6 +233,7 @@ describe('the Train view', () => {
     assert.equal(series[2][1], 80);
     const summary = await page.locator('ap-train [data-testid="summary"]').textContent();
     assert.match(summary, /A \(residual on\) .*held-out loss \d\.\d{3} at step 80\. B \(residual off\) .*at step 80\./);
+    assert.match(summary, /Stop at accuracy is 0, so the runs do not stop early; 99% is the yardstick here/);
     assert.equal(await page.locator('ap-train section[data-run] ap-heatmap').count(), 16, 'both runs: 2 layers x 4 heads each');
     // The two runs differ only in the residual switch, so their curves differ.
     const csv = await Promise.all([page.waitForEvent('download'), page.locator('ap-train button[data-action="csv"]').click()]);

@@ -73,6 +73,11 @@ describe('the tutorial\u2019s training sections', () => {
     const heldOut = (run) => rows.filter((r) => r.run === run && r.set === 'heldOut');
     assert.equal(heldOut('B').at(-1).step, 300);
     assert.ok(heldOut('B').at(-1).loss > heldOut('A').at(-1).loss + 1, 'B\u2019s loss stays far above A\u2019s');
+    // A stopped early, B went on: the timeline reaches B's last step, and says A shows its last heads there.
+    const label = await train('residual').locator('.timeline label').textContent();
+    assert.match(label, /the heads at step 300 \(a run that stopped earlier: its last heads\)/);
+    const firstStep = await scrubTo('residual', 0);
+    assert.doesNotMatch(await train('residual').locator('.timeline label').textContent(), /stopped earlier/, `at step ${firstStep}`);
   });
 
   test('activation after attention: none of ReLU or GELU does better than the paper\'s plain projection', async () => {

@@ -71,13 +71,16 @@ export function trainButtons(b: TrainButtons) {
 }
 
 /**
- * The timeline: a slider over the steps whose heads were recorded (not while training). `scrub` is the step shown,
- * null for the latest; moving to the last step gives null again, so the view follows new steps.
+ * The timeline: a slider over the steps whose heads were recorded, in any run (not while training). `scrub` is the
+ * step shown, null for the latest; moving to the last step gives null again, so the view follows new steps.
+ * `ends`: each run's last recorded step (compared runs may stop at different steps; one that stopped earlier shows
+ * its last heads, and the label says so).
  */
-export function timeline(steps: number[], scrub: number | null, onScrub: (step: number | null) => void) {
+export function timeline(ends: number[], steps: number[], scrub: number | null, onScrub: (step: number | null) => void) {
   if (steps.length < 2) return nothing;
   const index = scrub === null ? steps.length - 1 : Math.max(0, steps.findIndex((s) => s >= scrub));
-  return html`<div class="setting timeline"><label for="timeline">Timeline: the heads at step ${steps[index]}</label>
+  const earlier = ends.some((end) => end < steps[index]) ? ' (a run that stopped earlier: its last heads)' : '';
+  return html`<div class="setting timeline"><label for="timeline">Timeline: the heads at step ${steps[index]}${earlier}</label>
     <input id="timeline" type="range" min="0" max=${steps.length - 1} .value=${String(index)}
       @input=${(e: Event) => { e.stopPropagation(); const i = Number((e.target as HTMLInputElement).value); onScrub(i === steps.length - 1 ? null : steps[i]); }}>
   </div>`;

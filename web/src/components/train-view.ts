@@ -397,7 +397,8 @@ export class TrainView extends LitElement {
         ${this.runError ? html`<p class="run-error" role="alert">${this.runError}</p>` : nothing}
         ${this.#runs.length > 1 && a?.info ? comparisonSummary(this.#runs, (i) => this.#name(i), this.state.stopAt as number) : nothing}
         ${a?.info ? trainPlots(this.#runs, NAMES, this.state.steps as number) : nothing}
-        ${status === 'running' ? nothing : timeline(this.#runs[0]?.timeline.map((t) => t.step) ?? [], this.scrub, (step) => { this.scrub = step; })}
+        ${status === 'running' ? nothing : timeline(this.#runs.map((r) => r.timeline.at(-1)?.step ?? 0),
+          [...new Set(this.#runs.flatMap((r) => r.timeline.map((t) => t.step)))].sort((x, y) => x - y), this.scrub, (step) => { this.scrub = step; })}
         ${this.#probes()}
       </main>
     </div>`;

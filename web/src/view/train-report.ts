@@ -1,7 +1,7 @@
 // What the Train view says about its runs: each run's progress line, the comparison's
 // summary (who reached the target, when, the final losses) and the two plots (loss on a
 // log scale, accuracy), compared runs overlaid with their own line style.
-import { html } from 'lit';
+import { html, nothing } from 'lit';
 import type { Dash, Series } from '../components/curves.js';
 import '../components/curves.js';
 import type { TrainRun } from '../engine/train-run.js';
@@ -22,8 +22,12 @@ export function progressLine(run: TrainRun, name: string, steps: number): string
   return parts.join(' · ');
 }
 
-/** Comparing: which run reached the target accuracy (stopAt %, or 99% when 0), when, and the final losses. */
+/**
+ * Comparing: which run reached the target accuracy (stopAt %, or 99% when 0), when, and the final losses. Nothing
+ * before the runs have trained (or shown a checkpoint): "has not reached" would read as a result.
+ */
 export function comparisonSummary(runs: readonly TrainRun[], name: (i: number) => string, stopAt: number) {
+  if (runs.every((run) => run.step === 0 && !run.checkpoint)) return nothing;
   const goal = stopAt > 0 ? stopAt / 100 : 0.99;
   const lines = runs.map((run, i) => {
     const reached = run.reached(goal);
@@ -32,6 +36,8 @@ export function comparisonSummary(runs: readonly TrainRun[], name: (i: number) =
     return reached ? `${name(i)} reached ${(100 * goal).toFixed(0)}% of held-out sequences right at step ${reached.step}; ${loss}.`
       : `${name(i)} has not reached ${(100 * goal).toFixed(0)}% (best ${(100 * Math.max(0, ...run.heldOut.map((p) => p.sequenceAccuracy))).toFixed(1)}%); ${loss}.`;
   });
+  // Stop at 0 trains every run to its last step; the summary still needs a yardstick, and says which.
+  if (stopAt <= 0) lines.push('(Stop at accuracy is 0, so the runs do not stop early; 99% is the yardstick here.)');
   return html`<p class="summary" data-testid="summary">${lines.join(' ')}</p>`;
 }
 
