@@ -201,6 +201,12 @@ describe('the Train view', () => {
     assert.equal(await shared.page.locator('ap-train #setting-task').inputValue(), 'reverse');
     assert.equal(await shared.page.locator('ap-train #setting-lr').inputValue(), '0.01');
     assert.match(await shared.page.locator('ap-train [data-testid="task-info"]').textContent(), /reverse diagonal/);
+    // Once the run has its model, the vocabulary is the run's own tokens, not the task's "items 0..symbols-1".
+    const symbols = Number(await shared.page.locator('ap-train #setting-symbols').inputValue());
+    await shared.page.locator('ap-train [data-testid="task-info"]', { hasText: /tokens, / }).waitFor();
+    const vocabulary = (await shared.page.locator('ap-train [data-testid="task-info"]').textContent()).match(/Vocabulary: (\d+) tokens, ([^.]*)\./);
+    assert.equal(Number(vocabulary[1]), symbols + 1);
+    assert.equal(vocabulary[2], [...Array.from({ length: symbols }, (_, i) => String(i)), '|'].join(' '));
     await shared.page.close();
     await page.locator('ap-train #setting-heads').fill('5');  // 48 / 5 is no whole d_k
     await page.locator('ap-train [data-setting="heads"] .error').waitFor();

@@ -20,7 +20,7 @@ import {
 import { exportBytes, exportPng, exportSvg, exportText } from '../view/export.js';
 import { TRAINED_MODEL_ID, offerTrainedModel } from '../state/trained-models.js';
 import { charactersAreTokens, parseProbeInput, promptOf, tokensAsInput } from '../view/probe-input.js';
-import { ablationSummary, headKey, probeIntro, probeView, type HeadSwitches } from '../view/probe-view.js';
+import { ablationSummary, headKey, probeIntro, probeView, visible, type HeadSwitches } from '../view/probe-view.js';
 import { comparisonSummary, progressLine, trainPlots } from '../view/train-report.js';
 import { settingInput } from './controls.js';
 import { TRAIN_STYLES } from './train-styles.js';
@@ -30,6 +30,10 @@ import './heatmap.js';
 import './legend.js';
 
 const NAMES = ['A', 'B', 'C'];
+
+/** The run's own tokens when they are few enough to list (the task's description says "items 0..symbols-1"), else that description. */
+const vocabularyText = (described: string, tokens: readonly string[] | undefined) =>
+  (tokens && tokens.length <= 32 ? `${tokens.length} tokens, ${tokens.map(visible).join(' ')}` : described);
 
 export class TrainView extends LitElement {
   static override properties = {
@@ -384,7 +388,7 @@ export class TrainView extends LitElement {
         ${this.checkpoints.length && this.#shows('checkpoints') ? html`<div class="checkpoints" role="group" aria-label="Trained models">Trained models:
           ${this.checkpoints.map((c) => html`<button data-checkpoint=${c.id} aria-pressed=${String(a?.checkpoint === c.id)}
             @click=${() => this.#openCheckpoint(c.settings)}>${c.title}</button>`)}</div>` : nothing}
-        ${task ? html`<p class="task" data-testid="task-info"><strong>${task.format}</strong>. Vocabulary: ${task.vocabulary}. Solved by: ${task.pattern}.</p>` : nothing}
+        ${task ? html`<p class="task" data-testid="task-info"><strong>${task.format}</strong>. Vocabulary: ${vocabularyText(task.vocabulary, a?.info?.vocabulary)}. Solved by: ${task.pattern}.</p>` : nothing}
         ${this.#shows('buttons') ? trainButtons({
           status, ready, checkpoint: !!a?.checkpoint, step: a?.step ?? 0, runs: this.#runs.length, errors: Object.keys(this.errors).length > 0,
           explore: this.syncHash, start: this.#start, pause: this.#pause, stepOnce: this.#stepOnce, reset: this.#reset,

@@ -6,7 +6,7 @@ import { weightScale } from './colors.js';
 import { headPatterns, type PatternScore } from './head-patterns.js';
 
 /** Whitespace tokens (character-level text) made visible. */
-const visible = (token: string) => token.replace(/ /g, '␣').replace(/\n/g, '⏎');
+export const visible = (token: string) => token.replace(/ /g, '␣').replace(/\n/g, '⏎');
 
 /** Switching heads off: which are off now, and what a toggle does (absent: no switches). */
 export interface HeadSwitches { off: ReadonlySet<string>; toggle(head: ProbeHead): void }
