@@ -129,6 +129,13 @@ describe('the Train view', () => {
     await page.locator('ap-train .tok.written').first().waitFor();
     assert.equal(await page.locator('ap-train .tok.written').count(), 4);
     assert.match(await page.locator('ap-train section[data-run] h3').textContent(), /^Your input, completed by the model at step \d+$/);
+    assert.equal(await page.locator('ap-train [data-testid="probe-note"]').count(), 0, 'a prompt of the trained length: no note');
+    // A shorter prompt than the task's: the model still writes, and the page says why that need not make sense.
+    await page.locator('ap-train #probe-input').fill('4 0 |');
+    await page.locator('ap-train button[data-action="complete"]').click();
+    await page.locator('ap-train [data-testid="probe-note"]').waitFor();
+    assert.match(await page.locator('ap-train [data-testid="probe-note"]').textContent(),
+      /trained on prompts of 5 tokens \(like the held-out example\); yours has 3, so what it writes need not make sense/);
     await page.locator('ap-train #probe-input').fill('4 9 |');
     await page.locator('ap-train button[data-action="complete"]').click();
     await page.locator('ap-train .probe-box .error').waitFor();
@@ -255,6 +262,22 @@ describe('the Train view', () => {
     const { page, errors } = await open(QUICK, { width: 390, height: 844 });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 0, `the page is ${overflow} px wider than the phone`);
+    // The settings come first, folded into a drawer that names them, so Start is on the first screen.
+    const drawer = page.locator('ap-train [data-testid="settings-drawer"]');
+    assert.match(await drawer.textContent(), /Training settings\s+Sort, 2 layers × 4 heads, d_model \d+, \d+ steps/);
+    assert.equal(await page.locator('ap-train #setting-task').isVisible(), false, 'closed at first');
+    const start = await page.locator('ap-train button[data-action="start"]').boundingBox();
+    assert.ok(start.y < 844, `Start at y = ${start.y}, below the first screen`);
+    assert.ok((await drawer.boundingBox()).y < start.y, 'the settings drawer comes before the runs');
+    await drawer.click();
+    assert.equal(await page.locator('ap-train #setting-task').isVisible(), true);
+    await page.locator('ap-train #setting-heads').fill('5');  // 32 / 5 is no whole d_k
+    await page.locator('ap-train [data-setting="heads"] .error').waitFor();
+    await drawer.click();  // the box's 'change' on leaving it keeps the problem (it used to clear it)
+    assert.match(await drawer.textContent(), /⚠\s*a problem to fix: Heads/);
+    await drawer.click();
+    await page.locator('ap-train #setting-heads').fill('4');
+    await page.locator('ap-train button[data-action="start"]:not([disabled])').waitFor();
     await page.locator('ap-train button[data-action="start"]').click();
     await waitStatus(page, 'done');
     await page.screenshot({ path: `${SHOTS}/train-phone.png`, fullPage: true });

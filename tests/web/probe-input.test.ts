@@ -1,6 +1,6 @@
 // The Train view's probe box: typed text to the task's token ids.
 import { describe, expect, it } from 'vitest';
-import { parseProbeInput, promptOf } from '../../web/src/view/probe-input.js';
+import { lengthNote, parseProbeInput, promptOf } from '../../web/src/view/probe-input.js';
 
 describe('the probe box', () => {
   it('reads space-separated tokens, or characters for character-level text, and names an unknown one', () => {
@@ -11,5 +11,15 @@ describe('the probe box', () => {
     expect(parseProbeInput('ab a', ['a', 'b', ' '], true)).toEqual({ ids: [0, 1, 2, 0] });
     expect(promptOf(['3', '1', '|', '1', '3'], [null, null, '1', '3', null], false)).toBe('3 1 |');
     expect(promptOf(['t', 'h', 'e'], ['h', 'e', null], true)).toBe('t');
+  });
+
+  it('notes a prompt of another length than the one the model was trained on', () => {
+    const sortVocab = ['0', '1', '2', '3', '|'];
+    // The held-out example "3 1 | 1 3": its prompt "3 1 |" has 3 tokens.
+    const example = { tokens: ['3', '1', '|', '1', '3'], expected: [null, null, '1', '3', null] };
+    expect(lengthNote(example, 3, sortVocab, false)).toBe('');
+    expect(lengthNote(example, 5, sortVocab, false)).toBe('The model was trained on prompts of 3 tokens (like the held-out example); ' +
+      'yours has 5, so what it writes need not make sense.');
+    expect(lengthNote(null, 5, sortVocab, false)).toBe('');
   });
 });

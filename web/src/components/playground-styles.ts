@@ -1,7 +1,8 @@
 import { css } from 'lit';
 import { CONTROL_STYLES } from './controls.js';
+import { DRAWER_STYLES, NARROW_CONTAINER } from './settings-drawer.js';
 
-export const PLAYGROUND_STYLES = [CONTROL_STYLES, css`
+export const PLAYGROUND_STYLES = [CONTROL_STYLES, DRAWER_STYLES, css`
   :host { display: block; font: 1rem/1.4 system-ui, sans-serif; color: #111; container-type: inline-size; }
   .layout {
     display: grid; gap: 1rem; grid-template-columns: minmax(12rem, 19rem) minmax(0, 1fr);
@@ -15,25 +16,11 @@ export const PLAYGROUND_STYLES = [CONTROL_STYLES, css`
   .layout.no-text:not(.no-aside) { grid-template-areas: 'aside main'; }
   /* Wide enough for every choice of the menus (a mode such as "Encoder–decoder cross-attention" is not cut off). */
   aside select { width: 100%; font-size: 0.9rem; }
-  .drawer-toggle { display: none; }
   /* Sized by the container, not the window: the same layout works embedded in a narrow column. There the settings
      come first (after the text), folded into a drawer when there are many, so the view is not pushed below them. */
-  @container (max-width: 720px) {
+  @container ${NARROW_CONTAINER} {
     .layout, .layout.no-text:not(.no-aside) { grid-template-columns: minmax(0, 1fr); grid-template-areas: 'text' 'aside' 'main'; }
     .layout.no-text:not(.no-aside) { grid-template-areas: 'aside' 'main'; }
-    aside.drawer { border: 1px solid #ccc; border-radius: 6px; padding: 0.3rem 0.5rem; }
-    .drawer-toggle {
-      display: flex; flex-wrap: wrap; gap: 0.1rem 0.5rem; align-items: baseline; width: 100%; text-align: left; font: inherit;
-      background: none; border: none; padding: 0.2rem 0; cursor: pointer;
-    }
-    .drawer-toggle::before { content: '▸'; }
-    aside.drawer.open .drawer-toggle::before { content: '▾'; }
-    .drawer-toggle:focus-visible { outline: 3px solid #1a73e8; }
-    .drawer-title { font-weight: 700; }
-    .drawer-summary { color: #555; font-size: 0.85rem; }
-    .drawer-problem { color: #b00020; font-weight: 600; font-size: 0.85rem; }
-    aside.drawer:not(.open) .drawer-body { display: none; }
-    aside.drawer.open .drawer-body { margin-top: 0.5rem; }
   }
   .tabs { display: flex; flex-wrap: wrap; gap: 0.25rem; border-bottom: 1px solid #ccc; margin-bottom: 0.5rem; }
   .tabs button {

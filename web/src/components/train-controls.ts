@@ -1,23 +1,36 @@
 // The Train view's controls: its settings, the button bar — run control (Start / Pause / Resume, Step,
 // Reset), the weights (save, load, open in the Explore views), the exports of the curves and
-// plots — and the timeline slider. What is enabled follows from the runs' state; the actions
+// plots — the timeline slider and the box for your own input. What is enabled follows from the runs' state; the actions
 // are train-view.ts's.
 import { html, nothing } from 'lit';
-import type { RunInfo } from '../engine/training.js';
-import type { TrainSetting, TrainState } from '../state/train-settings.js';
+import type { Probe, RunInfo } from '../engine/training.js';
+import { promptOf } from '../view/probe-input.js';
+import { trainSettingByName, type TrainSetting, type TrainState } from '../state/train-settings.js';
 import { renderControl } from './controls.js';
 
 const GROUPS: [TrainSetting['group'], string][] = [['task', 'Task'], ['model', 'Model'], ['optimizer', 'Optimizer'], ['run', 'Run']];
 
 /** The settings shown, in their groups' fieldsets, and (once run A has its model) the model's size. */
 export function trainSettings(shown: TrainSetting[], state: TrainState, errors: Record<string, string>, info: RunInfo | null | undefined) {
-  return html`<aside aria-label="Training settings">
-    ${GROUPS.filter(([group]) => shown.some((s) => s.group === group)).map(([group, title]) => html`<fieldset><legend>${title}</legend>
+  return html`${GROUPS.filter(([group]) => shown.some((s) => s.group === group)).map(([group, title]) => html`<fieldset><legend>${title}</legend>
       ${shown.filter((s) => s.group === group).map((s) => renderControl(s, state[s.name], errors[s.name], () => {}))}
     </fieldset>`)}
     ${info ? html`<p class="task">${info.parameters.toLocaleString('en')} parameters · sequences of ${info.seqLen} tokens ·
-      vocabulary ${info.vocabulary.length}</p>` : nothing}
-  </aside>`;
+      vocabulary ${info.vocabulary.length}</p>` : nothing}`;
+}
+
+/** The training settings in a few words, for the drawer's button on a phone: the task, the model's size, the run. */
+export function trainSummary(state: TrainState): string {
+  const label = (name: string) => {
+    const setting = trainSettingByName(name);
+    const value = String(state[name]);
+    return setting?.type === 'choice' ? setting.labels?.[value] ?? value : value;
+  };
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const parts = [label('task'), `${count(state.layers as number, 'layer')} × ${count(state.heads as number, 'head')}`,
+    `d_model ${state.dModel}`, count(state.steps as number, 'step')];
+  if (state.compare !== 'none') parts.push(`comparing ${label('compare')}`);
+  return parts.join(', ');
 }
 
 export interface TrainButtons {
@@ -84,4 +97,32 @@ export function timeline(ends: number[], steps: number[], scrub: number | null, 
     <input id="timeline" type="range" min="0" max=${steps.length - 1} .value=${String(index)}
       @input=${(e: Event) => { e.stopPropagation(); const i = Number((e.target as HTMLInputElement).value); onScrub(i === steps.length - 1 ? null : steps[i]); }}>
   </div>`;
+}
+
+export interface ProbeBox {
+  /** Run A's held-out example: its prompt is the box's starting text. */
+  example: Probe | null;
+  /** The text task reads characters, not space-separated tokens. */
+  characters: boolean;
+  /** Run A has its model (Complete can run). */
+  ready: boolean;
+  /** Your own input shown now, if any. */
+  custom: { text: string } | null;
+  error: string;
+  note: string;
+  onSubmit(event: Event): void;
+  onBack(): void;
+}
+
+/** "Your own input": a prompt the runs' models complete, in place of the held-out example. */
+export function probeBox(b: ProbeBox) {
+  const placeholder = b.example ? promptOf(b.example.tokens, b.example.expected, b.characters) : '';
+  return html`<form class="probe-box" @submit=${b.onSubmit} @input=${(e: Event) => e.stopPropagation()}>
+    <label for="probe-input">Your own input (${b.characters ? 'characters' : 'tokens separated by spaces'}); the model writes the rest:</label>
+    <input id="probe-input" type="text" spellcheck="false" autocomplete="off" .value=${b.custom?.text ?? placeholder}>
+    <button type="submit" data-action="complete" ?disabled=${!b.ready}>Complete</button>
+    ${b.custom ? html`<button type="button" data-action="held-out" @click=${b.onBack}>Back to the held-out example</button>` : nothing}
+    ${b.error ? html`<p class="error" role="alert">${b.error}</p>` : nothing}
+    ${b.custom && b.note ? html`<p class="task" role="status" data-testid="probe-note">${b.note}</p>` : nothing}
+  </form>`;
 }

@@ -1,14 +1,16 @@
 // The Train view's styles (its controls share the playground's).
 import { css } from 'lit';
 import { CONTROL_STYLES } from './controls.js';
+import { DRAWER_STYLES, NARROW_CONTAINER } from './settings-drawer.js';
 
-export const TRAIN_STYLES = [CONTROL_STYLES, css`
+export const TRAIN_STYLES = [CONTROL_STYLES, DRAWER_STYLES, css`
   :host { display: block; font: 1rem/1.4 system-ui, sans-serif; color: #111; container-type: inline-size; }
   .layout { display: grid; gap: 1rem; grid-template-columns: minmax(12rem, 16rem) minmax(0, 1fr); grid-template-areas: 'aside main'; }
   aside { grid-area: aside; }
   main { grid-area: main; min-width: 0; }
   .layout.bare { grid-template-columns: minmax(0, 1fr); grid-template-areas: 'main'; }
-  @container (max-width: 720px) { .layout { grid-template-columns: minmax(0, 1fr); grid-template-areas: 'main' 'aside'; } }
+  /* A narrow container (a phone): the settings first, folded into a drawer (settings-drawer.ts), so Start stays near the top. */
+  @container ${NARROW_CONTAINER} { .layout { grid-template-columns: minmax(0, 1fr); grid-template-areas: 'aside' 'main'; } }
   fieldset { border: 1px solid #ddd; border-radius: 6px; margin: 0 0 0.7rem; padding: 0.4rem 0.6rem 0; min-width: 0; }
   fieldset select, fieldset input[type='number'] { width: 100%; box-sizing: border-box; }
   legend { font-weight: 700; font-size: 0.9rem; }

@@ -19,12 +19,13 @@ import {
 } from '../state/train-settings.js';
 import { exportBytes, exportPng, exportSvg, exportText } from '../view/export.js';
 import { TRAINED_MODEL_ID, offerTrainedModel } from '../state/trained-models.js';
-import { charactersAreTokens, parseProbeInput, promptOf, tokensAsInput } from '../view/probe-input.js';
+import { charactersAreTokens, lengthNote, parseProbeInput, tokensAsInput } from '../view/probe-input.js';
 import { ablationSummary, headKey, probeIntro, probeView, visible, type HeadSwitches } from '../view/probe-view.js';
 import { comparisonSummary, progressLine, trainPlots } from '../view/train-report.js';
 import { settingInput } from './controls.js';
 import { TRAIN_STYLES } from './train-styles.js';
-import { timeline, trainButtons, trainSettings } from './train-controls.js';
+import { probeBox, timeline, trainButtons, trainSettings, trainSummary } from './train-controls.js';
+import { settingsDrawer } from './settings-drawer.js';
 import './curves.js';
 import './heatmap.js';
 import './legend.js';
@@ -41,7 +42,8 @@ export class TrainView extends LitElement {
     checkpoint: { type: String }, controls: { type: String }, autostart: { type: Boolean },
     state: { attribute: false },
     errors: { state: true }, runError: { state: true }, version: { state: true }, scrub: { state: true },
-    custom: { state: true }, customError: { state: true }, checkpoints: { state: true }, ablation: { state: true },
+    custom: { state: true }, customError: { state: true }, customNote: { state: true }, checkpoints: { state: true }, ablation: { state: true },
+    drawerOpen: { state: true },
   };
   declare syncHash: boolean;
   /** A checkpoint to open with: a shipped one's id, or the URL of a given one's .json (its settings replace the state). */
@@ -60,10 +62,14 @@ export class TrainView extends LitElement {
   /** Your own input completed by each run's model (shown instead of the held-out example), or null. */
   declare custom: { text: string; step: number; probes: (Probe | null)[] } | null;
   declare customError: string;
+  /** Said about your own input that is not an error (a prompt of another length than the task's). */
+  declare customNote: string;
   /** Heads switched off in one run, measured at one step (shown while that run is still at that step). */
   declare ablation: { run: number; step: number; off: Set<string>; result: Ablation | null; error: string } | null;
   /** The shipped checkpoints: settings that match one show it trained, until Reset or Start. */
   declare checkpoints: CheckpointIndex['checkpoints'];
+  /** In a narrow container the settings fold into a drawer above the runs: whether it is open. */
+  declare drawerOpen: boolean;
   /** Set by Reset and Start: train these settings here even if a checkpoint has them. */
   #fromScratch = false;
   /** The state this element set itself; another one assigned from outside (an attribute) means new runs. */
@@ -89,8 +95,10 @@ export class TrainView extends LitElement {
     this.scrub = null;
     this.custom = null;
     this.customError = '';
+    this.customNote = '';
     this.checkpoints = [];
     this.ablation = null;
+    this.drawerOpen = false;
   }
 
   override connectedCallback() {
@@ -226,9 +234,15 @@ export class TrainView extends LitElement {
       this.errors = { ...errors, [name]: parsed.error };
       return;
     }
+    const unchanged = parsed.value === this.state[name];
+    if (unchanged && !this.#parseErrors.has(name)) return;  // the 'change' after an 'input', or no change: the problems stand
     this.#parseErrors.delete(name);
+    if (unchanged) {  // typed back to the value the runs have: only that state's cross-checks apply
+      const problem = trainCrossCheck(this.state)[name];
+      this.errors = problem ? { ...errors, [name]: problem } : errors;
+      return;
+    }
     this.errors = errors;
-    if (parsed.value === this.state[name]) return;  // the 'change' after an 'input', or no change
     this.state = this.#ownState = { ...this.state, [name]: parsed.value as TrainState[string] };
     this.#fromScratch = false;
     if (this.syncHash) history.replaceState(null, '', trainStateToHash(this.state));
@@ -306,6 +320,8 @@ export class TrainView extends LitElement {
     const failed = results.find((r) => !r.ok);
     if (failed && !failed.ok) { this.customError = failed.error.message; return; }
     this.customError = '';
+    this.customNote = this.state.task === 'text' ? ''  // free text: prompts of any length
+      : lengthNote(this.#runs[0].probe, parsed.ids.length, vocabulary, this.#characters());
     this.custom = { text, step: this.#runs[0].step, probes: results.map((r) => (r.ok ? r.probe : null)) };
   };
 
@@ -343,18 +359,6 @@ export class TrainView extends LitElement {
     return this.ablation?.run === i && this.ablation.error ? html`<p class="error" role="alert">${this.ablation.error}</p>` : nothing;
   }
 
-  #probeBox() {
-    const example = this.#runs[0]?.probe;
-    const placeholder = example ? promptOf(example.tokens, example.expected, this.#characters()) : '';
-    return html`<form class="probe-box" @submit=${this.#complete} @input=${(e: Event) => e.stopPropagation()}>
-      <label for="probe-input">Your own input (${this.#characters() ? 'characters' : 'tokens separated by spaces'}); the model writes the rest:</label>
-      <input id="probe-input" type="text" spellcheck="false" autocomplete="off" .value=${this.custom?.text ?? placeholder}>
-      <button type="submit" data-action="complete" ?disabled=${!this.#runs[0]?.info}>Complete</button>
-      ${this.custom ? html`<button type="button" data-action="held-out" @click=${() => { this.custom = null; }}>Back to the held-out example</button>` : nothing}
-      ${this.customError ? html`<p class="error" role="alert">${this.customError}</p>` : nothing}
-    </form>`;
-  }
-
   #probes() {
     const custom = this.custom;
     const shown = custom ? custom.probes
@@ -363,7 +367,8 @@ export class TrainView extends LitElement {
     const what = custom ? `your input, completed by the model at step ${custom.step}` : 'a held-out example';
     const title = (i: number) => (this.#runs.length > 1 ? `Run ${this.#name(i)}: ${what}` : what[0].toUpperCase() + what.slice(1));
     return html`${probeIntro()}
-      ${this.#probeBox()}
+      ${probeBox({ example: this.#runs[0]?.probe ?? null, characters: this.#characters(), ready: !!this.#runs[0]?.info, custom: this.custom,
+        error: this.customError, note: this.customNote, onSubmit: this.#complete, onBack: () => { this.custom = null; } })}
       <div class="probe-runs">${shown.map((probe, i) => (probe ? html`<section data-run=${NAMES[i]}>
         ${probeView(probe, title(i), this.#switches(i))}${this.#ablationSummary(i)}</section>` : nothing))}</div>`;
   }
@@ -382,7 +387,10 @@ export class TrainView extends LitElement {
     const ready = this.#runs.length > 0 && this.#runs.every((r) => r.info) && Object.keys(this.errors).length === 0;
     const messages = this.#runs.map((r, i) => (r.message ? `${this.#name(i) ? `${this.#name(i)}: ` : ''}${r.message}` : '')).filter(Boolean);
     return html`<div class="layout ${shown.length ? '' : 'bare'}" @input=${this.#onSetting} @change=${this.#onSetting}>
-      ${shown.length ? trainSettings(shown, this.state, this.errors, a?.info) : nothing}
+      ${shown.length ? settingsDrawer(trainSettings(shown, this.state, this.errors, a?.info), {
+        title: 'Training settings', open: this.drawerOpen, summary: shown.length > 3 ? trainSummary(this.state) : '',
+        problems: shown.filter((s) => this.errors[s.name]).map((s) => s.label), onToggle: () => { this.drawerOpen = !this.drawerOpen; },
+      }) : nothing}
       <main>
         ${this.#linkProblems.length ? html`<p class="error">Ignored in the link: ${this.#linkProblems.join('; ')}</p>` : nothing}
         ${this.checkpoints.length && this.#shows('checkpoints') ? html`<div class="checkpoints" role="group" aria-label="Trained models">Trained models:

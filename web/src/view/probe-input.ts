@@ -42,3 +42,16 @@ export function inputLines(text: string, characters: boolean): string[] {
   const lines = text.split('\n');
   return characters ? lines.filter((line) => line.length > 0) : lines.map((line) => line.trim()).filter((line) => line.length > 0);
 }
+
+/**
+ * For a task of fixed-length prompts: a note when the typed prompt (`length` tokens) is longer or shorter than the
+ * held-out example's, whose length the model was trained on; '' when they match.
+ */
+export function lengthNote(example: { tokens: readonly string[]; expected: readonly (string | null)[] } | null, length: number,
+  vocabulary: readonly string[], characters: boolean): string {
+  if (!example) return '';
+  const trained = parseProbeInput(promptOf(example.tokens, example.expected, characters), vocabulary, characters);
+  if (!('ids' in trained) || trained.ids.length === length) return '';
+  return `The model was trained on prompts of ${trained.ids.length} tokens (like the held-out example); yours has ${length}, ` +
+    'so what it writes need not make sense.';
+}
