@@ -180,6 +180,12 @@ describe('the Train view', () => {
     const lossSvg = readFileSync(await svgs.find((d) => d.suggestedFilename() === 'sort-loss.svg').path(), 'utf8');
     assert.match(lossSvg, /<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
     assert.match(lossSvg, /data-series="training loss" data-points="60"/);
+    // A figure, not a bare plot: what it shows, the settings, and which line is which.
+    assert.match(lossSvg, />Sort: cross-entropy loss by step</);
+    assert.match(lossSvg, />Settings: Sort, 2 layers × 4 heads, d_model 32, 60 steps</);
+    const legend = lossSvg.slice(lossSvg.indexOf('class="legend"'));
+    assert.match(legend, /<line [^>]*stroke="#1a73e8"[^>]*>.*?>training loss</s);
+    assert.match(legend, /<line [^>]*stroke="#e8175d"[^>]*>.*?>held-out loss</s);
     const png = readFileSync(await svgs.find((d) => d.suggestedFilename() === 'sort-loss.png').path());
     assert.deepEqual([...png.subarray(1, 4)], [0x50, 0x4e, 0x47]);  // "PNG"
     await page.locator('ap-train button[data-action="reset"]').click();

@@ -15,9 +15,12 @@ export interface Series {
 export type Dash = 'solid' | 'dashed' | 'dotted';
 const DASH_ARRAY: Record<Dash, string> = { solid: 'none', dashed: '5 3', dotted: '1.5 2.5' };
 
+/** A series' SVG stroke-dasharray (also for legends drawn elsewhere, such as an exported figure's). */
+export const dashArray = (dash: Dash = 'solid') => DASH_ARRAY[dash];
+
 const W = 560;
 const H = 230;
-const M = { left: 52, right: 12, top: 12, bottom: 34 };
+const M = { left: 62, right: 12, top: 12, bottom: 34 };  // left: the axis title and a tick label such as 0.0600
 /** Lines keep at most this many vertices (long runs are thinned evenly; hover still reads every point). */
 const MAX_VERTICES = 600;
 

@@ -19,13 +19,16 @@ export function trainSettings(shown: TrainSetting[], state: TrainState, errors: 
       vocabulary ${info.vocabulary.length}</p>` : nothing}`;
 }
 
+/** How the page names a setting's value: a choice's label ("Sort"), else the value itself. */
+export function valueLabel(state: TrainState, name: string): string {
+  const setting = trainSettingByName(name);
+  const value = String(state[name]);
+  return setting?.type === 'choice' ? setting.labels?.[value] ?? value : value;
+}
+
 /** The training settings in a few words, for the drawer's button on a phone: the task, the model's size, the run. */
 export function trainSummary(state: TrainState): string {
-  const label = (name: string) => {
-    const setting = trainSettingByName(name);
-    const value = String(state[name]);
-    return setting?.type === 'choice' ? setting.labels?.[value] ?? value : value;
-  };
+  const label = (name: string) => valueLabel(state, name);
   const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
   const parts = [label('task'), `${count(state.layers as number, 'layer')} × ${count(state.heads as number, 'head')}`,
     `d_model ${state.dModel}`, count(state.steps as number, 'step')];

@@ -17,7 +17,8 @@ import {
   DEFAULT_TRAIN_STATE, runLabel, runLimits, runStates, shownTrainSettings, trainCrossCheck, trainSettingByName,
   trainStateFromHash, trainStateToHash, trainerOptions, type TrainState,
 } from '../state/train-settings.js';
-import { exportBytes, exportPng, exportSvg, exportText } from '../view/export.js';
+import { exportBytes } from '../view/export.js';
+import { exportCurves, exportPlots } from './train-export.js';
 import { TRAINED_MODEL_ID, offerTrainedModel } from '../state/trained-models.js';
 import { charactersAreTokens, lengthNote, parseProbeInput, tokensAsInput } from '../view/probe-input.js';
 import { ablationSummary, headKey, probeIntro, probeView, visible, type HeadSwitches } from '../view/probe-view.js';
@@ -282,25 +283,6 @@ export class TrainView extends LitElement {
     this.runError = error ? `${file.name}: ${error.message}` : '';
   };
 
-  #exportCurves(format: 'csv' | 'json') {
-    const rows = this.#runs.flatMap((run, i) => [
-      ...run.train.map((p) => ({ run: NAMES[i], set: 'train', ...p })), ...run.heldOut.map((p) => ({ run: NAMES[i], set: 'heldOut', ...p }))]);
-    if (format === 'json') exportText(JSON.stringify({ settings: this.state, curves: rows }, null, 1), 'application/json', 'curves.json');
-    else exportText(['run,set,step,loss,accuracy,sequenceAccuracy',
-      ...rows.map((r) => `${r.run},${r.set},${r.step},${r.loss},${r.accuracy},${r.sequenceAccuracy}`)].join('\n'), 'text/csv', 'curves.csv');
-  }
-
-  /** Both plots (loss, accuracy) as SVG or PNG files. */
-  #exportPlots(format: 'svg' | 'png') {
-    for (const plot of this.renderRoot.querySelectorAll<HTMLElementTagNameMap['ap-curves']>('ap-curves')) {
-      const svg = plot.svgElement();
-      if (!svg) continue;
-      const name = `${this.state.task}-${plot.dataset.plot}.${format}`;
-      if (format === 'svg') exportSvg(svg, name);
-      else void exportPng(svg, name);
-    }
-  }
-
   #name(i: number): string {
     return this.#runs.length > 1 ? `${NAMES[i]} (${runLabel(this.state, i)})` : '';
   }
@@ -401,7 +383,7 @@ export class TrainView extends LitElement {
           status, ready, checkpoint: !!a?.checkpoint, step: a?.step ?? 0, runs: this.#runs.length, errors: Object.keys(this.errors).length > 0,
           explore: this.syncHash, start: this.#start, pause: this.#pause, stepOnce: this.#stepOnce, reset: this.#reset,
           save: this.#saveWeights, load: this.#loadWeights, openExplore: this.#explore,
-          exportCurves: (format) => this.#exportCurves(format), exportPlots: (format) => this.#exportPlots(format),
+          exportCurves: (format) => exportCurves(this.#runs, NAMES, this.state, format), exportPlots: (format) => exportPlots(this.renderRoot, this.state, format),
         }) : nothing}
         <div class="progress" aria-live="polite" data-status=${status} data-step=${a?.step ?? 0}>${ready || a?.info
           ? this.#runs.map((run, i) => html`<div data-run=${NAMES[i]}>${progressLine(run, this.#name(i), this.state.steps as number)}</div>`) : 'preparing…'}</div>

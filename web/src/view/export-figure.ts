@@ -22,7 +22,13 @@ export interface Panel {
   data?: Record<string, string>;
 }
 
-export interface LegendSwatch { label: string; color: string; shape: 'line' | 'box' | 'hatch' }
+export interface LegendSwatch {
+  label: string;
+  color: string;
+  shape: 'line' | 'box' | 'hatch';
+  /** A line's SVG stroke-dasharray (compared runs' curves are dashed or dotted). */
+  dash?: string;
+}
 
 export interface Legend {
   /** A colour bar from the scale's low to high end; `ends` names them instead of the domain's numbers (a scale per row). */
@@ -104,7 +110,8 @@ function drawLegend(legend: Legend, defs: SVGDefsElement, width: number): { grou
       width: 24 + Array.from(swatch.label).length * CHAR_PX,
       draw: (x, y) => [
         swatch.shape === 'line'
-          ? el('line', { x1: x, y1: y + 7, x2: x + 18, y2: y + 7, stroke: swatch.color, 'stroke-width': 3 })
+          ? el('line', { x1: x, y1: y + 7, x2: x + 18, y2: y + 7, stroke: swatch.color, 'stroke-width': 3,
+            ...(swatch.dash && swatch.dash !== 'none' ? { 'stroke-dasharray': swatch.dash } : {}) })
           : el('rect', { x, y: y + 1, width: 18, height: 12, fill: swatch.shape === 'hatch' ? 'url(#legend-blocked)' : swatch.color, stroke: '#999' }),
         el('text', { x: x + 24, y: y + 11 }, swatch.label),
       ],
