@@ -155,6 +155,19 @@ describe('the Explore page on a trained model', () => {
     await page.close();
   });
 
+  test('picking a model starts on its own text\u2019s first sentence: no stale sentence number from the old text', async () => {
+    const { page, errors } = await open('#text=the+cat+sat%0Aa+dog&sequence=1&view=masks');
+    await page.locator('[data-testid="out-of-range"]').waitFor({ state: 'detached' });
+    assert.equal(await page.locator('#setting-sequence').inputValue(), '1');
+    await page.locator('#setting-model').selectOption('reverse');
+    await page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot.querySelector('[data-fixed="dModel"]'));
+    await page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot.querySelector('.view')?.dataset.stale === '0');
+    assert.equal(await page.locator('[data-testid="out-of-range"]').count(), 0, 'no "Sentence 2 does not exist"');
+    assert.doesNotMatch(new URL(page.url()).hash, /sequence=/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('a link to a model that is not here says so instead of waiting', async () => {
     const { page, errors } = await open('#model=nosuch');
     const message = page.locator('[data-testid="model-error"]');

@@ -260,6 +260,12 @@ describe('the Train view', () => {
     const lossAt = (run) => rows.find((r) => r[0] === run && r[1] === 'heldOut' && r[2] === '80')[3];
     assert.notEqual(lossAt('A'), lossAt('B'));
     await page.screenshot({ path: `${SHOTS}/train-compare.png`, fullPage: true });
+    // Explore this model hands over run A, and its name in the Model picker says so.
+    await page.locator('ap-train button[data-action="explore"]').click();
+    await page.waitForFunction(() => location.hash.startsWith('#model=trained'));
+    await page.locator('ap-playground ap-heatmap').first().waitFor();
+    assert.equal(await page.locator('ap-playground #setting-model option:checked').textContent().then((t) => t.trim()),
+      'Your trained model (sort, run A: residual on, step 80)');
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -139,7 +139,8 @@ export class Playground extends PlaygroundProperties {
     const text = id === '' ? this.#untrainedText ?? DEFAULT_STATE.text
       : loaded && pretrainedId(loaded) === id ? pretrainedExample(loaded)
         : DEFAULT_STATE.text;  // the default: "the model's example"
-    this.state = { ...this.state, model: id, text };
+    // A new text: a sentence picked in the old one need not exist in it.
+    this.state = { ...this.state, model: id, text, sequence: 0 };
     this.#writeHash();
   };
 

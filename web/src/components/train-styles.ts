@@ -22,6 +22,8 @@ export const TRAIN_STYLES = [CONTROL_STYLES, DRAWER_STYLES, css`
   .head-switch[aria-pressed='true'] { background: #b00020; color: #fff; border-color: #b00020; }
   .ablation { font-size: 0.9rem; background: #fff7e0; border-left: 3px solid #e8a317; padding: 0.3rem 0.6rem; }
   .buttons { display: flex; flex-wrap: wrap; gap: 0.4rem; align-items: center; margin-bottom: 0.4rem; }
+  /* The Load weights button sits in a <label> (for its file input): not the settings' bold label type. */
+  .buttons label { font-weight: inherit; font-size: inherit; }
   button { font: inherit; padding: 0.35rem 0.9rem; cursor: pointer; border-radius: 5px; border: 1px solid #888; background: #f4f4f4; }
   button.primary { background: #1a73e8; color: #fff; border-color: #1a73e8; font-weight: 700; }
   button:disabled { opacity: 0.5; cursor: default; }

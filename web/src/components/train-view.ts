@@ -266,7 +266,7 @@ export class TrainView extends LitElement {
     const a = this.#runs[0];
     const probe = a.probe;
     offerTrainedModel({
-      label: `${this.state.task}, step ${a.step}`,
+      label: `${this.state.task}${this.#runs.length > 1 ? `, run A: ${runLabel(this.state, 0)}` : ''}, step ${a.step}`,
       settings: trainStateToHash(this.state).replace(/^#train&?/, ''),
       weights: await a.saveWeights(),
       example: probe ? tokensAsInput(probe.tokens, this.#characters()) : undefined,
