@@ -32,6 +32,10 @@ MultiHeadWeights attention_weights(const std::string& name, int e) {
   return w;
 }
 
+FeedForwardWeights feed_forward(const std::string& prefix, int e, int f) {
+  return {linear_layer(prefix + "linear1", f, e), linear_layer(prefix + "linear2", e, f)};
+}
+
 LayerNormWeights norm_weights(const std::string& name, int e, double eps) {
   LayerNormWeights n;
   n.weight = Parameter(name + ".weight", {e}, std::vector<float>(static_cast<std::size_t>(e), 1.0f));
@@ -69,18 +73,19 @@ Transformer::Transformer(const ModelSpec& s) : spec_(s) {
   if (s.positions == Positions::Learned) pos_ = Parameter("pos.weight", {s.max_seq, e});
   if (s.type_vocab_size > 0) token_type_ = Parameter("token_type.weight", {s.type_vocab_size, e});
   if (s.has_embed_norm()) embed_norm_ = norm_weights("embed_norm", e, s.layer_norm_eps);
+  // A layer's LayerNorm, or none (no weights) in a model without LayerNorm.
+  const auto layer_norm = [&](const std::string& name) {
+    return s.layer_norm ? norm_weights(name, e, s.layer_norm_eps) : LayerNormWeights{};
+  };
   const std::string single = s.encoder_decoder() ? "encoder.layers." : "layers.";
   const int encoder_count = s.encoder_decoder() ? s.encoder_layers : s.layers;
   for (int l = 0; l < encoder_count; ++l) {
     const std::string p = single + std::to_string(l) + ".";
     EncoderLayerWeights w;
     w.self_attn = attention_weights(p + "self_attn", e);
-    w.ffn.linear1 = linear_layer(p + "linear1", f, e);
-    w.ffn.linear2 = linear_layer(p + "linear2", e, f);
-    if (s.layer_norm) {
-      w.norm1 = norm_weights(p + "norm1", e, s.layer_norm_eps);
-      w.norm2 = norm_weights(p + "norm2", e, s.layer_norm_eps);
-    }
+    w.ffn = feed_forward(p, e, f);
+    w.norm1 = layer_norm(p + "norm1");
+    w.norm2 = layer_norm(p + "norm2");
     layers_.push_back(std::move(w));
   }
   if (s.encoder_decoder())
@@ -89,13 +94,10 @@ Transformer::Transformer(const ModelSpec& s) : spec_(s) {
       DecoderLayerWeights w;
       w.self_attn = attention_weights(p + "self_attn", e);
       w.cross_attn = attention_weights(p + "multihead_attn", e);
-      w.ffn.linear1 = linear_layer(p + "linear1", f, e);
-      w.ffn.linear2 = linear_layer(p + "linear2", e, f);
-      if (s.layer_norm) {
-        w.norm1 = norm_weights(p + "norm1", e, s.layer_norm_eps);
-        w.norm2 = norm_weights(p + "norm2", e, s.layer_norm_eps);
-        w.norm3 = norm_weights(p + "norm3", e, s.layer_norm_eps);
-      }
+      w.ffn = feed_forward(p, e, f);
+      w.norm1 = layer_norm(p + "norm1");
+      w.norm2 = layer_norm(p + "norm2");
+      w.norm3 = layer_norm(p + "norm3");
       decoder_layers_.push_back(std::move(w));
     }
   if (s.has_final_norm()) {
