@@ -14,12 +14,11 @@ describe('the probe box', () => {
   });
 
   it('notes a prompt of another length than the one the model was trained on', () => {
-    const sortVocab = ['0', '1', '2', '3', '|'];
     // The held-out example "3 1 | 1 3": its prompt "3 1 |" has 3 tokens.
     const example = { tokens: ['3', '1', '|', '1', '3'], expected: [null, null, '1', '3', null] };
-    expect(lengthNote(example, 3, sortVocab, false)).toBe('');
-    expect(lengthNote(example, 5, sortVocab, false)).toBe('The model was trained on prompts of 3 tokens (like the held-out example); ' +
+    expect(lengthNote(example, 3)).toBe('');
+    expect(lengthNote(example, 5)).toBe('The model was trained on prompts of 3 tokens (like the held-out example); ' +
       'yours has 5, so what it writes need not make sense.');
-    expect(lengthNote(null, 5, sortVocab, false)).toBe('');
+    expect(lengthNote(null, 5)).toBe('');
   });
 });

@@ -4,9 +4,9 @@
 // playground's model controls; and the text box's label for a trained or pretrained model.
 import { html, nothing } from 'lit';
 import type { ExploreModel, ModelChoice } from '../engine/explore-models.js';
-import { formatSetting, type Setting } from '../state/settings.js';
+import { shownValue, type Setting } from '../state/settings.js';
 import type { PretrainedInfo } from '../engine/pretrained-run.js';
-import { shownTrainSettings, trainStateFromHash, type TrainSetting } from '../state/train-settings.js';
+import { shownTrainSettings, trainStateFromHash } from '../state/train-settings.js';
 
 export const UNTRAINED_LABEL = 'Untrained playground model';
 
@@ -26,12 +26,6 @@ export function modelPicker(value: string, choices: readonly ModelChoice[], onPi
     ${onLoad ? html`<button type="button" class="load-pretrained" data-action="open-pretrained" @click=${onLoad}>Load a pretrained model\u2026</button>` : nothing}
     <small>Trained models fix their own settings and read their task\u2019s tokens; pretrained GPT-2 and BERT checkpoints read text with their own tokenizer.</small>
   </div>`;
-}
-
-function shownValue(setting: TrainSetting, value: unknown): string {
-  if (setting.type === 'bool') return value ? 'on' : 'off';
-  if (setting.type === 'choice') return setting.labels?.[String(value)] ?? String(value);
-  return formatSetting(setting, value);
 }
 
 /** What the trained model's training fixed (its task and model settings), instead of the model controls. */

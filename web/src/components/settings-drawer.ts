@@ -3,7 +3,8 @@
 // view, and with many settings folds into a drawer: a button naming the settings in a few
 // words that opens them (DRAWER_STYLES decide by the container's width).
 import { css, html, nothing, type TemplateResult } from 'lit';
-import { settingByName, type Setting, type State } from '../state/settings.js';
+import { settingByName, shownValue, type State } from '../state/settings.js';
+import { count } from '../view/words.js';
 
 /** A container this narrow (a phone, a narrow column) stacks the settings above the view. */
 export const NARROW_CONTAINER = css`(max-width: 720px)`;
@@ -53,7 +54,5 @@ export function settingsDrawer(content: TemplateResult, { title = 'Model setting
 /** The model settings in a few words, for the drawer's button: a trained or pretrained model's name, else the main settings. */
 export function modelSummary(state: State, modelName: string): string {
   if (modelName) return modelName;
-  const preset = settingByName('preset') as Extract<Setting, { type: 'choice' }>;
-  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
-  return `d_model ${state.dModel}, ${count(state.heads, 'head')}, ${count(state.layers, 'layer')}, ${preset.labels?.[state.preset] ?? state.preset}`;
+  return `d_model ${state.dModel}, ${count(state.heads, 'head')}, ${count(state.layers, 'layer')}, ${shownValue(settingByName('preset')!, state.preset)}`;
 }

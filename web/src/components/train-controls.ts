@@ -5,7 +5,9 @@
 import { html, nothing } from 'lit';
 import type { Probe, RunInfo } from '../engine/training.js';
 import { promptOf } from '../view/probe-input.js';
+import { shownValue } from '../state/settings.js';
 import { trainSettingByName, type TrainSetting, type TrainState } from '../state/train-settings.js';
+import { count } from '../view/words.js';
 import { renderControl } from './controls.js';
 
 const GROUPS: [TrainSetting['group'], string][] = [['task', 'Task'], ['model', 'Model'], ['optimizer', 'Optimizer'], ['run', 'Run']];
@@ -19,17 +21,12 @@ export function trainSettings(shown: TrainSetting[], state: TrainState, errors: 
       vocabulary ${info.vocabulary.length}</p>` : nothing}`;
 }
 
-/** How the page names a setting's value: a choice's label ("Sort"), else the value itself. */
-export function valueLabel(state: TrainState, name: string): string {
-  const setting = trainSettingByName(name);
-  const value = String(state[name]);
-  return setting?.type === 'choice' ? setting.labels?.[value] ?? value : value;
-}
+/** How the page names a Train setting's value ("Sort" for the task 'sort'). */
+export const valueLabel = (state: TrainState, name: string) => shownValue(trainSettingByName(name)!, state[name]);
 
 /** The training settings in a few words, for the drawer's button on a phone: the task, the model's size, the run. */
 export function trainSummary(state: TrainState): string {
   const label = (name: string) => valueLabel(state, name);
-  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
   const parts = [label('task'), `${count(state.layers as number, 'layer')} × ${count(state.heads as number, 'head')}`,
     `d_model ${state.dModel}`, count(state.steps as number, 'step')];
   if (state.compare !== 'none') parts.push(`comparing ${label('compare')}`);

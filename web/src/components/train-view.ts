@@ -303,7 +303,7 @@ export class TrainView extends LitElement {
     if (failed && !failed.ok) { this.customError = failed.error.message; return; }
     this.customError = '';
     this.customNote = this.state.task === 'text' ? ''  // free text: prompts of any length
-      : lengthNote(this.#runs[0].probe, parsed.ids.length, vocabulary, this.#characters());
+      : lengthNote(this.#runs[0].probe, parsed.ids.length);
     this.custom = { text, step: this.#runs[0].step, probes: results.map((r) => (r.ok ? r.probe : null)) };
   };
 

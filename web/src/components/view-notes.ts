@@ -6,6 +6,7 @@ import { html, nothing } from 'lit';
 import type { Trace } from 'attention-playground';
 import type { State } from '../state/settings.js';
 import type { ViewContext } from '../view/views.js';
+import { count } from '../view/words.js';
 
 /** What the shown result was computed with, in a few words (so "d_model 100" is never mistaken for what was typed). */
 function resultSummary(trace: Trace): string {
@@ -31,10 +32,10 @@ export function outOfRangeNotes(ctx: ViewContext) {
   const sentences = ctx.trace.tokens.length;
   const notes: string[] = [];
   if (state.view !== 'overview' && state.layer !== ctx.layer)
-    notes.push(`Layer ${state.layer} does not exist: this model has ${layers} layer${layers === 1 ? '' : 's'} ` +
+    notes.push(`Layer ${state.layer} does not exist: this model has ${count(layers, 'layer')} ` +
       `(${layers === 1 ? 'layer 0' : `0\u2013${layers - 1}`}); showing layer ${ctx.layer}.`);
   if (state.view === 'head' && state.head !== ctx.head)
-    notes.push(`Head ${state.head} does not exist: this model has ${heads} head${heads === 1 ? '' : 's'} ` +
+    notes.push(`Head ${state.head} does not exist: this model has ${count(heads, 'head')} ` +
       `(${heads === 1 ? 'head 0' : `0\u2013${heads - 1}`}); showing head ${ctx.head}.`);
   if (state.view !== 'shapes' && state.sequence !== ctx.sequence)
     notes.push(`Sentence ${state.sequence + 1} does not exist: there ${sentences === 1 ? 'is 1 sentence' : `are ${sentences} sentences`}; ` +

@@ -166,6 +166,13 @@ export function formatSetting(setting: Setting, value: unknown): string {
   return String(value);
 }
 
+/** A value as the page shows it to a person (formatSetting is the URL's form): on / off, a choice's label, else as is. */
+export function shownValue(setting: Setting, value: unknown): string {
+  if (setting.type === 'bool') return value ? 'on' : 'off';
+  if (setting.type === 'choice') return setting.labels?.[String(value)] ?? String(value);
+  return formatSetting(setting, value);
+}
+
 /**
  * State -> URL hash: only the settings that differ from `defaults`; `drafts` (the typed text of settings that do not
  * parse) replace their setting's value, so the link says what the page shows, problem included.

@@ -4,6 +4,7 @@
 // tests it in Node; views/changes-view.ts draws what it returns.
 import type { Trace } from 'attention-playground';
 import { axisTokens, editedPositions, findStage, rowChanges, type Block } from './trace-model.js';
+import { count } from './words.js';
 
 /** One result of the engine, with what produced it. */
 export interface Snapshot {
@@ -51,7 +52,6 @@ export type Comparison =
   };
 
 // Settings that decide tensor shapes (with how to name them): if they differ, rows cannot be paired up.
-const count = (n: unknown, noun: string) => `${String(n)} ${noun}${n === 1 ? '' : 's'}`;
 const SHAPE_SETTINGS: Record<string, (value: unknown) => string> = {
   layers: (n) => count(n, 'layer'), heads: (n) => count(n, 'head'), dModel: (n) => `d_model ${String(n)}`,
 };

@@ -24,9 +24,14 @@ export function tokensAsInput(tokens: readonly string[], characters: boolean): s
 }
 
 /** The prompt part of an example: its tokens up to the first scored position (what the model must continue). */
-export function promptOf(tokens: readonly string[], expected: readonly (string | null)[], characters: boolean): string {
+function promptTokens(tokens: readonly string[], expected: readonly (string | null)[]): readonly string[] {
   const first = expected.findIndex((e) => e !== null);
-  return tokensAsInput(tokens.slice(0, first < 0 ? tokens.length : first + 1), characters);
+  return tokens.slice(0, first < 0 ? tokens.length : first + 1);
+}
+
+/** The prompt part of an example as a person types it. */
+export function promptOf(tokens: readonly string[], expected: readonly (string | null)[], characters: boolean): string {
+  return tokensAsInput(promptTokens(tokens, expected), characters);
 }
 
 /** Whether each character is a token: the text task without 'words as tokens' (the Train view's settings). */
@@ -47,11 +52,9 @@ export function inputLines(text: string, characters: boolean): string[] {
  * For a task of fixed-length prompts: a note when the typed prompt (`length` tokens) is longer or shorter than the
  * held-out example's, whose length the model was trained on; '' when they match.
  */
-export function lengthNote(example: { tokens: readonly string[]; expected: readonly (string | null)[] } | null, length: number,
-  vocabulary: readonly string[], characters: boolean): string {
-  if (!example) return '';
-  const trained = parseProbeInput(promptOf(example.tokens, example.expected, characters), vocabulary, characters);
-  if (!('ids' in trained) || trained.ids.length === length) return '';
-  return `The model was trained on prompts of ${trained.ids.length} tokens (like the held-out example); yours has ${length}, ` +
+export function lengthNote(example: { tokens: readonly string[]; expected: readonly (string | null)[] } | null, length: number): string {
+  const trained = example ? promptTokens(example.tokens, example.expected).length : length;
+  if (trained === length) return '';
+  return `The model was trained on prompts of ${trained} tokens (like the held-out example); yours has ${length}, ` +
     'so what it writes need not make sense.';
 }
