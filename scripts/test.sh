@@ -100,6 +100,25 @@ fi
 stage "build: wasm engines, the package (TypeScript facade, element bundle), the site"
 if ! bash scripts/build.sh; then echo "build failed"; record build 0 1; status=1; fi
 
+stage "benchmarks: every bench target builds (npm run bench runs them; this only keeps them building)"
+bench_built=0; bench_broken=0
+# native_bench and train_step_bench are in the native builds' default targets (built above
+# under the sanitizers); kernel_bench is built on request only, natively and for wasm
+# (where its relaxed-SIMD twin is made after the link); the bench scripts must parse.
+for target in "native-asan kernel_bench" "native-asan native_bench" "native-asan train_step_bench" "wasm-simd kernel_bench"; do
+  set -- $target
+  if NODE_PATH=/usr/share/nodejs cmake --build --preset "$1" --target "$2" > "test-output/bench-build-$1-$2.log" 2>&1; then
+    echo "built $2 ($1)"; bench_built=$((bench_built + 1))
+  else
+    echo "FAILED to build $2 ($1):"; tail -20 "test-output/bench-build-$1-$2.log"; bench_broken=$((bench_broken + 1))
+  fi
+done
+for script in bench/*.mjs; do
+  if node --check "$script"; then bench_built=$((bench_built + 1)); else echo "FAILED: $script does not parse"; bench_broken=$((bench_broken + 1)); fi
+done
+record bench-build "$bench_built" "$bench_broken"
+[ "$bench_broken" = 0 ] || status=1
+
 stage "C++ core compiled to wasm, under Node"
 run_ctest core-wasm-simd wasm-simd
 run_ctest core-wasm-scalar wasm-scalar

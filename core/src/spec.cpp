@@ -25,9 +25,10 @@ const Schema<ModelSpec>& model_spec_schema() {
           number_field("layerNormEps", &S::layer_norm_eps, 0.0, true, 1.0, "Added to the variance in every LayerNorm."),
           choice_field("head", &S::head,
                        {{"none", OutputHead::None}, {"linear", OutputHead::Linear}, {"tied", OutputHead::Tied},
-                        {"mlm", OutputHead::Mlm}},
+                        {"mlm", OutputHead::Mlm}, {"mlm_untied", OutputHead::MlmUntied}},
                        "The output head: none (hidden states only), a linear layer to vocabulary logits, tied to "
-                       "the embedding table, or BERT's masked-LM head (dense, activation, LayerNorm, then tied)."),
+                       "the embedding table, BERT's masked-LM head (dense, activation, LayerNorm, then tied), or "
+                       "that head with its own decoder weight (mlm_untied)."),
           int_field("encoderLayers", &S::encoder_layers, 0, 64,
                     "Layers of an encoder in front of the stack (0 = a single stack)."),
           bool_field("residual", &S::residual, "Residual connections around each sub-layer (off: an ablation)."),
@@ -71,12 +72,13 @@ double parameter_floats(const ModelSpec& s) {
   if (s.head == OutputHead::Linear) total += v * e + v;
   if (s.head == OutputHead::Tied) total += v;
   if (s.head == OutputHead::Mlm) total += e * e + e + norm + v;
+  if (s.head == OutputHead::MlmUntied) total += e * e + e + norm + v * e + v;
   return total;
 }
 
 Status validate(const ModelSpec& spec) {
   if (Status s = check(model_spec_schema(), spec); !s) return s;
-  if (spec.encoder_decoder() && (spec.type_vocab_size > 0 || spec.embed_norm || spec.head == OutputHead::Mlm))
+  if (spec.encoder_decoder() && (spec.type_vocab_size > 0 || spec.embed_norm || spec.mlm_head()))
     return Error{"token types, embedNorm and the 'mlm' head are parts of single-stack models (BERT); this spec is an "
                  "encoder–decoder (encoderLayers > 0)",
                  error_code::kInvalidArgument, "encoderLayers"};

@@ -238,7 +238,7 @@ Result<ForwardOutput> Transformer::forward(const ForwardInput& in, const Forward
   if (s.head != OutputHead::None && options.logits != LogitRows::None) {
     // logits = hidden W^T + b: (B, S, E) -> (B, S, V), with W = head.weight (V, E) or,
     // tied, embed.weight (V, E), packed once per version like any weight. The 'mlm'
-    // head first transforms hidden: norm(act(hidden W_d^T + b_d)), (B, S, E).
+    // heads first transforms hidden: norm(act(hidden W_d^T + b_d)), (B, S, E).
     // LogitRows::Last takes each sequence's last real row first: (B, 1, E).
     const bool last = options.logits == LogitRows::Last;
     Tensor rows;
@@ -252,8 +252,8 @@ Result<ForwardOutput> Transformer::forward(const ForwardInput& in, const Forward
       }
     }
     const Tensor& picked = last ? rows : out.hidden;
-    const Tensor transformed = s.head == OutputHead::Mlm ? mlm_transform(picked, options.backend) : Tensor{};
-    const Tensor& features = s.head == OutputHead::Mlm ? transformed : picked;
+    const Tensor transformed = s.mlm_head() ? mlm_transform(picked, options.backend) : Tensor{};
+    const Tensor& features = s.mlm_head() ? transformed : picked;
     const int row_count = last ? in.batch : in.batch * in.seq;
     const Parameter& weight = s.tied_head() ? embed_ : head_.weight;
     out.logits = Tensor({"B", "S", "V"}, {in.batch, last ? 1 : in.seq, s.vocab_size});

@@ -104,8 +104,8 @@ Transformer::Transformer(const ModelSpec& s) : spec_(s) {
     norm_ = norm_weights(s.encoder_decoder() ? "encoder.norm" : "norm", e, s.layer_norm_eps);
     if (s.encoder_decoder()) decoder_norm_ = norm_weights("decoder.norm", e, s.layer_norm_eps);
   }
-  if (s.head == OutputHead::Linear) head_ = linear_layer("head", s.vocab_size, e);
-  if (s.head == OutputHead::Mlm) {
+  if (s.head_weight()) head_ = linear_layer("head", s.vocab_size, e);
+  if (s.mlm_head()) {
     head_dense_ = linear_layer("head.dense", e, e);
     if (s.layer_norm) head_norm_ = norm_weights("head.norm", e, s.layer_norm_eps);
   }
@@ -142,11 +142,11 @@ std::vector<Parameter*> Transformer::parameter_list() {
     add_norm(list, w.norm3);
   }
   if (spec_.has_final_norm() && spec_.encoder_decoder()) add_norm(list, decoder_norm_);
-  if (spec_.head == OutputHead::Linear) list.push_back(&head_.weight);
-  if (spec_.head == OutputHead::Mlm) {
+  if (spec_.mlm_head()) {
     add_linear(list, head_dense_);
     add_norm(list, head_norm_);
   }
+  if (spec_.head_weight()) list.push_back(&head_.weight);
   if (spec_.head != OutputHead::None) list.push_back(&head_.bias);
   return list;
 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -39,10 +40,11 @@ HubConfig config_of(const std::string& dir) {
   return c.value();
 }
 
-// Loads dir's config with the given files (relative to dir; with an index when sharded).
+// Loads dir's config (or config_dir's) with the given files (relative to dir; with an index
+// when sharded).
 Result<Transformer> load(const std::string& dir, const std::vector<std::string>& files,
-                         const ShardIndex* index = nullptr) {
-  Result<CheckpointLoader> loader = CheckpointLoader::create(config_of(dir));
+                         const ShardIndex* index = nullptr, const std::string& config_dir = "") {
+  Result<CheckpointLoader> loader = CheckpointLoader::create(config_of(config_dir.empty() ? dir : config_dir));
   if (!loader) return loader.error_value();
   for (const std::string& f : files) {
     std::vector<std::uint8_t> bytes = read_bytes(kDir + dir + "/" + f);
@@ -118,8 +120,24 @@ void check_against(const Transformer& model, const std::string& golden) {
       rows_match(got, e["hidden_states"][l + 1].get<std::vector<double>>(), E,
                  golden + " hidden_states[" + std::to_string(l + 1) + "]");
     }
+    if (spec.head == OutputHead::None) {  // hidden states only (BertModel)
+      EXPECT_TRUE(out.value().logits.data.empty());
+      continue;
+    }
     rows_match(out.value().logits.ptr(), e["logits"].get<std::vector<double>>(), V, golden + " logits");
   }
+}
+
+// The names skipped by a loader of dir's config for dir's files, with their reasons.
+std::map<std::string, std::string> skipped_of(const std::string& dir, const std::vector<std::string>& files) {
+  Result<CheckpointLoader> loader = CheckpointLoader::create(config_of(dir));
+  EXPECT_TRUE(loader);
+  for (const std::string& f : files) {
+    std::vector<std::uint8_t> bytes = read_bytes(kDir + dir + "/" + f);
+    EXPECT_TRUE(loader.value().add_file(bytes.data(), bytes.size(), f));
+  }
+  std::map<std::string, std::string> out(loader.value().skipped().begin(), loader.value().skipped().end());
+  return out;
 }
 
 TEST(Pretrained, Gpt2ConfigIsTheSpecOfThePreLnCausalModel) {
@@ -187,6 +205,62 @@ TEST(Pretrained, LmHeadModelPrefixAndTiedCopyAreAccepted) {
     ASSERT_TRUE(model) << file << ": " << model.error();
     check_against(model.value(), "gpt2-tiny");
   }
+  // The stored lm_head.weight equals wte.weight: checked, then skipped as the same tensor.
+  const auto skipped = skipped_of("gpt2-tiny-lmhead", {"model-with-lm-head.safetensors"});
+  ASSERT_EQ(skipped.count("lm_head.weight"), 1u);
+  EXPECT_NE(skipped.at("lm_head.weight").find("the same values as 'transformer.wte.weight'"), std::string::npos)
+      << skipped.at("lm_head.weight");
+}
+
+// tie_word_embeddings false: the logits come from the file's own lm_head.weight, which
+// differs from wte (the PyTorch reference's logits differ from gpt2-tiny's by up to ~13).
+TEST(Pretrained, Gpt2WithAnUntiedLmHeadUsesIt) {
+  const HubConfig c = config_of("gpt2-tiny-untied");
+  EXPECT_EQ(c.spec.head, OutputHead::Linear);
+  Result<Transformer> model = load("gpt2-tiny-untied", {"model.safetensors"});
+  ASSERT_TRUE(model) << model.error();
+  check_against(model.value(), "gpt2-tiny-untied");
+}
+
+TEST(Pretrained, BertWithAnUntiedDecoderUsesIt) {
+  const HubConfig c = config_of("bert-tiny-untied");
+  EXPECT_EQ(c.spec.head, OutputHead::MlmUntied);
+  Result<Transformer> model = load("bert-tiny-untied", {"model.safetensors"});
+  ASSERT_TRUE(model) << model.error();
+  check_against(model.value(), "bert-tiny-untied");
+  // decoder.bias is the head's bias under its second name (equal values), not a copy skipped blindly
+  const auto skipped = skipped_of("bert-tiny-untied", {"model.safetensors"});
+  EXPECT_EQ(skipped.count("cls.predictions.decoder.weight"), 0u);
+  ASSERT_EQ(skipped.count("cls.predictions.decoder.bias"), 1u);
+  EXPECT_NE(skipped.at("cls.predictions.decoder.bias").find("'cls.predictions.bias'"), std::string::npos);
+}
+
+// BertForMaskedLM's layout: `bert.` prefix, no pooler, both names of the decoder's bias and
+// the tied decoder.weight stored: each second name is checked equal and skipped.
+TEST(Pretrained, BertMaskedLmFileWithBothNamesOfItsTiedTensorsIsTheSameModel) {
+  Result<Transformer> model = load("bert-tiny-mlm", {"model.safetensors"});
+  ASSERT_TRUE(model) << model.error();
+  check_against(model.value(), "bert-tiny");
+  const auto skipped = skipped_of("bert-tiny-mlm", {"model.safetensors"});
+  ASSERT_EQ(skipped.count("cls.predictions.decoder.weight"), 1u);
+  EXPECT_NE(skipped.at("cls.predictions.decoder.weight").find("'bert.embeddings.word_embeddings.weight'"), std::string::npos);
+  EXPECT_NE(skipped.at("cls.predictions.decoder.weight").find("tie_word_embeddings is true"), std::string::npos);
+  EXPECT_EQ(skipped.count("cls.predictions.decoder.bias"), 1u);
+}
+
+// BertModel's layout: no prefix, the pooler, no heads: the hidden states and attentions of
+// bert-tiny, and no logits.
+TEST(Pretrained, BertModelFileWithoutPrefixOrHeadsIsTheEncoder) {
+  const HubConfig c = config_of("bert-tiny-model");
+  EXPECT_EQ(c.spec.head, OutputHead::None);
+  Result<Transformer> model = load("bert-tiny-model", {"model.safetensors"});
+  ASSERT_TRUE(model) << model.error();
+  check_against(model.value(), "bert-tiny");
+  EXPECT_EQ(skipped_of("bert-tiny-model", {"model.safetensors"}).count("pooler.dense.weight"), 1u);
+  // A BertModel config with a BertForPreTraining file: its heads are skipped.
+  Result<Transformer> heads = load("bert-tiny", {"model.safetensors"}, nullptr, "bert-tiny-model");
+  ASSERT_TRUE(heads) << heads.error();
+  check_against(heads.value(), "bert-tiny");
 }
 
 TEST(Pretrained, BertMatchesThePyTorchReference) {
@@ -233,10 +307,11 @@ TEST(Pretrained, LastRowLogitsAreTheLastRealRowOfTheFullLogits) {
 
 // ---- broken checkpoints ----
 
-// The gpt2-tiny file rewritten as F32 (its U8 mask buffers dropped): tensors removed,
-// renamed, replaced or added.
-std::vector<std::uint8_t> edited_gpt2(const std::function<void(std::vector<safetensors::Tensor>&)>& edit) {
-  std::vector<std::uint8_t> bytes = read_bytes(kDir + "gpt2-tiny/model.safetensors");
+// A fixture file rewritten as F32 (its U8 / I64 buffers dropped): tensors removed, renamed,
+// replaced or added.
+using Edit = std::function<void(std::vector<safetensors::Tensor>&)>;
+std::vector<std::uint8_t> edited(const std::string& path, const Edit& edit) {
+  std::vector<std::uint8_t> bytes = read_bytes(kDir + path);
   Result<safetensors::Index> index = safetensors::read_index(bytes.data(), bytes.size(), /*any_dtype=*/true);
   EXPECT_TRUE(index) << index.error();
   std::vector<safetensors::Tensor> tensors;
@@ -251,6 +326,14 @@ std::vector<std::uint8_t> edited_gpt2(const std::function<void(std::vector<safet
   for (const auto& t : tensors) refs.push_back({t.name, t.shape, t.values.data()});
   return safetensors::write(refs);
 }
+std::vector<std::uint8_t> edited_gpt2(const Edit& edit) { return edited("gpt2-tiny/model.safetensors", edit); }
+
+// Keeps only the tensors whose names `keep` accepts.
+Edit only(const std::function<bool(const std::string&)>& keep) {
+  return [keep](std::vector<safetensors::Tensor>& t) {
+    t.erase(std::remove_if(t.begin(), t.end(), [&](const safetensors::Tensor& x) { return !keep(x.name); }), t.end());
+  };
+}
 
 Error load_error(const std::vector<std::uint8_t>& bytes, const std::string& dir = "gpt2-tiny") {
   Result<CheckpointLoader> loader = CheckpointLoader::create(config_of(dir));
@@ -259,6 +342,100 @@ Error load_error(const std::vector<std::uint8_t>& bytes, const std::string& dir 
   Result<Transformer> model = loader.value().finish();
   EXPECT_FALSE(model) << "a broken checkpoint loaded";
   return model ? Error{"loaded"} : model.error_value();
+}
+
+// Loads config_dir's config with the given files (bytes, in order).
+Result<Transformer> load_bytes(const std::string& config_dir, const std::vector<std::vector<std::uint8_t>>& files) {
+  Result<CheckpointLoader> loader = CheckpointLoader::create(config_of(config_dir));
+  if (!loader) return loader.error_value();
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (Status s = loader.value().add_file(files[i].data(), files[i].size(), "part" + std::to_string(i) + ".safetensors");
+        !s)
+      return s.error_value();
+  return loader.value().finish();
+}
+
+// Tying: a tied config with a file whose copy differs names both tensors; an untied config
+// needs the head's own weight.
+TEST(PretrainedErrors, ATiedCopyWithOtherValuesNamesBothTensors) {
+  Result<Transformer> gpt2 = load("gpt2-tiny-untied", {"model.safetensors"}, nullptr, "gpt2-tiny");
+  ASSERT_FALSE(gpt2);
+  EXPECT_EQ(gpt2.error_value().code, error_code::kTiedMismatch);
+  EXPECT_EQ(gpt2.error_value().field, "lm_head.weight");
+  EXPECT_NE(gpt2.error_value().message.find("'transformer.wte.weight'"), std::string::npos) << gpt2.error();
+  EXPECT_NE(gpt2.error_value().message.find("tie_word_embeddings is true"), std::string::npos) << gpt2.error();
+
+  Result<Transformer> bert = load("bert-tiny-untied", {"model.safetensors"}, nullptr, "bert-tiny");
+  ASSERT_FALSE(bert);
+  EXPECT_EQ(bert.error_value().code, error_code::kTiedMismatch);
+  EXPECT_EQ(bert.error_value().field, "cls.predictions.decoder.weight");
+  EXPECT_NE(bert.error_value().message.find("'bert.embeddings.word_embeddings.weight'"), std::string::npos) << bert.error();
+
+  // The decoder's bias under its second name with another value.
+  Result<Transformer> bias = load_bytes("bert-tiny-mlm", {edited("bert-tiny-mlm/model.safetensors", [](auto& t) {
+                                          for (auto& x : t)
+                                            if (x.name == "cls.predictions.decoder.bias") x.values[5] += 0.5f;
+                                        })});
+  ASSERT_FALSE(bias);
+  EXPECT_EQ(bias.error_value().code, error_code::kTiedMismatch);
+  EXPECT_EQ(bias.error_value().field, "cls.predictions.decoder.bias");
+  EXPECT_NE(bias.error_value().message.find("'cls.predictions.bias'"), std::string::npos) << bias.error();
+  EXPECT_NE(bias.error_value().message.find("element 5"), std::string::npos) << bias.error();
+}
+
+TEST(PretrainedErrors, AnUntiedConfigNeedsTheHeadsOwnWeight) {
+  Result<Transformer> gpt2 = load("gpt2-tiny", {"model.safetensors"}, nullptr, "gpt2-tiny-untied");
+  ASSERT_FALSE(gpt2);
+  EXPECT_EQ(gpt2.error_value().code, error_code::kMissingTensor);
+  EXPECT_EQ(gpt2.error_value().field, "lm_head.weight");
+  Result<Transformer> bert = load("bert-tiny", {"model.safetensors"}, nullptr, "bert-tiny-untied");
+  ASSERT_FALSE(bert);
+  EXPECT_EQ(bert.error_value().code, error_code::kMissingTensor);
+  EXPECT_EQ(bert.error_value().field, "cls.predictions.decoder.weight");
+}
+
+// A masked-LM config with a file that has no cls.predictions.transform.* (BertModel's).
+TEST(PretrainedErrors, AMaskedLmConfigNeedsTheTransform) {
+  Result<Transformer> model = load("bert-tiny-model", {"model.safetensors"}, nullptr, "bert-tiny");
+  ASSERT_FALSE(model);
+  EXPECT_EQ(model.error_value().code, error_code::kMissingTensor);
+  EXPECT_EQ(model.error_value().field, "cls.predictions.transform.dense.weight");
+}
+
+// Either name fills a tied tensor, in whichever file comes first; the other is checked
+// against it when it arrives.
+TEST(PretrainedErrors, TiedNamesInSeparateFilesAreCheckedEitherWay) {
+  const auto with_lm_head = [](float delta) {
+    return edited_gpt2([delta](auto& t) {
+      for (const auto& x : t)
+        if (x.name == "wte.weight") {
+          t = {x};
+          t[0].name = "lm_head.weight";
+          t[0].values[7] += delta;
+          return;
+        }
+    });
+  };
+  const auto without_wte = edited_gpt2(only([](const std::string& n) { return n != "wte.weight"; }));
+  Result<Transformer> head_first = load_bytes("gpt2-tiny", {with_lm_head(0), without_wte});
+  ASSERT_TRUE(head_first) << head_first.error();  // lm_head.weight alone fills wte
+  check_against(head_first.value(), "gpt2-tiny");
+  const auto full = edited_gpt2([](auto&) {});
+  Result<Transformer> head_last = load_bytes("gpt2-tiny", {full, with_lm_head(0)});
+  ASSERT_TRUE(head_last) << head_last.error();
+  check_against(head_last.value(), "gpt2-tiny");
+
+  const auto wte_only = edited_gpt2(only([](const std::string& n) { return n == "wte.weight"; }));
+  Result<Transformer> differs = load_bytes("gpt2-tiny", {with_lm_head(1), without_wte, wte_only});
+  ASSERT_FALSE(differs);
+  EXPECT_EQ(differs.error_value().code, error_code::kTiedMismatch);
+  EXPECT_EQ(differs.error_value().field, "wte.weight");
+  EXPECT_NE(differs.error_value().message.find("'lm_head.weight'"), std::string::npos) << differs.error();
+  EXPECT_NE(differs.error_value().message.find("element 7"), std::string::npos) << differs.error();
+  // One name given twice is still a bad file.
+  Result<Transformer> twice = load_bytes("gpt2-tiny", {full, wte_only});
+  ASSERT_FALSE(twice);
+  EXPECT_EQ(twice.error_value().code, error_code::kBadFile);
 }
 
 TEST(PretrainedErrors, AMissingTensorIsNamed) {

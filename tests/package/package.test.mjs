@@ -67,6 +67,66 @@ test('works from Node', () => {
   assert.deepEqual(result, { build: 'simd', other: 'scalar', shape: [2, 2, 3, 3], pad: 0 });
 });
 
+// The loader's tying rules (docs: checkpoints), from the installed package: each checkpoint's
+// logits against the PyTorch reference's (expected.json), each refused one by code and field.
+test('loads hub checkpoints from Node: tie_word_embeddings and both names of a tied tensor', () => {
+  const fixtures = join(ROOT, 'tests/reference/fixtures/pretrained');
+  writeFileSync(join(project, 'tying.mjs'), `
+    import { readFileSync, readdirSync } from 'node:fs';
+    import { loadAttention } from 'attention-playground';
+    const DIR = ${JSON.stringify(fixtures)} + '/';
+    const read = (dir, f) => new Uint8Array(readFileSync(DIR + dir + '/' + f));
+    const filesOf = (dir) => Object.fromEntries(readdirSync(DIR + dir).filter((f) => f !== 'expected.json').map((f) => [f, read(dir, f)]));
+    const gpt2 = { 'vocab.json': read('gpt2-tiny', 'vocab.json'), 'merges.txt': read('gpt2-tiny', 'merges.txt') };
+    const bert = { 'vocab.txt': read('bert-tiny', 'vocab.txt') };
+    const attn = await loadAttention();
+    // Largest |ours - PyTorch| / max(1, |PyTorch|) over the real rows of the logits.
+    function logitsError(m, golden) {
+      const e = JSON.parse(readFileSync(DIR + golden + '/expected.json', 'utf8'));
+      const out = m.forward({ ids: Int32Array.from(e.input_ids), batch: e.batch, seq: e.seq, lengths: e.lengths,
+        ...(e.token_type_ids ? { tokenTypes: Int32Array.from(e.token_type_ids) } : {}) });
+      const v = m.spec.vocabSize;
+      let worst = 0;
+      for (let b = 0; b < e.batch; b++)
+        for (let p = 0; p < e.lengths[b]; p++)
+          for (let c = 0; c < v; c++) {
+            const i = (b * e.seq + p) * v + c;
+            worst = Math.max(worst, Math.abs(out.logits[i] - e.logits[i]) / Math.max(1, Math.abs(e.logits[i])));
+          }
+      return worst;
+    }
+    const loads = {};
+    for (const [name, files, golden] of [
+      ['gpt2 untied', { ...filesOf('gpt2-tiny-untied'), ...gpt2 }, 'gpt2-tiny-untied'],
+      ['gpt2 tied copy stored', { ...gpt2, 'config.json': read('gpt2-tiny-lmhead', 'config.json'),
+        'model.safetensors': read('gpt2-tiny-lmhead', 'model-with-lm-head.safetensors') }, 'gpt2-tiny'],
+      ['bert untied', { ...filesOf('bert-tiny-untied'), ...bert }, 'bert-tiny-untied'],
+      ['bert both names', { ...filesOf('bert-tiny-mlm'), ...bert }, 'bert-tiny'],
+    ]) {
+      const m = await attn.loadPretrained({ files });
+      loads[name] = { head: m.spec.head, error: logitsError(m, golden) };
+      m.dispose();
+    }
+    const refusals = {};
+    for (const [name, files] of [
+      ['gpt2 tied config, other lm_head', { ...filesOf('gpt2-tiny-untied'), ...gpt2, 'config.json': read('gpt2-tiny', 'config.json') }],
+      ['bert tied config, other decoder', { ...filesOf('bert-tiny-untied'), ...bert, 'config.json': read('bert-tiny', 'config.json') }],
+    ]) {
+      try { (await attn.loadPretrained({ files })).dispose(); refusals[name] = 'loaded'; }
+      catch (e) { refusals[name] = [e.code, e.field]; }
+    }
+    console.log(JSON.stringify({ loads, refusals }));
+  `);
+  const { loads, refusals } = JSON.parse(run('node', ['tying.mjs'], project));
+  assert.deepEqual(Object.fromEntries(Object.entries(loads).map(([k, v]) => [k, v.head])),
+    { 'gpt2 untied': 'linear', 'gpt2 tied copy stored': 'tied', 'bert untied': 'mlm_untied', 'bert both names': 'mlm' });
+  for (const [name, { error }] of Object.entries(loads)) assert.ok(error < 1e-4, `${name}: logits off by ${error}`);
+  assert.deepEqual(refusals, {
+    'gpt2 tied config, other lm_head': ['tied_mismatch', 'lm_head.weight'],
+    'bert tied config, other decoder': ['tied_mismatch', 'cls.predictions.decoder.weight'],
+  });
+});
+
 async function expectPageWorks(url) {
   const { page, errors } = await openPage(browser);
   await page.goto(url);

@@ -417,16 +417,16 @@ def check_attention(name, out, mask):
 
 # ------------------------------------------------------------------------------------- build
 
-def gpt2_state():
+def gpt2_state(cfg=GPT2_CONFIG):
     gen = torch.Generator().manual_seed(SEED)
-    model = hf_models.Gpt2Reference(GPT2_CONFIG)
+    model = hf_models.Gpt2Reference(cfg)
     draw(model, gen, gpt2_rule)
     return model
 
 
-def bert_state(vocab_size):
+def bert_state(vocab_size, cfg=None):
     gen = torch.Generator().manual_seed(SEED + 1)
-    cfg = dict(BERT_CONFIG, vocab_size=vocab_size)
+    cfg = dict(cfg or BERT_CONFIG, vocab_size=vocab_size)
     model = hf_models.BertReference(cfg)
     draw(model, gen, bert_rule)
     return model, cfg
@@ -485,6 +485,18 @@ def build_all(log=print, dirs=None):
     files["gpt2-tiny-lmhead/model-with-lm-head.safetensors"] = safetensors_bytes(
         dict(prefixed, **{"lm_head.weight": state["wte.weight"].clone()}))
 
+    # tie_word_embeddings false: GPT2LMHeadModel with its own lm_head.weight. The same seed
+    # draws the same transformer weights (lm_head comes last), so only the head differs.
+    cfg = dict(GPT2_CONFIG, tie_word_embeddings=False)
+    untied = gpt2_state(cfg)
+    ustate = untied.state_dict()
+    files["gpt2-tiny-untied/config.json"] = config_bytes(cfg)
+    files["gpt2-tiny-untied/model.safetensors"] = safetensors_bytes(
+        dict({"transformer." + k: v for k, v in ustate.items() if k != "lm_head.weight"},
+             **{"lm_head.weight": ustate["lm_head.weight"]}))
+    doc, _ = expected("gpt2-tiny-untied", untied, ids, mask, None, texts, "F32", ["gpt2-tiny-untied"])
+    files["gpt2-tiny-untied/expected.json"] = json_bytes(doc)
+
     # ---- BERT
     vocab_list = bert_vocab()
     wp = hf_tokenize.BertWordPiece(vocab_list)
@@ -495,13 +507,44 @@ def build_all(log=print, dirs=None):
     files["bert-tiny/model.safetensors"] = safetensors_bytes(state)
     for k, v in bert_tokenizer_files(vocab_list).items():
         files["bert-tiny/" + k] = v
-    doc, out = expected("bert-tiny", model, ids, mask, types, texts, "F32", ["bert-tiny", "bert-tiny-legacy"])
+    doc, out = expected("bert-tiny", model, ids, mask, types, texts, "F32",
+                        ["bert-tiny", "bert-tiny-legacy", "bert-tiny-mlm", "bert-tiny-model"])
     log("bert-tiny: attention max weight exceeds 1/k by %.3f on average" % check_attention("bert", out, mask))
     files["bert-tiny/expected.json"] = json_bytes(doc)
 
     files["bert-tiny-legacy/config.json"] = config_bytes(cfg)
     files["bert-tiny-legacy/model.safetensors"] = safetensors_bytes(legacy_bert(state))
+
+    # BertForMaskedLM.save_pretrained: `bert.` prefix, no pooler, and the decoder under both
+    # names: decoder.weight (= the word embeddings, tied) and decoder.bias (= cls.predictions.bias).
+    files["bert-tiny-mlm/config.json"] = config_bytes(cfg)
+    files["bert-tiny-mlm/model.safetensors"] = safetensors_bytes(masked_lm_bert(state))
+    # BertModel.save_pretrained: no prefix, the pooler, no cls.* heads; hidden states only.
+    files["bert-tiny-model/config.json"] = config_bytes(dict(cfg, architectures=["BertModel"]))
+    files["bert-tiny-model/model.safetensors"] = safetensors_bytes(
+        {k[len("bert."):]: v for k, v in state.items() if k.startswith("bert.")})
+
+    # tie_word_embeddings false: BertForMaskedLM with its own decoder.weight (drawn after the
+    # transform with the same seed, so everything before it equals bert-tiny's).
+    ucfg = dict(cfg, tie_word_embeddings=False)
+    untied, _ = bert_state(len(vocab_list), ucfg)
+    files["bert-tiny-untied/config.json"] = config_bytes(ucfg)
+    files["bert-tiny-untied/model.safetensors"] = safetensors_bytes(masked_lm_bert(untied.state_dict()))
+    doc, _ = expected("bert-tiny-untied", untied, ids, mask, types, texts, "F32", ["bert-tiny-untied"])
+    files["bert-tiny-untied/expected.json"] = json_bytes(doc)
     return files
+
+
+def masked_lm_bert(state):
+    """BertForMaskedLM's names: no pooler or next-sentence head; decoder.weight (the word embeddings
+    when tied) and decoder.bias (= cls.predictions.bias) after the transform."""
+    out = {k: v for k, v in state.items()
+           if not k.startswith("bert.pooler.") and not k.startswith("cls.seq_relationship.")
+           and k != "cls.predictions.decoder.weight"}
+    out["cls.predictions.decoder.weight"] = state.get("cls.predictions.decoder.weight",
+                                                      state["bert.embeddings.word_embeddings.weight"]).clone()
+    out["cls.predictions.decoder.bias"] = state["cls.predictions.bias"].clone()
+    return out
 
 
 def legacy_bert(state):

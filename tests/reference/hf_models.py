@@ -13,7 +13,8 @@ Gpt2Reference (the hub `gpt2` checkpoint layout: GPT2Model's names, no `transfor
     h.{i}.attn.c_proj.weight (E,E)/bias, h.{i}.ln_2.weight/bias, h.{i}.mlp.c_fc.weight (E,I)/bias (I),
     h.{i}.mlp.c_proj.weight (I,E)/bias (E), ln_f.weight/bias
   with I = n_inner or 4E. Conv1D weights are stored (in, out): y = x @ W + b (the transpose of
-  nn.Linear's). The LM head is tied: logits = ln_f(h) @ wte.weight.T, no bias.
+  nn.Linear's). The LM head is tied: logits = ln_f(h) @ wte.weight.T, no bias; with
+  tie_word_embeddings false it is lm_head.weight (V,E), last in state_dict order.
 
 BertReference (BertForPreTraining's names):
     bert.embeddings.position_ids (1,max_pos) int64 buffer, bert.embeddings.word_embeddings.weight,
@@ -26,7 +27,9 @@ BertReference (BertForPreTraining's names):
     cls.predictions.bias (V), cls.predictions.transform.dense.weight/bias,
     cls.predictions.transform.LayerNorm.weight/bias, cls.seq_relationship.weight (2,E)/bias
   (nn.Linear layout, weight (out, in)). The MLM decoder is tied: cls.predictions.decoder.weight
-  (when a file has it) equals word_embeddings.weight, and its bias is cls.predictions.bias.
+  (when a file has it) equals word_embeddings.weight, and its bias is cls.predictions.bias;
+  with tie_word_embeddings false it is its own parameter cls.predictions.decoder.weight (V,E)
+  (after the transform in state_dict order), still with cls.predictions.bias.
 
 forward(input_ids, attention_mask=None[, token_type_ids]) returns a dict with
   attentions:    [per layer (B,H,S,S)], the softmax weights after masking (HF's output_attentions)
@@ -198,6 +201,10 @@ class Gpt2Reference(nn.Module):
         self.wpe = nn.Embedding(cfg["n_positions"], cfg["n_embd"])
         self.h = nn.ModuleList([Gpt2Block(cfg, i) for i in range(cfg["n_layer"])])
         self.ln_f = nn.LayerNorm(cfg["n_embd"], eps=cfg["layer_norm_epsilon"])
+        # GPT2LMHeadModel.lm_head (V, E), no bias: tied to wte unless tie_word_embeddings is false
+        self.tied = cfg.get("tie_word_embeddings", True)
+        if not self.tied:
+            self.lm_head = nn.Linear(cfg["n_embd"], cfg["vocab_size"], bias=False)
 
     def forward(self, input_ids, attention_mask=None):
         b, s = input_ids.shape
@@ -212,7 +219,7 @@ class Gpt2Reference(nn.Module):
             attentions.append(weights)
         x = self.ln_f(x)
         hidden.append(x)  # HF: the last hidden state is ln_f's output
-        logits = x @ self.wte.weight.T
+        logits = x @ (self.wte.weight if self.tied else self.lm_head.weight).T
         return {"attentions": attentions, "hidden_states": hidden, "logits": logits}
 
 
@@ -335,9 +342,14 @@ class BertLMPredictionHead(nn.Module):
         super().__init__()
         self.bias = nn.Parameter(torch.zeros(cfg["vocab_size"]))
         self.transform = BertPredictionTransform(cfg)
+        # The decoder (V, E) is the word embeddings unless tie_word_embeddings is false; its
+        # bias is always self.bias (transformers ties decoder.bias to it).
+        self.tied = cfg.get("tie_word_embeddings", True)
+        if not self.tied:
+            self.decoder = nn.Linear(cfg["hidden_size"], cfg["vocab_size"], bias=False)
 
     def forward(self, x, word_embeddings):
-        return self.transform(x) @ word_embeddings.T + self.bias
+        return self.transform(x) @ (word_embeddings if self.tied else self.decoder.weight).T + self.bias
 
 
 class BertPreTrainingHeads(nn.Module):

@@ -265,6 +265,56 @@ def check_bert_files():
     return model, doc, out, ids, mask, types
 
 
+def check_tying_files(gpt2_state, bert_state):
+    """The tying variants: untied heads differ from the embeddings and their expected.json is the
+    forward of their own files; the BertForMaskedLM / BertModel layouts map back to bert-tiny."""
+    d, cfg = read_dir("gpt2-tiny-untied")
+    check(cfg.get("tie_word_embeddings") is False, "gpt2-tiny-untied: tie_word_embeddings")
+    t, _, _ = safetensors_io.read_typed(os.path.join(d, "model.safetensors"))
+    state = {(k[len("transformer."):] if k.startswith("transformer.") else k): v for k, v in t.items()}
+    model = hf_models.build(cfg)
+    model.load_state_dict({k: (v.to(torch.float32) if v.is_floating_point() else v) for k, v in state.items()}, strict=True)
+    check(all(torch.equal(state[k], v) for k, v in gpt2_state.items()), "gpt2-tiny-untied: transformer != gpt2-tiny")
+    check(maxdiff(state["lm_head.weight"], state["wte.weight"]) > 0.1, "gpt2-tiny-untied: lm_head == wte")
+    doc = load_json(os.path.join(d, "expected.json"))
+    w = compare_expected(doc, run_doc(model, doc)[0], "gpt2-tiny-untied")
+    print("ok  (c) gpt2-tiny-untied: own lm_head.weight (!= wte), rest == gpt2-tiny; expected.json = forward "
+          "(max diff %.2g)" % w)
+
+    d, cfg = read_dir("bert-tiny-untied")
+    check(cfg.get("tie_word_embeddings") is False, "bert-tiny-untied: tie_word_embeddings")
+    t, _, _ = safetensors_io.read_typed(os.path.join(d, "model.safetensors"))
+    check(torch.equal(t["cls.predictions.decoder.bias"], t["cls.predictions.bias"]), "untied: decoder.bias != bias")
+    check(maxdiff(t["cls.predictions.decoder.weight"], t["bert.embeddings.word_embeddings.weight"]) > 0.1,
+          "untied: decoder == word embeddings")
+    model = hf_models.build(cfg)
+    own = {k: v for k, v in t.items() if k != "cls.predictions.decoder.bias"}
+    missing, unexpected = model.load_state_dict(own, strict=False)
+    check(not unexpected and all(k.startswith("bert.pooler.") or k.startswith("cls.seq_relationship.") for k in missing),
+          "bert-tiny-untied: names (missing %s, unexpected %s)" % (missing, unexpected))
+    doc = load_json(os.path.join(d, "expected.json"))
+    out = run_doc(model, doc)[0]
+    out = {k: v for k, v in out.items() if k not in ("pooler_output", "seq_relationship_logits")}
+    w = compare_expected(doc, out, "bert-tiny-untied")
+    print("ok  (c) bert-tiny-untied: own decoder.weight (!= word embeddings), decoder.bias == bias; expected.json "
+          "= forward (max diff %.2g)" % w)
+
+    d, cfg = read_dir("bert-tiny-mlm")
+    t, _, _ = safetensors_io.read_typed(os.path.join(d, "model.safetensors"))
+    check(torch.equal(t["cls.predictions.decoder.weight"], bert_state["bert.embeddings.word_embeddings.weight"]) and
+          torch.equal(t["cls.predictions.decoder.bias"], bert_state["cls.predictions.bias"]), "bert-tiny-mlm: copies")
+    rest = {k: v for k, v in t.items() if not k.startswith("cls.predictions.decoder.")}
+    want = {k: v for k, v in bert_state.items() if not k.startswith("bert.pooler.") and not k.startswith("cls.seq_")}
+    check(set(rest) == set(want) and all(torch.equal(rest[k], want[k]) for k in want), "bert-tiny-mlm != bert-tiny")
+    d, cfg = read_dir("bert-tiny-model")
+    check(cfg["architectures"] == ["BertModel"], "bert-tiny-model: architectures")
+    t, _, _ = safetensors_io.read_typed(os.path.join(d, "model.safetensors"))
+    want = {k[len("bert."):]: v for k, v in bert_state.items() if k.startswith("bert.")}
+    check(set(t) == set(want) and all(torch.equal(t[k], want[k]) for k in want), "bert-tiny-model != bert-tiny")
+    print("ok  (c) bert-tiny-mlm (no pooler, decoder.weight == word embeddings, decoder.bias == bias) and "
+          "bert-tiny-model (no prefix, pooler, no heads) == bert-tiny")
+
+
 # ----------------------------------------------------------------------------- tokenizers
 
 def node_encode(texts):
@@ -534,6 +584,7 @@ def main():
         check_expected_layout()
         gmodel, gdoc, gout, _, _ = check_gpt2_files()
         bmodel, bdoc, bout, ids, mask, types = check_bert_files()
+        check_tying_files(gmodel.state_dict(), bmodel.state_dict())
         check_gpt2_tokenizer(gdoc)
         check_bert_tokenizer(bdoc)
         check_gpt2_against_models(gmodel, gdoc, gout)

@@ -47,7 +47,8 @@ function checkForward(m: PretrainedModel, golden: string) {
     expect(s.shape).toEqual([e.batch, m.spec.heads, e.seq, e.seq]);
     expectRowsClose(s.data, e.attentions[l], e.batch, m.spec.heads, e.seq, e.seq, e.lengths, `attentions[${l}]`);
   });
-  expectRowsClose(out.logits!, e.logits, e.batch, 1, e.seq, m.spec.vocabSize, e.lengths, 'logits');
+  if (m.spec.head === 'none') expect(out.logits).toBeNull();  // hidden states only (BertModel)
+  else expectRowsClose(out.logits!, e.logits, e.batch, 1, e.seq, m.spec.vocabSize, e.lengths, 'logits');
 }
 
 describe.each(BUILDS)('%s build', (build) => {
@@ -115,6 +116,44 @@ describe.each(BUILDS)('%s build', (build) => {
     checkForward(legacy, 'bert-tiny');
     expect(legacy.skipped.map(([name]) => name)).toContain('cls.predictions.decoder.weight');
     legacy.dispose();
+  });
+
+  it('honours tie_word_embeddings and accepts both names of a tied tensor only when their values agree', async () => {
+    const gpt2Tokenizer = { 'vocab.json': filesOf('gpt2-tiny')['vocab.json'], 'merges.txt': filesOf('gpt2-tiny')['merges.txt'] };
+    const vocab = { 'vocab.txt': filesOf('bert-tiny')['vocab.txt'] };
+    const cases: [Record<string, Uint8Array>, string, string][] = [
+      [{ ...filesOf('gpt2-tiny-untied'), ...gpt2Tokenizer }, 'gpt2-tiny-untied', 'linear'],  // its own lm_head.weight
+      [{ ...filesOf('gpt2-tiny-lmhead', ['model.safetensors', 'model-with-lm-head.safetensors']), ...gpt2Tokenizer,
+        'model.safetensors': filesOf('gpt2-tiny-lmhead')['model-with-lm-head.safetensors'] }, 'gpt2-tiny', 'tied'],
+      [{ ...filesOf('bert-tiny-untied'), ...vocab }, 'bert-tiny-untied', 'mlm_untied'],  // its own decoder.weight
+      [{ ...filesOf('bert-tiny-mlm'), ...vocab }, 'bert-tiny', 'mlm'],  // decoder.weight and decoder.bias stored too
+      [{ ...filesOf('bert-tiny-model'), ...vocab }, 'bert-tiny', 'none'],  // BertModel: no prefix, pooler
+    ];
+    for (const [files, golden, head] of cases) {
+      const m = await engine.loadPretrained({ files });
+      expect(m.spec.head).toBe(head);
+      checkForward(m, golden);
+      m.dispose();
+    }
+    const mlm = await engine.loadPretrained({ files: { ...filesOf('bert-tiny-mlm'), ...vocab } });
+    expect(mlm.skipped.find(([name]) => name === 'cls.predictions.decoder.weight')?.[1])
+      .toMatch(/same values as 'bert\.embeddings\.word_embeddings\.weight'/);
+    mlm.dispose();
+    // A tied config with a file whose lm_head / decoder differs from the embeddings: both named.
+    const gpt2 = await rejection(engine.loadPretrained({ files: { ...filesOf('gpt2-tiny-untied'), ...gpt2Tokenizer,
+      'config.json': filesOf('gpt2-tiny')['config.json'] } }));
+    expect(gpt2.code).toBe('tied_mismatch');
+    expect(gpt2.field).toBe('lm_head.weight');
+    expect(gpt2.message).toMatch(/'transformer\.wte\.weight'/);
+    const bert = await rejection(engine.loadPretrained({ files: { ...filesOf('bert-tiny-untied'), ...vocab,
+      'config.json': filesOf('bert-tiny')['config.json'] } }));
+    expect(bert.code).toBe('tied_mismatch');
+    expect(bert.field).toBe('cls.predictions.decoder.weight');
+    // An untied config with a file that has no head of its own.
+    const missing = await rejection(engine.loadPretrained({ files: { ...filesOf('bert-tiny'),
+      'config.json': filesOf('bert-tiny-untied')['config.json'] } }));
+    expect(missing.code).toBe('missing_tensor');
+    expect(missing.field).toBe('cls.predictions.decoder.weight');
   });
 
   it('accepts File objects and a FileList-like array, folders in names ignored', async () => {

@@ -14,6 +14,7 @@ export const ENGINE = {
     "missing_tensor",
     "unexpected_tensor",
     "unsupported_dtype",
+    "tied_mismatch",
     "disposed",
     "diverged",
     "missing_file",
@@ -138,10 +139,11 @@ export const ENGINE = {
           "none",
           "linear",
           "tied",
-          "mlm"
+          "mlm",
+          "mlm_untied"
         ],
         "default": "linear",
-        "help": "The output head: none (hidden states only), a linear layer to vocabulary logits, tied to the embedding table, or BERT's masked-LM head (dense, activation, LayerNorm, then tied).",
+        "help": "The output head: none (hidden states only), a linear layer to vocabulary logits, tied to the embedding table, BERT's masked-LM head (dense, activation, LayerNorm, then tied), or that head with its own decoder weight (mlm_untied).",
         "name": "head",
         "type": "choice"
       },

@@ -4,18 +4,28 @@
 // read into a Transformer whose parameters keep the engine's names (spec.hpp).
 //
 //   GPT-2 (model_type "gpt2"): learned positions, pre-LN blocks, final ln_f, causal,
-//     gelu_new (tanh) FFN, output tied to wte. Conv1D weights are stored (in, out) and
-//     transposed on load; c_attn is already the fused (q, k, v) projection.
+//     gelu_new (tanh) FFN. Conv1D weights are stored (in, out) and transposed on load;
+//     c_attn is already the fused (q, k, v) projection.
 //   BERT (model_type "bert"): word + position + token-type embeddings with a LayerNorm,
 //     post-LN blocks, exact GELU, separate query / key / value (fused on load into
 //     in_proj rows [0, E), [E, 2E), [2E, 3E)), no causal mask; the masked-LM head
 //     (head 'mlm') when the config names a ...ForMaskedLM or ...ForPreTraining class.
 //
+// Tying, as Hugging Face reads config.json's tie_word_embeddings (default true for both):
+//   true:  the output uses the word embeddings (GPT-2 head 'tied', BERT head 'mlm');
+//          lm_head.weight / cls.predictions.decoder.weight are a second name of the
+//          embedding table: either name fills it, and a file holding both must give
+//          both the same values (else code tied_mismatch, naming both).
+//   false: the output has its own weight (GPT-2 head 'linear', BERT 'mlm_untied'),
+//          read from lm_head.weight / cls.predictions.decoder.weight, which must be there.
+// BERT's cls.predictions.bias and cls.predictions.decoder.bias are one tensor under
+// two names, by the same rule.
+//
 // Hub names may carry the class prefix ("transformer." for GPT2LMHeadModel, "bert."
 // for BertFor...), BERT's legacy LayerNorm names (gamma, beta) are read as weight,
 // bias. Buffers and parts the engine has no use for are skipped by name (GPT-2's
 // attn.bias / attn.masked_bias mask tables, BERT's position_ids, pooler and
-// next-sentence head, tied copies of the embedding table); any other tensor, a
+// next-sentence head); any other tensor, a
 // missing one, a wrong shape, a dtype other than F32 / F16 / BF16 or a value that is
 // not finite is an Error naming the tensor, and nothing is built.
 #include <cstddef>

@@ -22,6 +22,7 @@ inline constexpr const char* kBadFile = "bad_file";                 // a file th
 inline constexpr const char* kMissingTensor = "missing_tensor";     // a weights file lacks a parameter
 inline constexpr const char* kUnexpectedTensor = "unexpected_tensor";  // a weights file has a name the model lacks
 inline constexpr const char* kUnsupportedDtype = "unsupported_dtype";  // a tensor type we do not read
+inline constexpr const char* kTiedMismatch = "tied_mismatch";  // two names of one tied tensor hold different values
 inline constexpr const char* kDisposed = "disposed";                // a handle used after dispose()
 inline constexpr const char* kDiverged = "diverged";                // training met a non-finite loss or gradient
 // Raised by the package's loaders (wasm/src), listed here so every code is declared once:
@@ -34,7 +35,7 @@ inline constexpr const char* kErrorCodes[] = {
     error_code::kInvalidArgument, error_code::kOutOfRange,     error_code::kNotDivisible,
     error_code::kShapeMismatch,   error_code::kNonFinite,      error_code::kOverflow,
     error_code::kLimitExceeded,   error_code::kBadFile,        error_code::kMissingTensor,
-    error_code::kUnexpectedTensor, error_code::kUnsupportedDtype, error_code::kDisposed, error_code::kDiverged,
+    error_code::kUnexpectedTensor, error_code::kUnsupportedDtype, error_code::kTiedMismatch, error_code::kDisposed, error_code::kDiverged,
     error_code::kMissingFile,     error_code::kNetwork,        error_code::kAborted,
 };
 

@@ -24,6 +24,9 @@
 //                     FFN activation, head.norm.weight / .bias (E), then tied to
 //                     embed.weight with head.bias (V):
 //                     logits = norm(act(h W_d^T + b_d)) embed^T + b.
+//   head 'mlm_untied': the same transform, then its own decoder head.weight (V, E)
+//                     and head.bias (V) instead of embed.weight (a BERT config with
+//                     tie_word_embeddings false).
 //
 // Ablations, each off-switch of something PyTorch's layers always do, or an addition
 // they never make (a spec that uses one has no PyTorch twin):
@@ -45,7 +48,7 @@
 namespace attention {
 
 enum class Positions { None, Sinusoidal, Learned };
-enum class OutputHead { None, Linear, Tied, Mlm };
+enum class OutputHead { None, Linear, Tied, Mlm, MlmUntied };
 
 struct ModelSpec {
   int vocab_size = 64;
@@ -74,6 +77,8 @@ struct ModelSpec {
   bool has_final_norm() const { return final_norm && layer_norm; }  // a final norm with parameters
   bool has_embed_norm() const { return embed_norm && layer_norm; }
   bool tied_head() const { return head == OutputHead::Tied || head == OutputHead::Mlm; }  // logits use embed.weight
+  bool mlm_head() const { return head == OutputHead::Mlm || head == OutputHead::MlmUntied; }  // the transform first
+  bool head_weight() const { return head == OutputHead::Linear || head == OutputHead::MlmUntied; }  // head.weight (V, E)
 };
 
 // The most floats a model's parameters may hold (1 GiB of float32).

@@ -25,8 +25,9 @@ struct CheckpointLoader::State {
   HubConfig config;
   Transformer model;
   std::map<std::string, HubTarget> targets;  // canonical hub name -> where it goes
-  std::vector<std::string> slot_names;       // a hub name of each slot, for messages
-  std::vector<bool> filled;                  // per slot
+  std::vector<std::string> slot_names;       // the main hub name of each slot, for messages
+  std::vector<std::string> filled_by;        // per slot: the file's name for the tensor that filled it, or ""
+
   std::vector<std::pair<std::string, std::string>> skipped;
   int read = 0;
   bool broken = false;  // an add_file failed: the model may be half written
@@ -41,12 +42,8 @@ Result<CheckpointLoader> CheckpointLoader::create(const HubConfig& config) {
   Result<Transformer> model = Transformer::create(config.spec);
   if (!model) return model.error_value();
   auto state = std::unique_ptr<State>(new State{config, std::move(model).value(), {}, {}, {}, {}, 0, false});
-  int slots = 0;
-  state->targets = hub_targets(config.family, state->model, slots);
-  state->slot_names.resize(static_cast<std::size_t>(slots));
-  for (const auto& [name, target] : state->targets)
-    if (state->slot_names[target.slot].empty()) state->slot_names[target.slot] = name;
-  state->filled.assign(static_cast<std::size_t>(slots), false);
+  state->targets = hub_targets(config.family, state->model, state->slot_names);
+  state->filled_by.assign(state->slot_names.size(), "");
   return CheckpointLoader(std::move(state));
 }
 
@@ -65,6 +62,37 @@ void transpose_into(const float* hub, std::size_t in, std::size_t out, float* en
       for (std::size_t o = o0; o < o_end; ++o)
         for (std::size_t i = i0; i < i_end; ++i) engine[o * in + i] = hub[i * out + o];
     }
+}
+
+// Element i (in the hub's layout) of the values already written for `target`.
+float written_value(const HubTarget& target, std::size_t i) {
+  const Parameter& p = *target.parameter;
+  if (target.transpose) {  // hub (in, out) -> engine (out, in)
+    const std::size_t in = static_cast<std::size_t>(target.hub_shape[0]), out = static_cast<std::size_t>(target.hub_shape[1]);
+    return p.data()[(i % out) * in + i / out];
+  }
+  const std::size_t cols = p.shape().size() == 2 ? static_cast<std::size_t>(p.shape()[1]) : 1;
+  return p.data()[static_cast<std::size_t>(target.row_begin) * cols + i];
+}
+
+// A second name of a tensor (HubTarget::alias_of) must hold the same values as the first:
+// compared element by element after decoding, so F16 and F32 copies of one tensor agree.
+// `first` is the tensor in this file that fills the slot, or null when an earlier file did.
+Status check_alias(const safetensors::TensorInfo& second, const safetensors::TensorInfo* first, const HubTarget& target,
+                   const std::uint8_t* section, const std::string& file_name, const std::string& first_name,
+                   const std::string& why) {
+  const std::uint8_t* a = section + second.begin;
+  const std::uint8_t* b = first ? section + first->begin : nullptr;
+  for (std::size_t i = 0; i < second.count; ++i) {
+    const float x = safetensors::decode_value(second.dtype, a + i * second.element_size);
+    const float y = first ? safetensors::decode_value(first->dtype, b + i * first->element_size) : written_value(target, i);
+    if (x != y)
+      return Error{file_name + ": tensor '" + second.name + "' and tensor '" + first_name +
+                       "' are one tensor (" + why + "), but the file gives them different values (element " +
+                       std::to_string(i) + ": " + std::to_string(x) + " and " + std::to_string(y) + ")",
+                   error_code::kTiedMismatch, second.name};
+  }
+  return Ok{};
 }
 
 }  // namespace
@@ -92,10 +120,12 @@ Status CheckpointLoader::add_file(const std::uint8_t* data, std::size_t size, co
                           error_code::kMissingTensor);
   }
 
-  // Plan every tensor first (names, shapes, dtypes), so a wrong file writes nothing.
+  // Plan every tensor first (names, shapes, dtypes, second names' values), so a wrong file
+  // writes nothing.
   std::vector<std::pair<const safetensors::TensorInfo*, const HubTarget*>> plan;
+  std::vector<std::pair<const safetensors::TensorInfo*, const HubTarget*>> second_names;  // slot filled by another
   std::vector<std::pair<std::string, std::string>> skipped;
-  std::set<int> slots_here;
+  std::map<int, const safetensors::TensorInfo*> slots_here;
   for (const safetensors::TensorInfo& t : ix.tensors) {
     const std::string canonical = canonical_name(family, t.name);
     auto it = st.targets.find(canonical);
@@ -116,14 +146,32 @@ Status CheckpointLoader::add_file(const std::uint8_t* data, std::size_t size, co
     if (!t.decodable)
       return tensor_error(file_name, t.name, "is stored as " + t.dtype_name + "; the engine reads F32, F16 and BF16",
                           error_code::kUnsupportedDtype);
-    if (st.filled[target.slot] || !slots_here.insert(target.slot).second)
-      return tensor_error(file_name, t.name, "was given twice (also as '" + st.slot_names[target.slot] + "')",
-                          error_code::kBadFile);
+    const auto here = slots_here.find(target.slot);
+    const std::string& earlier = st.filled_by[target.slot];
+    const std::string& other = here != slots_here.end() ? here->second->name : earlier;
+    if (!other.empty() && canonical_name(family, other) == canonical) {  // one name twice (e.g. with and without prefix)
+      return tensor_error(file_name, t.name, "was given twice (also as '" + other + "')", error_code::kBadFile);
+    }
+    if (!other.empty()) {
+      second_names.emplace_back(&t, &target);
+      continue;
+    }
+    slots_here.emplace(target.slot, &t);
     plan.emplace_back(&t, &target);
+  }
+  const std::uint8_t* section = data + ix.data_offset;
+  for (const auto& [t, target] : second_names) {
+    const auto here = slots_here.find(target->slot);
+    const safetensors::TensorInfo* first = here != slots_here.end() ? here->second : nullptr;
+    const std::string first_name = first ? first->name : st.filled_by[target->slot];
+    // Whichever of the two names came first filled the slot; the reason lives on the alias.
+    const HubTarget& alias = target->alias_of.empty() ? st.targets.at(canonical_name(family, first_name)) : *target;
+    if (Status same = check_alias(*t, first, *target, section, file_name, first_name, alias.alias_of); !same)
+      return same;
+    skipped.emplace_back(t->name, "the same values as '" + first_name + "' (" + alias.alias_of + ")");
   }
 
   // Decode straight into the parameters (through a scratch row block only to transpose).
-  const std::uint8_t* section = data + ix.data_offset;
   std::vector<float> scratch;
   for (const auto& [t, target] : plan) {
     Parameter& p = *target->parameter;
@@ -143,7 +191,7 @@ Status CheckpointLoader::add_file(const std::uint8_t* data, std::size_t size, co
       Error e = decoded.error_value();
       return Error{file_name + ": " + e.message, e.code, e.field};
     }
-    st.filled[target->slot] = true;
+    st.filled_by[target->slot] = t->name;
     ++st.read;
   }
   st.skipped.insert(st.skipped.end(), skipped.begin(), skipped.end());
@@ -154,14 +202,14 @@ Result<Transformer> CheckpointLoader::finish() {
   State& st = *state_;
   if (st.broken) return Error{"this loader failed on an earlier file; start again", error_code::kInvalidArgument, ""};
   std::vector<std::string> missing;
-  for (std::size_t s = 0; s < st.filled.size(); ++s)
-    if (!st.filled[s]) missing.push_back(st.slot_names[s]);
+  for (std::size_t s = 0; s < st.filled_by.size(); ++s)
+    if (st.filled_by[s].empty()) missing.push_back(st.slot_names[s]);
   if (!missing.empty()) {
     std::string list;
     for (std::size_t i = 0; i < missing.size() && i < 5; ++i) list += (i ? ", " : "") + missing[i];
     if (missing.size() > 5) list += ", ...";
     return Error{"the checkpoint has no tensor '" + missing[0] + "' (" + std::to_string(missing.size()) + " of " +
-                     std::to_string(st.filled.size()) + " missing: " + list + ")",
+                     std::to_string(st.filled_by.size()) + " missing: " + list + ")",
                  error_code::kMissingTensor, missing[0]};
   }
   for (Parameter* p : implicit_zero_parameters(st.config.family, st.model)) p->mutable_values().assign(p->size(), 0.0f);

@@ -138,7 +138,11 @@ Result<HubConfig> bert_config(const Json& j, HubConfig c) {
   s.embed_norm = true;
   const std::string& a = c.architecture;
   const bool masked_lm = a.find("ForMaskedLM") != std::string::npos || a.find("ForPreTraining") != std::string::npos;
-  s.head = masked_lm ? OutputHead::Mlm : OutputHead::None;
+  // As in Hugging Face: the masked-LM decoder is the word embeddings unless the config
+  // unties them; an untied decoder is the file's cls.predictions.decoder.weight.
+  bool tied = true;
+  TRY_ASSIGN(tied, boolean(j, "tie_word_embeddings", true));
+  s.head = !masked_lm ? OutputHead::None : tied ? OutputHead::Mlm : OutputHead::MlmUntied;
   TRY_ASSIGN(c.pad_token_id, integer(j, "pad_token_id", 0, /*null_ok=*/true));
   return c;
 }

@@ -13,7 +13,7 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 class Table {
  public:
-  explicit Table(std::map<std::string, HubTarget>& out) : out_(out) {}
+  Table(std::map<std::string, HubTarget>& out, std::vector<std::string>& slot_names) : out_(out), slot_names_(slot_names) {}
   // The parameter as a whole, in the same layout.
   void same(const std::string& hub, Parameter& p) { add(hub, p, p.shape(), 0, false); }
   // A 2-D parameter (out, in) stored (in, out).
@@ -24,19 +24,21 @@ class Table {
     shape[0] = rows;
     add(hub, p, shape, row, false);
   }
-  // A second name for the tensor added last (filled once, by either name).
-  void alias(const std::string& hub, const std::string& of) {
+  // A second name for the tensor added as `of`, `why` it is the same tensor: filled once,
+  // by either name; a file that stores both must give both the same values.
+  void alias(const std::string& hub, const std::string& of, const std::string& why) {
     HubTarget t = out_.at(of);
+    t.alias_of = why;
     out_[hub] = t;
   }
-  int slots() const { return next_slot_; }
 
  private:
   void add(const std::string& hub, Parameter& p, std::vector<int> shape, int row, bool transpose) {
-    out_[hub] = HubTarget{&p, std::move(shape), row, transpose, next_slot_++};
+    out_[hub] = HubTarget{&p, std::move(shape), row, transpose, static_cast<int>(slot_names_.size()), ""};
+    slot_names_.push_back(hub);
   }
   std::map<std::string, HubTarget>& out_;
-  int next_slot_ = 0;
+  std::vector<std::string>& slot_names_;
 };
 
 void norm(Table& t, const std::string& hub, LayerNormWeights& n) {
@@ -62,7 +64,11 @@ void gpt2(Table& t, Transformer& m) {
     t.same(h + "mlp.c_proj.bias", w.ffn.linear2.bias);
   }
   norm(t, "ln_f", m.final_norm());
+  // GPT2LMHeadModel's lm_head (V, E): its own weight when tie_word_embeddings is false,
+  // else a second name of wte.weight (some conversions store it anyway).
   if (m.spec().head == OutputHead::Linear) t.same("lm_head.weight", m.head().weight);
+  if (m.spec().head == OutputHead::Tied)
+    t.alias("lm_head.weight", "wte.weight", "the output is tied to the embeddings (tie_word_embeddings is true)");
 }
 
 void bert(Table& t, Transformer& m) {
@@ -88,23 +94,31 @@ void bert(Table& t, Transformer& m) {
     t.same(l + "output.dense.bias", w.ffn.linear2.bias);
     norm(t, l + "output.LayerNorm", w.norm2);
   }
-  if (m.spec().head == OutputHead::Mlm) {
+  if (m.spec().mlm_head()) {
     t.same("cls.predictions.transform.dense.weight", m.mlm_dense().weight);
     t.same("cls.predictions.transform.dense.bias", m.mlm_dense().bias);
     norm(t, "cls.predictions.transform.LayerNorm", m.mlm_norm());
     t.same("cls.predictions.bias", m.head().bias);
-    t.alias("cls.predictions.decoder.bias", "cls.predictions.bias");  // newer files store both
+    // BertLMPredictionHead ties decoder.bias to bias: newer files store only one name, older
+    // files and some conversions both.
+    t.alias("cls.predictions.decoder.bias", "cls.predictions.bias", "the decoder's bias is the head's bias");
+    // The decoder (V, E): its own weight when tie_word_embeddings is false, else a second
+    // name of the word embeddings (most files store it).
+    if (m.spec().head == OutputHead::MlmUntied) t.same("cls.predictions.decoder.weight", m.head().weight);
+    else
+      t.alias("cls.predictions.decoder.weight", "embeddings.word_embeddings.weight",
+              "the decoder is tied to the word embeddings (tie_word_embeddings is true)");
   }
 }
 
 }  // namespace
 
-std::map<std::string, HubTarget> hub_targets(Family family, Transformer& model, int& slot_count) {
+std::map<std::string, HubTarget> hub_targets(Family family, Transformer& model, std::vector<std::string>& slot_names) {
   std::map<std::string, HubTarget> out;
-  Table table(out);
+  slot_names.clear();
+  Table table(out, slot_names);
   if (family == Family::Gpt2) gpt2(table, model);
   else bert(table, model);
-  slot_count = table.slots();
   return out;
 }
 
@@ -123,14 +137,12 @@ std::string skip_reason(Family family, const ModelSpec& spec, const std::string&
   if (family == Family::Gpt2) {
     if (starts_with(n, "h.") && (ends_with(n, ".attn.bias") || ends_with(n, ".attn.masked_bias")))
       return "GPT-2's causal-mask buffer (the engine masks by position)";
-    if (n == "lm_head.weight" && spec.head == OutputHead::Tied) return "a copy of wte.weight (the output is tied to it)";
     return "";
   }
   if (n == "embeddings.position_ids") return "a buffer of positions 0..max-1";
   if (starts_with(n, "pooler.")) return "the pooler (the [CLS] classifier's input), not used by the views";
   if (starts_with(n, "cls.seq_relationship.")) return "the next-sentence head, not used by the views";
-  if (n == "cls.predictions.decoder.weight") return "a copy of the word embeddings (the output is tied to them)";
-  if (starts_with(n, "cls.predictions.") && spec.head != OutputHead::Mlm)
+  if (starts_with(n, "cls.predictions.") && !spec.mlm_head())
     return "the masked-LM head, which this config's architecture does not use";
   return "";
 }

@@ -18,11 +18,14 @@ struct HubTarget {
   int row_begin = 0;           // first row (or element, for a 1-D parameter) written
   bool transpose = false;      // hub (in, out) -> engine (out, in)
   int slot = 0;                // aliases of one tensor share a slot (filled once)
+  // For a second name of a slot: why the two names are one tensor (a file may store both;
+  // their values must then be equal, else the load fails with code tied_mismatch).
+  std::string alias_of;
 };
 
 // Every hub name of `family` for `model`, under the canonical names (no class prefix,
-// LayerNorm weight/bias). Slots are 0..slot_count-1.
-std::map<std::string, HubTarget> hub_targets(Family family, Transformer& model, int& slot_count);
+// LayerNorm weight/bias), and slot_names[s]: the first (main) name of slot s.
+std::map<std::string, HubTarget> hub_targets(Family family, Transformer& model, std::vector<std::string>& slot_names);
 
 // A hub name as written -> the canonical name: the class prefix dropped ("transformer."
 // for GPT-2, "bert." for BERT), BERT's legacy "LayerNorm.gamma" / ".beta" renamed.

@@ -162,8 +162,8 @@ void count_correct(const Floats& logits, const std::vector<int>& targets, int ba
 
 Status check_batch(const Transformer& m, const TrainingBatch& batch) {
   const ModelSpec& s = m.spec();
-  if (s.head == OutputHead::None)
-    return Error{"training needs a model with an output head (head 'linear' or 'tied')", error_code::kInvalidArgument, "head"};
+  if (s.head != OutputHead::Linear && s.head != OutputHead::Tied)  // the backward knows these two heads only
+    return Error{"training needs a model with an output head 'linear' or 'tied'", error_code::kInvalidArgument, "head"};
   const ForwardInput& in = batch.input;
   if (batch.targets.size() != static_cast<std::size_t>(in.batch) * in.seq)
     return Error{"targets has " + std::to_string(batch.targets.size()) + " entries, expected (B, S) = " +

@@ -120,7 +120,7 @@ export class PretrainedModels {
       this.#info = {
         key: `${++this.#count}:${name}`, name, family: model.family, architecture: model.architecture,
         layers: spec.layers, heads: spec.heads, dModel: spec.dModel, maxSeq: spec.maxSeq, vocabSize: spec.vocabSize,
-        predicts: spec.head === 'tied' || spec.head === 'mlm', skipped: model.skipped.map(([a, b]) => [a, b]),
+        predicts: spec.head !== 'none', skipped: model.skipped.map(([a, b]) => [a, b]),
       };
       return { ok: true, model: this.#info };
     } catch (error) {
