@@ -13,7 +13,11 @@ using bench::filled;
 using bench::median_ms;
 
 int main() {
-  struct Shape { int m, n, k; Layout layout; const char* what; };
+  struct Shape {
+    int m, n, k;
+    Layout layout;
+    const char* what;
+  };
   const Shape shapes[] = {
       {128, 2304, 768, Layout::NT, "QKV projection (S=128, E=768)"},
       {512, 768, 768, Layout::NT, "output projection (S=512, E=768)"},
@@ -28,8 +32,9 @@ int main() {
     const double flops = 2.0 * s.m * s.n * s.k;
     for (const auto& variant : gemm_variants()) {
       const bool slow = variant.name == "gemm_f32_scalar";
-      const double ms = median_ms([&] { gemm(variant.fn, s.m, s.n, s.k, a.data(), b.data(), s.layout, 1.0f, nullptr, c.data()); },
-                                  slow ? 3 : 15);
+      const double ms =
+          median_ms([&] { gemm(variant.fn, s.m, s.n, s.k, a.data(), b.data(), s.layout, 1.0f, nullptr, c.data()); },
+                    slow ? 3 : 15);
       std::printf("{\"kernel\":\"%s\",\"shape\":\"%s\",\"m\":%d,\"n\":%d,\"k\":%d,\"ms\":%.4f,\"gflops\":%.2f}\n",
                   variant.name.c_str(), s.what, s.m, s.n, s.k, ms, flops / ms / 1e6);
     }
@@ -38,7 +43,12 @@ int main() {
   std::vector<float> scores = filled(static_cast<std::size_t>(rows) * n, 8.0f);
   for (const auto& variant : softmax_variants()) {
     std::vector<float> work = scores;
-    const double ms = median_ms([&] { work = scores; variant.fn(work.data(), rows, n); }, 15);
+    const double ms = median_ms(
+        [&] {
+          work = scores;
+          variant.fn(work.data(), rows, n);
+        },
+        15);
     std::printf("{\"kernel\":\"%s\",\"shape\":\"%d rows x %d\",\"ms\":%.4f}\n", variant.name.c_str(), rows, n, ms);
   }
   return 0;

@@ -49,7 +49,8 @@ int main(int argc, char** argv) {
     for (int i = 0; i < 3; ++i) trainer->step(batch);  // warm-up
     std::vector<double> times;
     const auto begin = std::chrono::steady_clock::now();
-    while (times.size() < 5 || (times.size() < 200 && std::chrono::steady_clock::now() - begin < std::chrono::seconds(3))) {
+    while (times.size() < 5 ||
+           (times.size() < 200 && std::chrono::steady_clock::now() - begin < std::chrono::seconds(3))) {
       const auto t = std::chrono::steady_clock::now();
       trainer->step(batch);
       times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t).count());

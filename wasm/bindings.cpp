@@ -140,8 +140,8 @@ class PlaygroundRunner {
     Result<ModelConfig> config = from_json(playground_schema(), parsed.value());
     if (!config) return js::error(config.error_value());
     if (!model_ || model_->config() != config.value()) model_ = std::make_unique<Model>(config.value());
-    Result<Trace> r = model_->run(emscripten::vecFromJSArray<std::string>(texts),
-                                  emscripten::vecFromJSArray<std::string>(sources));
+    Result<Trace> r =
+        model_->run(emscripten::vecFromJSArray<std::string>(texts), emscripten::vecFromJSArray<std::string>(sources));
     if (!r) return js::error(r.error_value());
     return js::trace_to_js(r.value());
   }
@@ -254,9 +254,9 @@ class TrainerHandle {
       if (!made) return made.error_value();
       task = std::move(made.value());
     } else if (!data.isNull()) {
-      Result<std::unique_ptr<Task>> made = make_data_task(js::read_ints(data["ids"]), js::read_ints(data["targets"]),
-                                                          data["batch"].as<int>(), data["seq"].as<int>(),
-                                                          model->spec().vocab_size);
+      Result<std::unique_ptr<Task>> made =
+          make_data_task(js::read_ints(data["ids"]), js::read_ints(data["targets"]), data["batch"].as<int>(),
+                         data["seq"].as<int>(), model->spec().vocab_size);
       if (!made) return made.error_value();
       task = std::move(made.value());
     }

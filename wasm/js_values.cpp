@@ -27,8 +27,9 @@ val to_uint8_array(const std::vector<std::uint8_t>& bytes) {
 bool read_floats(const val& array, const char* name, std::size_t expected, std::vector<float>& out, val& failure) {
   const std::size_t length = array["length"].as<std::size_t>();
   if (length != expected) {
-    failure = error(std::string(name) + " has " + std::to_string(length) + " elements, expected " + std::to_string(expected),
-                    error_code::kShapeMismatch, name);
+    failure =
+        error(std::string(name) + " has " + std::to_string(length) + " elements, expected " + std::to_string(expected),
+              error_code::kShapeMismatch, name);
     return false;
   }
   out = emscripten::convertJSArrayToNumberVector<float>(array);

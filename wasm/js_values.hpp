@@ -15,7 +15,8 @@ using emscripten::val;
 
 // { error: { message, code, field } }: the TypeScript side throws an AttentionError from it.
 val error(const Error& e);
-inline val error(const std::string& message, const char* code = error_code::kInvalidArgument, const std::string& field = "") {
+inline val error(const std::string& message, const char* code = error_code::kInvalidArgument,
+                 const std::string& field = "") {
   return error(Error{message, code, field});
 }
 

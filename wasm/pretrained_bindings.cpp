@@ -12,8 +12,8 @@
 
 #include "attention/bpe_tokenizer.hpp"
 #include "attention/pretrained.hpp"
-#include "attention/wordpiece_tokenizer.hpp"
 #include "attention/trace_json.hpp"
+#include "attention/wordpiece_tokenizer.hpp"
 #include "js_values.hpp"
 #include "model_handle.hpp"
 
@@ -139,8 +139,10 @@ class TokenizerHandle {
 
  protected:
   void keep(Result<Tokenizer> made) {
-    if (made) tokenizer_.emplace(std::move(made).value());
-    else failure_ = js::error(made.error_value());
+    if (made)
+      tokenizer_.emplace(std::move(made).value());
+    else
+      failure_ = js::error(made.error_value());
   }
   // { ids, pieces[, tokenTypes] } or { error }
   val encoding(const Result<std::vector<int>>& ids, const std::vector<int>* types) const {
@@ -181,10 +183,12 @@ class WordPieceHandle : public TokenizerHandle<WordPieceTokenizer> {
       keep(WordPieceTokenizer::from_tokenizer_json(first));
       return;
     }
-    Result<WordPieceOptions> options =
-        config.empty() ? Result<WordPieceOptions>(WordPieceOptions{}) : WordPieceTokenizer::options_from_tokenizer_config(config);
-    if (options) keep(WordPieceTokenizer::from_vocab_txt(first, options.value()));
-    else keep(options.error_value());
+    Result<WordPieceOptions> options = config.empty() ? Result<WordPieceOptions>(WordPieceOptions{})
+                                                      : WordPieceTokenizer::options_from_tokenizer_config(config);
+    if (options)
+      keep(WordPieceTokenizer::from_vocab_txt(first, options.value()));
+    else
+      keep(options.error_value());
   }
   // [CLS] text [SEP] (pair [SEP]) with token types.
   val encode(std::string text, val pair) {

@@ -192,7 +192,7 @@ void row_tile_over_block(const GemmArgs& g, const float* a, const float* block, 
     const int j0 = n0 + q * kNR;
     e.bias = g.bias ? g.bias + j0 : nullptr;
     tile<Madd, ROWS, TRANS_A>(a, g.lda, block + static_cast<std::size_t>(q) * kl * kNR, kl, e, c + j0, g.ldc,
-                        std::min(kNR, g.n - j0));
+                              std::min(kNR, g.n - j0));
   }
 }
 
@@ -207,16 +207,26 @@ void multiply(const GemmArgs& g, const float* packed) {
       const Epilogue e{k0 == 0, k0 + kl >= g.k, g.accumulate, g.alpha, nullptr};
       for (int i = 0; i < g.m; i += kMR) {
         // op(A)'s rows from i, columns from k0: at a + i lda + k0, or (trans_a) a + k0 lda + i.
-        const float* a = TRANS_A ? g.a + static_cast<std::size_t>(k0) * g.lda + i
-                                 : g.a + static_cast<std::size_t>(i) * g.lda + k0;
+        const float* a =
+            TRANS_A ? g.a + static_cast<std::size_t>(k0) * g.lda + i : g.a + static_cast<std::size_t>(i) * g.lda + k0;
         float* c = g.c + static_cast<std::size_t>(i) * g.ldc;
         static_assert(kMR == 5, "one case per tile height up to kMR");
         switch (std::min(kMR, g.m - i)) {
-          case 5: row_tile_over_block<Madd, 5, TRANS_A>(g, a, block, n0, block_panels, kl, e, c); break;
-          case 4: row_tile_over_block<Madd, 4, TRANS_A>(g, a, block, n0, block_panels, kl, e, c); break;
-          case 3: row_tile_over_block<Madd, 3, TRANS_A>(g, a, block, n0, block_panels, kl, e, c); break;
-          case 2: row_tile_over_block<Madd, 2, TRANS_A>(g, a, block, n0, block_panels, kl, e, c); break;
-          default: row_tile_over_block<Madd, 1, TRANS_A>(g, a, block, n0, block_panels, kl, e, c); break;
+          case 5:
+            row_tile_over_block<Madd, 5, TRANS_A>(g, a, block, n0, block_panels, kl, e, c);
+            break;
+          case 4:
+            row_tile_over_block<Madd, 4, TRANS_A>(g, a, block, n0, block_panels, kl, e, c);
+            break;
+          case 3:
+            row_tile_over_block<Madd, 3, TRANS_A>(g, a, block, n0, block_panels, kl, e, c);
+            break;
+          case 2:
+            row_tile_over_block<Madd, 2, TRANS_A>(g, a, block, n0, block_panels, kl, e, c);
+            break;
+          default:
+            row_tile_over_block<Madd, 1, TRANS_A>(g, a, block, n0, block_panels, kl, e, c);
+            break;
         }
       }
     }
@@ -276,7 +286,9 @@ std::vector<float> pack_f32_5x8_wasmsimd(const GemmArgs& g) {
 
 void gemm_f32_5x8_wasmsimd_packed(const GemmArgs& g, const float* packed) { multiply_packed<MulAdd>(g, packed); }
 void gemm_f32_5x8_wasmsimd(const GemmArgs& g) { pack_and_multiply<MulAdd>(g); }
-void gemm_f32_5x8_wasmrelaxed_packed(const GemmArgs& g, const float* packed) { multiply_packed<RelaxedMadd>(g, packed); }
+void gemm_f32_5x8_wasmrelaxed_packed(const GemmArgs& g, const float* packed) {
+  multiply_packed<RelaxedMadd>(g, packed);
+}
 void gemm_f32_5x8_wasmrelaxed(const GemmArgs& g) { pack_and_multiply<RelaxedMadd>(g); }
 
 }  // namespace attention::kernels

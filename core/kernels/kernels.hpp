@@ -69,8 +69,8 @@ template <class Fn>
 struct Variant {
   std::string name;
   Fn fn;
-  PackFn pack = nullptr;                 // GEMM variants that pack op(B): how
-  PackedGemmFn gemm_packed = nullptr;    // ... and the product with panels packed earlier
+  PackFn pack = nullptr;               // GEMM variants that pack op(B): how
+  PackedGemmFn gemm_packed = nullptr;  // ... and the product with panels packed earlier
 };
 
 // Every variant built here, the scalar reference first.
@@ -97,8 +97,8 @@ void gemm_fast(int m, int n, int k, const float* a, const float* b, Layout layou
                float* c, const PackedWeight* packed = nullptr);
 
 // Convenience: C = A * op(B) with dense rows.
-void gemm(GemmFn fn, int m, int n, int k, const float* a, const float* b, Layout layout, float alpha,
-          const float* bias, float* c);
+void gemm(GemmFn fn, int m, int n, int k, const float* a, const float* b, Layout layout, float alpha, const float* bias,
+          float* c);
 
 // Convenience: C (m, n) += op(A) * op(B) with dense rows; A stored (m, k), or (k, m) if trans_a.
 void gemm_accumulate(GemmFn fn, int m, int n, int k, const float* a, bool trans_a, const float* b, Layout layout,

@@ -60,8 +60,7 @@ const Variant<ActivationFn>& fastest_gelu_tanh() { return gelu_tanh_variants().b
 namespace attention {
 
 FastKernels fast_kernels() {
-  FastKernels kernels{kernels::fastest_gemm().name, kernels::fastest_softmax().name,
-                      kernels::fastest_gelu_tanh().name};
+  FastKernels kernels{kernels::fastest_gemm().name, kernels::fastest_softmax().name, kernels::fastest_gelu_tanh().name};
 #ifdef __wasm_simd128__
   kernels.relaxed_simd = kernels::fastest_gemm().fn == &kernels::gemm_f32_5x8_wasmrelaxed;
 #endif
@@ -134,8 +133,8 @@ void gemm_fast(int m, int n, int k, const float* a, const float* b, Layout layou
     split_rows(args, fast.fn);
 }
 
-void gemm(GemmFn fn, int m, int n, int k, const float* a, const float* b, Layout layout, float alpha,
-          const float* bias, float* c) {
+void gemm(GemmFn fn, int m, int n, int k, const float* a, const float* b, Layout layout, float alpha, const float* bias,
+          float* c) {
   split_rows(dense(m, n, k, a, b, layout, alpha, bias, c), fn);
 }
 

@@ -10,7 +10,8 @@ namespace attention::kernels {
 // exp(x) for x <= 0, relative error ~1e-7 (Cephes expf): x = k ln2 + r, |r| <= ln2/2,
 // exp(r) by a degree-6 polynomial, 2^k built in the exponent bits. -inf and NaN give 0.
 inline v128_t exp_nonpositive(v128_t x) {
-  const v128_t zero_mask = wasm_v128_or(wasm_f32x4_eq(x, wasm_f32x4_splat(-std::numeric_limits<float>::infinity())), wasm_f32x4_ne(x, x));
+  const v128_t zero_mask =
+      wasm_v128_or(wasm_f32x4_eq(x, wasm_f32x4_splat(-std::numeric_limits<float>::infinity())), wasm_f32x4_ne(x, x));
   x = wasm_f32x4_pmax(x, wasm_f32x4_splat(-87.0f));  // below: 2^k would leave the normal range
   const v128_t k = wasm_f32x4_nearest(wasm_f32x4_mul(x, wasm_f32x4_splat(1.44269504088896341f)));
   v128_t r = wasm_f32x4_sub(x, wasm_f32x4_mul(k, wasm_f32x4_splat(0.693359375f)));

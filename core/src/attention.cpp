@@ -17,9 +17,8 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 void softmax_row(float* row, int length) { kernels::softmax_rows_scalar(row, 1, length); }
 
-AttentionStages scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
-                                             const Tensor* blocked, bool scale, Backend backend, bool keep_stages,
-                                             const Tensor* additive) {
+AttentionStages scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* blocked,
+                                             bool scale, Backend backend, bool keep_stages, const Tensor* additive) {
   assert(q.rank() == 4 && k.rank() == 4 && v.rank() == 4);
   const int batch = q.shape[0], heads = q.shape[1], sq = q.shape[2], dk = q.shape[3];
   const int sk = k.shape[2], dv = v.shape[3];

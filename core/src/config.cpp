@@ -6,7 +6,8 @@ const Schema<ModelConfig>& playground_schema() {
   using C = ModelConfig;
   static const Schema<ModelConfig> schema{
       {
-          choice_field("mode", &C::mode, {{"encoder", Mode::Encoder}, {"decoder", Mode::Decoder}, {"cross", Mode::Cross}},
+          choice_field("mode", &C::mode,
+                       {{"encoder", Mode::Encoder}, {"decoder", Mode::Decoder}, {"cross", Mode::Cross}},
                        "Encoder self-attention, decoder (causal) self-attention, or an encoder–decoder with "
                        "cross-attention from the target sentences to the source sentences."),
           int_field("dModel", &C::d_model, 1, 1024, "Width of every token vector (E)."),
@@ -46,18 +47,24 @@ bool operator==(const ModelConfig& a, const ModelConfig& b) {
 
 const char* to_string(Mode mode) {
   switch (mode) {
-    case Mode::Encoder: return "encoder";
-    case Mode::Decoder: return "decoder";
-    case Mode::Cross: return "cross";
+    case Mode::Encoder:
+      return "encoder";
+    case Mode::Decoder:
+      return "decoder";
+    case Mode::Cross:
+      return "cross";
   }
   return "?";
 }
 
 const char* to_string(Preset preset) {
   switch (preset) {
-    case Preset::Random: return "random";
-    case Preset::Identity: return "identity";
-    case Preset::Positional: return "positional";
+    case Preset::Random:
+      return "random";
+    case Preset::Identity:
+      return "identity";
+    case Preset::Positional:
+      return "positional";
   }
   return "?";
 }

@@ -67,11 +67,14 @@ Result<Tensor> attention_block(const Tensor& query, const Tensor& key_value, con
 
 float activate(float x, Activation activation) {
   switch (activation) {
-    case Activation::ReLU: return x > 0.0f ? x : 0.0f;
+    case Activation::ReLU:
+      return x > 0.0f ? x : 0.0f;
     case Activation::GELU:  // exact, x * Phi(x), as PyTorch's default (approximate='none')
       return 0.5f * x * (1.0f + std::erf(x * 0.70710678118654752f));
-    case Activation::GELUTanh: return kernels::gelu_tanh(x);
-    case Activation::None: return x;
+    case Activation::GELUTanh:
+      return kernels::gelu_tanh(x);
+    case Activation::None:
+      return x;
   }
   return x;
 }
@@ -111,8 +114,8 @@ Result<Tensor> encoder_layer(const Tensor& x, const EncoderLayerWeights& w, cons
 }
 
 Result<Tensor> decoder_layer(const Tensor& x, const Tensor& memory, const DecoderLayerWeights& w,
-                             const LayerOptions& options, const Tensor* target_padding,
-                             const Tensor* memory_padding, const Recorder& recorder, bool causal) {
+                             const LayerOptions& options, const Tensor* target_padding, const Tensor* memory_padding,
+                             const Recorder& recorder, bool causal) {
   Result<Tensor> h = sublayer(x, w.norm1, options, recorder, 1, [&](const Tensor& in) {
     return attention_block(in, in, w.self_attn, options, target_padding, causal, recorder.child("self_attn"),
                            options.ablated_heads);

@@ -29,8 +29,8 @@ Tensor linear(const Tensor& x, const LinearWeights& w, const std::string& out_ax
   const int rows = static_cast<int>(x.size() / static_cast<std::size_t>(w.in_features));
   const kernels::PackedWeight* packed =
       backend == Backend::Fast ? w.weight.packed_rows(0, w.out_features, w.in_features) : nullptr;
-  linear_rows(x.ptr(), rows, w.in_features, w.weight.data(), w.bias.empty() ? nullptr : w.bias.data(),
-              w.out_features, y.ptr(), backend, packed);
+  linear_rows(x.ptr(), rows, w.in_features, w.weight.data(), w.bias.empty() ? nullptr : w.bias.data(), w.out_features,
+              y.ptr(), backend, packed);
   return y;
 }
 
@@ -45,8 +45,7 @@ Tensor linear_row_by_row(const Tensor& x, const LinearWeights& w, const std::str
     float* y_r = y.ptr() + r * w.out_features;
     for (int o = 0; o < w.out_features; ++o) {
       float sum = w.bias.empty() ? 0.0f : w.bias[o];
-      for (int i = 0; i < w.in_features; ++i)
-        sum += w.weight[static_cast<std::size_t>(o) * w.in_features + i] * x_r[i];
+      for (int i = 0; i < w.in_features; ++i) sum += w.weight[static_cast<std::size_t>(o) * w.in_features + i] * x_r[i];
       y_r[o] = sum;
     }
   }

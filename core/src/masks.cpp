@@ -35,11 +35,11 @@ static std::string shape_text(const std::vector<int>& shape) {
 Result<Tensor> combine_masks(int batch, int query_len, int key_len, const Tensor* key_padding,
                              const Tensor* attn_mask) {
   if (key_padding && key_padding->shape != std::vector<int>{batch, key_len})
-    return Error{"key padding mask has shape " + shape_text(key_padding->shape) + ", expected (B, Sk) = " +
-                 shape_text({batch, key_len})};
+    return Error{"key padding mask has shape " + shape_text(key_padding->shape) +
+                 ", expected (B, Sk) = " + shape_text({batch, key_len})};
   if (attn_mask && attn_mask->shape != std::vector<int>{query_len, key_len})
-    return Error{"attention mask has shape " + shape_text(attn_mask->shape) + ", expected (Sq, Sk) = " +
-                 shape_text({query_len, key_len})};
+    return Error{"attention mask has shape " + shape_text(attn_mask->shape) +
+                 ", expected (Sq, Sk) = " + shape_text({query_len, key_len})};
   Tensor blocked({"B", "Sq", "Sk"}, {batch, query_len, key_len});  // zeros: nothing blocked
   if (!key_padding && !attn_mask) return blocked;
   for (int b = 0; b < batch; ++b)

@@ -41,8 +41,8 @@ Result<Trace> Model::run(const std::vector<std::string>& texts, const std::vecto
   TextVocabulary vocabulary;
   const EncodedBatch target_ids = encode(target.value(), vocabulary);
   const EncodedBatch source_ids = cross ? encode(source, vocabulary) : EncodedBatch{};
-  if (Status s = model_->set_embeddings(vocabulary.size(), embedding_table(vocabulary, config_.seed, config_.d_model,
-                                                                          embedding_layout(config_)));
+  if (Status s = model_->set_embeddings(
+          vocabulary.size(), embedding_table(vocabulary, config_.seed, config_.d_model, embedding_layout(config_)));
       !s)
     return s.error_value();
 

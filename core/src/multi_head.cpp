@@ -21,9 +21,9 @@ std::string size_text(std::size_t n) { return std::to_string(n); }
 
 Status check_size(const char* name, const Parameter& p, std::size_t expected, const std::string& shape) {
   if (p.size() == expected) return Ok{};
-  return Error{std::string(name) + " has " + size_text(p.size()) + " values, expected " + shape + " = " +
-                   size_text(expected),
-               kShapeMismatch, name};
+  return Error{
+      std::string(name) + " has " + size_text(p.size()) + " values, expected " + shape + " = " + size_text(expected),
+      kShapeMismatch, name};
 }
 
 // An optional bias: empty (bias=False) or exactly `expected` values.
@@ -46,9 +46,12 @@ Status check_weights(const MultiHeadWeights& w, int e) {
                    check_size("out_proj_weight", w.out_proj_weight, ue * ue, "(E, E)"),
                    check_bias("out_proj_bias", w.out_proj_bias, ue, "E")})
     if (!s) return s;
-  for (const auto& [name, p] : {std::pair{"in_proj_weight", &w.in_proj_weight}, {"q_proj_weight", &w.q_proj_weight},
-                                {"k_proj_weight", &w.k_proj_weight}, {"v_proj_weight", &w.v_proj_weight},
-                                {"in_proj_bias", &w.in_proj_bias}, {"out_proj_weight", &w.out_proj_weight},
+  for (const auto& [name, p] : {std::pair{"in_proj_weight", &w.in_proj_weight},
+                                {"q_proj_weight", &w.q_proj_weight},
+                                {"k_proj_weight", &w.k_proj_weight},
+                                {"v_proj_weight", &w.v_proj_weight},
+                                {"in_proj_bias", &w.in_proj_bias},
+                                {"out_proj_weight", &w.out_proj_weight},
                                 {"out_proj_bias", &w.out_proj_bias}})
     if (!p->all_finite()) return check_finite(name, p->data(), p->size());  // names the element
   return Ok{};
@@ -59,7 +62,8 @@ Status check_inputs(const Tensor& query, const Tensor& key, const Tensor& value,
   if (query.rank() != 3 || key.rank() != 3 || value.rank() != 3)
     return Error{"query, key and value must each have shape (B, S, features)", kShapeMismatch, "query"};
   const int batch = query.shape[0], e = query.shape[2];
-  if (e <= 0) return Error{"embed_dim must be positive, got " + std::to_string(e), error_code::kOutOfRange, "embed_dim"};
+  if (e <= 0)
+    return Error{"embed_dim must be positive, got " + std::to_string(e), error_code::kOutOfRange, "embed_dim"};
   if (options.heads <= 0)
     return Error{"heads must be positive, got " + std::to_string(options.heads), error_code::kOutOfRange, "heads"};
   if (e % options.heads != 0)
@@ -71,12 +75,13 @@ Status check_inputs(const Tensor& query, const Tensor& key, const Tensor& value,
     return Error{"weights are for embed_dim " + std::to_string(w.embed_dim) + ", input has " + std::to_string(e),
                  kShapeMismatch, "query"};
   if (key.shape[2] != w.key_dim())
-    return Error{"key must have " + std::to_string(w.key_dim()) + " features (kdim), got " + std::to_string(key.shape[2]),
-                 kShapeMismatch, "key"};
+    return Error{
+        "key must have " + std::to_string(w.key_dim()) + " features (kdim), got " + std::to_string(key.shape[2]),
+        kShapeMismatch, "key"};
   if (value.shape[2] != w.value_dim())
-    return Error{"value must have " + std::to_string(w.value_dim()) + " features (vdim), got " +
-                     std::to_string(value.shape[2]),
-                 kShapeMismatch, "value"};
+    return Error{
+        "value must have " + std::to_string(w.value_dim()) + " features (vdim), got " + std::to_string(value.shape[2]),
+        kShapeMismatch, "value"};
   if (key.shape[1] != value.shape[1])
     return Error{"key and value must have the same sequence length", kShapeMismatch, "value"};
   if (Status s = check_weights(w, e); !s) return s;
@@ -138,7 +143,8 @@ void project_fused(const Tensor& x, const MultiHeadWeights& w, int first, int co
     *outs[part] = Tensor({"B", first + part == 0 ? "Sq" : seq_axis, "E"}, {x.shape[0], x.shape[1], e});
     float* out = outs[part]->ptr();
     for (int r = 0; r < rows; ++r)
-      std::copy_n(fused.data() + static_cast<std::size_t>(r) * width + part * e, e, out + static_cast<std::size_t>(r) * e);
+      std::copy_n(fused.data() + static_cast<std::size_t>(r) * width + part * e, e,
+                  out + static_cast<std::size_t>(r) * e);
   }
 }
 
@@ -220,7 +226,8 @@ Result<MultiHeadResult> multi_head_attention(const Tensor& query, const Tensor& 
   if (options.attn_bias)
     for (int b = 0; b < batch; ++b)
       for (std::size_t i = 0; i < static_cast<std::size_t>(sq) * sk; ++i)
-        if (options.attn_bias->data[i] == -INFINITY) blocked.value().data[b * static_cast<std::size_t>(sq) * sk + i] = 1.0f;
+        if (options.attn_bias->data[i] == -INFINITY)
+          blocked.value().data[b * static_cast<std::size_t>(sq) * sk + i] = 1.0f;
   const bool any_blocked = options.key_padding_mask || attn_mask_ptr || options.attn_bias;
 
   Tensor q, k, v;
@@ -243,11 +250,10 @@ Result<MultiHeadResult> multi_head_attention(const Tensor& query, const Tensor& 
   Tensor k_heads = split_heads(k, heads);
   Tensor v_heads = split_heads(v, heads);
 
-  const bool keep_stages = recorder.wants(StageId::Scores) || recorder.wants(StageId::Scaled) ||
-                           recorder.wants(StageId::Masked);
-  AttentionStages st = scaled_dot_product_attention(q_heads, k_heads, v_heads,
-                                                    any_blocked ? &blocked.value() : nullptr, options.scale,
-                                                    options.backend, keep_stages, options.attn_bias);
+  const bool keep_stages =
+      recorder.wants(StageId::Scores) || recorder.wants(StageId::Scaled) || recorder.wants(StageId::Masked);
+  AttentionStages st = scaled_dot_product_attention(q_heads, k_heads, v_heads, any_blocked ? &blocked.value() : nullptr,
+                                                    options.scale, options.backend, keep_stages, options.attn_bias);
   // +inf scores are fine (softmax takes the limit); NaN means +inf met -inf in a dot product.
   if (st.nan_scores) return overflow_error("the scores Q K^T");
   st.output.axes = {"B", "H", "Sq", "d_k"};
@@ -256,8 +262,8 @@ Result<MultiHeadResult> multi_head_attention(const Tensor& query, const Tensor& 
   Tensor output({"B", "Sq", "E"}, {batch, sq, e});
   const kernels::PackedWeight* packed_out =
       options.backend == Backend::Fast ? w.out_proj_weight.packed_rows(0, e, e) : nullptr;
-  linear_rows(merged.ptr(), batch * sq, e, w.out_proj_weight.data(), bias_part(w.out_proj_bias, 0, e), e,
-              output.ptr(), options.backend, packed_out);
+  linear_rows(merged.ptr(), batch * sq, e, w.out_proj_weight.data(), bias_part(w.out_proj_bias, 0, e), e, output.ptr(),
+              options.backend, packed_out);
 
   if (recorder.active()) {  // in computation order; what is not returned is moved, not copied
     Tensor q_split = recorder.wants(StageId::QSplit) ? view_as_heads(q, heads) : Tensor{};

@@ -23,7 +23,9 @@ Status check_finite(const std::string& name, const float* values, std::size_t n)
   for (std::size_t i = 0; i < n; ++i)
     if (!std::isfinite(values[i]))
       return Error{name + "[" + std::to_string(i) + "] is " +
-                       (std::isnan(values[i]) ? "NaN" : values[i] > 0 ? "Infinity" : "-Infinity") +
+                       (std::isnan(values[i]) ? "NaN"
+                        : values[i] > 0       ? "Infinity"
+                                              : "-Infinity") +
                        "; inputs must be finite numbers",
                    error_code::kNonFinite, name};
   return Ok{};

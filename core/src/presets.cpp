@@ -34,9 +34,12 @@ void set_identity(float* matrix, int n) {
 
 MultiHeadWeights preset_attention(const ModelConfig& c, SplitMix64& rng) {
   switch (c.preset) {
-    case Preset::Identity: return identity_attention(c.d_model);
-    case Preset::Positional: return positional_attention(c.d_model, c.heads, embedding_layout(c));
-    case Preset::Random: break;
+    case Preset::Identity:
+      return identity_attention(c.d_model);
+    case Preset::Positional:
+      return positional_attention(c.d_model, c.heads, embedding_layout(c));
+    case Preset::Random:
+      break;
   }
   return random_attention(c.d_model, rng);
 }
@@ -47,10 +50,14 @@ PositionalPattern positional_pattern(int head) { return static_cast<PositionalPa
 
 const char* to_string(PositionalPattern pattern) {
   switch (pattern) {
-    case PositionalPattern::Previous: return "previous token";
-    case PositionalPattern::Next: return "next token";
-    case PositionalPattern::Self: return "self";
-    case PositionalPattern::First: return "first token";
+    case PositionalPattern::Previous:
+      return "previous token";
+    case PositionalPattern::Next:
+      return "next token";
+    case PositionalPattern::Self:
+      return "self";
+    case PositionalPattern::First:
+      return "first token";
   }
   return "?";
 }
@@ -131,7 +138,7 @@ ModelSpec playground_spec(const ModelConfig& c) {
   spec.heads = c.heads;
   spec.ffn_dim = c.ffn_width();
   spec.max_seq = kPlaygroundMaxSeq;
-  spec.positions = !c.positional                ? Positions::None
+  spec.positions = !c.positional                    ? Positions::None
                    : c.preset == Preset::Positional ? Positions::Learned
                                                     : Positions::Sinusoidal;
   spec.causal = c.mode != Mode::Encoder;

@@ -10,13 +10,12 @@ namespace attention::safetensors {
 
 using namespace detail;
 
-
 // Byte by byte, so neither the host's byte order nor the data's alignment matter.
 float decode_value(DType dtype, const std::uint8_t* p) {
   if (dtype == DType::F16) return f16_to_f32(static_cast<std::uint16_t>(p[0] | (p[1] << 8)));
   if (dtype == DType::BF16) return bf16_to_f32(static_cast<std::uint16_t>(p[0] | (p[1] << 8)));
-  const std::uint32_t bits = std::uint32_t{p[0]} | (std::uint32_t{p[1]} << 8) |
-                             (std::uint32_t{p[2]} << 16) | (std::uint32_t{p[3]} << 24);
+  const std::uint32_t bits =
+      std::uint32_t{p[0]} | (std::uint32_t{p[1]} << 8) | (std::uint32_t{p[2]} << 16) | (std::uint32_t{p[3]} << 24);
   float f;
   std::memcpy(&f, &bits, sizeof f);
   return f;
@@ -24,9 +23,12 @@ float decode_value(DType dtype, const std::uint8_t* p) {
 
 const char* to_string(DType dtype) {
   switch (dtype) {
-    case DType::F32: return "F32";
-    case DType::F16: return "F16";
-    case DType::BF16: return "BF16";
+    case DType::F32:
+      return "F32";
+    case DType::F16:
+      return "F16";
+    case DType::BF16:
+      return "BF16";
   }
   return "?";
 }
@@ -44,7 +46,7 @@ float f16_to_f32(std::uint16_t h) {
     bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
   } else if (mantissa == 0) {  // ±0
     bits = sign;
-  } else {  // subnormal, mantissa * 2^-24: normalise, as float32 has the range
+  } else {           // subnormal, mantissa * 2^-24: normalise, as float32 has the range
     exponent = 113;  // the exponent field of 2^-14, the smallest normal half
     while ((mantissa & 0x400u) == 0) {
       mantissa <<= 1;
@@ -79,7 +81,8 @@ Status decode(const TensorInfo& t, const std::uint8_t* data_section, float* out)
   const std::uint32_t probe = 1;
   const bool little_endian = *reinterpret_cast<const std::uint8_t*>(&probe) == 1;
   if (t.dtype == DType::F32 && little_endian) {  // the stored bytes are the floats: copy, then check
-    if (t.count > 0) std::memcpy(out, p, static_cast<std::size_t>(t.count) * sizeof(float));  // out may be null when empty
+    if (t.count > 0)
+      std::memcpy(out, p, static_cast<std::size_t>(t.count) * sizeof(float));  // out may be null when empty
   } else {
     for (std::uint64_t i = 0; i < t.count; ++i, p += step) out[i] = safetensors::decode_value(t.dtype, p);
   }

@@ -29,8 +29,10 @@ int nesting_depth(const char* p, const char* end) {
   bool in_string = false;
   for (; p != end; ++p) {
     if (in_string) {
-      if (*p == '\\' && p + 1 != end) ++p;  // an escaped quote does not end the string
-      else if (*p == '"') in_string = false;
+      if (*p == '\\' && p + 1 != end)
+        ++p;  // an escaped quote does not end the string
+      else if (*p == '"')
+        in_string = false;
     } else if (*p == '"') {
       in_string = true;
     } else if (*p == '{' || *p == '[') {
@@ -48,8 +50,8 @@ struct DuplicateKeys {
   std::vector<std::set<std::string>> seen;  // keys of the object open at each depth
   std::vector<std::string> last;            // the latest key at each depth
   bool found = false;
-  bool top_level = false;                   // a repeated tensor name, not a key inside an entry
-  std::string key, tensor;                  // the repeated key, the top-level entry it is in
+  bool top_level = false;   // a repeated tensor name, not a key inside an entry
+  std::string key, tensor;  // the repeated key, the top-level entry it is in
 
   bool on_event(int depth, Json::parse_event_t event, const Json& parsed) {
     const auto at = static_cast<std::size_t>(depth);
@@ -98,8 +100,8 @@ using Entry = TensorInfo;
 // Bytes per element of every dtype the safetensors format defines; 0 = not a dtype.
 std::size_t element_size(const std::string& dtype) {
   static const std::pair<const char*, std::size_t> sizes[] = {
-      {"F64", 8}, {"F32", 4}, {"F16", 2}, {"BF16", 2}, {"I64", 8}, {"I32", 4}, {"I16", 2}, {"I8", 1},
-      {"U64", 8}, {"U32", 4}, {"U16", 2}, {"U8", 1}, {"BOOL", 1}, {"F8_E4M3", 1}, {"F8_E5M2", 1}};
+      {"F64", 8}, {"F32", 4}, {"F16", 2}, {"BF16", 2}, {"I64", 8},  {"I32", 4},     {"I16", 2},    {"I8", 1},
+      {"U64", 8}, {"U32", 4}, {"U16", 2}, {"U8", 1},   {"BOOL", 1}, {"F8_E4M3", 1}, {"F8_E5M2", 1}};
   for (const auto& [name, size] : sizes)
     if (dtype == name) return size;
   return 0;
@@ -111,10 +113,14 @@ Status parse_dtype(const std::string& name, const Json& v, Entry& e, bool any_dt
   const std::string& s = v.get_ref<const std::string&>();
   e.dtype_name = s;
   e.decodable = true;
-  if (s == "F32") e.dtype = DType::F32;
-  else if (s == "F16") e.dtype = DType::F16;
-  else if (s == "BF16") e.dtype = DType::BF16;
-  else e.decodable = false;
+  if (s == "F32")
+    e.dtype = DType::F32;
+  else if (s == "F16")
+    e.dtype = DType::F16;
+  else if (s == "BF16")
+    e.dtype = DType::BF16;
+  else
+    e.decodable = false;
   e.element_size = element_size(s);
   if (e.decodable || (any_dtype && e.element_size > 0)) return Ok{};
   const std::string shown = s.size() > 32 ? s.substr(0, 32) + "..." : s;
@@ -131,15 +137,18 @@ Status parse_shape(const std::string& name, const Json& v, Entry& e) {
     if (!non_negative_integer(v[i], dim, problem))
       return bad_tensor(name, "shape dimension " + std::to_string(i) + " " + problem);
     if (dim > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
-      return bad_tensor(name, "shape dimension " + std::to_string(i) + " is too large (" +
-                                  std::to_string(dim) + ")", error_code::kLimitExceeded);
+      return bad_tensor(name, "shape dimension " + std::to_string(i) + " is too large (" + std::to_string(dim) + ")",
+                        error_code::kLimitExceeded);
     e.shape.push_back(static_cast<int>(dim));
     has_zero = has_zero || dim == 0;
   }
   // A zero anywhere makes the tensor empty, however large the other dimensions.
   e.count = 1;
   for (int dim : e.shape) {
-    if (has_zero) { e.count = 0; break; }
+    if (has_zero) {
+      e.count = 0;
+      break;
+    }
     const auto d = static_cast<std::uint64_t>(dim);
     if (e.count > std::numeric_limits<std::uint64_t>::max() / e.element_size / d)
       return bad_tensor(name, "the element count of the shape overflows", error_code::kLimitExceeded);
@@ -161,13 +170,13 @@ Status parse_offsets(const std::string& name, const Json& v, Entry& e, std::uint
   e.begin = offsets[0];
   e.end = offsets[1];
   if (e.begin > e.end)
-    return bad_tensor(name, "data_offsets begin " + std::to_string(e.begin) + " is after end " +
-                                std::to_string(e.end));
+    return bad_tensor(name, "data_offsets begin " + std::to_string(e.begin) + " is after end " + std::to_string(e.end));
   const std::uint64_t needed = e.count * e.element_size;  // no overflow: parse_shape checked
   if (e.end - e.begin != needed)
-    return bad_tensor(name, "data_offsets span " + std::to_string(e.end - e.begin) + " bytes but " +
-                                std::to_string(e.count) + " " + e.dtype_name + " elements need " +
-                                std::to_string(needed), error_code::kShapeMismatch);
+    return bad_tensor(name,
+                      "data_offsets span " + std::to_string(e.end - e.begin) + " bytes but " + std::to_string(e.count) +
+                          " " + e.dtype_name + " elements need " + std::to_string(needed),
+                      error_code::kShapeMismatch);
   if (e.end > data_size)
     return bad_tensor(name, "data_offsets end " + std::to_string(e.end) + " is beyond the data section (" +
                                 std::to_string(data_size) + " bytes): truncated file?");
@@ -205,29 +214,27 @@ Status check_coverage(const std::vector<Entry>& entries, std::uint64_t data_size
   std::uint64_t expected = 0;
   const Entry* previous = nullptr;
   for (const Entry& e : entries) {
-    if (e.begin < expected)
-      return bad_tensor(e.name, "data overlaps tensor " + in_quotes(previous->name));
+    if (e.begin < expected) return bad_tensor(e.name, "data overlaps tensor " + in_quotes(previous->name));
     if (e.begin > expected)
-      return bad_tensor(e.name, std::to_string(e.begin - expected) +
-                                    " bytes before its data belong to no tensor (a gap)");
+      return bad_tensor(e.name,
+                        std::to_string(e.begin - expected) + " bytes before its data belong to no tensor (a gap)");
     expected = e.end;
     previous = &e;
   }
   if (expected != data_size)
-    return bad(std::to_string(data_size - expected) +
-               " bytes at the end of the data section belong to no tensor");
+    return bad(std::to_string(data_size - expected) + " bytes at the end of the data section belong to no tensor");
   return Ok{};
 }
 
 }  // namespace
 
 Result<Index> read_index(const std::uint8_t* data, std::size_t size, bool any_dtype) {
-  if (size < 8)
-    return bad("file too short: " + std::to_string(size) + " bytes, a safetensors file has at least 8");
+  if (size < 8) return bad("file too short: " + std::to_string(size) + " bytes, a safetensors file has at least 8");
   const std::uint64_t header_size = read_le64(data);
   if (header_size > kMaxHeaderBytes)
     return bad("header length " + std::to_string(header_size) + " exceeds the limit of " +
-               std::to_string(kMaxHeaderBytes) + " bytes", {}, error_code::kLimitExceeded);
+                   std::to_string(kMaxHeaderBytes) + " bytes",
+               {}, error_code::kLimitExceeded);
   if (header_size > size - 8)
     return bad("header length " + std::to_string(header_size) + " is beyond the end of the file (" +
                std::to_string(size - 8) + " bytes follow it): truncated file?");

@@ -23,8 +23,7 @@ inline Error bad(std::string message, std::string field = {}, const char* code =
 
 inline std::string in_quotes(const std::string& s) { return "\"" + s + "\""; }
 
-inline Error bad_tensor(const std::string& name, const std::string& problem,
-                        const char* code = error_code::kBadFile) {
+inline Error bad_tensor(const std::string& name, const std::string& problem, const char* code = error_code::kBadFile) {
   return bad("tensor " + in_quotes(name) + ": " + problem, name, code);
 }
 

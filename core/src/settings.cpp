@@ -48,7 +48,8 @@ Status check_value(const SettingInfo& info, const Json& value) {
   const auto bad = [&](const std::string& what, const char* code) -> Status {
     return Error{info.name + " " + what + ", got " + describe_json_value(value), code, info.name};
   };
-  if (info.type == "bool") return value.is_boolean() ? Status(Ok{}) : bad("must be true or false", error_code::kInvalidArgument);
+  if (info.type == "bool")
+    return value.is_boolean() ? Status(Ok{}) : bad("must be true or false", error_code::kInvalidArgument);
   if (info.type == "text") {
     if (!value.is_string()) return bad("must be a string", error_code::kInvalidArgument);
     if (value.get_ref<const std::string&>().size() > info.max)
@@ -65,7 +66,8 @@ Status check_value(const SettingInfo& info, const Json& value) {
       if (c == value.get<std::string>()) return Ok{};
     return bad("must be one of " + list, error_code::kInvalidArgument);
   }
-  if (!value.is_number()) return bad(info.type == "int" ? "must be a whole number" : "must be a number", error_code::kInvalidArgument);
+  if (!value.is_number())
+    return bad(info.type == "int" ? "must be a whole number" : "must be a number", error_code::kInvalidArgument);
   const double v = value.get<double>();
   if (!std::isfinite(v)) return bad("must be a finite number", error_code::kInvalidArgument);
   if (info.type == "int" && v != std::floor(v)) return bad("must be a whole number", error_code::kInvalidArgument);

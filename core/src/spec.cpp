@@ -12,9 +12,10 @@ const Schema<ModelSpec>& model_spec_schema() {
           int_field("layers", &S::layers, 1, 64, "Layers of the stack (the decoder's, in an encoder–decoder model)."),
           int_field("ffnDim", &S::ffn_dim, 1, 16384, "Width of the feed-forward layer (F)."),
           int_field("maxSeq", &S::max_seq, 1, 8192, "Longest sequence, in tokens (rows of learned positions)."),
-          choice_field("positions", &S::positions,
-                       {{"none", Positions::None}, {"sinusoidal", Positions::Sinusoidal}, {"learned", Positions::Learned}},
-                       "How positions enter: not at all, the fixed sinusoids, or a learned table pos.weight."),
+          choice_field(
+              "positions", &S::positions,
+              {{"none", Positions::None}, {"sinusoidal", Positions::Sinusoidal}, {"learned", Positions::Learned}},
+              "How positions enter: not at all, the fixed sinusoids, or a learned table pos.weight."),
           bool_field("causal", &S::causal, "Each position attends only to itself and earlier positions (a decoder)."),
           choice_field("norm", &S::norm, {{"post", NormPlacement::Post}, {"pre", NormPlacement::Pre}},
                        "LayerNorm after each residual addition (post, the paper) or before each sub-layer (pre)."),
@@ -24,8 +25,11 @@ const Schema<ModelSpec>& model_spec_schema() {
                        "The feed-forward activation (gelu is exact; gelu_tanh its tanh approximation)."),
           number_field("layerNormEps", &S::layer_norm_eps, 0.0, true, 1.0, "Added to the variance in every LayerNorm."),
           choice_field("head", &S::head,
-                       {{"none", OutputHead::None}, {"linear", OutputHead::Linear}, {"tied", OutputHead::Tied},
-                        {"mlm", OutputHead::Mlm}, {"mlm_untied", OutputHead::MlmUntied}},
+                       {{"none", OutputHead::None},
+                        {"linear", OutputHead::Linear},
+                        {"tied", OutputHead::Tied},
+                        {"mlm", OutputHead::Mlm},
+                        {"mlm_untied", OutputHead::MlmUntied}},
                        "The output head: none (hidden states only), a linear layer to vocabulary logits, tied to "
                        "the embedding table, BERT's masked-LM head (dense, activation, LayerNorm, then tied), or "
                        "that head with its own decoder weight (mlm_untied)."),
@@ -43,9 +47,11 @@ const Schema<ModelSpec>& model_spec_schema() {
           bool_field("layerNorm", &S::layer_norm,
                      "LayerNorms in every layer and at the end (off: an ablation; each norm is the identity and "
                      "the model has no norm parameters)."),
-          int_field("typeVocabSize", &S::type_vocab_size, 0, 1024,
-                    "Rows of a token-type (segment) embedding added to the input, BERT's sentences A and B (0 = none)."),
-          bool_field("embedNorm", &S::embed_norm, "A LayerNorm on embeddings + positions before the first layer (BERT)."),
+          int_field(
+              "typeVocabSize", &S::type_vocab_size, 0, 1024,
+              "Rows of a token-type (segment) embedding added to the input, BERT's sentences A and B (0 = none)."),
+          bool_field("embedNorm", &S::embed_norm,
+                     "A LayerNorm on embeddings + positions before the first layer (BERT)."),
       },
       {
           {"divides", "heads", "heads", "dModel", 0, "", "", error_code::kNotDivisible,
@@ -79,13 +85,14 @@ double parameter_floats(const ModelSpec& s) {
 Status validate(const ModelSpec& spec) {
   if (Status s = check(model_spec_schema(), spec); !s) return s;
   if (spec.encoder_decoder() && (spec.type_vocab_size > 0 || spec.embed_norm || spec.mlm_head()))
-    return Error{"token types, embedNorm and the 'mlm' head are parts of single-stack models (BERT); this spec is an "
-                 "encoder–decoder (encoderLayers > 0)",
-                 error_code::kInvalidArgument, "encoderLayers"};
+    return Error{
+        "token types, embedNorm and the 'mlm' head are parts of single-stack models (BERT); this spec is an "
+        "encoder–decoder (encoderLayers > 0)",
+        error_code::kInvalidArgument, "encoderLayers"};
   const double floats = parameter_floats(spec);
   if (floats > kMaxParameterFloats)
-    return Error{"this spec has " + std::to_string(static_cast<long long>(floats)) +
-                     " parameters; the limit is " + std::to_string(static_cast<long long>(kMaxParameterFloats)) +
+    return Error{"this spec has " + std::to_string(static_cast<long long>(floats)) + " parameters; the limit is " +
+                     std::to_string(static_cast<long long>(kMaxParameterFloats)) +
                      " (1 GiB of float32): use a smaller dModel, ffnDim, vocabSize or fewer layers",
                  error_code::kLimitExceeded, "dModel"};
   return Ok{};

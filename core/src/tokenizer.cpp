@@ -16,8 +16,8 @@ bool is_emoji(char32_t c) {
 
 Kind classify(char32_t c) {
   if (c <= 0x20 || c == 0x7F || in(c, 0x80, 0x9F)) return Kind::Separator;  // space and controls, NUL included
-  if (c == 0xA0 || c == 0x1680 || in(c, 0x2000, 0x200B) || c == 0x2028 || c == 0x2029 || c == 0x202F ||
-      c == 0x205F || c == 0x3000 || c == 0xFEFF || c == 0x2060)
+  if (c == 0xA0 || c == 0x1680 || in(c, 0x2000, 0x200B) || c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F ||
+      c == 0x3000 || c == 0xFEFF || c == 0x2060)
     return Kind::Separator;
   if (c < 0x80) {
     const bool alnum = in(c, '0', '9') || in(c, 'a', 'z') || in(c, 'A', 'Z') || c == '_';
@@ -31,8 +31,7 @@ Kind classify(char32_t c) {
       in(c, 0xFF1A, 0xFF20) || in(c, 0xFF3B, 0xFF40) || in(c, 0xFF5B, 0xFF65) || c == 0x060C || c == 0x061F ||
       c == 0x06D4 || c == 0x0964 || c == 0x0965)
     return Kind::Punctuation;
-  if (in(c, 0x4E00, 0x9FFF) || in(c, 0x3400, 0x4DBF) || in(c, 0x20000, 0x2FFFF) || in(c, 0xF900, 0xFAFF) ||
-      is_emoji(c))
+  if (in(c, 0x4E00, 0x9FFF) || in(c, 0x3400, 0x4DBF) || in(c, 0x20000, 0x2FFFF) || in(c, 0xF900, 0xFAFF) || is_emoji(c))
     return Kind::Single;
   return Kind::Word;
 }
@@ -45,11 +44,21 @@ int decode(std::string_view text, std::size_t i, char32_t& out) {
   const unsigned char b0 = byte(i);
   int length;
   char32_t cp;
-  if (b0 < 0x80) { out = b0; return 1; }
-  if ((b0 & 0xE0) == 0xC0) { length = 2; cp = b0 & 0x1F; }
-  else if ((b0 & 0xF0) == 0xE0) { length = 3; cp = b0 & 0x0F; }
-  else if ((b0 & 0xF8) == 0xF0) { length = 4; cp = b0 & 0x07; }
-  else return 0;
+  if (b0 < 0x80) {
+    out = b0;
+    return 1;
+  }
+  if ((b0 & 0xE0) == 0xC0) {
+    length = 2;
+    cp = b0 & 0x1F;
+  } else if ((b0 & 0xF0) == 0xE0) {
+    length = 3;
+    cp = b0 & 0x0F;
+  } else if ((b0 & 0xF8) == 0xF0) {
+    length = 4;
+    cp = b0 & 0x07;
+  } else
+    return 0;
   if (i + length > text.size()) return 0;
   for (int k = 1; k < length; ++k) {
     if ((byte(i + k) & 0xC0) != 0x80) return 0;

@@ -12,8 +12,8 @@ Json trace_json(const Trace& trace, bool with_data) {
   std::size_t offset = 0;
   for (const Stage& stage : trace.stages) {
     const StageInfo& info = stage_info(stage.id);
-    Json s = {{"layer", stage.layer}, {"name", stage.name}, {"kind", info.kind}, {"axes", stage.tensor.axes},
-              {"shape", stage.tensor.shape}, {"offset", offset}};
+    Json s = {{"layer", stage.layer},      {"name", stage.name},          {"kind", info.kind},
+              {"axes", stage.tensor.axes}, {"shape", stage.tensor.shape}, {"offset", offset}};
     if (*info.mask) s["mask"] = info.mask;
     if (with_data) s["data"] = stage.tensor.data;  // non-finite floats become null
     offset += stage.tensor.size();

@@ -16,7 +16,6 @@ namespace {
 using error_code::kOutOfRange;
 using error_code::kShapeMismatch;
 
-
 LayerOptions layer_options(const ModelSpec& s, Backend backend) {
   LayerOptions o;
   o.heads = s.heads;
@@ -32,7 +31,8 @@ LayerOptions layer_options(const ModelSpec& s, Backend backend) {
 
 Status check_ids(const char* name, const std::vector<int>& ids, int batch, int seq, int vocab,
                  const std::vector<int>& lengths, const char* lengths_name, int max_seq) {
-  if (batch < 1) return Error{std::string("batch must be at least 1, got ") + std::to_string(batch), kOutOfRange, "batch"};
+  if (batch < 1)
+    return Error{std::string("batch must be at least 1, got ") + std::to_string(batch), kOutOfRange, "batch"};
   if (seq < 1 || seq > max_seq)
     return Error{std::string(name) + " sequence length must be between 1 and maxSeq (" + std::to_string(max_seq) +
                      "), got " + std::to_string(seq),
@@ -48,8 +48,8 @@ Status check_ids(const char* name, const std::vector<int>& ids, int batch, int s
                    kOutOfRange, name};
   if (!lengths.empty()) {
     if (lengths.size() != static_cast<std::size_t>(batch))
-      return Error{std::string(lengths_name) + " has " + std::to_string(lengths.size()) + " entries, expected one per sequence (" +
-                       std::to_string(batch) + ")",
+      return Error{std::string(lengths_name) + " has " + std::to_string(lengths.size()) +
+                       " entries, expected one per sequence (" + std::to_string(batch) + ")",
                    kShapeMismatch, lengths_name};
     for (std::size_t b = 0; b < lengths.size(); ++b)
       if (lengths[b] < 0 || lengths[b] > seq)
@@ -93,7 +93,7 @@ double estimate_forward_floats(const ModelSpec& s, int batch, int seq, int sourc
 }
 
 Result<Tensor> Transformer::embed_input(const std::vector<int>& ids, int batch, int seq, const std::string& stack,
-                                           const Recorder& outer, const std::vector<int>& types) const {
+                                        const Recorder& outer, const std::vector<int>& types) const {
   const int e = spec_.d_model;
   // h = embed[ids] (+ positions): (B, S, E)
   Tensor x({"B", "S", "E"}, {batch, seq, e});
@@ -103,7 +103,8 @@ Result<Tensor> Transformer::embed_input(const std::vector<int>& ids, int batch, 
   if (spec_.positions != Positions::None) {
     Tensor pe = spec_.positions == Positions::Sinusoidal
                     ? sinusoidal_encoding(seq, e)
-                    : Tensor({"S", "E"}, {seq, e}, std::vector<float>(pos_.data(), pos_.data() + static_cast<std::size_t>(seq) * e));
+                    : Tensor({"S", "E"}, {seq, e},
+                             std::vector<float>(pos_.data(), pos_.data() + static_cast<std::size_t>(seq) * e));
     const std::size_t row = static_cast<std::size_t>(seq) * e;
     for (int b = 0; b < batch; ++b)
       for (std::size_t i = 0; i < row; ++i) x.data[b * row + i] += pe.data[i];
@@ -132,9 +133,10 @@ Status Transformer::check_input(const ForwardInput& in, bool recording) const {
     return st;
   if (!in.token_types.empty()) {
     if (s.type_vocab_size == 0)
-      return Error{"this model has no token types (typeVocabSize 0); leave tokenTypes empty", error_code::kInvalidArgument,
-                   "tokenTypes"};
-    if (Status st = check_ids("tokenTypes", in.token_types, in.batch, in.seq, s.type_vocab_size, {}, "", s.max_seq); !st)
+      return Error{"this model has no token types (typeVocabSize 0); leave tokenTypes empty",
+                   error_code::kInvalidArgument, "tokenTypes"};
+    if (Status st = check_ids("tokenTypes", in.token_types, in.batch, in.seq, s.type_vocab_size, {}, "", s.max_seq);
+        !st)
       return st;
   }
   if (enc_dec) {
@@ -155,9 +157,10 @@ Status Transformer::check_input(const ForwardInput& in, bool recording) const {
 Status Transformer::check_ablated_heads(const std::vector<HeadRef>& heads) const {
   if (heads.empty()) return Ok{};
   if (spec_.encoder_decoder())
-    return Error{"head ablation switches off heads of a single stack's self-attention; this model is an "
-                 "encoder–decoder (encoderLayers > 0)",
-                 error_code::kInvalidArgument, "ablate"};
+    return Error{
+        "head ablation switches off heads of a single stack's self-attention; this model is an "
+        "encoder–decoder (encoderLayers > 0)",
+        error_code::kInvalidArgument, "ablate"};
   for (std::size_t i = 0; i < heads.size(); ++i) {
     const std::string at = "ablate[" + std::to_string(i) + "]";
     if (heads[i].layer < 0 || heads[i].layer >= spec_.layers)
@@ -193,7 +196,8 @@ Result<ForwardOutput> Transformer::forward(const ForwardInput& in, const Forward
   const std::string stack = !enc_dec && s.causal ? "decoder" : "encoder";
   const std::vector<int>& stack_ids = enc_dec ? in.source_ids : in.ids;
   const int stack_seq = enc_dec ? in.source_seq : in.seq;
-  const Tensor padding = key_padding_mask(full_lengths(enc_dec ? in.source_lengths : in.lengths, in.batch, stack_seq), stack_seq);
+  const Tensor padding =
+      key_padding_mask(full_lengths(enc_dec ? in.source_lengths : in.lengths, in.batch, stack_seq), stack_seq);
   Recorder outer(trace, -1, stack + ".", options.record);
   outer.record(StageId::PaddingMask, padding);
   Result<Tensor> x = embed_input(stack_ids, in.batch, stack_seq, stack, outer, in.token_types);
@@ -221,7 +225,8 @@ Result<ForwardOutput> Transformer::forward(const ForwardInput& in, const Forward
     if (!t) return t.error_value();
     for (std::size_t l = 0; l < decoder_layers_.size(); ++l) {
       Recorder recorder(trace, static_cast<int>(l), "decoder.", options.record);
-      Result<Tensor> y = decoder_layer(t.value(), memory, decoder_layers_[l], lo, &target_padding, &padding, recorder, s.causal);
+      Result<Tensor> y =
+          decoder_layer(t.value(), memory, decoder_layers_[l], lo, &target_padding, &padding, recorder, s.causal);
       if (!y) return y.error_value();
       t = std::move(y.value());
       recorder.record(StageId::LayerOutput, t.value());
@@ -259,8 +264,8 @@ Result<ForwardOutput> Transformer::forward(const ForwardInput& in, const Forward
     out.logits = Tensor({"B", "S", "V"}, {in.batch, last ? 1 : in.seq, s.vocab_size});
     const kernels::PackedWeight* packed =
         options.backend == Backend::Fast ? weight.packed_rows(0, s.vocab_size, s.d_model) : nullptr;
-    linear_rows(features.ptr(), row_count, s.d_model, weight.data(), head_.bias.data(), s.vocab_size,
-                out.logits.ptr(), options.backend, packed);
+    linear_rows(features.ptr(), row_count, s.d_model, weight.data(), head_.bias.data(), s.vocab_size, out.logits.ptr(),
+                options.backend, packed);
     if (!all_finite(out.logits.ptr(), out.logits.size())) return overflow_error("the logits");
     Recorder(trace, -1, "", options.record).record(StageId::Logits, out.logits);
   }

@@ -161,9 +161,12 @@ void Transformer::initialize_random(std::uint64_t seed) {
   SplitMix64 rng(seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull);
   const float unit_variance = std::sqrt(3.0f);  // U(-sqrt 3, sqrt 3) has variance 1
   visit_parameters([&](Parameter& p) {
-    if (&p == &embed_ || &p == &pos_) fill_uniform(p, rng, unit_variance);
-    else if (p.shape().size() == 2) xavier(p, rng);
-    else p.mutable_values().assign(p.size(), 0.0f);  // biases, and LayerNorm's until below
+    if (&p == &embed_ || &p == &pos_)
+      fill_uniform(p, rng, unit_variance);
+    else if (p.shape().size() == 2)
+      xavier(p, rng);
+    else
+      p.mutable_values().assign(p.size(), 0.0f);  // biases, and LayerNorm's until below
   });
   const auto unit = [](LayerNormWeights& n) {
     if (!n.weight.empty()) n.weight.mutable_values().assign(n.weight.size(), 1.0f);
@@ -185,7 +188,8 @@ void Transformer::initialize_random(std::uint64_t seed) {
 
 Status Transformer::set_embeddings(int vocab_size, std::vector<float> values) {
   if (spec_.head != OutputHead::None)
-    return Error{"the embedding table can only be replaced in a model without an output head", error_code::kInvalidArgument, "head"};
+    return Error{"the embedding table can only be replaced in a model without an output head",
+                 error_code::kInvalidArgument, "head"};
   if (vocab_size < 1 || values.size() != static_cast<std::size_t>(vocab_size) * spec_.d_model)
     return Error{"embedding table of the wrong size", kShapeMismatch, "embed.weight"};
   spec_.vocab_size = vocab_size;

@@ -35,8 +35,8 @@ Status load_safetensors(Transformer& model, const std::uint8_t* data, std::size_
       return;
     }
     if (t->shape != p.shape() && problem)
-      problem = Error{"tensor '" + p.name() + "' has shape " + shape_text(t->shape) + " in the file, but the model's is " +
-                          shape_text(p.shape()),
+      problem = Error{"tensor '" + p.name() + "' has shape " + shape_text(t->shape) +
+                          " in the file, but the model's is " + shape_text(p.shape()),
                       error_code::kShapeMismatch, p.name()};
     plan.emplace_back(&p, t);
   });
@@ -50,8 +50,8 @@ Status load_safetensors(Transformer& model, const std::uint8_t* data, std::size_
   }
   for (const safetensors::Tensor& t : f.tensors)
     if (!expected.count(t.name))
-      return Error{"the weights file has a tensor '" + t.name + "' that this model does not have", error_code::kUnexpectedTensor,
-                   t.name};
+      return Error{"the weights file has a tensor '" + t.name + "' that this model does not have",
+                   error_code::kUnexpectedTensor, t.name};
   if (!problem) return problem;
   for (auto& [parameter, tensor] : plan) *parameter = tensor->values;
   return Ok{};

@@ -60,8 +60,8 @@ Json option_value(const SettingInfo& info, const std::string& text) {
 void print_weights(const Trace& trace, const Stage& stage) {
   const Tensor& w = stage.tensor;  // (B, H, Sq, Sk)
   const int sq = w.shape[2], sk = w.shape[3];
-  const auto& rows = stage.name.rfind("decoder.", 0) == 0 || trace.source_tokens.empty() ? trace.tokens[0]
-                                                                                          : trace.source_tokens[0];
+  const auto& rows =
+      stage.name.rfind("decoder.", 0) == 0 || trace.source_tokens.empty() ? trace.tokens[0] : trace.source_tokens[0];
   const bool cross = stage.name.find("cross_attn") != std::string::npos;
   const auto& cols = cross ? trace.source_tokens[0] : rows;
   std::printf("    head 0 of sequence 0 (rows: queries, columns: keys)\n    %10s", "");
@@ -91,9 +91,14 @@ int main(int argc, char** argv) {
     } else if (arg == "--source" && has_value) {
       sources.emplace_back(argv[++i]);
     } else if (const SettingInfo* info = setting_for_option(arg)) {
-      if (info->type == "bool") settings[info->name] = true;
-      else if (has_value) settings[info->name] = option_value(*info, argv[++i]);
-      else { std::fprintf(stderr, "%s needs a value\n", arg.c_str()); return 2; }
+      if (info->type == "bool")
+        settings[info->name] = true;
+      else if (has_value)
+        settings[info->name] = option_value(*info, argv[++i]);
+      else {
+        std::fprintf(stderr, "%s needs a value\n", arg.c_str());
+        return 2;
+      }
     } else if (const SettingInfo* negated = bool_setting_for_negation(arg)) {
       settings[negated->name] = false;
     } else if (arg.rfind("--", 0) == 0) {
@@ -122,8 +127,8 @@ int main(int argc, char** argv) {
     std::printf("%s\n", dump_json(trace_json(trace, true)).c_str());
     return 0;
   }
-  std::printf("mode %s, d_model %d, heads %d (d_k %d), layers %d, preset %s\n", to_string(config.mode),
-              config.d_model, config.heads, config.head_dim(), config.layers, to_string(config.preset));
+  std::printf("mode %s, d_model %d, heads %d (d_k %d), layers %d, preset %s\n", to_string(config.mode), config.d_model,
+              config.heads, config.head_dim(), config.layers, to_string(config.preset));
   for (std::size_t b = 0; b < trace.tokens.size(); ++b) {
     std::printf("sequence %zu:", b);
     for (const auto& t : trace.tokens[b]) std::printf(" [%s]", t.c_str());

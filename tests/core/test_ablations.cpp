@@ -132,12 +132,14 @@ TEST(AttnActivation, AppliesToCrossAttentionAndTheFastBackendMatchesTheReference
     const ForwardOutput reference = run(m, input_for(s), &all, Backend::Reference);
     EXPECT_TRUE(all_close(fast.hidden.data, reference.hidden.data, 1e-5));
     EXPECT_TRUE(all_close(fast.logits.data, reference.logits.data, 1e-5));
-    for (const char* name : {"encoder.self_attn.activated", "decoder.self_attn.activated", "decoder.cross_attn.activated"}) {
+    for (const char* name :
+         {"encoder.self_attn.activated", "decoder.self_attn.activated", "decoder.cross_attn.activated"}) {
       const std::string block = std::string(name).substr(0, std::string(name).rfind('.'));
       const Tensor& output = stage(reference, 0, block + ".output");
       const Tensor& activated = stage(reference, 0, name);
       ASSERT_EQ(activated.size(), output.size()) << name;
-      for (std::size_t i = 0; i < output.size(); ++i) EXPECT_EQ(activated.data[i], activate(output.data[i], act)) << name;
+      for (std::size_t i = 0; i < output.size(); ++i)
+        EXPECT_EQ(activated.data[i], activate(output.data[i], act)) << name;
     }
   }
 }
@@ -166,7 +168,8 @@ TEST(LayerNormOff, TheModelHasNoNormParametersAnywhere) {
     EXPECT_EQ(names_without, expected);
     EXPECT_EQ(names_with.size() - names_without.size(), enc_dec ? 2u * (2 + 2 * 3 + 2) : 2u * (2 * 2 + 1));
     EXPECT_EQ(parameter_floats(without), static_cast<double>(floats));
-    EXPECT_EQ(parameter_floats(with) - parameter_floats(without), 8.0 * static_cast<double>(names_with.size() - names_without.size()));  // E = 8 per tensor
+    EXPECT_EQ(parameter_floats(with) - parameter_floats(without),
+              8.0 * static_cast<double>(names_with.size() - names_without.size()));  // E = 8 per tensor
 
     // Saved without norms, loaded back identically; a file with norms is refused by name.
     const std::vector<std::uint8_t> bytes = save_safetensors(b);

@@ -153,25 +153,27 @@ TEST_F(Gpt2Bpe, EncodesAndRoundTripsTrickyText) {
   };
   const std::vector<Case> cases = {
       {"Ça va? Déjà vu, naïve café — Ελληνικά, русский",
-       {127, 229, 64, 46935, 30, 360, 2634, 73, 24247, 410, 84, 11, 41492, 40304, 851, 7377, 243, 39377, 39377, 138, 115, 26180, 29945, 43000, 138, 105, 11, 220, 21169, 35072, 21727, 21727, 31583, 18849, 140, 117}},
+       {127,   229,   64,  46935, 30,    360,   2634,  73,    24247, 410,   84,    11,
+        41492, 40304, 851, 7377,  243,   39377, 39377, 138,   115,   26180, 29945, 43000,
+        138,   105,   11,  220,   21169, 35072, 21727, 21727, 31583, 18849, 140,   117}},
       {"e\xCC\x81 (a decomposed e-acute) and \xC3\xA9",
        {68, 136, 223, 357, 64, 38237, 1335, 304, 12, 330, 1133, 8, 290, 38251}},
       {"日本語のテキストと中文文本",
-       {33768, 98, 17312, 105, 45739, 252, 5641, 24336, 25084, 43302, 30201, 40792, 23877, 229, 23877, 229, 17312, 105}},
+       {33768, 98, 17312, 105, 45739, 252, 5641, 24336, 25084, 43302, 30201, 40792, 23877, 229, 23877, 229, 17312,
+        105}},
       {"emoji: 👍🏽 👨‍👩‍👧 🇫🇷 ❤️",
-       {368, 31370, 25, 50169, 235, 8582, 237, 121, 50169, 101, 447, 235, 41840, 102, 447, 235, 41840, 100, 12520, 229, 104, 8582, 229, 115, 43074, 97, 37929}},
-      {"  leading, trailing  ",
-       {220, 3756, 11, 25462, 220, 220}},
+       {368, 31370, 25,    50169, 235,   8582, 237, 121,  50169, 101, 447,   235, 41840, 102,
+        447, 235,   41840, 100,   12520, 229,  104, 8582, 229,   115, 43074, 97,  37929}},
+      {"  leading, trailing  ", {220, 3756, 11, 25462, 220, 220}},
       {"tabs\t\tand\n\n\nnewlines \n \r\n end",
        {8658, 82, 197, 197, 392, 628, 198, 3605, 6615, 220, 198, 220, 201, 198, 886}},
-      {"   ",
-       {220, 220, 220}},
+      {"   ", {220, 220, 220}},
       {"I'm sure you'll say they've, we'd, it's, don't, SHE'S 'quoted'",
-       {40, 1101, 1654, 345, 1183, 910, 484, 1053, 11, 356, 1549, 11, 340, 338, 11, 836, 470, 11, 48052, 6, 50, 705, 421, 5191, 6}},
+       {40,  1101, 1654, 345, 1183, 910,   484, 1053, 11,  356, 1549, 11, 340,
+        338, 11,   836,  470, 11,   48052, 6,   50,   705, 421, 5191, 6}},
       {"numbers 12345 ３４ ½ and Ⅻ",
        {77, 17024, 17031, 2231, 27332, 120, 241, 171, 120, 242, 25208, 290, 2343, 227, 104}},
-      {"\x01\x7F control bytes",
-       {189, 221, 1630, 9881}},
+      {"\x01\x7F control bytes", {189, 221, 1630, 9881}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.text);
@@ -194,8 +196,8 @@ TEST_F(Gpt2Bpe, SplitsWhitespaceLikeTheRegex) {
 }
 
 TEST_F(Gpt2Bpe, RefusesInvalidUtf8AndUnknownIds) {
-  for (const std::string bad : {std::string("ab\xFF"), std::string("\xC3"), std::string("\xED\xA0\x80"),
-                                std::string("\xC0\xAF")}) {
+  for (const std::string bad :
+       {std::string("ab\xFF"), std::string("\xC3"), std::string("\xED\xA0\x80"), std::string("\xC0\xAF")}) {
     auto ids = tokenizer_->encode(bad);
     ASSERT_FALSE(ids.ok());
     EXPECT_EQ(ids.error_value().code, "invalid_argument");
@@ -235,8 +237,10 @@ TEST_F(Gpt2Bpe, RandomTextRoundTripsAndRandomBytesNeverCrash) {
       char32_t c = starts[kind] + next() % widths[kind];
       if (c >= 0xD800 && c <= 0xDFFF) c = U'x';  // surrogates are not UTF-8
       std::string utf8;
-      if (c < 0x80) utf8 += static_cast<char>(c);
-      else if (c < 0x800) utf8 += {static_cast<char>(0xC0 | (c >> 6)), static_cast<char>(0x80 | (c & 0x3F))};
+      if (c < 0x80)
+        utf8 += static_cast<char>(c);
+      else if (c < 0x800)
+        utf8 += {static_cast<char>(0xC0 | (c >> 6)), static_cast<char>(0x80 | (c & 0x3F))};
       else if (c < 0x10000)
         utf8 += {static_cast<char>(0xE0 | (c >> 12)), static_cast<char>(0x80 | ((c >> 6) & 0x3F)),
                  static_cast<char>(0x80 | (c & 0x3F))};
@@ -250,8 +254,10 @@ TEST_F(Gpt2Bpe, RandomTextRoundTripsAndRandomBytesNeverCrash) {
     std::string bytes(next() % 24, '\0');
     for (char& b : bytes) b = static_cast<char>(next() & 0xFF);
     auto ids = tokenizer_->encode(bytes);  // either ids that decode back, or an error
-    if (ids.ok()) EXPECT_EQ(decode(ids.value()), bytes) << "round " << round;
-    else EXPECT_EQ(ids.error_value().field, "text");
+    if (ids.ok())
+      EXPECT_EQ(decode(ids.value()), bytes) << "round " << round;
+    else
+      EXPECT_EQ(ids.error_value().field, "text");
   }
 }
 

@@ -43,7 +43,8 @@ Floats numeric_gradient(Floats x, const std::function<double(const Floats&)>& f,
   if (analytic.size() != numeric.size()) return ::testing::AssertionFailure() << "sizes differ";
   for (std::size_t i = 0; i < analytic.size(); ++i)
     if (std::fabs(analytic[i] - numeric[i]) > 1e-2 * std::fabs(numeric[i]) + 2e-3)
-      return ::testing::AssertionFailure() << "element " << i << ": analytic " << analytic[i] << " vs numeric " << numeric[i];
+      return ::testing::AssertionFailure()
+             << "element " << i << ": analytic " << analytic[i] << " vs numeric " << numeric[i];
   return ::testing::AssertionSuccess();
 }
 
@@ -63,9 +64,12 @@ TEST_P(GradOps, LinearMatchesFiniteDifferences) {
   };
   Floats dx(x.size(), 0.0f), dw(w.size(), 0.0f), db(b.size(), 0.0f);
   grad::linear_backward(x.data(), probe_w.data(), rows, in, out, w.data(), dx.data(), dw.data(), db.data(), backend);
-  EXPECT_TRUE(gradients_agree(dx, numeric_gradient(x, [&](const Floats& v) { return forward(v, w, b); }, 1e-2f)));
-  EXPECT_TRUE(gradients_agree(dw, numeric_gradient(w, [&](const Floats& v) { return forward(x, v, b); }, 1e-2f)));
-  EXPECT_TRUE(gradients_agree(db, numeric_gradient(b, [&](const Floats& v) { return forward(x, w, v); }, 1e-2f)));
+  EXPECT_TRUE(gradients_agree(dx, numeric_gradient(
+                                      x, [&](const Floats& v) { return forward(v, w, b); }, 1e-2f)));
+  EXPECT_TRUE(gradients_agree(dw, numeric_gradient(
+                                      w, [&](const Floats& v) { return forward(x, v, b); }, 1e-2f)));
+  EXPECT_TRUE(gradients_agree(db, numeric_gradient(
+                                      b, [&](const Floats& v) { return forward(x, w, v); }, 1e-2f)));
 }
 
 TEST_P(GradOps, LayerNormMatchesFiniteDifferences) {
@@ -80,10 +84,14 @@ TEST_P(GradOps, LayerNormMatchesFiniteDifferences) {
   Floats y(x.size()), xhat(x.size()), inv(rows);
   grad::layer_norm_forward(x.data(), rows, e, g.data(), b.data(), 1e-5f, y.data(), xhat.data(), inv.data());
   Floats dx(x.size(), 0.0f), dg(e, 0.0f), db(e, 0.0f);
-  grad::layer_norm_backward(probe_w.data(), xhat.data(), inv.data(), rows, e, g.data(), dx.data(), dg.data(), db.data());
-  EXPECT_TRUE(gradients_agree(dx, numeric_gradient(x, [&](const Floats& v) { return forward(v, g, b); }, 1e-2f)));
-  EXPECT_TRUE(gradients_agree(dg, numeric_gradient(g, [&](const Floats& v) { return forward(x, v, b); }, 1e-2f)));
-  EXPECT_TRUE(gradients_agree(db, numeric_gradient(b, [&](const Floats& v) { return forward(x, g, v); }, 1e-2f)));
+  grad::layer_norm_backward(probe_w.data(), xhat.data(), inv.data(), rows, e, g.data(), dx.data(), dg.data(),
+                            db.data());
+  EXPECT_TRUE(gradients_agree(dx, numeric_gradient(
+                                      x, [&](const Floats& v) { return forward(v, g, b); }, 1e-2f)));
+  EXPECT_TRUE(gradients_agree(dg, numeric_gradient(
+                                      g, [&](const Floats& v) { return forward(x, v, b); }, 1e-2f)));
+  EXPECT_TRUE(gradients_agree(db, numeric_gradient(
+                                      b, [&](const Floats& v) { return forward(x, g, v); }, 1e-2f)));
 }
 
 TEST_P(GradOps, ActivationsMatchFiniteDifferences) {
@@ -136,9 +144,12 @@ TEST_P(GradOps, AttentionThroughMasksAndScaleMatchesFiniteDifferences) {
     Floats dq(qn, 0.0f), dkk(kn, 0.0f), dv(kn, 0.0f);
     grad::attention_backward(q.data(), k.data(), v.data(), p.data(), probe_w.data(), batch, heads, sq, sk, dk, scale,
                              dq.data(), dkk.data(), dv.data(), backend);
-    EXPECT_TRUE(gradients_agree(dq, numeric_gradient(q, [&](const Floats& x) { return forward(x, k, v); }, 1e-2f)));
-    EXPECT_TRUE(gradients_agree(dkk, numeric_gradient(k, [&](const Floats& x) { return forward(q, x, v); }, 1e-2f)));
-    EXPECT_TRUE(gradients_agree(dv, numeric_gradient(v, [&](const Floats& x) { return forward(q, k, x); }, 1e-2f)));
+    EXPECT_TRUE(gradients_agree(dq, numeric_gradient(
+                                        q, [&](const Floats& x) { return forward(x, k, v); }, 1e-2f)));
+    EXPECT_TRUE(gradients_agree(dkk, numeric_gradient(
+                                         k, [&](const Floats& x) { return forward(q, x, v); }, 1e-2f)));
+    EXPECT_TRUE(gradients_agree(dv, numeric_gradient(
+                                        v, [&](const Floats& x) { return forward(q, k, x); }, 1e-2f)));
     // The fully blocked row: no gradient into its query.
     for (int h = 0; h < heads; ++h)
       for (int d = 0; d < dk; ++d) EXPECT_EQ(dq[((1 * heads + h) * sq + 3) * dk + d], 0.0f);

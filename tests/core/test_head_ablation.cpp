@@ -82,7 +82,8 @@ TEST(HeadAblation, EqualsZeroingTheHeadsColumnsOfTheOutputProjection) {
         const ForwardOutput expected = run(zeroed, {}, backend);
         EXPECT_TRUE(all_close(ablated.hidden.data, expected.hidden.data, 1e-6)) << layer << "." << head;
         EXPECT_TRUE(all_close(ablated.logits.data, expected.logits.data, 1e-6)) << layer << "." << head;
-        EXPECT_FALSE(all_close(ablated.hidden.data, intact.hidden.data, 1e-4)) << "the head mattered: " << layer << "." << head;
+        EXPECT_FALSE(all_close(ablated.hidden.data, intact.hidden.data, 1e-4))
+            << "the head mattered: " << layer << "." << head;
       }
   // Two heads of two layers at once, and a repeat: the same as zeroing all their columns.
   Transformer zeroed = model_of(s);
@@ -185,8 +186,8 @@ TEST(HeadAblation, TheTrainingForwardAblatesAsTheInferenceForward) {
       const ForwardOutput out = run(model, heads, backend);
       std::vector<float> dlogits(out.logits.size());
       int counted = 0;
-      const double inference = grad::cross_entropy(out.logits.ptr(), batch.targets.data(), 12, s.vocab_size,
-                                                    dlogits.data(), &counted);
+      const double inference =
+          grad::cross_entropy(out.logits.ptr(), batch.targets.data(), 12, s.vocab_size, dlogits.data(), &counted);
       EXPECT_NEAR(training, inference, 1e-5 * inference) << heads.size();
     }
   }

@@ -56,7 +56,8 @@ TEST_P(GemmVariants, PackedOnceMatchesTheScalarReference) {
   for (int call = 0; call < 2; ++call) {                    // the same panels, used twice
     std::vector<float> actual(expected.size(), -7.0f);
     gemm_fast(m, n, k, a.data(), b.data(), Layout::NT, 1.0f, bias.data(), actual.data(), &packed);
-    EXPECT_TRUE(all_close(actual, expected, sum_tolerance(k))) << fastest_gemm().name << (packed.panels.empty() ? "" : " packed");
+    EXPECT_TRUE(all_close(actual, expected, sum_tolerance(k)))
+        << fastest_gemm().name << (packed.panels.empty() ? "" : " packed");
   }
 #ifdef __wasm_simd128__
   EXPECT_FALSE(packed.panels.empty());
@@ -69,8 +70,15 @@ TEST(GemmVariants, RespectRowStrides) {
   for (const auto& variant : gemm_variants()) {
     std::vector<float> c(3 * 9, 42.0f), expected(3 * 9, 42.0f);
     GemmArgs args;
-    args.m = 3; args.n = 5; args.k = 4; args.a = a.data(); args.lda = 6; args.b = b.data(); args.ldb = 4;
-    args.c = expected.data(); args.ldc = 9;
+    args.m = 3;
+    args.n = 5;
+    args.k = 4;
+    args.a = a.data();
+    args.lda = 6;
+    args.b = b.data();
+    args.ldb = 4;
+    args.c = expected.data();
+    args.ldc = 9;
     gemm_f32_scalar(args);
     args.c = c.data();
     variant.fn(args);
@@ -94,7 +102,9 @@ TEST_P(GemmVariants, TransposedAAndAccumulateMatchTheScalarReference) {
       for (bool accumulate : {false, true})
         for (bool with_bias : {false, true}) {
           GemmArgs args;
-          args.m = m; args.n = n; args.k = k;
+          args.m = m;
+          args.n = n;
+          args.k = k;
           args.a = trans_a ? at.data() : a.data();
           args.lda = trans_a ? m : k;
           args.trans_a = trans_a;
@@ -127,16 +137,14 @@ TEST_P(GemmVariants, TransposedAAndAccumulateMatchTheScalarReference) {
         }
 }
 
-INSTANTIATE_TEST_SUITE_P(OddShapes, GemmVariants,
-                         ::testing::Values(std::make_tuple(1, 1, 1), std::make_tuple(3, 5, 7), std::make_tuple(4, 8, 16),
-                                           std::make_tuple(5, 17, 3), std::make_tuple(17, 9, 63),
-                                           std::make_tuple(63, 65, 17), std::make_tuple(65, 63, 65),
-                                           std::make_tuple(1, 33, 64), std::make_tuple(67, 1, 5),
-                                           std::make_tuple(130, 24, 96),
-                                           std::make_tuple(9, 20, 600), std::make_tuple(70, 17, 513),
-                                           // several column and depth blocks of the packed layout, ragged at both ends
-                                           std::make_tuple(13, 523, 520), std::make_tuple(6, 257, 256),
-                                           std::make_tuple(7, 256, 257)));
+INSTANTIATE_TEST_SUITE_P(
+    OddShapes, GemmVariants,
+    ::testing::Values(std::make_tuple(1, 1, 1), std::make_tuple(3, 5, 7), std::make_tuple(4, 8, 16),
+                      std::make_tuple(5, 17, 3), std::make_tuple(17, 9, 63), std::make_tuple(63, 65, 17),
+                      std::make_tuple(65, 63, 65), std::make_tuple(1, 33, 64), std::make_tuple(67, 1, 5),
+                      std::make_tuple(130, 24, 96), std::make_tuple(9, 20, 600), std::make_tuple(70, 17, 513),
+                      // several column and depth blocks of the packed layout, ragged at both ends
+                      std::make_tuple(13, 523, 520), std::make_tuple(6, 257, 256), std::make_tuple(7, 256, 257)));
 
 class SoftmaxVariants : public ::testing::TestWithParam<int> {};
 
@@ -144,9 +152,9 @@ TEST_P(SoftmaxVariants, MatchTheScalarReference) {
   const int n = GetParam();
   constexpr float inf = std::numeric_limits<float>::infinity();
   std::vector<float> rows = random_vector(static_cast<std::size_t>(6) * n, 40 + n, 20.0f);
-  for (int j = 0; j < n; j += 3) rows[static_cast<std::size_t>(n) + j] = -inf;     // row 1: some blocked
-  for (int j = 0; j < n; ++j) rows[static_cast<std::size_t>(2) * n + j] = -inf;   // row 2: all blocked
-  rows[static_cast<std::size_t>(3) * n + n / 2] = inf;                            // row 3: an overflowed score
+  for (int j = 0; j < n; j += 3) rows[static_cast<std::size_t>(n) + j] = -inf;   // row 1: some blocked
+  for (int j = 0; j < n; ++j) rows[static_cast<std::size_t>(2) * n + j] = -inf;  // row 2: all blocked
+  rows[static_cast<std::size_t>(3) * n + n / 2] = inf;                           // row 3: an overflowed score
   for (int j = 0; j < n; ++j) rows[static_cast<std::size_t>(4) * n + j] = 1e30f * (j % 2 ? 1 : -1);  // row 4: huge
   rows[static_cast<std::size_t>(5) * n] = std::numeric_limits<float>::quiet_NaN();  // row 5: NaN counts as blocked
   std::vector<float> expected = rows;
@@ -167,7 +175,8 @@ INSTANTIATE_TEST_SUITE_P(Lengths, SoftmaxVariants, ::testing::Values(1, 2, 3, 4,
 TEST(GeluTanhVariants, MatchTheScalarReference) {
   std::vector<float> x;
   for (int i = -4000; i <= 4000; ++i) x.push_back(0.005f * static_cast<float>(i));
-  for (float v : {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-7f, -3e-5f, 40.0f, -40.0f, 1e4f, -1e4f, 3e12f, -3e12f}) x.push_back(v);
+  for (float v : {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-7f, -3e-5f, 40.0f, -40.0f, 1e4f, -1e4f, 3e12f, -3e12f})
+    x.push_back(v);
   ASSERT_NE(x.size() % 4, 0u);
   std::vector<float> expected = x;
   gelu_tanh_scalar(expected.data(), expected.size());

@@ -22,8 +22,7 @@ TEST(Masks, CombineIsTheUnionPerSequence) {
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(m.value().shape, (std::vector<int>{2, 3, 3}));
   // Sequence 0: causal only. Sequence 1: causal plus key 2 padded.
-  EXPECT_EQ(m.value().data,
-            (std::vector<float>{0, 1, 1, 0, 0, 1, 0, 0, 0, /* b=1 */ 0, 1, 1, 0, 0, 1, 0, 0, 1}));
+  EXPECT_EQ(m.value().data, (std::vector<float>{0, 1, 1, 0, 0, 1, 0, 0, 0, /* b=1 */ 0, 1, 1, 0, 0, 1, 0, 0, 1}));
 }
 
 TEST(Masks, ShapeMismatchIsAnError) {

@@ -100,7 +100,7 @@ TEST(Model, SameWordSameVectorAndPaddingIsZero) {
   for (int d = 0; d < 8; ++d) {
     EXPECT_EQ(emb.at({0, 0, d}), emb.at({0, 3, d}));
     EXPECT_EQ(emb.at({0, 1, d}), emb.at({0, 2, d}));  // case folded
-    EXPECT_EQ(emb.at({1, 1, d}), 0.0f);              // padding
+    EXPECT_EQ(emb.at({1, 1, d}), 0.0f);               // padding
   }
   EXPECT_NE(token_embedding("cat", 1, 8), token_embedding("cat", 2, 8));
 }
@@ -128,7 +128,8 @@ TEST(Model, SwitchesChangeWhatIsComputed) {
 TEST(Model, InvalidConfigsAreErrors) {
   ModelConfig c = small(Mode::Encoder);
   c.heads = 3;
-  EXPECT_EQ(run_model(c, {"a"}).error(), "heads (3) must divide dModel (8): d_k = dModel / heads must be a whole number");
+  EXPECT_EQ(run_model(c, {"a"}).error(),
+            "heads (3) must divide dModel (8): d_k = dModel / heads must be a whole number");
   EXPECT_EQ(run_model(c, {"a"}).error_value().code, "not_divisible");
   EXPECT_EQ(run_model(c, {"a"}).error_value().field, "heads");
   c = small(Mode::Encoder);

@@ -59,10 +59,10 @@ TEST(MultiHead, Seed003EveryStageShape) {
   Result<MultiHeadResult> r = multi_head_attention(x, x, x, random_weights(4, 2), options, Recorder(&trace, 0, ""));
   ASSERT_TRUE(r.ok()) << r.error();
   const std::vector<std::pair<std::string, std::vector<int>>> expected = {
-      {"q_proj", {2, 3, 4}},     {"k_proj", {2, 3, 4}},      {"v_proj", {2, 3, 4}},  {"q_split", {2, 3, 2, 2}},
-      {"q_heads", {2, 2, 3, 2}}, {"k_heads", {2, 2, 3, 2}},  {"v_heads", {2, 2, 3, 2}}, {"mask.padding", {2, 3}}, {"mask", {2, 3, 3}},
-      {"scores", {2, 2, 3, 3}},  {"scaled", {2, 2, 3, 3}},   {"masked", {2, 2, 3, 3}}, {"weights", {2, 2, 3, 3}},
-      {"context", {2, 2, 3, 2}}, {"merged", {2, 3, 4}},      {"output", {2, 3, 4}}};
+      {"q_proj", {2, 3, 4}},     {"k_proj", {2, 3, 4}},     {"v_proj", {2, 3, 4}},     {"q_split", {2, 3, 2, 2}},
+      {"q_heads", {2, 2, 3, 2}}, {"k_heads", {2, 2, 3, 2}}, {"v_heads", {2, 2, 3, 2}}, {"mask.padding", {2, 3}},
+      {"mask", {2, 3, 3}},       {"scores", {2, 2, 3, 3}},  {"scaled", {2, 2, 3, 3}},  {"masked", {2, 2, 3, 3}},
+      {"weights", {2, 2, 3, 3}}, {"context", {2, 2, 3, 2}}, {"merged", {2, 3, 4}},     {"output", {2, 3, 4}}};
   ASSERT_EQ(trace.stages.size(), expected.size());
   for (std::size_t i = 0; i < expected.size(); ++i) {
     EXPECT_EQ(trace.stages[i].name, expected[i].first);
@@ -91,9 +91,13 @@ TEST(MultiHead, EqualsSeparateSingleHeadAttentionsOnSlicedWeights) {
     for (int s = 0; s < sq; ++s)
       for (int o = 0; o < e; ++o) output[(b * sq + s) * e + o] = w.out_proj_bias[o];
   for (int h = 0; h < heads; ++h) {
-    const Tensor q = as_one_head(linear(query, slice_rows(w.in_proj_weight.values(), w.in_proj_bias.values(), h * dk, dk, e), "d"), "Sq");
-    const Tensor k = as_one_head(linear(memory, slice_rows(w.in_proj_weight.values(), w.in_proj_bias.values(), e + h * dk, dk, e), "d"), "Sk");
-    const Tensor v = as_one_head(linear(memory, slice_rows(w.in_proj_weight.values(), w.in_proj_bias.values(), 2 * e + h * dk, dk, e), "d"), "Sk");
+    const Tensor q = as_one_head(
+        linear(query, slice_rows(w.in_proj_weight.values(), w.in_proj_bias.values(), h * dk, dk, e), "d"), "Sq");
+    const Tensor k = as_one_head(
+        linear(memory, slice_rows(w.in_proj_weight.values(), w.in_proj_bias.values(), e + h * dk, dk, e), "d"), "Sk");
+    const Tensor v = as_one_head(
+        linear(memory, slice_rows(w.in_proj_weight.values(), w.in_proj_bias.values(), 2 * e + h * dk, dk, e), "d"),
+        "Sk");
     const AttentionStages single = scaled_dot_product_attention(q, k, v, nullptr, true, Backend::Reference);
     for (int b = 0; b < batch; ++b)
       for (int i = 0; i < sq; ++i) {

@@ -95,7 +95,8 @@ TEST(Parallel, TrainingIsBitForBitTheSameWithAnyThreadCount) {
     std::vector<double> losses;
     for (int step = 0; step < 3; ++step) losses.push_back(trainer->step(batch).value().loss);
     std::vector<float> weights;
-    model->visit_parameters([&](const Parameter& p) { weights.insert(weights.end(), p.values().begin(), p.values().end()); });
+    model->visit_parameters(
+        [&](const Parameter& p) { weights.insert(weights.end(), p.values().begin(), p.values().end()); });
     return std::make_pair(losses, weights);
   };
   const auto one = run(1);

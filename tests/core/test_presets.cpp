@@ -44,14 +44,22 @@ TEST(Presets, PositionalHeadsFollowTheirPatterns) {
       for (int i = 0; i < s; ++i) {
         int target = i;
         switch (positional_pattern(h)) {
-          case PositionalPattern::Previous: target = i - 1; break;
-          case PositionalPattern::Next: target = i + 1; break;
-          case PositionalPattern::Self: target = i; break;
-          case PositionalPattern::First: target = 0; break;
+          case PositionalPattern::Previous:
+            target = i - 1;
+            break;
+          case PositionalPattern::Next:
+            target = i + 1;
+            break;
+          case PositionalPattern::Self:
+            target = i;
+            break;
+          case PositionalPattern::First:
+            target = 0;
+            break;
         }
         if (target < 0 || target >= s) continue;
-        EXPECT_EQ(argmax_key(w, 0, h, i), target) << to_string(positional_pattern(h)) << " d_model " << d_model
-                                                   << " query " << i;
+        EXPECT_EQ(argmax_key(w, 0, h, i), target)
+            << to_string(positional_pattern(h)) << " d_model " << d_model << " query " << i;
         EXPECT_GT(w.at({0, h, i, target}), 0.9f) << to_string(positional_pattern(h)) << " query " << i;
       }
   }
@@ -102,7 +110,8 @@ TEST(Presets, RandomWeightsAreDeterministicFromTheSeed) {
     return t;
   };
   Transformer a = made(c), b = made(c);
-  EXPECT_EQ(a.encoder_layers()[1].self_attn.in_proj_weight.values(), b.encoder_layers()[1].self_attn.in_proj_weight.values());
+  EXPECT_EQ(a.encoder_layers()[1].self_attn.in_proj_weight.values(),
+            b.encoder_layers()[1].self_attn.in_proj_weight.values());
   c.seed = 2;
   Transformer other = made(c);
   EXPECT_NE(a.encoder_layers()[0].self_attn.in_proj_weight.values(),

@@ -7,9 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <functional>
 #include <map>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -107,7 +107,8 @@ void check_against(const Transformer& model, const std::string& golden) {
         for (int p = 0; p < lengths[bi]; ++p)
           for (int c = 0; c < width; ++c) {
             const std::size_t i = (static_cast<std::size_t>(bi) * s + p) * width + c;
-            expect_close(&got[i], want[i], what + " [" + std::to_string(bi) + "," + std::to_string(p) + "," + std::to_string(c) + "]");
+            expect_close(&got[i], want[i],
+                         what + " [" + std::to_string(bi) + "," + std::to_string(p) + "," + std::to_string(c) + "]");
           }
     };
     const Stage* input = out.value().trace.find(-1, stack + "input");
@@ -243,7 +244,8 @@ TEST(Pretrained, BertMaskedLmFileWithBothNamesOfItsTiedTensorsIsTheSameModel) {
   check_against(model.value(), "bert-tiny");
   const auto skipped = skipped_of("bert-tiny-mlm", {"model.safetensors"});
   ASSERT_EQ(skipped.count("cls.predictions.decoder.weight"), 1u);
-  EXPECT_NE(skipped.at("cls.predictions.decoder.weight").find("'bert.embeddings.word_embeddings.weight'"), std::string::npos);
+  EXPECT_NE(skipped.at("cls.predictions.decoder.weight").find("'bert.embeddings.word_embeddings.weight'"),
+            std::string::npos);
   EXPECT_NE(skipped.at("cls.predictions.decoder.weight").find("tie_word_embeddings is true"), std::string::npos);
   EXPECT_EQ(skipped.count("cls.predictions.decoder.bias"), 1u);
 }
@@ -294,8 +296,8 @@ TEST(Pretrained, LastRowLogitsAreTheLastRealRowOfTheFullLogits) {
   for (int b = 0; b < in.batch; ++b) {
     const std::size_t row = static_cast<std::size_t>(b) * in.seq + in.lengths[b] - 1;
     for (int c = 0; c < v; ++c)  // the same products, perhaps summed in another order (fewer rows)
-      expect_close(&last.value().logits.data[static_cast<std::size_t>(b) * v + c], all.value().logits.data[row * v + c] * 1.0,
-                   "last-row logits");
+      expect_close(&last.value().logits.data[static_cast<std::size_t>(b) * v + c],
+                   all.value().logits.data[row * v + c] * 1.0, "last-row logits");
   }
   ForwardOptions none;
   none.logits = LogitRows::None;
@@ -349,7 +351,8 @@ Result<Transformer> load_bytes(const std::string& config_dir, const std::vector<
   Result<CheckpointLoader> loader = CheckpointLoader::create(config_of(config_dir));
   if (!loader) return loader.error_value();
   for (std::size_t i = 0; i < files.size(); ++i)
-    if (Status s = loader.value().add_file(files[i].data(), files[i].size(), "part" + std::to_string(i) + ".safetensors");
+    if (Status s =
+            loader.value().add_file(files[i].data(), files[i].size(), "part" + std::to_string(i) + ".safetensors");
         !s)
       return s.error_value();
   return loader.value().finish();
@@ -369,7 +372,8 @@ TEST(PretrainedErrors, ATiedCopyWithOtherValuesNamesBothTensors) {
   ASSERT_FALSE(bert);
   EXPECT_EQ(bert.error_value().code, error_code::kTiedMismatch);
   EXPECT_EQ(bert.error_value().field, "cls.predictions.decoder.weight");
-  EXPECT_NE(bert.error_value().message.find("'bert.embeddings.word_embeddings.weight'"), std::string::npos) << bert.error();
+  EXPECT_NE(bert.error_value().message.find("'bert.embeddings.word_embeddings.weight'"), std::string::npos)
+      << bert.error();
 
   // The decoder's bias under its second name with another value.
   Result<Transformer> bias = load_bytes("bert-tiny-mlm", {edited("bert-tiny-mlm/model.safetensors", [](auto& t) {
@@ -447,7 +451,9 @@ TEST(PretrainedErrors, AMissingTensorIsNamed) {
 }
 
 TEST(PretrainedErrors, AnUnexpectedTensorIsNamed) {
-  Error e = load_error(edited_gpt2([](auto& t) { t.push_back({"h.0.attn.rotary.weight", safetensors::DType::F32, {2}, {1, 2}}); }));
+  Error e = load_error(edited_gpt2([](auto& t) {
+    t.push_back({"h.0.attn.rotary.weight", safetensors::DType::F32, {2}, {1, 2}});
+  }));
   EXPECT_EQ(e.code, error_code::kUnexpectedTensor);
   EXPECT_EQ(e.field, "h.0.attn.rotary.weight");
 }

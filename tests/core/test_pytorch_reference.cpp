@@ -156,7 +156,8 @@ TEST_P(PyTorchReference, TransformerEncoderLayer) {
     SCOPED_TRACE(c["name"].get<std::string>());
     const int b = c["batch"], s = c["seq"], e = c["d_model"], f = c["ffn_dim"];
     const json& w = c["weights"];
-    const EncoderLayerWeights weights{mha_weights(w, "self_attn.", e), ffn(w, e, f), norm(w, "norm1"), norm(w, "norm2")};
+    const EncoderLayerWeights weights{mha_weights(w, "self_attn.", e), ffn(w, e, f), norm(w, "norm1"),
+                                      norm(w, "norm2")};
     const Tensor x({"B", "S", "E"}, {b, s, e}, floats(c["input"]));
     const Tensor padding = key_padding_mask(c["lengths"].get<std::vector<int>>(), s);
     Result<Tensor> r = encoder_layer(x, weights, layer_options(c, GetParam()), &padding, c["causal"]);
@@ -172,14 +173,18 @@ TEST_P(PyTorchReference, TransformerDecoderLayer) {
     SCOPED_TRACE(c["name"].get<std::string>());
     const int b = c["batch"], st = c["target_seq"], ss = c["source_seq"], e = c["d_model"], f = c["ffn_dim"];
     const json& w = c["weights"];
-    const DecoderLayerWeights weights{mha_weights(w, "self_attn.", e), mha_weights(w, "cross_attn.", e), ffn(w, e, f),
-                                      norm(w, "norm1"), norm(w, "norm2"), norm(w, "norm3")};
+    const DecoderLayerWeights weights{mha_weights(w, "self_attn.", e),
+                                      mha_weights(w, "cross_attn.", e),
+                                      ffn(w, e, f),
+                                      norm(w, "norm1"),
+                                      norm(w, "norm2"),
+                                      norm(w, "norm3")};
     const Tensor target({"B", "St", "E"}, {b, st, e}, floats(c["target"]));
     const Tensor memory({"B", "Ss", "E"}, {b, ss, e}, floats(c["memory"]));
     const Tensor target_padding = key_padding_mask(c["target_lengths"].get<std::vector<int>>(), st);
     const Tensor memory_padding = key_padding_mask(c["source_lengths"].get<std::vector<int>>(), ss);
-    Result<Tensor> r = decoder_layer(target, memory, weights, layer_options(c, GetParam()), &target_padding,
-                                     &memory_padding);
+    Result<Tensor> r =
+        decoder_layer(target, memory, weights, layer_options(c, GetParam()), &target_padding, &memory_padding);
     ASSERT_TRUE(r.ok()) << r.error();
     EXPECT_TRUE(all_close(r.value().data, doubles(c["expected"]), kTolerance));
   }

@@ -40,7 +40,8 @@ Bytes f32_bytes(const std::vector<float>& values) {
 
 Bytes u16_bytes(const std::vector<std::uint16_t>& values) {
   Bytes out;
-  for (std::uint16_t v : values) out.insert(out.end(), {static_cast<std::uint8_t>(v), static_cast<std::uint8_t>(v >> 8)});
+  for (std::uint16_t v : values)
+    out.insert(out.end(), {static_cast<std::uint8_t>(v), static_cast<std::uint8_t>(v >> 8)});
   return out;
 }
 
@@ -86,8 +87,9 @@ TEST(Safetensors, RoundTripKeepsNamesShapesOrderValuesAndMetadata) {
   const std::vector<float> b = {1.5f, -0.0f, denormal, std::numeric_limits<float>::max(), -3.25e-20f, 7.0f};
   const float scalar = 0.1f;
   const std::map<std::string, std::string> metadata = {{"format", "pt"}, {"note", "ünï \"quoted\"\n"}};
-  const Bytes file = st::write({{"b.weight", {2, 3}, b.data()}, {"a", {}, &scalar}, {"empty", {0, 5}, nullptr},
-                                {"z\u00e9", {1}, &scalar}}, metadata);
+  const Bytes file = st::write(
+      {{"b.weight", {2, 3}, b.data()}, {"a", {}, &scalar}, {"empty", {0, 5}, nullptr}, {"z\u00e9", {1}, &scalar}},
+      metadata);
   const auto r = parse(file);
   ASSERT_TRUE(r.ok()) << r.error();
   const st::File& f = r.value();
@@ -107,8 +109,12 @@ TEST(Safetensors, RoundTripKeepsNamesShapesOrderValuesAndMetadata) {
   ASSERT_NE(f.find("a"), nullptr);
   EXPECT_EQ(f.find("a")->name, "a");
   EXPECT_EQ(f.find("missing"), nullptr);
-  EXPECT_EQ(st::write({{"b.weight", {2, 3}, b.data()}, {"a", {}, &scalar}, {"empty", {0, 5}, nullptr},
-                       {"z\u00e9", {1}, &scalar}}, metadata), file) << "the writer is deterministic";
+  EXPECT_EQ(
+      st::write(
+          {{"b.weight", {2, 3}, b.data()}, {"a", {}, &scalar}, {"empty", {0, 5}, nullptr}, {"z\u00e9", {1}, &scalar}},
+          metadata),
+      file)
+      << "the writer is deterministic";
 }
 
 TEST(Safetensors, WriterPadsTheHeaderToAMultipleOf8WithSpaces) {
@@ -141,13 +147,22 @@ TEST(Safetensors, KnownByteLayoutOfATinyFile) {
 }
 
 TEST(Safetensors, F16DecodesExactly) {
-  struct Case { std::uint16_t bits; float value; };
+  struct Case {
+    std::uint16_t bits;
+    float value;
+  };
   const Case cases[] = {
-      {0x0000, 0.0f}, {0x3c00, 1.0f}, {0xc000, -2.0f}, {0x3555, 0.333251953125f},
-      {0x7bff, 65504.0f}, {0xfbff, -65504.0f},                          // max finite
-      {0x0001, std::ldexp(1.0f, -24)}, {0x8001, -std::ldexp(1.0f, -24)},  // smallest subnormal
-      {0x03ff, std::ldexp(1023.0f, -24)}, {0x0200, std::ldexp(1.0f, -15)},  // largest subnormal, 2^-15
-      {0x0400, std::ldexp(1.0f, -14)},                                  // smallest normal
+      {0x0000, 0.0f},
+      {0x3c00, 1.0f},
+      {0xc000, -2.0f},
+      {0x3555, 0.333251953125f},
+      {0x7bff, 65504.0f},
+      {0xfbff, -65504.0f},  // max finite
+      {0x0001, std::ldexp(1.0f, -24)},
+      {0x8001, -std::ldexp(1.0f, -24)},  // smallest subnormal
+      {0x03ff, std::ldexp(1023.0f, -24)},
+      {0x0200, std::ldexp(1.0f, -15)},  // largest subnormal, 2^-15
+      {0x0400, std::ldexp(1.0f, -14)},  // smallest normal
   };
   for (const Case& c : cases) EXPECT_EQ(bits_of(st::f16_to_f32(c.bits)), bits_of(c.value)) << std::hex << c.bits;
   EXPECT_EQ(bits_of(st::f16_to_f32(0x8000)), 0x80000000u);  // -0 keeps its sign
@@ -159,8 +174,10 @@ TEST(Safetensors, F16DecodesExactly) {
   for (std::uint32_t h = 0; h < 0x10000; ++h) {
     const int e = (h >> 10) & 0x1f, m = h & 0x3ff;
     if (e == 0x1f) continue;
-    const float magnitude = e == 0 ? std::ldexp(static_cast<float>(m), -24) : std::ldexp(static_cast<float>(1024 + m), e - 25);
-    ASSERT_EQ(bits_of(st::f16_to_f32(static_cast<std::uint16_t>(h))), bits_of((h & 0x8000) ? -magnitude : magnitude)) << h;
+    const float magnitude =
+        e == 0 ? std::ldexp(static_cast<float>(m), -24) : std::ldexp(static_cast<float>(1024 + m), e - 25);
+    ASSERT_EQ(bits_of(st::f16_to_f32(static_cast<std::uint16_t>(h))), bits_of((h & 0x8000) ? -magnitude : magnitude))
+        << h;
   }
 }
 
@@ -170,9 +187,9 @@ TEST(Safetensors, BF16DecodesExactly) {
   EXPECT_EQ(st::bf16_to_f32(0x4049), 3.140625f);
   EXPECT_EQ(bits_of(st::bf16_to_f32(0x0000)), 0x00000000u);
   EXPECT_EQ(bits_of(st::bf16_to_f32(0x8000)), 0x80000000u);
-  EXPECT_EQ(st::bf16_to_f32(0x7f7f), std::ldexp(255.0f, 127 - 7));   // max finite, 3.3895e38
-  EXPECT_EQ(st::bf16_to_f32(0x0001), std::ldexp(1.0f, -133));        // smallest subnormal
-  EXPECT_EQ(st::bf16_to_f32(0x0080), std::ldexp(1.0f, -126));        // smallest normal
+  EXPECT_EQ(st::bf16_to_f32(0x7f7f), std::ldexp(255.0f, 127 - 7));  // max finite, 3.3895e38
+  EXPECT_EQ(st::bf16_to_f32(0x0001), std::ldexp(1.0f, -133));       // smallest subnormal
+  EXPECT_EQ(st::bf16_to_f32(0x0080), std::ldexp(1.0f, -126));       // smallest normal
   EXPECT_EQ(st::bf16_to_f32(0xff80), -std::numeric_limits<float>::infinity());
   EXPECT_TRUE(std::isnan(st::bf16_to_f32(0x7fc0)));
 }
@@ -182,7 +199,8 @@ TEST(Safetensors, ReadsF16AndBF16TensorsToFloat32) {
   const Bytes bf16 = u16_bytes({0x3f80, 0x7f7f});
   data.insert(data.end(), bf16.begin(), bf16.end());
   const auto r = parse(make_file(R"({"h":{"dtype":"F16","shape":[2,2],"data_offsets":[0,8]},)"
-                                R"("b":{"dtype":"BF16","shape":[2],"data_offsets":[8,12]}})", data));
+                                 R"("b":{"dtype":"BF16","shape":[2],"data_offsets":[8,12]}})",
+                                 data));
   ASSERT_TRUE(r.ok()) << r.error();
   const st::Tensor& h = r.value().tensors[0];
   EXPECT_EQ(h.dtype, st::DType::F16);
@@ -202,8 +220,9 @@ TEST(Safetensors, ReadsTheReferenceImplementationsLayoutAndAnyKeyOrder) {
                      R"("weight":{"dtype":"F32","shape":[2,2],"data_offsets":[8,24]}})";
   json.append((8 - json.size() % 8) % 8, ' ');
   // The same tensors with the header's keys, and the keys of each entry, in another order.
-  const std::string shuffled = R"({"weight":{"data_offsets":[8,24],"shape":[2,2],"dtype":"F32"},)"
-                               R"("bias":{"shape":[2],"data_offsets":[0,8],"dtype":"F32"},"__metadata__":{"format":"pt"}})";
+  const std::string shuffled =
+      R"({"weight":{"data_offsets":[8,24],"shape":[2,2],"dtype":"F32"},)"
+      R"("bias":{"shape":[2],"data_offsets":[0,8],"dtype":"F32"},"__metadata__":{"format":"pt"}})";
   for (const std::string& header : {json, shuffled}) {
     const auto r = parse(make_file(header, data));
     ASSERT_TRUE(r.ok()) << r.error();
@@ -226,7 +245,8 @@ TEST(Safetensors, AcceptsEdgeCases) {
   const auto r = parse(make_file(
       R"({"e0":{"dtype":"F32","shape":[0],"data_offsets":[0,0]},"x":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
       R"("[[[[[{{{{\"":{"dtype":"BF16","shape":[2,0,2147483647],"data_offsets":[4,4]},)"
-      R"("s":{"dtype":"F16","shape":[],"data_offsets":[4,6]}})", {0, 0, 0x80, 0x3f, 0x00, 0x3c}));
+      R"("s":{"dtype":"F16","shape":[],"data_offsets":[4,6]}})",
+      {0, 0, 0x80, 0x3f, 0x00, 0x3c}));
   ASSERT_TRUE(r.ok()) << r.error();
   const st::File& f = r.value();
   ASSERT_EQ(f.tensors.size(), 4u);
@@ -280,46 +300,66 @@ std::vector<Rejection> rejections() {
       {"missing shape", one(R"({"dtype":"F32","data_offsets":[0,4]})"), ec::kBadFile, "w", "missing \"shape\""},
       {"missing offsets", one(R"({"dtype":"F32","shape":[1]})"), ec::kBadFile, "w", "missing \"data_offsets\""},
       {"extra key", one("{" + f32_1 + R"(,"foo":1})"), ec::kBadFile, "w", "unexpected key \"foo\""},
-      {"dtype not a string", one(R"({"dtype":32,"shape":[1],"data_offsets":[0,4]})"), ec::kBadFile, "w", "dtype must be a string"},
+      {"dtype not a string", one(R"({"dtype":32,"shape":[1],"data_offsets":[0,4]})"), ec::kBadFile, "w",
+       "dtype must be a string"},
       {"I64", one(R"({"dtype":"I64","shape":[1],"data_offsets":[0,8]})", Bytes(8)), ec::kUnsupportedDtype, "w", "I64"},
-      {"F64", one(R"({"dtype":"F64","shape":[1],"data_offsets":[0,8]})", Bytes(8)), ec::kUnsupportedDtype, "w", "F64 is not supported"},
+      {"F64", one(R"({"dtype":"F64","shape":[1],"data_offsets":[0,8]})", Bytes(8)), ec::kUnsupportedDtype, "w",
+       "F64 is not supported"},
       {"U8", one(R"({"dtype":"U8","shape":[1],"data_offsets":[0,1]})", Bytes(1)), ec::kUnsupportedDtype, "w", "U8"},
-      {"shape not an array", one(R"({"dtype":"F32","shape":1,"data_offsets":[0,4]})"), ec::kBadFile, "w", "shape must be an array"},
+      {"shape not an array", one(R"({"dtype":"F32","shape":1,"data_offsets":[0,4]})"), ec::kBadFile, "w",
+       "shape must be an array"},
       {"negative dim", one(R"({"dtype":"F32","shape":[-1],"data_offsets":[0,4]})"), ec::kBadFile, "w", "is negative"},
-      {"fractional dim", one(R"({"dtype":"F32","shape":[1.5],"data_offsets":[0,4]})"), ec::kBadFile, "w", "not an integer"},
+      {"fractional dim", one(R"({"dtype":"F32","shape":[1.5],"data_offsets":[0,4]})"), ec::kBadFile, "w",
+       "not an integer"},
       {"float dim", one(R"({"dtype":"F32","shape":[1.0],"data_offsets":[0,4]})"), ec::kBadFile, "w", "not an integer"},
       {"string dim", one(R"({"dtype":"F32","shape":["1"],"data_offsets":[0,4]})"), ec::kBadFile, "w", "not a number"},
-      {"dim beyond int", one(R"({"dtype":"F32","shape":[3000000000],"data_offsets":[0,4]})"), ec::kLimitExceeded, "w", "too large"},
+      {"dim beyond int", one(R"({"dtype":"F32","shape":[3000000000],"data_offsets":[0,4]})"), ec::kLimitExceeded, "w",
+       "too large"},
       {"count overflow", one(R"({"dtype":"F32","shape":[2147483647,2147483647,2147483647],"data_offsets":[0,4]})"),
        ec::kLimitExceeded, "w", "overflows"},
-      {"offsets not an array", one(R"({"dtype":"F32","shape":[1],"data_offsets":4})"), ec::kBadFile, "w", "two integers"},
-      {"three offsets", one(R"({"dtype":"F32","shape":[1],"data_offsets":[0,4,4]})"), ec::kBadFile, "w", "two integers"},
-      {"negative offset", one(R"({"dtype":"F32","shape":[1],"data_offsets":[-4,0]})"), ec::kBadFile, "w", "begin is negative"},
-      {"float offset", one(R"({"dtype":"F32","shape":[1],"data_offsets":[0,4.0]})"), ec::kBadFile, "w", "end is not an integer"},
-      {"begin after end", one(R"({"dtype":"F32","shape":[0],"data_offsets":[4,0]})"), ec::kBadFile, "w", "is after end"},
-      {"span vs shape", one(R"({"dtype":"F32","shape":[2],"data_offsets":[0,4]})"), ec::kShapeMismatch, "w", "span 4 bytes"},
-      {"truncated data", one(R"({"dtype":"F32","shape":[2],"data_offsets":[0,8]})"), ec::kBadFile, "w", "beyond the data section"},
-      {"overlap", make_file(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
-                            R"("b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})", Bytes(12)),
+      {"offsets not an array", one(R"({"dtype":"F32","shape":[1],"data_offsets":4})"), ec::kBadFile, "w",
+       "two integers"},
+      {"three offsets", one(R"({"dtype":"F32","shape":[1],"data_offsets":[0,4,4]})"), ec::kBadFile, "w",
+       "two integers"},
+      {"negative offset", one(R"({"dtype":"F32","shape":[1],"data_offsets":[-4,0]})"), ec::kBadFile, "w",
+       "begin is negative"},
+      {"float offset", one(R"({"dtype":"F32","shape":[1],"data_offsets":[0,4.0]})"), ec::kBadFile, "w",
+       "end is not an integer"},
+      {"begin after end", one(R"({"dtype":"F32","shape":[0],"data_offsets":[4,0]})"), ec::kBadFile, "w",
+       "is after end"},
+      {"span vs shape", one(R"({"dtype":"F32","shape":[2],"data_offsets":[0,4]})"), ec::kShapeMismatch, "w",
+       "span 4 bytes"},
+      {"truncated data", one(R"({"dtype":"F32","shape":[2],"data_offsets":[0,8]})"), ec::kBadFile, "w",
+       "beyond the data section"},
+      {"overlap",
+       make_file(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                 R"("b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",
+                 Bytes(12)),
        ec::kBadFile, "b", "overlaps tensor \"a\""},
-      {"gap", make_file(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
-                        R"("b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}})", Bytes(12)),
+      {"gap",
+       make_file(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},)"
+                 R"("b":{"dtype":"F32","shape":[1],"data_offsets":[8,12]}})",
+                 Bytes(12)),
        ec::kBadFile, "b", "gap"},
       {"bytes left over", one("{" + f32_1 + "}", Bytes(8)), ec::kBadFile, "", "4 bytes at the end"},
       {"data without tensors", make_file("{}", Bytes(3)), ec::kBadFile, "", "belong to no tensor"},
-      {"duplicate name", make_file(R"({"w":{)" + f32_1 + R"(},"w":{)" + f32_1 + "}}", Bytes(4)), ec::kBadFile, "w", "twice"},
+      {"duplicate name", make_file(R"({"w":{)" + f32_1 + R"(},"w":{)" + f32_1 + "}}", Bytes(4)), ec::kBadFile, "w",
+       "twice"},
       {"duplicate key", one(R"({"dtype":"F32","dtype":"F16","shape":[1],"data_offsets":[0,4]})"), ec::kBadFile, "w",
        "duplicate key \"dtype\""},
-      {"metadata not an object", make_file(R"({"__metadata__":"pt"})"), ec::kBadFile, "__metadata__", "must be an object"},
-      {"metadata not strings", make_file(R"({"__metadata__":{"n":1}})"), ec::kBadFile, "__metadata__", "must be a string"},
-      {"duplicate metadata", make_file(R"({"__metadata__":{},"__metadata__":{}})"), ec::kBadFile, "__metadata__", "twice"},
+      {"metadata not an object", make_file(R"({"__metadata__":"pt"})"), ec::kBadFile, "__metadata__",
+       "must be an object"},
+      {"metadata not strings", make_file(R"({"__metadata__":{"n":1}})"), ec::kBadFile, "__metadata__",
+       "must be a string"},
+      {"duplicate metadata", make_file(R"({"__metadata__":{},"__metadata__":{}})"), ec::kBadFile, "__metadata__",
+       "twice"},
       {"empty name", make_file(R"({"":{)" + f32_1 + "}}", Bytes(4)), ec::kBadFile, "", "empty name"},
       {"NaN", one(R"({"dtype":"F32","shape":[3],"data_offsets":[0,12]})", f32_bytes({1, nan, 2})), ec::kNonFinite, "w",
        "element 1 is NaN"},
-      {"F16 infinity", one(R"({"dtype":"F16","shape":[2],"data_offsets":[0,4]})", u16_bytes({0, 0x7c00})), ec::kNonFinite,
-       "w", "element 1 is +Infinity"},
-      {"BF16 -infinity", one(R"({"dtype":"BF16","shape":[1],"data_offsets":[0,2]})", u16_bytes({0xff80})), ec::kNonFinite,
-       "w", "element 0 is -Infinity"},
+      {"F16 infinity", one(R"({"dtype":"F16","shape":[2],"data_offsets":[0,4]})", u16_bytes({0, 0x7c00})),
+       ec::kNonFinite, "w", "element 1 is +Infinity"},
+      {"BF16 -infinity", one(R"({"dtype":"BF16","shape":[1],"data_offsets":[0,2]})", u16_bytes({0xff80})),
+       ec::kNonFinite, "w", "element 0 is -Infinity"},
   };
 }
 

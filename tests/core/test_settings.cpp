@@ -27,10 +27,17 @@ TEST(Settings, JsonIsReadOverTheDefaultsWithEveryCheck) {
       {{{"mode", "both"}}, "invalid_argument", "mode", "mode must be one of 'encoder', 'decoder', 'cross', got 'both'"},
       {{{"scale", 1}}, "invalid_argument", "scale", "scale must be true or false, got 1"},
       {{{"colour", "red"}}, "invalid_argument", "colour", "unknown setting 'colour'"},
-      {{{"heads", 3}}, "not_divisible", "heads", "heads (3) must divide dModel (64): d_k = dModel / heads must be a whole number"},
-      {{{"preset", "positional"}, {"heads", 64}}, "out_of_range", "preset",
+      {{{"heads", 3}},
+       "not_divisible",
+       "heads",
+       "heads (3) must divide dModel (64): d_k = dModel / heads must be a whole number"},
+      {{{"preset", "positional"}, {"heads", 64}},
+       "out_of_range",
+       "preset",
        "the positional preset needs d_k = dModel / heads of at least 2 (dModel 64, heads 64)"},
-      {{{"preset", "positional"}, {"dModel", 2}, {"heads", 1}}, "out_of_range", "dModel",
+      {{{"preset", "positional"}, {"dModel", 2}, {"heads", 1}},
+       "out_of_range",
+       "dModel",
        "the positional preset needs dModel of at least 4, got 2"},
   };
   for (const Case& k : cases) {
@@ -47,8 +54,9 @@ TEST(Settings, JsonIsReadOverTheDefaultsWithEveryCheck) {
 }
 
 TEST(Settings, ModelSpecSchemaChecksRangesRulesAndSize) {
-  Result<ModelSpec> s = from_json(model_spec_schema(), Json{{"activation", "gelu_tanh"}, {"head", "tied"},
-                                                             {"layerNormEps", 1e-6}, {"encoderLayers", 2}});
+  Result<ModelSpec> s =
+      from_json(model_spec_schema(),
+                Json{{"activation", "gelu_tanh"}, {"head", "tied"}, {"layerNormEps", 1e-6}, {"encoderLayers", 2}});
   ASSERT_TRUE(s.ok()) << s.error();
   EXPECT_EQ(s.value().activation, Activation::GELUTanh);
   EXPECT_EQ(s.value().head, OutputHead::Tied);
@@ -83,9 +91,12 @@ TEST(Settings, EqualityFollowsEverySetting) {
   for (const Field<ModelConfig>& f : playground_schema().fields) {
     ModelConfig changed = a;
     Json v = f.get(a);
-    if (f.info.type == "bool") v = !v.get<bool>();
-    else if (f.info.type == "choice") v = f.info.choices.back() == v.get<std::string>() ? f.info.choices.front() : f.info.choices.back();
-    else v = v.get<double>() + 1;
+    if (f.info.type == "bool")
+      v = !v.get<bool>();
+    else if (f.info.type == "choice")
+      v = f.info.choices.back() == v.get<std::string>() ? f.info.choices.front() : f.info.choices.back();
+    else
+      v = v.get<double>() + 1;
     f.set(changed, v);
     EXPECT_FALSE(a == changed) << f.info.name << " is not compared";
   }

@@ -26,13 +26,14 @@ TEST(Tokenizer, WordsAndPunctuation) {
 TEST(Tokenizer, UnicodeText) {
   EXPECT_EQ(tokens_of("café naïve"), (Tokens{"café", "naïve"}));
   EXPECT_EQ(tokens_of("cafe\xCC\x81"), (Tokens{"cafe\xCC\x81"}));  // combining accent stays in the word
-  EXPECT_EQ(tokens_of("猫が座った"), (Tokens{"猫", "が", "座", "った"}));  // ideographs stand alone, kana runs form words
+  EXPECT_EQ(tokens_of("猫が座った"),
+            (Tokens{"猫", "が", "座", "った"}));  // ideographs stand alone, kana runs form words
   EXPECT_EQ(tokens_of("我爱你。"), (Tokens{"我", "爱", "你", "。"}));
   EXPECT_EQ(tokens_of("שלום עולם"), (Tokens{"שלום", "עולם"}));
   EXPECT_EQ(tokens_of("I ❤️ 🐈🐕"), (Tokens{"I", "❤️", "🐈", "🐕"}));
   EXPECT_EQ(tokens_of("👩‍💻 ok"), (Tokens{"👩‍💻", "ok"}));  // a ZWJ sequence is one token
-  EXPECT_EQ(tokens_of("👍🏽"), (Tokens{"👍🏽"}));           // skin tone modifier joins
-  EXPECT_EQ(tokens_of("a\u200Bb"), (Tokens{"a", "b"}));    // zero-width space separates
+  EXPECT_EQ(tokens_of("👍🏽"), (Tokens{"👍🏽"}));                 // skin tone modifier joins
+  EXPECT_EQ(tokens_of("a\u200Bb"), (Tokens{"a", "b"}));                   // zero-width space separates
   EXPECT_EQ(tokens_of(std::string("a\0b", 3)), (Tokens{"a", "b"}));
   EXPECT_EQ(tokens_of("“quote” — dash…"), (Tokens{"“", "quote", "”", "—", "dash", "…"}));
 }

@@ -169,9 +169,9 @@ TEST_P(Training, TheFastBackendGivesTheReferenceGradients) {
   ASSERT_TRUE(out.ok()) << out.error();
   std::vector<float> dlogits(out.value().logits.size());
   int counted = 0;
-  const double inference_loss = grad::cross_entropy(out.value().logits.ptr(), batch.targets.data(),
-                                                    batch.input.batch * batch.input.seq, c.spec.vocab_size,
-                                                    dlogits.data(), &counted);
+  const double inference_loss =
+      grad::cross_entropy(out.value().logits.ptr(), batch.targets.data(), batch.input.batch * batch.input.seq,
+                          c.spec.vocab_size, dlogits.data(), &counted);
   EXPECT_EQ(counted, 7);
   EXPECT_NEAR(inference_loss, fast_loss, 1e-5 * std::fabs(fast_loss)) << c.name;
 }

@@ -69,9 +69,9 @@ OptimizerOptions optimizer_of(const json& f) {
   return options;
 }
 
-const char* kCases[] = {"post_relu_sinusoidal_linear",       "pre_gelu_learned_causal_tied",
-                        "post_gelutanh_nopos_causal_linear", "pre_relu_learned_eps_linear",
-                        "encdec_post_sinusoidal",            "encdec_pre_gelu_learned_tied"};
+const char* kCases[] = {
+    "post_relu_sinusoidal_linear", "pre_gelu_learned_causal_tied", "post_gelutanh_nopos_causal_linear",
+    "pre_relu_learned_eps_linear", "encdec_post_sinusoidal",       "encdec_pre_gelu_learned_tied"};
 
 class PyTorchTraining : public ::testing::TestWithParam<std::tuple<const char*, Backend>> {};
 
@@ -88,7 +88,8 @@ TEST_P(PyTorchTraining, LossAndEveryGradientMatchAutograd) {
   std::size_t seen = 0;
   model.visit_parameters([&](const Parameter& p) {
     ASSERT_TRUE(f["gradients"].contains(p.name())) << p.name();
-    EXPECT_TRUE(all_close(p.grad, f["gradients"][p.name()].get<std::vector<double>>(), 1e-4)) << name << ": " << p.name();
+    EXPECT_TRUE(all_close(p.grad, f["gradients"][p.name()].get<std::vector<double>>(), 1e-4))
+        << name << ": " << p.name();
     ++seen;
   });
   EXPECT_EQ(seen, f["gradients"].size());
@@ -107,7 +108,8 @@ TEST_P(PyTorchTraining, TenAdamWStepsMatchTorchOptim) {
     const double loss = expected["loss"];
     EXPECT_NEAR(r.value().loss, loss, 1e-4 * std::max(1.0, std::fabs(loss))) << name << " step " << optimizer.steps();
     const AdamW::StepInfo info = optimizer.step(model);
-    EXPECT_NEAR(info.grad_norm, expected["gradNorm"].get<double>(), 1e-4 * std::max(1.0, expected["gradNorm"].get<double>()));
+    EXPECT_NEAR(info.grad_norm, expected["gradNorm"].get<double>(),
+                1e-4 * std::max(1.0, expected["gradNorm"].get<double>()));
     EXPECT_NEAR(info.lr, expected["lr"].get<double>(), 1e-12);
   }
   // Entries whose gradient stayed at rounding-noise level in PyTorch (listed by the

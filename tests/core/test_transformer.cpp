@@ -56,8 +56,8 @@ ForwardInput input_for(const json& f) {
   return in;
 }
 
-const char* kCases[] = {"post_relu_sinusoidal",   "pre_gelu_learned_causal_tied", "post_gelutanh_nopos_causal",
-                        "pre_relu_learned_eps",   "encdec_post_sinusoidal",       "encdec_pre_gelu_learned"};
+const char* kCases[] = {"post_relu_sinusoidal", "pre_gelu_learned_causal_tied", "post_gelutanh_nopos_causal",
+                        "pre_relu_learned_eps", "encdec_post_sinusoidal",       "encdec_pre_gelu_learned"};
 
 class PyTorchModel : public ::testing::TestWithParam<std::tuple<const char*, Backend>> {};
 
@@ -178,15 +178,35 @@ TEST(Transformer, StrictLoadingNamesTheTensorAndChangesNothing) {
   };
   const std::vector<Case> cases = {
       {"missing", error_code::kMissingTensor, "layers.1.norm2.bias",
-       [&] { auto t = good; t.erase("layers.1.norm2.bias"); return file_of(t); }},
+       [&] {
+         auto t = good;
+         t.erase("layers.1.norm2.bias");
+         return file_of(t);
+       }},
       {"unexpected", error_code::kUnexpectedTensor, "layers.2.norm1.bias",
-       [&] { auto t = good; t["layers.2.norm1.bias"] = {{12}, std::vector<float>(12, 0.0f)}; return file_of(t); }},
+       [&] {
+         auto t = good;
+         t["layers.2.norm1.bias"] = {{12}, std::vector<float>(12, 0.0f)};
+         return file_of(t);
+       }},
       {"wrong shape", error_code::kShapeMismatch, "head.weight",
-       [&] { auto t = good; t["head.weight"].first = {12, 13}; return file_of(t); }},
+       [&] {
+         auto t = good;
+         t["head.weight"].first = {12, 13};
+         return file_of(t);
+       }},
       {"non-finite", error_code::kNonFinite, "embed.weight",
-       [&] { auto t = good; t["embed.weight"].second[5] = NAN; return file_of(t); }},
+       [&] {
+         auto t = good;
+         t["embed.weight"].second[5] = NAN;
+         return file_of(t);
+       }},
       {"truncated", error_code::kBadFile, "",
-       [&] { auto b = file_of(good); b.resize(b.size() - 3); return b; }},
+       [&] {
+         auto b = file_of(good);
+         b.resize(b.size() - 3);
+         return b;
+       }},
   };
   for (const Case& c : cases) {
     const std::vector<std::uint8_t> bytes = c.bytes();

@@ -81,7 +81,8 @@ void check_cases(const WordPieceTokenizer& t, const std::string& config, const J
   for (const Json& c : cases) {
     if (c["config"] != config) continue;
     const std::string text = c["text"];
-    SCOPED_TRACE(config + ": '" + text + "'" + (c.contains("text_b") ? " + '" + c["text_b"].get<std::string>() + "'" : ""));
+    SCOPED_TRACE(config + ": '" + text + "'" +
+                 (c.contains("text_b") ? " + '" + c["text_b"].get<std::string>() + "'" : ""));
     std::optional<std::string> text_b;
     if (c.contains("text_b")) text_b = c["text_b"].get<std::string>();
     if (!text_b) {
@@ -319,7 +320,10 @@ TEST(WordPiece, BadTokenizerJson) {
       {"bpe model", tokenizer_json([](Json& j) { j["model"]["type"] = "BPE"; }), "model.type"},
       {"no vocab", tokenizer_json([](Json& j) { j["model"].erase("vocab"); }), "model.vocab"},
       {"vocab array", tokenizer_json([](Json& j) { j["model"]["vocab"] = Json::array(); }), "model.vocab"},
-      {"empty vocab", tokenizer_json([](Json& j) { j["model"]["vocab"] = Json::object(); j["added_tokens"] = Json::array(); }),
+      {"empty vocab", tokenizer_json([](Json& j) {
+         j["model"]["vocab"] = Json::object();
+         j["added_tokens"] = Json::array();
+       }),
        "vocab"},
       {"string id", tokenizer_json([](Json& j) { j["model"]["vocab"]["hi"] = "3"; }), "model.vocab"},
       {"id gap", tokenizer_json([](Json& j) { j["model"]["vocab"]["hi"] = 7; }), "model.vocab"},
@@ -329,38 +333,53 @@ TEST(WordPiece, BadTokenizerJson) {
       {"negative max chars", tokenizer_json([](Json& j) { j["model"]["max_input_chars_per_word"] = -1; }),
        "model.max_input_chars_per_word"},
       {"lowercase not bool", tokenizer_json([](Json& j) { j["normalizer"]["lowercase"] = 1; }), "normalizer.lowercase"},
-      {"other normalizer", tokenizer_json([](Json& j) { j["normalizer"] = {{"type", "NFKC"}}; }), "normalizer.type"},
-      {"long sequence",
-       tokenizer_json([](Json& j) { j["normalizer"] = {{"type", "Sequence"}, {"normalizers", {j["normalizer"], {{"type", "NFC"}}}}}; }),
+      {"other normalizer", tokenizer_json([](Json& j) {
+         j["normalizer"] = {{"type", "NFKC"}};
+       }),
+       "normalizer.type"},
+      {"long sequence", tokenizer_json([](Json& j) {
+         j["normalizer"] = {{"type", "Sequence"}, {"normalizers", {j["normalizer"], {{"type", "NFC"}}}}};
+       }),
        "normalizer"},
       {"no pre-tokenizer", tokenizer_json([](Json& j) { j["pre_tokenizer"] = nullptr; }), "pre_tokenizer"},
-      {"other pre-tokenizer", tokenizer_json([](Json& j) { j["pre_tokenizer"] = {{"type", "Whitespace"}}; }),
+      {"other pre-tokenizer", tokenizer_json([](Json& j) {
+         j["pre_tokenizer"] = {{"type", "Whitespace"}};
+       }),
        "pre_tokenizer.type"},
       {"roberta processing", tokenizer_json([](Json& j) { j["post_processor"]["type"] = "RobertaProcessing"; }),
        "post_processor.type"},
       {"bad cls", tokenizer_json([](Json& j) { j["post_processor"]["cls"] = "[CLS]"; }), "post_processor.cls"},
-      {"cls id past vocab", tokenizer_json([](Json& j) { j["post_processor"]["cls"] = {"[CLS]", 99}; }), "post_processor"},
-      {"template unknown special",
-       tokenizer_json([](Json& j) {
-         j["post_processor"] = Json::parse(R"({"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "[X]", "type_id": 0}}],
+      {"cls id past vocab", tokenizer_json([](Json& j) {
+         j["post_processor"]["cls"] = {"[CLS]", 99};
+       }),
+       "post_processor"},
+      {"template unknown special", tokenizer_json([](Json& j) {
+         j["post_processor"] =
+             Json::parse(R"({"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "[X]", "type_id": 0}}],
                                                "pair": [], "special_tokens": {}})");
        }),
        "post_processor"},
-      {"template bad sequence",
-       tokenizer_json([](Json& j) {
-         j["post_processor"] = Json::parse(R"({"type": "TemplateProcessing", "single": [{"Sequence": {"id": "C", "type_id": 0}}],
+      {"template bad sequence", tokenizer_json([](Json& j) {
+         j["post_processor"] =
+             Json::parse(R"({"type": "TemplateProcessing", "single": [{"Sequence": {"id": "C", "type_id": 0}}],
                                                "pair": [], "special_tokens": {}})");
        }),
        "post_processor.single"},
-      {"bpe decoder", tokenizer_json([](Json& j) { j["decoder"] = {{"type", "BPEDecoder"}}; }), "decoder.type"},
+      {"bpe decoder", tokenizer_json([](Json& j) {
+         j["decoder"] = {{"type", "BPEDecoder"}};
+       }),
+       "decoder.type"},
       {"added not array", tokenizer_json([](Json& j) { j["added_tokens"] = Json::object(); }), "added_tokens"},
       {"added without id", tokenizer_json([](Json& j) { j["added_tokens"][0].erase("id"); }), "added_tokens"},
       {"added wrong id", tokenizer_json([](Json& j) { j["added_tokens"][0]["id"] = 3; }), "added_tokens"},
       {"added single word", tokenizer_json([](Json& j) { j["added_tokens"][0]["single_word"] = true; }),
        "added_tokens[0].single_word"},
-      {"added twice", tokenizer_json([](Json& j) { j["added_tokens"].push_back(j["added_tokens"][0]); }), "added_tokens"},
-      {"added empty",
-       tokenizer_json([](Json& j) { j["added_tokens"].push_back({{"id", 9}, {"content", ""}}); }), "added_tokens"},
+      {"added twice", tokenizer_json([](Json& j) { j["added_tokens"].push_back(j["added_tokens"][0]); }),
+       "added_tokens"},
+      {"added empty", tokenizer_json([](Json& j) {
+         j["added_tokens"].push_back({{"id", 9}, {"content", ""}});
+       }),
+       "added_tokens"},
   };
   for (const Case& c : table) {
     auto t = WordPieceTokenizer::from_tokenizer_json(c.text);
@@ -386,7 +405,8 @@ TEST(WordPiece, TokenizerJsonOptionalParts) {
   EXPECT_EQ(plain.value().decode({5, 4}).value(), "h ##i");
   // An added token past the vocabulary, matched in the normalized text, with rstrip.
   auto added = WordPieceTokenizer::from_tokenizer_json(tokenizer_json([](Json& j) {
-    j["added_tokens"].push_back({{"id", 10}, {"content", "<X>"}, {"special", false}, {"normalized", true}, {"rstrip", true}});
+    j["added_tokens"].push_back(
+        {{"id", 10}, {"content", "<X>"}, {"special", false}, {"normalized", true}, {"rstrip", true}});
   }));
   ASSERT_TRUE(added.ok()) << added.error();
   EXPECT_EQ(ids_of(added.value(), "HI<X>  hi"), (std::vector<int>{3, 10, 3}));

@@ -43,7 +43,8 @@ void checkpoint(const std::uint8_t* data, std::size_t size) {
     Result<pretrained::ShardIndex> index = pretrained::read_shard_index(rest);
     if (!index) return expect_error(index.error_value());
     for (const std::string& f : index.value().files)
-      if (f.empty() || f.find('/') != std::string::npos || f == "..") broken("a shard name that is not a plain file name");
+      if (f.empty() || f.find('/') != std::string::npos || f == "..")
+        broken("a shard name that is not a plain file name");
     return;
   }
   // a weights file for a tiny GPT-2 (mode 2) or BERT (mode 3)
@@ -51,7 +52,8 @@ void checkpoint(const std::uint8_t* data, std::size_t size) {
   if (!config) broken("a built-in config was refused");
   Result<pretrained::CheckpointLoader> loader = pretrained::CheckpointLoader::create(config.value());
   if (!loader) broken("a loader for a built-in config was refused");
-  if (Status s = loader.value().add_file(data + 1, size - 1, "model.safetensors"); !s) return expect_error(s.error_value());
+  if (Status s = loader.value().add_file(data + 1, size - 1, "model.safetensors"); !s)
+    return expect_error(s.error_value());
   Result<Transformer> model = loader.value().finish();
   if (!model) return expect_error(model.error_value());
   ForwardInput in;

@@ -132,7 +132,8 @@ void check_wordpiece_encode(const WordPieceTokenizer& t, std::string_view text) 
   const Result<WordPieceEncoding> model = t.encode_for_model(text);
   if (model) {
     if (model.value().ids.size() < ids.value().size()) violated("encode_for_model lost ids");
-    if (model.value().token_type_ids.size() != model.value().ids.size()) violated("token types and ids differ in length");
+    if (model.value().token_type_ids.size() != model.value().ids.size())
+      violated("token types and ids differ in length");
   } else if (t.cls_id() && t.sep_id()) {
     violated("encode_for_model failed where encode did not");
   }
@@ -166,7 +167,8 @@ Gpt2BpeTokenizer& fixed_gpt2() {
     for (int b = 0; b < 256; ++b) {
       std::string s;
       const char32_t c = map[b];
-      if (c < 0x80) s += static_cast<char>(c);
+      if (c < 0x80)
+        s += static_cast<char>(c);
       else {
         s += static_cast<char>(0xC0 | (c >> 6));
         s += static_cast<char>(0x80 | (c & 0x3F));

@@ -13,11 +13,11 @@
 namespace attention {
 
 struct AttentionStages {
-  Tensor scores;   // (B, H, Sq, Sk)
-  Tensor scaled;   // (B, H, Sq, Sk)
-  Tensor masked;   // (B, H, Sq, Sk), -inf where blocked
-  Tensor weights;  // (B, H, Sq, Sk)
-  Tensor output;   // (B, H, Sq, d_v)
+  Tensor scores;            // (B, H, Sq, Sk)
+  Tensor scaled;            // (B, H, Sq, Sk)
+  Tensor masked;            // (B, H, Sq, Sk), -inf where blocked
+  Tensor weights;           // (B, H, Sq, Sk)
+  Tensor output;            // (B, H, Sq, d_v)
   bool nan_scores = false;  // a score was NaN: float32 overflowed (+inf met -inf in q . k)
 };
 
@@ -28,9 +28,8 @@ struct AttentionStages {
 // -inf entries block), or nullptr.
 // keep_stages = false computes only weights and output (scores, scaled and masked
 // stay empty): the scale is folded into Q K^T and the mask and softmax work in place.
-AttentionStages scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v,
-                                             const Tensor* blocked, bool scale,
-                                             Backend backend = Backend::Fast, bool keep_stages = true,
+AttentionStages scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* blocked,
+                                             bool scale, Backend backend = Backend::Fast, bool keep_stages = true,
                                              const Tensor* additive = nullptr);
 
 // Softmax of one row in place, stable for any finite scores (the row maximum is

@@ -66,10 +66,10 @@ class Gpt2BpeTokenizer {
   std::vector<std::string> merge(std::vector<std::string> symbols) const;
   std::optional<int> rank_of(const std::string& left, const std::string& right) const;
 
-  std::unordered_map<std::string, int> encoder_;        // token -> id
-  std::vector<std::optional<std::string>> decoder_;     // id -> token (gaps allowed)
-  std::unordered_map<std::string, int> ranks_;          // pair key -> merge rank
-  std::vector<std::string> byte_to_char_;               // byte -> its character (UTF-8), 256
+  std::unordered_map<std::string, int> encoder_;     // token -> id
+  std::vector<std::optional<std::string>> decoder_;  // id -> token (gaps allowed)
+  std::unordered_map<std::string, int> ranks_;       // pair key -> merge rank
+  std::vector<std::string> byte_to_char_;            // byte -> its character (UTF-8), 256
   std::unordered_map<char32_t, unsigned char> char_to_byte_;
   std::unordered_map<std::string, std::vector<int>> cache_;  // pre-tokenized piece -> ids
 };

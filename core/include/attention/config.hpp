@@ -12,8 +12,8 @@
 
 namespace attention {
 
-enum class Mode { Encoder, Decoder, Cross };          // self-attention, causal self-attention, enc-dec
-enum class Preset { Random, Identity, Positional };    // how the weights are made (presets.hpp)
+enum class Mode { Encoder, Decoder, Cross };         // self-attention, causal self-attention, enc-dec
+enum class Preset { Random, Identity, Positional };  // how the weights are made (presets.hpp)
 
 struct ModelConfig {
   Mode mode = Mode::Encoder;

@@ -68,8 +68,8 @@ struct LayerOptions {
 Tensor layer_norm(const Tensor& x, const LayerNormWeights& w);
 
 // x: (..., E) -> (..., E). Records ffn.hidden, ffn.activated (..., F) and ffn.output.
-Tensor feed_forward(const Tensor& x, const FeedForwardWeights& w, Activation activation,
-                    Backend backend, const Recorder& recorder = {});
+Tensor feed_forward(const Tensor& x, const FeedForwardWeights& w, Activation activation, Backend backend,
+                    const Recorder& recorder = {});
 
 // x: (B, S, E); key_padding: (B, S) 1 = padding, or null; causal for decoder-only
 // stacks. -> (B, S, E)
@@ -79,8 +79,8 @@ Result<Tensor> encoder_layer(const Tensor& x, const EncoderLayerWeights& w, cons
 // x: (B, St, E) target; memory: (B, Ss, E) encoder output. Self-attention is causal
 // unless `causal` is false. -> (B, St, E)
 Result<Tensor> decoder_layer(const Tensor& x, const Tensor& memory, const DecoderLayerWeights& w,
-                             const LayerOptions& options, const Tensor* target_padding,
-                             const Tensor* memory_padding, const Recorder& recorder = {}, bool causal = true);
+                             const LayerOptions& options, const Tensor* target_padding, const Tensor* memory_padding,
+                             const Recorder& recorder = {}, bool causal = true);
 
 // The activation of one value.
 float activate(float x, Activation activation);

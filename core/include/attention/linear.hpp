@@ -23,12 +23,11 @@ struct LinearWeights {
 // Raw form, used on slices of bigger weight matrices (e.g. the Q rows of in_proj).
 // x: (rows, in)  weight: (out, in)  bias: (out) or nullptr  -> y: (rows, out)
 // packed: the weight as pack_weight() made it, or null to pack on the way.
-void linear_rows(const float* x, int rows, int in, const float* weight, const float* bias, int out,
-                 float* y, Backend backend, const kernels::PackedWeight* packed = nullptr);
+void linear_rows(const float* x, int rows, int in, const float* weight, const float* bias, int out, float* y,
+                 Backend backend, const kernels::PackedWeight* packed = nullptr);
 
 // x: (..., in) -> (..., out); the last axis is renamed to out_axis.
-Tensor linear(const Tensor& x, const LinearWeights& w, const std::string& out_axis,
-              Backend backend = Backend::Fast);
+Tensor linear(const Tensor& x, const LinearWeights& w, const std::string& out_axis, Backend backend = Backend::Fast);
 
 // The same layer written as seed 000 pictures it: a loop that feeds one row at a
 // time through the layer and stacks the results. Kept to show (and test) that it

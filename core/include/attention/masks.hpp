@@ -21,7 +21,6 @@ Tensor union_of(const Tensor& a, const Tensor& b);
 
 // One (B, Sq, Sk) mask from a (B, Sk) key padding mask and a (Sq, Sk) attention
 // mask; either may be null. Shapes are checked: a mismatch is an Error.
-Result<Tensor> combine_masks(int batch, int query_len, int key_len, const Tensor* key_padding,
-                             const Tensor* attn_mask);
+Result<Tensor> combine_masks(int batch, int query_len, int key_len, const Tensor* key_padding, const Tensor* attn_mask);
 
 }  // namespace attention

@@ -21,14 +21,14 @@ namespace attention {
 // Each Parameter is packed for the fast GEMM on first use and repacked after a write.
 struct MultiHeadWeights {
   int embed_dim = 0;
-  int kdim = 0, vdim = 0;          // widths of key and value inputs; 0 = embed_dim
-  Parameter in_proj_weight;        // (3E, E): Q rows, then K rows, then V rows (when kdim = vdim = E)
-  Parameter q_proj_weight;         // (E, E)     } instead of in_proj_weight when
-  Parameter k_proj_weight;         // (E, kdim)  } kdim or vdim differ from E
-  Parameter v_proj_weight;         // (E, vdim)  }
-  Parameter in_proj_bias;          // (3E), or empty (bias=False)
-  Parameter out_proj_weight;       // (E, E)
-  Parameter out_proj_bias;         // (E), or empty (bias=False)
+  int kdim = 0, vdim = 0;     // widths of key and value inputs; 0 = embed_dim
+  Parameter in_proj_weight;   // (3E, E): Q rows, then K rows, then V rows (when kdim = vdim = E)
+  Parameter q_proj_weight;    // (E, E)     } instead of in_proj_weight when
+  Parameter k_proj_weight;    // (E, kdim)  } kdim or vdim differ from E
+  Parameter v_proj_weight;    // (E, vdim)  }
+  Parameter in_proj_bias;     // (3E), or empty (bias=False)
+  Parameter out_proj_weight;  // (E, E)
+  Parameter out_proj_bias;    // (E), or empty (bias=False)
 
   int key_dim() const { return kdim ? kdim : embed_dim; }
   int value_dim() const { return vdim ? vdim : embed_dim; }

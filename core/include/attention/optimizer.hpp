@@ -23,7 +23,7 @@ struct OptimizerOptions {
   double clip_norm = 0.0;  // 0 = no clipping
   int warmup = 0;          // steps of linear warm-up: lr * (t + 1) / warmup for t < warmup
   Schedule schedule = Schedule::Constant;
-  int total_steps = 0;     // cosine: the step at which the lr reaches 0 (after warm-up)
+  int total_steps = 0;  // cosine: the step at which the lr reaches 0 (after warm-up)
 };
 
 const Schema<OptimizerOptions>& optimizer_schema();

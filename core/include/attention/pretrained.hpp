@@ -47,10 +47,10 @@ const char* to_string(Family family);
 // What config.json says, as the engine's spec plus what the spec does not hold.
 struct HubConfig {
   Family family = Family::Gpt2;
-  std::string model_type;      // "gpt2", "bert"
-  std::string architecture;    // architectures[0], or "" when absent
+  std::string model_type;    // "gpt2", "bert"
+  std::string architecture;  // architectures[0], or "" when absent
   ModelSpec spec;
-  int pad_token_id = -1;       // -1 when the config has none
+  int pad_token_id = -1;  // -1 when the config has none
 };
 
 // Reads and checks config.json. Errors name the config key in `field`

@@ -17,9 +17,7 @@ class SplitMix64 {
     return z ^ (z >> 31);
   }
   // Uniform in [-1, 1), from the top 24 bits: exactly representable in float.
-  float symmetric_unit() {
-    return static_cast<float>(next() >> 40) * (2.0f / 16777216.0f) - 1.0f;
-  }
+  float symmetric_unit() { return static_cast<float>(next() >> 40) * (2.0f / 16777216.0f) - 1.0f; }
 
  private:
   std::uint64_t state_;

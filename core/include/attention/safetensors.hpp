@@ -33,11 +33,11 @@ enum class DType { F32, F16, BF16 };
 const char* to_string(DType);
 std::size_t dtype_size(DType);  // bytes per element
 
-struct Tensor {                 // one tensor of a file, decoded to float32
+struct Tensor {  // one tensor of a file, decoded to float32
   std::string name;
-  DType dtype;                  // as stored in the file
+  DType dtype;  // as stored in the file
   std::vector<int> shape;
-  std::vector<float> values;    // row-major, element_count(shape) values
+  std::vector<float> values;  // row-major, element_count(shape) values
 };
 
 struct File {
@@ -52,8 +52,8 @@ Result<File> read(const std::uint8_t* data, std::size_t size);
 // One tensor of a checked header, not yet decoded.
 struct TensorInfo {
   std::string name;
-  std::string dtype_name;        // as written: "F32", "U8", "I64", ...
-  bool decodable = false;        // F32, F16 or BF16: `dtype` is set
+  std::string dtype_name;  // as written: "F32", "U8", "I64", ...
+  bool decodable = false;  // F32, F16 or BF16: `dtype` is set
   DType dtype = DType::F32;
   std::size_t element_size = 0;  // bytes per element
   std::vector<int> shape;
@@ -66,9 +66,9 @@ struct TensorInfo {
 // (U8, I64, BOOL, F64, ...) are listed (decodable false) instead of refused, for
 // loaders that skip known buffers such as GPT-2's causal-mask tables.
 struct Index {
-  std::vector<TensorInfo> tensors;                    // in the order of their data_offsets
+  std::vector<TensorInfo> tensors;  // in the order of their data_offsets
   std::map<std::string, std::string> metadata;
-  std::uint64_t data_offset = 0;                      // where the data section starts in the file
+  std::uint64_t data_offset = 0;                          // where the data section starts in the file
   const TensorInfo* find(const std::string& name) const;  // or nullptr
 };
 Result<Index> read_index(const std::uint8_t* data, std::size_t size, bool any_dtype = false);

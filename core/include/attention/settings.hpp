@@ -28,10 +28,10 @@ using Json = nlohmann::json;
 
 struct SettingInfo {
   std::string name;
-  std::string type;  // "int", "number", "bool", "choice" or "text"
-  double min = 0, max = 0;                 // int and number: inclusive range; text: max bytes
-  bool min_exclusive = false;              // number: min itself is not allowed (e.g. eps > 0)
-  std::vector<std::string> choices;        // choice
+  std::string type;                  // "int", "number", "bool", "choice" or "text"
+  double min = 0, max = 0;           // int and number: inclusive range; text: max bytes
+  bool min_exclusive = false;        // number: min itself is not allowed (e.g. eps > 0)
+  std::vector<std::string> choices;  // choice
   std::string help;
 };
 

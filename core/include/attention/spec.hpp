@@ -65,10 +65,10 @@ struct ModelSpec {
   double layer_norm_eps = 1e-5;  // as written (used in float32 by each LayerNorm)
   OutputHead head = OutputHead::Linear;
   int encoder_layers = 0;
-  bool residual = true;  // ablation: residual connections around each sub-layer
-  bool scale = true;     // ablation: divide scores by sqrt(d_k)
+  bool residual = true;                           // ablation: residual connections around each sub-layer
+  bool scale = true;                              // ablation: divide scores by sqrt(d_k)
   Activation attn_activation = Activation::None;  // ablation: an activation after attention
-  bool layer_norm = true;  // ablation: false = every LayerNorm is the identity, without parameters
+  bool layer_norm = true;   // ablation: false = every LayerNorm is the identity, without parameters
   int type_vocab_size = 0;  // BERT's token types (segments); 0 = none
   bool embed_norm = false;  // BERT's LayerNorm on the embedding sum
 
@@ -76,9 +76,11 @@ struct ModelSpec {
   bool encoder_decoder() const { return encoder_layers > 0; }
   bool has_final_norm() const { return final_norm && layer_norm; }  // a final norm with parameters
   bool has_embed_norm() const { return embed_norm && layer_norm; }
-  bool tied_head() const { return head == OutputHead::Tied || head == OutputHead::Mlm; }  // logits use embed.weight
+  bool tied_head() const { return head == OutputHead::Tied || head == OutputHead::Mlm; }      // logits use embed.weight
   bool mlm_head() const { return head == OutputHead::Mlm || head == OutputHead::MlmUntied; }  // the transform first
-  bool head_weight() const { return head == OutputHead::Linear || head == OutputHead::MlmUntied; }  // head.weight (V, E)
+  bool head_weight() const {
+    return head == OutputHead::Linear || head == OutputHead::MlmUntied;
+  }  // head.weight (V, E)
 };
 
 // The most floats a model's parameters may hold (1 GiB of float32).

@@ -18,11 +18,11 @@ namespace attention {
 
 struct TaskOptions {
   std::string name = "sort";  // copy, reverse, sort, recall, induction, modadd, parens, text
-  int length = 8;             // items per example (copy/reverse/sort/induction: the list; recall: pairs; parens: symbols)
-  int symbols = 10;           // distinct items (copy/reverse/sort/induction/recall keys and values)
-  int modulus = 13;           // modadd: p
-  std::string text;           // text: what to learn to continue
-  bool words = false;         // text: tokens are words (else characters)
+  int length = 8;      // items per example (copy/reverse/sort/induction: the list; recall: pairs; parens: symbols)
+  int symbols = 10;    // distinct items (copy/reverse/sort/induction/recall keys and values)
+  int modulus = 13;    // modadd: p
+  std::string text;    // text: what to learn to continue
+  bool words = false;  // text: tokens are words (else characters)
 };
 
 struct TaskInfo {
@@ -42,7 +42,7 @@ class Task {
  public:
   virtual ~Task() = default;
   virtual int vocab_size() const = 0;
-  virtual int seq_len() const = 0;                  // every example has this length
+  virtual int seq_len() const = 0;                   // every example has this length
   virtual std::string token_text(int id) const = 0;  // for display
   // An example of the training or of the held-out part.
   virtual Example draw(SplitMix64& rng, bool held_out) const;

@@ -23,26 +23,57 @@ enum class StageScope { Model, Stack, Layer, Attention };
 
 enum class StageId {
   // stack
-  PaddingMask, Embeddings, Positions, TokenTypes, Input, FinalNorm,
+  PaddingMask,
+  Embeddings,
+  Positions,
+  TokenTypes,
+  Input,
+  FinalNorm,
   // attention block
-  QProj, KProj, VProj, QSplit, QHeads, KHeads, VHeads,
-  MaskPadding, MaskCausal, MaskUser, MaskAdditive, Mask,
-  Scores, Scaled, Masked, Weights, Context, Merged, AttnOutput, AttnActivated,
+  QProj,
+  KProj,
+  VProj,
+  QSplit,
+  QHeads,
+  KHeads,
+  VHeads,
+  MaskPadding,
+  MaskCausal,
+  MaskUser,
+  MaskAdditive,
+  Mask,
+  Scores,
+  Scaled,
+  Masked,
+  Weights,
+  Context,
+  Merged,
+  AttnOutput,
+  AttnActivated,
   // layer
-  Norm1, Norm2, Norm3, Residual1, Residual2, Residual3, FfnHidden, FfnActivated, FfnOutput, LayerOutput,
+  Norm1,
+  Norm2,
+  Norm3,
+  Residual1,
+  Residual2,
+  Residual3,
+  FfnHidden,
+  FfnActivated,
+  FfnOutput,
+  LayerOutput,
   // model
   Logits,
 };
 
 struct StageInfo {
   StageId id;
-  const char* name;   // relative to the scope's prefix
+  const char* name;  // relative to the scope's prefix
   StageScope scope;
-  const char* kind;   // what the numbers are: "mask", "embeddings", "activations", "projection", "heads",
-                      // "scores", "weights", "context", "norm", "residual", "ffn", "logits"
-  const char* mask;   // for masks: "padding", "causal", "user", "additive" or "combined"; else ""
-  const char* axes;   // axis names, e.g. "B,H,Sq,Sk"
-  const char* help;   // one line for a person
+  const char* kind;  // what the numbers are: "mask", "embeddings", "activations", "projection", "heads",
+                     // "scores", "weights", "context", "norm", "residual", "ffn", "logits"
+  const char* mask;  // for masks: "padding", "causal", "user", "additive" or "combined"; else ""
+  const char* axes;  // axis names, e.g. "B,H,Sq,Sk"
+  const char* help;  // one line for a person
 };
 
 // Every stage a forward pass can record, in computation order within a layer.

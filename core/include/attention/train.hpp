@@ -16,17 +16,16 @@ struct TrainingBatch {
 };
 
 struct LossResult {
-  double loss = 0.0;      // mean cross-entropy over the counted targets
-  int counted = 0;        // targets that were not -100
-  int correct = 0;        // counted targets whose logit was the largest (argmax)
-  int sequences = 0;      // sequences with at least one counted target
+  double loss = 0.0;          // mean cross-entropy over the counted targets
+  int counted = 0;            // targets that were not -100
+  int correct = 0;            // counted targets whose logit was the largest (argmax)
+  int sequences = 0;          // sequences with at least one counted target
   int correct_sequences = 0;  // ... all of whose targets were correct
 };
 
 // The loss of the batch; every parameter's grad is replaced by d loss / d parameter.
 // The parameters' values are not changed. Needs a spec with a head.
-Result<LossResult> loss_and_gradients(Transformer& model, const TrainingBatch& batch,
-                                      Backend backend = Backend::Fast);
+Result<LossResult> loss_and_gradients(Transformer& model, const TrainingBatch& batch, Backend backend = Backend::Fast);
 
 // The loss alone (no gradients), by the same arithmetic; optionally with heads switched
 // off (ForwardOptions::ablated_heads, an inference-time intervention: never in training).

@@ -22,11 +22,11 @@ struct TrainerSettings {
 const Schema<TrainerSettings>& trainer_schema();
 
 struct StepReport {
-  std::int64_t step = 0;     // steps taken so far (this one included)
+  std::int64_t step = 0;  // steps taken so far (this one included)
   double loss = 0.0;
   double accuracy = 0.0;           // per counted target, on this batch
   double sequence_accuracy = 0.0;  // sequences with every target right
-  double grad_norm = 0.0;    // before clipping
+  double grad_norm = 0.0;          // before clipping
   double lr = 0.0;
 };
 
@@ -47,8 +47,8 @@ class Trainer {
   const Task* task() const { return task_.get(); }
   std::int64_t steps() const { return optimizer_.steps(); }
 
-  Result<StepReport> step();                             // one step on a batch drawn from the task
-  Result<StepReport> step(const TrainingBatch& batch);   // one step on the caller's batch
+  Result<StepReport> step();                            // one step on a batch drawn from the task
+  Result<StepReport> step(const TrainingBatch& batch);  // one step on the caller's batch
   // On the task's held-out set; optionally with heads switched off (ForwardOptions::ablated_heads).
   Result<Evaluation> evaluate(const std::vector<HeadRef>& ablated_heads = {});
 

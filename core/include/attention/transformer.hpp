@@ -16,9 +16,9 @@
 namespace attention {
 
 struct ForwardInput {
-  std::vector<int> ids;       // (B, S) token ids, row-major
+  std::vector<int> ids;  // (B, S) token ids, row-major
   int batch = 0, seq = 0;
-  std::vector<int> lengths;   // (B) real tokens per sequence, 0..S; empty = all S
+  std::vector<int> lengths;      // (B) real tokens per sequence, 0..S; empty = all S
   std::vector<int> token_types;  // (B, S) segment ids 0..typeVocabSize-1; empty = all 0
   // Encoder–decoder specs: the encoder's input, likewise. ids above are the decoder's.
   std::vector<int> source_ids;
@@ -116,11 +116,11 @@ class Transformer {
   Parameter& positions() { return pos_; }
   Parameter& token_types() { return token_type_; }
   LayerNormWeights& embed_norm() { return embed_norm_; }
-  LinearWeights& mlm_dense() { return head_dense_; }         // head 'mlm': its transform
+  LinearWeights& mlm_dense() { return head_dense_; }  // head 'mlm': its transform
   LayerNormWeights& mlm_norm() { return head_norm_; }
-  LayerNormWeights& final_norm() { return norm_; }            // the single stack's or the encoder's
+  LayerNormWeights& final_norm() { return norm_; }  // the single stack's or the encoder's
   LayerNormWeights& decoder_final_norm() { return decoder_norm_; }
-  LinearWeights& head() { return head_; }                     // weight empty when tied
+  LinearWeights& head() { return head_; }  // weight empty when tied
 
  private:
   explicit Transformer(const ModelSpec& spec);
@@ -135,7 +135,7 @@ class Transformer {
   std::vector<DecoderLayerWeights> decoder_layers_;  // encoder–decoder only
   LayerNormWeights norm_, decoder_norm_;             // final norms (norm_ of the single stack or encoder)
   LinearWeights head_;
-  LinearWeights head_dense_;                         // head 'mlm' only: its transform
+  LinearWeights head_dense_;  // head 'mlm' only: its transform
   LayerNormWeights head_norm_;
 };
 

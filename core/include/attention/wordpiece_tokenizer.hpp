@@ -40,10 +40,10 @@ namespace attention {
 
 // BertTokenizer's options (tokenizer_config.json / BertNormalizer's fields).
 struct WordPieceOptions {
-  bool lowercase = true;                      // do_lower_case
-  std::optional<bool> strip_accents;          // unset: the same as lowercase, as in HF
-  bool tokenize_chinese_chars = true;         // handle_chinese_chars
-  bool clean_text = true;                     // only tokenizer.json can turn it off
+  bool lowercase = true;               // do_lower_case
+  std::optional<bool> strip_accents;   // unset: the same as lowercase, as in HF
+  bool tokenize_chinese_chars = true;  // handle_chinese_chars
+  bool clean_text = true;              // only tokenizer.json can turn it off
   std::string unk_token = "[UNK]";
   std::string cls_token = "[CLS]";
   std::string sep_token = "[SEP]";
@@ -124,7 +124,7 @@ class WordPieceTokenizer {
     bool lstrip = false;      // the match takes the whitespace before it
     bool rstrip = false;      // ... and after it
   };
-  struct TemplatePiece {  // one element of a post-processor template
+  struct TemplatePiece {   // one element of a post-processor template
     int sequence = -1;     // 0 for A, 1 for B; -1 for special tokens
     std::vector<int> ids;  // the special token's ids
     int type_id = 0;
@@ -145,7 +145,7 @@ class WordPieceTokenizer {
   // for the longest match (so a search costs at most the longest token's length).
   struct Trie {
     std::unordered_map<std::uint64_t, int> edges;  // node * 0x110000 + code point -> node
-    std::vector<int> token_at{-1};                  // node -> index into added_, or -1
+    std::vector<int> token_at{-1};                 // node -> index into added_, or -1
   };
   WordPieceTokenizer() = default;
   void split_added(const std::u32string& text, bool normalized_pass, std::vector<int>& ids) const;
@@ -156,7 +156,7 @@ class WordPieceTokenizer {
   std::vector<std::string> vocab_;
   std::unordered_map<std::string, int> ids_;  // the WordPiece model's token -> id
   std::vector<AddedToken> added_;
-  std::unordered_map<std::string, int> added_ids_;    // added token -> id
+  std::unordered_map<std::string, int> added_ids_;  // added token -> id
   Trie raw_trie_, normalized_trie_;
   std::unordered_map<int, std::string> added_by_id_;  // added tokens past the vocabulary
   WordPieceOptions options_;

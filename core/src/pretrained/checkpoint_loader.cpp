@@ -68,7 +68,8 @@ void transpose_into(const float* hub, std::size_t in, std::size_t out, float* en
 float written_value(const HubTarget& target, std::size_t i) {
   const Parameter& p = *target.parameter;
   if (target.transpose) {  // hub (in, out) -> engine (out, in)
-    const std::size_t in = static_cast<std::size_t>(target.hub_shape[0]), out = static_cast<std::size_t>(target.hub_shape[1]);
+    const std::size_t in = static_cast<std::size_t>(target.hub_shape[0]),
+                      out = static_cast<std::size_t>(target.hub_shape[1]);
     return p.data()[(i % out) * in + i / out];
   }
   const std::size_t cols = p.shape().size() == 2 ? static_cast<std::size_t>(p.shape()[1]) : 1;
@@ -85,11 +86,12 @@ Status check_alias(const safetensors::TensorInfo& second, const safetensors::Ten
   const std::uint8_t* b = first ? section + first->begin : nullptr;
   for (std::size_t i = 0; i < second.count; ++i) {
     const float x = safetensors::decode_value(second.dtype, a + i * second.element_size);
-    const float y = first ? safetensors::decode_value(first->dtype, b + i * first->element_size) : written_value(target, i);
+    const float y =
+        first ? safetensors::decode_value(first->dtype, b + i * first->element_size) : written_value(target, i);
     if (x != y)
-      return Error{file_name + ": tensor '" + second.name + "' and tensor '" + first_name +
-                       "' are one tensor (" + why + "), but the file gives them different values (element " +
-                       std::to_string(i) + ": " + std::to_string(x) + " and " + std::to_string(y) + ")",
+      return Error{file_name + ": tensor '" + second.name + "' and tensor '" + first_name + "' are one tensor (" + why +
+                       "), but the file gives them different values (element " + std::to_string(i) + ": " +
+                       std::to_string(x) + " and " + std::to_string(y) + ")",
                    error_code::kTiedMismatch, second.name};
   }
   return Ok{};
@@ -100,7 +102,8 @@ Status check_alias(const safetensors::TensorInfo& second, const safetensors::Ten
 Status CheckpointLoader::add_file(const std::uint8_t* data, std::size_t size, const std::string& file_name,
                                   const std::vector<std::string>* expected) {
   State& st = *state_;
-  if (st.broken) return Error{"this loader failed on an earlier file; start again", error_code::kInvalidArgument, file_name};
+  if (st.broken)
+    return Error{"this loader failed on an earlier file; start again", error_code::kInvalidArgument, file_name};
   Result<safetensors::Index> index = safetensors::read_index(data, size, /*any_dtype=*/true);
   if (!index) {
     Error e = index.error_value();
@@ -116,7 +119,8 @@ Status CheckpointLoader::add_file(const std::uint8_t* data, std::size_t size, co
         return tensor_error(file_name, t.name, "is not listed for this file in model.safetensors.index.json",
                             error_code::kUnexpectedTensor);
     if (!listed.empty())
-      return tensor_error(file_name, *listed.begin(), "is listed for this file in model.safetensors.index.json but missing",
+      return tensor_error(file_name, *listed.begin(),
+                          "is listed for this file in model.safetensors.index.json but missing",
                           error_code::kMissingTensor);
   }
 
@@ -140,16 +144,18 @@ Status CheckpointLoader::add_file(const std::uint8_t* data, std::size_t size, co
     }
     const HubTarget& target = it->second;
     if (t.shape != target.hub_shape)
-      return tensor_error(file_name, t.name,
-                          "has shape " + shape_text(t.shape) + ", but config.json gives " + shape_text(target.hub_shape),
-                          error_code::kShapeMismatch);
+      return tensor_error(
+          file_name, t.name,
+          "has shape " + shape_text(t.shape) + ", but config.json gives " + shape_text(target.hub_shape),
+          error_code::kShapeMismatch);
     if (!t.decodable)
       return tensor_error(file_name, t.name, "is stored as " + t.dtype_name + "; the engine reads F32, F16 and BF16",
                           error_code::kUnsupportedDtype);
     const auto here = slots_here.find(target.slot);
     const std::string& earlier = st.filled_by[target.slot];
     const std::string& other = here != slots_here.end() ? here->second->name : earlier;
-    if (!other.empty() && canonical_name(family, other) == canonical) {  // one name twice (e.g. with and without prefix)
+    if (!other.empty() &&
+        canonical_name(family, other) == canonical) {  // one name twice (e.g. with and without prefix)
       return tensor_error(file_name, t.name, "was given twice (also as '" + other + "')", error_code::kBadFile);
     }
     if (!other.empty()) {
@@ -181,7 +187,8 @@ Status CheckpointLoader::add_file(const std::uint8_t* data, std::size_t size, co
     if (target->transpose) {
       scratch.resize(static_cast<std::size_t>(t->count));
       decoded = safetensors::decode(*t, section, scratch.data());
-      const std::size_t in = static_cast<std::size_t>(target->hub_shape[0]), out = static_cast<std::size_t>(target->hub_shape[1]);
+      const std::size_t in = static_cast<std::size_t>(target->hub_shape[0]),
+                        out = static_cast<std::size_t>(target->hub_shape[1]);
       if (decoded) transpose_into(scratch.data(), in, out, values);
     } else {
       decoded = safetensors::decode(*t, section, values + static_cast<std::size_t>(target->row_begin) * cols);

@@ -8,8 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "attention/pretrained.hpp"
 #include "../untrusted_json.hpp"
+#include "attention/pretrained.hpp"
 
 namespace attention::pretrained {
 
@@ -37,7 +37,8 @@ Result<int> integer(const Json& j, const std::string& key, int fallback, bool nu
   const Json& v = j[key];
   if (v.is_number_integer()) {
     const auto i = v.get<std::int64_t>();
-    if (i < -1 || i > 1'000'000'000) return config_error(key, "is " + v.dump() + ", out of range", error_code::kOutOfRange);
+    if (i < -1 || i > 1'000'000'000)
+      return config_error(key, "is " + v.dump() + ", out of range", error_code::kOutOfRange);
     return static_cast<int>(i);
   }
   return config_error(key, "must be a whole number, got " + v.dump());
@@ -150,10 +151,14 @@ Result<HubConfig> bert_config(const Json& j, HubConfig c) {
 // The config key behind each spec field, for the messages of validate().
 std::string config_key(Family family, const std::string& field) {
   static const std::map<std::string, std::pair<const char*, const char*>> keys = {
-      {"vocabSize", {"vocab_size", "vocab_size"}},        {"dModel", {"n_embd", "hidden_size"}},
-      {"heads", {"n_head", "num_attention_heads"}},        {"layers", {"n_layer", "num_hidden_layers"}},
-      {"ffnDim", {"n_inner", "intermediate_size"}},       {"maxSeq", {"n_positions", "max_position_embeddings"}},
-      {"layerNormEps", {"layer_norm_epsilon", "layer_norm_eps"}}, {"typeVocabSize", {"type_vocab_size", "type_vocab_size"}},
+      {"vocabSize", {"vocab_size", "vocab_size"}},
+      {"dModel", {"n_embd", "hidden_size"}},
+      {"heads", {"n_head", "num_attention_heads"}},
+      {"layers", {"n_layer", "num_hidden_layers"}},
+      {"ffnDim", {"n_inner", "intermediate_size"}},
+      {"maxSeq", {"n_positions", "max_position_embeddings"}},
+      {"layerNormEps", {"layer_norm_epsilon", "layer_norm_eps"}},
+      {"typeVocabSize", {"type_vocab_size", "type_vocab_size"}},
   };
   auto it = keys.find(field);
   if (it == keys.end()) return field;
@@ -172,8 +177,10 @@ Result<HubConfig> read_config(const std::string& json_text) {
   const Json& j = parsed.value();
   HubConfig c;
   if (!j.contains("model_type"))
-    return config_error("model_type", "is missing; the engine loads model_type \"gpt2\" and \"bert\"", kInvalidArgument);
-  if (!j["model_type"].is_string()) return config_error("model_type", "must be a string, got " + j["model_type"].dump());
+    return config_error("model_type", "is missing; the engine loads model_type \"gpt2\" and \"bert\"",
+                        kInvalidArgument);
+  if (!j["model_type"].is_string())
+    return config_error("model_type", "must be a string, got " + j["model_type"].dump());
   c.model_type = j["model_type"].get<std::string>();
   if (j.contains("architectures")) {
     const Json& a = j["architectures"];
@@ -200,7 +207,8 @@ Result<HubConfig> read_config(const std::string& json_text) {
   }
   const int pad = out.value().pad_token_id;
   if (pad >= out.value().spec.vocab_size)
-    return config_error("pad_token_id", "is " + std::to_string(pad) + ", outside the vocabulary", error_code::kOutOfRange);
+    return config_error("pad_token_id", "is " + std::to_string(pad) + ", outside the vocabulary",
+                        error_code::kOutOfRange);
   return out;
 }
 
@@ -210,13 +218,15 @@ Result<ShardIndex> read_shard_index(const std::string& json_text) {
   if (!parsed) return parsed.error_value();
   const Json& j = parsed.value();
   if (!j.contains("weight_map") || !j["weight_map"].is_object() || j["weight_map"].empty())
-    return Error{std::string(file) + ": weight_map must be an object of tensor name -> file name", kBadFile, "weight_map"};
+    return Error{std::string(file) + ": weight_map must be an object of tensor name -> file name", kBadFile,
+                 "weight_map"};
   ShardIndex index;
   std::set<std::string> seen;
   for (auto it = j["weight_map"].begin(); it != j["weight_map"].end(); ++it) {
     if (!it.value().is_string())
-      return Error{std::string(file) + ": weight_map[\"" + it.key() + "\"] must be a file name, got " + it.value().dump(),
-                   kBadFile, it.key()};
+      return Error{
+          std::string(file) + ": weight_map[\"" + it.key() + "\"] must be a file name, got " + it.value().dump(),
+          kBadFile, it.key()};
     const std::string name = it.value().get<std::string>();
     if (name.empty() || name.find('/') != std::string::npos || name.find('\\') != std::string::npos || name == "." ||
         name == "..")

@@ -13,7 +13,8 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 
 class Table {
  public:
-  Table(std::map<std::string, HubTarget>& out, std::vector<std::string>& slot_names) : out_(out), slot_names_(slot_names) {}
+  Table(std::map<std::string, HubTarget>& out, std::vector<std::string>& slot_names)
+      : out_(out), slot_names_(slot_names) {}
   // The parameter as a whole, in the same layout.
   void same(const std::string& hub, Parameter& p) { add(hub, p, p.shape(), 0, false); }
   // A 2-D parameter (out, in) stored (in, out).
@@ -104,7 +105,8 @@ void bert(Table& t, Transformer& m) {
     t.alias("cls.predictions.decoder.bias", "cls.predictions.bias", "the decoder's bias is the head's bias");
     // The decoder (V, E): its own weight when tie_word_embeddings is false, else a second
     // name of the word embeddings (most files store it).
-    if (m.spec().head == OutputHead::MlmUntied) t.same("cls.predictions.decoder.weight", m.head().weight);
+    if (m.spec().head == OutputHead::MlmUntied)
+      t.same("cls.predictions.decoder.weight", m.head().weight);
     else
       t.alias("cls.predictions.decoder.weight", "embeddings.word_embeddings.weight",
               "the decoder is tied to the word embeddings (tie_word_embeddings is true)");
@@ -117,8 +119,10 @@ std::map<std::string, HubTarget> hub_targets(Family family, Transformer& model, 
   std::map<std::string, HubTarget> out;
   slot_names.clear();
   Table table(out, slot_names);
-  if (family == Family::Gpt2) gpt2(table, model);
-  else bert(table, model);
+  if (family == Family::Gpt2)
+    gpt2(table, model);
+  else
+    bert(table, model);
   return out;
 }
 
@@ -127,8 +131,10 @@ std::string canonical_name(Family family, const std::string& name) {
   const std::string prefix = family == Family::Gpt2 ? "transformer." : "bert.";
   if (starts_with(n, prefix)) n = n.substr(prefix.size());
   if (family == Family::Bert) {
-    if (ends_with(n, "LayerNorm.gamma")) n = n.substr(0, n.size() - 5) + "weight";
-    else if (ends_with(n, "LayerNorm.beta")) n = n.substr(0, n.size() - 4) + "bias";
+    if (ends_with(n, "LayerNorm.gamma"))
+      n = n.substr(0, n.size() - 5) + "weight";
+    else if (ends_with(n, "LayerNorm.beta"))
+      n = n.substr(0, n.size() - 4) + "bias";
   }
   return n;
 }

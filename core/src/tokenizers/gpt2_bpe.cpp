@@ -64,13 +64,12 @@ Result<Gpt2BpeTokenizer> Gpt2BpeTokenizer::create(const std::vector<std::pair<st
       return bad_file("token " + quoted(token) + " has id " + std::to_string(id) + ", outside 0.." +
                           std::to_string(kMaxTokenId - 1),
                       "vocab");
-    if (!t.encoder_.emplace(token, id).second)
-      return bad_file("token " + quoted(token) + " is listed twice", "vocab");
+    if (!t.encoder_.emplace(token, id).second) return bad_file("token " + quoted(token) + " is listed twice", "vocab");
     if (static_cast<std::size_t>(id) >= t.decoder_.size()) t.decoder_.resize(static_cast<std::size_t>(id) + 1);
     if (t.decoder_[id])
-      return bad_file("id " + std::to_string(id) + " is given to both " + quoted(*t.decoder_[id]) + " and " +
-                          quoted(token),
-                      "vocab");
+      return bad_file(
+          "id " + std::to_string(id) + " is given to both " + quoted(*t.decoder_[id]) + " and " + quoted(token),
+          "vocab");
     t.decoder_[id] = token;
   }
 
@@ -81,8 +80,8 @@ Result<Gpt2BpeTokenizer> Gpt2BpeTokenizer::create(const std::vector<std::pair<st
     t.char_to_byte_[map[b]] = static_cast<unsigned char>(b);
     // Every byte must be encodable on its own, or some texts would have no tokens.
     if (!t.encoder_.count(t.byte_to_char_[b]))
-      return bad_file("the vocabulary lacks the token " + quoted(t.byte_to_char_[b]) + " of byte " +
-                          std::to_string(b) + ": not a byte-level BPE vocabulary",
+      return bad_file("the vocabulary lacks the token " + quoted(t.byte_to_char_[b]) + " of byte " + std::to_string(b) +
+                          ": not a byte-level BPE vocabulary",
                       "vocab");
   }
 
@@ -91,7 +90,8 @@ Result<Gpt2BpeTokenizer> Gpt2BpeTokenizer::create(const std::vector<std::pair<st
     const std::string where = "merge " + std::to_string(rank + 1) + " (" + quoted(left) + " " + quoted(right) + ")";
     if (left.empty() || right.empty()) return bad_file(where + " has an empty part", "merges");
     for (const std::string& token : {left, right, left + right})
-      if (!t.encoder_.count(token)) return bad_file(where + ": " + quoted(token) + " is not in the vocabulary", "merges");
+      if (!t.encoder_.count(token))
+        return bad_file(where + ": " + quoted(token) + " is not in the vocabulary", "merges");
     if (!t.ranks_.emplace(pair_key(left, right), static_cast<int>(rank)).second)
       return bad_file(where + " repeats an earlier merge", "merges");
   }
@@ -148,7 +148,8 @@ Result<std::vector<int>> Gpt2BpeTokenizer::encode_piece(std::string_view piece) 
   for (const std::string& token : merge(std::move(symbols))) {
     const auto it = encoder_.find(token);
     // create() checked that every byte and every merge result is a token.
-    if (it == encoder_.end()) return Error("internal: merged token " + quoted(token) + " has no id", error_code::kBadFile);
+    if (it == encoder_.end())
+      return Error("internal: merged token " + quoted(token) + " has no id", error_code::kBadFile);
     ids.push_back(it->second);
   }
   if (cache_.size() >= kMaxCacheEntries) cache_.clear();
@@ -194,8 +195,7 @@ Result<std::string> Gpt2BpeTokenizer::decode(const std::vector<int>& ids) const 
       const auto it = n == 0 ? char_to_byte_.end() : char_to_byte_.find(c);
       if (it == char_to_byte_.end())
         return Error("token " + std::to_string(ids[i]) + " (" + quoted(token) + ") holds " +
-                         (n == 0 ? std::string("invalid UTF-8") : code_point_name(c)) +
-                         ", which stands for no byte",
+                         (n == 0 ? std::string("invalid UTF-8") : code_point_name(c)) + ", which stands for no byte",
                      error_code::kInvalidArgument, "ids");
       bytes += static_cast<char>(it->second);
       at += n;

@@ -18,7 +18,6 @@ using Json = nlohmann::json;
 using Vocab = std::vector<std::pair<std::string, int>>;
 using Merges = std::vector<std::pair<std::string, std::string>>;
 
-
 Error bad(const std::string& message, const std::string& field) { return Error(message, error_code::kBadFile, field); }
 
 Result<Json> parse_json(std::string_view text, const std::string& field) { return parse_untrusted_json(text, field); }
@@ -61,7 +60,7 @@ Result<Merges> merges_from_text(std::string_view text) {
     ++line_number;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line_number == 1 && line.rfind("#version", 0) == 0) continue;  // "#version: 0.2"
-    if (line.empty()) continue;  // the final newline, or blank lines
+    if (line.empty()) continue;                                        // the final newline, or blank lines
     std::pair<std::string, std::string> merge;
     if (!split_merge(line, merge))
       return bad("merges line " + std::to_string(line_number) + " is '" + std::string(line) +

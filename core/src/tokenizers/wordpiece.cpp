@@ -52,8 +52,8 @@ void replace_all(std::string& s, std::string_view from, std::string_view to) {
 
 void cleanup(std::string& token) {
   static constexpr std::string_view kRules[][2] = {
-      {" .", "."},      {" ?", "?"},         {" !", "!"},    {" ,", ","},    {" ' ", "'"},   {" n't", "n't"},
-      {" 'm", "'m"},    {" do not", " don't"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"},
+      {" .", "."},   {" ?", "?"},           {" !", "!"},   {" ,", ","},     {" ' ", "'"},    {" n't", "n't"},
+      {" 'm", "'m"}, {" do not", " don't"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"},
   };
   for (const auto& rule : kRules) replace_all(token, rule[0], rule[1]);
 }
@@ -85,7 +85,8 @@ Result<WordPieceTokenizer> WordPieceTokenizer::create(Parts parts) {
     t.longest_token_bytes_ = std::max(t.longest_token_bytes_, token.size());
   }
   const auto unk = t.ids_.find(o.unk_token);
-  if (unk == t.ids_.end()) return bad_file("the unknown token " + quoted(o.unk_token) + " is not in the vocabulary", "unk_token");
+  if (unk == t.ids_.end())
+    return bad_file("the unknown token " + quoted(o.unk_token) + " is not in the vocabulary", "unk_token");
   t.unk_id_ = unk->second;
   t.options_ = parts.options;
 
@@ -105,16 +106,15 @@ Result<WordPieceTokenizer> WordPieceTokenizer::create(Parts parts) {
     if (chars.size() > kMaxAddedTokenChars)
       return bad_file(where + " is longer than " + std::to_string(kMaxAddedTokenChars) + " characters", "added_tokens");
     if (static_cast<std::size_t>(a.id) < t.vocab_.size() && t.vocab_[a.id] != a.content)
-      return bad_file(where + " has id " + std::to_string(a.id) + ", which is " + quoted(t.vocab_[a.id]) +
-                          " in the vocabulary",
-                      "added_tokens");
+      return bad_file(
+          where + " has id " + std::to_string(a.id) + ", which is " + quoted(t.vocab_[a.id]) + " in the vocabulary",
+          "added_tokens");
     const auto known = t.ids_.find(a.content);
     if (known != t.ids_.end() && known->second != a.id)
-      return bad_file(where + " has id " + std::to_string(a.id) + " but the vocabulary gives it " +
-                          std::to_string(known->second),
-                      "added_tokens");
-    if (!t.added_ids_.emplace(a.content, a.id).second)
-      return bad_file(where + " is listed twice", "added_tokens");
+      return bad_file(
+          where + " has id " + std::to_string(a.id) + " but the vocabulary gives it " + std::to_string(known->second),
+          "added_tokens");
+    if (!t.added_ids_.emplace(a.content, a.id).second) return bad_file(where + " is listed twice", "added_tokens");
     if (static_cast<std::size_t>(a.id) >= t.vocab_.size()) {
       if (!t.added_by_id_.emplace(a.id, a.content).second)
         return bad_file(where + " shares its id " + std::to_string(a.id) + " with another added token", "added_tokens");
@@ -203,8 +203,10 @@ void WordPieceTokenizer::split_added(const std::u32string& text, bool normalized
   auto rest = [&](std::size_t from, std::size_t to) {
     if (from >= to) return;
     const std::u32string part = text.substr(from, to - from);
-    if (normalized_pass) pre_tokenize(part, ids);
-    else split_added(normalize(part), true, ids);
+    if (normalized_pass)
+      pre_tokenize(part, ids);
+    else
+      split_added(normalize(part), true, ids);
   };
   std::size_t done = 0;  // text[0, done) is handled
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -352,9 +354,9 @@ Result<std::string> WordPieceTokenizer::decode(const std::vector<int>& ids, bool
   for (std::string& token : tokens.value()) {
     if (skip_special_tokens) {
       const auto it = added_ids_.find(token);
-      const bool special = it != added_ids_.end() && std::any_of(added_.begin(), added_.end(), [&](const AddedToken& a) {
-                             return a.special && a.content == token;
-                           });
+      const bool special =
+          it != added_ids_.end() && std::any_of(added_.begin(), added_.end(),
+                                                [&](const AddedToken& a) { return a.special && a.content == token; });
       if (special) continue;
     }
     if (!decoder_wordpiece_) {  // no decoder: the tokens joined by spaces
@@ -364,8 +366,10 @@ Result<std::string> WordPieceTokenizer::decode(const std::vector<int>& ids, bool
       continue;
     }
     if (!first) {
-      if (token.compare(0, decoder_prefix_.size(), decoder_prefix_) == 0) token.erase(0, decoder_prefix_.size());
-      else token.insert(0, 1, ' ');
+      if (token.compare(0, decoder_prefix_.size(), decoder_prefix_) == 0)
+        token.erase(0, decoder_prefix_.size());
+      else
+        token.insert(0, 1, ' ');
     }
     if (decoder_cleanup_) cleanup(token);
     text += token;

@@ -18,7 +18,6 @@ using Json = nlohmann::json;
 using Parts = WordPieceTokenizer::Parts;
 using TemplatePiece = WordPieceTokenizer::TemplatePiece;
 
-
 Error bad(const std::string& message, const std::string& field) { return Error(message, error_code::kBadFile, field); }
 
 Result<Json> parse_json(std::string_view text, const std::string& file) {
@@ -117,7 +116,8 @@ Status read_model(const Json& root, Parts& parts) {
   if (vocab == model.end()) return bad("tokenizer.json has no model.vocab", "model.vocab");
   if (!vocab->is_object()) return bad("model.vocab must be a JSON object of token -> id", "model.vocab");
   if (vocab->size() > static_cast<std::size_t>(WordPieceTokenizer::kMaxTokenId))
-    return bad("model.vocab has more than " + std::to_string(WordPieceTokenizer::kMaxTokenId) + " tokens", "model.vocab");
+    return bad("model.vocab has more than " + std::to_string(WordPieceTokenizer::kMaxTokenId) + " tokens",
+               "model.vocab");
   parts.vocab.assign(vocab->size(), std::string());
   std::vector<bool> seen(vocab->size(), false);
   for (const auto& [token, id] : vocab->items()) {
@@ -175,7 +175,8 @@ Result<std::vector<int>> template_ids(const Json& processor, const std::string& 
     return bad("post_processor.special_tokens['" + name + "'] has no \"ids\" array", "post_processor");
   std::vector<int> ids;
   for (const Json& id : entry["ids"]) {
-    if (!id.is_number_integer() || id.get<std::int64_t>() < 0 || id.get<std::int64_t>() >= WordPieceTokenizer::kMaxTokenId)
+    if (!id.is_number_integer() || id.get<std::int64_t>() < 0 ||
+        id.get<std::int64_t>() >= WordPieceTokenizer::kMaxTokenId)
       return bad("post_processor.special_tokens['" + name + "'].ids holds " + id.dump() + ", not a token id",
                  "post_processor");
     ids.push_back(static_cast<int>(id.get<std::int64_t>()));
@@ -193,8 +194,10 @@ Result<std::vector<TemplatePiece>> read_template(const Json& processor, const ch
     const std::string at = where + "[" + std::to_string(i) + "]";
     TemplatePiece piece;
     const Json* body = nullptr;
-    if (entry.is_object() && entry.contains("Sequence")) body = &entry["Sequence"];
-    else if (entry.is_object() && entry.contains("SpecialToken")) body = &entry["SpecialToken"];
+    if (entry.is_object() && entry.contains("Sequence"))
+      body = &entry["Sequence"];
+    else if (entry.is_object() && entry.contains("SpecialToken"))
+      body = &entry["SpecialToken"];
     if (!body || !body->is_object() || !body->contains("id") || !(*body)["id"].is_string())
       return bad(at + " is neither {\"Sequence\": {\"id\": ...}} nor {\"SpecialToken\": {\"id\": ...}}", where);
     const std::string id = (*body)["id"].get<std::string>();
@@ -288,8 +291,8 @@ Result<WordPieceTokenizer> WordPieceTokenizer::from_vocab_txt(std::string_view t
   for (const std::string* special :
        {&options.pad_token, &options.unk_token, &options.cls_token, &options.sep_token, &options.mask_token}) {
     const auto at = std::find(parts.vocab.begin(), parts.vocab.end(), *special);
-    const bool listed = std::any_of(parts.added.begin(), parts.added.end(),
-                                    [&](const AddedToken& a) { return a.content == *special; });
+    const bool listed =
+        std::any_of(parts.added.begin(), parts.added.end(), [&](const AddedToken& a) { return a.content == *special; });
     if (at != parts.vocab.end() && !listed)
       parts.added.push_back({*special, static_cast<int>(at - parts.vocab.begin()), true, false, false, false});
   }
@@ -327,7 +330,7 @@ Result<WordPieceTokenizer> WordPieceTokenizer::from_tokenizer_json(std::string_v
 }
 
 Result<WordPieceOptions> WordPieceTokenizer::options_from_tokenizer_config(std::string_view config_json,
-                                                                            WordPieceOptions base) {
+                                                                           WordPieceOptions base) {
   Result<Json> json = parse_json(config_json, "tokenizer_config.json");
   if (!json) return json.error_value();
   const Json& j = json.value();

@@ -35,14 +35,16 @@ void embed_backward(Transformer& m, const std::vector<int>& ids, int batch, int 
   if (m.spec().positions != Positions::Learned) return;
   float* dpos = grad_of(m.positions());
   for (int b = 0; b < batch; ++b)
-    for (std::size_t i = 0; i < static_cast<std::size_t>(seq) * e; ++i) dpos[i] += dx[b * static_cast<std::size_t>(seq) * e + i];
+    for (std::size_t i = 0; i < static_cast<std::size_t>(seq) * e; ++i)
+      dpos[i] += dx[b * static_cast<std::size_t>(seq) * e + i];
 }
 
 StackShape shape_of(int batch, int seq, const std::vector<int>& lengths) {
   StackShape shape;
   shape.batch = batch;
   shape.seq = seq;
-  shape.padding = key_padding_mask(lengths.empty() ? std::vector<int>(static_cast<std::size_t>(batch), seq) : lengths, seq);
+  shape.padding =
+      key_padding_mask(lengths.empty() ? std::vector<int>(static_cast<std::size_t>(batch), seq) : lengths, seq);
   return shape;
 }
 
@@ -51,7 +53,8 @@ Status forward_with_tape(Transformer& m, const ForwardInput& in, Backend backend
                          const std::vector<HeadRef>& ablated_heads) {
   const ModelSpec& s = m.spec();
   const bool enc_dec = s.encoder_decoder();
-  const StackShape stack = enc_dec ? shape_of(in.batch, in.source_seq, in.source_lengths) : shape_of(in.batch, in.seq, in.lengths);
+  const StackShape stack =
+      enc_dec ? shape_of(in.batch, in.source_seq, in.source_lengths) : shape_of(in.batch, in.seq, in.lengths);
   Result<Tensor> input = m.embed_input(enc_dec ? in.source_ids : in.ids, stack.batch, stack.seq, "encoder");
   if (!input) return input.error_value();
   Floats x = std::move(input.value().data);
@@ -95,7 +98,8 @@ Status forward_with_tape(Transformer& m, const ForwardInput& in, Backend backend
   }
   tape.hidden = std::move(x);
   const Parameter& head_weight = s.head == OutputHead::Tied ? m.embed() : m.head().weight;
-  tape.logits = linear_slice(tape.hidden, in.batch * in.seq, s.d_model, head_weight, m.head().bias, 0, s.vocab_size, backend);
+  tape.logits =
+      linear_slice(tape.hidden, in.batch * in.seq, s.d_model, head_weight, m.head().bias, 0, s.vocab_size, backend);
   return Ok{};
 }
 
@@ -106,7 +110,8 @@ void backward(Transformer& m, const ForwardInput& in, Backend backend, const Tap
   Floats dx = zeros(tape.hidden.size());
   linear_slice_backward(tape.hidden, dlogits, in.batch * in.seq, s.d_model, head_weight, m.head().bias, 0, s.vocab_size,
                         &dx, backend);
-  const StackShape stack = enc_dec ? shape_of(in.batch, in.source_seq, in.source_lengths) : shape_of(in.batch, in.seq, in.lengths);
+  const StackShape stack =
+      enc_dec ? shape_of(in.batch, in.source_seq, in.source_lengths) : shape_of(in.batch, in.seq, in.lengths);
   if (enc_dec) {
     const StackShape target = shape_of(in.batch, in.seq, in.lengths);
     if (s.has_final_norm()) dx = norm_backward(dx, target.rows(), s.d_model, m.decoder_final_norm(), tape.decoder_norm);
@@ -144,7 +149,8 @@ void backward(Transformer& m, const ForwardInput& in, Backend backend, const Tap
 }
 
 // Argmax accuracy per counted target and per sequence (every counted target right).
-void count_correct(const Floats& logits, const std::vector<int>& targets, int batch, int seq, int vocab, LossResult& r) {
+void count_correct(const Floats& logits, const std::vector<int>& targets, int batch, int seq, int vocab,
+                   LossResult& r) {
   for (int b = 0; b < batch; ++b) {
     int counted = 0, correct = 0;
     for (int s = 0; s < seq; ++s) {
@@ -166,8 +172,8 @@ Status check_batch(const Transformer& m, const TrainingBatch& batch) {
     return Error{"training needs a model with an output head 'linear' or 'tied'", error_code::kInvalidArgument, "head"};
   const ForwardInput& in = batch.input;
   if (batch.targets.size() != static_cast<std::size_t>(in.batch) * in.seq)
-    return Error{"targets has " + std::to_string(batch.targets.size()) + " entries, expected (B, S) = " +
-                     std::to_string(static_cast<long long>(in.batch) * in.seq),
+    return Error{"targets has " + std::to_string(batch.targets.size()) +
+                     " entries, expected (B, S) = " + std::to_string(static_cast<long long>(in.batch) * in.seq),
                  error_code::kShapeMismatch, "targets"};
   for (std::size_t i = 0; i < batch.targets.size(); ++i) {
     const int t = batch.targets[i];

@@ -20,11 +20,13 @@ kernels::GemmFn gemm_for(Backend backend) {
 // The kernels accumulate (C += product) and read A transposed themselves: no scratch
 // product, no explicit transpose.
 void matmul_nn(int m, int n, int k, const float* a, const float* b, float* c, Backend backend) {
-  if (m > 0 && n > 0 && k > 0) kernels::gemm_accumulate(gemm_for(backend), m, n, k, a, false, b, kernels::Layout::NN, c);
+  if (m > 0 && n > 0 && k > 0)
+    kernels::gemm_accumulate(gemm_for(backend), m, n, k, a, false, b, kernels::Layout::NN, c);
 }
 
 void matmul_nt(int m, int n, int k, const float* a, const float* b, float* c, Backend backend) {
-  if (m > 0 && n > 0 && k > 0) kernels::gemm_accumulate(gemm_for(backend), m, n, k, a, false, b, kernels::Layout::NT, c);
+  if (m > 0 && n > 0 && k > 0)
+    kernels::gemm_accumulate(gemm_for(backend), m, n, k, a, false, b, kernels::Layout::NT, c);
 }
 
 void matmul_tn(int m, int n, int k, const float* a, const float* b, float* c, Backend backend) {
@@ -94,7 +96,9 @@ void activation_backward(const float* pre, const float* dy, std::size_t n, Activ
     const double x = pre[i];
     double slope = 0.0;
     switch (activation) {
-      case Activation::ReLU: slope = x > 0 ? 1.0 : 0.0; break;
+      case Activation::ReLU:
+        slope = x > 0 ? 1.0 : 0.0;
+        break;
       case Activation::GELU:  // d/dx x Phi(x) = Phi(x) + x phi(x)
         slope = 0.5 * (1.0 + std::erf(x * kInvSqrt2)) + x * kInvSqrt2Pi * std::exp(-0.5 * x * x);
         break;
@@ -103,7 +107,9 @@ void activation_backward(const float* pre, const float* dy, std::size_t n, Activ
         slope = 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * kC * (1.0 + 3.0 * kA * x * x);
         break;
       }
-      case Activation::None: slope = 1.0; break;
+      case Activation::None:
+        slope = 1.0;
+        break;
     }
     dx[i] += static_cast<float>(dy[i] * slope);
   }

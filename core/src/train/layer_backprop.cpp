@@ -41,8 +41,8 @@ Floats norm_backward(const Floats& dy, int rows, int e, LayerNormWeights& n, con
 Floats linear_slice(const Floats& x, int rows, int in, const Parameter& w, const Parameter& b, int r0, int out,
                     Backend backend) {
   Floats y(static_cast<std::size_t>(rows) * out);
-  linear_rows(x.data(), rows, in, w.data() + static_cast<std::size_t>(r0) * in, b.empty() ? nullptr : b.data() + r0, out,
-              y.data(), backend);
+  linear_rows(x.data(), rows, in, w.data() + static_cast<std::size_t>(r0) * in, b.empty() ? nullptr : b.data() + r0,
+              out, y.data(), backend);
   return y;
 }
 
@@ -93,23 +93,27 @@ Floats attention_backward(const Floats& dout, MultiHeadWeights& w, const Attenti
   const Tensor dctx = as_heads(std::move(dmerged), b, sq, h);
   Floats dq = zeros(t.q.size()), dkh = zeros(t.k.size()), dv = zeros(t.v.size());
   const float scale = s.scale ? 1.0f / std::sqrt(static_cast<float>(dk)) : 1.0f;
-  grad::attention_backward(t.q.ptr(), t.k.ptr(), t.v.ptr(), t.p.data(), dctx.ptr(), b, h, sq, sk, dk, scale,
-                           dq.data(), dkh.data(), dv.data(), backend);
+  grad::attention_backward(t.q.ptr(), t.k.ptr(), t.v.ptr(), t.p.data(), dctx.ptr(), b, h, sq, sk, dk, scale, dq.data(),
+                           dkh.data(), dv.data(), backend);
   Floats dxq = zeros(t.xq.size());
   const bool self = t.xkv.empty();
   Floats& dkv = self ? dxq : *dxkv;
   const Floats& kv = self ? t.xq : t.xkv;
-  linear_slice_backward(t.xq, from_heads(dq, b, h, sq), b * sq, e, w.in_proj_weight, w.in_proj_bias, 0, e, &dxq, backend);
-  linear_slice_backward(kv, from_heads(dkh, b, h, sk), b * sk, e, w.in_proj_weight, w.in_proj_bias, e, e, &dkv, backend);
+  linear_slice_backward(t.xq, from_heads(dq, b, h, sq), b * sq, e, w.in_proj_weight, w.in_proj_bias, 0, e, &dxq,
+                        backend);
+  linear_slice_backward(kv, from_heads(dkh, b, h, sk), b * sk, e, w.in_proj_weight, w.in_proj_bias, e, e, &dkv,
+                        backend);
   // The key bias adds q . b_k to every score of a query's row alike, and softmax ignores
   // a constant per row: its gradient is exactly 0. Computed, it is rounding noise, which
   // Adam (dividing by sqrt(v) + eps) would turn into steps of up to lr; so it is 0.
   if (!w.in_proj_bias.empty()) std::fill_n(grad_of(w.in_proj_bias) + e, e, 0.0f);
-  linear_slice_backward(kv, from_heads(dv, b, h, sk), b * sk, e, w.in_proj_weight, w.in_proj_bias, 2 * e, e, &dkv, backend);
+  linear_slice_backward(kv, from_heads(dv, b, h, sk), b * sk, e, w.in_proj_weight, w.in_proj_bias, 2 * e, e, &dkv,
+                        backend);
   return dxq;
 }
 
-Floats ffn_forward(const Floats& x, int rows, const FeedForwardWeights& w, const ModelSpec& s, Backend backend, FfnTape& t) {
+Floats ffn_forward(const Floats& x, int rows, const FeedForwardWeights& w, const ModelSpec& s, Backend backend,
+                   FfnTape& t) {
   const int e = s.d_model, f = s.ffn_dim;
   t.x = x;
   t.pre = linear_slice(x, rows, e, w.linear1.weight, w.linear1.bias, 0, f, backend);
@@ -123,7 +127,8 @@ Floats ffn_forward(const Floats& x, int rows, const FeedForwardWeights& w, const
   return linear_slice(t.act, rows, f, w.linear2.weight, w.linear2.bias, 0, e, backend);
 }
 
-Floats ffn_backward(const Floats& dout, int rows, FeedForwardWeights& w, const ModelSpec& s, Backend backend, const FfnTape& t) {
+Floats ffn_backward(const Floats& dout, int rows, FeedForwardWeights& w, const ModelSpec& s, Backend backend,
+                    const FfnTape& t) {
   const int e = s.d_model, f = s.ffn_dim;
   Floats dact = zeros(t.act.size());
   linear_slice_backward(t.act, dout, rows, f, w.linear2.weight, w.linear2.bias, 0, e, &dact, backend);

@@ -48,10 +48,10 @@ void linear_slice_backward(const Floats& x, const Floats& dy, int rows, int in, 
                            int out, Floats* dx, Backend backend);
 
 struct AttentionTape {
-  Floats xq, xkv;  // inputs: queries (B*Sq, E), keys/values (B*Sk, E); xkv empty = self-attention
-  Tensor q, k, v;  // (B, H, S, d_k)
-  Floats p;        // (B, H, Sq, Sk)
-  Floats merged;   // (B*Sq, E)
+  Floats xq, xkv;    // inputs: queries (B*Sq, E), keys/values (B*Sk, E); xkv empty = self-attention
+  Tensor q, k, v;    // (B, H, S, d_k)
+  Floats p;          // (B, H, Sq, Sk)
+  Floats merged;     // (B*Sq, E)
   Floats projected;  // (B*Sq, E) out_proj's output, before attnActivation; empty without one
 };
 
@@ -75,8 +75,10 @@ struct FfnTape {
 };
 
 // linear2(activation(linear1(x))): (rows, E) -> (rows, F) -> (rows, E).
-Floats ffn_forward(const Floats& x, int rows, const FeedForwardWeights& w, const ModelSpec& s, Backend backend, FfnTape& t);
-Floats ffn_backward(const Floats& dout, int rows, FeedForwardWeights& w, const ModelSpec& s, Backend backend, const FfnTape& t);
+Floats ffn_forward(const Floats& x, int rows, const FeedForwardWeights& w, const ModelSpec& s, Backend backend,
+                   FfnTape& t);
+Floats ffn_backward(const Floats& dout, int rows, FeedForwardWeights& w, const ModelSpec& s, Backend backend,
+                    const FfnTape& t);
 
 // One residual sub-layer in either norm placement:
 //   post: y = norm(x + f(x))     pre: y = x + f(norm(x))     (residual off: drop the "x +")

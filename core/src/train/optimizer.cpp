@@ -71,9 +71,9 @@ AdamW::StepInfo AdamW::step(Transformer& model) {
     std::vector<float>& w = p.mutable_values();
     for (std::size_t i = 0; i < w.size(); ++i) {
       const float g = p.grad[i];
-      w[i] *= decay;                                   // p = p (1 - lr wd)
-      m[i] = b1 * m[i] + (1.0f - b1) * g;              // m = b1 m + (1 - b1) g
-      v[i] = b2 * v[i] + (1.0f - b2) * g * g;          // v = b2 v + (1 - b2) g^2
+      w[i] *= decay;                           // p = p (1 - lr wd)
+      m[i] = b1 * m[i] + (1.0f - b1) * g;      // m = b1 m + (1 - b1) g
+      v[i] = b2 * v[i] + (1.0f - b2) * g * g;  // v = b2 v + (1 - b2) g^2
       const double denom = std::sqrt(static_cast<double>(v[i])) / correction2_root + options_.eps;
       w[i] = static_cast<float>(w[i] - step_size * m[i] / denom);  // p -= lr / bc1 * m / (sqrt(v) / sqrt(bc2) + eps)
     }

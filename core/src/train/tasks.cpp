@@ -70,7 +70,8 @@ class RecallTask : public Task {
   Example generate(SplitMix64& rng) const override {
     std::vector<int> keys(static_cast<std::size_t>(k_));
     for (int i = 0; i < k_; ++i) keys[static_cast<std::size_t>(i)] = i;
-    for (int i = k_ - 1; i > 0; --i) std::swap(keys[static_cast<std::size_t>(i)], keys[static_cast<std::size_t>(uniform(rng, i + 1))]);
+    for (int i = k_ - 1; i > 0; --i)
+      std::swap(keys[static_cast<std::size_t>(i)], keys[static_cast<std::size_t>(uniform(rng, i + 1))]);
     Example e;
     std::vector<int> values;
     for (int i = 0; i < n_; ++i) {
@@ -105,7 +106,8 @@ class InductionTask : public Task {
     for (int i = 0; i < n_; ++i) e.ids.push_back(uniform(rng, k_));
     for (int i = 0; i < n_; ++i) e.ids.push_back(e.ids[static_cast<std::size_t>(i)]);
     e.targets.assign(e.ids.size(), kIgnore);
-    for (int i = n_; i + 1 < 2 * n_; ++i) e.targets[static_cast<std::size_t>(i)] = e.ids[static_cast<std::size_t>(i + 1)];
+    for (int i = n_; i + 1 < 2 * n_; ++i)
+      e.targets[static_cast<std::size_t>(i)] = e.ids[static_cast<std::size_t>(i + 1)];
     return e;
   }
 
@@ -195,9 +197,9 @@ class TextTask : public Task {
   int seq_len() const override { return n_; }
   std::string token_text(int id) const override { return vocabulary_[static_cast<std::size_t>(id)]; }
   Example draw(SplitMix64& rng, bool held_out) const override {
-    const int starts = static_cast<int>(ids_.size()) - n_;       // windows of n + 1 tokens
+    const int starts = static_cast<int>(ids_.size()) - n_;  // windows of n + 1 tokens
     const int held = std::max(1, starts / 10);
-    const int training = std::max(1, starts - held - n_);       // starts 0 .. training - 1
+    const int training = std::max(1, starts - held - n_);  // starts 0 .. training - 1
     const int start = held_out ? starts - held + uniform(rng, held) : uniform(rng, training);
     Example e;
     e.ids.assign(ids_.begin() + start, ids_.begin() + start + n_);
@@ -217,7 +219,8 @@ class TextTask : public Task {
 // The caller's sequences; every one is both drawn for training and evaluated.
 class DataTask : public Task {
  public:
-  DataTask(std::vector<Example> examples, int seq, int vocab) : examples_(std::move(examples)), seq_(seq), vocab_(vocab) {}
+  DataTask(std::vector<Example> examples, int seq, int vocab)
+      : examples_(std::move(examples)), seq_(seq), vocab_(vocab) {}
   int vocab_size() const override { return vocab_; }
   int seq_len() const override { return seq_; }
   std::string token_text(int id) const override { return std::to_string(id); }
@@ -274,14 +277,21 @@ const Schema<TaskOptions>& task_schema() {
   using T = TaskOptions;
   static const Schema<TaskOptions> schema{
       {
-          {{"name", "choice", 0, 0, false, {"copy", "reverse", "sort", "recall", "induction", "modadd", "parens", "text"},
+          {{"name",
+            "choice",
+            0,
+            0,
+            false,
+            {"copy", "reverse", "sort", "recall", "induction", "modadd", "parens", "text"},
             "The task (see task_infos for each one's format and the pattern that solves it)."},
-           [](const T& t) { return Json(t.name); }, [](T& t, const Json& v) { t.name = v.get<std::string>(); }},
+           [](const T& t) { return Json(t.name); },
+           [](T& t, const Json& v) { t.name = v.get<std::string>(); }},
           int_field("length", &T::length, 1, 64, "Items per example (recall: pairs; text: tokens per window)."),
           int_field("symbols", &T::symbols, 2, 64, "Distinct items (copy, reverse, sort, recall, induction)."),
           int_field("modulus", &T::modulus, 2, 97, "modadd: the p of a + b mod p."),
           {{"text", "text", 0, 100000, false, {}, "text: what to learn to continue (up to 100,000 bytes)."},
-           [](const T& t) { return Json(t.text); }, [](T& t, const Json& v) { t.text = v.get<std::string>(); }},
+           [](const T& t) { return Json(t.text); },
+           [](T& t, const Json& v) { t.text = v.get<std::string>(); }},
           bool_field("words", &T::words, "text: tokens are words (else characters)."),
       },
       {}};
@@ -313,7 +323,8 @@ Result<std::unique_ptr<Task>> make_data_task(const std::vector<int>& ids, const 
   std::vector<Example> examples;
   for (int b = 0; b < batch; ++b) {
     Example e;
-    e.ids.assign(ids.begin() + static_cast<std::ptrdiff_t>(b) * seq, ids.begin() + static_cast<std::ptrdiff_t>(b + 1) * seq);
+    e.ids.assign(ids.begin() + static_cast<std::ptrdiff_t>(b) * seq,
+                 ids.begin() + static_cast<std::ptrdiff_t>(b + 1) * seq);
     e.targets.assign(targets.begin() + static_cast<std::ptrdiff_t>(b) * seq,
                      targets.begin() + static_cast<std::ptrdiff_t>(b + 1) * seq);
     examples.push_back(std::move(e));
@@ -338,7 +349,8 @@ Result<std::unique_ptr<Task>> make_task(const TaskOptions& o) {
   }
   if (o.name == "parens") {
     if (o.length % 2 != 0)
-      return Error{"parens needs an even length, got " + std::to_string(o.length), error_code::kInvalidArgument, "length"};
+      return Error{"parens needs an even length, got " + std::to_string(o.length), error_code::kInvalidArgument,
+                   "length"};
     return std::unique_ptr<Task>(new ParensTask(o.length));
   }
   // text

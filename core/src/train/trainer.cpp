@@ -42,8 +42,9 @@ Trainer::Trainer(std::shared_ptr<Transformer> model, const OptimizerOptions& opt
       settings_(settings),
       task_(std::move(task)),
       rng_(static_cast<std::uint64_t>(settings.seed) * 0xD1B54A32D192ED03ull + 0x8CB92BA72F3D8DD7ull) {
-  if (task_) held_out_ = task_->evaluation_set(static_cast<std::uint64_t>(settings.seed) ^ 0x5851F42D4C957F2Dull,
-                                                settings_.eval_size);
+  if (task_)
+    held_out_ =
+        task_->evaluation_set(static_cast<std::uint64_t>(settings.seed) ^ 0x5851F42D4C957F2Dull, settings_.eval_size);
 }
 
 Result<std::unique_ptr<Trainer>> Trainer::create(std::shared_ptr<Transformer> model, const OptimizerOptions& optimizer,
@@ -54,8 +55,9 @@ Result<std::unique_ptr<Trainer>> Trainer::create(std::shared_ptr<Transformer> mo
   if (spec.head == OutputHead::None || spec.mlm_head())
     return Error{"training needs a model with an output head 'linear' or 'tied'", error_code::kInvalidArgument, "head"};
   if (spec.type_vocab_size > 0 || spec.embed_norm)
-    return Error{"training does not support token types or an embedding LayerNorm (the parts of pretrained BERT models)",
-                 error_code::kInvalidArgument, spec.embed_norm ? "embedNorm" : "typeVocabSize"};
+    return Error{
+        "training does not support token types or an embedding LayerNorm (the parts of pretrained BERT models)",
+        error_code::kInvalidArgument, spec.embed_norm ? "embedNorm" : "typeVocabSize"};
   if (task) {
     if (spec.encoder_decoder())
       return Error{"the tasks train a single causal stack: use encoderLayers 0 (or give batches yourself)",
@@ -68,8 +70,8 @@ Result<std::unique_ptr<Trainer>> Trainer::create(std::shared_ptr<Transformer> mo
                        std::to_string(spec.vocab_size),
                    error_code::kOutOfRange, "vocabSize"};
     if (task->seq_len() > spec.max_seq)
-      return Error{"the task's sequences have " + std::to_string(task->seq_len()) + " tokens but the model's maxSeq is " +
-                       std::to_string(spec.max_seq),
+      return Error{"the task's sequences have " + std::to_string(task->seq_len()) +
+                       " tokens but the model's maxSeq is " + std::to_string(spec.max_seq),
                    error_code::kOutOfRange, "maxSeq"};
   }
   return std::unique_ptr<Trainer>(new Trainer(std::move(model), optimizer, settings, std::move(task)));
