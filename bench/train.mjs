@@ -19,7 +19,7 @@ export const TRAINING_SHAPES = [
 const key = ({ e, layers, h, f, s, b, v }) => `${e},${layers},${h},${f},${s},${b},${v}`;
 // Multiply-adds x 2 of the matrix products of one step: forward (projections, FFN,
 // scores and weights x V, head) and twice that backward.
-export const stepFlops = ({ e, layers, h, f, s, b, v }) =>
+export const stepFlops = ({ e, layers, f, s, b, v }) =>
   3 * 2 * b * s * (layers * (4 * e * e + 2 * e * f + 2 * s * e) + e * v);
 
 function randomBatch({ s, b, v }) {

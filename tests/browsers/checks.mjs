@@ -1,3 +1,4 @@
+/* global deepQuery -- defined in the page by HELPERS below; these functions run there */
 // The checks every browser engine must pass, stated once; firefox.test.mjs and
 // webkit.test.mjs run them through a small driver each (see `browserChecks`):
 // the playground renders and typing changes it; every element of the tutorial starts;

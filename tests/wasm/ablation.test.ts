@@ -133,8 +133,8 @@ describe.each(BUILDS)('%s build', (build) => {
       expect([e.code, e.field, e.value], JSON.stringify(ablate)).toEqual([code, field, value]);
     }
     // The engine checks again, whatever reaches it.
-    const raw = model.raw().forward({ ...INPUT, lengths: null, sourceIds: null, sourceSeq: 0, sourceLengths: null, record: null,
-      ablate: [{ layer: 5, head: 0 }] });
+    const raw = model.raw().forward({ ...INPUT, lengths: null, tokenTypes: null, sourceIds: null, sourceSeq: 0, sourceLengths: null,
+      record: null, logits: 'all', ablate: [{ layer: 5, head: 0 }] });
     expect(raw.error).toMatchObject({ code: 'out_of_range', field: 'ablate.layer' });
     expect(model.forward(INPUT).hidden).toEqual(intact);
 

@@ -1,10 +1,9 @@
 // The public API in Node, both builds: what run() returns in each mode, and that
 // the module does not leak. Bad input is in hostile.test.ts.
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONFIG, findStage, loadAttention, type MultiHeadAttentionInput } from '../../dist/node.js';
-import { BUILDS, MHA_EMBED, engineFor, smallAttentionInput } from './helpers.js';
+import { DEFAULT_CONFIG, findStage, loadAttention } from '../../dist/node.js';
+import { BUILDS, engineFor, smallAttentionInput } from './helpers.js';
 
-const E = MHA_EMBED;
 const validInput = smallAttentionInput;
 
 describe.each(BUILDS)('%s build', (build) => {
@@ -56,7 +55,7 @@ describe.each(BUILDS)('%s build', (build) => {
     const direct = engine.multiHeadAttention(validInput());
     const viaPrepared = engine.multiHeadAttention({ ...rest, weights: prepared });
     expect(Array.from(viaPrepared.output)).toEqual(Array.from(direct.output));
-    expect(Array.from(viaPrepared.weights)).toEqual(Array.from(direct.weights));
+    expect(Array.from(viaPrepared.weights!)).toEqual(Array.from(direct.weights!));
     expect(() => engine.multiHeadAttention({ ...rest, weights: prepared, inProjBias: arrays.inProjBias }))
       .toThrow(/give either weights \(prepared\) or the weight arrays, not both \(also given: inProjBias\)/);
     expect(() => engine.multiHeadAttention({ ...rest, embedDim: 4, query: new Float32Array(24), heads: 2, weights: prepared }))

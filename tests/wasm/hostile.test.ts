@@ -70,7 +70,7 @@ const CASES: Case[] = [
   ['a mask that blocks every key', attend({ keyPaddingMask: new Uint8Array(6).fill(1) }), (r) => {
     const { output, weights } = r as { output: Float32Array; weights: Float32Array };
     expect(weights.every((w) => w === 0)).toBe(true);  // no NaN: zero weights, output = out_proj bias
-    const bias = mha().outProjBias;
+    const bias = mha().outProjBias!;
     for (let row = 0; row < 6; row++) expect(Array.from(output.subarray(row * E, row * E + E))).toEqual(Array.from(bias));
   }],
   ['causal plus a mask blocking the diagonal', attend({ causal: true, attnMask: Uint8Array.from([1, 0, 0, 0, 1, 0, 0, 0, 1]) }), (r) => {
@@ -84,10 +84,10 @@ const CASES: Case[] = [
   ['-1e30 inside the query', attend({ query: withValue(mha().query, 5, -1e30) }), /numeric overflow: .* not finite in float32/],
   ['3e38 everywhere in the query', attend({ query: new Float32Array(48).fill(3e38) }), /numeric overflow: .* not finite in float32/],
   // A query bias of 1e29 makes scores of ~1e28: huge but finite, and the softmax stays stable.
-  ['scores near 1e29', attend({ inProjBias: withValue(withValue(mha().inProjBias, 0, 1e29), 4, -1e29) }), (r) => expectDistribution(r)],
-  ['NaN inside the query', attend({ query: withValue(mha().query, 7, NaN) }), /query\[7\] is NaN; inputs must be finite numbers/],
-  ['Infinity inside the value', attend({ value: withValue(mha().query, 2, Infinity) }), /value\[2\] is Infinity; inputs must be finite numbers/],
-  ['-Infinity inside a weight', attend({ outProjWeight: withValue(mha().outProjWeight, 0, -Infinity) }), /outProjWeight\[0\] is -Infinity/],
+  ['scores near 1e29', attend({ inProjBias: withValue(withValue(mha().inProjBias!, 0, 1e29), 4, -1e29) }), (r) => expectDistribution(r)],
+  ['NaN inside the query', attend({ query: withValue(mha().query!, 7, NaN) }), /query\[7\] is NaN; inputs must be finite numbers/],
+  ['Infinity inside the value', attend({ value: withValue(mha().query!, 2, Infinity) }), /value\[2\] is Infinity; inputs must be finite numbers/],
+  ['-Infinity inside a weight', attend({ outProjWeight: withValue(mha().outProjWeight!, 0, -Infinity) }), /outProjWeight\[0\] is -Infinity/],
   ['unknown argument', attend({ quary: new Float32Array(1) }), /unknown multiHeadAttention argument 'quary'/],
 ];
 

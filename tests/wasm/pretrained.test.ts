@@ -157,7 +157,7 @@ describe.each(BUILDS)('%s build', (build) => {
   });
 
   it('accepts File objects and a FileList-like array, folders in names ignored', async () => {
-    const files = Object.entries(filesOf('gpt2-tiny')).map(([name, bytes]) => new File([bytes], name));
+    const files = Object.entries(filesOf('gpt2-tiny')).map(([name, bytes]) => new File([bytes as BlobPart], name));
     const m = await engine.loadPretrained({ files });
     expect(m.spec.vocabSize).toBe(557);
     m.dispose();

@@ -28,7 +28,7 @@ describe.each(BUILDS)('%s build', (build) => {
       });
       expect(r.shapes.weights).toEqual([c.batch, c.heads, c.query_len, c.key_len]);
       expectClose(r.output, c.expected_output);
-      expectClose(r.weights, c.expected_weights);
+      expectClose(r.weights!, c.expected_weights);
     }
   });
 
