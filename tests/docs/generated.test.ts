@@ -1,0 +1,67 @@
+// The docs' generated blocks (between <!-- generated:NAME --> markers) are what
+// scripts/docs-tables.mjs makes now: from bench/results/*.json (the bench tables) and from
+// the built package, dist/node.js (limits, setting ranges, error codes). And the limits the
+// docs print are the ones the engine enforces, probed at each boundary.
+import { readFileSync } from 'node:fs';
+import { describe, expect, test } from 'vitest';
+import { loadAttention, LIMITS } from 'attention-playground';
+// @ts-ignore -- a plain .mjs script without type declarations
+import { FILES, ROOT, benchBlocks, fillBlocks, limitBlocks, readBlock } from '../../scripts/docs-tables.mjs';
+
+const blocks: Record<string, string[]> = { ...benchBlocks(), ...await limitBlocks() };
+
+describe('generated blocks match the generator', () => {
+  for (const [file, names] of Object.entries(FILES as Record<string, string[]>)) {
+    const text = readFileSync(`${ROOT}${file}`, 'utf8');
+    for (const name of names) {
+      test(`${file}: ${name}`, () => {
+        const block = readBlock(text, name);
+        expect(block, `markers of ${name} in ${file}`).not.toBeNull();
+        expect(block).toBe(`${blocks[name].join('\n')}\n`);
+      });
+    }
+  }
+
+  test('a block follows its source: a changed result changes the table', () => {
+    const latest = JSON.parse(readFileSync(`${ROOT}bench/results/latest.json`, 'utf8'));
+    const results = {
+      latest, latency: JSON.parse(readFileSync(`${ROOT}bench/results/latency.json`, 'utf8')),
+      pretrained: JSON.parse(readFileSync(`${ROOT}bench/results/pretrained.json`, 'utf8')),
+    };
+    const before = benchBlocks(results)['bench-attention'].join('\n');
+    latest.mha[0].simd *= 2;
+    const after = benchBlocks(results)['bench-attention'].join('\n');
+    expect(after).not.toBe(before);
+    expect(after).toContain(latest.mha[0].simd.toFixed(3));
+  });
+
+  test('filling keeps the text around a block and refuses missing markers', () => {
+    const text = 'before\n<!-- generated:x -->\nold\n<!-- /generated:x -->\nafter\n';
+    expect(fillBlocks(text, { x: ['new'] }, ['x'])).toBe('before\n<!-- generated:x -->\nnew\n<!-- /generated:x -->\nafter\n');
+    expect(() => fillBlocks('no markers', { x: ['new'] }, ['x'])).toThrow(/markers/);
+  });
+});
+
+describe('the documented limits are the engine\'s', async () => {
+  const engine = await loadAttention();
+  const words = (n: number) => Array.from({ length: n }, () => 'a').join(' ');
+  const refused = (run: () => unknown) => { try { run(); return false; } catch { return true; } };
+
+  test('texts per batch', () => {
+    expect(refused(() => engine.run({ texts: Array(LIMITS.texts).fill('a'), mode: 'encoder' }))).toBe(false);
+    expect(refused(() => engine.run({ texts: Array(LIMITS.texts + 1).fill('a'), mode: 'encoder' }))).toBe(true);
+  });
+  test('tokens per text', () => {
+    expect(refused(() => engine.run({ texts: [words(LIMITS.tokensPerText)], mode: 'encoder' }))).toBe(false);
+    expect(refused(() => engine.run({ texts: [words(LIMITS.tokensPerText + 1)], mode: 'encoder' }))).toBe(true);
+  });
+  test('UTF-8 bytes per text (two-byte characters: the limit is in bytes, not characters)', () => {
+    expect(refused(() => engine.run({ texts: ['é'.repeat(LIMITS.bytesPerText / 2)], mode: 'encoder' }))).toBe(false);
+    expect(refused(() => engine.run({ texts: ['é'.repeat(LIMITS.bytesPerText / 2) + 'a'], mode: 'encoder' }))).toBe(true);
+  });
+  test('working memory: a trace past the limit is refused, naming the limit', () => {
+    const config = { dModel: LIMITS.dModel.max, heads: LIMITS.heads.max, layers: LIMITS.layers.max };
+    expect(() => engine.run({ texts: [words(LIMITS.tokensPerText)], mode: 'encoder', config }))
+      .toThrow(`the limit is ${LIMITS.workingMemoryBytes / 2 ** 20} MiB`);
+  });
+});
