@@ -5,14 +5,25 @@
 # Chromium and Firefox ESR; bench/results/latency.json), browser_train.mjs and
 # browser_pretrained.mjs (GPT-2 small against onnxruntime-web in Chromium). Takes a few minutes;
 # run it on a quiet machine.
+#
+# `npm run bench -- --build-only` builds every bench target and stops (CI runs it so, through
+# npm as a person would, so a target that no longer builds cannot go unnoticed); it reuses
+# the wasm builds when scripts/build.sh has already made them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
+build_only=false
+[ "${1:-}" = --build-only ] && build_only=true
 bash scripts/setup.sh
 cmake --preset native-bench >/dev/null
 cmake --build --preset native-bench --target native_bench train_step_bench
-bash scripts/build.sh
+if ! $build_only || [ ! -f dist/wasm/attention-simd.wasm ]; then bash scripts/build.sh; fi
 NODE_PATH=/usr/share/nodejs cmake --build --preset wasm-simd --target kernel_bench
+if $build_only; then
+  for script in bench/*.mjs; do node --check "$script"; done
+  echo "bench: every target built, every script parses"
+  exit 0
+fi
 node bench/run.mjs
 node bench/browser_latency.mjs
 node bench/browser_train.mjs

@@ -52,7 +52,15 @@ function relax(glue, wasm) {
         fail(`import ${info.module}.${field} (${name}) has type (${params}) -> ${typeName(info.results)}`);
       internalNames[name] = info.name;
     }
-    if (!internalNames[name]) fail(`no import ${field} (${name}) in the module`);
+    if (!internalNames[name]) {
+      // The glue's import object and the module must name imports alike, else the engine
+      // cannot even be instantiated: say what went wrong rather than only that it did.
+      const minified = field !== name;
+      fail(`no import ${field} (${name}) in the module: the JS glue names it ${minified ? 'minified' : 'unminified'}, ` +
+        'so the glue and the .wasm disagree. emcc renames the imports of both at -O2+ from what wasm-opt prints; ' +
+        "a wasm-opt other than Debian's binaryen first on PATH (e.g. node_modules/.bin under npm run) breaks that " +
+        '(scripts/env.sh drops node_modules/.bin from PATH). Rebuild after fixing PATH.');
+    }
   }
   let text = module.emitText();
   module.dispose();
