@@ -7,7 +7,7 @@
 //   node scripts/relax-wasm.mjs <in.js> <out.js>                   a one-file build (base64 inside)
 //
 // emcc -O2+ renames imports (e.g. "a"."q"): the glue's import object tells which is which.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import binaryen from 'binaryen';
 
 const PLACEHOLDERS = {
@@ -15,8 +15,15 @@ const PLACEHOLDERS = {
   attention_relaxed_simd_rewritten: { params: [], result: 'i32', replacement: '(i32.const 1' },
 };
 
+// The linked files this run reads. This script runs as the link's POST_BUILD step, and ninja
+// may keep a linked output whose step failed as up to date; a failure removes them, so the
+// next build links them again instead of shipping them without their relaxed twin.
+let linkedInputs = [];
+
 function fail(message) {
   console.error(`relax-wasm: ${message}`);
+  for (const file of linkedInputs) rmSync(file, { force: true });
+  if (linkedInputs.length) console.error(`relax-wasm: removed ${linkedInputs.join(', ')} so the next build links again`);
   process.exit(1);
 }
 
@@ -82,9 +89,11 @@ function relax(glue, wasm) {
 const args = process.argv.slice(2);
 if (args.length === 3) {
   const [gluePath, inPath, outPath] = args;
+  linkedInputs = [gluePath, inPath];
   writeFileSync(outPath, relax(readFileSync(gluePath, 'utf8'), readFileSync(inPath)));
 } else if (args.length === 2) {
   const [inPath, outPath] = args;
+  linkedInputs = [inPath];
   const js = readFileSync(inPath, 'utf8');
   // The embedded module's data URL (the bare prefix also appears earlier, as a constant).
   const prefix = 'data:application/octet-stream;base64,';
