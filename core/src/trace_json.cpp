@@ -1,9 +1,12 @@
 #include "attention/trace_json.hpp"
 
 #include "attention/config.hpp"
+#include "attention/pretrained.hpp"
 #include "attention/spec.hpp"
 #include "attention/tasks.hpp"
+#include "attention/tokenizer.hpp"
 #include "attention/trainer.hpp"
+#include "attention/transformer.hpp"
 
 namespace attention {
 
@@ -46,7 +49,18 @@ Json engine_description() {
   Json tasks = Json::array();
   for (const TaskInfo& t : task_infos())
     tasks.push_back({{"name", t.name}, {"vocabulary", t.vocabulary}, {"format", t.format}, {"pattern", t.pattern}});
+  // The limits every call is held to (tokenizer.hpp, transformer.hpp): the package's LIMITS
+  // and the docs read them from here.
+  const Json limits = {{"texts", kMaxTexts},
+                       {"tokensPerText", kMaxTokensPerText},
+                       {"bytesPerText", kMaxTextBytes},
+                       {"workingMemoryBytes", kMaxTraceFloats * sizeof(float)}};
+  Json families = Json::array();
+  for (const pretrained::FamilyInfo& f : pretrained::family_infos())
+    families.push_back({{"name", f.model_type}, {"tokenizer", f.tokenizer}});
   return {{"playground", describe(playground_schema())},
+          {"limits", limits},
+          {"families", families},
           {"modelSpec", describe(model_spec_schema())},
           {"optimizer", describe(optimizer_schema())},
           {"trainer", describe(trainer_schema())},

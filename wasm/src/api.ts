@@ -7,7 +7,7 @@ export type { CheckpointFiles, CheckpointFile, LoadProgress } from './checkpoint
 export type { Tokenizer, Encoding } from './tokenizers.js';
 export { Trainer, TASKS, type TrainerSnapshot } from './trainer.js';
 export {
-  ENGINE, ERROR_CODES, checkValue, ruleProblems, type ErrorCode, type StageKind, type MaskKind, type SchemaInfo,
+  ENGINE, ERROR_CODES, checkValue, ruleProblems, type ErrorCode, type StageKind, type MaskKind, type Family, type FamilyTokenizer, type SchemaInfo,
   type SettingInfo, type RuleInfo, type SettingProblem,
 } from './schema.js';
 export { AttentionError, type ErrorDetails } from './errors.js';

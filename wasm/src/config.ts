@@ -38,13 +38,13 @@ export const LIMITS = Object.freeze({
   ffnDim: range('ffnDim'),
   seed: range('seed'),
   /** Texts per batch. */
-  texts: 16,
+  texts: ENGINE.limits.texts,
   /** Tokens per text. */
-  tokensPerText: 128,
+  tokensPerText: ENGINE.limits.tokensPerText,
   /** UTF-8 bytes per text. */
-  bytesPerText: 8192,
+  bytesPerText: ENGINE.limits.bytesPerText,
   /** Working memory one call may need, in bytes. */
-  workingMemoryBytes: 256 * 1024 * 1024,
+  workingMemoryBytes: ENGINE.limits.workingMemoryBytes,
 });
 
 export const MODES = setting(PLAYGROUND_SCHEMA, 'mode').choices as readonly Mode[];

@@ -8,6 +8,7 @@ import { AttentionError, describeValue, fromEngine } from './errors.js';
 import { Model, type RawModel } from './model.js';
 import { EngineTokenizer, type Encoding, type RawTokenizer, type Tokenizer } from './tokenizers.js';
 import type { ForwardInput, ForwardResult, ModelSpec } from './types.js';
+import { ENGINE, type Family, type FamilyTokenizer } from './schema.js';
 
 type RawError = { error?: { message: string; code: string; field: string } };
 
@@ -20,7 +21,7 @@ export interface RawPretrainedModule {
 }
 interface RawCheckpointLoader {
   error(): RawError | undefined;
-  config(): { family: 'gpt2' | 'bert'; modelType: string; architecture: string; padTokenId: number; spec: string };
+  config(): { family: Family; modelType: string; architecture: string; padTokenId: number; spec: string };
   addFile(bytes: Uint8Array, name: string, expected: string[] | null): RawError | undefined;
   skipped(): [string, string][];
   finish(): RawModel | null;
@@ -44,8 +45,8 @@ const OPTION_KEYS = new Set(['files', 'repo', 'baseUrl', 'onProgress', 'signal']
 
 /** A checkpoint's model with its tokenizer. Call dispose() when done: both live in the engine. */
 export class PretrainedModel {
-  /** 'gpt2' or 'bert'. */
-  readonly family: 'gpt2' | 'bert';
+  /** The family, as config.json's model_type names it ('gpt2', 'bert'). */
+  readonly family: Family;
   /** config.json's model_type and architectures[0] ('' when absent). */
   readonly modelType: string;
   readonly architecture: string;
@@ -59,7 +60,7 @@ export class PretrainedModel {
   readonly tokenizer: Tokenizer;
 
   /** @internal Made by loadPretrained. */
-  constructor(parts: { model: Model; tokenizer: Tokenizer; family: 'gpt2' | 'bert'; modelType: string; architecture: string;
+  constructor(parts: { model: Model; tokenizer: Tokenizer; family: Family; modelType: string; architecture: string;
     padTokenId: number; skipped: [string, string][] }) {
     this.model = parts.model;
     this.tokenizer = parts.tokenizer;
@@ -107,9 +108,10 @@ function missing(source: FileSource, what: string, files: string): AttentionErro
   return new AttentionError(`${source.where}: ${what} needs ${files}`, { code: 'missing_file', field: files.split(' ')[0] });
 }
 
-async function loadTokenizer(module: RawPretrainedModule, source: FileSource, family: 'gpt2' | 'bert'): Promise<Tokenizer> {
+async function loadTokenizer(module: RawPretrainedModule, source: FileSource, family: Family): Promise<Tokenizer> {
   const json = await text(source, 'tokenizer.json');
-  if (family === 'gpt2') {
+  const kind: FamilyTokenizer = ENGINE.families.find((f) => f.name === family)!.tokenizer;
+  if (kind === 'bpe') {
     if (json !== null) return new EngineTokenizer('gpt2-bpe', new module._Gpt2Bpe(json, '', true));
     const vocab = await text(source, 'vocab.json');
     const merges = vocab === null ? null : await text(source, 'merges.txt');

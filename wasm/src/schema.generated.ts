@@ -21,6 +21,22 @@ export const ENGINE = {
     "network",
     "aborted"
   ],
+  "families": [
+    {
+      "name": "gpt2",
+      "tokenizer": "bpe"
+    },
+    {
+      "name": "bert",
+      "tokenizer": "wordpiece"
+    }
+  ],
+  "limits": {
+    "bytesPerText": 8192,
+    "texts": 16,
+    "tokensPerText": 128,
+    "workingMemoryBytes": 268435456
+  },
   "modelSpec": {
     "rules": [
       {

@@ -43,6 +43,10 @@ export type SettingsOf<L extends readonly { name: string }[]> = { -readonly [S i
 
 export type ErrorCode = (typeof ENGINE.errorCodes)[number];
 export type StageKind = (typeof ENGINE.stages)[number]['kind'];
+/** A checkpoint family the engine loads, as config.json's model_type names it. */
+export type Family = (typeof ENGINE.families)[number]['name'];
+/** The tokenizer a family's checkpoints carry: GPT-2's byte-level BPE or BERT's WordPiece. */
+export type FamilyTokenizer = (typeof ENGINE.families)[number]['tokenizer'];
 export type MaskKind = NonNullable<Extract<(typeof ENGINE.stages)[number], { mask: string }>['mask']>;
 
 /** The engine's error codes, in its order. */

@@ -44,6 +44,16 @@ namespace attention::pretrained {
 enum class Family { Gpt2, Bert };
 const char* to_string(Family family);
 
+// A family as config.json names it (model_type) and the tokenizer its checkpoints carry
+// ("bpe": GPT-2's byte-level BPE, "wordpiece": BERT's). Declared once (hub_config.cpp);
+// the engine's description lists them, and the package's types derive from that.
+struct FamilyInfo {
+  Family family;
+  const char* model_type;
+  const char* tokenizer;
+};
+const std::vector<FamilyInfo>& family_infos();
+
 // What config.json says, as the engine's spec plus what the spec does not hold.
 struct HubConfig {
   Family family = Family::Gpt2;

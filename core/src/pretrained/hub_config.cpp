@@ -3,6 +3,7 @@
 // BertConfig): a key that is absent takes the class default; a present key of the
 // wrong type, or a value the engine cannot run the way the modelling code does, is an
 // Error naming that key.
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -167,9 +168,46 @@ std::string config_key(Family family, const std::string& field) {
 
 #undef TRY_ASSIGN
 
+// Each family's config.json -> HubConfig, in the order of family_infos().
+using ReadConfig = Result<HubConfig> (*)(const Json&, HubConfig);
+struct FamilyEntry {
+  FamilyInfo info;
+  ReadConfig read;
+};
+const std::vector<FamilyEntry>& family_entries() {
+  static const std::vector<FamilyEntry> entries = {{{Family::Gpt2, "gpt2", "bpe"}, gpt2_config},
+                                                   {{Family::Bert, "bert", "wordpiece"}, bert_config}};
+  return entries;
+}
+
+// "\"gpt2\" and \"bert\"": the model_types the engine loads, for messages.
+std::string model_types_text() {
+  std::string out;
+  const auto& entries = family_entries();
+  for (std::size_t i = 0; i < entries.size(); ++i)
+    out += std::string(i == 0                    ? ""
+                       : i + 1 == entries.size() ? " and "
+                                                 : ", ") +
+           "\"" + entries[i].info.model_type + "\"";
+  return out;
+}
+
 }  // namespace
 
-const char* to_string(Family family) { return family == Family::Gpt2 ? "gpt2" : "bert"; }
+const std::vector<FamilyInfo>& family_infos() {
+  static const std::vector<FamilyInfo> infos = [] {
+    std::vector<FamilyInfo> out;
+    for (const FamilyEntry& e : family_entries()) out.push_back(e.info);
+    return out;
+  }();
+  return infos;
+}
+
+const char* to_string(Family family) {
+  for (const FamilyInfo& f : family_infos())
+    if (f.family == family) return f.model_type;
+  return "";
+}
 
 Result<HubConfig> read_config(const std::string& json_text) {
   Result<Json> parsed = parse_object(json_text, "config.json");
@@ -177,7 +215,7 @@ Result<HubConfig> read_config(const std::string& json_text) {
   const Json& j = parsed.value();
   HubConfig c;
   if (!j.contains("model_type"))
-    return config_error("model_type", "is missing; the engine loads model_type \"gpt2\" and \"bert\"",
+    return config_error("model_type", "is missing; the engine loads model_type " + model_types_text(),
                         kInvalidArgument);
   if (!j["model_type"].is_string())
     return config_error("model_type", "must be a string, got " + j["model_type"].dump());
@@ -188,17 +226,14 @@ Result<HubConfig> read_config(const std::string& json_text) {
       return config_error("architectures", "must be a list of class names, got " + a.dump());
     if (!a.empty()) c.architecture = a[0].get<std::string>();
   }
-  Result<HubConfig> out = Error{"", kInvalidArgument};
-  if (c.model_type == "gpt2") {
-    c.family = Family::Gpt2;
-    out = gpt2_config(j, c);
-  } else if (c.model_type == "bert") {
-    c.family = Family::Bert;
-    out = bert_config(j, c);
-  } else {
-    return config_error("model_type", "is \"" + c.model_type + "\"; the engine loads \"gpt2\" and \"bert\" models",
+  const auto& entries = family_entries();
+  auto entry = std::find_if(entries.begin(), entries.end(),
+                            [&](const FamilyEntry& e) { return c.model_type == e.info.model_type; });
+  if (entry == entries.end())
+    return config_error("model_type", "is \"" + c.model_type + "\"; the engine loads " + model_types_text() + " models",
                         kInvalidArgument);
-  }
+  c.family = entry->info.family;
+  Result<HubConfig> out = entry->read(j, c);
   if (!out) return out;
   if (Status s = validate(out.value().spec); !s) {
     Error e = s.error_value();
