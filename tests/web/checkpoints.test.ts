@@ -9,7 +9,8 @@ import {
   CHECKPOINT_FORMAT, checkRecord, packProbe, unpackProbe, type CheckpointIndex, type CheckpointRecord,
 } from '../../web/src/model/checkpoint.js';
 import { CHECKPOINT_PLANS, buildCheckpoint, checkpointIndexOf } from '../../web/src/workers/checkpoint-builder.js';
-import { TrainingSession, type Probe } from '../../web/src/workers/training.js';
+import type { Probe } from '../../web/src/model/training-data.js';
+import { TrainingSession } from '../../web/src/workers/training.js';
 import { DEFAULT_TRAIN_STATE, runLimits, trainStateFromHash, trainStateToHash, trainerOptions } from '../../web/src/settings/train-settings.js';
 import type { PatternName } from '../../web/src/model/head-patterns.js';
 import { headLabel } from '../../web/src/train/probe-view.js';

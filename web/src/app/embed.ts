@@ -7,6 +7,7 @@ import type { Playground } from '../playground/playground.js';
 import { setDefaultEngine } from '../playground/playground.js';
 import type { TrainView } from '../train/train-view.js';
 import '../train/train-view.js';
+import '../pretrained/pretrained-loader.js';
 import { setCheckpointBase } from '../model/checkpoint.js';
 import { pageEngineClient } from '../workers/page-client.js';
 import { startTrainingWorker } from '../workers/train-client.js';

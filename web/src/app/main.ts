@@ -3,11 +3,12 @@
 // URL hash ('#train...' is the Train view); each keeps its settings in the hash.
 import { type Playground, setDefaultEngine } from '../playground/playground.js';
 import '../train/train-view.js';
+import '../pretrained/pretrained-loader.js';
 import { setCheckpointBase } from '../model/checkpoint.js';
 import { pageEngineClient } from '../workers/page-client.js';
 import { startTrainingWorker } from '../workers/train-client.js';
 import { setTrainingRunner } from '../workers/train-run.js';
-import { PAGE_DEFAULT_STATE } from '../playground/first-view.js';
+import { PAGE_DEFAULT_STATE } from '../settings/settings.js';
 
 setDefaultEngine(pageEngineClient);
 setTrainingRunner(startTrainingWorker);

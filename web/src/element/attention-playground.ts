@@ -16,6 +16,7 @@
 import { LitElement, css, html, nothing } from 'lit';
 import '../playground/playground.js';
 import '../train/train-view.js';
+import '../pretrained/pretrained-loader.js';
 import type { EngineClient } from '../workers/client.js';
 import { DEFAULT_STATE, SETTINGS, parseSetting, type Setting, type State } from '../settings/settings.js';
 import { DEFAULT_TRAIN_STATE, TRAIN_SETTINGS, type TrainState } from '../settings/train-settings.js';

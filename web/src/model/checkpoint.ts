@@ -6,7 +6,7 @@
 //   {id}.safetensors   the weights (engine's saveWeights format)
 // and the folder's index.json lists the records' ids and titles.
 import { base64ToBytes, bytesToBase64 } from './base64.js';
-import type { CurvePoint, Probe, ProbeHead } from '../workers/training.js';
+import type { CurvePoint, Probe, ProbeHead } from './training-data.js';
 
 export const CHECKPOINT_FORMAT = 'attention-playground-checkpoint/1';
 

@@ -1,7 +1,7 @@
 // The text a heatmap cell's tooltip shows: the exact value at each stage, how it
 // was computed, the row sum, and why a cell is blocked.
 import type { Trace } from 'attention-playground';
-import { formatValue } from '../ui/colors.js';
+import { formatValue } from './words.js';
 import { axisTokens, blockedReason, findStage, headSlice, rowSum, type Block } from './trace-model.js';
 
 const REASONS = { padding: 'the key is padding', future: 'the key is in the future (causal mask)', mask: 'masked' };

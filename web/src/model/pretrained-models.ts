@@ -1,7 +1,7 @@
 // The pretrained checkpoint loaded on this page (one at a time: loading another frees it),
 // as the Explore page's picker lists it ('pretrained:<name>'), and the hub's base URL the
 // person typed, remembered in localStorage.
-import type { PretrainedInfo } from '../workers/pretrained-run.js';
+import type { PretrainedInfo } from './pretrained-info.js';
 
 export const PRETRAINED_PREFIX = 'pretrained:';
 export const DEFAULT_HUB = 'https://huggingface.co';

@@ -4,7 +4,7 @@
 // are Lit text bindings, never HTML. Pin and unpin send a bubbling 'baseline' event
 // ({ pin: boolean }) that the playground answers.
 import { html, nothing } from 'lit';
-import { formatValue } from '../ui/colors.js';
+import { formatValue } from '../model/words.js';
 import { compare, shortText, type Comparison, type Reference, type Snapshot } from '../model/comparison.js';
 import type { Block } from '../model/trace-model.js';
 

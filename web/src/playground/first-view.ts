@@ -1,13 +1,10 @@
-// The playground page's first view, and the hint above the heads that says what the weights
-// shown do and what to try. Random weights make every head look like noise, so the page
-// opens on the positional preset: heads built (not trained) to attend to the previous token,
-// the next one, themselves and the first one, which a sentence shows at a glance. Embeds and
-// the <attention-playground> element keep the engine's defaults (random weights).
+// The hint above the heads that says what the weights shown do and what to try. Random
+// weights make every head look like noise, so the page opens on the positional preset
+// (settings/settings.ts PAGE_DEFAULT_STATE): heads built (not trained) to attend to the
+// previous token, the next one, themselves and the first one, which a sentence shows at a
+// glance. Embeds and the <attention-playground> element keep the engine's defaults (random weights).
 import { html, nothing } from 'lit';
-import { DEFAULT_STATE, type State } from '../settings/settings.js';
-
-/** The page's defaults: what an empty URL hash shows; a link names only what differs from these. */
-export const PAGE_DEFAULT_STATE: State = { ...DEFAULT_STATE, preset: 'positional' };
+import type { State } from '../settings/settings.js';
 
 /** The views that draw attention weights, where the hint applies. */
 const WEIGHT_VIEWS: readonly string[] = ['heads', 'head', 'lines', 'overview'];

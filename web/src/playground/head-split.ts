@@ -5,7 +5,8 @@
 // the merge, the heads' contexts laid side by side again. One token's numbers are printed
 // from both sides. Data in (properties); the projection and the token are its own choice.
 import { html, nothing } from 'lit';
-import { formatValue, scoreScale, type ColorScale } from '../ui/colors.js';
+import { formatValue } from '../model/words.js';
+import { scoreScale, type ColorScale } from '../ui/colors.js';
 import { PROJECTIONS, headSplit, type HeadSplit, type Projection, type SplitSide } from '../model/split-model.js';
 import { axisTokens, paddedLabels } from '../model/trace-model.js';
 import { headColor } from './views.js';

@@ -5,7 +5,8 @@
 // and as recomputed here from the step above (model/walk-model.ts), with a check mark where
 // they agree. The followed row is this element's own choice; data in, nothing out.
 import { html, nothing } from 'lit';
-import { formatValue, scoreScale, weightScale, type ColorScale } from '../ui/colors.js';
+import { formatValue } from '../model/words.js';
+import { scoreScale, weightScale, type ColorScale } from '../ui/colors.js';
 import { axisTokens, paddedLabels } from '../model/trace-model.js';
 import { agrees, headWalk, type HeadWalk, type Matrix, type WalkStep } from '../model/walk-model.js';
 import { LessonView } from './lesson-view.js';

@@ -1,12 +1,14 @@
 // The Explore page's model picker (the untrained playground model, a shipped checkpoint,
 // or the Train view's model) and, with a trained model chosen, what its training fixed:
 // the Train view's own settings, with the Train view's labels, in place of the
-// playground's model controls; and the text box's label for a trained or pretrained model.
+// playground's model controls; the text box's label for a trained or pretrained model;
+// and the model settings in a few words for the settings drawer's button.
 import { html, nothing } from 'lit';
 import type { ExploreModel, ModelChoice } from './explore-models.js';
-import { shownValue, type Setting } from '../settings/settings.js';
-import type { PretrainedInfo } from '../workers/pretrained-run.js';
+import { settingByName, shownValue, type Setting, type State } from '../settings/settings.js';
+import type { PretrainedInfo } from '../model/pretrained-info.js';
 import { shownTrainSettings, trainStateFromHash } from '../settings/train-settings.js';
+import { count } from '../model/words.js';
 
 export const UNTRAINED_LABEL = 'Untrained playground model';
 
@@ -66,4 +68,10 @@ export function pretrainedTextSetting(setting: Setting, info: PretrainedInfo): S
     ? `Text for ${info.name} (its WordPiece tokenizer adds [CLS] and [SEP]; a second line is the second sentence)`
     : `Text for ${info.name} (its byte-level BPE tokenizer reads it; \u00b7 marks a token\u2019s leading space)`;
   return { ...setting, label, help: info.family === 'bert' ? 'Write [MASK] for a word BERT should guess.' : undefined };
+}
+
+/** The model settings in a few words, for the drawer's button: a trained or pretrained model's name, else the main settings. */
+export function modelSummary(state: State, modelName: string): string {
+  if (modelName) return modelName;
+  return `d_model ${state.dModel}, ${count(state.heads, 'head')}, ${count(state.layers, 'layer')}, ${shownValue(settingByName('preset')!, state.preset)}`;
 }

@@ -1,11 +1,11 @@
 // The state <ap-playground> (playground.ts) holds: its reactive properties, what each one
-// means and its starting value. The element's behaviour is in playground.ts.
+// means and its starting value. The element's behaviour is in playground.ts; the pretrained
+// loading panel's state is a controller of its own (pretrained-panel.ts).
 import { LitElement } from 'lit';
 import type { Trace } from 'attention-playground';
-import type { EngineClient, PretrainedProgress } from '../workers/client.js';
-import type { Prediction, PretrainedInfo } from '../workers/pretrained-run.js';
+import type { EngineClient } from '../workers/client.js';
+import type { Prediction, PretrainedInfo } from '../model/pretrained-info.js';
 import type { ExploreModel, ModelChoice } from './explore-models.js';
-import { hubBaseUrl } from '../model/pretrained-models.js';
 import { DEFAULT_STATE, type State } from '../settings/settings.js';
 import type { Snapshot } from '../model/comparison.js';
 
@@ -16,8 +16,7 @@ export abstract class PlaygroundProperties extends LitElement {
     errors: { state: true }, trace: { state: true }, engineError: { state: true },
     status: { state: true }, heapBytes: { state: true }, choices: { state: true }, model: { state: true },
     modelError: { state: true }, pretrained: { state: true }, predictions: { state: true }, attentionOnly: { state: true },
-    loaderOpen: { state: true }, loading: { state: true }, loadProgress: { state: true }, loadError: { state: true },
-    loadNote: { state: true }, hubUrl: { state: true }, baseline: { state: true },
+    baseline: { state: true },
     drafts: { state: true }, defaults: { attribute: false }, drawerOpen: { state: true },
   };
   declare state: State;
@@ -49,13 +48,6 @@ export abstract class PlaygroundProperties extends LitElement {
   declare predictions: Prediction[];
   /** The trace shown has only the attention stages (a long text on a big model). */
   declare attentionOnly: boolean;
-  /** The "Load a pretrained model" panel: open, loading, bytes per file, what went wrong, what happened. */
-  declare loaderOpen: boolean;
-  declare loading: boolean;
-  declare loadProgress: PretrainedProgress[];
-  declare loadError: string;
-  declare loadNote: string;
-  declare hubUrl: string;
   /** The result pinned as the 'changes' view's baseline (null: compare with the previous result). */
   declare baseline: Snapshot | null;
   /** What each setting is when the URL hash does not name it (the page sets its own first view). */
@@ -82,12 +74,6 @@ export abstract class PlaygroundProperties extends LitElement {
     this.pretrained = null;
     this.predictions = [];
     this.attentionOnly = false;
-    this.loaderOpen = false;
-    this.loading = false;
-    this.loadProgress = [];
-    this.loadError = '';
-    this.loadNote = '';
-    this.hubUrl = hubBaseUrl();
     this.baseline = null;
     this.defaults = DEFAULT_STATE;
     this.drafts = {};

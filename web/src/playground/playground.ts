@@ -25,15 +25,14 @@ import { renderControl, settingInput } from '../ui/controls.js';
 import { VIEW_PANEL_ID, viewTabId, viewTabs, viewToolbar } from './view-toolbar.js';
 import { HashWriter } from '../ui/hash-writer.js';
 import { outOfRangeNotes, staleNote } from './view-notes.js';
-import { modelSummary, settingsDrawer } from '../ui/settings-drawer.js';
+import { settingsDrawer } from '../ui/settings-drawer.js';
 import { SlowRun, TypingPause } from './delayed-flags.js';
 import { weightsHint } from './first-view.js';
-import { fixedSettings, modelPicker, pretrainedSummary, pretrainedTextSetting, trainedTextSetting } from './model-picker.js';
-import type { LoadRequest } from '../pretrained/pretrained-loader.js';
-import '../pretrained/pretrained-loader.js';
-import { loadPretrainedForPanel } from '../pretrained/pretrained-loading.js';
+import { fixedSettings, modelPicker, modelSummary, pretrainedSummary, pretrainedTextSetting, trainedTextSetting } from './model-picker.js';
+import type { PretrainedInfo } from '../model/pretrained-info.js';
+import { PretrainedPanel } from './pretrained-panel.js';
 import { PLAYGROUND_STYLES } from './playground-styles.js';
-import '../ui/controls.js';
+import './model-controls.js';
 
 let defaultEngine: (() => EngineClient) | null = null;
 
@@ -49,6 +48,8 @@ export class Playground extends PlaygroundProperties {
   #slowRun = new SlowRun(this, 250);
   /** The URL hash, written once typing pauses (hash-writer.ts), at once after other changes. */
   #hash = new HashWriter(this, 300);
+  /** The "Load a pretrained model…" panel (<ap-pretrained-loader>, defined by the page or element that shows this one). */
+  #panel = new PretrainedPanel(this, () => this.#engine(), (info) => this.#onPretrainedLoaded(info));
   /** The result before `trace`, from the same model (else null). */
   #previous: Snapshot | null = null;
   /** The text that produced `trace`, for the 'changes' view's caption. */
@@ -257,20 +258,14 @@ export class Playground extends PlaygroundProperties {
     this.#request({ pretrained: { key: info.key }, text: state.text }, info.key, state.text);
   }
 
-  /** The loading panel asked for a checkpoint: load it (pretrained-loading.ts), then show it on its example. */
-  #onLoadPretrained = async (event: Event) => {
-    const info = await loadPretrainedForPanel(this, this.#engine(), (event as CustomEvent<LoadRequest>).detail);
-    if (!info) return;
+  /** The loading panel loaded a checkpoint (pretrained/pretrained-loading.ts): show it on its example. */
+  async #onPretrainedLoaded(info: PretrainedInfo) {
     this.choices = await modelChoices();
     if (this.state.model === '') this.#untrainedText = this.state.text;
     this.#lastRun = '';
     this.state = { ...this.state, model: pretrainedId(info), text: pretrainedExample(info), layer: 0, head: 0 };
     this.#writeHash();
-  };
-
-  #onCancelPretrained = () => {
-    this.#engine().cancelPretrained();
-  };
+  }
 
   #show(outcome: RunOutcome, model: string, text: string) {
     this.#slowRun.stop();
@@ -326,11 +321,11 @@ export class Playground extends PlaygroundProperties {
     const stale = this.#stale();
     const status = this.#showsStatus() ? html`<p class="status" aria-live="polite" data-heap-bytes=${this.heapBytes}>${this.status}</p>` : nothing;
     const aside = modelControls.length || picker ? html`
-      ${picker ? modelPicker(this.state.model, this.choices, this.#onModel, () => { this.loaderOpen = true; }) : nothing}
+      ${picker ? modelPicker(this.state.model, this.choices, this.#onModel, () => { this.#panel.open = true; }) : nothing}
       ${modelControls.length ? html`<ap-controls .state=${this.state} .errors=${errors} .drafts=${this.drafts} .only=${modelControls}></ap-controls>` : nothing}
-      ${picker && this.loaderOpen ? html`<ap-pretrained-loader .baseUrl=${this.hubUrl} .loading=${this.loading} .progress=${this.loadProgress}
-        .error=${this.loadError} .note=${this.loadNote} @pretrained-load=${this.#onLoadPretrained}
-        @pretrained-cancel=${this.#onCancelPretrained} @pretrained-close=${() => { this.loaderOpen = false; }}></ap-pretrained-loader>` : nothing}
+      ${picker && this.#panel.open ? html`<ap-pretrained-loader .host=${this.#panel} .baseUrl=${this.#panel.hubUrl}
+        .loading=${this.#panel.loading} .progress=${this.#panel.loadProgress} .error=${this.#panel.loadError} .note=${this.#panel.loadNote}
+        @pretrained-close=${() => { this.#panel.open = false; }}></ap-pretrained-loader>` : nothing}
       ${trained && this.model ? fixedSettings(this.model) : nothing}
       ${this.pretrained ? pretrainedSummary(this.pretrained) : nothing}
       ${status}` : null;

@@ -2,8 +2,7 @@
 // position, BERT's candidates for each [MASK], each with its probability (the softmax of
 // that position's logits, computed where the engine runs).
 import { html, nothing } from 'lit';
-import type { Prediction } from '../workers/pretrained-run.js';
-import type { PretrainedInfo } from '../workers/pretrained-run.js';
+import type { Prediction, PretrainedInfo } from '../model/pretrained-info.js';
 
 export function predictionsView(info: PretrainedInfo, predictions: Prediction[], tokens: string[]) {
   const body = !info.predicts

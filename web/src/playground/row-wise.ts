@@ -5,7 +5,8 @@
 // neighbours, is the evidence that one linear layer is applied to each row on its own;
 // attention's output may differ, since it reads the other rows. Data in, nothing out.
 import { html, nothing } from 'lit';
-import { formatValue, scoreScale } from '../ui/colors.js';
+import { formatValue } from '../model/words.js';
+import { scoreScale } from '../ui/colors.js';
 import { ROW_OUTPUTS, rowWise, type RowOutput, type RowPair, type RowWise } from '../model/rows-model.js';
 import { stackName, tensorShape } from '../model/stage-values.js';
 import { paddedLabels } from '../model/trace-model.js';

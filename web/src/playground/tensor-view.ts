@@ -7,7 +7,8 @@
 // with residual connections off) is named there as absent. Data in, 'setting-input' out.
 import { LitElement, css, html, nothing } from 'lit';
 import type { Trace } from 'attention-playground';
-import { formatValue, scoreScale } from '../ui/colors.js';
+import { formatValue } from '../model/words.js';
+import { scoreScale } from '../ui/colors.js';
 import { flowRows, resolveTensor, stepTitle } from '../model/flow-model.js';
 import {
   axisLabels, firstColumns, rowStats, stackName, stageHelp, stagePanels, stepSettings, tensorCaption, viewOfStage, type Stack,

@@ -2,13 +2,14 @@
 // checkpoint: the person's files (a file or folder picker, or files / a folder dropped on
 // the panel), or a model name on a hub (base URL editable). It shows the bytes read per
 // file, a Cancel button while loading, and what went wrong, as text. Data in
-// (properties), events out: 'pretrained-load' ({ files, name } or { repo, baseUrl }),
-// 'pretrained-cancel', 'pretrained-close'. The playground does the loading.
+// (properties); it loads through `host` (pretrained-loading.ts), which keeps its state and
+// picks the loaded model (the playground's PretrainedPanel); event out: 'pretrained-close'.
+// The pretrained feature's entry: the pages and the element define it, the playground
+// shows it by its tag.
 import { LitElement, css, html, nothing } from 'lit';
 import { formatBytes } from '../model/pretrained-models.js';
-import type { PretrainedProgress } from '../workers/pretrained-run.js';
-
-export type LoadRequest = { files: File[]; name: string } | { repo: string; baseUrl: string };
+import type { LoadRequest, PretrainedPanelHost, PretrainedProgress } from '../model/pretrained-info.js';
+import { loadPretrainedForPanel } from './pretrained-loading.js';
 
 /** The files of a drop: files as they are, a folder's files (its direct children; the folder names the model). */
 export async function filesFromDrop(data: DataTransfer): Promise<{ files: File[]; name: string }> {
@@ -40,7 +41,10 @@ export class PretrainedLoader extends LitElement {
     error: { type: String },
     note: { type: String },
     dragging: { state: true },
+    host: { attribute: false },
   };
+  /** Where the panel's state is kept and loads go (without one, the panel loads nothing). */
+  declare host: PretrainedPanelHost | null;
   declare baseUrl: string;
   declare loading: boolean;
   /** Bytes read so far, per file, in the order the files were asked for. */
@@ -59,6 +63,7 @@ export class PretrainedLoader extends LitElement {
     this.error = '';
     this.note = '';
     this.dragging = false;
+    this.host = null;
   }
 
   static override styles = css`
@@ -76,8 +81,16 @@ export class PretrainedLoader extends LitElement {
     .note { color: #1b5e20; }
   `;
 
-  #emit(name: string, detail?: LoadRequest) {
-    this.dispatchEvent(new CustomEvent(name, { detail, bubbles: true, composed: true }));
+  #emit(name: string) {
+    this.dispatchEvent(new CustomEvent(name, { bubbles: true, composed: true }));
+  }
+
+  /** Loads through the host; the host picks the model once it is loaded (even if the panel was closed meanwhile). */
+  async #load(request: LoadRequest) {
+    const host = this.host;
+    if (!host) return;
+    const info = await loadPretrainedForPanel(host, request);
+    if (info) await host.pretrainedLoaded(info);
   }
 
   #onFiles(event: Event) {
@@ -86,7 +99,7 @@ export class PretrainedLoader extends LitElement {
     if (files.length === 0) return;
     // A folder picked: its name names the model (webkitRelativePath 'folder/file').
     const name = files[0].webkitRelativePath?.split('/')[0] ?? '';
-    this.#emit('pretrained-load', { files, name });
+    void this.#load({ files, name });
     input.value = '';  // the same files again load again
   }
 
@@ -94,7 +107,7 @@ export class PretrainedLoader extends LitElement {
     event.preventDefault();
     const repo = (this.renderRoot.querySelector('#pretrained-repo') as HTMLInputElement).value.trim();
     const baseUrl = (this.renderRoot.querySelector('#pretrained-base') as HTMLInputElement).value.trim();
-    this.#emit('pretrained-load', { repo, baseUrl });
+    void this.#load({ repo, baseUrl });
   }
 
   #onDragOver(event: DragEvent) {
@@ -107,7 +120,7 @@ export class PretrainedLoader extends LitElement {
     this.dragging = false;
     if (this.loading || !event.dataTransfer) return;
     const dropped = await filesFromDrop(event.dataTransfer);
-    if (dropped.files.length > 0) this.#emit('pretrained-load', dropped);
+    if (dropped.files.length > 0) void this.#load(dropped);
   }
 
   override render() {
@@ -126,7 +139,7 @@ export class PretrainedLoader extends LitElement {
         <small>Files are read from {base URL}/{name}/resolve/main/{file}; the URL is remembered in this browser.</small>
         <div class="row">
           <button type="submit" data-action="load" ?disabled=${this.loading}>Load</button>
-          ${this.loading ? html`<button type="button" data-action="cancel" @click=${() => this.#emit('pretrained-cancel')}>Cancel</button>` : nothing}
+          ${this.loading ? html`<button type="button" data-action="cancel" @click=${() => this.host?.cancelPretrained()}>Cancel</button>` : nothing}
           <button type="button" data-action="close" @click=${() => this.#emit('pretrained-close')}>Close</button>
         </div>
       </form>

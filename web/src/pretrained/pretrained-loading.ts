@@ -1,23 +1,12 @@
-// What the playground does when its "Load a pretrained model…" panel asks for a checkpoint:
-// load it where the engine runs, reporting bytes per file, and say what happened. Moved out
-// of playground.ts (which only picks the loaded model afterwards).
-import type { EngineClient, PretrainedProgress } from '../workers/client.js';
-import type { PretrainedInfo } from '../workers/pretrained-run.js';
+// What the "Load a pretrained model…" panel does when asked for a checkpoint: load it where
+// the engine runs, reporting bytes per file, and say what happened. The panel's state is
+// its host's (model/pretrained-info.ts PretrainedPanelHost: in the playground), which also
+// picks the loaded model afterwards.
+import type { LoadRequest, PretrainedInfo, PretrainedPanelHost, PretrainedProgress } from '../model/pretrained-info.js';
 import { rememberHubBaseUrl, setPretrainedModel } from '../model/pretrained-models.js';
-import type { LoadRequest } from './pretrained-loader.js';
-
-/** The panel's state, as the playground holds it (reactive properties, so each change redraws the panel). */
-export interface LoadingPanelState {
-  loading: boolean;
-  loadProgress: PretrainedProgress[];
-  loadError: string;
-  loadNote: string;
-  hubUrl: string;
-}
 
 /** Loads the requested checkpoint, updating `panel` as it goes; the model once loaded (and remembered), else null. */
-export async function loadPretrainedForPanel(panel: LoadingPanelState, engine: EngineClient, request: LoadRequest):
-  Promise<PretrainedInfo | null> {
+export async function loadPretrainedForPanel(panel: PretrainedPanelHost, request: LoadRequest): Promise<PretrainedInfo | null> {
   if (panel.loading) return null;
   if ('repo' in request) {
     if (!request.repo) { panel.loadError = 'Type a model name first (e.g. gpt2).'; return null; }
@@ -35,7 +24,7 @@ export async function loadPretrainedForPanel(panel: LoadingPanelState, engine: E
     panel.loadProgress = list;
   };
   const source = 'repo' in request ? { repo: request.repo, baseUrl: request.baseUrl } : { files: request.files, name: request.name };
-  const outcome = await engine.loadPretrained(source, onProgress);
+  const outcome = await panel.loadPretrained(source, onProgress);
   panel.loading = false;
   if (!outcome.ok) {
     if (outcome.code === 'aborted') { panel.loadNote = 'Loading was cancelled; nothing was loaded.'; return null; }

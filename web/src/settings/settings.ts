@@ -6,25 +6,9 @@
 import {
   PLAYGROUND_SCHEMA, ruleProblems, type Mode, type ModelConfig, type RunInput, type SettingInfo,
 } from 'attention-playground';
+import type { Setting } from '../model/setting.js';
 
-interface Base {
-  name: string;
-  label: string;
-  help?: string;
-  /**
-   * 'model' settings go to the engine; 'trained' (which trained model replaces the untrained one, if any), 'text'
-   * and 'view' stay in the page (the Train view has its own groups).
-   */
-  group: 'trained' | 'text' | 'model' | 'view' | 'task' | 'optimizer' | 'run';
-}
-export interface IntSetting extends Base { type: 'int'; default: number; min: number; max: number }
-/** A real number; minExclusive: the minimum itself is not allowed (a learning rate > 0). */
-export interface NumberSetting extends Base { type: 'number'; default: number; min: number; max: number; minExclusive?: boolean }
-export interface BoolSetting extends Base { type: 'bool'; default: boolean }
-export interface ChoiceSetting extends Base { type: 'choice'; default: string; choices: readonly string[]; labels?: Record<string, string> }
-/** pattern: the whole text must match it (else `patternError`). */
-export interface TextSetting extends Base { type: 'text'; default: string; maxLength: number; pattern?: RegExp; patternError?: string }
-export type Setting = IntSetting | NumberSetting | BoolSetting | ChoiceSetting | TextSetting;
+export type { BoolSetting, ChoiceSetting, IntSetting, NumberSetting, Setting, TextSetting } from '../model/setting.js';
 
 export const STAGES = ['scores', 'scaled', 'masked', 'weights'] as const;
 export const VIEWS = ['heads', 'head', 'lines', 'masks', 'shapes', 'rows', 'split', 'steps', 'values', 'overview', 'changes'] as const;
@@ -123,6 +107,13 @@ type ValueOf<S> = S extends { type: 'int' } ? number : S extends { type: 'bool' 
 export type State = { -readonly [S in PageSettingList[number] as S['name']]: ValueOf<S> } & ModelConfig & { mode: Mode };
 
 export const DEFAULT_STATE: State = Object.fromEntries(SETTINGS.map((s) => [s.name, s.default])) as unknown as State;
+
+/**
+ * The playground page's defaults: what an empty URL hash shows; a link names only what differs from these. Random
+ * weights make every head look like noise, so the page opens on the positional preset (playground/first-view.ts says
+ * what its heads do); embeds and the <attention-playground> element keep DEFAULT_STATE (random weights).
+ */
+export const PAGE_DEFAULT_STATE: State = { ...DEFAULT_STATE, preset: 'positional' };
 
 export function settingByName(name: string): Setting | undefined {
   return (SETTINGS as readonly Setting[]).find((s) => s.name === name);

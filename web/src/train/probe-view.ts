@@ -1,7 +1,7 @@
 // The Train view's probe: one held-out example through a model — its guess for each next
 // token, and every head's attention weights, each head named by the pattern it best matches.
 import { html, nothing } from 'lit';
-import type { Ablation, Probe, ProbeHead } from '../workers/training.js';
+import type { Ablation, Probe, ProbeHead } from '../model/training-data.js';
 import { weightScale } from '../ui/colors.js';
 import { headPatterns, type PatternScore } from '../model/head-patterns.js';
 

@@ -3,7 +3,8 @@
 // plots — the timeline slider and the box for your own input. What is enabled follows from the runs' state; the actions
 // are train-view.ts's.
 import { html, nothing } from 'lit';
-import type { Probe, RunInfo } from '../workers/training.js';
+import type { Probe } from '../model/training-data.js';
+import type { RunInfo } from '../workers/training.js';
 import { promptOf } from '../model/probe-input.js';
 import { shownValue } from '../settings/settings.js';
 import { trainSettingByName, type TrainSetting, type TrainState } from '../settings/train-settings.js';

@@ -5,7 +5,7 @@ import { html, nothing } from 'lit';
 import type { Dash, Series } from '../ui/curves.js';
 import '../ui/curves.js';
 import type { TrainRun } from '../workers/train-run.js';
-import type { CurvePoint } from '../workers/training.js';
+import type { CurvePoint } from '../model/training-data.js';
 
 const COLORS = { train: '#1a73e8', heldOut: '#e8175d', sequence: '#2e7d32' };
 /** Each compared run's line style (the colours tell the curves apart). */

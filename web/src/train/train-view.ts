@@ -10,7 +10,7 @@ import { LitElement, html, nothing } from 'lit';
 import { TASKS } from 'attention-playground';
 import { loadCheckpoint, type CheckpointIndex } from '../model/checkpoint.js';
 import { CheckpointShelf } from './checkpoint-shelf.js';
-import type { Ablation, HeadRef, Probe } from '../workers/training.js';
+import type { Ablation, HeadRef, Probe } from '../model/training-data.js';
 import { TrainRun } from '../workers/train-run.js';
 import { parseSetting } from '../settings/settings.js';
 import {

@@ -63,11 +63,3 @@ export function textColorOn(background: string): string {
   const [r, g, b] = m.slice(1, 4).map((x) => (x.length === 2 && background.startsWith('#') ? parseInt(x, 16) : Number(x)));
   return 0.299 * r + 0.587 * g + 0.114 * b > 140 ? '#000' : '#fff';
 }
-
-export function formatValue(value: number): string {
-  if (value === -Infinity) return '−∞';
-  if (Number.isNaN(value)) return 'NaN';
-  const abs = Math.abs(value);
-  if (abs !== 0 && (abs < 0.001 || abs >= 10000)) return value.toExponential(2);
-  return value.toFixed(abs >= 100 ? 1 : 3);
-}

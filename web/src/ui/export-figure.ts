@@ -1,7 +1,8 @@
 // One exported picture: a title (what is shown, and the input as text), a colour legend,
 // and the view's panels (the very SVGs on screen, copied) laid out as on the page. Every
 // string goes in through textContent: typed text is never parsed as markup.
-import { BLOCKED_FILL, type ColorScale, formatValue } from './colors.js';
+import { formatValue } from '../model/words.js';
+import { BLOCKED_FILL, type ColorScale } from './colors.js';
 import { wrapText } from '../model/export-names.js';
 
 const NS = 'http://www.w3.org/2000/svg';

@@ -3,7 +3,8 @@
 // (arrow keys move it), and the same numbers as a table for screen readers.
 // Data in (properties), events out ('cell-select'); no global state.
 import { LitElement, css, html, nothing, svg } from 'lit';
-import { BLOCKED_FILL, type ColorScale, formatValue, textColorOn } from './colors.js';
+import { formatValue } from '../model/words.js';
+import { BLOCKED_FILL, type ColorScale, textColorOn } from './colors.js';
 import { placeTip } from './tip-placement.js';
 
 export interface AxisLabel { label: string; pad: boolean }

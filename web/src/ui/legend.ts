@@ -1,7 +1,8 @@
 // <ap-legend>: the colour bar of a heatmap scale, its end values, and the
 // swatch that marks blocked cells; with `masks`, the Masks view's two swatches (allowed, blocked).
 import { LitElement, css, html, unsafeCSS } from 'lit';
-import { ALLOWED_FILL, BLOCKED_FILL, type ColorScale, formatValue, rowScaleEnds } from './colors.js';
+import { formatValue } from '../model/words.js';
+import { ALLOWED_FILL, BLOCKED_FILL, type ColorScale, rowScaleEnds } from './colors.js';
 
 export class Legend extends LitElement {
   static override properties = { scale: { attribute: false }, label: { type: String }, noBlocked: { type: Boolean, attribute: 'no-blocked' },

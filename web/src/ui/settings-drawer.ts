@@ -3,8 +3,6 @@
 // view, and with many settings folds into a drawer: a button naming the settings in a few
 // words that opens them (DRAWER_STYLES decide by the container's width).
 import { css, html, nothing, type TemplateResult } from 'lit';
-import { settingByName, shownValue, type State } from '../settings/settings.js';
-import { count } from '../model/words.js';
 
 /** A container this narrow (a phone, a narrow column) stacks the settings above the view. */
 export const NARROW_CONTAINER = css`(max-width: 720px)`;
@@ -49,10 +47,4 @@ export function settingsDrawer(content: TemplateResult, { title = 'Model setting
         ${problems.length === 1 ? 'a problem' : `${problems.length} problems`} to fix: ${problems.join(', ')}</span>` : nothing}</button>
     <div class="drawer-body" id="settings-body">${content}</div>
   </aside>`;
-}
-
-/** The model settings in a few words, for the drawer's button: a trained or pretrained model's name, else the main settings. */
-export function modelSummary(state: State, modelName: string): string {
-  if (modelName) return modelName;
-  return `d_model ${state.dModel}, ${count(state.heads, 'head')}, ${count(state.layers, 'layer')}, ${shownValue(settingByName('preset')!, state.preset)}`;
 }

@@ -5,10 +5,8 @@
 // checkpoint on text (pretrained-run.ts); all give a Trace. Pretrained checkpoints are
 // loaded here too, with progress out and a way to cancel.
 import type { AttentionEngine, RunInput, Trace } from 'attention-playground';
-import {
-  PretrainedModels, isPretrainedRun, type LoadOutcome, type Prediction, type PretrainedProgress, type PretrainedRunInput,
-  type PretrainedSource,
-} from './pretrained-run.js';
+import type { LoadOutcome, Prediction, PretrainedProgress, PretrainedSource } from '../model/pretrained-info.js';
+import { PretrainedModels, isPretrainedRun, type PretrainedRunInput } from './pretrained-run.js';
 import { InputError, TrainedModels, isTrainedRun, type TrainedRunInput } from './trained-trace.js';
 
 export type EngineRequest = RunInput | TrainedRunInput | PretrainedRunInput;

@@ -5,7 +5,8 @@
 import type { AttentionEngine } from 'attention-playground';
 import { runLimits, trainStateFromHash, trainerOptions } from '../settings/train-settings.js';
 import { CHECKPOINT_FORMAT, packCurve, packProbe, type CheckpointIndex, type CheckpointRecord } from '../model/checkpoint.js';
-import { TrainingSession, type CurvePoint, type Probe } from './training.js';
+import type { CurvePoint, Probe } from '../model/training-data.js';
+import { TrainingSession } from './training.js';
 
 export interface CheckpointPlan {
   id: string;

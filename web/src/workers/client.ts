@@ -3,7 +3,7 @@
 // requests from the same requester replace each other, so fast typing never queues
 // stale work, and one playground never cancels another's.
 import type { EngineApi, EngineRequest, RunOutcome } from './api.js';
-import type { LoadOutcome, PretrainedProgress, PretrainedSource } from './pretrained-run.js';
+import type { LoadOutcome, PretrainedProgress, PretrainedSource } from '../model/pretrained-info.js';
 
 export type { EngineRequest, LoadOutcome, PretrainedProgress, PretrainedSource, RunOutcome };
 

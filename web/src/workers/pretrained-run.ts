@@ -5,46 +5,13 @@
 // model's prediction (GPT-2: the next token; BERT: each [MASK]) read off the logits here,
 // so the (S, V) logits never cross to the page.
 import type { AttentionEngine, ModelConfig, PretrainedModel, Trace } from 'attention-playground';
+import type { LoadOutcome, Prediction, PretrainedInfo, PretrainedProgress, PretrainedSource } from '../model/pretrained-info.js';
 import { InputError } from './trained-trace.js';
-
-/** What the page asks to load: the person's files (File objects clone into the worker) or a model name on a hub. */
-export type PretrainedSource = { files: File[]; name?: string } | { repo: string; baseUrl: string };
-
-export interface PretrainedProgress { file: string; loaded: number; total: number | null }
-
-/** What the page knows of a loaded model (plain data: it crosses the worker boundary). */
-export interface PretrainedInfo {
-  /** Names this load: runs ask for the model by it. */
-  key: string;
-  /** A name for people: the repo's or folder's name, else config.json's architecture. */
-  name: string;
-  family: 'gpt2' | 'bert';
-  architecture: string;
-  layers: number;
-  heads: number;
-  dModel: number;
-  maxSeq: number;
-  vocabSize: number;
-  /** Whether the checkpoint has a language-model head (logits), so predictions can be shown. */
-  predicts: boolean;
-  /** The tensors the engine had no use for, with why. */
-  skipped: [string, string][];
-}
-
-export type LoadOutcome =
-  | { ok: true; model: PretrainedInfo }
-  /** code: the AttentionError's ('missing_file', 'bad_file', 'aborted', …); field: the file or tensor it names. */
-  | { ok: false; error: string; code: string; field: string };
 
 export interface PretrainedRunInput {
   pretrained: { key: string };
   text: string;
 }
-
-export interface Candidate { id: number; token: string; probability: number }
-
-/** The model's guesses at one position: the next token after it (GPT-2) or the token under a [MASK] (BERT). */
-export interface Prediction { position: number; kind: 'next' | 'mask'; candidates: Candidate[] }
 
 export interface PretrainedTrace {
   trace: Trace;

@@ -7,7 +7,8 @@ import type { RunLimits } from '../settings/train-settings.js';
 import type { Checkpoint } from '../model/checkpoint.js';
 import * as Comlink from 'comlink';
 import type { TrainingRunner } from './training-api.js';
-import type { CurvePoint, ErrorInfo, HeadRef, Probe, Progress, RunInfo, RunStatus } from './training.js';
+import type { CurvePoint, HeadRef, Probe } from '../model/training-data.js';
+import type { ErrorInfo, Progress, RunInfo, RunStatus } from './training.js';
 
 /** The probe's heatmaps are most of the drawing: a few times a second is enough to watch heads form. */
 const PROBE_INTERVAL_MS = 400;

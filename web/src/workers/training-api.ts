@@ -4,7 +4,8 @@
 import * as Comlink from 'comlink';
 import type { CreateTrainerOptions } from 'attention-playground';
 import type { RunLimits } from '../settings/train-settings.js';
-import type { HeadRef, Progress, TrainingSession } from './training.js';
+import type { HeadRef } from '../model/training-data.js';
+import type { Progress, TrainingSession } from './training.js';
 
 export function trainingApi(session: Promise<TrainingSession>) {
   return {
