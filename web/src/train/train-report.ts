@@ -2,7 +2,7 @@
 // summary (who reached the target, when, the final losses) and the two plots (loss on a
 // log scale, accuracy), compared runs overlaid with their own line style.
 import { html, nothing } from 'lit';
-import type { Dash, Series } from '../ui/curves.js';
+import type { CurvesSpec, Dash, Series } from '../ui/curves.js';
 import '../ui/curves.js';
 import type { TrainRun } from '../workers/train-run.js';
 import type { CurvePoint } from '../model/training-data.js';
@@ -41,8 +41,8 @@ export function comparisonSummary(runs: readonly TrainRun[], name: (i: number) =
   return html`<p class="summary" data-testid="summary">${lines.join(' ')}</p>`;
 }
 
-/** The loss and accuracy plots of every run; names: the runs' letters, shown when comparing. */
-export function trainPlots(runs: readonly TrainRun[], names: readonly string[], steps: number) {
+/** The Train view's two plots, 'loss' and 'accuracy', of every run; names: the runs' letters, shown when comparing. */
+export function plotSpecs(runs: readonly TrainRun[], names: readonly string[], steps: number): { plot: string; spec: CurvesSpec }[] {
   const xy = (points: CurvePoint[], key: keyof CurvePoint) => points.map((p) => ({ x: p.step, y: p[key] }));
   const tag = (i: number, label: string) => (runs.length > 1 ? `${names[i]}: ${label}` : label);
   const loss: Series[] = runs.flatMap((run, i) => [
@@ -54,8 +54,16 @@ export function trainPlots(runs: readonly TrainRun[], names: readonly string[], 
     { label: tag(i, 'held-out tokens right'), color: COLORS.heldOut, points: xy(run.heldOut, 'accuracy'), dash: DASHES[i] },
     { label: tag(i, 'held-out sequences right'), color: COLORS.sequence, points: xy(run.heldOut, 'sequenceAccuracy'), dash: DASHES[i] },
   ]);
-  return html`<div class="plots">
-    <ap-curves data-plot="loss" .series=${loss} log y-label="cross-entropy loss" x-max=${steps}></ap-curves>
-    <ap-curves data-plot="accuracy" .series=${accuracy} .yDomain=${[0, 1]} y-label="accuracy" x-max=${steps}></ap-curves>
+  return [
+    { plot: 'loss', spec: { series: loss, log: true, yLabel: 'cross-entropy loss', xLabel: 'step', xMax: steps } },
+    { plot: 'accuracy', spec: { series: accuracy, log: false, yLabel: 'accuracy', xLabel: 'step', yDomain: [0, 1], xMax: steps } },
+  ];
+}
+
+/** The plots on the page (their exports draw the same specs: train-export.ts). */
+export function trainPlots(runs: readonly TrainRun[], names: readonly string[], steps: number) {
+  return html`<div class="plots">${plotSpecs(runs, names, steps).map(({ plot, spec }) => html`
+    <ap-curves data-plot=${plot} .series=${spec.series} ?log=${spec.log} .yDomain=${spec.yDomain} y-label=${spec.yLabel}
+      x-label=${spec.xLabel} x-max=${spec.xMax}></ap-curves>`)}
   </div>`;
 }

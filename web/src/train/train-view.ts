@@ -383,7 +383,7 @@ export class TrainView extends LitElement {
           status, ready, checkpoint: !!a?.checkpoint, step: a?.step ?? 0, runs: this.#runs.length, errors: Object.keys(this.errors).length > 0,
           explore: this.syncHash, start: this.#start, pause: this.#pause, stepOnce: this.#stepOnce, reset: this.#reset,
           save: this.#saveWeights, load: this.#loadWeights, openExplore: this.#explore,
-          exportCurves: (format) => exportCurves(this.#runs, NAMES, this.state, format), exportPlots: (format) => exportPlots(this.renderRoot, this.state, format),
+          exportCurves: (format) => exportCurves(this.#runs, NAMES, this.state, format), exportPlots: (format) => exportPlots(this.#runs, NAMES, this.state, format),
         }) : nothing}
         <div class="progress" aria-live="polite" data-status=${status} data-step=${a?.step ?? 0}>${ready || a?.info
           ? this.#runs.map((run, i) => html`<div data-run=${NAMES[i]}>${progressLine(run, this.#name(i), this.state.steps as number)}</div>`) : 'preparing…'}</div>

@@ -1,7 +1,9 @@
 // <ap-curves>: lines over training steps in one SVG plot with axes, tick labels, an
 // optional log scale, a legend, and the values at the hovered step (pointer or arrow
-// keys). Data in (properties); no global state.
-import { LitElement, css, html, nothing, svg } from 'lit';
+// keys). Data in (properties); no global state. The plot itself is drawn from a
+// CurvesSpec by curvesSvg(), so an export draws the same picture from the same data
+// (curvesPicture) instead of copying it off the screen.
+import { LitElement, css, html, nothing, render, svg } from 'lit';
 import { scaleLinear, scaleLog } from 'd3-scale';
 
 export interface Series {
@@ -13,6 +15,26 @@ export interface Series {
 }
 
 export type Dash = 'solid' | 'dashed' | 'dotted';
+
+/** What one plot shows: its lines, its axes' titles, the y scale (log or linear, fixed or fitted) and the x range. */
+export interface CurvesSpec {
+  series: readonly Series[];
+  log: boolean;
+  yLabel: string;
+  xLabel: string;
+  /** Fixed y range, e.g. [0, 1] for accuracies; default: fitted to the data. */
+  yDomain?: [number, number];
+  /** Largest x to show (e.g. the run's steps), so the plot does not rescale as it grows. */
+  xMax: number;
+}
+
+/** The plot's handlers for the hovered step (the element's; an exported picture has none). */
+interface Hover {
+  x: number | null;
+  onPointer(event: PointerEvent): void;
+  onLeave(): void;
+  onKey(event: KeyboardEvent): void;
+}
 const DASH_ARRAY: Record<Dash, string> = { solid: 'none', dashed: '5 3', dotted: '1.5 2.5' };
 
 /** A series' SVG stroke-dasharray (also for legends drawn elsewhere, such as an exported figure's). */
@@ -42,6 +64,59 @@ function thin(points: readonly { x: number; y: number }[]) {
 }
 
 const format = (v: number) => (Math.abs(v) >= 100 || v === 0 ? v.toFixed(0) : Math.abs(v) >= 0.01 ? v.toPrecision(3) : v.toExponential(1));
+
+function scales(spec: CurvesSpec) {
+  const all = spec.series.flatMap((s) => s.points);
+  const xs = all.map((p) => p.x);
+  const x = scaleLinear().domain([0, Math.max(spec.xMax, ...xs, 1)]).range([M.left, W - M.right]);
+  let y;
+  if (spec.log) {
+    const ys = all.map((p) => p.y).filter((v) => v > 0 && Number.isFinite(v));
+    const lo = ys.length ? Math.min(...ys) : 0.01, hi = ys.length ? Math.max(...ys) : 1;
+    y = scaleLog().domain([lo, Math.max(hi, lo * 10)]).nice().range([H - M.bottom, M.top]);
+  } else {
+    const ys = all.map((p) => p.y).filter(Number.isFinite);
+    y = scaleLinear().domain(spec.yDomain ?? [Math.min(0, ...ys), Math.max(...ys, 1e-6)]).nice().range([H - M.bottom, M.top]);
+  }
+  return { x, y };
+}
+
+/** The plot as an SVG template: with `hover`, the element's (the hovered step marked, its handlers bound), else a picture's. */
+export function curvesSvg(spec: CurvesSpec, hover: Hover | null = null) {
+  const { x, y } = scales(spec);
+  const clampY = (v: number) => Math.min(H - M.bottom, Math.max(M.top, y(v)));
+  const yTicks = spec.log ? y.ticks(4).filter((_, i, a) => a.length <= 6 || i % Math.ceil(a.length / 6) === 0) : y.ticks(5);
+  const hoverX = hover?.x ?? null;
+  const hovered = hoverX === null ? [] : spec.series.map((s) => ({ s, p: nearest(s.points, hoverX) }));
+  return html`<svg viewBox="0 0 ${W} ${H}" role="img" tabindex="0"
+      aria-label=${`${spec.yLabel} by ${spec.xLabel}: ${spec.series.map((s) => s.label).join(', ')}`}
+      @pointermove=${hover?.onPointer} @pointerleave=${hover?.onLeave} @keydown=${hover?.onKey}>
+    <rect x=${M.left} y=${M.top} width=${W - M.left - M.right} height=${H - M.top - M.bottom} fill="#fff" stroke="#ccc"></rect>
+    ${yTicks.map((t) => svg`<line x1=${M.left} x2=${W - M.right} y1=${y(t)} y2=${y(t)} stroke="#eee"></line>
+      <text x=${M.left - 5} y=${y(t) + 4} text-anchor="end" font-size="11">${format(t)}</text>`)}
+    ${x.ticks(6).map((t) => svg`<text x=${x(t)} y=${H - M.bottom + 15} text-anchor="middle" font-size="11">${t}</text>`)}
+    <text x=${(M.left + W - M.right) / 2} y=${H - 4} text-anchor="middle" font-size="11">${spec.xLabel}</text>
+    <text transform="translate(12 ${(M.top + H - M.bottom) / 2}) rotate(-90)" text-anchor="middle" font-size="11">${spec.yLabel}${spec.log ? ' (log scale)' : ''}</text>
+    ${spec.series.map((s) => {
+      const pts = thin(s.points).filter((p) => Number.isFinite(p.y) && (!spec.log || p.y > 0));
+      if (pts.length === 0) return nothing;
+      const d = pts.map((p, i) => `${i ? 'L' : 'M'}${x(p.x).toFixed(1)},${clampY(p.y).toFixed(1)}`).join('');
+      return svg`<path d=${d} fill="none" stroke=${s.color} stroke-width="1.6" stroke-dasharray=${DASH_ARRAY[s.dash ?? 'solid']}
+        data-series=${s.label} data-points=${s.points.length}></path>`;
+    })}
+    ${hoverX !== null ? svg`<line x1=${x(hoverX)} x2=${x(hoverX)} y1=${M.top} y2=${H - M.bottom} stroke="#888"
+      stroke-dasharray="2 2"></line>
+      ${hovered.map(({ s, p }) => (p && Number.isFinite(p.y) && (!spec.log || p.y > 0)
+        ? svg`<circle cx=${x(p.x)} cy=${clampY(p.y)} r="3" fill=${s.color}></circle>` : nothing))}` : nothing}
+  </svg>`;
+}
+
+/** The plot as a standalone SVG element (not on the page), drawn from `spec` as <ap-curves> draws it, for exports. */
+export function curvesPicture(spec: CurvesSpec): SVGSVGElement {
+  const box = document.createElement('div');
+  render(curvesSvg(spec), box);
+  return box.querySelector('svg')!;
+}
 
 export class Curves extends LitElement {
   static override properties = {
@@ -85,28 +160,18 @@ export class Curves extends LitElement {
     .readout { min-height: 1.1rem; margin-left: ${M.left}px; color: #222; }
   `;
 
-  #scales() {
-    const all = this.series.flatMap((s) => s.points);
-    const xs = all.map((p) => p.x);
-    const x = scaleLinear().domain([0, Math.max(this.xMax, ...xs, 1)]).range([M.left, W - M.right]);
-    let y;
-    if (this.log) {
-      const ys = all.map((p) => p.y).filter((v) => v > 0 && Number.isFinite(v));
-      const lo = ys.length ? Math.min(...ys) : 0.01, hi = ys.length ? Math.max(...ys) : 1;
-      y = scaleLog().domain([lo, Math.max(hi, lo * 10)]).nice().range([H - M.bottom, M.top]);
-    } else {
-      const ys = all.map((p) => p.y).filter(Number.isFinite);
-      y = scaleLinear().domain(this.yDomain ?? [Math.min(0, ...ys), Math.max(...ys, 1e-6)]).nice().range([H - M.bottom, M.top]);
-    }
-    return { x, y };
+  #spec(): CurvesSpec {
+    return { series: this.series, log: this.log, yLabel: this.yLabel, xLabel: this.xLabel, yDomain: this.yDomain, xMax: this.xMax };
   }
 
   #onPointer = (event: PointerEvent) => {
     const svgEl = event.currentTarget as SVGSVGElement;
     const box = svgEl.getBoundingClientRect();
-    const { x } = this.#scales();
+    const { x } = scales(this.#spec());
     this.hoverX = Math.round(x.invert(((event.clientX - box.left) / box.width) * W));
   };
+
+  #onLeave = () => { this.hoverX = null; };
 
   #onKey = (event: KeyboardEvent) => {
     const steps = this.series.flatMap((s) => s.points.map((p) => p.x));
@@ -119,42 +184,15 @@ export class Curves extends LitElement {
     event.preventDefault();
   };
 
-  /** The plot as a standalone SVG element (for export). */
-  svgElement(): SVGSVGElement | null {
-    return this.renderRoot.querySelector('svg');
-  }
-
   override render() {
-    const { x, y } = this.#scales();
-    const clampY = (v: number) => Math.min(H - M.bottom, Math.max(M.top, y(v)));
-    const yTicks = this.log ? y.ticks(4).filter((_, i, a) => a.length <= 6 || i % Math.ceil(a.length / 6) === 0) : y.ticks(5);
     const hovered = this.hoverX === null ? [] : this.series.map((s) => ({ s, p: nearest(s.points, this.hoverX!) }));
-    return html`<svg viewBox="0 0 ${W} ${H}" role="img" tabindex="0"
-        aria-label=${`${this.yLabel} by ${this.xLabel}: ${this.series.map((s) => s.label).join(', ')}`}
-        @pointermove=${this.#onPointer} @pointerleave=${() => { this.hoverX = null; }} @keydown=${this.#onKey}>
-      <rect x=${M.left} y=${M.top} width=${W - M.left - M.right} height=${H - M.top - M.bottom} fill="#fff" stroke="#ccc"></rect>
-      ${yTicks.map((t) => svg`<line x1=${M.left} x2=${W - M.right} y1=${y(t)} y2=${y(t)} stroke="#eee"></line>
-        <text x=${M.left - 5} y=${y(t) + 4} text-anchor="end" font-size="11">${format(t)}</text>`)}
-      ${x.ticks(6).map((t) => svg`<text x=${x(t)} y=${H - M.bottom + 15} text-anchor="middle" font-size="11">${t}</text>`)}
-      <text x=${(M.left + W - M.right) / 2} y=${H - 4} text-anchor="middle" font-size="11">${this.xLabel}</text>
-      <text transform="translate(12 ${(M.top + H - M.bottom) / 2}) rotate(-90)" text-anchor="middle" font-size="11">${this.yLabel}${this.log ? ' (log scale)' : ''}</text>
-      ${this.series.map((s) => {
-        const pts = thin(s.points).filter((p) => Number.isFinite(p.y) && (!this.log || p.y > 0));
-        if (pts.length === 0) return nothing;
-        const d = pts.map((p, i) => `${i ? 'L' : 'M'}${x(p.x).toFixed(1)},${clampY(p.y).toFixed(1)}`).join('');
-        return svg`<path d=${d} fill="none" stroke=${s.color} stroke-width="1.6" stroke-dasharray=${DASH_ARRAY[s.dash ?? 'solid']}
-          data-series=${s.label} data-points=${s.points.length}></path>`;
-      })}
-      ${this.hoverX !== null ? svg`<line x1=${x(this.hoverX)} x2=${x(this.hoverX)} y1=${M.top} y2=${H - M.bottom} stroke="#888"
-        stroke-dasharray="2 2"></line>
-        ${hovered.map(({ s, p }) => (p && Number.isFinite(p.y) && (!this.log || p.y > 0)
-          ? svg`<circle cx=${x(p.x)} cy=${clampY(p.y)} r="3" fill=${s.color}></circle>` : nothing))}` : nothing}
-    </svg>
+    return html`${curvesSvg(this.#spec(), { x: this.hoverX, onPointer: this.#onPointer, onLeave: this.#onLeave, onKey: this.#onKey })}
     <div class="legend">${this.series.map((s) => html`<span class=${s.dash ?? 'solid'} style="--c: ${s.color}">${s.label}</span>`)}</div>
     <div class="readout" aria-live="polite">${hovered.length ? hovered.filter(({ p }) => p).map(({ s, p }) =>
       `${s.label} at step ${p!.x}: ${format(p!.y)}`).join(' · ') : ''}</div>`;
   }
 }
+
 customElements.define('ap-curves', Curves);
 
 declare global {
