@@ -1,7 +1,7 @@
 // The front end's import rules (.dependency-cruiser.cjs, `npm run lint:imports`), through
 // dependency-cruiser's own API: the real web/src keeps them, and a small tree that breaks each
 // rule once is caught, rule by rule (so a rule that could never fire would fail here).
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -43,6 +43,13 @@ describe('import rules', () => {
     expect([...folders].sort()).toEqual(['app', 'element', 'model', 'playground', 'pretrained', 'settings', 'train', 'ui', 'workers']);
     expect(result.summary.totalDependenciesCruised).toBeGreaterThan(250);
   }, 60_000);
+
+  it('leave model/ loadable in Node, with no DOM', async () => {
+    const files = readdirSync(join(ROOT, 'web/src/model')).filter((f) => f.endsWith('.ts'));
+    expect(files.length).toBeGreaterThan(15);
+    expect(typeof (globalThis as { document?: unknown }).document).toBe('undefined');
+    for (const f of files) await expect(import(`../../web/src/model/${f.replace(/\.ts$/, '.js')}`), f).resolves.toBeTypeOf('object');
+  });
 
   it('report each kind of breach, and let the entries import the features\u2019 entry files', async () => {
     rmSync(FIXTURE, { recursive: true, force: true });
