@@ -1,5 +1,5 @@
-// The row above the playground's view: the view tabs (the WAI-ARIA tabs pattern: arrow keys,
-// Home and End move and select, one tab in the Tab order), then, inside the tab panel, the
+// The row above the playground's view: the view tabs (ui/tabs.ts: the WAI-ARIA tabs pattern:
+// arrow keys, Home and End move and select, one tab in the Tab order), then, inside the tab panel, the
 // view settings that the chosen view uses (stage, block, layer, head, overlay, sentence) and
 // the export buttons.
 // Split out of playground.ts to keep it readable; it renders from what it is given and
@@ -10,6 +10,7 @@ import { exportJson, exportPng, exportSvg } from '../ui/export.js';
 import { isPictureView } from '../model/export-names.js';
 import { overlayStrip, type ViewContext } from './views.js';
 import { renderControl } from '../ui/controls.js';
+import { tabs } from '../ui/tabs.js';
 import { viewPicture } from './view-picture.js';
 
 export interface ToolbarOptions {
@@ -39,27 +40,13 @@ function sentencePicker(ctx: ViewContext, onSetting: (event: Event) => void) {
 export const viewTabId = (view: string) => `view-tab-${view}`;
 export const VIEW_PANEL_ID = 'view-panel';
 
-const TAB_KEYS = ['ArrowLeft', 'ArrowRight', 'Home', 'End'];  // a horizontal tab list: up and down keep scrolling the page
-
-/** The view tabs: the chosen one is the only one in the Tab order; left / right (wrapping), Home and End move to a tab and show it. */
+/** The view tabs (ui/tabs.ts): choosing one sets the 'view' setting. */
 export function viewTabs(current: string, onSetting: (event: Event) => void) {
   const view = settingByName('view') as Extract<Setting, { type: 'choice' }>;
-  const choose = (c: string) => onSetting(new CustomEvent('view-tab', { detail: { name: 'view', raw: c } }));
-  const onKey = (event: KeyboardEvent) => {
-    if (!TAB_KEYS.includes(event.key)) return;
-    event.preventDefault();
-    const at = view.choices.indexOf(current);
-    const n = view.choices.length;
-    const next = event.key === 'Home' ? 0 : event.key === 'End' ? n - 1
-      : (at + (event.key === 'ArrowLeft' ? -1 : 1) + n) % n;
-    const list = event.currentTarget as HTMLElement;
-    list.querySelector<HTMLElement>(`#${viewTabId(view.choices[next])}`)?.focus();
-    choose(view.choices[next]);
-  };
-  return html`<div class="tabs" role="tablist" aria-label="View" @keydown=${onKey}>
-    ${view.choices.map((c) => html`<button role="tab" id=${viewTabId(c)} aria-selected=${c === current ? 'true' : 'false'}
-      aria-controls=${VIEW_PANEL_ID} tabindex=${c === current ? '0' : '-1'} data-view=${c} @click=${() => choose(c)}>${view.labels?.[c] ?? c}</button>`)}
-  </div>`;
+  return tabs({
+    label: 'View', choices: view.choices, labels: view.labels, current, tabId: viewTabId, panelId: VIEW_PANEL_ID,
+    onChoose: (c) => onSetting(new CustomEvent('view-tab', { detail: { name: 'view', raw: c } })),
+  });
 }
 
 export function viewToolbar({ ctx, errors, drafts, shows, onSetting, root }: ToolbarOptions) {
