@@ -3,7 +3,7 @@
 // and headless Firefox ESR (puppeteer-core over WebDriver BiDi), two cases each:
 //   default  the page's first view (4 heads, 2 layers, d_model 64, two sentences);
 //   heavy    d_model 256, 16 heads, 6 layers, three sentences (set through the URL hash,
-//            as a shared link would: web/src/state/settings.ts).
+//            as a shared link would: web/src/settings/settings.ts).
 // Each sample changes the first word of the text and dispatches an input event on the text
 // box at a random point of the frame interval; it records the start of the first frame that
 // paints the change and the end of that frame's main-thread work (see measureKeystrokes

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Trains the shipped checkpoints (web/src/engine/checkpoint-builder.ts: CHECKPOINT_PLANS)
+// Trains the shipped checkpoints (web/src/workers/checkpoint-builder.ts: CHECKPOINT_PLANS)
 // with the project's own trainer, in Node on the SIMD build, and writes them to
 // web/public/checkpoints/ ({id}.json, {id}.safetensors, index.json). Deterministic:
 // rerunning gives the same files (tests/web/checkpoints.test.ts checks the shipped
@@ -14,7 +14,7 @@ const out = `${root}web/public/checkpoints/`;
 // The builder is TypeScript importing the engine by its package name, as in the tests.
 const load = (path) => runnerImport(path, { configFile: `${root}vitest.config.ts`, root }).then((m) => m.module);
 const { loadAttention } = await import(`${root}dist/node.js`);
-const { CHECKPOINT_PLANS, buildCheckpoint, checkpointIndexOf } = await load(`${root}web/src/engine/checkpoint-builder.ts`);
+const { CHECKPOINT_PLANS, buildCheckpoint, checkpointIndexOf } = await load(`${root}web/src/workers/checkpoint-builder.ts`);
 
 const wanted = process.argv.slice(2);
 const plans = CHECKPOINT_PLANS.filter((p) => wanted.length === 0 || wanted.includes(p.id));

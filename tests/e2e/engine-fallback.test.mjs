@@ -1,7 +1,7 @@
 // When the threaded engine hangs at start (Firefox ESR, now and then, on a loaded machine:
 // a worker never returns from the engine's start-up, its event loop blocked), the page
 // replaces the worker by one with the single-threaded engine after READY_DEADLINE_MS
-// (web/src/engine/worker-watchdog.ts). Here, in Chromium, the threaded engine's script is
+// (web/src/workers/worker-watchdog.ts). Here, in Chromium, the threaded engine's script is
 // replaced by one that never finishes evaluating (a worker blocked the same way): the
 // Explore view and a training run must still come up, on the single-threaded 'simd' engine.
 import { describe, test } from 'node:test';

@@ -186,6 +186,19 @@ describe('the Train view', () => {
     const legend = lossSvg.slice(lossSvg.indexOf('class="legend"'));
     assert.match(legend, /<line [^>]*stroke="#1a73e8"[^>]*>.*?>training loss</s);
     assert.match(legend, /<line [^>]*stroke="#e8175d"[^>]*>.*?>held-out loss</s);
+    // Drawn from the runs' points (not copied off the screen), the exported plot is still the very picture on the page.
+    await page.mouse.move(0, 0);  // no hovered step on screen
+    for (const plot of ['loss', 'accuracy']) {
+      const source = readFileSync(await svgs.find((d) => d.suggestedFilename() === `sort-${plot}.svg`).path(), 'utf8');
+      const { screen, file } = await page.evaluate(([plot, source]) => {
+        const inner = (svg) => [...svg.childNodes].map((n) => new XMLSerializer().serializeToString(n)).join('');
+        const onScreen = document.querySelector('ap-train').shadowRoot.querySelector(`ap-curves[data-plot="${plot}"]`).shadowRoot.querySelector('svg');
+        const exported = new DOMParser().parseFromString(source, 'image/svg+xml').querySelector(`g.panel[data-plot="${plot}"] > svg`);
+        return { screen: inner(onScreen), file: exported ? inner(exported) : '' };
+      }, [plot, source]);
+      assert.ok(file.includes('<path'), `${plot}: the plot's lines are in the file`);
+      assert.equal(file, screen, `${plot}: the exported plot is the one on screen`);
+    }
     const png = readFileSync(await svgs.find((d) => d.suggestedFilename() === 'sort-loss.png').path());
     assert.deepEqual([...png.subarray(1, 4)], [0x50, 0x4e, 0x47]);  // "PNG"
     await page.locator('ap-train button[data-action="reset"]').click();

@@ -7,12 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { loadAttention } from '../../dist/node.js';
 import {
   CHECKPOINT_FORMAT, checkRecord, packProbe, unpackProbe, type CheckpointIndex, type CheckpointRecord,
-} from '../../web/src/engine/checkpoint.js';
-import { CHECKPOINT_PLANS, buildCheckpoint, checkpointIndexOf } from '../../web/src/engine/checkpoint-builder.js';
-import { TrainingSession, type Probe } from '../../web/src/engine/training.js';
-import { DEFAULT_TRAIN_STATE, runLimits, trainStateFromHash, trainStateToHash, trainerOptions } from '../../web/src/state/train-settings.js';
-import type { PatternName } from '../../web/src/view/head-patterns.js';
-import { headLabel } from '../../web/src/view/probe-view.js';
+} from '../../web/src/model/checkpoint.js';
+import { CHECKPOINT_PLANS, buildCheckpoint, checkpointIndexOf } from '../../web/src/workers/checkpoint-builder.js';
+import type { Probe } from '../../web/src/model/training-data.js';
+import { TrainingSession } from '../../web/src/workers/training.js';
+import { DEFAULT_TRAIN_STATE, runLimits, trainStateFromHash, trainStateToHash, trainerOptions } from '../../web/src/settings/train-settings.js';
+import type { PatternName } from '../../web/src/model/head-patterns.js';
+import { headLabel } from '../../web/src/train/probe-view.js';
 
 const folder = new URL('../../web/public/checkpoints/', import.meta.url);
 const shipped = (id: string) => ({

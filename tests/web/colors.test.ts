@@ -1,7 +1,7 @@
 // The colour scales of the heatmaps, and the 'row' colour scale: each row fitted to its own values.
 import { describe, expect, test } from 'vitest';
 import { interpolateViridis } from 'd3-scale-chromatic';
-import { rowScaleEnds, rowScales, rowTop, scoreScale, weightScale } from '../../web/src/view/colors.js';
+import { rowScaleEnds, rowScales, rowTop, scoreScale, weightScale } from '../../web/src/ui/colors.js';
 
 describe('rowScales', () => {
   // (3, 3): a near-uniform row, a sharp row, an all-zero row (every key blocked).

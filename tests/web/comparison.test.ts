@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Trace } from 'attention-playground';
 import { loadAttention } from '../../dist/node.js';
-import { compare, referenceFor, shortText, type Snapshot } from '../../web/src/view/comparison.js';
+import { compare, referenceFor, shortText, type Snapshot } from '../../web/src/model/comparison.js';
 
 const engine = await loadAttention();
 const config = { dModel: 16, heads: 2, layers: 2 };

@@ -37,9 +37,9 @@ function fakeSessionStorage(full = false): Map<string, string> {
 /** The page's modules as a fresh page load sees them. */
 async function page() {
   vi.resetModules();
-  const checkpoint = await import('../../web/src/engine/checkpoint.js');
-  const models = await import('../../web/src/engine/explore-models.js');
-  const trained = await import('../../web/src/state/trained-models.js');
+  const checkpoint = await import('../../web/src/model/checkpoint.js');
+  const models = await import('../../web/src/playground/explore-models.js');
+  const trained = await import('../../web/src/model/trained-models.js');
   return { ...checkpoint, ...models, ...trained };
 }
 

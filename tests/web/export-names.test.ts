@@ -3,8 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   type PictureSubject, isPictureView, pictureFileName, pictureHeading, wrapText,
-} from '../../web/src/view/export-names.js';
-import { pngScale } from '../../web/src/view/export.js';
+} from '../../web/src/model/export-names.js';
+import { pngScale } from '../../web/src/ui/export.js';
 
 const base: PictureSubject = {
   view: 'heads', block: 'encoder.self_attn', layer: 0, layers: 2, head: 0, overlay: [], heads: 4,

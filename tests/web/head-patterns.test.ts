@@ -1,6 +1,6 @@
 // Head labels: each synthetic head is named by the pattern it was built with.
 import { describe, expect, it } from 'vitest';
-import { headPatterns } from '../../web/src/view/head-patterns.js';
+import { headPatterns } from '../../web/src/model/head-patterns.js';
 
 /** A causal (seq, seq) head putting weight `w` on target(i) and the rest evenly on the other visible keys. */
 function head(seq: number, target: (i: number) => number | null, w = 0.9): Float32Array {

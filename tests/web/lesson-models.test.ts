@@ -6,10 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Trace } from 'attention-playground';
 import { loadAttention } from '../../dist/node.js';
-import { findStage } from '../../web/src/view/trace-model.js';
-import { agrees, headWalk, softmaxRow } from '../../web/src/view/walk-model.js';
-import { columns, headSplit } from '../../web/src/view/split-model.js';
-import { projectionInput, rowWise } from '../../web/src/view/rows-model.js';
+import { findStage } from '../../web/src/model/trace-model.js';
+import { agrees, headWalk, softmaxRow } from '../../web/src/model/walk-model.js';
+import { columns, headSplit } from '../../web/src/model/split-model.js';
+import { projectionInput, rowWise } from '../../web/src/model/rows-model.js';
 
 const engine = await loadAttention();
 const texts = ['the cat sat on the mat', 'a dog barked'];

@@ -1,7 +1,7 @@
 // The line view's overlay: which heads the 'overlay' setting names, and their colours.
 import { describe, expect, it } from 'vitest';
-import { parseSetting, settingByName, stateFromHash } from '../../web/src/state/settings.js';
-import { headColor, overlayHeads } from '../../web/src/view/views.js';
+import { parseSetting, settingByName, stateFromHash } from '../../web/src/settings/settings.js';
+import { headColor, overlayHeads } from '../../web/src/playground/views.js';
 
 describe('line view overlay', () => {
   it('keeps the heads the trace has, in order, once each', () => {

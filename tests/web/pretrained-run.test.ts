@@ -6,9 +6,10 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findStage, loadAttention, type AttentionEngine } from '../../dist/node.js';
-import { engineApi } from '../../web/src/engine/api.js';
-import { candidateText, displayPiece, longestShown, type PretrainedProgress } from '../../web/src/engine/pretrained-run.js';
-import { formatBytes } from '../../web/src/state/pretrained-models.js';
+import { engineApi } from '../../web/src/workers/api.js';
+import type { PretrainedProgress } from '../../web/src/model/pretrained-info.js';
+import { candidateText, displayPiece, longestShown } from '../../web/src/workers/pretrained-run.js';
+import { formatBytes } from '../../web/src/model/pretrained-models.js';
 
 const DIR = new URL('../reference/fixtures/pretrained/', import.meta.url);
 const filesOf = (dir: string, except: string[] = []) => readdirSync(new URL(dir, DIR)).filter((f) => f !== 'expected.json' && !except.includes(f))

@@ -1,6 +1,6 @@
 // The Train view's probe box: typed text to the task's token ids.
 import { describe, expect, it } from 'vitest';
-import { lengthNote, parseProbeInput, promptOf } from '../../web/src/view/probe-input.js';
+import { lengthNote, parseProbeInput, promptOf } from '../../web/src/model/probe-input.js';
 
 describe('the probe box', () => {
   it('reads space-separated tokens, or characters for character-level text, and names an unknown one', () => {

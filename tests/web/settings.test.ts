@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, PLAYGROUND_SCHEMA } from '../../dist/node.js';
 import {
   DEFAULT_STATE, SETTINGS, crossCheck, modelConfig, parseSetting, settingByName, splitLines, stateFromHash, stateToHash,
-} from '../../web/src/state/settings.js';
+} from '../../web/src/settings/settings.js';
 
 describe('settings', () => {
   it('declares every setting once, with a default that parses', () => {

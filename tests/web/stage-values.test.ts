@@ -3,12 +3,12 @@
 // (Q, K, V in parallel; residual and norm placement), and which settings open a step.
 import { describe, expect, it } from 'vitest';
 import { loadAttention } from '../../dist/node.js';
-import { findStage } from '../../web/src/view/trace-model.js';
-import { stateFromHash, stateToHash } from '../../web/src/state/settings.js';
-import { flowRows, headBlocks, resolveTensor, stepTitle } from '../../web/src/view/flow-model.js';
+import { findStage } from '../../web/src/model/trace-model.js';
+import { stateFromHash, stateToHash } from '../../web/src/settings/settings.js';
+import { flowRows, headBlocks, resolveTensor, stepTitle } from '../../web/src/model/flow-model.js';
 import {
   axisLabels, firstColumns, headDim, rowStats, stagePanels, stagePlace, stepSettings, tensorCaption,
-} from '../../web/src/view/stage-values.js';
+} from '../../web/src/model/stage-values.js';
 
 const engine = await loadAttention();
 const config = { dModel: 16, heads: 4, layers: 2 };

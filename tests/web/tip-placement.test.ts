@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { placeTip } from '../../web/src/components/tip-placement.js';
+import { placeTip } from '../../web/src/ui/tip-placement.js';
 
 const area = { left: 0, top: 0, width: 400, height: 300 };
 const tip = { width: 150, height: 80 };

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { loadAttention } from '../../dist/node.js';
 import {
   axisTokens, blockedReason, blocksOf, editedPositions, headSlice, paddedLabels, rowChanges, rowSum, findStage,
-} from '../../web/src/view/trace-model.js';
-import { flowRows } from '../../web/src/view/flow-model.js';
+} from '../../web/src/model/trace-model.js';
+import { flowRows } from '../../web/src/model/flow-model.js';
 
 const engine = await loadAttention();
 

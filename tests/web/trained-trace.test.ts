@@ -5,10 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findStage, loadAttention, type AttentionEngine, type Trace } from '../../dist/node.js';
-import { engineApi, type EngineApi, type RunOutcome } from '../../web/src/engine/api.js';
-import type { CheckpointRecord } from '../../web/src/engine/checkpoint.js';
-import type { TrainedModelRef } from '../../web/src/engine/trained-trace.js';
-import { trainStateFromHash, trainerOptions } from '../../web/src/state/train-settings.js';
+import { engineApi, type EngineApi, type RunOutcome } from '../../web/src/workers/api.js';
+import type { CheckpointRecord } from '../../web/src/model/checkpoint.js';
+import type { TrainedModelRef } from '../../web/src/workers/trained-trace.js';
+import { trainStateFromHash, trainerOptions } from '../../web/src/settings/train-settings.js';
 
 const folder = new URL('../../web/public/checkpoints/', import.meta.url);
 const record = JSON.parse(readFileSync(new URL('reverse.json', folder), 'utf8')) as CheckpointRecord;

@@ -3,12 +3,12 @@
 // run again, and settings that come from the engine's declarations.
 import { describe, expect, it } from 'vitest';
 import { MODEL_SPEC_SCHEMA, OPTIMIZER_SCHEMA, TASK_SCHEMA, loadAttention } from '../../dist/node.js';
-import { TrainingSession, type Progress } from '../../web/src/engine/training.js';
-import { parseSetting } from '../../web/src/state/settings.js';
+import { TrainingSession, type Progress } from '../../web/src/workers/training.js';
+import { parseSetting } from '../../web/src/settings/settings.js';
 import {
   DEFAULT_TRAIN_STATE, TRAIN_SETTINGS, runLabel, runLimits, runStates, shownTrainSettings, trainCrossCheck, trainSettingByName,
   trainStateFromHash, trainStateToHash, trainerOptions, type TrainState,
-} from '../../web/src/state/train-settings.js';
+} from '../../web/src/settings/train-settings.js';
 
 // A small, quick version of the view's sort task.
 const QUICK: TrainState = { ...DEFAULT_TRAIN_STATE, length: 4, symbols: 5, dModel: 32, ffnDim: 64, steps: 300, evalEvery: 20 };

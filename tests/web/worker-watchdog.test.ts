@@ -1,4 +1,4 @@
-// The worker watchdog (web/src/engine/worker-watchdog.ts) with Comlink over MessageChannels
+// The worker watchdog (web/src/workers/worker-watchdog.ts) with Comlink over MessageChannels
 // in Node: a worker that answers ready() is kept; one that never answers (as the threaded
 // engine's start-up hangs in Firefox now and then) is ended at the deadline and replaced by
 // a single-threaded one; calls made meanwhile reach the replacement; terminate() ends
@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import * as Comlink from 'comlink';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
-import { forwardTo, startWatched } from '../../web/src/engine/worker-watchdog.js';
+import { forwardTo, startWatched } from '../../web/src/workers/worker-watchdog.js';
 
 interface Api { ready(): Promise<string>; add(a: number, b: number): Promise<number> }
 

@@ -14,11 +14,12 @@
 // starting it once visible. `controls` then lists Train view settings plus 'buttons' and
 // 'checkpoints' (default: 'buttons').
 import { LitElement, css, html, nothing } from 'lit';
-import '../components/playground.js';
-import '../components/train-view.js';
-import type { EngineClient } from '../engine/client.js';
-import { DEFAULT_STATE, SETTINGS, parseSetting, type Setting, type State } from '../state/settings.js';
-import { DEFAULT_TRAIN_STATE, TRAIN_SETTINGS, type TrainState } from '../state/train-settings.js';
+import '../playground/playground.js';
+import '../train/train-view.js';
+import '../pretrained/pretrained-loader.js';
+import type { EngineClient } from '../workers/client.js';
+import { DEFAULT_STATE, SETTINGS, parseSetting, type Setting, type State } from '../settings/settings.js';
+import { DEFAULT_TRAIN_STATE, TRAIN_SETTINGS, type TrainState } from '../settings/train-settings.js';
 
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 /** The element's own attributes (everything else must be a setting's). */

@@ -3,11 +3,11 @@
 // no .wasm to host, works from file://) and runs on the page's thread, yielding
 // between runs; a trace at tutorial sizes takes about a millisecond.
 import { loadAttention, type AttentionEngine } from 'attention-playground/inline';
-import { EngineClient } from '../engine/client.js';
-import { engineApi } from '../engine/api.js';
-import { setCheckpointBase } from '../engine/checkpoint.js';
-import { pageTrainingRunner } from '../engine/page-training.js';
-import { setTrainingRunner } from '../engine/train-run.js';
+import { EngineClient } from '../workers/client.js';
+import { engineApi } from '../workers/api.js';
+import { setCheckpointBase } from '../model/checkpoint.js';
+import { pageTrainingRunner } from '../workers/page-training.js';
+import { setTrainingRunner } from '../workers/train-run.js';
 import { AttentionPlaygroundElement, useEngine } from './attention-playground.js';
 
 let engine: Promise<AttentionEngine> | null = null;

@@ -1,0 +1,44 @@
+// The playground page: Explore (<ap-playground>: type and look, untrained weights) or
+// Train (<ap-train>: train a small model in a worker and watch it learn), chosen by the
+// URL hash ('#train...' is the Train view); each keeps its settings in the hash.
+import { type Playground, setDefaultEngine } from '../playground/playground.js';
+import '../train/train-view.js';
+import '../pretrained/pretrained-loader.js';
+import { setCheckpointBase } from '../model/checkpoint.js';
+import { pageEngineClient } from '../workers/page-client.js';
+import { startTrainingWorker } from '../workers/train-client.js';
+import { setTrainingRunner } from '../workers/train-run.js';
+import { PAGE_DEFAULT_STATE } from '../settings/settings.js';
+
+setDefaultEngine(pageEngineClient);
+setTrainingRunner(startTrainingWorker);
+setCheckpointBase(new URL('checkpoints/', location.href));  // web/public/checkpoints, served at the site's root
+
+const INTROS = {
+  // What the weights are and what to try is the hint's to say, above the view (playground/first-view.ts): not repeated here.
+  explore: 'Type one sentence per line. Every head\u2019s scores, masks, softmax weights and the shape of every tensor update as you ' +
+    'type, and every number is the engine\u2019s exact arithmetic.',
+  train: 'Pick a task and press Start: a small transformer trains right here, in a worker, and you watch the loss fall and ' +
+    'the heads of a held-out example sharpen into the pattern that solves the task. Change a setting to start over. ' +
+    'The trained models shipped with the page show at once; scrub their timeline to watch their heads form.',
+};
+
+function route(): void {
+  const mode = location.hash.startsWith('#train') ? 'train' : 'explore';
+  const tag = mode === 'train' ? 'ap-train' : 'ap-playground';
+  const slot = document.getElementById('page')!;
+  if (slot.firstElementChild?.localName !== tag) {
+    const element = document.createElement(tag);
+    element.setAttribute('sync-hash', '');
+    if (tag === 'ap-playground') (element as Playground).defaults = PAGE_DEFAULT_STATE;  // the first view: positional heads
+    slot.replaceChildren(element);
+  }
+  document.getElementById('intro')!.textContent = INTROS[mode];
+  for (const link of document.querySelectorAll<HTMLAnchorElement>('nav a')) {
+    if (link.dataset.mode === mode) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+}
+
+window.addEventListener('hashchange', route);
+route();

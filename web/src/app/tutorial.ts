@@ -1,0 +1,12 @@
+// The tutorial page: <attention-playground> elements sharing the page's engine worker.
+import { EngineClient } from '../workers/client.js';
+import { setCheckpointBase } from '../model/checkpoint.js';
+import { pageEngineClient } from '../workers/page-client.js';
+import { startTrainingWorker } from '../workers/train-client.js';
+import { setTrainingRunner } from '../workers/train-run.js';
+import { AttentionPlaygroundElement, useEngine } from '../element/attention-playground.js';
+
+useEngine((): EngineClient => pageEngineClient());
+setTrainingRunner(startTrainingWorker);  // each training element in a worker of its own
+setCheckpointBase(new URL('checkpoints/', location.href));
+customElements.define('attention-playground', AttentionPlaygroundElement);

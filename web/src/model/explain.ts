@@ -1,0 +1,32 @@
+// The text a heatmap cell's tooltip shows: the exact value at each stage, how it
+// was computed, the row sum, and why a cell is blocked.
+import type { Trace } from 'attention-playground';
+import { formatValue } from './words.js';
+import { axisTokens, blockedReason, findStage, headSlice, rowSum, type Block } from './trace-model.js';
+
+const REASONS = { padding: 'the key is padding', future: 'the key is in the future (causal mask)', mask: 'masked' };
+
+export function explainCell(trace: Trace, block: Block, layer: number, sequence: number, head: number, row: number, col: number): string[] {
+  const get = (name: string) => {
+    const stage = findStage(trace, `${block}.${name}`, layer);
+    return stage ? headSlice(stage, sequence, head) : null;
+  };
+  const scores = get('scores'), scaled = get('scaled'), weights = get('weights');
+  if (!scores || !scaled || !weights) return [];
+  const k = row * scores.cols + col;
+  const { queries, keys } = axisTokens(trace, block);
+  const q = queries[sequence][row] ?? '<pad>', key = keys[sequence][col] ?? '<pad>';
+  const dk = trace.config.dModel / trace.config.heads;
+  const reason = blockedReason(trace, block, layer, sequence, row, col);
+  const lines = [
+    `query “${q}” (${row}) → key “${key}” (${col}), head ${head}`,
+    `score   q·k = ${formatValue(scores.values[k])}`,
+    trace.config.scale
+      ? `scaled  ${formatValue(scores.values[k])} / √${dk} = ${formatValue(scaled.values[k])}`
+      : `scaled  scaling off: ${formatValue(scaled.values[k])}`,
+    reason ? `masked  −∞ (blocked: ${REASONS[reason]})` : `masked  not blocked: ${formatValue(scaled.values[k])}`,
+    `weight  softmax over the row = ${formatValue(weights.values[k])}`,
+    `row sum ${formatValue(rowSum(weights, row))}`,
+  ];
+  return lines;
+}

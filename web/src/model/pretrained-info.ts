@@ -1,0 +1,57 @@
+// What the page and the engine's worker say about a pretrained GPT-2 or BERT checkpoint
+// (plain data: it crosses the worker boundary): what to load, the bytes read, the loaded
+// model's facts, the outcome, and the model's guesses. The worker's side is
+// workers/pretrained-run.ts; the panel that asks for a load is pretrained/.
+
+/** What the page asks to load: the person's files (File objects clone into the worker) or a model name on a hub. */
+export type PretrainedSource = { files: File[]; name?: string } | { repo: string; baseUrl: string };
+
+export interface PretrainedProgress { file: string; loaded: number; total: number | null }
+
+/** What the page knows of a loaded model (plain data: it crosses the worker boundary). */
+export interface PretrainedInfo {
+  /** Names this load: runs ask for the model by it. */
+  key: string;
+  /** A name for people: the repo's or folder's name, else config.json's architecture. */
+  name: string;
+  family: 'gpt2' | 'bert';
+  architecture: string;
+  layers: number;
+  heads: number;
+  dModel: number;
+  maxSeq: number;
+  vocabSize: number;
+  /** Whether the checkpoint has a language-model head (logits), so predictions can be shown. */
+  predicts: boolean;
+  /** The tensors the engine had no use for, with why. */
+  skipped: [string, string][];
+}
+
+export type LoadOutcome =
+  | { ok: true; model: PretrainedInfo }
+  /** code: the AttentionError's ('missing_file', 'bad_file', 'aborted', …); field: the file or tensor it names. */
+  | { ok: false; error: string; code: string; field: string };
+
+export interface Candidate { id: number; token: string; probability: number }
+
+/** The model's guesses at one position: the next token after it (GPT-2) or the token under a [MASK] (BERT). */
+export interface Prediction { position: number; kind: 'next' | 'mask'; candidates: Candidate[] }
+
+/** What the loading panel asks for: the person's files (a picked folder's name names the model), or a model name on a hub. */
+export type LoadRequest = { files: File[]; name: string } | { repo: string; baseUrl: string };
+
+/**
+ * What the loading panel (<ap-pretrained-loader>, pretrained/) works on, kept by the element that shows it, so that it
+ * outlives the panel being closed and a load goes on meanwhile: the panel's state (each change redraws the panel),
+ * where to load (that element's engine), and what to do with the model once loaded.
+ */
+export interface PretrainedPanelHost {
+  loading: boolean;
+  loadProgress: PretrainedProgress[];
+  loadError: string;
+  loadNote: string;
+  hubUrl: string;
+  loadPretrained(source: PretrainedSource, onProgress: (p: PretrainedProgress) => void): Promise<LoadOutcome>;
+  cancelPretrained(): void;
+  pretrainedLoaded(info: PretrainedInfo): void | Promise<void>;
+}

@@ -1,0 +1,30 @@
+// What a training run measures, as plain data (it crosses the worker boundary, and shipped
+// checkpoints store it): the points of its curves, and the probe (the model on one held-out
+// example: every head's attention and the model's predictions). The runs themselves are
+// workers/training.ts's.
+
+export interface CurvePoint { step: number; loss: number; accuracy: number; sequenceAccuracy: number }
+
+/** A head by its layer and its index in that layer. */
+export interface HeadRef { layer: number; head: number }
+
+/** The model with some heads switched off, next to the same model with all of them on. */
+export interface Ablation { step: number; heads: HeadRef[]; baseline: CurvePoint; ablated: CurvePoint; probe: Probe }
+
+/** One head's attention on the probe: weights (Sq, Sk) of `layer`, `head`. */
+export interface ProbeHead { layer: number; head: number; weights: Float32Array }
+
+/** The model on one held-out example: what it attends to and what it predicts. */
+export interface Probe {
+  /** (S) token texts of the example. */
+  tokens: string[];
+  /** (S) the right next token where scored, else null. */
+  expected: (string | null)[];
+  /** (S) the model's most likely next token and its probability. */
+  predicted: string[];
+  confidence: number[];
+  seq: number;
+  heads: ProbeHead[];
+  /** Your own input: how many leading tokens you typed (the rest the model wrote). */
+  typed?: number;
+}

@@ -1,0 +1,84 @@
+// <ap-shape-flow>: every tensor of one layer on its way from (B, S, E) through the head
+// split, the scores and back, each with its axis names and sizes, drawn top to bottom:
+// Q, K and V side by side (three projections of one input), the weight shapes where a
+// weight applies (W_q split into H blocks of d_k), and where the residual adds and the
+// norm applies. Each step is a button that opens its values (the view of that tensor):
+// it sends 'setting-input' events for the settings that show it (stepSettings).
+import { LitElement, css, html, nothing } from 'lit';
+import type { Trace } from 'attention-playground';
+import { type FlowRow, type FlowStep } from '../model/flow-model.js';
+import { describeShape } from '../model/trace-model.js';
+import { stageHelp, stepSettings } from '../model/stage-values.js';
+import { headColor } from './views.js';
+
+export class ShapeFlow extends LitElement {
+  static override properties = {
+    rows: { attribute: false }, heading: { type: String }, mode: { type: String }, blocks: { attribute: false },
+  };
+  declare rows: FlowRow[];
+  declare heading: string;
+  /** The trace's mode: in cross mode a step also picks its attention block. */
+  declare mode: Trace['mode'];
+  /** W_q's split into H row blocks of d_k, drawn beside the head split (null: not recorded). */
+  declare blocks: { heads: number; dK: number } | null;
+
+  constructor() {
+    super();
+    this.rows = [];
+    this.heading = '';
+    this.mode = 'encoder';
+    this.blocks = null;
+  }
+
+  static override styles = css`
+    :host { display: block; font: 0.85rem system-ui, sans-serif; margin-bottom: 1rem; }
+    ol { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; align-items: flex-start; gap: 0; }
+    li.row { display: flex; flex-wrap: wrap; align-items: center; gap: 0.3rem 0.6rem; }
+    li.row + li.row::before { content: '↓'; color: #777; display: block; width: 100%; padding-left: 1.2rem; line-height: 1.1; }
+    .steps { display: flex; flex-wrap: wrap; gap: 0.3rem; }
+    .parallel .steps { border-left: 3px solid #bbb; padding-left: 0.4rem; }
+    button.step { font: inherit; text-align: left; border: 1px solid #bbb; border-radius: 6px; padding: 0.25rem 0.45rem;
+      background: #fafafa; cursor: pointer; color: inherit; }
+    button.step:hover { border-color: #1a73e8; }
+    button.step:focus-visible { outline: 3px solid #1a73e8; outline-offset: 1px; }
+    .residual button.step { background: #eef7ee; border-color: #5a9e5a; }
+    .norm button.step { background: #f3eefb; border-color: #8a6bbf; }
+    .name { font-weight: 600; }
+    code { font: 0.8rem ui-monospace, monospace; }
+    .why { color: #555; font-size: 0.75rem; display: block; }
+    .note { color: #333; font-size: 0.78rem; max-width: 34rem; }
+    .no-residual .note { color: #8a4b00; border: 1px dashed #d0a060; border-radius: 6px; padding: 0.2rem 0.45rem; }
+    .wq { display: inline-flex; flex-direction: column; border: 1px solid #555; width: 4.5rem; font-size: 0.65rem; }
+    .wq span { color: #fff; text-align: center; line-height: 1.3; }
+  `;
+
+  #open(step: FlowStep) {
+    for (const detail of stepSettings(step.full, this.mode, step.name))
+      this.dispatchEvent(new CustomEvent('setting-input', { detail, bubbles: true, composed: true }));
+  }
+
+  #step(step: FlowStep) {
+    return html`<button type="button" class="step" data-stage=${step.name} title=${`Open the values of ${step.name}`}
+      @click=${() => this.#open(step)}>
+      <span class="name">${step.name}</span> <code>${describeShape(step.axes, step.shape)}</code>
+      <span class="why">${stageHelp(step.full)}</span></button>`;
+  }
+
+  /** W_q as E rows cut into H blocks of d_k, one colour per head (the heads' colours of the line view). */
+  #weightBlocks(row: FlowRow) {
+    if (!this.blocks || !row.steps.some((s) => s.name.endsWith('q_split'))) return nothing;
+    const { heads, dK } = this.blocks;
+    return html`<span class="wq" role="img" aria-label=${`W_q: ${heads} blocks of ${dK} rows, one per head`} data-testid="wq-blocks">
+      ${Array.from({ length: heads }, (_, h) => html`<span style=${`background:${headColor(h)}`}>head ${h}: ${dK}</span>`)}</span>`;
+  }
+
+  override render() {
+    return html`${this.heading ? html`<h3>${this.heading}</h3>` : nothing}<ol aria-label="shape flow">
+      ${this.rows.map((row) => html`<li class="row ${row.kind}" data-kind=${row.kind}>
+        ${row.steps.length ? html`<span class="steps">${row.steps.map((s) => this.#step(s))}</span>` : nothing}
+        ${this.#weightBlocks(row)}
+        ${row.note ? html`<span class="note">${row.note}</span>` : nothing}</li>`)}
+    </ol>`;
+  }
+}
+customElements.define('ap-shape-flow', ShapeFlow);

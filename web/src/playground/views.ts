@@ -1,0 +1,232 @@
+// What each view of the playground shows, as Lit templates built from a Trace
+// and the view settings. The components do the drawing; this file chooses data.
+import { html, nothing } from 'lit';
+import type { Trace } from 'attention-playground';
+import type { State } from '../settings/settings.js';
+import { ALLOWED_FILL, type ColorScale, rowScales, scoreScale, weightScale } from '../ui/colors.js';
+import { explainCell } from '../model/explain.js';
+import {
+  axisTokens, blockedReason, findStage, headSlice, paddedLabels, type Block,
+} from '../model/trace-model.js';
+import { flowRows, headBlocks } from '../model/flow-model.js';
+import { headDim, tensorCaption, type Stack } from '../model/stage-values.js';
+import type { Thumbnail } from '../ui/overview.js';
+
+export interface ViewContext {
+  trace: Trace;
+  state: State;
+  block: Block;
+  layer: number;
+  head: number;
+  sequence: number;
+}
+
+// Twelve distinct colours (Dark2, then four more), so that GPT-2's and BERT's twelve heads overlay
+// without repeats; beyond twelve, hues spaced by the golden angle.
+const HEAD_COLORS = ['#1b9e77', '#d95f02', '#7570b3', '#e7298a', '#66a61e', '#e6ab02', '#a6761d', '#666666',
+  '#1f78b4', '#e31a1c', '#17becf', '#6a3d9a'];
+
+/** A head's colour in the line views (the same head, the same colour, alone or overlaid). */
+export function headColor(head: number): string {
+  if (head < HEAD_COLORS.length) return HEAD_COLORS[head];
+  return `hsl(${Math.round((head * 137.508) % 360)} 70% 38%)`;
+}
+
+/** The heads of the 'overlay' setting that this trace has, in order, each once. */
+export function overlayHeads(overlay: string, heads: number): number[] {
+  const chosen = overlay.split(',').filter((p) => /^\d+$/.test(p.trim())).map(Number).filter((h) => h < heads);
+  return [...new Set(chosen)].sort((a, b) => a - b);
+}
+
+function labels(ctx: ViewContext, rows: number, cols: number) {
+  const { queries, keys } = axisTokens(ctx.trace, ctx.block);
+  return { rowLabels: paddedLabels(queries[ctx.sequence] ?? [], rows), colLabels: paddedLabels(keys[ctx.sequence] ?? [], cols) };
+}
+
+function axisNames(ctx: ViewContext): { row: string; col: string } {
+  return ctx.block === 'decoder.cross_attn' ? { row: 'query (target)', col: 'key (source)' } : { row: 'query', col: 'key' };
+}
+
+/** (Sq, Sk) of one sequence: 1 where blocked. */
+export function blockedCells(ctx: ViewContext, layer = ctx.layer): Uint8Array {
+  const mask = findStage(ctx.trace, `${ctx.block}.mask`, layer)!;
+  const [, rows, cols] = mask.shape;
+  return Uint8Array.from(mask.data.subarray(ctx.sequence * rows * cols, (ctx.sequence + 1) * rows * cols));
+}
+
+/**
+ * The colour scale of the chosen stage. Weights: 0..1. Scores, scaled and masked share one
+ * scale, fitted to the raw scores (the widest of the three), so dividing by √d_k shows as
+ * paler colours and masking as hatching, not as a re-fitted scale that looks the same.
+ */
+export function stageScale(ctx: ViewContext): ColorScale {
+  if (ctx.state.stage === 'weights') return weightScale();
+  const stage = findStage(ctx.trace, `${ctx.block}.scores`, ctx.layer)!;
+  const [, heads, rows, cols] = stage.shape;
+  const size = heads * rows * cols;
+  return scoreScale(stage.data.subarray(ctx.sequence * size, (ctx.sequence + 1) * size));
+}
+
+/** Stages before the mask is applied (raw and scaled scores) show every cell; later ones hatch the blocked. */
+export function showsMask(stage: State['stage']): boolean {
+  return stage === 'masked' || stage === 'weights';
+}
+
+export function heatmap(ctx: ViewContext, head: number, scale: ColorScale) {
+  const stage = findStage(ctx.trace, `${ctx.block}.${ctx.state.stage}`, ctx.layer)!;
+  const view = headSlice(stage, ctx.sequence, head);
+  const { rowLabels, colLabels } = labels(ctx, view.rows, view.cols);
+  const axes = axisNames(ctx);
+  return html`<ap-heatmap data-head=${head} .values=${view.values} .rows=${view.rows} .cols=${view.cols}
+    .rowLabels=${rowLabels} .colLabels=${colLabels} .blocked=${showsMask(ctx.state.stage) ? blockedCells(ctx) : undefined} .scale=${scale}
+    .rowScales=${ctx.state.colorScale === 'row' ? rowScales(scale.kind, view.values, view.rows, view.cols) : undefined}
+    row-axis=${axes.row} col-axis=${axes.col} ?show-numbers=${view.cols <= 10}
+    caption=${tensorCaption(stage, { dK: headDim(ctx.trace, ctx.block, ctx.layer), sequence: ctx.sequence, head, layer: ctx.layer })}
+    .describeCell=${(i: number, j: number) => explainCell(ctx.trace, ctx.block, ctx.layer, ctx.sequence, head, i, j)}
+  ></ap-heatmap>`;
+}
+
+export function headsView(ctx: ViewContext, scale: ColorScale) {
+  return html`<div class="heads" data-count=${ctx.trace.config.heads}>${Array.from({ length: ctx.trace.config.heads }, (_, h) => heatmap(ctx, h, scale))}</div>`;
+}
+
+function lineView(ctx: ViewContext, head: number) {
+  const stage = findStage(ctx.trace, `${ctx.block}.weights`, ctx.layer)!;
+  const weights = headSlice(stage, ctx.sequence, head);
+  const { rowLabels, colLabels } = labels(ctx, weights.rows, weights.cols);
+  return html`<ap-line-view data-head=${head} .weights=${weights.values} .rows=${weights.rows} .cols=${weights.cols}
+    .rowLabels=${rowLabels} .colLabels=${colLabels} color=${headColor(head)}
+    caption=${tensorCaption(stage, { sequence: ctx.sequence, head, layer: ctx.layer })}></ap-line-view>`;
+}
+
+/** Several heads in one line view, each in its colour (BertViz's head view with several heads chosen). */
+function overlayView(ctx: ViewContext, heads: number[]) {
+  const stage = findStage(ctx.trace, `${ctx.block}.weights`, ctx.layer)!;
+  const overlay = heads.map((head) => ({ head, color: headColor(head), weights: headSlice(stage, ctx.sequence, head).values }));
+  const { rows, cols } = headSlice(stage, ctx.sequence, heads[0]);
+  const { rowLabels, colLabels } = labels(ctx, rows, cols);
+  return html`<ap-line-view data-overlay=${heads.join(',')} .overlay=${overlay} .rows=${rows} .cols=${cols}
+    .rowLabels=${rowLabels} .colLabels=${colLabels}
+    caption=${`${tensorCaption(stage, { sequence: ctx.sequence })} · head${heads.length > 1 ? 's' : ''} ${heads.join(', ')} · layer ${ctx.layer}`}></ap-line-view>`;
+}
+
+/**
+ * The line view's head strip: one checkbox per head, in the head's colour. Ticking heads
+ * overlays them in one line view; none ticked: one line view per head.
+ */
+export function overlayStrip(ctx: ViewContext) {
+  const heads = ctx.trace.config.heads;
+  const chosen = overlayHeads(ctx.state.overlay, heads);
+  const send = (target: EventTarget | null, list: number[]) => target?.dispatchEvent(new CustomEvent('setting-input',
+    { detail: { name: 'overlay', raw: list.join(',') }, bubbles: true, composed: true }));
+  const toggle = (event: Event, head: number) => {
+    const on = (event.target as HTMLInputElement).checked;
+    send(event.target, on ? [...chosen, head].sort((a, b) => a - b) : chosen.filter((h) => h !== head));
+  };
+  return html`<fieldset class="overlay-strip" data-setting="overlay">
+    <legend>Overlay heads <span class="note">(none ticked: one picture per head)</span></legend>
+    ${Array.from({ length: heads }, (_, h) => html`<label style=${`--head-color:${headColor(h)}`}><input type="checkbox"
+      name="overlay" value=${h} .checked=${chosen.includes(h)} @change=${(e: Event) => toggle(e, h)}><span class="swatch"></span>${h}</label>`)}
+    <button type="button" ?disabled=${chosen.length === heads} @click=${(e: Event) => send(e.target, Array.from({ length: heads }, (_, h) => h))}>all</button>
+    <button type="button" ?disabled=${chosen.length === 0} @click=${(e: Event) => send(e.target, [])}>none</button>
+  </fieldset>`;
+}
+
+export function headView(ctx: ViewContext, scale: ColorScale) {
+  return html`<div class="one-head">${heatmap(ctx, ctx.head, scale)}${lineView(ctx, ctx.head)}</div>`;
+}
+
+export function linesView(ctx: ViewContext) {
+  const chosen = overlayHeads(ctx.state.overlay, ctx.trace.config.heads);
+  if (chosen.length > 0) return overlayView(ctx, chosen);
+  return html`<div class="heads" data-count=${ctx.trace.config.heads}>${Array.from({ length: ctx.trace.config.heads }, (_, h) => lineView(ctx, h))}</div>`;
+}
+
+const ALLOWED: ColorScale = { kind: 'sequential', domain: [0, 1], color: () => ALLOWED_FILL, at: () => ALLOWED_FILL };
+
+export function masksView(ctx: ViewContext) {
+  const combined = blockedCells(ctx);
+  const rows = findStage(ctx.trace, `${ctx.block}.mask`, ctx.layer)!.shape[1];
+  const cols = combined.length / rows;
+  const { rowLabels, colLabels } = labels(ctx, rows, cols);
+  const keyCount = axisTokens(ctx.trace, ctx.block).keys[ctx.sequence].length;
+  const causal = ctx.block !== 'decoder.cross_attn' && ctx.trace.mode !== 'encoder';
+  const make = (blocked: (i: number, j: number) => boolean) =>
+    Uint8Array.from({ length: rows * cols }, (_, k) => (blocked(Math.floor(k / cols), k % cols) ? 1 : 0));
+  const axes = axisNames(ctx);
+  // Each panel's caption ends with the recorded tensor it draws, its axis names and sizes.
+  const shape = (name: string, sequence?: number) => {
+    const stage = findStage(ctx.trace, `${ctx.block}.${name}`, ctx.layer);
+    return stage ? ` — ${tensorCaption(stage, { sequence, layer: ctx.layer })}` : '';
+  };
+  const panel = (caption: string, blocked: Uint8Array, testid: string) => html`<ap-heatmap data-mask=${testid}
+    .values=${new Float32Array(rows * cols)} .rows=${rows} .cols=${cols} .rowLabels=${rowLabels} .colLabels=${colLabels}
+    .blocked=${blocked} .scale=${ALLOWED} caption=${caption} row-axis=${axes.row} col-axis=${axes.col}
+    .describeCell=${(i: number, j: number) => {
+      const reason = blockedReason(ctx.trace, ctx.block, ctx.layer, ctx.sequence, i, j);
+      return [`query ${i} → key ${j}`, blocked[i * cols + j] ? `blocked${reason ? ` (${reason})` : ''}` : 'allowed'];
+    }}></ap-heatmap>`;
+  // The key padding of every sentence of the batch at once: (B, Sk), blocked = padding.
+  const keysPerSentence = axisTokens(ctx.trace, ctx.block).keys.map((k) => k.length);
+  const batch = keysPerSentence.length;
+  const sentenceLabels = keysPerSentence.map((n, b) => ({ label: `${b + 1}: ${n} token${n === 1 ? '' : 's'}`, pad: n < cols }));
+  const batchPanel = html`<ap-heatmap data-mask="batch-padding" .values=${new Float32Array(batch * cols)} .rows=${batch} .cols=${cols}
+    .rowLabels=${sentenceLabels} .colLabels=${Array.from({ length: cols }, (_, j) => ({ label: String(j), pad: false }))}
+    .blocked=${Uint8Array.from({ length: batch * cols }, (_, k) => (k % cols >= keysPerSentence[Math.floor(k / cols)] ? 1 : 0))}
+    .scale=${ALLOWED} row-axis="sentence" col-axis="key position"
+    caption=${`Key padding of the whole batch: the batch is padded to its longest sentence${shape('mask.padding')}`}
+    .describeCell=${(b: number, j: number) => [`sentence ${b + 1}, key ${j}`,
+      j >= keysPerSentence[b] ? 'padding: blocked for every query' : 'a real token']}></ap-heatmap>`;
+  return html`<div class="heads">
+    ${batchPanel}
+    ${panel(`${keyCount < cols ? `Key padding: keys ${keyCount}–${cols - 1} are padding` : `Key padding: none in sentence ${ctx.sequence + 1}`}${
+      shape('mask.padding', ctx.sequence)}`, make((_, j) => j >= keyCount), 'padding')}
+    ${causal ? panel(`Causal: no looking ahead (j > i)${shape('mask.causal')}`, make((i, j) => j > i), 'causal') : nothing}
+    ${panel(`Combined mask (what the softmax sees)${shape('mask', ctx.sequence)}`, combined, 'combined')}
+  </div>`;
+}
+
+export function shapesView(ctx: ViewContext) {
+  const stacks = ctx.trace.mode === 'cross' ? (['encoder', 'decoder'] as const) : ([ctx.trace.mode] as const);
+  return html`${stacks.map((stack) => html`<ap-shape-flow data-stack=${stack} .rows=${flowRows(ctx.trace, stack, ctx.layer)}
+    .blocks=${headBlocks(ctx.trace, stack, ctx.layer)} mode=${ctx.trace.mode}
+    heading=${`${stack === 'encoder' ? 'Encoder' : 'Decoder'} layer ${ctx.layer}: click a step to see its values`}></ap-shape-flow>`)}`;
+}
+
+/** The Row by row view: the projections' input and output rows, and every repeated word's two rows compared. */
+export function rowsView(ctx: ViewContext) {
+  return html`<ap-row-wise .trace=${ctx.trace} block=${ctx.block} layer=${ctx.layer} sequence=${ctx.sequence}></ap-row-wise>`;
+}
+
+/** The Head split view: Q, K or V cut into the heads' column blocks, and the contexts merged back. */
+export function splitView(ctx: ViewContext) {
+  return html`<ap-head-split .trace=${ctx.trace} block=${ctx.block} layer=${ctx.layer} sequence=${ctx.sequence}></ap-head-split>`;
+}
+
+/** The Step by step view: one head's Q·Kᵀ → ÷ √d_k → mask → softmax → · V, each step recomputed from the one before. */
+export function stepsView(ctx: ViewContext) {
+  return html`<ap-head-walk .trace=${ctx.trace} block=${ctx.block} layer=${ctx.layer} sequence=${ctx.sequence} head=${ctx.head}></ap-head-walk>`;
+}
+
+/** The Values view: one recorded tensor of the chosen layer, of the chosen block's stack. */
+export function valuesView(ctx: ViewContext) {
+  return html`<ap-tensor-view .trace=${ctx.trace} stack=${ctx.block.split('.')[0] as Stack} layer=${ctx.layer}
+    sequence=${ctx.sequence} tensor=${ctx.state.tensor}></ap-tensor-view>`;
+}
+
+export function overviewView(ctx: ViewContext) {
+  const thumbnails: Thumbnail[] = [];
+  for (let layer = 0; layer < ctx.trace.config.layers; layer++) {
+    const stage = findStage(ctx.trace, `${ctx.block}.weights`, layer)!;
+    const blocked = blockedCells(ctx, layer);
+    for (let head = 0; head < ctx.trace.config.heads; head++) {
+      const view = headSlice(stage, ctx.sequence, head);
+      thumbnails.push({ layer, head, values: view.values, rows: view.rows, cols: view.cols, blocked });
+    }
+  }
+  const weights = findStage(ctx.trace, `${ctx.block}.weights`, 0)!;
+  return html`<p class="hint" data-testid="overview-caption">${tensorCaption(weights, { sequence: ctx.sequence })} in each of
+    the ${ctx.trace.config.layers} layers: one thumbnail per layer and head</p>
+    <ap-overview .thumbnails=${thumbnails} .layers=${ctx.trace.config.layers} .heads=${ctx.trace.config.heads}
+      ?per-row=${ctx.state.colorScale === 'row'}></ap-overview>`;
+}

@@ -1,0 +1,39 @@
+// What the "Load a pretrained model…" panel does when asked for a checkpoint: load it where
+// the engine runs, reporting bytes per file, and say what happened. The panel's state is
+// its host's (model/pretrained-info.ts PretrainedPanelHost: in the playground), which also
+// picks the loaded model afterwards.
+import type { LoadRequest, PretrainedInfo, PretrainedPanelHost, PretrainedProgress } from '../model/pretrained-info.js';
+import { rememberHubBaseUrl, setPretrainedModel } from '../model/pretrained-models.js';
+
+/** Loads the requested checkpoint, updating `panel` as it goes; the model once loaded (and remembered), else null. */
+export async function loadPretrainedForPanel(panel: PretrainedPanelHost, request: LoadRequest): Promise<PretrainedInfo | null> {
+  if (panel.loading) return null;
+  if ('repo' in request) {
+    if (!request.repo) { panel.loadError = 'Type a model name first (e.g. gpt2).'; return null; }
+    panel.hubUrl = request.baseUrl;
+    rememberHubBaseUrl(request.baseUrl);
+  }
+  panel.loading = true;
+  panel.loadProgress = [];
+  panel.loadError = '';
+  panel.loadNote = '';
+  const onProgress = (p: PretrainedProgress) => {
+    const list = panel.loadProgress.filter((q) => q.file !== p.file);
+    const at = panel.loadProgress.findIndex((q) => q.file === p.file);
+    list.splice(at < 0 ? list.length : at, 0, { file: p.file, loaded: p.loaded, total: p.total });
+    panel.loadProgress = list;
+  };
+  const source = 'repo' in request ? { repo: request.repo, baseUrl: request.baseUrl } : { files: request.files, name: request.name };
+  const outcome = await panel.loadPretrained(source, onProgress);
+  panel.loading = false;
+  if (!outcome.ok) {
+    if (outcome.code === 'aborted') { panel.loadNote = 'Loading was cancelled; nothing was loaded.'; return null; }
+    const names = outcome.field && !outcome.error.includes(outcome.field) ? ` (${outcome.field})` : '';
+    panel.loadError = `Could not load the model: ${outcome.error}${names}.`;
+    return null;
+  }
+  const info = outcome.model;
+  setPretrainedModel(info);
+  panel.loadNote = `Loaded ${info.name}: ${info.layers} layers \u00d7 ${info.heads} heads.`;
+  return info;
+}

@@ -1,0 +1,78 @@
+// The Train view's probe: one held-out example through a model — its guess for each next
+// token, and every head's attention weights, each head named by the pattern it best matches.
+import { html, nothing } from 'lit';
+import type { Ablation, Probe, ProbeHead } from '../model/training-data.js';
+import { weightScale } from '../ui/colors.js';
+import { headPatterns, type PatternScore } from '../model/head-patterns.js';
+
+/** Whitespace tokens (character-level text) made visible. */
+export const visible = (token: string) => token.replace(/ /g, '␣').replace(/\n/g, '⏎');
+
+/** Switching heads off: which are off now, and what a toggle does (absent: no switches). */
+export interface HeadSwitches { off: ReadonlySet<string>; toggle(head: ProbeHead): void }
+
+export const headKey = (h: { layer: number; head: number }) => `${h.layer}.${h.head}`;
+
+export function probeView(probe: Probe, heading: string, switches?: HeadSwitches) {
+  const scale = weightScale();
+  const labels = probe.tokens.map((label) => ({ label: visible(label), pad: false }));
+  const blocked = new Uint8Array(probe.seq * probe.seq);  // causal: query i sees keys 0..i
+  for (let i = 0; i < probe.seq; i++) for (let j = i + 1; j < probe.seq; j++) blocked[i * probe.seq + j] = 1;
+  return html`<h3>${heading}</h3>
+    <div class="probe-tokens" data-testid="probe">${probe.tokens.map((t, i) => {
+      const expected = probe.expected[i];
+      const cls = expected === null ? (probe.typed !== undefined && i >= probe.typed ? 'written' : '') : expected === probe.predicted[i] ? 'right' : 'wrong';
+      return html`<span class="tok ${cls}" title=${expected === null ? 'not scored' : `should be ${visible(expected)}`}>${visible(t)}
+        <small>${expected === null && probe.typed === undefined ? '·'
+          : `${visible(probe.predicted[i])} ${(100 * probe.confidence[i]).toFixed(0)}%`}</small></span>`;
+    })}</div>
+    <ap-legend .scale=${scale} label="Attention weight:"></ap-legend>
+    <div class="heads">${probe.heads.map((h) => {
+      const best = headLabel(probe, h);
+      const off = switches?.off.has(headKey(h)) ?? false;
+      return html`<div class="head ${off ? 'off' : ''}"><ap-heatmap data-layer=${h.layer} data-head=${h.head} data-pattern=${best.name}
+        .values=${h.weights} .rows=${probe.seq} .cols=${probe.seq} .rowLabels=${labels} .colLabels=${labels} .blocked=${blocked}
+        .scale=${scale} row-axis="query" col-axis="key"
+        caption=${`Layer ${h.layer} · head ${h.head}: ${best.name} (${best.score.toFixed(2)}) · weights (Sq, Sk) = (${probe.seq}, ${probe.seq})`}
+      ></ap-heatmap>${switches ? html`<button class="head-switch" data-action="head-off" data-layer=${h.layer} data-head=${h.head}
+        aria-pressed=${String(off)} @click=${() => switches.toggle(h)}>${off ? `Layer ${h.layer}, head ${h.head} is off: switch it on`
+        : `Switch off layer ${h.layer}, head ${h.head}`}</button>` : nothing}</div>`;
+    })}</div>`;
+}
+
+/**
+ * The rows a head is judged on: the probe's scored positions (or, on your own input, those
+ * the model wrote from), where the task constrains what the model must attend to.
+ */
+export function scoredRows(probe: Probe): boolean[] | undefined {
+  if (probe.expected.some((e) => e !== null)) return probe.expected.map((e) => e !== null);
+  if (probe.typed !== undefined) return probe.tokens.map((_, i) => i >= probe.typed! - 1);
+  return undefined;
+}
+
+/** A head's best-matching pattern on a probe, with its score. */
+export function headLabel(probe: Probe, head: ProbeHead): PatternScore {
+  return headPatterns(head.weights, probe.seq, probe.tokens, scoredRows(probe))[0];
+}
+
+
+/** What switching heads off did, measured on the held-out set at `step`, beside the same run with every head on. */
+export function ablationSummary(a: Ablation, step: number) {
+  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+  const names = a.heads.map(headKey).join(', ');
+  const several = a.heads.length > 1;
+  return html`<p class="ablation" data-testid="ablation" data-sequences=${a.ablated.sequenceAccuracy}
+    data-baseline=${a.baseline.sequenceAccuracy}>With head${several ? 's' : ''} ${names} off at step ${step}, held-out:
+    sequences right ${pct(a.ablated.sequenceAccuracy)} (all heads on: ${pct(a.baseline.sequenceAccuracy)}), tokens right
+    ${pct(a.ablated.accuracy)} (${pct(a.baseline.accuracy)}), loss ${a.ablated.loss.toFixed(3)} (${a.baseline.loss.toFixed(3)}).
+    The guesses above are the model's with ${several ? 'those heads' : 'that head'} off.</p>`;
+}
+
+/** How to read the probes below it. */
+export function probeIntro() {
+  return html`<p class="task">Under each token of a held-out example: the model's guess for the next one (green: right, red:
+    wrong, where scored) and its probability. Each head is named by the pattern it best matches (previous token, self, first
+    token, induction, reverse diagonal, or broad) with the share of attention that falls where the pattern puts it, or content
+    when it is sharp but no position pattern explains it. Type your own
+    input below: the tokens with a dashed border are the ones the model wrote.</p>`;
+}

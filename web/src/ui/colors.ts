@@ -1,0 +1,65 @@
+// Colour scales for heatmaps, from d3's colour-blind-safe palettes: viridis for
+// softmax weights (0..1), purple-orange diverging around 0 for raw scores.
+import { scaleDiverging, scaleSequential } from 'd3-scale';
+import { interpolatePuOr, interpolateViridis } from 'd3-scale-chromatic';
+
+export interface ColorScale {
+  kind: 'sequential' | 'diverging';
+  domain: [number, number];
+  color(value: number): string;
+  /** For the legend: colour at t in [0, 1] along the bar. */
+  at(t: number): string;
+}
+
+export const BLOCKED_FILL = '#d9d9d9';
+/** The Masks view's colour for a cell the mask allows. */
+export const ALLOWED_FILL = '#e3f1e5';
+
+/** Weights from 0 (dark) to `top` (yellow; 1 unless a row is fitted to its own largest weight). */
+export function weightScale(top = 1): ColorScale {
+  const scale = scaleSequential(interpolateViridis).domain([0, top]);
+  return { kind: 'sequential', domain: [0, top], color: (v) => scale(v), at: (t) => interpolateViridis(t) };
+}
+
+/** Symmetric around 0, reaching the largest finite |value|. */
+export function scoreScale(values: ArrayLike<number>): ColorScale {
+  let extent = 0;
+  for (let i = 0; i < values.length; i++) if (Number.isFinite(values[i])) extent = Math.max(extent, Math.abs(values[i]));
+  if (extent === 0) extent = 1;
+  // d3's PuOr runs from purple (t = 0) to orange (t = 1); flip it so a high score is dark purple and a
+  // negative one orange, and the legend bar reads orange (−) … purple (+) from left to right.
+  const interpolate = (t: number) => interpolatePuOr(1 - t);
+  const scale = scaleDiverging(interpolate).domain([-extent, 0, extent]);
+  return { kind: 'diverging', domain: [-extent, extent], color: (v) => scale(v), at: interpolate };
+}
+
+/**
+ * One scale per row of a (rows, cols) matrix, for the colour scale 'row' (settings/settings.ts): a long text's weights are all near 1/S, which a
+ * fixed 0..1 scale draws in one colour. Weights run from 0 to the row's largest weight, so a colour still reads as a
+ * share of the row's strongest key; scores run symmetric around 0 to the row's largest finite |score|.
+ */
+export function rowScales(kind: ColorScale['kind'], values: Float32Array, rows: number, cols: number): ColorScale[] {
+  return Array.from({ length: rows }, (_, i) =>
+    (kind === 'diverging' ? scoreScale(values.subarray(i * cols, (i + 1) * cols)) : weightScale(rowTop(values, i, cols))));
+}
+
+/** Row i's largest finite weight in a matrix of `cols` columns: where its 'row' colour scale tops out (1 if none is above 0). */
+export function rowTop(values: Float32Array, i: number, cols: number): number {
+  let top = 0;
+  for (let j = i * cols; j < (i + 1) * cols; j++) if (Number.isFinite(values[j])) top = Math.max(top, values[j]);
+  return top > 0 ? top : 1;
+}
+
+/** What the ends of the legend's colour bar stand for when each row has its own scale. */
+export function rowScaleEnds(kind: ColorScale['kind']): [string, string] {
+  return kind === 'diverging' ? ['−(the row\u2019s largest |score|)', '+(the row\u2019s largest |score|)']
+    : ['0', 'the row\u2019s largest weight'];
+}
+
+/** Black or white, whichever reads better on this background colour. */
+export function textColorOn(background: string): string {
+  const m = /rgb\((\d+), ?(\d+), ?(\d+)\)/.exec(background) ?? /#(..)(..)(..)/.exec(background);
+  if (!m) return '#000';
+  const [r, g, b] = m.slice(1, 4).map((x) => (x.length === 2 && background.startsWith('#') ? parseInt(x, 16) : Number(x)));
+  return 0.299 * r + 0.587 * g + 0.114 * b > 140 ? '#000' : '#fff';
+}

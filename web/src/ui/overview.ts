@@ -1,0 +1,117 @@
+// <ap-overview>: every layer x head of one block as small canvas thumbnails of
+// the softmax weights; choosing one sends 'pick' with its layer and head. However many
+// heads (GPT-2 and BERT: 12 x 12), each thumbnail keeps at least THUMB_MIN px: the grid
+// scrolls in its own box, with the head labels (top) and layer labels (left) sticky.
+import { LitElement, css, html, unsafeCSS } from 'lit';
+import { BLOCKED_FILL, rowTop, weightScale } from './colors.js';
+
+export interface Thumbnail { layer: number; head: number; values: Float32Array; rows: number; cols: number; blocked: Uint8Array }
+
+/** The smallest thumbnail side, in CSS px. */
+export const THUMB_MIN = 56;
+
+/** weight (0..1) -> RGB, in 256 steps: a thumbnail is drawn as one ImageData, not a fillRect per cell. */
+function colorTable(): Uint8ClampedArray {
+  const scale = weightScale();
+  const table = new Uint8ClampedArray(256 * 3);
+  const canvas = document.createElement('canvas');
+  canvas.width = canvas.height = 1;
+  const ctx = canvas.getContext('2d', { willReadFrequently: true })!;
+  for (let k = 0; k < 256; k++) {
+    ctx.fillStyle = scale.color(k / 255);
+    ctx.fillRect(0, 0, 1, 1);
+    table.set(ctx.getImageData(0, 0, 1, 1).data.subarray(0, 3), k * 3);
+  }
+  return table;
+}
+
+function hexRgb(hex: string): [number, number, number] {
+  return [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as [number, number, number];
+}
+
+let table: Uint8ClampedArray | null = null;
+
+export class Overview extends LitElement {
+  static override properties = { thumbnails: { attribute: false }, layers: { type: Number }, heads: { type: Number },
+    perRow: { type: Boolean, attribute: 'per-row' } };
+  declare thumbnails: Thumbnail[];
+  /** Each row coloured from 0 to its own largest weight (the Colour scale setting), not on the fixed 0..1. */
+  declare perRow: boolean;
+  declare layers: number;
+  declare heads: number;
+
+  constructor() {
+    super();
+    this.thumbnails = [];
+    this.layers = 0;
+    this.heads = 0;
+    this.perRow = false;
+  }
+
+  static override styles = css`
+    :host { display: block; font: 0.8rem system-ui, sans-serif; min-width: 0; }
+    .scroll {
+      overflow: auto; max-height: max(24rem, min(48rem, 85vh)); overscroll-behavior: contain; border: 1px solid #e3e3e3; border-radius: 4px;
+      container-type: inline-size;
+    }
+    table { border-collapse: separate; border-spacing: 3px; }
+    td { padding: 0; }
+    button { padding: 0; border: 2px solid transparent; background: none; cursor: pointer; line-height: 0; display: block; }
+    button:hover, button:focus-visible { border-color: #e8175d; outline: none; }
+    /* As wide as the box allows, between THUMB_MIN px and 6rem: past that the box scrolls. */
+    canvas {
+      display: block; image-rendering: pixelated; aspect-ratio: 1;
+      width: clamp(${unsafeCSS(THUMB_MIN)}px, calc((100cqw - 4.5rem) / var(--heads, 4) - 7px), 6rem);
+    }
+    th { font-weight: 400; color: #444; background: #fff; white-space: nowrap; }
+    /* The labels stay in view while the grid scrolls. */
+    thead th { position: sticky; top: 0; z-index: 1; padding: 0.15rem 0; }
+    tbody th { position: sticky; left: 0; z-index: 1; padding: 0 0.4rem; text-align: right; }
+    thead th.corner { left: 0; z-index: 2; }
+  `;
+
+  protected override updated() {
+    table ??= colorTable();
+    const blockedRgb = hexRgb(BLOCKED_FILL);
+    for (const canvas of this.renderRoot.querySelectorAll('canvas')) {
+      const t = this.thumbnails[Number(canvas.dataset.index)];
+      if (!t || t.rows === 0 || t.cols === 0) continue;
+      canvas.width = t.cols;
+      canvas.height = t.rows;
+      const image = new ImageData(t.cols, t.rows);
+      const px = image.data;
+      // Where each row's colours top out: 1, or with perRow the row's largest weight (as the heatmaps' rowScales).
+      const tops = Array.from({ length: t.rows }, (_, i) => (this.perRow ? rowTop(t.values, i, t.cols) : 1));
+      for (let k = 0; k < t.rows * t.cols; k++) {
+        const v = t.values[k] / tops[Math.floor(k / t.cols)];
+        const rgb = t.blocked[k] ? blockedRgb : null;
+        const at = Math.round(Math.min(1, Math.max(0, Number.isFinite(v) ? v : 0)) * 255) * 3;
+        px[4 * k] = rgb ? rgb[0] : table[at];
+        px[4 * k + 1] = rgb ? rgb[1] : table[at + 1];
+        px[4 * k + 2] = rgb ? rgb[2] : table[at + 2];
+        px[4 * k + 3] = 255;
+      }
+      canvas.getContext('2d')!.putImageData(image, 0, 0);
+    }
+  }
+
+  #pick(t: Thumbnail) {
+    this.dispatchEvent(new CustomEvent('pick', { detail: { layer: t.layer, head: t.head }, bubbles: true, composed: true }));
+  }
+
+  override render() {
+    const byLayer = Array.from({ length: this.layers }, () => [] as { t: Thumbnail; index: number }[]);
+    this.thumbnails.forEach((t, index) => byLayer[t.layer]?.push({ t, index }));
+    return html`<div class="scroll" data-testid="overview-scroll" style=${`--heads:${Math.max(1, this.heads)}`}>
+      <table>
+        <thead><tr><th class="corner" scope="col"></th>${Array.from({ length: this.heads }, (_, h) => html`<th scope="col">head ${h}</th>`)}</tr></thead>
+        <tbody>${byLayer.map((cells, layer) => html`<tr><th scope="row">layer ${layer}</th>
+          ${cells.map(({ t, index }) => html`<td><button title=${`layer ${t.layer}, head ${t.head}`}
+            aria-label=${`layer ${t.layer}, head ${t.head}: open`} @click=${() => this.#pick(t)}>
+            <canvas data-index=${index} data-layer=${t.layer} data-head=${t.head}></canvas></button></td>`)}</tr>`)}
+        </tbody>
+      </table>
+    </div>`;
+  }
+}
+customElements.define('ap-overview', Overview);

@@ -1,0 +1,68 @@
+// What the playground asks of an engine, wherever it runs (a worker on the page,
+// the page's own thread in the one-tag element): run a model, report the outcome.
+// Three kinds of request: the untrained playground model on sentences (engine.run), a
+// trained model on tokens of its task (trained-trace.ts), or a pretrained GPT-2 / BERT
+// checkpoint on text (pretrained-run.ts); all give a Trace. Pretrained checkpoints are
+// loaded here too, with progress out and a way to cancel.
+import type { AttentionEngine, RunInput, Trace } from 'attention-playground';
+import type { LoadOutcome, Prediction, PretrainedProgress, PretrainedSource } from '../model/pretrained-info.js';
+import { PretrainedModels, isPretrainedRun, type PretrainedRunInput } from './pretrained-run.js';
+import { InputError, TrainedModels, isTrainedRun, type TrainedRunInput } from './trained-trace.js';
+
+export type EngineRequest = RunInput | TrainedRunInput | PretrainedRunInput;
+
+export type RunOutcome =
+  | { ok: true; trace: Trace; build: string; milliseconds: number; heapBytes: number;
+    /** A pretrained model's guesses (next token, or each [MASK]); absent for the other models. */
+    predictions?: Prediction[];
+    /** A pretrained model on a long text: only its attention stages were recorded. */
+    attentionOnly?: boolean }
+  /** field: 'text' when what was typed is the problem (shown at the text box). */
+  | { ok: false; error: string; field?: 'text' };
+
+export interface EngineApi {
+  run(input: EngineRequest): Promise<RunOutcome>;
+  /** Loads a pretrained checkpoint (the previous one is freed once this one is ready). */
+  loadPretrained?(source: PretrainedSource, onProgress: (p: PretrainedProgress) => void): Promise<LoadOutcome>;
+  /** Stops the load under way: it answers with code 'aborted'. */
+  cancelPretrained?(): Promise<void> | void;
+}
+
+export function engineApi(load: () => Promise<AttentionEngine>): Required<EngineApi> {
+  let engine: Promise<AttentionEngine> | null = null;
+  let trained: TrainedModels | null = null;
+  let pretrained: PretrainedModels | null = null;
+  return {
+    async run(input) {
+      const attention = await (engine ??= load());
+      const started = performance.now();
+      try {
+        let extra = {};
+        let trace: Trace;
+        if (isPretrainedRun(input)) {
+          const result = (pretrained ??= new PretrainedModels(attention)).trace(input);
+          trace = result.trace;
+          extra = { predictions: result.predictions, attentionOnly: result.attentionOnly };
+        } else trace = isTrainedRun(input) ? (trained ??= new TrainedModels(attention)).trace(input) : attention.run(input);
+        const milliseconds = performance.now() - started;
+        const heapBytes = attention.heapBytesInUse();  // shown in the status line: it must stay flat
+        return { ok: true, trace, build: attention.build, milliseconds, heapBytes, ...extra };
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        return error instanceof InputError ? { ok: false, error: message, field: 'text' } : { ok: false, error: message };
+      }
+    },
+    async loadPretrained(source, onProgress) {
+      let attention: AttentionEngine;
+      try {
+        attention = await (engine ??= load());
+      } catch (error) {
+        return { ok: false, error: `the engine did not load: ${String(error)}`, code: 'engine', field: '' };
+      }
+      return (pretrained ??= new PretrainedModels(attention)).load(source, onProgress);
+    },
+    cancelPretrained() {
+      pretrained?.cancel();
+    },
+  };
+}

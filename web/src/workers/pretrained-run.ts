@@ -1,0 +1,186 @@
+// A pretrained GPT-2 or BERT checkpoint on the Explore page, where the engine runs (the
+// page's worker): loaded from the person's files or a hub URL (engine.loadPretrained),
+// with progress and cancelling across the worker boundary, one model kept at a time; run
+// on the typed text with its own tokenizer, the attention stages recorded, and the
+// model's prediction (GPT-2: the next token; BERT: each [MASK]) read off the logits here,
+// so the (S, V) logits never cross to the page.
+import type { AttentionEngine, ModelConfig, PretrainedModel, Trace } from 'attention-playground';
+import type { LoadOutcome, Prediction, PretrainedInfo, PretrainedProgress, PretrainedSource } from '../model/pretrained-info.js';
+import { InputError } from './trained-trace.js';
+
+export interface PretrainedRunInput {
+  pretrained: { key: string };
+  text: string;
+}
+
+export interface PretrainedTrace {
+  trace: Trace;
+  predictions: Prediction[];
+  /** Set when the text is too long for every stage: only the attention stages were recorded. */
+  attentionOnly: boolean;
+}
+
+export function isPretrainedRun(input: object): input is PretrainedRunInput {
+  return 'pretrained' in input;
+}
+
+/** Floats of recorded stages per run: above this only attention is kept; the attention alone may take ATTENTION_BUDGET. */
+const FULL_BUDGET = 8_000_000;
+const ATTENTION_BUDGET = 40_000_000;
+const TOP = 5;
+
+/** How GPT-2 shows a piece: its bytes as text, a leading space as '·' and a newline as '↵' (the byte-level piece if not whole UTF-8). */
+export function displayPiece(piece: string, decoded: string, family: 'gpt2' | 'bert'): string {
+  if (family === 'bert') return piece;
+  if (decoded === '' || decoded.includes('\uFFFD')) return piece;
+  return decoded.replace(/^ /, '\u00b7').replace(/\n/g, '\u21b5').replace(/\t/g, '\u21e5');
+}
+
+/** A candidate token as text: decoded (GPT-2's leading space as '·'); a GPT-2 piece that is only part of a character says so. */
+export function candidateText(decoded: string, id: number, family: 'gpt2' | 'bert'): string {
+  if (family === 'gpt2' && (decoded === '' || decoded.includes('\uFFFD'))) return `(bytes of a character, id ${id})`;
+  return displayPiece(decoded, decoded, family);
+}
+
+/** The longest text (in tokens) whose attention stages fit the budget. */
+export function longestShown(info: Pick<PretrainedInfo, 'layers' | 'heads' | 'maxSeq'>): number {
+  return Math.min(info.maxSeq, Math.floor(Math.sqrt(ATTENTION_BUDGET / (info.layers * info.heads * 5))));
+}
+
+export class PretrainedModels {
+  #engine: AttentionEngine;
+  #model: PretrainedModel | null = null;
+  #info: PretrainedInfo | null = null;
+  #loading: AbortController | null = null;
+  #count = 0;
+
+  constructor(engine: AttentionEngine) {
+    this.#engine = engine;
+  }
+
+  /** Loads a checkpoint; the one loaded before is kept until this one is ready, then freed. */
+  async load(source: PretrainedSource, onProgress?: (p: PretrainedProgress) => void): Promise<LoadOutcome> {
+    this.#loading?.abort();
+    const controller = new AbortController();
+    this.#loading = controller;
+    // At most one progress message per file every 100 ms (and its last), not one per network chunk.
+    let lastFile = '', lastTime = 0;
+    const progress = (p: PretrainedProgress) => {
+      const now = performance.now();
+      if (p.file === lastFile && now - lastTime < 100 && p.loaded !== p.total) return;
+      lastFile = p.file;
+      lastTime = now;
+      onProgress?.({ file: p.file, loaded: p.loaded, total: p.total });
+    };
+    try {
+      const model = 'files' in source
+        ? await this.#engine.loadPretrained({ files: source.files, onProgress: progress, signal: controller.signal })
+        : await this.#engine.loadPretrained({ repo: source.repo, baseUrl: source.baseUrl, onProgress: progress, signal: controller.signal });
+      if (controller.signal.aborted) {
+        model.dispose();
+        return { ok: false, error: 'loading the model was cancelled', code: 'aborted', field: 'signal' };
+      }
+      this.#model?.dispose();
+      this.#model = model;
+      const name = ('files' in source ? source.name : source.repo) || model.architecture || model.family;
+      const { spec } = model;
+      this.#info = {
+        key: `${++this.#count}:${name}`, name, family: model.family, architecture: model.architecture,
+        layers: spec.layers, heads: spec.heads, dModel: spec.dModel, maxSeq: spec.maxSeq, vocabSize: spec.vocabSize,
+        predicts: spec.head !== 'none', skipped: model.skipped.map(([a, b]) => [a, b]),
+      };
+      return { ok: true, model: this.#info };
+    } catch (error) {
+      const e = error as { message?: string; code?: string; field?: string };
+      return { ok: false, error: e?.message ?? String(error), code: e?.code ?? 'error', field: e?.field ?? '' };
+    } finally {
+      if (this.#loading === controller) this.#loading = null;
+    }
+  }
+
+  /** Stops the load under way, if any (it then answers with code 'aborted'). */
+  cancel(): void {
+    this.#loading?.abort();
+  }
+
+  /** The trace and predictions of the typed text; InputError for text the model cannot read. */
+  trace(input: PretrainedRunInput): PretrainedTrace {
+    const model = this.#model, info = this.#info;
+    if (!model || !info || info.key !== input.pretrained.key)
+      throw new Error('This pretrained model is no longer loaded (only one is kept at a time): load it again.');
+    const lines = input.text.split('\n');
+    let encoding;
+    if (info.family === 'bert') {
+      const parts = lines.map((l) => l.trim()).filter((l) => l !== '');
+      if (parts.length === 0) throw new InputError('Type a sentence first.');
+      if (parts.length > 2) throw new InputError(`BERT reads one sentence, or a pair on two lines; got ${parts.length} lines.`);
+      encoding = model.tokenizer.encode(parts[0], parts[1]);
+    } else {
+      if (input.text.trim() === '') throw new InputError('Type some text first.');
+      encoding = model.tokenizer.encode(input.text);
+    }
+    const seq = encoding.ids.length;
+    if (seq > info.maxSeq)
+      throw new InputError(`The text is ${seq} tokens long; this model reads at most ${info.maxSeq}. Shorten it.`);
+    const shown = longestShown(info);
+    if (seq > shown)
+      throw new InputError(`The text is ${seq} tokens long; its ${info.layers} \u00d7 ${info.heads} attention maps are shown for at most ${shown} tokens. Shorten it.`);
+    const stack = info.family === 'gpt2' ? 'decoder' : 'encoder';
+    const { spec } = model;
+    const full = spec.layers * seq * (spec.dModel * 16 + spec.ffnDim * 2) + spec.layers * spec.heads * seq * seq * 5;
+    const attentionOnly = full > FULL_BUDGET;
+    // Only the logits a prediction reads: GPT-2's last row (its output layer over the whole
+    // vocabulary costs as much as a third of the layers), BERT's when a [MASK] is typed.
+    const mask = info.family === 'bert' ? model.tokenizer.idOf('[MASK]') : null;
+    const logits = info.family === 'gpt2' ? 'last' : mask !== null && encoding.ids.includes(mask) ? 'all' : 'none';
+    const result = model.forward({
+      ids: encoding.ids, batch: 1, seq, logits, ...(spec.typeVocabSize > 0 ? { tokenTypes: encoding.tokenTypes } : {}),
+      record: { stages: attentionOnly ? [`${stack}.input`, `${stack}.self_attn.*`] : [`${stack}.*`] },
+    });
+    const tokens = encoding.tokens.map((piece, i) => displayPiece(piece, model.tokenizer.decode([encoding.ids[i]]), info.family));
+    const config = {
+      dModel: spec.dModel, heads: spec.heads, layers: spec.layers, ffnDim: spec.ffnDim, seed: 0, preset: 'random',
+      scale: spec.scale, residual: spec.residual, positional: spec.positions !== 'none', activation: spec.activation, norm: spec.norm,
+    } as unknown as ModelConfig;
+    const trace: Trace = { mode: stack, config, tokens: [tokens], sourceTokens: [], stages: result.trace!.stages };
+    return { trace, predictions: this.#predictions(result.logits, encoding.ids, info), attentionOnly };
+  }
+
+  #predictions(logits: Float32Array | null, ids: Int32Array, info: PretrainedInfo): Prediction[] {
+    if (!logits || !this.#model) return [];
+    const vocab = info.vocabSize;
+    const tokenizer = this.#model.tokenizer;
+    // row: the logits row to read (GPT-2's forward computed only the last one)
+    const top = (position: number, kind: Prediction['kind'], rowIndex = position): Prediction => {
+      const row = logits.subarray(rowIndex * vocab, (rowIndex + 1) * vocab);
+      let max = -Infinity;
+      for (const v of row) if (v > max) max = v;
+      let sum = 0;
+      for (const v of row) sum += Math.exp(v - max);
+      const best: number[] = [];
+      for (let id = 0; id < row.length; id++) {
+        if (best.length < TOP || row[id] > row[best[best.length - 1]]) {
+          best.push(id);
+          best.sort((a, b) => row[b] - row[a]);
+          if (best.length > TOP) best.pop();
+        }
+      }
+      return {
+        position, kind, candidates: best.map((id) => ({
+          id, probability: Math.exp(row[id] - max) / sum, token: candidateText(tokenizer.decode([id]), id, info.family),
+        })),
+      };
+    };
+    if (info.family === 'gpt2') return [top(ids.length - 1, 'next', 0)];
+    const mask = tokenizer.idOf('[MASK]');
+    if (mask === null) return [];
+    return Array.from(ids).flatMap((id, i) => (id === mask ? [top(i, 'mask')] : []));
+  }
+
+  dispose(): void {
+    this.#loading?.abort();
+    this.#model?.dispose();
+    this.#model = null;
+    this.#info = null;
+  }
+}
