@@ -5,6 +5,7 @@
 #   prettier      every TypeScript / JavaScript file as .prettierrc.json says
 #   eslint        typescript-eslint's recommended rules (eslint.config.js)
 #   tsc tests     the TypeScript tests type-check (Vitest runs them without checking)
+#   imports       web/src's import rules between its folders (.dependency-cruiser.cjs)
 #   docs          the generated blocks of docs/ are current (docs:check) and the API reference
 #                 builds (TypeDoc, warnings as errors)
 set -uo pipefail
@@ -20,6 +21,7 @@ mkdir -p test-output
 check clang-format bash -c "git ls-files -z '*.cpp' '*.hpp' '*.h' | xargs -0 clang-format --dry-run --Werror"
 check eslint npx eslint .
 check tsc-tests npx tsc -p tests/tsconfig.json
+check imports npm run --silent lint:imports
 check docs-tables npm run --silent docs:check
 check typedoc npm run --silent docs
 [ "$failed" = 0 ]

@@ -2,6 +2,12 @@
 // (plain data: it crosses the worker boundary): what to load, the bytes read, the loaded
 // model's facts, the outcome, and the model's guesses. The worker's side is
 // workers/pretrained-run.ts; the panel that asks for a load is pretrained/.
+import { ENGINE, type Family, type FamilyTokenizer } from 'attention-playground';
+
+/** The tokenizer a family's checkpoints carry, as the engine declares it. */
+export function familyTokenizer(family: Family): FamilyTokenizer {
+  return ENGINE.families.find((f) => f.name === family)!.tokenizer;
+}
 
 /** What the page asks to load: the person's files (File objects clone into the worker) or a model name on a hub. */
 export type PretrainedSource = { files: File[]; name?: string } | { repo: string; baseUrl: string };
@@ -14,7 +20,7 @@ export interface PretrainedInfo {
   key: string;
   /** A name for people: the repo's or folder's name, else config.json's architecture. */
   name: string;
-  family: 'gpt2' | 'bert';
+  family: Family;
   architecture: string;
   layers: number;
   heads: number;
@@ -23,6 +29,8 @@ export interface PretrainedInfo {
   vocabSize: number;
   /** Whether the checkpoint has a language-model head (logits), so predictions can be shown. */
   predicts: boolean;
+  /** A causal stack (its next-token guess; GPT-2), else an encoder (masked-token guesses; BERT). */
+  causal: boolean;
   /** The tensors the engine had no use for, with why. */
   skipped: [string, string][];
 }

@@ -32,9 +32,9 @@ export function pretrainedLabel(info: PretrainedInfo): string {
   return `${info.name} (pretrained ${info.architecture || info.family}, ${info.layers} layers \u00d7 ${info.heads} heads)`;
 }
 
-/** An input to start from: a sentence, with a [MASK] for BERT. */
-export function pretrainedExample(info: Pick<PretrainedInfo, 'family'>): string {
-  return info.family === 'bert' ? 'The cat [MASK] on the mat.' : 'The cat sat on the mat.';
+/** An input to start from: a sentence, with a [MASK] for an encoder (BERT) to guess. */
+export function pretrainedExample(info: Pick<PretrainedInfo, 'causal'>): string {
+  return info.causal ? 'The cat sat on the mat.' : 'The cat [MASK] on the mat.';
 }
 
 function store(): Storage | null {

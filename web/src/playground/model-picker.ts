@@ -6,7 +6,7 @@
 import { html, nothing } from 'lit';
 import type { ExploreModel, ModelChoice } from './explore-models.js';
 import { settingByName, shownValue, type Setting, type State } from '../settings/settings.js';
-import type { PretrainedInfo } from '../model/pretrained-info.js';
+import { familyTokenizer, type PretrainedInfo } from '../model/pretrained-info.js';
 import { shownTrainSettings, trainStateFromHash } from '../settings/train-settings.js';
 import { count } from '../model/words.js';
 
@@ -64,10 +64,10 @@ export function trainedTextSetting(setting: Setting, model: ExploreModel | null)
 
 /** The text box for a pretrained model: text, read by its tokenizer. */
 export function pretrainedTextSetting(setting: Setting, info: PretrainedInfo): Setting {
-  const label = info.family === 'bert'
+  const label = familyTokenizer(info.family) === 'wordpiece'
     ? `Text for ${info.name} (its WordPiece tokenizer adds [CLS] and [SEP]; a second line is the second sentence)`
     : `Text for ${info.name} (its byte-level BPE tokenizer reads it; \u00b7 marks a token\u2019s leading space)`;
-  return { ...setting, label, help: info.family === 'bert' ? 'Write [MASK] for a word BERT should guess.' : undefined };
+  return { ...setting, label, help: info.causal ? undefined : `Write [MASK] for a word ${info.name} should guess.` };
 }
 
 /** The model settings in a few words, for the drawer's button: a trained or pretrained model's name, else the main settings. */

@@ -9,7 +9,7 @@ export function predictionsView(info: PretrainedInfo, predictions: Prediction[],
     ? html`<p class="hint">This checkpoint has no language-model head (${info.architecture || info.family}): it gives hidden states, not token
         predictions.</p>`
     : predictions.length === 0
-      ? html`<p class="hint">${info.family === 'bert' ? 'Write [MASK] in place of a word to see what BERT guesses there.' : 'No prediction.'}</p>`
+      ? html`<p class="hint">${info.causal ? 'No prediction.' : `Write [MASK] in place of a word to see what ${info.name} guesses there.`}</p>`
       : predictions.map((p) => html`<figure class="prediction" data-kind=${p.kind} data-position=${p.position}>
           <figcaption>${p.kind === 'next'
             ? html`Next token after \u201c${tokens[p.position] ?? ''}\u201d (position ${p.position})`
@@ -19,7 +19,7 @@ export function predictionsView(info: PretrainedInfo, predictions: Prediction[],
               class="num">${(100 * c.probability).toFixed(1)}%</span></li>`)}</ol>
         </figure>`);
   return html`<section class="predictions" data-testid="predictions" aria-label="Predictions">
-    <h3>${info.family === 'bert' ? 'Masked-token prediction' : 'Next-token prediction'}</h3>
+    <h3>${info.causal ? 'Next-token prediction' : 'Masked-token prediction'}</h3>
     ${body}
     ${info.predicts && predictions.length ? html`<p class="status">Top ${predictions[0].candidates.length} of ${info.vocabSize} tokens; probabilities are the softmax of the logits.</p>` : nothing}
   </section>`;

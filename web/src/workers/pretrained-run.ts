@@ -5,7 +5,8 @@
 // model's prediction (GPT-2: the next token; BERT: each [MASK]) read off the logits here,
 // so the (S, V) logits never cross to the page.
 import type { AttentionEngine, ModelConfig, PretrainedModel, Trace } from 'attention-playground';
-import type { LoadOutcome, Prediction, PretrainedInfo, PretrainedProgress, PretrainedSource } from '../model/pretrained-info.js';
+import type { Family } from 'attention-playground';
+import { familyTokenizer, type LoadOutcome, type Prediction, type PretrainedInfo, type PretrainedProgress, type PretrainedSource } from '../model/pretrained-info.js';
 import { InputError } from './trained-trace.js';
 
 export interface PretrainedRunInput {
@@ -29,16 +30,16 @@ const FULL_BUDGET = 8_000_000;
 const ATTENTION_BUDGET = 40_000_000;
 const TOP = 5;
 
-/** How GPT-2 shows a piece: its bytes as text, a leading space as '·' and a newline as '↵' (the byte-level piece if not whole UTF-8). */
-export function displayPiece(piece: string, decoded: string, family: 'gpt2' | 'bert'): string {
-  if (family === 'bert') return piece;
+/** How a byte-level BPE (GPT-2's) piece shows: its bytes as text, a leading space as '·' and a newline as '↵' (the byte-level piece if not whole UTF-8); a WordPiece piece as it is. */
+export function displayPiece(piece: string, decoded: string, family: Family): string {
+  if (familyTokenizer(family) !== 'bpe') return piece;
   if (decoded === '' || decoded.includes('\uFFFD')) return piece;
   return decoded.replace(/^ /, '\u00b7').replace(/\n/g, '\u21b5').replace(/\t/g, '\u21e5');
 }
 
 /** A candidate token as text: decoded (GPT-2's leading space as '·'); a GPT-2 piece that is only part of a character says so. */
-export function candidateText(decoded: string, id: number, family: 'gpt2' | 'bert'): string {
-  if (family === 'gpt2' && (decoded === '' || decoded.includes('\uFFFD'))) return `(bytes of a character, id ${id})`;
+export function candidateText(decoded: string, id: number, family: Family): string {
+  if (familyTokenizer(family) === 'bpe' && (decoded === '' || decoded.includes('\uFFFD'))) return `(bytes of a character, id ${id})`;
   return displayPiece(decoded, decoded, family);
 }
 
@@ -87,7 +88,7 @@ export class PretrainedModels {
       this.#info = {
         key: `${++this.#count}:${name}`, name, family: model.family, architecture: model.architecture,
         layers: spec.layers, heads: spec.heads, dModel: spec.dModel, maxSeq: spec.maxSeq, vocabSize: spec.vocabSize,
-        predicts: spec.head !== 'none', skipped: model.skipped.map(([a, b]) => [a, b]),
+        predicts: spec.head !== 'none', causal: spec.causal, skipped: model.skipped.map(([a, b]) => [a, b]),
       };
       return { ok: true, model: this.#info };
     } catch (error) {
@@ -110,10 +111,10 @@ export class PretrainedModels {
       throw new Error('This pretrained model is no longer loaded (only one is kept at a time): load it again.');
     const lines = input.text.split('\n');
     let encoding;
-    if (info.family === 'bert') {
+    if (!info.causal) {  // an encoder reads a sentence or a pair (BERT's segments A and B)
       const parts = lines.map((l) => l.trim()).filter((l) => l !== '');
       if (parts.length === 0) throw new InputError('Type a sentence first.');
-      if (parts.length > 2) throw new InputError(`BERT reads one sentence, or a pair on two lines; got ${parts.length} lines.`);
+      if (parts.length > 2) throw new InputError(`${info.name} reads one sentence, or a pair on two lines; got ${parts.length} lines.`);
       encoding = model.tokenizer.encode(parts[0], parts[1]);
     } else {
       if (input.text.trim() === '') throw new InputError('Type some text first.');
@@ -125,14 +126,14 @@ export class PretrainedModels {
     const shown = longestShown(info);
     if (seq > shown)
       throw new InputError(`The text is ${seq} tokens long; its ${info.layers} \u00d7 ${info.heads} attention maps are shown for at most ${shown} tokens. Shorten it.`);
-    const stack = info.family === 'gpt2' ? 'decoder' : 'encoder';
+    const stack = info.causal ? 'decoder' : 'encoder';
     const { spec } = model;
     const full = spec.layers * seq * (spec.dModel * 16 + spec.ffnDim * 2) + spec.layers * spec.heads * seq * seq * 5;
     const attentionOnly = full > FULL_BUDGET;
     // Only the logits a prediction reads: GPT-2's last row (its output layer over the whole
     // vocabulary costs as much as a third of the layers), BERT's when a [MASK] is typed.
-    const mask = info.family === 'bert' ? model.tokenizer.idOf('[MASK]') : null;
-    const logits = info.family === 'gpt2' ? 'last' : mask !== null && encoding.ids.includes(mask) ? 'all' : 'none';
+    const mask = info.causal ? null : model.tokenizer.idOf('[MASK]');
+    const logits = info.causal ? 'last' : mask !== null && encoding.ids.includes(mask) ? 'all' : 'none';
     const result = model.forward({
       ids: encoding.ids, batch: 1, seq, logits, ...(spec.typeVocabSize > 0 ? { tokenTypes: encoding.tokenTypes } : {}),
       record: { stages: attentionOnly ? [`${stack}.input`, `${stack}.self_attn.*`] : [`${stack}.*`] },
@@ -171,7 +172,7 @@ export class PretrainedModels {
         })),
       };
     };
-    if (info.family === 'gpt2') return [top(ids.length - 1, 'next', 0)];
+    if (info.causal) return [top(ids.length - 1, 'next', 0)];
     const mask = tokenizer.idOf('[MASK]');
     if (mask === null) return [];
     return Array.from(ids).flatMap((id, i) => (id === mask ? [top(i, 'mask')] : []));
