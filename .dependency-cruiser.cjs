@@ -40,7 +40,8 @@ module.exports = {
     {
       name: 'not-unresolvable',
       severity: 'error',
-      comment: 'Every import resolves (a rule cannot check an import it cannot follow). The engine package resolves to dist/ once built.',
+      comment:
+        'Every import resolves (a rule cannot check an import it cannot follow). The engine package resolves to dist/ once built.',
       from: { path: SRC },
       to: { couldNotResolve: true, pathNot: '^attention-playground(/|$)' },
     },
@@ -89,7 +90,8 @@ module.exports = {
     {
       name: 'entries-import-feature-entries-only',
       severity: 'error',
-      comment: 'app/ and element/ compose the features: of a feature they import its entry element file only (and the element never imports the site\'s pages).',
+      comment:
+        "app/ and element/ compose the features: of a feature they import its entry element file only (and the element never imports the site's pages).",
       from: { path: `${SRC}(app|element)/` },
       to: { path: `${SRC}${FEATURES}/`, pathNot: [`${SRC}$1/`, `${SRC}(${FEATURE_ENTRIES.join('|')})$`] },
     },

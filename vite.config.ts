@@ -4,7 +4,9 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 // Cross-origin isolation (COOP/COEP): pages get shared memory, so the engine runs its threaded build.
-const isolation: Record<string, string> = JSON.parse(readFileSync(new URL('./web/cross-origin-isolation.json', import.meta.url), 'utf8'));
+const isolation: Record<string, string> = JSON.parse(
+  readFileSync(new URL('./web/cross-origin-isolation.json', import.meta.url), 'utf8'),
+);
 
 export default defineConfig({
   root: 'web',
@@ -13,7 +15,10 @@ export default defineConfig({
     // The site offers the threaded engine (its pages are cross-origin isolated, its workers ES modules).
     alias: [
       { find: /^attention-playground$/, replacement: fileURLToPath(new URL('./dist/index.js', import.meta.url)) },
-      { find: /^attention-playground\/threads$/, replacement: fileURLToPath(new URL('./dist/threads.js', import.meta.url)) },
+      {
+        find: /^attention-playground\/threads$/,
+        replacement: fileURLToPath(new URL('./dist/threads.js', import.meta.url)),
+      },
     ],
   },
   worker: { format: 'es' },

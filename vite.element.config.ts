@@ -11,11 +11,19 @@ export default defineConfig({
   resolve: {
     // Both names resolve to the inline engine, so the bundle holds one copy of the API.
     alias: [
-      { find: /^attention-playground(\/inline)?$/, replacement: fileURLToPath(new URL('./dist/inline.js', import.meta.url)) },
+      {
+        find: /^attention-playground(\/inline)?$/,
+        replacement: fileURLToPath(new URL('./dist/inline.js', import.meta.url)),
+      },
     ],
   },
   build: {
-    lib: { entry: fileURLToPath(new URL('./web/src/element/index.ts', import.meta.url)), formats: ['iife'], name: 'AttentionPlaygroundElement', fileName: () => 'element.js' },
+    lib: {
+      entry: fileURLToPath(new URL('./web/src/element/index.ts', import.meta.url)),
+      formats: ['iife'],
+      name: 'AttentionPlaygroundElement',
+      fileName: () => 'element.js',
+    },
     outDir: 'dist',
     emptyOutDir: false,
     target: 'es2022',

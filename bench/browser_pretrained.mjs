@@ -25,12 +25,15 @@ import { launchChromium } from '../tests/support/browser.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const CACHE = 'bench/.cache/gpt2-small';
-const RUNS = Number(process.env.BENCH_RUNS ?? 9);         // timed rounds (one forward per engine and mode each)
+const RUNS = Number(process.env.BENCH_RUNS ?? 9); // timed rounds (one forward per engine and mode each)
 const WARM_MS = Number(process.env.BENCH_WARM_MS ?? 4000); // warm-up: at least this long and 2 rounds
 
 if (!existsSync(`${ROOT}${CACHE}/expected.json`) || process.argv.includes('--remake')) {
-  const made = spawnSync('/usr/bin/python3', [`${ROOT}bench/make_gpt2.py`, ...(process.argv.includes('--remake') ? ['--force'] : [])],
-    { stdio: 'inherit' });
+  const made = spawnSync(
+    '/usr/bin/python3',
+    [`${ROOT}bench/make_gpt2.py`, ...(process.argv.includes('--remake') ? ['--force'] : [])],
+    { stdio: 'inherit' },
+  );
   if (made.status !== 0) throw new Error('bench/make_gpt2.py failed');
 }
 const expected = JSON.parse(readFileSync(`${ROOT}${CACHE}/expected.json`, 'utf8'));
@@ -45,19 +48,32 @@ function rendererMemory() {
     try {
       const ppid = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1];
       children.set(ppid, [...(children.get(ppid) ?? []), pid]);
-    } catch { /* gone */ }
+    } catch {
+      /* gone */
+    }
   }
   const descendants = [];
-  const walk = (pid) => { for (const c of children.get(pid) ?? []) { descendants.push(c); walk(c); } };
+  const walk = (pid) => {
+    for (const c of children.get(pid) ?? []) {
+      descendants.push(c);
+      walk(c);
+    }
+  };
   walk(String(process.pid));
-  let peak = 0; let current = 0;
+  let peak = 0;
+  let current = 0;
   for (const pid of descendants) {
     try {
       if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer')) continue;
       const status = readFileSync(`/proc/${pid}/status`, 'utf8');
       const kb = (key) => Number(status.match(new RegExp(`${key}:\\s+(\\d+)`))?.[1] ?? 0);
-      if (kb('VmHWM') > peak) { peak = kb('VmHWM'); current = kb('VmRSS'); }
-    } catch { /* gone */ }
+      if (kb('VmHWM') > peak) {
+        peak = kb('VmHWM');
+        current = kb('VmRSS');
+      }
+    } catch {
+      /* gone */
+    }
   }
   return { peakRssBytes: peak * 1024, rssBytes: current * 1024 };
 }
@@ -75,8 +91,12 @@ function pageHelpers() {
       return files;
     },
     maxAbsDifference(got, want) {
-      let worst = 0; let scale = 0;
-      for (let i = 0; i < want.length; i++) { worst = Math.max(worst, Math.abs(got[i] - want[i])); scale = Math.max(scale, Math.abs(want[i])); }
+      let worst = 0;
+      let scale = 0;
+      for (let i = 0; i < want.length; i++) {
+        worst = Math.max(worst, Math.abs(got[i] - want[i]));
+        scale = Math.max(scale, Math.abs(want[i]));
+      }
       if (got.length !== want.length) throw new Error(`length ${got.length}, expected ${want.length}`);
       return { maxAbs: worst, maxAbsOfExpected: scale };
     },
@@ -87,10 +107,14 @@ function pageHelpers() {
     concat(arrays) {
       const out = new Float32Array(arrays.reduce((n, a) => n + a.length, 0));
       let at = 0;
-      for (const a of arrays) { out.set(a, at); at += a.length; }
+      for (const a of arrays) {
+        out.set(a, at);
+        at += a.length;
+      }
       return out;
     },
-    async uaMemory() {  // performance.measureUserAgentSpecificMemory (cross-origin isolated pages), if it answers in 20 s
+    async uaMemory() {
+      // performance.measureUserAgentSpecificMemory (cross-origin isolated pages), if it answers in 20 s
       if (!performance.measureUserAgentSpecificMemory) return null;
       const timeout = new Promise((resolve) => setTimeout(() => resolve(null), 20000));
       const result = await Promise.race([performance.measureUserAgentSpecificMemory(), timeout]);
@@ -119,16 +143,28 @@ async function ours({ weights, ids, keep = false, relaxedSimd = undefined, slot 
   const check = {
     logits: bench.maxAbsDifference(out.logits, want.logits),
     attentions: bench.maxAbsDifference(bench.concat(attentions.map((s) => s.data)), want.attentions),
-    recorded: attentions.length, shape: attentions[0].shape,
+    recorded: attentions.length,
+    shape: attentions[0].shape,
     tokenize: Array.from(m.tokenize(' The cat sat on the mat.').ids),
   };
   const stagesRecordedByTrue = m.forward({ ...input, record: true }).trace.stages.length;
-  if (keep) { window[slot] = { m, input }; return { [`${slot}Kernels`]: engine.kernels, loadMs: t2 - t1 }; }
-  window.alive = { engine, m };  // measured below: keep them from being collected
+  if (keep) {
+    window[slot] = { m, input };
+    return { [`${slot}Kernels`]: engine.kernels, loadMs: t2 - t1 };
+  }
+  window.alive = { engine, m }; // measured below: keep them from being collected
   globalThis.gc?.();
-  return { kernels: engine.kernels, fetchMs: t1 - t0, loadMs: t2 - t1, afterLoad, check, stagesRecordedByTrue,
+  return {
+    kernels: engine.kernels,
+    fetchMs: t1 - t0,
+    loadMs: t2 - t1,
+    afterLoad,
+    check,
+    stagesRecordedByTrue,
     afterRuns: { wasmMemory: engine.memoryBytes(), heapInUse: engine.heapBytesInUse() - heapBefore },
-    jsHeap: performance.memory?.usedJSHeapSize ?? null, uaMemory: await bench.uaMemory() };
+    jsHeap: performance.memory?.usedJSHeapSize ?? null,
+    uaMemory: await bench.uaMemory(),
+  };
 }
 
 async function ort({ ids, layers, keep = false }) {
@@ -142,7 +178,10 @@ async function ort({ ids, layers, keep = false }) {
   const t0 = performance.now();
   let bytes = (await bench.fetchAll(base, [`gpt2-small-s${ids.length}.onnx`]))[`gpt2-small-s${ids.length}.onnx`];
   const t1 = performance.now();
-  const session = await ort.InferenceSession.create(bytes, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+  const session = await ort.InferenceSession.create(bytes, {
+    executionProviders: ['wasm'],
+    graphOptimizationLevel: 'all',
+  });
   const t2 = performance.now();
   bytes = null;
   const feeds = { input_ids: new ort.Tensor('int64', BigInt64Array.from(ids.map(BigInt)), [1, ids.length]) };
@@ -150,15 +189,28 @@ async function ort({ ids, layers, keep = false }) {
   const out = await session.run(feeds);
   const check = {
     logits: bench.maxAbsDifference(out.logits.data, want.logits),
-    attentions: bench.maxAbsDifference(bench.concat(Array.from({ length: layers }, (_, i) => out[`attn_${i}`].data)), want.attentions),
-    recorded: layers, shape: out.attn_0.dims,
+    attentions: bench.maxAbsDifference(
+      bench.concat(Array.from({ length: layers }, (_, i) => out[`attn_${i}`].data)),
+      want.attentions,
+    ),
+    recorded: layers,
+    shape: out.attn_0.dims,
   };
   for (const t of Object.values(out)) t.dispose?.();
-  if (keep) { window.ort = { session, feeds }; return { loadMs: t2 - t1 }; }
+  if (keep) {
+    window.ort = { session, feeds };
+    return { loadMs: t2 - t1 };
+  }
   window.alive = { session };
   globalThis.gc?.();
-  return { version: ort.env.versions?.web, fetchMs: t1 - t0, loadMs: t2 - t1, check,
-    jsHeap: performance.memory?.usedJSHeapSize ?? null, uaMemory: await bench.uaMemory() };
+  return {
+    version: ort.env.versions?.web,
+    fetchMs: t1 - t0,
+    loadMs: t2 - t1,
+    check,
+    jsHeap: performance.memory?.usedJSHeapSize ?? null,
+    uaMemory: await bench.uaMemory(),
+  };
 }
 
 // Both engines in one page, timed in alternation (ours with 12 attentions, ours with
@@ -169,19 +221,37 @@ async function timing({ runs, warmMs }) {
   const plain = window.oursPlain;
   const { session, feeds } = window.ort;
   const modes = {
-    attentions: () => { m.forward({ ...input, record: { stages: ['*.self_attn.weights'] } }); },
-    plain: () => { plain.m.forward({ ...plain.input, record: { stages: ['*.self_attn.weights'] } }); },
-    all: () => { m.forward({ ...input, record: true }); },
-    none: () => { m.forward(input); },
-    ort: async () => { const r = await session.run(feeds); for (const t of Object.values(r)) t.dispose?.(); },
+    attentions: () => {
+      m.forward({ ...input, record: { stages: ['*.self_attn.weights'] } });
+    },
+    plain: () => {
+      plain.m.forward({ ...plain.input, record: { stages: ['*.self_attn.weights'] } });
+    },
+    all: () => {
+      m.forward({ ...input, record: true });
+    },
+    none: () => {
+      m.forward(input);
+    },
+    ort: async () => {
+      const r = await session.run(feeds);
+      for (const t of Object.values(r)) t.dispose?.();
+    },
   };
   const start = performance.now();
   for (let i = 0; i < 2 || performance.now() - start < warmMs; i++) for (const run of Object.values(modes)) await run();
   const times = Object.fromEntries(Object.keys(modes).map((k) => [k, []]));
   for (let i = 0; i < runs; i++)
-    for (const [k, run] of Object.entries(modes)) { const t = performance.now(); await run(); times[k].push(performance.now() - t); }
+    for (const [k, run] of Object.entries(modes)) {
+      const t = performance.now();
+      await run();
+      times[k].push(performance.now() - t);
+    }
   const median = (t) => [...t].sort((a, b) => a - b)[Math.floor(t.length / 2)];
-  const stat = (t) => { const s = [...t].sort((a, b) => a - b); return { median: median(t), min: s[0], max: s[s.length - 1], runs: t }; };
+  const stat = (t) => {
+    const s = [...t].sort((a, b) => a - b);
+    return { median: median(t), min: s[0], max: s[s.length - 1], runs: t };
+  };
   // The machine's speed drifts between rounds; within a round both engines ran back to
   // back, so the median of the per-round ratios is the steadiest comparison.
   const pairedRatio = median(times.ort.map((o, i) => o / times.attentions[i]));
@@ -199,10 +269,14 @@ async function part(fn, args, then) {
     await page.addInitScript(pageHelpers);
     await page.goto(`${server.url}bench/.cache/page.html`);
     let result = await page.evaluate(fn, args);
-    if (then) for (const [f, a] of then) result = { ...result, ...await page.evaluate(f, a) };
+    if (then) for (const [f, a] of then) result = { ...result, ...(await page.evaluate(f, a)) };
     if (errors.length) throw new Error(errors.join('\n'));
-    return { ...result, isolated: await page.evaluate(() => crossOriginIsolated), ...rendererMemory(),
-      chromium: browser.version() };
+    return {
+      ...result,
+      isolated: await page.evaluate(() => crossOriginIsolated),
+      ...rendererMemory(),
+      chromium: browser.version(),
+    };
   } finally {
     await browser.close();
     await server.close();
@@ -224,15 +298,31 @@ if (process.argv.some((a) => a.startsWith('--profile'))) {
     if (profileOrt) await page.evaluate(ort, { ids, layers: 12, keep: true });
     else await page.evaluate(ours, { ids, weights: 'model.safetensors', keep: true });
     const forward = profileOrt
-      ? async () => { const r = await window.ort.session.run(window.ort.feeds); for (const t of Object.values(r)) t.dispose?.(); }
-      : async () => { window.ours.m.forward({ ...window.ours.input, record: { stages: ['*.self_attn.weights'] } }); };
+      ? async () => {
+          const r = await window.ort.session.run(window.ort.feeds);
+          for (const t of Object.values(r)) t.dispose?.();
+        }
+      : async () => {
+          window.ours.m.forward({ ...window.ours.input, record: { stages: ['*.self_attn.weights'] } });
+        };
     await page.evaluate(`window.benchForward = ${forward.toString()}`);
-    await page.evaluate(async () => { for (let i = 0; i < 4; i++) await window.benchForward(); });
-    const stat = () => { const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number); return { idle: f[3] + f[4], total: f.reduce((a, b) => a + b, 0) }; };
+    await page.evaluate(async () => {
+      for (let i = 0; i < 4; i++) await window.benchForward();
+    });
+    const stat = () => {
+      const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+      return { idle: f[3] + f[4], total: f.reduce((a, b) => a + b, 0) };
+    };
     const s0 = stat();
-    const loopMs = await page.evaluate(async () => { const t = performance.now(); for (let i = 0; i < 8; i++) await window.benchForward(); return performance.now() - t; });
+    const loopMs = await page.evaluate(async () => {
+      const t = performance.now();
+      for (let i = 0; i < 8; i++) await window.benchForward();
+      return performance.now() - t;
+    });
     const s1 = stat();
-    console.log(`8 forwards without the profiler: ${(loopMs / 8).toFixed(0)} ms each; cores busy meanwhile: ${(cpus().length * (1 - (s1.idle - s0.idle) / (s1.total - s0.total))).toFixed(2)}`);
+    console.log(
+      `8 forwards without the profiler: ${(loopMs / 8).toFixed(0)} ms each; cores busy meanwhile: ${(cpus().length * (1 - (s1.idle - s0.idle) / (s1.total - s0.total))).toFixed(2)}`,
+    );
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Profiler.enable');
     await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
@@ -252,9 +342,11 @@ if (process.argv.some((a) => a.startsWith('--profile'))) {
       self.set(key, (self.get(key) ?? 0) + (dt[i + 1] ?? 0) / 1000);
     });
     const total = [...self.values()].reduce((a, b) => a + b, 0);
-    console.log(`One forward (${profileOrt ? 'onnxruntime-web' : 'ours'}), 12 attentions recorded: ${wall.toFixed(0)} ms (mean of 3 under the profiler). Self time:`);
+    console.log(
+      `One forward (${profileOrt ? 'onnxruntime-web' : 'ours'}), 12 attentions recorded: ${wall.toFixed(0)} ms (mean of 3 under the profiler). Self time:`,
+    );
     for (const [k, v] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15))
-      console.log(`${(100 * v / total).toFixed(1).padStart(5)}%  ${(v / 3).toFixed(0).padStart(5)} ms  ${k}`);
+      console.log(`${((100 * v) / total).toFixed(1).padStart(5)}%  ${(v / 3).toFixed(0).padStart(5)} ms  ${k}`);
   } finally {
     await browser.close();
     await server.close();
@@ -266,17 +358,23 @@ const results = { loadAverageAtStart: loadavg() };
 results.ours = await part(ours, { ids, weights: 'model.safetensors' });
 results.oursF16 = await part(ours, { ids, weights: 'model-f16/model.safetensors' });
 results.ort = await part(ort, { ids, layers: 12 });
-results.timing = await part(ours, { ids, weights: 'model.safetensors', keep: true },
-  [[ours, { ids, weights: 'model.safetensors', keep: true, relaxedSimd: false, slot: 'oursPlain' }],
-    [ort, { ids, layers: 12, keep: true }], [timing, { runs: RUNS, warmMs: WARM_MS }]]);
+results.timing = await part(ours, { ids, weights: 'model.safetensors', keep: true }, [
+  [ours, { ids, weights: 'model.safetensors', keep: true, relaxedSimd: false, slot: 'oursPlain' }],
+  [ort, { ids, layers: 12, keep: true }],
+  [timing, { runs: RUNS, warmMs: WARM_MS }],
+]);
 
 // Report.
 const MB = (bytes) => (bytes == null ? '–' : `${(bytes / 2 ** 20).toFixed(0)} MB`);
 const ms = (t) => (t == null ? '–' : t.toFixed(0));
 const x = (a, b) => `${(a / b).toFixed(2)}x`;
 const cpu = cpus()[0]?.model ?? 'unknown CPU';
-const o = results.ours; const f = results.oursF16; const r = results.ort; const t = results.timing;
-const diff = (c) => `logits ${c.logits.maxAbs.toExponential(1)} (of ${c.logits.maxAbsOfExpected.toFixed(2)}), attentions ${c.attentions.maxAbs.toExponential(1)}`;
+const o = results.ours;
+const f = results.oursF16;
+const r = results.ort;
+const t = results.timing;
+const diff = (c) =>
+  `logits ${c.logits.maxAbs.toExponential(1)} (of ${c.logits.maxAbsOfExpected.toFixed(2)}), attentions ${c.attentions.maxAbs.toExponential(1)}`;
 const sizes = expected.sizes;
 const lines = [
   `GPT-2 small (124M, random weights) in headless Chromium ${o.chromium}, ${cpu}, ${cpus().length} cores, one thread, wasm SIMD ` +
@@ -297,14 +395,28 @@ const lines = [
   '',
   `Load ratio (ort session creation / our load from bytes): ${x(r.loadMs, o.loadMs)}; forward ratio (ort / ours, attentions): ${x(t.ort.median, t.attentions.median)} (medians), ${t.pairedRatio.toFixed(2)}x (median of the per-round ratios).`,
   `measureUserAgentSpecificMemory at the end: ours ${MB(o.uaMemory)}, ours F16 ${MB(f.uaMemory)}, ort ${MB(r.uaMemory)}.`,
-  `record: true keeps ${o.stagesRecordedByTrue} stages. Machine load average when done: ${loadavg().map((l) => l.toFixed(1)).join(', ')}.`,
+  `record: true keeps ${o.stagesRecordedByTrue} stages. Machine load average when done: ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(', ')}.`,
   `Against the float64 PyTorch forward (max abs difference): ours ${diff(o.check)}; onnxruntime-web ${diff(r.check)}; ours from F16 ${diff(f.check)} (F16-rounded weights).`,
 ];
 console.log(lines.join('\n'));
 mkdirSync(`${ROOT}bench/results`, { recursive: true });
 const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
-writeFileSync(`${ROOT}bench/results/pretrained.json`, JSON.stringify({
-  date: new Date().toISOString(), commit, machine: { cpu, cores: cpus().length, chromium: o.chromium },
-  model: { name: 'gpt2-small (random weights, bench/make_gpt2.py)', seq: ids.length, sizes }, runs: RUNS, warmMs: WARM_MS,
-  results, table: lines.join('\n'),
-}, null, 2) + '\n');
+writeFileSync(
+  `${ROOT}bench/results/pretrained.json`,
+  JSON.stringify(
+    {
+      date: new Date().toISOString(),
+      commit,
+      machine: { cpu, cores: cpus().length, chromium: o.chromium },
+      model: { name: 'gpt2-small (random weights, bench/make_gpt2.py)', seq: ids.length, sizes },
+      runs: RUNS,
+      warmMs: WARM_MS,
+      results,
+      table: lines.join('\n'),
+    },
+    null,
+    2,
+  ) + '\n',
+);

@@ -16,7 +16,10 @@ const HERE = dirname(new URL(import.meta.url).pathname);
 export async function onnxRuntime({ b, s, e, h }, weights) {
   ort.env.wasm.numThreads = 1;
   const model = readFileSync(join(HERE, 'models', `mha_e${e}_h${h}.onnx`));
-  const session = await ort.InferenceSession.create(model, { executionProviders: ['wasm'], graphOptimizationLevel: 'all' });
+  const session = await ort.InferenceSession.create(model, {
+    executionProviders: ['wasm'],
+    graphOptimizationLevel: 'all',
+  });
   const feeds = {
     x: new ort.Tensor('float32', weights.x, [b, s, e]),
     in_proj_weight: new ort.Tensor('float32', weights.inProjWeight, [3 * e, e]),
@@ -46,13 +49,13 @@ export async function tensorflowWasm({ b, s, e, h }, weights) {
   const inB = tf.tensor1d(weights.inProjBias);
   const outW = tf.tensor2d(weights.outProjWeight, [e, e]);
   const outB = tf.tensor1d(weights.outProjBias);
-  const heads = (t) => tf.transpose(tf.reshape(t, [b, s, h, dk]), [0, 2, 1, 3]);  // (B, S, E) -> (B, H, S, d_k)
+  const heads = (t) => tf.transpose(tf.reshape(t, [b, s, h, dk]), [0, 2, 1, 3]); // (B, S, E) -> (B, H, S, d_k)
   const run = async () => {
     const y = tf.tidy(() => {
-      const qkv = tf.add(tf.matMul(x, inW, false, true), inB);  // (B*S, 3E)
+      const qkv = tf.add(tf.matMul(x, inW, false, true), inB); // (B*S, 3E)
       const [q, k, v] = tf.split(qkv, 3, 1);
-      const scores = tf.mul(tf.matMul(heads(q), heads(k), false, true), 1 / Math.sqrt(dk));  // (B, H, S, S)
-      const context = tf.matMul(tf.softmax(scores), heads(v));                              // (B, H, S, d_k)
+      const scores = tf.mul(tf.matMul(heads(q), heads(k), false, true), 1 / Math.sqrt(dk)); // (B, H, S, S)
+      const context = tf.matMul(tf.softmax(scores), heads(v)); // (B, H, S, d_k)
       const merged = tf.reshape(tf.transpose(context, [0, 2, 1, 3]), [b * s, e]);
       return tf.add(tf.matMul(merged, outW, false, true), outB);
     });

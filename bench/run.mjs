@@ -13,8 +13,13 @@ import { onnxRuntime, tensorflowWasm } from './peers.mjs';
 import { sortTimeToAccuracy, trainingTable } from './train.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const SHAPES = [[1, 16, 64, 4], [1, 64, 256, 8], [1, 128, 768, 12], [1, 512, 768, 12]].map(([b, s, e, h]) => ({ b, s, e, h }));
-const flops = ({ b, s, e }) => 8 * b * s * e * e + 4 * b * s * s * e;  // QKV + out projections, Q K^T, weights V
+const SHAPES = [
+  [1, 16, 64, 4],
+  [1, 64, 256, 8],
+  [1, 128, 768, 12],
+  [1, 512, 768, 12],
+].map(([b, s, e, h]) => ({ b, s, e, h }));
+const flops = ({ b, s, e }) => 8 * b * s * e * e + 4 * b * s * s * e; // QKV + out projections, Q K^T, weights V
 
 // Median of repeated runs after warm-up: V8 first runs wasm in a baseline tier and
 // optimizes hot functions later, so warm up for at least 0.5 s (and 5 runs), then
@@ -34,9 +39,15 @@ async function medianMs(run) {
 }
 
 function inputs({ b, s, e }) {
-  const fill = (n, scale) => Float32Array.from({ length: n }, (_, i) => ((((i * 2654435761) >>> 0) % 1000) / 1000 - 0.5) * scale);
-  return { x: fill(b * s * e, 1), inProjWeight: fill(3 * e * e, 0.05), inProjBias: fill(3 * e, 0.1),
-    outProjWeight: fill(e * e, 0.05), outProjBias: fill(e, 0.1) };
+  const fill = (n, scale) =>
+    Float32Array.from({ length: n }, (_, i) => ((((i * 2654435761) >>> 0) % 1000) / 1000 - 0.5) * scale);
+  return {
+    x: fill(b * s * e, 1),
+    inProjWeight: fill(3 * e * e, 0.05),
+    inProjBias: fill(3 * e, 0.1),
+    outProjWeight: fill(e * e, 0.05),
+    outProjBias: fill(e, 0.1),
+  };
 }
 
 function maxRelativeDifference(a, b) {
@@ -45,25 +56,51 @@ function maxRelativeDifference(a, b) {
   return worst;
 }
 
-const nativeLines = execFileSync(`${ROOT}build/native-bench/native_bench`, SHAPES.map(({ b, s, e, h }) => `${b},${s},${e},${h}`), { encoding: 'utf8' })
-  .trim().split('\n').map((line) => JSON.parse(line));
+const nativeLines = execFileSync(
+  `${ROOT}build/native-bench/native_bench`,
+  SHAPES.map(({ b, s, e, h }) => `${b},${s},${e},${h}`),
+  { encoding: 'utf8' },
+)
+  .trim()
+  .split('\n')
+  .map((line) => JSON.parse(line));
 const native = Object.fromEntries(nativeLines.map((r) => [r.shape, r.ms]));
 
 const ours = { simd: await loadAttention({ build: 'simd' }), scalar: await loadAttention({ build: 'scalar' }) };
 const rows = [];
 for (const shape of SHAPES) {
   const w = inputs(shape);
-  const call = (engine) => () => engine.multiHeadAttention({
-    query: w.x, batch: shape.b, querySeq: shape.s, embedDim: shape.e, heads: shape.h,
-    inProjWeight: w.inProjWeight, inProjBias: w.inProjBias, outProjWeight: w.outProjWeight, outProjBias: w.outProjBias,
-  }).output;
+  const call = (engine) => () =>
+    engine.multiHeadAttention({
+      query: w.x,
+      batch: shape.b,
+      querySeq: shape.s,
+      embedDim: shape.e,
+      heads: shape.h,
+      inProjWeight: w.inProjWeight,
+      inProjBias: w.inProjBias,
+      outProjWeight: w.outProjWeight,
+      outProjBias: w.outProjBias,
+    }).output;
   const reference = call(ours.simd)();
   // Our engine with the weights prepared once (copied and packed), as an app running one
   // layer many times would use it; the peers receive the weights with every call.
-  const prepared = ours.simd.prepareWeights({ embedDim: shape.e, inProjWeight: w.inProjWeight, inProjBias: w.inProjBias,
-    outProjWeight: w.outProjWeight, outProjBias: w.outProjBias });
-  const callPrepared = () => ours.simd.multiHeadAttention({
-    query: w.x, batch: shape.b, querySeq: shape.s, embedDim: shape.e, heads: shape.h, weights: prepared }).output;
+  const prepared = ours.simd.prepareWeights({
+    embedDim: shape.e,
+    inProjWeight: w.inProjWeight,
+    inProjBias: w.inProjBias,
+    outProjWeight: w.outProjWeight,
+    outProjBias: w.outProjBias,
+  });
+  const callPrepared = () =>
+    ours.simd.multiHeadAttention({
+      query: w.x,
+      batch: shape.b,
+      querySeq: shape.s,
+      embedDim: shape.e,
+      heads: shape.h,
+      weights: prepared,
+    }).output;
   const peers = [await onnxRuntime(shape, w), await tensorflowWasm(shape, w)];
   const row = { shape, gflop: flops(shape) / 1e9, native: native[`${shape.b},${shape.s},${shape.e},${shape.h}`] };
   row.simd = await medianMs(call(ours.simd));
@@ -81,17 +118,28 @@ for (const shape of SHAPES) {
 
 // The playground's own full trace: default configuration, 32 tokens, every stage kept.
 const text = Array.from({ length: 32 }, (_, i) => `w${i % 13}`).join(' ');
-const trace = { native: native.trace, simd: await medianMs(() => ours.simd.run({ texts: [text] })),
-  scalar: await medianMs(() => ours.scalar.run({ texts: [text] })) };
+const trace = {
+  native: native.trace,
+  simd: await medianMs(() => ours.simd.run({ texts: [text] })),
+  scalar: await medianMs(() => ours.scalar.run({ texts: [text] })),
+};
 
 // The relaxed-SIMD twin lists every GEMM variant: mul + add and relaxed SIMD's fused multiply-add.
-const kernels = execFileSync('node', [`${ROOT}scripts/run-relaxed.cjs`, `${ROOT}build/wasm-simd/kernel_bench_relaxed.js`],
-  { encoding: 'utf8' }).trim().split('\n').map((line) => JSON.parse(line));
+const kernels = execFileSync(
+  'node',
+  [`${ROOT}scripts/run-relaxed.cjs`, `${ROOT}build/wasm-simd/kernel_bench_relaxed.js`],
+  { encoding: 'utf8' },
+)
+  .trim()
+  .split('\n')
+  .map((line) => JSON.parse(line));
 
 // Training: one step (forward, backward, optimizer) per engine, and sort's time to 99%.
 const training = await trainingTable();
 const sort = await sortTimeToAccuracy();
-const bestGemm = Math.max(...kernels.filter((k) => k.kernel === ours.simd.kernels.gemm && k.gflops).map((k) => k.gflops));
+const bestGemm = Math.max(
+  ...kernels.filter((k) => k.kernel === ours.simd.kernels.gemm && k.gflops).map((k) => k.gflops),
+);
 
 // Report.
 const f = (ms) => (ms < 1 ? ms.toFixed(3) : ms.toFixed(2));
@@ -103,28 +151,52 @@ const lines = [
   '',
   '| (B,S,E,H) | native ms | wasm-simd ms | wasm-scalar ms | onnxruntime-web ms | tfjs-wasm ms | wasm-simd GFLOP/s | simd vs ort | simd vs tfjs | wasm-simd, weights prepared ms | prepared vs ort |',
   '|---|---|---|---|---|---|---|---|---|---|---|',
-  ...rows.map((r) => `| (${r.shape.b},${r.shape.s},${r.shape.e},${r.shape.h}) | ${f(r.native)} | ${f(r.simd)} | ${f(r.scalar)} | ${f(r['onnxruntime-web'])} | ${f(r['tfjs-backend-wasm'])} | ${gf(r, r.simd)} | ${x(r['onnxruntime-web'], r.simd)} | ${x(r['tfjs-backend-wasm'], r.simd)} | ${f(r.simdPrepared)} | ${x(r['onnxruntime-web'], r.simdPrepared)} |`),
+  ...rows.map(
+    (r) =>
+      `| (${r.shape.b},${r.shape.s},${r.shape.e},${r.shape.h}) | ${f(r.native)} | ${f(r.simd)} | ${f(r.scalar)} | ${f(r['onnxruntime-web'])} | ${f(r['tfjs-backend-wasm'])} | ${gf(r, r.simd)} | ${x(r['onnxruntime-web'], r.simd)} | ${x(r['tfjs-backend-wasm'], r.simd)} | ${f(r.simdPrepared)} | ${x(r['onnxruntime-web'], r.simdPrepared)} |`,
+  ),
   `| playground trace (default, 32 tokens) | ${f(trace.native)} | ${f(trace.simd)} | ${f(trace.scalar)} | – | – | – | – | – | – | – |`,
   '',
   'GEMM kernels in wasm (Node), GFLOP/s:',
   '',
   '| shape | ' + [...new Set(kernels.filter((k) => k.gflops).map((k) => k.kernel))].join(' | ') + ' |',
   '|---|' + [...new Set(kernels.filter((k) => k.gflops).map((k) => k.kernel))].map(() => '---').join('|') + '|',
-  ...[...new Set(kernels.filter((k) => k.gflops).map((k) => k.shape))].map((shape) =>
-    `| ${shape} | ${kernels.filter((k) => k.shape === shape).map((k) => k.gflops.toFixed(1)).join(' | ')} |`),
+  ...[...new Set(kernels.filter((k) => k.gflops).map((k) => k.shape))].map(
+    (shape) =>
+      `| ${shape} | ${kernels
+        .filter((k) => k.shape === shape)
+        .map((k) => k.gflops.toFixed(1))
+        .join(' | ')} |`,
+  ),
   '',
   'Training, one step (forward + backward + optimizer) of a causal pre-LN transformer on the same batch, ms (single thread):',
   '',
   '| (E, layers, H, F, S, B) | wasm-simd | wasm-simd-threads, 2 threads | wasm-scalar | tfjs-wasm (Adam) | PyTorch CPU, 1 thread | native | simd vs tfjs | simd vs PyTorch | 2 threads vs 1 | simd GFLOP/s | of the best simd GEMM |',
   '|---|---|---|---|---|---|---|---|---|---|---|---|',
-  ...training.map(({ shape: t, flops: fl, ms }) => `| (${t.e}, ${t.layers}, ${t.h}, ${t.f}, ${t.s}, ${t.b}) | ${f(ms.simd)} | ${f(ms['simd-threads'])} | ${f(ms.scalar)} | ${f(ms['tfjs-wasm'])} | ${f(ms['pytorch-cpu-1thread'])} | ${f(ms.native)} | ${x(ms['tfjs-wasm'], ms.simd)} | ${x(ms['pytorch-cpu-1thread'], ms.simd)} | ${x(ms.simd, ms['simd-threads'])} | ${(fl / 1e6 / ms.simd).toFixed(1)} | ${(100 * fl / 1e6 / ms.simd / bestGemm).toFixed(0)}% |`),
+  ...training.map(
+    ({ shape: t, flops: fl, ms }) =>
+      `| (${t.e}, ${t.layers}, ${t.h}, ${t.f}, ${t.s}, ${t.b}) | ${f(ms.simd)} | ${f(ms['simd-threads'])} | ${f(ms.scalar)} | ${f(ms['tfjs-wasm'])} | ${f(ms['pytorch-cpu-1thread'])} | ${f(ms.native)} | ${x(ms['tfjs-wasm'], ms.simd)} | ${x(ms['pytorch-cpu-1thread'], ms.simd)} | ${x(ms.simd, ms['simd-threads'])} | ${(fl / 1e6 / ms.simd).toFixed(1)} | ${((100 * fl) / 1e6 / ms.simd / bestGemm).toFixed(0)}% |`,
+  ),
   '',
   `Sort of length 8 (d_model 64, 2 layers, batch 32, wasm-simd in Node): ${(100 * sort.sequenceAccuracy).toFixed(1)}% held-out sequence accuracy after ${sort.steps} steps, ${sort.seconds.toFixed(1)} s.`,
   '',
   `Peers agree with wasm-simd to a max relative difference of ${Math.max(...rows.flatMap((r) => Object.values(r.agreement))).toExponential(1)}.`,
 ];
 console.log(lines.join('\n'));
-writeFileSync(`${ROOT}bench/results/latest.json`, JSON.stringify({
-  date: new Date().toISOString(), machine: { cpu, cores: cpus().length, node: process.version },
-  mha: rows, trace, kernels, training, sort, table: lines.join('\n'),
-}, null, 2) + '\n');
+writeFileSync(
+  `${ROOT}bench/results/latest.json`,
+  JSON.stringify(
+    {
+      date: new Date().toISOString(),
+      machine: { cpu, cores: cpus().length, node: process.version },
+      mha: rows,
+      trace,
+      kernels,
+      training,
+      sort,
+      table: lines.join('\n'),
+    },
+    null,
+    2,
+  ) + '\n',
+);

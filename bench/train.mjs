@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs-core';
-import '@tensorflow/tfjs';  // registers the gradients (tfjs-core alone has none) with the same tfjs-core
+import '@tensorflow/tfjs'; // registers the gradients (tfjs-core alone has none) with the same tfjs-core
 import { loadAttention } from '../dist/node.js';
 import { tfBackend } from './peers.mjs';
 
@@ -25,7 +25,12 @@ export const stepFlops = ({ e, layers, f, s, b, v }) =>
 function randomBatch({ s, b, v }) {
   let x = 7;
   const next = () => (x = (x * 1103515245 + 12345) >>> 0) % v;
-  return { ids: Int32Array.from({ length: b * s }, next), targets: Int32Array.from({ length: b * s }, next), batch: b, seq: s };
+  return {
+    ids: Int32Array.from({ length: b * s }, next),
+    targets: Int32Array.from({ length: b * s }, next),
+    batch: b,
+    seq: s,
+  };
 }
 
 async function timeMs(step, seconds = 3) {
@@ -44,8 +49,20 @@ async function timeMs(step, seconds = 3) {
 
 async function ours(build, shape) {
   const attn = await loadAttention(build === 'simd-threads' ? { build, threads: 2 } : { build });
-  const trainer = attn.createTrainer({ spec: { vocabSize: shape.v, dModel: shape.e, heads: shape.h, layers: shape.layers,
-    ffnDim: shape.f, maxSeq: shape.s, causal: true, norm: 'pre', finalNorm: true, positions: 'learned' } });
+  const trainer = attn.createTrainer({
+    spec: {
+      vocabSize: shape.v,
+      dModel: shape.e,
+      heads: shape.h,
+      layers: shape.layers,
+      ffnDim: shape.f,
+      maxSeq: shape.s,
+      causal: true,
+      norm: 'pre',
+      finalNorm: true,
+      positions: 'learned',
+    },
+  });
   const batch = randomBatch(shape);
   const ms = await timeMs(() => trainer.step(batch));
   trainer.dispose();
@@ -58,13 +75,30 @@ async function tfjs(shape) {
   await tfBackend();
   const { e, layers, h, f, s, b, v } = shape;
   const dk = e / h;
-  const w = (rows, cols) => tf.variable(tf.randomUniform([rows, cols], -Math.sqrt(6 / (rows + cols)), Math.sqrt(6 / (rows + cols))));
+  const w = (rows, cols) =>
+    tf.variable(tf.randomUniform([rows, cols], -Math.sqrt(6 / (rows + cols)), Math.sqrt(6 / (rows + cols))));
   const z = (n) => tf.variable(tf.zeros([n]));
   const o = (n) => tf.variable(tf.ones([n]));
-  const embed = tf.variable(tf.randomNormal([v, e])), pos = tf.variable(tf.randomNormal([s, e]));
-  const blocks = Array.from({ length: layers }, () => ({ inW: w(3 * e, e), inB: z(3 * e), outW: w(e, e), outB: z(e),
-    w1: w(f, e), b1: z(f), w2: w(e, f), b2: z(e), g1: o(e), n1: z(e), g2: o(e), n2: z(e) }));
-  const gf = o(e), nf = z(e), headW = w(v, e), headB = z(v);
+  const embed = tf.variable(tf.randomNormal([v, e])),
+    pos = tf.variable(tf.randomNormal([s, e]));
+  const blocks = Array.from({ length: layers }, () => ({
+    inW: w(3 * e, e),
+    inB: z(3 * e),
+    outW: w(e, e),
+    outB: z(e),
+    w1: w(f, e),
+    b1: z(f),
+    w2: w(e, f),
+    b2: z(e),
+    g1: o(e),
+    n1: z(e),
+    g2: o(e),
+    n2: z(e),
+  }));
+  const gf = o(e),
+    nf = z(e),
+    headW = w(v, e),
+    headB = z(v);
   const norm = (x, g, n) => {
     const { mean, variance } = tf.moments(x, -1, true);
     return tf.add(tf.mul(tf.div(tf.sub(x, mean), tf.sqrt(tf.add(variance, 1e-5))), g), n);
@@ -73,7 +107,8 @@ async function tfjs(shape) {
   const heads = (t) => tf.transpose(tf.reshape(t, [b, s, h, dk]), [0, 2, 1, 3]);
   const batch = randomBatch(shape);
   // The embedding lookup as a one-hot product: tfjs-wasm has no kernel for gather's gradient.
-  const ids = tf.oneHot(tf.tensor1d(batch.ids, 'int32'), v), targets = tf.oneHot(tf.tensor1d(batch.targets, 'int32'), v);
+  const ids = tf.oneHot(tf.tensor1d(batch.ids, 'int32'), v),
+    targets = tf.oneHot(tf.tensor1d(batch.targets, 'int32'), v);
   const optimizer = tf.train.adam(1e-3);
   const loss = () => {
     let x = tf.add(tf.reshape(tf.matMul(ids, embed), [b, s, e]), pos);
@@ -99,8 +134,13 @@ async function tfjs(shape) {
 }
 
 function lines(command, args) {
-  return Object.fromEntries(execFileSync(command, args, { encoding: 'utf8' }).trim().split('\n')
-    .map((line) => JSON.parse(line)).map((r) => [r.shape, r.ms]));
+  return Object.fromEntries(
+    execFileSync(command, args, { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .map((r) => [r.shape, r.ms]),
+  );
 }
 
 export async function trainingTable() {
@@ -109,9 +149,18 @@ export async function trainingTable() {
   const torch = lines('/usr/bin/python3', [`${ROOT}bench/train_torch.py`, ...shapes]);
   const rows = [];
   for (const shape of TRAINING_SHAPES) {
-    const row = { shape, flops: stepFlops(shape), ms: { simd: await ours('simd', shape), 'simd-threads': await ours('simd-threads', shape),
-      scalar: await ours('scalar', shape),
-      'tfjs-wasm': await tfjs(shape), 'pytorch-cpu-1thread': torch[key(shape)], native: native[key(shape)] } };
+    const row = {
+      shape,
+      flops: stepFlops(shape),
+      ms: {
+        simd: await ours('simd', shape),
+        'simd-threads': await ours('simd-threads', shape),
+        scalar: await ours('scalar', shape),
+        'tfjs-wasm': await tfjs(shape),
+        'pytorch-cpu-1thread': torch[key(shape)],
+        native: native[key(shape)],
+      },
+    };
     rows.push(row);
   }
   return rows;
@@ -120,14 +169,30 @@ export async function trainingTable() {
 export async function sortTimeToAccuracy() {
   const attn = await loadAttention({ build: 'simd' });
   const steps = 600;
-  const trainer = attn.createTrainer({ spec: { vocabSize: 11, maxSeq: 17, dModel: 64, heads: 4, layers: 2, ffnDim: 256,
-    causal: true, norm: 'pre', finalNorm: true, positions: 'learned' }, task: { name: 'sort', length: 8, symbols: 10 },
-  batchSize: 32, seed: 1, optimizer: { lr: 3e-3, weightDecay: 0, warmup: 20, schedule: 'cosine', totalSteps: steps } });
+  const trainer = attn.createTrainer({
+    spec: {
+      vocabSize: 11,
+      maxSeq: 17,
+      dModel: 64,
+      heads: 4,
+      layers: 2,
+      ffnDim: 256,
+      causal: true,
+      norm: 'pre',
+      finalNorm: true,
+      positions: 'learned',
+    },
+    task: { name: 'sort', length: 8, symbols: 10 },
+    batchSize: 32,
+    seed: 1,
+    optimizer: { lr: 3e-3, weightDecay: 0, warmup: 20, schedule: 'cosine', totalSteps: steps },
+  });
   const start = performance.now();
   for (let s = 50; s <= steps; s += 50) {
     trainer.step(50);
     const e = trainer.evaluate();
-    if (e.sequenceAccuracy >= 0.99) return { steps: s, seconds: (performance.now() - start) / 1000, sequenceAccuracy: e.sequenceAccuracy };
+    if (e.sequenceAccuracy >= 0.99)
+      return { steps: s, seconds: (performance.now() - start) / 1000, sequenceAccuracy: e.sequenceAccuracy };
   }
   return { steps, seconds: (performance.now() - start) / 1000, sequenceAccuracy: trainer.evaluate().sequenceAccuracy };
 }

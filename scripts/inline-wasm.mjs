@@ -29,12 +29,23 @@ function replaceOnce(text, search, replacement, what) {
 const wasmName = basename(wasmPath);
 const wasm = readFileSync(wasmPath);
 let glue = readFileSync(gluePath, 'utf8');
-glue = replaceOnce(glue, `new URL("${wasmName}",import.meta.url).toString()`, JSON.stringify(wasmName),
-  `the .wasm's default location (new URL("${wasmName}", import.meta.url))`);
-glue = replaceOnce(glue, 'var _scriptDir = import.meta.url;', 'var _scriptDir = undefined;', 'the script directory (import.meta.url)');
+glue = replaceOnce(
+  glue,
+  `new URL("${wasmName}",import.meta.url).toString()`,
+  JSON.stringify(wasmName),
+  `the .wasm's default location (new URL("${wasmName}", import.meta.url))`,
+);
+glue = replaceOnce(
+  glue,
+  'var _scriptDir = import.meta.url;',
+  'var _scriptDir = undefined;',
+  'the script directory (import.meta.url)',
+);
 glue = replaceOnce(glue, 'export default createAttentionModule;', '', 'the default export of createAttentionModule');
 
-writeFileSync(outPath, `${glue}
+writeFileSync(
+  outPath,
+  `${glue}
 // ${wasmName}, ${wasm.length} bytes, as base64 (scripts/inline-wasm.mjs).
 const wasmBase64 = "${wasm.toString('base64')}";
 
@@ -43,4 +54,5 @@ export default function createInlineAttentionModule(options = {}) {
   const wasmBinary = Uint8Array.from(atob(wasmBase64), (c) => c.charCodeAt(0));
   return createAttentionModule({ ...options, wasmBinary });
 }
-`);
+`,
+);

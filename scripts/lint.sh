@@ -19,6 +19,7 @@ check() {  # $1: name; the rest: the command
 }
 mkdir -p test-output
 check clang-format bash -c "git ls-files -z '*.cpp' '*.hpp' '*.h' | xargs -0 clang-format --dry-run --Werror"
+check prettier npx prettier --check "**/*.{ts,js,mjs,cjs}"
 check eslint npx eslint .
 check tsc-tests npx tsc -p tests/tsconfig.json
 check imports npm run --silent lint:imports

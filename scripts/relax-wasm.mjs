@@ -11,7 +11,11 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import binaryen from 'binaryen';
 
 const PLACEHOLDERS = {
-  attention_relaxed_madd_f32x4: { params: ['v128', 'v128', 'v128'], result: 'v128', replacement: '(f32x4.relaxed_madd' },
+  attention_relaxed_madd_f32x4: {
+    params: ['v128', 'v128', 'v128'],
+    result: 'v128',
+    replacement: '(f32x4.relaxed_madd',
+  },
   attention_relaxed_simd_rewritten: { params: [], result: 'i32', replacement: '(i32.const 1' },
 };
 
@@ -23,7 +27,8 @@ let linkedInputs = [];
 function fail(message) {
   console.error(`relax-wasm: ${message}`);
   for (const file of linkedInputs) rmSync(file, { force: true });
-  if (linkedInputs.length) console.error(`relax-wasm: removed ${linkedInputs.join(', ')} so the next build links again`);
+  if (linkedInputs.length)
+    console.error(`relax-wasm: removed ${linkedInputs.join(', ')} so the next build links again`);
   process.exit(1);
 }
 
@@ -45,7 +50,15 @@ function relax(glue, wasm) {
   const module = binaryen.readBinary(wasm);
   const F = binaryen.Features;
   // What emcc 3.1.6 emits (with -pthread: atomics), plus relaxed SIMD.
-  const features = F.MVP | F.SIMD128 | F.BulkMemory | F.BulkMemoryOpt | F.SignExt | F.MutableGlobals | F.NontrappingFPToInt | F.Atomics |
+  const features =
+    F.MVP |
+    F.SIMD128 |
+    F.BulkMemory |
+    F.BulkMemoryOpt |
+    F.SignExt |
+    F.MutableGlobals |
+    F.NontrappingFPToInt |
+    F.Atomics |
     F.RelaxedSIMD;
   module.setFeatures(features);
   const internalNames = {};
@@ -63,10 +76,12 @@ function relax(glue, wasm) {
       // The glue's import object and the module must name imports alike, else the engine
       // cannot even be instantiated: say what went wrong rather than only that it did.
       const minified = field !== name;
-      fail(`no import ${field} (${name}) in the module: the JS glue names it ${minified ? 'minified' : 'unminified'}, ` +
-        'so the glue and the .wasm disagree. emcc renames the imports of both at -O2+ from what wasm-opt prints; ' +
-        "a wasm-opt other than Debian's binaryen first on PATH (e.g. node_modules/.bin under npm run) breaks that " +
-        '(scripts/env.sh drops node_modules/.bin from PATH). Rebuild after fixing PATH.');
+      fail(
+        `no import ${field} (${name}) in the module: the JS glue names it ${minified ? 'minified' : 'unminified'}, ` +
+          'so the glue and the .wasm disagree. emcc renames the imports of both at -O2+ from what wasm-opt prints; ' +
+          "a wasm-opt other than Debian's binaryen first on PATH (e.g. node_modules/.bin under npm run) breaks that " +
+          '(scripts/env.sh drops node_modules/.bin from PATH). Rebuild after fixing PATH.',
+      );
     }
   }
   let text = module.emitText();

@@ -14,7 +14,9 @@ const out = `${root}web/public/checkpoints/`;
 // The builder is TypeScript importing the engine by its package name, as in the tests.
 const load = (path) => runnerImport(path, { configFile: `${root}vitest.config.ts`, root }).then((m) => m.module);
 const { loadAttention } = await import(`${root}dist/node.js`);
-const { CHECKPOINT_PLANS, buildCheckpoint, checkpointIndexOf } = await load(`${root}web/src/workers/checkpoint-builder.ts`);
+const { CHECKPOINT_PLANS, buildCheckpoint, checkpointIndexOf } = await load(
+  `${root}web/src/workers/checkpoint-builder.ts`,
+);
 
 const wanted = process.argv.slice(2);
 const plans = CHECKPOINT_PLANS.filter((p) => wanted.length === 0 || wanted.includes(p.id));
@@ -26,7 +28,9 @@ for (const plan of plans) {
   const json = JSON.stringify(record);
   writeFileSync(`${out}${plan.id}.json`, json);
   writeFileSync(`${out}${plan.id}.safetensors`, weights);
-  console.log(`${plan.id}: ${record.step} steps, ${record.message} ${((performance.now() - started) / 1000).toFixed(1)} s; ` +
-    `${json.length} + ${weights.length} bytes`);
+  console.log(
+    `${plan.id}: ${record.step} steps, ${record.message} ${((performance.now() - started) / 1000).toFixed(1)} s; ` +
+      `${json.length} + ${weights.length} bytes`,
+  );
 }
 writeFileSync(`${out}index.json`, `${JSON.stringify(checkpointIndexOf(CHECKPOINT_PLANS), null, 1)}\n`);

@@ -57,7 +57,9 @@ function playgroundStatus() {
 
 /** Row labels (tokens) of every heatmap on the page. */
 function heatmapRows() {
-  return deepQuery(document, 'ap-heatmap').map((h) => [...h.shadowRoot.querySelectorAll('table th[scope="row"]')].map((th) => th.textContent));
+  return deepQuery(document, 'ap-heatmap').map((h) =>
+    [...h.shadowRoot.querySelectorAll('table th[scope="row"]')].map((th) => th.textContent),
+  );
 }
 
 /**
@@ -72,14 +74,19 @@ function heatmapRows() {
  * tutorial's check (its thirteen elements and ten training workers are the slow part).
  */
 export function browserChecks(name, driver, { simd = true, threads = true, tutorial = true } = {}) {
-  const pageBuild = simd ? 'simd' : 'scalar';  // 'auto' on a page that is not isolated
+  const pageBuild = simd ? 'simd' : 'scalar'; // 'auto' on a page that is not isolated
   const siteBuild = simd && threads ? 'simd-threads' : pageBuild;
 
   describe(`${name}${simd ? '' : ' without wasm SIMD'}`, () => {
     let browser, site, files, work;
 
     before(async () => {
-      for (const file of ['dist-web/index.html', 'dist-web/tutorial.html', 'dist-web/attention-playground.js', 'dist/index.js'])
+      for (const file of [
+        'dist-web/index.html',
+        'dist-web/tutorial.html',
+        'dist-web/attention-playground.js',
+        'dist/index.js',
+      ])
         assert.ok(existsSync(join(ROOT, file)), `${file} missing: run \`npm run build\` first`);
       work = mkdtempSync(join(tmpdir(), `attention-${name}-`));
       // The site as deployed (cross-origin isolated); a plain folder for the one-file element
@@ -105,14 +112,17 @@ export function browserChecks(name, driver, { simd = true, threads = true, tutor
     // check also names the page's errors: they often say why).
     async function onPage(url, check) {
       const page = await browser.open(url);
-      const errors = async () => [...await page.evaluate(() => window.__pageErrors ?? ['the error recorder did not run']),
-        ...page.driverErrors()];
+      const errors = async () => [
+        ...(await page.evaluate(() => window.__pageErrors ?? ['the error recorder did not run'])),
+        ...page.driverErrors(),
+      ];
       try {
         try {
           await check(page);
         } catch (error) {
           const seen = await errors().catch(() => []);
-          if (seen.length) throw new Error(`${error.message}\nerrors on the page: ${seen.join(' | ')}`, { cause: error });
+          if (seen.length)
+            throw new Error(`${error.message}\nerrors on the page: ${seen.join(' | ')}`, { cause: error });
           throw error;
         }
         assert.deepEqual(await errors(), [], 'console, page or worker errors');
@@ -123,88 +133,152 @@ export function browserChecks(name, driver, { simd = true, threads = true, tutor
 
     test('the playground renders one heatmap per head, and typing in the text changes them', LIMIT, async () => {
       await onPage(site.url, async (page) => {
-        await waitFor(page, () => deepQuery(document, 'ap-heatmap').length === 4
-          && /engine/.test(deepQuery(document, 'ap-playground')[0].status), 'four heatmaps and an engine status');
+        await waitFor(
+          page,
+          () =>
+            deepQuery(document, 'ap-heatmap').length === 4 &&
+            /engine/.test(deepQuery(document, 'ap-playground')[0].status),
+          'four heatmaps and an engine status',
+        );
         assert.equal(await page.evaluate(() => crossOriginIsolated), true, 'the site is served cross-origin isolated');
         assert.match((await page.evaluate(playgroundStatus))[0], new RegExp(`^${siteBuild} engine · `));
         const before = await page.evaluate(heatmapRows);
         await page.typeInto(() => deepQuery(document, '#setting-text')[0], 'the quick brown fox jumps');
         const typed = ['the', 'quick', 'brown', 'fox', 'jumps'];
-        await waitFor(page, heatmapRows, 'heatmaps of the typed text', (rows) =>
-          rows.length === 4 && rows.every((r) => JSON.stringify(r) === JSON.stringify(typed)));
+        await waitFor(
+          page,
+          heatmapRows,
+          'heatmaps of the typed text',
+          (rows) => rows.length === 4 && rows.every((r) => JSON.stringify(r) === JSON.stringify(typed)),
+        );
         assert.notDeepEqual(before[0], typed);
       });
     });
 
-    if (tutorial) test('every element of the tutorial starts', LIMIT, async () => {
-      await onPage(site.url + 'tutorial.html', async (page) => {
-        const count = await page.evaluate(() => document.querySelectorAll('attention-playground').length);
-        assert.ok(count >= 10, `${count} elements in the tutorial`);
-        // Each starts once scrolled into view (and stays started): scroll to each in turn (again
-        // while it is not showing a view: elements above grow as they start) and wait until it
-        // shows one, as a reader scrolling down would. (Starting all ~11 at once, each with its
-        // worker, hung now and then in Firefox on a heavily loaded machine: see the closing note.)
-        for (let i = 0; i < count; i++)
-          await waitFor(page, (i) => {
-            const el = document.querySelectorAll('attention-playground')[i];
-            const root = el.shadowRoot;
-            if (root?.querySelector('ap-playground, ap-train') &&
-                (deepQuery(root, 'ap-heatmap, ap-shape-flow, table.changes, ap-line-view, ap-matrix').length > 0 ||
-                 deepQuery(root, '[role="alert"], .error').length > 0)) return true;
-            el.scrollIntoView({ block: 'center' });
-            return false;
-          }, `tutorial element ${i} to start once on screen`, Boolean, i, 60_000);
-        // Started: it shows a view (heatmap, shapes, changes, the matrices of Row by row, Head split, Step by step),
-        // no "Waiting…"; or it failed with an alert.
-        const states = await waitFor(page, () => [...document.querySelectorAll('attention-playground')].map((el) => {
-          const text = deepQuery(el.shadowRoot, '*').map((e) => [...e.childNodes].filter((n) => n.nodeType === 3).map((n) => n.data).join('')).join(' ');
-          return {
-            id: el.closest('section')?.id,
-            views: deepQuery(el.shadowRoot, 'ap-heatmap, ap-shape-flow, table.changes, ap-line-view, ap-matrix').length,
-            waiting: /Waiting/.test(text),
-            // How far a stuck element got: the playground's status line, the training runs' status.
-            status: el.shadowRoot.querySelector('ap-playground')?.status ?? deepQuery(el.shadowRoot, 'ap-train .progress')[0]?.dataset.status,
-            alerts: deepQuery(el.shadowRoot, '[role="alert"], .error').map((e) => e.textContent.trim()).filter(Boolean),
-          };
-        }), 'every tutorial element to start', (all) => all.every((s) => s.views > 0 && !s.waiting || s.alerts.length > 0),
-        undefined, 120_000);
-        assert.deepEqual(states.filter((s) => s.alerts.length > 0), [], 'tutorial elements with an error');
+    if (tutorial)
+      test('every element of the tutorial starts', LIMIT, async () => {
+        await onPage(site.url + 'tutorial.html', async (page) => {
+          const count = await page.evaluate(() => document.querySelectorAll('attention-playground').length);
+          assert.ok(count >= 10, `${count} elements in the tutorial`);
+          // Each starts once scrolled into view (and stays started): scroll to each in turn (again
+          // while it is not showing a view: elements above grow as they start) and wait until it
+          // shows one, as a reader scrolling down would. (Starting all ~11 at once, each with its
+          // worker, hung now and then in Firefox on a heavily loaded machine: see the closing note.)
+          for (let i = 0; i < count; i++)
+            await waitFor(
+              page,
+              (i) => {
+                const el = document.querySelectorAll('attention-playground')[i];
+                const root = el.shadowRoot;
+                if (
+                  root?.querySelector('ap-playground, ap-train') &&
+                  (deepQuery(root, 'ap-heatmap, ap-shape-flow, table.changes, ap-line-view, ap-matrix').length > 0 ||
+                    deepQuery(root, '[role="alert"], .error').length > 0)
+                )
+                  return true;
+                el.scrollIntoView({ block: 'center' });
+                return false;
+              },
+              `tutorial element ${i} to start once on screen`,
+              Boolean,
+              i,
+              60_000,
+            );
+          // Started: it shows a view (heatmap, shapes, changes, the matrices of Row by row, Head split, Step by step),
+          // no "Waiting…"; or it failed with an alert.
+          const states = await waitFor(
+            page,
+            () =>
+              [...document.querySelectorAll('attention-playground')].map((el) => {
+                const text = deepQuery(el.shadowRoot, '*')
+                  .map((e) =>
+                    [...e.childNodes]
+                      .filter((n) => n.nodeType === 3)
+                      .map((n) => n.data)
+                      .join(''),
+                  )
+                  .join(' ');
+                return {
+                  id: el.closest('section')?.id,
+                  views: deepQuery(el.shadowRoot, 'ap-heatmap, ap-shape-flow, table.changes, ap-line-view, ap-matrix')
+                    .length,
+                  waiting: /Waiting/.test(text),
+                  // How far a stuck element got: the playground's status line, the training runs' status.
+                  status:
+                    el.shadowRoot.querySelector('ap-playground')?.status ??
+                    deepQuery(el.shadowRoot, 'ap-train .progress')[0]?.dataset.status,
+                  alerts: deepQuery(el.shadowRoot, '[role="alert"], .error')
+                    .map((e) => e.textContent.trim())
+                    .filter(Boolean),
+                };
+              }),
+            'every tutorial element to start',
+            (all) => all.every((s) => (s.views > 0 && !s.waiting) || s.alerts.length > 0),
+            undefined,
+            120_000,
+          );
+          assert.deepEqual(
+            states.filter((s) => s.alerts.length > 0),
+            [],
+            'tutorial elements with an error',
+          );
+        });
       });
-    });
 
     test('the one-file element runs from <script defer>, served and from file://', LIMIT, async () => {
       for (const url of [files.url + 'element.html', pathToFileURL(join(work, 'pages/element.html')).href]) {
         await onPage(url, async (page) => {
           const rows = await waitFor(page, heatmapRows, `two heatmaps at ${url}`, (rows) => rows.length === 2);
-          assert.deepEqual(rows, [['the', 'cat', 'sat', 'on', 'the', 'mat'], ['the', 'cat', 'sat', 'on', 'the', 'mat']]);
+          assert.deepEqual(rows, [
+            ['the', 'cat', 'sat', 'on', 'the', 'mat'],
+            ['the', 'cat', 'sat', 'on', 'the', 'mat'],
+          ]);
           await waitFor(page, playgroundStatus, 'the engine status', (s) => /engine/.test(s[0]));
           assert.match((await page.evaluate(playgroundStatus))[0], new RegExp(`^${pageBuild} engine · `), url);
         });
       }
     });
 
-    test(`the npm package from a plain page: ${simd ? 'both builds agree' : "'auto' picks scalar, 'simd' is refused with an AttentionError"}`, LIMIT, async () => {
-      await onPage(files.url + 'package.html', async (page) => {
-        const result = await waitFor(page, () => window.result ?? null, 'the package page\'s result');
-        assert.equal(result.auto.build, pageBuild);
-        assert.equal(result.scalar.build, 'scalar');
-        for (const build of ['auto', 'scalar']) {
-          assert.deepEqual(result[build].shape, [2, 2, 3, 3], build);
-          assert.ok(result[build].rowSumsOff < 1e-5, `${build}: softmax rows sum to 1 (off by ${result[build].rowSumsOff})`);
-          assert.equal(result[build].padded, 0, `${build}: a padded key gets weight 0`);
-        }
-        if (simd) {
-          assert.equal(result.simd.build, 'simd');
-          const differ = Math.max(...result.simd.weights.map((w, i) => Math.abs(w - result.scalar.weights[i])));
-          assert.ok(differ < 1e-5, `simd and scalar weights differ by ${differ}`);
-        } else {
-          assert.deepEqual({ ...result.simd, message: undefined }, {
-            name: 'AttentionError', isAttentionError: true, code: 'invalid_argument', field: 'build', value: 'simd', message: undefined,
-          });
-          assert.match(result.simd.message, /^build 'simd' needs WebAssembly SIMD, which this runtime does not support/);
-        }
-      });
-    });
+    test(
+      `the npm package from a plain page: ${simd ? 'both builds agree' : "'auto' picks scalar, 'simd' is refused with an AttentionError"}`,
+      LIMIT,
+      async () => {
+        await onPage(files.url + 'package.html', async (page) => {
+          const result = await waitFor(page, () => window.result ?? null, "the package page's result");
+          assert.equal(result.auto.build, pageBuild);
+          assert.equal(result.scalar.build, 'scalar');
+          for (const build of ['auto', 'scalar']) {
+            assert.deepEqual(result[build].shape, [2, 2, 3, 3], build);
+            assert.ok(
+              result[build].rowSumsOff < 1e-5,
+              `${build}: softmax rows sum to 1 (off by ${result[build].rowSumsOff})`,
+            );
+            assert.equal(result[build].padded, 0, `${build}: a padded key gets weight 0`);
+          }
+          if (simd) {
+            assert.equal(result.simd.build, 'simd');
+            const differ = Math.max(...result.simd.weights.map((w, i) => Math.abs(w - result.scalar.weights[i])));
+            assert.ok(differ < 1e-5, `simd and scalar weights differ by ${differ}`);
+          } else {
+            assert.deepEqual(
+              { ...result.simd, message: undefined },
+              {
+                name: 'AttentionError',
+                isAttentionError: true,
+                code: 'invalid_argument',
+                field: 'build',
+                value: 'simd',
+                message: undefined,
+              },
+            );
+            assert.match(
+              result.simd.message,
+              /^build 'simd' needs WebAssembly SIMD, which this runtime does not support/,
+            );
+          }
+        });
+      },
+    );
   });
 }
 
@@ -215,7 +289,8 @@ export async function waitFor(page, fn, what, ok = Boolean, arg = undefined, tim
   for (;;) {
     value = await page.evaluate(fn, arg);
     if (ok(value)) return value;
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}; last: ${JSON.stringify(value)?.slice(0, 3000)}`);
+    if (Date.now() > deadline)
+      assert.fail(`timed out waiting for ${what}; last: ${JSON.stringify(value)?.slice(0, 3000)}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

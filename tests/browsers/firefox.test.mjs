@@ -11,13 +11,20 @@ const FIREFOX = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
 browserChecks('Firefox', {
   async launch() {
     assert.ok(existsSync(FIREFOX), `${FIREFOX} missing: run scripts/setup.sh (firefox-esr)`);
-    const browser = await puppeteer.launch({ browser: 'firefox', executablePath: FIREFOX, headless: true, timeout: 60_000 });
+    const browser = await puppeteer.launch({
+      browser: 'firefox',
+      executablePath: FIREFOX,
+      headless: true,
+      timeout: 60_000,
+    });
     return {
       version: await browser.version(),
       async open(url) {
         const page = await browser.newPage();
         const errors = [];
-        page.on('console', (message) => { if (message.type() === 'error') errors.push(`console: ${message.text()}`); });
+        page.on('console', (message) => {
+          if (message.type() === 'error') errors.push(`console: ${message.text()}`);
+        });
         page.on('pageerror', (error) => errors.push(`page: ${error}`));
         await page.setViewport({ width: 1100, height: 900 });
         await page.goto(url);
@@ -25,7 +32,10 @@ browserChecks('Firefox', {
           evaluate: (fn, arg) => page.evaluate(fn, arg),
           async typeInto(find, text) {
             const element = await page.evaluateHandle(find);
-            await element.evaluate((e) => { e.focus(); e.select(); });
+            await element.evaluate((e) => {
+              e.focus();
+              e.select();
+            });
             await page.keyboard.type(text);
             await element.dispose();
           },

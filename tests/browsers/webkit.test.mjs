@@ -9,25 +9,32 @@ import { browserChecks } from './checks.mjs';
 import { startWebKit } from '../support/webdriver.mjs';
 
 for (const simd of [true, false]) {
-  browserChecks('WebKit', {
-    async launch() {
-      const webkit = await startWebKit({ env: simd ? {} : { JSC_useWasmSIMD: '0' } });
-      await webkit.setWindowRect({ width: 1100, height: 900 });
-      const page = {
-        evaluate: (fn, arg) => webkit.execute(`return (${fn}).apply(null, arguments);`, [arg]),
-        async typeInto(find, text) {
-          const element = await webkit.execute(`return (${find})();`);
-          await webkit.clear(element);
-          await webkit.sendKeys(element, text);
-        },
-        driverErrors: () => [],
-        close: () => webkit.navigate('about:blank'),
-      };
-      return {
-        version: webkit.version,
-        async open(url) { await webkit.navigate(url); return page; },
-        close: () => webkit.close(),
-      };
+  browserChecks(
+    'WebKit',
+    {
+      async launch() {
+        const webkit = await startWebKit({ env: simd ? {} : { JSC_useWasmSIMD: '0' } });
+        await webkit.setWindowRect({ width: 1100, height: 900 });
+        const page = {
+          evaluate: (fn, arg) => webkit.execute(`return (${fn}).apply(null, arguments);`, [arg]),
+          async typeInto(find, text) {
+            const element = await webkit.execute(`return (${find})();`);
+            await webkit.clear(element);
+            await webkit.sendKeys(element, text);
+          },
+          driverErrors: () => [],
+          close: () => webkit.navigate('about:blank'),
+        };
+        return {
+          version: webkit.version,
+          async open(url) {
+            await webkit.navigate(url);
+            return page;
+          },
+          close: () => webkit.close(),
+        };
+      },
     },
-  }, { simd, threads: false, tutorial: simd });
+    { simd, threads: false, tutorial: simd },
+  );
 }

@@ -6,7 +6,8 @@ import { describe, expect, test } from 'vitest';
 
 const ROOT = new URL('../../', import.meta.url);
 const readme = readFileSync(new URL('README.md', ROOT), 'utf8');
-const block = (lang: string) => [...readme.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]);
+const block = (lang: string) =>
+  [...readme.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]);
 
 describe('README examples', () => {
   test('the npm example runs and prints what it says', () => {
@@ -21,5 +22,4 @@ describe('README examples', () => {
     expect(promised, 'the example says what it prints').toBeTruthy();
     expect(printed).toBe(promised);
   });
-
 });

@@ -8,7 +8,7 @@ import { loadAttention, LIMITS } from 'attention-playground';
 // @ts-ignore -- a plain .mjs script without type declarations
 import { FILES, ROOT, benchBlocks, fillBlocks, limitBlocks, readBlock } from '../../scripts/docs-tables.mjs';
 
-const blocks: Record<string, string[]> = { ...benchBlocks(), ...await limitBlocks() };
+const blocks: Record<string, string[]> = { ...benchBlocks(), ...(await limitBlocks()) };
 
 describe('generated blocks match the generator', () => {
   for (const [file, names] of Object.entries(FILES as Record<string, string[]>)) {
@@ -25,7 +25,8 @@ describe('generated blocks match the generator', () => {
   test('a block follows its source: a changed result changes the table', () => {
     const latest = JSON.parse(readFileSync(`${ROOT}bench/results/latest.json`, 'utf8'));
     const results = {
-      latest, latency: JSON.parse(readFileSync(`${ROOT}bench/results/latency.json`, 'utf8')),
+      latest,
+      latency: JSON.parse(readFileSync(`${ROOT}bench/results/latency.json`, 'utf8')),
       pretrained: JSON.parse(readFileSync(`${ROOT}bench/results/pretrained.json`, 'utf8')),
     };
     const before = benchBlocks(results)['bench-attention'].join('\n');
@@ -37,15 +38,24 @@ describe('generated blocks match the generator', () => {
 
   test('filling keeps the text around a block and refuses missing markers', () => {
     const text = 'before\n<!-- generated:x -->\nold\n<!-- /generated:x -->\nafter\n';
-    expect(fillBlocks(text, { x: ['new'] }, ['x'])).toBe('before\n<!-- generated:x -->\nnew\n<!-- /generated:x -->\nafter\n');
+    expect(fillBlocks(text, { x: ['new'] }, ['x'])).toBe(
+      'before\n<!-- generated:x -->\nnew\n<!-- /generated:x -->\nafter\n',
+    );
     expect(() => fillBlocks('no markers', { x: ['new'] }, ['x'])).toThrow(/markers/);
   });
 });
 
-describe('the documented limits are the engine\'s', async () => {
+describe("the documented limits are the engine's", async () => {
   const engine = await loadAttention();
   const words = (n: number) => Array.from({ length: n }, () => 'a').join(' ');
-  const refused = (run: () => unknown) => { try { run(); return false; } catch { return true; } };
+  const refused = (run: () => unknown) => {
+    try {
+      run();
+      return false;
+    } catch {
+      return true;
+    }
+  };
 
   test('texts per batch', () => {
     expect(refused(() => engine.run({ texts: Array(LIMITS.texts).fill('a'), mode: 'encoder' }))).toBe(false);
@@ -57,11 +67,14 @@ describe('the documented limits are the engine\'s', async () => {
   });
   test('UTF-8 bytes per text (two-byte characters: the limit is in bytes, not characters)', () => {
     expect(refused(() => engine.run({ texts: ['é'.repeat(LIMITS.bytesPerText / 2)], mode: 'encoder' }))).toBe(false);
-    expect(refused(() => engine.run({ texts: ['é'.repeat(LIMITS.bytesPerText / 2) + 'a'], mode: 'encoder' }))).toBe(true);
+    expect(refused(() => engine.run({ texts: ['é'.repeat(LIMITS.bytesPerText / 2) + 'a'], mode: 'encoder' }))).toBe(
+      true,
+    );
   });
   test('working memory: a trace past the limit is refused, naming the limit', () => {
     const config = { dModel: LIMITS.dModel.max, heads: LIMITS.heads.max, layers: LIMITS.layers.max };
-    expect(() => engine.run({ texts: [words(LIMITS.tokensPerText)], mode: 'encoder', config }))
-      .toThrow(`the limit is ${LIMITS.workingMemoryBytes / 2 ** 20} MiB`);
+    expect(() => engine.run({ texts: [words(LIMITS.tokensPerText)], mode: 'encoder', config })).toThrow(
+      `the limit is ${LIMITS.workingMemoryBytes / 2 ** 20} MiB`,
+    );
   });
 });

@@ -27,8 +27,14 @@ function outsideFences(text: string): string {
   const kept: string[] = [];
   for (const line of text.split('\n')) {
     const m = /^\s*(`{3,}|~{3,})/.exec(line);
-    if (m && fence === null) { fence = m[1]; continue; }
-    if (m && fence !== null && m[1].startsWith(fence[0]) && m[1].length >= fence.length && line.trim() === m[1]) { fence = null; continue; }
+    if (m && fence === null) {
+      fence = m[1];
+      continue;
+    }
+    if (m && fence !== null && m[1].startsWith(fence[0]) && m[1].length >= fence.length && line.trim() === m[1]) {
+      fence = null;
+      continue;
+    }
     if (fence === null) kept.push(line);
   }
   return kept.join('\n');
@@ -43,8 +49,9 @@ function prose(text: string): string {
 export function linkTargets(text: string): string[] {
   const body = prose(text);
   const targets: string[] = [];
-  for (const m of body.matchAll(/!?\[(?:[^\]\n]|\][^(])*?\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)) targets.push(m[1]);
-  for (const m of body.matchAll(/^\s*\[[^\]]+\]:\s*(\S+)/gm)) targets.push(m[1]);  // reference definitions
+  for (const m of body.matchAll(/!?\[(?:[^\]\n]|\][^(])*?\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g))
+    targets.push(m[1]);
+  for (const m of body.matchAll(/^\s*\[[^\]]+\]:\s*(\S+)/gm)) targets.push(m[1]); // reference definitions
   for (const m of body.matchAll(/<(?:a|img)\s[^>]*?(?:href|src)="([^"]+)"/g)) targets.push(m[1]);
   return targets;
 }
@@ -60,11 +67,14 @@ export function headingSlugs(text: string): Set<string> {
   const seen = new Map<string, number>();
   for (const m of outsideFences(text).matchAll(/^ {0,3}#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$/gm)) {
     const rendered = m[1]
-      .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')  // links and images keep their text
-      .replace(/<[^>]+>/g, '')                     // inline HTML tags
-      .replace(/`([^`]*)`/g, '$1')                 // code spans keep their text
-      .replace(/(\*\*|__|\*)/g, '');               // emphasis markers (a single _ stays: d_model)
-    const base = rendered.toLowerCase().replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '').replace(/ /g, '-');
+      .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1') // links and images keep their text
+      .replace(/<[^>]+>/g, '') // inline HTML tags
+      .replace(/`([^`]*)`/g, '$1') // code spans keep their text
+      .replace(/(\*\*|__|\*)/g, ''); // emphasis markers (a single _ stays: d_model)
+    const base = rendered
+      .toLowerCase()
+      .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+      .replace(/ /g, '-');
     const count = seen.get(base) ?? 0;
     seen.set(base, count + 1);
     slugs.add(count === 0 ? base : `${base}-${count}`);
@@ -73,31 +83,48 @@ export function headingSlugs(text: string): Set<string> {
 }
 
 /** Problems with the links of one file: targets that do not exist, anchors that match no heading. */
-export function linkProblems(file: string, text: string, read = (path: string) => readFileSync(path, 'utf8'),
-  exists = existsSync): string[] {
+export function linkProblems(
+  file: string,
+  text: string,
+  read = (path: string) => readFileSync(path, 'utf8'),
+  exists = existsSync,
+): string[] {
   const problems: string[] = [];
   for (const target of linkTargets(text)) {
-    if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue;  // http:, https:, mailto: ...: not checked offline
+    if (/^[a-z][a-z0-9+.-]*:/i.test(target)) continue; // http:, https:, mailto: ...: not checked offline
     const [pathPart, anchor] = target.split('#', 2) as [string, string | undefined];
     const path = pathPart === '' ? file : resolve(dirname(file), decodeURIComponent(pathPart));
-    if (pathPart !== '' && !exists(path)) { problems.push(`${target}: ${relative(ROOT, path)} does not exist`); continue; }
+    if (pathPart !== '' && !exists(path)) {
+      problems.push(`${target}: ${relative(ROOT, path)} does not exist`);
+      continue;
+    }
     if (anchor === undefined) continue;
-    if (!path.endsWith('.md')) { problems.push(`${target}: an anchor into a file that is not Markdown`); continue; }
+    if (!path.endsWith('.md')) {
+      problems.push(`${target}: an anchor into a file that is not Markdown`);
+      continue;
+    }
     const slugs = headingSlugs(path === file ? text : read(path));
-    if (!slugs.has(decodeURIComponent(anchor))) problems.push(`${target}: no heading #${anchor} in ${relative(ROOT, path)}`);
+    if (!slugs.has(decodeURIComponent(anchor)))
+      problems.push(`${target}: no heading #${anchor} in ${relative(ROOT, path)}`);
   }
   return problems;
 }
 
 describe('the checker itself', () => {
   test('slugs headings as GitHub does', () => {
-    const slugs = headingSlugs('# The Train view (`#train`)\n## Layers × heads\n## Notes\n## Notes\n```\n# not a heading\n```\n## d_model, **bold** & [a link](x.md)');
+    const slugs = headingSlugs(
+      '# The Train view (`#train`)\n## Layers × heads\n## Notes\n## Notes\n```\n# not a heading\n```\n## d_model, **bold** & [a link](x.md)',
+    );
     expect([...slugs]).toEqual(['the-train-view-train', 'layers--heads', 'notes', 'notes-1', 'd_model-bold--a-link']);
   });
   test('finds a missing file and a missing anchor, and ignores code and external links', () => {
     const file = join(ROOT, 'docs', 'example.md');
-    const text = '# Top\n[ok](#top) [bad anchor](#nowhere) [missing](nope.md) [web](https://example.com)\n`[code](nope.md)`\n';
-    expect(linkProblems(file, text)).toEqual(['#nowhere: no heading #nowhere in docs/example.md', 'nope.md: docs/nope.md does not exist']);
+    const text =
+      '# Top\n[ok](#top) [bad anchor](#nowhere) [missing](nope.md) [web](https://example.com)\n`[code](nope.md)`\n';
+    expect(linkProblems(file, text)).toEqual([
+      '#nowhere: no heading #nowhere in docs/example.md',
+      'nope.md: docs/nope.md does not exist',
+    ]);
   });
 });
 

@@ -45,14 +45,19 @@ const inner = (selector) => `attention-playground${selector}`;
 describe('the one-tag bundle', () => {
   test('renders on a static file:// page with no network, and attributes change the view', async () => {
     // From file:// browsers run only classic scripts; the same file is both.
-    writeFileSync(join(staticDir, 'one.html'), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">
+    writeFileSync(
+      join(staticDir, 'one.html'),
+      `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">
       <h1>A tutorial</h1>
       <script defer src="./attention-playground.js"></script>
-      <attention-playground id="a" text="the cat sat on the mat" heads="2" controls="none"></attention-playground>`);
+      <attention-playground id="a" text="the cat sat on the mat" heads="2" controls="none"></attention-playground>`,
+    );
     const { page, errors } = await offlinePage();
     const traces = [];
     await page.exposeFunction('reportTrace', (tokens) => traces.push(tokens));
-    await page.addInitScript(() => document.addEventListener('trace', (e) => window.reportTrace(e.detail.trace.tokens)));
+    await page.addInitScript(() =>
+      document.addEventListener('trace', (e) => window.reportTrace(e.detail.trace.tokens)),
+    );
     await page.goto(pathToFileURL(join(staticDir, 'one.html')).href);
     await page.locator(inner(' ap-heatmap')).first().waitFor();
     assert.equal(await page.locator(inner(' ap-heatmap')).count(), 2);
@@ -61,13 +66,27 @@ describe('the one-tag bundle', () => {
     assert.deepEqual(traces[0], [['the', 'cat', 'sat', 'on', 'the', 'mat']]);
     await page.screenshot({ path: `${SHOTS}/embed-one-tag.png`, fullPage: true });
 
-    await page.evaluate(() => { const el = document.getElementById('a'); el.setAttribute('view', 'masks'); el.setAttribute('mode', 'decoder'); });
+    await page.evaluate(() => {
+      const el = document.getElementById('a');
+      el.setAttribute('view', 'masks');
+      el.setAttribute('mode', 'decoder');
+    });
     await page.locator(inner(' ap-heatmap[data-mask="causal"]')).waitFor();
     await page.evaluate(() => document.getElementById('a').setAttribute('view', 'shapes'));
     await page.locator(inner(' ap-shape-flow')).waitFor();
-    await page.evaluate(() => { const el = document.getElementById('a'); el.setAttribute('view', 'heads'); el.setAttribute('heads', '4'); el.setAttribute('text', 'a b'); });
-    await page.waitForFunction(() => document.getElementById('a').shadowRoot.querySelector('ap-playground')
-      ?.shadowRoot.querySelectorAll('ap-heatmap').length === 4);
+    await page.evaluate(() => {
+      const el = document.getElementById('a');
+      el.setAttribute('view', 'heads');
+      el.setAttribute('heads', '4');
+      el.setAttribute('text', 'a b');
+    });
+    await page.waitForFunction(
+      () =>
+        document
+          .getElementById('a')
+          .shadowRoot.querySelector('ap-playground')
+          ?.shadowRoot.querySelectorAll('ap-heatmap').length === 4,
+    );
     await page.evaluate(() => document.getElementById('a').setAttribute('heads', 'lots'));
     assert.match(await page.locator(inner(' .error')).first().textContent(), /heads: Heads must be a whole number/);
     assert.deepEqual(errors, []);
@@ -75,12 +94,15 @@ describe('the one-tag bundle', () => {
   });
 
   test('elements on one page share one engine and start only when scrolled into view', async () => {
-    writeFileSync(join(staticDir, 'two.html'), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">
+    writeFileSync(
+      join(staticDir, 'two.html'),
+      `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">
       <script defer src="./attention-playground.js"></script>
       <attention-playground id="a" text="first element"></attention-playground>
       <attention-playground id="b" text="second element" view="shapes"></attention-playground>
       <div style="height: 3000px"></div>
-      <attention-playground id="far" text="far below"></attention-playground>`);
+      <attention-playground id="far" text="far below"></attention-playground>`,
+    );
     const { page, errors } = await offlinePage({ width: 900, height: 1200 });
     await page.goto(pathToFileURL(join(staticDir, 'two.html')).href);
     await page.locator('#a ap-heatmap').first().waitFor();
@@ -100,50 +122,77 @@ describe('the one-tag bundle', () => {
 
   test('works as <script type="module"> from a web server', async () => {
     const { page, errors } = await openPage(browser, { viewport: { width: 900, height: 800 } });
-    await page.route('**/module.html', (route) => route.fulfill({ contentType: 'text/html', body: `<!doctype html>
+    await page.route('**/module.html', (route) =>
+      route.fulfill({
+        contentType: 'text/html',
+        body: `<!doctype html>
       <meta charset="utf-8"><link rel="icon" href="data:,">
       <script type="module" src="./attention-playground.js"></script>
       <attention-playground text="served as a module" view="head" controls="none"></attention-playground>
-      <attention-playground id="odd" text="a b" heads-count="2"></attention-playground>` }));
+      <attention-playground id="odd" text="a b" heads-count="2"></attention-playground>`,
+      }),
+    );
     await page.goto(server.url + 'module.html');
     await page.locator(inner(' ap-line-view')).waitFor();
     // An attribute that is no setting is reported in the element, not silently ignored.
-    assert.match(await page.locator('#odd [role="alert"]').textContent(), /heads-count: not a setting of the playground/);
+    assert.match(
+      await page.locator('#odd [role="alert"]').textContent(),
+      /heads-count: not a setting of the playground/,
+    );
     assert.deepEqual(errors, []);
     await page.close();
   });
 });
 
 describe('the element in train mode', () => {
-  test('shows a shipped checkpoint, trains live with given settings on the page\'s thread, and reports unknown attributes', async () => {
+  test("shows a shipped checkpoint, trains live with given settings on the page's thread, and reports unknown attributes", async () => {
     const { page, errors } = await openPage(browser, { viewport: { width: 1100, height: 900 } });
     await page.addInitScript(() => {
       window.longTasks = [];
-      new PerformanceObserver((list) => { for (const e of list.getEntries()) window.longTasks.push(e.duration); })
-        .observe({ type: 'longtask', buffered: true });
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) window.longTasks.push(e.duration);
+      }).observe({ type: 'longtask', buffered: true });
     });
-    await page.route('**/train-element.html', (route) => route.fulfill({ contentType: 'text/html', body: `<!doctype html>
+    await page.route('**/train-element.html', (route) =>
+      route.fulfill({
+        contentType: 'text/html',
+        body: `<!doctype html>
       <meta charset="utf-8"><link rel="icon" href="data:,">
       <script src="./attention-playground.js"></script>
       <attention-playground id="shipped" checkpoint="induction"></attention-playground>
       <attention-playground id="live" train task="reverse" d-model="32" ffn-dim="64" steps="60" stop-at="0" autostart
-        controls="buttons,residual"></attention-playground>` }));
+        controls="buttons,residual"></attention-playground>`,
+      }),
+    );
     await page.goto(server.url + 'train-element.html');
     const record = JSON.parse(readFileSync(`${ROOT}web/public/checkpoints/induction.json`, 'utf8'));
     const progressOf = (id) => page.locator(`#${id} ap-train .progress`);
-    await page.waitForFunction((step) => document.querySelector('#shipped').shadowRoot.querySelector('ap-train')?.shadowRoot
-      .querySelector('.progress')?.dataset.step === String(step), record.step);
+    await page.waitForFunction(
+      (step) =>
+        document.querySelector('#shipped').shadowRoot.querySelector('ap-train')?.shadowRoot.querySelector('.progress')
+          ?.dataset.step === String(step),
+      record.step,
+    );
     assert.equal(await progressOf('shipped').getAttribute('data-status'), 'done');
     assert.equal(await page.locator('#shipped ap-train aside').count(), 0, 'default controls: buttons only');
-    assert.equal(await page.locator('#shipped ap-train button[data-action="start"]').textContent(), 'Train it yourself');
+    assert.equal(
+      await page.locator('#shipped ap-train button[data-action="start"]').textContent(),
+      'Train it yourself',
+    );
     // Live: trains by itself to its 60 steps; only the residual switch shows.
-    const liveStatus = () => document.querySelector('#live').shadowRoot.querySelector('ap-train')?.shadowRoot.querySelector('.progress')?.dataset.status;
+    const liveStatus = () =>
+      document.querySelector('#live').shadowRoot.querySelector('ap-train')?.shadowRoot.querySelector('.progress')
+        ?.dataset.status;
     await page.waitForFunction(liveStatus, null, { polling: 5 });
     const tasksBefore = await page.evaluate(() => window.longTasks.length);
-    await page.waitForFunction((f) => new Function(`return (${f})()`)() === 'done', liveStatus.toString(), { timeout: 120_000 });
+    await page.waitForFunction((f) => new Function(`return (${f})()`)() === 'done', liveStatus.toString(), {
+      timeout: 120_000,
+    });
     assert.equal(await progressOf('live').getAttribute('data-step'), '60');
-    assert.deepEqual(await page.locator('#live ap-train aside [data-setting]').evaluateAll((els) => els.map((e) => e.dataset.setting)),
-      ['residual']);
+    assert.deepEqual(
+      await page.locator('#live ap-train aside [data-setting]').evaluateAll((els) => els.map((e) => e.dataset.setting)),
+      ['residual'],
+    );
     const longest = await page.evaluate((from) => window.longTasks.slice(from), tasksBefore);
     // On the page's thread (no worker in a one-file bundle) training shares tasks with the page: 12 ms slices, a
     // held-out evaluation now and then, the redraws. Quiet runs, and runs beside a native build, see tasks of
@@ -151,17 +200,32 @@ describe('the element in train mode', () => {
     // also broke its 50 ms bound, i.e. a machine starved by other work, which a test cannot tell from a slow page.
     // So this asserts only what a learner would call broken, a page frozen for 5 s; speed is for the benchmarks.
     // The site and the iframe train in workers, where tests/e2e/train.test.mjs holds tasks under 50 ms.
-    assert.ok(longest.every((d) => d < 5000), `main-thread tasks while training on the page: ${longest.join(', ')} ms`);
+    assert.ok(
+      longest.every((d) => d < 5000),
+      `main-thread tasks while training on the page: ${longest.join(', ')} ms`,
+    );
     // Bad attributes are reported (added once the live run is done: a third model would share the thread).
     await page.evaluate(() => {
       const bad = document.createElement('attention-playground');
-      for (const [name, value] of [['id', 'bad'], ['train', ''], ['steps', 'many'], ['bogus', '1']]) bad.setAttribute(name, value);
+      for (const [name, value] of [
+        ['id', 'bad'],
+        ['train', ''],
+        ['steps', 'many'],
+        ['bogus', '1'],
+      ])
+        bad.setAttribute(name, value);
       document.body.append(bad);
     });
     await page.locator('#bad [role="alert"]').first().waitFor();
     const alerts = await page.locator('#bad [role="alert"]').allTextContents();
-    assert.ok(alerts.some((a) => /bogus: not a setting of the Train view/.test(a)), alerts.join(' | '));
-    assert.ok(alerts.some((a) => /^steps:/.test(a)), alerts.join(' | '));
+    assert.ok(
+      alerts.some((a) => /bogus: not a setting of the Train view/.test(a)),
+      alerts.join(' | '),
+    );
+    assert.ok(
+      alerts.some((a) => /^steps:/.test(a)),
+      alerts.join(' | '),
+    );
     await page.screenshot({ path: `${SHOTS}/element-train.png`, fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();
@@ -171,12 +235,18 @@ describe('the element in train mode', () => {
     const { page, errors } = await openPage(browser, { viewport: { width: 1000, height: 900 } });
     await page.goto(server.url + 'embed.html?checkpoint=reverse&controls=buttons,checkpoints');
     const record = JSON.parse(readFileSync(`${ROOT}web/public/checkpoints/reverse.json`, 'utf8'));
-    await page.waitForFunction((step) => document.querySelector('ap-train')?.shadowRoot.querySelector('.progress')?.dataset.step
-      === String(step), record.step);
+    await page.waitForFunction(
+      (step) =>
+        document.querySelector('ap-train')?.shadowRoot.querySelector('.progress')?.dataset.step === String(step),
+      record.step,
+    );
     assert.equal(await page.locator('ap-train [data-checkpoint="reverse"]').getAttribute('aria-pressed'), 'true');
     await page.goto(server.url + 'embed.html?train&task=copy&length=4&steps=30&autostart&nonsense=2');
-    await page.waitForFunction(() => document.querySelector('ap-train')?.shadowRoot.querySelector('.progress')?.dataset.status === 'done',
-      null, { timeout: 120_000 });
+    await page.waitForFunction(
+      () => document.querySelector('ap-train')?.shadowRoot.querySelector('.progress')?.dataset.status === 'done',
+      null,
+      { timeout: 120_000 },
+    );
     assert.equal(await page.locator('ap-train .progress').getAttribute('data-step'), '30');
     assert.match(await page.locator('body > [role="alert"]').textContent(), /unknown setting 'nonsense'/);
     assert.deepEqual(errors, []);
@@ -188,17 +258,20 @@ describe('the iframe page', () => {
   test('takes settings from the URL and reports its height to the parent', async () => {
     const { page, errors } = await openPage(browser, { viewport: { width: 1000, height: 800 } });
     await page.goto(server.url + 'index.html');
-    const height = await page.evaluate(() => new Promise((resolve) => {
-      window.addEventListener('message', (event) => {
-        if (event.data?.type !== 'attention-playground:height') return;
-        document.querySelector('iframe').style.height = `${event.data.height}px`;
-        if (event.data.height > 300) resolve(event.data.height);
-      });
-      const frame = document.createElement('iframe');
-      frame.src = 'embed.html?text=one+two+three&mode=decoder&view=masks&controls=none';
-      frame.style.cssText = 'width: 700px; border: 0';
-      document.body.prepend(frame);
-    }));
+    const height = await page.evaluate(
+      () =>
+        new Promise((resolve) => {
+          window.addEventListener('message', (event) => {
+            if (event.data?.type !== 'attention-playground:height') return;
+            document.querySelector('iframe').style.height = `${event.data.height}px`;
+            if (event.data.height > 300) resolve(event.data.height);
+          });
+          const frame = document.createElement('iframe');
+          frame.src = 'embed.html?text=one+two+three&mode=decoder&view=masks&controls=none';
+          frame.style.cssText = 'width: 700px; border: 0';
+          document.body.prepend(frame);
+        }),
+    );
     const frame = page.frame({ url: /embed\.html/ });
     await frame.locator('ap-heatmap[data-mask="causal"]').waitFor();
     const inside = await frame.evaluate(() => document.documentElement.scrollHeight);
@@ -215,11 +288,34 @@ describe('the tutorial page', () => {
     const { page, errors } = await openPage(browser, { viewport: { width: 1100, height: 900 } });
     await page.goto(server.url + 'tutorial.html');
     const sections = await page.locator('body > section').evaluateAll((all) => all.map((s) => s.id));
-    assert.deepEqual(sections, ['linear', 'context', 'walk', 'scale', 'masks', 'heads', 'cross', 'residual', 'activation', 'scale-training',
-      'induction', 'trained-heads']);
-    const expected = { linear: 'ap-row-wise', context: 'table.changes', walk: 'ap-head-walk', scale: 'ap-heatmap',
-      masks: 'ap-heatmap[data-mask="causal"]', heads: 'ap-head-split', cross: 'ap-heatmap', residual: 'ap-train ap-heatmap', activation: 'ap-train ap-heatmap', 'scale-training': 'ap-train ap-heatmap',
-      induction: 'ap-train ap-heatmap', 'trained-heads': 'ap-train ap-heatmap' };
+    assert.deepEqual(sections, [
+      'linear',
+      'context',
+      'walk',
+      'scale',
+      'masks',
+      'heads',
+      'cross',
+      'residual',
+      'activation',
+      'scale-training',
+      'induction',
+      'trained-heads',
+    ]);
+    const expected = {
+      linear: 'ap-row-wise',
+      context: 'table.changes',
+      walk: 'ap-head-walk',
+      scale: 'ap-heatmap',
+      masks: 'ap-heatmap[data-mask="causal"]',
+      heads: 'ap-head-split',
+      cross: 'ap-heatmap',
+      residual: 'ap-train ap-heatmap',
+      activation: 'ap-train ap-heatmap',
+      'scale-training': 'ap-train ap-heatmap',
+      induction: 'ap-train ap-heatmap',
+      'trained-heads': 'ap-train ap-heatmap',
+    };
     for (const [id, selector] of Object.entries(expected)) {
       await page.locator(`#${id}`).scrollIntoViewIfNeeded();
       await page.locator(`#${id} attention-playground ${selector}`).first().waitFor({ timeout: 15_000 });
@@ -227,11 +323,14 @@ describe('the tutorial page', () => {
     // The developer status line (engine, ms, heap) is the playground page's, not a tutorial's.
     assert.equal(await page.locator('#heads attention-playground ap-playground .status').count(), 0);
     // The context section compares against its compare-text: one edited row for the linear layer.
-    const linearChanged = await page.locator('#context table.changes tbody tr').evaluateAll((rows) => rows.map((r) => r.dataset.linearChanged));
+    const linearChanged = await page
+      .locator('#context table.changes tbody tr')
+      .evaluateAll((rows) => rows.map((r) => r.dataset.linearChanged));
     assert.deepEqual(linearChanged, ['0', '1', '0', '0', '0', '0']);
     // Without scaling, d_k = 256 saturates the softmax: some weight close to 1.
-    const maxUnscaled = await page.locator('#scale attention-playground[scale="0"] ap-heatmap').evaluate((el) =>
-      Math.max(...el.values));
+    const maxUnscaled = await page
+      .locator('#scale attention-playground[scale="0"] ap-heatmap')
+      .evaluate((el) => Math.max(...el.values));
     assert.ok(maxUnscaled > 0.9, `largest unscaled weight ${maxUnscaled}`);
     const last = page.locator('#trained-heads attention-playground').last();
     await last.scrollIntoViewIfNeeded();

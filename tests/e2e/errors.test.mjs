@@ -11,13 +11,26 @@ import { useSite } from '../support/site.mjs';
 const site = useSite();
 
 async function open(path) {
-  const { page, errors } = await openPage(site.browser, { viewport: { width: 1280, height: 900 } }, { onlyFrom: site.url });
+  const { page, errors } = await openPage(
+    site.browser,
+    { viewport: { width: 1280, height: 900 } },
+    { onlyFrom: site.url },
+  );
   await page.goto(site.url + path);
   return { page, errors };
 }
 
-const firstHeatmapRows = (page) => page.evaluate(() => [...(document.querySelector('ap-playground').shadowRoot.querySelector('ap-heatmap')
-  ?.shadowRoot.querySelectorAll('table th[scope="row"]') ?? [])].map((th) => th.textContent).join(' '));
+const firstHeatmapRows = (page) =>
+  page.evaluate(() =>
+    [
+      ...(document
+        .querySelector('ap-playground')
+        .shadowRoot.querySelector('ap-heatmap')
+        ?.shadowRoot.querySelectorAll('table th[scope="row"]') ?? []),
+    ]
+      .map((th) => th.textContent)
+      .join(' '),
+  );
 
 describe('errors in the playground', () => {
   test('typing 1000 into d_model flashes no message about 1 or 10, and the view follows to 1000', async () => {
@@ -26,9 +39,13 @@ describe('errors in the playground', () => {
     // Record every problem message that appears anywhere in the playground while typing.
     await page.evaluate(() => {
       window.seenProblems = new Set();
-      const roots = () => { const r = document.querySelector('ap-playground').shadowRoot; return [r, r.querySelector('ap-controls')?.shadowRoot]; };
+      const roots = () => {
+        const r = document.querySelector('ap-playground').shadowRoot;
+        return [r, r.querySelector('ap-controls')?.shadowRoot];
+      };
       window.problemTimer = setInterval(() => {
-        for (const root of roots()) root?.querySelectorAll('.error').forEach((e) => window.seenProblems.add(e.textContent.trim()));
+        for (const root of roots())
+          root?.querySelectorAll('.error').forEach((e) => window.seenProblems.add(e.textContent.trim()));
       }, 10);
     });
     const box = page.locator('#setting-dModel');
@@ -37,9 +54,14 @@ describe('errors in the playground', () => {
     await box.pressSequentially('1000', { delay: 120 });
     await page.waitForFunction(() => location.hash.includes('dModel=1000'));
     await page.locator('ap-controls [data-testid="dk"]').filter({ hasText: '1000 / 4 = 250' }).waitFor();
-    await page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot.querySelector('.view')?.dataset.stale === '0');
-    await page.waitForTimeout(800);  // past the pause after typing: nothing is held back any more
-    const seen = await page.evaluate(() => { clearInterval(window.problemTimer); return [...window.seenProblems]; });
+    await page.waitForFunction(
+      () => document.querySelector('ap-playground').shadowRoot.querySelector('.view')?.dataset.stale === '0',
+    );
+    await page.waitForTimeout(800); // past the pause after typing: nothing is held back any more
+    const seen = await page.evaluate(() => {
+      clearInterval(window.problemTimer);
+      return [...window.seenProblems];
+    });
     assert.deepEqual(seen, [], `messages shown while typing 1000: ${seen.join(' | ')}`);
     assert.deepEqual(errors, []);
     await page.close();
@@ -51,11 +73,18 @@ describe('errors in the playground', () => {
     await page.locator('#setting-heads').fill('65');
     const message = page.locator('[data-setting="heads"] .error');
     assert.match(await message.textContent(), /Heads must be between 1 and 64/);
-    await page.waitForFunction(() => location.hash.includes('heads=65'));  // the URL says what the box says
+    await page.waitForFunction(() => location.hash.includes('heads=65')); // the URL says what the box says
     const view = page.locator('.view');
     assert.equal(await view.getAttribute('data-stale'), '1');
-    assert.match(await page.locator('[data-testid="stale-note"]').textContent(), /last result that worked \(d_model 64, 4 heads/);
-    assert.equal(await page.locator('ap-controls [data-testid="dk"]').count(), 0, 'no d_k line for a heads value not in use');
+    assert.match(
+      await page.locator('[data-testid="stale-note"]').textContent(),
+      /last result that worked \(d_model 64, 4 heads/,
+    );
+    assert.equal(
+      await page.locator('ap-controls [data-testid="dk"]').count(),
+      0,
+      'no d_k line for a heads value not in use',
+    );
     // Typing elsewhere neither runs with the old value nor forgets the problem.
     await page.locator('#setting-text').fill('x y');
     await page.waitForTimeout(900);
@@ -70,7 +99,9 @@ describe('errors in the playground', () => {
     assert.equal(await second.page.locator('#setting-heads').inputValue(), '65');
     assert.match(await second.page.locator('[data-setting="heads"] .error').textContent(), /between 1 and 64/);
     await second.page.locator('#setting-heads').fill('2');
-    await second.page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot.querySelectorAll('ap-heatmap').length === 2);
+    await second.page.waitForFunction(
+      () => document.querySelector('ap-playground').shadowRoot.querySelectorAll('ap-heatmap').length === 2,
+    );
     assert.equal(await firstHeatmapRows(second.page), 'x y');
     await second.page.waitForFunction(() => location.hash.includes('heads=2'));
     assert.equal(await second.page.locator('.view').getAttribute('data-stale'), '0');
@@ -98,7 +129,9 @@ describe('errors in the playground', () => {
     assert.equal(await page.locator('ap-heatmap').first().getAttribute('data-head'), '3');
     // A second sentence: the sentence number is still out of range, and says so with the new count.
     await page.locator('#setting-text').fill('a b\nc d\ne');
-    await page.waitForFunction(() => /there are 3 sentences/.test(document.querySelector('ap-playground').shadowRoot.textContent));
+    await page.waitForFunction(() =>
+      /there are 3 sentences/.test(document.querySelector('ap-playground').shadowRoot.textContent),
+    );
     assert.deepEqual(errors, []);
     await page.close();
   });
@@ -123,7 +156,10 @@ describe('errors in the playground', () => {
     const { page, errors } = await open('embed.html?text=a+b&colour=red&view=sideways');
     await page.locator('ap-heatmap').first().waitFor();
     const note = await page.locator('[role="alert"]').allTextContents();
-    assert.ok(note.some((t) => /unknown setting 'colour'/.test(t) && /View: unknown choice 'sideways'/.test(t)), note.join(' | '));
+    assert.ok(
+      note.some((t) => /unknown setting 'colour'/.test(t) && /View: unknown choice 'sideways'/.test(t)),
+      note.join(' | '),
+    );
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -11,19 +11,29 @@ import { ROOT, useSite } from '../support/site.mjs';
 const site = useSite();
 
 const SENTENCE = 'the cat sat on the mat';
-const KEPT = `${ROOT}test-output/exports`;  // every download, to look at
+const KEPT = `${ROOT}test-output/exports`; // every download, to look at
 const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
 async function open(hash) {
-  const { page, errors } = await openPage(site.browser, { viewport: { width: 1280, height: 900 }, acceptDownloads: true }, { onlyFrom: site.url });
+  const { page, errors } = await openPage(
+    site.browser,
+    { viewport: { width: 1280, height: 900 }, acceptDownloads: true },
+    { onlyFrom: site.url },
+  );
   await page.goto(site.url + hash);
-  await page.locator('ap-heatmap, ap-shape-flow, ap-overview canvas, ap-line-view, table.changes, p.hint').first().waitFor();
+  await page
+    .locator('ap-heatmap, ap-shape-flow, ap-overview canvas, ap-line-view, table.changes, p.hint')
+    .first()
+    .waitFor();
   return { page, errors };
 }
 
 /** Clicks an export button; the download's suggested file name and bytes. */
 async function download(page, label) {
-  const [file] = await Promise.all([page.waitForEvent('download'), page.locator(`.exports button:text-is("${label}")`).click()]);
+  const [file] = await Promise.all([
+    page.waitForEvent('download'),
+    page.locator(`.exports button:text-is("${label}")`).click(),
+  ]);
   const path = await file.path();
   mkdirSync(KEPT, { recursive: true });
   copyFileSync(path, `${KEPT}/${file.suggestedFilename()}`);
@@ -43,7 +53,10 @@ function readSvg(page, text) {
       headingLines: root.querySelectorAll('g.title text[font-weight="700"]').length,
       legend: [...root.querySelectorAll('g.legend text')].map((t) => t.textContent),
       legendBar: root.querySelector('g.legend rect[fill="url(#legend-scale)"]') !== null,
-      panels: [...root.querySelectorAll('g.panel')].map((g) => ({ ...g.dataset, caption: g.querySelector('text')?.textContent })),
+      panels: [...root.querySelectorAll('g.panel')].map((g) => ({
+        ...g.dataset,
+        caption: g.querySelector('text')?.textContent,
+      })),
       heatmapCells: root.querySelectorAll('g.panel rect[data-row]').length,
       lines: root.querySelectorAll('g.panel line[data-row]').length,
       images: root.querySelectorAll('image').length,
@@ -56,7 +69,10 @@ function assertPng(bytes, name) {
   assert.deepEqual([...bytes.subarray(0, 8)], PNG_MAGIC, `${name} is not a PNG`);
   assert.ok(bytes.length > 5000, `${name}: only ${bytes.length} bytes`);
   // IHDR: width and height, big-endian, at bytes 16 and 20.
-  assert.ok(bytes.readUInt32BE(16) > 400 && bytes.readUInt32BE(20) > 200, `${name}: ${bytes.readUInt32BE(16)} x ${bytes.readUInt32BE(20)}`);
+  assert.ok(
+    bytes.readUInt32BE(16) > 400 && bytes.readUInt32BE(20) > 200,
+    `${name}: ${bytes.readUInt32BE(16)} x ${bytes.readUInt32BE(20)}`,
+  );
 }
 
 /** Both downloads of the view on screen; the SVG read back. */
@@ -81,7 +97,9 @@ const sorted = (values) => [...values].sort((a, b) => a - b);
 describe('export', () => {
   test("'All heads' exports every head in one SVG, with a title and a colour legend", async () => {
     const { page, errors } = await open(`#text=${encodeURIComponent(SENTENCE)}&heads=8`);
-    await page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot.querySelectorAll('ap-heatmap').length === 8);
+    await page.waitForFunction(
+      () => document.querySelector('ap-playground').shadowRoot.querySelectorAll('ap-heatmap').length === 8,
+    );
     const { name, svg } = await exportBoth(page);
     assert.equal(name, 'attention-encoder-self_attn-layer0-all-heads-weights.svg');
     assert.match(svg.title, /Softmax weights · encoder self-attention · layer 0 · all 8 heads/);
@@ -89,7 +107,10 @@ describe('export', () => {
     assert.deepEqual(sorted(svg.panels.map((p) => Number(p.head))), [0, 1, 2, 3, 4, 5, 6, 7]);
     assert.equal(svg.heatmapCells, 8 * 6 * 6);
     assert.ok(svg.legendBar, 'a colour bar');
-    assert.ok(svg.legend.includes('Weight:') && svg.legend.includes('0.000') && svg.legend.includes('1.000'), svg.legend.join(' | '));
+    assert.ok(
+      svg.legend.includes('Weight:') && svg.legend.includes('0.000') && svg.legend.includes('1.000'),
+      svg.legend.join(' | '),
+    );
     assert.ok(svg.legend.some((t) => /blocked/.test(t)));
     assert.deepEqual(errors, []);
     await page.close();
@@ -97,22 +118,36 @@ describe('export', () => {
 
   test('with each row its own colour scale, the exported legend says so instead of 0 to 1', async () => {
     const { page, errors } = await open(`#text=${encodeURIComponent(SENTENCE)}&colorScale=row`);
-    await page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot.querySelectorAll('ap-heatmap').length === 4);
+    await page.waitForFunction(
+      () => document.querySelector('ap-playground').shadowRoot.querySelectorAll('ap-heatmap').length === 4,
+    );
     const { svg } = await exportBoth(page);
     assert.ok(svg.legendBar, 'a colour bar');
-    assert.deepEqual(svg.legend.slice(0, 3), ['Weight, each row its own scale:', '0', 'the row\u2019s largest weight'], svg.legend.join(' | '));
+    assert.deepEqual(
+      svg.legend.slice(0, 3),
+      ['Weight, each row its own scale:', '0', 'the row\u2019s largest weight'],
+      svg.legend.join(' | '),
+    );
     assert.ok(!svg.legend.includes('1.000'), svg.legend.join(' | '));
     assert.deepEqual(errors, []);
     await page.close();
   });
 
   test("'One head' exports that head's heatmap and line view, named for the head and stage", async () => {
-    const { page, errors } = await open(`#text=${encodeURIComponent(SENTENCE)}&view=head&head=2&stage=scores&layers=2&layer=1`);
+    const { page, errors } = await open(
+      `#text=${encodeURIComponent(SENTENCE)}&view=head&head=2&stage=scores&layers=2&layer=1`,
+    );
     const { name, svg } = await exportBoth(page);
     assert.equal(name, 'attention-encoder-self_attn-layer1-head2-scores.svg');
     assert.match(svg.title, /Scores Q·Kᵀ · encoder self-attention · layer 1 · head 2/);
     assert.match(svg.title, new RegExp(SENTENCE));
-    assert.deepEqual(svg.panels.map((p) => [p.head, p.kind]), [['2', 'heatmap'], ['2', 'lines']]);
+    assert.deepEqual(
+      svg.panels.map((p) => [p.head, p.kind]),
+      [
+        ['2', 'heatmap'],
+        ['2', 'lines'],
+      ],
+    );
     assert.equal(svg.heatmapCells, 36);
     assert.ok(svg.lines > 0);
     assert.ok(svg.legendBar && svg.legend.includes('Score:'), svg.legend.join(' | '));
@@ -136,21 +171,35 @@ describe('export', () => {
     const overlay = await exportBoth(page);
     assert.equal(overlay.name, 'lines-encoder-self_attn-layer0-heads1-3-overlaid.svg');
     assert.match(overlay.svg.title, /heads 1, 3 overlaid/);
-    assert.deepEqual(overlay.svg.panels.map((p) => p.heads), ['1,3']);
-    assert.deepEqual(overlay.svg.legend.filter((t) => t.startsWith('head ')), ['head 1', 'head 3']);
+    assert.deepEqual(
+      overlay.svg.panels.map((p) => p.heads),
+      ['1,3'],
+    );
+    assert.deepEqual(
+      overlay.svg.legend.filter((t) => t.startsWith('head ')),
+      ['head 1', 'head 3'],
+    );
     assert.deepEqual(errors, []);
     await page.close();
   });
 
   test('the masks export is named for masks, its layer and sentence, and holds every mask panel', async () => {
     const text = `${SENTENCE}\na dog`;
-    const { page, errors } = await open(`#text=${encodeURIComponent(text)}&view=masks&mode=decoder&sequence=1&layers=2&layer=1`);
+    const { page, errors } = await open(
+      `#text=${encodeURIComponent(text)}&view=masks&mode=decoder&sequence=1&layers=2&layer=1`,
+    );
     const { name, svg } = await exportBoth(page);
     assert.equal(name, 'masks-decoder-self_attn-layer1-sentence2.svg');
-    assert.match(svg.title, /Attention masks · decoder self-attention · layer 1 · the same for all 4 heads · sentence 2 of 2/);
+    assert.match(
+      svg.title,
+      /Attention masks · decoder self-attention · layer 1 · the same for all 4 heads · sentence 2 of 2/,
+    );
     assert.match(svg.title, /Input: a dog/);
-    assert.doesNotMatch(svg.title, /cat/);  // the picture is of sentence 2
-    assert.deepEqual(svg.panels.map((p) => p.mask), ['batch-padding', 'padding', 'causal', 'combined']);
+    assert.doesNotMatch(svg.title, /cat/); // the picture is of sentence 2
+    assert.deepEqual(
+      svg.panels.map((p) => p.mask),
+      ['batch-padding', 'padding', 'causal', 'combined'],
+    );
     assert.ok(svg.legend.includes('allowed') && svg.legend.some((t) => /blocked/.test(t)), svg.legend.join(' | '));
     assert.deepEqual(errors, []);
     await page.close();
@@ -158,16 +207,23 @@ describe('export', () => {
 
   test('layers x heads exports every thumbnail, layer by layer', async () => {
     const { page, errors } = await open(`#text=${encodeURIComponent(SENTENCE)}&view=overview&layers=3`);
-    await page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot.querySelector('ap-overview')
-      ?.shadowRoot.querySelectorAll('canvas').length === 12);
+    await page.waitForFunction(
+      () =>
+        document
+          .querySelector('ap-playground')
+          .shadowRoot.querySelector('ap-overview')
+          ?.shadowRoot.querySelectorAll('canvas').length === 12,
+    );
     const { name, svg } = await exportBoth(page);
     assert.equal(name, 'overview-encoder-self_attn-all-layers-all-heads-weights.svg');
     assert.match(svg.title, /Softmax weights · encoder self-attention · all 3 layers × 4 heads/);
     assert.match(svg.title, new RegExp(SENTENCE));
     assert.equal(svg.panels.length, 12);
     assert.equal(svg.images, 12);
-    assert.deepEqual(svg.panels.map((p) => `${p.layer}/${p.head}`),
-      Array.from({ length: 12 }, (_, k) => `${Math.floor(k / 4)}/${k % 4}`));
+    assert.deepEqual(
+      svg.panels.map((p) => `${p.layer}/${p.head}`),
+      Array.from({ length: 12 }, (_, k) => `${Math.floor(k / 4)}/${k % 4}`),
+    );
     assert.ok(svg.legendBar);
     assert.deepEqual(errors, []);
     await page.close();

@@ -16,7 +16,11 @@ async function open(path, viewport = { width: 1280, height: 900 }) {
   return { page, errors };
 }
 
-const box = (locator) => locator.evaluate((el) => { const r = el.getBoundingClientRect(); return { left: r.left, top: r.top, right: r.right, bottom: r.bottom }; });
+const box = (locator) =>
+  locator.evaluate((el) => {
+    const r = el.getBoundingClientRect();
+    return { left: r.left, top: r.top, right: r.right, bottom: r.bottom };
+  });
 const overlaps = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
 
 describe('layout and accessibility', () => {
@@ -32,7 +36,9 @@ describe('layout and accessibility', () => {
     await drawer.click();
     assert.equal(await drawer.getAttribute('aria-expanded'), 'true');
     await page.locator('#setting-heads').fill('2');
-    await page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot.querySelectorAll('ap-heatmap').length === 2);
+    await page.waitForFunction(
+      () => document.querySelector('ap-playground').shadowRoot.querySelectorAll('ap-heatmap').length === 2,
+    );
     assert.ok((await box(page.locator('#setting-heads'))).top < (await box(page.locator('ap-heatmap').first())).top);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 1, `page is ${overflow}px wider than the phone`);
@@ -52,24 +58,48 @@ describe('layout and accessibility', () => {
   });
 
   test('on a phone, Head split\u2019s (S, E) matrices narrow their columns to fit, every head\u2019s band in view', async () => {
-    const { page, errors } = await openPage(site.browser, { viewport: { width: 390, height: 844 } }, { onlyFrom: site.url });
+    const { page, errors } = await openPage(
+      site.browser,
+      { viewport: { width: 390, height: 844 } },
+      { onlyFrom: site.url },
+    );
     await page.goto(`${site.url}#view=split&text=the+cat+sat`);
-    const fitted = () => page.locator('ap-head-split').evaluate((el) => [...el.shadowRoot.querySelectorAll('ap-matrix[fit]')].map((m) => {
-      const svg = m.shadowRoot.querySelector('svg');
-      return { box: m.clientWidth, scroll: m.scrollWidth, svg: svg ? Number(svg.getAttribute('width')) : 0,
-        bands: [...(svg?.querySelectorAll('text') ?? [])].filter((t) => /^head \d+$/.test(t.textContent)).map((t) => t.textContent) };
-    }));
-    await page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot.querySelector('ap-head-split')
-      ?.shadowRoot.querySelectorAll('ap-matrix[fit]').length === 2, null, { timeout: 20_000 });
+    const fitted = () =>
+      page.locator('ap-head-split').evaluate((el) =>
+        [...el.shadowRoot.querySelectorAll('ap-matrix[fit]')].map((m) => {
+          const svg = m.shadowRoot.querySelector('svg');
+          return {
+            box: m.clientWidth,
+            scroll: m.scrollWidth,
+            svg: svg ? Number(svg.getAttribute('width')) : 0,
+            bands: [...(svg?.querySelectorAll('text') ?? [])]
+              .filter((t) => /^head \d+$/.test(t.textContent))
+              .map((t) => t.textContent),
+          };
+        }),
+      );
+    await page.waitForFunction(
+      () =>
+        document
+          .querySelector('ap-playground')
+          .shadowRoot.querySelector('ap-head-split')
+          ?.shadowRoot.querySelectorAll('ap-matrix[fit]').length === 2,
+      null,
+      { timeout: 20_000 },
+    );
     let matrices = [];
-    for (let i = 0; i < 40; i++) {  // the box is measured after the first paint
+    for (let i = 0; i < 40; i++) {
+      // the box is measured after the first paint
       matrices = await fitted();
       if (matrices.every((m) => m.svg > 0 && m.svg <= m.box)) break;
       await page.waitForTimeout(50);
     }
     assert.equal(matrices.length, 2, 'the split and the merge');
     for (const m of matrices) {
-      assert.ok(m.box < 390 && m.svg <= m.box && m.scroll <= m.box + 1, `a matrix ${m.svg} px wide in a ${m.box} px box (scrolls to ${m.scroll})`);
+      assert.ok(
+        m.box < 390 && m.svg <= m.box && m.scroll <= m.box + 1,
+        `a matrix ${m.svg} px wide in a ${m.box} px box (scrolls to ${m.scroll})`,
+      );
       assert.deepEqual(m.bands, ['head 0', 'head 1', 'head 2', 'head 3']);
     }
     assert.deepEqual(errors, []);
@@ -80,20 +110,37 @@ describe('layout and accessibility', () => {
     const { page, errors } = await open('#text=the+cat+sat');
     const tabs = page.locator('[role="tablist"] [role="tab"]');
     const names = await tabs.evaluateAll((all) => all.map((t) => t.dataset.view));
-    assert.deepEqual(names, ['heads', 'head', 'lines', 'masks', 'shapes', 'rows', 'split', 'steps', 'values', 'overview', 'changes']);
-    const look = () => page.evaluate(() => {
-      const root = document.querySelector('ap-playground').shadowRoot;
-      const all = [...root.querySelectorAll('[role="tab"]')];
-      const panel = root.querySelector('[role="tabpanel"]');
-      return {
-        selected: all.filter((t) => t.getAttribute('aria-selected') === 'true').map((t) => t.dataset.view),
-        inTabOrder: all.filter((t) => t.tabIndex === 0).map((t) => t.dataset.view),
-        focused: root.activeElement?.dataset.view ?? null,
-        controls: [...new Set(all.map((t) => t.getAttribute('aria-controls')))],
-        panel: panel && { id: panel.id, labelledBy: panel.getAttribute('aria-labelledby'), view: panel.querySelector('.view')?.dataset.view },
-        tabId: all.find((t) => t.getAttribute('aria-selected') === 'true').id,
-      };
-    });
+    assert.deepEqual(names, [
+      'heads',
+      'head',
+      'lines',
+      'masks',
+      'shapes',
+      'rows',
+      'split',
+      'steps',
+      'values',
+      'overview',
+      'changes',
+    ]);
+    const look = () =>
+      page.evaluate(() => {
+        const root = document.querySelector('ap-playground').shadowRoot;
+        const all = [...root.querySelectorAll('[role="tab"]')];
+        const panel = root.querySelector('[role="tabpanel"]');
+        return {
+          selected: all.filter((t) => t.getAttribute('aria-selected') === 'true').map((t) => t.dataset.view),
+          inTabOrder: all.filter((t) => t.tabIndex === 0).map((t) => t.dataset.view),
+          focused: root.activeElement?.dataset.view ?? null,
+          controls: [...new Set(all.map((t) => t.getAttribute('aria-controls')))],
+          panel: panel && {
+            id: panel.id,
+            labelledBy: panel.getAttribute('aria-labelledby'),
+            view: panel.querySelector('.view')?.dataset.view,
+          },
+          tabId: all.find((t) => t.getAttribute('aria-selected') === 'true').id,
+        };
+      });
     let state = await look();
     assert.deepEqual(state.selected, ['heads']);
     assert.deepEqual(state.inTabOrder, ['heads'], 'roving tabindex: only the selected tab is in the Tab order');
@@ -102,15 +149,22 @@ describe('layout and accessibility', () => {
     await tabs.first().focus();
     const press = async (key, view) => {
       await page.keyboard.press(key);
-      await page.waitForFunction((v) => document.querySelector('ap-playground').shadowRoot.querySelector('.view')?.dataset.view === v, view);
+      await page.waitForFunction(
+        (v) => document.querySelector('ap-playground').shadowRoot.querySelector('.view')?.dataset.view === v,
+        view,
+      );
       state = await look();
-      assert.deepEqual([state.selected, state.inTabOrder, state.focused, state.panel.view], [[view], [view], view, view], `${key} -> ${view}`);
+      assert.deepEqual(
+        [state.selected, state.inTabOrder, state.focused, state.panel.view],
+        [[view], [view], view, view],
+        `${key} -> ${view}`,
+      );
       assert.equal(state.panel.labelledBy, state.tabId);
     };
     await press('ArrowRight', 'head');
     await press('ArrowRight', 'lines');
     await press('End', 'changes');
-    await press('ArrowRight', 'heads');  // wraps
+    await press('ArrowRight', 'heads'); // wraps
     await press('ArrowLeft', 'changes');
     await press('Home', 'heads');
     assert.deepEqual(errors, []);
@@ -120,17 +174,23 @@ describe('layout and accessibility', () => {
   test('no menu of the settings is cut off, in any of its choices', async () => {
     for (const width of [1280, 1000]) {
       const { page, errors } = await open('#text=the+cat+sat', { width, height: 900 });
-      await page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot.querySelectorAll('#setting-model option').length > 1);
+      await page.waitForFunction(
+        () => document.querySelector('ap-playground').shadowRoot.querySelectorAll('#setting-model option').length > 1,
+      );
       const cut = await page.evaluate(() => {
         const root = document.querySelector('ap-playground').shadowRoot;
-        const selects = [root.querySelector('#setting-model'), ...root.querySelector('ap-controls').shadowRoot.querySelectorAll('select')];
+        const selects = [
+          root.querySelector('#setting-model'),
+          ...root.querySelector('ap-controls').shadowRoot.querySelectorAll('select'),
+        ];
         const measure = document.createElement('canvas').getContext('2d');
         const problems = [];
         for (const select of selects) {
           measure.font = getComputedStyle(select).font;
           for (const option of select.options) {
-            const needed = measure.measureText(option.text).width + 24;  // the text, its padding and the arrow
-            if (needed > select.clientWidth) problems.push(`${select.name}: "${option.text}" needs ${Math.round(needed)}px of ${select.clientWidth}`);
+            const needed = measure.measureText(option.text).width + 24; // the text, its padding and the arrow
+            if (needed > select.clientWidth)
+              problems.push(`${select.name}: "${option.text}" needs ${Math.round(needed)}px of ${select.clientWidth}`);
           }
         }
         return problems;
@@ -143,13 +203,25 @@ describe('layout and accessibility', () => {
 
   test('four pictures lay out 2 + 2, not 3 + 1, and the Masks view has a legend for allowed and blocked', async () => {
     for (const view of ['heads', 'masks']) {
-      const { page, errors } = await open(`#mode=decoder&text=the+cat+sat+on+the+mat&view=${view}`, { width: 1400, height: 900 });
-      const tops = await page.locator('ap-heatmap').evaluateAll((els) => els.map((e) => Math.round(e.getBoundingClientRect().top)));
+      const { page, errors } = await open(`#mode=decoder&text=the+cat+sat+on+the+mat&view=${view}`, {
+        width: 1400,
+        height: 900,
+      });
+      const tops = await page
+        .locator('ap-heatmap')
+        .evaluateAll((els) => els.map((e) => Math.round(e.getBoundingClientRect().top)));
       assert.equal(tops.length, 4);
-      assert.deepEqual([tops[0] === tops[1], tops[2] === tops[3], tops[1] < tops[2]], [true, true, true], `${view}: rows at ${tops.join(', ')}`);
+      assert.deepEqual(
+        [tops[0] === tops[1], tops[2] === tops[3], tops[1] < tops[2]],
+        [true, true, true],
+        `${view}: rows at ${tops.join(', ')}`,
+      );
       if (view === 'masks') {
         const legend = page.locator('ap-legend[masks]');
-        assert.match(await legend.locator('[data-key="allowed"]').textContent(), /allowed: the query may attend to this key/);
+        assert.match(
+          await legend.locator('[data-key="allowed"]').textContent(),
+          /allowed: the query may attend to this key/,
+        );
         assert.match(await legend.locator('[data-key="blocked"]').textContent(), /blocked: the score becomes −∞/);
         await page.screenshot({ path: `${SHOTS}/masks-legend.png`, fullPage: true });
       }
@@ -159,33 +231,61 @@ describe('layout and accessibility', () => {
   });
 
   test('a tooltip stays inside its own heatmap: never over the next one, never cut off', async () => {
-    for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+    for (const viewport of [
+      { width: 1280, height: 900 },
+      { width: 390, height: 844 },
+    ]) {
       const { page, errors } = await open('#text=the+cat+sat+on+the+mat', viewport);
-      for (const [row, col] of [[5, 5], [5, 0], [0, 5], [0, 0], [3, 2]]) {
+      for (const [row, col] of [
+        [5, 5],
+        [5, 0],
+        [0, 5],
+        [0, 0],
+        [3, 2],
+      ]) {
         const map = page.locator('ap-heatmap[data-head="0"]');
         const cell = map.locator(`rect[data-row="${row}"][data-col="${col}"]`);
         await cell.scrollIntoViewIfNeeded();
         await cell.hover();
         const tip = map.locator('.tip');
         await tip.waitFor();
-        await page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot.querySelector('ap-heatmap[data-head="0"]')
-          .shadowRoot.querySelector('.tip')?.style.visibility === 'visible');
+        await page.waitForFunction(
+          () =>
+            document
+              .querySelector('ap-playground')
+              .shadowRoot.querySelector('ap-heatmap[data-head="0"]')
+              .shadowRoot.querySelector('.tip')?.style.visibility === 'visible',
+        );
         const tipBox = await box(tip);
         const plot = await map.evaluate((el) => {
-          const p = el.shadowRoot.querySelector('.plot'); const r = p.getBoundingClientRect();
-          return { left: r.left, top: r.top, right: r.left + p.clientWidth, bottom: r.top + p.clientHeight, scrolls: p.scrollHeight > p.clientHeight };
+          const p = el.shadowRoot.querySelector('.plot');
+          const r = p.getBoundingClientRect();
+          return {
+            left: r.left,
+            top: r.top,
+            right: r.left + p.clientWidth,
+            bottom: r.top + p.clientHeight,
+            scrolls: p.scrollHeight > p.clientHeight,
+          };
         });
         const where = `${viewport.width}px, cell ${row},${col}: tip ${JSON.stringify(tipBox)} plot ${JSON.stringify(plot)}`;
-        assert.ok(tipBox.left >= plot.left - 0.5 && tipBox.right <= plot.right + 0.5 && tipBox.top >= plot.top - 0.5 && tipBox.bottom <= plot.bottom + 0.5, where);
+        assert.ok(
+          tipBox.left >= plot.left - 0.5 &&
+            tipBox.right <= plot.right + 0.5 &&
+            tipBox.top >= plot.top - 0.5 &&
+            tipBox.bottom <= plot.bottom + 0.5,
+          where,
+        );
         assert.equal(plot.scrolls, false, `the tip makes the plot scroll (${where})`);
-        for (const other of await page.locator('ap-heatmap:not([data-head="0"])').all()) assert.ok(!overlaps(tipBox, await box(other)), where);
+        for (const other of await page.locator('ap-heatmap:not([data-head="0"])').all())
+          assert.ok(!overlaps(tipBox, await box(other)), where);
       }
       assert.deepEqual(errors, []);
       await page.close();
     }
   });
 
-  test('the developer status line is the playground page\'s: not in an embed unless asked for', async () => {
+  test("the developer status line is the playground page's: not in an embed unless asked for", async () => {
     const status = async (path) => {
       const { page, errors } = await open(path);
       const count = await page.locator('ap-playground .status[data-heap-bytes]').count();

@@ -6,14 +6,16 @@ import { readFileSync } from 'node:fs';
 import { openPage } from '../support/browser.mjs';
 import { SHOTS, useSite } from '../support/site.mjs';
 
-
 const site = useSite();
 
 async function open(hash = '', viewport = { width: 1280, height: 900 }) {
   // Nothing may come from anywhere but our own server (no CDN): any other request is an error.
   const { page, errors } = await openPage(site.browser, { viewport, acceptDownloads: true }, { onlyFrom: site.url });
   await page.goto(site.url + hash);
-  await page.locator('ap-heatmap, ap-shape-flow, ap-overview, ap-line-view, table.changes, p.hint, [data-testid="blocked"]').first().waitFor();
+  await page
+    .locator('ap-heatmap, ap-shape-flow, ap-overview, ap-line-view, table.changes, p.hint, [data-testid="blocked"]')
+    .first()
+    .waitFor();
   return { page, errors };
 }
 
@@ -23,7 +25,9 @@ async function grid(page, selector = 'ap-heatmap[data-head="0"]') {
     const cells = [...el.shadowRoot.querySelectorAll('rect[data-row]')];
     const rows = 1 + Math.max(...cells.map((c) => Number(c.dataset.row)));
     const cols = 1 + Math.max(...cells.map((c) => Number(c.dataset.col)));
-    const blocked = cells.filter((c) => c.dataset.blocked === '1').map((c) => [Number(c.dataset.row), Number(c.dataset.col)]);
+    const blocked = cells
+      .filter((c) => c.dataset.blocked === '1')
+      .map((c) => [Number(c.dataset.row), Number(c.dataset.col)]);
     const rowLabels = [...el.shadowRoot.querySelectorAll('table th[scope="row"]')].map((th) => th.textContent);
     return { rows, cols, blocked, rowLabels };
   });
@@ -38,17 +42,26 @@ describe('the playground', () => {
     const { page, errors } = await open();
     assert.equal(await page.locator('ap-heatmap').count(), 4);
     await typeText(page, 'the quick brown fox jumps');
-    await page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot
-      .querySelector('ap-heatmap').shadowRoot.querySelectorAll('table th[scope="row"]').length === 5);
+    await page.waitForFunction(
+      () =>
+        document
+          .querySelector('ap-playground')
+          .shadowRoot.querySelector('ap-heatmap')
+          .shadowRoot.querySelectorAll('table th[scope="row"]').length === 5,
+    );
     assert.deepEqual((await grid(page)).rowLabels, ['the', 'quick', 'brown', 'fox', 'jumps']);
     // Four heads lay out as two rows of two, not 3 + 1.
-    const tops = await page.locator('ap-heatmap').evaluateAll((els) => els.map((e) => Math.round(e.getBoundingClientRect().top)));
+    const tops = await page
+      .locator('ap-heatmap')
+      .evaluateAll((els) => els.map((e) => Math.round(e.getBoundingClientRect().top)));
     assert.equal(new Set(tops).size, 2, `rows at ${tops.join(', ')}`);
     assert.equal(tops[0], tops[1]);
     await page.screenshot({ path: `${SHOTS}/heads.png`, fullPage: true });
 
     await page.locator('#setting-heads').fill('2');
-    await page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot.querySelectorAll('ap-heatmap').length === 2);
+    await page.waitForFunction(
+      () => document.querySelector('ap-playground').shadowRoot.querySelectorAll('ap-heatmap').length === 2,
+    );
     assert.match(await page.locator('[data-testid="dk"]').textContent(), /64 \/ 2 = 32/);
 
     await page.locator('button[data-view="shapes"]').click();
@@ -61,8 +74,11 @@ describe('the playground', () => {
     assert.match(text, /self_attn\.weights \(B=1, H=2, Sq=5, Sk=5\)/);
     assert.match(text, /self_attn\.merged \(B=1, Sq=5, E=64\)/);
     await typeText(page, 'one two three');
-    await page.waitForFunction(() => /S=3, E=64/.test(document.querySelector('ap-playground').shadowRoot
-      .querySelector('ap-shape-flow').shadowRoot.textContent));
+    await page.waitForFunction(() =>
+      /S=3, E=64/.test(
+        document.querySelector('ap-playground').shadowRoot.querySelector('ap-shape-flow').shadowRoot.textContent,
+      ),
+    );
     await page.screenshot({ path: `${SHOTS}/shapes.png`, fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();
@@ -73,15 +89,25 @@ describe('the playground', () => {
     const g = await grid(page);
     assert.equal(g.rows, 6);
     assert.deepEqual(g.rowLabels, ['a', 'dog', '<pad>', '<pad>', '<pad>', '<pad>']);
-    for (let i = 0; i < 6; i++) for (let j = 0; j < 6; j++)
-      assert.equal(g.blocked.some(([r, c]) => r === i && c === j), j >= 2, `cell ${i},${j}`);
+    for (let i = 0; i < 6; i++)
+      for (let j = 0; j < 6; j++)
+        assert.equal(
+          g.blocked.some(([r, c]) => r === i && c === j),
+          j >= 2,
+          `cell ${i},${j}`,
+        );
     await page.locator('button[data-view="masks"]').click();
     const padding = await grid(page, 'ap-heatmap[data-mask="padding"]');
     assert.equal(padding.blocked.length, 6 * 4);
     // Every sentence's padding at once, and a picker that names the padded sentence.
     const batch = await grid(page, 'ap-heatmap[data-mask="batch-padding"]');
     assert.deepEqual([batch.rows, batch.cols], [2, 6]);
-    assert.deepEqual(batch.blocked, [[1, 2], [1, 3], [1, 4], [1, 5]]);
+    assert.deepEqual(batch.blocked, [
+      [1, 2],
+      [1, 3],
+      [1, 4],
+      [1, 5],
+    ]);
     const options = await page.locator('#setting-sequence option').allTextContents();
     assert.deepEqual(options, ['1: the cat sat on the mat', '2: a dog (+4 padding)']);
     await page.locator('#setting-sequence').selectOption('0');
@@ -96,7 +122,10 @@ describe('the playground', () => {
     const look = async () => ({
       legend: await page.locator('ap-legend').first().textContent(),
       blocked: (await grid(page)).blocked.length,
-      fill: await page.locator('ap-heatmap').first().evaluate((el) => el.shadowRoot.querySelector('rect[data-row="3"][data-col="0"]').getAttribute('fill')),
+      fill: await page
+        .locator('ap-heatmap')
+        .first()
+        .evaluate((el) => el.shadowRoot.querySelector('rect[data-row="3"][data-col="0"]').getAttribute('fill')),
     });
     const scores = await look();
     assert.equal(scores.blocked, 0, 'no mask is applied at the raw scores');
@@ -120,8 +149,13 @@ describe('the playground', () => {
     const { page, errors } = await open('#mode=decoder&text=one+two+three+four');
     const g = await grid(page);
     assert.equal(g.rows, 4);
-    for (let i = 0; i < 4; i++) for (let j = 0; j < 4; j++)
-      assert.equal(g.blocked.some(([r, c]) => r === i && c === j), j > i, `cell ${i},${j}`);
+    for (let i = 0; i < 4; i++)
+      for (let j = 0; j < 4; j++)
+        assert.equal(
+          g.blocked.some(([r, c]) => r === i && c === j),
+          j > i,
+          `cell ${i},${j}`,
+        );
     await page.locator('button[data-view="masks"]').click();
     assert.equal((await grid(page, 'ap-heatmap[data-mask="causal"]')).blocked.length, 6);
     await page.screenshot({ path: `${SHOTS}/masks-causal.png`, fullPage: true });
@@ -134,7 +168,9 @@ describe('the playground', () => {
     const g = await grid(page);
     assert.equal(g.rows, 3);
     assert.equal(g.cols, 7);
-    const labels = await page.locator('ap-heatmap[data-head="0"]').evaluate((el) => el.shadowRoot.querySelector('svg').textContent);
+    const labels = await page
+      .locator('ap-heatmap[data-head="0"]')
+      .evaluate((el) => el.shadowRoot.querySelector('svg').textContent);
     assert.match(labels, /query \(target\)/);
     assert.match(labels, /key \(source\)/);
     await page.screenshot({ path: `${SHOTS}/cross.png`, fullPage: true });
@@ -185,7 +221,9 @@ describe('the playground', () => {
     assert.equal(await second.page.locator('#setting-scale').isChecked(), false);
     assert.equal(await second.page.locator('button[aria-selected="true"]').getAttribute('data-view'), 'head');
     assert.equal(await second.page.locator('ap-heatmap').getAttribute('data-head'), '2');
-    const after = await second.page.locator('ap-heatmap').evaluate((el) => el.shadowRoot.querySelector('table').textContent);
+    const after = await second.page
+      .locator('ap-heatmap')
+      .evaluate((el) => el.shadowRoot.querySelector('table').textContent);
     assert.equal(after, before);
     assert.deepEqual([...errors, ...second.errors], []);
     await page.close();
@@ -208,17 +246,28 @@ describe('the playground', () => {
   test('script-like text stays inert text', async () => {
     const { page, errors } = await open();
     let dialogs = 0;
-    page.on('dialog', async (d) => { dialogs++; await d.dismiss(); });
+    page.on('dialog', async (d) => {
+      dialogs++;
+      await d.dismiss();
+    });
     await typeText(page, '<img src=x onerror=alert(1)> <script>alert(2)</script>');
-    await page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot
-      .querySelector('ap-heatmap').shadowRoot.textContent.includes('onerror'));
+    await page.waitForFunction(() =>
+      document
+        .querySelector('ap-playground')
+        .shadowRoot.querySelector('ap-heatmap')
+        .shadowRoot.textContent.includes('onerror'),
+    );
     await page.waitForTimeout(300);
     assert.equal(dialogs, 0);
     const injected = await page.evaluate(() => {
       const all = [];
-      const walk = (root) => root.querySelectorAll('*').forEach((el) => { all.push(el.tagName); if (el.shadowRoot) walk(el.shadowRoot); });
+      const walk = (root) =>
+        root.querySelectorAll('*').forEach((el) => {
+          all.push(el.tagName);
+          if (el.shadowRoot) walk(el.shadowRoot);
+        });
       walk(document);
-      return all.filter((t) => t === 'IMG' || t === 'SCRIPT' && false);
+      return all.filter((t) => t === 'IMG' || (t === 'SCRIPT' && false));
     });
     assert.deepEqual(injected, []);
     const labels = (await grid(page)).rowLabels;
@@ -230,7 +279,10 @@ describe('the playground', () => {
   test('exports a valid PNG, SVG and trace JSON', async () => {
     const { page, errors } = await open('#text=the+cat+sat');
     const save = async (label) => {
-      const [download] = await Promise.all([page.waitForEvent('download'), page.locator(`.exports button:text("${label}")`).click()]);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.locator(`.exports button:text("${label}")`).click(),
+      ]);
       return readFileSync(await download.path());
     };
     const png = await save('PNG');
@@ -239,7 +291,7 @@ describe('the playground', () => {
     const svg = (await save('SVG')).toString('utf8');
     assert.match(svg, /^<\?xml/);
     assert.match(svg, /<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
-    assert.equal((svg.match(/<rect[^>]*data-row/g) ?? []).length, 4 * 9);  // 'All heads': every head's 3 x 3 heatmap
+    assert.equal((svg.match(/<rect[^>]*data-row/g) ?? []).length, 4 * 9); // 'All heads': every head's 3 x 3 heatmap
     const parsed = await page.evaluate((text) => {
       const doc = new DOMParser().parseFromString(text, 'image/svg+xml');
       return doc.querySelector('parsererror') ? 'error' : doc.documentElement.tagName;
@@ -262,7 +314,7 @@ describe('the playground', () => {
     await page.locator('ap-overview button[aria-label="layer 1, head 3: open"]').click();
     await page.waitForFunction(() => location.hash.includes('view=head'));
     assert.equal(await page.locator('ap-heatmap').getAttribute('data-head'), '3');
-    assert.ok(await page.locator('ap-line-view line').count() > 0);
+    assert.ok((await page.locator('ap-line-view line').count()) > 0);
 
     await page.locator('button[data-view="lines"]').click();
     assert.equal(await page.locator('ap-line-view').count(), 4);
@@ -274,9 +326,17 @@ describe('the playground', () => {
     await typeText(page, 'the dog sat on the mat');
     const rows = page.locator('table.changes tbody tr');
     await rows.first().waitFor();
-    const changed = await rows.evaluateAll((trs) => trs.map((tr) => [tr.dataset.linearChanged, tr.dataset.attentionChanged]));
-    assert.deepEqual(changed.map(([linear]) => linear), ['0', '1', '0', '0', '0', '0']);
-    assert.deepEqual(changed.map(([, attention]) => attention), ['1', '1', '1', '1', '1', '1']);
+    const changed = await rows.evaluateAll((trs) =>
+      trs.map((tr) => [tr.dataset.linearChanged, tr.dataset.attentionChanged]),
+    );
+    assert.deepEqual(
+      changed.map(([linear]) => linear),
+      ['0', '1', '0', '0', '0', '0'],
+    );
+    assert.deepEqual(
+      changed.map(([, attention]) => attention),
+      ['1', '1', '1', '1', '1', '1'],
+    );
     await page.screenshot({ path: `${SHOTS}/changes.png`, fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();
@@ -289,16 +349,18 @@ describe('the playground', () => {
     await message.waitFor();
     // The engine's rule, declared once in C++ and shown at the setting it names.
     assert.match(await message.textContent(), /heads \(3\) must divide d_model \(64\)/);
-    assert.equal(await page.locator('ap-heatmap').count(), 4);  // the last good view stays
+    assert.equal(await page.locator('ap-heatmap').count(), 4); // the last good view stays
     await page.locator('#setting-dModel').fill('');
     assert.match(await page.locator('[data-setting="dModel"] .error').textContent(), /must be a whole number/);
     await page.locator('#setting-dModel').fill('64');
     await page.locator('#setting-heads').fill('2');
-    await page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot.querySelectorAll('ap-heatmap').length === 2);
+    await page.waitForFunction(
+      () => document.querySelector('ap-playground').shadowRoot.querySelectorAll('ap-heatmap').length === 2,
+    );
     assert.equal(await message.count(), 0);
     await page.locator('#setting-layers').fill('40');
     assert.match(await page.locator('[data-setting="layers"] .error').textContent(), /between 1 and 12/);
-    await typeText(page, 'still blocked');  // a value that does not parse blocks every run until it is fixed
+    await typeText(page, 'still blocked'); // a value that does not parse blocks every run until it is fixed
     await page.waitForTimeout(800);
     assert.match(await page.locator('[data-setting="layers"] .error').textContent(), /between 1 and 12/);
     assert.equal(await page.locator('.view').getAttribute('data-stale'), '1');
@@ -317,8 +379,13 @@ describe('the playground', () => {
   test('works at phone width', async () => {
     const { page, errors } = await open('', { width: 390, height: 844 });
     await typeText(page, 'small screens work too');
-    await page.waitForFunction(() => document.querySelector('ap-playground').shadowRoot
-      .querySelector('ap-heatmap').shadowRoot.querySelectorAll('table th[scope="row"]').length === 4);
+    await page.waitForFunction(
+      () =>
+        document
+          .querySelector('ap-playground')
+          .shadowRoot.querySelector('ap-heatmap')
+          .shadowRoot.querySelectorAll('table th[scope="row"]').length === 4,
+    );
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 1, `page is ${overflow}px wider than the phone`);
     await page.screenshot({ path: `${SHOTS}/phone.png`, fullPage: true });

@@ -34,12 +34,16 @@ before(async () => {
     hub.requests.push(request.url);
     const headers = { 'access-control-allow-origin': '*', 'cross-origin-resource-policy': 'cross-origin' };
     const match = /^\/([\w.-]+)\/resolve\/main\/([\w.-]+)$/.exec(new URL(request.url, 'http://x').pathname);
-    const repo = match?.[1], file = match?.[2];
+    const repo = match?.[1],
+      file = match?.[2];
     const dir = VARIANTS[repo] ?? repo;
     let body = null;
     try {
-      if (match && readdirSync(FIXTURES).includes(dir) && file !== 'expected.json') body = readFileSync(`${FIXTURES}${dir}/${file}`);
-    } catch { body = null; }
+      if (match && readdirSync(FIXTURES).includes(dir) && file !== 'expected.json')
+        body = readFileSync(`${FIXTURES}${dir}/${file}`);
+    } catch {
+      body = null;
+    }
     if (repo === 'gpt2-noconfig' && file === 'config.json') body = null;
     if (!body) {
       response.writeHead(404, { ...headers, 'content-type': 'text/plain' });
@@ -51,11 +55,18 @@ before(async () => {
     if (repo === 'gpt2-slow' && file === 'model.safetensors') {
       let at = 0;
       const timer = setInterval(() => {
-        if (at >= body.length) { clearInterval(timer); response.end(); return; }
+        if (at >= body.length) {
+          clearInterval(timer);
+          response.end();
+          return;
+        }
         response.write(body.subarray(at, at + 2048));
         at += 2048;
       }, 100);
-      response.on('close', () => { clearInterval(timer); if (at < body.length) hub.slowClosed = true; });
+      response.on('close', () => {
+        clearInterval(timer);
+        if (at < body.length) hub.slowClosed = true;
+      });
       return;
     }
     response.end(body);
@@ -70,7 +81,8 @@ async function open() {
   const { page, errors } = await openPage(site.browser, { viewport: { width: 1280, height: 1000 } });
   page.on('request', (request) => {
     const url = request.url();
-    if (![site.url, hub.url, 'blob:', 'data:'].some((prefix) => url.startsWith(prefix))) errors.push(`external request: ${url}`);
+    if (![site.url, hub.url, 'blob:', 'data:'].some((prefix) => url.startsWith(prefix)))
+      errors.push(`external request: ${url}`);
   });
   await page.goto(site.url);
   await page.locator('ap-heatmap').first().waitFor({ timeout: 20_000 });
@@ -78,8 +90,15 @@ async function open() {
 }
 
 /** Evaluates fn(shadowRoot of <ap-playground>, arg) in the page. */
-const inPlayground = (page, fn, arg) => page.evaluate(([source, a]) =>
-  new Function('root', 'arg', `return (${source})(root, arg);`)(document.querySelector('ap-playground').shadowRoot, a), [fn.toString(), arg]);
+const inPlayground = (page, fn, arg) =>
+  page.evaluate(
+    ([source, a]) =>
+      new Function('root', 'arg', `return (${source})(root, arg);`)(
+        document.querySelector('ap-playground').shadowRoot,
+        a,
+      ),
+    [fn.toString(), arg],
+  );
 
 async function openLoader(page) {
   await page.locator('button[data-action="open-pretrained"]').click();
@@ -93,21 +112,41 @@ async function loadByName(page, repo) {
 }
 
 /** Row labels of the first heatmap (its accessible table). */
-const firstRows = (page) => inPlayground(page, (root) =>
-  [...(root.querySelector('ap-heatmap')?.shadowRoot.querySelectorAll('table th[scope="row"]') ?? [])].map((th) => th.textContent));
+const firstRows = (page) =>
+  inPlayground(page, (root) =>
+    [...(root.querySelector('ap-heatmap')?.shadowRoot.querySelectorAll('table th[scope="row"]') ?? [])].map(
+      (th) => th.textContent,
+    ),
+  );
 
 async function waitForRows(page, rows) {
-  await page.waitForFunction((want) => {
-    const map = document.querySelector('ap-playground').shadowRoot.querySelector('.view:not(.stale) ap-heatmap');
-    return map && JSON.stringify([...map.shadowRoot.querySelectorAll('table th[scope="row"]')].map((th) => th.textContent)) === want;
-  }, JSON.stringify(rows), { timeout: 15_000 }).catch(async () => assert.fail(`rows: ${JSON.stringify(await firstRows(page))}`));
+  await page
+    .waitForFunction(
+      (want) => {
+        const map = document.querySelector('ap-playground').shadowRoot.querySelector('.view:not(.stale) ap-heatmap');
+        return (
+          map &&
+          JSON.stringify([...map.shadowRoot.querySelectorAll('table th[scope="row"]')].map((th) => th.textContent)) ===
+            want
+        );
+      },
+      JSON.stringify(rows),
+      { timeout: 15_000 },
+    )
+    .catch(async () => assert.fail(`rows: ${JSON.stringify(await firstRows(page))}`));
 }
 
 /** Every head's shown weights, by head: { row, col, value (null: blocked) }[]. */
-const shownWeights = (page) => inPlayground(page, (root) => [...root.querySelectorAll('ap-heatmap[data-head]')].map((map) =>
-  [...map.shadowRoot.querySelectorAll('rect[data-row]')].map((r) => ({
-    row: Number(r.dataset.row), col: Number(r.dataset.col), value: r.dataset.blocked ? null : Number(r.dataset.value),
-  }))));
+const shownWeights = (page) =>
+  inPlayground(page, (root) =>
+    [...root.querySelectorAll('ap-heatmap[data-head]')].map((map) =>
+      [...map.shadowRoot.querySelectorAll('rect[data-row]')].map((r) => ({
+        row: Number(r.dataset.row),
+        col: Number(r.dataset.col),
+        value: r.dataset.blocked ? null : Number(r.dataset.value),
+      })),
+    ),
+  );
 
 /** The shown weights of one layer against expected.json's attentions (batch item 0) within 1e-4. */
 async function checkLayer(page, expected, layer, heads, seq) {
@@ -117,26 +156,51 @@ async function checkLayer(page, expected, layer, heads, seq) {
     assert.equal(cells.length, seq * seq, `layer ${layer} head ${h}: cells`);
     for (const { row, col, value } of cells) {
       const want = expected.attentions[layer][(h * expected.seq + row) * expected.seq + col];
-      const got = value ?? 0;  // blocked (the causal mask): PyTorch's weight is 0
-      assert.ok(Math.abs(got - want) <= 1e-4, `layer ${layer} head ${h} [${row},${col}]: shown ${got}, PyTorch ${want}`);
+      const got = value ?? 0; // blocked (the causal mask): PyTorch's weight is 0
+      assert.ok(
+        Math.abs(got - want) <= 1e-4,
+        `layer ${layer} head ${h} [${row},${col}]: shown ${got}, PyTorch ${want}`,
+      );
     }
   });
 }
 
 async function setLayer(page, layer) {
   await page.locator('#setting-layer').fill(String(layer));
-  await page.waitForFunction((l) => document.querySelector('ap-playground').shadowRoot
-    .querySelector('ap-heatmap[data-head="0"]')?.getAttribute('caption')?.endsWith(`layer ${l}`), layer);
+  await page.waitForFunction(
+    (l) =>
+      document
+        .querySelector('ap-playground')
+        .shadowRoot.querySelector('ap-heatmap[data-head="0"]')
+        ?.getAttribute('caption')
+        ?.endsWith(`layer ${l}`),
+    layer,
+  );
 }
 
 /** The top 5 ids of a row of logits. */
 function top5(logits, row, vocab) {
   const values = logits.slice(row * vocab, (row + 1) * vocab);
-  return values.map((v, id) => [v, id]).sort((a, b) => b[0] - a[0]).slice(0, 5).map(([, id]) => id);
+  return values
+    .map((v, id) => [v, id])
+    .sort((a, b) => b[0] - a[0])
+    .slice(0, 5)
+    .map(([, id]) => id);
 }
 
-const candidates = (page, kind) => inPlayground(page, (root, k) => [...root.querySelectorAll(`[data-testid="predictions"] figure[data-kind="${k}"]`)]
-  .map((f) => [...f.querySelectorAll('li')].map((li) => ({ id: Number(li.dataset.id), p: Number(li.dataset.probability), token: li.querySelector('.token').textContent }))), kind);
+const candidates = (page, kind) =>
+  inPlayground(
+    page,
+    (root, k) =>
+      [...root.querySelectorAll(`[data-testid="predictions"] figure[data-kind="${k}"]`)].map((f) =>
+        [...f.querySelectorAll('li')].map((li) => ({
+          id: Number(li.dataset.id),
+          p: Number(li.dataset.probability),
+          token: li.querySelector('.token').textContent,
+        })),
+      ),
+    kind,
+  );
 
 describe('pretrained checkpoints on the Explore page', () => {
   test('GPT-2 by name from the hub: progress, the picker, its heads against PyTorch, the next token', async () => {
@@ -148,15 +212,30 @@ describe('pretrained checkpoints on the Explore page', () => {
     const weights = page.locator('[data-testid="pretrained-progress"] li[data-file="model.safetensors"]');
     await weights.waitFor({ timeout: 15_000 });
     const size = readFileSync(`${FIXTURES}gpt2-tiny/model.safetensors`).length;
-    await page.waitForFunction((s) => document.querySelector('ap-playground').shadowRoot.querySelector('ap-pretrained-loader')
-      .shadowRoot.querySelector('li[data-file="model.safetensors"]')?.dataset.loaded === String(s), size);
-    assert.match(await weights.textContent(), new RegExp(`model\\.safetensors ${(size / 1000).toFixed(1)} / ${(size / 1000).toFixed(1)} kB`));
+    await page.waitForFunction(
+      (s) =>
+        document
+          .querySelector('ap-playground')
+          .shadowRoot.querySelector('ap-pretrained-loader')
+          .shadowRoot.querySelector('li[data-file="model.safetensors"]')?.dataset.loaded === String(s),
+      size,
+    );
+    assert.match(
+      await weights.textContent(),
+      new RegExp(`model\\.safetensors ${(size / 1000).toFixed(1)} / ${(size / 1000).toFixed(1)} kB`),
+    );
     await page.locator('[data-testid="pretrained-note"]').waitFor();
-    assert.match(await page.locator('[data-testid="pretrained-note"]').textContent(), /Loaded gpt2-tiny: 2 layers × 4 heads/);
+    assert.match(
+      await page.locator('[data-testid="pretrained-note"]').textContent(),
+      /Loaded gpt2-tiny: 2 layers × 4 heads/,
+    );
 
     // The picker lists it and has it chosen; the text starts as the example.
     assert.equal(await page.locator('#setting-model').inputValue(), 'pretrained:gpt2-tiny');
-    assert.match(await page.locator('#setting-model option[value="pretrained:gpt2-tiny"]').textContent(), /gpt2-tiny \(pretrained GPT2LMHeadModel, 2 layers × 4 heads\)/);
+    assert.match(
+      await page.locator('#setting-model option[value="pretrained:gpt2-tiny"]').textContent(),
+      /gpt2-tiny \(pretrained GPT2LMHeadModel, 2 layers × 4 heads\)/,
+    );
     assert.equal(await page.locator('#setting-text').inputValue(), GPT2.texts[0].text);
     assert.match(new URL(page.url()).hash, /model=pretrained%3Agpt2-tiny/);
 
@@ -171,14 +250,23 @@ describe('pretrained checkpoints on the Explore page', () => {
     // The next token: 5 candidates, the top 5 of PyTorch's last row of logits, probabilities descending.
     const [next] = await candidates(page, 'next');
     assert.equal(next.length, 5);
-    assert.deepEqual(next.map((c) => c.id), top5(GPT2.logits, 9, 557));
+    assert.deepEqual(
+      next.map((c) => c.id),
+      top5(GPT2.logits, 9, 557),
+    );
     for (let i = 1; i < 5; i++) assert.ok(next[i].p <= next[i - 1].p);
     assert.ok(next[0].p > 0 && next[0].p < 1);
 
     // The other views draw it: layers x heads (2 x 4 thumbnails), masks (causal), shapes (the decoder layer).
     await page.locator('button[data-view="overview"]').click();
     await page.locator('ap-overview').waitFor();
-    assert.equal(await inPlayground(page, (root) => root.querySelector('ap-overview').shadowRoot.querySelectorAll('canvas').length), 8);
+    assert.equal(
+      await inPlayground(
+        page,
+        (root) => root.querySelector('ap-overview').shadowRoot.querySelectorAll('canvas').length,
+      ),
+      8,
+    );
     await page.locator('button[data-view="masks"]').click();
     await page.locator('ap-heatmap[data-mask="causal"]').waitFor();
     await page.locator('button[data-view="shapes"]').click();
@@ -196,13 +284,19 @@ describe('pretrained checkpoints on the Explore page', () => {
   test('BERT from files: a sentence pair against PyTorch, and the candidates for [MASK]', async () => {
     const { page, errors } = await open();
     await openLoader(page);
-    const files = readdirSync(`${FIXTURES}bert-tiny`).filter((f) => f !== 'expected.json').map((f) => `${FIXTURES}bert-tiny/${f}`);
+    const files = readdirSync(`${FIXTURES}bert-tiny`)
+      .filter((f) => f !== 'expected.json')
+      .map((f) => `${FIXTURES}bert-tiny/${f}`);
     await page.locator('#pretrained-files').setInputFiles(files);
     await page.locator('[data-testid="pretrained-note"]').waitFor({ timeout: 15_000 });
     assert.equal(await page.locator('#setting-model').inputValue(), 'pretrained:BertForMaskedLM');
     // The files the loader read (tokenizer.json holds the vocabulary: vocab.txt and tokenizer_config.json are not read).
-    assert.deepEqual(await page.locator('[data-testid="pretrained-progress"] li').evaluateAll((lis) => lis.map((li) => li.dataset.file)),
-      ['config.json', 'tokenizer.json', 'model.safetensors']);
+    assert.deepEqual(
+      await page
+        .locator('[data-testid="pretrained-progress"] li')
+        .evaluateAll((lis) => lis.map((li) => li.dataset.file)),
+      ['config.json', 'tokenizer.json', 'model.safetensors'],
+    );
 
     // [MASK] in the example: 5 candidates.
     await waitForRows(page, ['[CLS]', 'the', 'ca', '##t', '[MASK]', 'on', 'the', 'm', '##at', '.', '[SEP]']);
@@ -229,12 +323,18 @@ describe('pretrained checkpoints on the Explore page', () => {
     const { page, errors } = await open();
     await openLoader(page);
     const names = readdirSync(`${FIXTURES}bert-tiny`).filter((f) => f !== 'expected.json');
-    const files = names.map((name) => ({ name, base64: readFileSync(`${FIXTURES}bert-tiny/${name}`).toString('base64') }));
+    const files = names.map((name) => ({
+      name,
+      base64: readFileSync(`${FIXTURES}bert-tiny/${name}`).toString('base64'),
+    }));
     // A drop as the browser delivers one: a DataTransfer holding the files, on the panel.
     await page.evaluate((files) => {
       const data = new DataTransfer();
-      for (const { name, base64 } of files) data.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], name));
-      const panel = document.querySelector('ap-playground').shadowRoot.querySelector('ap-pretrained-loader')
+      for (const { name, base64 } of files)
+        data.items.add(new File([Uint8Array.from(atob(base64), (c) => c.charCodeAt(0))], name));
+      const panel = document
+        .querySelector('ap-playground')
+        .shadowRoot.querySelector('ap-pretrained-loader')
         .shadowRoot.querySelector('[data-testid="pretrained-loader"]');
       panel.dispatchEvent(new DragEvent('dragover', { dataTransfer: data, bubbles: true, cancelable: true }));
       panel.dispatchEvent(new DragEvent('drop', { dataTransfer: data, bubbles: true, cancelable: true }));
@@ -256,21 +356,46 @@ describe('pretrained checkpoints on the Explore page', () => {
     assert.match(await error.textContent(), /config\.json/);
 
     await loadByName(page, 'gpt2-truncated');
-    await page.waitForFunction(() => /model\.safetensors/.test(document.querySelector('ap-playground').shadowRoot
-      .querySelector('ap-pretrained-loader').shadowRoot.querySelector('[data-testid="pretrained-error"]')?.textContent ?? ''), null, { timeout: 15_000 });
+    await page.waitForFunction(
+      () =>
+        /model\.safetensors/.test(
+          document
+            .querySelector('ap-playground')
+            .shadowRoot.querySelector('ap-pretrained-loader')
+            .shadowRoot.querySelector('[data-testid="pretrained-error"]')?.textContent ?? '',
+        ),
+      null,
+      { timeout: 15_000 },
+    );
     assert.match(await error.textContent(), /model\.safetensors.*truncated/);
 
     // Files without config.json: the same message, naming it.
-    const files = readdirSync(`${FIXTURES}gpt2-tiny`).filter((f) => f !== 'expected.json' && f !== 'config.json')
+    const files = readdirSync(`${FIXTURES}gpt2-tiny`)
+      .filter((f) => f !== 'expected.json' && f !== 'config.json')
       .map((f) => `${FIXTURES}gpt2-tiny/${f}`);
     await page.locator('#pretrained-files').setInputFiles(files);
-    await page.waitForFunction(() => /needs config\.json/.test(document.querySelector('ap-playground').shadowRoot
-      .querySelector('ap-pretrained-loader').shadowRoot.querySelector('[data-testid="pretrained-error"]')?.textContent ?? ''));
+    await page.waitForFunction(() =>
+      /needs config\.json/.test(
+        document
+          .querySelector('ap-playground')
+          .shadowRoot.querySelector('ap-pretrained-loader')
+          .shadowRoot.querySelector('[data-testid="pretrained-error"]')?.textContent ?? '',
+      ),
+    );
 
     // Cancel a slow download part-way.
     await loadByName(page, 'gpt2-slow');
-    await page.waitForFunction(() => Number(document.querySelector('ap-playground').shadowRoot.querySelector('ap-pretrained-loader')
-      .shadowRoot.querySelector('li[data-file="model.safetensors"]')?.dataset.loaded ?? 0) > 0, null, { timeout: 15_000 });
+    await page.waitForFunction(
+      () =>
+        Number(
+          document
+            .querySelector('ap-playground')
+            .shadowRoot.querySelector('ap-pretrained-loader')
+            .shadowRoot.querySelector('li[data-file="model.safetensors"]')?.dataset.loaded ?? 0,
+        ) > 0,
+      null,
+      { timeout: 15_000 },
+    );
     await page.locator('button[data-action="cancel"]').click();
     await page.locator('[data-testid="pretrained-note"]').waitFor();
     assert.match(await page.locator('[data-testid="pretrained-note"]').textContent(), /cancelled/);
@@ -284,8 +409,14 @@ describe('pretrained checkpoints on the Explore page', () => {
     await page.screenshot({ path: `${SHOTS}/pretrained-errors.png`, fullPage: true });
 
     // The hub's 404s are the browser's "failed to load resource" lines, nothing else.
-    assert.deepEqual(errors.filter((e) => !/Failed to load resource: the server responded with a status of 404/.test(e)), []);
-    assert.ok(hub.requests.every((url) => url.startsWith('/gpt2-')), hub.requests.join(' '));
+    assert.deepEqual(
+      errors.filter((e) => !/Failed to load resource: the server responded with a status of 404/.test(e)),
+      [],
+    );
+    assert.ok(
+      hub.requests.every((url) => url.startsWith('/gpt2-')),
+      hub.requests.join(' '),
+    );
     await page.close();
   });
 });

@@ -18,19 +18,27 @@ async function open(hash, viewport = { width: 1280, height: 1000 }) {
   // Main-thread tasks of 50 ms or more, from the start.
   await page.addInitScript(() => {
     window.longTasks = [];
-    new PerformanceObserver((list) => { for (const e of list.getEntries()) window.longTasks.push(e.duration); })
-      .observe({ type: 'longtask', buffered: true });
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.longTasks.push(e.duration);
+    }).observe({ type: 'longtask', buffered: true });
   });
   await page.goto(site.url + hash);
   await page.locator('ap-train button[data-action="start"]:not([disabled])').waitFor();
   return { page, errors };
 }
 
-const progress = (page) => page.locator('ap-train .progress').evaluate((p) => ({ status: p.dataset.status, step: Number(p.dataset.step) }));
-const lossPoints = (page) => page.locator('ap-train ap-curves[data-plot="loss"]')
-  .evaluate((el) => Number(el.shadowRoot.querySelector('path[data-series="training loss"]')?.dataset.points ?? 0));
-const waitStatus = (page, status) => page.waitForFunction(
-  (s) => document.querySelector('ap-train').shadowRoot.querySelector('.progress').dataset.status === s, status, { timeout: 120_000 });
+const progress = (page) =>
+  page.locator('ap-train .progress').evaluate((p) => ({ status: p.dataset.status, step: Number(p.dataset.step) }));
+const lossPoints = (page) =>
+  page
+    .locator('ap-train ap-curves[data-plot="loss"]')
+    .evaluate((el) => Number(el.shadowRoot.querySelector('path[data-series="training loss"]')?.dataset.points ?? 0));
+const waitStatus = (page, status) =>
+  page.waitForFunction(
+    (s) => document.querySelector('ap-train').shadowRoot.querySelector('.progress').dataset.status === s,
+    status,
+    { timeout: 120_000 },
+  );
 const probeText = (page) => page.locator('ap-train [data-testid="probe"]').textContent();
 
 describe('the Train view', () => {
@@ -39,16 +47,24 @@ describe('the Train view', () => {
     const record = JSON.parse(readFileSync(`${ROOT}web/public/checkpoints/sort.json`, 'utf8'));
     assert.deepEqual(await progress(page), { status: 'done', step: record.step });
     assert.equal(await page.locator('ap-train button[data-action="start"]').textContent(), 'Train it yourself');
-    assert.match(await page.locator('ap-train [role="status"]').textContent(), /Sort 8 symbols: a model trained by this page's own trainer/);
+    assert.match(
+      await page.locator('ap-train [role="status"]').textContent(),
+      /Sort 8 symbols: a model trained by this page's own trainer/,
+    );
     assert.equal(await page.locator('ap-train [data-checkpoint="sort"]').getAttribute('aria-pressed'), 'true');
     assert.equal(await lossPoints(page), record.train.length);
     // The trained model gets the probe right, and a last-layer head attends by content.
-    const scored = await page.locator('ap-train .tok.right').count() + await page.locator('ap-train .tok.wrong').count();
+    const scored =
+      (await page.locator('ap-train .tok.right').count()) + (await page.locator('ap-train .tok.wrong').count());
     assert.equal(await page.locator('ap-train .tok.right').count(), scored);
-    const patterns = await page.locator('ap-train ap-heatmap[data-layer="1"]').evaluateAll((els) => els.map((e) => e.dataset.pattern));
+    const patterns = await page
+      .locator('ap-train ap-heatmap[data-layer="1"]')
+      .evaluateAll((els) => els.map((e) => e.dataset.pattern));
     assert.ok(patterns.includes('content'), patterns.join(', '));
     // Switching the content head off: held-out sequence accuracy falls from 99.6% to 56%; on again, it is back.
-    const contentHead = page.locator('ap-train .head:has(ap-heatmap[data-layer="1"][data-pattern="content"]) button[data-action="head-off"]').first();
+    const contentHead = page
+      .locator('ap-train .head:has(ap-heatmap[data-layer="1"][data-pattern="content"]) button[data-action="head-off"]')
+      .first();
     const allOn = await probeText(page);
     await contentHead.click();
     await page.locator('ap-train [data-testid="ablation"]').waitFor();
@@ -56,7 +72,7 @@ describe('the Train view', () => {
     assert.ok(Number(await ablation.getAttribute('data-baseline')) >= 0.99);
     assert.ok(Number(await ablation.getAttribute('data-sequences')) < 0.7, await ablation.textContent());
     assert.equal(await contentHead.getAttribute('aria-pressed'), 'true');
-    assert.notEqual(await probeText(page), allOn, 'the probe\'s guesses are the ablated model\'s');
+    assert.notEqual(await probeText(page), allOn, "the probe's guesses are the ablated model's");
     await contentHead.click();
     await ablation.waitFor({ state: 'detached' });
     assert.equal(await probeText(page), allOn);
@@ -64,27 +80,48 @@ describe('the Train view', () => {
     const trained = await probeText(page);
     assert.equal(await page.locator('ap-train #timeline').getAttribute('max'), String(record.timeline.length - 1));
     await page.locator('ap-train #timeline').fill('0');
-    await page.waitForFunction(() => /step 0\b/.test(document.querySelector('ap-train').shadowRoot.querySelector('.timeline label').textContent));
+    await page.waitForFunction(() =>
+      /step 0\b/.test(document.querySelector('ap-train').shadowRoot.querySelector('.timeline label').textContent),
+    );
     assert.notEqual(await probeText(page), trained, 'step 0 shows the untrained model');
     // Every Explore view on this model: handed over, opened on the probe example.
     await page.locator('ap-train button[data-action="explore"]').click();
     await page.waitForFunction(() => location.hash.startsWith('#model=trained'));
     await page.locator('ap-playground ap-heatmap').first().waitFor();
-    assert.equal(await page.locator('ap-playground #setting-model option:checked').textContent().then((t) => t.trim()), `Your trained model (sort, step ${record.step})`);
-    assert.equal(await page.locator('ap-playground #setting-text').inputValue(), record.timeline.at(-1).probe.tokens.join(' '));
+    assert.equal(
+      await page
+        .locator('ap-playground #setting-model option:checked')
+        .textContent()
+        .then((t) => t.trim()),
+      `Your trained model (sort, step ${record.step})`,
+    );
+    assert.equal(
+      await page.locator('ap-playground #setting-text').inputValue(),
+      record.timeline.at(-1).probe.tokens.join(' '),
+    );
     await page.goto(site.url + '#train');
     await page.locator('ap-train button[data-action="start"]:not([disabled])').waitFor();
     // Another shipped model, by its button; then training it here starts from step 0.
     await page.locator('ap-train [data-checkpoint="reverse"]').click();
     await page.waitForFunction(() => location.hash === '#train&task=reverse&dModel=32&ffnDim=64');
-    await page.waitForFunction(() => document.querySelector('ap-train').shadowRoot.querySelector('[data-checkpoint="reverse"]')
-      .getAttribute('aria-pressed') === 'true');
-    const patternsReverse = await page.locator('ap-train ap-heatmap[data-layer="0"]').evaluateAll((els) => els.map((e) => e.dataset.pattern));
+    await page.waitForFunction(
+      () =>
+        document
+          .querySelector('ap-train')
+          .shadowRoot.querySelector('[data-checkpoint="reverse"]')
+          .getAttribute('aria-pressed') === 'true',
+    );
+    const patternsReverse = await page
+      .locator('ap-train ap-heatmap[data-layer="0"]')
+      .evaluateAll((els) => els.map((e) => e.dataset.pattern));
     assert.ok(patternsReverse.includes('reverse diagonal'), patternsReverse.join(', '));
     await page.locator('ap-train button[data-action="start"]').click();
     await waitStatus(page, 'done');
     assert.equal(await page.locator('ap-train [data-checkpoint="reverse"]').getAttribute('aria-pressed'), 'false');
-    assert.match(await page.locator('ap-train [role="status"]').textContent(), /^Reached 100\.0% held-out sequence accuracy at step \d+\.$/);
+    assert.match(
+      await page.locator('ap-train [role="status"]').textContent(),
+      /^Reached 100\.0% held-out sequence accuracy at step \d+\.$/,
+    );
     assert.deepEqual(errors, []);
     await page.close();
   });
@@ -96,19 +133,36 @@ describe('the Train view', () => {
     assert.equal(await lossPoints(page), 0);
     const tasksBefore = await page.evaluate(() => window.longTasks.length);
     await page.locator('ap-train button[data-action="start"]').click();
-    await page.waitForFunction(() => Number(document.querySelector('ap-train').shadowRoot
-      .querySelector('ap-curves[data-plot="loss"]').shadowRoot.querySelector('path[data-series="training loss"]')?.dataset.points) > 5);
+    await page.waitForFunction(
+      () =>
+        Number(
+          document
+            .querySelector('ap-train')
+            .shadowRoot.querySelector('ap-curves[data-plot="loss"]')
+            .shadowRoot.querySelector('path[data-series="training loss"]')?.dataset.points,
+        ) > 5,
+    );
     const early = await lossPoints(page);
-    await page.waitForFunction((n) => Number(document.querySelector('ap-train').shadowRoot
-      .querySelector('ap-curves[data-plot="loss"]').shadowRoot.querySelector('path')?.dataset.points) > n, early);
+    await page.waitForFunction(
+      (n) =>
+        Number(
+          document
+            .querySelector('ap-train')
+            .shadowRoot.querySelector('ap-curves[data-plot="loss"]')
+            .shadowRoot.querySelector('path')?.dataset.points,
+        ) > n,
+      early,
+    );
     await page.locator('ap-train button[data-action="pause"]').click();
     await waitStatus(page, 'paused');
     const paused = await progress(page);
     await page.waitForTimeout(400);
     assert.equal((await progress(page)).step, paused.step, 'a paused run does not move');
     await page.locator('ap-train button[data-action="step"]').click();
-    await page.waitForFunction((n) => Number(document.querySelector('ap-train').shadowRoot.querySelector('.progress').dataset.step) === n + 1,
-      paused.step);
+    await page.waitForFunction(
+      (n) => Number(document.querySelector('ap-train').shadowRoot.querySelector('.progress').dataset.step) === n + 1,
+      paused.step,
+    );
     // A target set while paused applies to the same run: resume, and it stops there.
     await page.locator('ap-train #setting-stopAt').fill('90');
     await page.locator('ap-train button[data-action="start"]').click();
@@ -119,23 +173,36 @@ describe('the Train view', () => {
     assert.deepEqual(longest, [], `main-thread tasks of 50 ms or more while training: ${longest.join(', ')} ms`);
     // The trained model gets most of the probe right.
     const right = await page.locator('ap-train .tok.right').count();
-    const scored = right + await page.locator('ap-train .tok.wrong').count();
+    const scored = right + (await page.locator('ap-train .tok.wrong').count());
     assert.equal(scored, 4);
     assert.ok(right >= 3, `the probe has ${right} of 4 right`);
     // Your own input: the model writes the sorted half (4 tokens after '|').
-    assert.match(await page.locator('ap-train #probe-input').inputValue(), /^[0-4]( [0-4]){3} \|$/, 'prefilled with a prompt');
+    assert.match(
+      await page.locator('ap-train #probe-input').inputValue(),
+      /^[0-4]( [0-4]){3} \|$/,
+      'prefilled with a prompt',
+    );
     await page.locator('ap-train #probe-input').fill('4 0 3 1 |');
     await page.locator('ap-train button[data-action="complete"]').click();
     await page.locator('ap-train .tok.written').first().waitFor();
     assert.equal(await page.locator('ap-train .tok.written').count(), 4);
-    assert.match(await page.locator('ap-train section[data-run] h3').textContent(), /^Your input, completed by the model at step \d+$/);
-    assert.equal(await page.locator('ap-train [data-testid="probe-note"]').count(), 0, 'a prompt of the trained length: no note');
+    assert.match(
+      await page.locator('ap-train section[data-run] h3').textContent(),
+      /^Your input, completed by the model at step \d+$/,
+    );
+    assert.equal(
+      await page.locator('ap-train [data-testid="probe-note"]').count(),
+      0,
+      'a prompt of the trained length: no note',
+    );
     // A shorter prompt than the task's: the model still writes, and the page says why that need not make sense.
     await page.locator('ap-train #probe-input').fill('4 0 |');
     await page.locator('ap-train button[data-action="complete"]').click();
     await page.locator('ap-train [data-testid="probe-note"]').waitFor();
-    assert.match(await page.locator('ap-train [data-testid="probe-note"]').textContent(),
-      /trained on prompts of 5 tokens \(like the held-out example\); yours has 3, so what it writes need not make sense/);
+    assert.match(
+      await page.locator('ap-train [data-testid="probe-note"]').textContent(),
+      /trained on prompts of 5 tokens \(like the held-out example\); yours has 3, so what it writes need not make sense/,
+    );
     await page.locator('ap-train #probe-input').fill('4 9 |');
     await page.locator('ap-train button[data-action="complete"]').click();
     await page.locator('ap-train .probe-box .error').waitFor();
@@ -144,10 +211,16 @@ describe('the Train view', () => {
     await page.locator('ap-train .tok.written').first().waitFor({ state: 'detached' });
     // Every head is named by a pattern; the timeline scrubs back to the untrained heads.
     const patterns = await page.locator('ap-train ap-heatmap').evaluateAll((els) => els.map((e) => e.dataset.pattern));
-    for (const p of patterns) assert.ok(['previous token', 'self', 'first token', 'induction', 'reverse diagonal', 'broad', 'content'].includes(p), p);
+    for (const p of patterns)
+      assert.ok(
+        ['previous token', 'self', 'first token', 'induction', 'reverse diagonal', 'broad', 'content'].includes(p),
+        p,
+      );
     const trained = await probeText(page);
     await page.locator('ap-train #timeline').fill('0');
-    await page.waitForFunction(() => /step 0\b/.test(document.querySelector('ap-train').shadowRoot.querySelector('.timeline label').textContent));
+    await page.waitForFunction(() =>
+      /step 0\b/.test(document.querySelector('ap-train').shadowRoot.querySelector('.timeline label').textContent),
+    );
     assert.notEqual(await probeText(page), trained, 'step 0 shows the untrained model');
     await page.screenshot({ path: `${SHOTS}/train-done.png`, fullPage: true });
     assert.deepEqual(errors, []);
@@ -159,14 +232,22 @@ describe('the Train view', () => {
     await page.locator('ap-train button[data-action="start"]').click();
     await waitStatus(page, 'done');
     const trained = await probeText(page);
-    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('ap-train button[data-action="save"]').click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.locator('ap-train button[data-action="save"]').click(),
+    ]);
     const file = await download.path();
     assert.equal(download.suggestedFilename(), 'sort-step60.safetensors');
     const bytes = readFileSync(file);
     const header = JSON.parse(bytes.subarray(8, 8 + Number(bytes.readBigUInt64LE(0))).toString());
     assert.deepEqual(header['embed.weight'].shape, [6, 32]);
-    const [csv] = await Promise.all([page.waitForEvent('download'), page.locator('ap-train button[data-action="csv"]').click()]);
-    const lines = readFileSync(await csv.path(), 'utf8').trim().split('\n');
+    const [csv] = await Promise.all([
+      page.waitForEvent('download'),
+      page.locator('ap-train button[data-action="csv"]').click(),
+    ]);
+    const lines = readFileSync(await csv.path(), 'utf8')
+      .trim()
+      .split('\n');
     assert.equal(lines[0], 'run,set,step,loss,accuracy,sequenceAccuracy');
     assert.equal(lines.filter((l) => l.startsWith('A,train,')).length, 60);
     // The plots as SVG and PNG files: the loss plot and the accuracy plot each.
@@ -187,28 +268,44 @@ describe('the Train view', () => {
     assert.match(legend, /<line [^>]*stroke="#1a73e8"[^>]*>.*?>training loss</s);
     assert.match(legend, /<line [^>]*stroke="#e8175d"[^>]*>.*?>held-out loss</s);
     // Drawn from the runs' points (not copied off the screen), the exported plot is still the very picture on the page.
-    await page.mouse.move(0, 0);  // no hovered step on screen
+    await page.mouse.move(0, 0); // no hovered step on screen
     for (const plot of ['loss', 'accuracy']) {
       const source = readFileSync(await svgs.find((d) => d.suggestedFilename() === `sort-${plot}.svg`).path(), 'utf8');
-      const { screen, file } = await page.evaluate(([plot, source]) => {
-        const inner = (svg) => [...svg.childNodes].map((n) => new XMLSerializer().serializeToString(n)).join('');
-        const onScreen = document.querySelector('ap-train').shadowRoot.querySelector(`ap-curves[data-plot="${plot}"]`).shadowRoot.querySelector('svg');
-        const exported = new DOMParser().parseFromString(source, 'image/svg+xml').querySelector(`g.panel[data-plot="${plot}"] > svg`);
-        return { screen: inner(onScreen), file: exported ? inner(exported) : '' };
-      }, [plot, source]);
+      const { screen, file } = await page.evaluate(
+        ([plot, source]) => {
+          const inner = (svg) => [...svg.childNodes].map((n) => new XMLSerializer().serializeToString(n)).join('');
+          const onScreen = document
+            .querySelector('ap-train')
+            .shadowRoot.querySelector(`ap-curves[data-plot="${plot}"]`)
+            .shadowRoot.querySelector('svg');
+          const exported = new DOMParser()
+            .parseFromString(source, 'image/svg+xml')
+            .querySelector(`g.panel[data-plot="${plot}"] > svg`);
+          return { screen: inner(onScreen), file: exported ? inner(exported) : '' };
+        },
+        [plot, source],
+      );
       assert.ok(file.includes('<path'), `${plot}: the plot's lines are in the file`);
       assert.equal(file, screen, `${plot}: the exported plot is the one on screen`);
     }
     const png = readFileSync(await svgs.find((d) => d.suggestedFilename() === 'sort-loss.png').path());
-    assert.deepEqual([...png.subarray(1, 4)], [0x50, 0x4e, 0x47]);  // "PNG"
+    assert.deepEqual([...png.subarray(1, 4)], [0x50, 0x4e, 0x47]); // "PNG"
     await page.locator('ap-train button[data-action="reset"]').click();
-    await page.waitForFunction(() => document.querySelector('ap-train').shadowRoot.querySelector('.progress').dataset.step === '0');
+    await page.waitForFunction(
+      () => document.querySelector('ap-train').shadowRoot.querySelector('.progress').dataset.step === '0',
+    );
     assert.notEqual(await probeText(page), trained, 'reset: an untrained model again');
     await page.locator('ap-train input[type="file"]').setInputFiles(file);
-    await page.waitForFunction((t) => document.querySelector('ap-train').shadowRoot.querySelector('[data-testid="probe"]').textContent === t, trained);
+    await page.waitForFunction(
+      (t) => document.querySelector('ap-train').shadowRoot.querySelector('[data-testid="probe"]').textContent === t,
+      trained,
+    );
     // A file of another model is refused by name, and the model stays as it was.
-    await page.locator('ap-train input[type="file"]').setInputFiles({ name: 'bad.safetensors', mimeType: 'application/octet-stream',
-      buffer: Buffer.from('not a safetensors file') });
+    await page.locator('ap-train input[type="file"]').setInputFiles({
+      name: 'bad.safetensors',
+      mimeType: 'application/octet-stream',
+      buffer: Buffer.from('not a safetensors file'),
+    });
     await page.locator('ap-train .run-error').waitFor();
     assert.match(await page.locator('ap-train .run-error').textContent(), /bad\.safetensors/);
     assert.equal(await probeText(page), trained);
@@ -230,11 +327,13 @@ describe('the Train view', () => {
     // Once the run has its model, the vocabulary is the run's own tokens, not the task's "items 0..symbols-1".
     const symbols = Number(await shared.page.locator('ap-train #setting-symbols').inputValue());
     await shared.page.locator('ap-train [data-testid="task-info"]', { hasText: /tokens, / }).waitFor();
-    const vocabulary = (await shared.page.locator('ap-train [data-testid="task-info"]').textContent()).match(/Vocabulary: (\d+) tokens, ([^.]*)\./);
+    const vocabulary = (await shared.page.locator('ap-train [data-testid="task-info"]').textContent()).match(
+      /Vocabulary: (\d+) tokens, ([^.]*)\./,
+    );
     assert.equal(Number(vocabulary[1]), symbols + 1);
     assert.equal(vocabulary[2], [...Array.from({ length: symbols }, (_, i) => String(i)), '|'].join(' '));
     await shared.page.close();
-    await page.locator('ap-train #setting-heads').fill('5');  // 48 / 5 is no whole d_k
+    await page.locator('ap-train #setting-heads').fill('5'); // 48 / 5 is no whole d_k
     await page.locator('ap-train [data-setting="heads"] .error').waitFor();
     assert.match(await page.locator('ap-train [data-setting="heads"] .error').textContent(), /must divide d_model/);
     assert.equal(await page.locator('ap-train button[data-action="start"]').isDisabled(), true);
@@ -258,18 +357,38 @@ describe('the Train view', () => {
     assert.equal(lines.length, 2);
     assert.match(lines[0], /^A \(residual on\): step 80 of 80/);
     assert.match(lines[1], /^B \(residual off\): step 80 of 80/);
-    const series = await page.locator('ap-train ap-curves[data-plot="loss"]')
-      .evaluate((el) => [...el.shadowRoot.querySelectorAll('path[data-series]')].map((p) => [p.dataset.series, Number(p.dataset.points)]));
-    assert.deepEqual(series.map(([name]) => name), ['A: training loss', 'A: held-out loss', 'B: training loss', 'B: held-out loss']);
+    const series = await page
+      .locator('ap-train ap-curves[data-plot="loss"]')
+      .evaluate((el) =>
+        [...el.shadowRoot.querySelectorAll('path[data-series]')].map((p) => [
+          p.dataset.series,
+          Number(p.dataset.points),
+        ]),
+      );
+    assert.deepEqual(
+      series.map(([name]) => name),
+      ['A: training loss', 'A: held-out loss', 'B: training loss', 'B: held-out loss'],
+    );
     assert.equal(series[0][1], 80);
     assert.equal(series[2][1], 80);
     const summary = await page.locator('ap-train [data-testid="summary"]').textContent();
     assert.match(summary, /A \(residual on\) .*held-out loss \d\.\d{3} at step 80\. B \(residual off\) .*at step 80\./);
     assert.match(summary, /Stop at accuracy is 0, so the runs do not stop early; 99% is the yardstick here/);
-    assert.equal(await page.locator('ap-train section[data-run] ap-heatmap').count(), 16, 'both runs: 2 layers x 4 heads each');
+    assert.equal(
+      await page.locator('ap-train section[data-run] ap-heatmap').count(),
+      16,
+      'both runs: 2 layers x 4 heads each',
+    );
     // The two runs differ only in the residual switch, so their curves differ.
-    const csv = await Promise.all([page.waitForEvent('download'), page.locator('ap-train button[data-action="csv"]').click()]);
-    const rows = readFileSync(await csv[0].path(), 'utf8').trim().split('\n').slice(1).map((l) => l.split(','));
+    const csv = await Promise.all([
+      page.waitForEvent('download'),
+      page.locator('ap-train button[data-action="csv"]').click(),
+    ]);
+    const rows = readFileSync(await csv[0].path(), 'utf8')
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((l) => l.split(','));
     const lossAt = (run) => rows.find((r) => r[0] === run && r[1] === 'heldOut' && r[2] === '80')[3];
     assert.notEqual(lossAt('A'), lossAt('B'));
     await page.screenshot({ path: `${SHOTS}/train-compare.png`, fullPage: true });
@@ -277,8 +396,13 @@ describe('the Train view', () => {
     await page.locator('ap-train button[data-action="explore"]').click();
     await page.waitForFunction(() => location.hash.startsWith('#model=trained'));
     await page.locator('ap-playground ap-heatmap').first().waitFor();
-    assert.equal(await page.locator('ap-playground #setting-model option:checked').textContent().then((t) => t.trim()),
-      'Your trained model (sort, run A: residual on, step 80)');
+    assert.equal(
+      await page
+        .locator('ap-playground #setting-model option:checked')
+        .textContent()
+        .then((t) => t.trim()),
+      'Your trained model (sort, run A: residual on, step 80)',
+    );
     assert.deepEqual(errors, []);
     await page.close();
   });
@@ -296,9 +420,9 @@ describe('the Train view', () => {
     assert.ok((await drawer.boundingBox()).y < start.y, 'the settings drawer comes before the runs');
     await drawer.click();
     assert.equal(await page.locator('ap-train #setting-task').isVisible(), true);
-    await page.locator('ap-train #setting-heads').fill('5');  // 32 / 5 is no whole d_k
+    await page.locator('ap-train #setting-heads').fill('5'); // 32 / 5 is no whole d_k
     await page.locator('ap-train [data-setting="heads"] .error').waitFor();
-    await drawer.click();  // the box's 'change' on leaving it keeps the problem (it used to clear it)
+    await drawer.click(); // the box's 'change' on leaving it keeps the problem (it used to clear it)
     assert.match(await drawer.textContent(), /⚠\s*a problem to fix: Heads/);
     await drawer.click();
     await page.locator('ap-train #setting-heads').fill('4');

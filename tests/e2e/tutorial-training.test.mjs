@@ -17,7 +17,11 @@ before(async () => {
   assert.ok(existsSync(`${ROOT}dist-web/tutorial.html`), 'run `npm run build` first');
   server = await serveDirectory(`${ROOT}dist-web`, { isolated: true });
   browser = await launchChromium();
-  ({ page, errors } = await openPage(browser, { viewport: { width: 1200, height: 900 }, acceptDownloads: true }, { onlyFrom: server.url }));
+  ({ page, errors } = await openPage(
+    browser,
+    { viewport: { width: 1200, height: 900 }, acceptDownloads: true },
+    { onlyFrom: server.url },
+  ));
   await page.goto(server.url + 'tutorial.html');
 });
 after(async () => {
@@ -40,15 +44,21 @@ async function runSection(section) {
 
 /** The curves as the reader can export them: rows { run, set, step, loss, accuracy, sequenceAccuracy }. */
 async function curves(section) {
-  const [download] = await Promise.all([page.waitForEvent('download'), train(section).locator('button[data-action="csv"]').click()]);
-  const [head, ...lines] = readFileSync(await download.path(), 'utf8').trim().split('\n');
+  const [download] = await Promise.all([
+    page.waitForEvent('download'),
+    train(section).locator('button[data-action="csv"]').click(),
+  ]);
+  const [head, ...lines] = readFileSync(await download.path(), 'utf8')
+    .trim()
+    .split('\n');
   const keys = head.split(',');
   return lines.map((l) => Object.fromEntries(l.split(',').map((v, i) => [keys[i], i < 2 ? v : Number(v)])));
 }
 
-const patterns = (section, run = null, layer = null) => train(section)
-  .locator(`${run ? `section[data-run="${run}"] ` : ''}ap-heatmap${layer === null ? '' : `[data-layer="${layer}"]`}`)
-  .evaluateAll((els) => els.map((e) => ({ name: e.dataset.pattern, caption: e.getAttribute('caption') })));
+const patterns = (section, run = null, layer = null) =>
+  train(section)
+    .locator(`${run ? `section[data-run="${run}"] ` : ''}ap-heatmap${layer === null ? '' : `[data-layer="${layer}"]`}`)
+    .evaluateAll((els) => els.map((e) => ({ name: e.dataset.pattern, caption: e.getAttribute('caption') })));
 
 /** Moves the timeline to its last snapshot at or before `step`; returns that snapshot's step. */
 async function scrubTo(section, step) {
@@ -77,10 +87,14 @@ describe('the tutorial\u2019s training sections', () => {
     const label = await train('residual').locator('.timeline label').textContent();
     assert.match(label, /the heads at step 300 \(a run that stopped earlier: its last heads\)/);
     const firstStep = await scrubTo('residual', 0);
-    assert.doesNotMatch(await train('residual').locator('.timeline label').textContent(), /stopped earlier/, `at step ${firstStep}`);
+    assert.doesNotMatch(
+      await train('residual').locator('.timeline label').textContent(),
+      /stopped earlier/,
+      `at step ${firstStep}`,
+    );
   });
 
-  test('activation after attention: none of ReLU or GELU does better than the paper\'s plain projection', async () => {
+  test("activation after attention: none of ReLU or GELU does better than the paper's plain projection", async () => {
     await runSection('activation');
     const lines = await train('activation').locator('.progress [data-run]').allTextContents();
     assert.equal(lines.length, 3);
@@ -90,8 +104,14 @@ describe('the tutorial\u2019s training sections', () => {
     assert.equal(a.step, 600);
     assert.ok(a.sequenceAccuracy >= 0.97, `A: ${a.sequenceAccuracy}`);
     for (const other of [b, c]) {
-      assert.ok(other.sequenceAccuracy <= a.sequenceAccuracy + 0.005, `${other.sequenceAccuracy} vs A ${a.sequenceAccuracy}`);
-      assert.ok(a.sequenceAccuracy - other.sequenceAccuracy < 0.05, `within a few points: ${other.sequenceAccuracy} vs ${a.sequenceAccuracy}`);
+      assert.ok(
+        other.sequenceAccuracy <= a.sequenceAccuracy + 0.005,
+        `${other.sequenceAccuracy} vs A ${a.sequenceAccuracy}`,
+      );
+      assert.ok(
+        a.sequenceAccuracy - other.sequenceAccuracy < 0.05,
+        `within a few points: ${other.sequenceAccuracy} vs ${a.sequenceAccuracy}`,
+      );
       assert.ok(other.loss >= a.loss - 0.005, `loss ${other.loss} vs A ${a.loss}`);
     }
   });
@@ -105,16 +125,24 @@ describe('the tutorial\u2019s training sections', () => {
     assert.ok(best && Number(best[1]) < 60, summary);
     assert.equal(await scrubTo('scale-training', 0), 0);
     // Mean over heads and rows of each row's largest weight, per run, at step 0.
-    const sharpness = (run) => train('scale-training').locator(`section[data-run="${run}"] ap-heatmap`).evaluateAll((els) => {
-      let sum = 0, rows = 0;
-      for (const el of els) for (let i = 1; i < el.rows; i++) {
-        sum += Math.max(...el.values.slice(i * el.cols, i * el.cols + i + 1));
-        rows += 1;
-      }
-      return sum / rows;
-    });
+    const sharpness = (run) =>
+      train('scale-training')
+        .locator(`section[data-run="${run}"] ap-heatmap`)
+        .evaluateAll((els) => {
+          let sum = 0,
+            rows = 0;
+          for (const el of els)
+            for (let i = 1; i < el.rows; i++) {
+              sum += Math.max(...el.values.slice(i * el.cols, i * el.cols + i + 1));
+              rows += 1;
+            }
+          return sum / rows;
+        });
     const [a, b] = [await sharpness('A'), await sharpness('B')];
-    assert.ok(b > 0.5 && b > a + 0.2, `step 0, mean largest weight per row: scaled ${a.toFixed(2)}, unscaled ${b.toFixed(2)}`);
+    assert.ok(
+      b > 0.5 && b > a + 0.2,
+      `step 0, mean largest weight per row: scaled ${a.toFixed(2)}, unscaled ${b.toFixed(2)}`,
+    );
   });
 
   test('induction: the loss sits near ln 16 for 100 steps, then falls below 0.5 within about 100 more as an induction head forms', async () => {
@@ -124,19 +152,27 @@ describe('the tutorial\u2019s training sections', () => {
     assert.ok(Math.abs(at(100).loss - Math.log(16)) < 0.1, `held-out loss at step 100: ${at(100).loss}`);
     const below = heldOut.find((r) => r.loss < 0.5);
     assert.ok(below && below.step <= 260, `first below 0.5 at step ${below?.step}`);
-    assert.ok((await patterns('induction')).some((p) => p.name === 'induction'), 'a head labelled induction after training');
+    assert.ok(
+      (await patterns('induction')).some((p) => p.name === 'induction'),
+      'a head labelled induction after training',
+    );
     assert.ok((await scrubTo('induction', 100)) <= 100);
     assert.ok(!(await patterns('induction')).some((p) => p.name === 'induction'), 'no induction head at step 100');
   });
 
   test('trained heads: reverse reads along the reverse diagonal, sort attends by content', async () => {
     await page.locator('#trained-heads').scrollIntoViewIfNeeded();
-    for (const [id, layer, name] of [['reverse', 0, 'reverse diagonal'], ['sort', 1, 'content']]) {
+    for (const [id, layer, name] of [
+      ['reverse', 0, 'reverse diagonal'],
+      ['sort', 1, 'content'],
+    ]) {
       const record = JSON.parse(readFileSync(`${ROOT}web/public/checkpoints/${id}.json`, 'utf8'));
       await page.locator(`#trained-heads attention-playground[checkpoint="${id}"]`).scrollIntoViewIfNeeded();
       const element = page.locator(`#trained-heads attention-playground[checkpoint="${id}"] ap-train`);
       await element.locator(`.progress[data-step="${record.step}"]`).waitFor();
-      const names = await element.locator(`ap-heatmap[data-layer="${layer}"]`).evaluateAll((els) => els.map((e) => e.dataset.pattern));
+      const names = await element
+        .locator(`ap-heatmap[data-layer="${layer}"]`)
+        .evaluateAll((els) => els.map((e) => e.dataset.pattern));
       assert.ok(names.includes(name), `${id}, layer ${layer}: ${names.join(', ')}`);
     }
     assert.deepEqual(errors, []);

@@ -53,8 +53,12 @@ const inView = (page, selector) => page.locator(`ap-playground .view[data-view="
 
 describe('what changed', () => {
   test('a pinned baseline survives typing, layers, view settings and same-shape settings; unpin compares with the previous result', async () => {
-    const { page, errors } = await openPage(site.browser, { viewport: { width: 1280, height: 900 } }, { onlyFrom: site.url });
-    await page.goto(`${site.url}#text=the+cat+sat&view=changes&preset=random`);  // random weights: Q reads the word, not only its position
+    const { page, errors } = await openPage(
+      site.browser,
+      { viewport: { width: 1280, height: 900 } },
+      { onlyFrom: site.url },
+    );
+    await page.goto(`${site.url}#text=the+cat+sat&view=changes&preset=random`); // random weights: Q reads the word, not only its position
     let view = await waitForView(page, (v) => v.reference === 'none', 'first result, nothing to compare with');
 
     // Pin "the cat sat", then type "the dog sat" keystroke by keystroke.
@@ -86,11 +90,15 @@ describe('what changed', () => {
     assert.equal(view.reference, 'pinned');
     assert.equal(view.baseline, 'the cat sat');
     for (let i = 0; i < 3; i++) await page.keyboard.press('Backspace');
-    const layer0 = await waitForView(page, (v) => v.current === 'the dog sit' && v.caption !== null, 'back to three tokens');
+    const layer0 = await waitForView(
+      page,
+      (v) => v.current === 'the dog sit' && v.caption !== null,
+      'back to three tokens',
+    );
 
     // The Layer control: the comparison is of that layer's rows.
     await page.locator('#setting-layer').fill('1');
-    const layer1 = view = await waitForView(page, (v) => v.layer === 1 && v.caption !== null, 'layer 1');
+    const layer1 = (view = await waitForView(page, (v) => v.layer === 1 && v.caption !== null, 'layer 1'));
     assert.match(view.comparedLayer, /^layer 1\b/);
     assert.match(view.caption, /layer 1:/);
     assert.equal(view.baseline, 'the cat sat');
@@ -139,8 +147,12 @@ describe('what changed', () => {
   });
 
   test('on the first view\u2019s positional heads, Q ignores the word and says so; an edit in another sentence is named', async () => {
-    const { page, errors } = await openPage(site.browser, { viewport: { width: 1280, height: 900 } }, { onlyFrom: site.url });
-    await page.goto(`${site.url}#view=changes`);  // the page's defaults: Positional heads, two sentences
+    const { page, errors } = await openPage(
+      site.browser,
+      { viewport: { width: 1280, height: 900 } },
+      { onlyFrom: site.url },
+    );
+    await page.goto(`${site.url}#view=changes`); // the page's defaults: Positional heads, two sentences
     await waitForView(page, (v) => v.reference === 'none', 'first result');
     const [first, second] = (await page.locator('#setting-text').inputValue()).split('\n');
     await page.locator('#setting-text').fill(`${first.replace('cat', 'dog')}\n${second}`);
@@ -149,7 +161,10 @@ describe('what changed', () => {
     // W_q of the positional preset reads positions only: no row of Q moves, not even the edited one; V moves that row only.
     assert.equal(view.linear, '000000');
     assert.equal(view.value, '010000');
-    assert.match(view.qIgnoresWords, /Q did not move, not even in the edited row: this model’s W_q reads only the positions/);
+    assert.match(
+      view.qIgnoresWords,
+      /Q did not move, not even in the edited row: this model’s W_q reads only the positions/,
+    );
 
     // Edit the second sentence while the first is shown: the view says where the edit is instead of "nothing moved".
     await page.locator('#setting-text').fill(`${first.replace('cat', 'dog')}\n${second.replace('barked', 'slept')}`);
@@ -163,8 +178,12 @@ describe('what changed', () => {
   });
 
   test('typed text is shown as text, never as markup', async () => {
-    const { page, errors } = await openPage(site.browser, { viewport: { width: 1280, height: 900 } }, { onlyFrom: site.url });
-    await page.goto(`${site.url}#text=the+cat+sat&view=changes&preset=random`);  // random weights: Q reads the word, not only its position
+    const { page, errors } = await openPage(
+      site.browser,
+      { viewport: { width: 1280, height: 900 } },
+      { onlyFrom: site.url },
+    );
+    await page.goto(`${site.url}#text=the+cat+sat&view=changes&preset=random`); // random weights: Q reads the word, not only its position
     await waitForView(page, (v) => v.reference === 'none', 'first result');
     await inView(page, 'button[data-action="pin"]').click();
     await page.locator('#setting-text').fill('the <b>dog</b> sat');

@@ -21,11 +21,18 @@ before(async () => {
   work = mkdtempSync(join(tmpdir(), 'attention-package-'));
   // The package is already built by scripts/test.sh; pack without re-running prepack.
   run('npm', ['pack', '--ignore-scripts', '--pack-destination', work, '--loglevel=error'], ROOT);
-  tarball = join(work, readdirSync(work).find((f) => f.endsWith('.tgz')));
+  tarball = join(
+    work,
+    readdirSync(work).find((f) => f.endsWith('.tgz')),
+  );
   project = join(work, 'app');
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'app', private: true, type: 'module' }));
-  run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball, `vite@${viteVersion}`], project);
+  run(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error', tarball, `vite@${viteVersion}`],
+    project,
+  );
   browser = await launchChromium();
 });
 
@@ -36,11 +43,22 @@ after(async () => {
 
 test('the tarball holds the engine builds, the JS and the types, and nothing else', () => {
   const listing = run('tar', ['-tzf', tarball], work).split('\n').filter(Boolean);
-  for (const file of ['package/dist/index.js', 'package/dist/node.js', 'package/dist/index.d.ts',
-    'package/dist/wasm/attention-simd.wasm', 'package/dist/wasm/attention-simd.mjs',
-    'package/dist/wasm/attention-simd-relaxed.wasm', 'package/dist/wasm/attention-simd-threads-relaxed.wasm',
-    'package/dist/wasm/attention-scalar.wasm', 'package/dist/wasm/attention-scalar.mjs', 'package/README.md',
-    'package/dist/inline.js', 'package/dist/wasm/attention-simd-inline.mjs', 'package/dist/element.js', 'package/dist/element.d.ts'])
+  for (const file of [
+    'package/dist/index.js',
+    'package/dist/node.js',
+    'package/dist/index.d.ts',
+    'package/dist/wasm/attention-simd.wasm',
+    'package/dist/wasm/attention-simd.mjs',
+    'package/dist/wasm/attention-simd-relaxed.wasm',
+    'package/dist/wasm/attention-simd-threads-relaxed.wasm',
+    'package/dist/wasm/attention-scalar.wasm',
+    'package/dist/wasm/attention-scalar.mjs',
+    'package/README.md',
+    'package/dist/inline.js',
+    'package/dist/wasm/attention-simd-inline.mjs',
+    'package/dist/element.js',
+    'package/dist/element.d.ts',
+  ])
     assert.ok(listing.includes(file), `${file} missing from the tarball`);
   assert.ok(!listing.some((f) => f.includes('/core/') || f.includes('/tests/') || f.endsWith('.cpp')));
 });
@@ -55,14 +73,17 @@ test('arethetypeswrong passes (ESM-only package)', () => {
 });
 
 test('works from Node', () => {
-  writeFileSync(join(project, 'use.mjs'), `
+  writeFileSync(
+    join(project, 'use.mjs'),
+    `
     import { loadAttention, findStage } from 'attention-playground';
     const attn = await loadAttention();
     const trace = attn.run({ texts: ['the cat sat', 'a dog'], config: { dModel: 16, heads: 2 } });
     const w = findStage(trace, 'encoder.self_attn.weights', 0);
     const scalar = await loadAttention({ build: 'scalar' });
     console.log(JSON.stringify({ build: attn.build, other: scalar.build, shape: w.shape, pad: w.data[(1 * 2 * 3 + 0) * 3 + 2] }));
-  `);
+  `,
+  );
   const result = JSON.parse(run('node', ['use.mjs'], project));
   assert.deepEqual(result, { build: 'simd', other: 'scalar', shape: [2, 2, 3, 3], pad: 0 });
 });
@@ -71,7 +92,9 @@ test('works from Node', () => {
 // logits against the PyTorch reference's (expected.json), each refused one by code and field.
 test('loads hub checkpoints from Node: tie_word_embeddings and both names of a tied tensor', () => {
   const fixtures = join(ROOT, 'tests/reference/fixtures/pretrained');
-  writeFileSync(join(project, 'tying.mjs'), `
+  writeFileSync(
+    join(project, 'tying.mjs'),
+    `
     import { readFileSync, readdirSync } from 'node:fs';
     import { loadAttention } from 'attention-playground';
     const DIR = ${JSON.stringify(fixtures)} + '/';
@@ -116,10 +139,15 @@ test('loads hub checkpoints from Node: tie_word_embeddings and both names of a t
       catch (e) { refusals[name] = [e.code, e.field]; }
     }
     console.log(JSON.stringify({ loads, refusals }));
-  `);
+  `,
+  );
   const { loads, refusals } = JSON.parse(run('node', ['tying.mjs'], project));
-  assert.deepEqual(Object.fromEntries(Object.entries(loads).map(([k, v]) => [k, v.head])),
-    { 'gpt2 untied': 'linear', 'gpt2 tied copy stored': 'tied', 'bert untied': 'mlm_untied', 'bert both names': 'mlm' });
+  assert.deepEqual(Object.fromEntries(Object.entries(loads).map(([k, v]) => [k, v.head])), {
+    'gpt2 untied': 'linear',
+    'gpt2 tied copy stored': 'tied',
+    'bert untied': 'mlm_untied',
+    'bert both names': 'mlm',
+  });
   for (const [name, { error }] of Object.entries(loads)) assert.ok(error < 1e-4, `${name}: logits off by ${error}`);
   assert.deepEqual(refusals, {
     'gpt2 tied config, other lm_head': ['tied_mismatch', 'lm_head.weight'],
@@ -138,11 +166,18 @@ async function expectPageWorks(url) {
 }
 
 test('works in a Vite app, built and loaded in Chromium', async () => {
-  writeFileSync(join(project, 'vite.config.js'),
-    `export default { optimizeDeps: { exclude: ['attention-playground'] } };\n`);
-  writeFileSync(join(project, 'index.html'), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><pre id="result"></pre>
-    <script type="module" src="./main.js"></script>`);
-  writeFileSync(join(project, 'main.js'), `
+  writeFileSync(
+    join(project, 'vite.config.js'),
+    `export default { optimizeDeps: { exclude: ['attention-playground'] } };\n`,
+  );
+  writeFileSync(
+    join(project, 'index.html'),
+    `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><pre id="result"></pre>
+    <script type="module" src="./main.js"></script>`,
+  );
+  writeFileSync(
+    join(project, 'main.js'),
+    `
     import { loadAttention, findStage } from 'attention-playground';
     const attn = await loadAttention();
     const trace = attn.run({ texts: ['the cat sat on the mat'], mode: 'decoder' });
@@ -157,14 +192,23 @@ test('works in a Vite app, built and loaded in Chromium', async () => {
     out.textContent = JSON.stringify({ build: attn.build, shape: w.shape, future: w.data[1], gemm: [attn.kernels.gemm, plain.kernels.gemm],
       relaxedAgrees: maxDiff < 1e-4 });
     out.dataset.done = '';
-  `);
+  `,
+  );
   run(join(project, 'node_modules/.bin/vite'), ['build', '--logLevel', 'error'], project);
   const assets = readdirSync(join(project, 'dist/assets'));
-  assert.ok(assets.some((f) => f.endsWith('.wasm')), `no .wasm emitted by vite: ${assets}`);
+  assert.ok(
+    assets.some((f) => f.endsWith('.wasm')),
+    `no .wasm emitted by vite: ${assets}`,
+  );
   const server = await serveDirectory(join(project, 'dist'));
   try {
-    assert.deepEqual(await expectPageWorks(server.url), { build: 'simd', shape: [1, 4, 6, 6], future: 0,
-      gemm: ['gemm_f32_5x8_wasmrelaxed', 'gemm_f32_5x8_wasmsimd'], relaxedAgrees: true });
+    assert.deepEqual(await expectPageWorks(server.url), {
+      build: 'simd',
+      shape: [1, 4, 6, 6],
+      future: 0,
+      gemm: ['gemm_f32_5x8_wasmrelaxed', 'gemm_f32_5x8_wasmsimd'],
+      relaxedAgrees: true,
+    });
   } finally {
     await server.close();
   }
@@ -172,11 +216,19 @@ test('works in a Vite app, built and loaded in Chromium', async () => {
 
 test('attention-playground/threads in a Vite app: the threaded build on an isolated page, SIMD elsewhere', async () => {
   // Its own page and output folder: the other Vite tests keep their default config (iife workers).
-  writeFileSync(join(project, 'vite.threads.config.js'), `export default { optimizeDeps: { exclude: ['attention-playground'] },
-    worker: { format: 'es' }, build: { outDir: 'dist-threads', rollupOptions: { input: { threads: 'threads.html' } } } };\n`);
-  writeFileSync(join(project, 'threads.html'), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><pre id="result"></pre>
-    <script type="module" src="./threads-main.js"></script>`);
-  writeFileSync(join(project, 'threads-main.js'), `
+  writeFileSync(
+    join(project, 'vite.threads.config.js'),
+    `export default { optimizeDeps: { exclude: ['attention-playground'] },
+    worker: { format: 'es' }, build: { outDir: 'dist-threads', rollupOptions: { input: { threads: 'threads.html' } } } };\n`,
+  );
+  writeFileSync(
+    join(project, 'threads.html'),
+    `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><pre id="result"></pre>
+    <script type="module" src="./threads-main.js"></script>`,
+  );
+  writeFileSync(
+    join(project, 'threads-main.js'),
+    `
     import { loadAttention, findStage } from 'attention-playground/threads';
     const attn = await loadAttention();
     const trace = attn.run({ texts: ['the cat sat on the mat'], mode: 'decoder' });
@@ -184,13 +236,26 @@ test('attention-playground/threads in a Vite app: the threaded build on an isola
     const out = document.getElementById('result');
     out.textContent = JSON.stringify({ build: attn.build, shape: w.shape, future: w.data[1] });
     out.dataset.done = '';
-  `);
-  run(join(project, 'node_modules/.bin/vite'), ['build', '--logLevel', 'error', '-c', 'vite.threads.config.js'], project);
+  `,
+  );
+  run(
+    join(project, 'node_modules/.bin/vite'),
+    ['build', '--logLevel', 'error', '-c', 'vite.threads.config.js'],
+    project,
+  );
   const isolated = await serveDirectory(join(project, 'dist-threads'), { isolated: true });
   const plain = await serveDirectory(join(project, 'dist-threads'));
   try {
-    assert.deepEqual(await expectPageWorks(isolated.url + 'threads.html'), { build: 'simd-threads', shape: [1, 4, 6, 6], future: 0 });
-    assert.deepEqual(await expectPageWorks(plain.url + 'threads.html'), { build: 'simd', shape: [1, 4, 6, 6], future: 0 });
+    assert.deepEqual(await expectPageWorks(isolated.url + 'threads.html'), {
+      build: 'simd-threads',
+      shape: [1, 4, 6, 6],
+      future: 0,
+    });
+    assert.deepEqual(await expectPageWorks(plain.url + 'threads.html'), {
+      build: 'simd',
+      shape: [1, 4, 6, 6],
+      future: 0,
+    });
   } finally {
     await isolated.close();
     await plain.close();
@@ -198,20 +263,29 @@ test('attention-playground/threads in a Vite app: the threaded build on an isola
 });
 
 test('import "attention-playground/element" in a Vite app defines the element', async () => {
-  writeFileSync(join(project, 'element.html'), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">
+  writeFileSync(
+    join(project, 'element.html'),
+    `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">
     <attention-playground text="from npm" view="head" controls="none"></attention-playground>
     <pre id="result"></pre>
-    <script type="module" src="./element-main.js"></script>`);
-  writeFileSync(join(project, 'element-main.js'), `
+    <script type="module" src="./element-main.js"></script>`,
+  );
+  writeFileSync(
+    join(project, 'element-main.js'),
+    `
     import 'attention-playground/element';
     document.addEventListener('trace', (event) => {
       const out = document.getElementById('result');
       out.textContent = JSON.stringify({ tokens: event.detail.trace.tokens, defined: !!customElements.get('attention-playground') });
       out.dataset.done = '';
     });
-  `);
-  writeFileSync(join(project, 'vite.config.js'), `export default { optimizeDeps: { exclude: ['attention-playground'] },
-    build: { rollupOptions: { input: { main: 'index.html', element: 'element.html' } } } };\n`);
+  `,
+  );
+  writeFileSync(
+    join(project, 'vite.config.js'),
+    `export default { optimizeDeps: { exclude: ['attention-playground'] },
+    build: { rollupOptions: { input: { main: 'index.html', element: 'element.html' } } } };\n`,
+  );
   run(join(project, 'node_modules/.bin/vite'), ['build', '--logLevel', 'error'], project);
   const server = await serveDirectory(join(project, 'dist'));
   try {
@@ -222,7 +296,9 @@ test('import "attention-playground/element" in a Vite app defines the element', 
 });
 
 test('works from a plain <script type="module"> page', async () => {
-  writeFileSync(join(project, 'plain.html'), `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><pre id="result"></pre>
+  writeFileSync(
+    join(project, 'plain.html'),
+    `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><pre id="result"></pre>
     <script type="module">
       import { loadAttention } from './node_modules/attention-playground/dist/index.js';
       const attn = await loadAttention({ build: 'scalar' });
@@ -230,7 +306,8 @@ test('works from a plain <script type="module"> page', async () => {
       const out = document.getElementById('result');
       out.textContent = JSON.stringify({ build: attn.build, tokens: trace.tokens });
       out.dataset.done = '';
-    </script>`);
+    </script>`,
+  );
   const server = await serveDirectory(project);
   try {
     assert.deepEqual(await expectPageWorks(server.url + 'plain.html'), { build: 'scalar', tokens: [['a', 'b', 'c']] });

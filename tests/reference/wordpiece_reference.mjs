@@ -18,7 +18,9 @@ import { Tokenizer as JsTokenizer } from '@huggingface/tokenizers';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dir = join(here, 'fixtures', 'wordpiece');
-const vocabList = readFileSync(join(dir, 'vocab.txt'), 'utf8').split('\n').filter((line) => line !== '');
+const vocabList = readFileSync(join(dir, 'vocab.txt'), 'utf8')
+  .split('\n')
+  .filter((line) => line !== '');
 const vocab = Object.fromEntries(vocabList.map((token, id) => [token, id]));
 const specials = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]'];
 const id = (token) => vocab[token];
@@ -53,14 +55,24 @@ function tokenizerJson({ lowercase, strip_accents, handle_chinese_chars, wrapped
     truncation: null,
     padding: null,
     added_tokens: specials.map((content) => ({
-      id: id(content), content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true,
+      id: id(content),
+      content,
+      single_word: false,
+      lstrip: false,
+      rstrip: false,
+      normalized: false,
+      special: true,
     })),
     normalizer: wrapped ? { type: 'Sequence', normalizers: [bert] } : bert,
     pre_tokenizer: { type: 'BertPreTokenizer' },
     post_processor: wrapped ? bertProcessing : template,
     decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
     model: {
-      type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab,
+      type: 'WordPiece',
+      unk_token: '[UNK]',
+      continuing_subword_prefix: '##',
+      max_input_chars_per_word: 100,
+      vocab,
     },
   };
 }
@@ -85,27 +97,113 @@ const configs = {
 const longWord = 'a'.repeat(101);
 // [text] or [text, text_b]; every text runs through every configuration.
 const texts = [
-  ['hello world'], ['Hello World'], ['HELLO WORLD'], ['The cat sat on the mat.'], ['the  cat\tsat\non\r\nthe mat'],
-  ['café'], ['Café'], ['CAFÉ'], ['cafe\u0301'], ['naïve'], ['Ångström'], ['Crème Brûlée'], ['über straße'],
-  ['Zürich'], ['el niño, señor'], ['ÀÉÎÕÜ'], ['ﬁ ligature'], ['ǅ Ǆ ǆ'], ['İstanbul'], ['ΑΣ Σ σς'],
-  ['中文字'], ['東京 日本語'], ['我是中国人'], ['かな カナ'], ['ひらがなはかな'], ['한국어'], ['ソウル 東京'],
-  ['𠀀 CJK extension B'], ['豈 compatibility ideograph'],
-  ['hello, world!'], ['what?! why...'], ['“quotes” and ‘single’'], ['a—b–c'], ['wait…'], ['¿qué? ¡sí!'],
-  ['«guillemets» · middle'], ['$5 + 3 = 8 ^ ` ~ | < >'], ['[brackets] {braces} (parens)'], ['a/b\\c@d#e%f&g*h'],
-  ['€100 £5 ¥3 © 2024°'], ['@user #hashtag'],
-  [longWord], ['a'.repeat(100)], [`${longWord} the`], ['the' + 'x'.repeat(150) + ' cat'],
-  ['emoji 😀 smile'], ['🙂🙃'], ['♠ ♣ ★ ✓'], ['∑ ∫ √'], ['🇫🇷 flag'], ['x\u{1FAE8}x'],
-  ['a\u0000b'], ['a\u0007b'], ['a\u200bb'], ['soft\u00adhyphen'], ['bom\ufeffhere'], ['private\ue000use'],
-  ['replace\ufffdchar'], ['tab\tnew\nline\rcr'], ['nbsp\u00a0here'], ['em\u2003space'], ['ideographic\u3000space'],
-  ['line\u2028sep'], ['next\u0085line'], ['vertical\u000btab\u000cff'], ['zero\u200dwidth joiner'], ['rtl\u202eoverride'],
-  ['e\u0301\u0327 combining'], ['a\u0308\u0304'], ['\u0301 lone mark'], ['x\u20dd enclosing'], ['क्षि'],
-  ['2024 12 345'], ['1,000.50'], ['3.14159'], ['١٢٣ arabic digits'], ['½ ¼ ²'],
-  ["don't"], ["it's"], ["isn't it"], ["I'm we've they're"], ['do not'],
-  ['[MASK]'], ['the [MASK] sat'], ['the[MASK]sat'], ['[mask] lowercase'], ['[CLS] [SEP] [PAD] [UNK]'],
-  ['[MASK][MASK]'], ['[MAS K]'], ['[[MASK]]'], ['Hello [MASK] Café'],
-  [''], [' '], ['   \t\n  '], ['\u00a0\u3000'], ['\u0000\u0007'],
-  ['playing unaffable cooperation'], ['multilingual BERT'], ['abcdef'], ['hello##'], ['##hello'], ['##'],
-  ['hello world', 'the cat sat'], ['Café', 'naïve'], ['', ''], ['[MASK] here', 'there [SEP]'], ['中文', '한국어'],
+  ['hello world'],
+  ['Hello World'],
+  ['HELLO WORLD'],
+  ['The cat sat on the mat.'],
+  ['the  cat\tsat\non\r\nthe mat'],
+  ['café'],
+  ['Café'],
+  ['CAFÉ'],
+  ['cafe\u0301'],
+  ['naïve'],
+  ['Ångström'],
+  ['Crème Brûlée'],
+  ['über straße'],
+  ['Zürich'],
+  ['el niño, señor'],
+  ['ÀÉÎÕÜ'],
+  ['ﬁ ligature'],
+  ['ǅ Ǆ ǆ'],
+  ['İstanbul'],
+  ['ΑΣ Σ σς'],
+  ['中文字'],
+  ['東京 日本語'],
+  ['我是中国人'],
+  ['かな カナ'],
+  ['ひらがなはかな'],
+  ['한국어'],
+  ['ソウル 東京'],
+  ['𠀀 CJK extension B'],
+  ['豈 compatibility ideograph'],
+  ['hello, world!'],
+  ['what?! why...'],
+  ['“quotes” and ‘single’'],
+  ['a—b–c'],
+  ['wait…'],
+  ['¿qué? ¡sí!'],
+  ['«guillemets» · middle'],
+  ['$5 + 3 = 8 ^ ` ~ | < >'],
+  ['[brackets] {braces} (parens)'],
+  ['a/b\\c@d#e%f&g*h'],
+  ['€100 £5 ¥3 © 2024°'],
+  ['@user #hashtag'],
+  [longWord],
+  ['a'.repeat(100)],
+  [`${longWord} the`],
+  ['the' + 'x'.repeat(150) + ' cat'],
+  ['emoji 😀 smile'],
+  ['🙂🙃'],
+  ['♠ ♣ ★ ✓'],
+  ['∑ ∫ √'],
+  ['🇫🇷 flag'],
+  ['x\u{1FAE8}x'],
+  ['a\u0000b'],
+  ['a\u0007b'],
+  ['a\u200bb'],
+  ['soft\u00adhyphen'],
+  ['bom\ufeffhere'],
+  ['private\ue000use'],
+  ['replace\ufffdchar'],
+  ['tab\tnew\nline\rcr'],
+  ['nbsp\u00a0here'],
+  ['em\u2003space'],
+  ['ideographic\u3000space'],
+  ['line\u2028sep'],
+  ['next\u0085line'],
+  ['vertical\u000btab\u000cff'],
+  ['zero\u200dwidth joiner'],
+  ['rtl\u202eoverride'],
+  ['e\u0301\u0327 combining'],
+  ['a\u0308\u0304'],
+  ['\u0301 lone mark'],
+  ['x\u20dd enclosing'],
+  ['क्षि'],
+  ['2024 12 345'],
+  ['1,000.50'],
+  ['3.14159'],
+  ['١٢٣ arabic digits'],
+  ['½ ¼ ²'],
+  ["don't"],
+  ["it's"],
+  ["isn't it"],
+  ["I'm we've they're"],
+  ['do not'],
+  ['[MASK]'],
+  ['the [MASK] sat'],
+  ['the[MASK]sat'],
+  ['[mask] lowercase'],
+  ['[CLS] [SEP] [PAD] [UNK]'],
+  ['[MASK][MASK]'],
+  ['[MAS K]'],
+  ['[[MASK]]'],
+  ['Hello [MASK] Café'],
+  [''],
+  [' '],
+  ['   \t\n  '],
+  ['\u00a0\u3000'],
+  ['\u0000\u0007'],
+  ['playing unaffable cooperation'],
+  ['multilingual BERT'],
+  ['abcdef'],
+  ['hello##'],
+  ['##hello'],
+  ['##'],
+  ['hello world', 'the cat sat'],
+  ['Café', 'naïve'],
+  ['', ''],
+  ['[MASK] here', 'there [SEP]'],
+  ['中文', '한국어'],
 ];
 
 function writeTokenizerFiles() {
@@ -163,7 +261,8 @@ const versionOf = (name) =>
 const rustVersion = versionOf('tokenizers');
 const jsVersion = versionOf('@huggingface/tokenizers');
 const golden = {
-  reference: `tokenizers ${rustVersion} (Hugging Face's Rust tokenizers); js_model_ids where ` +
+  reference:
+    `tokenizers ${rustVersion} (Hugging Face's Rust tokenizers); js_model_ids where ` +
     `@huggingface/tokenizers ${jsVersion} (transformers.js) disagrees`,
   generated_by: 'tests/reference/wordpiece_reference.mjs',
   vocab: 'vocab.txt',
@@ -173,5 +272,7 @@ const golden = {
   cases,
 };
 writeFileSync(join(dir, 'expected.json'), `${JSON.stringify(golden, null, 1)}\n`);
-console.log(`wrote ${cases.length} cases (${texts.length} texts x ${Object.keys(configs).length} configs); ` +
-  `transformers.js disagrees on ${disagreements}`);
+console.log(
+  `wrote ${cases.length} cases (${texts.length} texts x ${Object.keys(configs).length} configs); ` +
+    `transformers.js disagrees on ${disagreements}`,
+);

@@ -3,8 +3,13 @@
 import { chromium } from 'playwright-core';
 
 export const CHROMIUM_ARGS = [
-  '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-  '--disable-sync', '--no-first-run', '--disable-quic',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
 ];
 
 // --expose-gc lets memory tests collect garbage before they measure.
@@ -20,11 +25,15 @@ export function launchChromium() {
 export async function openPage(browser, options = {}, { onlyFrom } = {}) {
   const page = await browser.newPage(options);
   const errors = [];
-  page.on('console', (message) => { if (message.type() === 'error') errors.push(message.text()); });
-  page.on('pageerror', (error) => errors.push(String(error)));
-  if (onlyFrom) page.on('request', (request) => {
-    const url = request.url();
-    if (!url.startsWith(onlyFrom) && !url.startsWith('blob:') && !url.startsWith('data:')) errors.push(`external request: ${url}`);
+  page.on('console', (message) => {
+    if (message.type() === 'error') errors.push(message.text());
   });
+  page.on('pageerror', (error) => errors.push(String(error)));
+  if (onlyFrom)
+    page.on('request', (request) => {
+      const url = request.url();
+      if (!url.startsWith(onlyFrom) && !url.startsWith('blob:') && !url.startsWith('data:'))
+        errors.push(`external request: ${url}`);
+    });
   return { page, errors };
 }

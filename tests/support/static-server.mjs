@@ -12,8 +12,13 @@ import { readFileSync } from 'node:fs';
 const ISOLATION = JSON.parse(readFileSync(new URL('../../web/cross-origin-isolation.json', import.meta.url), 'utf8'));
 
 const TYPES = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript',
-  '.css': 'text/css', '.json': 'application/json', '.wasm': 'application/wasm', '.svg': 'image/svg+xml',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.css': 'text/css',
+  '.json': 'application/json',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
   '.png': 'image/png',
 };
 
@@ -27,10 +32,13 @@ export async function serveDirectory(root, { isolated = false, headHtml = '' } =
       let body = await readFile(file);
       if (headHtml && extname(file) === '.html') {
         const html = body.toString('utf8');
-        const head = /<head(\s[^>]*)?>/i;  // not <header>
+        const head = /<head(\s[^>]*)?>/i; // not <header>
         body = head.test(html) ? html.replace(head, (tag) => tag + headHtml) : headHtml + html;
       }
-      response.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', ...(isolated ? ISOLATION : {}) });
+      response.writeHead(200, {
+        'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+        ...(isolated ? ISOLATION : {}),
+      });
       response.end(body);
     } catch {
       response.writeHead(404, { 'content-type': 'text/plain' });

@@ -14,7 +14,10 @@ function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => { const { port } = server.address(); server.close(() => resolve(port)); });
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
   });
 }
 
@@ -24,17 +27,24 @@ export async function startWebKit({ env = {} } = {}) {
     if (!existsSync(file)) throw new Error(`${file} missing: run scripts/setup.sh (webkit2gtk-driver, xvfb, xauth)`);
   const port = await freePort();
   // Its own process group, so that a stuck xvfb-run, Xvfb, driver and browser can be ended together.
-  const driver = spawn(XVFB_RUN, ['-a', '-s', '-screen 0 1280x1024x24', WEBKIT_DRIVER, `--port=${port}`],
-    { stdio: ['ignore', 'ignore', 'pipe'], detached: true, env: { ...process.env, ...env } });
+  const driver = spawn(XVFB_RUN, ['-a', '-s', '-screen 0 1280x1024x24', WEBKIT_DRIVER, `--port=${port}`], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
+    env: { ...process.env, ...env },
+  });
   let driverLog = '';
-  driver.stderr.on('data', (chunk) => { driverLog = (driverLog + chunk).slice(-4000); });
+  driver.stderr.on('data', (chunk) => {
+    driverLog = (driverLog + chunk).slice(-4000);
+  });
   const exited = new Promise((resolve) => driver.on('exit', resolve));
   const base = `http://127.0.0.1:${port}`;
 
   async function call(method, path, body) {
     const response = await fetch(base + path, {
-      method, headers: { 'content-type': 'application/json; charset=utf-8' }, body: body ? JSON.stringify(body) : undefined,
-      signal: AbortSignal.timeout(60_000),  // no call of ours takes long: a hung browser fails the test
+      method,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: body ? JSON.stringify(body) : undefined,
+      signal: AbortSignal.timeout(60_000), // no call of ours takes long: a hung browser fails the test
     });
     const json = await response.json();
     if (!response.ok) {
@@ -48,24 +58,54 @@ export async function startWebKit({ env = {} } = {}) {
   // The whole group is killed only if that does not end it.
   const stopDriver = () => {
     let children = [];
-    try { children = readFileSync(`/proc/${driver.pid}/task/${driver.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean); } catch { /* gone */ }
+    try {
+      children = readFileSync(`/proc/${driver.pid}/task/${driver.pid}/children`, 'utf8')
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean);
+    } catch {
+      /* gone */
+    }
     for (const pid of children) {
-      try { if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'WebKitWebDriver') process.kill(Number(pid), 'SIGTERM'); } catch { /* gone */ }
+      try {
+        if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'WebKitWebDriver')
+          process.kill(Number(pid), 'SIGTERM');
+      } catch {
+        /* gone */
+      }
     }
   };
-  const kill = () => { try { process.kill(-driver.pid, 'SIGTERM'); } catch { /* already gone */ } };
+  const kill = () => {
+    try {
+      process.kill(-driver.pid, 'SIGTERM');
+    } catch {
+      /* already gone */
+    }
+  };
   const deadline = Date.now() + 20_000;
   for (;;) {
     if (driver.exitCode !== null) throw new Error(`WebKitWebDriver exited (${driver.exitCode}): ${driverLog}`);
-    try { if ((await call('GET', '/status')).ready) break; } catch { /* not listening yet */ }
-    if (Date.now() > deadline) { kill(); throw new Error(`WebKitWebDriver did not start: ${driverLog}`); }
+    try {
+      if ((await call('GET', '/status')).ready) break;
+    } catch {
+      /* not listening yet */
+    }
+    if (Date.now() > deadline) {
+      kill();
+      throw new Error(`WebKitWebDriver did not start: ${driverLog}`);
+    }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   let session;
   try {
-    session = await call('POST', '/session', { capabilities: { alwaysMatch: {
-      browserName: 'MiniBrowser', 'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] },
-    } } });
+    session = await call('POST', '/session', {
+      capabilities: {
+        alwaysMatch: {
+          browserName: 'MiniBrowser',
+          'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] },
+        },
+      },
+    });
   } catch (error) {
     kill();
     throw error;
@@ -83,9 +123,16 @@ export async function startWebKit({ env = {} } = {}) {
     clear: (element) => call('POST', `${s}/element/${elementId(element)}/clear`, {}),
     sendKeys: (element, text) => call('POST', `${s}/element/${elementId(element)}/value`, { text }),
     async close() {
-      try { await call('DELETE', s); } catch { /* the browser may be gone already */ }
+      try {
+        await call('DELETE', s);
+      } catch {
+        /* the browser may be gone already */
+      }
       stopDriver();
-      const ended = await Promise.race([exited.then(() => true), new Promise((resolve) => setTimeout(resolve, 5000, false))]);
+      const ended = await Promise.race([
+        exited.then(() => true),
+        new Promise((resolve) => setTimeout(resolve, 5000, false)),
+      ]);
       if (!ended) kill();
     },
   };

@@ -12,7 +12,10 @@ describe.each(BUILDS)('%s build', (build) => {
     const trace = engine.run({ texts: ['the cat sat on the mat', 'a dog'] });
     expect(trace.config).toEqual(DEFAULT_CONFIG);
     expect(trace.mode).toBe('encoder');
-    expect(trace.tokens).toEqual([['the', 'cat', 'sat', 'on', 'the', 'mat'], ['a', 'dog']]);
+    expect(trace.tokens).toEqual([
+      ['the', 'cat', 'sat', 'on', 'the', 'mat'],
+      ['a', 'dog'],
+    ]);
     const weights = findStage(trace, 'encoder.self_attn.weights', 1)!;
     expect(weights.axes).toEqual(['B', 'H', 'Sq', 'Sk']);
     expect(weights.shape).toEqual([2, 4, 6, 6]);
@@ -25,7 +28,7 @@ describe.each(BUILDS)('%s build', (build) => {
         expect(row[0] + row[1]).toBeCloseTo(1, 6);
       }
     const masked = findStage(trace, 'encoder.self_attn.masked', 0)!;
-    expect(masked.data[((1 * 4) * 6) * 6 + 5]).toBe(-Infinity);
+    expect(masked.data[1 * 4 * 6 * 6 + 5]).toBe(-Infinity);
   });
 
   it('runs decoder mode with a causal triangle and cross mode with Sq x Sk', async () => {
@@ -33,7 +36,12 @@ describe.each(BUILDS)('%s build', (build) => {
     const dec = engine.run({ texts: ['one two three'], mode: 'decoder', config: { dModel: 16, heads: 2 } });
     const w = findStage(dec, 'decoder.self_attn.weights', 0)!;
     for (let i = 0; i < 3; i++) for (let j = i + 1; j < 3; j++) expect(w.data[i * 3 + j]).toBe(0);
-    const cross = engine.run({ texts: ['le chat'], mode: 'cross', source: ['the black cat sat'], config: { dModel: 16, heads: 2 } });
+    const cross = engine.run({
+      texts: ['le chat'],
+      mode: 'cross',
+      source: ['the black cat sat'],
+      config: { dModel: 16, heads: 2 },
+    });
     expect(cross.sourceTokens).toEqual([['the', 'black', 'cat', 'sat']]);
     expect(findStage(cross, 'decoder.cross_attn.weights', 0)!.shape).toEqual([1, 2, 2, 4]);
   });
@@ -49,25 +57,35 @@ describe.each(BUILDS)('%s build', (build) => {
   it('prepared weights give exactly the same result, and are disposed cleanly', async () => {
     const engine = await engineFor(build);
     const { inProjWeight, inProjBias, outProjWeight, outProjBias, ...rest } = validInput();
-    const arrays = { inProjWeight: inProjWeight!, inProjBias: inProjBias!, outProjWeight: outProjWeight!, outProjBias: outProjBias! };
+    const arrays = {
+      inProjWeight: inProjWeight!,
+      inProjBias: inProjBias!,
+      outProjWeight: outProjWeight!,
+      outProjBias: outProjBias!,
+    };
     const prepared = engine.prepareWeights({ embedDim: 8, ...arrays });
     expect(prepared.embedDim).toBe(8);
     const direct = engine.multiHeadAttention(validInput());
     const viaPrepared = engine.multiHeadAttention({ ...rest, weights: prepared });
     expect(Array.from(viaPrepared.output)).toEqual(Array.from(direct.output));
     expect(Array.from(viaPrepared.weights!)).toEqual(Array.from(direct.weights!));
-    expect(() => engine.multiHeadAttention({ ...rest, weights: prepared, inProjBias: arrays.inProjBias }))
-      .toThrow(/give either weights \(prepared\) or the weight arrays, not both \(also given: inProjBias\)/);
-    expect(() => engine.multiHeadAttention({ ...rest, embedDim: 4, query: new Float32Array(24), heads: 2, weights: prepared }))
-      .toThrow(/weights were prepared for embedDim 8, but embedDim is 4/);
+    expect(() => engine.multiHeadAttention({ ...rest, weights: prepared, inProjBias: arrays.inProjBias })).toThrow(
+      /give either weights \(prepared\) or the weight arrays, not both \(also given: inProjBias\)/,
+    );
+    expect(() =>
+      engine.multiHeadAttention({ ...rest, embedDim: 4, query: new Float32Array(24), heads: 2, weights: prepared }),
+    ).toThrow(/weights were prepared for embedDim 8, but embedDim is 4/);
     const other = await loadAttention({ build });
     expect(() => other.multiHeadAttention({ ...rest, weights: prepared })).toThrow(/must come from this engine/);
-    expect(() => engine.prepareWeights({ embedDim: 8, ...arrays, inProjBias: new Float32Array(3) }))
-      .toThrow(/inProjBias has 3 elements, expected \(3E\) = \(24\) = 24/);
+    expect(() => engine.prepareWeights({ embedDim: 8, ...arrays, inProjBias: new Float32Array(3) })).toThrow(
+      /inProjBias has 3 elements, expected \(3E\) = \(24\) = 24/,
+    );
     prepared.dispose();
     expect(prepared.disposed).toBe(true);
-    expect(() => engine.multiHeadAttention({ ...rest, weights: prepared })).toThrow(/these prepared weights were disposed/);
-    prepared.dispose();  // twice is harmless
+    expect(() => engine.multiHeadAttention({ ...rest, weights: prepared })).toThrow(
+      /these prepared weights were disposed/,
+    );
+    prepared.dispose(); // twice is harmless
     const before = engine.heapBytesInUse();
     for (let i = 0; i < 1000; i++) {
       const p = engine.prepareWeights({ embedDim: 8, ...arrays });
@@ -105,23 +123,34 @@ describe('loading', () => {
     ['attention-playground', 'simd'],
     ['attention-playground', 'simd-threads'],
     ['attention-playground/inline', 'simd'],
-  ])("%s: build '%s' is refused with an AttentionError where the runtime has no wasm SIMD; 'auto' falls back to scalar",
+  ])(
+    "%s: build '%s' is refused with an AttentionError where the runtime has no wasm SIMD; 'auto' falls back to scalar",
     async (entry, build) => {
       const api = await import(entry === 'attention-playground' ? '../../dist/node.js' : '../../dist/inline.js');
       const validate = WebAssembly.validate;
       WebAssembly.validate = () => false;
       try {
-        const error = await api.loadAttention({ build }).then(() => null, (e: unknown) => e) as InstanceType<typeof api.AttentionError>;
+        const error = (await api.loadAttention({ build }).then(
+          () => null,
+          (e: unknown) => e,
+        )) as InstanceType<typeof api.AttentionError>;
         expect(error).toBeInstanceOf(api.AttentionError);
-        expect({ code: error.code, field: error.field, value: error.value }).toEqual({ code: 'invalid_argument', field: 'build', value: build });
-        expect(error.message).toBe(`build '${build}' needs WebAssembly SIMD, which this runtime does not support: use build 'auto' or 'scalar'`);
+        expect({ code: error.code, field: error.field, value: error.value }).toEqual({
+          code: 'invalid_argument',
+          field: 'build',
+          value: build,
+        });
+        expect(error.message).toBe(
+          `build '${build}' needs WebAssembly SIMD, which this runtime does not support: use build 'auto' or 'scalar'`,
+        );
         const fallback = await api.loadAttention();
         expect(fallback.build).toBe('scalar');
         fallback.dispose();
       } finally {
         WebAssembly.validate = validate;
       }
-    });
+    },
+  );
 
   it('loads the relaxed-SIMD twin exactly where the runtime has relaxed SIMD, and says which kernels run', async () => {
     const { supportsRelaxedSimd } = await import('../../dist/node.js');
@@ -137,14 +166,18 @@ describe('loading', () => {
 
   it('refuses a bad relaxedSimd option, and relaxedSimd: true where it cannot be had, with an AttentionError', async () => {
     const { AttentionError, supportsRelaxedSimd } = await import('../../dist/node.js');
-    const refusal = (options: object) => loadAttention(options).then(() => null, (e: unknown) => e as InstanceType<typeof AttentionError>);
+    const refusal = (options: object) =>
+      loadAttention(options).then(
+        () => null,
+        (e: unknown) => e as InstanceType<typeof AttentionError>,
+      );
     for (const options of [{ relaxedSimd: 'yes' }, { build: 'scalar', relaxedSimd: true }]) {
       const error = await refusal(options);
       expect(error).toBeInstanceOf(AttentionError);
       expect(error!.field).toBe('relaxedSimd');
     }
     const validate = WebAssembly.validate;
-    WebAssembly.validate = (bytes) => !new Uint8Array(bytes as ArrayBuffer).includes(0x85) && validate(bytes);  // SIMD, no relaxed SIMD
+    WebAssembly.validate = (bytes) => !new Uint8Array(bytes as ArrayBuffer).includes(0x85) && validate(bytes); // SIMD, no relaxed SIMD
     try {
       expect(supportsRelaxedSimd()).toBe(false);
       const error = await refusal({ build: 'simd', relaxedSimd: true });

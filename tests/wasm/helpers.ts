@@ -41,8 +41,14 @@ export function smallAttentionInput(): MultiHeadAttentionInput {
   const E = MHA_EMBED;
   const ramp = (n: number, k: number) => Float32Array.from({ length: n }, (_, i) => Math.sin(i * k) * 0.3);
   return {
-    query: ramp(2 * 3 * E, 0.7), batch: 2, querySeq: 3, embedDim: E, heads: 2,
-    inProjWeight: ramp(3 * E * E, 1.3), inProjBias: ramp(3 * E, 0.1),
-    outProjWeight: ramp(E * E, 2.1), outProjBias: ramp(E, 0.4),
+    query: ramp(2 * 3 * E, 0.7),
+    batch: 2,
+    querySeq: 3,
+    embedDim: E,
+    heads: 2,
+    inProjWeight: ramp(3 * E * E, 1.3),
+    inProjBias: ramp(3 * E, 0.1),
+    outProjWeight: ramp(E * E, 2.1),
+    outProjBias: ramp(E, 0.4),
   };
 }

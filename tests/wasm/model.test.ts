@@ -11,20 +11,36 @@ import { AttentionError, DEFAULT_SPEC, ENGINE, type ModelSpec } from '../../dist
 import { BUILDS, ROOT, engineFor, expectClose, fixture } from './helpers.js';
 
 const MODELS = `${ROOT}tests/reference/fixtures/models/`;
-const CASES = ['post_relu_sinusoidal', 'pre_gelu_learned_causal_tied', 'post_gelutanh_nopos_causal', 'pre_relu_learned_eps',
-  'encdec_post_sinusoidal', 'encdec_pre_gelu_learned'];
+const CASES = [
+  'post_relu_sinusoidal',
+  'pre_gelu_learned_causal_tied',
+  'post_gelutanh_nopos_causal',
+  'pre_relu_learned_eps',
+  'encdec_post_sinusoidal',
+  'encdec_pre_gelu_learned',
+];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const modelFixture = (name: string): any => JSON.parse(readFileSync(`${MODELS}${name}.json`, 'utf8'));
 const bytesOf = (file: string) => new Uint8Array(readFileSync(`${MODELS}${file}`));
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const inputOf = (f: any) => ({
-  ids: Int32Array.from(f.ids), batch: f.batch, seq: f.seq, lengths: f.lengths,
-  ...(f.source_ids ? { sourceIds: Int32Array.from(f.source_ids), sourceSeq: f.source_seq, sourceLengths: f.source_lengths } : {}),
+  ids: Int32Array.from(f.ids),
+  batch: f.batch,
+  seq: f.seq,
+  lengths: f.lengths,
+  ...(f.source_ids
+    ? { sourceIds: Int32Array.from(f.source_ids), sourceSeq: f.source_seq, sourceLengths: f.source_lengths }
+    : {}),
 });
 
 function thrown(call: () => unknown): AttentionError {
-  try { call(); } catch (error) { expect(error).toBeInstanceOf(AttentionError); return error as AttentionError; }
+  try {
+    call();
+  } catch (error) {
+    expect(error).toBeInstanceOf(AttentionError);
+    return error as AttentionError;
+  }
   throw new Error('expected an AttentionError');
 }
 
@@ -33,7 +49,7 @@ describe.each(BUILDS)('%s build', (build) => {
     const engine = await engineFor(build);
     const f = modelFixture(name);
     const model = engine.createModel(f.spec, { init: 'zeros' });
-    expect(model.spec).toEqual({ ...DEFAULT_SPEC, ...f.spec });  // the fixtures predate the engine-only ablations
+    expect(model.spec).toEqual({ ...DEFAULT_SPEC, ...f.spec }); // the fixtures predate the engine-only ablations
     expect(model.parameters()).toEqual(f.parameters);
     model.loadWeights(bytesOf(`${name}.safetensors`));
     const out = model.forward(inputOf(f));
@@ -48,11 +64,13 @@ describe.each(BUILDS)('%s build', (build) => {
     const engine = await engineFor(build);
     const f = modelFixture('post_relu_sinusoidal');
     for (const dtype of ['f16', 'bf16']) {
-      const a = engine.createModel(f.spec), b = engine.createModel(f.spec);
+      const a = engine.createModel(f.spec),
+        b = engine.createModel(f.spec);
       a.loadWeights(bytesOf(`post_relu_sinusoidal.${dtype}.safetensors`));
       b.loadWeights(bytesOf(`post_relu_sinusoidal.${dtype}_as_f32.safetensors`));
       expect(a.saveWeights()).toEqual(b.saveWeights());
-      a.dispose(); b.dispose();
+      a.dispose();
+      b.dispose();
     }
   });
 
@@ -61,13 +79,21 @@ describe.each(BUILDS)('%s build', (build) => {
     const dir = mkdtempSync(join(tmpdir(), 'ap-roundtrip-'));
     for (const name of ['pre_gelu_learned_causal_tied', 'encdec_post_sinusoidal']) {
       const f = modelFixture(name);
-      const model = engine.createModel(f.spec, { seed: 42 });  // the engine's own random weights
+      const model = engine.createModel(f.spec, { seed: 42 }); // the engine's own random weights
       const ours = model.forward(inputOf(f));
       writeFileSync(join(dir, 'weights.safetensors'), model.saveWeights());
       writeFileSync(join(dir, 'spec.json'), JSON.stringify(model.spec));
       writeFileSync(join(dir, 'input.json'), JSON.stringify(f));
-      const line = execFileSync('/usr/bin/python3', [`${ROOT}tests/reference/roundtrip.py`, join(dir, 'spec.json'),
-        join(dir, 'weights.safetensors'), join(dir, 'input.json')], { encoding: 'utf8' });
+      const line = execFileSync(
+        '/usr/bin/python3',
+        [
+          `${ROOT}tests/reference/roundtrip.py`,
+          join(dir, 'spec.json'),
+          join(dir, 'weights.safetensors'),
+          join(dir, 'input.json'),
+        ],
+        { encoding: 'utf8' },
+      );
       const torch = JSON.parse(line);
       expect(torch.ok).toBe(true);
       expect(torch.parameters).toBe(model.parameters().length);
@@ -112,8 +138,12 @@ describe.each(BUILDS)('%s build', (build) => {
     const input = { ids: Int32Array.from([1, 2, 3, 4, 5, 6, 0, 0]), batch: 2, seq: 4, lengths: [4, 2] };
     const some = model.forward({ ...input, record: { stages: ['*.weights', '*.mask', '*.mask.*'], layers: [1] } });
     const names = some.trace!.stages.map((s) => `${s.layer}:${s.name}`);
-    expect(names).toEqual(['1:decoder.self_attn.mask.padding', '1:decoder.self_attn.mask.causal', '1:decoder.self_attn.mask',
-      '1:decoder.self_attn.weights']);
+    expect(names).toEqual([
+      '1:decoder.self_attn.mask.padding',
+      '1:decoder.self_attn.mask.causal',
+      '1:decoder.self_attn.mask',
+      '1:decoder.self_attn.weights',
+    ]);
     const kinds = Object.fromEntries(some.trace!.stages.map((s) => [s.name, [s.kind, s.mask]]));
     expect(kinds['decoder.self_attn.mask.padding']).toEqual(['mask', 'padding']);
     expect(kinds['decoder.self_attn.mask.causal']).toEqual(['mask', 'causal']);
@@ -125,7 +155,8 @@ describe.each(BUILDS)('%s build', (build) => {
     expect(all.logits).toEqual(model.forward(input).logits);
     // Every recorded name is its registry entry under its scope's prefix.
     const registry = new Set(engine.stageRegistry.map((s) => s.name));
-    for (const s of all.trace!.stages) expect(registry.has(s.name.replace(/^(encoder|decoder)\.((self|cross)_attn\.)?/, ''))).toBe(true);
+    for (const s of all.trace!.stages)
+      expect(registry.has(s.name.replace(/^(encoder|decoder)\.((self|cross)_attn\.)?/, ''))).toBe(true);
     model.dispose();
   });
 
@@ -134,7 +165,9 @@ describe.each(BUILDS)('%s build', (build) => {
     const heap = engine.heapBytesInUse();
     expect(thrown(() => engine.createModel({ dModel: 10, heads: 3 })).code).toBe('not_divisible');
     expect(thrown(() => engine.createModel({ dModel: 10, heads: 3 })).field).toBe('heads');
-    expect(thrown(() => engine.createModel({ activation: 'swish' } as unknown as Partial<ModelSpec>)).field).toBe('activation');
+    expect(thrown(() => engine.createModel({ activation: 'swish' } as unknown as Partial<ModelSpec>)).field).toBe(
+      'activation',
+    );
     expect(thrown(() => engine.createModel({ layerNormEps: 0 })).code).toBe('out_of_range');
     expect(thrown(() => engine.createModel({ vocabSize: 262144, dModel: 4096 })).code).toBe('limit_exceeded');
     expect(thrown(() => engine.createModel({}, { init: 'ones' as 'zeros' })).field).toBe('init');
@@ -146,7 +179,9 @@ describe.each(BUILDS)('%s build', (build) => {
     expect(thrown(() => model.forward({ ...ok, lengths: [4] })).field).toBe('lengths');
     expect(thrown(() => model.forward({ ...ok, seq: 200, ids: new Int32Array(200) })).field).toBe('seq');
     expect(thrown(() => model.forward({ ...ok, ids: [0, 1, 2] as unknown as Int32Array })).field).toBe('ids');
-    expect(thrown(() => model.forward({ ...ok, record: { stages: 'all' } as unknown as { stages: string[] } })).field).toBe('record.stages');
+    expect(
+      thrown(() => model.forward({ ...ok, record: { stages: 'all' } as unknown as { stages: string[] } })).field,
+    ).toBe('record.stages');
     const before = model.saveWeights();
     for (let i = 0; i < 200; i++) model.forward({ ...ok, record: true });
     expect(model.saveWeights()).toEqual(before);
@@ -167,18 +202,35 @@ describe.each(BUILDS)('%s build', (build) => {
     const engine = await engineFor(build);
     for (const c of fixture('mha_options.json').cases) {
       const f32 = (a: number[] | null) => (a === null ? undefined : Float32Array.from(a));
-      const selfAttention = c.kdim === c.embed_dim && c.vdim === c.embed_dim && c.query.every((v: number, i: number) => v === c.key[i]);
+      const selfAttention =
+        c.kdim === c.embed_dim && c.vdim === c.embed_dim && c.query.every((v: number, i: number) => v === c.key[i]);
       const r = engine.multiHeadAttention({
-        query: f32(c.query)!, key: selfAttention ? undefined : f32(c.key), value: selfAttention ? undefined : f32(c.value),
-        batch: c.batch, querySeq: c.query_len, keySeq: c.key_len, embedDim: c.embed_dim, heads: c.heads,
-        kdim: c.kdim, vdim: c.vdim, bias: c.bias,
-        inProjWeight: f32(c.in_proj_weight), qProjWeight: f32(c.q_proj_weight), kProjWeight: f32(c.k_proj_weight),
-        vProjWeight: f32(c.v_proj_weight), inProjBias: f32(c.in_proj_bias), outProjWeight: f32(c.out_proj_weight)!,
+        query: f32(c.query)!,
+        key: selfAttention ? undefined : f32(c.key),
+        value: selfAttention ? undefined : f32(c.value),
+        batch: c.batch,
+        querySeq: c.query_len,
+        keySeq: c.key_len,
+        embedDim: c.embed_dim,
+        heads: c.heads,
+        kdim: c.kdim,
+        vdim: c.vdim,
+        bias: c.bias,
+        inProjWeight: f32(c.in_proj_weight),
+        qProjWeight: f32(c.q_proj_weight),
+        kProjWeight: f32(c.k_proj_weight),
+        vProjWeight: f32(c.v_proj_weight),
+        inProjBias: f32(c.in_proj_bias),
+        outProjWeight: f32(c.out_proj_weight)!,
         outProjBias: f32(c.out_proj_bias),
         keyPaddingMask: c.key_padding_mask ? Uint8Array.from(c.key_padding_mask) : undefined,
-        attnMask: c.attn_mask_float ? Float32Array.from(c.attn_mask_float, (v: number | null) => (v === null ? -Infinity : v))
-          : c.attn_mask_bool ? Uint8Array.from(c.attn_mask_bool) : undefined,
-        needWeights: c.need_weights, averageAttnWeights: c.average_attn_weights,
+        attnMask: c.attn_mask_float
+          ? Float32Array.from(c.attn_mask_float, (v: number | null) => (v === null ? -Infinity : v))
+          : c.attn_mask_bool
+            ? Uint8Array.from(c.attn_mask_bool)
+            : undefined,
+        needWeights: c.need_weights,
+        averageAttnWeights: c.average_attn_weights,
       });
       expectClose(r.output, c.expected_output);
       if (c.expected_weights === null) {
@@ -189,10 +241,20 @@ describe.each(BUILDS)('%s build', (build) => {
         expect(r.shapes.weights!.length).toBe(c.average_attn_weights ? 3 : 4);
       }
     }
-    const e = thrown(() => engine.multiHeadAttention({
-      query: new Float32Array(6), batch: 1, querySeq: 1, embedDim: 6, heads: 2, kdim: 5, key: new Float32Array(5),
-      inProjWeight: new Float32Array(108), outProjWeight: new Float32Array(36), bias: false,
-    }));
+    const e = thrown(() =>
+      engine.multiHeadAttention({
+        query: new Float32Array(6),
+        batch: 1,
+        querySeq: 1,
+        embedDim: 6,
+        heads: 2,
+        kdim: 5,
+        key: new Float32Array(5),
+        inProjWeight: new Float32Array(108),
+        outProjWeight: new Float32Array(36),
+        bias: false,
+      }),
+    );
     expect(e.field).toBe('inProjWeight');
   });
 });

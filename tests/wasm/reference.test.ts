@@ -18,10 +18,18 @@ describe.each(BUILDS)('%s build', (build) => {
     expect(cases.length).toBeGreaterThanOrEqual(7);
     for (const c of cases) {
       const r = engine.multiHeadAttention({
-        query: f32(c.query), key: f32(c.key), value: f32(c.value),
-        batch: c.batch, querySeq: c.query_len, keySeq: c.key_len, embedDim: c.embed_dim, heads: c.heads,
-        inProjWeight: f32(c.in_proj_weight), inProjBias: f32(c.in_proj_bias),
-        outProjWeight: f32(c.out_proj_weight), outProjBias: f32(c.out_proj_bias),
+        query: f32(c.query),
+        key: f32(c.key),
+        value: f32(c.value),
+        batch: c.batch,
+        querySeq: c.query_len,
+        keySeq: c.key_len,
+        embedDim: c.embed_dim,
+        heads: c.heads,
+        inProjWeight: f32(c.in_proj_weight),
+        inProjBias: f32(c.in_proj_bias),
+        outProjWeight: f32(c.out_proj_weight),
+        outProjBias: f32(c.out_proj_bias),
         keyPaddingMask: c.key_padding_mask ? Uint8Array.from(c.key_padding_mask) : undefined,
         attnMask: c.attn_mask ? Uint8Array.from(c.attn_mask) : undefined,
         causal: c.causal,
@@ -34,12 +42,50 @@ describe.each(BUILDS)('%s build', (build) => {
 
   const configurations: [string, string[], object, string[]?][] = [
     ['encoder, random', ['--d-model', '16', '--heads', '4', '--layers', '2'], { dModel: 16, heads: 4, layers: 2 }],
-    ['decoder, gelu, pre-LN, no residual', ['--mode', 'decoder', '--d-model', '12', '--heads', '3', '--activation', 'gelu', '--norm', 'pre', '--no-residual', '--seed', '7'],
-      { dModel: 12, heads: 3, activation: 'gelu', norm: 'pre', residual: false, seed: 7 }],
-    ['cross, positional preset, no scale', ['--mode', 'cross', '--d-model', '16', '--heads', '4', '--preset', 'positional', '--no-scale', '--source', 'le chat noir', '--source', 'un chien'],
-      { dModel: 16, heads: 4, preset: 'positional', scale: false }, ['le chat noir', 'un chien']],
-    ['identity preset, no positions', ['--preset', 'identity', '--no-positional', '--d-model', '8', '--heads', '2'],
-      { preset: 'identity', positional: false, dModel: 8, heads: 2 }],
+    [
+      'decoder, gelu, pre-LN, no residual',
+      [
+        '--mode',
+        'decoder',
+        '--d-model',
+        '12',
+        '--heads',
+        '3',
+        '--activation',
+        'gelu',
+        '--norm',
+        'pre',
+        '--no-residual',
+        '--seed',
+        '7',
+      ],
+      { dModel: 12, heads: 3, activation: 'gelu', norm: 'pre', residual: false, seed: 7 },
+    ],
+    [
+      'cross, positional preset, no scale',
+      [
+        '--mode',
+        'cross',
+        '--d-model',
+        '16',
+        '--heads',
+        '4',
+        '--preset',
+        'positional',
+        '--no-scale',
+        '--source',
+        'le chat noir',
+        '--source',
+        'un chien',
+      ],
+      { dModel: 16, heads: 4, preset: 'positional', scale: false },
+      ['le chat noir', 'un chien'],
+    ],
+    [
+      'identity preset, no positions',
+      ['--preset', 'identity', '--no-positional', '--d-model', '8', '--heads', '2'],
+      { preset: 'identity', positional: false, dModel: 8, heads: 2 },
+    ],
   ];
 
   it.each(configurations)('gives the same trace as the native core: %s', async (_, args, config, source) => {
@@ -51,7 +97,8 @@ describe.each(BUILDS)('%s build', (build) => {
     expect(trace.tokens).toEqual(native.tokens);
     expect(trace.sourceTokens).toEqual(native.sourceTokens);
     expect(trace.stages.map((s) => `${s.layer}:${s.name}`)).toEqual(
-      native.stages.map((s: { layer: number; name: string }) => `${s.layer}:${s.name}`));
+      native.stages.map((s: { layer: number; name: string }) => `${s.layer}:${s.name}`),
+    );
     trace.stages.forEach((stage, i) => {
       expect(stage.shape).toEqual(native.stages[i].shape);
       expect(stage.axes).toEqual(native.stages[i].axes);

@@ -7,7 +7,9 @@ import { loadAttention, type AttentionEngine, type CreateTrainerOptions } from '
 import { engineFor } from './helpers.js';
 
 const engines: AttentionEngine[] = [];
-afterAll(() => { for (const e of engines) e.dispose(); });
+afterAll(() => {
+  for (const e of engines) e.dispose();
+});
 
 async function threaded(threads: number): Promise<AttentionEngine> {
   const engine = await loadAttention({ build: 'simd-threads', threads });
@@ -16,8 +18,20 @@ async function threaded(threads: number): Promise<AttentionEngine> {
 }
 
 const SORT: CreateTrainerOptions = {
-  spec: { dModel: 64, heads: 4, layers: 2, ffnDim: 256, causal: true, norm: 'pre', finalNorm: true, positions: 'learned' },
-  task: { name: 'sort', length: 8 }, batchSize: 32, seed: 4, optimizer: { lr: 3e-3, warmup: 5 },
+  spec: {
+    dModel: 64,
+    heads: 4,
+    layers: 2,
+    ffnDim: 256,
+    causal: true,
+    norm: 'pre',
+    finalNorm: true,
+    positions: 'learned',
+  },
+  task: { name: 'sort', length: 8 },
+  batchSize: 32,
+  seed: 4,
+  optimizer: { lr: 3e-3, warmup: 5 },
 };
 
 function losses(engine: AttentionEngine, steps: number): number[] {
@@ -37,11 +51,16 @@ describe('the threaded build', () => {
 
   it('trains to the same losses as the SIMD build, bit for bit, with 1, 2 and 3 threads', async () => {
     const reference = losses(await engineFor('simd'), 6);
-    for (const threads of [1, 2, 3]) expect(losses(await threaded(threads), 6), `${threads} threads`).toEqual(reference);
+    for (const threads of [1, 2, 3])
+      expect(losses(await threaded(threads), 6), `${threads} threads`).toEqual(reference);
   }, 120_000);
 
   it('runs the playground model to the same trace', async () => {
-    const input = { texts: ['the cat sat on the mat', 'a dog'], mode: 'decoder' as const, config: { layers: 2, heads: 4 } };
+    const input = {
+      texts: ['the cat sat on the mat', 'a dog'],
+      mode: 'decoder' as const,
+      config: { layers: 2, heads: 4 },
+    };
     const a = (await engineFor('simd')).run(input);
     const b = (await threaded(2)).run(input);
     expect(b.stages.map((s) => s.name)).toEqual(a.stages.map((s) => s.name));
@@ -58,6 +77,8 @@ describe('the threaded build', () => {
 
   it('refuses a bad thread count with the field', async () => {
     for (const threads of [0, 1.5, 17, '2'])
-      await expect(loadAttention({ build: 'simd-threads', threads: threads as number })).rejects.toMatchObject({ field: 'threads' });
+      await expect(loadAttention({ build: 'simd-threads', threads: threads as number })).rejects.toMatchObject({
+        field: 'threads',
+      });
   });
 });

@@ -6,12 +6,23 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadAttention } from '../../dist/node.js';
 import {
-  CHECKPOINT_FORMAT, checkRecord, packProbe, unpackProbe, type CheckpointIndex, type CheckpointRecord,
+  CHECKPOINT_FORMAT,
+  checkRecord,
+  packProbe,
+  unpackProbe,
+  type CheckpointIndex,
+  type CheckpointRecord,
 } from '../../web/src/model/checkpoint.js';
 import { CHECKPOINT_PLANS, buildCheckpoint, checkpointIndexOf } from '../../web/src/workers/checkpoint-builder.js';
 import type { Probe } from '../../web/src/model/training-data.js';
 import { TrainingSession } from '../../web/src/workers/training.js';
-import { DEFAULT_TRAIN_STATE, runLimits, trainStateFromHash, trainStateToHash, trainerOptions } from '../../web/src/settings/train-settings.js';
+import {
+  DEFAULT_TRAIN_STATE,
+  runLimits,
+  trainStateFromHash,
+  trainStateToHash,
+  trainerOptions,
+} from '../../web/src/settings/train-settings.js';
 import type { PatternName } from '../../web/src/model/head-patterns.js';
 import { headLabel } from '../../web/src/train/probe-view.js';
 
@@ -59,7 +70,8 @@ describe('shipped checkpoints', () => {
       expect(last.tokens).toEqual(loaded.progress.probe.tokens);
       loaded.progress.probe.heads.forEach((h, i) => {
         const quantized = last.heads[i].weights;
-        for (let j = 0; j < h.weights.length; j++) expect(Math.abs(quantized[j] - h.weights[j])).toBeLessThanOrEqual(0.5 / 255 + 1e-6);
+        for (let j = 0; j < h.weights.length; j++)
+          expect(Math.abs(quantized[j] - h.weights[j])).toBeLessThanOrEqual(0.5 / 255 + 1e-6);
       });
       session.dispose();
     }
@@ -85,8 +97,14 @@ describe('shipped checkpoints', () => {
   });
 
   it('keep probes through packing to within the quantization step', () => {
-    const probe: Probe = { tokens: ['a', 'b'], expected: [null, 'b'], predicted: ['b', 'b'], confidence: [0.12345, 1], seq: 2,
-      heads: [{ layer: 0, head: 0, weights: Float32Array.from([1, 0, 0.3, 0.75]) }] };
+    const probe: Probe = {
+      tokens: ['a', 'b'],
+      expected: [null, 'b'],
+      predicted: ['b', 'b'],
+      confidence: [0.12345, 1],
+      seq: 2,
+      heads: [{ layer: 0, head: 0, weights: Float32Array.from([1, 0, 0.3, 0.75]) }],
+    };
     const back = unpackProbe(JSON.parse(JSON.stringify(packProbe(probe))));
     expect(back.confidence).toEqual([0.123, 1]);
     expect(Array.from(back.heads[0].weights).map((w) => Math.round(w * 255))).toEqual([255, 0, 77, 191]);

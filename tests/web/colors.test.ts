@@ -9,7 +9,11 @@ describe('rowScales', () => {
 
   test('weights: each row runs from 0 to its own largest weight', () => {
     const scales = rowScales('sequential', weights, 3, 3);
-    expect(scales.map((s) => s.domain)).toEqual([[0, Math.fround(0.37)], [0, Math.fround(0.9)], [0, 1]]);
+    expect(scales.map((s) => s.domain)).toEqual([
+      [0, Math.fround(0.37)],
+      [0, Math.fround(0.9)],
+      [0, 1],
+    ]);
     expect(scales[0].color(weights[2])).toBe(interpolateViridis(1));
     expect(scales[0].color(weights[0])).toBe(interpolateViridis(weights[0] / weights[2]));
     // On the shared 0..1 scale the near-uniform row spans only 0.30..0.37 of the palette.
@@ -20,7 +24,10 @@ describe('rowScales', () => {
   test('scores: each row symmetric around 0 up to its largest finite |score|; −∞ (blocked) is left out', () => {
     const scores = new Float32Array([1, -4, 2, 0.5, -Infinity, -0.25]);
     const scales = rowScales('diverging', scores, 2, 3);
-    expect(scales.map((s) => s.domain)).toEqual([[-4, 4], [-0.5, 0.5]]);
+    expect(scales.map((s) => s.domain)).toEqual([
+      [-4, 4],
+      [-0.5, 0.5],
+    ]);
     expect(scales[1].color(0.5)).toBe(scoreScale(new Float32Array([0.5, -0.5])).color(0.5));
     expect(scales[1].color(0.5)).toBe(scales[0].color(4));
   });

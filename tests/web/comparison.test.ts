@@ -7,7 +7,9 @@ import { compare, referenceFor, shortText, type Snapshot } from '../../web/src/m
 const engine = await loadAttention();
 const config = { dModel: 16, heads: 2, layers: 2 };
 const snap = (texts: string[], extra: Record<string, unknown> = {}, model = ''): Snapshot => ({
-  trace: engine.run({ texts, config: { ...config, ...extra } }) as Trace, text: texts.join('\n'), model,
+  trace: engine.run({ texts, config: { ...config, ...extra } }) as Trace,
+  text: texts.join('\n'),
+  model,
 });
 const at = (layer: number, sequence = 0) => ({ block: 'encoder.self_attn' as const, layer, sequence });
 
@@ -30,7 +32,10 @@ describe('compare', () => {
     expect(c.kind).toBe('compared');
     if (c.kind !== 'compared') return;
     expect(c.edited).toEqual([1]);
-    expect([c.before, c.after]).toEqual([['the', 'cat', 'sat'], ['the', 'dog', 'sat']]);
+    expect([c.before, c.after]).toEqual([
+      ['the', 'cat', 'sat'],
+      ['the', 'dog', 'sat'],
+    ]);
     expect(c.linear.map((v) => v > 1e-6)).toEqual([false, true, false]);
     expect(c.value.map((v) => v > 1e-6)).toEqual([false, true, false]);
     expect(c.attention.every((v) => v > 1e-6)).toBe(true);
@@ -80,18 +85,33 @@ describe('compare', () => {
   });
 
   it('says why shapes cannot be compared', () => {
-    expect(compare(cat, snap(['the dog sat'], { heads: 4 }), at(0))).toEqual({ kind: 'incomparable', reasons: ['it has 2 heads, this result 4 heads'] });
+    expect(compare(cat, snap(['the dog sat'], { heads: 4 }), at(0))).toEqual({
+      kind: 'incomparable',
+      reasons: ['it has 2 heads, this result 4 heads'],
+    });
     expect(compare(cat, snap(['the dog sat'], { layers: 1, dModel: 8 }), at(0))).toEqual({
-      kind: 'incomparable', reasons: ['it has 2 layers, this result 1 layer', 'it has d_model 16, this result d_model 8'] });
-    expect(compare(cat, snap(['the dog sat on']), at(0))).toEqual({ kind: 'incomparable', reasons: ['it has 3 tokens, this result 4 tokens'] });
-    expect(compare(cat, snap(['the dog sat', 'a b']), at(0, 1))).toEqual({ kind: 'incomparable', reasons: ['it has 1 sentence, no sentence 2'] });
-    expect(compare(cat, { ...dog, model: 'trained:copy' }, at(0))).toEqual({ kind: 'incomparable', reasons: ['it was computed by another model'] });
+      kind: 'incomparable',
+      reasons: ['it has 2 layers, this result 1 layer', 'it has d_model 16, this result d_model 8'],
+    });
+    expect(compare(cat, snap(['the dog sat on']), at(0))).toEqual({
+      kind: 'incomparable',
+      reasons: ['it has 3 tokens, this result 4 tokens'],
+    });
+    expect(compare(cat, snap(['the dog sat', 'a b']), at(0, 1))).toEqual({
+      kind: 'incomparable',
+      reasons: ['it has 1 sentence, no sentence 2'],
+    });
+    expect(compare(cat, { ...dog, model: 'trained:copy' }, at(0))).toEqual({
+      kind: 'incomparable',
+      reasons: ['it was computed by another model'],
+    });
   });
 
   it('says so when the batch is padded differently', () => {
     const c = compare(snap(['the cat sat', 'a']), snap(['the dog sat', 'a b c d']), at(0));
     expect(c.kind).toBe('incomparable');
-    if (c.kind === 'incomparable') expect(c.reasons[0]).toMatch(/^its layer 0 output is 2 × 3 × 16, this result’s 2 × 4 × 16$/);
+    if (c.kind === 'incomparable')
+      expect(c.reasons[0]).toMatch(/^its layer 0 output is 2 × 3 × 16, this result’s 2 × 4 × 16$/);
   });
 });
 

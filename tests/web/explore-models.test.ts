@@ -28,8 +28,13 @@ function fakeSessionStorage(full = false): Map<string, string> {
   const items = new Map<string, string>();
   vi.stubGlobal('sessionStorage', {
     getItem: (k: string) => items.get(k) ?? null,
-    setItem: (k: string, v: string) => { if (full) throw new DOMException('full', 'QuotaExceededError'); items.set(k, v); },
-    removeItem: (k: string) => { items.delete(k); },
+    setItem: (k: string, v: string) => {
+      if (full) throw new DOMException('full', 'QuotaExceededError');
+      items.set(k, v);
+    },
+    removeItem: (k: string) => {
+      items.delete(k);
+    },
   });
   return items;
 }
@@ -43,8 +48,12 @@ async function page() {
   return { ...checkpoint, ...models, ...trained };
 }
 
-beforeEach(() => { fakeSessionStorage(); });
-afterEach(() => { vi.unstubAllGlobals(); });
+beforeEach(() => {
+  fakeSessionStorage();
+});
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
 
 describe('the Explore page\u2019s trained models', () => {
   it('lists the shipped checkpoints and resolves one, with its probe example as the first input', async () => {
@@ -52,18 +61,22 @@ describe('the Explore page\u2019s trained models', () => {
     const { setCheckpointBase, modelChoices, exploreModel } = await page();
     setCheckpointBase(BASE);
     expect(await modelChoices()).toEqual([
-      { id: 'sort', label: 'Sort 8 symbols' }, { id: 'reverse', label: 'Reverse 8 symbols' },
+      { id: 'sort', label: 'Sort 8 symbols' },
+      { id: 'reverse', label: 'Reverse 8 symbols' },
       { id: 'induction', label: 'Induction: repeat a random sequence' },
     ]);
     const model = await exploreModel('reverse');
     expect(model).toMatchObject({
-      id: 'reverse', label: 'Reverse 8 symbols', characters: false, example: '3 7 1 1 1 0 5 6 | 6 5 0 1 1 1 7 3',
+      id: 'reverse',
+      label: 'Reverse 8 symbols',
+      characters: false,
+      example: '3 7 1 1 1 0 5 6 | 6 5 0 1 1 1 7 3',
       about: expect.stringMatching(/reverse diagonal\..*Reached 100\.0% held-out sequence accuracy at step 100\./),
     });
     expect(model.ref.key).toBe('checkpoint:reverse');
     expect(model.ref.settings).toBe('task=reverse&dModel=32&ffnDim=64');
     expect(Buffer.from(model.ref.weights).equals(readFileSync(new URL('reverse.safetensors', folder)))).toBe(true);
-    expect(await exploreModel('reverse')).toBe(model);  // kept: no second download
+    expect(await exploreModel('reverse')).toBe(model); // kept: no second download
     expect(requested).toEqual(['index.json', 'reverse.json', 'reverse.safetensors']);
   });
 
@@ -72,17 +85,20 @@ describe('the Explore page\u2019s trained models', () => {
     const { setCheckpointBase, exploreModel } = await page();
     setCheckpointBase(BASE);
     await expect(exploreModel('juggle')).rejects.toThrow(
-      'There is no model \u2018juggle\u2019 here; the trained models are \u2018sort\u2019, \u2018reverse\u2019, \u2018induction\u2019, '
-      + '\u2018trained\u2019 (yours, from the Train view).');
-    await expect(exploreModel('https://elsewhere.test/x.json')).rejects.toThrow(/There is no model/);  // ids only, no URLs
+      'There is no model \u2018juggle\u2019 here; the trained models are \u2018sort\u2019, \u2018reverse\u2019, \u2018induction\u2019, ' +
+        '\u2018trained\u2019 (yours, from the Train view).',
+    );
+    await expect(exploreModel('https://elsewhere.test/x.json')).rejects.toThrow(/There is no model/); // ids only, no URLs
     await expect(exploreModel('trained')).rejects.toThrow(/No model was handed over from the Train view in this tab/);
   });
 
   it('says so when the page has no checkpoint folder', async () => {
     const { exploreModel, modelChoices } = await page();
     expect(await modelChoices()).toEqual([]);
-    await expect(exploreModel('sort')).rejects.toThrow('There is no model \u2018sort\u2019 here: this page has no shipped trained models, '
-      + 'only \u2018trained\u2019 (yours, from the Train view).');
+    await expect(exploreModel('sort')).rejects.toThrow(
+      'There is no model \u2018sort\u2019 here: this page has no shipped trained models, ' +
+        'only \u2018trained\u2019 (yours, from the Train view).',
+    );
   });
 
   it('offers the Train view\u2019s model, keeps it over a reload, and tells offers apart', async () => {
@@ -95,12 +111,17 @@ describe('the Explore page\u2019s trained models', () => {
     expect(offered.key).toMatch(new RegExp(`^[0-9a-f]{8}-${weights.length}$`));
     expect(await modules.modelChoices()).toEqual([{ id: 'trained', label: 'Your trained model (text, step 40)' }]);
 
-    modules = await page();  // a reload of the tab
+    modules = await page(); // a reload of the tab
     const reloaded = modules.trainedModel()!;
     expect(reloaded).toEqual(offered);
     expect(Buffer.from(reloaded.weights).equals(Buffer.from(weights))).toBe(true);
     const model = await modules.exploreModel('trained');
-    expect(model).toMatchObject({ id: 'trained', label: 'Your trained model (text, step 40)', characters: true, example: 'ab a' });
+    expect(model).toMatchObject({
+      id: 'trained',
+      label: 'Your trained model (text, step 40)',
+      characters: true,
+      example: 'ab a',
+    });
     expect(model.ref).toEqual({ key: `trained:${offered.key}`, settings, weights: reloaded.weights });
 
     const changed = weights.slice();
@@ -117,6 +138,6 @@ describe('the Explore page\u2019s trained models', () => {
     expect(modules.offerTrainedModel({ label: 'x', settings: 'task=copy', weights })).toBe(false);
     expect(modules.trainedModel()).toMatchObject({ label: 'x', settings: 'task=copy', weights });
     expect(items.size).toBe(0);
-    expect((await page()).trainedModel()).toBeNull();  // nothing to reload
+    expect((await page()).trainedModel()).toBeNull(); // nothing to reload
   });
 });

@@ -2,13 +2,25 @@
 // input wraps in the title, and how far a PNG is enlarged.
 import { describe, expect, it } from 'vitest';
 import {
-  type PictureSubject, isPictureView, pictureFileName, pictureHeading, wrapText,
+  type PictureSubject,
+  isPictureView,
+  pictureFileName,
+  pictureHeading,
+  wrapText,
 } from '../../web/src/model/export-names.js';
 import { pngScale } from '../../web/src/ui/export.js';
 
 const base: PictureSubject = {
-  view: 'heads', block: 'encoder.self_attn', layer: 0, layers: 2, head: 0, overlay: [], heads: 4,
-  stage: 'weights', sequence: 0, sequences: 1,
+  view: 'heads',
+  block: 'encoder.self_attn',
+  layer: 0,
+  layers: 2,
+  head: 0,
+  overlay: [],
+  heads: 4,
+  stage: 'weights',
+  sequence: 0,
+  sequences: 1,
 };
 
 describe('picture views', () => {
@@ -22,32 +34,47 @@ describe('picture views', () => {
 describe('picture file names', () => {
   it('say the block, layer, head(s) and stage', () => {
     expect(pictureFileName(base, 'svg')).toBe('attention-encoder-self_attn-layer0-all-heads-weights.svg');
-    expect(pictureFileName({ ...base, view: 'head', head: 3, layer: 1, stage: 'scaled' }, 'png'))
-      .toBe('attention-encoder-self_attn-layer1-head3-scaled.png');
+    expect(pictureFileName({ ...base, view: 'head', head: 3, layer: 1, stage: 'scaled' }, 'png')).toBe(
+      'attention-encoder-self_attn-layer1-head3-scaled.png',
+    );
   });
 
   it('name the line view by its heads, overlaid or not', () => {
     expect(pictureFileName({ ...base, view: 'lines' }, 'svg')).toBe('lines-encoder-self_attn-layer0-all-heads.svg');
-    expect(pictureFileName({ ...base, view: 'lines', overlay: [0, 2] }, 'svg')).toBe('lines-encoder-self_attn-layer0-heads0-2-overlaid.svg');
-    expect(pictureFileName({ ...base, view: 'lines', overlay: [0, 1, 2, 3] }, 'svg')).toBe('lines-encoder-self_attn-layer0-all-heads-overlaid.svg');
+    expect(pictureFileName({ ...base, view: 'lines', overlay: [0, 2] }, 'svg')).toBe(
+      'lines-encoder-self_attn-layer0-heads0-2-overlaid.svg',
+    );
+    expect(pictureFileName({ ...base, view: 'lines', overlay: [0, 1, 2, 3] }, 'svg')).toBe(
+      'lines-encoder-self_attn-layer0-all-heads-overlaid.svg',
+    );
   });
 
   it('name masks as masks, and add the sentence when the batch has several', () => {
-    expect(pictureFileName({ ...base, view: 'masks', block: 'decoder.cross_attn', layer: 2 }, 'svg')).toBe('masks-decoder-cross_attn-layer2.svg');
-    expect(pictureFileName({ ...base, view: 'masks', sequence: 1, sequences: 3 }, 'png')).toBe('masks-encoder-self_attn-layer0-sentence2.png');
-    expect(pictureFileName({ ...base, view: 'overview' }, 'svg')).toBe('overview-encoder-self_attn-all-layers-all-heads-weights.svg');
+    expect(pictureFileName({ ...base, view: 'masks', block: 'decoder.cross_attn', layer: 2 }, 'svg')).toBe(
+      'masks-decoder-cross_attn-layer2.svg',
+    );
+    expect(pictureFileName({ ...base, view: 'masks', sequence: 1, sequences: 3 }, 'png')).toBe(
+      'masks-encoder-self_attn-layer0-sentence2.png',
+    );
+    expect(pictureFileName({ ...base, view: 'overview' }, 'svg')).toBe(
+      'overview-encoder-self_attn-all-layers-all-heads-weights.svg',
+    );
   });
 });
 
 describe('picture headings', () => {
   it('name the stage, block, layer and heads in words', () => {
     expect(pictureHeading(base)).toBe('Softmax weights · encoder self-attention · layer 0 · all 4 heads');
-    expect(pictureHeading({ ...base, view: 'head', head: 2, stage: 'scores', sequence: 1, sequences: 2 }))
-      .toBe('Scores Q·Kᵀ · encoder self-attention · layer 0 · head 2 · sentence 2 of 2');
+    expect(pictureHeading({ ...base, view: 'head', head: 2, stage: 'scores', sequence: 1, sequences: 2 })).toBe(
+      'Scores Q·Kᵀ · encoder self-attention · layer 0 · head 2 · sentence 2 of 2',
+    );
     expect(pictureHeading({ ...base, view: 'lines', overlay: [1] })).toMatch(/· head 1 overlaid$/);
-    expect(pictureHeading({ ...base, view: 'masks', block: 'decoder.self_attn' }))
-      .toBe('Attention masks · decoder self-attention · layer 0 · the same for all 4 heads');
-    expect(pictureHeading({ ...base, view: 'overview', layers: 12, heads: 12 })).toBe('Softmax weights · encoder self-attention · all 12 layers × 12 heads');
+    expect(pictureHeading({ ...base, view: 'masks', block: 'decoder.self_attn' })).toBe(
+      'Attention masks · decoder self-attention · layer 0 · the same for all 4 heads',
+    );
+    expect(pictureHeading({ ...base, view: 'overview', layers: 12, heads: 12 })).toBe(
+      'Softmax weights · encoder self-attention · all 12 layers × 12 heads',
+    );
   });
 });
 

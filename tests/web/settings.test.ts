@@ -2,7 +2,15 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONFIG, PLAYGROUND_SCHEMA } from '../../dist/node.js';
 import {
-  DEFAULT_STATE, SETTINGS, crossCheck, modelConfig, parseSetting, settingByName, splitLines, stateFromHash, stateToHash,
+  DEFAULT_STATE,
+  SETTINGS,
+  crossCheck,
+  modelConfig,
+  parseSetting,
+  settingByName,
+  splitLines,
+  stateFromHash,
+  stateToHash,
 } from '../../web/src/settings/settings.js';
 
 describe('settings', () => {
@@ -30,7 +38,14 @@ describe('settings', () => {
 
   it('round-trips a state through the URL hash, writing only what differs from the defaults', () => {
     expect(stateToHash(DEFAULT_STATE)).toBe('');
-    const state = { ...DEFAULT_STATE, text: 'a <b> & c\nsecond line', mode: 'cross' as const, heads: 8, scale: false, view: 'masks' as const };
+    const state = {
+      ...DEFAULT_STATE,
+      text: 'a <b> & c\nsecond line',
+      mode: 'cross' as const,
+      heads: 8,
+      scale: false,
+      view: 'masks' as const,
+    };
     const hash = stateToHash(state);
     expect(hash).toMatch(/^#/);
     expect(hash).not.toContain('dModel');
@@ -47,7 +62,7 @@ describe('settings', () => {
   });
 
   it('keeps the chosen trained model in the hash, first, so a link reopens it', () => {
-    expect(DEFAULT_STATE.model).toBe('');  // the untrained playground model
+    expect(DEFAULT_STATE.model).toBe(''); // the untrained playground model
     const state = { ...DEFAULT_STATE, model: 'reverse', text: '3 1 | 1 3' };
     expect(stateToHash(state)).toBe('#model=reverse&text=3+1+%7C+1+3');
     expect(stateFromHash('#model=reverse&text=3+1+%7C+1+3')).toEqual({ state, problems: [], rejected: {} });
@@ -59,18 +74,26 @@ describe('settings', () => {
     expect(rejected.heads).toEqual({ raw: '0', error: 'Heads must be between 1 and 64' });
     expect(Object.keys(rejected)).toEqual(['heads', 'layers', 'mode', 'scale']);
     expect(problems).toEqual([
-      'Heads must be between 1 and 64', 'Layers must be a whole number', "unknown setting 'colour' in the link",
-      "Attention: unknown choice 'sideways'", 'Scale by 1/√d_k must be on or off',
+      'Heads must be between 1 and 64',
+      'Layers must be a whole number',
+      "unknown setting 'colour' in the link",
+      "Attention: unknown choice 'sideways'",
+      'Scale by 1/√d_k must be on or off',
     ]);
   });
 
   it('explains combinations that cannot work at the setting to fix', () => {
     // The engine's rules (declared once in core/src/config.cpp), at the setting each names, in the page's words
     // (the label d_model, not the API's dModel).
-    expect(crossCheck({ ...DEFAULT_STATE, dModel: 64, heads: 3 }).heads)
-      .toBe('heads (3) must divide d_model (64): d_k = d_model / heads must be a whole number');
-    expect(crossCheck({ ...DEFAULT_STATE, dModel: 8, heads: 8, preset: 'positional' }).preset).toMatch(/d_k = d_model \/ heads of at least 2/);
-    expect(crossCheck({ ...DEFAULT_STATE, dModel: 2, heads: 1, preset: 'positional' }).dModel).toMatch(/d_model of at least 4, got 2/);
+    expect(crossCheck({ ...DEFAULT_STATE, dModel: 64, heads: 3 }).heads).toBe(
+      'heads (3) must divide d_model (64): d_k = d_model / heads must be a whole number',
+    );
+    expect(crossCheck({ ...DEFAULT_STATE, dModel: 8, heads: 8, preset: 'positional' }).preset).toMatch(
+      /d_k = d_model \/ heads of at least 2/,
+    );
+    expect(crossCheck({ ...DEFAULT_STATE, dModel: 2, heads: 1, preset: 'positional' }).dModel).toMatch(
+      /d_model of at least 4, got 2/,
+    );
     expect(crossCheck(DEFAULT_STATE)).toEqual({});
   });
 
@@ -78,9 +101,20 @@ describe('settings', () => {
     expect(splitLines('  the cat \n\n a dog\n')).toEqual(['the cat', 'a dog']);
     expect(modelConfig(DEFAULT_STATE)).toEqual(DEFAULT_CONFIG);
     expect(DEFAULT_CONFIG).toEqual({
-      dModel: 64, heads: 4, layers: 2, ffnDim: 0, seed: 1, preset: 'random', scale: true, residual: true, positional: true,
-      activation: 'relu', norm: 'post',
+      dModel: 64,
+      heads: 4,
+      layers: 2,
+      ffnDim: 0,
+      seed: 1,
+      preset: 'random',
+      scale: true,
+      residual: true,
+      positional: true,
+      activation: 'relu',
+      norm: 'post',
     });
-    expect(parseSetting(settingByName('text')!, 'x'.repeat(5000))).toEqual({ error: expect.stringMatching(/at most 4000/) });
+    expect(parseSetting(settingByName('text')!, 'x'.repeat(5000))).toEqual({
+      error: expect.stringMatching(/at most 4000/),
+    });
   });
 });

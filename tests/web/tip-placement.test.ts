@@ -4,7 +4,10 @@ import { placeTip } from '../../web/src/ui/tip-placement.js';
 const area = { left: 0, top: 0, width: 400, height: 300 };
 const tip = { width: 150, height: 80 };
 const inside = (p: { left: number; top: number }) =>
-  p.left >= area.left && p.top >= area.top && p.left + tip.width <= area.left + area.width && p.top + tip.height <= area.top + area.height;
+  p.left >= area.left &&
+  p.top >= area.top &&
+  p.left + tip.width <= area.left + area.width &&
+  p.top + tip.height <= area.top + area.height;
 
 describe('placeTip', () => {
   it('puts the tip right of a cell with room, level with it', () => {

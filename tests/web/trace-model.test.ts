@@ -2,7 +2,15 @@
 import { describe, expect, it } from 'vitest';
 import { loadAttention } from '../../dist/node.js';
 import {
-  axisTokens, blockedReason, blocksOf, editedPositions, headSlice, paddedLabels, rowChanges, rowSum, findStage,
+  axisTokens,
+  blockedReason,
+  blocksOf,
+  editedPositions,
+  headSlice,
+  paddedLabels,
+  rowChanges,
+  rowSum,
+  findStage,
 } from '../../web/src/model/trace-model.js';
 import { flowRows } from '../../web/src/model/flow-model.js';
 
@@ -13,7 +21,10 @@ describe('trace helpers', () => {
     const trace = engine.run({ texts: ['one two three', 'four'], mode: 'decoder', config: { dModel: 8, heads: 2 } });
     expect(blocksOf(trace)).toEqual(['decoder.self_attn']);
     expect(paddedLabels(axisTokens(trace, 'decoder.self_attn').keys[1], 3)).toEqual([
-      { label: 'four', pad: false }, { label: '<pad>', pad: true }, { label: '<pad>', pad: true }]);
+      { label: 'four', pad: false },
+      { label: '<pad>', pad: true },
+      { label: '<pad>', pad: true },
+    ]);
     expect(blockedReason(trace, 'decoder.self_attn', 0, 0, 0, 1)).toBe('future');
     expect(blockedReason(trace, 'decoder.self_attn', 0, 1, 2, 1)).toBe('padding');
     expect(blockedReason(trace, 'decoder.self_attn', 0, 0, 2, 1)).toBeNull();

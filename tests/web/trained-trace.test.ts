@@ -37,7 +37,12 @@ describe('a trained model on the Explore page', () => {
     expect(trace.tokens).toEqual([example]);
     expect(trace.sourceTokens).toEqual([]);
     expect(trace.config).toMatchObject({ dModel: 32, heads: 4, layers: 2, ffnDim: 64, norm: 'pre', positional: true });
-    for (const name of ['decoder.self_attn.scores', 'decoder.self_attn.mask', 'decoder.self_attn.q_proj', 'decoder.self_attn.output'])
+    for (const name of [
+      'decoder.self_attn.scores',
+      'decoder.self_attn.mask',
+      'decoder.self_attn.q_proj',
+      'decoder.self_attn.output',
+    ])
       for (const layer of [0, 1]) expect(findStage(trace, name, layer), `${name} ${layer}`).toBeDefined();
 
     // The same model, built and run directly.
@@ -46,7 +51,12 @@ describe('a trained model on the Explore page', () => {
     trainer.model.loadWeights(weights);
     const vocabulary = trainer.vocabulary()!;
     const ids = Int32Array.from(example, (t) => vocabulary.indexOf(t));
-    const direct = trainer.model.forward({ ids, batch: 1, seq: ids.length, record: { stages: ['decoder.self_attn.weights'], layers: [0] } });
+    const direct = trainer.model.forward({
+      ids,
+      batch: 1,
+      seq: ids.length,
+      record: { stages: ['decoder.self_attn.weights'], layers: [0] },
+    });
     const recorded = findStage(trace, 'decoder.self_attn.weights', 0)!;
     expect(recorded.axes).toEqual(['B', 'H', 'Sq', 'Sk']);
     expect(recorded.shape).toEqual([1, 4, 17, 17]);
@@ -65,7 +75,10 @@ describe('a trained model on the Explore page', () => {
 
   it('pads a batch of lines and masks the padding', async () => {
     const trace = traceOf(await api.run({ trained: reverse, text: '3 7 1 |\n  2 |  \n' }));
-    expect(trace.tokens).toEqual([['3', '7', '1', '|'], ['2', '|']]);
+    expect(trace.tokens).toEqual([
+      ['3', '7', '1', '|'],
+      ['2', '|'],
+    ]);
     const padding = findStage(trace, 'decoder.self_attn.mask.padding', 0)!;
     expect(padding.shape).toEqual([2, 4]);
     expect(Array.from(padding.data)).toEqual([0, 0, 0, 0, 0, 0, 1, 1]);
@@ -74,13 +87,25 @@ describe('a trained model on the Explore page', () => {
 
   it('reports bad input at the text box: an unknown token, too many tokens, nothing typed', async () => {
     expect(await api.run({ trained: reverse, text: '3 x 1' })).toEqual({
-      ok: false, field: 'text', error: expect.stringMatching(/^'x' is not a token of this task \(its tokens: 0 1 2 3 4 5 6 7 8 9 \|\)/),
+      ok: false,
+      field: 'text',
+      error: expect.stringMatching(/^'x' is not a token of this task \(its tokens: 0 1 2 3 4 5 6 7 8 9 \|\)/),
     });
-    expect(await api.run({ trained: reverse, text: '1 2\n3 y' })).toMatchObject({ ok: false, field: 'text', error: expect.stringMatching(/^Line 2: 'y'/) });
+    expect(await api.run({ trained: reverse, text: '1 2\n3 y' })).toMatchObject({
+      ok: false,
+      field: 'text',
+      error: expect.stringMatching(/^Line 2: 'y'/),
+    });
     expect(await api.run({ trained: reverse, text: '1 '.repeat(18) })).toEqual({
-      ok: false, field: 'text', error: '18 tokens: this model reads at most 17 (its task\'s sequence length).',
+      ok: false,
+      field: 'text',
+      error: "18 tokens: this model reads at most 17 (its task's sequence length).",
     });
-    expect(await api.run({ trained: reverse, text: ' \n ' })).toEqual({ ok: false, field: 'text', error: 'Type some tokens first.' });
+    expect(await api.run({ trained: reverse, text: ' \n ' })).toEqual({
+      ok: false,
+      field: 'text',
+      error: 'Type some tokens first.',
+    });
     // The model still works after each.
     expect(traceOf(await api.run({ trained: reverse, text: '1 2 |' })).tokens).toEqual([['1', '2', '|']]);
   });
@@ -88,18 +113,30 @@ describe('a trained model on the Explore page', () => {
   it('reports a model that does not build, and does not keep it', async () => {
     const truncated: TrainedModelRef = { key: 'broken', settings: record.settings, weights: weights.subarray(0, 1000) };
     const outcome = await api.run({ trained: truncated, text: '1 2 |' });
-    expect(outcome).toMatchObject({ ok: false, error: expect.stringMatching(/^The model's weights do not fit its settings: /) });
+    expect(outcome).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^The model's weights do not fit its settings: /),
+    });
     expect(outcome).not.toHaveProperty('field');
-    const unreadable = await api.run({ trained: { ...reverse, key: 'bad-settings', settings: 'task=juggle' }, text: '1' });
-    expect(unreadable).toMatchObject({ ok: false, error: expect.stringMatching(/^The model's settings do not read: Task: unknown choice 'juggle'/) });
+    const unreadable = await api.run({
+      trained: { ...reverse, key: 'bad-settings', settings: 'task=juggle' },
+      text: '1',
+    });
+    expect(unreadable).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^The model's settings do not read: Task: unknown choice 'juggle'/),
+    });
     // The same key with good weights builds now: the failure was not cached.
-    expect(traceOf(await api.run({ trained: { ...truncated, weights }, text: '1 2 |' })).tokens).toEqual([['1', '2', '|']]);
+    expect(traceOf(await api.run({ trained: { ...truncated, weights }, text: '1 2 |' })).tokens).toEqual([
+      ['1', '2', '|'],
+    ]);
   });
 
   it('keeps the heap flat over repeated runs of a kept model', async () => {
     await api.run({ trained: reverse, text: example.join(' ') });
     const before = engine.heapBytesInUse();
-    for (let i = 0; i < 50; i++) traceOf(await api.run({ trained: reverse, text: example.slice(0, 1 + (i % 17)).join(' ') }));
+    for (let i = 0; i < 50; i++)
+      traceOf(await api.run({ trained: reverse, text: example.slice(0, 1 + (i % 17)).join(' ') }));
     expect(engine.heapBytesInUse()).toBe(before);
   });
 });

@@ -6,12 +6,30 @@ import { MODEL_SPEC_SCHEMA, OPTIMIZER_SCHEMA, TASK_SCHEMA, loadAttention } from 
 import { TrainingSession, type Progress } from '../../web/src/workers/training.js';
 import { parseSetting } from '../../web/src/settings/settings.js';
 import {
-  DEFAULT_TRAIN_STATE, TRAIN_SETTINGS, runLabel, runLimits, runStates, shownTrainSettings, trainCrossCheck, trainSettingByName,
-  trainStateFromHash, trainStateToHash, trainerOptions, type TrainState,
+  DEFAULT_TRAIN_STATE,
+  TRAIN_SETTINGS,
+  runLabel,
+  runLimits,
+  runStates,
+  shownTrainSettings,
+  trainCrossCheck,
+  trainSettingByName,
+  trainStateFromHash,
+  trainStateToHash,
+  trainerOptions,
+  type TrainState,
 } from '../../web/src/settings/train-settings.js';
 
 // A small, quick version of the view's sort task.
-const QUICK: TrainState = { ...DEFAULT_TRAIN_STATE, length: 4, symbols: 5, dModel: 32, ffnDim: 64, steps: 300, evalEvery: 20 };
+const QUICK: TrainState = {
+  ...DEFAULT_TRAIN_STATE,
+  length: 4,
+  symbols: 5,
+  dModel: 32,
+  ffnDim: 64,
+  steps: 300,
+  evalEvery: 20,
+};
 
 describe('the Train view settings', () => {
   it('take type, range, choices and help from the engine, and parse their own starting values', () => {
@@ -23,10 +41,11 @@ describe('the Train view settings', () => {
       if (!schema) continue;
       const info = schema.settings.find((i) => i.name === s.field)!;
       expect(s.type).toBe(info.type);
-      if (s.type !== 'choice' && s.type !== 'bool' && s.type !== 'text') expect([s.min, s.max]).toEqual([info.min, info.max]);
+      if (s.type !== 'choice' && s.type !== 'bool' && s.type !== 'text')
+        expect([s.min, s.max]).toEqual([info.min, info.max]);
     }
     const lr = TRAIN_SETTINGS.find((s) => s.name === 'lr')!;
-    expect(parseSetting(lr, '0')).toHaveProperty('error');  // lr must be > 0 (the engine's exclusive minimum)
+    expect(parseSetting(lr, '0')).toHaveProperty('error'); // lr must be > 0 (the engine's exclusive minimum)
     expect(parseSetting(lr, '1e-3')).toEqual({ value: 0.001 });
   });
 
@@ -44,7 +63,9 @@ describe('the Train view settings', () => {
     expect(names({ ...DEFAULT_TRAIN_STATE, task: 'modadd' })).not.toContain('symbols');
     expect(names({ ...DEFAULT_TRAIN_STATE, task: 'text' })).toContain('text');
     // d_model 48; the message in the page's words (the label d_model, not the API's dModel).
-    expect(trainCrossCheck({ ...DEFAULT_TRAIN_STATE, heads: 5 }).heads).toBe('heads (5) must divide d_model (48): d_k = d_model / heads must be a whole number');
+    expect(trainCrossCheck({ ...DEFAULT_TRAIN_STATE, heads: 5 }).heads).toBe(
+      'heads (5) must divide d_model (48): d_k = d_model / heads must be a whole number',
+    );
     const options = trainerOptions({ ...DEFAULT_TRAIN_STATE, task: 'modadd' });
     expect(options.task).toEqual({ name: 'modadd', modulus: 13 });
     expect(options.spec).toMatchObject({ causal: true, dModel: 48, norm: 'pre' });
@@ -60,11 +81,12 @@ describe('comparisons', () => {
   const comparing = (compare: string, more: TrainState = {}) => ({ ...DEFAULT_TRAIN_STATE, ...more, compare });
 
   it('offer every comparison as a choice, and nothing means one run without a label', () => {
-    expect(trainSettingByName('compare')).toMatchObject(
-      { choices: ['none', 'residual', 'scale', 'scale64', 'norm', 'layerNorm', 'attnActivation', 'positions'] });
+    expect(trainSettingByName('compare')).toMatchObject({
+      choices: ['none', 'residual', 'scale', 'scale64', 'norm', 'layerNorm', 'attnActivation', 'positions'],
+    });
     expect(runStates(DEFAULT_TRAIN_STATE)).toEqual([DEFAULT_TRAIN_STATE]);
     expect(labels(DEFAULT_TRAIN_STATE)).toEqual(['']);
-    expect(runLabel(comparing('residual'), 2)).toBe('');  // past the last run
+    expect(runLabel(comparing('residual'), 2)).toBe(''); // past the last run
   });
 
   it('run none, ReLU and GELU after attention as three runs, into three specs', () => {
@@ -73,7 +95,11 @@ describe('comparisons', () => {
     expect(labels(state)).toEqual(['no activation after attention', 'ReLU after attention', 'GELU after attention']);
     expect(runStates(state).map((s) => trainerOptions(s).spec.attnActivation)).toEqual(['none', 'relu', 'gelu']);
     // Your own choice of the compared setting is the runs' to make.
-    expect(runStates({ ...state, attnActivation: 'gelu_tanh' }).map((s) => s.attnActivation)).toEqual(['none', 'relu', 'gelu']);
+    expect(runStates({ ...state, attnActivation: 'gelu_tanh' }).map((s) => s.attnActivation)).toEqual([
+      'none',
+      'relu',
+      'gelu',
+    ]);
   });
 
   it('flip LayerNorm, residual connections, scaling and norm placement, A first', () => {
@@ -89,7 +115,10 @@ describe('comparisons', () => {
 
   it('compare scaling at d_k = 64: d_model 128 with 2 heads, scaled and not', () => {
     const state = comparing('scale64');
-    expect(changes(state)).toEqual([{ dModel: 128, heads: 2 }, { dModel: 128, heads: 2, scale: false }]);
+    expect(changes(state)).toEqual([
+      { dModel: 128, heads: 2 },
+      { dModel: 128, heads: 2, scale: false },
+    ]);
     expect(labels(state)).toEqual(['d_k 64, scaled by 1/√d_k', 'd_k 64, not scaled']);
     for (const run of runStates(state)) {
       const spec = trainerOptions(run).spec;
@@ -99,9 +128,15 @@ describe('comparisons', () => {
   });
 
   it('keep your positions in run A unless they are none', () => {
-    expect(changes(comparing('positions'))).toEqual([{}, { positions: 'none' }]);  // learned: the view's start
-    expect(labels(comparing('positions', { positions: 'sinusoidal' }))).toEqual(['sinusoidal positions', 'no positions']);
-    expect(runStates(comparing('positions', { positions: 'none' })).map((s) => s.positions)).toEqual(['learned', 'none']);
+    expect(changes(comparing('positions'))).toEqual([{}, { positions: 'none' }]); // learned: the view's start
+    expect(labels(comparing('positions', { positions: 'sinusoidal' }))).toEqual([
+      'sinusoidal positions',
+      'no positions',
+    ]);
+    expect(runStates(comparing('positions', { positions: 'none' })).map((s) => s.positions)).toEqual([
+      'learned',
+      'none',
+    ]);
   });
 
   it('round-trip through the URL hash with the new model settings', () => {
@@ -123,36 +158,42 @@ describe('a training run', () => {
     if (!created.ok) throw new Error(created.error.message);
     expect(created.info.seqLen).toBe(9);
     expect(created.info.vocabulary).toEqual(['0', '1', '2', '3', '4', '|']);
-    expect(created.progress.heldOut.map((p) => p.step)).toEqual([0]);  // the untrained model's point
+    expect(created.progress.heldOut.map((p) => p.step)).toEqual([0]); // the untrained model's point
     const events: Progress[] = [];
     const last = await session.run((p) => events.push(p));
     expect(last.status).toBe('done');
     expect(last.step).toBe(40);
     expect(events.length).toBeGreaterThan(0);
     const trainSteps = events.flatMap((e) => e.train.map((p) => p.step));
-    expect(trainSteps).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));  // every step, once, in order
+    expect(trainSteps).toEqual(Array.from({ length: 40 }, (_, i) => i + 1)); // every step, once, in order
     expect(events.flatMap((e) => e.heldOut.map((p) => p.step))).toEqual([20, 40]);
     expect(events[0].stepsPerSecond).toBeGreaterThan(0);
     const probe = last.probe;
     expect(probe.tokens).toHaveLength(9);
-    expect(probe.heads).toHaveLength(2 * 4);  // layers x heads
+    expect(probe.heads).toHaveLength(2 * 4); // layers x heads
     for (const h of probe.heads) {
       expect(h.weights).toHaveLength(81);
-      for (let i = 0; i < 9; i++) {  // causal rows sum to 1 over the keys up to the query
+      for (let i = 0; i < 9; i++) {
+        // causal rows sum to 1 over the keys up to the query
         const row = h.weights.subarray(i * 9, i * 9 + 9);
         expect(row.slice(0, i + 1).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 5);
         expect(row.slice(i + 1).every((w) => w === 0)).toBe(true);
       }
     }
-    expect(probe.expected.filter((e) => e !== null)).toHaveLength(4);  // the sorted half is scored
+    expect(probe.expected.filter((e) => e !== null)).toHaveLength(4); // the sorted half is scored
     session.dispose();
   });
 
   it('pauses between slices, steps one at a time, and resumes where it was', async () => {
-    const session = new TrainingSession(await loadAttention());
+    // Slices of ~1 ms (a step or two): with the page's 150 ms a fast machine could reach the
+    // task's target inside the first slice, and the run would end 'done' before any pause.
+    const session = new TrainingSession(await loadAttention(), 1);
     session.create(trainerOptions(QUICK), runLimits(QUICK));
     let events = 0;
-    const running = session.run(() => { events += 1; if (events === 1) session.pause(); });
+    const running = session.run(() => {
+      events += 1;
+      if (events === 1) session.pause();
+    });
     const paused = await running;
     expect(paused.status).toBe('paused');
     expect(events).toBe(1);
@@ -173,9 +214,9 @@ describe('a training run', () => {
     expect(end.status).toBe('done');
     expect(end.message).toMatch(/Reached (9\d|100)\.\d% held-out sequence accuracy at step \d+/);
     expect(end.step).toBeLessThan(300);
-    expect(end.step % 20).toBe(0);  // it can only know at an evaluation
+    expect(end.step % 20).toBe(0); // it can only know at an evaluation
     // Your own input, completed greedily to the task's length: a trained model sorts it.
-    const done = session.complete([4, 0, 3, 1, 5]);  // 4 0 3 1 |
+    const done = session.complete([4, 0, 3, 1, 5]); // 4 0 3 1 |
     if (!done.ok) throw new Error(done.error.message);
     expect(done.probe.typed).toBe(5);
     expect(done.probe.tokens.slice(0, 5)).toEqual(['4', '0', '3', '1', '|']);
@@ -186,7 +227,7 @@ describe('a training run', () => {
     session.create(options, limits);
     const again: number[] = [];
     await session.run((p) => again.push(...p.train.map((t) => t.loss)));
-    expect(again).toEqual(losses);  // same seed and settings: the same losses, bit for bit
+    expect(again).toEqual(losses); // same seed and settings: the same losses, bit for bit
     session.dispose();
   }, 120_000);
 

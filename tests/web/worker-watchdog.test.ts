@@ -8,10 +8,15 @@ import * as Comlink from 'comlink';
 import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { forwardTo, startWatched } from '../../web/src/workers/worker-watchdog.js';
 
-interface Api { ready(): Promise<string>; add(a: number, b: number): Promise<number> }
+interface Api {
+  ready(): Promise<string>;
+  add(a: number, b: number): Promise<number>;
+}
 
 const ports: MessagePort[] = [];
-afterEach(() => { for (const port of ports.splice(0)) port.close(); });
+afterEach(() => {
+  for (const port of ports.splice(0)) port.close();
+});
 
 /** A fake worker: `hangs` never answers ready() (and so never anything after). Records starts and ends. */
 function fakeWorkers(hangs: (threaded: boolean) => boolean) {
@@ -21,11 +26,23 @@ function fakeWorkers(hangs: (threaded: boolean) => boolean) {
     ports.push(port1, port2);
     const name = threaded ? 'threaded' : 'single';
     log.push(`start ${name}`);
-    Comlink.expose({
-      ready: () => (hangs(threaded) ? new Promise<string>(() => {}) : Promise.resolve(name)),
-      add: async (a: number, b: number) => { log.push(`add on ${name}`); return a + b; },
-    }, port2 as unknown as Comlink.Endpoint);
-    return { endpoint: port1 as unknown as Comlink.Endpoint, terminate: () => { log.push(`end ${name}`); port1.close(); } };
+    Comlink.expose(
+      {
+        ready: () => (hangs(threaded) ? new Promise<string>(() => {}) : Promise.resolve(name)),
+        add: async (a: number, b: number) => {
+          log.push(`add on ${name}`);
+          return a + b;
+        },
+      },
+      port2 as unknown as Comlink.Endpoint,
+    );
+    return {
+      endpoint: port1 as unknown as Comlink.Endpoint,
+      terminate: () => {
+        log.push(`end ${name}`);
+        port1.close();
+      },
+    };
   };
   return { start, log };
 }
@@ -45,7 +62,7 @@ describe('startWatched', () => {
     const { start, log } = fakeWorkers((threaded) => threaded);
     const watched = startWatched<Api>(start, 100);
     const api = forwardTo<Api>(watched.remote);
-    const sum = api.add(20, 22);  // made before the deadline
+    const sum = api.add(20, 22); // made before the deadline
     expect(await sum).toBe(42);
     expect(log).toEqual(['start threaded', 'end threaded', 'start single', 'add on single']);
     expect(await (await watched.remote).ready()).toBe('single');

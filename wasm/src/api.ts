@@ -7,12 +7,32 @@ export type { CheckpointFiles, CheckpointFile, LoadProgress } from './checkpoint
 export type { Tokenizer, Encoding } from './tokenizers.js';
 export { Trainer, TASKS, type TrainerSnapshot } from './trainer.js';
 export {
-  ENGINE, ERROR_CODES, checkValue, ruleProblems, type ErrorCode, type StageKind, type MaskKind, type Family, type FamilyTokenizer, type SchemaInfo,
-  type SettingInfo, type RuleInfo, type SettingProblem,
+  ENGINE,
+  ERROR_CODES,
+  checkValue,
+  ruleProblems,
+  type ErrorCode,
+  type StageKind,
+  type MaskKind,
+  type Family,
+  type FamilyTokenizer,
+  type SchemaInfo,
+  type SettingInfo,
+  type RuleInfo,
+  type SettingProblem,
 } from './schema.js';
 export { AttentionError, type ErrorDetails } from './errors.js';
-export { DEFAULT_CONFIG, DEFAULT_SPEC, LIMITS, CONFIG_SCHEMA, MODEL_SPEC_SCHEMA, PLAYGROUND_SCHEMA,
-  OPTIMIZER_SCHEMA, TRAINER_SCHEMA, TASK_SCHEMA } from './config.js';
+export {
+  DEFAULT_CONFIG,
+  DEFAULT_SPEC,
+  LIMITS,
+  CONFIG_SCHEMA,
+  MODEL_SPEC_SCHEMA,
+  PLAYGROUND_SCHEMA,
+  OPTIMIZER_SCHEMA,
+  TRAINER_SCHEMA,
+  TASK_SCHEMA,
+} from './config.js';
 export { supportsRelaxedSimd, supportsSimd, supportsThreads } from './build-choice.js';
 export type { LoadOptions } from './loader.js';
 export type * from './types.js';

@@ -23,7 +23,8 @@ export interface FileSource {
   read(name: string): Promise<Uint8Array | null>;
 }
 
-export const aborted = () => new AttentionError('loading the model was cancelled', { code: 'aborted', field: 'signal' });
+export const aborted = () =>
+  new AttentionError('loading the model was cancelled', { code: 'aborted', field: 'signal' });
 
 export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw aborted();
@@ -40,20 +41,33 @@ export function filesSource(files: unknown, onProgress?: (p: LoadProgress) => vo
   const byName = new Map<string, CheckpointFile>();
   const add = (name: string, value: unknown) => {
     const key = baseName(name);
-    if (!(value instanceof Uint8Array || value instanceof ArrayBuffer || (typeof Blob !== 'undefined' && value instanceof Blob)))
-      throw new AttentionError(`files['${name}'] must be a Uint8Array, ArrayBuffer or File, got ${describeValue(value)}`,
-        { field: 'files', value: name });
+    if (!(
+      value instanceof Uint8Array ||
+      value instanceof ArrayBuffer ||
+      (typeof Blob !== 'undefined' && value instanceof Blob)
+    ))
+      throw new AttentionError(
+        `files['${name}'] must be a Uint8Array, ArrayBuffer or File, got ${describeValue(value)}`,
+        { field: 'files', value: name },
+      );
     if (byName.has(key)) throw new AttentionError(`two files are named '${key}'`, { field: 'files', value: key });
     byName.set(key, value);
   };
   if (typeof files !== 'object' || files === null)
-    throw new AttentionError(`files must be a FileList, an array of File or a { name: bytes } map, got ${describeValue(files)}`,
-      { field: 'files', value: describeValue(files) });
-  const list = Symbol.iterator in files ? Array.from(files as Iterable<unknown>)
-    : typeof (files as ArrayLike<unknown>).length === 'number' ? Array.from(files as ArrayLike<unknown>) : null;
+    throw new AttentionError(
+      `files must be a FileList, an array of File or a { name: bytes } map, got ${describeValue(files)}`,
+      { field: 'files', value: describeValue(files) },
+    );
+  const list =
+    Symbol.iterator in files
+      ? Array.from(files as Iterable<unknown>)
+      : typeof (files as ArrayLike<unknown>).length === 'number'
+        ? Array.from(files as ArrayLike<unknown>)
+        : null;
   if (list) {
     for (const file of list) {
-      if (!isFileLike(file)) throw new AttentionError(`each of files must be a File, got ${describeValue(file)}`, { field: 'files' });
+      if (!isFileLike(file))
+        throw new AttentionError(`each of files must be a File, got ${describeValue(file)}`, { field: 'files' });
       add(file.name, file);
     }
   } else {
@@ -65,8 +79,12 @@ export function filesSource(files: unknown, onProgress?: (p: LoadProgress) => vo
       throwIfAborted(signal);
       const value = byName.get(name);
       if (value === undefined) return null;
-      const bytes = value instanceof Uint8Array ? value
-        : value instanceof ArrayBuffer ? new Uint8Array(value) : new Uint8Array(await value.arrayBuffer());
+      const bytes =
+        value instanceof Uint8Array
+          ? value
+          : value instanceof ArrayBuffer
+            ? new Uint8Array(value)
+            : new Uint8Array(await value.arrayBuffer());
       throwIfAborted(signal);
       onProgress?.({ file: name, loaded: bytes.length, total: bytes.length });
       return bytes;
@@ -77,16 +95,28 @@ export function filesSource(files: unknown, onProgress?: (p: LoadProgress) => vo
 const REPO = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)?$/;
 
 /** A model hub in the Hugging Face layout: {baseUrl}/{repo}/resolve/main/{file}. */
-export function hubSource(repo: unknown, baseUrl: unknown, onProgress?: (p: LoadProgress) => void,
-  signal?: AbortSignal): FileSource {
+export function hubSource(
+  repo: unknown,
+  baseUrl: unknown,
+  onProgress?: (p: LoadProgress) => void,
+  signal?: AbortSignal,
+): FileSource {
   if (typeof repo !== 'string' || !REPO.test(repo) || repo.includes('..'))
-    throw new AttentionError(`repo must be a model name like 'gpt2' or 'owner/name', got ${describeValue(repo)}`,
-      { field: 'repo', value: describeValue(repo) });
+    throw new AttentionError(`repo must be a model name like 'gpt2' or 'owner/name', got ${describeValue(repo)}`, {
+      field: 'repo',
+      value: describeValue(repo),
+    });
   let base: URL;
   try {
-    base = new URL(String(baseUrl ?? 'https://huggingface.co'), typeof location === 'undefined' ? undefined : location.href);
+    base = new URL(
+      String(baseUrl ?? 'https://huggingface.co'),
+      typeof location === 'undefined' ? undefined : location.href,
+    );
   } catch {
-    throw new AttentionError(`baseUrl is not a URL: ${describeValue(baseUrl)}`, { field: 'baseUrl', value: describeValue(baseUrl) });
+    throw new AttentionError(`baseUrl is not a URL: ${describeValue(baseUrl)}`, {
+      field: 'baseUrl',
+      value: describeValue(baseUrl),
+    });
   }
   const root = base.href.replace(/\/*$/, '/');
   return {
@@ -99,10 +129,18 @@ export function hubSource(repo: unknown, baseUrl: unknown, onProgress?: (p: Load
         response = await fetch(url, { signal });
       } catch (error) {
         if (signal?.aborted) throw aborted();
-        throw new AttentionError(`could not download ${url}: ${(error as Error).message}`, { code: 'network', field: name });
+        throw new AttentionError(`could not download ${url}: ${(error as Error).message}`, {
+          code: 'network',
+          field: name,
+        });
       }
       if (response.status === 404) return null;
-      if (!response.ok) throw new AttentionError(`could not download ${url}: HTTP ${response.status}`, { code: 'network', field: name, value: response.status });
+      if (!response.ok)
+        throw new AttentionError(`could not download ${url}: HTTP ${response.status}`, {
+          code: 'network',
+          field: name,
+          value: response.status,
+        });
       const length = Number(response.headers.get('content-length'));
       const total = Number.isFinite(length) && length > 0 ? length : null;
       return readBody(response, name, total, onProgress, signal);
@@ -110,8 +148,13 @@ export function hubSource(repo: unknown, baseUrl: unknown, onProgress?: (p: Load
   };
 }
 
-async function readBody(response: Response, file: string, total: number | null,
-  onProgress: ((p: LoadProgress) => void) | undefined, signal: AbortSignal | undefined): Promise<Uint8Array> {
+async function readBody(
+  response: Response,
+  file: string,
+  total: number | null,
+  onProgress: ((p: LoadProgress) => void) | undefined,
+  signal: AbortSignal | undefined,
+): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let loaded = 0;
   try {
@@ -125,7 +168,10 @@ async function readBody(response: Response, file: string, total: number | null,
     }
   } catch (error) {
     if (signal?.aborted) throw aborted();
-    throw new AttentionError(`the download of ${file} broke off: ${(error as Error).message}`, { code: 'network', field: file });
+    throw new AttentionError(`the download of ${file} broke off: ${(error as Error).message}`, {
+      code: 'network',
+      field: file,
+    });
   }
   if (chunks.length === 1) return chunks[0];
   const bytes = new Uint8Array(loaded);

@@ -6,11 +6,28 @@ import { Trainer, type RawTrainer } from './trainer.js';
 import { ENGINE } from './schema.js';
 import { readTrace, type RawTrace } from './trace.js';
 import type {
-  AttentionWeights, Build, CreateModelOptions, FastKernels, CreateTrainerOptions, ModelSpec, MultiHeadAttentionInput, MultiHeadAttentionResult,
-  PreparedWeights, RunInput, StageInfo, TaskOptions, TaskShape, Trace,
+  AttentionWeights,
+  Build,
+  CreateModelOptions,
+  FastKernels,
+  CreateTrainerOptions,
+  ModelSpec,
+  MultiHeadAttentionInput,
+  MultiHeadAttentionResult,
+  PreparedWeights,
+  RunInput,
+  StageInfo,
+  TaskOptions,
+  TaskShape,
+  Trace,
 } from './types.js';
 import {
-  checkAttentionWeights, checkInteger, checkMultiHeadInput, checkRunInput, checkSpec, checkTrainerOptions,
+  checkAttentionWeights,
+  checkInteger,
+  checkMultiHeadInput,
+  checkRunInput,
+  checkSpec,
+  checkTrainerOptions,
   type CheckedMultiHeadInput,
   type CheckedWeights,
 } from './validate.js';
@@ -30,7 +47,9 @@ export interface RawModule extends RawPretrainedModule {
   PThread?: { terminateAllThreads(): void };
   wasmMemory?: WebAssembly.Memory;
   _PreparedAttention: new (weights: CheckedWeights) => {
-    error(): RawError | undefined; attend(input: CheckedMultiHeadInput): RawAttention; delete(): void;
+    error(): RawError | undefined;
+    attend(input: CheckedMultiHeadInput): RawAttention;
+    delete(): void;
   };
   _PlaygroundRunner: new () => { run(texts: string[], source: string[], config: string): RawError & Partial<RawTrace> };
   _Model: new (spec: string, init: string, seed: number) => RawModel;
@@ -42,8 +61,14 @@ type RawPrepared = InstanceType<RawModule['_PreparedAttention']>;
 
 // The core names arrays and options as PyTorch does; the API as this package does.
 const API_NAMES: Record<string, string> = {
-  in_proj_weight: 'inProjWeight', in_proj_bias: 'inProjBias', out_proj_weight: 'outProjWeight', out_proj_bias: 'outProjBias',
-  q_proj_weight: 'qProjWeight', k_proj_weight: 'kProjWeight', v_proj_weight: 'vProjWeight', attn_mask: 'attnMask',
+  in_proj_weight: 'inProjWeight',
+  in_proj_bias: 'inProjBias',
+  out_proj_weight: 'outProjWeight',
+  out_proj_bias: 'outProjBias',
+  q_proj_weight: 'qProjWeight',
+  k_proj_weight: 'kProjWeight',
+  v_proj_weight: 'vProjWeight',
+  attn_mask: 'attnMask',
   embed_dim: 'embedDim',
 };
 const apiField = (field: string) => API_NAMES[field] ?? field;
@@ -60,7 +85,12 @@ class Prepared implements PreparedWeights {
   #raw: RawPrepared | null;
   readonly #release: (prepared: Prepared) => void;
 
-  constructor(engine: AttentionEngine, raw: RawPrepared, weights: CheckedWeights, release: (prepared: Prepared) => void) {
+  constructor(
+    engine: AttentionEngine,
+    raw: RawPrepared,
+    weights: CheckedWeights,
+    release: (prepared: Prepared) => void,
+  ) {
     this.engine = engine;
     this.#raw = raw;
     this.embedDim = weights.embedDim;
@@ -75,7 +105,8 @@ class Prepared implements PreparedWeights {
 
   /** @internal */
   raw(): RawPrepared {
-    if (!this.#raw) throw new AttentionError('these prepared weights were disposed', { code: 'disposed', field: 'weights' });
+    if (!this.#raw)
+      throw new AttentionError('these prepared weights were disposed', { code: 'disposed', field: 'weights' });
     return this.#raw;
   }
 
@@ -123,7 +154,7 @@ export class AttentionEngine {
    */
   dispose(): void {
     if (!this.#module.PThread) return;
-    this.#module._setThreads(1);  // joins the pool's threads: later calls (a mistake) run serially, never hang
+    this.#module._setThreads(1); // joins the pool's threads: later calls (a mistake) run serially, never hang
     this.#module.PThread.terminateAllThreads();
   }
 
@@ -140,8 +171,8 @@ export class AttentionEngine {
     let prepared: Prepared | null = null;
     const checked = checkMultiHeadInput(input, (weights) => {
       if (!(weights instanceof Prepared) || weights.engine !== this)
-        throw new AttentionError('weights must come from this engine\'s prepareWeights()', { field: 'weights' });
-      weights.raw();  // throws if disposed
+        throw new AttentionError("weights must come from this engine's prepareWeights()", { field: 'weights' });
+      weights.raw(); // throws if disposed
       prepared = weights;
       return weights;
     });
@@ -153,7 +184,11 @@ export class AttentionEngine {
       weights: needWeights ? raw.weights! : null,
       shapes: {
         output: [batch, querySeq, embedDim],
-        weights: !needWeights ? null : averageAttnWeights ? [batch, querySeq, keySeq] : [batch, heads, querySeq, keySeq],
+        weights: !needWeights
+          ? null
+          : averageAttnWeights
+            ? [batch, querySeq, keySeq]
+            : [batch, heads, querySeq, keySeq],
       },
     };
   }
@@ -195,9 +230,11 @@ export class AttentionEngine {
    */
   createModel(spec: Partial<ModelSpec> = {}, options: CreateModelOptions = {}): Model {
     const full = checkSpec(spec);
-    if (typeof options !== 'object' || options === null) throw new AttentionError('options must be an object', { field: 'options' });
+    if (typeof options !== 'object' || options === null)
+      throw new AttentionError('options must be an object', { field: 'options' });
     for (const key of Object.keys(options))
-      if (key !== 'init' && key !== 'seed') throw new AttentionError(`unknown createModel option '${key}'`, { field: key });
+      if (key !== 'init' && key !== 'seed')
+        throw new AttentionError(`unknown createModel option '${key}'`, { field: key });
     const init = options.init ?? 'random';
     if (init !== 'random' && init !== 'zeros')
       throw new AttentionError(`init must be 'random' or 'zeros', got ${String(init)}`, { field: 'init', value: init });
@@ -218,7 +255,8 @@ export class AttentionEngine {
    */
   createTrainer(options: CreateTrainerOptions): Trainer {
     const { json, data } = checkTrainerOptions(options);
-    if (options.model !== undefined && options.spec !== undefined) throw new AttentionError('give model or spec, not both', { field: 'spec' });
+    if (options.model !== undefined && options.spec !== undefined)
+      throw new AttentionError('give model or spec, not both', { field: 'spec' });
     let model: Model;
     const owns = options.model === undefined;
     if (owns) {
@@ -231,10 +269,14 @@ export class AttentionEngine {
       }
       model = this.createModel(spec, options.init ?? {});
     } else {
-      if (!(options.model instanceof Model)) throw new AttentionError('model must come from createModel()', { field: 'model' });
+      if (!(options.model instanceof Model))
+        throw new AttentionError('model must come from createModel()', { field: 'model' });
       model = options.model;
       if (!(model.raw() instanceof (this.#module._Model as unknown as new () => object)))
-        throw new AttentionError('model was made by another engine (another loadAttention()); create it with this engine', { field: 'model' });
+        throw new AttentionError(
+          'model was made by another engine (another loadAttention()); create it with this engine',
+          { field: 'model' },
+        );
     }
     const raw = new this.#module._Trainer(model.raw(), json, data ?? null);
     const failure = raw.error();
@@ -260,7 +302,10 @@ export class AttentionEngine {
 
   describeTask(task: TaskOptions): TaskShape {
     if (typeof task !== 'object' || task === null || Array.isArray(task))
-      throw new AttentionError('describeTask takes task options, e.g. { name: \'sort\', length: 8 }', { field: 'task', value: task });
+      throw new AttentionError("describeTask takes task options, e.g. { name: 'sort', length: 8 }", {
+        field: 'task',
+        value: task,
+      });
     const result = this.#module._describeTask(JSON.stringify(task));
     if (result.error) throw fromEngine(result.error);
     return result as TaskShape;

@@ -30,7 +30,10 @@ export class AttentionError extends Error {
 }
 
 /** The engine's error value ({ message, code, field }) as an AttentionError. */
-export function fromEngine(raw: { message: string; code: string; field: string }, rename?: (field: string) => string): AttentionError {
+export function fromEngine(
+  raw: { message: string; code: string; field: string },
+  rename?: (field: string) => string,
+): AttentionError {
   const field = rename ? rename(raw.field) : raw.field;
   return new AttentionError(raw.message, { code: raw.code as ErrorCode, field });
 }

@@ -9,7 +9,6 @@ import type { AttentionEngine } from './engine.js';
 
 export * from './api.js';
 
-
 /**
  * Loads the engine: the SIMD build where the runtime supports wasm SIMD, else the
  * scalar one (`engine.build` says which). The threaded build comes with

@@ -15,10 +15,13 @@ import createScalar from './wasm/attention-scalar-inline.mjs';
 
 export * from './api.js';
 
-const FACTORIES: Record<Exclude<Build, 'simd-threads'>, Factory> = { simd: createSimd as Factory, scalar: createScalar as Factory };
+const FACTORIES: Record<Exclude<Build, 'simd-threads'>, Factory> = {
+  simd: createSimd as Factory,
+  scalar: createScalar as Factory,
+};
 
 /** Loads the engine (SIMD where supported); options.wasmBinary and locateWasm are not needed here. */
 export async function loadAttention(options: Pick<LoadOptions, 'build'> = {}): Promise<AttentionEngine> {
-  const build = (await chooseBuild(options.build, false)) as Exclude<Build, 'simd-threads'>;  // no threaded build inline
+  const build = (await chooseBuild(options.build, false)) as Exclude<Build, 'simd-threads'>; // no threaded build inline
   return new AttentionEngine(await FACTORIES[build]({}), build, 1);
 }

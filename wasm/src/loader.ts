@@ -34,7 +34,10 @@ export interface LoadOptions {
 export type BinaryReader = (url: URL) => Promise<ArrayBuffer | Uint8Array>;
 
 /** An emcc module factory (MODULARIZE): takes the .wasm bytes unless they are embedded. */
-export type Factory = (options: { wasmBinary?: ArrayBuffer | Uint8Array; pthreadPoolSize?: number }) => Promise<RawModule>;
+export type Factory = (options: {
+  wasmBinary?: ArrayBuffer | Uint8Array;
+  pthreadPoolSize?: number;
+}) => Promise<RawModule>;
 
 /** Where a build's files are: its .wasm, and its emcc module. */
 export interface BuildFiles {
@@ -61,17 +64,25 @@ export const SINGLE_THREADED_BUILDS: Record<'simd' | 'scalar', BuildFiles> = {
   },
 };
 
-export async function loadWith(read: BinaryReader, options: LoadOptions, builds: Partial<Record<Build, BuildFiles>>):
-    Promise<AttentionEngine> {
+export async function loadWith(
+  read: BinaryReader,
+  options: LoadOptions,
+  builds: Partial<Record<Build, BuildFiles>>,
+): Promise<AttentionEngine> {
   const build = await chooseBuild(options.build, 'simd-threads' in builds);
   const threads = build === 'simd-threads' ? threadCount(options.threads) : 1;
   const files = builds[build]!;
   const relaxed = chooseRelaxedSimd(options.relaxedSimd, build) && files.relaxedWasm !== undefined;
-  const url = options.locateWasm ? new URL(String(options.locateWasm(build, relaxed)), import.meta.url)
-    : relaxed ? files.relaxedWasm!() : files.wasm();
+  const url = options.locateWasm
+    ? new URL(String(options.locateWasm(build, relaxed)), import.meta.url)
+    : relaxed
+      ? files.relaxedWasm!()
+      : files.wasm();
   const wasmBinary = options.wasmBinary ?? (await read(url));
   const factory = await files.factory();
   // The pool holds the workers of threads - 1 threads, started (and loaded) before the factory resolves.
-  const module = await factory(build === 'simd-threads' ? { wasmBinary, pthreadPoolSize: threads - 1 } : { wasmBinary });
+  const module = await factory(
+    build === 'simd-threads' ? { wasmBinary, pthreadPoolSize: threads - 1 } : { wasmBinary },
+  );
   return new AttentionEngine(module, build, threads);
 }

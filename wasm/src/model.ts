@@ -15,7 +15,9 @@ export interface RawModel {
   parameter(name: string): Float32Array | null;
   loadWeights(bytes: Uint8Array): RawError | undefined;
   saveWeights(): Uint8Array;
-  forward(input: CheckedForwardInput): RawError & Partial<RawTrace> & { hidden?: Float32Array; logits?: Float32Array | null };
+  forward(
+    input: CheckedForwardInput,
+  ): RawError & Partial<RawTrace> & { hidden?: Float32Array; logits?: Float32Array | null };
   delete(): void;
 }
 
@@ -60,7 +62,8 @@ export class Model {
 
   /** A copy of one parameter's values (row-major). */
   parameter(name: string): Float32Array {
-    if (typeof name !== 'string') throw new AttentionError(`parameter name must be a string`, { field: 'name', value: name });
+    if (typeof name !== 'string')
+      throw new AttentionError(`parameter name must be a string`, { field: 'name', value: name });
     const values = this.#live().parameter(name);
     if (!values) throw new AttentionError(`this model has no parameter '${name}'`, { field: 'name', value: name });
     return values;
@@ -75,7 +78,9 @@ export class Model {
     const raw = this.#live();
     const data = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
     if (!(data instanceof Uint8Array))
-      throw new AttentionError('loadWeights takes the bytes of a .safetensors file (Uint8Array or ArrayBuffer)', { field: 'bytes' });
+      throw new AttentionError('loadWeights takes the bytes of a .safetensors file (Uint8Array or ArrayBuffer)', {
+        field: 'bytes',
+      });
     const result = raw.loadWeights(data);
     if (result?.error) throw fromEngine(result.error);
   }

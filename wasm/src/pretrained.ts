@@ -3,7 +3,14 @@
 // files) into a Model and a Tokenizer. The engine reads config.json, maps the hub's
 // tensor names onto its parameters and checks every tensor (core/src/pretrained); this
 // file only finds the files and hands them over one at a time.
-import { type CheckpointFiles, type FileSource, type LoadProgress, filesSource, hubSource, throwIfAborted } from './checkpoint-files.js';
+import {
+  type CheckpointFiles,
+  type FileSource,
+  type LoadProgress,
+  filesSource,
+  hubSource,
+  throwIfAborted,
+} from './checkpoint-files.js';
 import { AttentionError, describeValue, fromEngine } from './errors.js';
 import { Model, type RawModel } from './model.js';
 import { EngineTokenizer, type Encoding, type RawTokenizer, type Tokenizer } from './tokenizers.js';
@@ -60,8 +67,15 @@ export class PretrainedModel {
   readonly tokenizer: Tokenizer;
 
   /** @internal Made by loadPretrained. */
-  constructor(parts: { model: Model; tokenizer: Tokenizer; family: Family; modelType: string; architecture: string;
-    padTokenId: number; skipped: [string, string][] }) {
+  constructor(parts: {
+    model: Model;
+    tokenizer: Tokenizer;
+    family: Family;
+    modelType: string;
+    architecture: string;
+    padTokenId: number;
+    skipped: [string, string][];
+  }) {
     this.model = parts.model;
     this.tokenizer = parts.tokenizer;
     this.spec = parts.model.spec;
@@ -76,8 +90,10 @@ export class PretrainedModel {
   tokenize(text: string, pair?: string): Encoding {
     const encoding = this.tokenizer.encode(text, pair);
     if (encoding.ids.length > this.spec.maxSeq)
-      throw new AttentionError(`the text is ${encoding.ids.length} tokens long; this model reads at most ${this.spec.maxSeq}`,
-        { code: 'limit_exceeded', field: 'text', value: encoding.ids.length });
+      throw new AttentionError(
+        `the text is ${encoding.ids.length} tokens long; this model reads at most ${this.spec.maxSeq}`,
+        { code: 'limit_exceeded', field: 'text', value: encoding.ids.length },
+      );
     return encoding;
   }
 
@@ -105,7 +121,10 @@ async function text(source: FileSource, name: string): Promise<string | null> {
 }
 
 function missing(source: FileSource, what: string, files: string): AttentionError {
-  return new AttentionError(`${source.where}: ${what} needs ${files}`, { code: 'missing_file', field: files.split(' ')[0] });
+  return new AttentionError(`${source.where}: ${what} needs ${files}`, {
+    code: 'missing_file',
+    field: files.split(' ')[0],
+  });
 }
 
 async function loadTokenizer(module: RawPretrainedModule, source: FileSource, family: Family): Promise<Tokenizer> {
@@ -115,18 +134,24 @@ async function loadTokenizer(module: RawPretrainedModule, source: FileSource, fa
     if (json !== null) return new EngineTokenizer('gpt2-bpe', new module._Gpt2Bpe(json, '', true));
     const vocab = await text(source, 'vocab.json');
     const merges = vocab === null ? null : await text(source, 'merges.txt');
-    if (vocab === null || merges === null) throw missing(source, "GPT-2's tokenizer", 'tokenizer.json (or vocab.json and merges.txt)');
+    if (vocab === null || merges === null)
+      throw missing(source, "GPT-2's tokenizer", 'tokenizer.json (or vocab.json and merges.txt)');
     return new EngineTokenizer('gpt2-bpe', new module._Gpt2Bpe(vocab, merges, false));
   }
   if (json !== null) return new EngineTokenizer('wordpiece', new module._WordPiece(json, '', true));
   const vocab = await text(source, 'vocab.txt');
   if (vocab === null) throw missing(source, "BERT's tokenizer", 'tokenizer.json (or vocab.txt)');
-  const config = await text(source, 'tokenizer_config.json');  // do_lower_case and the special tokens, when given
+  const config = await text(source, 'tokenizer_config.json'); // do_lower_case and the special tokens, when given
   return new EngineTokenizer('wordpiece', new module._WordPiece(vocab, config ?? '', false));
 }
 
 // Every weights file into the loader, one at a time.
-async function addWeights(module: RawPretrainedModule, loader: RawCheckpointLoader, source: FileSource, signal?: AbortSignal) {
+async function addWeights(
+  module: RawPretrainedModule,
+  loader: RawCheckpointLoader,
+  source: FileSource,
+  signal?: AbortSignal,
+) {
   const add = (bytes: Uint8Array, name: string, expected: string[] | null) => {
     throwIfAborted(signal);
     const result = loader.addFile(bytes, name, expected);
@@ -136,29 +161,49 @@ async function addWeights(module: RawPretrainedModule, loader: RawCheckpointLoad
   if (single) return add(single, 'model.safetensors', null);
   const indexText = await text(source, 'model.safetensors.index.json');
   if (indexText === null)
-    throw missing(source, 'the weights', 'model.safetensors (or model.safetensors.index.json and its shards; pytorch_model.bin is not read)');
+    throw missing(
+      source,
+      'the weights',
+      'model.safetensors (or model.safetensors.index.json and its shards; pytorch_model.bin is not read)',
+    );
   const index = module._readShardIndex(indexText);
   if (index.error) throw fromEngine(index.error);
   for (const file of index.files!) {
     const bytes = await source.read(file);
     if (!bytes) throw missing(source, 'model.safetensors.index.json', file);
-    add(bytes, file, Object.keys(index.weightMap!).filter((name) => index.weightMap![name] === file));
+    add(
+      bytes,
+      file,
+      Object.keys(index.weightMap!).filter((name) => index.weightMap![name] === file),
+    );
   }
 }
 
 /** @internal engine.loadPretrained. */
-export async function loadPretrained(module: RawPretrainedModule, options: LoadPretrainedOptions): Promise<PretrainedModel> {
+export async function loadPretrained(
+  module: RawPretrainedModule,
+  options: LoadPretrainedOptions,
+): Promise<PretrainedModel> {
   if (typeof options !== 'object' || options === null)
-    throw new AttentionError(`loadPretrained takes { files } or { repo, baseUrl }, got ${describeValue(options)}`, { field: 'options' });
+    throw new AttentionError(`loadPretrained takes { files } or { repo, baseUrl }, got ${describeValue(options)}`, {
+      field: 'options',
+    });
   for (const key of Object.keys(options))
     if (!OPTION_KEYS.has(key)) throw new AttentionError(`unknown loadPretrained option '${key}'`, { field: key });
   if ((options.files === undefined) === (options.repo === undefined))
-    throw new AttentionError('loadPretrained takes either files or repo', { field: options.files === undefined ? 'files' : 'repo' });
+    throw new AttentionError('loadPretrained takes either files or repo', {
+      field: options.files === undefined ? 'files' : 'repo',
+    });
   if (options.onProgress !== undefined && typeof options.onProgress !== 'function')
-    throw new AttentionError('onProgress must be a function', { field: 'onProgress', value: describeValue(options.onProgress) });
+    throw new AttentionError('onProgress must be a function', {
+      field: 'onProgress',
+      value: describeValue(options.onProgress),
+    });
   const { onProgress, signal } = options;
-  const source = options.files !== undefined ? filesSource(options.files, onProgress, signal)
-    : hubSource(options.repo, options.baseUrl, onProgress, signal);
+  const source =
+    options.files !== undefined
+      ? filesSource(options.files, onProgress, signal)
+      : hubSource(options.repo, options.baseUrl, onProgress, signal);
 
   const configText = await text(source, 'config.json');
   if (configText === null) throw missing(source, 'a model', 'config.json');
@@ -177,11 +222,20 @@ export async function loadPretrained(module: RawPretrainedModule, options: LoadP
     const model = new Model(raw);
     if (tokenizer.vocabSize > model.spec.vocabSize) {
       model.dispose();
-      throw new AttentionError(`the tokenizer has ${tokenizer.vocabSize} tokens but config.json's vocabulary ${model.spec.vocabSize}`,
-        { code: 'shape_mismatch', field: 'vocab_size', value: tokenizer.vocabSize });
+      throw new AttentionError(
+        `the tokenizer has ${tokenizer.vocabSize} tokens but config.json's vocabulary ${model.spec.vocabSize}`,
+        { code: 'shape_mismatch', field: 'vocab_size', value: tokenizer.vocabSize },
+      );
     }
-    const made = new PretrainedModel({ model, tokenizer, family: config.family, modelType: config.modelType,
-      architecture: config.architecture, padTokenId: config.padTokenId, skipped });
+    const made = new PretrainedModel({
+      model,
+      tokenizer,
+      family: config.family,
+      modelType: config.modelType,
+      architecture: config.architecture,
+      padTokenId: config.padTokenId,
+      skipped,
+    });
     tokenizer = null;
     return made;
   } finally {

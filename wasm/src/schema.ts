@@ -35,9 +35,15 @@ export interface SchemaInfo {
   readonly rules: readonly RuleInfo[];
 }
 
-type ValueOf<S> = S extends { type: 'int' | 'number' } ? number : S extends { type: 'bool' } ? boolean
-  : S extends { type: 'text' } ? string
-  : S extends { type: 'choice'; choices: readonly (infer C)[] } ? C : never;
+type ValueOf<S> = S extends { type: 'int' | 'number' }
+  ? number
+  : S extends { type: 'bool' }
+    ? boolean
+    : S extends { type: 'text' }
+      ? string
+      : S extends { type: 'choice'; choices: readonly (infer C)[] }
+        ? C
+        : never;
 /** The object type of a schema's settings: `{ dModel: number; norm: 'post' | 'pre'; ... }`. */
 export type SettingsOf<L extends readonly { name: string }[]> = { -readonly [S in L[number] as S['name']]: ValueOf<S> };
 
@@ -70,20 +76,30 @@ function describe(value: unknown): string {
 
 /** The problem with one value of a setting (type, range, choices), or null. */
 export function checkValue(info: SettingInfo, value: unknown): SettingProblem | null {
-  const bad = (what: string, code: ErrorCode): SettingProblem =>
-    ({ field: info.name, code, value, message: `${info.name} ${what}, got ${describe(value)}` });
+  const bad = (what: string, code: ErrorCode): SettingProblem => ({
+    field: info.name,
+    code,
+    value,
+    message: `${info.name} ${what}, got ${describe(value)}`,
+  });
   switch (info.type) {
     case 'bool':
       return typeof value === 'boolean' ? null : bad('must be true or false', 'invalid_argument');
     case 'text':
       if (typeof value !== 'string') return bad('must be a string', 'invalid_argument');
       return new TextEncoder().encode(value).length > info.max!
-        ? { field: info.name, code: 'limit_exceeded', value: value.length,
-            message: `${info.name} is ${new TextEncoder().encode(value).length} bytes long; the limit is ${info.max}` }
+        ? {
+            field: info.name,
+            code: 'limit_exceeded',
+            value: value.length,
+            message: `${info.name} is ${new TextEncoder().encode(value).length} bytes long; the limit is ${info.max}`,
+          }
         : null;
     case 'choice': {
       const list = info.choices!.map((c) => `'${c}'`).join(', ');
-      return typeof value === 'string' && info.choices!.includes(value) ? null : bad(`must be one of ${list}`, 'invalid_argument');
+      return typeof value === 'string' && info.choices!.includes(value)
+        ? null
+        : bad(`must be one of ${list}`, 'invalid_argument');
     }
     default: {
       const whole = info.type === 'int';
@@ -91,8 +107,12 @@ export function checkValue(info: SettingInfo, value: unknown): SettingProblem | 
         return bad(whole ? 'must be a whole number' : 'must be a number', 'invalid_argument');
       const below = info.minExclusive ? value <= info.min! : value < info.min!;
       if (below || value > info.max!)
-        return bad(info.minExclusive ? `must be greater than ${info.min} and at most ${info.max}`
-          : `must be between ${info.min} and ${info.max}`, 'out_of_range');
+        return bad(
+          info.minExclusive
+            ? `must be greater than ${info.min} and at most ${info.max}`
+            : `must be between ${info.min} and ${info.max}`,
+          'out_of_range',
+        );
       return null;
     }
   }
@@ -104,13 +124,19 @@ export function ruleProblems(rules: readonly RuleInfo[], values: Readonly<Record
   for (const rule of rules) {
     if (rule.when && Object.entries(rule.when).some(([k, v]) => values[k] !== v)) continue;
     const a = Number(values[rule.a]);
-    const ok = rule.kind === 'divides'
-      ? a !== 0 && Number(values[rule.b!]) % a === 0
-      : (rule.b === undefined ? a : a / Number(values[rule.b])) >= rule.bound!;
-    if (!ok) problems.push({
-      field: rule.field, code: rule.code as ErrorCode, value: values[rule.field],
-      message: rule.message.replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? describe(values[name]) : whole)),
-    });
+    const ok =
+      rule.kind === 'divides'
+        ? a !== 0 && Number(values[rule.b!]) % a === 0
+        : (rule.b === undefined ? a : a / Number(values[rule.b])) >= rule.bound!;
+    if (!ok)
+      problems.push({
+        field: rule.field,
+        code: rule.code as ErrorCode,
+        value: values[rule.field],
+        message: rule.message.replace(/\{(\w+)\}/g, (whole, name: string) =>
+          name in values ? describe(values[name]) : whole,
+        ),
+      });
   }
   return problems;
 }

@@ -39,7 +39,11 @@ export interface Tokenizer {
 }
 
 function checkText(name: string, text: unknown): string {
-  if (typeof text !== 'string') throw new AttentionError(`${name} must be a string, got ${describeValue(text)}`, { field: name, value: describeValue(text) });
+  if (typeof text !== 'string')
+    throw new AttentionError(`${name} must be a string, got ${describeValue(text)}`, {
+      field: name,
+      value: describeValue(text),
+    });
   return text;
 }
 
@@ -48,7 +52,8 @@ function checkIds(ids: unknown): number[] {
     throw new AttentionError(`ids must be an array of token ids, got ${describeValue(ids)}`, { field: 'ids' });
   const list = Array.from(ids as ArrayLike<number>);
   list.forEach((id, i) => {
-    if (!Number.isInteger(id)) throw new AttentionError(`ids[${i}] is ${describeValue(id)}, not a token id`, { field: 'ids', value: id });
+    if (!Number.isInteger(id))
+      throw new AttentionError(`ids[${i}] is ${describeValue(id)}, not a token id`, { field: 'ids', value: id });
   });
   return list;
 }
@@ -83,13 +88,18 @@ export class EngineTokenizer implements Tokenizer {
   encode(text: string, pair?: string): Encoding {
     checkText('text', text);
     if (pair !== undefined) {
-      if (this.kind === 'gpt2-bpe') throw new AttentionError('GPT-2 takes one text: it has no sentence pairs', { field: 'pair' });
+      if (this.kind === 'gpt2-bpe')
+        throw new AttentionError('GPT-2 takes one text: it has no sentence pairs', { field: 'pair' });
       checkText('pair', pair);
     }
     const r = this.#live().encode(text, pair ?? null);
     if (r.error) throw fromEngine(r.error);
     const ids = Int32Array.from(r.ids!);
-    return { ids, tokens: r.pieces!, tokenTypes: r.tokenTypes ? Int32Array.from(r.tokenTypes) : new Int32Array(ids.length) };
+    return {
+      ids,
+      tokens: r.pieces!,
+      tokenTypes: r.tokenTypes ? Int32Array.from(r.tokenTypes) : new Int32Array(ids.length),
+    };
   }
 
   decode(ids: ArrayLike<number>): string {

@@ -16,7 +16,8 @@ interface RawTraceMeta {
 export function readTrace(raw: RawTrace): { tokens: string[][]; sourceTokens: string[][]; stages: Stage[] } {
   const meta = JSON.parse(raw.meta) as RawTraceMeta;
   const stages = meta.stages.map(({ offset, ...stage }) => ({
-    ...stage, data: raw.data.subarray(offset, offset + stage.shape.reduce((a, b) => a * b, 1)),
+    ...stage,
+    data: raw.data.subarray(offset, offset + stage.shape.reduce((a, b) => a * b, 1)),
   }));
   return { tokens: meta.tokens, sourceTokens: meta.sourceTokens, stages };
 }

@@ -14,7 +14,9 @@ export interface RawTrainer {
   step(n: number): RawError & Partial<StepReport>;
   stepBatch(batch: CheckedTrainingBatch): RawError & Partial<StepReport>;
   evaluate(ablate: HeadRef[]): RawError & Partial<Evaluation>;
-  lossAndGradients(batch: CheckedTrainingBatch): RawError & { loss?: number; gradients?: { name: string; values: Float32Array }[] };
+  lossAndGradients(
+    batch: CheckedTrainingBatch,
+  ): RawError & { loss?: number; gradients?: { name: string; values: Float32Array }[] };
   example(seed: number): { ids: number[]; targets: number[] } | null;
   tokenTexts(): string[] | null;
   snapshot(): number;
@@ -32,7 +34,11 @@ export interface TrainerSnapshot {
 }
 
 class Snapshot implements TrainerSnapshot {
-  constructor(readonly owner: Trainer, readonly index: number, readonly step: number) {}
+  constructor(
+    readonly owner: Trainer,
+    readonly index: number,
+    readonly step: number,
+  ) {}
 }
 
 /** What every task is: its vocabulary, format and the attention pattern that solves it. */
@@ -76,7 +82,10 @@ export class Trainer {
     let result: RawError & Partial<StepReport>;
     if (typeof nOrBatch === 'number') {
       if (!Number.isInteger(nOrBatch) || nOrBatch < 1 || nOrBatch > 1e6)
-        throw new AttentionError(`step(n) takes a whole number of steps from 1, got ${nOrBatch}`, { field: 'n', value: nOrBatch });
+        throw new AttentionError(`step(n) takes a whole number of steps from 1, got ${nOrBatch}`, {
+          field: 'n',
+          value: nOrBatch,
+        });
       result = raw.step(nOrBatch);
     } else {
       result = raw.stepBatch(checkTrainingBatch(nOrBatch, this.model.spec));

@@ -98,13 +98,13 @@ export interface AttentionWeights {
   embedDim: number;
   kdim?: number;
   vdim?: number;
-  inProjWeight?: Float32Array;  // (3E, E)
-  qProjWeight?: Float32Array;   // (E, E)     } when kdim or vdim
-  kProjWeight?: Float32Array;   // (E, kdim)  } differ from E
-  vProjWeight?: Float32Array;   // (E, vdim)  }
-  inProjBias?: Float32Array;    // (3E)
-  outProjWeight: Float32Array;  // (E, E)
-  outProjBias?: Float32Array;   // (E)
+  inProjWeight?: Float32Array; // (3E, E)
+  qProjWeight?: Float32Array; // (E, E)     } when kdim or vdim
+  kProjWeight?: Float32Array; // (E, kdim)  } differ from E
+  vProjWeight?: Float32Array; // (E, vdim)  }
+  inProjBias?: Float32Array; // (3E)
+  outProjWeight: Float32Array; // (E, E)
+  outProjBias?: Float32Array; // (E)
   bias?: boolean;
 }
 

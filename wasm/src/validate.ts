@@ -6,8 +6,18 @@ import { CONFIG_SCHEMA, LIMITS, MODEL_SPEC_SCHEMA, MODES } from './config.js';
 import { AttentionError, describeValue } from './errors.js';
 import { checkValue, defaultsOf, ruleProblems, type ErrorCode, type SchemaInfo } from './schema.js';
 import type {
-  AttentionWeights, CreateTrainerOptions, EvaluateOptions, ForwardInput, HeadRef, Mode, ModelConfig, ModelSpec,
-  MultiHeadAttentionInput, RecordOptions, RunInput, TrainingBatch,
+  AttentionWeights,
+  CreateTrainerOptions,
+  EvaluateOptions,
+  ForwardInput,
+  HeadRef,
+  Mode,
+  ModelConfig,
+  ModelSpec,
+  MultiHeadAttentionInput,
+  RecordOptions,
+  RunInput,
+  TrainingBatch,
 } from './types.js';
 
 /** The weights part of what the binding's _multiHeadAttention receives: every field present. */
@@ -60,7 +70,8 @@ function fail(message: string, field: string, value?: unknown, code: ErrorCode =
 export function checkInteger(name: string, value: unknown, min: number, max: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value))
     fail(`${name} must be a whole number, got ${describeValue(value)}`, name, value);
-  if (value < min || value > max) fail(`${name} must be between ${min} and ${max}, got ${value}`, name, value, 'out_of_range');
+  if (value < min || value > max)
+    fail(`${name} must be between ${min} and ${max}, got ${value}`, name, value, 'out_of_range');
   return value;
 }
 
@@ -71,12 +82,17 @@ function checkBoolean(name: string, value: unknown, fallback: boolean): boolean 
 }
 
 function checkArray<T extends Float32Array | Uint8Array | Int32Array>(
-  name: string, value: unknown, type: { new (n: number): T; name: string }, length: number, shape: string,
+  name: string,
+  value: unknown,
+  type: { new (n: number): T; name: string },
+  length: number,
+  shape: string,
 ): T {
-  if (!(value instanceof type)) fail(`${name} must be a ${type.name}, got ${describeValue(value)}`, name, describeValue(value));
+  if (!(value instanceof type))
+    fail(`${name} must be a ${type.name}, got ${describeValue(value)}`, name, describeValue(value));
   if (value.length !== length)
     fail(`${name} has ${value.length} elements, expected ${shape} = ${length}`, name, value.length, 'shape_mismatch');
-  return value;  // NaN and Infinity inside are found by the core, which scans faster (see engine.ts)
+  return value; // NaN and Infinity inside are found by the core, which scans faster (see engine.ts)
 }
 
 function checkObject(name: string, value: unknown): Record<string, unknown> {
@@ -108,13 +124,54 @@ export const checkConfig = (raw: unknown): ModelConfig => checkSettings<ModelCon
 export const checkSpec = (raw: unknown): ModelSpec => checkSettings<ModelSpec>(MODEL_SPEC_SCHEMA, raw, 'spec');
 
 const MHA_KEYS = new Set([
-  'query', 'key', 'value', 'batch', 'querySeq', 'keySeq', 'embedDim', 'heads', 'kdim', 'vdim', 'inProjWeight',
-  'qProjWeight', 'kProjWeight', 'vProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias', 'bias', 'keyPaddingMask',
-  'causal', 'attnMask', 'scale', 'weights', 'needWeights', 'averageAttnWeights',
+  'query',
+  'key',
+  'value',
+  'batch',
+  'querySeq',
+  'keySeq',
+  'embedDim',
+  'heads',
+  'kdim',
+  'vdim',
+  'inProjWeight',
+  'qProjWeight',
+  'kProjWeight',
+  'vProjWeight',
+  'inProjBias',
+  'outProjWeight',
+  'outProjBias',
+  'bias',
+  'keyPaddingMask',
+  'causal',
+  'attnMask',
+  'scale',
+  'weights',
+  'needWeights',
+  'averageAttnWeights',
 ]);
-const WEIGHT_KEYS = new Set(['embedDim', 'kdim', 'vdim', 'inProjWeight', 'qProjWeight', 'kProjWeight', 'vProjWeight',
-  'inProjBias', 'outProjWeight', 'outProjBias', 'bias']);
-const WEIGHT_ARRAYS = ['inProjWeight', 'qProjWeight', 'kProjWeight', 'vProjWeight', 'inProjBias', 'outProjWeight', 'outProjBias'] as const;
+const WEIGHT_KEYS = new Set([
+  'embedDim',
+  'kdim',
+  'vdim',
+  'inProjWeight',
+  'qProjWeight',
+  'kProjWeight',
+  'vProjWeight',
+  'inProjBias',
+  'outProjWeight',
+  'outProjBias',
+  'bias',
+]);
+const WEIGHT_ARRAYS = [
+  'inProjWeight',
+  'qProjWeight',
+  'kProjWeight',
+  'vProjWeight',
+  'inProjBias',
+  'outProjWeight',
+  'outProjBias',
+] as const;
 
 function checkWeightArrays(input: Partial<AttentionWeights>, e: number): CheckedWeights {
   const kdim = input.kdim === undefined ? e : checkInteger('kdim', input.kdim, 1, 8192);
@@ -125,14 +182,27 @@ function checkWeightArrays(input: Partial<AttentionWeights>, e: number): Checked
     if (input[name] !== undefined) fail(`${name} is not used ${why}`, name);
     return null;
   };
-  const f32 = (name: (typeof WEIGHT_ARRAYS)[number], n: number, shape: string) => checkArray(name, input[name], Float32Array, n, shape);
+  const f32 = (name: (typeof WEIGHT_ARRAYS)[number], n: number, shape: string) =>
+    checkArray(name, input[name], Float32Array, n, shape);
   return {
-    embedDim: e, kdim, vdim,
-    inProjWeight: separate ? absent('inProjWeight', `when kdim (${kdim}) or vdim (${vdim}) differ from embedDim (${e}): give qProjWeight, kProjWeight and vProjWeight`)
+    embedDim: e,
+    kdim,
+    vdim,
+    inProjWeight: separate
+      ? absent(
+          'inProjWeight',
+          `when kdim (${kdim}) or vdim (${vdim}) differ from embedDim (${e}): give qProjWeight, kProjWeight and vProjWeight`,
+        )
       : f32('inProjWeight', 3 * e * e, `(3E, E) = (${3 * e}, ${e})`),
-    qProjWeight: separate ? f32('qProjWeight', e * e, `(E, E) = (${e}, ${e})`) : absent('qProjWeight', 'when kdim = vdim = embedDim: give inProjWeight'),
-    kProjWeight: separate ? f32('kProjWeight', e * kdim, `(E, kdim) = (${e}, ${kdim})`) : absent('kProjWeight', 'when kdim = vdim = embedDim: give inProjWeight'),
-    vProjWeight: separate ? f32('vProjWeight', e * vdim, `(E, vdim) = (${e}, ${vdim})`) : absent('vProjWeight', 'when kdim = vdim = embedDim: give inProjWeight'),
+    qProjWeight: separate
+      ? f32('qProjWeight', e * e, `(E, E) = (${e}, ${e})`)
+      : absent('qProjWeight', 'when kdim = vdim = embedDim: give inProjWeight'),
+    kProjWeight: separate
+      ? f32('kProjWeight', e * kdim, `(E, kdim) = (${e}, ${kdim})`)
+      : absent('kProjWeight', 'when kdim = vdim = embedDim: give inProjWeight'),
+    vProjWeight: separate
+      ? f32('vProjWeight', e * vdim, `(E, vdim) = (${e}, ${vdim})`)
+      : absent('vProjWeight', 'when kdim = vdim = embedDim: give inProjWeight'),
     inProjBias: bias ? f32('inProjBias', 3 * e, `(3E) = (${3 * e})`) : absent('inProjBias', 'with bias: false'),
     outProjWeight: f32('outProjWeight', e * e, `(E, E) = (${e}, ${e})`),
     outProjBias: bias ? f32('outProjBias', e, `(E) = (${e})`) : absent('outProjBias', 'with bias: false'),
@@ -154,20 +224,43 @@ export function checkMultiHeadInput(raw: unknown, resolvePrepared: PreparedResol
   const querySeq = checkInteger('querySeq', input.querySeq, 1, 65536);
   const embedDim = checkInteger('embedDim', input.embedDim, 1, 8192);
   const heads = checkInteger('heads', input.heads, 1, embedDim);
-  if (embedDim % heads !== 0) fail(`heads (${heads}) must divide embedDim (${embedDim})`, 'heads', heads, 'not_divisible');
+  if (embedDim % heads !== 0)
+    fail(`heads (${heads}) must divide embedDim (${embedDim})`, 'heads', heads, 'not_divisible');
   if (input.key === undefined && input.keySeq !== undefined && input.keySeq !== querySeq)
-    fail(`keySeq (${describeValue(input.keySeq)}) differs from querySeq (${querySeq}) but no key was given`, 'keySeq', input.keySeq);
+    fail(
+      `keySeq (${describeValue(input.keySeq)}) differs from querySeq (${querySeq}) but no key was given`,
+      'keySeq',
+      input.keySeq,
+    );
   const keySeq = input.keySeq === undefined ? querySeq : checkInteger('keySeq', input.keySeq, 1, 65536);
 
   let weights: CheckedWeights;
   if (input.weights !== undefined) {
-    const given = [...WEIGHT_ARRAYS, 'kdim', 'vdim', 'bias'].filter((k) => input[k as keyof typeof input] !== undefined);
-    if (given.length) fail(`give either weights (prepared) or the weight arrays, not both (also given: ${given.join(', ')})`, given[0]);
+    const given = [...WEIGHT_ARRAYS, 'kdim', 'vdim', 'bias'].filter(
+      (k) => input[k as keyof typeof input] !== undefined,
+    );
+    if (given.length)
+      fail(`give either weights (prepared) or the weight arrays, not both (also given: ${given.join(', ')})`, given[0]);
     const prepared = resolvePrepared(input.weights);
     if (prepared.embedDim !== embedDim)
-      fail(`weights were prepared for embedDim ${prepared.embedDim}, but embedDim is ${embedDim}`, 'embedDim', embedDim, 'shape_mismatch');
-    weights = { embedDim, kdim: prepared.kdim, vdim: prepared.vdim, inProjWeight: null, qProjWeight: null, kProjWeight: null,
-      vProjWeight: null, inProjBias: null, outProjWeight: new Float32Array(0), outProjBias: null };
+      fail(
+        `weights were prepared for embedDim ${prepared.embedDim}, but embedDim is ${embedDim}`,
+        'embedDim',
+        embedDim,
+        'shape_mismatch',
+      );
+    weights = {
+      embedDim,
+      kdim: prepared.kdim,
+      vdim: prepared.vdim,
+      inProjWeight: null,
+      qProjWeight: null,
+      kProjWeight: null,
+      vProjWeight: null,
+      inProjBias: null,
+      outProjWeight: new Float32Array(0),
+      outProjBias: null,
+    };
   } else {
     weights = checkWeightArrays(input, embedDim);
   }
@@ -175,25 +268,47 @@ export function checkMultiHeadInput(raw: unknown, resolvePrepared: PreparedResol
   const [b, sq, sk, e, h] = [batch, querySeq, keySeq, embedDim, heads];
   const floats = 5 * b * h * sq * sk + 12 * b * (sq + sk) * e + 4 * e * e + b * sk * (kdim + vdim);
   if (floats * 4 > LIMITS.workingMemoryBytes)
-    fail(`this call needs about ${Math.ceil((floats * 4) / 2 ** 20)} MiB of working memory; ` +
-         `the limit is ${LIMITS.workingMemoryBytes / 2 ** 20} MiB (batch ${b}, querySeq ${sq}, keySeq ${sk}, embedDim ${e}, heads ${h})`,
-    'batch', b, 'limit_exceeded');
+    fail(
+      `this call needs about ${Math.ceil((floats * 4) / 2 ** 20)} MiB of working memory; ` +
+        `the limit is ${LIMITS.workingMemoryBytes / 2 ** 20} MiB (batch ${b}, querySeq ${sq}, keySeq ${sk}, embedDim ${e}, heads ${h})`,
+      'batch',
+      b,
+      'limit_exceeded',
+    );
 
   const query = checkArray('query', input.query, Float32Array, b * sq * e, `(B, Sq, E) = (${b}, ${sq}, ${e})`);
-  if (input.key === undefined && kdim !== e) fail(`key is required when kdim (${kdim}) differs from embedDim (${e})`, 'key');
-  const key = input.key === undefined ? query
-    : checkArray('key', input.key, Float32Array, b * sk * kdim, `(B, Sk, kdim) = (${b}, ${sk}, ${kdim})`);
-  if (input.value === undefined && vdim !== kdim) fail(`value is required when vdim (${vdim}) differs from kdim (${kdim})`, 'value');
-  const value = input.value === undefined ? key
-    : checkArray('value', input.value, Float32Array, b * sk * vdim, `(B, Sk, vdim) = (${b}, ${sk}, ${vdim})`);
+  if (input.key === undefined && kdim !== e)
+    fail(`key is required when kdim (${kdim}) differs from embedDim (${e})`, 'key');
+  const key =
+    input.key === undefined
+      ? query
+      : checkArray('key', input.key, Float32Array, b * sk * kdim, `(B, Sk, kdim) = (${b}, ${sk}, ${kdim})`);
+  if (input.value === undefined && vdim !== kdim)
+    fail(`value is required when vdim (${vdim}) differs from kdim (${kdim})`, 'value');
+  const value =
+    input.value === undefined
+      ? key
+      : checkArray('value', input.value, Float32Array, b * sk * vdim, `(B, Sk, vdim) = (${b}, ${sk}, ${vdim})`);
   const mask = input.attnMask;
   const maskShape = `(Sq, Sk) = (${sq}, ${sk})`;
   return {
-    query, key, value, selfAttention: key === query && value === query, batch, querySeq, keySeq, heads, ...weights,
-    keyPaddingMask: input.keyPaddingMask === undefined || input.keyPaddingMask === null ? null
-      : checkArray('keyPaddingMask', input.keyPaddingMask, Uint8Array, b * sk, `(B, Sk) = (${b}, ${sk})`),
-    attnMask: mask === undefined || mask === null || mask instanceof Float32Array ? null
-      : checkArray('attnMask', mask, Uint8Array, sq * sk, maskShape),
+    query,
+    key,
+    value,
+    selfAttention: key === query && value === query,
+    batch,
+    querySeq,
+    keySeq,
+    heads,
+    ...weights,
+    keyPaddingMask:
+      input.keyPaddingMask === undefined || input.keyPaddingMask === null
+        ? null
+        : checkArray('keyPaddingMask', input.keyPaddingMask, Uint8Array, b * sk, `(B, Sk) = (${b}, ${sk})`),
+    attnMask:
+      mask === undefined || mask === null || mask instanceof Float32Array
+        ? null
+        : checkArray('attnMask', mask, Uint8Array, sq * sk, maskShape),
     attnMaskFloat: mask instanceof Float32Array ? checkArray('attnMask', mask, Float32Array, sq * sk, maskShape) : null,
     causal: checkBoolean('causal', input.causal, false),
     scale: checkBoolean('scale', input.scale, true),
@@ -206,14 +321,27 @@ export function checkMultiHeadInput(raw: unknown, resolvePrepared: PreparedResol
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 function checkTexts(name: string, value: unknown): string[] {
-  if (!Array.isArray(value)) fail(`${name} must be an array of strings, got ${describeValue(value)}`, name, describeValue(value));
+  if (!Array.isArray(value))
+    fail(`${name} must be an array of strings, got ${describeValue(value)}`, name, describeValue(value));
   if (value.length === 0) fail(`${name} is empty: give at least one sentence`, name);
   if (value.length > LIMITS.texts)
-    fail(`${name} has ${value.length} sentences; the maximum batch is ${LIMITS.texts}`, name, value.length, 'limit_exceeded');
+    fail(
+      `${name} has ${value.length} sentences; the maximum batch is ${LIMITS.texts}`,
+      name,
+      value.length,
+      'limit_exceeded',
+    );
   return value.map((text, i) => {
-    if (typeof text !== 'string') fail(`${name}[${i}] must be a string, got ${describeValue(text)}`, name, describeValue(text));
-    if (text.length > LIMITS.bytesPerText)  // UTF-16 units never outnumber UTF-8 bytes
-      fail(`${name}[${i}] is ${text.length} characters long; the limit is ${LIMITS.bytesPerText} bytes of UTF-8`, name, text.length, 'limit_exceeded');
+    if (typeof text !== 'string')
+      fail(`${name}[${i}] must be a string, got ${describeValue(text)}`, name, describeValue(text));
+    if (text.length > LIMITS.bytesPerText)
+      // UTF-16 units never outnumber UTF-8 bytes
+      fail(
+        `${name}[${i}] is ${text.length} characters long; the limit is ${LIMITS.bytesPerText} bytes of UTF-8`,
+        name,
+        text.length,
+        'limit_exceeded',
+      );
     return text.replace(LONE_SURROGATE, '\uFFFD');
   });
 }
@@ -232,7 +360,12 @@ export function checkRunInput(raw: unknown): CheckedRunInput {
     if (input.source === undefined) fail(`mode 'cross' needs source: one source sentence per text`, 'source');
     source = checkTexts('source', input.source);
     if (source.length !== texts.length)
-      fail(`source has ${source.length} sentences but texts has ${texts.length}: cross mode pairs them one to one`, 'source', source.length, 'shape_mismatch');
+      fail(
+        `source has ${source.length} sentences but texts has ${texts.length}: cross mode pairs them one to one`,
+        'source',
+        source.length,
+        'shape_mismatch',
+      );
   }
   return { texts, source, mode, config: checkConfig(input.config) };
 }
@@ -252,7 +385,19 @@ export interface CheckedForwardInput {
   logits: 'all' | 'last' | 'none';
 }
 
-const FORWARD_KEYS = new Set(['logits', 'ids', 'batch', 'seq', 'lengths', 'tokenTypes', 'sourceIds', 'sourceSeq', 'sourceLengths', 'record', 'ablate']);
+const FORWARD_KEYS = new Set([
+  'logits',
+  'ids',
+  'batch',
+  'seq',
+  'lengths',
+  'tokenTypes',
+  'sourceIds',
+  'sourceSeq',
+  'sourceLengths',
+  'record',
+  'ablate',
+]);
 
 function checkLengths(name: string, value: unknown, batch: number, seq: number): Int32Array | null {
   if (value === undefined || value === null) return null;
@@ -280,14 +425,21 @@ function checkRecord(value: unknown): CheckedForwardInput['record'] {
 /** Heads to switch off: [{ layer, head }] within the spec's layers and heads, for a single stack. */
 function checkAblate(value: unknown, spec: ModelSpec): HeadRef[] {
   if (value === undefined) return [];
-  if (!Array.isArray(value)) fail(`ablate must be an array of { layer, head }, got ${describeValue(value)}`, 'ablate', describeValue(value));
+  if (!Array.isArray(value))
+    fail(`ablate must be an array of { layer, head }, got ${describeValue(value)}`, 'ablate', describeValue(value));
   if (value.length > 0 && spec.encoderLayers > 0)
-    fail("head ablation switches off heads of a single stack's self-attention; this model is an encoder–decoder (encoderLayers > 0)",
-      'ablate', value.length);
+    fail(
+      "head ablation switches off heads of a single stack's self-attention; this model is an encoder–decoder (encoderLayers > 0)",
+      'ablate',
+      value.length,
+    );
   return value.map((entry) => {
     const e = checkObject('ablate', entry);
     rejectUnknownKeys('ablate entry key', e, new Set(['layer', 'head']));
-    return { layer: checkInteger('ablate.layer', e.layer, 0, spec.layers - 1), head: checkInteger('ablate.head', e.head, 0, spec.heads - 1) };
+    return {
+      layer: checkInteger('ablate.layer', e.layer, 0, spec.layers - 1),
+      head: checkInteger('ablate.head', e.head, 0, spec.heads - 1),
+    };
   });
 }
 
@@ -299,17 +451,32 @@ export function checkForwardInput(raw: unknown, spec: ModelSpec): CheckedForward
   const seq = checkInteger('seq', input.seq, 1, spec.maxSeq);
   const ids = checkArray('ids', input.ids, Int32Array, batch * seq, `(B, S) = (${batch}, ${seq})`);
   const encoderDecoder = spec.encoderLayers > 0;
-  if (encoderDecoder && input.sourceIds === undefined) fail('this encoder–decoder model needs sourceIds and sourceSeq', 'sourceIds');
-  if (!encoderDecoder && input.sourceIds !== undefined) fail('sourceIds is only for encoder–decoder models (encoderLayers > 0)', 'sourceIds');
+  if (encoderDecoder && input.sourceIds === undefined)
+    fail('this encoder–decoder model needs sourceIds and sourceSeq', 'sourceIds');
+  if (!encoderDecoder && input.sourceIds !== undefined)
+    fail('sourceIds is only for encoder–decoder models (encoderLayers > 0)', 'sourceIds');
   const sourceSeq = encoderDecoder ? checkInteger('sourceSeq', input.sourceSeq, 1, spec.maxSeq) : 0;
   const typed = input.tokenTypes !== undefined && input.tokenTypes !== null;
-  if (typed && !spec.typeVocabSize) fail('this model has no token types (typeVocabSize 0): leave tokenTypes out', 'tokenTypes');
+  if (typed && !spec.typeVocabSize)
+    fail('this model has no token types (typeVocabSize 0): leave tokenTypes out', 'tokenTypes');
   return {
-    ids, batch, seq,
+    ids,
+    batch,
+    seq,
     lengths: checkLengths('lengths', input.lengths, batch, seq),
     // values are checked against typeVocabSize by the engine
-    tokenTypes: typed ? checkArray('tokenTypes', input.tokenTypes, Int32Array, batch * seq, `(B, S) = (${batch}, ${seq})`) : null,
-    sourceIds: encoderDecoder ? checkArray('sourceIds', input.sourceIds, Int32Array, batch * sourceSeq, `(B, sourceSeq) = (${batch}, ${sourceSeq})`) : null,
+    tokenTypes: typed
+      ? checkArray('tokenTypes', input.tokenTypes, Int32Array, batch * seq, `(B, S) = (${batch}, ${seq})`)
+      : null,
+    sourceIds: encoderDecoder
+      ? checkArray(
+          'sourceIds',
+          input.sourceIds,
+          Int32Array,
+          batch * sourceSeq,
+          `(B, sourceSeq) = (${batch}, ${sourceSeq})`,
+        )
+      : null,
     sourceSeq,
     sourceLengths: encoderDecoder ? checkLengths('sourceLengths', input.sourceLengths, batch, sourceSeq) : null,
     record: checkRecord(input.record),
@@ -342,8 +509,17 @@ export function checkTrainingBatch(raw: unknown, spec: ModelSpec): CheckedTraini
   if ('logits' in input) fail('a training batch scores every position: logits is for forward()', 'logits');
   const { targets, ...rest } = input;
   const checked = checkForwardInput(rest, spec);
-  return { ...checked, record: null,
-    targets: checkArray('targets', targets, Int32Array, checked.batch * checked.seq, `(B, S) = (${checked.batch}, ${checked.seq})`) };
+  return {
+    ...checked,
+    record: null,
+    targets: checkArray(
+      'targets',
+      targets,
+      Int32Array,
+      checked.batch * checked.seq,
+      `(B, S) = (${checked.batch}, ${checked.seq})`,
+    ),
+  };
 }
 
 const TRAINER_KEYS = new Set(['model', 'spec', 'init', 'optimizer', 'task', 'data', 'batchSize', 'seed', 'evalSize']);
@@ -353,10 +529,14 @@ export function checkTrainerOptions(raw: unknown): { json: string; data: CreateT
   const o = checkObject('createTrainer options', raw) as CreateTrainerOptions;
   rejectUnknownKeys('createTrainer option', o as Record<string, unknown>, TRAINER_KEYS);
   if (o.task !== undefined && o.data !== undefined) fail('give a task or data, not both', 'data');
-  const optimizer = { ...(o.optimizer === undefined ? {} : checkObject('optimizer', o.optimizer)) } as Record<string, unknown>;
+  const optimizer = { ...(o.optimizer === undefined ? {} : checkObject('optimizer', o.optimizer)) } as Record<
+    string,
+    unknown
+  >;
   if (optimizer.betas !== undefined) {
     const betas = optimizer.betas;
-    if (!Array.isArray(betas) || betas.length !== 2) fail('optimizer.betas must be two numbers [beta1, beta2]', 'betas', describeValue(betas));
+    if (!Array.isArray(betas) || betas.length !== 2)
+      fail('optimizer.betas must be two numbers [beta1, beta2]', 'betas', describeValue(betas));
     [optimizer.beta1, optimizer.beta2] = betas;
     delete optimizer.betas;
   }
@@ -367,9 +547,12 @@ export function checkTrainerOptions(raw: unknown): { json: string; data: CreateT
     const d = checkObject('data', o.data) as NonNullable<CreateTrainerOptions['data']>;
     const batch = checkInteger('data.batch', d.batch, 1, 1 << 20);
     const seq = checkInteger('data.seq', d.seq, 1, 8192);
-    data = { batch, seq,
+    data = {
+      batch,
+      seq,
       ids: checkArray('data.ids', d.ids, Int32Array, batch * seq, `(batch, seq) = (${batch}, ${seq})`),
-      targets: checkArray('data.targets', d.targets, Int32Array, batch * seq, `(batch, seq) = (${batch}, ${seq})`) };
+      targets: checkArray('data.targets', d.targets, Int32Array, batch * seq, `(batch, seq) = (${batch}, ${seq})`),
+    };
   }
   const task = o.task === undefined ? null : checkObject('task', o.task);
   return { json: JSON.stringify({ optimizer, settings, task }), data };

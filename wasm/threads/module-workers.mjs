@@ -9,12 +9,15 @@ const file = process.argv[2];
 const name = basename(file, '.mjs');
 let text = readFileSync(file, 'utf8');
 const calls = [
-  [`new Worker(new URL("${name}.worker.js",import.meta.url))`, `new Worker(new URL("${name}.worker.js",import.meta.url),{type:"module"})`],
+  [
+    `new Worker(new URL("${name}.worker.js",import.meta.url))`,
+    `new Worker(new URL("${name}.worker.js",import.meta.url),{type:"module"})`,
+  ],
   ['new Worker(pthreadMainJs)', 'new Worker(pthreadMainJs,{type:"module"})'],
 ];
 for (const [from, to] of calls) {
   if (!text.includes(from)) {
-    if (text.includes(to)) continue;  // already patched (an incremental rebuild)
+    if (text.includes(to)) continue; // already patched (an incremental rebuild)
     console.error(`module-workers: '${from}' not found in ${file}`);
     process.exit(1);
   }

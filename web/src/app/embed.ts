@@ -32,7 +32,12 @@ if (checkpoint !== null || trainMode) {
   const train = document.createElement('ap-train') as TrainView;
   const parsed = trainStateFromHash(`#train&${params.toString()}`);
   problems.push(...parsed.problems);
-  Object.assign(train, { state: parsed.state, controls: controls ?? 'buttons', checkpoint: checkpoint ?? '', autostart });
+  Object.assign(train, {
+    state: parsed.state,
+    controls: controls ?? 'buttons',
+    checkpoint: checkpoint ?? '',
+    autostart,
+  });
   playground.replaceWith(train);
 } else {
   playground.controls = controls ?? 'text,views';

@@ -12,13 +12,15 @@ import { PAGE_DEFAULT_STATE } from '../settings/settings.js';
 
 setDefaultEngine(pageEngineClient);
 setTrainingRunner(startTrainingWorker);
-setCheckpointBase(new URL('checkpoints/', location.href));  // web/public/checkpoints, served at the site's root
+setCheckpointBase(new URL('checkpoints/', location.href)); // web/public/checkpoints, served at the site's root
 
 const INTROS = {
   // What the weights are and what to try is the hint's to say, above the view (playground/first-view.ts): not repeated here.
-  explore: 'Type one sentence per line. Every head\u2019s scores, masks, softmax weights and the shape of every tensor update as you ' +
+  explore:
+    'Type one sentence per line. Every head\u2019s scores, masks, softmax weights and the shape of every tensor update as you ' +
     'type, and every number is the engine\u2019s exact arithmetic.',
-  train: 'Pick a task and press Start: a small transformer trains right here, in a worker, and you watch the loss fall and ' +
+  train:
+    'Pick a task and press Start: a small transformer trains right here, in a worker, and you watch the loss fall and ' +
     'the heads of a held-out example sharpen into the pattern that solves the task. Change a setting to start over. ' +
     'The trained models shipped with the page show at once; scrub their timeline to watch their heads form.',
 };
@@ -30,7 +32,7 @@ function route(): void {
   if (slot.firstElementChild?.localName !== tag) {
     const element = document.createElement(tag);
     element.setAttribute('sync-hash', '');
-    if (tag === 'ap-playground') (element as Playground).defaults = PAGE_DEFAULT_STATE;  // the first view: positional heads
+    if (tag === 'ap-playground') (element as Playground).defaults = PAGE_DEFAULT_STATE; // the first view: positional heads
     slot.replaceChildren(element);
   }
   document.getElementById('intro')!.textContent = INTROS[mode];

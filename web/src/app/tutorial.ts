@@ -7,6 +7,6 @@ import { setTrainingRunner } from '../workers/train-run.js';
 import { AttentionPlaygroundElement, useEngine } from '../element/attention-playground.js';
 
 useEngine((): EngineClient => pageEngineClient());
-setTrainingRunner(startTrainingWorker);  // each training element in a worker of its own
+setTrainingRunner(startTrainingWorker); // each training element in a worker of its own
 setCheckpointBase(new URL('checkpoints/', location.href));
 customElements.define('attention-playground', AttentionPlaygroundElement);

@@ -23,7 +23,20 @@ import { DEFAULT_TRAIN_STATE, TRAIN_SETTINGS, type TrainState } from '../setting
 
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 /** The element's own attributes (everything else must be a setting's). */
-const OWN = ['controls', 'compare-text', 'checkpoint', 'train', 'autostart', 'class', 'style', 'id', 'slot', 'hidden', 'title', 'lang'];
+const OWN = [
+  'controls',
+  'compare-text',
+  'checkpoint',
+  'train',
+  'autostart',
+  'class',
+  'style',
+  'id',
+  'slot',
+  'hidden',
+  'title',
+  'lang',
+];
 const EXPLORE_ATTRIBUTES = (SETTINGS as readonly Setting[]).map((s) => kebab(s.name));
 const TRAIN_ATTRIBUTES = TRAIN_SETTINGS.map((s) => kebab(s.name));
 const ATTRIBUTES = [...new Set([...EXPLORE_ATTRIBUTES, ...TRAIN_ATTRIBUTES, 'checkpoint', 'train', 'autostart'])];
@@ -37,8 +50,14 @@ export function useEngine(factory: () => EngineClient): void {
 }
 
 export class AttentionPlaygroundElement extends LitElement {
-  static override properties = { controls: { type: String }, compareText: { type: String, attribute: 'compare-text' },
-    visible: { state: true }, state: { state: true }, trainState: { state: true }, problems: { state: true } };
+  static override properties = {
+    controls: { type: String },
+    compareText: { type: String, attribute: 'compare-text' },
+    visible: { state: true },
+    state: { state: true },
+    trainState: { state: true },
+    problems: { state: true },
+  };
   declare controls: string;
   declare compareText: string;
   declare visible: boolean;
@@ -78,13 +97,19 @@ export class AttentionPlaygroundElement extends LitElement {
     super.connectedCallback();
     this.#readAttributes();
     // Start the engine only once the element is (nearly) on screen.
-    if (typeof IntersectionObserver === 'undefined') { this.visible = true; return; }
-    this.#observer = new IntersectionObserver((entries) => {
-      if (entries.some((e) => e.isIntersecting)) {
-        this.visible = true;
-        this.#observer?.disconnect();
-      }
-    }, { rootMargin: '200px' });
+    if (typeof IntersectionObserver === 'undefined') {
+      this.visible = true;
+      return;
+    }
+    this.#observer = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((e) => e.isIntersecting)) {
+          this.visible = true;
+          this.#observer?.disconnect();
+        }
+      },
+      { rootMargin: '200px' },
+    );
     this.#observer.observe(this);
   }
 
@@ -112,14 +137,19 @@ export class AttentionPlaygroundElement extends LitElement {
       if (!known.has(name) && !name.startsWith('data-') && !name.startsWith('aria-'))
         problems.push(`${name}: not a setting ${train ? 'of the Train view' : 'of the playground'}`);
     for (const setting of table) {
-      const raw = this.getAttribute(kebab(setting.name)) ?? (setting.name === 'text' && !train ? this.textContent?.trim() || null : null);
+      const raw =
+        this.getAttribute(kebab(setting.name)) ??
+        (setting.name === 'text' && !train ? this.textContent?.trim() || null : null);
       if (raw === null) continue;
       const parsed = parseSetting(setting, setting.type === 'bool' && raw === '' ? '1' : raw);
       if ('error' in parsed) problems.push(`${kebab(setting.name)}: ${parsed.error}`);
       else state[setting.name] = parsed.value;
     }
     if (train) this.trainState = state as TrainState;
-    else { this.state = state as State; this.trainState = null; }
+    else {
+      this.state = state as State;
+      this.trainState = null;
+    }
     this.problems = problems;
   }
 

@@ -19,14 +19,18 @@ setCheckpointBase(new URL('./checkpoints/', script || location.href));
 // Training runs on the page's thread in short slices: a one-file bundle has no worker file to host.
 setTrainingRunner(pageTrainingRunner(sharedEngine));
 
-useEngine(() => new EngineClient(() => {
-  const api = engineApi(sharedEngine);
-  // Yield to the page before each run, so typing and scrolling go first.
-  return {
-    run: (input) => new Promise((resolve) => setTimeout(() => resolve(api.run(input)), 0)),
-    loadPretrained: api.loadPretrained, cancelPretrained: api.cancelPretrained,  // on this thread too (no worker here)
-  };
-}));
+useEngine(
+  () =>
+    new EngineClient(() => {
+      const api = engineApi(sharedEngine);
+      // Yield to the page before each run, so typing and scrolling go first.
+      return {
+        run: (input) => new Promise((resolve) => setTimeout(() => resolve(api.run(input)), 0)),
+        loadPretrained: api.loadPretrained,
+        cancelPretrained: api.cancelPretrained, // on this thread too (no worker here)
+      };
+    }),
+);
 
-if (!customElements.get('attention-playground')) customElements.define('attention-playground', AttentionPlaygroundElement);
-
+if (!customElements.get('attention-playground'))
+  customElements.define('attention-playground', AttentionPlaygroundElement);

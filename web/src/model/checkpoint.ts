@@ -11,10 +11,16 @@ import type { CurvePoint, Probe, ProbeHead } from './training-data.js';
 export const CHECKPOINT_FORMAT = 'attention-playground-checkpoint/1';
 
 /** One head's weights (Sq, Sk) quantized to 0..255 (1/255 steps: colours and head labels need no more), base64. */
-interface PackedHead { layer: number; head: number; weights: string }
+interface PackedHead {
+  layer: number;
+  head: number;
+  weights: string;
+}
 
 /** A Probe as stored: numbers rounded, attention quantized. */
-export interface PackedProbe extends Omit<Probe, 'heads'> { heads: PackedHead[] }
+export interface PackedProbe extends Omit<Probe, 'heads'> {
+  heads: PackedHead[];
+}
 
 export interface CheckpointRecord {
   format: typeof CHECKPOINT_FORMAT;
@@ -52,27 +58,42 @@ export function packProbe(probe: Probe): PackedProbe {
     ...probe,
     confidence: probe.confidence.map((c) => round(c, 3)),
     heads: probe.heads.map((h) => ({
-      layer: h.layer, head: h.head, weights: bytesToBase64(Uint8Array.from(h.weights, (w) => Math.round(Math.min(1, Math.max(0, w)) * 255))),
+      layer: h.layer,
+      head: h.head,
+      weights: bytesToBase64(Uint8Array.from(h.weights, (w) => Math.round(Math.min(1, Math.max(0, w)) * 255))),
     })),
   };
 }
 
 export function unpackProbe(packed: PackedProbe): Probe {
   const heads: ProbeHead[] = packed.heads.map((h) => ({
-    layer: h.layer, head: h.head, weights: Float32Array.from(base64ToBytes(h.weights), (q) => q / 255),
+    layer: h.layer,
+    head: h.head,
+    weights: Float32Array.from(base64ToBytes(h.weights), (q) => q / 255),
   }));
   return { ...packed, heads };
 }
 
 /** Curve points with numbers rounded to what a plot or a summary shows. */
 export function packCurve(points: CurvePoint[]): CurvePoint[] {
-  return points.map((p) => ({ step: p.step, loss: round(p.loss, 5), accuracy: round(p.accuracy, 4), sequenceAccuracy: round(p.sequenceAccuracy, 4) }));
+  return points.map((p) => ({
+    step: p.step,
+    loss: round(p.loss, 5),
+    accuracy: round(p.accuracy, 4),
+    sequenceAccuracy: round(p.sequenceAccuracy, 4),
+  }));
 }
 
 /** A fetched record, checked for its format (the settings are checked by the Train view as any link's are). */
 export function checkRecord(record: unknown, id: string): CheckpointRecord {
   const r = record as Partial<CheckpointRecord>;
-  if (!r || r.format !== CHECKPOINT_FORMAT || typeof r.settings !== 'string' || !Array.isArray(r.timeline) || !Array.isArray(r.train))
+  if (
+    !r ||
+    r.format !== CHECKPOINT_FORMAT ||
+    typeof r.settings !== 'string' ||
+    !Array.isArray(r.timeline) ||
+    !Array.isArray(r.train)
+  )
     throw new Error(`'${id}' is not an attention-playground checkpoint (format ${CHECKPOINT_FORMAT})`);
   return r as CheckpointRecord;
 }
@@ -117,7 +138,9 @@ export async function loadCheckpoint(idOrUrl: string): Promise<Checkpoint> {
   const url = isId ? new URL(`${idOrUrl}.json`, base!) : new URL(idOrUrl, base ?? location.href);
   return readOnce(url, async () => {
     const record = checkRecord(await (await fetchOk(url)).json(), idOrUrl);
-    const weights = new Uint8Array(await (await fetchOk(new URL(url.pathname.replace(/\.json$/, '.safetensors'), url))).arrayBuffer());
+    const weights = new Uint8Array(
+      await (await fetchOk(new URL(url.pathname.replace(/\.json$/, '.safetensors'), url))).arrayBuffer(),
+    );
     return { record, weights, timeline: record.timeline.map((t) => ({ step: t.step, probe: unpackProbe(t.probe) })) };
   });
 }

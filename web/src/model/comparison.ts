@@ -36,24 +36,26 @@ export type Comparison =
   | { kind: 'none' }
   | { kind: 'incomparable'; reasons: string[] }
   | {
-    kind: 'compared';
-    before: string[];
-    after: string[];
-    /** Token positions that differ (empty: the same tokens). */
-    edited: number[];
-    /** Per token, ‖Δ‖ of the linear Q and V projections' rows and of the attention output's row, at the layer. */
-    linear: number[];
-    value: number[];
-    attention: number[];
-    /** Other sentences of the batch whose tokens differ (0-based): where the edit is when this one has none. */
-    otherEdited: number[];
-    /** Non-shape settings that differ (e.g. seed): then the weights differ too, not only the input. */
-    settings: string[];
-  };
+      kind: 'compared';
+      before: string[];
+      after: string[];
+      /** Token positions that differ (empty: the same tokens). */
+      edited: number[];
+      /** Per token, ‖Δ‖ of the linear Q and V projections' rows and of the attention output's row, at the layer. */
+      linear: number[];
+      value: number[];
+      attention: number[];
+      /** Other sentences of the batch whose tokens differ (0-based): where the edit is when this one has none. */
+      otherEdited: number[];
+      /** Non-shape settings that differ (e.g. seed): then the weights differ too, not only the input. */
+      settings: string[];
+    };
 
 // Settings that decide tensor shapes (with how to name them): if they differ, rows cannot be paired up.
 const SHAPE_SETTINGS: Record<string, (value: unknown) => string> = {
-  layers: (n) => count(n, 'layer'), heads: (n) => count(n, 'head'), dModel: (n) => `d_model ${String(n)}`,
+  layers: (n) => count(n, 'layer'),
+  heads: (n) => count(n, 'head'),
+  dModel: (n) => `d_model ${String(n)}`,
 };
 
 /**
@@ -64,7 +66,8 @@ const SHAPE_SETTINGS: Record<string, (value: unknown) => string> = {
 export function compare(before: Snapshot, after: Snapshot, where: Where): Comparison {
   const reasons: string[] = [];
   if (before.model !== after.model) reasons.push('it was computed by another model');
-  if (before.trace.mode !== after.trace.mode) reasons.push(`it ran in ${before.trace.mode} mode, this result in ${after.trace.mode} mode`);
+  if (before.trace.mode !== after.trace.mode)
+    reasons.push(`it ran in ${before.trace.mode} mode, this result in ${after.trace.mode} mode`);
   const config = (t: Trace) => t.config as unknown as Record<string, unknown>;
   for (const [key, describe] of Object.entries(SHAPE_SETTINGS)) {
     const [a, b] = [config(before.trace)[key], config(after.trace)[key]];
@@ -75,12 +78,19 @@ export function compare(before: Snapshot, after: Snapshot, where: Where): Compar
   const beforeTokens = axisTokens(before.trace, where.block).queries;
   const afterTokens = axisTokens(after.trace, where.block).queries;
   if (where.sequence >= beforeTokens.length) {
-    return { kind: 'incomparable', reasons: [`it has ${count(beforeTokens.length, 'sentence')}, no sentence ${where.sequence + 1}`] };
+    return {
+      kind: 'incomparable',
+      reasons: [`it has ${count(beforeTokens.length, 'sentence')}, no sentence ${where.sequence + 1}`],
+    };
   }
   const before1 = beforeTokens[where.sequence];
   const after1 = afterTokens[where.sequence] ?? [];
   const edited = editedPositions(before1, after1);
-  if (!edited) return { kind: 'incomparable', reasons: [`it has ${count(before1.length, 'token')}, this result ${count(after1.length, 'token')}`] };
+  if (!edited)
+    return {
+      kind: 'incomparable',
+      reasons: [`it has ${count(before1.length, 'token')}, this result ${count(after1.length, 'token')}`],
+    };
   const name = (stage: string) => `${where.block}.${stage}`;
   const linear = rowChanges(before.trace, after.trace, name('q_proj'), where.layer, where.sequence);
   const value = rowChanges(before.trace, after.trace, name('v_proj'), where.layer, where.sequence);
@@ -88,15 +98,31 @@ export function compare(before: Snapshot, after: Snapshot, where: Where): Compar
   if (!linear || !value || !attention) {
     // Same token count, but the batch is padded differently (another sentence grew), or a stage is missing.
     const shape = (t: Trace) => findStage(t, name('output'), where.layer)?.shape.join(' × ') ?? 'none';
-    return { kind: 'incomparable', reasons: [`its layer ${where.layer} output is ${shape(before.trace)}, this result\u2019s ${shape(after.trace)}`] };
+    return {
+      kind: 'incomparable',
+      reasons: [`its layer ${where.layer} output is ${shape(before.trace)}, this result\u2019s ${shape(after.trace)}`],
+    };
   }
-  const settings = Object.keys(config(after.trace)).filter((key) => !(key in SHAPE_SETTINGS) &&
-    JSON.stringify(config(before.trace)[key]) !== JSON.stringify(config(after.trace)[key]));
-  const otherEdited = afterTokens.flatMap((tokens, b) => (b !== where.sequence
-    && (editedPositions(beforeTokens[b] ?? [], tokens)?.length ?? 1) > 0 ? [b] : []));
+  const settings = Object.keys(config(after.trace)).filter(
+    (key) =>
+      !(key in SHAPE_SETTINGS) &&
+      JSON.stringify(config(before.trace)[key]) !== JSON.stringify(config(after.trace)[key]),
+  );
+  const otherEdited = afterTokens.flatMap((tokens, b) =>
+    b !== where.sequence && (editedPositions(beforeTokens[b] ?? [], tokens)?.length ?? 1) > 0 ? [b] : [],
+  );
   const rows = (changes: number[]) => changes.slice(0, after1.length);
-  return { kind: 'compared', before: before1, after: after1, edited, linear: rows(linear), value: rows(value),
-    attention: rows(attention), settings, otherEdited };
+  return {
+    kind: 'compared',
+    before: before1,
+    after: after1,
+    edited,
+    linear: rows(linear),
+    value: rows(value),
+    attention: rows(attention),
+    settings,
+    otherEdited,
+  };
 }
 
 /** A text for a caption: one line, at most `max` characters. */

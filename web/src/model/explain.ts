@@ -6,16 +6,27 @@ import { axisTokens, blockedReason, findStage, headSlice, rowSum, type Block } f
 
 const REASONS = { padding: 'the key is padding', future: 'the key is in the future (causal mask)', mask: 'masked' };
 
-export function explainCell(trace: Trace, block: Block, layer: number, sequence: number, head: number, row: number, col: number): string[] {
+export function explainCell(
+  trace: Trace,
+  block: Block,
+  layer: number,
+  sequence: number,
+  head: number,
+  row: number,
+  col: number,
+): string[] {
   const get = (name: string) => {
     const stage = findStage(trace, `${block}.${name}`, layer);
     return stage ? headSlice(stage, sequence, head) : null;
   };
-  const scores = get('scores'), scaled = get('scaled'), weights = get('weights');
+  const scores = get('scores'),
+    scaled = get('scaled'),
+    weights = get('weights');
   if (!scores || !scaled || !weights) return [];
   const k = row * scores.cols + col;
   const { queries, keys } = axisTokens(trace, block);
-  const q = queries[sequence][row] ?? '<pad>', key = keys[sequence][col] ?? '<pad>';
+  const q = queries[sequence][row] ?? '<pad>',
+    key = keys[sequence][col] ?? '<pad>';
   const dk = trace.config.dModel / trace.config.heads;
   const reason = blockedReason(trace, block, layer, sequence, row, col);
   const lines = [

@@ -26,11 +26,15 @@ export interface PictureSubject {
 }
 
 const STAGE_NAMES: Record<string, string> = {
-  scores: 'Scores Q·Kᵀ', scaled: 'Scaled scores Q·Kᵀ ÷ √d_k', masked: 'Masked scores', weights: 'Softmax weights',
+  scores: 'Scores Q·Kᵀ',
+  scaled: 'Scaled scores Q·Kᵀ ÷ √d_k',
+  masked: 'Masked scores',
+  weights: 'Softmax weights',
 };
 
 const BLOCK_NAMES: Record<string, string> = {
-  'encoder.self_attn': 'encoder self-attention', 'decoder.self_attn': 'decoder self-attention',
+  'encoder.self_attn': 'encoder self-attention',
+  'decoder.self_attn': 'decoder self-attention',
   'decoder.cross_attn': 'decoder cross-attention',
 };
 
@@ -46,7 +50,9 @@ function headWords(subject: PictureSubject): string {
   if (view === 'masks') return `the same for all ${heads} heads`;
   if (view === 'lines' && overlay.length > 0 && overlay.length < heads)
     return `head${overlay.length > 1 ? 's' : ''} ${overlay.join(', ')} overlaid`;
-  return heads === 1 ? 'its 1 head' : `all ${heads} heads${view === 'lines' && overlay.length === heads ? ' overlaid' : ''}`;
+  return heads === 1
+    ? 'its 1 head'
+    : `all ${heads} heads${view === 'lines' && overlay.length === heads ? ' overlaid' : ''}`;
 }
 
 /**
@@ -60,12 +66,27 @@ export function pictureFileName(subject: PictureSubject, ext: 'svg' | 'png'): st
   const sentence = sequences > 1 ? `-sentence${sequence + 1}` : '';
   let name: string;
   switch (view) {
-    case 'heads': name = `attention-${blockPart}-layer${layer}-all-heads-${stage}`; break;
-    case 'head': name = `attention-${blockPart}-layer${layer}-head${head}-${stage}`; break;
-    case 'lines': name = `lines-${blockPart}-layer${layer}-${overlay.length > 0 && overlay.length < heads
-      ? `heads${headList(overlay)}-overlaid` : overlay.length === heads ? 'all-heads-overlaid' : 'all-heads'}`; break;
-    case 'masks': name = `masks-${blockPart}-layer${layer}`; break;
-    case 'overview': name = `overview-${blockPart}-all-layers-all-heads-weights`; break;
+    case 'heads':
+      name = `attention-${blockPart}-layer${layer}-all-heads-${stage}`;
+      break;
+    case 'head':
+      name = `attention-${blockPart}-layer${layer}-head${head}-${stage}`;
+      break;
+    case 'lines':
+      name = `lines-${blockPart}-layer${layer}-${
+        overlay.length > 0 && overlay.length < heads
+          ? `heads${headList(overlay)}-overlaid`
+          : overlay.length === heads
+            ? 'all-heads-overlaid'
+            : 'all-heads'
+      }`;
+      break;
+    case 'masks':
+      name = `masks-${blockPart}-layer${layer}`;
+      break;
+    case 'overview':
+      name = `overview-${blockPart}-all-layers-all-heads-weights`;
+      break;
   }
   return `${name}${sentence}.${ext}`;
 }
@@ -77,10 +98,14 @@ export function pictureHeading(subject: PictureSubject): string {
   const sentence = subject.sequences > 1 ? ` · sentence ${subject.sequence + 1} of ${subject.sequences}` : '';
   switch (subject.view) {
     case 'heads':
-    case 'head': return `${stage} · ${block} · layer ${subject.layer} · ${headWords(subject)}${sentence}`;
-    case 'lines': return `Softmax weights as lines (query → key) · ${block} · layer ${subject.layer} · ${headWords(subject)}${sentence}`;
-    case 'masks': return `Attention masks · ${block} · layer ${subject.layer} · ${headWords(subject)}${sentence}`;
-    case 'overview': return `Softmax weights · ${block} · all ${subject.layers} layers × ${subject.heads} heads${sentence}`;
+    case 'head':
+      return `${stage} · ${block} · layer ${subject.layer} · ${headWords(subject)}${sentence}`;
+    case 'lines':
+      return `Softmax weights as lines (query → key) · ${block} · layer ${subject.layer} · ${headWords(subject)}${sentence}`;
+    case 'masks':
+      return `Attention masks · ${block} · layer ${subject.layer} · ${headWords(subject)}${sentence}`;
+    case 'overview':
+      return `Softmax weights · ${block} · all ${subject.layers} layers × ${subject.heads} heads${sentence}`;
   }
 }
 
@@ -96,8 +121,16 @@ export function wrapText(text: string, width: number, maxLines = 12): string[] {
     let rest = Array.from(word);
     while (rest.length > 0) {
       const room = width - (line ? Array.from(line).length + 1 : 0);
-      if (rest.length <= room) { line = line ? `${line} ${rest.join('')}` : rest.join(''); rest = []; break; }
-      if (line) { lines.push(line); line = ''; continue; }
+      if (rest.length <= room) {
+        line = line ? `${line} ${rest.join('')}` : rest.join('');
+        rest = [];
+        break;
+      }
+      if (line) {
+        lines.push(line);
+        line = '';
+        continue;
+      }
       lines.push(rest.slice(0, width).join(''));
       rest = rest.slice(width);
     }
@@ -105,6 +138,9 @@ export function wrapText(text: string, width: number, maxLines = 12): string[] {
   if (line) lines.push(line);
   if (lines.length <= maxLines) return lines;
   const kept = lines.slice(0, maxLines);
-  kept[maxLines - 1] = `${Array.from(kept[maxLines - 1]).slice(0, Math.max(0, width - 1)).join('').trimEnd()}…`;
+  kept[maxLines - 1] = `${Array.from(kept[maxLines - 1])
+    .slice(0, Math.max(0, width - 1))
+    .join('')
+    .trimEnd()}…`;
   return kept;
 }

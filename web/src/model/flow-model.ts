@@ -31,14 +31,32 @@ export interface FlowRow {
 
 /** Short labels of the steps (the Values view's tensor buttons), by registry scope and name. */
 const TITLES: Record<string, string> = {
-  'stack:input': 'layer input', 'stack:embeddings': 'token embeddings', 'stack:positions': 'positions',
-  'stack:token_types': 'token types', 'stack:final_norm': 'final LayerNorm', 'attention:q_proj': 'Q', 'attention:k_proj': 'K', 'attention:v_proj': 'V',
-  'attention:q_split': 'Q split', 'attention:q_heads': 'Q per head', 'attention:k_heads': 'K per head',
-  'attention:v_heads': 'V per head', 'attention:context': 'context = weights × V', 'attention:merged': 'merged heads',
-  'attention:output': 'output projection', 'attention:activated': 'activated output', 'layer:norm1': 'LayerNorm 1',
-  'layer:norm2': 'LayerNorm 2', 'layer:norm3': 'LayerNorm 3', 'layer:residual1': 'residual 1', 'layer:residual2': 'residual 2',
-  'layer:residual3': 'residual 3', 'layer:ffn.hidden': 'FFN hidden', 'layer:ffn.activated': 'FFN activated',
-  'layer:ffn.output': 'FFN output', 'layer:output': 'layer output',
+  'stack:input': 'layer input',
+  'stack:embeddings': 'token embeddings',
+  'stack:positions': 'positions',
+  'stack:token_types': 'token types',
+  'stack:final_norm': 'final LayerNorm',
+  'attention:q_proj': 'Q',
+  'attention:k_proj': 'K',
+  'attention:v_proj': 'V',
+  'attention:q_split': 'Q split',
+  'attention:q_heads': 'Q per head',
+  'attention:k_heads': 'K per head',
+  'attention:v_heads': 'V per head',
+  'attention:context': 'context = weights × V',
+  'attention:merged': 'merged heads',
+  'attention:output': 'output projection',
+  'attention:activated': 'activated output',
+  'layer:norm1': 'LayerNorm 1',
+  'layer:norm2': 'LayerNorm 2',
+  'layer:norm3': 'LayerNorm 3',
+  'layer:residual1': 'residual 1',
+  'layer:residual2': 'residual 2',
+  'layer:residual3': 'residual 3',
+  'layer:ffn.hidden': 'FFN hidden',
+  'layer:ffn.activated': 'FFN activated',
+  'layer:ffn.output': 'FFN output',
+  'layer:output': 'layer output',
 };
 
 /** A step's short label: 'Q per head', 'LayerNorm 1'; an attention step of cross-attention says so. */
@@ -64,7 +82,10 @@ export function layerInput(trace: Trace, stack: Stack, layer: number): Stage | u
 /** The recorded stages of one layer of a stack, after the stage it reads, in the order they were computed. */
 export function layerStages(trace: Trace, stack: Stack, layer: number): Stage[] {
   const input = layerInput(trace, stack, layer);
-  return [...(input ? [input] : []), ...trace.stages.filter((s) => s.layer === layer && s.name.startsWith(`${stack}.`))];
+  return [
+    ...(input ? [input] : []),
+    ...trace.stages.filter((s) => s.layer === layer && s.name.startsWith(`${stack}.`)),
+  ];
 }
 
 /**
@@ -73,15 +94,20 @@ export function layerStages(trace: Trace, stack: Stack, layer: number): Stage[] 
  */
 export function resolveTensor(trace: Trace, stack: Stack, layer: number, tensor: string): Stage | undefined {
   if (tensor === 'input') return layerInput(trace, stack, layer);
-  return findStage(trace, `${stack}.${tensor}`, layer) ?? (stagePlace(`${stack}.${tensor}`)?.scope === 'stack'
-    ? findStage(trace, `${stack}.${tensor}`, -1) : undefined);
+  return (
+    findStage(trace, `${stack}.${tensor}`, layer) ??
+    (stagePlace(`${stack}.${tensor}`)?.scope === 'stack' ? findStage(trace, `${stack}.${tensor}`, -1) : undefined)
+  );
 }
 
 /** What the stack's input adds up (embeddings (B, S, E), positions (S, E), token types (B, S, E)), as recorded. */
 const INPUT_PARTS = ['embeddings', 'positions', 'token_types'];
 
 const isMask = (name: string) => name === 'mask' || name.startsWith('mask.');
-const PARALLEL = [['q_proj', 'k_proj', 'v_proj'], ['q_heads', 'k_heads', 'v_heads']];
+const PARALLEL = [
+  ['q_proj', 'k_proj', 'v_proj'],
+  ['q_heads', 'k_heads', 'v_heads'],
+];
 const SUBLAYER_ENDS = ['output', 'activated'];
 
 /** Where a sub-layer (attention or FFN) hands its output on: after it comes the residual add, if any. */
@@ -89,8 +115,11 @@ function endsSublayer(stages: Stage[], i: number): boolean {
   const place = stagePlace(stages[i].name)!;
   const next = stages[i + 1] ? stagePlace(stages[i + 1].name) : null;
   if (place.scope === 'layer' && place.name === 'ffn.output') return true;
-  return place.scope === 'attention' && SUBLAYER_ENDS.includes(place.name) &&
-    !(place.name === 'output' && next?.scope === 'attention' && next.name === 'activated');
+  return (
+    place.scope === 'attention' &&
+    SUBLAYER_ENDS.includes(place.name) &&
+    !(place.name === 'output' && next?.scope === 'attention' && next.name === 'activated')
+  );
 }
 
 /**
@@ -106,12 +135,20 @@ export function flowRows(trace: Trace, stack: Stack, layer: number): FlowRow[] {
   // No residual stage among the layer's own stages (not merely unrecorded, as when only attention was kept): off.
   const layerStagesKept = stages.some((s) => stagePlace(s.name)?.scope === 'layer');
   const noResidual = layerStagesKept && !stages.some((s) => stagePlace(s.name)?.name.startsWith('residual'));
-  const parts = layer === 0 ? INPUT_PARTS.map((n) => findStage(trace, `${stack}.${n}`, -1)).filter((s): s is Stage => Boolean(s)) : [];
-  if (parts.length > 0) rows.push({ kind: 'parallel', steps: parts.map((p) => step(p)), note: 'added up: the layer input' });
+  const parts =
+    layer === 0
+      ? INPUT_PARTS.map((n) => findStage(trace, `${stack}.${n}`, -1)).filter((s): s is Stage => Boolean(s))
+      : [];
+  if (parts.length > 0)
+    rows.push({ kind: 'parallel', steps: parts.map((p) => step(p)), note: 'added up: the layer input' });
   stages.forEach((stage, i) => {
-    if (i === 0 && stage.layer !== layer) {  // what the layer reads (layerStages puts it first)
-      rows.push({ kind: 'input', steps: [step(stage, 'input')],
-        note: layer === 0 ? '' : `layer ${layer - 1}\u2019s output is this layer\u2019s input` });
+    if (i === 0 && stage.layer !== layer) {
+      // what the layer reads (layerStages puts it first)
+      rows.push({
+        kind: 'input',
+        steps: [step(stage, 'input')],
+        note: layer === 0 ? '' : `layer ${layer - 1}\u2019s output is this layer\u2019s input`,
+      });
       return;
     }
     if (seen.has(stage.name)) return;
@@ -121,39 +158,69 @@ export function flowRows(trace: Trace, stack: Stack, layer: number): FlowRow[] {
       const prefix = stage.name.slice(0, -place.name.length);
       const members = group.map((n) => stages.find((s) => s.name === prefix + n)).filter((s): s is Stage => Boolean(s));
       members.forEach((s) => seen.add(s.name));
-      rows.push({ kind: 'parallel', steps: members.map((m) => step(m)), note: parallelNote(place.name, place.block, stage) });
+      rows.push({
+        kind: 'parallel',
+        steps: members.map((m) => step(m)),
+        note: parallelNote(place.name, place.block, stage),
+      });
     } else if (place.scope === 'attention' && PARALLEL.some((g) => g.includes(place.name))) {
-      rows.push({ kind: 'step', steps: [step(stage)], note: '' });  // a sibling recorded without its group's first
+      rows.push({ kind: 'step', steps: [step(stage)], note: '' }); // a sibling recorded without its group's first
     } else if (place.scope === 'attention' && isMask(place.name)) {
       // The masks of a block side by side: each kind, then their combination.
-      const masks = stages.filter((s) => s.name.startsWith(stage.name.slice(0, -place.name.length)) && isMask(stagePlace(s.name)!.name));
+      const masks = stages.filter(
+        (s) => s.name.startsWith(stage.name.slice(0, -place.name.length)) && isMask(stagePlace(s.name)!.name),
+      );
       masks.forEach((s) => seen.add(s.name));
-      rows.push({ kind: 'parallel', steps: masks.map((m) => step(m)), note: 'the masks: 1 = blocked; the combined mask is what the softmax sees' });
+      rows.push({
+        kind: 'parallel',
+        steps: masks.map((m) => step(m)),
+        note: 'the masks: 1 = blocked; the combined mask is what the softmax sees',
+      });
     } else if (place.name.startsWith('residual')) {
-      rows.push({ kind: 'residual', steps: [step(stage)], note: '\u2295 residual: the sub-layer\u2019s input x is added back, x + f(x)' });
+      rows.push({
+        kind: 'residual',
+        steps: [step(stage)],
+        note: '\u2295 residual: the sub-layer\u2019s input x is added back, x + f(x)',
+      });
     } else if (place.name.startsWith('norm')) {
       // norm<k> after its own sub-layer (k sub-layers done before it) is post-LN; before it (k - 1 done), pre-LN.
       const done = stages.slice(0, i).filter((_, j) => endsSublayer(stages, j)).length;
       const pre = done < Number(place.name.slice('norm'.length));
-      rows.push({ kind: 'norm', steps: [step(stage)], note: pre
-        ? 'LayerNorm (pre-LN): each token normalised before the sub-layer reads it'
-        : 'LayerNorm (post-LN): each token normalised after the add' });
+      rows.push({
+        kind: 'norm',
+        steps: [step(stage)],
+        note: pre
+          ? 'LayerNorm (pre-LN): each token normalised before the sub-layer reads it'
+          : 'LayerNorm (post-LN): each token normalised after the add',
+      });
     } else {
       rows.push({ kind: 'step', steps: [step(stage)], note: stepNote(place.name, place.scope, stage, stages, trace) });
     }
     seen.add(stage.name);
     if (noResidual && endsSublayer(stages, i))
-      rows.push({ kind: 'no-residual', steps: [], note: 'no residual: the sub-layer\u2019s output goes on alone (residual connections are off)' });
+      rows.push({
+        kind: 'no-residual',
+        steps: [],
+        note: 'no residual: the sub-layer\u2019s output goes on alone (residual connections are off)',
+      });
   });
   const finalNorm = layer === trace.config.layers - 1 ? findStage(trace, `${stack}.final_norm`, -1) : undefined;
-  if (finalNorm) rows.push({ kind: 'norm', steps: [step(finalNorm)], note: 'after the last layer: the stack\u2019s final LayerNorm' });
+  if (finalNorm)
+    rows.push({
+      kind: 'norm',
+      steps: [step(finalNorm)],
+      note: 'after the last layer: the stack\u2019s final LayerNorm',
+    });
   return rows;
 }
 
 function parallelNote(name: string, block: string, stage: Stage): string {
   const e = stage.shape[stage.shape.length - 1];
   if (name === 'q_proj') {
-    const from = block === 'cross_attn' ? 'Q from the decoder, K and V from the encoder\u2019s output' : 'all three from the same input x';
+    const from =
+      block === 'cross_attn'
+        ? 'Q from the decoder, K and V from the encoder\u2019s output'
+        : 'all three from the same input x';
     return `three linear layers side by side, row by row: W_q, W_k, W_v each E \u00d7 E = ${e} \u00d7 ${e} (+ a bias of E); ${from}`;
   }
   return 'each projection cut into heads: (B, S, E) \u2192 (B, H, S, d_k)';
@@ -166,7 +233,8 @@ function stepNote(name: string, scope: string, stage: Stage, stages: Stage[], tr
     return `W_q\u2019s E = ${h * dk} output rows (so Q\u2019s E columns) read as H = ${h} blocks of d_k = ${dk}: block h makes head h`;
   }
   if (scope === 'attention' && name === 'context') return 'each head: weights (Sq, Sk) \u00d7 V (Sk, d_k)';
-  if (scope === 'attention' && name === 'merged') return 'the heads side by side again: (B, H, Sq, d_k) \u2192 (B, Sq, E)';
+  if (scope === 'attention' && name === 'merged')
+    return 'the heads side by side again: (B, H, Sq, d_k) \u2192 (B, Sq, E)';
   if (scope === 'attention' && name === 'output') return `W_o: E \u00d7 E = ${last} \u00d7 ${last}, mixes the heads`;
   if (name === 'ffn.hidden') {
     const e = stages.find((s) => s.name.endsWith('ffn.output'))?.shape.at(-1) ?? 0;

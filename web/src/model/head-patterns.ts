@@ -8,12 +8,16 @@
 // Only the rows that matter are scored when the caller says which (a trained model's
 // scored positions: elsewhere its attention is unconstrained and says little).
 
-export type PatternName = 'previous token' | 'self' | 'first token' | 'induction' | 'reverse diagonal' | 'broad' | 'content';
+export type PatternName =
+  'previous token' | 'self' | 'first token' | 'induction' | 'reverse diagonal' | 'broad' | 'content';
 
 /** Below this, a pattern does not explain the head. */
 const EXPLAINS = 0.5;
 
-export interface PatternScore { name: PatternName; score: number }
+export interface PatternScore {
+  name: PatternName;
+  score: number;
+}
 
 /** For query i, the keys a pattern attends to, or null when the pattern says nothing about row i. */
 type Target = (i: number) => number[] | null;
@@ -28,7 +32,7 @@ function targets(seq: number, tokens: readonly string[]): Record<Positional, Tar
     // (where the next token was last time), as induction heads are identified.
     induction: (i) => {
       const keys: number[] = [];
-      for (let j = 1; j <= i; j++) if (tokens[j - 1] === tokens[i]) keys.push(j);  // j - 1 < i: an earlier copy
+      for (let j = 1; j <= i; j++) if (tokens[j - 1] === tokens[i]) keys.push(j); // j - 1 < i: an earlier copy
       return keys.length ? keys : null;
     },
     // The anti-diagonal i + j = seq - 2, where causality allows it (the second half): a
@@ -42,12 +46,17 @@ function targets(seq: number, tokens: readonly string[]): Record<Positional, Tar
  * to 1 over the keys a causal query sees), best first. scored: (seq) which query rows
  * count (all when absent).
  */
-export function headPatterns(weights: ArrayLike<number>, seq: number, tokens: readonly string[],
-  scored?: readonly boolean[]): PatternScore[] {
+export function headPatterns(
+  weights: ArrayLike<number>,
+  seq: number,
+  tokens: readonly string[],
+  scored?: readonly boolean[],
+): PatternScore[] {
   const counts = (i: number) => !scored || scored[i];
   const scores: PatternScore[] = [];
   for (const [name, target] of Object.entries(targets(seq, tokens)) as [PatternName, Target][]) {
-    let mass = 0, rows = 0;
+    let mass = 0,
+      rows = 0;
     for (let i = 0; i < seq; i++) {
       const keys = counts(i) ? target(i) : null;
       if (keys === null) continue;
@@ -59,10 +68,13 @@ export function headPatterns(weights: ArrayLike<number>, seq: number, tokens: re
   }
   // Broad: 1 - total variation distance to the even spread over the keys each query sees.
   // Content: the mean weight of each row's top key, the same rows as broad.
-  let closeness = 0, top = 0, rows = 0;
+  let closeness = 0,
+    top = 0,
+    rows = 0;
   for (let i = 1; i < seq; i++) {
     if (!counts(i)) continue;
-    let distance = 0, best = 0;
+    let distance = 0,
+      best = 0;
     for (let j = 0; j <= i; j++) {
       distance += Math.abs(weights[i * seq + j] - 1 / (i + 1));
       best = Math.max(best, weights[i * seq + j]);

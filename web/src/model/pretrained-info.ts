@@ -12,7 +12,11 @@ export function familyTokenizer(family: Family): FamilyTokenizer {
 /** What the page asks to load: the person's files (File objects clone into the worker) or a model name on a hub. */
 export type PretrainedSource = { files: File[]; name?: string } | { repo: string; baseUrl: string };
 
-export interface PretrainedProgress { file: string; loaded: number; total: number | null }
+export interface PretrainedProgress {
+  file: string;
+  loaded: number;
+  total: number | null;
+}
 
 /** What the page knows of a loaded model (plain data: it crosses the worker boundary). */
 export interface PretrainedInfo {
@@ -40,10 +44,18 @@ export type LoadOutcome =
   /** code: the AttentionError's ('missing_file', 'bad_file', 'aborted', …); field: the file or tensor it names. */
   | { ok: false; error: string; code: string; field: string };
 
-export interface Candidate { id: number; token: string; probability: number }
+export interface Candidate {
+  id: number;
+  token: string;
+  probability: number;
+}
 
 /** The model's guesses at one position: the next token after it (GPT-2) or the token under a [MASK] (BERT). */
-export interface Prediction { position: number; kind: 'next' | 'mask'; candidates: Candidate[] }
+export interface Prediction {
+  position: number;
+  kind: 'next' | 'mask';
+  candidates: Candidate[];
+}
 
 /** What the loading panel asks for: the person's files (a picked folder's name names the model), or a model name on a hub. */
 export type LoadRequest = { files: File[]; name: string } | { repo: string; baseUrl: string };

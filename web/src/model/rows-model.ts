@@ -64,7 +64,7 @@ export function projectionInput(trace: Trace, stack: Stack, layer: number): Stag
 
 /** The row-wise evidence of a self-attention block's projections; null for cross-attention or unrecorded stages. */
 export function rowWise(trace: Trace, block: Block, layer: number, sequence: number): RowWise | null {
-  if (block === 'decoder.cross_attn') return null;  // its K and V read the encoder's rows, not the decoder's
+  if (block === 'decoder.cross_attn') return null; // its K and V read the encoder's rows, not the decoder's
   const stack = block.split('.')[0] as Stack;
   const input = projectionInput(trace, stack, layer);
   if (!input) return null;
@@ -83,7 +83,13 @@ export function rowWise(trace: Trace, block: Block, layer: number, sequence: num
       const outputDifference: RowPair['outputDifference'] = {};
       for (const [name, m] of Object.entries(outputs) as [RowOutput, Matrix][])
         outputDifference[name] = maxDifference(rowOf(m, a), rowOf(m, b));
-      pairs.push({ a, b, token: tokens[a], inputDifference: maxDifference(rowOf(x, a), rowOf(x, b)), outputDifference });
+      pairs.push({
+        a,
+        b,
+        token: tokens[a],
+        inputDifference: maxDifference(rowOf(x, a), rowOf(x, b)),
+        outputDifference,
+      });
     }
   return { input, x, outputs, e: x.cols, length: tokens.length, tokens, pairs };
 }

@@ -12,11 +12,36 @@ interface Base {
    */
   group: 'trained' | 'text' | 'model' | 'view' | 'task' | 'optimizer' | 'run';
 }
-export interface IntSetting extends Base { type: 'int'; default: number; min: number; max: number }
+export interface IntSetting extends Base {
+  type: 'int';
+  default: number;
+  min: number;
+  max: number;
+}
 /** A real number; minExclusive: the minimum itself is not allowed (a learning rate > 0). */
-export interface NumberSetting extends Base { type: 'number'; default: number; min: number; max: number; minExclusive?: boolean }
-export interface BoolSetting extends Base { type: 'bool'; default: boolean }
-export interface ChoiceSetting extends Base { type: 'choice'; default: string; choices: readonly string[]; labels?: Record<string, string> }
+export interface NumberSetting extends Base {
+  type: 'number';
+  default: number;
+  min: number;
+  max: number;
+  minExclusive?: boolean;
+}
+export interface BoolSetting extends Base {
+  type: 'bool';
+  default: boolean;
+}
+export interface ChoiceSetting extends Base {
+  type: 'choice';
+  default: string;
+  choices: readonly string[];
+  labels?: Record<string, string>;
+}
 /** pattern: the whole text must match it (else `patternError`). */
-export interface TextSetting extends Base { type: 'text'; default: string; maxLength: number; pattern?: RegExp; patternError?: string }
+export interface TextSetting extends Base {
+  type: 'text';
+  default: string;
+  maxLength: number;
+  pattern?: RegExp;
+  patternError?: string;
+}
 export type Setting = IntSetting | NumberSetting | BoolSetting | ChoiceSetting | TextSetting;

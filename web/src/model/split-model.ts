@@ -66,13 +66,25 @@ function side(trace: Trace, fullName: string, perHeadName: string, layer: number
   const blocks = Array.from({ length: heads }, (_, head) => {
     const slice = headSlice(perHead, sequence, head);
     const own = columns(matrix, head * dK, (head + 1) * dK);
-    return { head, from: head * dK, to: (head + 1) * dK, perHead: slice, maxDifference: maxDifference(own.values, slice.values) };
+    return {
+      head,
+      from: head * dK,
+      to: (head + 1) * dK,
+      perHead: slice,
+      maxDifference: maxDifference(own.values, slice.values),
+    };
   });
   return { fullName, perHeadName, full: matrix, blocks };
 }
 
 /** The split of one projection and the merge of the contexts, of one block, layer and sentence; null if not recorded. */
-export function headSplit(trace: Trace, block: Block, layer: number, sequence: number, projection: Projection): HeadSplit | null {
+export function headSplit(
+  trace: Trace,
+  block: Block,
+  layer: number,
+  sequence: number,
+  projection: Projection,
+): HeadSplit | null {
   const split = side(trace, `${block}.${projection}_proj`, `${block}.${projection}_heads`, layer, sequence);
   const merge = side(trace, `${block}.merged`, `${block}.context`, layer, sequence);
   if (!split || !merge) return null;

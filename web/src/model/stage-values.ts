@@ -24,7 +24,11 @@ export function stagePlace(fullName: string): StagePlace | null {
   const m = /^(encoder|decoder)\.(?:(self_attn|cross_attn)\.)?(.+)$/.exec(fullName);
   if (!m) return null;
   const [, stack, block = '', name] = m;
-  const scope: Scope = block ? 'attention' : ENGINE.stages.some((s) => s.scope === 'stack' && s.name === name) ? 'stack' : 'layer';
+  const scope: Scope = block
+    ? 'attention'
+    : ENGINE.stages.some((s) => s.scope === 'stack' && s.name === name)
+      ? 'stack'
+      : 'layer';
   return { stack: stack as Stack, block: block as StagePlace['block'], name, scope };
 }
 
@@ -126,7 +130,8 @@ export function firstColumns(panel: ValuePanel, maxCells: number): ValuePanel {
   const cols = Math.max(1, Math.min(panel.cols, Math.floor(maxCells / Math.max(1, panel.rows))));
   if (cols === panel.cols) return panel;
   const values = new Float32Array(panel.rows * cols);
-  for (let i = 0; i < panel.rows; i++) values.set(panel.values.subarray(i * panel.cols, i * panel.cols + cols), i * cols);
+  for (let i = 0; i < panel.rows; i++)
+    values.set(panel.values.subarray(i * panel.cols, i * panel.cols + cols), i * cols);
   return { ...panel, cols, values };
 }
 
@@ -141,25 +146,36 @@ export function axisLabels(trace: Trace, fullName: string, axis: string, length:
   return Array.from({ length }, (_, i) => ({ label: String(i), pad: false }));
 }
 
-export interface RowStats { mean: number; std: number; norm: number }
+export interface RowStats {
+  mean: number;
+  std: number;
+  norm: number;
+}
 
 /** Each row's mean, standard deviation (over its features, as LayerNorm computes them) and length. */
 export function rowStats(panel: Pick<ValuePanel, 'rows' | 'cols' | 'values'>): RowStats[] {
   return Array.from({ length: panel.rows }, (_, i) => {
     const row = panel.values.subarray(i * panel.cols, (i + 1) * panel.cols);
-    let sum = 0, squares = 0;
-    for (const v of row) { sum += v; squares += v * v; }
+    let sum = 0,
+      squares = 0;
+    for (const v of row) {
+      sum += v;
+      squares += v * v;
+    }
     const mean = sum / panel.cols;
     return { mean, std: Math.sqrt(Math.max(0, squares / panel.cols - mean * mean)), norm: Math.sqrt(squares) };
   });
 }
 
 /** Stages shown elsewhere: scores and weights in the heatmap views, masks in the Masks view. */
-export function viewOfStage(fullName: string): { view: 'heads'; stage: string } | { view: 'masks' } | { view: 'values' } {
+export function viewOfStage(
+  fullName: string,
+): { view: 'heads'; stage: string } | { view: 'masks' } | { view: 'values' } {
   const place = stagePlace(fullName);
   if (place?.scope === 'attention' && ['scores', 'scaled', 'masked', 'weights'].includes(place.name))
     return { view: 'heads', stage: place.name };
-  if (place?.scope === 'attention' && (place.name === 'mask' || place.name.startsWith('mask.'))) return { view: 'masks' };
+  if (place?.scope === 'attention' && (place.name === 'mask' || place.name.startsWith('mask.')))
+    return { view: 'masks' };
   return { view: 'values' };
 }
 
@@ -168,7 +184,11 @@ export function viewOfStage(fullName: string): { view: 'heads'; stage: string } 
  * (with more than one attention block) the block. As {name, raw} pairs, in the order to apply.
  * `tensor`: the Values view's name for it ('input' for what a layer reads, whichever stage that is).
  */
-export function stepSettings(fullName: string, mode: Trace['mode'], tensor = stackName(fullName)): { name: string; raw: string }[] {
+export function stepSettings(
+  fullName: string,
+  mode: Trace['mode'],
+  tensor = stackName(fullName),
+): { name: string; raw: string }[] {
   const target = viewOfStage(fullName);
   const settings: { name: string; raw: string }[] = [];
   if (mode === 'cross') settings.push({ name: 'block', raw: blockOf(fullName) });

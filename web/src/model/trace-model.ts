@@ -26,11 +26,13 @@ export function axisTokens(trace: Trace, block: Block): { queries: string[][]; k
 
 /** Labels for a padded axis: the tokens, then PAD for each padding position. */
 export function paddedLabels(tokens: string[], length: number): { label: string; pad: boolean }[] {
-  return Array.from({ length }, (_, i) => (i < tokens.length ? { label: tokens[i], pad: false } : { label: PAD, pad: true }));
+  return Array.from({ length }, (_, i) =>
+    i < tokens.length ? { label: tokens[i], pad: false } : { label: PAD, pad: true },
+  );
 }
 
 export interface HeadView {
-  values: Float32Array;  // (Sq, Sk) of one sequence and head
+  values: Float32Array; // (Sq, Sk) of one sequence and head
   rows: number;
   cols: number;
 }
@@ -49,7 +51,14 @@ export type BlockedReason = 'padding' | 'future' | 'mask';
  * masks the engine records by kind (mask.padding (B, Sk), mask.causal (Sq, Sk)) beside
  * the combined one (mask (B, Sq, Sk)); nothing is re-derived here.
  */
-export function blockedReason(trace: Trace, block: Block, layer: number, sequence: number, i: number, j: number): BlockedReason | null {
+export function blockedReason(
+  trace: Trace,
+  block: Block,
+  layer: number,
+  sequence: number,
+  i: number,
+  j: number,
+): BlockedReason | null {
   const mask = findStage(trace, `${block}.mask`, layer);
   if (!mask) return null;
   const [, rows, cols] = mask.shape;
@@ -71,7 +80,13 @@ export function describeShape(axes: string[], shape: number[]): string {
  * traces (Euclidean norm of the difference of the rows). Null when the two
  * traces cannot be compared (different shapes).
  */
-export function rowChanges(before: Trace, after: Trace, name: string, layer: number, sequence: number): number[] | null {
+export function rowChanges(
+  before: Trace,
+  after: Trace,
+  name: string,
+  layer: number,
+  sequence: number,
+): number[] | null {
   const a = findStage(before, name, layer);
   const b = findStage(after, name, layer);
   if (!a || !b || a.shape.join() !== b.shape.join() || a.shape.length !== 3) return null;

@@ -31,7 +31,9 @@ let current: TrainedModel | null | undefined;
 /** FNV-1a (32 bits) over the settings and the weights: enough to tell offers apart. */
 function fingerprint(settings: string, weights: Uint8Array): string {
   let hash = 0x811c9dc5;
-  const mix = (byte: number) => { hash = Math.imul(hash ^ byte, 0x01000193); };
+  const mix = (byte: number) => {
+    hash = Math.imul(hash ^ byte, 0x01000193);
+  };
   for (const byte of new TextEncoder().encode(settings)) mix(byte);
   mix(0);
   for (const byte of weights) mix(byte);
@@ -42,7 +44,7 @@ function storage(): Storage | null {
   try {
     return typeof sessionStorage === 'undefined' ? null : sessionStorage;
   } catch {
-    return null;  // storage refused (e.g. by privacy settings): the page still has the model in memory
+    return null; // storage refused (e.g. by privacy settings): the page still has the model in memory
   }
 }
 
@@ -51,8 +53,14 @@ function storage(): Storage | null {
  * reload (sessionStorage can refuse: full, or disabled); the page has it either way.
  */
 export function offerTrainedModel(model: OfferedModel): boolean {
-  const weights = Uint8Array.from(model.weights);  // a copy: the caller's buffer may be transferred or reused
-  current = { label: model.label, settings: model.settings, example: model.example ?? '', weights, key: fingerprint(model.settings, weights) };
+  const weights = Uint8Array.from(model.weights); // a copy: the caller's buffer may be transferred or reused
+  current = {
+    label: model.label,
+    settings: model.settings,
+    example: model.example ?? '',
+    weights,
+    key: fingerprint(model.settings, weights),
+  };
   const store = storage();
   if (!store) return false;
   try {
@@ -60,7 +68,7 @@ export function offerTrainedModel(model: OfferedModel): boolean {
     store.setItem(STORAGE_KEY, JSON.stringify({ ...rest, weights: bytesToBase64(bytes) }));
     return true;
   } catch {
-    store.removeItem(STORAGE_KEY);  // never leave an older model behind under the new one's id
+    store.removeItem(STORAGE_KEY); // never leave an older model behind under the new one's id
     return false;
   }
 }
@@ -77,9 +85,20 @@ function readStored(): TrainedModel | null {
   try {
     const stored = JSON.parse(text) as Omit<TrainedModel, 'weights'> & { weights: string };
     const weights = base64ToBytes(stored.weights);
-    if (typeof stored.label !== 'string' || typeof stored.settings !== 'string' || fingerprint(stored.settings, weights) !== stored.key) return null;
-    return { label: stored.label, settings: stored.settings, example: String(stored.example ?? ''), weights, key: stored.key };
+    if (
+      typeof stored.label !== 'string' ||
+      typeof stored.settings !== 'string' ||
+      fingerprint(stored.settings, weights) !== stored.key
+    )
+      return null;
+    return {
+      label: stored.label,
+      settings: stored.settings,
+      example: String(stored.example ?? ''),
+      weights,
+      key: stored.key,
+    };
   } catch {
-    return null;  // not ours, or damaged: as if nothing was handed over
+    return null; // not ours, or damaged: as if nothing was handed over
   }
 }

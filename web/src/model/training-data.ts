@@ -3,16 +3,34 @@
 // example: every head's attention and the model's predictions). The runs themselves are
 // workers/training.ts's.
 
-export interface CurvePoint { step: number; loss: number; accuracy: number; sequenceAccuracy: number }
+export interface CurvePoint {
+  step: number;
+  loss: number;
+  accuracy: number;
+  sequenceAccuracy: number;
+}
 
 /** A head by its layer and its index in that layer. */
-export interface HeadRef { layer: number; head: number }
+export interface HeadRef {
+  layer: number;
+  head: number;
+}
 
 /** The model with some heads switched off, next to the same model with all of them on. */
-export interface Ablation { step: number; heads: HeadRef[]; baseline: CurvePoint; ablated: CurvePoint; probe: Probe }
+export interface Ablation {
+  step: number;
+  heads: HeadRef[];
+  baseline: CurvePoint;
+  ablated: CurvePoint;
+  probe: Probe;
+}
 
 /** One head's attention on the probe: weights (Sq, Sk) of `layer`, `head`. */
-export interface ProbeHead { layer: number; head: number; weights: Float32Array }
+export interface ProbeHead {
+  layer: number;
+  head: number;
+  weights: Float32Array;
+}
 
 /** The model on one held-out example: what it attends to and what it predicts. */
 export interface Probe {

@@ -7,7 +7,11 @@ import type { Trace } from 'attention-playground';
 import { findStage, headSlice, type Block } from './trace-model.js';
 
 /** One (rows, cols) matrix of one sentence and head, row-major. */
-export interface Matrix { rows: number; cols: number; values: Float32Array }
+export interface Matrix {
+  rows: number;
+  cols: number;
+  values: Float32Array;
+}
 
 export type WalkStepName = 'scores' | 'scaled' | 'masked' | 'weights' | 'context';
 export const WALK_STEPS: readonly WalkStepName[] = ['scores', 'scaled', 'masked', 'weights', 'context'];
@@ -47,7 +51,14 @@ export interface HeadWalk {
   steps: WalkStep[];
 }
 
-function perHead(trace: Trace, block: Block, name: string, layer: number, sequence: number, head: number): Matrix | null {
+function perHead(
+  trace: Trace,
+  block: Block,
+  name: string,
+  layer: number,
+  sequence: number,
+  head: number,
+): Matrix | null {
   const stage = findStage(trace, `${block}.${name}`, layer);
   return stage ? headSlice(stage, sequence, head) : null;
 }
@@ -72,7 +83,10 @@ export function softmaxRow(row: ArrayLike<number>): Float64Array {
   for (let j = 0; j < row.length; j++) top = Math.max(top, row[j]);
   if (top === -Infinity) return out;
   let sum = 0;
-  for (let j = 0; j < row.length; j++) { out[j] = Math.exp(row[j] - top); sum += out[j]; }
+  for (let j = 0; j < row.length; j++) {
+    out[j] = Math.exp(row[j] - top);
+    sum += out[j];
+  }
   for (let j = 0; j < row.length; j++) out[j] /= sum;
   return out;
 }
@@ -81,13 +95,30 @@ export function softmaxRow(row: ArrayLike<number>): Float64Array {
  * The walk of one head for one sentence, following query row `row` (clamped to the rows
  * there are). Null when the trace did not record the per-head stages (a long pretrained text).
  */
-export function headWalk(trace: Trace, block: Block, layer: number, sequence: number, head: number, row: number): HeadWalk | null {
+export function headWalk(
+  trace: Trace,
+  block: Block,
+  layer: number,
+  sequence: number,
+  head: number,
+  row: number,
+): HeadWalk | null {
   const get = (name: string) => perHead(trace, block, name, layer, sequence, head);
-  const [q, k, v, scores, scaled, masked, weights, context] =
-    ['q_heads', 'k_heads', 'v_heads', 'scores', 'scaled', 'masked', 'weights', 'context'].map(get);
+  const [q, k, v, scores, scaled, masked, weights, context] = [
+    'q_heads',
+    'k_heads',
+    'v_heads',
+    'scores',
+    'scaled',
+    'masked',
+    'weights',
+    'context',
+  ].map(get);
   const maskStage = findStage(trace, `${block}.mask`, layer);
   if (!q || !k || !v || !scores || !scaled || !masked || !weights || !context || !maskStage) return null;
-  const sq = scores.rows, sk = scores.cols, dK = k.cols;
+  const sq = scores.rows,
+    sk = scores.cols,
+    dK = k.cols;
   const i = Math.min(Math.max(0, row), sq - 1);
   const blocked = Uint8Array.from(maskStage.data.subarray(sequence * sq * sk, (sequence + 1) * sq * sk));
   const additive = findStage(trace, `${block}.mask.additive`, layer);
@@ -102,7 +133,9 @@ export function headWalk(trace: Trace, block: Block, layer: number, sequence: nu
     return dot;
   });
   const scaledRow = Float64Array.from(rowOf(scores, i), (s) => s / divisor);
-  const maskedRow = Float64Array.from(rowOf(scaled, i), (s, j) => (blocked[i * sk + j] ? -Infinity : s + (additiveRow?.[j] ?? 0)));
+  const maskedRow = Float64Array.from(rowOf(scaled, i), (s, j) =>
+    blocked[i * sk + j] ? -Infinity : s + (additiveRow?.[j] ?? 0),
+  );
   const weightRow = softmaxRow(rowOf(masked, i));
   const w = rowOf(weights, i);
   const contextRow = Float64Array.from({ length: dK }, (_, d) => {
@@ -111,17 +144,38 @@ export function headWalk(trace: Trace, block: Block, layer: number, sequence: nu
     return sum;
   });
   const recomputed: Record<WalkStepName, Float64Array> = {
-    scores: scoreRow, scaled: scaledRow, masked: maskedRow, weights: weightRow, context: contextRow,
+    scores: scoreRow,
+    scaled: scaledRow,
+    masked: maskedRow,
+    weights: weightRow,
+    context: contextRow,
   };
   const matrices: Record<WalkStepName, Matrix> = { scores, scaled, masked, weights, context };
   const steps = WALK_STEPS.map((name) => {
     const engineRow = rowOf(matrices[name], i);
-    return { name, matrix: matrices[name], engineRow, recomputedRow: recomputed[name], maxDifference: maxDifference(engineRow, recomputed[name]) };
+    return {
+      name,
+      matrix: matrices[name],
+      engineRow,
+      recomputedRow: recomputed[name],
+      maxDifference: maxDifference(engineRow, recomputed[name]),
+    };
   });
   return {
     dModel: findStage(trace, `${block}.q_proj`, layer)?.shape[2] ?? trace.config.dModel,
     heads: findStage(trace, `${block}.q_heads`, layer)!.shape[1],
-    dK, divisor, sq, sk, row: i, q, k, v, blocked, additiveRow, causal: findStage(trace, `${block}.mask.causal`, layer) !== undefined, steps,
+    dK,
+    divisor,
+    sq,
+    sk,
+    row: i,
+    q,
+    k,
+    v,
+    blocked,
+    additiveRow,
+    causal: findStage(trace, `${block}.mask.causal`, layer) !== undefined,
+    steps,
   };
 }
 

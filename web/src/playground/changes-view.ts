@@ -34,8 +34,12 @@ function baselineBar(ctx: ChangesContext) {
     <p class="comparing" data-testid="comparing">${what}</p>
     <button type="button" data-action="pin" @click=${(e: Event) => send(e, true)}
       title="Keep comparing with this result while you edit">${pinned ? 'Pin this result instead' : 'Pin as baseline'}</button>
-    ${pinned ? html`<button type="button" data-action="unpin" @click=${(e: Event) => send(e, false)}
-      title="Compare with the previous result again">Unpin (compare with the previous result)</button>` : nothing}
+    ${
+      pinned
+        ? html`<button type="button" data-action="unpin" @click=${(e: Event) => send(e, false)}
+      title="Compare with the previous result again">Unpin (compare with the previous result)</button>`
+        : nothing
+    }
   </div>`;
 }
 
@@ -45,25 +49,45 @@ function changesTable(comparison: Extract<Comparison, { kind: 'compared' }>, lay
   const { before, after, edited, linear, value, attention, settings } = comparison;
   const max = Math.max(...linear, ...value, ...attention, 1e-9);
   // A model whose W_q reads only positions (the Positional heads preset) leaves Q as it was, edited row included.
-  const qIgnoresWords = layer === 0 && settings.length === 0 && edited.length > 0
-    && edited.every((i) => linear[i] <= MOVED && value[i] > MOVED);
-  const bar = (v: number) => html`<span class="bar" style=${`width:${(100 * v) / max}%`}></span><span class="num">${formatValue(v)}</span>`;
-  const edits = edited.length ? edited.map((i) => `“${before[i]}” → “${after[i]}” at position ${i}`).join(', ') : 'no token';
-  return html`${settings.length ? html`<p class="hint" data-testid="settings-differ">The settings differ from the baseline’s
-      (${settings.join(', ')}): the weights changed too, so rows move that no edit reaches.</p>` : nothing}
-    ${layer > 0 ? html`<p class="hint">From layer 1 on, a layer’s input already mixes the tokens (the layers below attended),
-      so even its linear Q and V projections move rows other than the edited one.</p>` : nothing}
-    ${qIgnoresWords ? html`<p class="hint" data-testid="q-ignores-words">Q did not move, not even in the edited row: this
+  const qIgnoresWords =
+    layer === 0 &&
+    settings.length === 0 &&
+    edited.length > 0 &&
+    edited.every((i) => linear[i] <= MOVED && value[i] > MOVED);
+  const bar = (v: number) =>
+    html`<span class="bar" style=${`width:${(100 * v) / max}%`}></span><span class="num">${formatValue(v)}</span>`;
+  const edits = edited.length
+    ? edited.map((i) => `“${before[i]}” → “${after[i]}” at position ${i}`).join(', ')
+    : 'no token';
+  return html`${
+    settings.length
+      ? html`<p class="hint" data-testid="settings-differ">The settings differ from the baseline’s
+      (${settings.join(', ')}): the weights changed too, so rows move that no edit reaches.</p>`
+      : nothing
+  }
+    ${
+      layer > 0
+        ? html`<p class="hint">From layer 1 on, a layer’s input already mixes the tokens (the layers below attended),
+      so even its linear Q and V projections move rows other than the edited one.</p>`
+        : nothing
+    }
+    ${
+      qIgnoresWords
+        ? html`<p class="hint" data-testid="q-ignores-words">Q did not move, not even in the edited row: this
       model’s W_q reads only the positions, not the words (the Positional heads preset is built so), so its heads look at
-      the same places whatever you type. V, another linear layer, moves the edited row and only it.</p>` : nothing}
+      the same places whatever you type. V, another linear layer, moves the edited row and only it.</p>`
+        : nothing
+    }
     <table class="changes">
     <caption>Edited: ${edits}. How far each row moved (‖Δ‖), layer ${layer}:</caption>
     <thead><tr><th scope="col">token</th><th scope="col">linear layer: Q projection</th><th scope="col">linear layer: V projection</th>
       <th scope="col">attention output</th></tr></thead>
-    <tbody>${after.map((token, i) => html`<tr class=${edited.includes(i) ? 'edited' : ''}
+    <tbody>${after.map(
+      (token, i) => html`<tr class=${edited.includes(i) ? 'edited' : ''}
       data-linear-changed=${linear[i] > MOVED ? '1' : '0'} data-value-changed=${value[i] > MOVED ? '1' : '0'}
       data-attention-changed=${attention[i] > MOVED ? '1' : '0'}>
-      <th scope="row">${token}</th><td>${bar(linear[i])}</td><td>${bar(value[i])}</td><td>${bar(attention[i])}</td></tr>`)}</tbody>
+      <th scope="row">${token}</th><td>${bar(linear[i])}</td><td>${bar(value[i])}</td><td>${bar(attention[i])}</td></tr>`,
+    )}</tbody>
   </table>`;
 }
 
@@ -81,10 +105,11 @@ export function changesView(ctx: ChangesContext) {
       ${ctx.reference?.pinned ? 'Change it back, or pin this result instead.' : 'Keep the shapes and edit a word.'}</p>`;
   } else if (comparison.edited.length === 0 && comparison.settings.length === 0) {
     const others = comparison.otherEdited.map((b) => b + 1);
-    body = others.length > 0
-      ? html`<p class="hint" data-testid="edit-elsewhere">Sentence ${ctx.sequence + 1}, the one shown, is the same in both:
+    body =
+      others.length > 0
+        ? html`<p class="hint" data-testid="edit-elsewhere">Sentence ${ctx.sequence + 1}, the one shown, is the same in both:
         the edit is in sentence ${others.join(', ')}. Pick ${others.length > 1 ? 'one' : 'it'} under Sentence to see its rows.</p>`
-      : html`<p class="hint" data-testid="same-tokens">The same tokens and settings as the
+        : html`<p class="hint" data-testid="same-tokens">The same tokens and settings as the
         ${ctx.reference?.pinned ? 'baseline' : 'previous result'}: nothing moved. Replace a word to see which rows change.</p>`;
   } else body = changesTable(comparison, ctx.layer);
   return html`<div class="changes-view">${baselineBar(ctx)}${body}</div>`;

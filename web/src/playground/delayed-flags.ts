@@ -10,7 +10,10 @@ class DelayedFlag implements ReactiveController {
   on = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(private readonly host: ReactiveControllerHost, private readonly ms: number) {
+  constructor(
+    private readonly host: ReactiveControllerHost,
+    private readonly ms: number,
+  ) {
     host.addController(this);
   }
 

@@ -9,7 +9,10 @@ import { charactersAreTokens, tokensAsInput } from '../model/probe-input.js';
 import { checkpointIndex, loadCheckpoint } from '../model/checkpoint.js';
 import type { TrainedModelRef } from '../workers/trained-trace.js';
 
-export interface ModelChoice { id: string; label: string }
+export interface ModelChoice {
+  id: string;
+  label: string;
+}
 
 export interface ExploreModel {
   /** The picker's id: a checkpoint's, or TRAINED_MODEL_ID. */
@@ -52,7 +55,7 @@ export function exploreModel(id: string): Promise<ExploreModel> {
   if (!loading) {
     loading = loadShipped(id);
     shipped.set(id, loading);
-    loading.catch(() => shipped.delete(id));  // not kept: the next request asks again
+    loading.catch(() => shipped.delete(id)); // not kept: the next request asks again
   }
   return loading;
 }
@@ -60,11 +63,17 @@ export function exploreModel(id: string): Promise<ExploreModel> {
 async function offeredModel(): Promise<ExploreModel> {
   const offered = trainedModel();
   if (!offered)
-    throw new Error('No model was handed over from the Train view in this tab: train one there and press \u201cExplore this model\u201d.');
+    throw new Error(
+      'No model was handed over from the Train view in this tab: train one there and press \u201cExplore this model\u201d.',
+    );
   const { settings, weights, key, example, label } = offered;
   return {
-    id: TRAINED_MODEL_ID, label: `Your trained model (${label})`, about: '', example,
-    ref: { key: `trained:${key}`, settings, weights }, characters: charactersAreTokens(trainStateFromHash(`#train&${settings}`).state),
+    id: TRAINED_MODEL_ID,
+    label: `Your trained model (${label})`,
+    about: '',
+    example,
+    ref: { key: `trained:${key}`, settings, weights },
+    characters: charactersAreTokens(trainStateFromHash(`#train&${settings}`).state),
   };
 }
 
@@ -73,20 +82,27 @@ async function loadShipped(id: string): Promise<ExploreModel> {
   try {
     list = await shippedChoices();
   } catch (error) {
-    throw new Error(`The list of trained models did not load (${error instanceof Error ? error.message : String(error)}).`);
+    throw new Error(
+      `The list of trained models did not load (${error instanceof Error ? error.message : String(error)}).`,
+    );
   }
   if (!list.some((c) => c.id === id)) {
     const yours = `\u2018${TRAINED_MODEL_ID}\u2019 (yours, from the Train view)`;
-    throw new Error(list.length === 0
-      ? `There is no model \u2018${id}\u2019 here: this page has no shipped trained models, only ${yours}.`
-      : `There is no model \u2018${id}\u2019 here; the trained models are ${[...list.map((c) => `\u2018${c.id}\u2019`), yours].join(', ')}.`);
+    throw new Error(
+      list.length === 0
+        ? `There is no model \u2018${id}\u2019 here: this page has no shipped trained models, only ${yours}.`
+        : `There is no model \u2018${id}\u2019 here; the trained models are ${[...list.map((c) => `\u2018${c.id}\u2019`), yours].join(', ')}.`,
+    );
   }
   const { record, weights, timeline } = await loadCheckpoint(id);
   const characters = charactersAreTokens(trainStateFromHash(`#train&${record.settings}`).state);
   const tokens = timeline.at(-1)?.probe.tokens ?? [];
   return {
-    id, label: record.title, about: [record.description, record.message].filter(Boolean).join(' '),
-    ref: { key: `checkpoint:${id}`, settings: record.settings, weights }, characters,
+    id,
+    label: record.title,
+    about: [record.description, record.message].filter(Boolean).join(' '),
+    ref: { key: `checkpoint:${id}`, settings: record.settings, weights },
+    characters,
     example: tokensAsInput(tokens, characters),
   };
 }

@@ -26,24 +26,31 @@ export function weightsHint(state: State, block?: string) {
   let text: string;
   if (state.preset === 'positional' && block === 'decoder.cross_attn') {
     // The keys are the source sentence after the encoder's layers, whose attention has already mixed its positions.
-    text = 'These heads are built, not trained, to attend by position within one sentence. In cross-attention the queries ' +
+    text =
+      'These heads are built, not trained, to attend by position within one sentence. In cross-attention the queries ' +
       'come from one sentence and the keys from the other, after the encoder\u2019s layers have mixed its positions, so the ' +
       'roles need not hold here: pick Block \u201cEncoder self-attention\u201d to see them.';
   } else if (state.preset === 'positional') {
     const causal = block === 'decoder.self_attn';
     const shown = Math.min(state.heads, POSITIONAL_ROLES.length);
     const roles = Array.from({ length: shown }, (_, h) => `head ${h} \u2192 ${positionalRole(h)}`).join(', ');
-    text = `These heads are built, not trained, to attend by position: ${roles}` +
+    text =
+      `These heads are built, not trained, to attend by position: ${roles}` +
       `${state.heads > shown ? ` (heads ${shown}\u2013${state.heads - 1} repeat the four)` : ''}. ` +
-      (causal ? 'Here the causal mask blocks the next token, so head 1 settles on the nearest key it may see: itself. ' : '') +
-      (state.positional ? 'Try: add a word; untick \u201cPositional encoding\u201d; set Weights to \u201cRandom\u201d (an untrained ' +
-        'model: noise); or pick the trained model \u201cReverse 8 symbols\u201d.'
+      (causal
+        ? 'Here the causal mask blocks the next token, so head 1 settles on the nearest key it may see: itself. '
+        : '') +
+      (state.positional
+        ? 'Try: add a word; untick \u201cPositional encoding\u201d; set Weights to \u201cRandom\u201d (an untrained ' +
+          'model: noise); or pick the trained model \u201cReverse 8 symbols\u201d.'
         : 'With positional encoding off no head can tell positions apart: tick it again.');
   } else if (state.preset === 'identity') {
-    text = 'Identity projections: each token attends to the tokens most like itself. Try: type a word twice; or set Weights to ' +
+    text =
+      'Identity projections: each token attends to the tokens most like itself. Try: type a word twice; or set Weights to ' +
       '\u201cPositional heads\u201d.';
   } else {
-    text = 'Random weights: an untrained model\u2019s heads spread their weight with no pattern. Try: set Weights to ' +
+    text =
+      'Random weights: an untrained model\u2019s heads spread their weight with no pattern. Try: set Weights to ' +
       '\u201cPositional heads\u201d, or pick a trained model such as \u201cReverse 8 symbols\u201d.';
   }
   return html`<p class="first-view-hint" data-testid="weights-hint">${text}</p>`;

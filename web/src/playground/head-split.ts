@@ -31,7 +31,14 @@ export class HeadSplitView extends LessonView {
   }
 
   /** bands: the full (S, E) matrix, banded by head; it narrows its columns to fit a phone, so every head shows. */
-  #matrix(m: Matrix, labels: string[], label: string, bands: HeadSplit['split']['blocks'] | null, cell: number, scale: ColorScale) {
+  #matrix(
+    m: Matrix,
+    labels: string[],
+    label: string,
+    bands: HeadSplit['split']['blocks'] | null,
+    cell: number,
+    scale: ColorScale,
+  ) {
     return html`<ap-matrix ?fit=${bands !== null} .values=${m.values} .rows=${m.rows} .cols=${m.cols} .rowLabels=${labels} .scale=${scale}
       .bands=${bands ? bands.map((b) => ({ from: b.from, to: b.to, color: headColor(b.head), label: `head ${b.head}` })) : []}
       .highlight=${[this.row]} cell=${cell} label=${label}></ap-matrix>`;
@@ -47,20 +54,34 @@ export class HeadSplitView extends LessonView {
     return html`<div data-testid=${testid}>
       <figure><figcaption>${names.full} (S, E) = (${side.full.rows}, ${split.e}): one matrix, H = ${split.heads} blocks of d_k = ${split.dK} columns</figcaption>
         ${this.#matrix(side.full, labels, `${names.full}, columns banded by head`, side.blocks, cell, scale)}</figure>
-      <div class="side">${side.blocks.map((b) => html`<figure data-head=${b.head} style=${`border-top: 4px solid ${headColor(b.head)}`}>
+      <div class="side">${side.blocks.map(
+        (b) => html`<figure data-head=${b.head} style=${`border-top: 4px solid ${headColor(b.head)}`}>
         <figcaption>${names.perHead}, head ${b.head} (S, d_k) = (${b.perHead.rows}, ${b.perHead.cols})</figcaption>
         ${this.#matrix(b.perHead, labels, `${names.perHead} of head ${b.head}`, null, cell, scale)}
         <p class="note">= ${names.full}[:, ${b.from}:${b.to}] · <span class=${b.maxDifference === 0 ? 'ok' : 'bad'}
-          data-max-difference=${String(b.maxDifference)}>max |Δ| ${formatValue(b.maxDifference)}</span></p></figure>`)}</div>
+          data-max-difference=${String(b.maxDifference)}>max |Δ| ${formatValue(b.maxDifference)}</span></p></figure>`,
+      )}</div>
       <div class="scroll"><table data-token-table=${testid}>
         <caption>Token ${row} (“${labels[row]}”): the first ${SHOWN} numbers of each head’s block, read from both</caption>
-        <thead><tr><th scope="col"></th>${side.blocks.map((b) => html`<th scope="col" colspan=${SHOWN}
-          style=${`color:${headColor(b.head)}`}>head ${b.head}: columns ${b.from}–${b.from + SHOWN - 1}</th>`)}</tr></thead>
+        <thead><tr><th scope="col"></th>${side.blocks.map(
+          (b) => html`<th scope="col" colspan=${SHOWN}
+          style=${`color:${headColor(b.head)}`}>head ${b.head}: columns ${b.from}–${b.from + SHOWN - 1}</th>`,
+        )}</tr></thead>
         <tbody>
-          <tr><th scope="row">${names.full}</th>${side.blocks.map((b) => Array.from({ length: SHOWN }, (_, d) => html`<td data-kind="full"
-            data-head=${b.head} data-value=${String(fullRow[b.from + d])}>${formatValue(fullRow[b.from + d])}</td>`))}</tr>
-          <tr><th scope="row">${names.perHead}</th>${side.blocks.map((b) => Array.from({ length: SHOWN }, (_, d) => html`<td data-kind="head"
-            data-head=${b.head} data-value=${String(b.perHead.values[row * b.perHead.cols + d])}>${formatValue(b.perHead.values[row * b.perHead.cols + d])}</td>`))}</tr>
+          <tr><th scope="row">${names.full}</th>${side.blocks.map((b) =>
+            Array.from(
+              { length: SHOWN },
+              (_, d) => html`<td data-kind="full"
+            data-head=${b.head} data-value=${String(fullRow[b.from + d])}>${formatValue(fullRow[b.from + d])}</td>`,
+            ),
+          )}</tr>
+          <tr><th scope="row">${names.perHead}</th>${side.blocks.map((b) =>
+            Array.from(
+              { length: SHOWN },
+              (_, d) => html`<td data-kind="head"
+            data-head=${b.head} data-value=${String(b.perHead.values[row * b.perHead.cols + d])}>${formatValue(b.perHead.values[row * b.perHead.cols + d])}</td>`,
+            ),
+          )}</tr>
         </tbody></table></div></div>`;
   }
 
@@ -80,10 +101,16 @@ export class HeadSplitView extends LessonView {
         E × E = ${e} × ${e}, and its ${e} output rows (so ${P}’s ${e} columns) come in H = ${heads} blocks of d_k = ${e} / ${heads} = ${dK}.
         The split is a reshape: <code>(B, S, E) = (${batch}, ${S}, ${e}) → (B, S, H, d_k) = (${batch}, ${S}, ${heads}, ${dK}) →
         (B, H, S, d_k) = (${batch}, ${heads}, ${S}, ${dK})</code>.</p>
-      <div class="picker" role="group" aria-label="Projection">${PROJECTIONS.map((p) => html`<button type="button" data-projection=${p}
-        aria-pressed=${p === this.projection ? 'true' : 'false'} @click=${() => { this.projection = p; }}>${p.toUpperCase()}</button>`)}
+      <div class="picker" role="group" aria-label="Projection">${PROJECTIONS.map(
+        (p) => html`<button type="button" data-projection=${p}
+        aria-pressed=${p === this.projection ? 'true' : 'false'} @click=${() => {
+          this.projection = p;
+        }}>${p.toUpperCase()}</button>`,
+      )}
         <label for="split-row">Token</label><select id="split-row" data-testid="split-row"
-          @change=${(e: Event) => { this.row = Number((e.target as HTMLSelectElement).value); }}>
+          @change=${(e: Event) => {
+            this.row = Number((e.target as HTMLSelectElement).value);
+          }}>
           ${labels.map((t, i) => html`<option value=${i} ?selected=${i === this.row}>${i}: ${t}</option>`)}</select></div>
       ${this.#side(split.split, split, labels, { full: `${this.projection}_proj`, perHead: `${this.projection}_heads` }, 'split')}
       <h3>The merge: the heads side by side again</h3>
@@ -97,5 +124,7 @@ export class HeadSplitView extends LessonView {
 customElements.define('ap-head-split', HeadSplitView);
 
 declare global {
-  interface HTMLElementTagNameMap { 'ap-head-split': HeadSplitView }
+  interface HTMLElementTagNameMap {
+    'ap-head-split': HeadSplitView;
+  }
 }

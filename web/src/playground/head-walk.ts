@@ -17,19 +17,33 @@ const CONTEXT_FEATURES = 8;
 
 const STEP_TEXT: Record<WalkStep['name'], { title: string; how: (w: HeadWalk) => string }> = {
   scores: { title: '1. Scores: Q · Kᵀ', how: (w) => `q_i · k_j, a sum over the d_k = ${w.dK} features` },
-  scaled: { title: '2. Scale: ÷ √d_k', how: (w) => (w.divisor === 1 ? 'scaling is off: the scores as they are' : `score ÷ ${formatValue(w.divisor)}`) },
-  masked: { title: '3. Mask: −∞ where blocked', how: (w) => `the scaled score, or −∞ where the key is padding${
-    w.causal ? ' or in the future' : ' (no causal mask here)'}${w.additiveRow ? ', plus the float mask' : ''}` },
-  weights: { title: '4. Softmax over each row (over the keys)', how: () => 'exp(masked − row max) ÷ the row’s sum of exp' },
+  scaled: {
+    title: '2. Scale: ÷ √d_k',
+    how: (w) => (w.divisor === 1 ? 'scaling is off: the scores as they are' : `score ÷ ${formatValue(w.divisor)}`),
+  },
+  masked: {
+    title: '3. Mask: −∞ where blocked',
+    how: (w) =>
+      `the scaled score, or −∞ where the key is padding${
+        w.causal ? ' or in the future' : ' (no causal mask here)'
+      }${w.additiveRow ? ', plus the float mask' : ''}`,
+  },
+  weights: {
+    title: '4. Softmax over each row (over the keys)',
+    how: () => 'exp(masked − row max) ÷ the row’s sum of exp',
+  },
   context: { title: '5. Context: weights · V', how: () => 'Σ_j weight_ij · v_j, feature by feature' },
 };
 
 function shapeLine(step: WalkStep['name'], w: HeadWalk): string {
   const [sq, sk, dk] = [w.sq, w.sk, w.dK];
   switch (step) {
-    case 'scores': return `(Sq, d_k) · (d_k, Sk) → (Sq, Sk) = (${sq}, ${dk}) · (${dk}, ${sk}) → (${sq}, ${sk})`;
-    case 'context': return `(Sq, Sk) · (Sk, d_k) → (Sq, d_k) = (${sq}, ${sk}) · (${sk}, ${dk}) → (${sq}, ${dk})`;
-    default: return `(Sq, Sk) = (${sq}, ${sk}), element by element${step === 'weights' ? ', each row on its own' : ''}`;
+    case 'scores':
+      return `(Sq, d_k) · (d_k, Sk) → (Sq, Sk) = (${sq}, ${dk}) · (${dk}, ${sk}) → (${sq}, ${sk})`;
+    case 'context':
+      return `(Sq, Sk) · (Sk, d_k) → (Sq, d_k) = (${sq}, ${sk}) · (${sk}, ${dk}) → (${sq}, ${dk})`;
+    default:
+      return `(Sq, Sk) = (${sq}, ${sk}), element by element${step === 'weights' ? ', each row on its own' : ''}`;
   }
 }
 
@@ -53,16 +67,22 @@ export class HeadWalkView extends LessonView {
   #rowTable(step: WalkStep, w: HeadWalk, columns: string[]) {
     const n = Math.min(step.engineRow.length, step.name === 'context' ? CONTEXT_FEATURES : Infinity);
     // Blocked keys are greyed from the mask on; the context's columns are features, not keys.
-    const blocked = (j: number) => (step.name === 'masked' || step.name === 'weights') && w.blocked[w.row * w.sk + j] === 1;
-    const cells = (row: ArrayLike<number>, kind: string) => Array.from({ length: n }, (_, j) => html`<td class=${blocked(j) ? 'blocked' : ''}
-      data-kind=${kind} data-col=${j} data-value=${String(row[j])}>${formatValue(row[j])}</td>`);
+    const blocked = (j: number) =>
+      (step.name === 'masked' || step.name === 'weights') && w.blocked[w.row * w.sk + j] === 1;
+    const cells = (row: ArrayLike<number>, kind: string) =>
+      Array.from(
+        { length: n },
+        (_, j) => html`<td class=${blocked(j) ? 'blocked' : ''}
+      data-kind=${kind} data-col=${j} data-value=${String(row[j])}>${formatValue(row[j])}</td>`,
+      );
     const ok = agrees(step);
     let sum = 0;
     if (step.name === 'weights') for (const x of step.engineRow) sum += x;
     // The caption stands above the scroll box, not inside it: a wide row must not cut the sentence off on a phone.
     const captionId = `row-caption-${step.name}`;
     return html`<p class="table-caption" id=${captionId}>Row ${w.row} (“${this.#queryTokens()[w.row] ?? '<pad>'}”): ${STEP_TEXT[step.name].how(w)}${
-        step.engineRow.length > n ? ` (first ${n} of ${step.engineRow.length} features)` : ''}</p>
+      step.engineRow.length > n ? ` (first ${n} of ${step.engineRow.length} features)` : ''
+    }</p>
       <div class="scroll"><table data-row-of=${step.name} aria-labelledby=${captionId}>
       <thead><tr><th scope="col"></th>${columns.slice(0, n).map((c) => html`<th scope="col">${c}</th>`)}<th scope="col">check</th></tr></thead>
       <tbody>
@@ -70,12 +90,19 @@ export class HeadWalkView extends LessonView {
           data-max-difference=${String(step.maxDifference)} class=${ok ? 'ok' : 'bad'}>${ok ? '✓' : '✗'} max |Δ| ${formatValue(step.maxDifference)}</td></tr>
         <tr><th scope="row">recomputed</th>${cells(step.recomputedRow, 'recomputed')}</tr>
       </tbody></table></div>
-      ${step.name === 'weights' ? html`<p class="note" data-testid="row-sum" data-value=${String(sum)}>The row sums to ${formatValue(sum)}${
-        w.blocked.subarray(w.row * w.sk, (w.row + 1) * w.sk).some((b) => b === 1) ? '; every blocked key gets exactly 0' : ''}.</p>` : nothing}`;
+      ${
+        step.name === 'weights'
+          ? html`<p class="note" data-testid="row-sum" data-value=${String(sum)}>The row sums to ${formatValue(sum)}${
+              w.blocked.subarray(w.row * w.sk, (w.row + 1) * w.sk).some((b) => b === 1)
+                ? '; every blocked key gets exactly 0'
+                : ''
+            }.</p>`
+          : nothing
+      }`;
   }
 
   #queryTokens(): string[] {
-    return this.trace ? axisTokens(this.trace, this.block).queries[this.sequence] ?? [] : [];
+    return this.trace ? (axisTokens(this.trace, this.block).queries[this.sequence] ?? []) : [];
   }
 
   override render() {
@@ -89,7 +116,8 @@ export class HeadWalkView extends LessonView {
     const kLabels = paddedLabels(keys, w.sk).map((l) => l.label);
     const scoreColors = scoreScale(w.steps[0].matrix.values);
     const step = (s: WalkStep) => {
-      const scale = s.name === 'weights' ? weightScale() : s.name === 'context' ? scoreScale(s.matrix.values) : scoreColors;
+      const scale =
+        s.name === 'weights' ? weightScale() : s.name === 'context' ? scoreScale(s.matrix.values) : scoreColors;
       const columns = s.name === 'context' ? Array.from({ length: w.dK }, (_, d) => `f${d}`) : kLabels;
       const blocked = s.name === 'masked' || s.name === 'weights' ? w.blocked : undefined;
       return html`<li data-step=${s.name}><h3>${STEP_TEXT[s.name].title}</h3>
@@ -99,20 +127,31 @@ export class HeadWalkView extends LessonView {
     };
     return html`
       <p class="formula" data-testid="dk" data-dk=${w.dK} data-divisor=${String(w.divisor)}>Head ${this.head} of ${w.heads}:
-        <code>d_k = d_model / H = ${w.dModel} / ${w.heads} = ${w.dK}</code>, so ${w.divisor === 1 ? 'the scores would be divided by'
-        : 'the scores are divided by'} <code>√d_k = ${formatValue(Math.sqrt(w.dK))}</code>${w.divisor === 1 ? ' (scaling is off here)' : ''}:
+        <code>d_k = d_model / H = ${w.dModel} / ${w.heads} = ${w.dK}</code>, so ${
+          w.divisor === 1 ? 'the scores would be divided by' : 'the scores are divided by'
+        } <code>√d_k = ${formatValue(Math.sqrt(w.dK))}</code>${w.divisor === 1 ? ' (scaling is off here)' : ''}:
         the size of one head’s key vectors, not the sentence length (${queries.length} tokens, padded to ${w.sq}).</p>
       <div class="picker"><label for="walk-row">Follow the query</label>
-        <select id="walk-row" data-testid="walk-row" @change=${(e: Event) => { this.row = Number((e.target as HTMLSelectElement).value); }}>
+        <select id="walk-row" data-testid="walk-row" @change=${(e: Event) => {
+          this.row = Number((e.target as HTMLSelectElement).value);
+        }}>
           ${qLabels.map((t, i) => html`<option value=${i} ?selected=${i === w.row}>${i}: ${t}</option>`)}
         </select></div>
       <ol class="steps">
         <li data-step="qkv"><h3>0. This head’s Q, K and V: its d_k columns of each projection</h3>
           <p class="note" data-testid="shape">Q (Sq, d_k) = (${w.sq}, ${w.dK}); K and V (Sk, d_k) = (${w.sk}, ${w.dK})</p>
           <div class="side">
-            ${([['Q', w.q, qLabels], ['K', w.k, kLabels], ['V', w.v, kLabels]] as const).map(([name, m, labels]) => html`<figure>
+            ${(
+              [
+                ['Q', w.q, qLabels],
+                ['K', w.k, kLabels],
+                ['V', w.v, kLabels],
+              ] as const
+            ).map(
+              ([name, m, labels]) => html`<figure>
               <figcaption>${name}</figcaption>
-              ${this.#matrix(m, scoreScale(m.values), labels, `${name} of head ${this.head}`, undefined, name === 'Q' ? w.row : -1)}</figure>`)}
+              ${this.#matrix(m, scoreScale(m.values), labels, `${name} of head ${this.head}`, undefined, name === 'Q' ? w.row : -1)}</figure>`,
+            )}
           </div></li>
         ${w.steps.map(step)}
       </ol>`;
@@ -122,5 +161,7 @@ export class HeadWalkView extends LessonView {
 customElements.define('ap-head-walk', HeadWalkView);
 
 declare global {
-  interface HTMLElementTagNameMap { 'ap-head-walk': HeadWalkView }
+  interface HTMLElementTagNameMap {
+    'ap-head-walk': HeadWalkView;
+  }
 }

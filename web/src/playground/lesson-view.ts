@@ -8,7 +8,10 @@ import { LESSON_STYLES } from './lesson-styles.js';
 
 export class LessonView extends LitElement {
   static override properties = {
-    trace: { attribute: false }, block: { type: String }, layer: { type: Number }, sequence: { type: Number },
+    trace: { attribute: false },
+    block: { type: String },
+    layer: { type: Number },
+    sequence: { type: Number },
   };
   declare trace: Trace | null;
   declare block: Block;

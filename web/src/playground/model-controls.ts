@@ -6,8 +6,12 @@ import { SETTINGS, type Setting, type State } from '../settings/settings.js';
 import { CONTROL_STYLES, renderControl, settingInput } from '../ui/controls.js';
 
 export class Controls extends LitElement {
-  static override properties = { state: { attribute: false }, errors: { attribute: false }, drafts: { attribute: false },
-    only: { attribute: false } };
+  static override properties = {
+    state: { attribute: false },
+    errors: { attribute: false },
+    drafts: { attribute: false },
+    only: { attribute: false },
+  };
   declare state: State;
   declare errors: Record<string, string>;
   /** The typed text of settings that do not parse: their boxes show it (the state keeps the last good value). */
@@ -21,21 +25,32 @@ export class Controls extends LitElement {
     this.drafts = {};
   }
 
-  static override styles = [CONTROL_STYLES, css`:host { display: block; font: 0.9rem system-ui, sans-serif; }
-    .dk { font-size: 0.8rem; color: #333; margin: -0.3rem 0 0.6rem; }`];
+  static override styles = [
+    CONTROL_STYLES,
+    css`:host { display: block; font: 0.9rem system-ui, sans-serif; }
+    .dk { font-size: 0.8rem; color: #333; margin: -0.3rem 0 0.6rem; }`,
+  ];
 
   #onInput = (event: Event) => {
-    this.dispatchEvent(new CustomEvent('setting-input', { detail: settingInput(event), bubbles: true, composed: true }));
+    this.dispatchEvent(
+      new CustomEvent('setting-input', { detail: settingInput(event), bubbles: true, composed: true }),
+    );
   };
 
   override render() {
     const state = this.state as unknown as Record<string, unknown>;
-    const shown = (SETTINGS as readonly Setting[]).filter((s) => s.group === 'model' && (!this.only || this.only.includes(s.name)));
-    const typed = 'heads' in this.drafts || 'dModel' in this.drafts;  // then the state's numbers are not the boxes'
-    return html`${shown.map((s) => html`${renderControl(s, this.drafts[s.name] ?? state[s.name], this.errors[s.name], this.#onInput)}
-      ${s.name === 'heads' && !typed && this.state.dModel % this.state.heads === 0
-        ? html`<p class="dk" data-testid="dk">d_k = d_model / heads = ${this.state.dModel} / ${this.state.heads} = <strong>${this.state.dModel / this.state.heads}</strong></p>`
-        : nothing}`)}`;
+    const shown = (SETTINGS as readonly Setting[]).filter(
+      (s) => s.group === 'model' && (!this.only || this.only.includes(s.name)),
+    );
+    const typed = 'heads' in this.drafts || 'dModel' in this.drafts; // then the state's numbers are not the boxes'
+    return html`${shown.map(
+      (s) => html`${renderControl(s, this.drafts[s.name] ?? state[s.name], this.errors[s.name], this.#onInput)}
+      ${
+        s.name === 'heads' && !typed && this.state.dModel % this.state.heads === 0
+          ? html`<p class="dk" data-testid="dk">d_k = d_model / heads = ${this.state.dModel} / ${this.state.heads} = <strong>${this.state.dModel / this.state.heads}</strong></p>`
+          : nothing
+      }`,
+    )}`;
   }
 }
 customElements.define('ap-controls', Controls);

@@ -16,7 +16,12 @@ export const UNTRAINED_LABEL = 'Untrained playground model';
  * The picker: value '' is the untrained model; an id the list lacks still shows (its problem is reported elsewhere).
  * With onLoad, a "Load a pretrained model…" button under it (a button, not an option: it opens a panel, it is no model).
  */
-export function modelPicker(value: string, choices: readonly ModelChoice[], onPick: (event: Event) => void, onLoad?: () => void) {
+export function modelPicker(
+  value: string,
+  choices: readonly ModelChoice[],
+  onPick: (event: Event) => void,
+  onLoad?: () => void,
+) {
   const known = value === '' || choices.some((c) => c.id === value);
   return html`<div class="setting choice" data-setting="model">
     <label for="setting-model">Model</label>
@@ -33,7 +38,9 @@ export function modelPicker(value: string, choices: readonly ModelChoice[], onPi
 /** What the trained model's training fixed (its task and model settings), instead of the model controls. */
 export function fixedSettings(model: ExploreModel) {
   const { state } = trainStateFromHash(`#train&${model.ref.settings}`);
-  const rows = shownTrainSettings(state).filter((s) => (s.target === 'task' && s.type !== 'text') || s.target === 'spec');
+  const rows = shownTrainSettings(state).filter(
+    (s) => (s.target === 'task' && s.type !== 'text') || s.target === 'spec',
+  );
   return html`<section class="trained-model" data-testid="fixed-settings" aria-label="The trained model">
     <p class="note">${model.label}: its training fixed these settings (the untrained model has the playground\u2019s).</p>
     ${model.about ? html`<p class="about">${model.about}</p>` : nothing}
@@ -44,29 +51,39 @@ export function fixedSettings(model: ExploreModel) {
 /** A loaded pretrained model's facts, instead of the model controls. */
 export function pretrainedSummary(info: PretrainedInfo) {
   const rows: [string, string][] = [
-    ['Architecture', info.architecture || info.family], ['Layers', String(info.layers)], ['Heads', String(info.heads)],
-    ['d_model', String(info.dModel)], ['Vocabulary', String(info.vocabSize)], ['Longest text', `${info.maxSeq} tokens`],
+    ['Architecture', info.architecture || info.family],
+    ['Layers', String(info.layers)],
+    ['Heads', String(info.heads)],
+    ['d_model', String(info.dModel)],
+    ['Vocabulary', String(info.vocabSize)],
+    ['Longest text', `${info.maxSeq} tokens`],
   ];
   return html`<section class="trained-model" data-testid="pretrained-summary" aria-label="The pretrained model">
     <p class="note">${info.name}: a pretrained checkpoint; its config.json fixed these settings.</p>
     <dl>${rows.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>
-    ${info.skipped.length ? html`<details class="about"><summary>${info.skipped.length} tensor${info.skipped.length === 1 ? '' : 's'} of the file not used</summary>
-      <ul>${info.skipped.map(([name, why]) => html`<li><code>${name}</code>: ${why}</li>`)}</ul></details>` : nothing}
+    ${
+      info.skipped.length
+        ? html`<details class="about"><summary>${info.skipped.length} tensor${info.skipped.length === 1 ? '' : 's'} of the file not used</summary>
+      <ul>${info.skipped.map(([name, why]) => html`<li><code>${name}</code>: ${why}</li>`)}</ul></details>`
+        : nothing
+    }
   </section>`;
 }
 
 /** The text box for a trained model: its task's tokens, not sentences. */
 export function trainedTextSetting(setting: Setting, model: ExploreModel | null): Setting {
-  const label = model?.characters ? 'Input: characters of the model\u2019s text (one sequence per line)'
+  const label = model?.characters
+    ? 'Input: characters of the model\u2019s text (one sequence per line)'
     : 'Input: tokens of the model\u2019s task, separated by spaces (one sequence per line)';
   return { ...setting, label, help: model?.example ? `For example: ${model.example}` : undefined };
 }
 
 /** The text box for a pretrained model: text, read by its tokenizer. */
 export function pretrainedTextSetting(setting: Setting, info: PretrainedInfo): Setting {
-  const label = familyTokenizer(info.family) === 'wordpiece'
-    ? `Text for ${info.name} (its WordPiece tokenizer adds [CLS] and [SEP]; a second line is the second sentence)`
-    : `Text for ${info.name} (its byte-level BPE tokenizer reads it; \u00b7 marks a token\u2019s leading space)`;
+  const label =
+    familyTokenizer(info.family) === 'wordpiece'
+      ? `Text for ${info.name} (its WordPiece tokenizer adds [CLS] and [SEP]; a second line is the second sentence)`
+      : `Text for ${info.name} (its byte-level BPE tokenizer reads it; \u00b7 marks a token\u2019s leading space)`;
   return { ...setting, label, help: info.causal ? undefined : `Write [MASK] for a word ${info.name} should guess.` };
 }
 

@@ -11,13 +11,25 @@ import type { Snapshot } from '../model/comparison.js';
 
 export abstract class PlaygroundProperties extends LitElement {
   static override properties = {
-    state: { attribute: false }, syncHash: { type: Boolean, attribute: 'sync-hash' }, controls: { type: String },
+    state: { attribute: false },
+    syncHash: { type: Boolean, attribute: 'sync-hash' },
+    controls: { type: String },
     compareText: { type: String, attribute: 'compare-text' },
-    errors: { state: true }, trace: { state: true }, engineError: { state: true },
-    status: { state: true }, heapBytes: { state: true }, choices: { state: true }, model: { state: true },
-    modelError: { state: true }, pretrained: { state: true }, predictions: { state: true }, attentionOnly: { state: true },
+    errors: { state: true },
+    trace: { state: true },
+    engineError: { state: true },
+    status: { state: true },
+    heapBytes: { state: true },
+    choices: { state: true },
+    model: { state: true },
+    modelError: { state: true },
+    pretrained: { state: true },
+    predictions: { state: true },
+    attentionOnly: { state: true },
     baseline: { state: true },
-    drafts: { state: true }, defaults: { attribute: false }, drawerOpen: { state: true },
+    drafts: { state: true },
+    defaults: { attribute: false },
+    drawerOpen: { state: true },
   };
   declare state: State;
   /** Mirror the state in the URL hash (the playground page). */

@@ -2,7 +2,10 @@ import { css } from 'lit';
 import { CONTROL_STYLES } from '../ui/controls.js';
 import { DRAWER_STYLES, NARROW_CONTAINER } from '../ui/settings-drawer.js';
 
-export const PLAYGROUND_STYLES = [CONTROL_STYLES, DRAWER_STYLES, css`
+export const PLAYGROUND_STYLES = [
+  CONTROL_STYLES,
+  DRAWER_STYLES,
+  css`
   :host { display: block; font: 1rem/1.4 system-ui, sans-serif; color: #111; container-type: inline-size; }
   .layout {
     display: grid; gap: 1rem; grid-template-columns: minmax(12rem, 19rem) minmax(0, 1fr);
@@ -90,4 +93,5 @@ export const PLAYGROUND_STYLES = [CONTROL_STYLES, DRAWER_STYLES, css`
   .predictions figcaption { font-weight: 600; font-size: 0.85rem; margin-bottom: 0.2rem; }
   .predictions ol { margin: 0; padding-left: 1.5rem; font-size: 0.9rem; }
   .predictions .token { display: inline-block; min-width: 7rem; font-family: ui-monospace, monospace; white-space: pre; }
-`];
+`,
+];

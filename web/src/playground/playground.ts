@@ -15,8 +15,18 @@ import { isPretrainedId, pretrainedExample, pretrainedId, pretrainedModel } from
 import { predictionsView } from './predictions.js';
 import { exploreModel, modelChoices } from './explore-models.js';
 import {
-  DEFAULT_STATE, SETTINGS, draftProblems, parseSetting, settingByName, splitLines, stateFromHash, stateToHash, untrainedRun, VIEW_SETTING_NAMES,
-  type Setting, type State,
+  DEFAULT_STATE,
+  SETTINGS,
+  draftProblems,
+  parseSetting,
+  settingByName,
+  splitLines,
+  stateFromHash,
+  stateToHash,
+  untrainedRun,
+  VIEW_SETTING_NAMES,
+  type Setting,
+  type State,
 } from '../settings/settings.js';
 import { PlaygroundProperties } from './playground-properties.js';
 import type { Snapshot } from '../model/comparison.js';
@@ -28,7 +38,14 @@ import { outOfRangeNotes, staleNote } from './view-notes.js';
 import { settingsDrawer } from '../ui/settings-drawer.js';
 import { SlowRun, TypingPause } from './delayed-flags.js';
 import { weightsHint } from './first-view.js';
-import { fixedSettings, modelPicker, modelSummary, pretrainedSummary, pretrainedTextSetting, trainedTextSetting } from './model-picker.js';
+import {
+  fixedSettings,
+  modelPicker,
+  modelSummary,
+  pretrainedSummary,
+  pretrainedTextSetting,
+  trainedTextSetting,
+} from './model-picker.js';
 import type { PretrainedInfo } from '../model/pretrained-info.js';
 import { PretrainedPanel } from './pretrained-panel.js';
 import { PLAYGROUND_STYLES } from './playground-styles.js';
@@ -49,7 +66,11 @@ export class Playground extends PlaygroundProperties {
   /** The URL hash, written once typing pauses (hash-writer.ts), at once after other changes. */
   #hash = new HashWriter(this, 300);
   /** The "Load a pretrained model…" panel (<ap-pretrained-loader>, defined by the page or element that shows this one). */
-  #panel = new PretrainedPanel(this, () => this.#engine(), (info) => this.#onPretrainedLoaded(info));
+  #panel = new PretrainedPanel(
+    this,
+    () => this.#engine(),
+    (info) => this.#onPretrainedLoaded(info),
+  );
   /** The result before `trace`, from the same model (else null). */
   #previous: Snapshot | null = null;
   /** The text that produced `trace`, for the 'changes' view's caption. */
@@ -72,7 +93,10 @@ export class Playground extends PlaygroundProperties {
       this.#readHash();
       window.addEventListener('hashchange', this.#onHashChange);
     }
-    if (this.#shows('model')) void modelChoices().then((choices) => { this.choices = choices; });
+    if (this.#shows('model'))
+      void modelChoices().then((choices) => {
+        this.choices = choices;
+      });
   }
 
   protected override willUpdate(changed: PropertyValues<this>) {
@@ -90,7 +114,7 @@ export class Playground extends PlaygroundProperties {
   }
 
   #onHashChange = () => {
-    this.#hash.cancel();  // the hash now says what to show
+    this.#hash.cancel(); // the hash now says what to show
     if (location.hash === stateToHash(this.state, this.defaults, this.drafts)) return;
     this.#readHash();
   };
@@ -101,8 +125,11 @@ export class Playground extends PlaygroundProperties {
    */
   #readHash() {
     const { state, problems, rejected } = stateFromHash(location.hash, this.defaults);
-    const drafts = Object.fromEntries(Object.entries(rejected)
-      .filter(([name]) => this.#shows(name) && ['model', 'text'].includes(settingByName(name)?.group ?? '')).map(([name, { raw }]) => [name, raw]));
+    const drafts = Object.fromEntries(
+      Object.entries(rejected)
+        .filter(([name]) => this.#shows(name) && ['model', 'text'].includes(settingByName(name)?.group ?? ''))
+        .map(([name, { raw }]) => [name, raw]),
+    );
     this.#linkProblems = problems.filter((p) => !Object.keys(drafts).some((name) => rejected[name].error === p));
     this.drafts = drafts;
     this.state = state;
@@ -127,7 +154,7 @@ export class Playground extends PlaygroundProperties {
     }
     this.drafts = drafts;
     this.errors = errors;
-    this.state = { ...this.state, [name]: parsed.value } as State;  // a new object: reruns (or rechecks) even if the value is the same
+    this.state = { ...this.state, [name]: parsed.value } as State; // a new object: reruns (or rechecks) even if the value is the same
     this.#writeHash(event.type === 'input');
   };
 
@@ -137,9 +164,12 @@ export class Playground extends PlaygroundProperties {
     if (id === this.state.model) return;
     if (this.state.model === '') this.#untrainedText = this.state.text;
     const loaded = pretrainedModel();
-    const text = id === '' ? this.#untrainedText ?? DEFAULT_STATE.text
-      : loaded && pretrainedId(loaded) === id ? pretrainedExample(loaded)
-        : DEFAULT_STATE.text;  // the default: "the model's example"
+    const text =
+      id === ''
+        ? (this.#untrainedText ?? DEFAULT_STATE.text)
+        : loaded && pretrainedId(loaded) === id
+          ? pretrainedExample(loaded)
+          : DEFAULT_STATE.text; // the default: "the model's example"
     // A new text: a sentence picked in the old one need not exist in it.
     this.state = { ...this.state, model: id, text, sequence: 0 };
     this.#writeHash();
@@ -165,9 +195,15 @@ export class Playground extends PlaygroundProperties {
 
   #run() {
     const state = this.state;
-    if (isPretrainedId(state.model)) { this.#runPretrained(state); return; }
+    if (isPretrainedId(state.model)) {
+      this.#runPretrained(state);
+      return;
+    }
     this.pretrained = null;
-    if (state.model) { this.#runTrained(state); return; }
+    if (state.model) {
+      this.#runTrained(state);
+      return;
+    }
     this.model = null;
     this.modelError = '';
     const { input, problems } = untrainedRun(state);
@@ -175,7 +211,7 @@ export class Playground extends PlaygroundProperties {
     this.errors = { ...this.#viewErrors(), ...problems, ...drafts };
     if (!input || Object.keys(drafts).some((name) => settingByName(name)?.group !== 'view')) return;
     const key = JSON.stringify(input);
-    if (key === this.#lastRun) return;  // a view setting changed: nothing to recompute
+    if (key === this.#lastRun) return; // a view setting changed: nothing to recompute
     const first = this.#lastRun === '';
     this.#lastRun = key;
     const compare = splitLines(this.compareText);
@@ -213,18 +249,22 @@ export class Playground extends PlaygroundProperties {
       this.modelError = '';
       this.status = `loading the model \u2018${state.model}\u2019\u2026`;
       const id = state.model;
-      exploreModel(id).then((model) => {
-        if (this.state.model !== id) return;  // another model was picked meanwhile
-        this.model = model;
-        if (this.state.text === DEFAULT_STATE.text) {  // no input of its own yet: the model's example
-          this.state = { ...this.state, text: model.example };
-          this.#writeHash();
-        } else this.#run();
-      }, (error: unknown) => {
-        if (this.state.model !== id) return;
-        this.modelError = error instanceof Error ? error.message : String(error);
-        this.status = '';
-      });
+      exploreModel(id).then(
+        (model) => {
+          if (this.state.model !== id) return; // another model was picked meanwhile
+          this.model = model;
+          if (this.state.text === DEFAULT_STATE.text) {
+            // no input of its own yet: the model's example
+            this.state = { ...this.state, text: model.example };
+            this.#writeHash();
+          } else this.#run();
+        },
+        (error: unknown) => {
+          if (this.state.model !== id) return;
+          this.modelError = error instanceof Error ? error.message : String(error);
+          this.status = '';
+        },
+      );
       return;
     }
     if (errors.text) return;
@@ -242,7 +282,8 @@ export class Playground extends PlaygroundProperties {
     if (!info || pretrainedId(info) !== state.model) {
       this.pretrained = null;
       this.errors = errors;
-      this.modelError = `The pretrained model \u2018${state.model.slice('pretrained:'.length)}\u2019 is not loaded in this tab: ` +
+      this.modelError =
+        `The pretrained model \u2018${state.model.slice('pretrained:'.length)}\u2019 is not loaded in this tab: ` +
         'load it again with \u201cLoad a pretrained model\u2026\u201d in the Model picker.';
       this.status = '';
       return;
@@ -270,7 +311,7 @@ export class Playground extends PlaygroundProperties {
   #show(outcome: RunOutcome, model: string, text: string) {
     this.#slowRun.stop();
     if (!outcome.ok) {
-      if (outcome.field === 'text') this.errors = { ...this.errors, text: this.#inputError = outcome.error };
+      if (outcome.field === 'text') this.errors = { ...this.errors, text: (this.#inputError = outcome.error) };
       else this.engineError = outcome.error;
       this.status = '';
       return;
@@ -282,7 +323,8 @@ export class Playground extends PlaygroundProperties {
       this.errors = rest;
     }
     this.#inputError = '';
-    this.#previous = this.trace && model === this.#traceModel ? { trace: this.trace, text: this.#traceText, model } : null;
+    this.#previous =
+      this.trace && model === this.#traceModel ? { trace: this.trace, text: this.#traceText, model } : null;
     this.#traceModel = model;
     this.#traceText = text;
     this.trace = outcome.trace;
@@ -295,72 +337,153 @@ export class Playground extends PlaygroundProperties {
 
   /** Why the trace shown is not what the settings ask for (a problem, or another model still loading), or null. */
   #stale(): 'problem' | 'loading' | null {
-    const wanted = isPretrainedId(this.state.model) ? this.pretrained?.key ?? null
-      : this.state.model ? this.model?.ref.key ?? null : '';
-    if (this.engineError || this.modelError || Object.keys(this.errors).some((name) => settingByName(name)?.group !== 'view')) return 'problem';
+    const wanted = isPretrainedId(this.state.model)
+      ? (this.pretrained?.key ?? null)
+      : this.state.model
+        ? (this.model?.ref.key ?? null)
+        : '';
+    if (
+      this.engineError ||
+      this.modelError ||
+      Object.keys(this.errors).some((name) => settingByName(name)?.group !== 'view')
+    )
+      return 'problem';
     return wanted !== this.#traceModel ? 'loading' : null;
   }
 
   /** The developer's status line (engine, milliseconds, heap): on the page, or where `controls` asks for 'status'. */
   #showsStatus(): boolean {
-    return this.syncHash || this.controls.split(',').map((c) => c.trim()).includes('status');
+    return (
+      this.syncHash ||
+      this.controls
+        .split(',')
+        .map((c) => c.trim())
+        .includes('status')
+    );
   }
 
   override render() {
     const ctx = this.trace ? viewContext(this.trace, this.state) : null;
     const trained = this.state.model !== '';
     const values = { ...this.state, ...this.drafts } as Record<string, unknown>;
-    const errors = this.#typing.on ? {} : this.errors;  // shown once the person pauses typing
-    const textSettings = (SETTINGS as readonly Setting[]).filter((s) => s.group === 'text' && this.#shows(s.name) &&
-      (s.name === 'text' || (!trained && this.state.mode === 'cross'))).map((s) => (this.pretrained ? pretrainedTextSetting(s, this.pretrained)
-      : trained ? trainedTextSetting(s, this.model) : s));
-    const modelControls = trained ? []
+    const errors = this.#typing.on ? {} : this.errors; // shown once the person pauses typing
+    const textSettings = (SETTINGS as readonly Setting[])
+      .filter(
+        (s) =>
+          s.group === 'text' && this.#shows(s.name) && (s.name === 'text' || (!trained && this.state.mode === 'cross')),
+      )
+      .map((s) =>
+        this.pretrained ? pretrainedTextSetting(s, this.pretrained) : trained ? trainedTextSetting(s, this.model) : s,
+      );
+    const modelControls = trained
+      ? []
       : (SETTINGS as readonly Setting[]).filter((s) => s.group === 'model' && this.#shows(s.name)).map((s) => s.name);
     const picker = this.#shows('model');
-    const problems = Object.entries(errors).filter(([name]) => !this.#shows(name)).map(([, message]) => message);
+    const problems = Object.entries(errors)
+      .filter(([name]) => !this.#shows(name))
+      .map(([, message]) => message);
     const stale = this.#stale();
-    const status = this.#showsStatus() ? html`<p class="status" aria-live="polite" data-heap-bytes=${this.heapBytes}>${this.status}</p>` : nothing;
-    const aside = modelControls.length || picker ? html`
-      ${picker ? modelPicker(this.state.model, this.choices, this.#onModel, () => { this.#panel.open = true; }) : nothing}
+    const status = this.#showsStatus()
+      ? html`<p class="status" aria-live="polite" data-heap-bytes=${this.heapBytes}>${this.status}</p>`
+      : nothing;
+    const aside =
+      modelControls.length || picker
+        ? html`
+      ${
+        picker
+          ? modelPicker(this.state.model, this.choices, this.#onModel, () => {
+              this.#panel.open = true;
+            })
+          : nothing
+      }
       ${modelControls.length ? html`<ap-controls .state=${this.state} .errors=${errors} .drafts=${this.drafts} .only=${modelControls}></ap-controls>` : nothing}
-      ${picker && this.#panel.open ? html`<ap-pretrained-loader .host=${this.#panel} .baseUrl=${this.#panel.hubUrl}
+      ${
+        picker && this.#panel.open
+          ? html`<ap-pretrained-loader .host=${this.#panel} .baseUrl=${this.#panel.hubUrl}
         .loading=${this.#panel.loading} .progress=${this.#panel.loadProgress} .error=${this.#panel.loadError} .note=${this.#panel.loadNote}
-        @pretrained-close=${() => { this.#panel.open = false; }}></ap-pretrained-loader>` : nothing}
+        @pretrained-close=${() => {
+          this.#panel.open = false;
+        }}></ap-pretrained-loader>`
+          : nothing
+      }
       ${trained && this.model ? fixedSettings(this.model) : nothing}
       ${this.pretrained ? pretrainedSummary(this.pretrained) : nothing}
-      ${status}` : null;
+      ${status}`
+        : null;
     return html`<div class="layout ${aside ? '' : 'no-aside'} ${textSettings.length ? '' : 'no-text'}"
       @setting-input=${this.#onSetting} @pick=${this.#onPick} @baseline=${this.#onBaseline}>
-      ${textSettings.length ? html`<section class="texts" aria-label="Text">
+      ${
+        textSettings.length
+          ? html`<section class="texts" aria-label="Text">
         ${textSettings.map((s) => renderControl(s, values[s.name], errors[s.name], this.#onSetting))}
-      </section>` : nothing}
-      ${aside ? settingsDrawer(aside, { open: this.drawerOpen, summary: picker || modelControls.length > 3
-        ? modelSummary(this.state, this.pretrained?.name ?? (this.state.model ? this.model?.label ?? this.state.model : '')) : '',
-        problems: Object.keys(errors).filter((name) => modelControls.includes(name)).map((name) => settingByName(name)!.label),
-        onToggle: () => { this.drawerOpen = !this.drawerOpen; } }) : nothing}
+      </section>`
+          : nothing
+      }
+      ${
+        aside
+          ? settingsDrawer(aside, {
+              open: this.drawerOpen,
+              summary:
+                picker || modelControls.length > 3
+                  ? modelSummary(
+                      this.state,
+                      this.pretrained?.name ?? (this.state.model ? (this.model?.label ?? this.state.model) : ''),
+                    )
+                  : '',
+              problems: Object.keys(errors)
+                .filter((name) => modelControls.includes(name))
+                .map((name) => settingByName(name)!.label),
+              onToggle: () => {
+                this.drawerOpen = !this.drawerOpen;
+              },
+            })
+          : nothing
+      }
       <main>
         ${this.#linkProblems.length ? html`<p class="error" role="alert" data-testid="link-problems">Ignored in the link: ${this.#linkProblems.join('; ')}</p>` : nothing}
         ${problems.map((message) => html`<p class="error" role="alert">${message}</p>`)}
         ${this.modelError ? html`<p class="error engine-error" role="alert" data-testid="model-error">${this.modelError}</p>` : nothing}
         ${this.engineError ? html`<p class="error engine-error" role="alert">${this.engineError}</p>` : nothing}
         ${picker && this.syncHash ? weightsHint(this.#traceModel === '' && ctx ? { ...this.state, ...ctx.trace.config } : this.state, ctx?.block) : nothing}
-        ${ctx ? html`${this.#shows('views') ? viewTabs(this.state.view, this.#onSetting) : nothing}
+        ${
+          ctx
+            ? html`${this.#shows('views') ? viewTabs(this.state.view, this.#onSetting) : nothing}
           <div class="view-panel" id=${VIEW_PANEL_ID} role=${this.#shows('views') ? 'tabpanel' : nothing}
             aria-labelledby=${this.#shows('views') ? viewTabId(this.state.view) : nothing}>
           ${viewToolbar({ ctx, errors, drafts: this.drafts, shows: (name) => this.#shows(name), onSetting: this.#onSetting, root: this.renderRoot })}
           ${outOfRangeNotes(ctx)}
           <div class="view ${stale || this.#slowRun.on ? 'stale' : ''}" data-view=${this.state.view} data-stale=${stale ? '1' : '0'}>
           ${stale || this.#slowRun.on ? staleNote(ctx.trace, stale ?? 'computing') : nothing}${
-          // Typing re-renders with the old trace until the new one arrives: skip the heavy view then.
-          guard([this.trace, this.baseline, ctx.block, ctx.layer, ctx.head, ctx.sequence, ...VIEW_SETTING_NAMES.map((name) => this.state[name])],
-            () => viewBody(ctx, { attentionOnly: this.attentionOnly && !!this.pretrained, baseline: this.baseline, previous: this.#previous,
-              current: { trace: ctx.trace, text: this.#traceText, model: this.#traceModel },
-              colorScaleControl: this.#shows('colorScale')
-                ? renderControl(settingByName('colorScale')!, this.state.colorScale, undefined, this.#onSetting) : nothing }))}</div></div>
+            // Typing re-renders with the old trace until the new one arrives: skip the heavy view then.
+            guard(
+              [
+                this.trace,
+                this.baseline,
+                ctx.block,
+                ctx.layer,
+                ctx.head,
+                ctx.sequence,
+                ...VIEW_SETTING_NAMES.map((name) => this.state[name]),
+              ],
+              () =>
+                viewBody(ctx, {
+                  attentionOnly: this.attentionOnly && !!this.pretrained,
+                  baseline: this.baseline,
+                  previous: this.#previous,
+                  current: { trace: ctx.trace, text: this.#traceText, model: this.#traceModel },
+                  colorScaleControl: this.#shows('colorScale')
+                    ? renderControl(settingByName('colorScale')!, this.state.colorScale, undefined, this.#onSetting)
+                    : nothing,
+                }),
+            )
+          }</div></div>
           ${this.pretrained && this.#traceModel === this.pretrained.key ? predictionsView(this.pretrained, this.predictions, ctx.trace.tokens[0] ?? []) : nothing}`
-          : Object.keys(this.errors).length > 0 && !this.#typing.on
-            ? html`<p class="error" role="alert" data-testid="blocked">Nothing to show yet: ${Object.values(this.errors).join(' ')}</p>`
-            : this.engineError || this.modelError ? nothing : html`<p class="status">Waiting for the first result…</p>`}
+            : Object.keys(this.errors).length > 0 && !this.#typing.on
+              ? html`<p class="error" role="alert" data-testid="blocked">Nothing to show yet: ${Object.values(this.errors).join(' ')}</p>`
+              : this.engineError || this.modelError
+                ? nothing
+                : html`<p class="status">Waiting for the first result…</p>`
+        }
         ${aside ? nothing : status}
       </main>
     </div>`;

@@ -6,7 +6,11 @@
 // the loaded model to `onLoaded`.
 import type { ReactiveControllerHost } from 'lit';
 import type {
-  LoadOutcome, PretrainedInfo, PretrainedPanelHost, PretrainedProgress, PretrainedSource,
+  LoadOutcome,
+  PretrainedInfo,
+  PretrainedPanelHost,
+  PretrainedProgress,
+  PretrainedSource,
 } from '../model/pretrained-info.js';
 import { hubBaseUrl } from '../model/pretrained-models.js';
 import type { EngineClient } from '../workers/client.js';
@@ -19,24 +23,57 @@ export class PretrainedPanel implements PretrainedPanelHost {
   #loadNote = '';
   #hubUrl = hubBaseUrl();
 
-  constructor(private readonly host: ReactiveControllerHost, private readonly engine: () => EngineClient,
-    private readonly onLoaded: (info: PretrainedInfo) => void | Promise<void>) {}
+  constructor(
+    private readonly host: ReactiveControllerHost,
+    private readonly engine: () => EngineClient,
+    private readonly onLoaded: (info: PretrainedInfo) => void | Promise<void>,
+  ) {}
 
   /** The panel shows (it opens from the model picker's button, and closes with its own Close). */
-  get open() { return this.#open; }
-  set open(open: boolean) { this.#open = open; this.host.requestUpdate(); }
-  get loading() { return this.#loading; }
-  set loading(loading: boolean) { this.#loading = loading; this.host.requestUpdate(); }
+  get open() {
+    return this.#open;
+  }
+  set open(open: boolean) {
+    this.#open = open;
+    this.host.requestUpdate();
+  }
+  get loading() {
+    return this.#loading;
+  }
+  set loading(loading: boolean) {
+    this.#loading = loading;
+    this.host.requestUpdate();
+  }
   /** Bytes read so far, per file, in the order the files were asked for. */
-  get loadProgress() { return this.#loadProgress; }
-  set loadProgress(progress: PretrainedProgress[]) { this.#loadProgress = progress; this.host.requestUpdate(); }
-  get loadError() { return this.#loadError; }
-  set loadError(error: string) { this.#loadError = error; this.host.requestUpdate(); }
-  get loadNote() { return this.#loadNote; }
-  set loadNote(note: string) { this.#loadNote = note; this.host.requestUpdate(); }
+  get loadProgress() {
+    return this.#loadProgress;
+  }
+  set loadProgress(progress: PretrainedProgress[]) {
+    this.#loadProgress = progress;
+    this.host.requestUpdate();
+  }
+  get loadError() {
+    return this.#loadError;
+  }
+  set loadError(error: string) {
+    this.#loadError = error;
+    this.host.requestUpdate();
+  }
+  get loadNote() {
+    return this.#loadNote;
+  }
+  set loadNote(note: string) {
+    this.#loadNote = note;
+    this.host.requestUpdate();
+  }
   /** The hub's base URL as last typed (remembered in this browser). */
-  get hubUrl() { return this.#hubUrl; }
-  set hubUrl(url: string) { this.#hubUrl = url; this.host.requestUpdate(); }
+  get hubUrl() {
+    return this.#hubUrl;
+  }
+  set hubUrl(url: string) {
+    this.#hubUrl = url;
+    this.host.requestUpdate();
+  }
 
   loadPretrained(source: PretrainedSource, onProgress: (p: PretrainedProgress) => void): Promise<LoadOutcome> {
     return this.engine().loadPretrained(source, onProgress);

@@ -13,7 +13,12 @@ import { paddedLabels } from '../model/trace-model.js';
 import { LessonView } from './lesson-view.js';
 import '../ui/matrix.js';
 
-const TITLES: Record<RowOutput, string> = { q_proj: 'Q = x · W_qᵀ + b_q', k_proj: 'K = x · W_kᵀ + b_k', v_proj: 'V = x · W_vᵀ + b_v', output: 'attention output' };
+const TITLES: Record<RowOutput, string> = {
+  q_proj: 'Q = x · W_qᵀ + b_q',
+  k_proj: 'K = x · W_kᵀ + b_k',
+  v_proj: 'V = x · W_vᵀ + b_v',
+  output: 'attention output',
+};
 const PROJECTIONS: RowOutput[] = ['q_proj', 'k_proj', 'v_proj'];
 /** Below this, two rows count as equal (they are computed by the same float32 arithmetic). */
 const EQUAL = 1e-6;
@@ -26,27 +31,40 @@ function verdict(r: RowWise, pair: RowPair) {
       model and positional encoding switched off, a repeated word has equal input rows.</p>`;
   const projectionsEqual = PROJECTIONS.every((name) => (pair.outputDifference[name] ?? 0) <= EQUAL);
   const attention = pair.outputDifference.output;
-  return html`<p class="note" data-verdict=${projectionsEqual ? 'row-wise' : 'not-row-wise'}>${projectionsEqual
-    ? html`<span class="ok">Equal input rows give equal rows of Q, K and V</span> for ${quote}, although their neighbours differ:
+  return html`<p class="note" data-verdict=${projectionsEqual ? 'row-wise' : 'not-row-wise'}>${
+    projectionsEqual
+      ? html`<span class="ok">Equal input rows give equal rows of Q, K and V</span> for ${quote}, although their neighbours differ:
       each projection reads its own row and nothing else, with the same W for every row.`
-    : html`<span class="bad">Equal input rows gave different projections</span> for ${quote}.`}
-    ${attention === undefined ? nothing : attention > EQUAL
-      ? html`Attention’s output rows differ (max |Δ| ${formatValue(attention)}): attention reads the other rows${r.length > pair.b ? ', and the two positions see different keys' : ''}.`
-      : html`Attention’s output rows are equal too: both queries are equal and see the same keys.`}</p>`;
+      : html`<span class="bad">Equal input rows gave different projections</span> for ${quote}.`
+  }
+    ${
+      attention === undefined
+        ? nothing
+        : attention > EQUAL
+          ? html`Attention’s output rows differ (max |Δ| ${formatValue(attention)}): attention reads the other rows${r.length > pair.b ? ', and the two positions see different keys' : ''}.`
+          : html`Attention’s output rows are equal too: both queries are equal and see the same keys.`
+    }</p>`;
 }
 
 export class RowWiseView extends LessonView {
   override render() {
     if (!this.trace) return nothing;
     const r = rowWise(this.trace, this.block, this.layer, this.sequence);
-    if (!r) return html`<p class="note" data-verdict="none">${this.block === 'decoder.cross_attn'
-      ? 'Cross-attention’s K and V read the encoder’s rows: choose a self-attention block.'
-      : 'This trace did not record the projections’ input and output (a long text on a large model keeps only the attention stages).'}</p>`;
+    if (!r)
+      return html`<p class="note" data-verdict="none">${
+        this.block === 'decoder.cross_attn'
+          ? 'Cross-attention’s K and V read the encoder’s rows: choose a self-attention block.'
+          : 'This trace did not record the projections’ input and output (a long text on a large model keeps only the attention stages).'
+      }</p>`;
     const labels = paddedLabels(r.tokens, r.x.rows).map((l) => l.label);
     const first = r.pairs.find((p) => p.inputDifference <= EQUAL) ?? r.pairs[0];
     const highlight = first ? [first.a, first.b] : [];
     const cell = Math.max(3, Math.min(10, Math.floor(420 / r.e)));
-    const matrix = (name: string, m: RowWise['x'], title: string) => html`<figure data-matrix=${name}><figcaption>${title}</figcaption>
+    const matrix = (
+      name: string,
+      m: RowWise['x'],
+      title: string,
+    ) => html`<figure data-matrix=${name}><figcaption>${title}</figcaption>
       <ap-matrix .values=${m.values} .rows=${m.rows} .cols=${m.cols} .rowLabels=${labels} .scale=${scoreScale(m.values)}
         .highlight=${highlight} cell=${cell} label=${`${title}: ${m.rows} rows of ${m.cols}`}></ap-matrix></figure>`;
     const outputs = ROW_OUTPUTS.filter((name) => r.outputs[name]);
@@ -58,23 +76,29 @@ export class RowWiseView extends LessonView {
         ${matrix('input', r.x, `x: ${stackName(r.input.name)} (S, E)`)}
         ${PROJECTIONS.filter((name) => r.outputs[name]).map((name) => matrix(name, r.outputs[name]!, `${TITLES[name]} (S, E)`))}
       </div>
-      ${r.pairs.length === 0
-        ? html`<p class="note warn" data-verdict="no-pair">No word appears twice in this sentence. Repeat one (“the cat sat on the
+      ${
+        r.pairs.length === 0
+          ? html`<p class="note warn" data-verdict="no-pair">No word appears twice in this sentence. Repeat one (“the cat sat on the
           mat”) to compare two rows that hold the same word.</p>`
-        : html`<div class="scroll"><table data-testid="row-pairs">
+          : html`<div class="scroll"><table data-testid="row-pairs">
             <caption>Each repeated word: the largest difference between its two rows, max |row a − row b|</caption>
             <thead><tr><th scope="col">word</th><th scope="col">rows</th><th scope="col">input x</th>
               ${outputs.map((name) => html`<th scope="col">${name === 'output' ? 'attention output' : name.slice(0, 1).toUpperCase()}</th>`)}</tr></thead>
-            <tbody>${r.pairs.map((p) => html`<tr data-pair=${`${p.a}-${p.b}`}><th scope="row">${p.token}</th><td>${p.a}, ${p.b}</td>
+            <tbody>${r.pairs.map(
+              (p) => html`<tr data-pair=${`${p.a}-${p.b}`}><th scope="row">${p.token}</th><td>${p.a}, ${p.b}</td>
               <td data-kind="input" data-value=${String(p.inputDifference)}>${formatValue(p.inputDifference)}</td>
-              ${outputs.map((name) => html`<td data-kind=${name} data-value=${String(p.outputDifference[name])}>${formatValue(p.outputDifference[name]!)}</td>`)}</tr>`)}
+              ${outputs.map((name) => html`<td data-kind=${name} data-value=${String(p.outputDifference[name])}>${formatValue(p.outputDifference[name]!)}</td>`)}</tr>`,
+            )}
             </tbody></table></div>
-          ${verdict(r, first)}`}`;
+          ${verdict(r, first)}`
+      }`;
   }
 }
 
 customElements.define('ap-row-wise', RowWiseView);
 
 declare global {
-  interface HTMLElementTagNameMap { 'ap-row-wise': RowWiseView }
+  interface HTMLElementTagNameMap {
+    'ap-row-wise': RowWiseView;
+  }
 }

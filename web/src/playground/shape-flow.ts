@@ -13,7 +13,10 @@ import { headColor } from './views.js';
 
 export class ShapeFlow extends LitElement {
   static override properties = {
-    rows: { attribute: false }, heading: { type: String }, mode: { type: String }, blocks: { attribute: false },
+    rows: { attribute: false },
+    heading: { type: String },
+    mode: { type: String },
+    blocks: { attribute: false },
   };
   declare rows: FlowRow[];
   declare heading: string;
@@ -74,10 +77,12 @@ export class ShapeFlow extends LitElement {
 
   override render() {
     return html`${this.heading ? html`<h3>${this.heading}</h3>` : nothing}<ol aria-label="shape flow">
-      ${this.rows.map((row) => html`<li class="row ${row.kind}" data-kind=${row.kind}>
+      ${this.rows.map(
+        (row) => html`<li class="row ${row.kind}" data-kind=${row.kind}>
         ${row.steps.length ? html`<span class="steps">${row.steps.map((s) => this.#step(s))}</span>` : nothing}
         ${this.#weightBlocks(row)}
-        ${row.note ? html`<span class="note">${row.note}</span>` : nothing}</li>`)}
+        ${row.note ? html`<span class="note">${row.note}</span>` : nothing}</li>`,
+      )}
     </ol>`;
   }
 }

@@ -11,7 +11,16 @@ import { formatValue } from '../model/words.js';
 import { scoreScale } from '../ui/colors.js';
 import { flowRows, resolveTensor, stepTitle } from '../model/flow-model.js';
 import {
-  axisLabels, firstColumns, rowStats, stackName, stageHelp, stagePanels, stepSettings, tensorCaption, viewOfStage, type Stack,
+  axisLabels,
+  firstColumns,
+  rowStats,
+  stackName,
+  stageHelp,
+  stagePanels,
+  stepSettings,
+  tensorCaption,
+  viewOfStage,
+  type Stack,
 } from '../model/stage-values.js';
 import '../ui/heatmap.js';
 import '../ui/legend.js';
@@ -21,7 +30,11 @@ const MAX_CELLS = 8192;
 
 export class TensorView extends LitElement {
   static override properties = {
-    trace: { attribute: false }, stack: { type: String }, layer: { type: Number }, sequence: { type: Number }, tensor: { type: String },
+    trace: { attribute: false },
+    stack: { type: String },
+    layer: { type: Number },
+    sequence: { type: Number },
+    tensor: { type: String },
   };
   declare trace: Trace | null;
   declare stack: Stack;
@@ -59,7 +72,9 @@ export class TensorView extends LitElement {
   `;
 
   #choose(tensor: string) {
-    this.dispatchEvent(new CustomEvent('setting-input', { detail: { name: 'tensor', raw: tensor }, bubbles: true, composed: true }));
+    this.dispatchEvent(
+      new CustomEvent('setting-input', { detail: { name: 'tensor', raw: tensor }, bubbles: true, composed: true }),
+    );
   }
 
   #picker(trace: Trace) {
@@ -80,10 +95,14 @@ export class TensorView extends LitElement {
     if (!trace) return nothing;
     const stage = resolveTensor(trace, this.stack, this.layer, this.tensor);
     if (!stage) {
-      const residualOff = /^residual\d$/.test(this.tensor) && flowRows(trace, this.stack, this.layer).some((r) => r.kind === 'no-residual');
-      return html`${this.#picker(trace)}<p class="absent-note" data-testid="tensor-absent">${residualOff
-        ? `No ${this.tensor} here: residual connections are off, so nothing is added to the sub-layer\u2019s output.`
-        : `\u201c${this.tensor}\u201d is not recorded in layer ${this.layer} of the ${this.stack}: pick one of the tensors above.`}</p>`;
+      const residualOff =
+        /^residual\d$/.test(this.tensor) &&
+        flowRows(trace, this.stack, this.layer).some((r) => r.kind === 'no-residual');
+      return html`${this.#picker(trace)}<p class="absent-note" data-testid="tensor-absent">${
+        residualOff
+          ? `No ${this.tensor} here: residual connections are off, so nothing is added to the sub-layer\u2019s output.`
+          : `\u201c${this.tensor}\u201d is not recorded in layer ${this.layer} of the ${this.stack}: pick one of the tensors above.`
+      }</p>`;
     }
     const full = stage.name;
     if (viewOfStage(full).view !== 'values') {
@@ -114,14 +133,25 @@ export class TensorView extends LitElement {
           .describeCell=${(i: number, j: number) => [
             `${rowLabels[i]?.label ?? ''} (position ${i}), ${panel.colAxis} ${j}`,
             `value ${formatValue(panel.values[i * panel.cols + j])}`,
-            `this token: mean ${formatValue(stats[i].mean)}, std ${formatValue(stats[i].std)}`]}></ap-heatmap>
-          ${panel.cols < whole.cols ? html`<p class="help" data-testid="first-columns">Showing ${panel.colAxis} 0–${panel.cols - 1} of
-            ${whole.cols} (the statistics below use all ${whole.cols}; Trace JSON has every value).</p>` : nothing}
-          ${panels.length === 1 && panel.rowAxis ? html`<table class="stats" data-stats=${full}>
+            `this token: mean ${formatValue(stats[i].mean)}, std ${formatValue(stats[i].std)}`,
+          ]}></ap-heatmap>
+          ${
+            panel.cols < whole.cols
+              ? html`<p class="help" data-testid="first-columns">Showing ${panel.colAxis} 0–${panel.cols - 1} of
+            ${whole.cols} (the statistics below use all ${whole.cols}; Trace JSON has every value).</p>`
+              : nothing
+          }
+          ${
+            panels.length === 1 && panel.rowAxis
+              ? html`<table class="stats" data-stats=${full}>
             <caption>Per token, over its ${whole.cols} features (${panel.colAxis})</caption>
             <thead><tr><th scope="col">token</th><th scope="col">mean</th><th scope="col">std</th><th scope="col">length ‖x‖</th></tr></thead>
-            <tbody>${stats.map((s, i) => html`<tr><th scope="row">${rowLabels[i]?.label ?? ''}</th><td>${formatValue(s.mean)}</td>
-              <td>${formatValue(s.std)}</td><td>${formatValue(s.norm)}</td></tr>`)}</tbody></table>` : nothing}</div>`;
+            <tbody>${stats.map(
+              (s, i) => html`<tr><th scope="row">${rowLabels[i]?.label ?? ''}</th><td>${formatValue(s.mean)}</td>
+              <td>${formatValue(s.std)}</td><td>${formatValue(s.norm)}</td></tr>`,
+            )}</tbody></table>`
+              : nothing
+          }</div>`;
       })}</div>`;
   }
 }

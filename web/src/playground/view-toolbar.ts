@@ -31,8 +31,12 @@ function sentencePicker(ctx: ViewContext, onSetting: (event: Event) => void) {
   const shorten = (text: string) => (text.length > 40 ? `${text.slice(0, 39)}…` : text);
   return html`<div class="setting choice" data-setting="sequence"><label for="setting-sequence">Sentence</label>
     <select id="setting-sequence" name="sequence" @change=${onSetting}>
-      ${ctx.trace.tokens.map((tokens, i) => html`<option value=${i} ?selected=${i === ctx.sequence}>${i + 1}: ${shorten(tokens.join(' '))}${
-        tokens.length < longest ? ` (+${longest - tokens.length} padding)` : ''}</option>`)}
+      ${ctx.trace.tokens.map(
+        (tokens, i) =>
+          html`<option value=${i} ?selected=${i === ctx.sequence}>${i + 1}: ${shorten(tokens.join(' '))}${
+            tokens.length < longest ? ` (+${longest - tokens.length} padding)` : ''
+          }</option>`,
+      )}
     </select></div>`;
 }
 
@@ -44,16 +48,28 @@ export const VIEW_PANEL_ID = 'view-panel';
 export function viewTabs(current: string, onSetting: (event: Event) => void) {
   const view = settingByName('view') as Extract<Setting, { type: 'choice' }>;
   return tabs({
-    label: 'View', choices: view.choices, labels: view.labels, current, tabId: viewTabId, panelId: VIEW_PANEL_ID,
+    label: 'View',
+    choices: view.choices,
+    labels: view.labels,
+    current,
+    tabId: viewTabId,
+    panelId: VIEW_PANEL_ID,
     onChoose: (c) => onSetting(new CustomEvent('view-tab', { detail: { name: 'view', raw: c } })),
   });
 }
 
 export function viewToolbar({ ctx, errors, drafts, shows, onSetting, root }: ToolbarOptions) {
   const state: State = ctx.state;
-  const control = (name: string, max?: number) => (shows(name)
-    ? renderControl(settingByName(name)!, drafts[name] ?? (state as unknown as Record<string, unknown>)[name], errors[name], onSetting, { max })
-    : nothing);
+  const control = (name: string, max?: number) =>
+    shows(name)
+      ? renderControl(
+          settingByName(name)!,
+          drafts[name] ?? (state as unknown as Record<string, unknown>)[name],
+          errors[name],
+          onSetting,
+          { max },
+        )
+      : nothing;
   const blocks = blocksFor(ctx.trace.mode);
   // The PNG or SVG of the view on screen (the buttons show only in views that are pictures).
   const save = (ext: 'png' | 'svg') => {
@@ -69,10 +85,18 @@ export function viewToolbar({ ctx, errors, drafts, shows, onSetting, root }: Too
       ${state.view === 'head' || state.view === 'steps' ? control('head', ctx.trace.config.heads - 1) : nothing}
       ${state.view === 'lines' && shows('overlay') && ctx.trace.config.heads > 1 ? overlayStrip(ctx) : nothing}
       ${ctx.trace.tokens.length > 1 && shows('sequence') ? sentencePicker(ctx, onSetting) : nothing}
-      ${shows('export') ? html`<div class="exports">
-        ${isPictureView(state.view) ? html`<button @click=${() => save('png')}>PNG</button>
-          <button @click=${() => save('svg')}>SVG</button>` : nothing}
+      ${
+        shows('export')
+          ? html`<div class="exports">
+        ${
+          isPictureView(state.view)
+            ? html`<button @click=${() => save('png')}>PNG</button>
+          <button @click=${() => save('svg')}>SVG</button>`
+            : nothing
+        }
         <button @click=${() => exportJson(ctx.trace, 'attention-trace.json')}>Trace JSON</button>
-      </div>` : nothing}
+      </div>`
+          : nothing
+      }
     </div>`;
 }

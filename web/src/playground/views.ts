@@ -5,9 +5,7 @@ import type { Trace } from 'attention-playground';
 import type { State } from '../settings/settings.js';
 import { ALLOWED_FILL, type ColorScale, rowScales, scoreScale, weightScale } from '../ui/colors.js';
 import { explainCell } from '../model/explain.js';
-import {
-  axisTokens, blockedReason, findStage, headSlice, paddedLabels, type Block,
-} from '../model/trace-model.js';
+import { axisTokens, blockedReason, findStage, headSlice, paddedLabels, type Block } from '../model/trace-model.js';
 import { flowRows, headBlocks } from '../model/flow-model.js';
 import { headDim, tensorCaption, type Stack } from '../model/stage-values.js';
 import type { Thumbnail } from '../ui/overview.js';
@@ -23,8 +21,20 @@ export interface ViewContext {
 
 // Twelve distinct colours (Dark2, then four more), so that GPT-2's and BERT's twelve heads overlay
 // without repeats; beyond twelve, hues spaced by the golden angle.
-const HEAD_COLORS = ['#1b9e77', '#d95f02', '#7570b3', '#e7298a', '#66a61e', '#e6ab02', '#a6761d', '#666666',
-  '#1f78b4', '#e31a1c', '#17becf', '#6a3d9a'];
+const HEAD_COLORS = [
+  '#1b9e77',
+  '#d95f02',
+  '#7570b3',
+  '#e7298a',
+  '#66a61e',
+  '#e6ab02',
+  '#a6761d',
+  '#666666',
+  '#1f78b4',
+  '#e31a1c',
+  '#17becf',
+  '#6a3d9a',
+];
 
 /** A head's colour in the line views (the same head, the same colour, alone or overlaid). */
 export function headColor(head: number): string {
@@ -34,17 +44,26 @@ export function headColor(head: number): string {
 
 /** The heads of the 'overlay' setting that this trace has, in order, each once. */
 export function overlayHeads(overlay: string, heads: number): number[] {
-  const chosen = overlay.split(',').filter((p) => /^\d+$/.test(p.trim())).map(Number).filter((h) => h < heads);
+  const chosen = overlay
+    .split(',')
+    .filter((p) => /^\d+$/.test(p.trim()))
+    .map(Number)
+    .filter((h) => h < heads);
   return [...new Set(chosen)].sort((a, b) => a - b);
 }
 
 function labels(ctx: ViewContext, rows: number, cols: number) {
   const { queries, keys } = axisTokens(ctx.trace, ctx.block);
-  return { rowLabels: paddedLabels(queries[ctx.sequence] ?? [], rows), colLabels: paddedLabels(keys[ctx.sequence] ?? [], cols) };
+  return {
+    rowLabels: paddedLabels(queries[ctx.sequence] ?? [], rows),
+    colLabels: paddedLabels(keys[ctx.sequence] ?? [], cols),
+  };
 }
 
 function axisNames(ctx: ViewContext): { row: string; col: string } {
-  return ctx.block === 'decoder.cross_attn' ? { row: 'query (target)', col: 'key (source)' } : { row: 'query', col: 'key' };
+  return ctx.block === 'decoder.cross_attn'
+    ? { row: 'query (target)', col: 'key (source)' }
+    : { row: 'query', col: 'key' };
 }
 
 /** (Sq, Sk) of one sequence: 1 where blocked. */
@@ -102,7 +121,11 @@ function lineView(ctx: ViewContext, head: number) {
 /** Several heads in one line view, each in its colour (BertViz's head view with several heads chosen). */
 function overlayView(ctx: ViewContext, heads: number[]) {
   const stage = findStage(ctx.trace, `${ctx.block}.weights`, ctx.layer)!;
-  const overlay = heads.map((head) => ({ head, color: headColor(head), weights: headSlice(stage, ctx.sequence, head).values }));
+  const overlay = heads.map((head) => ({
+    head,
+    color: headColor(head),
+    weights: headSlice(stage, ctx.sequence, head).values,
+  }));
   const { rows, cols } = headSlice(stage, ctx.sequence, heads[0]);
   const { rowLabels, colLabels } = labels(ctx, rows, cols);
   return html`<ap-line-view data-overlay=${heads.join(',')} .overlay=${overlay} .rows=${rows} .cols=${cols}
@@ -117,17 +140,30 @@ function overlayView(ctx: ViewContext, heads: number[]) {
 export function overlayStrip(ctx: ViewContext) {
   const heads = ctx.trace.config.heads;
   const chosen = overlayHeads(ctx.state.overlay, heads);
-  const send = (target: EventTarget | null, list: number[]) => target?.dispatchEvent(new CustomEvent('setting-input',
-    { detail: { name: 'overlay', raw: list.join(',') }, bubbles: true, composed: true }));
+  const send = (target: EventTarget | null, list: number[]) =>
+    target?.dispatchEvent(
+      new CustomEvent('setting-input', {
+        detail: { name: 'overlay', raw: list.join(',') },
+        bubbles: true,
+        composed: true,
+      }),
+    );
   const toggle = (event: Event, head: number) => {
     const on = (event.target as HTMLInputElement).checked;
     send(event.target, on ? [...chosen, head].sort((a, b) => a - b) : chosen.filter((h) => h !== head));
   };
   return html`<fieldset class="overlay-strip" data-setting="overlay">
     <legend>Overlay heads <span class="note">(none ticked: one picture per head)</span></legend>
-    ${Array.from({ length: heads }, (_, h) => html`<label style=${`--head-color:${headColor(h)}`}><input type="checkbox"
-      name="overlay" value=${h} .checked=${chosen.includes(h)} @change=${(e: Event) => toggle(e, h)}><span class="swatch"></span>${h}</label>`)}
-    <button type="button" ?disabled=${chosen.length === heads} @click=${(e: Event) => send(e.target, Array.from({ length: heads }, (_, h) => h))}>all</button>
+    ${Array.from(
+      { length: heads },
+      (_, h) => html`<label style=${`--head-color:${headColor(h)}`}><input type="checkbox"
+      name="overlay" value=${h} .checked=${chosen.includes(h)} @change=${(e: Event) => toggle(e, h)}><span class="swatch"></span>${h}</label>`,
+    )}
+    <button type="button" ?disabled=${chosen.length === heads} @click=${(e: Event) =>
+      send(
+        e.target,
+        Array.from({ length: heads }, (_, h) => h),
+      )}>all</button>
     <button type="button" ?disabled=${chosen.length === 0} @click=${(e: Event) => send(e.target, [])}>none</button>
   </fieldset>`;
 }
@@ -169,28 +205,49 @@ export function masksView(ctx: ViewContext) {
   // The key padding of every sentence of the batch at once: (B, Sk), blocked = padding.
   const keysPerSentence = axisTokens(ctx.trace, ctx.block).keys.map((k) => k.length);
   const batch = keysPerSentence.length;
-  const sentenceLabels = keysPerSentence.map((n, b) => ({ label: `${b + 1}: ${n} token${n === 1 ? '' : 's'}`, pad: n < cols }));
+  const sentenceLabels = keysPerSentence.map((n, b) => ({
+    label: `${b + 1}: ${n} token${n === 1 ? '' : 's'}`,
+    pad: n < cols,
+  }));
   const batchPanel = html`<ap-heatmap data-mask="batch-padding" .values=${new Float32Array(batch * cols)} .rows=${batch} .cols=${cols}
     .rowLabels=${sentenceLabels} .colLabels=${Array.from({ length: cols }, (_, j) => ({ label: String(j), pad: false }))}
     .blocked=${Uint8Array.from({ length: batch * cols }, (_, k) => (k % cols >= keysPerSentence[Math.floor(k / cols)] ? 1 : 0))}
     .scale=${ALLOWED} row-axis="sentence" col-axis="key position"
     caption=${`Key padding of the whole batch: the batch is padded to its longest sentence${shape('mask.padding')}`}
-    .describeCell=${(b: number, j: number) => [`sentence ${b + 1}, key ${j}`,
-      j >= keysPerSentence[b] ? 'padding: blocked for every query' : 'a real token']}></ap-heatmap>`;
+    .describeCell=${(b: number, j: number) => [
+      `sentence ${b + 1}, key ${j}`,
+      j >= keysPerSentence[b] ? 'padding: blocked for every query' : 'a real token',
+    ]}></ap-heatmap>`;
   return html`<div class="heads">
     ${batchPanel}
-    ${panel(`${keyCount < cols ? `Key padding: keys ${keyCount}–${cols - 1} are padding` : `Key padding: none in sentence ${ctx.sequence + 1}`}${
-      shape('mask.padding', ctx.sequence)}`, make((_, j) => j >= keyCount), 'padding')}
-    ${causal ? panel(`Causal: no looking ahead (j > i)${shape('mask.causal')}`, make((i, j) => j > i), 'causal') : nothing}
+    ${panel(
+      `${keyCount < cols ? `Key padding: keys ${keyCount}–${cols - 1} are padding` : `Key padding: none in sentence ${ctx.sequence + 1}`}${shape(
+        'mask.padding',
+        ctx.sequence,
+      )}`,
+      make((_, j) => j >= keyCount),
+      'padding',
+    )}
+    ${
+      causal
+        ? panel(
+            `Causal: no looking ahead (j > i)${shape('mask.causal')}`,
+            make((i, j) => j > i),
+            'causal',
+          )
+        : nothing
+    }
     ${panel(`Combined mask (what the softmax sees)${shape('mask', ctx.sequence)}`, combined, 'combined')}
   </div>`;
 }
 
 export function shapesView(ctx: ViewContext) {
   const stacks = ctx.trace.mode === 'cross' ? (['encoder', 'decoder'] as const) : ([ctx.trace.mode] as const);
-  return html`${stacks.map((stack) => html`<ap-shape-flow data-stack=${stack} .rows=${flowRows(ctx.trace, stack, ctx.layer)}
+  return html`${stacks.map(
+    (stack) => html`<ap-shape-flow data-stack=${stack} .rows=${flowRows(ctx.trace, stack, ctx.layer)}
     .blocks=${headBlocks(ctx.trace, stack, ctx.layer)} mode=${ctx.trace.mode}
-    heading=${`${stack === 'encoder' ? 'Encoder' : 'Decoder'} layer ${ctx.layer}: click a step to see its values`}></ap-shape-flow>`)}`;
+    heading=${`${stack === 'encoder' ? 'Encoder' : 'Decoder'} layer ${ctx.layer}: click a step to see its values`}></ap-shape-flow>`,
+  )}`;
 }
 
 /** The Row by row view: the projections' input and output rows, and every repeated word's two rows compared. */

@@ -22,7 +22,8 @@ export async function filesFromDrop(data: DataTransfer): Promise<{ files: File[]
     else if (entry.isDirectory) {
       name ||= entry.name;
       const reader = (entry as FileSystemDirectoryEntry).createReader();
-      for (;;) {  // readEntries answers in batches until an empty one
+      for (;;) {
+        // readEntries answers in batches until an empty one
         const batch = await new Promise<FileSystemEntry[]>((resolve, reject) => reader.readEntries(resolve, reject));
         if (batch.length === 0) break;
         for (const child of batch) if (child.isFile) files.push(await fileOf(child as FileSystemFileEntry));
@@ -100,7 +101,7 @@ export class PretrainedLoader extends LitElement {
     // A folder picked: its name names the model (webkitRelativePath 'folder/file').
     const name = files[0].webkitRelativePath?.split('/')[0] ?? '';
     void this.#load({ files, name });
-    input.value = '';  // the same files again load again
+    input.value = ''; // the same files again load again
   }
 
   #onLoadByName(event: Event) {
@@ -125,7 +126,9 @@ export class PretrainedLoader extends LitElement {
 
   override render() {
     return html`<section class=${this.dragging ? 'dragging' : ''} aria-label="Load a pretrained model" data-testid="pretrained-loader"
-      @dragover=${this.#onDragOver} @dragleave=${() => { this.dragging = false; }} @drop=${this.#onDrop}>
+      @dragover=${this.#onDragOver} @dragleave=${() => {
+        this.dragging = false;
+      }} @drop=${this.#onDrop}>
       <h3>Load a pretrained GPT-2 or BERT checkpoint</h3>
       <label for="pretrained-files">Its files (config.json, model.safetensors, the tokenizer\u2019s files), or drop them or their folder here</label>
       <input id="pretrained-files" type="file" multiple ?disabled=${this.loading} @change=${this.#onFiles}>
@@ -143,8 +146,14 @@ export class PretrainedLoader extends LitElement {
           <button type="button" data-action="close" @click=${() => this.#emit('pretrained-close')}>Close</button>
         </div>
       </form>
-      ${this.progress.length ? html`<ul data-testid="pretrained-progress" aria-live="polite">${this.progress.map((p) => html`<li data-file=${p.file}
-        data-loaded=${p.loaded}>${p.file} ${formatBytes(p.loaded, p.total)}${p.total ? html`<progress max=${p.total} value=${p.loaded}></progress>` : nothing}</li>`)}</ul>` : nothing}
+      ${
+        this.progress.length
+          ? html`<ul data-testid="pretrained-progress" aria-live="polite">${this.progress.map(
+              (p) => html`<li data-file=${p.file}
+        data-loaded=${p.loaded}>${p.file} ${formatBytes(p.loaded, p.total)}${p.total ? html`<progress max=${p.total} value=${p.loaded}></progress>` : nothing}</li>`,
+            )}</ul>`
+          : nothing
+      }
       ${this.loading ? html`<p role="status">Loading\u2026</p>` : nothing}
       ${this.note ? html`<p class="note" role="status" data-testid="pretrained-note">${this.note}</p>` : nothing}
       ${this.error ? html`<p class="error" role="alert" data-testid="pretrained-error">${this.error}</p>` : nothing}
@@ -154,5 +163,7 @@ export class PretrainedLoader extends LitElement {
 customElements.define('ap-pretrained-loader', PretrainedLoader);
 
 declare global {
-  interface HTMLElementTagNameMap { 'ap-pretrained-loader': PretrainedLoader }
+  interface HTMLElementTagNameMap {
+    'ap-pretrained-loader': PretrainedLoader;
+  }
 }

@@ -6,10 +6,16 @@ import type { LoadRequest, PretrainedInfo, PretrainedPanelHost, PretrainedProgre
 import { rememberHubBaseUrl, setPretrainedModel } from '../model/pretrained-models.js';
 
 /** Loads the requested checkpoint, updating `panel` as it goes; the model once loaded (and remembered), else null. */
-export async function loadPretrainedForPanel(panel: PretrainedPanelHost, request: LoadRequest): Promise<PretrainedInfo | null> {
+export async function loadPretrainedForPanel(
+  panel: PretrainedPanelHost,
+  request: LoadRequest,
+): Promise<PretrainedInfo | null> {
   if (panel.loading) return null;
   if ('repo' in request) {
-    if (!request.repo) { panel.loadError = 'Type a model name first (e.g. gpt2).'; return null; }
+    if (!request.repo) {
+      panel.loadError = 'Type a model name first (e.g. gpt2).';
+      return null;
+    }
     panel.hubUrl = request.baseUrl;
     rememberHubBaseUrl(request.baseUrl);
   }
@@ -23,11 +29,15 @@ export async function loadPretrainedForPanel(panel: PretrainedPanelHost, request
     list.splice(at < 0 ? list.length : at, 0, { file: p.file, loaded: p.loaded, total: p.total });
     panel.loadProgress = list;
   };
-  const source = 'repo' in request ? { repo: request.repo, baseUrl: request.baseUrl } : { files: request.files, name: request.name };
+  const source =
+    'repo' in request ? { repo: request.repo, baseUrl: request.baseUrl } : { files: request.files, name: request.name };
   const outcome = await panel.loadPretrained(source, onProgress);
   panel.loading = false;
   if (!outcome.ok) {
-    if (outcome.code === 'aborted') { panel.loadNote = 'Loading was cancelled; nothing was loaded.'; return null; }
+    if (outcome.code === 'aborted') {
+      panel.loadNote = 'Loading was cancelled; nothing was loaded.';
+      return null;
+    }
     const names = outcome.field && !outcome.error.includes(outcome.field) ? ` (${outcome.field})` : '';
     panel.loadError = `Could not load the model: ${outcome.error}${names}.`;
     return null;

@@ -5,13 +5,23 @@
 // sequence accuracy). It adds its own run settings: how many steps, when to stop, how
 // often to evaluate. The table drives the controls, validation and the URL hash.
 import {
-  MODEL_SPEC_SCHEMA, OPTIMIZER_SCHEMA, TASK_SCHEMA, TRAINER_SCHEMA, ruleProblems,
-  type CreateTrainerOptions, type ModelSpec, type SchemaInfo, type TaskOptions,
+  MODEL_SPEC_SCHEMA,
+  OPTIMIZER_SCHEMA,
+  TASK_SCHEMA,
+  TRAINER_SCHEMA,
+  ruleProblems,
+  type CreateTrainerOptions,
+  type ModelSpec,
+  type SchemaInfo,
+  type TaskOptions,
 } from 'attention-playground';
 import { engineSetting, formatSetting, inPageWords, parseSetting, type Setting } from './settings.js';
 
 /** A setting of the Train view, and where it goes in createTrainer's options. */
-export type TrainSetting = Setting & { target: 'task' | 'spec' | 'optimizer' | 'trainer' | 'run' | 'compare'; field: string };
+export type TrainSetting = Setting & {
+  target: 'task' | 'spec' | 'optimizer' | 'trainer' | 'run' | 'compare';
+  field: string;
+};
 
 /** One run of a comparison: what it changes in the chosen settings, and what to call it. */
 interface Variant {
@@ -32,36 +42,92 @@ function values(name: string, runs: [TrainState[string], string][]): Variant[] {
  */
 const COMPARISONS: Record<string, { label: string; runs: (s: TrainState) => Variant[] }> = {
   none: { label: 'Nothing: one run', runs: () => [{ label: '', change: {} }] },
-  residual: { label: 'Residual connections on / off',
-    runs: () => values('residual', [[true, 'residual on'], [false, 'residual off']]) },
-  scale: { label: 'Scaling by 1/√d_k on / off', runs: () => values('scale', [[true, 'scaled by 1/√d_k'], [false, 'not scaled']]) },
-  scale64: { label: 'Scaling at d_k = 64 (d_model 128, 2 heads)',
-    runs: () => values('scale', [[true, 'd_k 64, scaled by 1/√d_k'], [false, 'd_k 64, not scaled']])
-      .map((v) => ({ ...v, change: { ...v.change, dModel: 128, heads: 2 } })) },
-  norm: { label: 'Pre-LN / post-LN', runs: () => values('norm', [['pre', 'pre-LN'], ['post', 'post-LN']]) },
-  layerNorm: { label: 'LayerNorm on / off', runs: () => values('layerNorm', [[true, 'LayerNorm'], [false, 'no LayerNorm']]) },
-  attnActivation: { label: 'Activation after attention: none / ReLU / GELU',
-    runs: () => values('attnActivation', [['none', 'no activation after attention'], ['relu', 'ReLU after attention'],
-      ['gelu', 'GELU after attention']]) },
-  positions: { label: 'Positions / none',
+  residual: {
+    label: 'Residual connections on / off',
+    runs: () =>
+      values('residual', [
+        [true, 'residual on'],
+        [false, 'residual off'],
+      ]),
+  },
+  scale: {
+    label: 'Scaling by 1/√d_k on / off',
+    runs: () =>
+      values('scale', [
+        [true, 'scaled by 1/√d_k'],
+        [false, 'not scaled'],
+      ]),
+  },
+  scale64: {
+    label: 'Scaling at d_k = 64 (d_model 128, 2 heads)',
+    runs: () =>
+      values('scale', [
+        [true, 'd_k 64, scaled by 1/√d_k'],
+        [false, 'd_k 64, not scaled'],
+      ]).map((v) => ({ ...v, change: { ...v.change, dModel: 128, heads: 2 } })),
+  },
+  norm: {
+    label: 'Pre-LN / post-LN',
+    runs: () =>
+      values('norm', [
+        ['pre', 'pre-LN'],
+        ['post', 'post-LN'],
+      ]),
+  },
+  layerNorm: {
+    label: 'LayerNorm on / off',
+    runs: () =>
+      values('layerNorm', [
+        [true, 'LayerNorm'],
+        [false, 'no LayerNorm'],
+      ]),
+  },
+  attnActivation: {
+    label: 'Activation after attention: none / ReLU / GELU',
+    runs: () =>
+      values('attnActivation', [
+        ['none', 'no activation after attention'],
+        ['relu', 'ReLU after attention'],
+        ['gelu', 'GELU after attention'],
+      ]),
+  },
+  positions: {
+    label: 'Positions / none',
     runs: (s) => {
-      const kept = s.positions === 'none' ? 'learned' : s.positions as string;
-      return [{ label: `${kept} positions`, change: { positions: kept } }, { label: 'no positions', change: { positions: 'none' } }];
-    } },
+      const kept = s.positions === 'none' ? 'learned' : (s.positions as string);
+      return [
+        { label: `${kept} positions`, change: { positions: kept } },
+        { label: 'no positions', change: { positions: 'none' } },
+      ];
+    },
+  },
 };
 
 function variants(state: TrainState): Variant[] {
   return (COMPARISONS[state.compare as string] ?? COMPARISONS.none).runs(state);
 }
 
-function fromSchema(schema: SchemaInfo, target: TrainSetting['target'], group: Setting['group'],
-  shown: Record<string, { label: string; labels?: Record<string, string>; start?: unknown; name?: string; help?: string }>,
+function fromSchema(
+  schema: SchemaInfo,
+  target: TrainSetting['target'],
+  group: Setting['group'],
+  shown: Record<
+    string,
+    { label: string; labels?: Record<string, string>; start?: unknown; name?: string; help?: string }
+  >,
 ): TrainSetting[] {
   return Object.entries(shown).map(([field, { label, labels, start, name, help }]) => {
     const info = schema.settings.find((s) => s.name === field);
     if (!info) throw new Error(`the engine has no setting '${field}'`);
     const setting = engineSetting(info, group, label, labels);
-    return { ...setting, name: name ?? field, default: start ?? setting.default, help: help ?? setting.help, target, field } as TrainSetting;
+    return {
+      ...setting,
+      name: name ?? field,
+      default: start ?? setting.default,
+      help: help ?? setting.help,
+      target,
+      field,
+    } as TrainSetting;
   });
 }
 
@@ -69,9 +135,20 @@ const SAMPLE_TEXT = 'the cat sat on the mat. the dog sat on the log. the cat saw
 
 export const TRAIN_SETTINGS: readonly TrainSetting[] = [
   ...fromSchema(TASK_SCHEMA, 'task', 'task', {
-    name: { name: 'task', label: 'Task', labels: { copy: 'Copy', reverse: 'Reverse', sort: 'Sort', recall: 'Associative recall',
-      induction: 'Induction (repeat a random sequence)', modadd: 'Modular addition', parens: 'Balanced parentheses',
-      text: 'Next token of your text' } },
+    name: {
+      name: 'task',
+      label: 'Task',
+      labels: {
+        copy: 'Copy',
+        reverse: 'Reverse',
+        sort: 'Sort',
+        recall: 'Associative recall',
+        induction: 'Induction (repeat a random sequence)',
+        modadd: 'Modular addition',
+        parens: 'Balanced parentheses',
+        text: 'Next token of your text',
+      },
+    },
     length: { label: 'Length' },
     symbols: { label: 'Symbols' },
     modulus: { label: 'Modulus p' },
@@ -83,43 +160,100 @@ export const TRAIN_SETTINGS: readonly TrainSetting[] = [
     heads: { label: 'Heads' },
     layers: { label: 'Layers' },
     ffnDim: { label: 'FFN width', start: 96 },
-    positions: { label: 'Positions', start: 'learned', labels: { none: 'None', sinusoidal: 'Sinusoidal', learned: 'Learned' } },
+    positions: {
+      label: 'Positions',
+      start: 'learned',
+      labels: { none: 'None', sinusoidal: 'Sinusoidal', learned: 'Learned' },
+    },
     norm: { label: 'LayerNorm placement', start: 'pre', labels: { post: 'Post-LN (the paper)', pre: 'Pre-LN' } },
     finalNorm: { label: 'Final LayerNorm', start: true },
     activation: { label: 'FFN activation', labels: { relu: 'ReLU', gelu: 'GELU', gelu_tanh: 'GELU (tanh)' } },
     residual: { label: 'Residual connections' },
     scale: { label: 'Scale by 1/√d_k' },
-    attnActivation: { label: 'Activation after attention',
-      labels: { none: 'None (the paper)', relu: 'ReLU', gelu: 'GELU', gelu_tanh: 'GELU (tanh)' } },
+    attnActivation: {
+      label: 'Activation after attention',
+      labels: { none: 'None (the paper)', relu: 'ReLU', gelu: 'GELU', gelu_tanh: 'GELU (tanh)' },
+    },
     layerNorm: { label: 'LayerNorm' },
   }),
   ...fromSchema(OPTIMIZER_SCHEMA, 'optimizer', 'optimizer', {
     lr: { label: 'Learning rate', start: 3e-3 },
     warmup: { label: 'Warm-up steps', start: 20 },
-    schedule: { label: 'Schedule', start: 'cosine', labels: { constant: 'Constant', cosine: 'Cosine decay to the last step' } },
+    schedule: {
+      label: 'Schedule',
+      start: 'cosine',
+      labels: { constant: 'Constant', cosine: 'Cosine decay to the last step' },
+    },
     weightDecay: { label: 'Weight decay', start: 0 },
     clipNorm: { label: 'Clip gradient norm' },
   }),
   ...fromSchema(TRAINER_SCHEMA, 'trainer', 'optimizer', {
     batchSize: { label: 'Batch size' },
-    seed: { label: 'Seed', help: 'Seeds the initial weights and the batches: the same seed and settings give the same run.' },
+    seed: {
+      label: 'Seed',
+      help: 'Seeds the initial weights and the batches: the same seed and settings give the same run.',
+    },
   }),
-  { name: 'compare', target: 'compare', field: 'compare', group: 'run', type: 'choice', label: 'Compare runs',
-    default: 'none', choices: Object.keys(COMPARISONS),
+  {
+    name: 'compare',
+    target: 'compare',
+    field: 'compare',
+    group: 'run',
+    type: 'choice',
+    label: 'Compare runs',
+    default: 'none',
+    choices: Object.keys(COMPARISONS),
     help: 'Two or three runs train side by side (each in a worker of its own), the same but for the compared setting.',
-    labels: Object.fromEntries(Object.entries(COMPARISONS).map(([k, v]) => [k, v.label])) },
-  { name: 'steps', target: 'run', field: 'steps', group: 'run', type: 'int', label: 'Steps', default: 600, min: 1, max: 100_000,
-    help: 'Training stops after this many steps (the cosine schedule reaches 0 there).' },
-  { name: 'stopAt', target: 'run', field: 'stopAt', group: 'run', type: 'int', label: 'Stop at accuracy (%)', default: 99, min: 0, max: 100,
-    help: 'Stop early once the held-out sequence accuracy reaches this (0: never).' },
-  { name: 'evalEvery', target: 'run', field: 'evalEvery', group: 'run', type: 'int', label: 'Evaluate every', default: 25, min: 1,
-    max: 10_000, help: 'Steps between held-out evaluations (the points of the held-out curve).' },
+    labels: Object.fromEntries(Object.entries(COMPARISONS).map(([k, v]) => [k, v.label])),
+  },
+  {
+    name: 'steps',
+    target: 'run',
+    field: 'steps',
+    group: 'run',
+    type: 'int',
+    label: 'Steps',
+    default: 600,
+    min: 1,
+    max: 100_000,
+    help: 'Training stops after this many steps (the cosine schedule reaches 0 there).',
+  },
+  {
+    name: 'stopAt',
+    target: 'run',
+    field: 'stopAt',
+    group: 'run',
+    type: 'int',
+    label: 'Stop at accuracy (%)',
+    default: 99,
+    min: 0,
+    max: 100,
+    help: 'Stop early once the held-out sequence accuracy reaches this (0: never).',
+  },
+  {
+    name: 'evalEvery',
+    target: 'run',
+    field: 'evalEvery',
+    group: 'run',
+    type: 'int',
+    label: 'Evaluate every',
+    default: 25,
+    min: 1,
+    max: 10_000,
+    help: 'Steps between held-out evaluations (the points of the held-out curve).',
+  },
 ];
 
 /** Which task settings each task reads (the others are hidden). */
 const TASK_FIELDS: Record<TaskOptions['name'], string[]> = {
-  copy: ['length', 'symbols'], reverse: ['length', 'symbols'], sort: ['length', 'symbols'], recall: ['length', 'symbols'],
-  induction: ['length', 'symbols'], modadd: ['modulus'], parens: ['length'], text: ['length', 'text', 'words'],
+  copy: ['length', 'symbols'],
+  reverse: ['length', 'symbols'],
+  sort: ['length', 'symbols'],
+  recall: ['length', 'symbols'],
+  induction: ['length', 'symbols'],
+  modadd: ['modulus'],
+  parens: ['length'],
+  text: ['length', 'text', 'words'],
 };
 
 export type TrainState = Record<string, number | boolean | string>;
@@ -150,7 +284,10 @@ export function trainStateFromHash(hash: string): { state: TrainState; problems:
   const problems: string[] = [];
   for (const [name, raw] of new URLSearchParams(hash.replace(/^#train&?/, ''))) {
     const setting = trainSettingByName(name);
-    if (!setting) { problems.push(`unknown setting '${name}' in the link`); continue; }
+    if (!setting) {
+      problems.push(`unknown setting '${name}' in the link`);
+      continue;
+    }
     const parsed = parseSetting(setting, raw);
     if ('error' in parsed) problems.push(parsed.error);
     else state[name] = parsed.value as TrainState[string];
@@ -162,7 +299,8 @@ export function trainStateFromHash(hash: string): { state: TrainState; problems:
 export function trainCrossCheck(state: TrainState): Record<string, string> {
   const spec = trainerOptions(state).spec as Record<string, unknown>;
   const problems: Record<string, string> = {};
-  for (const p of ruleProblems(MODEL_SPEC_SCHEMA.rules, { ...spec })) problems[p.field] ??= inPageWords(p.message, trainSettingByName);
+  for (const p of ruleProblems(MODEL_SPEC_SCHEMA.rules, { ...spec }))
+    problems[p.field] ??= inPageWords(p.message, trainSettingByName);
   return problems;
 }
 
@@ -179,9 +317,15 @@ export function runLimits(state: TrainState): RunLimits {
 }
 
 /** createTrainer's options for a state (a causal model sized by the engine for the task). */
-export function trainerOptions(state: TrainState): CreateTrainerOptions & { spec: Partial<ModelSpec>; task: TaskOptions } {
+export function trainerOptions(
+  state: TrainState,
+): CreateTrainerOptions & { spec: Partial<ModelSpec>; task: TaskOptions } {
   const pick = (target: TrainSetting['target']) =>
-    Object.fromEntries(shownTrainSettings(state).filter((s) => s.target === target).map((s) => [s.field, state[s.name]]));
+    Object.fromEntries(
+      shownTrainSettings(state)
+        .filter((s) => s.target === target)
+        .map((s) => [s.field, state[s.name]]),
+    );
   const optimizer = pick('optimizer');
   const trainer = pick('trainer');
   return {
@@ -196,7 +340,7 @@ export function trainerOptions(state: TrainState): CreateTrainerOptions & { spec
 
 /** The states of the runs: one, or one per run of the comparison (A first), each the state with its change. */
 export function runStates(state: TrainState): TrainState[] {
-  return variants(state).map((v) => ({ ...state, ...v.change } as TrainState));
+  return variants(state).map((v) => ({ ...state, ...v.change }) as TrainState);
 }
 
 /** What tells run `index` of runStates(state) apart from the others, e.g. 'residual off', 'post-LN'; '' for one run. */

@@ -32,6 +32,8 @@ export class CheckpointShelf {
   /** The checkpoint with exactly these settings, if any. */
   matching(state: TrainState): string | null {
     const hash = trainStateToHash(state);
-    return this.entries.find((c) => trainStateToHash(trainStateFromHash(`#train&${c.settings}`).state) === hash)?.id ?? null;
+    return (
+      this.entries.find((c) => trainStateToHash(trainStateFromHash(`#train&${c.settings}`).state) === hash)?.id ?? null
+    );
   }
 }

@@ -9,22 +9,35 @@ import { headPatterns, type PatternScore } from '../model/head-patterns.js';
 export const visible = (token: string) => token.replace(/ /g, '␣').replace(/\n/g, '⏎');
 
 /** Switching heads off: which are off now, and what a toggle does (absent: no switches). */
-export interface HeadSwitches { off: ReadonlySet<string>; toggle(head: ProbeHead): void }
+export interface HeadSwitches {
+  off: ReadonlySet<string>;
+  toggle(head: ProbeHead): void;
+}
 
 export const headKey = (h: { layer: number; head: number }) => `${h.layer}.${h.head}`;
 
 export function probeView(probe: Probe, heading: string, switches?: HeadSwitches) {
   const scale = weightScale();
   const labels = probe.tokens.map((label) => ({ label: visible(label), pad: false }));
-  const blocked = new Uint8Array(probe.seq * probe.seq);  // causal: query i sees keys 0..i
+  const blocked = new Uint8Array(probe.seq * probe.seq); // causal: query i sees keys 0..i
   for (let i = 0; i < probe.seq; i++) for (let j = i + 1; j < probe.seq; j++) blocked[i * probe.seq + j] = 1;
   return html`<h3>${heading}</h3>
     <div class="probe-tokens" data-testid="probe">${probe.tokens.map((t, i) => {
       const expected = probe.expected[i];
-      const cls = expected === null ? (probe.typed !== undefined && i >= probe.typed ? 'written' : '') : expected === probe.predicted[i] ? 'right' : 'wrong';
+      const cls =
+        expected === null
+          ? probe.typed !== undefined && i >= probe.typed
+            ? 'written'
+            : ''
+          : expected === probe.predicted[i]
+            ? 'right'
+            : 'wrong';
       return html`<span class="tok ${cls}" title=${expected === null ? 'not scored' : `should be ${visible(expected)}`}>${visible(t)}
-        <small>${expected === null && probe.typed === undefined ? '·'
-          : `${visible(probe.predicted[i])} ${(100 * probe.confidence[i]).toFixed(0)}%`}</small></span>`;
+        <small>${
+          expected === null && probe.typed === undefined
+            ? '·'
+            : `${visible(probe.predicted[i])} ${(100 * probe.confidence[i]).toFixed(0)}%`
+        }</small></span>`;
     })}</div>
     <ap-legend .scale=${scale} label="Attention weight:"></ap-legend>
     <div class="heads">${probe.heads.map((h) => {
@@ -34,9 +47,14 @@ export function probeView(probe: Probe, heading: string, switches?: HeadSwitches
         .values=${h.weights} .rows=${probe.seq} .cols=${probe.seq} .rowLabels=${labels} .colLabels=${labels} .blocked=${blocked}
         .scale=${scale} row-axis="query" col-axis="key"
         caption=${`Layer ${h.layer} · head ${h.head}: ${best.name} (${best.score.toFixed(2)}) · weights (Sq, Sk) = (${probe.seq}, ${probe.seq})`}
-      ></ap-heatmap>${switches ? html`<button class="head-switch" data-action="head-off" data-layer=${h.layer} data-head=${h.head}
-        aria-pressed=${String(off)} @click=${() => switches.toggle(h)}>${off ? `Layer ${h.layer}, head ${h.head} is off: switch it on`
-        : `Switch off layer ${h.layer}, head ${h.head}`}</button>` : nothing}</div>`;
+      ></ap-heatmap>${
+        switches
+          ? html`<button class="head-switch" data-action="head-off" data-layer=${h.layer} data-head=${h.head}
+        aria-pressed=${String(off)} @click=${() => switches.toggle(h)}>${
+          off ? `Layer ${h.layer}, head ${h.head} is off: switch it on` : `Switch off layer ${h.layer}, head ${h.head}`
+        }</button>`
+          : nothing
+      }</div>`;
     })}</div>`;
 }
 
@@ -54,7 +72,6 @@ export function scoredRows(probe: Probe): boolean[] | undefined {
 export function headLabel(probe: Probe, head: ProbeHead): PatternScore {
   return headPatterns(head.weights, probe.seq, probe.tokens, scoredRows(probe))[0];
 }
-
 
 /** What switching heads off did, measured on the held-out set at `step`, beside the same run with every head on. */
 export function ablationSummary(a: Ablation, step: number) {

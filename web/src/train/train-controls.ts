@@ -11,15 +11,31 @@ import { trainSettingByName, type TrainSetting, type TrainState } from '../setti
 import { count } from '../model/words.js';
 import { renderControl } from '../ui/controls.js';
 
-const GROUPS: [TrainSetting['group'], string][] = [['task', 'Task'], ['model', 'Model'], ['optimizer', 'Optimizer'], ['run', 'Run']];
+const GROUPS: [TrainSetting['group'], string][] = [
+  ['task', 'Task'],
+  ['model', 'Model'],
+  ['optimizer', 'Optimizer'],
+  ['run', 'Run'],
+];
 
 /** The settings shown, in their groups' fieldsets, and (once run A has its model) the model's size. */
-export function trainSettings(shown: TrainSetting[], state: TrainState, errors: Record<string, string>, info: RunInfo | null | undefined) {
-  return html`${GROUPS.filter(([group]) => shown.some((s) => s.group === group)).map(([group, title]) => html`<fieldset><legend>${title}</legend>
+export function trainSettings(
+  shown: TrainSetting[],
+  state: TrainState,
+  errors: Record<string, string>,
+  info: RunInfo | null | undefined,
+) {
+  return html`${GROUPS.filter(([group]) => shown.some((s) => s.group === group)).map(
+    ([group, title]) => html`<fieldset><legend>${title}</legend>
       ${shown.filter((s) => s.group === group).map((s) => renderControl(s, state[s.name], errors[s.name], () => {}))}
-    </fieldset>`)}
-    ${info ? html`<p class="task">${info.parameters.toLocaleString('en')} parameters · sequences of ${info.seqLen} tokens ·
-      vocabulary ${info.vocabulary.length}</p>` : nothing}`;
+    </fieldset>`,
+  )}
+    ${
+      info
+        ? html`<p class="task">${info.parameters.toLocaleString('en')} parameters · sequences of ${info.seqLen} tokens ·
+      vocabulary ${info.vocabulary.length}</p>`
+        : nothing
+    }`;
 }
 
 /** How the page names a Train setting's value ("Sort" for the task 'sort'). */
@@ -28,8 +44,12 @@ export const valueLabel = (state: TrainState, name: string) => shownValue(trainS
 /** The training settings in a few words, for the drawer's button on a phone: the task, the model's size, the run. */
 export function trainSummary(state: TrainState): string {
   const label = (name: string) => valueLabel(state, name);
-  const parts = [label('task'), `${count(state.layers as number, 'layer')} × ${count(state.heads as number, 'head')}`,
-    `d_model ${state.dModel}`, count(state.steps as number, 'step')];
+  const parts = [
+    label('task'),
+    `${count(state.layers as number, 'layer')} × ${count(state.heads as number, 'head')}`,
+    `d_model ${state.dModel}`,
+    count(state.steps as number, 'step'),
+  ];
   if (state.compare !== 'none') parts.push(`comparing ${label('compare')}`);
   return parts.join(', ');
 }
@@ -66,17 +86,25 @@ export function trainButtons(b: TrainButtons) {
   const idle = !b.ready || running;
   const runA = b.runs > 1 ? ' (A)' : '';
   return html`<div class="buttons">
-    ${running ? html`<button class="primary" data-action="pause" @click=${b.pause}>Pause</button>`
-      : html`<button class="primary" data-action="start" ?disabled=${!b.ready || (finished && !b.checkpoint)} @click=${b.start}>${
-        b.checkpoint ? 'Train it yourself' : finished ? 'Finished' : b.step ? 'Resume' : 'Start'}</button>`}
+    ${
+      running
+        ? html`<button class="primary" data-action="pause" @click=${b.pause}>Pause</button>`
+        : html`<button class="primary" data-action="start" ?disabled=${!b.ready || (finished && !b.checkpoint)} @click=${b.start}>${
+            b.checkpoint ? 'Train it yourself' : finished ? 'Finished' : b.step ? 'Resume' : 'Start'
+          }</button>`
+    }
     <button data-action="step" ?disabled=${idle || finished} @click=${b.stepOnce}>Step</button>
     <button data-action="reset" ?disabled=${b.errors} @click=${b.reset}>Reset</button>
     <button data-action="save" ?disabled=${idle} @click=${b.save}>Save weights${runA}</button>
     <label><button data-action="load" ?disabled=${idle}
       @click=${(e: Event) => (e.currentTarget as HTMLElement).parentElement!.querySelector('input')!.click()}>Load weights${runA}</button>
       <input type="file" accept=".safetensors" hidden @change=${b.load}></label>
-    ${b.explore ? html`<button data-action="explore" ?disabled=${idle} @click=${b.openExplore}
-      title="Open every Explore view (heads, lines, masks, shapes, layers × heads, what changed) on run A's model">Explore this model</button>` : nothing}
+    ${
+      b.explore
+        ? html`<button data-action="explore" ?disabled=${idle} @click=${b.openExplore}
+      title="Open every Explore view (heads, lines, masks, shapes, layers × heads, what changed) on run A's model">Explore this model</button>`
+        : nothing
+    }
     <button data-action="csv" ?disabled=${!b.step} @click=${() => b.exportCurves('csv')}>Curves CSV</button>
     <button data-action="json" ?disabled=${!b.step} @click=${() => b.exportCurves('json')}>Curves JSON</button>
     <button data-action="svg" ?disabled=${!b.step} @click=${() => b.exportPlots('svg')}>Plots SVG</button>
@@ -90,13 +118,28 @@ export function trainButtons(b: TrainButtons) {
  * `ends`: each run's last recorded step (compared runs may stop at different steps; one that stopped earlier shows
  * its last heads, and the label says so).
  */
-export function timeline(ends: number[], steps: number[], scrub: number | null, onScrub: (step: number | null) => void) {
+export function timeline(
+  ends: number[],
+  steps: number[],
+  scrub: number | null,
+  onScrub: (step: number | null) => void,
+) {
   if (steps.length < 2) return nothing;
-  const index = scrub === null ? steps.length - 1 : Math.max(0, steps.findIndex((s) => s >= scrub));
+  const index =
+    scrub === null
+      ? steps.length - 1
+      : Math.max(
+          0,
+          steps.findIndex((s) => s >= scrub),
+        );
   const earlier = ends.some((end) => end < steps[index]) ? ' (a run that stopped earlier: its last heads)' : '';
   return html`<div class="setting timeline"><label for="timeline">Timeline: the heads at step ${steps[index]}${earlier}</label>
     <input id="timeline" type="range" min="0" max=${steps.length - 1} .value=${String(index)}
-      @input=${(e: Event) => { e.stopPropagation(); const i = Number((e.target as HTMLInputElement).value); onScrub(i === steps.length - 1 ? null : steps[i]); }}>
+      @input=${(e: Event) => {
+        e.stopPropagation();
+        const i = Number((e.target as HTMLInputElement).value);
+        onScrub(i === steps.length - 1 ? null : steps[i]);
+      }}>
   </div>`;
 }
 

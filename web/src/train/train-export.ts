@@ -11,21 +11,43 @@ import { trainSummary, valueLabel } from './train-controls.js';
 import { plotSpecs } from './train-report.js';
 
 /** Every run's points, one row each: run (its letter), set (train / heldOut), step, loss, accuracy, sequenceAccuracy. */
-export function exportCurves(runs: readonly TrainRun[], names: readonly string[], state: TrainState, format: 'csv' | 'json') {
+export function exportCurves(
+  runs: readonly TrainRun[],
+  names: readonly string[],
+  state: TrainState,
+  format: 'csv' | 'json',
+) {
   const rows = runs.flatMap((run, i) => [
-    ...run.train.map((p) => ({ run: names[i], set: 'train', ...p })), ...run.heldOut.map((p) => ({ run: names[i], set: 'heldOut', ...p }))]);
-  if (format === 'json') exportText(JSON.stringify({ settings: state, curves: rows }, null, 1), 'application/json', 'curves.json');
-  else exportText(['run,set,step,loss,accuracy,sequenceAccuracy',
-    ...rows.map((r) => `${r.run},${r.set},${r.step},${r.loss},${r.accuracy},${r.sequenceAccuracy}`)].join('\n'), 'text/csv', 'curves.csv');
+    ...run.train.map((p) => ({ run: names[i], set: 'train', ...p })),
+    ...run.heldOut.map((p) => ({ run: names[i], set: 'heldOut', ...p })),
+  ]);
+  if (format === 'json')
+    exportText(JSON.stringify({ settings: state, curves: rows }, null, 1), 'application/json', 'curves.json');
+  else
+    exportText(
+      [
+        'run,set,step,loss,accuracy,sequenceAccuracy',
+        ...rows.map((r) => `${r.run},${r.set},${r.step},${r.loss},${r.accuracy},${r.sequenceAccuracy}`),
+      ].join('\n'),
+      'text/csv',
+      'curves.csv',
+    );
 }
 
 /** Both plots (loss, accuracy) of the runs, each as its own file. */
-export function exportPlots(runs: readonly TrainRun[], names: readonly string[], state: TrainState, format: 'svg' | 'png') {
+export function exportPlots(
+  runs: readonly TrainRun[],
+  names: readonly string[],
+  state: TrainState,
+  format: 'svg' | 'png',
+) {
   for (const { plot, spec } of plotSpecs(runs, names, state.steps as number)) {
     const figure = composeFigure({
       heading: `${valueLabel(state, 'task')}: ${spec.yLabel} by step`,
       texts: [{ label: 'Settings:', text: trainSummary(state) }],
-      legend: { swatches: spec.series.map((s) => ({ label: s.label, color: s.color, shape: 'line', dash: dashArray(s.dash) })) },
+      legend: {
+        swatches: spec.series.map((s) => ({ label: s.label, color: s.color, shape: 'line', dash: dashArray(s.dash) })),
+      },
       panels: [{ svg: curvesPicture(spec), caption: '', data: { plot } }],
     });
     const name = `${state.task}-${plot}.${format}`;

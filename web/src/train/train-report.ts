@@ -16,9 +16,11 @@ export function progressLine(run: TrainRun, name: string, steps: number): string
   const last = run.lastHeldOut;
   const parts = [`${name ? `${name}: ` : ''}step ${run.step} of ${steps}`];
   if (run.rate > 0) parts.push(`${run.rate.toFixed(0)} steps/s`);
-  if (run.trainingMs > 0) parts.push(`${(run.trainingMs / 1000).toFixed(1)} s training`);  // none for a shown checkpoint
-  if (run.rate > 0 && run.status === 'running') parts.push(`at most ${(Math.max(0, steps - run.step) / run.rate).toFixed(0)} s left`);
-  if (last) parts.push(`held-out: loss ${last.loss.toFixed(3)}, sequences right ${(100 * last.sequenceAccuracy).toFixed(1)}%`);
+  if (run.trainingMs > 0) parts.push(`${(run.trainingMs / 1000).toFixed(1)} s training`); // none for a shown checkpoint
+  if (run.rate > 0 && run.status === 'running')
+    parts.push(`at most ${(Math.max(0, steps - run.step) / run.rate).toFixed(0)} s left`);
+  if (last)
+    parts.push(`held-out: loss ${last.loss.toFixed(3)}, sequences right ${(100 * last.sequenceAccuracy).toFixed(1)}%`);
   return parts.join(' · ');
 }
 
@@ -33,7 +35,8 @@ export function comparisonSummary(runs: readonly TrainRun[], name: (i: number) =
     const reached = run.reached(goal);
     const last = run.lastHeldOut;
     const loss = last ? `held-out loss ${last.loss.toFixed(3)} at step ${last.step}` : 'not evaluated yet';
-    return reached ? `${name(i)} reached ${(100 * goal).toFixed(0)}% of held-out sequences right at step ${reached.step}; ${loss}.`
+    return reached
+      ? `${name(i)} reached ${(100 * goal).toFixed(0)}% of held-out sequences right at step ${reached.step}; ${loss}.`
       : `${name(i)} has not reached ${(100 * goal).toFixed(0)}% (best ${(100 * Math.max(0, ...run.heldOut.map((p) => p.sequenceAccuracy))).toFixed(1)}%); ${loss}.`;
   });
   // Stop at 0 trains every run to its last step; the summary still needs a yardstick, and says which.
@@ -42,7 +45,11 @@ export function comparisonSummary(runs: readonly TrainRun[], name: (i: number) =
 }
 
 /** The Train view's two plots, 'loss' and 'accuracy', of every run; names: the runs' letters, shown when comparing. */
-export function plotSpecs(runs: readonly TrainRun[], names: readonly string[], steps: number): { plot: string; spec: CurvesSpec }[] {
+export function plotSpecs(
+  runs: readonly TrainRun[],
+  names: readonly string[],
+  steps: number,
+): { plot: string; spec: CurvesSpec }[] {
   const xy = (points: CurvePoint[], key: keyof CurvePoint) => points.map((p) => ({ x: p.step, y: p[key] }));
   const tag = (i: number, label: string) => (runs.length > 1 ? `${names[i]}: ${label}` : label);
   const loss: Series[] = runs.flatMap((run, i) => [
@@ -50,20 +57,37 @@ export function plotSpecs(runs: readonly TrainRun[], names: readonly string[], s
     { label: tag(i, 'held-out loss'), color: COLORS.heldOut, points: xy(run.heldOut, 'loss'), dash: DASHES[i] },
   ]);
   const accuracy: Series[] = runs.flatMap((run, i) => [
-    ...(runs.length > 1 ? [] : [{ label: 'training tokens right', color: COLORS.train, points: xy(run.train, 'accuracy') }]),
-    { label: tag(i, 'held-out tokens right'), color: COLORS.heldOut, points: xy(run.heldOut, 'accuracy'), dash: DASHES[i] },
-    { label: tag(i, 'held-out sequences right'), color: COLORS.sequence, points: xy(run.heldOut, 'sequenceAccuracy'), dash: DASHES[i] },
+    ...(runs.length > 1
+      ? []
+      : [{ label: 'training tokens right', color: COLORS.train, points: xy(run.train, 'accuracy') }]),
+    {
+      label: tag(i, 'held-out tokens right'),
+      color: COLORS.heldOut,
+      points: xy(run.heldOut, 'accuracy'),
+      dash: DASHES[i],
+    },
+    {
+      label: tag(i, 'held-out sequences right'),
+      color: COLORS.sequence,
+      points: xy(run.heldOut, 'sequenceAccuracy'),
+      dash: DASHES[i],
+    },
   ]);
   return [
     { plot: 'loss', spec: { series: loss, log: true, yLabel: 'cross-entropy loss', xLabel: 'step', xMax: steps } },
-    { plot: 'accuracy', spec: { series: accuracy, log: false, yLabel: 'accuracy', xLabel: 'step', yDomain: [0, 1], xMax: steps } },
+    {
+      plot: 'accuracy',
+      spec: { series: accuracy, log: false, yLabel: 'accuracy', xLabel: 'step', yDomain: [0, 1], xMax: steps },
+    },
   ];
 }
 
 /** The plots on the page (their exports draw the same specs: train-export.ts). */
 export function trainPlots(runs: readonly TrainRun[], names: readonly string[], steps: number) {
-  return html`<div class="plots">${plotSpecs(runs, names, steps).map(({ plot, spec }) => html`
+  return html`<div class="plots">${plotSpecs(runs, names, steps).map(
+    ({ plot, spec }) => html`
     <ap-curves data-plot=${plot} .series=${spec.series} ?log=${spec.log} .yDomain=${spec.yDomain} y-label=${spec.yLabel}
-      x-label=${spec.xLabel} x-max=${spec.xMax}></ap-curves>`)}
+      x-label=${spec.xLabel} x-max=${spec.xMax}></ap-curves>`,
+  )}
   </div>`;
 }

@@ -3,7 +3,10 @@ import { css } from 'lit';
 import { CONTROL_STYLES } from '../ui/controls.js';
 import { DRAWER_STYLES, NARROW_CONTAINER } from '../ui/settings-drawer.js';
 
-export const TRAIN_STYLES = [CONTROL_STYLES, DRAWER_STYLES, css`
+export const TRAIN_STYLES = [
+  CONTROL_STYLES,
+  DRAWER_STYLES,
+  css`
   :host { display: block; font: 1rem/1.4 system-ui, sans-serif; color: #111; container-type: inline-size; }
   .layout { display: grid; gap: 1rem; grid-template-columns: minmax(12rem, 16rem) minmax(0, 1fr); grid-template-areas: 'aside main'; }
   aside { grid-area: aside; }
@@ -47,4 +50,5 @@ export const TRAIN_STYLES = [CONTROL_STYLES, DRAWER_STYLES, css`
   h3 { font-size: 1rem; margin: 1rem 0 0.3rem; }
   .probe-runs { display: grid; gap: 1.5rem; grid-template-columns: repeat(auto-fit, minmax(min(100%, 30rem), 1fr)); }
   .summary { border-left: 4px solid #1a73e8; padding: 0.3rem 0.6rem; background: #f3f7fe; max-width: 46rem; }
-`];
+`,
+];

@@ -14,8 +14,17 @@ import type { Ablation, HeadRef, Probe } from '../model/training-data.js';
 import { TrainRun } from '../workers/train-run.js';
 import { parseSetting } from '../settings/settings.js';
 import {
-  DEFAULT_TRAIN_STATE, runLabel, runLimits, runStates, shownTrainSettings, trainCrossCheck, trainSettingByName,
-  trainStateFromHash, trainStateToHash, trainerOptions, type TrainState,
+  DEFAULT_TRAIN_STATE,
+  runLabel,
+  runLimits,
+  runStates,
+  shownTrainSettings,
+  trainCrossCheck,
+  trainSettingByName,
+  trainStateFromHash,
+  trainStateToHash,
+  trainerOptions,
+  type TrainState,
 } from '../settings/train-settings.js';
 import { exportBytes } from '../ui/export.js';
 import { exportCurves, exportPlots } from './train-export.js';
@@ -35,15 +44,24 @@ const NAMES = ['A', 'B', 'C'];
 
 /** The run's own tokens when they are few enough to list (the task's description says "items 0..symbols-1"), else that description. */
 const vocabularyText = (described: string, tokens: readonly string[] | undefined) =>
-  (tokens && tokens.length <= 32 ? `${tokens.length} tokens, ${tokens.map(visible).join(' ')}` : described);
+  tokens && tokens.length <= 32 ? `${tokens.length} tokens, ${tokens.map(visible).join(' ')}` : described;
 
 export class TrainView extends LitElement {
   static override properties = {
     syncHash: { type: Boolean, attribute: 'sync-hash' },
-    checkpoint: { type: String }, controls: { type: String }, autostart: { type: Boolean },
+    checkpoint: { type: String },
+    controls: { type: String },
+    autostart: { type: Boolean },
     state: { attribute: false },
-    errors: { state: true }, runError: { state: true }, version: { state: true }, scrub: { state: true },
-    custom: { state: true }, customError: { state: true }, customNote: { state: true }, checkpoints: { state: true }, ablation: { state: true },
+    errors: { state: true },
+    runError: { state: true },
+    version: { state: true },
+    scrub: { state: true },
+    custom: { state: true },
+    customError: { state: true },
+    customNote: { state: true },
+    checkpoints: { state: true },
+    ablation: { state: true },
     drawerOpen: { state: true },
   };
   declare syncHash: boolean;
@@ -148,13 +166,23 @@ export class TrainView extends LitElement {
   #changed = () => {
     this.version += 1;
     const a = this.#runs[0];
-    if (a) this.dispatchEvent(new CustomEvent('train-progress', { detail: { step: a.step, status: this.#status() }, bubbles: true, composed: true }));
+    if (a)
+      this.dispatchEvent(
+        new CustomEvent('train-progress', {
+          detail: { step: a.step, status: this.#status() },
+          bubbles: true,
+          composed: true,
+        }),
+      );
   };
 
   /** Fresh runs of the current settings (Reset, or any change of task, model, optimizer or comparison). */
   async #newRuns() {
     const problems = trainCrossCheck(this.state);
-    this.errors = { ...Object.fromEntries(Object.entries(this.errors).filter(([n]) => !(n in problems) && this.#parseErrors.has(n))), ...problems };
+    this.errors = {
+      ...Object.fromEntries(Object.entries(this.errors).filter(([n]) => !(n in problems) && this.#parseErrors.has(n))),
+      ...problems,
+    };
     this.scrub = null;
     this.custom = null;
     this.customError = '';
@@ -170,10 +198,15 @@ export class TrainView extends LitElement {
     const shown = states.length === 1 && !this.#fromScratch ? this.#shelf.matching(states[0]) : null;
     if (shown) {
       const error = await this.#showCheckpoint(shown, states[0]);
-      if (!error) { this.version += 1; return; }
+      if (!error) {
+        this.version += 1;
+        return;
+      }
       this.runError = `${error} Training it here instead.`;
     }
-    const failures = await Promise.all(this.#runs.map((run, i) => run.create(trainerOptions(states[i]), runLimits(states[i]))));
+    const failures = await Promise.all(
+      this.#runs.map((run, i) => run.create(trainerOptions(states[i]), runLimits(states[i]))),
+    );
     failures.forEach((error, i) => {
       if (!error) return;
       const setting = shownTrainSettings(this.state).find((s) => s.field === error.field);
@@ -213,15 +246,23 @@ export class TrainView extends LitElement {
 
   #start = async () => {
     this.scrub = null;
-    if (this.#runs.some((r) => r.checkpoint)) {  // a shown checkpoint: train its settings here, from the start
+    if (this.#runs.some((r) => r.checkpoint)) {
+      // a shown checkpoint: train its settings here, from the start
       this.#fromScratch = true;
       await this.#newRuns();
     }
     for (const run of this.#runs) if (!run.finished) void run.start();
   };
-  #pause = () => { for (const run of this.#runs) run.pause(); };
-  #stepOnce = () => { for (const run of this.#runs) if (!run.finished) void run.stepOnce(); };
-  #reset = () => { this.#fromScratch = true; void this.#newRuns(); };
+  #pause = () => {
+    for (const run of this.#runs) run.pause();
+  };
+  #stepOnce = () => {
+    for (const run of this.#runs) if (!run.finished) void run.stepOnce();
+  };
+  #reset = () => {
+    this.#fromScratch = true;
+    void this.#newRuns();
+  };
 
   #onSetting = (event: Event) => {
     const { name, raw } = settingInput(event);
@@ -236,9 +277,10 @@ export class TrainView extends LitElement {
       return;
     }
     const unchanged = parsed.value === this.state[name];
-    if (unchanged && !this.#parseErrors.has(name)) return;  // the 'change' after an 'input', or no change: the problems stand
+    if (unchanged && !this.#parseErrors.has(name)) return; // the 'change' after an 'input', or no change: the problems stand
     this.#parseErrors.delete(name);
-    if (unchanged) {  // typed back to the value the runs have: only that state's cross-checks apply
+    if (unchanged) {
+      // typed back to the value the runs have: only that state's cross-checks apply
       const problem = trainCrossCheck(this.state)[name];
       this.errors = problem ? { ...errors, [name]: problem } : errors;
       return;
@@ -247,12 +289,17 @@ export class TrainView extends LitElement {
     this.state = this.#ownState = { ...this.state, [name]: parsed.value as TrainState[string] };
     this.#fromScratch = false;
     if (this.syncHash) history.replaceState(null, '', trainStateToHash(this.state));
-    if (setting.target === 'run' && setting.field !== 'steps' && Object.keys(errors).length === 0 && this.#runs.every((r) => r.info)) {
+    if (
+      setting.target === 'run' &&
+      setting.field !== 'steps' &&
+      Object.keys(errors).length === 0 &&
+      this.#runs.every((r) => r.info)
+    ) {
       const states = runStates(this.state);
       this.#runs.forEach((run, i) => run.setLimits(runLimits(states[i])));
       this.version += 1;
     } else {
-      void this.#newRuns();  // the steps set the cosine schedule's end: new runs
+      void this.#newRuns(); // the steps set the cosine schedule's end: new runs
     }
   };
 
@@ -297,13 +344,21 @@ export class TrainView extends LitElement {
     const text = (this.renderRoot.querySelector('#probe-input') as HTMLInputElement).value;
     const vocabulary = this.#runs[0]?.info?.vocabulary ?? [];
     const parsed = parseProbeInput(text, vocabulary, this.#characters());
-    if ('error' in parsed) { this.customError = parsed.error; return; }
+    if ('error' in parsed) {
+      this.customError = parsed.error;
+      return;
+    }
     const results = await Promise.all(this.#runs.map((run) => run.complete(parsed.ids)));
     const failed = results.find((r) => !r.ok);
-    if (failed && !failed.ok) { this.customError = failed.error.message; return; }
+    if (failed && !failed.ok) {
+      this.customError = failed.error.message;
+      return;
+    }
     this.customError = '';
-    this.customNote = this.state.task === 'text' ? ''  // free text: prompts of any length
-      : lengthNote(this.#runs[0].probe, parsed.ids.length);
+    this.customNote =
+      this.state.task === 'text'
+        ? '' // free text: prompts of any length
+        : lengthNote(this.#runs[0].probe, parsed.ids.length);
     this.custom = { text, step: this.#runs[0].step, probes: results.map((r) => (r.ok ? r.probe : null)) };
   };
 
@@ -311,7 +366,7 @@ export class TrainView extends LitElement {
   #ablationOf(i: number): Ablation | null {
     const a = this.ablation;
     if (!a || a.run !== i || !a.result || this.scrub !== null || this.custom) return null;
-    return a.step === this.#runs[i]?.step ? a.result : null;  // the run's step: a shown checkpoint's worker counts from 0
+    return a.step === this.#runs[i]?.step ? a.result : null; // the run's step: a shown checkpoint's worker counts from 0
   }
 
   /** Switches run i's head off or on, and measures the run with the heads that are off. */
@@ -319,46 +374,83 @@ export class TrainView extends LitElement {
     const run = this.#runs[i];
     const current = this.ablation?.run === i && this.#ablationOf(i) ? this.ablation.off : new Set<string>();
     const off = new Set(current);
-    if (off.has(headKey(head))) off.delete(headKey(head)); else off.add(headKey(head));
-    if (off.size === 0) { this.ablation = null; return; }
-    const heads = [...off].map((k) => { const [layer, h] = k.split('.').map(Number); return { layer, head: h }; });
+    if (off.has(headKey(head))) off.delete(headKey(head));
+    else off.add(headKey(head));
+    if (off.size === 0) {
+      this.ablation = null;
+      return;
+    }
+    const heads = [...off].map((k) => {
+      const [layer, h] = k.split('.').map(Number);
+      return { layer, head: h };
+    });
     const step = run.step;
     this.ablation = { run: i, step, off, result: null, error: '' };
     const outcome = await run.ablate(heads);
-    if (this.ablation?.off !== off) return;  // toggled again meanwhile
-    this.ablation = { run: i, step, off, result: outcome.ok ? outcome.ablation : null, error: outcome.ok ? '' : outcome.error.message };
+    if (this.ablation?.off !== off) return; // toggled again meanwhile
+    this.ablation = {
+      run: i,
+      step,
+      off,
+      result: outcome.ok ? outcome.ablation : null,
+      error: outcome.ok ? '' : outcome.error.message,
+    };
   }
 
   /** Head switches for run i: on the latest probe of a run that is not training. */
   #switches(i: number): HeadSwitches | undefined {
-    if (this.custom || this.scrub !== null || !this.#runs[i]?.info || this.#runs[i].status === 'running') return undefined;
+    if (this.custom || this.scrub !== null || !this.#runs[i]?.info || this.#runs[i].status === 'running')
+      return undefined;
     return { off: this.#ablationOf(i) ? this.ablation!.off : new Set(), toggle: (h) => void this.#toggleHead(i, h) };
   }
 
   #ablationSummary(i: number) {
     const a = this.#ablationOf(i);
     if (a) return ablationSummary(a, this.ablation!.step);
-    return this.ablation?.run === i && this.ablation.error ? html`<p class="error" role="alert">${this.ablation.error}</p>` : nothing;
+    return this.ablation?.run === i && this.ablation.error
+      ? html`<p class="error" role="alert">${this.ablation.error}</p>`
+      : nothing;
   }
 
   #probes() {
     const custom = this.custom;
-    const shown = custom ? custom.probes
-      : this.#runs.map((run, i) => this.#ablationOf(i)?.probe ?? (this.scrub === null ? run.probe : run.probeAt(this.scrub)));
+    const shown = custom
+      ? custom.probes
+      : this.#runs.map(
+          (run, i) => this.#ablationOf(i)?.probe ?? (this.scrub === null ? run.probe : run.probeAt(this.scrub)),
+        );
     if (shown.every((p) => !p)) return nothing;
     const what = custom ? `your input, completed by the model at step ${custom.step}` : 'a held-out example';
-    const title = (i: number) => (this.#runs.length > 1 ? `Run ${this.#name(i)}: ${what}` : what[0].toUpperCase() + what.slice(1));
+    const title = (i: number) =>
+      this.#runs.length > 1 ? `Run ${this.#name(i)}: ${what}` : what[0].toUpperCase() + what.slice(1);
     return html`${probeIntro()}
-      ${probeBox({ example: this.#runs[0]?.probe ?? null, characters: this.#characters(), ready: !!this.#runs[0]?.info, custom: this.custom,
-        error: this.customError, note: this.customNote, onSubmit: this.#complete, onBack: () => { this.custom = null; } })}
-      <div class="probe-runs">${shown.map((probe, i) => (probe ? html`<section data-run=${NAMES[i]}>
-        ${probeView(probe, title(i), this.#switches(i))}${this.#ablationSummary(i)}</section>` : nothing))}</div>`;
+      ${probeBox({
+        example: this.#runs[0]?.probe ?? null,
+        characters: this.#characters(),
+        ready: !!this.#runs[0]?.info,
+        custom: this.custom,
+        error: this.customError,
+        note: this.customNote,
+        onSubmit: this.#complete,
+        onBack: () => {
+          this.custom = null;
+        },
+      })}
+      <div class="probe-runs">${shown.map((probe, i) =>
+        probe
+          ? html`<section data-run=${NAMES[i]}>
+        ${probeView(probe, title(i), this.#switches(i))}${this.#ablationSummary(i)}</section>`
+          : nothing,
+      )}</div>`;
   }
 
   /** Whether a control shows: 'all' shows everything; a list names settings, 'buttons' and 'checkpoints'. */
   #shows(name: string): boolean {
     if (this.controls === 'all') return true;
-    return this.controls.split(',').map((c) => c.trim()).includes(name);
+    return this.controls
+      .split(',')
+      .map((c) => c.trim())
+      .includes(name);
   }
 
   override render() {
@@ -367,32 +459,81 @@ export class TrainView extends LitElement {
     const status = this.#status();
     const a = this.#runs[0];
     const ready = this.#runs.length > 0 && this.#runs.every((r) => r.info) && Object.keys(this.errors).length === 0;
-    const messages = this.#runs.map((r, i) => (r.message ? `${this.#name(i) ? `${this.#name(i)}: ` : ''}${r.message}` : '')).filter(Boolean);
+    const messages = this.#runs
+      .map((r, i) => (r.message ? `${this.#name(i) ? `${this.#name(i)}: ` : ''}${r.message}` : ''))
+      .filter(Boolean);
     return html`<div class="layout ${shown.length ? '' : 'bare'}" @input=${this.#onSetting} @change=${this.#onSetting}>
-      ${shown.length ? settingsDrawer(trainSettings(shown, this.state, this.errors, a?.info), {
-        title: 'Training settings', open: this.drawerOpen, summary: shown.length > 3 ? trainSummary(this.state) : '',
-        problems: shown.filter((s) => this.errors[s.name]).map((s) => s.label), onToggle: () => { this.drawerOpen = !this.drawerOpen; },
-      }) : nothing}
+      ${
+        shown.length
+          ? settingsDrawer(trainSettings(shown, this.state, this.errors, a?.info), {
+              title: 'Training settings',
+              open: this.drawerOpen,
+              summary: shown.length > 3 ? trainSummary(this.state) : '',
+              problems: shown.filter((s) => this.errors[s.name]).map((s) => s.label),
+              onToggle: () => {
+                this.drawerOpen = !this.drawerOpen;
+              },
+            })
+          : nothing
+      }
       <main>
         ${this.#linkProblems.length ? html`<p class="error">Ignored in the link: ${this.#linkProblems.join('; ')}</p>` : nothing}
-        ${this.checkpoints.length && this.#shows('checkpoints') ? html`<div class="checkpoints" role="group" aria-label="Trained models">Trained models:
-          ${this.checkpoints.map((c) => html`<button data-checkpoint=${c.id} aria-pressed=${String(a?.checkpoint === c.id)}
-            @click=${() => this.#openCheckpoint(c.settings)}>${c.title}</button>`)}</div>` : nothing}
+        ${
+          this.checkpoints.length && this.#shows('checkpoints')
+            ? html`<div class="checkpoints" role="group" aria-label="Trained models">Trained models:
+          ${this.checkpoints.map(
+            (c) => html`<button data-checkpoint=${c.id} aria-pressed=${String(a?.checkpoint === c.id)}
+            @click=${() => this.#openCheckpoint(c.settings)}>${c.title}</button>`,
+          )}</div>`
+            : nothing
+        }
         ${task ? html`<p class="task" data-testid="task-info"><strong>${task.format}</strong>. Vocabulary: ${vocabularyText(task.vocabulary, a?.info?.vocabulary)}. Solved by: ${task.pattern}.</p>` : nothing}
-        ${this.#shows('buttons') ? trainButtons({
-          status, ready, checkpoint: !!a?.checkpoint, step: a?.step ?? 0, runs: this.#runs.length, errors: Object.keys(this.errors).length > 0,
-          explore: this.syncHash, start: this.#start, pause: this.#pause, stepOnce: this.#stepOnce, reset: this.#reset,
-          save: this.#saveWeights, load: this.#loadWeights, openExplore: this.#explore,
-          exportCurves: (format) => exportCurves(this.#runs, NAMES, this.state, format), exportPlots: (format) => exportPlots(this.#runs, NAMES, this.state, format),
-        }) : nothing}
-        <div class="progress" aria-live="polite" data-status=${status} data-step=${a?.step ?? 0}>${ready || a?.info
-          ? this.#runs.map((run, i) => html`<div data-run=${NAMES[i]}>${progressLine(run, this.#name(i), this.state.steps as number)}</div>`) : 'preparing…'}</div>
+        ${
+          this.#shows('buttons')
+            ? trainButtons({
+                status,
+                ready,
+                checkpoint: !!a?.checkpoint,
+                step: a?.step ?? 0,
+                runs: this.#runs.length,
+                errors: Object.keys(this.errors).length > 0,
+                explore: this.syncHash,
+                start: this.#start,
+                pause: this.#pause,
+                stepOnce: this.#stepOnce,
+                reset: this.#reset,
+                save: this.#saveWeights,
+                load: this.#loadWeights,
+                openExplore: this.#explore,
+                exportCurves: (format) => exportCurves(this.#runs, NAMES, this.state, format),
+                exportPlots: (format) => exportPlots(this.#runs, NAMES, this.state, format),
+              })
+            : nothing
+        }
+        <div class="progress" aria-live="polite" data-status=${status} data-step=${a?.step ?? 0}>${
+          ready || a?.info
+            ? this.#runs.map(
+                (run, i) =>
+                  html`<div data-run=${NAMES[i]}>${progressLine(run, this.#name(i), this.state.steps as number)}</div>`,
+              )
+            : 'preparing…'
+        }</div>
         ${messages.length ? html`<p class=${this.#runs.some((r) => r.status === 'diverged') ? 'run-error' : 'task'} role="status">${messages.join(' ')}</p>` : nothing}
         ${this.runError ? html`<p class="run-error" role="alert">${this.runError}</p>` : nothing}
         ${this.#runs.length > 1 && a?.info ? comparisonSummary(this.#runs, (i) => this.#name(i), this.state.stopAt as number) : nothing}
         ${a?.info ? trainPlots(this.#runs, NAMES, this.state.steps as number) : nothing}
-        ${status === 'running' ? nothing : timeline(this.#runs.map((r) => r.timeline.at(-1)?.step ?? 0),
-          [...new Set(this.#runs.flatMap((r) => r.timeline.map((t) => t.step)))].sort((x, y) => x - y), this.scrub, (step) => { this.scrub = step; })}
+        ${
+          status === 'running'
+            ? nothing
+            : timeline(
+                this.#runs.map((r) => r.timeline.at(-1)?.step ?? 0),
+                [...new Set(this.#runs.flatMap((r) => r.timeline.map((t) => t.step)))].sort((x, y) => x - y),
+                this.scrub,
+                (step) => {
+                  this.scrub = step;
+                },
+              )
+        }
         ${this.#probes()}
       </main>
     </div>`;

@@ -24,7 +24,8 @@ export function weightScale(top = 1): ColorScale {
 /** Symmetric around 0, reaching the largest finite |value|. */
 export function scoreScale(values: ArrayLike<number>): ColorScale {
   let extent = 0;
-  for (let i = 0; i < values.length; i++) if (Number.isFinite(values[i])) extent = Math.max(extent, Math.abs(values[i]));
+  for (let i = 0; i < values.length; i++)
+    if (Number.isFinite(values[i])) extent = Math.max(extent, Math.abs(values[i]));
   if (extent === 0) extent = 1;
   // d3's PuOr runs from purple (t = 0) to orange (t = 1); flip it so a high score is dark purple and a
   // negative one orange, and the legend bar reads orange (−) … purple (+) from left to right.
@@ -40,7 +41,8 @@ export function scoreScale(values: ArrayLike<number>): ColorScale {
  */
 export function rowScales(kind: ColorScale['kind'], values: Float32Array, rows: number, cols: number): ColorScale[] {
   return Array.from({ length: rows }, (_, i) =>
-    (kind === 'diverging' ? scoreScale(values.subarray(i * cols, (i + 1) * cols)) : weightScale(rowTop(values, i, cols))));
+    kind === 'diverging' ? scoreScale(values.subarray(i * cols, (i + 1) * cols)) : weightScale(rowTop(values, i, cols)),
+  );
 }
 
 /** Row i's largest finite weight in a matrix of `cols` columns: where its 'row' colour scale tops out (1 if none is above 0). */
@@ -52,7 +54,8 @@ export function rowTop(values: Float32Array, i: number, cols: number): number {
 
 /** What the ends of the legend's colour bar stand for when each row has its own scale. */
 export function rowScaleEnds(kind: ColorScale['kind']): [string, string] {
-  return kind === 'diverging' ? ['−(the row\u2019s largest |score|)', '+(the row\u2019s largest |score|)']
+  return kind === 'diverging'
+    ? ['−(the row\u2019s largest |score|)', '+(the row\u2019s largest |score|)']
     : ['0', 'the row\u2019s largest weight'];
 }
 
@@ -60,6 +63,8 @@ export function rowScaleEnds(kind: ColorScale['kind']): [string, string] {
 export function textColorOn(background: string): string {
   const m = /rgb\((\d+), ?(\d+), ?(\d+)\)/.exec(background) ?? /#(..)(..)(..)/.exec(background);
   if (!m) return '#000';
-  const [r, g, b] = m.slice(1, 4).map((x) => (x.length === 2 && background.startsWith('#') ? parseInt(x, 16) : Number(x)));
+  const [r, g, b] = m
+    .slice(1, 4)
+    .map((x) => (x.length === 2 && background.startsWith('#') ? parseInt(x, 16) : Number(x)));
   return 0.299 * r + 0.587 * g + 0.114 * b > 140 ? '#000' : '#fff';
 }

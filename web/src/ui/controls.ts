@@ -11,8 +11,13 @@ export function settingInput(event: Event): { name: string; raw: string } {
   return { name: target.name, raw: target.type === 'checkbox' ? (target.checked ? '1' : '0') : target.value };
 }
 
-export function renderControl(setting: Setting, value: unknown, error: string | undefined, onInput: (e: Event) => void,
-  options: { max?: number } = {}) {
+export function renderControl(
+  setting: Setting,
+  value: unknown,
+  error: string | undefined,
+  onInput: (e: Event) => void,
+  options: { max?: number } = {},
+) {
   const id = `setting-${setting.name}`;
   const describedBy = error ? `${id}-error` : nothing;
   let control;

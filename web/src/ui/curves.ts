@@ -42,16 +42,18 @@ export const dashArray = (dash: Dash = 'solid') => DASH_ARRAY[dash];
 
 const W = 560;
 const H = 230;
-const M = { left: 62, right: 12, top: 12, bottom: 34 };  // left: the axis title and a tick label such as 0.0600
+const M = { left: 62, right: 12, top: 12, bottom: 34 }; // left: the axis title and a tick label such as 0.0600
 /** Lines keep at most this many vertices (long runs are thinned evenly; hover still reads every point). */
 const MAX_VERTICES = 600;
 
 function nearest(points: readonly { x: number; y: number }[], x: number): { x: number; y: number } | null {
   if (points.length === 0) return null;
-  let lo = 0, hi = points.length - 1;
+  let lo = 0,
+    hi = points.length - 1;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (points[mid].x < x) lo = mid + 1; else hi = mid;
+    if (points[mid].x < x) lo = mid + 1;
+    else hi = mid;
   }
   if (lo > 0 && Math.abs(points[lo - 1].x - x) <= Math.abs(points[lo].x - x)) lo -= 1;
   return points[lo];
@@ -63,20 +65,30 @@ function thin(points: readonly { x: number; y: number }[]) {
   return points.filter((_, i) => i % every === 0 || i === points.length - 1);
 }
 
-const format = (v: number) => (Math.abs(v) >= 100 || v === 0 ? v.toFixed(0) : Math.abs(v) >= 0.01 ? v.toPrecision(3) : v.toExponential(1));
+const format = (v: number) =>
+  Math.abs(v) >= 100 || v === 0 ? v.toFixed(0) : Math.abs(v) >= 0.01 ? v.toPrecision(3) : v.toExponential(1);
 
 function scales(spec: CurvesSpec) {
   const all = spec.series.flatMap((s) => s.points);
   const xs = all.map((p) => p.x);
-  const x = scaleLinear().domain([0, Math.max(spec.xMax, ...xs, 1)]).range([M.left, W - M.right]);
+  const x = scaleLinear()
+    .domain([0, Math.max(spec.xMax, ...xs, 1)])
+    .range([M.left, W - M.right]);
   let y;
   if (spec.log) {
     const ys = all.map((p) => p.y).filter((v) => v > 0 && Number.isFinite(v));
-    const lo = ys.length ? Math.min(...ys) : 0.01, hi = ys.length ? Math.max(...ys) : 1;
-    y = scaleLog().domain([lo, Math.max(hi, lo * 10)]).nice().range([H - M.bottom, M.top]);
+    const lo = ys.length ? Math.min(...ys) : 0.01,
+      hi = ys.length ? Math.max(...ys) : 1;
+    y = scaleLog()
+      .domain([lo, Math.max(hi, lo * 10)])
+      .nice()
+      .range([H - M.bottom, M.top]);
   } else {
     const ys = all.map((p) => p.y).filter(Number.isFinite);
-    y = scaleLinear().domain(spec.yDomain ?? [Math.min(0, ...ys), Math.max(...ys, 1e-6)]).nice().range([H - M.bottom, M.top]);
+    y = scaleLinear()
+      .domain(spec.yDomain ?? [Math.min(0, ...ys), Math.max(...ys, 1e-6)])
+      .nice()
+      .range([H - M.bottom, M.top]);
   }
   return { x, y };
 }
@@ -85,15 +97,19 @@ function scales(spec: CurvesSpec) {
 export function curvesSvg(spec: CurvesSpec, hover: Hover | null = null) {
   const { x, y } = scales(spec);
   const clampY = (v: number) => Math.min(H - M.bottom, Math.max(M.top, y(v)));
-  const yTicks = spec.log ? y.ticks(4).filter((_, i, a) => a.length <= 6 || i % Math.ceil(a.length / 6) === 0) : y.ticks(5);
+  const yTicks = spec.log
+    ? y.ticks(4).filter((_, i, a) => a.length <= 6 || i % Math.ceil(a.length / 6) === 0)
+    : y.ticks(5);
   const hoverX = hover?.x ?? null;
   const hovered = hoverX === null ? [] : spec.series.map((s) => ({ s, p: nearest(s.points, hoverX) }));
   return html`<svg viewBox="0 0 ${W} ${H}" role="img" tabindex="0"
       aria-label=${`${spec.yLabel} by ${spec.xLabel}: ${spec.series.map((s) => s.label).join(', ')}`}
       @pointermove=${hover?.onPointer} @pointerleave=${hover?.onLeave} @keydown=${hover?.onKey}>
     <rect x=${M.left} y=${M.top} width=${W - M.left - M.right} height=${H - M.top - M.bottom} fill="#fff" stroke="#ccc"></rect>
-    ${yTicks.map((t) => svg`<line x1=${M.left} x2=${W - M.right} y1=${y(t)} y2=${y(t)} stroke="#eee"></line>
-      <text x=${M.left - 5} y=${y(t) + 4} text-anchor="end" font-size="11">${format(t)}</text>`)}
+    ${yTicks.map(
+      (t) => svg`<line x1=${M.left} x2=${W - M.right} y1=${y(t)} y2=${y(t)} stroke="#eee"></line>
+      <text x=${M.left - 5} y=${y(t) + 4} text-anchor="end" font-size="11">${format(t)}</text>`,
+    )}
     ${x.ticks(6).map((t) => svg`<text x=${x(t)} y=${H - M.bottom + 15} text-anchor="middle" font-size="11">${t}</text>`)}
     <text x=${(M.left + W - M.right) / 2} y=${H - 4} text-anchor="middle" font-size="11">${spec.xLabel}</text>
     <text transform="translate(12 ${(M.top + H - M.bottom) / 2}) rotate(-90)" text-anchor="middle" font-size="11">${spec.yLabel}${spec.log ? ' (log scale)' : ''}</text>
@@ -104,10 +120,17 @@ export function curvesSvg(spec: CurvesSpec, hover: Hover | null = null) {
       return svg`<path d=${d} fill="none" stroke=${s.color} stroke-width="1.6" stroke-dasharray=${DASH_ARRAY[s.dash ?? 'solid']}
         data-series=${s.label} data-points=${s.points.length}></path>`;
     })}
-    ${hoverX !== null ? svg`<line x1=${x(hoverX)} x2=${x(hoverX)} y1=${M.top} y2=${H - M.bottom} stroke="#888"
+    ${
+      hoverX !== null
+        ? svg`<line x1=${x(hoverX)} x2=${x(hoverX)} y1=${M.top} y2=${H - M.bottom} stroke="#888"
       stroke-dasharray="2 2"></line>
-      ${hovered.map(({ s, p }) => (p && Number.isFinite(p.y) && (!spec.log || p.y > 0)
-        ? svg`<circle cx=${x(p.x)} cy=${clampY(p.y)} r="3" fill=${s.color}></circle>` : nothing))}` : nothing}
+      ${hovered.map(({ s, p }) =>
+        p && Number.isFinite(p.y) && (!spec.log || p.y > 0)
+          ? svg`<circle cx=${x(p.x)} cy=${clampY(p.y)} r="3" fill=${s.color}></circle>`
+          : nothing,
+      )}`
+        : nothing
+    }
   </svg>`;
 }
 
@@ -161,7 +184,14 @@ export class Curves extends LitElement {
   `;
 
   #spec(): CurvesSpec {
-    return { series: this.series, log: this.log, yLabel: this.yLabel, xLabel: this.xLabel, yDomain: this.yDomain, xMax: this.xMax };
+    return {
+      series: this.series,
+      log: this.log,
+      yLabel: this.yLabel,
+      xLabel: this.xLabel,
+      yDomain: this.yDomain,
+      xMax: this.xMax,
+    };
   }
 
   #onPointer = (event: PointerEvent) => {
@@ -171,7 +201,9 @@ export class Curves extends LitElement {
     this.hoverX = Math.round(x.invert(((event.clientX - box.left) / box.width) * W));
   };
 
-  #onLeave = () => { this.hoverX = null; };
+  #onLeave = () => {
+    this.hoverX = null;
+  };
 
   #onKey = (event: KeyboardEvent) => {
     const steps = this.series.flatMap((s) => s.points.map((p) => p.x));
@@ -188,13 +220,21 @@ export class Curves extends LitElement {
     const hovered = this.hoverX === null ? [] : this.series.map((s) => ({ s, p: nearest(s.points, this.hoverX!) }));
     return html`${curvesSvg(this.#spec(), { x: this.hoverX, onPointer: this.#onPointer, onLeave: this.#onLeave, onKey: this.#onKey })}
     <div class="legend">${this.series.map((s) => html`<span class=${s.dash ?? 'solid'} style="--c: ${s.color}">${s.label}</span>`)}</div>
-    <div class="readout" aria-live="polite">${hovered.length ? hovered.filter(({ p }) => p).map(({ s, p }) =>
-      `${s.label} at step ${p!.x}: ${format(p!.y)}`).join(' · ') : ''}</div>`;
+    <div class="readout" aria-live="polite">${
+      hovered.length
+        ? hovered
+            .filter(({ p }) => p)
+            .map(({ s, p }) => `${s.label} at step ${p!.x}: ${format(p!.y)}`)
+            .join(' · ')
+        : ''
+    }</div>`;
   }
 }
 
 customElements.define('ap-curves', Curves);
 
 declare global {
-  interface HTMLElementTagNameMap { 'ap-curves': Curves }
+  interface HTMLElementTagNameMap {
+    'ap-curves': Curves;
+  }
 }

@@ -9,9 +9,9 @@ const NS = 'http://www.w3.org/2000/svg';
 const MARGIN = 16;
 const GAP = 18;
 const CAPTION_LINE = 17;
-const CAPTION_CHAR_PX = 7.8;  // the bold 13 px caption font
-const CHAR_PX = 7;  // an average glyph of the 12 px title font: enough to wrap text inside the picture
-const HEADING_CHAR_PX = 8.5;  // the same for the bold 15 px heading
+const CAPTION_CHAR_PX = 7.8; // the bold 13 px caption font
+const CHAR_PX = 7; // an average glyph of the 12 px title font: enough to wrap text inside the picture
+const HEADING_CHAR_PX = 8.5; // the same for the bold 15 px heading
 const MIN_WIDTH = 520;
 const TEXT_MAX = 1000;
 
@@ -48,7 +48,11 @@ export interface FigureSpec {
   columns?: number;
 }
 
-function el<K extends keyof SVGElementTagNameMap>(name: K, attrs: Record<string, string | number> = {}, text?: string): SVGElementTagNameMap[K] {
+function el<K extends keyof SVGElementTagNameMap>(
+  name: K,
+  attrs: Record<string, string | number> = {},
+  text?: string,
+): SVGElementTagNameMap[K] {
   const node = document.createElementNS(NS, name);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
   if (text !== undefined) node.textContent = text;
@@ -57,12 +61,25 @@ function el<K extends keyof SVGElementTagNameMap>(name: K, attrs: Record<string,
 
 /** The size an SVG draws at: its width and height attributes, else its viewBox. */
 export function svgSize(svg: SVGSVGElement): { width: number; height: number } {
-  const box = svg.getAttribute('viewBox')?.split(/[\s,]+/).map(Number) ?? [];
-  return { width: Number(svg.getAttribute('width')) || box[2] || 0, height: Number(svg.getAttribute('height')) || box[3] || 0 };
+  const box =
+    svg
+      .getAttribute('viewBox')
+      ?.split(/[\s,]+/)
+      .map(Number) ?? [];
+  return {
+    width: Number(svg.getAttribute('width')) || box[2] || 0,
+    height: Number(svg.getAttribute('height')) || box[3] || 0,
+  };
 }
 
 /** A copy of a panel's SVG, placed at (x, y), with ids made unique (several heatmaps each define #blocked). */
-function placedCopy(svg: SVGSVGElement, index: number, x: number, y: number, size: { width: number; height: number }): SVGSVGElement {
+function placedCopy(
+  svg: SVGSVGElement,
+  index: number,
+  x: number,
+  y: number,
+  size: { width: number; height: number },
+): SVGSVGElement {
   const copy = svg.cloneNode(true) as SVGSVGElement;
   for (const name of ['tabindex', 'style', 'class', 'xmlns']) copy.removeAttribute(name);
   copy.setAttribute('x', String(x));
@@ -75,7 +92,8 @@ function placedCopy(svg: SVGSVGElement, index: number, x: number, y: number, siz
   if (!copy.getAttribute('font-size')) copy.setAttribute('font-size', '12');
   for (const node of copy.querySelectorAll('[tabindex]')) node.removeAttribute('tabindex');
   for (const node of copy.querySelectorAll('[id]')) {
-    const old = node.id, renamed = `${old}-${index}`;
+    const old = node.id,
+      renamed = `${old}-${index}`;
     node.id = renamed;
     for (const user of copy.querySelectorAll(`[fill="url(#${old})"]`)) user.setAttribute('fill', `url(#${renamed})`);
   }
@@ -83,8 +101,17 @@ function placedCopy(svg: SVGSVGElement, index: number, x: number, y: number, siz
 }
 
 function hatchPattern(id: string): SVGPatternElement {
-  const pattern = el('pattern', { id, width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' });
-  pattern.append(el('rect', { width: 6, height: 6, fill: BLOCKED_FILL }), el('line', { x1: 0, y1: 0, x2: 0, y2: 6, stroke: '#555', 'stroke-width': 2 }));
+  const pattern = el('pattern', {
+    id,
+    width: 6,
+    height: 6,
+    patternUnits: 'userSpaceOnUse',
+    patternTransform: 'rotate(45)',
+  });
+  pattern.append(
+    el('rect', { width: 6, height: 6, fill: BLOCKED_FILL }),
+    el('line', { x1: 0, y1: 0, x2: 0, y2: 6, stroke: '#555', 'stroke-width': 2 }),
+  );
   return pattern;
 }
 
@@ -92,10 +119,11 @@ function hatchPattern(id: string): SVGPatternElement {
 function drawLegend(legend: Legend, defs: SVGDefsElement, width: number): { group: SVGGElement; height: number } {
   const group = el('g', { class: 'legend', 'font-size': 12, fill: '#222' });
   const items: { width: number; draw: (x: number, y: number) => SVGElement[] }[] = [];
-  const textItem = (text: string, extra: Record<string, string | number> = {}) => items.push({
-    width: Array.from(text).length * CHAR_PX,
-    draw: (x, y) => [el('text', { x, y: y + 11, ...extra }, text)],
-  });
+  const textItem = (text: string, extra: Record<string, string | number> = {}) =>
+    items.push({
+      width: Array.from(text).length * CHAR_PX,
+      draw: (x, y) => [el('text', { x, y: y + 11, ...extra }, text)],
+    });
   if (legend.scale) {
     const { scale, label, ends = [formatValue(scale.domain[0]), formatValue(scale.domain[1])] } = legend.scale;
     const gradient = el('linearGradient', { id: 'legend-scale', x1: 0, x2: 1, y1: 0, y2: 0 });
@@ -103,7 +131,10 @@ function drawLegend(legend: Legend, defs: SVGDefsElement, width: number): { grou
     defs.append(gradient);
     textItem(`${label}:`, { 'font-weight': 600 });
     textItem(ends[0]);
-    items.push({ width: 160, draw: (x, y) => [el('rect', { x, y: y + 1, width: 160, height: 12, fill: 'url(#legend-scale)', stroke: '#999' })] });
+    items.push({
+      width: 160,
+      draw: (x, y) => [el('rect', { x, y: y + 1, width: 160, height: 12, fill: 'url(#legend-scale)', stroke: '#999' })],
+    });
     textItem(ends[1]);
   }
   for (const swatch of legend.swatches ?? []) {
@@ -111,18 +142,36 @@ function drawLegend(legend: Legend, defs: SVGDefsElement, width: number): { grou
       width: 24 + Array.from(swatch.label).length * CHAR_PX,
       draw: (x, y) => [
         swatch.shape === 'line'
-          ? el('line', { x1: x, y1: y + 7, x2: x + 18, y2: y + 7, stroke: swatch.color, 'stroke-width': 3,
-            ...(swatch.dash && swatch.dash !== 'none' ? { 'stroke-dasharray': swatch.dash } : {}) })
-          : el('rect', { x, y: y + 1, width: 18, height: 12, fill: swatch.shape === 'hatch' ? 'url(#legend-blocked)' : swatch.color, stroke: '#999' }),
+          ? el('line', {
+              x1: x,
+              y1: y + 7,
+              x2: x + 18,
+              y2: y + 7,
+              stroke: swatch.color,
+              'stroke-width': 3,
+              ...(swatch.dash && swatch.dash !== 'none' ? { 'stroke-dasharray': swatch.dash } : {}),
+            })
+          : el('rect', {
+              x,
+              y: y + 1,
+              width: 18,
+              height: 12,
+              fill: swatch.shape === 'hatch' ? 'url(#legend-blocked)' : swatch.color,
+              stroke: '#999',
+            }),
         el('text', { x: x + 24, y: y + 11 }, swatch.label),
       ],
     });
   }
   if (legend.swatches?.some((s) => s.shape === 'hatch')) defs.append(hatchPattern('legend-blocked'));
   if (legend.note) textItem(legend.note, { fill: '#555' });
-  let x = 0, y = 0;
+  let x = 0,
+    y = 0;
   for (const item of items) {
-    if (x > 0 && x + item.width > width) { x = 0; y += 20; }
+    if (x > 0 && x + item.width > width) {
+      x = 0;
+      y += 20;
+    }
     group.append(...item.draw(x, y));
     x += item.width + 10;
   }
@@ -132,10 +181,19 @@ function drawLegend(legend: Legend, defs: SVGDefsElement, width: number): { grou
 /** Places panels (with their captions' heights) in rows; returns each panel's position and the total size. */
 function layout(sizes: { width: number; height: number; caption: number }[], maxWidth: number, columns?: number) {
   const places: { x: number; y: number }[] = [];
-  let x = 0, y = 0, rowHeight = 0, width = 0, inRow = 0;
+  let x = 0,
+    y = 0,
+    rowHeight = 0,
+    width = 0,
+    inRow = 0;
   for (const size of sizes) {
     const full = columns ? inRow >= columns : x > 0 && x + size.width > maxWidth;
-    if (inRow > 0 && full) { x = 0; y += rowHeight + GAP; rowHeight = 0; inRow = 0; }
+    if (inRow > 0 && full) {
+      x = 0;
+      y += rowHeight + GAP;
+      rowHeight = 0;
+      inRow = 0;
+    }
     places.push({ x, y });
     x += size.width + GAP;
     inRow++;
@@ -148,7 +206,9 @@ function layout(sizes: { width: number; height: number; caption: number }[], max
 /** The whole picture as one standalone SVG element (not attached to the page). */
 export function composeFigure(spec: FigureSpec): SVGSVGElement {
   // A caption wraps to its panel's width (at least 160 px), so that neighbours' captions never overlap.
-  const captions = spec.panels.map((p) => wrapText(p.caption, Math.floor(Math.max(160, svgSize(p.svg).width) / CAPTION_CHAR_PX), 3));
+  const captions = spec.panels.map((p) =>
+    wrapText(p.caption, Math.floor(Math.max(160, svgSize(p.svg).width) / CAPTION_CHAR_PX), 3),
+  );
   const sizes = spec.panels.map((p, i) => ({ ...svgSize(p.svg), caption: captions[i].length * CAPTION_LINE + 6 }));
   const widest = Math.max(0, ...sizes.map((s) => s.width));
   const grid = layout(sizes, Math.max(1100, widest), spec.columns);
@@ -185,11 +245,15 @@ export function composeFigure(spec: FigureSpec): SVGSVGElement {
 
   spec.panels.forEach((panel, index) => {
     const place = grid.places[index];
-    const x0 = MARGIN + place.x, y0 = y + place.y;
+    const x0 = MARGIN + place.x,
+      y0 = y + place.y;
     const group = el('g', { class: 'panel' });
     for (const [k, v] of Object.entries(panel.data ?? {})) group.setAttribute(`data-${k}`, v);
     captions[index].forEach((line, k) =>
-      group.append(el('text', { x: x0, y: y0 + 14 + k * CAPTION_LINE, 'font-size': 13, 'font-weight': 600, fill: '#111' }, line)));
+      group.append(
+        el('text', { x: x0, y: y0 + 14 + k * CAPTION_LINE, 'font-size': 13, 'font-weight': 600, fill: '#111' }, line),
+      ),
+    );
     group.append(placedCopy(panel.svg, index, x0, y0 + sizes[index].caption, sizes[index]));
     root.append(group);
   });
@@ -206,7 +270,14 @@ export function composeFigure(spec: FigureSpec): SVGSVGElement {
 export function canvasPanel(canvas: HTMLCanvasElement, size: number): SVGSVGElement {
   const svg = el('svg', { width: size, height: size, viewBox: `0 0 ${size} ${size}` });
   // Nearest-neighbour scaling: each attention weight stays one crisp square, as on screen.
-  svg.append(el('image', { href: canvas.toDataURL('image/png'), width: size, height: size, preserveAspectRatio: 'none',
-    style: 'image-rendering: pixelated' }));
+  svg.append(
+    el('image', {
+      href: canvas.toDataURL('image/png'),
+      width: size,
+      height: size,
+      preserveAspectRatio: 'none',
+      style: 'image-rendering: pixelated',
+    }),
+  );
   return svg;
 }

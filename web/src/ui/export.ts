@@ -37,7 +37,8 @@ export function pngScale(width: number, height: number): number {
 export async function exportPng(svg: SVGSVGElement, filename: string): Promise<void> {
   // Size: the width and height attributes, or the viewBox of a plot sized by CSS.
   const box = svg.viewBox?.baseVal;
-  const width = Number(svg.getAttribute('width')) || box?.width || 0, height = Number(svg.getAttribute('height')) || box?.height || 0;
+  const width = Number(svg.getAttribute('width')) || box?.width || 0,
+    height = Number(svg.getAttribute('height')) || box?.height || 0;
   const url = URL.createObjectURL(new Blob([svgText(svg)], { type: 'image/svg+xml' }));
   try {
     const image = new Image();
@@ -51,7 +52,8 @@ export async function exportPng(svg: SVGSVGElement, filename: string): Promise<v
     ctx.scale(scale, scale);
     ctx.drawImage(image, 0, 0, width, height);
     const blob = await new Promise<Blob>((resolve, reject) =>
-      canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png'));
+      canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png'),
+    );
     download(blob, filename);
   } finally {
     URL.revokeObjectURL(url);

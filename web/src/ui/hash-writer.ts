@@ -11,7 +11,10 @@ export class HashWriter implements ReactiveController {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #pending: (() => string) | null = null;
 
-  constructor(host: ReactiveControllerHost, private readonly delayMs: number) {
+  constructor(
+    host: ReactiveControllerHost,
+    private readonly delayMs: number,
+  ) {
     host.addController(this);
   }
 
@@ -40,7 +43,9 @@ export class HashWriter implements ReactiveController {
     this.#pending = null;
   }
 
-  #onHide = () => { if (document.visibilityState === 'hidden') this.flush(); };
+  #onHide = () => {
+    if (document.visibilityState === 'hidden') this.flush();
+  };
 
   hostConnected(): void {
     document.addEventListener('visibilitychange', this.#onHide);

@@ -7,7 +7,10 @@ import { formatValue } from '../model/words.js';
 import { BLOCKED_FILL, type ColorScale, textColorOn } from './colors.js';
 import { placeTip } from './tip-placement.js';
 
-export interface AxisLabel { label: string; pad: boolean }
+export interface AxisLabel {
+  label: string;
+  pad: boolean;
+}
 
 const CELL = 28;
 const LEFT = 92;
@@ -111,15 +114,24 @@ export class Heatmap extends LitElement {
 
   #onKey(event: KeyboardEvent) {
     const moves: Record<string, [number, number]> = {
-      ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1],
+      ArrowUp: [-1, 0],
+      ArrowDown: [1, 0],
+      ArrowLeft: [0, -1],
+      ArrowRight: [0, 1],
     };
-    if (event.key === 'Escape') { this.active = null; return; }
+    if (event.key === 'Escape') {
+      this.active = null;
+      return;
+    }
     const move = moves[event.key];
     if (!move || this.rows === 0) return;
     event.preventDefault();
     const { row, col } = this.active ?? { row: 0, col: 0 };
     const next = this.active
-      ? { row: Math.min(this.rows - 1, Math.max(0, row + move[0])), col: Math.min(this.cols - 1, Math.max(0, col + move[1])) }
+      ? {
+          row: Math.min(this.rows - 1, Math.max(0, row + move[0])),
+          col: Math.min(this.cols - 1, Math.max(0, col + move[1])),
+        }
       : { row: 0, col: 0 };
     this.#select(next.row, next.col);
   }
@@ -133,7 +145,8 @@ export class Heatmap extends LitElement {
     const cells = [];
     for (let i = 0; i < this.rows; i++)
       for (let j = 0; j < this.cols; j++) {
-        const x = LEFT + j * CELL, y = TOP + i * CELL;
+        const x = LEFT + j * CELL,
+          y = TOP + i * CELL;
         const value = this.values[i * this.cols + j];
         if (this.#isBlocked(i, j)) {
           cells.push(svg`<rect x=${x} y=${y} width=${CELL} height=${CELL} fill="url(#blocked)" stroke="#fff" stroke-width="1"
@@ -159,7 +172,8 @@ export class Heatmap extends LitElement {
     }
     for (let j = 0; j < this.cols; j++) {
       const l = this.colLabels[j] ?? { label: '', pad: true };
-      const x = LEFT + j * CELL + CELL / 2 + 4, y = TOP - 6;
+      const x = LEFT + j * CELL + CELL / 2 + 4,
+        y = TOP - 6;
       labels.push(svg`<text transform=${`translate(${x} ${y}) rotate(-55)`} font-size="12"
         fill=${l.pad ? '#888' : '#111'} font-style=${l.pad ? 'italic' : 'normal'}><title>${l.label}</title>${shorten(l.label)}</text>`);
     }
@@ -168,44 +182,60 @@ export class Heatmap extends LitElement {
 
   #renderTable() {
     const header = this.colLabels.map((l) => html`<th scope="col">${l.label}</th>`);
-    const body = Array.from({ length: this.rows }, (_, i) => html`<tr>
+    const body = Array.from(
+      { length: this.rows },
+      (_, i) => html`<tr>
       <th scope="row">${this.rowLabels[i]?.label ?? ''}</th>
       ${Array.from({ length: this.cols }, (_, j) => html`<td>${this.#isBlocked(i, j) ? 'blocked' : formatValue(this.values[i * this.cols + j])}</td>`)}
-    </tr>`);
+    </tr>`,
+    );
     return html`<div class="sr-only"><table><caption>${this.caption}: rows are ${this.rowAxis} tokens, columns are ${this.colAxis} ${this.colUnit}</caption>
       <thead><tr><th scope="col">${this.rowAxis} \\ ${this.colAxis}</th>${header}</tr></thead><tbody>${body}</tbody></table></div>`;
   }
 
   #renderTip(width: number) {
-    if (!this.active || !this.describeCell || this.active.row >= this.rows || this.active.col >= this.cols) return nothing;
+    if (!this.active || !this.describeCell || this.active.row >= this.rows || this.active.col >= this.cols)
+      return nothing;
     const { row, col } = this.active;
     // Placed once drawn (updated()), when its size is known: beside the cell, inside the visible part of the plot.
     return html`<div class="tip" role="status" style="left:0;top:0;visibility:hidden" data-width=${width}>${this.describeCell(row, col).join('\n')}</div>`;
   }
 
   override updated() {
-    if (!this.active) return;  // no tip: nothing to place (the common case, e.g. while a model trains)
+    if (!this.active) return; // no tip: nothing to place (the common case, e.g. while a model trains)
     const tip = this.renderRoot.querySelector<HTMLElement>('.tip');
     const plot = this.renderRoot.querySelector<HTMLElement>('.plot');
     const svg = this.renderRoot.querySelector('svg');
     if (!tip || !plot || !svg || !this.active) return;
     const scale = svg.clientWidth / Number(tip.dataset.width);
-    const cell = { left: (LEFT + this.active.col * CELL) * scale, top: (TOP + this.active.row * CELL) * scale, width: CELL * scale, height: CELL * scale };
+    const cell = {
+      left: (LEFT + this.active.col * CELL) * scale,
+      top: (TOP + this.active.row * CELL) * scale,
+      width: CELL * scale,
+      height: CELL * scale,
+    };
     const area = { left: plot.scrollLeft, top: plot.scrollTop, width: plot.clientWidth, height: plot.clientHeight };
     const { left, top } = placeTip(cell, { width: tip.offsetWidth, height: tip.offsetHeight }, area);
     Object.assign(tip.style, { left: `${left}px`, top: `${top}px`, visibility: 'visible' });
   }
 
   override render() {
-    const width = LEFT + this.cols * CELL + 56, height = TOP + this.rows * CELL + 4;
+    const width = LEFT + this.cols * CELL + 56,
+      height = TOP + this.rows * CELL + 4;
     const active = this.active && this.active.row < this.rows && this.active.col < this.cols ? this.active : null;
     return html`<figure>
       ${this.caption ? html`<figcaption>${this.caption}</figcaption>` : nothing}
       <div class="plot"><div class="canvas" style=${`min-width:${Math.ceil(width * MIN_SCALE)}px`}>
         <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width=${width} height=${height}
           role="img" aria-label=${`${this.caption}: heatmap of ${this.rows} ${this.rowAxis} by ${this.cols} ${this.colAxis} ${this.colUnit}; a table follows`}
-          tabindex="0" font-family="system-ui, sans-serif" @keydown=${this.#onKey} @mouseleave=${() => { this.active = null; }}
-          @focus=${() => { if (!this.active && this.rows > 0) this.#select(0, 0); }} @blur=${() => { this.active = null; }}>
+          tabindex="0" font-family="system-ui, sans-serif" @keydown=${this.#onKey} @mouseleave=${() => {
+            this.active = null;
+          }}
+          @focus=${() => {
+            if (!this.active && this.rows > 0) this.#select(0, 0);
+          }} @blur=${() => {
+            this.active = null;
+          }}>
           <defs><pattern id="blocked" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
             <rect width="6" height="6" fill=${BLOCKED_FILL}></rect><line x1="0" y1="0" x2="0" y2="6" stroke="#555" stroke-width="2"></line>
           </pattern></defs>
@@ -214,8 +244,12 @@ export class Heatmap extends LitElement {
           <text x=${LEFT} y="12" font-size="10" fill="#555">${this.colAxis} →</text>
           ${this.#renderLabels()}
           ${this.#renderCells()}
-          ${active ? svg`<rect x=${LEFT + active.col * CELL} y=${TOP + active.row * CELL} width=${CELL} height=${CELL}
-            fill="none" stroke="#e8175d" stroke-width="3" pointer-events="none"></rect>` : nothing}
+          ${
+            active
+              ? svg`<rect x=${LEFT + active.col * CELL} y=${TOP + active.row * CELL} width=${CELL} height=${CELL}
+            fill="none" stroke="#e8175d" stroke-width="3" pointer-events="none"></rect>`
+              : nothing
+          }
         </svg>
         ${this.#renderTip(width)}
       </div></div>
@@ -227,5 +261,7 @@ export class Heatmap extends LitElement {
 customElements.define('ap-heatmap', Heatmap);
 
 declare global {
-  interface HTMLElementTagNameMap { 'ap-heatmap': Heatmap }
+  interface HTMLElementTagNameMap {
+    'ap-heatmap': Heatmap;
+  }
 }

@@ -5,8 +5,14 @@ import { formatValue } from '../model/words.js';
 import { ALLOWED_FILL, BLOCKED_FILL, type ColorScale, rowScaleEnds } from './colors.js';
 
 export class Legend extends LitElement {
-  static override properties = { scale: { attribute: false }, label: { type: String }, noBlocked: { type: Boolean, attribute: 'no-blocked' },
-    masks: { type: Boolean }, perRow: { type: Boolean, attribute: 'per-row' }, plainBlocked: { type: Boolean, attribute: 'plain-blocked' } };
+  static override properties = {
+    scale: { attribute: false },
+    label: { type: String },
+    noBlocked: { type: Boolean, attribute: 'no-blocked' },
+    masks: { type: Boolean },
+    perRow: { type: Boolean, attribute: 'per-row' },
+    plainBlocked: { type: Boolean, attribute: 'plain-blocked' },
+  };
   declare scale: ColorScale | undefined;
   declare label: string;
   /** The view has no blocked cells: no swatch for them. */
@@ -37,7 +43,8 @@ export class Legend extends LitElement {
   `;
 
   override render() {
-    if (this.masks) return html`<span>${this.label}</span>
+    if (this.masks)
+      return html`<span>${this.label}</span>
       <span class="allowed" aria-hidden="true"></span><span data-key="allowed">allowed: the query may attend to this key (its score goes on to the softmax)</span>
       <span class="blocked" aria-hidden="true"></span><span data-key="blocked">blocked: the score becomes −∞, so its weight after the softmax is exactly 0</span>`;
     if (!this.scale) return html``;

@@ -15,7 +15,11 @@ const MAX_LABEL = 14;
 const MIN_SCALE = 0.75;
 
 /** One head of an overlay. */
-export interface LineLayer { head: number; color: string; weights: Float32Array }
+export interface LineLayer {
+  head: number;
+  color: string;
+  weights: Float32Array;
+}
 
 function shorten(text: string): string {
   const points = Array.from(text);
@@ -24,10 +28,17 @@ function shorten(text: string): string {
 
 export class LineView extends LitElement {
   static override properties = {
-    weights: { attribute: false }, rows: { type: Number }, cols: { type: Number },
-    rowLabels: { attribute: false }, colLabels: { attribute: false }, color: { type: String },
+    weights: { attribute: false },
+    rows: { type: Number },
+    cols: { type: Number },
+    rowLabels: { attribute: false },
+    colLabels: { attribute: false },
+    color: { type: String },
     overlay: { attribute: false },
-    caption: { type: String }, focusedRow: { state: true }, focusedCol: { state: true }, focusedHead: { state: true },
+    caption: { type: String },
+    focusedRow: { state: true },
+    focusedCol: { state: true },
+    focusedHead: { state: true },
   };
   declare weights: Float32Array;
   declare rows: number;
@@ -101,27 +112,46 @@ export class LineView extends LitElement {
       }
     }
     const label = (l: AxisLabel | undefined) => l?.label ?? '';
-    const focus = (row: number | null, col: number | null) => { this.focusedRow = row; this.focusedCol = col; };
+    const focus = (row: number | null, col: number | null) => {
+      this.focusedRow = row;
+      this.focusedCol = col;
+    };
     return html`<figure>
       <figcaption>${this.caption}</figcaption>
-      ${overlaid ? html`<ul class="legend" aria-label="Head colours">${this.overlay.map((l) => html`<li data-head=${l.head}
+      ${
+        overlaid
+          ? html`<ul class="legend" aria-label="Head colours">${this.overlay.map(
+              (l) => html`<li data-head=${l.head}
         data-color=${l.color} data-dim=${this.focusedHead !== null && this.focusedHead !== l.head ? '1' : '0'}
-        @mouseenter=${() => { this.focusedHead = l.head; }} @mouseleave=${() => { this.focusedHead = null; }}>
-        <span class="swatch" style=${`background:${l.color}`}></span>head ${l.head}</li>`)}</ul>` : nothing}
+        @mouseenter=${() => {
+          this.focusedHead = l.head;
+        }} @mouseleave=${() => {
+          this.focusedHead = null;
+        }}>
+        <span class="swatch" style=${`background:${l.color}`}></span>head ${l.head}</li>`,
+            )}</ul>`
+          : nothing
+      }
       <div class="scroll">
       <svg viewBox="0 0 ${WIDTH} ${height}" role="img" style=${`min-width:${Math.ceil(WIDTH * MIN_SCALE)}px`}
         aria-label=${`${this.caption}: lines from each query token to the keys it attends to`}>
         <text x=${TEXT_W - 8} y="8" text-anchor="end" fill="#555" font-size="10">query</text>
         <text x=${WIDTH - TEXT_W + 8} y="8" fill="#555" font-size="10">key</text>
         ${lines}
-        ${Array.from({ length: this.rows }, (_, i) => svg`<text class="token" tabindex="0" x=${TEXT_W - 8} y=${24 + i * ROW}
+        ${Array.from(
+          { length: this.rows },
+          (_, i) => svg`<text class="token" tabindex="0" x=${TEXT_W - 8} y=${24 + i * ROW}
           text-anchor="end" fill=${this.rowLabels[i]?.pad ? '#888' : '#111'} data-row=${i}
           @mouseenter=${() => focus(i, null)} @mouseleave=${() => focus(null, null)}
-          @focus=${() => focus(i, null)} @blur=${() => focus(null, null)}><title>${label(this.rowLabels[i])}</title>${shorten(label(this.rowLabels[i]))}</text>`)}
-        ${Array.from({ length: this.cols }, (_, j) => svg`<text class="token" tabindex="0" x=${WIDTH - TEXT_W + 8} y=${24 + j * ROW}
+          @focus=${() => focus(i, null)} @blur=${() => focus(null, null)}><title>${label(this.rowLabels[i])}</title>${shorten(label(this.rowLabels[i]))}</text>`,
+        )}
+        ${Array.from(
+          { length: this.cols },
+          (_, j) => svg`<text class="token" tabindex="0" x=${WIDTH - TEXT_W + 8} y=${24 + j * ROW}
           fill=${this.colLabels[j]?.pad ? '#888' : '#111'} data-col=${j}
           @mouseenter=${() => focus(null, j)} @mouseleave=${() => focus(null, null)}
-          @focus=${() => focus(null, j)} @blur=${() => focus(null, null)}><title>${label(this.colLabels[j])}</title>${shorten(label(this.colLabels[j]))}</text>`)}
+          @focus=${() => focus(null, j)} @blur=${() => focus(null, null)}><title>${label(this.colLabels[j])}</title>${shorten(label(this.colLabels[j]))}</text>`,
+        )}
       </svg>
       </div>
     </figure>`;

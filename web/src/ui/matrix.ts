@@ -7,7 +7,12 @@ import { LitElement, css, html, svg } from 'lit';
 import { BLOCKED_FILL, type ColorScale } from './colors.js';
 
 /** A run of columns drawn with a coloured band above it, e.g. head 1's d_k columns. */
-export interface ColumnBand { from: number; to: number; color: string; label: string }
+export interface ColumnBand {
+  from: number;
+  to: number;
+  color: string;
+  label: string;
+}
 
 const LEFT = 64;
 /** A row is at least this tall, so that its token label reads (cells may be narrower: E = 768 columns). */
@@ -17,13 +22,26 @@ const BAND = 16;
 const MIN_FIT_CELL = 3;
 const MAX_LABEL = 8;
 
-const shorten = (text: string) => (Array.from(text).length > MAX_LABEL ? `${Array.from(text).slice(0, MAX_LABEL - 1).join('')}…` : text);
+const shorten = (text: string) =>
+  Array.from(text).length > MAX_LABEL
+    ? `${Array.from(text)
+        .slice(0, MAX_LABEL - 1)
+        .join('')}…`
+    : text;
 
 export class Matrix extends LitElement {
   static override properties = {
-    values: { attribute: false }, rows: { type: Number }, cols: { type: Number }, rowLabels: { attribute: false },
-    scale: { attribute: false }, bands: { attribute: false }, blocked: { attribute: false },
-    highlight: { attribute: false }, cell: { type: Number }, label: { type: String }, fit: { type: Boolean },
+    values: { attribute: false },
+    rows: { type: Number },
+    cols: { type: Number },
+    rowLabels: { attribute: false },
+    scale: { attribute: false },
+    bands: { attribute: false },
+    blocked: { attribute: false },
+    highlight: { attribute: false },
+    cell: { type: Number },
+    label: { type: String },
+    fit: { type: Boolean },
     available: { state: true },
   };
   declare values: ArrayLike<number>;
@@ -88,9 +106,11 @@ export class Matrix extends LitElement {
   `;
 
   override render() {
-    const c = this.#cellWidth(), h = Math.max(MIN_ROW, this.cell);
+    const c = this.#cellWidth(),
+      h = Math.max(MIN_ROW, this.cell);
     const top = this.bands.length ? BAND + 2 : 2;
-    const width = LEFT + this.cols * c + 2, height = top + this.rows * h + 2;
+    const width = LEFT + this.cols * c + 2,
+      height = top + this.rows * h + 2;
     const cells = [];
     for (let i = 0; i < this.rows; i++)
       for (let j = 0; j < this.cols; j++) {
@@ -103,14 +123,25 @@ export class Matrix extends LitElement {
       <defs><pattern id="hatch" width="5" height="5" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
         <rect width="5" height="5" fill=${BLOCKED_FILL}></rect><line x1="0" y1="0" x2="0" y2="5" stroke="#666" stroke-width="1.5"></line>
       </pattern></defs>
-      ${this.bands.map((b) => svg`<rect x=${LEFT + b.from * c} y="0" width=${(b.to - b.from) * c} height=${BAND - 2} fill=${b.color}></rect>
-        <text x=${LEFT + ((b.from + b.to) / 2) * c} y=${BAND - 5} font-size="10" fill="#fff" text-anchor="middle">${b.label}</text>`)}
-      ${Array.from({ length: this.rows }, (_, i) => svg`<text x=${LEFT - 4} y=${top + i * h + h / 2 + 4} font-size="11" text-anchor="end"
-        font-weight=${this.highlight.includes(i) ? '700' : '400'}><title>${this.rowLabels[i] ?? ''}</title>${shorten(this.rowLabels[i] ?? '')}</text>`)}
+      ${this.bands.map(
+        (
+          b,
+        ) => svg`<rect x=${LEFT + b.from * c} y="0" width=${(b.to - b.from) * c} height=${BAND - 2} fill=${b.color}></rect>
+        <text x=${LEFT + ((b.from + b.to) / 2) * c} y=${BAND - 5} font-size="10" fill="#fff" text-anchor="middle">${b.label}</text>`,
+      )}
+      ${Array.from(
+        { length: this.rows },
+        (_, i) => svg`<text x=${LEFT - 4} y=${top + i * h + h / 2 + 4} font-size="11" text-anchor="end"
+        font-weight=${this.highlight.includes(i) ? '700' : '400'}><title>${this.rowLabels[i] ?? ''}</title>${shorten(this.rowLabels[i] ?? '')}</text>`,
+      )}
       ${cells}
       ${this.bands.slice(1).map((b) => svg`<line x1=${LEFT + b.from * c} x2=${LEFT + b.from * c} y1="0" y2=${height} stroke="#fff" stroke-width="2"></line>`)}
-      ${this.highlight.filter((r) => r >= 0 && r < this.rows).map((r) => svg`<rect x=${LEFT - 1} y=${top + r * h} width=${this.cols * c + 2}
-        height=${h} fill="none" stroke="#e8175d" stroke-width="2"></rect>`)}
+      ${this.highlight
+        .filter((r) => r >= 0 && r < this.rows)
+        .map(
+          (r) => svg`<rect x=${LEFT - 1} y=${top + r * h} width=${this.cols * c + 2}
+        height=${h} fill="none" stroke="#e8175d" stroke-width="2"></rect>`,
+        )}
     </svg>`;
   }
 }
@@ -118,5 +149,7 @@ export class Matrix extends LitElement {
 customElements.define('ap-matrix', Matrix);
 
 declare global {
-  interface HTMLElementTagNameMap { 'ap-matrix': Matrix }
+  interface HTMLElementTagNameMap {
+    'ap-matrix': Matrix;
+  }
 }

@@ -5,7 +5,14 @@
 import { LitElement, css, html, unsafeCSS } from 'lit';
 import { BLOCKED_FILL, rowTop, weightScale } from './colors.js';
 
-export interface Thumbnail { layer: number; head: number; values: Float32Array; rows: number; cols: number; blocked: Uint8Array }
+export interface Thumbnail {
+  layer: number;
+  head: number;
+  values: Float32Array;
+  rows: number;
+  cols: number;
+  blocked: Uint8Array;
+}
 
 /** The smallest thumbnail side, in CSS px. */
 export const THUMB_MIN = 56;
@@ -32,8 +39,12 @@ function hexRgb(hex: string): [number, number, number] {
 let table: Uint8ClampedArray | null = null;
 
 export class Overview extends LitElement {
-  static override properties = { thumbnails: { attribute: false }, layers: { type: Number }, heads: { type: Number },
-    perRow: { type: Boolean, attribute: 'per-row' } };
+  static override properties = {
+    thumbnails: { attribute: false },
+    layers: { type: Number },
+    heads: { type: Number },
+    perRow: { type: Boolean, attribute: 'per-row' },
+  };
   declare thumbnails: Thumbnail[];
   /** Each row coloured from 0 to its own largest weight (the Colour scale setting), not on the fixed 0..1. */
   declare perRow: boolean;
@@ -96,7 +107,9 @@ export class Overview extends LitElement {
   }
 
   #pick(t: Thumbnail) {
-    this.dispatchEvent(new CustomEvent('pick', { detail: { layer: t.layer, head: t.head }, bubbles: true, composed: true }));
+    this.dispatchEvent(
+      new CustomEvent('pick', { detail: { layer: t.layer, head: t.head }, bubbles: true, composed: true }),
+    );
   }
 
   override render() {
@@ -105,10 +118,14 @@ export class Overview extends LitElement {
     return html`<div class="scroll" data-testid="overview-scroll" style=${`--heads:${Math.max(1, this.heads)}`}>
       <table>
         <thead><tr><th class="corner" scope="col"></th>${Array.from({ length: this.heads }, (_, h) => html`<th scope="col">head ${h}</th>`)}</tr></thead>
-        <tbody>${byLayer.map((cells, layer) => html`<tr><th scope="row">layer ${layer}</th>
-          ${cells.map(({ t, index }) => html`<td><button title=${`layer ${t.layer}, head ${t.head}`}
+        <tbody>${byLayer.map(
+          (cells, layer) => html`<tr><th scope="row">layer ${layer}</th>
+          ${cells.map(
+            ({ t, index }) => html`<td><button title=${`layer ${t.layer}, head ${t.head}`}
             aria-label=${`layer ${t.layer}, head ${t.head}: open`} @click=${() => this.#pick(t)}>
-            <canvas data-index=${index} data-layer=${t.layer} data-head=${t.head}></canvas></button></td>`)}</tr>`)}
+            <canvas data-index=${index} data-layer=${t.layer} data-head=${t.head}></canvas></button></td>`,
+          )}</tr>`,
+        )}
         </tbody>
       </table>
     </div>`;

@@ -38,13 +38,20 @@ export interface DrawerOptions {
   onToggle: () => void;
 }
 
-export function settingsDrawer(content: TemplateResult, { title = 'Model settings', open, summary, problems, onToggle }: DrawerOptions) {
+export function settingsDrawer(
+  content: TemplateResult,
+  { title = 'Model settings', open, summary, problems, onToggle }: DrawerOptions,
+) {
   if (!summary) return html`<aside aria-label=${title}>${content}</aside>`;
   return html`<aside aria-label=${title} class="drawer ${open ? 'open' : ''}">
     <button type="button" class="drawer-toggle" aria-expanded=${open ? 'true' : 'false'} aria-controls="settings-body"
       data-testid="settings-drawer" @click=${onToggle}><span class="drawer-title">${title}</span>
-      <span class="drawer-summary">${summary}</span>${problems.length ? html`<span class="drawer-problem" data-testid="drawer-problem">⚠
-        ${problems.length === 1 ? 'a problem' : `${problems.length} problems`} to fix: ${problems.join(', ')}</span>` : nothing}</button>
+      <span class="drawer-summary">${summary}</span>${
+        problems.length
+          ? html`<span class="drawer-problem" data-testid="drawer-problem">⚠
+        ${problems.length === 1 ? 'a problem' : `${problems.length} problems`} to fix: ${problems.join(', ')}</span>`
+          : nothing
+      }</button>
     <div class="drawer-body" id="settings-body">${content}</div>
   </aside>`;
 }

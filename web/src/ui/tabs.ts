@@ -25,14 +25,16 @@ export function tabs({ label, choices, labels, current, tabId, panelId, onChoose
     event.preventDefault();
     const at = choices.indexOf(current);
     const n = choices.length;
-    const next = event.key === 'Home' ? 0 : event.key === 'End' ? n - 1
-      : (at + (event.key === 'ArrowLeft' ? -1 : 1) + n) % n;
+    const next =
+      event.key === 'Home' ? 0 : event.key === 'End' ? n - 1 : (at + (event.key === 'ArrowLeft' ? -1 : 1) + n) % n;
     const list = event.currentTarget as HTMLElement;
     list.querySelector<HTMLElement>(`#${tabId(choices[next])}`)?.focus();
     onChoose(choices[next]);
   };
   return html`<div class="tabs" role="tablist" aria-label=${label} @keydown=${onKey}>
-    ${choices.map((c) => html`<button role="tab" id=${tabId(c)} aria-selected=${c === current ? 'true' : 'false'}
-      aria-controls=${panelId} tabindex=${c === current ? '0' : '-1'} data-view=${c} @click=${() => onChoose(c)}>${labels?.[c] ?? c}</button>`)}
+    ${choices.map(
+      (c) => html`<button role="tab" id=${tabId(c)} aria-selected=${c === current ? 'true' : 'false'}
+      aria-controls=${panelId} tabindex=${c === current ? '0' : '-1'} data-view=${c} @click=${() => onChoose(c)}>${labels?.[c] ?? c}</button>`,
+    )}
   </div>`;
 }

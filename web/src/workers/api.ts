@@ -12,11 +12,17 @@ import { InputError, TrainedModels, isTrainedRun, type TrainedRunInput } from '.
 export type EngineRequest = RunInput | TrainedRunInput | PretrainedRunInput;
 
 export type RunOutcome =
-  | { ok: true; trace: Trace; build: string; milliseconds: number; heapBytes: number;
-    /** A pretrained model's guesses (next token, or each [MASK]); absent for the other models. */
-    predictions?: Prediction[];
-    /** A pretrained model on a long text: only its attention stages were recorded. */
-    attentionOnly?: boolean }
+  | {
+      ok: true;
+      trace: Trace;
+      build: string;
+      milliseconds: number;
+      heapBytes: number;
+      /** A pretrained model's guesses (next token, or each [MASK]); absent for the other models. */
+      predictions?: Prediction[];
+      /** A pretrained model on a long text: only its attention stages were recorded. */
+      attentionOnly?: boolean;
+    }
   /** field: 'text' when what was typed is the problem (shown at the text box). */
   | { ok: false; error: string; field?: 'text' };
 
@@ -43,13 +49,16 @@ export function engineApi(load: () => Promise<AttentionEngine>): Required<Engine
           const result = (pretrained ??= new PretrainedModels(attention)).trace(input);
           trace = result.trace;
           extra = { predictions: result.predictions, attentionOnly: result.attentionOnly };
-        } else trace = isTrainedRun(input) ? (trained ??= new TrainedModels(attention)).trace(input) : attention.run(input);
+        } else
+          trace = isTrainedRun(input) ? (trained ??= new TrainedModels(attention)).trace(input) : attention.run(input);
         const milliseconds = performance.now() - started;
-        const heapBytes = attention.heapBytesInUse();  // shown in the status line: it must stay flat
+        const heapBytes = attention.heapBytesInUse(); // shown in the status line: it must stay flat
         return { ok: true, trace, build: attention.build, milliseconds, heapBytes, ...extra };
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        return error instanceof InputError ? { ok: false, error: message, field: 'text' } : { ok: false, error: message };
+        return error instanceof InputError
+          ? { ok: false, error: message, field: 'text' }
+          : { ok: false, error: message };
       }
     },
     async loadPretrained(source, onProgress) {

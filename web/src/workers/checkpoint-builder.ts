@@ -4,7 +4,13 @@
 // plan gives the same files on any machine.
 import type { AttentionEngine } from 'attention-playground';
 import { runLimits, trainStateFromHash, trainerOptions } from '../settings/train-settings.js';
-import { CHECKPOINT_FORMAT, packCurve, packProbe, type CheckpointIndex, type CheckpointRecord } from '../model/checkpoint.js';
+import {
+  CHECKPOINT_FORMAT,
+  packCurve,
+  packProbe,
+  type CheckpointIndex,
+  type CheckpointRecord,
+} from '../model/checkpoint.js';
 import type { CurvePoint, Probe } from '../model/training-data.js';
 import { TrainingSession } from './training.js';
 
@@ -18,15 +24,30 @@ export interface CheckpointPlan {
 
 /** The checkpoints the site ships. The first is the Train view's default settings: a first visit shows it. */
 export const CHECKPOINT_PLANS: readonly CheckpointPlan[] = [
-  { id: 'sort', title: 'Sort 8 symbols', settings: '',
-    description: 'A head of the last layer finds, for each output position, the input symbol that comes next in sorted order: ' +
-      'it attends by content, where no position pattern explains it.' },
-  { id: 'reverse', title: 'Reverse 8 symbols', settings: 'task=reverse&dModel=32&ffnDim=64',
-    description: 'Heads of the first layer read the input backwards: each output position attends to the input symbol it ' +
-      'writes next, on the reverse diagonal.' },
-  { id: 'induction', title: 'Induction: repeat a random sequence', settings: 'task=induction&dModel=32&ffnDim=64',
-    description: 'Heads attend to the token right after the earlier copy of the current one (induction) and copy it. With ' +
-      'learned positions the first layer can find it by position alone (always the same distance back).' },
+  {
+    id: 'sort',
+    title: 'Sort 8 symbols',
+    settings: '',
+    description:
+      'A head of the last layer finds, for each output position, the input symbol that comes next in sorted order: ' +
+      'it attends by content, where no position pattern explains it.',
+  },
+  {
+    id: 'reverse',
+    title: 'Reverse 8 symbols',
+    settings: 'task=reverse&dModel=32&ffnDim=64',
+    description:
+      'Heads of the first layer read the input backwards: each output position attends to the input symbol it ' +
+      'writes next, on the reverse diagonal.',
+  },
+  {
+    id: 'induction',
+    title: 'Induction: repeat a random sequence',
+    settings: 'task=induction&dModel=32&ffnDim=64',
+    description:
+      'Heads attend to the token right after the earlier copy of the current one (induction) and copy it. With ' +
+      'learned positions the first layer can find it by position alone (always the same distance back).',
+  },
 ];
 
 /** Probe snapshots a timeline keeps (evenly spaced over the run; the first and the last always). */
@@ -41,7 +62,10 @@ function thin<T>(items: T[], most: number): T[] {
 }
 
 /** Trains one plan to its limits: the record (curves, snapshots) and the weights. */
-export function buildCheckpoint(engine: AttentionEngine, plan: CheckpointPlan): { record: CheckpointRecord; weights: Uint8Array } {
+export function buildCheckpoint(
+  engine: AttentionEngine,
+  plan: CheckpointPlan,
+): { record: CheckpointRecord; weights: Uint8Array } {
   const { state, problems } = trainStateFromHash(`#train&${plan.settings}`);
   if (problems.length) throw new Error(`checkpoint '${plan.id}': ${problems.join('; ')}`);
   const limits = runLimits(state);
@@ -62,8 +86,15 @@ export function buildCheckpoint(engine: AttentionEngine, plan: CheckpointPlan): 
   const weights = session.saveWeights();
   session.dispose();
   const record: CheckpointRecord = {
-    format: CHECKPOINT_FORMAT, id: plan.id, title: plan.title, description: plan.description, settings: plan.settings,
-    step: last.step, message: last.message, train: packCurve(thin(train, TRAIN_POINTS)), heldOut: packCurve(heldOut),
+    format: CHECKPOINT_FORMAT,
+    id: plan.id,
+    title: plan.title,
+    description: plan.description,
+    settings: plan.settings,
+    step: last.step,
+    message: last.message,
+    train: packCurve(thin(train, TRAIN_POINTS)),
+    heldOut: packCurve(heldOut),
     timeline: thin(snapshots, SNAPSHOTS).map((s) => ({ step: s.step, probe: packProbe(s.probe) })),
   };
   return { record, weights };

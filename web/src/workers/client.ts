@@ -7,7 +7,10 @@ import type { LoadOutcome, PretrainedProgress, PretrainedSource } from '../model
 
 export type { EngineRequest, LoadOutcome, PretrainedProgress, PretrainedSource, RunOutcome };
 
-interface Pending { input: EngineRequest; onDone: (outcome: RunOutcome) => void }
+interface Pending {
+  input: EngineRequest;
+  onDone: (outcome: RunOutcome) => void;
+}
 
 export class EngineClient {
   #connect: () => EngineApi;
@@ -22,7 +25,7 @@ export class EngineClient {
 
   /** Runs the model for a requester; a request replaced before it was sent never runs. */
   request(requester: object, input: EngineRequest, onDone: (outcome: RunOutcome) => void): void {
-    this.#pending.delete(requester);  // re-insert: requesters take turns in the order they asked
+    this.#pending.delete(requester); // re-insert: requesters take turns in the order they asked
     this.#pending.set(requester, { input, onDone });
     if (!this.#busy) void this.#drain();
   }
@@ -30,7 +33,13 @@ export class EngineClient {
   /** Loads a pretrained checkpoint where the engine runs; progress comes back through onProgress. */
   async loadPretrained(source: PretrainedSource, onProgress: (p: PretrainedProgress) => void): Promise<LoadOutcome> {
     const api = (this.#api ??= this.#connect());
-    if (!api.loadPretrained) return { ok: false, error: 'this page\u2019s engine cannot load pretrained models', code: 'unsupported', field: '' };
+    if (!api.loadPretrained)
+      return {
+        ok: false,
+        error: 'this page\u2019s engine cannot load pretrained models',
+        code: 'unsupported',
+        field: '',
+      };
     try {
       return await api.loadPretrained(source, onProgress);
     } catch (error) {
@@ -55,7 +64,7 @@ export class EngineClient {
       } catch (error) {
         outcome = { ok: false, error: `the engine failed: ${String(error)}` };
       }
-      onDone(outcome);  // even if superseded, it is newer than what is shown
+      onDone(outcome); // even if superseded, it is newer than what is shown
     }
     this.#busy = false;
   }

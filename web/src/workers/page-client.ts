@@ -11,7 +11,10 @@ let pageEngine: EngineClient | null = null;
 export function pageEngineClient(): EngineClient {
   pageEngine ??= new EngineClient(() => {
     const watched = startWatched<Required<EngineApi> & Readiness>((threaded) => {
-      const worker = new Worker(new URL('./worker.ts', import.meta.url), { type: 'module', name: threaded ? 'threaded' : SINGLE_THREADED });
+      const worker = new Worker(new URL('./worker.ts', import.meta.url), {
+        type: 'module',
+        name: threaded ? 'threaded' : SINGLE_THREADED,
+      });
       return { endpoint: worker, terminate: () => worker.terminate() };
     });
     const remote = forwardTo<Required<EngineApi>>(watched.remote);

@@ -6,7 +6,14 @@
 // so the (S, V) logits never cross to the page.
 import type { AttentionEngine, ModelConfig, PretrainedModel, Trace } from 'attention-playground';
 import type { Family } from 'attention-playground';
-import { familyTokenizer, type LoadOutcome, type Prediction, type PretrainedInfo, type PretrainedProgress, type PretrainedSource } from '../model/pretrained-info.js';
+import {
+  familyTokenizer,
+  type LoadOutcome,
+  type Prediction,
+  type PretrainedInfo,
+  type PretrainedProgress,
+  type PretrainedSource,
+} from '../model/pretrained-info.js';
 import { InputError } from './trained-trace.js';
 
 export interface PretrainedRunInput {
@@ -39,7 +46,8 @@ export function displayPiece(piece: string, decoded: string, family: Family): st
 
 /** A candidate token as text: decoded (GPT-2's leading space as '·'); a GPT-2 piece that is only part of a character says so. */
 export function candidateText(decoded: string, id: number, family: Family): string {
-  if (familyTokenizer(family) === 'bpe' && (decoded === '' || decoded.includes('\uFFFD'))) return `(bytes of a character, id ${id})`;
+  if (familyTokenizer(family) === 'bpe' && (decoded === '' || decoded.includes('\uFFFD')))
+    return `(bytes of a character, id ${id})`;
   return displayPiece(decoded, decoded, family);
 }
 
@@ -65,7 +73,8 @@ export class PretrainedModels {
     const controller = new AbortController();
     this.#loading = controller;
     // At most one progress message per file every 100 ms (and its last), not one per network chunk.
-    let lastFile = '', lastTime = 0;
+    let lastFile = '',
+      lastTime = 0;
     const progress = (p: PretrainedProgress) => {
       const now = performance.now();
       if (p.file === lastFile && now - lastTime < 100 && p.loaded !== p.total) return;
@@ -74,9 +83,15 @@ export class PretrainedModels {
       onProgress?.({ file: p.file, loaded: p.loaded, total: p.total });
     };
     try {
-      const model = 'files' in source
-        ? await this.#engine.loadPretrained({ files: source.files, onProgress: progress, signal: controller.signal })
-        : await this.#engine.loadPretrained({ repo: source.repo, baseUrl: source.baseUrl, onProgress: progress, signal: controller.signal });
+      const model =
+        'files' in source
+          ? await this.#engine.loadPretrained({ files: source.files, onProgress: progress, signal: controller.signal })
+          : await this.#engine.loadPretrained({
+              repo: source.repo,
+              baseUrl: source.baseUrl,
+              onProgress: progress,
+              signal: controller.signal,
+            });
       if (controller.signal.aborted) {
         model.dispose();
         return { ok: false, error: 'loading the model was cancelled', code: 'aborted', field: 'signal' };
@@ -86,9 +101,18 @@ export class PretrainedModels {
       const name = ('files' in source ? source.name : source.repo) || model.architecture || model.family;
       const { spec } = model;
       this.#info = {
-        key: `${++this.#count}:${name}`, name, family: model.family, architecture: model.architecture,
-        layers: spec.layers, heads: spec.heads, dModel: spec.dModel, maxSeq: spec.maxSeq, vocabSize: spec.vocabSize,
-        predicts: spec.head !== 'none', causal: spec.causal, skipped: model.skipped.map(([a, b]) => [a, b]),
+        key: `${++this.#count}:${name}`,
+        name,
+        family: model.family,
+        architecture: model.architecture,
+        layers: spec.layers,
+        heads: spec.heads,
+        dModel: spec.dModel,
+        maxSeq: spec.maxSeq,
+        vocabSize: spec.vocabSize,
+        predicts: spec.head !== 'none',
+        causal: spec.causal,
+        skipped: model.skipped.map(([a, b]) => [a, b]),
       };
       return { ok: true, model: this.#info };
     } catch (error) {
@@ -106,15 +130,18 @@ export class PretrainedModels {
 
   /** The trace and predictions of the typed text; InputError for text the model cannot read. */
   trace(input: PretrainedRunInput): PretrainedTrace {
-    const model = this.#model, info = this.#info;
+    const model = this.#model,
+      info = this.#info;
     if (!model || !info || info.key !== input.pretrained.key)
       throw new Error('This pretrained model is no longer loaded (only one is kept at a time): load it again.');
     const lines = input.text.split('\n');
     let encoding;
-    if (!info.causal) {  // an encoder reads a sentence or a pair (BERT's segments A and B)
+    if (!info.causal) {
+      // an encoder reads a sentence or a pair (BERT's segments A and B)
       const parts = lines.map((l) => l.trim()).filter((l) => l !== '');
       if (parts.length === 0) throw new InputError('Type a sentence first.');
-      if (parts.length > 2) throw new InputError(`${info.name} reads one sentence, or a pair on two lines; got ${parts.length} lines.`);
+      if (parts.length > 2)
+        throw new InputError(`${info.name} reads one sentence, or a pair on two lines; got ${parts.length} lines.`);
       encoding = model.tokenizer.encode(parts[0], parts[1]);
     } else {
       if (input.text.trim() === '') throw new InputError('Type some text first.');
@@ -125,7 +152,9 @@ export class PretrainedModels {
       throw new InputError(`The text is ${seq} tokens long; this model reads at most ${info.maxSeq}. Shorten it.`);
     const shown = longestShown(info);
     if (seq > shown)
-      throw new InputError(`The text is ${seq} tokens long; its ${info.layers} \u00d7 ${info.heads} attention maps are shown for at most ${shown} tokens. Shorten it.`);
+      throw new InputError(
+        `The text is ${seq} tokens long; its ${info.layers} \u00d7 ${info.heads} attention maps are shown for at most ${shown} tokens. Shorten it.`,
+      );
     const stack = info.causal ? 'decoder' : 'encoder';
     const { spec } = model;
     const full = spec.layers * seq * (spec.dModel * 16 + spec.ffnDim * 2) + spec.layers * spec.heads * seq * seq * 5;
@@ -135,13 +164,28 @@ export class PretrainedModels {
     const mask = info.causal ? null : model.tokenizer.idOf('[MASK]');
     const logits = info.causal ? 'last' : mask !== null && encoding.ids.includes(mask) ? 'all' : 'none';
     const result = model.forward({
-      ids: encoding.ids, batch: 1, seq, logits, ...(spec.typeVocabSize > 0 ? { tokenTypes: encoding.tokenTypes } : {}),
+      ids: encoding.ids,
+      batch: 1,
+      seq,
+      logits,
+      ...(spec.typeVocabSize > 0 ? { tokenTypes: encoding.tokenTypes } : {}),
       record: { stages: attentionOnly ? [`${stack}.input`, `${stack}.self_attn.*`] : [`${stack}.*`] },
     });
-    const tokens = encoding.tokens.map((piece, i) => displayPiece(piece, model.tokenizer.decode([encoding.ids[i]]), info.family));
+    const tokens = encoding.tokens.map((piece, i) =>
+      displayPiece(piece, model.tokenizer.decode([encoding.ids[i]]), info.family),
+    );
     const config = {
-      dModel: spec.dModel, heads: spec.heads, layers: spec.layers, ffnDim: spec.ffnDim, seed: 0, preset: 'random',
-      scale: spec.scale, residual: spec.residual, positional: spec.positions !== 'none', activation: spec.activation, norm: spec.norm,
+      dModel: spec.dModel,
+      heads: spec.heads,
+      layers: spec.layers,
+      ffnDim: spec.ffnDim,
+      seed: 0,
+      preset: 'random',
+      scale: spec.scale,
+      residual: spec.residual,
+      positional: spec.positions !== 'none',
+      activation: spec.activation,
+      norm: spec.norm,
     } as unknown as ModelConfig;
     const trace: Trace = { mode: stack, config, tokens: [tokens], sourceTokens: [], stages: result.trace!.stages };
     return { trace, predictions: this.#predictions(result.logits, encoding.ids, info), attentionOnly };
@@ -167,8 +211,12 @@ export class PretrainedModels {
         }
       }
       return {
-        position, kind, candidates: best.map((id) => ({
-          id, probability: Math.exp(row[id] - max) / sum, token: candidateText(tokenizer.decode([id]), id, info.family),
+        position,
+        kind,
+        candidates: best.map((id) => ({
+          id,
+          probability: Math.exp(row[id] - max) / sum,
+          token: candidateText(tokenizer.decode([id]), id, info.family),
         })),
       };
     };

@@ -7,7 +7,10 @@ import { SINGLE_THREADED, forwardTo, startWatched, type Readiness } from './work
 
 export function startTrainingWorker(): TrainingRunner {
   const watched = startWatched<TrainingApi & Readiness>((threaded) => {
-    const worker = new Worker(new URL('./train-worker.ts', import.meta.url), { type: 'module', name: threaded ? 'threaded' : SINGLE_THREADED });
+    const worker = new Worker(new URL('./train-worker.ts', import.meta.url), {
+      type: 'module',
+      name: threaded ? 'threaded' : SINGLE_THREADED,
+    });
     return { endpoint: worker, terminate: () => worker.terminate() };
   });
   return { api: forwardTo<TrainingApi>(watched.remote), terminate: watched.terminate };

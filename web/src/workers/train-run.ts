@@ -39,7 +39,7 @@ export class TrainRun {
   /** The shipped checkpoint shown (its curves and timeline, its weights in the worker), or null for a run trained here. */
   checkpoint: string | null = null;
   #worker: TrainingRunner | null = startRunner ? startRunner() : null;
-  #generation = 0;  // bumps with every create(): late events of an older run are dropped
+  #generation = 0; // bumps with every create(): late events of an older run are dropped
   #probeShownAt = 0;
   /** The settings of the latest create(), to start a shown checkpoint's settings over. */
   #created: { options: CreateTrainerOptions; limits: RunLimits } | null = null;
@@ -50,7 +50,8 @@ export class TrainRun {
   }
 
   #api() {
-    if (!this.#worker) throw new Error(startRunner ? 'this run was disposed' : 'no training runner: call setTrainingRunner() first');
+    if (!this.#worker)
+      throw new Error(startRunner ? 'this run was disposed' : 'no training runner: call setTrainingRunner() first');
     return this.#worker.api;
   }
 
@@ -75,7 +76,11 @@ export class TrainRun {
    * weights (so the probe box and saving work), its curves and its timeline. Training it
    * again is a new run (create()).
    */
-  async showCheckpoint(checkpoint: Checkpoint, options: CreateTrainerOptions, limits: RunLimits): Promise<ErrorInfo | null> {
+  async showCheckpoint(
+    checkpoint: Checkpoint,
+    options: CreateTrainerOptions,
+    limits: RunLimits,
+  ): Promise<ErrorInfo | null> {
     const error = await this.create(options, limits);
     if (error || !this.info) return error;
     const generation = this.#generation;
@@ -84,10 +89,17 @@ export class TrainRun {
     if (!loaded.ok) return loaded.error;
     const { record } = checkpoint;
     Object.assign(this, {
-      checkpoint: record.id, train: [...record.train], heldOut: [...record.heldOut], step: record.step, status: 'done',
-      message: `${record.title}: a model trained by this page's own trainer and shipped with it. ${record.message} ` +
+      checkpoint: record.id,
+      train: [...record.train],
+      heldOut: [...record.heldOut],
+      step: record.step,
+      status: 'done',
+      message:
+        `${record.title}: a model trained by this page's own trainer and shipped with it. ${record.message} ` +
         `${record.description} Press “Train it yourself” to watch it learn, or scrub the timeline.`,
-      timeline: checkpoint.timeline.map((t, i, all) => (i === all.length - 1 ? { step: t.step, probe: loaded.progress.probe } : t)),
+      timeline: checkpoint.timeline.map((t, i, all) =>
+        i === all.length - 1 ? { step: t.step, probe: loaded.progress.probe } : t,
+      ),
       probe: loaded.progress.probe,
     });
     this.#onChange();
@@ -97,8 +109,19 @@ export class TrainRun {
   /** Forgets the run (e.g. the settings became invalid). */
   clear(): void {
     this.#generation += 1;
-    Object.assign(this, { info: null, status: 'starting', message: '', step: 0, rate: 0, trainingMs: 0, train: [], heldOut: [],
-      probe: null, timeline: [], checkpoint: null });
+    Object.assign(this, {
+      info: null,
+      status: 'starting',
+      message: '',
+      step: 0,
+      rate: 0,
+      trainingMs: 0,
+      train: [],
+      heldOut: [],
+      probe: null,
+      timeline: [],
+      checkpoint: null,
+    });
   }
 
   async start(): Promise<void> {
@@ -119,7 +142,7 @@ export class TrainRun {
   }
 
   setLimits(limits: RunLimits): void {
-    if (this.checkpoint) return;  // a finished checkpoint: more steps or another target is a new run
+    if (this.checkpoint) return; // a finished checkpoint: more steps or another target is a new run
     void this.#worker?.api.setLimits(limits);
     if (this.status === 'done') this.status = 'paused';
   }
@@ -129,7 +152,8 @@ export class TrainRun {
   }
 
   async loadWeights(bytes: Uint8Array): Promise<ErrorInfo | null> {
-    if (this.checkpoint && this.#created) {  // your weights replace the checkpoint's: a run of its own
+    if (this.checkpoint && this.#created) {
+      // your weights replace the checkpoint's: a run of its own
       const error = await this.create(this.#created.options, this.#created.limits);
       if (error) return error;
     }
@@ -186,11 +210,13 @@ export class TrainRun {
     this.step = progress.step;
     this.status = progress.status;
     this.message = progress.message;
-    if (progress.stepsPerSecond > 0) this.rate = this.rate ? 0.7 * this.rate + 0.3 * progress.stepsPerSecond : progress.stepsPerSecond;
+    if (progress.stepsPerSecond > 0)
+      this.rate = this.rate ? 0.7 * this.rate + 0.3 * progress.stepsPerSecond : progress.stepsPerSecond;
     const last = this.timeline.at(-1);
     if (last && last.step === progress.step) last.probe = progress.probe;
     else this.timeline.push({ step: progress.step, probe: progress.probe });
-    if (this.timeline.length > TIMELINE_MAX) this.timeline = this.timeline.filter((_, i, all) => i % 2 === 0 || i === all.length - 1);
+    if (this.timeline.length > TIMELINE_MAX)
+      this.timeline = this.timeline.filter((_, i, all) => i % 2 === 0 || i === all.length - 1);
     const now = performance.now();
     if (progress.status !== 'running' || now - this.#probeShownAt >= PROBE_INTERVAL_MS) {
       this.probe = progress.probe;

@@ -13,5 +13,9 @@ import { SINGLE_THREADED } from './worker-watchdog.js';
 const engine = self.name === SINGLE_THREADED ? loadSingleThreaded() : loadAttention();
 Comlink.expose({
   ...trainingApi(engine.then((e) => new TrainingSession(e))),
-  ready: () => engine.then((e) => e.build, (error: unknown) => `failed: ${String(error)}`),
+  ready: () =>
+    engine.then(
+      (e) => e.build,
+      (error: unknown) => `failed: ${String(error)}`,
+    ),
 });

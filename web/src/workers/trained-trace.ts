@@ -58,22 +58,34 @@ export class TrainedModels {
     const { maxSeq } = model.trainer.model.spec;
     const lines = inputLines(input.text, model.characters);
     if (lines.length === 0) throw new InputError('Type some tokens first.');
-    if (lines.length > MAX_SEQUENCES) throw new InputError(`At most ${MAX_SEQUENCES} lines (sequences), got ${lines.length}.`);
+    if (lines.length > MAX_SEQUENCES)
+      throw new InputError(`At most ${MAX_SEQUENCES} lines (sequences), got ${lines.length}.`);
     const where = (i: number) => (lines.length > 1 ? `Line ${i + 1}: ` : '');
     const sequences = lines.map((line, i) => {
       const parsed = parseProbeInput(line, model.vocabulary, model.characters);
       if ('error' in parsed) throw new InputError(`${where(i)}${parsed.error}`);
       if (parsed.ids.length > maxSeq)
-        throw new InputError(`${where(i)}${parsed.ids.length} tokens: this model reads at most ${maxSeq} (its task's sequence length).`);
+        throw new InputError(
+          `${where(i)}${parsed.ids.length} tokens: this model reads at most ${maxSeq} (its task's sequence length).`,
+        );
       return parsed.ids;
     });
     const batch = sequences.length;
     const seq = Math.max(...sequences.map((s) => s.length));
-    const ids = new Int32Array(batch * seq);  // (B, S); padding positions hold id 0, masked by `lengths`
+    const ids = new Int32Array(batch * seq); // (B, S); padding positions hold id 0, masked by `lengths`
     sequences.forEach((s, b) => ids.set(s, b * seq));
-    const result = model.trainer.model.forward({ ids, batch, seq, lengths: sequences.map((s) => s.length), record: true });
+    const result = model.trainer.model.forward({
+      ids,
+      batch,
+      seq,
+      lengths: sequences.map((s) => s.length),
+      record: true,
+    });
     return {
-      mode: 'decoder', config: model.config, sourceTokens: [], stages: result.trace!.stages,
+      mode: 'decoder',
+      config: model.config,
+      sourceTokens: [],
+      stages: result.trace!.stages,
       tokens: sequences.map((s) => s.map((id) => model.vocabulary[id])),
     };
   }
@@ -86,7 +98,7 @@ export class TrainedModels {
   #model(ref: TrainedModelRef): Built {
     const kept = this.#built.get(ref.key);
     if (kept) {
-      this.#built.delete(ref.key);  // re-insert: now the most recently used
+      this.#built.delete(ref.key); // re-insert: now the most recently used
       this.#built.set(ref.key, kept);
       return kept;
     }
@@ -109,15 +121,25 @@ export class TrainedModels {
       trainer.model.loadWeights(ref.weights);
     } catch (error) {
       trainer.dispose();
-      throw new Error(`The model's weights do not fit its settings: ${error instanceof Error ? error.message : String(error)}`);
+      throw new Error(
+        `The model's weights do not fit its settings: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     const spec = trainer.model.spec;
     // The playground's config, read off the spec: the views read heads and layers; the JSON export shows it all.
     // 'preset' says how the weights started (Xavier-uniform from the seed) before training.
     const config: ModelConfig = {
-      dModel: spec.dModel, heads: spec.heads, layers: spec.layers, ffnDim: spec.ffnDim, seed: options.seed ?? 1,
-      preset: 'random', scale: spec.scale, residual: spec.residual, positional: spec.positions !== 'none',
-      activation: spec.activation, norm: spec.norm,
+      dModel: spec.dModel,
+      heads: spec.heads,
+      layers: spec.layers,
+      ffnDim: spec.ffnDim,
+      seed: options.seed ?? 1,
+      preset: 'random',
+      scale: spec.scale,
+      residual: spec.residual,
+      positional: spec.positions !== 'none',
+      activation: spec.activation,
+      norm: spec.norm,
     };
     return { trainer, vocabulary: trainer.vocabulary() ?? [], characters: charactersAreTokens(state), config };
   }

@@ -9,19 +9,37 @@ import type { Progress, TrainingSession } from './training.js';
 
 export function trainingApi(session: Promise<TrainingSession>) {
   return {
-    async create(options: CreateTrainerOptions, limits: RunLimits) { return (await session).create(options, limits); },
-    async setLimits(limits: RunLimits) { (await session).setLimits(limits); },
-    async run(onProgress: (progress: Progress) => void) { return (await session).run((p) => void onProgress(p)); },
-    async pause() { (await session).pause(); },
-    async step() { return (await session).step(); },
+    async create(options: CreateTrainerOptions, limits: RunLimits) {
+      return (await session).create(options, limits);
+    },
+    async setLimits(limits: RunLimits) {
+      (await session).setLimits(limits);
+    },
+    async run(onProgress: (progress: Progress) => void) {
+      return (await session).run((p) => void onProgress(p));
+    },
+    async pause() {
+      (await session).pause();
+    },
+    async step() {
+      return (await session).step();
+    },
     async saveWeights() {
       const bytes = (await session).saveWeights();
       return Comlink.transfer(bytes, [bytes.buffer as ArrayBuffer]);
     },
-    async loadWeights(bytes: Uint8Array) { return (await session).loadWeights(bytes); },
-    async complete(ids: number[]) { return (await session).complete(ids); },
-    async ablate(heads: HeadRef[]) { return (await session).ablate(heads); },
-    async dispose() { (await session).dispose(); },
+    async loadWeights(bytes: Uint8Array) {
+      return (await session).loadWeights(bytes);
+    },
+    async complete(ids: number[]) {
+      return (await session).complete(ids);
+    },
+    async ablate(heads: HeadRef[]) {
+      return (await session).ablate(heads);
+    },
+    async dispose() {
+      (await session).dispose();
+    },
   };
 }
 export type TrainingApi = ReturnType<typeof trainingApi>;

@@ -4,7 +4,12 @@
 // (every SLICE_MS): the new points of the training and held-out curves, and the
 // attention of every head on a probe example.
 import type {
-  AttentionEngine, AttentionError, CreateTrainerOptions, Evaluation, StepReport, Trainer,
+  AttentionEngine,
+  AttentionError,
+  CreateTrainerOptions,
+  Evaluation,
+  StepReport,
+  Trainer,
 } from 'attention-playground';
 import type { RunLimits } from '../settings/train-settings.js';
 import { headSlice } from '../model/trace-model.js';
@@ -64,7 +69,10 @@ function argmax(row: Float32Array): number {
 function yieldToEvents(): Promise<void> {
   return new Promise((resolve) => {
     const channel = new MessageChannel();
-    channel.port1.onmessage = () => { channel.port1.close(); resolve(); };
+    channel.port1.onmessage = () => {
+      channel.port1.close();
+      resolve();
+    };
     channel.port2.postMessage(null);
   });
 }
@@ -106,10 +114,12 @@ export class TrainingSession {
     this.#message = '';
     this.#trainingMs = 0;
     this.#heldOutLast = null;
-    this.#evaluate();  // the untrained model's point at step 0
+    this.#evaluate(); // the untrained model's point at step 0
     const info: RunInfo = {
       parameters: this.#trainer.model.parameters().reduce((n, p) => n + p.shape.reduce((a, b) => a * b, 1), 0),
-      seqLen: this.#trainer.model.spec.maxSeq, vocabulary: this.#vocabulary, spec: { ...this.#trainer.model.spec },
+      seqLen: this.#trainer.model.spec.maxSeq,
+      vocabulary: this.#vocabulary,
+      spec: { ...this.#trainer.model.spec },
     };
     return { ok: true, info, progress: this.#progress(0, 0) };
   }
@@ -126,7 +136,8 @@ export class TrainingSession {
    */
   async run(onProgress: (progress: Progress) => void): Promise<Progress> {
     const trainer = this.#live();
-    if (this.#status === 'done' || this.#status === 'diverged' || this.#status === 'running') return this.#progress(0, 0);
+    if (this.#status === 'done' || this.#status === 'diverged' || this.#status === 'running')
+      return this.#progress(0, 0);
     const generation = ++this.#generation;
     this.#pauseRequested = false;
     this.#status = 'running';
@@ -141,8 +152,8 @@ export class TrainingSession {
       this.#trainingMs += ms;
       const progress = this.#progress(steps, ms);
       onProgress(progress);
-      await yieldToEvents();  // pause(), setLimits() or a new run may be waiting
-      if (generation !== this.#generation) return progress;  // replaced or disposed meanwhile
+      await yieldToEvents(); // pause(), setLimits() or a new run may be waiting
+      if (generation !== this.#generation) return progress; // replaced or disposed meanwhile
       if (this.#pauseRequested && this.#status === 'running') this.#status = 'paused';
     }
     return this.#progress(0, 0);
@@ -211,7 +222,7 @@ export class TrainingSession {
     } catch (error) {
       return { ok: false, error: errorInfo(error) };
     }
-    this.#heldOutLast = null;  // new weights: evaluate again at this step
+    this.#heldOutLast = null; // new weights: evaluate again at this step
     this.#evaluate();
     return { ok: true, progress: this.#progress(0, 0) };
   }
@@ -232,8 +243,10 @@ export class TrainingSession {
   #reachedLimit(): boolean {
     const trainer = this.#live();
     const last = this.#heldOutLast;
-    return trainer.steps >= this.#limits.steps ||
-      (this.#limits.stopAt > 0 && last !== null && last.sequenceAccuracy >= this.#limits.stopAt);
+    return (
+      trainer.steps >= this.#limits.steps ||
+      (this.#limits.stopAt > 0 && last !== null && last.sequenceAccuracy >= this.#limits.stopAt)
+    );
   }
 
   #stepOnce(trainer: Trainer): void {
@@ -270,9 +283,15 @@ export class TrainingSession {
   #progress(steps: number, ms: number): Progress {
     const trainer = this.#live();
     const progress: Progress = {
-      status: this.#status, message: this.#message, step: trainer.steps, lr: this.#lr,
-      stepsPerSecond: ms > 0 ? (1000 * steps) / ms : 0, trainingMs: this.#trainingMs,
-      train: this.#train, heldOut: this.#heldOut, probe: this.#probe(trainer),
+      status: this.#status,
+      message: this.#message,
+      step: trainer.steps,
+      lr: this.#lr,
+      stepsPerSecond: ms > 0 ? (1000 * steps) / ms : 0,
+      trainingMs: this.#trainingMs,
+      train: this.#train,
+      heldOut: this.#heldOut,
+      probe: this.#probe(trainer),
     };
     this.#train = [];
     this.#heldOut = [];
@@ -294,9 +313,16 @@ export class TrainingSession {
     const trainer = this.#live();
     const { maxSeq, vocabSize } = trainer.model.spec;
     if (ids.length === 0 || ids.length > maxSeq)
-      return { ok: false, error: { message: `type 1 to ${maxSeq} tokens, got ${ids.length}`, code: 'out_of_range', field: 'input' } };
+      return {
+        ok: false,
+        error: { message: `type 1 to ${maxSeq} tokens, got ${ids.length}`, code: 'out_of_range', field: 'input' },
+      };
     const bad = ids.find((id) => !Number.isInteger(id) || id < 0 || id >= vocabSize);
-    if (bad !== undefined) return { ok: false, error: { message: `token id ${bad} is not in the vocabulary`, code: 'out_of_range', field: 'input' } };
+    if (bad !== undefined)
+      return {
+        ok: false,
+        error: { message: `token id ${bad} is not in the vocabulary`, code: 'out_of_range', field: 'input' },
+      };
     const out = ids.slice();
     while (out.length < maxSeq) {
       const { logits } = trainer.model.forward({ ids: Int32Array.from(out), batch: 1, seq: out.length });
@@ -309,10 +335,16 @@ export class TrainingSession {
   /** Predictions and every head's attention on one sequence; targets give the expected tokens. */
   #probeOf(trainer: Trainer, ids: Int32Array, targets: Int32Array | null, ablate: HeadRef[] = []): Probe {
     const seq = ids.length;
-    const result = trainer.model.forward({ ids, batch: 1, seq, record: { stages: ['*.self_attn.weights'] }, ...(ablate.length ? { ablate } : {}) });
+    const result = trainer.model.forward({
+      ids,
+      batch: 1,
+      seq,
+      record: { stages: ['*.self_attn.weights'] },
+      ...(ablate.length ? { ablate } : {}),
+    });
     const vocab = this.#vocabulary;
     const text = (id: number) => vocab[id] ?? String(id);
-    const v = trainer.model.spec.vocabSize;  // (S, V) logits
+    const v = trainer.model.spec.vocabSize; // (S, V) logits
     const predicted: string[] = [];
     const confidence: number[] = [];
     for (let i = 0; i < seq; i++) {
@@ -325,10 +357,15 @@ export class TrainingSession {
     }
     const heads: ProbeHead[] = [];
     for (const stage of result.trace!.stages)
-      for (let head = 0; head < stage.shape[1]; head++)  // a copy: a view would post the whole trace buffer per head
+      for (let head = 0; head < stage.shape[1]; head++)
+        // a copy: a view would post the whole trace buffer per head
         heads.push({ layer: stage.layer, head, weights: headSlice(stage, 0, head).values.slice() });
     return {
-      tokens: Array.from(ids, text), seq, predicted, confidence, heads,
+      tokens: Array.from(ids, text),
+      seq,
+      predicted,
+      confidence,
+      heads,
       expected: targets ? Array.from(targets, (t) => (t < 0 ? null : text(t))) : Array.from(ids, () => null),
     };
   }

@@ -36,15 +36,23 @@ export interface Watched<T> {
  * Starts a worker with `start(threaded = true)`; if it does not answer `ready()` within
  * `deadlineMs`, ends it and starts `start(false)` instead (whose answer is awaited without a deadline).
  */
-export function startWatched<T extends Readiness>(start: (threaded: boolean) => StartedWorker, deadlineMs = READY_DEADLINE_MS): Watched<T> {
+export function startWatched<T extends Readiness>(
+  start: (threaded: boolean) => StartedWorker,
+  deadlineMs = READY_DEADLINE_MS,
+): Watched<T> {
   let current = start(true);
   let ended = false;
   const remote = (async () => {
     const first = Comlink.wrap<T>(current.endpoint);
     let timer: ReturnType<typeof setTimeout> | undefined;
     const answered = await Promise.race([
-      (first.ready() as Promise<string>).then(() => true, () => true),
-      new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), deadlineMs); }),
+      (first.ready() as Promise<string>).then(
+        () => true,
+        () => true,
+      ),
+      new Promise<false>((resolve) => {
+        timer = setTimeout(() => resolve(false), deadlineMs);
+      }),
     ]);
     clearTimeout(timer);
     if (answered || ended) return first;
@@ -55,7 +63,7 @@ export function startWatched<T extends Readiness>(start: (threaded: boolean) => 
   return {
     remote,
     terminate() {
-      ended = true;  // no replacement starts after this
+      ended = true; // no replacement starts after this
       current.terminate();
     },
   };
@@ -66,8 +74,14 @@ export function startWatched<T extends Readiness>(start: (threaded: boolean) => 
  * then calls it: what callers hold while the watchdog decides.
  */
 export function forwardTo<T>(remote: Promise<Comlink.Remote<T>>): Comlink.Remote<T> {
-  return new Proxy({}, {
-    get: (_, name) => (name === 'then' ? undefined
-      : async (...args: unknown[]) => ((await remote) as unknown as Record<string | symbol, (...a: unknown[]) => unknown>)[name](...args)),
-  }) as Comlink.Remote<T>;
+  return new Proxy(
+    {},
+    {
+      get: (_, name) =>
+        name === 'then'
+          ? undefined
+          : async (...args: unknown[]) =>
+              ((await remote) as unknown as Record<string | symbol, (...a: unknown[]) => unknown>)[name](...args),
+    },
+  ) as Comlink.Remote<T>;
 }

@@ -14,11 +14,16 @@ Comlink.expose({
   async run(input: Parameters<typeof api.run>[0]) {
     const outcome = await api.run(input);
     // Hand the tensors' buffer (one, shared by all stages) over instead of copying it.
-    return outcome.ok ? Comlink.transfer(outcome, [...new Set(outcome.trace.stages.map((s) => s.data.buffer as ArrayBuffer))])
+    return outcome.ok
+      ? Comlink.transfer(outcome, [...new Set(outcome.trace.stages.map((s) => s.data.buffer as ArrayBuffer))])
       : outcome;
   },
   // onProgress is a Comlink proxy of the page's callback (page-client.ts): each call posts a message back.
   loadPretrained: api.loadPretrained,
   cancelPretrained: api.cancelPretrained,
-  ready: () => engine.then((e) => e.build, (error: unknown) => `failed: ${String(error)}`),
+  ready: () =>
+    engine.then(
+      (e) => e.build,
+      (error: unknown) => `failed: ${String(error)}`,
+    ),
 });
