@@ -104,7 +104,7 @@ Tensor feed_forward(const Tensor& x, const FeedForwardWeights& w, Activation act
 Result<Tensor> encoder_layer(const Tensor& x, const EncoderLayerWeights& w, const LayerOptions& options,
                              const Tensor* key_padding, bool causal, const Recorder& recorder) {
   Result<Tensor> h = sublayer(x, w.norm1, options, recorder, 1, [&](const Tensor& in) {
-    return attention_block(in, in, w.self_attn, options, key_padding, causal, recorder.child("self_attn"),
+    return attention_block(in, in, w.self_attn, options, key_padding, causal, recorder.child(kSelfAttention),
                            options.ablated_heads);
   });
   if (!h) return h;
@@ -117,12 +117,12 @@ Result<Tensor> decoder_layer(const Tensor& x, const Tensor& memory, const Decode
                              const LayerOptions& options, const Tensor* target_padding, const Tensor* memory_padding,
                              const Recorder& recorder, bool causal) {
   Result<Tensor> h = sublayer(x, w.norm1, options, recorder, 1, [&](const Tensor& in) {
-    return attention_block(in, in, w.self_attn, options, target_padding, causal, recorder.child("self_attn"),
+    return attention_block(in, in, w.self_attn, options, target_padding, causal, recorder.child(kSelfAttention),
                            options.ablated_heads);
   });
   if (!h) return h;
   h = sublayer(h.value(), w.norm2, options, recorder, 2, [&](const Tensor& in) {
-    return attention_block(in, memory, w.cross_attn, options, memory_padding, false, recorder.child("cross_attn"));
+    return attention_block(in, memory, w.cross_attn, options, memory_padding, false, recorder.child(kCrossAttention));
   });
   if (!h) return h;
   return sublayer(h.value(), w.norm3, options, recorder, 3, [&](const Tensor& in) -> Result<Tensor> {

@@ -55,12 +55,28 @@ Json engine_description() {
                        {"tokensPerText", kMaxTokensPerText},
                        {"bytesPerText", kMaxTextBytes},
                        {"workingMemoryBytes", kMaxTraceFloats * sizeof(float)}};
+  Json blocks = Json::array();
+  for (const AttentionBlockInfo& b : kAttentionBlocks) {
+    Json modes = Json::array();
+    std::string mode;
+    for (const char* c = b.modes;; ++c) {
+      if (*c == ',' || *c == '\0') {
+        modes.push_back(mode);
+        mode.clear();
+        if (*c == '\0') break;
+      } else {
+        mode += *c;
+      }
+    }
+    blocks.push_back({{"name", std::string(b.stack) + "." + b.block}, {"stack", b.stack}, {"modes", modes}});
+  }
   Json families = Json::array();
   for (const pretrained::FamilyInfo& f : pretrained::family_infos())
     families.push_back({{"name", f.model_type}, {"tokenizer", f.tokenizer}});
   return {{"playground", describe(playground_schema())},
           {"limits", limits},
           {"families", families},
+          {"blocks", blocks},
           {"modelSpec", describe(model_spec_schema())},
           {"optimizer", describe(optimizer_schema())},
           {"trainer", describe(trainer_schema())},

@@ -193,7 +193,7 @@ Result<ForwardOutput> Transformer::forward(const ForwardInput& in, const Forward
   LayerOptions lo = layer_options(s, options.backend);
 
   // The single stack (decoder-only when causal) or the encoder.
-  const std::string stack = !enc_dec && s.causal ? "decoder" : "encoder";
+  const std::string stack = !enc_dec && s.causal ? kDecoderStack : kEncoderStack;
   const std::vector<int>& stack_ids = enc_dec ? in.source_ids : in.ids;
   const int stack_seq = enc_dec ? in.source_seq : in.seq;
   const Tensor padding =
@@ -219,12 +219,12 @@ Result<ForwardOutput> Transformer::forward(const ForwardInput& in, const Forward
   if (enc_dec) {
     const Tensor& memory = x.value();
     const Tensor target_padding = key_padding_mask(full_lengths(in.lengths, in.batch, in.seq), in.seq);
-    Recorder decoder_outer(trace, -1, "decoder.", options.record);
+    Recorder decoder_outer(trace, -1, std::string(kDecoderStack) + ".", options.record);
     decoder_outer.record(StageId::PaddingMask, target_padding);
-    Result<Tensor> t = embed_input(in.ids, in.batch, in.seq, "decoder", decoder_outer);
+    Result<Tensor> t = embed_input(in.ids, in.batch, in.seq, kDecoderStack, decoder_outer);
     if (!t) return t.error_value();
     for (std::size_t l = 0; l < decoder_layers_.size(); ++l) {
-      Recorder recorder(trace, static_cast<int>(l), "decoder.", options.record);
+      Recorder recorder(trace, static_cast<int>(l), std::string(kDecoderStack) + ".", options.record);
       Result<Tensor> y =
           decoder_layer(t.value(), memory, decoder_layers_[l], lo, &target_padding, &padding, recorder, s.causal);
       if (!y) return y.error_value();

@@ -2,6 +2,31 @@
 // core/src/spec.cpp, core/src/trace.cpp, core/include/attention/result.hpp). Do not edit:
 // the build writes it again.
 export const ENGINE = {
+  "blocks": [
+    {
+      "modes": [
+        "cross"
+      ],
+      "name": "decoder.cross_attn",
+      "stack": "decoder"
+    },
+    {
+      "modes": [
+        "decoder",
+        "cross"
+      ],
+      "name": "decoder.self_attn",
+      "stack": "decoder"
+    },
+    {
+      "modes": [
+        "encoder",
+        "cross"
+      ],
+      "name": "encoder.self_attn",
+      "stack": "encoder"
+    }
+  ],
   "errorCodes": [
     "invalid_argument",
     "out_of_range",

@@ -273,7 +273,7 @@ export interface OptimizerOptions {
 }
 
 export interface TaskOptions {
-  name: 'copy' | 'reverse' | 'sort' | 'recall' | 'induction' | 'modadd' | 'parens' | 'text';
+  name: (typeof ENGINE.tasks)[number]['name'];
   length?: number;
   symbols?: number;
   modulus?: number;

@@ -32,6 +32,7 @@ struct TaskInfo {
   const char* pattern;  // which attention pattern solves it
 };
 const std::vector<TaskInfo>& task_infos();
+std::vector<std::string> task_names();  // task_infos()' names, in order: the choices of TaskOptions::name
 
 struct Example {
   std::vector<int> ids;      // (S)

@@ -19,6 +19,26 @@
 
 namespace attention {
 
+// The stacks and attention blocks of a trace, named once: the forward passes record under
+// these names, and the engine's description lists the blocks (kAttentionBlocks) with the
+// playground modes whose trace holds each, so the TypeScript side derives its own list.
+inline constexpr const char* kEncoderStack = "encoder";
+inline constexpr const char* kDecoderStack = "decoder";
+inline constexpr const char* kSelfAttention = "self_attn";
+inline constexpr const char* kCrossAttention = "cross_attn";
+struct AttentionBlockInfo {
+  const char* stack;
+  const char* block;
+  const char* modes;  // comma-separated playground modes that have it
+};
+// In the order a view prefers them: each mode's own block comes first among the blocks of
+// that mode (cross mode's is the cross-attention).
+inline constexpr AttentionBlockInfo kAttentionBlocks[] = {
+    {kDecoderStack, kCrossAttention, "cross"},
+    {kDecoderStack, kSelfAttention, "decoder,cross"},
+    {kEncoderStack, kSelfAttention, "encoder,cross"},
+};
+
 enum class StageScope { Model, Stack, Layer, Attention };
 
 enum class StageId {

@@ -55,7 +55,7 @@ Status forward_with_tape(Transformer& m, const ForwardInput& in, Backend backend
   const bool enc_dec = s.encoder_decoder();
   const StackShape stack =
       enc_dec ? shape_of(in.batch, in.source_seq, in.source_lengths) : shape_of(in.batch, in.seq, in.lengths);
-  Result<Tensor> input = m.embed_input(enc_dec ? in.source_ids : in.ids, stack.batch, stack.seq, "encoder");
+  Result<Tensor> input = m.embed_input(enc_dec ? in.source_ids : in.ids, stack.batch, stack.seq, kEncoderStack);
   if (!input) return input.error_value();
   Floats x = std::move(input.value().data);
   tape.encoder.resize(m.encoder_layers().size());
@@ -76,7 +76,7 @@ Status forward_with_tape(Transformer& m, const ForwardInput& in, Backend backend
   if (enc_dec) {
     const Floats memory = std::move(x);
     const StackShape target = shape_of(in.batch, in.seq, in.lengths);
-    Result<Tensor> target_input = m.embed_input(in.ids, target.batch, target.seq, "decoder");
+    Result<Tensor> target_input = m.embed_input(in.ids, target.batch, target.seq, kDecoderStack);
     if (!target_input) return target_input.error_value();
     x = std::move(target_input.value().data);
     tape.decoder.resize(m.decoder_layers().size());

@@ -251,38 +251,11 @@ std::vector<std::string> characters(const std::string& text) {
 
 }  // namespace
 
-const std::vector<TaskInfo>& task_infos() {
-  static const std::vector<TaskInfo> infos = {
-      {"copy", "items 0..symbols-1 and '|'", "x_1 .. x_n | x_1 .. x_n; the second half is scored",
-       "each answer position attends to the item n+1 places back (an offset head)"},
-      {"reverse", "items 0..symbols-1 and '|'", "x_1 .. x_n | x_n .. x_1; the second half is scored",
-       "answer i attends to item n+1-i: a reverse diagonal"},
-      {"sort", "items 0..symbols-1 and '|'", "x_1 .. x_n | the same items sorted; the second half is scored",
-       "each answer attends to the smallest item not yet written (content and position together)"},
-      {"recall", "keys a.., values 0.., '?'", "k_1 v_1 .. k_n v_n ? k_q; the last position is scored (v_q)",
-       "the query key attends to its earlier copy, whose next token is the value (an induction-like head)"},
-      {"induction", "items 0..symbols-1", "r_1 .. r_n r_1 .. r_n; the repeat is scored (r_i -> r_{i+1})",
-       "a previous-token head in layer 0 and an induction head in layer 1"},
-      {"modadd", "0..p-1, '+', '='", "a + b = ; the last position is scored ((a + b) mod p); 1 in 5 pairs held out",
-       "the '=' position attends to a and b; the MLP computes the sum"},
-      {"parens", "'(', ')', '?', yes, no", "n parentheses ? ; the last position is scored (balanced: yes / no)",
-       "broad, uniform-like heads that count opens and closes"},
-      {"text", "the text's characters (or words)", "windows of the text; every next token is scored",
-       "previous-token and n-gram heads"},
-  };
-  return infos;
-}
-
 const Schema<TaskOptions>& task_schema() {
   using T = TaskOptions;
   static const Schema<TaskOptions> schema{
       {
-          {{"name",
-            "choice",
-            0,
-            0,
-            false,
-            {"copy", "reverse", "sort", "recall", "induction", "modadd", "parens", "text"},
+          {{"name", "choice", 0, 0, false, task_names(),
             "The task (see task_infos for each one's format and the pattern that solves it)."},
            [](const T& t) { return Json(t.name); },
            [](T& t, const Json& v) { t.name = v.get<std::string>(); }},
@@ -332,28 +305,33 @@ Result<std::unique_ptr<Task>> make_data_task(const std::vector<int>& ids, const 
   return std::unique_ptr<Task>(new DataTask(std::move(examples), seq, vocab_size));
 }
 
-Result<std::unique_ptr<Task>> make_task(const TaskOptions& o) {
-  if (Status s = check(task_schema(), o); !s) return s.error_value();
-  using K = ListTask::Kind;
-  if (o.name == "copy") return std::unique_ptr<Task>(new ListTask(K::Copy, o.length, o.symbols));
-  if (o.name == "reverse") return std::unique_ptr<Task>(new ListTask(K::Reverse, o.length, o.symbols));
-  if (o.name == "sort") return std::unique_ptr<Task>(new ListTask(K::Sort, o.length, o.symbols));
-  if (o.name == "induction") return std::unique_ptr<Task>(new InductionTask(o.length, o.symbols));
-  if (o.name == "modadd") return std::unique_ptr<Task>(new ModAddTask(o.modulus));
-  if (o.name == "recall") {
-    if (o.length > o.symbols)
-      return Error{"recall needs at least as many symbols (" + std::to_string(o.symbols) + ") as pairs (length " +
-                       std::to_string(o.length) + "): keys are distinct",
-                   error_code::kOutOfRange, "length"};
-    return std::unique_ptr<Task>(new RecallTask(o.length, o.symbols));
-  }
-  if (o.name == "parens") {
-    if (o.length % 2 != 0)
-      return Error{"parens needs an even length, got " + std::to_string(o.length), error_code::kInvalidArgument,
-                   "length"};
-    return std::unique_ptr<Task>(new ParensTask(o.length));
-  }
-  // text
+namespace {
+
+using K = ListTask::Kind;
+using Made = Result<std::unique_ptr<Task>>;
+
+Made make_copy(const TaskOptions& o) { return std::unique_ptr<Task>(new ListTask(K::Copy, o.length, o.symbols)); }
+Made make_reverse(const TaskOptions& o) { return std::unique_ptr<Task>(new ListTask(K::Reverse, o.length, o.symbols)); }
+Made make_sort(const TaskOptions& o) { return std::unique_ptr<Task>(new ListTask(K::Sort, o.length, o.symbols)); }
+Made make_induction(const TaskOptions& o) { return std::unique_ptr<Task>(new InductionTask(o.length, o.symbols)); }
+Made make_modadd(const TaskOptions& o) { return std::unique_ptr<Task>(new ModAddTask(o.modulus)); }
+
+Made make_recall(const TaskOptions& o) {
+  if (o.length > o.symbols)
+    return Error{"recall needs at least as many symbols (" + std::to_string(o.symbols) + ") as pairs (length " +
+                     std::to_string(o.length) + "): keys are distinct",
+                 error_code::kOutOfRange, "length"};
+  return std::unique_ptr<Task>(new RecallTask(o.length, o.symbols));
+}
+
+Made make_parens(const TaskOptions& o) {
+  if (o.length % 2 != 0)
+    return Error{"parens needs an even length, got " + std::to_string(o.length), error_code::kInvalidArgument,
+                 "length"};
+  return std::unique_ptr<Task>(new ParensTask(o.length));
+}
+
+Made make_text(const TaskOptions& o) {
   std::vector<std::string> tokens;
   if (o.words) {
     Result<std::vector<std::string>> words = tokenize(o.text, 1 << 20);
@@ -375,6 +353,66 @@ Result<std::unique_ptr<Task>> make_task(const TaskOptions& o) {
     ids.push_back(it->second);
   }
   return std::unique_ptr<Task>(new TextTask(std::move(ids), std::move(vocabulary), o.length));
+}
+
+// Every task, declared once: its name, what task_infos() says of it, and how it is made.
+// The schema's choices, the engine's description and make_task derive from this table.
+struct TaskEntry {
+  TaskInfo info;
+  Made (*make)(const TaskOptions&);
+};
+const std::vector<TaskEntry>& task_entries() {
+  static const std::vector<TaskEntry> entries = {
+      {{"copy", "items 0..symbols-1 and '|'", "x_1 .. x_n | x_1 .. x_n; the second half is scored",
+        "each answer position attends to the item n+1 places back (an offset head)"},
+       make_copy},
+      {{"reverse", "items 0..symbols-1 and '|'", "x_1 .. x_n | x_n .. x_1; the second half is scored",
+        "answer i attends to item n+1-i: a reverse diagonal"},
+       make_reverse},
+      {{"sort", "items 0..symbols-1 and '|'", "x_1 .. x_n | the same items sorted; the second half is scored",
+        "each answer attends to the smallest item not yet written (content and position together)"},
+       make_sort},
+      {{"recall", "keys a.., values 0.., '?'", "k_1 v_1 .. k_n v_n ? k_q; the last position is scored (v_q)",
+        "the query key attends to its earlier copy, whose next token is the value (an induction-like head)"},
+       make_recall},
+      {{"induction", "items 0..symbols-1", "r_1 .. r_n r_1 .. r_n; the repeat is scored (r_i -> r_{i+1})",
+        "a previous-token head in layer 0 and an induction head in layer 1"},
+       make_induction},
+      {{"modadd", "0..p-1, '+', '='", "a + b = ; the last position is scored ((a + b) mod p); 1 in 5 pairs held out",
+        "the '=' position attends to a and b; the MLP computes the sum"},
+       make_modadd},
+      {{"parens", "'(', ')', '?', yes, no", "n parentheses ? ; the last position is scored (balanced: yes / no)",
+        "broad, uniform-like heads that count opens and closes"},
+       make_parens},
+      {{"text", "the text's characters (or words)", "windows of the text; every next token is scored",
+        "previous-token and n-gram heads"},
+       make_text},
+  };
+  return entries;
+}
+
+}  // namespace
+
+const std::vector<TaskInfo>& task_infos() {
+  static const std::vector<TaskInfo> infos = [] {
+    std::vector<TaskInfo> out;
+    for (const TaskEntry& e : task_entries()) out.push_back(e.info);
+    return out;
+  }();
+  return infos;
+}
+
+std::vector<std::string> task_names() {
+  std::vector<std::string> names;
+  for (const TaskEntry& e : task_entries()) names.push_back(e.info.name);
+  return names;
+}
+
+Result<std::unique_ptr<Task>> make_task(const TaskOptions& o) {
+  if (Status s = check(task_schema(), o); !s) return s.error_value();
+  for (const TaskEntry& e : task_entries())
+    if (o.name == e.info.name) return e.make(o);
+  return Error{"unknown task '" + o.name + "'", error_code::kInvalidArgument, "name"};  // the schema refused it already
 }
 
 }  // namespace attention

@@ -1,5 +1,6 @@
 // What an exported picture is called and what its title says: pure functions of the view
 // and its settings, so that the file name and the title always describe the same content.
+import type { Block, StageName } from './trace-model.js';
 
 /** The views drawn as pictures: the PNG and SVG buttons show only in these. */
 export const PICTURE_VIEWS = ['heads', 'head', 'lines', 'masks', 'overview'] as const;
@@ -25,14 +26,15 @@ export interface PictureSubject {
   sequences: number;
 }
 
-const STAGE_NAMES: Record<string, string> = {
+// Keyed by the engine's names: a stage or block it adds without a name here fails to compile.
+const STAGE_NAMES: Record<StageName, string> = {
   scores: 'Scores Q·Kᵀ',
   scaled: 'Scaled scores Q·Kᵀ ÷ √d_k',
   masked: 'Masked scores',
   weights: 'Softmax weights',
 };
 
-const BLOCK_NAMES: Record<string, string> = {
+const BLOCK_NAMES: Record<Block, string> = {
   'encoder.self_attn': 'encoder self-attention',
   'decoder.self_attn': 'decoder self-attention',
   'decoder.cross_attn': 'decoder cross-attention',
@@ -93,8 +95,8 @@ export function pictureFileName(subject: PictureSubject, ext: 'svg' | 'png'): st
 
 /** The title's first line: which tensor or stage, block, layer(s) and head(s). */
 export function pictureHeading(subject: PictureSubject): string {
-  const block = BLOCK_NAMES[subject.block] ?? subject.block;
-  const stage = STAGE_NAMES[subject.stage] ?? subject.stage;
+  const block = BLOCK_NAMES[subject.block as Block] ?? subject.block;
+  const stage = STAGE_NAMES[subject.stage as StageName] ?? subject.stage;
   const sentence = subject.sequences > 1 ? ` · sentence ${subject.sequence + 1} of ${subject.sequences}` : '';
   switch (subject.view) {
     case 'heads':

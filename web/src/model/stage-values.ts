@@ -5,7 +5,7 @@
 // engine's stage registry (ENGINE.stages); nothing here restates them. No DOM, so
 // Vitest tests it in Node.
 import { ENGINE, type Stage, type Trace } from 'attention-playground';
-import { axisTokens, findStage, paddedLabels, type Block } from './trace-model.js';
+import { HEATMAP_STAGES, axisTokens, findStage, paddedLabels, type Block } from './trace-model.js';
 
 export type Stack = 'encoder' | 'decoder';
 export type Scope = 'stack' | 'layer' | 'attention';
@@ -172,7 +172,7 @@ export function viewOfStage(
   fullName: string,
 ): { view: 'heads'; stage: string } | { view: 'masks' } | { view: 'values' } {
   const place = stagePlace(fullName);
-  if (place?.scope === 'attention' && ['scores', 'scaled', 'masked', 'weights'].includes(place.name))
+  if (place?.scope === 'attention' && (HEATMAP_STAGES as readonly string[]).includes(place.name))
     return { view: 'heads', stage: place.name };
   if (place?.scope === 'attention' && (place.name === 'mask' || place.name.startsWith('mask.')))
     return { view: 'masks' };

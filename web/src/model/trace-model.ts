@@ -1,10 +1,20 @@
 // Pure helpers that read a Trace for the views: which tokens label which axis,
 // one head's matrix, why a cell is blocked, shapes with axis names, and which
 // rows changed between two traces. No DOM here, so Vitest tests it in Node.
-import { findStage, type Stage, type Trace } from 'attention-playground';
+import { ENGINE, findStage, type Stage, type Trace } from 'attention-playground';
 
-export type Block = 'encoder.self_attn' | 'decoder.self_attn' | 'decoder.cross_attn';
-export type StageName = 'scores' | 'scaled' | 'masked' | 'weights';
+type EngineStage = (typeof ENGINE.stages)[number];
+
+/** An attention block, '<stack>.<block>', as the engine declares them. */
+export type Block = (typeof ENGINE.blocks)[number]['name'];
+/** Every block, in the order views prefer them (a mode's own block first). */
+export const ALL_BLOCKS: readonly Block[] = ENGINE.blocks.map((b) => b.name);
+
+/** The attention stages drawn as heatmaps: those of shape (B, H, Sq, Sk), scores to weights. */
+export type StageName = Extract<EngineStage, { scope: 'attention'; kind: 'scores' | 'weights' }>['name'];
+export const HEATMAP_STAGES: readonly StageName[] = ENGINE.stages
+  .filter((s) => s.scope === 'attention' && s.axes.join() === 'B,H,Sq,Sk')
+  .map((s) => s.name as StageName);
 
 export const PAD = '<pad>';
 
@@ -12,8 +22,7 @@ export { findStage };
 
 /** The blocks this trace holds, e.g. ['encoder.self_attn'] or the three of cross mode. */
 export function blocksOf(trace: Trace): Block[] {
-  const all: Block[] = ['decoder.cross_attn', 'decoder.self_attn', 'encoder.self_attn'];
-  return all.filter((b) => findStage(trace, `${b}.weights`, 0));
+  return ALL_BLOCKS.filter((b) => findStage(trace, `${b}.weights`, 0));
 }
 
 /** Query-axis and key-axis tokens of a block, one list per sequence (unpadded). */

@@ -4,7 +4,7 @@
 // values) and set beside the engine's own recorded row, so the view's numbers prove each
 // step instead of asserting it. No DOM: Vitest tests it in Node.
 import type { Trace } from 'attention-playground';
-import { findStage, headSlice, type Block } from './trace-model.js';
+import { HEATMAP_STAGES, findStage, headSlice, type Block, type StageName } from './trace-model.js';
 
 /** One (rows, cols) matrix of one sentence and head, row-major. */
 export interface Matrix {
@@ -13,8 +13,9 @@ export interface Matrix {
   values: Float32Array;
 }
 
-export type WalkStepName = 'scores' | 'scaled' | 'masked' | 'weights' | 'context';
-export const WALK_STEPS: readonly WalkStepName[] = ['scores', 'scaled', 'masked', 'weights', 'context'];
+/** The walk's steps: the heatmap stages (scores … weights), then weights × V. */
+export type WalkStepName = StageName | 'context';
+export const WALK_STEPS: readonly WalkStepName[] = [...HEATMAP_STAGES, 'context'];
 
 export interface WalkStep {
   name: WalkStepName;

@@ -4,6 +4,7 @@
 // settings. This table drives the controls, the validation and the URL hash, so any
 // view is a shareable link.
 import {
+  ENGINE,
   PLAYGROUND_SCHEMA,
   ruleProblems,
   type Mode,
@@ -12,10 +13,12 @@ import {
   type SettingInfo,
 } from 'attention-playground';
 import type { Setting } from '../model/setting.js';
+import { ALL_BLOCKS, HEATMAP_STAGES, type Block } from '../model/trace-model.js';
 
 export type { BoolSetting, ChoiceSetting, IntSetting, NumberSetting, Setting, TextSetting } from '../model/setting.js';
 
-export const STAGES = ['scores', 'scaled', 'masked', 'weights'] as const;
+/** The heatmap views' stages, as the engine declares them (scores … weights). */
+export const STAGES = HEATMAP_STAGES;
 export const VIEWS = [
   'heads',
   'head',
@@ -31,7 +34,8 @@ export const VIEWS = [
 ] as const;
 /** How the heatmaps colour their cells: one scale for the view, or each query row fitted to its own values. */
 export const COLOR_SCALES = ['shared', 'row'] as const;
-export const BLOCKS = ['auto', 'encoder.self_attn', 'decoder.self_attn', 'decoder.cross_attn'] as const;
+/** The Block setting's choices: 'auto' (the mode's own block), then the engine's blocks, the encoder's first. */
+export const BLOCKS: readonly ('auto' | Block)[] = ['auto', ...[...ALL_BLOCKS].reverse()];
 
 /**
  * '' is the untrained playground model; otherwise a shipped checkpoint's id or 'trained' (the Train view's model):
@@ -403,9 +407,7 @@ export function untrainedRun(state: State): { input: RunInput | null; problems: 
   };
 }
 
-/** The attention blocks a mode has, its own (shown for 'auto') first. */
-export function blocksFor(mode: Mode): Exclude<(typeof BLOCKS)[number], 'auto'>[] {
-  if (mode === 'encoder') return ['encoder.self_attn'];
-  if (mode === 'decoder') return ['decoder.self_attn'];
-  return ['decoder.cross_attn', 'decoder.self_attn', 'encoder.self_attn'];
+/** The attention blocks a mode has, its own (shown for 'auto') first: the engine lists them so. */
+export function blocksFor(mode: Mode): Block[] {
+  return ENGINE.blocks.filter((b) => (b.modes as readonly string[]).includes(mode)).map((b) => b.name);
 }
