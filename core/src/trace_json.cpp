@@ -25,23 +25,32 @@ Json trace_json(const Trace& trace, bool with_data) {
   return {{"tokens", trace.tokens}, {"sourceTokens", trace.source_tokens}, {"stages", std::move(stages)}};
 }
 
+namespace {
+
+// "B,H,Sq,Sk" -> ["B", "H", "Sq", "Sk"]: the registries' comma-separated lists.
+Json comma_list(const char* text) {
+  Json out = Json::array();
+  std::string item;
+  for (const char* c = text;; ++c) {
+    if (*c == ',' || *c == '\0') {
+      out.push_back(item);
+      item.clear();
+      if (*c == '\0') break;
+    } else {
+      item += *c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 Json engine_description() {
   Json stages = Json::array();
   for (const StageInfo& s : stage_registry()) {
     Json j = {{"name", s.name}, {"scope", to_string(s.scope)}, {"kind", s.kind}, {"help", s.help}};
     if (*s.mask) j["mask"] = s.mask;
-    Json axes = Json::array();
-    std::string axis;
-    for (const char* c = s.axes;; ++c) {
-      if (*c == ',' || *c == '\0') {
-        axes.push_back(axis);
-        axis.clear();
-        if (*c == '\0') break;
-      } else {
-        axis += *c;
-      }
-    }
-    j["axes"] = axes;
+    j["axes"] = comma_list(s.axes);
     stages.push_back(j);
   }
   Json codes = Json::array();
@@ -56,20 +65,9 @@ Json engine_description() {
                        {"bytesPerText", kMaxTextBytes},
                        {"workingMemoryBytes", kMaxTraceFloats * sizeof(float)}};
   Json blocks = Json::array();
-  for (const AttentionBlockInfo& b : kAttentionBlocks) {
-    Json modes = Json::array();
-    std::string mode;
-    for (const char* c = b.modes;; ++c) {
-      if (*c == ',' || *c == '\0') {
-        modes.push_back(mode);
-        mode.clear();
-        if (*c == '\0') break;
-      } else {
-        mode += *c;
-      }
-    }
-    blocks.push_back({{"name", std::string(b.stack) + "." + b.block}, {"stack", b.stack}, {"modes", modes}});
-  }
+  for (const AttentionBlockInfo& b : kAttentionBlocks)
+    blocks.push_back(
+        {{"name", std::string(b.stack) + "." + b.block}, {"stack", b.stack}, {"modes", comma_list(b.modes)}});
   Json families = Json::array();
   for (const pretrained::FamilyInfo& f : pretrained::family_infos())
     families.push_back({{"name", f.model_type}, {"tokenizer", f.tokenizer}});
