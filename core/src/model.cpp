@@ -61,7 +61,13 @@ Result<Trace> Model::run(const std::vector<std::string>& texts, const std::vecto
   options.backend = config_.backend;
   options.record = &everything;
   Result<ForwardOutput> out = model_->forward(input, options);
-  if (!out) return out.error_value();
+  if (!out) {
+    // The ids are made here from the texts: an error about them (the working-memory limit)
+    // is about the texts the caller gave.
+    Error e = out.error_value();
+    if (e.field == "ids") e.field = "texts";
+    return e;
+  }
   Trace trace = std::move(out.value().trace);
   trace.tokens = target_ids.pieces;
   if (cross) trace.source_tokens = source_ids.pieces;

@@ -76,15 +76,17 @@ bool is_apostrophe(char32_t c) { return c == '\'' || c == 0x2019; }
 
 Result<std::vector<std::string>> tokenize(std::string_view text, int max_tokens) {
   if (text.size() > static_cast<std::size_t>(kMaxTextBytes))
-    return Error{"text is " + std::to_string(text.size()) + " bytes long; the limit is " +
-                 std::to_string(kMaxTextBytes)};
+    return Error{
+        "text is " + std::to_string(text.size()) + " bytes long; the limit is " + std::to_string(kMaxTextBytes),
+        error_code::kLimitExceeded, "texts"};
   // Decode first, so that rules can look one code point ahead.
   std::vector<char32_t> points;
   std::vector<std::size_t> starts;
   for (std::size_t i = 0; i < text.size();) {
     char32_t c;
     const int n = decode(text, i, c);
-    if (n == 0) return Error{"text is not valid UTF-8 at byte " + std::to_string(i)};
+    if (n == 0)
+      return Error{"text is not valid UTF-8 at byte " + std::to_string(i), error_code::kInvalidArgument, "texts"};
     points.push_back(c);
     starts.push_back(i);
     i += static_cast<std::size_t>(n);
@@ -140,27 +142,33 @@ Result<std::vector<std::string>> tokenize(std::string_view text, int max_tokens)
     }
     if (kind == Kind::Single && !is_emoji(c)) close(starts[p + 1]);  // ideographs take no modifiers
     if (static_cast<int>(tokens.size()) > max_tokens)
-      return Error{"text has more than " + std::to_string(max_tokens) + " tokens, the maximum"};
+      return Error{"text has more than " + std::to_string(max_tokens) + " tokens, the maximum",
+                   error_code::kLimitExceeded, "texts"};
   }
   close(text.size());
   if (static_cast<int>(tokens.size()) > max_tokens)
-    return Error{"text has more than " + std::to_string(max_tokens) + " tokens, the maximum"};
+    return Error{"text has more than " + std::to_string(max_tokens) + " tokens, the maximum",
+                 error_code::kLimitExceeded, "texts"};
   return tokens;
 }
 
 Result<TokenBatch> tokenize_batch(const std::vector<std::string>& texts, int max_tokens) {
-  if (texts.empty()) return Error{"no texts given: type at least one sentence"};
+  // Every error names the field "texts" (a caller of a second batch, such as cross mode's
+  // source, renames it), with limit_exceeded for the stated limits.
+  if (texts.empty()) return Error{"no texts given: type at least one sentence", error_code::kInvalidArgument, "texts"};
   if (static_cast<int>(texts.size()) > kMaxTexts)
-    return Error{std::to_string(texts.size()) + " texts given; the maximum batch is " + std::to_string(kMaxTexts)};
+    return Error{std::to_string(texts.size()) + " texts given; the maximum batch is " + std::to_string(kMaxTexts),
+                 error_code::kLimitExceeded, "texts"};
   TokenBatch batch;
   for (std::size_t b = 0; b < texts.size(); ++b) {
     Result<std::vector<std::string>> tokens = tokenize(texts[b], max_tokens);
-    if (!tokens) return Error{"text " + std::to_string(b) + ": " + tokens.error()};
+    if (!tokens) return Error{"text " + std::to_string(b) + ": " + tokens.error(), tokens.error_value().code, "texts"};
     batch.lengths.push_back(static_cast<int>(tokens.value().size()));
     if (batch.lengths.back() > batch.padded_length) batch.padded_length = batch.lengths.back();
     batch.tokens.push_back(std::move(tokens.value()));
   }
-  if (batch.padded_length == 0) return Error{"the text is empty: type at least one word"};
+  if (batch.padded_length == 0)
+    return Error{"the text is empty: type at least one word", error_code::kInvalidArgument, "texts"};
   return batch;
 }
 

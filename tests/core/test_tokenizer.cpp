@@ -59,9 +59,12 @@ TEST(Tokenizer, StatedMaximumLength) {
   Result<Tokens> r = tokenize(text + "one more");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().find("more than 128 tokens"), std::string::npos) << r.error();
+  EXPECT_EQ(r.error_value().code, error_code::kLimitExceeded);
+  EXPECT_EQ(r.error_value().field, "texts");
   Result<Tokens> huge = tokenize(std::string(100000, 'a'));
   ASSERT_FALSE(huge.ok());
   EXPECT_EQ(huge.error(), "text is 100000 bytes long; the limit is 8192");
+  EXPECT_EQ(huge.error_value().code, error_code::kLimitExceeded);
 }
 
 TEST(Tokenizer, BatchIsPaddedToTheLongest) {
@@ -78,6 +81,20 @@ TEST(Tokenizer, BatchErrorsNameTheText) {
   EXPECT_NE(tokenize_batch({"ok", "bad \xFF"}).error().find("text 1: text is not valid UTF-8 at byte 4"),
             std::string::npos);
   EXPECT_NE(tokenize_batch(std::vector<std::string>(17, "x")).error().find("maximum batch is 16"), std::string::npos);
+  // Codes and the field: the stated limits are limit_exceeded, the rest invalid_argument.
+  const auto code_and_field = [](const Result<TokenBatch>& r) {
+    return std::make_pair(r.error_value().code, r.error_value().field);
+  };
+  const std::pair<std::string, std::string> limit{error_code::kLimitExceeded, "texts"};
+  const std::pair<std::string, std::string> invalid{error_code::kInvalidArgument, "texts"};
+  EXPECT_EQ(code_and_field(tokenize_batch(std::vector<std::string>(17, "x"))), limit);
+  EXPECT_EQ(code_and_field(tokenize_batch({"ok", std::string(9000, 'a')})), limit);
+  std::string many;
+  for (int i = 0; i < 129; ++i) many += "w ";
+  EXPECT_EQ(code_and_field(tokenize_batch({"ok", many})), limit);
+  EXPECT_EQ(code_and_field(tokenize_batch({})), invalid);
+  EXPECT_EQ(code_and_field(tokenize_batch({"", "  "})), invalid);
+  EXPECT_EQ(code_and_field(tokenize_batch({"ok", "bad \xFF"})), invalid);
 }
 
 TEST(Tokenizer, EmojiWithZwjAndSymbolsFromOtherBlocks) {

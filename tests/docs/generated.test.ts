@@ -48,11 +48,14 @@ describe('generated blocks match the generator', () => {
 describe("the documented limits are the engine's", async () => {
   const engine = await loadAttention();
   const words = (n: number) => Array.from({ length: n }, () => 'a').join(' ');
+  // false when accepted, else the error's code and field: every stated limit is limit_exceeded on 'texts'.
   const refused = (run: () => unknown) => {
     try {
       run();
       return false;
-    } catch {
+    } catch (error) {
+      const e = error as { code?: string; field?: string };
+      expect([e.code, e.field]).toEqual(['limit_exceeded', 'texts']);
       return true;
     }
   };
@@ -76,5 +79,6 @@ describe("the documented limits are the engine's", async () => {
     expect(() => engine.run({ texts: [words(LIMITS.tokensPerText)], mode: 'encoder', config })).toThrow(
       `the limit is ${LIMITS.workingMemoryBytes / 2 ** 20} MiB`,
     );
+    expect(refused(() => engine.run({ texts: [words(LIMITS.tokensPerText)], mode: 'encoder', config }))).toBe(true);
   });
 });
