@@ -16,6 +16,8 @@ export {
   type MaskKind,
   type Family,
   type FamilyTokenizer,
+  type SettingsOf,
+  type SettingValue,
   type SchemaInfo,
   type SettingInfo,
   type RuleInfo,

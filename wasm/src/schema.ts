@@ -35,7 +35,8 @@ export interface SchemaInfo {
   readonly rules: readonly RuleInfo[];
 }
 
-type ValueOf<S> = S extends { type: 'int' | 'number' }
+/** The value type of one declared setting: number, boolean, string, or the union of its choices. */
+export type SettingValue<S> = S extends { type: 'int' | 'number' }
   ? number
   : S extends { type: 'bool' }
     ? boolean
@@ -45,7 +46,9 @@ type ValueOf<S> = S extends { type: 'int' | 'number' }
         ? C
         : never;
 /** The object type of a schema's settings: `{ dModel: number; norm: 'post' | 'pre'; ... }`. */
-export type SettingsOf<L extends readonly { name: string }[]> = { -readonly [S in L[number] as S['name']]: ValueOf<S> };
+export type SettingsOf<L extends readonly { name: string }[]> = {
+  -readonly [S in L[number] as S['name']]: SettingValue<S>;
+};
 
 export type ErrorCode = (typeof ENGINE.errorCodes)[number];
 export type StageKind = (typeof ENGINE.stages)[number]['kind'];

@@ -15,7 +15,8 @@ export interface FastKernels {
   relaxedSimd: boolean;
 }
 
-type PlaygroundSettings = SettingsOf<typeof ENGINE.playground.settings>;
+/** Every playground setting (the model's and `mode`) as the engine declares them. */
+export type PlaygroundSettings = SettingsOf<typeof ENGINE.playground.settings>;
 
 /** Kind of attention the playground model runs. */
 export type Mode = PlaygroundSettings['mode'];
