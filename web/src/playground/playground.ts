@@ -450,7 +450,7 @@ export class Playground extends PlaygroundProperties {
             ? html`${this.#shows('views') ? viewTabs(this.state.view, this.#onSetting) : nothing}
           <div class="view-panel" id=${VIEW_PANEL_ID} role=${this.#shows('views') ? 'tabpanel' : nothing}
             aria-labelledby=${this.#shows('views') ? viewTabId(this.state.view) : nothing}>
-          ${viewToolbar({ ctx, errors, drafts: this.drafts, shows: (name) => this.#shows(name), onSetting: this.#onSetting, root: this.renderRoot })}
+          ${viewToolbar({ ctx, errors, drafts: this.drafts, shows: (name) => this.#shows(name), onSetting: this.#onSetting })}
           ${outOfRangeNotes(ctx)}
           <div class="view ${stale || this.#slowRun.on ? 'stale' : ''}" data-view=${this.state.view} data-stale=${stale ? '1' : '0'}>
           ${stale || this.#slowRun.on ? staleNote(ctx.trace, stale ?? 'computing') : nothing}${
