@@ -94,6 +94,37 @@ async function exportBoth(page) {
 
 const sorted = (values) => [...values].sort((a, b) => a - b);
 
+/** The Trace JSON download, parsed: one (Sq x Sk) matrix of a stage, for one sentence and head. */
+async function traceMatrix(page, name, layer, sequence, head) {
+  const { bytes } = await download(page, 'Trace JSON');
+  const stage = JSON.parse(bytes.toString('utf8')).stages.find((s) => s.name === name && s.layer === layer);
+  const [, heads, rows, cols] = stage.shape;
+  const start = (sequence * heads + head) * rows * cols;
+  return { rows, cols, data: stage.data.slice(start, start + rows * cols) };
+}
+
+/** An exported panel's drawn numbers: each heatmap cell's value, and each line's row, column and opacity. */
+function panelMarks(page, text, selector) {
+  return page.evaluate(
+    ({ source, selector }) => {
+      const panel = new DOMParser().parseFromString(source, 'image/svg+xml').querySelector(selector);
+      return {
+        cells: [...panel.querySelectorAll('rect[data-row][data-value]')].map((r) => [
+          Number(r.dataset.row),
+          Number(r.dataset.col),
+          Number(r.dataset.value),
+        ]),
+        lines: [...panel.querySelectorAll('line[data-row]')].map((l) => [
+          Number(l.dataset.row),
+          Number(l.dataset.col),
+          Number(l.getAttribute('stroke-opacity')),
+        ]),
+      };
+    },
+    { source: text, selector },
+  );
+}
+
 describe('export', () => {
   test("'All heads' exports every head in one SVG, with a title and a colour legend", async () => {
     const { page, errors } = await open(`#text=${encodeURIComponent(SENTENCE)}&heads=8`);
@@ -151,6 +182,25 @@ describe('export', () => {
     assert.equal(svg.heatmapCells, 36);
     assert.ok(svg.lines > 0);
     assert.ok(svg.legendBar && svg.legend.includes('Score:'), svg.legend.join(' | '));
+
+    // The picture's numbers are the trace's: every heatmap cell is head 2's score, and the lines are
+    // exactly head 2's softmax weights above 0.01, each as opaque as its weight (×1.1, at most 1).
+    const file = readFileSync(`${KEPT}/${name}`, 'utf8');
+    const scores = await traceMatrix(page, 'encoder.self_attn.scores', 1, 0, 2);
+    const weights = await traceMatrix(page, 'encoder.self_attn.weights', 1, 0, 2);
+    const heatmap = await panelMarks(page, file, 'g.panel[data-kind="heatmap"]');
+    assert.equal(heatmap.cells.length, scores.rows * scores.cols);
+    for (const [i, j, v] of heatmap.cells) assert.equal(v, scores.data[i * scores.cols + j], `score (${i}, ${j})`);
+    const lines = await panelMarks(page, file, 'g.panel[data-kind="lines"]');
+    const expected = [];
+    weights.data.forEach((w, k) => {
+      if (w > 0.01) expected.push([Math.floor(k / weights.cols), k % weights.cols, Math.min(1, w * 1.1)]);
+    });
+    assert.equal(lines.lines.length, expected.length);
+    lines.lines.forEach(([i, j, opacity], k) => {
+      assert.deepEqual([i, j], expected[k].slice(0, 2));
+      assert.ok(Math.abs(opacity - expected[k][2]) < 1e-6, `line (${i}, ${j}): ${opacity} vs ${expected[k][2]}`);
+    });
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -1,6 +1,9 @@
 // The state <ap-playground> (playground.ts) holds: its reactive properties, what each one
-// means and its starting value. The element's behaviour is in playground.ts; the pretrained
-// loading panel's state is a controller of its own (pretrained-panel.ts).
+// means and its starting value. The element's behaviour is in playground.ts and its
+// controllers, which read and set these: the runs (trace-runs.ts: trace, status, model,
+// pretrained, predictions, baseline…), the URL hash (hash-sync.ts: state, drafts) and the
+// model choice (model-choice.ts: choices, state); the pretrained loading panel's state is
+// a controller of its own (pretrained-panel.ts).
 import { LitElement } from 'lit';
 import type { Trace } from 'attention-playground';
 import type { EngineClient } from '../workers/client.js';

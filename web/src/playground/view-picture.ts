@@ -1,6 +1,9 @@
-// The picture of the view on screen, for the PNG and SVG buttons: its panels (the SVGs the
-// components drew, or the overview's canvases), a title naming what they show and the
-// input text, and a legend for their colours.
+// The picture of the view on screen, for the PNG and SVG buttons: its panels, a title
+// naming what they show and the input text, and a legend for their colours. Each panel is
+// drawn from the trace and the settings, from the same specs and by the same drawing code
+// as the view on screen (views.ts heatmapSpec, lineSpec, overlaySpec, maskPanels,
+// thumbnails; ui/heatmap.ts heatmapPicture, ui/line-view.ts linePicture, ui/overview.ts
+// thumbnailCanvas), not copied off the page.
 //
 // 'All heads' exports ONE file holding every head's heatmap, laid out as on screen, rather
 // than one file per head: the point of that view is comparing heads side by side, one
@@ -17,9 +20,21 @@ import {
   pictureFileName,
   pictureHeading,
 } from '../model/export-names.js';
-import { headColor, overlayHeads, showsMask, stageScale, type ViewContext } from './views.js';
-import type { Heatmap } from '../ui/heatmap.js';
-import type { LineView } from '../ui/line-view.js';
+import {
+  headColor,
+  heatmapSpec,
+  lineSpec,
+  maskPanels,
+  overlayHeads,
+  overlaySpec,
+  showsMask,
+  stageScale,
+  thumbnails,
+  type ViewContext,
+} from './views.js';
+import { heatmapPicture, type HeatmapSpec } from '../ui/heatmap.js';
+import { linePicture, type LineSpec } from '../ui/line-view.js';
+import { thumbnailCanvas } from '../ui/overview.js';
 
 const STAGE_LEGEND: Record<string, string> = {
   scores: 'Score',
@@ -64,28 +79,17 @@ function inputTexts(ctx: ViewContext): { label: string; text: string }[] {
   return texts;
 }
 
-function heatmapPanel(el: Heatmap, data: Record<string, string>): Panel | null {
-  const svg = el.svgElement();
-  return svg && { svg, caption: el.caption, data };
+function heatmapPanel(spec: HeatmapSpec, data: Record<string, string>): Panel {
+  return { svg: heatmapPicture(spec), caption: spec.caption, data };
 }
 
-function linePanel(el: LineView, data: Record<string, string>): Panel | null {
-  const svg = el.svgElement();
-  return svg && { svg, caption: el.caption, data };
+function linePanel(spec: LineSpec, data: Record<string, string>): Panel {
+  return { svg: linePicture(spec), caption: spec.caption, data };
 }
 
-function present<T>(list: (T | null)[]): T[] {
-  return list.filter((x): x is T => x !== null);
-}
-
-/** The panels and legend of each picture view, read from what is on screen. */
-function viewPanels(
-  root: ParentNode,
-  ctx: ViewContext,
-  view: PictureView,
-): { panels: Panel[]; legend: Legend; columns?: number } {
-  const heatmaps = (selector: string) => [...root.querySelectorAll<Heatmap>(`ap-heatmap${selector}`)];
-  const lineViews = (selector: string) => [...root.querySelectorAll<LineView>(`ap-line-view${selector}`)];
+/** The panels and legend of each picture view, drawn from the trace and the settings as the view on screen. */
+function viewPanels(ctx: ViewContext, view: PictureView): { panels: Panel[]; legend: Legend; columns?: number } {
+  const heads = Array.from({ length: ctx.trace.config.heads }, (_, h) => h);
   // With the colour scale 'row', the bar's ends are each row's own, as the legend on screen says.
   const scaleLegend = (scale: ColorScale, label: string): Legend['scale'] =>
     ctx.state.colorScale === 'row'
@@ -96,18 +100,18 @@ function viewPanels(
     swatches: showsMask(ctx.state.stage) ? [BLOCKED_SWATCH] : [],
   });
   switch (view) {
-    case 'heads':
+    case 'heads': {
+      const scale = stageScale(ctx);
       return {
-        panels: present(heatmaps('[data-head]').map((el) => heatmapPanel(el, { head: el.dataset.head! }))),
+        panels: heads.map((h) => heatmapPanel(heatmapSpec(ctx, h, scale), { head: String(h) })),
         legend: stageLegend(),
       };
+    }
     case 'head': {
-      const panels = present([
-        ...heatmaps(`[data-head="${ctx.head}"]`).map((el) =>
-          heatmapPanel(el, { head: String(ctx.head), kind: 'heatmap' }),
-        ),
-        ...lineViews(`[data-head="${ctx.head}"]`).map((el) => linePanel(el, { head: String(ctx.head), kind: 'lines' })),
-      ]);
+      const panels = [
+        heatmapPanel(heatmapSpec(ctx, ctx.head, stageScale(ctx)), { head: String(ctx.head), kind: 'heatmap' }),
+        linePanel(lineSpec(ctx, ctx.head), { head: String(ctx.head), kind: 'lines' }),
+      ];
       const legend = stageLegend();
       return {
         panels,
@@ -122,24 +126,24 @@ function viewPanels(
       };
     }
     case 'lines': {
-      const overlay = lineViews('[data-overlay]')[0];
-      const heads = overlay
-        ? overlay.dataset.overlay!.split(',').map(Number)
-        : Array.from({ length: ctx.trace.config.heads }, (_, h) => h);
-      const panels = overlay
-        ? present([linePanel(overlay, { heads: overlay.dataset.overlay! })])
-        : present(lineViews('[data-head]').map((el) => linePanel(el, { head: el.dataset.head! })));
+      // Heads ticked in the overlay strip: one picture of them; none: one per head.
+      const overlay = overlayHeads(ctx.state.overlay, ctx.trace.config.heads);
+      const shown = overlay.length > 0 ? overlay : heads;
+      const panels =
+        overlay.length > 0
+          ? [linePanel(overlaySpec(ctx, overlay), { heads: overlay.join(',') })]
+          : heads.map((h) => linePanel(lineSpec(ctx, h), { head: String(h) }));
       return {
         panels,
         legend: {
-          swatches: heads.map((h) => ({ label: `head ${h}`, color: headColor(h), shape: 'line' as const })),
+          swatches: shown.map((h) => ({ label: `head ${h}`, color: headColor(h), shape: 'line' as const })),
           note: LINE_NOTE,
         },
       };
     }
     case 'masks':
       return {
-        panels: present(heatmaps('[data-mask]').map((el) => heatmapPanel(el, { mask: el.dataset.mask! }))),
+        panels: maskPanels(ctx).map((p) => heatmapPanel(p.spec, { mask: p.mask })),
         legend: {
           swatches: [
             { label: 'allowed', color: '#e3f1e5', shape: 'box' },
@@ -149,15 +153,12 @@ function viewPanels(
         },
       };
     case 'overview': {
-      const canvases = [
-        ...(root.querySelector('ap-overview')?.shadowRoot?.querySelectorAll<HTMLCanvasElement>('canvas[data-layer]') ??
-          []),
-      ];
+      const perRow = ctx.state.colorScale === 'row';
       return {
-        panels: canvases.map((c) => ({
-          svg: canvasPanel(c, THUMBNAIL_SIDE),
-          caption: `L${c.dataset.layer} H${c.dataset.head}`,
-          data: { layer: c.dataset.layer!, head: c.dataset.head! },
+        panels: thumbnails(ctx).map((t) => ({
+          svg: canvasPanel(thumbnailCanvas(t, perRow), THUMBNAIL_SIDE),
+          caption: `L${t.layer} H${t.head}`,
+          data: { layer: String(t.layer), head: String(t.head) },
         })),
         // The thumbnails fill blocked cells with plain grey (no room for hatching), so the legend does too.
         legend: {
@@ -170,11 +171,11 @@ function viewPanels(
   }
 }
 
-/** The picture of the current view, or null when the view is not a picture (or not drawn yet). */
-export function viewPicture(root: ParentNode, ctx: ViewContext): ViewPicture | null {
+/** The picture of the current view, or null when the view is not a picture. */
+export function viewPicture(ctx: ViewContext): ViewPicture | null {
   const view = ctx.state.view;
   if (!isPictureView(view)) return null;
-  const { panels, legend, columns } = viewPanels(root, ctx, view);
+  const { panels, legend, columns } = viewPanels(ctx, view);
   if (panels.length === 0) return null;
   const subject = pictureSubject(ctx, view);
   const svg = composeFigure({ heading: pictureHeading(subject), texts: inputTexts(ctx), legend, panels, columns });

@@ -21,8 +21,6 @@ export interface ToolbarOptions {
   /** Whether the setting (or 'views', 'export') has a control here. */
   shows: (name: string) => boolean;
   onSetting: (event: Event) => void;
-  /** Where the view is drawn, to find the pictures to export. */
-  root: ParentNode;
 }
 
 /** The sentence to show, picked by its words; the padded ones say so. */
@@ -58,7 +56,7 @@ export function viewTabs(current: string, onSetting: (event: Event) => void) {
   });
 }
 
-export function viewToolbar({ ctx, errors, drafts, shows, onSetting, root }: ToolbarOptions) {
+export function viewToolbar({ ctx, errors, drafts, shows, onSetting }: ToolbarOptions) {
   const state: State = ctx.state;
   const control = (name: string, max?: number) =>
     shows(name)
@@ -73,7 +71,7 @@ export function viewToolbar({ ctx, errors, drafts, shows, onSetting, root }: Too
   const blocks = blocksFor(ctx.trace.mode);
   // The PNG or SVG of the view on screen (the buttons show only in views that are pictures).
   const save = (ext: 'png' | 'svg') => {
-    const picture = viewPicture(root, ctx);
+    const picture = viewPicture(ctx);
     if (!picture) return;
     if (ext === 'svg') exportSvg(picture.svg, picture.fileName('svg'));
     else void exportPng(picture.svg, picture.fileName('png'));

@@ -1,5 +1,7 @@
 // What each view of the playground shows, as Lit templates built from a Trace
-// and the view settings. The components do the drawing; this file chooses data.
+// and the view settings. The components do the drawing; this file chooses data: the
+// pictures' specs (heatmapSpec, lineSpec, overlaySpec, maskPanels, thumbnails) are what
+// both the view on screen and its PNG/SVG export (view-picture.ts) draw.
 import { html, nothing } from 'lit';
 import type { Trace } from 'attention-playground';
 import type { State } from '../settings/settings.js';
@@ -9,6 +11,8 @@ import { axisTokens, blockedReason, findStage, headSlice, paddedLabels, type Blo
 import { flowRows, headBlocks } from '../model/flow-model.js';
 import { headDim, tensorCaption, type Stack } from '../model/stage-values.js';
 import type { Thumbnail } from '../ui/overview.js';
+import type { HeatmapSpec } from '../ui/heatmap.js';
+import type { LineSpec } from '../ui/line-view.js';
 
 export interface ViewContext {
   trace: Trace;
@@ -91,35 +95,74 @@ export function showsMask(stage: State['stage']): boolean {
   return stage === 'masked' || stage === 'weights';
 }
 
-export function heatmap(ctx: ViewContext, head: number, scale: ColorScale) {
+/** The heatmap of one head, at the chosen stage. */
+export function heatmapSpec(ctx: ViewContext, head: number, scale: ColorScale): HeatmapSpec {
   const stage = findStage(ctx.trace, `${ctx.block}.${ctx.state.stage}`, ctx.layer)!;
   const view = headSlice(stage, ctx.sequence, head);
   const { rowLabels, colLabels } = labels(ctx, view.rows, view.cols);
   const axes = axisNames(ctx);
-  return html`<ap-heatmap data-head=${head} .values=${view.values} .rows=${view.rows} .cols=${view.cols}
-    .rowLabels=${rowLabels} .colLabels=${colLabels} .blocked=${showsMask(ctx.state.stage) ? blockedCells(ctx) : undefined} .scale=${scale}
-    .rowScales=${ctx.state.colorScale === 'row' ? rowScales(scale.kind, view.values, view.rows, view.cols) : undefined}
-    row-axis=${axes.row} col-axis=${axes.col} ?show-numbers=${view.cols <= 10}
-    caption=${tensorCaption(stage, { dK: headDim(ctx.trace, ctx.block, ctx.layer), sequence: ctx.sequence, head, layer: ctx.layer })}
-    .describeCell=${(i: number, j: number) => explainCell(ctx.trace, ctx.block, ctx.layer, ctx.sequence, head, i, j)}
-  ></ap-heatmap>`;
+  return {
+    values: view.values,
+    rows: view.rows,
+    cols: view.cols,
+    rowLabels,
+    colLabels,
+    blocked: showsMask(ctx.state.stage) ? blockedCells(ctx) : undefined,
+    scale,
+    rowScales: ctx.state.colorScale === 'row' ? rowScales(scale.kind, view.values, view.rows, view.cols) : undefined,
+    caption: tensorCaption(stage, {
+      dK: headDim(ctx.trace, ctx.block, ctx.layer),
+      sequence: ctx.sequence,
+      head,
+      layer: ctx.layer,
+    }),
+    rowAxis: axes.row,
+    colAxis: axes.col,
+    showNumbers: view.cols <= 10,
+  };
+}
+
+/** An <ap-heatmap> drawing `spec`, marked data-head or data-mask. */
+function heatmapElement(
+  spec: HeatmapSpec,
+  mark: { head?: number; mask?: string },
+  describeCell: (row: number, col: number) => string[],
+) {
+  return html`<ap-heatmap data-head=${mark.head ?? nothing} data-mask=${mark.mask ?? nothing} .values=${spec.values}
+    .rows=${spec.rows} .cols=${spec.cols} .rowLabels=${spec.rowLabels} .colLabels=${spec.colLabels} .blocked=${spec.blocked}
+    .scale=${spec.scale} .rowScales=${spec.rowScales} row-axis=${spec.rowAxis} col-axis=${spec.colAxis}
+    ?show-numbers=${spec.showNumbers} caption=${spec.caption} .describeCell=${describeCell}></ap-heatmap>`;
+}
+
+export function heatmap(ctx: ViewContext, head: number, scale: ColorScale) {
+  return heatmapElement(heatmapSpec(ctx, head, scale), { head }, (i: number, j: number) =>
+    explainCell(ctx.trace, ctx.block, ctx.layer, ctx.sequence, head, i, j),
+  );
 }
 
 export function headsView(ctx: ViewContext, scale: ColorScale) {
   return html`<div class="heads" data-count=${ctx.trace.config.heads}>${Array.from({ length: ctx.trace.config.heads }, (_, h) => heatmap(ctx, h, scale))}</div>`;
 }
 
-function lineView(ctx: ViewContext, head: number) {
+/** One head's lines, in the head's colour. */
+export function lineSpec(ctx: ViewContext, head: number): LineSpec {
   const stage = findStage(ctx.trace, `${ctx.block}.weights`, ctx.layer)!;
   const weights = headSlice(stage, ctx.sequence, head);
   const { rowLabels, colLabels } = labels(ctx, weights.rows, weights.cols);
-  return html`<ap-line-view data-head=${head} .weights=${weights.values} .rows=${weights.rows} .cols=${weights.cols}
-    .rowLabels=${rowLabels} .colLabels=${colLabels} color=${headColor(head)}
-    caption=${tensorCaption(stage, { sequence: ctx.sequence, head, layer: ctx.layer })}></ap-line-view>`;
+  return {
+    weights: weights.values,
+    rows: weights.rows,
+    cols: weights.cols,
+    rowLabels,
+    colLabels,
+    color: headColor(head),
+    overlay: [],
+    caption: tensorCaption(stage, { sequence: ctx.sequence, head, layer: ctx.layer }),
+  };
 }
 
-/** Several heads in one line view, each in its colour (BertViz's head view with several heads chosen). */
-function overlayView(ctx: ViewContext, heads: number[]) {
+/** Several heads' lines in one picture, each in its colour (BertViz's head view with several heads chosen). */
+export function overlaySpec(ctx: ViewContext, heads: number[]): LineSpec {
   const stage = findStage(ctx.trace, `${ctx.block}.weights`, ctx.layer)!;
   const overlay = heads.map((head) => ({
     head,
@@ -128,9 +171,28 @@ function overlayView(ctx: ViewContext, heads: number[]) {
   }));
   const { rows, cols } = headSlice(stage, ctx.sequence, heads[0]);
   const { rowLabels, colLabels } = labels(ctx, rows, cols);
-  return html`<ap-line-view data-overlay=${heads.join(',')} .overlay=${overlay} .rows=${rows} .cols=${cols}
-    .rowLabels=${rowLabels} .colLabels=${colLabels}
-    caption=${`${tensorCaption(stage, { sequence: ctx.sequence })} · head${heads.length > 1 ? 's' : ''} ${heads.join(', ')} · layer ${ctx.layer}`}></ap-line-view>`;
+  return {
+    weights: new Float32Array(0),
+    rows,
+    cols,
+    rowLabels,
+    colLabels,
+    color: headColor(heads[0]),
+    overlay,
+    caption: `${tensorCaption(stage, { sequence: ctx.sequence })} · head${heads.length > 1 ? 's' : ''} ${heads.join(', ')} · layer ${ctx.layer}`,
+  };
+}
+
+function lineView(ctx: ViewContext, head: number) {
+  const spec = lineSpec(ctx, head);
+  return html`<ap-line-view data-head=${head} .weights=${spec.weights} .rows=${spec.rows} .cols=${spec.cols}
+    .rowLabels=${spec.rowLabels} .colLabels=${spec.colLabels} color=${spec.color} caption=${spec.caption}></ap-line-view>`;
+}
+
+function overlayView(ctx: ViewContext, heads: number[]) {
+  const spec = overlaySpec(ctx, heads);
+  return html`<ap-line-view data-overlay=${heads.join(',')} .overlay=${spec.overlay} .rows=${spec.rows} .cols=${spec.cols}
+    .rowLabels=${spec.rowLabels} .colLabels=${spec.colLabels} caption=${spec.caption}></ap-line-view>`;
 }
 
 /**
@@ -180,7 +242,15 @@ export function linesView(ctx: ViewContext) {
 
 const ALLOWED: ColorScale = { kind: 'sequential', domain: [0, 1], color: () => ALLOWED_FILL, at: () => ALLOWED_FILL };
 
-export function masksView(ctx: ViewContext) {
+/** One panel of the masks view: what it draws, its mark (data-mask) and its cells' explanations. */
+export interface MaskPanel {
+  mask: string;
+  spec: HeatmapSpec;
+  describeCell: (row: number, col: number) => string[];
+}
+
+/** The masks view's panels, in order: the batch's key padding, this sentence's padding, causal (if any), combined. */
+export function maskPanels(ctx: ViewContext): MaskPanel[] {
   const combined = blockedCells(ctx);
   const rows = findStage(ctx.trace, `${ctx.block}.mask`, ctx.layer)!.shape[1];
   const cols = combined.length / rows;
@@ -195,49 +265,75 @@ export function masksView(ctx: ViewContext) {
     const stage = findStage(ctx.trace, `${ctx.block}.${name}`, ctx.layer);
     return stage ? ` — ${tensorCaption(stage, { sequence, layer: ctx.layer })}` : '';
   };
-  const panel = (caption: string, blocked: Uint8Array, testid: string) => html`<ap-heatmap data-mask=${testid}
-    .values=${new Float32Array(rows * cols)} .rows=${rows} .cols=${cols} .rowLabels=${rowLabels} .colLabels=${colLabels}
-    .blocked=${blocked} .scale=${ALLOWED} caption=${caption} row-axis=${axes.row} col-axis=${axes.col}
-    .describeCell=${(i: number, j: number) => {
+  const panel = (caption: string, blocked: Uint8Array, mask: string): MaskPanel => ({
+    mask,
+    spec: {
+      values: new Float32Array(rows * cols),
+      rows,
+      cols,
+      rowLabels,
+      colLabels,
+      blocked,
+      scale: ALLOWED,
+      caption,
+      rowAxis: axes.row,
+      colAxis: axes.col,
+    },
+    describeCell: (i, j) => {
       const reason = blockedReason(ctx.trace, ctx.block, ctx.layer, ctx.sequence, i, j);
       return [`query ${i} → key ${j}`, blocked[i * cols + j] ? `blocked${reason ? ` (${reason})` : ''}` : 'allowed'];
-    }}></ap-heatmap>`;
+    },
+  });
   // The key padding of every sentence of the batch at once: (B, Sk), blocked = padding.
   const keysPerSentence = axisTokens(ctx.trace, ctx.block).keys.map((k) => k.length);
   const batch = keysPerSentence.length;
-  const sentenceLabels = keysPerSentence.map((n, b) => ({
-    label: `${b + 1}: ${n} token${n === 1 ? '' : 's'}`,
-    pad: n < cols,
-  }));
-  const batchPanel = html`<ap-heatmap data-mask="batch-padding" .values=${new Float32Array(batch * cols)} .rows=${batch} .cols=${cols}
-    .rowLabels=${sentenceLabels} .colLabels=${Array.from({ length: cols }, (_, j) => ({ label: String(j), pad: false }))}
-    .blocked=${Uint8Array.from({ length: batch * cols }, (_, k) => (k % cols >= keysPerSentence[Math.floor(k / cols)] ? 1 : 0))}
-    .scale=${ALLOWED} row-axis="sentence" col-axis="key position"
-    caption=${`Key padding of the whole batch: the batch is padded to its longest sentence${shape('mask.padding')}`}
-    .describeCell=${(b: number, j: number) => [
+  const batchPanel: MaskPanel = {
+    mask: 'batch-padding',
+    spec: {
+      values: new Float32Array(batch * cols),
+      rows: batch,
+      cols,
+      rowLabels: keysPerSentence.map((n, b) => ({ label: `${b + 1}: ${n} token${n === 1 ? '' : 's'}`, pad: n < cols })),
+      colLabels: Array.from({ length: cols }, (_, j) => ({ label: String(j), pad: false })),
+      blocked: Uint8Array.from({ length: batch * cols }, (_, k) =>
+        k % cols >= keysPerSentence[Math.floor(k / cols)] ? 1 : 0,
+      ),
+      scale: ALLOWED,
+      caption: `Key padding of the whole batch: the batch is padded to its longest sentence${shape('mask.padding')}`,
+      rowAxis: 'sentence',
+      colAxis: 'key position',
+    },
+    describeCell: (b, j) => [
       `sentence ${b + 1}, key ${j}`,
       j >= keysPerSentence[b] ? 'padding: blocked for every query' : 'a real token',
-    ]}></ap-heatmap>`;
-  return html`<div class="heads">
-    ${batchPanel}
-    ${panel(
+    ],
+  };
+  return [
+    batchPanel,
+    panel(
       `${keyCount < cols ? `Key padding: keys ${keyCount}–${cols - 1} are padding` : `Key padding: none in sentence ${ctx.sequence + 1}`}${shape(
         'mask.padding',
         ctx.sequence,
       )}`,
       make((_, j) => j >= keyCount),
       'padding',
-    )}
-    ${
-      causal
-        ? panel(
+    ),
+    ...(causal
+      ? [
+          panel(
             `Causal: no looking ahead (j > i)${shape('mask.causal')}`,
             make((i, j) => j > i),
             'causal',
-          )
-        : nothing
-    }
-    ${panel(`Combined mask (what the softmax sees)${shape('mask', ctx.sequence)}`, combined, 'combined')}
+          ),
+        ]
+      : []),
+    panel(`Combined mask (what the softmax sees)${shape('mask', ctx.sequence)}`, combined, 'combined'),
+  ];
+}
+
+export function masksView(ctx: ViewContext) {
+  return html`<div class="heads">
+    ${maskPanels(ctx).map((p) => heatmapElement(p.spec, { mask: p.mask }, p.describeCell))}
   </div>`;
 }
 
@@ -271,19 +367,24 @@ export function valuesView(ctx: ViewContext) {
     sequence=${ctx.sequence} tensor=${ctx.state.tensor}></ap-tensor-view>`;
 }
 
-export function overviewView(ctx: ViewContext) {
-  const thumbnails: Thumbnail[] = [];
+/** Every layer x head's softmax weights of the chosen block and sentence, layer by layer. */
+export function thumbnails(ctx: ViewContext): Thumbnail[] {
+  const list: Thumbnail[] = [];
   for (let layer = 0; layer < ctx.trace.config.layers; layer++) {
     const stage = findStage(ctx.trace, `${ctx.block}.weights`, layer)!;
     const blocked = blockedCells(ctx, layer);
     for (let head = 0; head < ctx.trace.config.heads; head++) {
       const view = headSlice(stage, ctx.sequence, head);
-      thumbnails.push({ layer, head, values: view.values, rows: view.rows, cols: view.cols, blocked });
+      list.push({ layer, head, values: view.values, rows: view.rows, cols: view.cols, blocked });
     }
   }
+  return list;
+}
+
+export function overviewView(ctx: ViewContext) {
   const weights = findStage(ctx.trace, `${ctx.block}.weights`, 0)!;
   return html`<p class="hint" data-testid="overview-caption">${tensorCaption(weights, { sequence: ctx.sequence })} in each of
     the ${ctx.trace.config.layers} layers: one thumbnail per layer and head</p>
-    <ap-overview .thumbnails=${thumbnails} .layers=${ctx.trace.config.layers} .heads=${ctx.trace.config.heads}
+    <ap-overview .thumbnails=${thumbnails(ctx)} .layers=${ctx.trace.config.layers} .heads=${ctx.trace.config.heads}
       ?per-row=${ctx.state.colorScale === 'row'}></ap-overview>`;
 }

@@ -1,8 +1,10 @@
 // <ap-heatmap>: one (queries x keys) matrix as an SVG heatmap with token labels
 // on both axes, hatched blocked cells, a tooltip for the hovered or focused cell
 // (arrow keys move it), and the same numbers as a table for screen readers.
-// Data in (properties), events out ('cell-select'); no global state.
-import { LitElement, css, html, nothing, svg } from 'lit';
+// Data in (properties), events out ('cell-select'); no global state. The drawing itself
+// is heatmapSvg(), a function of a HeatmapSpec, so that an export draws the same picture
+// from the same data (heatmapPicture) instead of copying it off the screen.
+import { LitElement, css, html, nothing, render, svg } from 'lit';
 import { formatValue } from '../model/words.js';
 import { BLOCKED_FILL, type ColorScale, textColorOn } from './colors.js';
 import { placeTip } from './tip-placement.js';
@@ -26,6 +28,116 @@ export const MIN_CELL_PX = CELL * MIN_SCALE;
 function shorten(text: string): string {
   const points = Array.from(text);
   return points.length > MAX_LABEL ? points.slice(0, MAX_LABEL - 1).join('') + '…' : text;
+}
+
+/** What one heatmap shows: the drawing's data, as the element's properties of the same names. */
+export interface HeatmapSpec {
+  values: Float32Array;
+  rows: number;
+  cols: number;
+  rowLabels: readonly AxisLabel[];
+  colLabels: readonly AxisLabel[];
+  /** (rows * cols), 1 = blocked. */
+  blocked?: Uint8Array;
+  scale: ColorScale;
+  /** One scale per row (each row fitted to its own values), in place of `scale`. */
+  rowScales?: ColorScale[];
+  caption: string;
+  rowAxis: string;
+  colAxis: string;
+  /** What a column is, for screen readers: 'tokens' (default) or e.g. 'features'. */
+  colUnit?: string;
+  showNumbers?: boolean;
+}
+
+/** The element's part of the drawing: the marked cell and the handlers (an exported picture has none). */
+interface Interaction {
+  active: { row: number; col: number } | null;
+  select(row: number, col: number): void;
+  onKey(event: KeyboardEvent): void;
+  onLeave(): void;
+  onFocus(): void;
+}
+
+/** The drawing's size in px: the cells, plus room for the labels. */
+function heatmapSize(spec: HeatmapSpec): { width: number; height: number } {
+  return { width: LEFT + spec.cols * CELL + 56, height: TOP + spec.rows * CELL + 4 };
+}
+
+function isBlocked(spec: HeatmapSpec, i: number, j: number): boolean {
+  return !!spec.blocked && spec.blocked[i * spec.cols + j] === 1;
+}
+
+function cells(spec: HeatmapSpec, select: Interaction['select'] | undefined) {
+  const out = [];
+  for (let i = 0; i < spec.rows; i++)
+    for (let j = 0; j < spec.cols; j++) {
+      const x = LEFT + j * CELL,
+        y = TOP + i * CELL;
+      const value = spec.values[i * spec.cols + j];
+      const enter = select && (() => select(i, j));
+      if (isBlocked(spec, i, j)) {
+        out.push(svg`<rect x=${x} y=${y} width=${CELL} height=${CELL} fill="url(#blocked)" stroke="#fff" stroke-width="1"
+          data-row=${i} data-col=${j} data-blocked="1" @mouseenter=${enter}></rect>`);
+        continue;
+      }
+      const fill = (spec.rowScales?.[i] ?? spec.scale).color(value);
+      out.push(svg`<rect x=${x} y=${y} width=${CELL} height=${CELL} fill=${fill} stroke="#fff" stroke-width="1"
+        data-row=${i} data-col=${j} data-value=${value} @mouseenter=${enter}></rect>`);
+      if (spec.showNumbers)
+        out.push(svg`<text x=${x + CELL / 2} y=${y + CELL / 2 + 3.5} font-size="9" text-anchor="middle"
+          fill=${textColorOn(fill)} pointer-events="none">${Math.abs(value) >= 10 ? value.toFixed(0) : value.toFixed(2).replace(/^(-?)0\./, '$1.')}</text>`);
+    }
+  return out;
+}
+
+function axisLabels(spec: HeatmapSpec) {
+  const labels = [];
+  for (let i = 0; i < spec.rows; i++) {
+    const l = spec.rowLabels[i] ?? { label: '', pad: true };
+    labels.push(svg`<text x=${LEFT - 6} y=${TOP + i * CELL + CELL / 2 + 4} text-anchor="end" font-size="12"
+      fill=${l.pad ? '#888' : '#111'} font-style=${l.pad ? 'italic' : 'normal'}><title>${l.label}</title>${shorten(l.label)}</text>`);
+  }
+  for (let j = 0; j < spec.cols; j++) {
+    const l = spec.colLabels[j] ?? { label: '', pad: true };
+    const x = LEFT + j * CELL + CELL / 2 + 4,
+      y = TOP - 6;
+    labels.push(svg`<text transform=${`translate(${x} ${y}) rotate(-55)`} font-size="12"
+      fill=${l.pad ? '#888' : '#111'} font-style=${l.pad ? 'italic' : 'normal'}><title>${l.label}</title>${shorten(l.label)}</text>`);
+  }
+  return labels;
+}
+
+/** The heatmap as an SVG template: with `on`, the element's (the active cell marked, its handlers bound), else a picture's. */
+export function heatmapSvg(spec: HeatmapSpec, on: Interaction | null = null) {
+  const { width, height } = heatmapSize(spec);
+  const active = on?.active && on.active.row < spec.rows && on.active.col < spec.cols ? on.active : null;
+  return html`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width=${width} height=${height}
+          role="img" aria-label=${`${spec.caption}: heatmap of ${spec.rows} ${spec.rowAxis} by ${spec.cols} ${spec.colAxis} ${spec.colUnit ?? 'tokens'}; a table follows`}
+          tabindex="0" font-family="system-ui, sans-serif" @keydown=${on?.onKey} @mouseleave=${on?.onLeave}
+          @focus=${on?.onFocus} @blur=${on?.onLeave}>
+          <defs><pattern id="blocked" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
+            <rect width="6" height="6" fill=${BLOCKED_FILL}></rect><line x1="0" y1="0" x2="0" y2="6" stroke="#555" stroke-width="2"></line>
+          </pattern></defs>
+          <rect width=${width} height=${height} fill="#fff"></rect>
+          <text x=${LEFT - 6} y="12" text-anchor="end" font-size="10" fill="#555">${spec.rowAxis} ↓</text>
+          <text x=${LEFT} y="12" font-size="10" fill="#555">${spec.colAxis} →</text>
+          ${axisLabels(spec)}
+          ${cells(spec, on?.select)}
+          ${
+            active
+              ? svg`<rect x=${LEFT + active.col * CELL} y=${TOP + active.row * CELL} width=${CELL} height=${CELL}
+            fill="none" stroke="#e8175d" stroke-width="3" pointer-events="none"></rect>`
+              : nothing
+          }
+        </svg>`;
+}
+
+/** The heatmap as a standalone SVG element (not on the page), drawn from `spec` as <ap-heatmap> draws it, for exports. */
+export function heatmapPicture(spec: HeatmapSpec): SVGSVGElement {
+  const box = document.createElement('div');
+  render(heatmapSvg(spec), box);
+  return box.querySelector('svg')!;
 }
 
 export class Heatmap extends LitElement {
@@ -103,11 +215,6 @@ export class Heatmap extends LitElement {
     }
   `;
 
-  /** The rendered SVG, for export. */
-  svgElement(): SVGSVGElement | null {
-    return this.renderRoot.querySelector('svg');
-  }
-
   #isBlocked(i: number, j: number): boolean {
     return !!this.blocked && this.blocked[i * this.cols + j] === 1;
   }
@@ -136,48 +243,18 @@ export class Heatmap extends LitElement {
     this.#select(next.row, next.col);
   }
 
+  #cellEnter = (row: number, col: number) => this.#select(row, col);
+  #keyDown = (event: KeyboardEvent) => this.#onKey(event);
+  #leave = () => {
+    this.active = null;
+  };
+  #focus = () => {
+    if (!this.active && this.rows > 0) this.#select(0, 0);
+  };
+
   #select(row: number, col: number) {
     this.active = { row, col };
     this.dispatchEvent(new CustomEvent('cell-select', { detail: { row, col }, bubbles: true, composed: true }));
-  }
-
-  #renderCells() {
-    const cells = [];
-    for (let i = 0; i < this.rows; i++)
-      for (let j = 0; j < this.cols; j++) {
-        const x = LEFT + j * CELL,
-          y = TOP + i * CELL;
-        const value = this.values[i * this.cols + j];
-        if (this.#isBlocked(i, j)) {
-          cells.push(svg`<rect x=${x} y=${y} width=${CELL} height=${CELL} fill="url(#blocked)" stroke="#fff" stroke-width="1"
-            data-row=${i} data-col=${j} data-blocked="1" @mouseenter=${() => this.#select(i, j)}></rect>`);
-          continue;
-        }
-        const fill = (this.rowScales?.[i] ?? this.scale).color(value);
-        cells.push(svg`<rect x=${x} y=${y} width=${CELL} height=${CELL} fill=${fill} stroke="#fff" stroke-width="1"
-          data-row=${i} data-col=${j} data-value=${value} @mouseenter=${() => this.#select(i, j)}></rect>`);
-        if (this.showNumbers)
-          cells.push(svg`<text x=${x + CELL / 2} y=${y + CELL / 2 + 3.5} font-size="9" text-anchor="middle"
-            fill=${textColorOn(fill)} pointer-events="none">${Math.abs(value) >= 10 ? value.toFixed(0) : value.toFixed(2).replace(/^(-?)0\./, '$1.')}</text>`);
-      }
-    return cells;
-  }
-
-  #renderLabels() {
-    const labels = [];
-    for (let i = 0; i < this.rows; i++) {
-      const l = this.rowLabels[i] ?? { label: '', pad: true };
-      labels.push(svg`<text x=${LEFT - 6} y=${TOP + i * CELL + CELL / 2 + 4} text-anchor="end" font-size="12"
-        fill=${l.pad ? '#888' : '#111'} font-style=${l.pad ? 'italic' : 'normal'}><title>${l.label}</title>${shorten(l.label)}</text>`);
-    }
-    for (let j = 0; j < this.cols; j++) {
-      const l = this.colLabels[j] ?? { label: '', pad: true };
-      const x = LEFT + j * CELL + CELL / 2 + 4,
-        y = TOP - 6;
-      labels.push(svg`<text transform=${`translate(${x} ${y}) rotate(-55)`} font-size="12"
-        fill=${l.pad ? '#888' : '#111'} font-style=${l.pad ? 'italic' : 'normal'}><title>${l.label}</title>${shorten(l.label)}</text>`);
-    }
-    return labels;
   }
 
   #renderTable() {
@@ -220,37 +297,11 @@ export class Heatmap extends LitElement {
   }
 
   override render() {
-    const width = LEFT + this.cols * CELL + 56,
-      height = TOP + this.rows * CELL + 4;
-    const active = this.active && this.active.row < this.rows && this.active.col < this.cols ? this.active : null;
+    const { width } = heatmapSize(this);
     return html`<figure>
       ${this.caption ? html`<figcaption>${this.caption}</figcaption>` : nothing}
       <div class="plot"><div class="canvas" style=${`min-width:${Math.ceil(width * MIN_SCALE)}px`}>
-        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width=${width} height=${height}
-          role="img" aria-label=${`${this.caption}: heatmap of ${this.rows} ${this.rowAxis} by ${this.cols} ${this.colAxis} ${this.colUnit}; a table follows`}
-          tabindex="0" font-family="system-ui, sans-serif" @keydown=${this.#onKey} @mouseleave=${() => {
-            this.active = null;
-          }}
-          @focus=${() => {
-            if (!this.active && this.rows > 0) this.#select(0, 0);
-          }} @blur=${() => {
-            this.active = null;
-          }}>
-          <defs><pattern id="blocked" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
-            <rect width="6" height="6" fill=${BLOCKED_FILL}></rect><line x1="0" y1="0" x2="0" y2="6" stroke="#555" stroke-width="2"></line>
-          </pattern></defs>
-          <rect width=${width} height=${height} fill="#fff"></rect>
-          <text x=${LEFT - 6} y="12" text-anchor="end" font-size="10" fill="#555">${this.rowAxis} ↓</text>
-          <text x=${LEFT} y="12" font-size="10" fill="#555">${this.colAxis} →</text>
-          ${this.#renderLabels()}
-          ${this.#renderCells()}
-          ${
-            active
-              ? svg`<rect x=${LEFT + active.col * CELL} y=${TOP + active.row * CELL} width=${CELL} height=${CELL}
-            fill="none" stroke="#e8175d" stroke-width="3" pointer-events="none"></rect>`
-              : nothing
-          }
-        </svg>
+        ${heatmapSvg(this, { active: this.active, select: this.#cellEnter, onKey: this.#keyDown, onLeave: this.#leave, onFocus: this.#focus })}
         ${this.#renderTip(width)}
       </div></div>
       ${this.#renderTable()}

@@ -3,8 +3,10 @@
 // (`weights`, `color`); `overlay` draws several heads at once, each in its own colour,
 // with a legend naming them. Hover or focus a query token to see only its lines, a key
 // token to see only the lines into it, a legend entry to see only that head.
-// Long inputs keep ROW px per token: the drawing scrolls in its own box.
-import { LitElement, css, html, nothing, svg } from 'lit';
+// Long inputs keep ROW px per token: the drawing scrolls in its own box. The drawing
+// itself is lineSvg(), a function of a LineSpec, so that an export draws the same
+// picture from the same data (linePicture) instead of copying it off the screen.
+import { LitElement, css, html, nothing, render, svg } from 'lit';
 import type { AxisLabel } from './heatmap.js';
 
 const ROW = 22;
@@ -24,6 +26,85 @@ export interface LineLayer {
 function shorten(text: string): string {
   const points = Array.from(text);
   return points.length > MAX_LABEL ? points.slice(0, MAX_LABEL - 1).join('') + '…' : text;
+}
+
+/** What one line view shows: the drawing's data, as the element's properties of the same names. */
+export interface LineSpec {
+  /** One head's (rows x cols) weights, drawn in `color`, when `overlay` is empty. */
+  weights: Float32Array;
+  rows: number;
+  cols: number;
+  rowLabels: readonly AxisLabel[];
+  colLabels: readonly AxisLabel[];
+  color: string;
+  /** Several heads drawn together, each in its colour; empty: the one head of `weights`. */
+  overlay: readonly LineLayer[];
+  caption: string;
+}
+
+/** The element's part of the drawing: what is focused, and the handlers (an exported picture has none). */
+interface Focus {
+  row: number | null;
+  col: number | null;
+  head: number | null;
+  focus(row: number | null, col: number | null): void;
+}
+
+function lineLayers(spec: LineSpec): readonly LineLayer[] {
+  return spec.overlay.length > 0 ? spec.overlay : [{ head: -1, color: spec.color, weights: spec.weights }];
+}
+
+/** The lines as an SVG template: with `on`, the element's (only the focused token's lines, its handlers bound), else a picture's. */
+export function lineSvg(spec: LineSpec, on: Focus | null = null) {
+  const height = Math.max(spec.rows, spec.cols) * ROW + 24;
+  const overlaid = spec.overlay.length > 0;
+  const [focusedRow, focusedCol, focusedHead] = [on?.row ?? null, on?.col ?? null, on?.head ?? null];
+  // Several heads share the picture: thinner lines, so that the colours underneath still show.
+  const widthOf = (w: number) => (overlaid ? 0.75 + 2.25 * w : 1 + 3 * w);
+  const lines = [];
+  for (const layer of lineLayers(spec)) {
+    if (focusedHead !== null && layer.head !== focusedHead) continue;
+    for (let i = 0; i < spec.rows; i++) {
+      if (focusedRow !== null && focusedRow !== i) continue;
+      for (let j = 0; j < spec.cols; j++) {
+        if (focusedCol !== null && focusedCol !== j) continue;
+        const w = layer.weights[i * spec.cols + j];
+        if (!(w > 0.01)) continue;
+        lines.push(svg`<line x1=${TEXT_W} y1=${20 + i * ROW} x2=${WIDTH - TEXT_W} y2=${20 + j * ROW}
+            stroke=${layer.color} stroke-width=${widthOf(w)} stroke-opacity=${Math.min(1, w * 1.1)}
+            data-row=${i} data-col=${j} data-head=${layer.head >= 0 ? layer.head : nothing}></line>`);
+      }
+    }
+  }
+  const label = (l: AxisLabel | undefined) => l?.label ?? '';
+  const focus = (row: number | null, col: number | null) => on && (() => on.focus(row, col));
+  return html`<svg viewBox="0 0 ${WIDTH} ${height}" role="img" style=${`min-width:${Math.ceil(WIDTH * MIN_SCALE)}px`}
+        aria-label=${`${spec.caption}: lines from each query token to the keys it attends to`}>
+        <text x=${TEXT_W - 8} y="8" text-anchor="end" fill="#555" font-size="10">query</text>
+        <text x=${WIDTH - TEXT_W + 8} y="8" fill="#555" font-size="10">key</text>
+        ${lines}
+        ${Array.from(
+          { length: spec.rows },
+          (_, i) => svg`<text class="token" tabindex="0" x=${TEXT_W - 8} y=${24 + i * ROW}
+          text-anchor="end" fill=${spec.rowLabels[i]?.pad ? '#888' : '#111'} data-row=${i}
+          @mouseenter=${focus(i, null)} @mouseleave=${focus(null, null)}
+          @focus=${focus(i, null)} @blur=${focus(null, null)}><title>${label(spec.rowLabels[i])}</title>${shorten(label(spec.rowLabels[i]))}</text>`,
+        )}
+        ${Array.from(
+          { length: spec.cols },
+          (_, j) => svg`<text class="token" tabindex="0" x=${WIDTH - TEXT_W + 8} y=${24 + j * ROW}
+          fill=${spec.colLabels[j]?.pad ? '#888' : '#111'} data-col=${j}
+          @mouseenter=${focus(null, j)} @mouseleave=${focus(null, null)}
+          @focus=${focus(null, j)} @blur=${focus(null, null)}><title>${label(spec.colLabels[j])}</title>${shorten(label(spec.colLabels[j]))}</text>`,
+        )}
+      </svg>`;
+}
+
+/** The lines as a standalone SVG element (not on the page), drawn from `spec` as <ap-line-view> draws them, for exports. */
+export function linePicture(spec: LineSpec): SVGSVGElement {
+  const box = document.createElement('div');
+  render(lineSvg(spec), box);
+  return box.querySelector('svg')!;
 }
 
 export class LineView extends LitElement {
@@ -81,41 +162,13 @@ export class LineView extends LitElement {
     .swatch { display: inline-block; width: 1.4rem; height: 0.3rem; border-radius: 2px; }
   `;
 
-  /** The rendered SVG, for export. */
-  svgElement(): SVGSVGElement | null {
-    return this.renderRoot.querySelector('svg');
-  }
-
-  #layers(): LineLayer[] {
-    return this.overlay.length > 0 ? this.overlay : [{ head: -1, color: this.color, weights: this.weights }];
-  }
+  #focus = (row: number | null, col: number | null) => {
+    this.focusedRow = row;
+    this.focusedCol = col;
+  };
 
   override render() {
-    const height = Math.max(this.rows, this.cols) * ROW + 24;
-    const layers = this.#layers();
     const overlaid = this.overlay.length > 0;
-    // Several heads share the picture: thinner lines, so that the colours underneath still show.
-    const widthOf = (w: number) => (overlaid ? 0.75 + 2.25 * w : 1 + 3 * w);
-    const lines = [];
-    for (const layer of layers) {
-      if (this.focusedHead !== null && layer.head !== this.focusedHead) continue;
-      for (let i = 0; i < this.rows; i++) {
-        if (this.focusedRow !== null && this.focusedRow !== i) continue;
-        for (let j = 0; j < this.cols; j++) {
-          if (this.focusedCol !== null && this.focusedCol !== j) continue;
-          const w = layer.weights[i * this.cols + j];
-          if (!(w > 0.01)) continue;
-          lines.push(svg`<line x1=${TEXT_W} y1=${20 + i * ROW} x2=${WIDTH - TEXT_W} y2=${20 + j * ROW}
-            stroke=${layer.color} stroke-width=${widthOf(w)} stroke-opacity=${Math.min(1, w * 1.1)}
-            data-row=${i} data-col=${j} data-head=${layer.head >= 0 ? layer.head : nothing}></line>`);
-        }
-      }
-    }
-    const label = (l: AxisLabel | undefined) => l?.label ?? '';
-    const focus = (row: number | null, col: number | null) => {
-      this.focusedRow = row;
-      this.focusedCol = col;
-    };
     return html`<figure>
       <figcaption>${this.caption}</figcaption>
       ${
@@ -133,26 +186,7 @@ export class LineView extends LitElement {
           : nothing
       }
       <div class="scroll">
-      <svg viewBox="0 0 ${WIDTH} ${height}" role="img" style=${`min-width:${Math.ceil(WIDTH * MIN_SCALE)}px`}
-        aria-label=${`${this.caption}: lines from each query token to the keys it attends to`}>
-        <text x=${TEXT_W - 8} y="8" text-anchor="end" fill="#555" font-size="10">query</text>
-        <text x=${WIDTH - TEXT_W + 8} y="8" fill="#555" font-size="10">key</text>
-        ${lines}
-        ${Array.from(
-          { length: this.rows },
-          (_, i) => svg`<text class="token" tabindex="0" x=${TEXT_W - 8} y=${24 + i * ROW}
-          text-anchor="end" fill=${this.rowLabels[i]?.pad ? '#888' : '#111'} data-row=${i}
-          @mouseenter=${() => focus(i, null)} @mouseleave=${() => focus(null, null)}
-          @focus=${() => focus(i, null)} @blur=${() => focus(null, null)}><title>${label(this.rowLabels[i])}</title>${shorten(label(this.rowLabels[i]))}</text>`,
-        )}
-        ${Array.from(
-          { length: this.cols },
-          (_, j) => svg`<text class="token" tabindex="0" x=${WIDTH - TEXT_W + 8} y=${24 + j * ROW}
-          fill=${this.colLabels[j]?.pad ? '#888' : '#111'} data-col=${j}
-          @mouseenter=${() => focus(null, j)} @mouseleave=${() => focus(null, null)}
-          @focus=${() => focus(null, j)} @blur=${() => focus(null, null)}><title>${label(this.colLabels[j])}</title>${shorten(label(this.colLabels[j]))}</text>`,
-        )}
-      </svg>
+      ${lineSvg(this, { row: this.focusedRow, col: this.focusedCol, head: this.focusedHead, focus: this.#focus })}
       </div>
     </figure>`;
   }

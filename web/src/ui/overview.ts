@@ -2,6 +2,8 @@
 // the softmax weights; choosing one sends 'pick' with its layer and head. However many
 // heads (GPT-2 and BERT: 12 x 12), each thumbnail keeps at least THUMB_MIN px: the grid
 // scrolls in its own box, with the head labels (top) and layer labels (left) sticky.
+// A thumbnail's pixels are thumbnailImage(), a function of its Thumbnail, so that an
+// export draws the same picture from the same data (thumbnailCanvas).
 import { LitElement, css, html, unsafeCSS } from 'lit';
 import { BLOCKED_FILL, rowTop, weightScale } from './colors.js';
 
@@ -37,6 +39,41 @@ function hexRgb(hex: string): [number, number, number] {
 }
 
 let table: Uint8ClampedArray | null = null;
+
+/** A thumbnail's pixels, one per weight: coloured on 0..1 or, with `perRow`, each row from 0 to its own largest weight. */
+export function thumbnailImage(t: Thumbnail, perRow: boolean): ImageData {
+  table ??= colorTable();
+  const blockedRgb = hexRgb(BLOCKED_FILL);
+  const image = new ImageData(t.cols, t.rows);
+  const px = image.data;
+  // Where each row's colours top out: 1, or with perRow the row's largest weight (as the heatmaps' rowScales).
+  const tops = Array.from({ length: t.rows }, (_, i) => (perRow ? rowTop(t.values, i, t.cols) : 1));
+  for (let k = 0; k < t.rows * t.cols; k++) {
+    const v = t.values[k] / tops[Math.floor(k / t.cols)];
+    const rgb = t.blocked[k] ? blockedRgb : null;
+    const at = Math.round(Math.min(1, Math.max(0, Number.isFinite(v) ? v : 0)) * 255) * 3;
+    px[4 * k] = rgb ? rgb[0] : table[at];
+    px[4 * k + 1] = rgb ? rgb[1] : table[at + 1];
+    px[4 * k + 2] = rgb ? rgb[2] : table[at + 2];
+    px[4 * k + 3] = 255;
+  }
+  return image;
+}
+
+/** Draws a thumbnail into `canvas` (one pixel per weight); nothing for an empty one. */
+function drawThumbnail(canvas: HTMLCanvasElement, t: Thumbnail, perRow: boolean) {
+  if (t.rows === 0 || t.cols === 0) return;
+  canvas.width = t.cols;
+  canvas.height = t.rows;
+  canvas.getContext('2d')!.putImageData(thumbnailImage(t, perRow), 0, 0);
+}
+
+/** A thumbnail as a canvas off the page, drawn as <ap-overview> draws it, for exports. */
+export function thumbnailCanvas(t: Thumbnail, perRow: boolean): HTMLCanvasElement {
+  const canvas = document.createElement('canvas');
+  drawThumbnail(canvas, t, perRow);
+  return canvas;
+}
 
 export class Overview extends LitElement {
   static override properties = {
@@ -82,27 +119,9 @@ export class Overview extends LitElement {
   `;
 
   protected override updated() {
-    table ??= colorTable();
-    const blockedRgb = hexRgb(BLOCKED_FILL);
     for (const canvas of this.renderRoot.querySelectorAll('canvas')) {
       const t = this.thumbnails[Number(canvas.dataset.index)];
-      if (!t || t.rows === 0 || t.cols === 0) continue;
-      canvas.width = t.cols;
-      canvas.height = t.rows;
-      const image = new ImageData(t.cols, t.rows);
-      const px = image.data;
-      // Where each row's colours top out: 1, or with perRow the row's largest weight (as the heatmaps' rowScales).
-      const tops = Array.from({ length: t.rows }, (_, i) => (this.perRow ? rowTop(t.values, i, t.cols) : 1));
-      for (let k = 0; k < t.rows * t.cols; k++) {
-        const v = t.values[k] / tops[Math.floor(k / t.cols)];
-        const rgb = t.blocked[k] ? blockedRgb : null;
-        const at = Math.round(Math.min(1, Math.max(0, Number.isFinite(v) ? v : 0)) * 255) * 3;
-        px[4 * k] = rgb ? rgb[0] : table[at];
-        px[4 * k + 1] = rgb ? rgb[1] : table[at + 1];
-        px[4 * k + 2] = rgb ? rgb[2] : table[at + 2];
-        px[4 * k + 3] = 255;
-      }
-      canvas.getContext('2d')!.putImageData(image, 0, 0);
+      if (t) drawThumbnail(canvas, t, this.perRow);
     }
   }
 
