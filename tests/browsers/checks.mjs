@@ -110,7 +110,23 @@ export function browserChecks(name, driver, { simd = true, threads = true, tutor
 
     // Opens a page, runs the check, then asserts that nothing went wrong in it (a failed
     // check also names the page's errors: they often say why).
+    // A browser whose page process died (WebKitGTK under xvfb at times ends the session with
+    // "page crash or hang") is started again and the check run once more, so one crash of
+    // the browser neither fails the check alone nor every check after it; a page that
+    // crashes it twice fails.
     async function onPage(url, check) {
+      try {
+        return await onPageOnce(url, check);
+      } catch (error) {
+        if (!/invalid session id|page crash|session deleted/i.test(String(error?.message))) throw error;
+        console.log(`${name}: the browser's session ended (${error.message.split('\n')[0]}); starting it again, once`);
+        await browser.close().catch(() => {});
+        browser = await driver.launch();
+        return onPageOnce(url, check);
+      }
+    }
+
+    async function onPageOnce(url, check) {
       const page = await browser.open(url);
       const errors = async () => [
         ...(await page.evaluate(() => window.__pageErrors ?? ['the error recorder did not run'])),
