@@ -27,7 +27,6 @@ struct CheckpointLoader::State {
   std::map<std::string, HubTarget> targets;  // canonical hub name -> where it goes
   std::vector<std::string> slot_names;       // the main hub name of each slot, for messages
   std::vector<std::string> filled_by;        // per slot: the file's name for the tensor that filled it, or ""
-
   std::vector<std::pair<std::string, std::string>> skipped;
   int read = 0;
   bool broken = false;  // an add_file failed: the model may be half written
@@ -154,11 +153,9 @@ Status CheckpointLoader::add_file(const std::uint8_t* data, std::size_t size, co
     const auto here = slots_here.find(target.slot);
     const std::string& earlier = st.filled_by[target.slot];
     const std::string& other = here != slots_here.end() ? here->second->name : earlier;
-    if (!other.empty() &&
-        canonical_name(family, other) == canonical) {  // one name twice (e.g. with and without prefix)
-      return tensor_error(file_name, t.name, "was given twice (also as '" + other + "')", error_code::kBadFile);
-    }
-    if (!other.empty()) {
+    if (!other.empty()) {  // the slot is filled: by this very name (twice), or by its other name
+      if (canonical_name(family, other) == canonical)
+        return tensor_error(file_name, t.name, "was given twice (also as '" + other + "')", error_code::kBadFile);
       second_names.emplace_back(&t, &target);
       continue;
     }
