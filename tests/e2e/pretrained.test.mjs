@@ -105,6 +105,12 @@ async function openLoader(page) {
   await page.locator('[data-testid="pretrained-loader"]').waitFor();
 }
 
+/** Escape closes the dialog (and gives focus back to its button). */
+async function closeLoader(page) {
+  await page.keyboard.press('Escape');
+  await page.locator('[data-testid="pretrained-dialog"]').waitFor({ state: 'hidden' });
+}
+
 async function loadByName(page, repo) {
   await page.locator('#pretrained-base').fill(hub.url);
   await page.locator('#pretrained-repo').fill(repo);
@@ -229,6 +235,7 @@ describe('pretrained checkpoints on the Explore page', () => {
       await page.locator('[data-testid="pretrained-note"]').textContent(),
       /Loaded gpt2-tiny: 2 layers × 4 heads/,
     );
+    await closeLoader(page); // the dialog is modal: the page behind it answers once it is closed
 
     // The picker lists it and has it chosen; the text starts as the example.
     assert.equal(await page.locator('#setting-model').inputValue(), 'pretrained:gpt2-tiny');
@@ -290,6 +297,7 @@ describe('pretrained checkpoints on the Explore page', () => {
     await page.locator('#pretrained-files').setInputFiles(files);
     await page.locator('[data-testid="pretrained-note"]').waitFor({ timeout: 15_000 });
     assert.equal(await page.locator('#setting-model').inputValue(), 'pretrained:BertForMaskedLM');
+    await closeLoader(page);
     // The files the loader read (tokenizer.json holds the vocabulary: vocab.txt and tokenizer_config.json are not read).
     assert.deepEqual(
       await page
