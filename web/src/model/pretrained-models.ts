@@ -1,6 +1,7 @@
 // The pretrained checkpoint loaded on this page (one at a time: loading another frees it),
-// as the Explore page's picker lists it ('pretrained:<name>'), and the hub's base URL the
-// person typed, remembered in localStorage.
+// as the Explore page's picker lists it ('pretrained:<name>'); the hub's base URL the
+// person typed, remembered in localStorage (also where "Try a real model" downloads from);
+// and the real models that action offers, one declaration each.
 import { ENGINE } from 'attention-playground';
 import type { PretrainedInfo } from './pretrained-info.js';
 
@@ -102,8 +103,8 @@ export const REAL_MODELS: readonly RealModel[] = [
 ];
 
 /** The real models the engine can load (the others wait for their family). */
-export function realModels(): RealModel[] {
-  return REAL_MODELS.filter((m) => ENGINE.families.some((f) => f.name === m.family));
+export function realModels(list: readonly RealModel[] = REAL_MODELS): RealModel[] {
+  return list.filter((m) => ENGINE.families.some((f) => f.name === m.family));
 }
 
 /** Where a hub in the Hugging Face layout keeps a model's file (the layout engine.loadPretrained({ repo }) reads). */
