@@ -68,6 +68,8 @@ export type LoadRequest = { files: File[]; name: string } | { repo: string; base
 export interface PretrainedPanelHost {
   /** Whether the loading dialog is open. */
   open: boolean;
+  /** The model the page shows, or its link names (the picker's id, e.g. 'pretrained:openai-community/gpt2'). */
+  readonly chosenModel: string;
   loading: boolean;
   loadProgress: PretrainedProgress[];
   loadError: string;

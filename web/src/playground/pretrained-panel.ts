@@ -28,7 +28,12 @@ export class PretrainedPanel implements PretrainedPanelHost {
     private readonly host: ReactiveControllerHost,
     private readonly engine: () => EngineClient,
     private readonly onLoaded: (info: PretrainedInfo) => void | Promise<void>,
+    private readonly chosen: () => string = () => '',
   ) {}
+
+  get chosenModel() {
+    return this.chosen();
+  }
 
   /** The dialog shows (it opens from its button beside the model picker, and closes with Close or Escape). */
   get open() {

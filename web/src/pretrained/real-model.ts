@@ -3,13 +3,14 @@
 // dialog names (its base URL setting), in one click. It says the download's size before
 // downloading (the hub's, from HEAD; else the declared one), shows the bytes with a Cancel,
 // keeps the files in this browser's Cache Storage (model-cache.ts) so the next visit reads
-// them from there (and says so), and offers to remove them. The model loads through the
+// them from there (and says so; a reload whose link names such a model loads it from there
+// at once), and offers to remove them. The model loads through the
 // same host as the dialog (pretrained-loading.ts), so a failure or a cancel leaves the
 // page and the model shown as they were. Data in: `host`; defined with the pretrained
 // feature's entry (pretrained-loader.ts).
 import { LitElement, css, html, nothing } from 'lit';
 import type { PretrainedPanelHost } from '../model/pretrained-info.js';
-import { formatBytes, realModels, type RealModel } from '../model/pretrained-models.js';
+import { formatBytes, pretrainedId, pretrainedModel, realModels, type RealModel } from '../model/pretrained-models.js';
 import { loadPretrainedForPanel } from './pretrained-loading.js';
 import { DownloadError, cachedBytes, download, forget, hubBytes, type DownloadProgress } from './model-cache.js';
 
@@ -39,6 +40,7 @@ export class RealModelCard extends LitElement {
   #controller: AbortController | null = null;
   #unwatch: (() => void) | null = null;
   #checkedUrl = '';
+  #resumed = false;
 
   constructor() {
     super();
@@ -98,7 +100,21 @@ export class RealModelCard extends LitElement {
       const bytes = await cachedBytes(url, model);
       if (bytes !== null) cached[model.repo] = bytes;
     }
-    if (url === this.#checkedUrl) this.cached = cached;
+    if (url !== this.#checkedUrl) return;
+    this.cached = cached;
+    if (!this.#resumed) this.#resume();
+  }
+
+  /**
+   * A second visit: the link names a real model this browser keeps, and the new page has no model loaded: it loads
+   * from the cache (no request to the hub), once.
+   */
+  #resume() {
+    const host = this.host;
+    this.#resumed = true;
+    if (!host || host.loading || this.step.kind !== 'idle' || pretrainedModel()) return;
+    const model = realModels().find((m) => pretrainedId({ name: m.repo }) === host.chosenModel);
+    if (model && this.cached[model.repo] !== undefined) void this.#load(model, this.cached[model.repo]);
   }
 
   /** The hub as people know it: its host name. */
