@@ -151,6 +151,9 @@ describe('the pretrained dialog', () => {
       const { page, errors } = await open(viewport);
       const drawer = page.locator('[data-testid="settings-drawer"]');
       if (await drawer.isVisible()) await drawer.click(); // a phone folds the settings into a drawer
+      await page
+        .locator('[data-testid="real-model"]')
+        .screenshot({ path: `${SHOTS}/real-model-card-${viewport.width}.png` });
       const button = page.locator('[data-action="open-pretrained"]');
       let state = await dialogState(page);
       assert.equal(state.open, false);
@@ -180,13 +183,12 @@ describe('the pretrained dialog', () => {
       await page.screenshot({ path: `${SHOTS}/pretrained-dialog-${viewport.width}.png` });
 
       await page.keyboard.press('Escape');
-      await page.waitForFunction(
-        () =>
-          !document
-            .querySelector('ap-playground')
-            .shadowRoot.querySelector('ap-pretrained-loader')
-            .shadowRoot.querySelector('dialog').open,
-      );
+      await page.waitForFunction(() => {
+        const root = document
+          .querySelector('ap-playground')
+          .shadowRoot.querySelector('ap-pretrained-loader').shadowRoot;
+        return !root.querySelector('dialog').open && root.querySelector('[aria-expanded="false"]');
+      });
       state = await dialogState(page);
       assert.equal(state.expanded, 'false');
       assert.ok(state.focusOnButton, 'focus is back on the button');

@@ -65,6 +65,8 @@ export class RealModelCard extends LitElement {
     .cached { color: #1b5e20; }
     .error { flex-basis: 100%; margin: 0; color: #b00020; overflow-wrap: anywhere; }
     .note { flex-basis: 100%; margin: 0; color: #1b5e20; }
+    /* a phone: the button says it all, and the heatmaps stay nearer the top */
+    @media (max-width: 600px) { .lead { display: none; } section { padding: 0.35rem 0.5rem; } }
   `;
 
   override connectedCallback() {
