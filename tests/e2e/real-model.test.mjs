@@ -29,8 +29,9 @@ const FAMILIES = [
 const site = useSite();
 
 // The hub: /openai-community/gpt2/resolve/main/{file}, with CORS (the site is cross-origin isolated).
-// slow: model.safetensors trickles (2 kB every 100 ms); fail: it answers 500; noHead: HEAD answers 405.
-const hub = { url: '', server: null, requests: [], slow: false, fail: false, noHead: false };
+// slow: model.safetensors trickles (2 kB every 100 ms); fail: it answers 500; noHead: HEAD answers 405;
+// truncated: model.safetensors is cut short (a whole download of a file the engine rejects).
+const hub = { url: '', server: null, requests: [], slow: false, fail: false, noHead: false, truncated: false };
 
 before(async () => {
   hub.server = createServer((request, response) => {
@@ -50,7 +51,8 @@ before(async () => {
       response.writeHead(500, headers).end('broken');
       return;
     }
-    const body = readFileSync(FIXTURE + file);
+    let body = readFileSync(FIXTURE + file);
+    if (hub.truncated && file === 'model.safetensors') body = body.subarray(0, 5000);
     response.writeHead(200, { ...headers, 'content-type': 'application/octet-stream', 'content-length': body.length });
     if (request.method === 'HEAD') {
       response.end();
@@ -346,6 +348,21 @@ describe('Try a real model', () => {
     await page.locator('[data-action="cancel-real"]').click();
     await size.waitFor({ state: 'detached' });
     hub.noHead = false;
+
+    // A checkpoint the engine rejects: the message names the file, the model shown stays, and the bad copy is not kept.
+    hub.truncated = true;
+    await tryIt.click();
+    await size.waitFor();
+    await page.locator('[data-action="download-real"]').click();
+    await page.locator('[data-testid="real-error"]').waitFor({ timeout: 15_000 });
+    assert.match(
+      await page.locator('[data-testid="real-error"]').textContent(),
+      /model\.safetensors.*truncated.*removed from this browser’s cache/s,
+    );
+    assert.equal(await page.locator('#setting-model').inputValue(), `pretrained:${REPO}`);
+    await waitForRows(page, GPT2_TOKENS);
+    assert.deepEqual(await cacheKeys(page), []);
+    hub.truncated = false;
 
     // The hub's 500 is the browser's "failed to load resource" line, nothing else.
     assert.deepEqual(

@@ -66,7 +66,12 @@ export class RealModelCard extends LitElement {
     .error { flex-basis: 100%; margin: 0; color: #b00020; overflow-wrap: anywhere; }
     .note { flex-basis: 100%; margin: 0; color: #1b5e20; }
     /* a phone: the button says it all, and the heatmaps stay nearer the top */
-    @media (max-width: 600px) { .lead { display: none; } section { padding: 0.35rem 0.5rem; } }
+    @media (max-width: 600px) {
+      :host { margin-bottom: 0.25rem; font-size: 0.8rem; }
+      .lead { display: none; }
+      section { padding: 0; border: none; background: none; }
+      button { padding: 0.1rem 0.45rem; }
+    }
   `;
 
   override connectedCallback() {
@@ -133,12 +138,12 @@ export class RealModelCard extends LitElement {
     if (!host || host.loading || this.step.kind !== 'idle') return;
     this.error = '';
     this.message = '';
-    // Asked again (not this.cached): only a copy that is whole now skips stating the size.
-    const kept = await cachedBytes(host.hubUrl, model);
-    if (kept !== null) return this.#load(model, kept);
     const controller = new AbortController();
     this.#controller = controller;
     this.step = { kind: 'sizing', model };
+    // Asked again (not this.cached): only a copy that is whole now skips stating the size.
+    const kept = await cachedBytes(host.hubUrl, model);
+    if (kept !== null) return this.#load(model, kept);
     try {
       const bytes = await hubBytes(host.hubUrl, model, controller.signal);
       this.step =
@@ -160,12 +165,16 @@ export class RealModelCard extends LitElement {
     this.#controller = controller;
     this.step = { kind: 'downloading', model, bytes, progress: [] };
     let got;
+    let shown = 0;
     try {
       got = await download(
         host.hubUrl,
         model,
         (p) => {
-          if (this.step.kind !== 'downloading') return;
+          // At most one redraw per 100 ms (and each file's last), not one per network chunk.
+          const now = performance.now();
+          if (this.step.kind !== 'downloading' || (now - shown < 100 && p.loaded !== p.total)) return;
+          shown = now;
           const progress = [...this.step.progress.filter((q) => q.file !== p.file), p];
           this.step = { ...this.step, progress };
         },
@@ -180,11 +189,16 @@ export class RealModelCard extends LitElement {
     this.step = { kind: 'loading', model, fromCache: got.fromCache };
     const info = await loadPretrainedForPanel(host, { files: got.files, name: model.repo });
     this.step = { kind: 'idle' };
-    void this.#checkCache();
+    if (info) void this.#checkCache();
     if (!info) {
-      // the host's words: cancelled, or what the engine found wrong
-      this.error = host.loadError;
-      this.message = host.loadError ? '' : host.loadNote;
+      // the host's words: cancelled, or what the engine found wrong (then the kept copy goes: it would fail again)
+      if (host.loadError) {
+        await forget(host.hubUrl, model);
+        void this.#checkCache();
+        this.error = got.notKept
+          ? host.loadError
+          : `${host.loadError} The files were removed from this browser\u2019s cache.`;
+      } else this.message = host.loadNote;
       return;
     }
     const how = got.fromCache
