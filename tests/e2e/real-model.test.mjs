@@ -256,6 +256,10 @@ describe('Try a real model', () => {
       null,
       { timeout: 15_000 },
     );
+    assert.match(
+      await page.locator('[data-testid="real-progress"]').textContent(),
+      new RegExp(`Downloading model\\.safetensors: [\\d.]+ / ${(SIZE / 1000).toFixed(1)} kB in all`),
+    );
     await page.screenshot({ path: `${SHOTS}/real-model-progress.png` });
     await page.locator('[data-action="cancel-real"]').click();
     await page.locator('[data-testid="real-note"]').waitFor();

@@ -253,7 +253,7 @@ export class RealModelCard extends LitElement {
         const loaded = step.progress.reduce((sum, p) => sum + p.loaded, 0);
         const current = step.progress[step.progress.length - 1];
         return html`<p class="step" role="status" data-testid="real-progress" data-loaded=${loaded}>
-          <span>${current ? `${current.file}: ` : ''}${formatBytes(loaded, Math.max(step.bytes, loaded))}</span>
+          <span>Downloading${current ? ` ${current.file}` : ''}: ${formatBytes(loaded, Math.max(step.bytes, loaded))} in all</span>
           <progress max=${Math.max(step.bytes, loaded)} value=${loaded} aria-label="Downloaded"></progress> ${cancel}</p>`;
       }
       case 'loading':
