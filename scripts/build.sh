@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds everything that ships: the engine and the package in dist/ (wasm builds,
 # TypeScript facade, the one-file element bundle) and the static site in dist-web/
-# (playground, iframe page, tutorial, and the element bundle to download).
+# (playground, iframe page, tutorial, and the element bundle to download, with the part it
+# loads on demand).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
@@ -14,4 +15,6 @@ cp web/src/element/element.d.ts dist/element.d.ts
 rm -rf dist/checkpoints && cp -r web/public/checkpoints dist/checkpoints
 npx vite build --logLevel warn
 cp dist/element.js dist-web/attention-playground.js
-printf 'size: %-32s %8d bytes raw %8d bytes gzip\n' dist/element.js "$(stat -c %s dist/element.js)" "$(gzip -9 -c dist/element.js | wc -c)"
+cp dist/attention-playground-pretrained.js dist-web/
+# The sizes a tutorial page pays (dist/sizes.json): docs/embedding.md states them, a test holds the budget.
+node scripts/size-record.mjs dist/element.js dist/attention-playground-pretrained.js
