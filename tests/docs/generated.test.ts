@@ -7,16 +7,9 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { loadAttention, LIMITS } from 'attention-playground';
 // @ts-ignore -- a plain .mjs script without type declarations
-import {
-  FILES,
-  ROOT,
-  benchBlocks,
-  fillBlocks,
-  limitBlocks,
-  readBlock,
-  sizeBlocks,
-} from '../../scripts/docs-tables.mjs';
+import * as tables from '../../scripts/docs-tables.mjs';
 
+const { FILES, ROOT, benchBlocks, fillBlocks, limitBlocks, readBlock, sizeBlocks } = tables;
 const blocks: Record<string, string[]> = { ...benchBlocks(), ...(await limitBlocks()), ...sizeBlocks() };
 
 describe('generated blocks match the generator', () => {
