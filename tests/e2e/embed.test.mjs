@@ -172,7 +172,8 @@ describe('what the one-file element says, and what it loads on demand', () => {
       join(staticDir, 'checkpoint.html'),
       `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">
       <script defer src="./attention-playground.js"></script>
-      <attention-playground id="shipped" checkpoint="induction"></attention-playground>`,
+      <attention-playground id="shipped" checkpoint="induction"></attention-playground>
+      <attention-playground id="explore" model="reverse"></attention-playground>`,
     );
     const { page, errors } = await offlinePage({ width: 1100, height: 900 });
     await page.goto(pathToFileURL(join(staticDir, 'checkpoint.html')).href);
@@ -195,6 +196,14 @@ describe('what the one-file element says, and what it loads on demand', () => {
     await page.locator('#shipped ap-train .progress').waitFor();
     assert.equal(await page.locator('#shipped ap-train .progress').getAttribute('data-step'), '0');
     assert.notEqual(record.step, 0);
+    // The same for a shipped model named in Explore mode.
+    await page.locator('#explore').scrollIntoViewIfNeeded();
+    const explore = page.locator('#explore [data-problem="checkpoint"]');
+    await explore.waitFor({ timeout: 15_000 });
+    assert.match(
+      await explore.textContent(),
+      /^Could not load the shipped checkpoint 'reverse' from file:.*\/checkpoints\/reverse\.json: browsers block fetch from file:\/\/ pages\./,
+    );
     await page.screenshot({ path: `${SHOTS}/element-checkpoint-file-url.png`, fullPage: true });
     // The browser's own console lines about the blocked fetches are expected; nothing else.
     assert.deepEqual(

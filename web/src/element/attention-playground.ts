@@ -14,7 +14,8 @@
 // starting it once visible. `controls` then lists Train view settings plus 'buttons' and
 // 'checkpoints' (default: 'buttons'). A checkpoint that cannot be read (a file:// page,
 // where browsers block fetch; a folder missing beside the script) is explained in the
-// element, above the Train view, which keeps its own untrained model.
+// element, above the Train view, which keeps its own untrained model (likewise a shipped
+// model named by `model` in Explore mode).
 // An engine that cannot run in this browser (the one-file element's needs wasm SIMD) is
 // said in the element instead of the views.
 import { LitElement, css, html, nothing } from 'lit';
@@ -59,8 +60,11 @@ export function useEngine(factory: () => EngineClient, problem: string | null = 
   engineProblem = problem;
 }
 
-/** Why a checkpoint could not be read, for the page: what, from where, why, and what to do. */
-export function checkpointProblem(idOrUrl: string, error: unknown): string {
+/**
+ * Why a checkpoint could not be read, for the page: what, from where, why, and what to do;
+ * `instead`: what shows in its place, if anything.
+ */
+export function checkpointProblem(idOrUrl: string, error: unknown, instead = ''): string {
   let url: URL | null = null;
   try {
     url = checkpointUrl(idOrUrl);
@@ -79,7 +83,7 @@ export function checkpointProblem(idOrUrl: string, error: unknown): string {
     : `${(error as Error)?.message ?? String(error)}${
         /\b404\b/.test(String((error as Error)?.message)) ? ' (the checkpoints/ folder belongs next to the script)' : ''
       }`;
-  return `Could not load ${what}${from}: ${why}. The Train view below shows its untrained model instead.`;
+  return `Could not load ${what}${from}: ${why}.${instead ? ` ${instead}` : ''}`;
 }
 
 export class AttentionPlaygroundElement extends LitElement {
@@ -193,15 +197,23 @@ export class AttentionPlaygroundElement extends LitElement {
     this.problems = problems;
   }
 
+  /** The checkpoint this element shows: the `checkpoint` attribute's in train mode, a shipped model's id in Explore. */
+  #checkpoint(): string {
+    if (!this.visible || engineProblem) return '';
+    if (this.trainState) return this.getAttribute('checkpoint') ?? '';
+    return /^[a-z0-9-]+$/.test(this.state.model) ? this.state.model : '';
+  }
+
   override willUpdate(): void {
-    const checkpoint = this.trainState && this.visible && !engineProblem ? (this.getAttribute('checkpoint') ?? '') : '';
+    const checkpoint = this.#checkpoint();
     if (checkpoint === this.#checkedCheckpoint) return;
     this.#checkedCheckpoint = checkpoint;
     this.checkpointError = '';
     if (!checkpoint) return;
-    // The Train view reads it too (each file is fetched once per page); this is to say here why it failed.
+    const instead = this.trainState ? 'The Train view below shows its untrained model instead.' : '';
+    // The views read it too (each file is fetched once per page); this is to say here why it failed.
     loadCheckpoint(checkpoint).catch((error: unknown) => {
-      if (this.#checkedCheckpoint === checkpoint) this.checkpointError = checkpointProblem(checkpoint, error);
+      if (this.#checkedCheckpoint === checkpoint) this.checkpointError = checkpointProblem(checkpoint, error, instead);
     });
   }
 
@@ -210,10 +222,10 @@ export class AttentionPlaygroundElement extends LitElement {
     if (!this.visible) return html`${problems}<div class="waiting" part="placeholder">attention playground</div>`;
     if (engineProblem)
       return html`${problems}<p class="error unavailable" role="alert" data-problem="engine">${engineProblem}</p>`;
+    if (this.checkpointError)
+      problems.push(html`<p class="error" role="alert" data-problem="checkpoint">${this.checkpointError}</p>`);
     if (this.trainState) {
       const controls = this.getAttribute('controls') ?? 'buttons';
-      if (this.checkpointError)
-        problems.push(html`<p class="error" role="alert" data-problem="checkpoint">${this.checkpointError}</p>`);
       return html`${problems.length ? problems : nothing}<ap-train .state=${this.trainState} controls=${controls}
         checkpoint=${this.getAttribute('checkpoint') ?? ''} ?autostart=${this.hasAttribute('autostart')}></ap-train>`;
     }
