@@ -8,10 +8,13 @@
 // The same build writes the part loaded on demand beside it,
 // dist/attention-playground-pretrained.js: the full SIMD engine, with the pretrained
 // loaders, as a classic script too (dynamic-import chunks are ES modules, which a file://
-// page cannot load).
+// page cannot load). Then it prints both files' sizes and writes them to dist/sizes.json
+// (scripts/size-record.mjs).
 import { fileURLToPath } from 'node:url';
 import { build, defineConfig, type Plugin } from 'vite';
 import { PRETRAINED_SCRIPT } from './web/src/element/pretrained-script.js';
+// @ts-ignore -- a plain .mjs script without type declarations
+import { recordSizes } from './scripts/size-record.mjs';
 
 const dist = (file: string) => fileURLToPath(new URL(`./dist/${file}`, import.meta.url));
 
@@ -31,6 +34,7 @@ function pretrainedEngine(): Plugin {
           target: 'es2022',
         },
       });
+      recordSizes(['dist/element.js', `dist/${PRETRAINED_SCRIPT}`]);
     },
   };
 }

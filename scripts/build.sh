@@ -9,6 +9,7 @@ source scripts/env.sh
 bash scripts/build-wasm.sh
 # Vite strips the front end's types without checking them: check them here (against dist/*.d.ts).
 npx tsc -p web/tsconfig.json
+# The element and its on-demand part; prints their sizes, the record docs/embedding.md states (dist/sizes.json).
 npx vite build -c vite.element.config.ts --logLevel warn
 cp web/src/element/element.d.ts dist/element.d.ts
 # The shipped checkpoints next to the element bundle, which loads them from there.
@@ -16,5 +17,3 @@ rm -rf dist/checkpoints && cp -r web/public/checkpoints dist/checkpoints
 npx vite build --logLevel warn
 cp dist/element.js dist-web/attention-playground.js
 cp dist/attention-playground-pretrained.js dist-web/
-# The sizes a tutorial page pays (dist/sizes.json): docs/embedding.md states them, a test holds the budget.
-node scripts/size-record.mjs dist/element.js dist/attention-playground-pretrained.js
