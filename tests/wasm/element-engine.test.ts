@@ -13,8 +13,8 @@ import {
   type Factory,
 } from '../../dist/element-engine.js';
 import { loadAttention as loadPackage } from '../../dist/node.js';
-// @ts-ignore -- emcc glue with the .wasm built in, typed by Factory
-import createFull from '../../dist/wasm/attention-simd-inline.mjs';
+// @ts-ignore -- emcc glue with the gzip-compressed .wasm built in (what the on-demand script holds), typed by Factory
+import createFull from '../../dist/wasm/attention-simd-gzip-inline.mjs';
 import { ROOT } from './helpers.js';
 
 const texts = ['the cat sat on the mat', 'a dog'];

@@ -8,7 +8,7 @@
  * @packageDocumentation
  */
 import { FULL_ENGINE_GLOBAL } from './element-global.js';
-// @ts-ignore -- emcc glue with the .wasm built in (scripts/inline-wasm.mjs), typed by Factory
-import createSimd from './wasm/attention-simd-inline.mjs';
+// @ts-ignore -- emcc glue with the gzip-compressed .wasm built in (scripts/inline-wasm.mjs --gzip), typed by Factory
+import createSimd from './wasm/attention-simd-gzip-inline.mjs';
 
 (globalThis as Record<string, unknown>)[FULL_ENGINE_GLOBAL] = createSimd;
