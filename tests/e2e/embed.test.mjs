@@ -233,6 +233,7 @@ describe('what the one-file element says, and what it loads on demand', () => {
     assert.match(await message.textContent(), /^This attention playground needs WebAssembly SIMD, which this browser/);
     assert.equal(await page.locator('#a ap-playground').count(), 0);
     assert.equal(await page.locator('#b ap-train').count(), 0);
+    await page.screenshot({ path: `${SHOTS}/element-no-simd.png` });
     assert.deepEqual(errors, []);
     await page.close();
   });
