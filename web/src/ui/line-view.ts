@@ -7,7 +7,8 @@
 // itself is lineSvg(), a function of a LineSpec, so that an export draws the same
 // picture from the same data (linePicture) instead of copying it off the screen.
 import { LitElement, css, html, nothing, render, svg } from 'lit';
-import type { AxisLabel } from './heatmap.js';
+import { tokenLabel } from '../model/token-label.js';
+import type { AxisLabel } from './heatmap-layout.js';
 
 const ROW = 22;
 const WIDTH = 360;
@@ -23,8 +24,9 @@ export interface LineLayer {
   weights: Float32Array;
 }
 
+/** A token as drawn: escaped (tokenLabel) and cut to MAX_LABEL characters. */
 function shorten(text: string): string {
-  const points = Array.from(text);
+  const points = Array.from(tokenLabel(text));
   return points.length > MAX_LABEL ? points.slice(0, MAX_LABEL - 1).join('') + '…' : text;
 }
 
@@ -76,7 +78,7 @@ export function lineSvg(spec: LineSpec, on: Focus | null = null) {
       }
     }
   }
-  const label = (l: AxisLabel | undefined) => l?.label ?? '';
+  const label = (l: AxisLabel | undefined) => tokenLabel(l?.label ?? '');
   const focus = (row: number | null, col: number | null) => on && (() => on.focus(row, col));
   return html`<svg viewBox="0 0 ${WIDTH} ${height}" role="img" style=${`min-width:${Math.ceil(WIDTH * MIN_SCALE)}px`}
         aria-label=${`${spec.caption}: lines from each query token to the keys it attends to`}>

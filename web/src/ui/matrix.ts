@@ -4,6 +4,7 @@
 // highlighted rows, hatched blocked cells. Its numbers are not drawn: the views print
 // the numbers they argue from in tables beside it. Data in (properties), nothing out.
 import { LitElement, css, html, svg } from 'lit';
+import { tokenLabel } from '../model/token-label.js';
 import { BLOCKED_FILL, type ColorScale } from './colors.js';
 
 /** A run of columns drawn with a coloured band above it, e.g. head 1's d_k columns. */
@@ -22,12 +23,11 @@ const BAND = 16;
 const MIN_FIT_CELL = 3;
 const MAX_LABEL = 8;
 
-const shorten = (text: string) =>
-  Array.from(text).length > MAX_LABEL
-    ? `${Array.from(text)
-        .slice(0, MAX_LABEL - 1)
-        .join('')}…`
-    : text;
+/** A token as drawn: escaped (tokenLabel) and cut to MAX_LABEL characters. */
+function shorten(text: string): string {
+  const points = Array.from(tokenLabel(text));
+  return points.length > MAX_LABEL ? `${points.slice(0, MAX_LABEL - 1).join('')}…` : points.join('');
+}
 
 export class Matrix extends LitElement {
   static override properties = {
@@ -132,7 +132,7 @@ export class Matrix extends LitElement {
       ${Array.from(
         { length: this.rows },
         (_, i) => svg`<text x=${LEFT - 4} y=${top + i * h + h / 2 + 4} font-size="11" text-anchor="end"
-        font-weight=${this.highlight.includes(i) ? '700' : '400'}><title>${this.rowLabels[i] ?? ''}</title>${shorten(this.rowLabels[i] ?? '')}</text>`,
+        font-weight=${this.highlight.includes(i) ? '700' : '400'}><title>${tokenLabel(this.rowLabels[i] ?? '')}</title>${shorten(this.rowLabels[i] ?? '')}</text>`,
       )}
       ${cells}
       ${this.bands.slice(1).map((b) => svg`<line x1=${LEFT + b.from * c} x2=${LEFT + b.from * c} y1="0" y2=${height} stroke="#fff" stroke-width="2"></line>`)}
