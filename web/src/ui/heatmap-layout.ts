@@ -5,8 +5,10 @@
 // that it is tested in Node.
 import { tokenLabel } from '../model/token-label.js';
 
-/** The cell size a picture draws at (exports) and the largest on screen. */
+/** The cell size a picture draws at (exports), and the first guess on screen before the box is measured. */
 export const CELL = 28;
+/** The largest cell on screen, where a box has room to spare (a short text in a wide column). */
+export const MAX_CELL = 32;
 /**
  * The smallest cell on screen: labels stay LABEL_FONT px (the key labels, rotated, just clear each other); a box too
  * narrow even for this scrolls.
@@ -146,13 +148,13 @@ export function heatmapLayout(shape: HeatmapShape, cell = CELL, measure: Measure
 }
 
 /**
- * The layout for a box `available` px wide: the largest cell from CELL down to MIN_CELL whose drawing fits, else
+ * The layout for a box `available` px wide: the largest cell from MAX_CELL down to MIN_CELL whose drawing fits, else
  * MIN_CELL (and the box scrolls). `available` 0 (not measured yet): CELL.
  */
 export function fittedLayout(shape: HeatmapShape, available: number, measure: Measure = measureText): HeatmapLayout {
   const w = labelWidths(shape, measure);
   if (!(available > 0)) return layoutAt(shape, CELL, w);
-  for (let cell = CELL; cell > MIN_CELL; cell--) {
+  for (let cell = MAX_CELL; cell > MIN_CELL; cell--) {
     const layout = layoutAt(shape, cell, w);
     if (layout.width <= available) return layout;
   }
