@@ -99,6 +99,8 @@ const measure = (page, scope = 'body') =>
           what: `${el.tagName.toLowerCase()} ${el.getAttribute('caption') ?? el.getAttribute('label') ?? ''}`.trim(),
           scrollWidth: box.scrollWidth,
           clientWidth: box.clientWidth,
+          scrollHeight: box.scrollHeight,
+          clientHeight: box.clientHeight,
           cell: Number(root.querySelector('svg[data-cell]')?.dataset.cell ?? 0),
           labels: labels.length,
           outside,
@@ -112,6 +114,9 @@ function assertFits(drawings, where) {
   for (const d of drawings) {
     assert.ok(d.scrollWidth <= d.clientWidth + 1, `${where}: ${d.what} scrolls (${d.scrollWidth} > ${d.clientWidth})`);
     assert.ok(d.labels > 0, `${where}: ${d.what} has no labels`);
+    // A heatmap with cells above the smallest is whole in its box, down to its last row too.
+    if (d.cell > MIN_CELL)
+      assert.ok(d.scrollHeight <= d.clientHeight + 1, `${where}: ${d.what} scrolls down at ${d.cell} px cells`);
     assert.deepEqual(d.outside, [], `${where}: ${d.what}: labels outside the visible box`);
   }
 }
@@ -191,6 +196,7 @@ describe('drawings fit the room they have', () => {
           { timeout: 30_000 },
         );
       }
+      await page.mouse.move(0, 0); // no tooltip open
       await page.waitForTimeout(400);
       const drawings = await measure(page, `section#${id}`);
       if (drawings.length) {

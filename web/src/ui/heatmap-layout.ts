@@ -148,15 +148,20 @@ export function heatmapLayout(shape: HeatmapShape, cell = CELL, measure: Measure
 }
 
 /**
- * The layout for a box `available` px wide: the largest cell from MAX_CELL down to MIN_CELL whose drawing fits, else
- * MIN_CELL (and the box scrolls). `available` 0 (not measured yet): CELL.
+ * The layout for a box `available` px wide and at most `maxHeight` px tall: the largest cell from MAX_CELL down to
+ * MIN_CELL whose drawing fits both ways, else MIN_CELL (and the box scrolls). `available` 0 (not measured yet): CELL.
  */
-export function fittedLayout(shape: HeatmapShape, available: number, measure: Measure = measureText): HeatmapLayout {
+export function fittedLayout(
+  shape: HeatmapShape,
+  available: number,
+  maxHeight = Infinity,
+  measure: Measure = measureText,
+): HeatmapLayout {
   const w = labelWidths(shape, measure);
   if (!(available > 0)) return layoutAt(shape, CELL, w);
   for (let cell = MAX_CELL; cell > MIN_CELL; cell--) {
     const layout = layoutAt(shape, cell, w);
-    if (layout.width <= available) return layout;
+    if (layout.width <= available && layout.height <= maxHeight) return layout;
   }
   return layoutAt(shape, MIN_CELL, w);
 }

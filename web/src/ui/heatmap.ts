@@ -213,11 +213,15 @@ export class Heatmap extends LitElement {
     this.#resize = null;
   }
 
-  /** The drawing for the measured width: the largest cell that fits, with room for a vertical scrollbar if it is that tall. */
+  /**
+   * The drawing for the measured width: the largest cell that fits the box both ways; a drawing too tall even at
+   * MIN_CELL scrolls down, so its width leaves room for the vertical scrollbar.
+   */
   #layout(): HeatmapLayout {
-    const layout = fittedLayout(this, this.available);
-    if (this.available > 0 && layout.height > this.#maxHeight())
-      return fittedLayout(this, this.available - scrollbarWidth());
+    const maxHeight = this.#maxHeight();
+    const layout = fittedLayout(this, this.available, maxHeight);
+    if (this.available > 0 && layout.height > maxHeight)
+      return fittedLayout(this, this.available - scrollbarWidth(), maxHeight);
     return layout;
   }
 
@@ -241,7 +245,7 @@ export class Heatmap extends LitElement {
     svg { display: block; outline: none; }
     svg:focus-visible { outline: 3px solid #1a73e8; outline-offset: 2px; }
     .tip {
-      position: absolute; z-index: 2; pointer-events: none; max-width: 20rem;
+      position: absolute; z-index: 2; pointer-events: none; max-width: min(20rem, 90%);
       background: #111; color: #fff; font: 0.78rem/1.35 ui-monospace, monospace;
       padding: 0.4rem 0.55rem; border-radius: 4px; white-space: pre-wrap; box-shadow: 0 2px 8px #0005;
     }
