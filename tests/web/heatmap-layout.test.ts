@@ -71,6 +71,7 @@ describe('heatmap layout', () => {
   it('gives a grid column the width of GRID_CELL px cells, as a CSS grid template', () => {
     expect(gridWidth(shape(10), estimateWidth)).toBe(heatmapLayout(shape(10), GRID_CELL, estimateWidth).width);
     expect(fitColumns(300.2)).toBe('repeat(auto-fit, minmax(min(100%, 301px), 1fr))');
+    expect(fitColumns(300, 4)).toBe('repeat(auto-fit, minmax(min(100%, max(300px, 34%)), 1fr))');
   });
 
   it('writes labels escaped and cut to 11 characters', () => {

@@ -130,7 +130,7 @@ export class TensorView extends LitElement {
     return html`${this.#picker(trace)}
       <p class="help">${stageHelp(full)}</p>
       <ap-legend .scale=${scale} label="Value:" no-blocked></ap-legend>
-      <div class="heads" data-count=${panels.length} style=${`grid-template-columns:${fitColumns(Math.max(...drawn.map((d) => gridWidth(d.shape))))}`}>${drawn.map(
+      <div class="heads" data-count=${panels.length} style=${`grid-template-columns:${fitColumns(Math.max(...drawn.map((d) => gridWidth(d.shape))), drawn.length)}`}>${drawn.map(
         ({ whole, panel, rowLabels, colLabels }) => {
           const stats = rowStats(whole);
           return html`<div class="panel"><ap-heatmap data-tensor=${full} data-head=${panel.head ?? nothing}

@@ -146,7 +146,7 @@ export function heatmap(ctx: ViewContext, head: number, scale: ColorScale) {
  */
 function fitGrid(width: number, count: number, items: unknown) {
   return html`<div class="heads" data-count=${count} data-fit=${Math.ceil(width)}
-    style=${`grid-template-columns:${fitColumns(width)}`}>${items}</div>`;
+    style=${`grid-template-columns:${fitColumns(width, count)}`}>${items}</div>`;
 }
 
 export function headsView(ctx: ViewContext, scale: ColorScale) {

@@ -173,8 +173,10 @@ export function gridWidth(shape: HeatmapShape, measure: Measure = measureText): 
 
 /**
  * A grid's columns for drawings at least `width` px wide: as many as fit, sharing the row (an unused column folds away); one (the whole row) when
- * not even one fits, and the drawing shrinks or scrolls in it.
+ * not even one fits, and the drawing shrinks or scrolls in it. `count`: how many drawings the grid holds.
  */
-export function fitColumns(width: number): string {
-  return `repeat(auto-fit, minmax(min(100%, ${Math.ceil(width)}px), 1fr))`;
+export function fitColumns(width: number, count = 0): string {
+  // Four drawings lay out 2 + 2, not 3 + 1: at most two columns (each over a third of the row).
+  const min = count === 4 ? `max(${Math.ceil(width)}px, 34%)` : `${Math.ceil(width)}px`;
+  return `repeat(auto-fit, minmax(min(100%, ${min}), 1fr))`;
 }

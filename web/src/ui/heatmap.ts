@@ -245,7 +245,7 @@ export class Heatmap extends LitElement {
     svg { display: block; outline: none; }
     svg:focus-visible { outline: 3px solid #1a73e8; outline-offset: 2px; }
     .tip {
-      position: absolute; z-index: 2; pointer-events: none; max-width: min(20rem, 90%);
+      position: absolute; z-index: 2; pointer-events: none; width: max-content; max-width: 20rem;
       background: #111; color: #fff; font: 0.78rem/1.35 ui-monospace, monospace;
       padding: 0.4rem 0.55rem; border-radius: 4px; white-space: pre-wrap; box-shadow: 0 2px 8px #0005;
     }
@@ -328,6 +328,8 @@ export class Heatmap extends LitElement {
       left = Number(tip.dataset.left),
       top = Number(tip.dataset.top);
     const box = { left: left + this.active.col * cell, top: top + this.active.row * cell, width: cell, height: cell };
+    // Its width does not depend on where it goes (max-content), at most the visible box's: it is measured once, here.
+    tip.style.maxWidth = `${Math.max(120, Math.min(320, plot.clientWidth - 8))}px`;
     const area = { left: plot.scrollLeft, top: plot.scrollTop, width: plot.clientWidth, height: plot.clientHeight };
     const place = placeTip(box, { width: tip.offsetWidth, height: tip.offsetHeight }, area);
     Object.assign(tip.style, { left: `${place.left}px`, top: `${place.top}px`, visibility: 'visible' });
