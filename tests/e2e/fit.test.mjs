@@ -249,6 +249,37 @@ describe('drawings fit the room they have', () => {
       await page.close();
     });
 
+  test('the embedded Train view (embed.html, the induction checkpoint) at 1400 px: every head whole', async () => {
+    const { page, errors } = await openPage(site.browser, wide, { onlyFrom: site.url });
+    await page.goto(`${site.url}embed.html?checkpoint=induction`);
+    await page.locator('ap-train ap-heatmap').first().waitFor({ timeout: 30_000 });
+    await page.waitForTimeout(300);
+    const drawings = await measure(page, 'body');
+    assertFits(drawings, 'embed');
+    assert.ok(drawings.filter((d) => d.what.startsWith('ap-heatmap')).length >= 4);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('on a phone (390 px) the Row by row matrices narrow their columns rather than scroll', async () => {
+    const { page, errors } = await openPage(site.browser, phone, { onlyFrom: site.url });
+    await page.goto(`${site.url}#view=rows`);
+    await page.locator('ap-row-wise').waitFor({ timeout: 20_000 });
+    await page.waitForFunction(
+      () =>
+        document
+          .querySelector('ap-playground')
+          .shadowRoot.querySelector('ap-row-wise')
+          ?.shadowRoot.querySelectorAll('ap-matrix').length >= 4,
+    );
+    await page.waitForTimeout(300);
+    const matrices = await measure(page, 'ap-playground');
+    assert.ok(matrices.length >= 4);
+    assertFits(matrices, 'phone Row by row');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('on a phone (390 px) a heatmap scrolls only when even the smallest cells cannot fit', async () => {
     const { page, errors } = await openPage(site.browser, phone, { onlyFrom: site.url });
     const words = (n) => Array.from({ length: n }, (_, i) => `w${i}`).join('+');

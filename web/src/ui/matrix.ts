@@ -58,7 +58,10 @@ export class Matrix extends LitElement {
   declare cell: number;
   /** What the picture shows, for screen readers. */
   declare label: string;
-  /** Narrow the columns (down to MIN_FIT_CELL px, never the row labels) to fit the box, e.g. E = 64 columns on a phone. */
+  /**
+   * Narrow the columns (down to MIN_FIT_CELL px, never the row labels) to fit the box, e.g. E = 64 columns on a phone
+   * (the default; false: always `cell` px, scrolling in a narrow box).
+   */
   declare fit: boolean;
   /** The box's width in px, measured (0 until known). */
   declare available: number;
@@ -74,7 +77,7 @@ export class Matrix extends LitElement {
     this.highlight = [];
     this.cell = 12;
     this.label = '';
-    this.fit = false;
+    this.fit = true;
     this.available = 0;
   }
 
@@ -100,8 +103,17 @@ export class Matrix extends LitElement {
     return Math.max(MIN_FIT_CELL, Math.min(this.cell, Math.floor((this.available - LEFT - 2) / this.cols)));
   }
 
+  /**
+   * The host is as wide as the matrix at `cell` px (--natural-width), or the box if that is narrower: measured, that
+   * gives the columns their width, and it never depends on the width they were last drawn at.
+   */
+  override willUpdate() {
+    const natural = LEFT + this.cols * this.cell + 2;
+    this.style.setProperty('--natural-width', `${natural}px`);
+  }
+
   static override styles = css`
-    :host { display: block; max-width: 100%; overflow-x: auto; }
+    :host { display: block; width: var(--natural-width, auto); max-width: 100%; overflow-x: auto; }
     svg { display: block; }
   `;
 
