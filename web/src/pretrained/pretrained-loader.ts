@@ -1,6 +1,6 @@
 // <ap-pretrained-loader>: the Explore page's "Load a pretrained model…" button and the
 // dialog it opens beside it (a native modal <dialog>: focus moves inside, Escape or Close
-// shuts it and focus goes back to the button; the button says so with aria-haspopup,
+// shuts it, as does a load that worked, and focus goes back to the button; the button says so with aria-haspopup,
 // aria-expanded and aria-controls). The dialog says where checkpoint files come from and
 // which families the engine reads, and loads one from the person's files (a drop zone for
 // files or a folder that shows dragging, loading and failure, or the file and folder
@@ -87,6 +87,7 @@ export class PretrainedLoader extends LitElement {
     progress { width: 100%; height: 0.5rem; }
     .error { color: #b00020; white-space: pre-wrap; overflow-wrap: anywhere; }
     .note { color: #1b5e20; }
+    dialog + .note { margin: 0.3rem 0 0; font-size: 0.85rem; }
   `;
 
   override connectedCallback() {
@@ -152,7 +153,9 @@ export class PretrainedLoader extends LitElement {
     const host = this.host;
     if (!host) return;
     const info = await loadPretrainedForPanel(host, request);
-    if (info) await host.pretrainedLoaded(info);
+    if (!info) return; // the dialog stays, saying what went wrong
+    host.open = false; // done: the model's heads show behind it
+    await host.pretrainedLoaded(info);
   }
 
   #onFiles(event: Event) {
@@ -196,6 +199,8 @@ export class PretrainedLoader extends LitElement {
       error: 'That did not load (below); drop other files or pick them again.',
       idle: 'Drop the files here, or their folder.',
     }[state];
+    // The last load's line: in the dialog while it is open, under its button once it closed (a load that worked closes it).
+    const noteLine = note ? html`<p class="note" role="status" data-testid="pretrained-note">${note}</p>` : nothing;
     return html`<button type="button" class="open-button" data-action="open-pretrained" aria-haspopup="dialog"
         aria-expanded=${host.open ? 'true' : 'false'} aria-controls="pretrained-dialog" @click=${() => this.#setOpen(true)}>
         Load a pretrained model\u2026</button>
@@ -238,9 +243,10 @@ export class PretrainedLoader extends LitElement {
               )}</ul>`
             : nothing
         }
-        ${note ? html`<p class="note" role="status" data-testid="pretrained-note">${note}</p>` : nothing}
+        ${host.open ? noteLine : nothing}
         ${error ? html`<p class="error" role="alert" data-testid="pretrained-error">${error}</p>` : nothing}
-      </dialog>`;
+      </dialog>
+      ${host.open ? nothing : noteLine}`;
   }
 }
 customElements.define('ap-pretrained-loader', PretrainedLoader);

@@ -207,6 +207,7 @@ export class RealModelCard extends LitElement {
         ? `downloaded and loaded (not kept in this browser: ${got.notKept})`
         : 'downloaded and loaded; this browser keeps it for next time';
     this.message = `${model.label} ${how}: ${info.layers} layers \u00d7 ${info.heads} heads.`;
+    host.loadNote = ''; // said here, not again under the dialog's button
     await host.pretrainedLoaded(info);
   }
 
