@@ -4,12 +4,14 @@
 // brings in the components the views use.
 import { html, nothing } from 'lit';
 import type { Trace } from 'attention-playground';
-import { blocksFor, type State } from '../settings/settings.js';
+import { blocksFor, settingByName, shownValue, type State } from '../settings/settings.js';
+import { hiddenBy, whyNote, type View } from '../settings/why-notes.js';
 import { changesView } from './changes-view.js';
 import { referenceFor, type Snapshot } from '../model/comparison.js';
-import type { Block } from '../model/trace-model.js';
+import { axisTokens, findStage, type Block } from '../model/trace-model.js';
 import { type ColorScale, weightScale } from '../ui/colors.js';
 import {
+  blockedCells,
   headView,
   headsView,
   linesView,
@@ -57,9 +59,74 @@ export interface ViewExtras {
   previous: Snapshot | null;
   /** The Colour scale menu where the page shows it (nothing in an embed that does not list it): it sits by the legend. */
   colorScaleControl: unknown;
+  /** Whether the view's why note shows (everywhere but an embed whose controls are 'none'). */
+  whyNote?: boolean;
+}
+
+/**
+ * The line above the view: what it shows and why it matters (settings/why-notes.ts), and, where the untrained model's
+ * weights would make the view's point trivially true or invisible, why, with the weights that show it one click away.
+ */
+export function whyNoteLine(view: View, state: Pick<State, 'model' | 'preset'>) {
+  const { note, weights } = whyNote(view);
+  const hidden = hiddenBy(state, view);
+  const preset = settingByName('preset')!;
+  const use = (event: Event) =>
+    event.target?.dispatchEvent(
+      new CustomEvent('setting-input', {
+        detail: { name: 'preset', raw: weights!.preset },
+        bubbles: true,
+        composed: true,
+      }),
+    );
+  return html`<p class="hint why-note" data-testid="why-note" data-view=${view}>${note}${
+    weights && state.model === '' && !hidden
+      ? html` <span data-testid="lesson-weights">Weights: ${shownValue(preset, weights.preset)} here;
+          ${Object.entries(weights.hides)
+            .map(([p, why]) => `with \u201c${shownValue(preset, p)}\u201d, ${why}`)
+            .join('; ')}.</span>`
+      : nothing
+  }</p>${
+    hidden
+      ? html`<p class="hint warn" role="status" data-testid="lesson-hidden">These weights
+        (${shownValue(preset, state.preset)}) hide this view’s point: ${hidden}. <button type="button" data-action="lesson-weights" @click=${use}>Use
+        ${shownValue(preset, weights!.preset)} weights</button></p>`
+      : nothing
+  }`;
+}
+
+/**
+ * Seed 004: cross-attention has no causal mask (some texts say it does). In the cross block, counted from the
+ * combined mask the softmax sees: how many cells are blocked, and that none of them for being later than the query.
+ */
+function crossMaskNote(ctx: ViewContext) {
+  if (ctx.block !== 'decoder.cross_attn') return nothing;
+  const blocked = blockedCells(ctx);
+  const { queries, keys } = axisTokens(ctx.trace, ctx.block);
+  const [sq, sk] = [queries[ctx.sequence]?.length ?? 0, keys[ctx.sequence]?.length ?? 0];
+  const cols = blocked.length / (findStage(ctx.trace, `${ctx.block}.mask`, ctx.layer)?.shape[1] ?? 1);
+  let real = 0,
+    later = 0;
+  for (let i = 0; i < sq; i++)
+    for (let j = 0; j < sk; j++)
+      if (blocked[i * cols + j]) {
+        real++;
+        if (j > i) later++;
+      }
+  const padding = blocked.reduce((n: number, b) => n + b, 0) - real;
+  return html`<p class="hint" data-testid="no-causal" data-real-blocked=${real} data-later-blocked=${later}>
+    <strong>No causal mask in cross-attention.</strong> Every target word may read every source word: the source
+    sentence is given whole, so nothing in it is “the future”. Only the decoder’s self-attention hides the words to
+    come. Here ${real === 0 ? 'no word of the source is blocked for any target word' : `${real} word cells are blocked`}
+    ${padding > 0 ? `(only the ${padding} padding cells are)` : ''}; pick Block “Decoder self-attention” to see the
+    causal mask.</p>`;
 }
 
 export function viewBody(ctx: ViewContext, extras: ViewExtras) {
+  return html`${extras.whyNote === false ? nothing : whyNoteLine(ctx.state.view, ctx.state)}${viewOnly(ctx, extras)}`;
+}
+
+function viewOnly(ctx: ViewContext, extras: ViewExtras) {
   const perRow = ctx.state.colorScale === 'row';
   // The colour legend with the Colour scale menu on its line. plainBlocked: the thumbnails' blocked cells are plain grey.
   const legendRow = (
@@ -83,7 +150,7 @@ export function viewBody(ctx: ViewContext, extras: ViewExtras) {
     case 'lines':
       return linesView(ctx);
     case 'masks':
-      return html`<ap-legend masks label="Key:"></ap-legend>${masksView(ctx)}`;
+      return html`<ap-legend masks label="Key:"></ap-legend>${crossMaskNote(ctx)}${masksView(ctx)}`;
     case 'shapes':
       return html`${
         extras.attentionOnly

@@ -341,14 +341,15 @@ export function shapesView(ctx: ViewContext) {
   const stacks = ctx.trace.mode === 'cross' ? (['encoder', 'decoder'] as const) : ([ctx.trace.mode] as const);
   return html`${stacks.map(
     (stack) => html`<ap-shape-flow data-stack=${stack} .rows=${flowRows(ctx.trace, stack, ctx.layer)}
-    .blocks=${headBlocks(ctx.trace, stack, ctx.layer)} mode=${ctx.trace.mode}
+    .blocks=${headBlocks(ctx.trace, stack, ctx.layer)} mode=${ctx.trace.mode} activation=${ctx.trace.config.activation ?? ''}
     heading=${`${stack === 'encoder' ? 'Encoder' : 'Decoder'} layer ${ctx.layer}: click a step to see its values`}></ap-shape-flow>`,
   )}`;
 }
 
 /** The Row by row view: the projections' input and output rows, and every repeated word's two rows compared. */
 export function rowsView(ctx: ViewContext) {
-  return html`<ap-row-wise .trace=${ctx.trace} block=${ctx.block} layer=${ctx.layer} sequence=${ctx.sequence}></ap-row-wise>`;
+  return html`<ap-row-wise .trace=${ctx.trace} block=${ctx.block} layer=${ctx.layer} sequence=${ctx.sequence}
+    ?untrained=${ctx.state.model === ''}></ap-row-wise>`;
 }
 
 /** The Head split view: Q, K or V cut into the heads' column blocks, and the contexts merged back. */
