@@ -4,8 +4,8 @@
 // brings in the components the views use.
 import { html, nothing } from 'lit';
 import type { Trace } from 'attention-playground';
-import { blocksFor, settingByName, shownValue, type State } from '../settings/settings.js';
-import { hiddenBy, whyNote, type View } from '../settings/why-notes.js';
+import { blocksFor, settingByName, shownValue, type Setting, type State } from '../settings/settings.js';
+import { hiddenBy, whyNote, type LessonWeights, type View } from '../settings/why-notes.js';
 import { changesView } from './changes-view.js';
 import { referenceFor, type Snapshot } from '../model/comparison.js';
 import { axisTokens, findStage, type Block } from '../model/trace-model.js';
@@ -63,6 +63,12 @@ export interface ViewExtras {
   whyNote?: boolean;
 }
 
+/** Why the view brings its own weights, for the first weights it avoids (the page's first view's, Positional heads). */
+function lessonReason(weights: LessonWeights, preset: Setting) {
+  const [avoided, why] = Object.entries(weights.hides)[0];
+  return `with \u201c${shownValue(preset, avoided)}\u201d ${why}`;
+}
+
 /**
  * The line above the view: what it shows and why it matters (settings/why-notes.ts), and, where the untrained model's
  * weights would make the view's point trivially true or invisible, why, with the weights that show it one click away.
@@ -81,10 +87,8 @@ export function whyNoteLine(view: View, state: Pick<State, 'model' | 'preset'>) 
     );
   return html`<p class="hint why-note" data-testid="why-note" data-view=${view}>${note}${
     weights && state.model === '' && !hidden
-      ? html` <span data-testid="lesson-weights">Weights: ${shownValue(preset, weights.preset)} here;
-          ${Object.entries(weights.hides)
-            .map(([p, why]) => `with \u201c${shownValue(preset, p)}\u201d, ${why}`)
-            .join('; ')}.</span>`
+      ? html` <span data-testid="lesson-weights">Weights: ${shownValue(preset, weights.preset)} here, since
+          ${lessonReason(weights, preset)}.</span>`
       : nothing
   }</p>${
     hidden
