@@ -110,7 +110,8 @@ async function walk(view) {
     const root = el.shadowRoot;
     const dk = root.querySelector('[data-testid="dk"]');
     const steps = {};
-    for (const table of root.querySelectorAll('table[data-row-of]')) {
+    // The five steps of attention (the residual after them is read on its own).
+    for (const table of root.querySelectorAll('table[data-row-of]:not([data-row-of="residual"])')) {
       const read = (kind) =>
         [...table.querySelectorAll(`td[data-kind="${kind}"]`)].map((td) => Number(td.dataset.value));
       const check = table.querySelector('td[data-agrees]');
