@@ -73,14 +73,21 @@ function mixingAndMlp(comparison: Compared, ctx: ChangesContext) {
   if (a && b) {
     const [before, now] = [headSlice(a, ctx.sequence, head), headSlice(b, ctx.sequence, head)];
     const delta = Float32Array.from(now.values, (v, k) => Math.abs(v - before.values[k]));
-    const panel = (name: string, title: string, values: Float32Array) => html`<figure data-matrix=${name}>
+    const deltaTop = Math.max(1e-6, ...crop(delta, now.cols));
+    // The difference on a scale of its own (0 to its largest): on the weights' 0-1 scale a change of 0.2 would hardly show.
+    const panel = (
+      name: string,
+      title: string,
+      values: Float32Array,
+    ) => html`<figure data-matrix=${name} style="margin: 0">
       <figcaption>${title}</figcaption><ap-matrix .values=${crop(values, now.cols)} .rows=${n} .cols=${n}
-        .rowLabels=${after} .scale=${weightScale()} .highlight=${edited} cell=${Math.max(8, Math.min(18, Math.floor(200 / n)))}
+        .rowLabels=${after} .scale=${name === 'delta' ? weightScale(deltaTop) : weightScale()} .highlight=${edited} cell=${Math.max(8, Math.min(18, Math.floor(200 / n)))}
         label=${`${title}: ${n} by ${n}`}></ap-matrix></figure>`;
-    figure = html`<div class="side mixing" data-testid="mixing-weights" data-head=${head}>
+    figure = html`<div class="mixing" data-testid="mixing-weights" data-head=${head}
+      style="display: flex; flex-wrap: wrap; gap: 0.6rem 1.2rem; align-items: flex-start; margin: 0.3rem 0">
       ${panel('before', `head ${head}’s weights before`, before.values)}
       ${panel('after', 'after the edit', now.values)}
-      ${panel('delta', '|after − before|', delta)}</div>`;
+      ${panel('delta', `|after − before| (0 to ${formatValue(deltaTop)})`, delta)}</div>`;
   }
   const edits = edited.filter((i) => i < n);
   const ownOutput = Math.max(0, ...edits.map((i) => attention[i]));

@@ -114,17 +114,26 @@ export class HeadWalkView extends LessonView {
   #maskNote(w: HeadWalk) {
     const keys = axisTokens(this.trace!, this.block).keys[this.sequence]?.length ?? w.sk;
     let future = 0,
+      earlier = 0,
       padding = 0,
       anywhere = 0;
-    for (let j = 0; j < w.sk; j++) if (w.blocked[w.row * w.sk + j]) j < keys ? future++ : padding++;
+    for (let j = 0; j < w.sk; j++) {
+      if (!w.blocked[w.row * w.sk + j]) continue;
+      if (j >= keys) padding++;
+      else if (j > w.row) future++;
+      else earlier++; // a sliding window's (a pretrained model's), or a mask of the caller's
+    }
     for (const b of w.blocked) anywhere += b;
+    const words = (n: number, what: string) => `${n} ${what} word${n === 1 ? '' : 's'}`;
     const parts = [
-      future ? `${future} later word${future === 1 ? '' : 's'} (the causal mask)` : '',
+      future ? `${words(future, 'later')}${w.causal ? ' (the causal mask)' : ''}` : '',
+      earlier ? words(earlier, 'earlier') : '',
       padding ? `${padding} padding key${padding === 1 ? '' : 's'}` : '',
     ].filter(Boolean);
-    return html`<p class="note" data-testid="mask-bites" data-blocked=${future + padding}>${
+    const blockedHere = future + earlier + padding;
+    return html`<p class="note" data-testid="mask-bites" data-blocked=${blockedHere}>${
       parts.length
-        ? `In row ${w.row} the mask blocks ${parts.join(' and ')}: ${future + padding} of ${w.sk} keys get −∞ here.`
+        ? `In row ${w.row} the mask blocks ${parts.join(' and ')}: ${blockedHere} of ${w.sk} keys get −∞ here.`
         : anywhere
           ? `Row ${w.row} blocks no key; other rows do: follow one of them to see the mask bite.`
           : `The mask blocks nothing in this sentence: ${
