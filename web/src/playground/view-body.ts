@@ -85,18 +85,19 @@ export function whyNoteLine(view: View, state: Pick<State, 'model' | 'preset'>) 
         composed: true,
       }),
     );
-  return html`<p class="hint why-note" data-testid="why-note" data-view=${view}>${note}${
-    weights && state.model === '' && !hidden
-      ? html` <span data-testid="lesson-weights">Weights: ${shownValue(preset, weights.preset)} here, since
+  return html`<p class="hint why-note" data-testid="why-note" data-view=${view}
+    style="font-size: 0.88em; margin: 0.2rem 0 0.5rem">${note}${
+      weights && state.model === '' && !hidden
+        ? html` <span data-testid="lesson-weights">Weights: ${shownValue(preset, weights.preset)} here, since
           ${lessonReason(weights, preset)}.</span>`
-      : nothing
-  }</p>${
-    hidden
-      ? html`<p class="hint warn" role="status" data-testid="lesson-hidden">These weights
+        : nothing
+    }</p>${
+      hidden
+        ? html`<p class="hint warn" role="status" data-testid="lesson-hidden">These weights
         (${shownValue(preset, state.preset)}) hide this view’s point: ${hidden}. <button type="button" data-action="lesson-weights" @click=${use}>Use
         ${shownValue(preset, weights!.preset)} weights</button></p>`
-      : nothing
-  }`;
+        : nothing
+    }`;
 }
 
 /**
