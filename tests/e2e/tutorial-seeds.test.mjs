@@ -71,7 +71,7 @@ describe('#linear: a linear layer is applied row by row', () => {
     // The embed shows the view's why note (its controls do not hide it).
     assert.match(
       await section.locator('[data-testid="why-note"]').textContent(),
-      /same word in two places gets the same Q/,
+      /two equal input rows \(a repeated word, with positions off\) give equal Q rows/,
     );
     assert.match(
       (await view.locator('[data-testid="rows-formula"]').textContent()).replace(/\s+/g, ' '),

@@ -26,8 +26,8 @@ export interface WhyNote {
 
 export const WHY_NOTES = {
   heads:
-    'Every head’s attention weights, one grid per head: each row is a word, and its colours show which words it ' +
-    'takes from. Heads work side by side, so one layer can look for several things at once.',
+    'Every head’s attention, one grid per head: each row is a word looking, each column a word it may look at. ' +
+    'Heads work side by side, so one layer can look for several things at once.',
   head:
     'One head up close, as a grid and as lines from each word to the words it takes from. Hover a cell to see ' +
     'how its number was computed, step by step.',
@@ -42,8 +42,8 @@ export const WHY_NOTES = {
     'on (S, E) again, which is why its input can be added back and layers can be stacked.',
   rows: {
     note:
-      'Q, K and V are made from each word’s row on its own, with the same weights for every row: the same word in ' +
-      'two places gets the same Q. Only attention mixes the rows.',
+      'Q, K and V are made from each word’s row on its own, with the same weights for every row: two equal input rows ' +
+      '(a repeated word, with positions off) give equal Q rows. Only attention mixes the rows.',
     weights: {
       preset: 'random',
       hides: {
