@@ -59,7 +59,7 @@ export interface ViewExtras {
   previous: Snapshot | null;
   /** The Colour scale menu where the page shows it (nothing in an embed that does not list it): it sits by the legend. */
   colorScaleControl: unknown;
-  /** Whether the view's why note shows (everywhere but an embed whose controls are 'none'). */
+  /** Whether the view's why note (under it) shows: everywhere but in an embed whose controls are 'none'. */
   whyNote?: boolean;
 }
 
@@ -70,34 +70,41 @@ function lessonReason(weights: LessonWeights, preset: Setting) {
 }
 
 /**
- * The line above the view: what it shows and why it matters (settings/why-notes.ts), and, where the untrained model's
- * weights would make the view's point trivially true or invisible, why, with the weights that show it one click away.
+ * The line under the view: what it shows and why it matters (settings/why-notes.ts); for a view that brings its own
+ * weights, which and why. Under, not above: the picture stays on the first screen of a phone.
  */
 export function whyNoteLine(view: View, state: Pick<State, 'model' | 'preset'>) {
   const { note, weights } = whyNote(view);
+  const preset = settingByName('preset')!;
+  return html`<p class="hint why-note" data-testid="why-note" data-view=${view}
+    style="font-size: 0.88em; margin: 0.6rem 0 0.3rem">${note}${
+      weights && state.model === '' && !hiddenBy(state, view)
+        ? html` <span data-testid="lesson-weights">Weights: ${shownValue(preset, weights.preset)} here, since
+          ${lessonReason(weights, preset)}.</span>`
+        : nothing
+    }</p>`;
+}
+
+/**
+ * Above the view, where the untrained model's weights make its point trivially true or invisible: why, with the
+ * weights that show it one click away.
+ */
+export function hiddenPointWarning(view: View, state: Pick<State, 'model' | 'preset'>) {
   const hidden = hiddenBy(state, view);
+  const weights = whyNote(view).weights;
+  if (!hidden || !weights) return nothing;
   const preset = settingByName('preset')!;
   const use = (event: Event) =>
     event.target?.dispatchEvent(
       new CustomEvent('setting-input', {
-        detail: { name: 'preset', raw: weights!.preset },
+        detail: { name: 'preset', raw: weights.preset },
         bubbles: true,
         composed: true,
       }),
     );
-  return html`<p class="hint why-note" data-testid="why-note" data-view=${view}
-    style="font-size: 0.88em; margin: 0.2rem 0 0.5rem">${note}${
-      weights && state.model === '' && !hidden
-        ? html` <span data-testid="lesson-weights">Weights: ${shownValue(preset, weights.preset)} here, since
-          ${lessonReason(weights, preset)}.</span>`
-        : nothing
-    }</p>${
-      hidden
-        ? html`<p class="hint warn" role="status" data-testid="lesson-hidden">These weights
-        (${shownValue(preset, state.preset)}) hide this view’s point: ${hidden}. <button type="button" data-action="lesson-weights" @click=${use}>Use
-        ${shownValue(preset, weights!.preset)} weights</button></p>`
-        : nothing
-    }`;
+  return html`<p class="hint warn" role="status" data-testid="lesson-hidden">These weights
+    (${shownValue(preset, state.preset)}) hide this view’s point: ${hidden}. <button type="button"
+    data-action="lesson-weights" @click=${use}>Use ${shownValue(preset, weights.preset)} weights</button></p>`;
 }
 
 /**
@@ -128,7 +135,10 @@ function crossMaskNote(ctx: ViewContext) {
 }
 
 export function viewBody(ctx: ViewContext, extras: ViewExtras) {
-  return html`${extras.whyNote === false ? nothing : whyNoteLine(ctx.state.view, ctx.state)}${viewOnly(ctx, extras)}`;
+  const notes = extras.whyNote !== false;
+  return html`${notes ? hiddenPointWarning(ctx.state.view, ctx.state) : nothing}${viewOnly(ctx, extras)}${
+    notes ? whyNoteLine(ctx.state.view, ctx.state) : nothing
+  }`;
 }
 
 function viewOnly(ctx: ViewContext, extras: ViewExtras) {

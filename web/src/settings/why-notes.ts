@@ -1,6 +1,6 @@
 // The "why notes": one line per view of the playground, in a learner's words, saying what
 // the view shows and why it matters, declared here once beside the view list (settings.ts
-// VIEWS); the view body draws the note above the view, on the page and in embeds.
+// VIEWS); the view body draws the note under the view, on the page and in embeds.
 // Two views argue a point that some weights make trivially true or hide: they also name the
 // weights their lesson needs and why, and switching to them on weights that hide the point
 // switches the Weights setting with them (lessonState), where the control shows it.
