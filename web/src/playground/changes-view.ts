@@ -105,8 +105,11 @@ function mixingAndMlp(comparison: Compared, ctx: ChangesContext) {
         ? html`<p class="hint" data-testid="ffn-rows" data-edited=${String(ffnEdited)} data-others=${String(others(ffn))}>
         <strong>The FFN is an MLP: its weights W_1 and W_2 are fixed parameters</strong>, the same before and after the
         edit, and it works on each row on its own. It moved the edited row by ${formatValue(ffnEdited)} and every other
-        row by at most ${formatValue(others(ffn))}: those rows moved only because attention, just before it, had already
-        moved what they read (the “FFN input” column${ffnInput ? `, at most ${formatValue(others(ffnInput))} there` : ''}).</p>`
+        row by at most ${formatValue(others(ffn))}: those rows moved only because ${
+          ctx.layer === 0 ? 'attention, just before it,' : 'attention before it and the layers below'
+        } had already moved what they read (the “FFN input” column${
+          ffnInput ? `, at most ${formatValue(others(ffnInput))} there` : ''
+        }).</p>`
         : nothing
     }</div>`;
 }
