@@ -23,6 +23,7 @@ import {
   type State,
 } from '../settings/settings.js';
 import { PlaygroundProperties } from './playground-properties.js';
+import { lessonState } from '../settings/why-notes.js';
 import { viewBody, viewContext } from './view-body.js';
 import { renderControl, settingInput } from '../ui/controls.js';
 import { VIEW_PANEL_ID, viewTabId, viewTabs, viewToolbar } from './view-toolbar.js';
@@ -107,6 +108,7 @@ export class Playground extends PlaygroundProperties {
     this.drafts = drafts;
     this.errors = errors;
     this.state = { ...this.state, [name]: parsed.value } as State; // a new object: reruns (or rechecks) even if the value is the same
+    if (name === 'view') this.state = lessonState(this.state); // a view whose point these weights hide brings its own
     this.#hash.write(event.type === 'input');
   };
 
@@ -242,6 +244,7 @@ export class Playground extends PlaygroundProperties {
                   baseline: this.baseline,
                   previous: this.#runs.previous,
                   current: this.#runs.current!,
+                  whyNote: this.controls.trim() !== 'none',
                   colorScaleControl: this.#shows('colorScale')
                     ? renderControl(settingByName('colorScale')!, this.state.colorScale, undefined, this.#onSetting)
                     : nothing,
