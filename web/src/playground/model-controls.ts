@@ -4,7 +4,6 @@
 import { LitElement, css, html, nothing } from 'lit';
 import { SETTINGS, type Setting, type State } from '../settings/settings.js';
 import { CONTROL_STYLES, renderControl, settingInput } from '../ui/controls.js';
-import { TOKENS } from '../ui/tokens.js';
 
 export class Controls extends LitElement {
   static override properties = {
@@ -27,7 +26,6 @@ export class Controls extends LitElement {
   }
 
   static override styles = [
-    TOKENS,
     CONTROL_STYLES,
     css`:host { display: block; font: var(--ap-text-sm)/var(--ap-leading) var(--ap-font); color: var(--ap-text); }
     .dk { font-size: var(--ap-text-xs); color: var(--ap-text); margin: -0.4rem 0 var(--ap-space-3); }`,

@@ -2,10 +2,9 @@ import { css } from 'lit';
 import { CONTROL_STYLES } from '../ui/controls.js';
 import { DRAWER_STYLES, NARROW_CONTAINER } from '../ui/settings-drawer.js';
 import { DIAGRAM_NARROW_STYLES, DIAGRAM_STYLES } from '../ui/block-diagram.js';
-import { FIGURE_STYLES, TOKENS } from '../ui/tokens.js';
+import { FIGURE_STYLES } from '../ui/tokens.js';
 
 export const PLAYGROUND_STYLES = [
-  TOKENS,
   CONTROL_STYLES,
   DRAWER_STYLES,
   DIAGRAM_STYLES,

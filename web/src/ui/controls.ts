@@ -6,6 +6,7 @@
 // fieldsets: train/train-controls.ts).
 import { css, html, nothing } from 'lit';
 import type { Setting } from '../model/setting.js';
+import { TOKENS } from './tokens.js';
 
 export function settingInput(event: Event): { name: string; raw: string } {
   const target = event.target as HTMLInputElement;
@@ -79,7 +80,9 @@ export function renderControl(
   </div>`;
 }
 
+/** The controls' look, with the design tokens it is made of (an element that adopts it has them on its :host). */
 export const CONTROL_STYLES = css`
+  ${TOKENS}
   .setting { display: flex; flex-direction: column; gap: 0.2rem; margin-bottom: var(--ap-space-3); }
   /* A switch: the box and its label on one line, the help and any error below. */
   .setting.bool { flex-direction: row; flex-wrap: wrap; align-items: center; gap: 0.15rem var(--ap-space-2); }

@@ -7,7 +7,7 @@
 // page it sits in (a page that says nothing is light). Text colours keep a contrast of at least
 // 4.5 : 1 on their backgrounds in both themes (tests/e2e/diagram.test.mjs measures it).
 // The heatmaps' colour scales (ui/colors.ts: viridis, RdBu) are not tokens: they stay the same,
-// colour-blind-safe, in both themes, drawn on a light "paper" (--ap-figure-*) in the dark one.
+// colour-blind-safe, in both themes, drawn on a light paper in the dark one (FIGURE_STYLES).
 import { css } from 'lit';
 
 export const TOKENS = css`
@@ -57,25 +57,31 @@ export const TOKENS = css`
     --ap-norm-border: light-dark(#8a6bbf, #9d83cc);
     /* The edited token and the active cell (the heatmaps draw the same pink). */
     --ap-highlight: light-dark(#c8104d, #ff6f9c);
-    /* Pictures keep their light palettes: in the dark theme they sit on a light paper. */
-    --ap-figure-bg: light-dark(#ffffff, #f4f5f7);
-    --ap-figure-text: light-dark(#16181c, #16181c);
     --ap-shadow: light-dark(0 1px 2px #0002, 0 1px 2px #0008);
   }
 `;
 
-/** The look of a picture element (heatmap, line view, matrix, thumbnails, curves) in either theme. */
+/**
+ * Pictures (heatmap, line view, matrix, thumbnails, curves) keep their light palettes in either theme: in the dark one
+ * they sit on a light paper, `color-scheme: light` inside (so any token they use resolves to its light value). Elements
+ * whose own styles are not on the tokens yet (the Shapes and Values views, the pretrained panel) do the same rather
+ * than show light text on their light buttons.
+ */
 export const FIGURE_STYLES = css`
   ap-heatmap,
   ap-line-view,
   ap-matrix,
   ap-overview,
-  ap-curves {
-    background: var(--ap-figure-bg);
-    color: var(--ap-figure-text);
+  ap-curves,
+  ap-shape-flow,
+  ap-tensor-view,
+  ap-pretrained-loader {
+    color-scheme: light;
+    background: var(--ap-bg);
+    color: var(--ap-text);
     border-radius: var(--ap-radius-sm);
     /* A rim of paper without changing the box the picture measures to fit. */
-    box-shadow: 0 0 0 var(--ap-space-1) var(--ap-figure-bg);
+    box-shadow: 0 0 0 var(--ap-space-1) var(--ap-bg);
   }
 `;
 
