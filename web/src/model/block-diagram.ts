@@ -139,10 +139,7 @@ export function blockDiagram(trace: Trace, block: Block, layer: number): BlockDi
       help: 'three linear layers, the same for every token: Q, K and V',
       settings: viewSettings('rows'),
       view: 'rows',
-      covers: [
-        { view: 'rows' },
-        { view: 'values', name: 'tensor', values: ['q', 'k', 'v'].map((p) => `${blockName}.${p}_proj`) },
-      ],
+      covers: [{ view: 'rows' }],
       out: shapeOf(qProj),
       perHead: false,
     });
@@ -154,14 +151,7 @@ export function blockDiagram(trace: Trace, block: Block, layer: number): BlockDi
       help: 'each of Q, K, V cut into H blocks of d_k columns',
       settings: viewSettings('split'),
       view: 'split',
-      covers: [
-        { view: 'split' },
-        {
-          view: 'values',
-          name: 'tensor',
-          values: ['q_split', 'q_heads', 'k_heads', 'v_heads'].map((n) => `${blockName}.${n}`),
-        },
-      ],
+      covers: [{ view: 'split' }],
       out: shapeOf(qHeads),
       perHead: false,
     });

@@ -61,9 +61,15 @@ export function viewDiagram(ctx: ViewContext, onSetting: (event: Event) => void)
     const atDefaults = box.settings.every((s) => s.name === 'view' || s.name === 'block' || defaults[s.name] === s.raw);
     if (atDefaults && !homeOf.has(box.view)) homeOf.set(box.view, box.id);
   }
+  // A view's tab beside the diagram opens it at the default of what its boxes choose (the Values view's tensor), so
+  // that it, and not a box, is the step on screen.
   const extras = viewSetting.choices
     .filter((view) => !homeOf.has(view))
-    .map((view) => ({ view, label: viewSetting.labels?.[view] ?? view }));
+    .map((view) => {
+      const keys = new Set(boxes.flatMap((b) => b.covers.filter((c) => c.view === view && c.name).map((c) => c.name!)));
+      const settings = [...keys].map((name) => ({ name, raw: String(defaults[name]) }));
+      return { view, label: viewSetting.labels?.[view] ?? view, settings: [...settings, { name: 'view', raw: view }] };
+    });
   for (const { view } of extras) homeOf.set(view, `view:${view}`);
   for (const [view, id] of homeOf) homes[id] = view;
   const state: ViewState = ctx.state;

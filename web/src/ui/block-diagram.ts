@@ -26,6 +26,8 @@ export const AXIS_MEANING: Record<string, string> = {
 export interface ExtraView {
   view: string;
   label: string;
+  /** What a click applies (the view last). */
+  settings: SettingChange[];
 }
 
 export interface DiagramOptions {
@@ -124,8 +126,7 @@ export function blockDiagram(options: DiagramOptions): TemplateResult {
     ${
       extras.length
         ? html`<div class="extras" role="none"><span class="extras-label" aria-hidden="true">Also</span>${extras.map(
-            (e) =>
-              tab(`view:${e.view}`, { label: e.label, help: '', settings: [{ name: 'view', raw: e.view }] }, 'extra'),
+            (e) => tab(`view:${e.view}`, { label: e.label, help: '', settings: e.settings }, 'extra'),
           )}</div>`
         : nothing
     }
@@ -200,4 +201,6 @@ export const DIAGRAM_NARROW_STYLES = css`
   .arrow .axes, .end, .extras-label, .diagram-sizes { display: none; }
   .diagram [role='tab'] { padding: 0.3rem 0.45rem; min-height: 2.1rem; }
   .arrow.shaped { min-width: 2.6rem; }
+  .per-head { flex-direction: row; align-items: center; padding: 0.2rem 0.35rem; }
+  .diagram .group-label { align-self: center; }
 `;
