@@ -389,13 +389,7 @@ describe('the themes', () => {
     const check = async (name) => {
       const all = await contrasts(page);
       assert.ok(all.length > 60, `${name}: ${all.length} pieces of text measured`);
-      for (const text of [
-        'Attention Playground',
-        'Sentences (one per line = a batch)',
-        'softmax',
-        'Values',
-        'd_model',
-      ])
+      for (const text of ['Attention Playground', 'Sentences (one per line = a batch)', 'softmax', 'Values', 'd_model'])
         assert.ok(
           all.some((c) => c.text === text),
           `${name}: "${text}" measured`,
