@@ -1,5 +1,5 @@
 // The block diagram whose boxes are the views (model/block-diagram.ts says what is drawn): one
-// tab list (the WAI-ARIA tabs pattern, as ui/tabs.ts) of the diagram's boxes in the order data
+// tab list (the WAI-ARIA tabs pattern) of the diagram's boxes in the order data
 // flows, then the views that are no step of the block (a compact row beside it). The step on
 // screen is the selected tab (aria-selected, highlighted) and the only one in the Tab order;
 // left / right (wrapping), Home and End move to a box and open it. Arrows carry the shape of
