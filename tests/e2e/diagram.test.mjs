@@ -285,6 +285,21 @@ describe('the block diagram', () => {
     await page.locator('ap-playground button[data-step="split"]').click();
     await viewIs(page, 'split');
     assert.equal(await page.locator('#setting-block').inputValue(), 'decoder.cross_attn');
+    // The decoder's self-attention sub-layer is one box before it; a click draws that block, with cross-attention
+    // folded into one box after its add and norm.
+    let order = await steps(page);
+    assert.ok(order.indexOf('self-attention') < order.indexOf('qkv'), order.join(' '));
+    await page.locator('ap-playground button[data-step="self-attention"]').click();
+    await viewIs(page, 'heads');
+    await page
+      .locator('[data-testid="diagram-sizes"]')
+      .filter({ hasText: /Decoder layer 0 · self-attention/ })
+      .waitFor();
+    assert.equal(await page.locator('#setting-block').inputValue(), 'decoder.self_attn');
+    order = await steps(page);
+    assert.ok(order.indexOf('norm1') < order.indexOf('cross-attention'), order.join(' '));
+    assert.ok(order.indexOf('cross-attention') < order.indexOf('ffn'), order.join(' '));
+    assert.ok(order.includes('mask'), 'the causal mask of the decoder’s self-attention');
     assert.deepEqual(errors, []);
     await page.close();
   });

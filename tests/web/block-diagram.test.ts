@@ -102,5 +102,15 @@ describe('the block diagram', () => {
     expect(diagram.boxes.map((b) => b.id)).toContain('residual2'); // the decoder's second sub-layer
     expect(diagram.boxes.map((b) => b.id)).toContain('ffn');
     expect(diagram.boxes.map((b) => b.id)).toContain('residual3');
+    // The decoder's self-attention sub-layer before it, as one box that draws that block instead.
+    const order = diagram.boxes.map((b) => b.id);
+    expect(order.indexOf('self-attention')).toBeLessThan(order.indexOf('qkv'));
+    expect(diagram.boxes.find((b) => b.id === 'self-attention')!.settings[0]).toEqual({
+      name: 'block',
+      raw: 'decoder.self_attn',
+    });
+    const self = blockDiagram(trace, 'decoder.self_attn', 0)!.boxes.map((b) => b.id);
+    expect(self.indexOf('norm1')).toBeLessThan(self.indexOf('cross-attention'));
+    expect(self.indexOf('cross-attention')).toBeLessThan(self.indexOf('ffn'));
   });
 });

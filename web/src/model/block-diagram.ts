@@ -39,6 +39,8 @@ export interface DiagramBox {
   out: DiagramShape | null;
   /** Boxes inside the per-head group (the attention of each head, step by step). */
   perHead: boolean;
+  /** A whole other attention sub-layer of the same layer (cross mode): a click draws that block instead. */
+  otherBlock?: boolean;
 }
 
 export interface BlockDiagram {
@@ -125,6 +127,26 @@ export function blockDiagram(trace: Trace, block: Block, layer: number): BlockDi
     const norm = inLayer(`norm${k}`);
     return norm && before && order(norm) < order(before) ? norm : undefined;
   };
+  /** The decoder's other attention sub-layer in cross mode, as one box that switches the diagram to it. */
+  const otherBlock = (other: Block, k: number) => {
+    const end = inLayer(`residual${k}`) ?? inLayer(`norm${k}`) ?? findStage(trace, `${other}.output`, layer);
+    boxes.push({
+      id: other === 'decoder.self_attn' ? 'self-attention' : 'cross-attention',
+      label: other === 'decoder.self_attn' ? 'self-attention' : 'cross-attention',
+      help: `the layer’s ${other === 'decoder.self_attn' ? 'masked self-attention' : 'cross-attention'} sub-layer with its add and norm: show its steps`,
+      settings: [
+        { name: 'block', raw: other },
+        { name: 'stage', raw: 'weights' },
+        { name: 'view', raw: 'heads' },
+      ],
+      view: 'heads',
+      covers: [],
+      out: shapeOf(end),
+      perHead: false,
+      otherBlock: true,
+    });
+  };
+  if (block === 'decoder.cross_attn') otherBlock('decoder.self_attn', 1);
   const preNorm = normBefore(attention, qProj);
   if (preNorm)
     boxes.push(
@@ -215,6 +237,7 @@ export function blockDiagram(trace: Trace, block: Block, layer: number): BlockDi
       boxes.push(stageBox(`norm${k}`, 'norm', norm, `norm${k}`, { help: 'LayerNorm after the add (post-LN)' }));
   };
   addAndNorm(attention);
+  if (block === 'decoder.self_attn' && trace.mode === 'cross') otherBlock('decoder.cross_attn', 2);
   const hidden = inLayer('ffn.hidden');
   const ffnOut = inLayer('ffn.output');
   if (hidden && ffnOut) {

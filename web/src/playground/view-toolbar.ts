@@ -58,6 +58,7 @@ export function viewDiagram(ctx: ViewContext, onSetting: (event: Event) => void)
   const homes: Record<string, string> = {};
   const homeOf = new Map<string, string>();
   for (const box of boxes) {
+    if (box.otherBlock) continue; // it draws another block: the view's home is a box of this one
     const atDefaults = box.settings.every((s) => s.name === 'view' || s.name === 'block' || defaults[s.name] === s.raw);
     if (atDefaults && !homeOf.has(box.view)) homeOf.set(box.view, box.id);
   }

@@ -167,8 +167,11 @@ export const DIAGRAM_STYLES = css`
   /* Q, K and V: three projections of the same x, stacked. */
   .diagram .box-qkv { display: inline-flex; flex-direction: column; align-items: center; justify-content: center;
     font-size: var(--ap-text-xs); line-height: 1.1; padding: 0.15rem 0.5rem; }
-  .box-residual { background: var(--ap-ok-soft); border-color: var(--ap-ok-border); }
-  .box-norm { background: var(--ap-norm-soft); border-color: var(--ap-norm-border); }
+  .diagram .box-residual { background: var(--ap-ok-soft); border-color: var(--ap-ok-border); }
+  .diagram .box-norm { background: var(--ap-norm-soft); border-color: var(--ap-norm-border); }
+  /* Another attention sub-layer of the layer, folded into one box. */
+  .diagram .box-self-attention,
+  .diagram .box-cross-attention { border-style: dashed; font-weight: 500; }
   .per-head { display: inline-flex; flex-direction: column; gap: 0.2rem; padding: 0.2rem 0.35rem 0.35rem;
     border: 1px dashed var(--ap-border-strong); border-radius: var(--ap-radius-lg); }
   .per-head-steps { display: flex; align-items: center; }
