@@ -441,6 +441,36 @@ describe('the themes', () => {
     await system.page.close();
   });
 
+  test('sliders pair with the number boxes of short ranges, and either sets the value', async () => {
+    const { page, errors } = await open('#text=the+cat+sat');
+    await page.locator('ap-heatmap').first().waitFor();
+    const has = (id) => page.locator(`#${id}`).count();
+    // Heads (1..64), layers (1..12) and the layer to view slide; a seed (0..2³²−1) and d_model (1..1024) do not.
+    assert.deepEqual(
+      [
+        await has('setting-heads-slider'),
+        await has('setting-layers-slider'),
+        await has('setting-layer-slider'),
+        await has('setting-seed-slider'),
+        await has('setting-dModel-slider'),
+      ],
+      [1, 1, 1, 0, 0],
+    );
+    assert.equal(await page.locator('#setting-heads-slider').getAttribute('max'), '64');
+    await page.locator('#setting-heads-slider').fill('2');
+    await page.waitForFunction(
+      () => document.querySelector('ap-playground').shadowRoot.querySelectorAll('ap-heatmap').length === 2,
+    );
+    assert.equal(await page.locator('#setting-heads').inputValue(), '2');
+    await page.locator('#setting-heads').fill('8');
+    await page.waitForFunction(
+      () => document.querySelector('ap-playground').shadowRoot.querySelectorAll('ap-heatmap').length === 8,
+    );
+    assert.equal(await page.locator('#setting-heads-slider').inputValue(), '8');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('screenshots of every view at 1400 x 1000 and 390 x 844, light and dark', async () => {
     for (const colorScheme of ['light', 'dark'])
       for (const viewport of [
