@@ -259,7 +259,7 @@ export function blockDiagram(trace: Trace, block: Block, layer: number): BlockDi
     layer,
     group: {
       id: 'per-head',
-      label: 'each head',
+      label: weights.shape[1] === 1 ? 'the one head' : `each of ${weights.shape[1]} heads`,
       help: 'one head’s attention, step by step',
       settings: viewSettings('steps'),
       view: 'steps',
