@@ -13,6 +13,7 @@
 import { LitElement, css, html, nothing } from 'lit';
 import { familyNames, formatBytes } from '../model/pretrained-models.js';
 import type { LoadRequest, PretrainedPanelHost } from '../model/pretrained-info.js';
+import { TOKENS } from '../ui/tokens.js';
 import { loadPretrainedForPanel } from './pretrained-loading.js';
 import './real-model.js';
 
@@ -55,40 +56,46 @@ export class PretrainedLoader extends LitElement {
     this.host = null;
   }
 
-  static override styles = css`
-    :host { display: block; font: 0.9rem system-ui, sans-serif; }
-    .open-button, .button, form button { font: inherit; font-size: 0.85rem; padding: 0.3rem 0.65rem; cursor: pointer;
-      border: 1px solid #8a9bd0; border-radius: 6px; background: #fff; }
-    .open-button { margin-top: 0.35rem; }
-    .open-button:focus-visible, .button:focus-within, form button:focus-visible, .close:focus-visible {
-      outline: 3px solid #1a73e8; outline-offset: 2px; }
-    dialog { position: fixed; inset: auto; margin: 0; box-sizing: border-box; width: min(30rem, calc(100vw - 16px));
-      max-height: calc(100vh - 16px); overflow: auto; padding: 0.8rem 1rem; border: 1px solid #99a;
-      border-radius: 10px; box-shadow: 0 8px 30px rgb(0 0 0 / 25%); background: #fff; color: #111; }
-    dialog::backdrop { background: rgb(0 0 0 / 12%); }
-    header { display: flex; align-items: start; justify-content: space-between; gap: 0.5rem; }
-    h2 { margin: 0 0 0.4rem; font-size: 1.05rem; }
-    .close { font: inherit; font-size: 1.2rem; line-height: 1; border: none; background: none; cursor: pointer; padding: 0.1rem 0.3rem; }
-    .where { margin: 0 0 0.6rem; color: #333; }
-    .drop { border: 2px dashed #aab; border-radius: 8px; padding: 0.7rem; background: #fafaff; text-align: center; }
-    .drop[data-state='dragging'] { border-color: #1a73e8; background: #eef4ff; }
-    .drop[data-state='loading'] { border-style: solid; border-color: #8a9bd0; }
-    .drop[data-state='error'] { border-color: #b00020; background: #fff6f7; }
-    .drop p { margin: 0 0 0.45rem; }
-    .pickers { display: flex; gap: 0.4rem; justify-content: center; flex-wrap: wrap; }
-    .button { display: inline-block; position: relative; }
-    .button input { position: absolute; inset: 0; opacity: 0; width: 100%; cursor: pointer; }
-    label { display: block; margin: 0.5rem 0 0.15rem; font-weight: 600; }
-    .pickers label { margin: 0; }
-    input[type='text'], input[type='url'] { width: 100%; box-sizing: border-box; font: inherit; padding: 0.25rem 0.35rem; }
-    .row { display: flex; gap: 0.4rem; flex-wrap: wrap; align-items: center; margin-top: 0.5rem; }
-    small { color: #555; display: block; margin-top: 0.2rem; }
-    ul { list-style: none; padding: 0; margin: 0.5rem 0 0; font: 0.8rem ui-monospace, monospace; }
-    progress { width: 100%; height: 0.5rem; }
-    .error { color: #b00020; white-space: pre-wrap; overflow-wrap: anywhere; }
-    .note { color: #1b5e20; }
-    dialog + .note { margin: 0.3rem 0 0; font-size: 0.85rem; }
-  `;
+  static override styles = [
+    TOKENS,
+    css`
+      :host { display: block; font: var(--ap-text-sm) / var(--ap-leading) var(--ap-font); color: var(--ap-text); }
+      .open-button, .button, form button { font: inherit; padding: var(--ap-space-1) var(--ap-space-3); cursor: pointer;
+        border: 1px solid var(--ap-border-strong); border-radius: var(--ap-radius); background: var(--ap-bg); color: var(--ap-text); }
+      .open-button { margin-top: var(--ap-space-1); }
+      .open-button:focus-visible, .button:focus-within, form button:focus-visible, .close:focus-visible {
+        outline: 3px solid var(--ap-focus); outline-offset: 2px; }
+      dialog { position: fixed; inset: auto; margin: 0; box-sizing: border-box; width: min(30rem, calc(100vw - 16px));
+        max-height: calc(100vh - 16px); overflow: auto; padding: var(--ap-space-3) var(--ap-space-4); border: 1px solid var(--ap-border);
+        border-radius: var(--ap-radius-lg); box-shadow: 0 8px 30px rgb(0 0 0 / 25%); background: var(--ap-bg); color: var(--ap-text); }
+      dialog::backdrop { background: rgb(0 0 0 / 12%); }
+      header { display: flex; align-items: start; justify-content: space-between; gap: var(--ap-space-2); }
+      h2 { margin: 0 0 var(--ap-space-2); font-size: var(--ap-text-lg); }
+      .close { font: inherit; font-size: var(--ap-text-xl); line-height: 1; border: none; background: none; color: var(--ap-text);
+        cursor: pointer; padding: 0.1rem 0.3rem; }
+      .where { margin: 0 0 var(--ap-space-3); color: var(--ap-text-muted); }
+      .drop { border: 2px dashed var(--ap-border-strong); border-radius: var(--ap-radius-lg); padding: var(--ap-space-3);
+        background: var(--ap-surface); text-align: center; }
+      .drop[data-state='dragging'] { border-color: var(--ap-accent); background: var(--ap-accent-soft); }
+      .drop[data-state='loading'] { border-style: solid; border-color: var(--ap-accent); }
+      .drop[data-state='error'] { border-color: var(--ap-danger); background: var(--ap-danger-soft); }
+      .drop p { margin: 0 0 var(--ap-space-2); }
+      .pickers { display: flex; gap: var(--ap-space-2); justify-content: center; flex-wrap: wrap; }
+      .button { display: inline-block; position: relative; }
+      .button input { position: absolute; inset: 0; opacity: 0; width: 100%; cursor: pointer; }
+      label { display: block; margin: var(--ap-space-2) 0 0.15rem; font-weight: 600; }
+      .pickers label { margin: 0; }
+      input[type='text'], input[type='url'] { width: 100%; box-sizing: border-box; font: inherit; padding: 0.25rem 0.35rem;
+        background: var(--ap-bg); color: var(--ap-text); border: 1px solid var(--ap-border-strong); border-radius: var(--ap-radius-sm); }
+      .row { display: flex; gap: var(--ap-space-2); flex-wrap: wrap; align-items: center; margin-top: var(--ap-space-2); }
+      small { color: var(--ap-text-muted); display: block; margin-top: 0.2rem; }
+      ul { list-style: none; padding: 0; margin: var(--ap-space-2) 0 0; font: var(--ap-text-xs) var(--ap-mono); }
+      progress { width: 100%; height: 0.5rem; accent-color: var(--ap-accent); }
+      .error { color: var(--ap-danger); white-space: pre-wrap; overflow-wrap: anywhere; }
+      .note { color: var(--ap-ok); }
+      dialog + .note { margin: var(--ap-space-1) 0 0; }
+    `,
+  ];
 
   override connectedCallback() {
     super.connectedCallback();

@@ -10,6 +10,7 @@
 // feature's entry (pretrained-loader.ts).
 import { LitElement, css, html, nothing } from 'lit';
 import type { PretrainedPanelHost } from '../model/pretrained-info.js';
+import { TOKENS } from '../ui/tokens.js';
 import { formatBytes, pretrainedId, pretrainedModel, realModels, type RealModel } from '../model/pretrained-models.js';
 import { loadPretrainedForPanel } from './pretrained-loading.js';
 import { DownloadError, cachedBytes, download, forget, hubBytes, type DownloadProgress } from './model-cache.js';
@@ -51,28 +52,33 @@ export class RealModelCard extends LitElement {
     this.error = '';
   }
 
-  static override styles = css`
-    :host { display: block; margin: 0 0 0.6rem; font: 0.9rem system-ui, sans-serif; }
-    section { display: flex; flex-wrap: wrap; align-items: center; gap: 0.35rem 0.6rem; padding: 0.45rem 0.7rem;
-      border: 1px solid #b9c7ee; border-radius: 8px; background: #f3f6ff; }
-    .lead { margin: 0; }
-    button { font: inherit; padding: 0.3rem 0.7rem; border-radius: 6px; border: 1px solid #8a9bd0; background: #fff; cursor: pointer; }
-    button.primary { background: #1a56db; border-color: #1a56db; color: #fff; font-weight: 600; }
-    button:disabled { opacity: 0.6; cursor: default; }
-    button:focus-visible { outline: 3px solid #1a73e8; outline-offset: 2px; }
-    .step { flex-basis: 100%; display: flex; flex-wrap: wrap; align-items: center; gap: 0.35rem 0.6rem; margin: 0; }
-    progress { flex: 1 1 12rem; height: 0.6rem; }
-    .cached { color: #1b5e20; }
-    .error { flex-basis: 100%; margin: 0; color: #b00020; overflow-wrap: anywhere; }
-    .note { flex-basis: 100%; margin: 0; color: #1b5e20; }
-    /* a phone: the button says it all, and the heatmaps stay nearer the top */
-    @media (max-width: 600px) {
-      :host { margin-bottom: 0.25rem; font-size: 0.8rem; }
-      .lead { display: none; }
-      section { padding: 0; border: none; background: none; }
-      button { padding: 0.1rem 0.45rem; }
-    }
-  `;
+  static override styles = [
+    TOKENS,
+    css`
+      :host { display: block; margin: 0 0 var(--ap-space-2); font: var(--ap-text-sm) / var(--ap-leading) var(--ap-font); color: var(--ap-text); }
+      section { display: flex; flex-wrap: wrap; align-items: center; gap: var(--ap-space-1) var(--ap-space-2);
+        padding: var(--ap-space-2) var(--ap-space-3); border: 1px solid var(--ap-border); border-radius: var(--ap-radius-lg);
+        background: var(--ap-accent-soft); }
+      .lead { margin: 0; }
+      button { font: inherit; padding: var(--ap-space-1) var(--ap-space-3); border-radius: var(--ap-radius);
+        border: 1px solid var(--ap-border-strong); background: var(--ap-bg); color: var(--ap-text); cursor: pointer; }
+      button.primary { background: var(--ap-accent); border-color: var(--ap-accent); color: var(--ap-on-accent); font-weight: 600; }
+      button:disabled { opacity: 0.6; cursor: default; }
+      button:focus-visible { outline: 3px solid var(--ap-focus); outline-offset: 2px; }
+      .step { flex-basis: 100%; display: flex; flex-wrap: wrap; align-items: center; gap: var(--ap-space-1) var(--ap-space-2); margin: 0; }
+      progress { flex: 1 1 12rem; height: 0.6rem; accent-color: var(--ap-accent); }
+      .cached { color: var(--ap-ok); }
+      .error { flex-basis: 100%; margin: 0; color: var(--ap-danger); overflow-wrap: anywhere; }
+      .note { flex-basis: 100%; margin: 0; color: var(--ap-ok); }
+      /* a phone: the button says it all, and the heatmaps stay nearer the top */
+      @media (max-width: 600px) {
+        :host { margin-bottom: var(--ap-space-1); font-size: var(--ap-text-xs); }
+        .lead { display: none; }
+        section { padding: 0; border: none; background: none; }
+        button { padding: 0.1rem 0.45rem; }
+      }
+    `,
+  ];
 
   override connectedCallback() {
     super.connectedCallback();
