@@ -1,7 +1,8 @@
 /* global deepQuery -- defined in the page by HELPERS below; these functions run there */
 // The checks every browser engine must pass, stated once; firefox.test.mjs and
 // webkit.test.mjs run them through a small driver each (see `browserChecks`):
-// the playground renders and typing changes it; every element of the tutorial starts;
+// the playground renders and typing changes it; the pretrained dialog opens in view with
+// focus inside and closes back to its button, and Cache Storage opens; every element of the tutorial starts;
 // the one-file element runs from <script defer>, served and from file://; the npm
 // package (dist/) runs from a plain page with both builds; and no page has console,
 // page or worker errors. Errors are recorded by the page itself (CAPTURE, first in every
@@ -170,6 +171,75 @@ export function browserChecks(name, driver, { simd = true, threads = true, tutor
         assert.notDeepEqual(before[0], typed);
       });
     });
+
+    test(
+      'the pretrained dialog opens in view with focus inside and closes back to its button; Cache Storage opens',
+      LIMIT,
+      async () => {
+        await onPage(site.url, async (page) => {
+          await waitFor(
+            page,
+            () => deepQuery(document, '[data-action="open-pretrained"], [data-action="try-real"]').length,
+            'the dialog\'s button and "Try a real model"',
+            (n) => n === 2,
+          );
+          const opened = await waitFor(
+            page,
+            () => {
+              const button = deepQuery(document, '[data-action="open-pretrained"]')[0];
+              const root = button.getRootNode();
+              const dialog = root.querySelector('dialog');
+              if (!dialog.open) {
+                button.click();
+                return null;
+              }
+              const box = dialog.getBoundingClientRect();
+              return {
+                inView: box.left >= 0 && box.top >= 0 && box.right <= innerWidth && box.bottom <= innerHeight,
+                focusInside: dialog.contains(root.activeElement),
+                expanded: button.getAttribute('aria-expanded'),
+              };
+            },
+            'the dialog to open',
+            (v) => v !== null,
+          );
+          assert.deepEqual(opened, { inView: true, focusInside: true, expanded: 'true' });
+          const closed = await waitFor(
+            page,
+            () => {
+              const button = deepQuery(document, '[data-action="open-pretrained"]')[0];
+              const root = button.getRootNode();
+              const dialog = root.querySelector('dialog');
+              if (dialog.open) {
+                root.querySelector('[data-action="close"]').click();
+                return null;
+              }
+              return { focusOnButton: root.activeElement === button, expanded: button.getAttribute('aria-expanded') };
+            },
+            'the dialog to close',
+            (v) => v !== null && v.expanded === 'false',
+          );
+          assert.deepEqual(closed, { focusOnButton: true, expanded: 'false' });
+          // The real model is kept in Cache Storage: it must open on this (secure, isolated) page.
+          const cache = await waitFor(
+            page,
+            () => {
+              if (window.__cacheOpens === undefined) {
+                window.__cacheOpens = null;
+                caches.open('attention-playground-models').then(
+                  () => (window.__cacheOpens = 'opens'),
+                  (e) => (window.__cacheOpens = String(e)),
+                );
+              }
+              return window.__cacheOpens;
+            },
+            'Cache Storage to open',
+            (v) => v !== null,
+          );
+          assert.equal(cache, 'opens');
+        });
+      },
+    );
 
     if (tutorial)
       test('every element of the tutorial starts', LIMIT, async () => {

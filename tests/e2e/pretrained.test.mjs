@@ -105,6 +105,18 @@ async function openLoader(page) {
   await page.locator('[data-testid="pretrained-loader"]').waitFor();
 }
 
+/** A load that worked closes the dialog, and focus goes back to its button. */
+async function loaderClosed(page) {
+  await page.locator('[data-testid="pretrained-dialog"]').waitFor({ state: 'hidden' });
+  assert.equal(
+    await page.evaluate(() => {
+      const root = document.querySelector('ap-playground').shadowRoot.querySelector('ap-pretrained-loader').shadowRoot;
+      return root.activeElement?.dataset.action;
+    }),
+    'open-pretrained',
+  );
+}
+
 async function loadByName(page, repo) {
   await page.locator('#pretrained-base').fill(hub.url);
   await page.locator('#pretrained-repo').fill(repo);
@@ -210,7 +222,7 @@ describe('pretrained checkpoints on the Explore page', () => {
     await loadByName(page, 'gpt2-tiny');
     // Progress in bytes per file.
     const weights = page.locator('[data-testid="pretrained-progress"] li[data-file="model.safetensors"]');
-    await weights.waitFor({ timeout: 15_000 });
+    await weights.waitFor({ state: 'attached', timeout: 15_000 }); // the dialog may have closed already: the load worked
     const size = readFileSync(`${FIXTURES}gpt2-tiny/model.safetensors`).length;
     await page.waitForFunction(
       (s) =>
@@ -229,6 +241,7 @@ describe('pretrained checkpoints on the Explore page', () => {
       await page.locator('[data-testid="pretrained-note"]').textContent(),
       /Loaded gpt2-tiny: 2 layers × 4 heads/,
     );
+    await loaderClosed(page);
 
     // The picker lists it and has it chosen; the text starts as the example.
     assert.equal(await page.locator('#setting-model').inputValue(), 'pretrained:gpt2-tiny');
@@ -290,6 +303,7 @@ describe('pretrained checkpoints on the Explore page', () => {
     await page.locator('#pretrained-files').setInputFiles(files);
     await page.locator('[data-testid="pretrained-note"]').waitFor({ timeout: 15_000 });
     assert.equal(await page.locator('#setting-model').inputValue(), 'pretrained:BertForMaskedLM');
+    await loaderClosed(page);
     // The files the loader read (tokenizer.json holds the vocabulary: vocab.txt and tokenizer_config.json are not read).
     assert.deepEqual(
       await page

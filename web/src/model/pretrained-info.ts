@@ -66,6 +66,10 @@ export type LoadRequest = { files: File[]; name: string } | { repo: string; base
  * where to load (that element's engine), and what to do with the model once loaded.
  */
 export interface PretrainedPanelHost {
+  /** Whether the loading dialog is open. */
+  open: boolean;
+  /** The model the page shows, or its link names (the picker's id, e.g. 'pretrained:openai-community/gpt2'). */
+  readonly chosenModel: string;
   loading: boolean;
   loadProgress: PretrainedProgress[];
   loadError: string;
@@ -74,4 +78,6 @@ export interface PretrainedPanelHost {
   loadPretrained(source: PretrainedSource, onProgress: (p: PretrainedProgress) => void): Promise<LoadOutcome>;
   cancelPretrained(): void;
   pretrainedLoaded(info: PretrainedInfo): void | Promise<void>;
+  /** Redraws `view` on each change of this state (the panel's elements draw from it); returns how to stop. */
+  watch(view: { requestUpdate(): void }): () => void;
 }

@@ -1,6 +1,8 @@
 // The pretrained checkpoint loaded on this page (one at a time: loading another frees it),
-// as the Explore page's picker lists it ('pretrained:<name>'), and the hub's base URL the
-// person typed, remembered in localStorage.
+// as the Explore page's picker lists it ('pretrained:<name>'); the hub's base URL the
+// person typed, remembered in localStorage (also where "Try a real model" downloads from);
+// and the real models that action offers, one declaration each.
+import { ENGINE } from 'attention-playground';
 import type { PretrainedInfo } from './pretrained-info.js';
 
 export const PRETRAINED_PREFIX = 'pretrained:';
@@ -68,4 +70,50 @@ export function formatBytes(loaded: number, total: number | null): string {
   const [unit, div] = size >= 1e9 ? ['GB', 1e9] : size >= 1e6 ? ['MB', 1e6] : size >= 1e3 ? ['kB', 1e3] : ['B', 1];
   const f = (n: number) => (div === 1 ? String(n) : (n / div).toFixed(1));
   return total === null ? `${f(loaded)} ${unit}` : `${f(loaded)} / ${f(total)} ${unit}`;
+}
+
+/**
+ * A checkpoint the "Try a real model" action fetches from the hub (the base URL above): the files the loader reads of
+ * it (so exactly these are downloaded and kept in this browser's cache) and the size those files had on the hub when
+ * declared, said only when the hub does not answer with its own sizes. `family` is config.json's model_type: a model
+ * is offered only once the engine reads its family (realModels()).
+ */
+export interface RealModel {
+  /** For people, e.g. 'GPT-2 small'. */
+  label: string;
+  /** The hub's model name, e.g. 'openai-community/gpt2': {base URL}/{repo}/resolve/main/{file}. */
+  repo: string;
+  family: string;
+  files: readonly string[];
+  declaredBytes: number;
+}
+
+/** The real models, one declaration each. */
+export const REAL_MODELS: readonly RealModel[] = [
+  {
+    label: 'GPT-2 small',
+    repo: 'openai-community/gpt2',
+    family: 'gpt2',
+    files: ['config.json', 'tokenizer.json', 'model.safetensors'],
+    // the hub's file list (2026): model.safetensors 548 MB, tokenizer.json 1.36 MB, config.json 665 B
+    declaredBytes: 549_400_000,
+  },
+  // SmolLM2-135M is one more entry here once the engine reads its family (issue 27):
+  // { label: 'SmolLM2-135M', repo: 'HuggingFaceTB/SmolLM2-135M', family: 'llama', files: [...], declaredBytes: ... },
+];
+
+/** The real models the engine can load (the others wait for their family). */
+export function realModels(list: readonly RealModel[] = REAL_MODELS): RealModel[] {
+  return list.filter((m) => ENGINE.families.some((f) => f.name === m.family));
+}
+
+/** Where a hub in the Hugging Face layout keeps a model's file (the layout engine.loadPretrained({ repo }) reads). */
+export function hubFileUrl(baseUrl: string, repo: string, file: string): string {
+  return `${baseUrl.replace(/\/*$/, '/')}${repo}/resolve/main/${file}`;
+}
+
+/** The families the engine reads, as config.json's model_type names them, e.g. 'gpt2 and bert'. */
+export function familyNames(): string {
+  const names = ENGINE.families.map((f) => f.name);
+  return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
 }

@@ -32,7 +32,12 @@ export class ModelChoice implements ReactiveController {
     private readonly host: PlaygroundProperties & ReactiveControllerHost,
     private readonly options: ModelChoiceOptions,
   ) {
-    this.panel = new PretrainedPanel(host, options.engine, (info) => this.#onPretrainedLoaded(info));
+    this.panel = new PretrainedPanel(
+      host,
+      options.engine,
+      (info) => this.#onPretrainedLoaded(info),
+      () => host.state.model,
+    );
     host.addController(this);
   }
 

@@ -170,21 +170,10 @@ export class Playground extends PlaygroundProperties {
         ? html`
       ${
         picker
-          ? modelPicker(this.state.model, this.choices, this.#models.onModel, () => {
-              this.#models.panel.open = true;
-            })
+          ? html`${modelPicker(this.state.model, this.choices, this.#models.onModel)}<ap-pretrained-loader .host=${this.#models.panel}></ap-pretrained-loader>`
           : nothing
       }
       ${modelControls.length ? html`<ap-controls .state=${this.state} .errors=${errors} .drafts=${this.drafts} .only=${modelControls}></ap-controls>` : nothing}
-      ${
-        picker && this.#models.panel.open
-          ? html`<ap-pretrained-loader .host=${this.#models.panel} .baseUrl=${this.#models.panel.hubUrl}
-        .loading=${this.#models.panel.loading} .progress=${this.#models.panel.loadProgress} .error=${this.#models.panel.loadError} .note=${this.#models.panel.loadNote}
-        @pretrained-close=${() => {
-          this.#models.panel.open = false;
-        }}></ap-pretrained-loader>`
-          : nothing
-      }
       ${trained && this.model ? fixedSettings(this.model) : nothing}
       ${this.pretrained ? pretrainedSummary(this.pretrained) : nothing}
       ${status}`
@@ -224,6 +213,7 @@ export class Playground extends PlaygroundProperties {
         ${problems.map((message) => html`<p class="error" role="alert">${message}</p>`)}
         ${this.modelError ? html`<p class="error engine-error" role="alert" data-testid="model-error">${this.modelError}</p>` : nothing}
         ${this.engineError ? html`<p class="error engine-error" role="alert">${this.engineError}</p>` : nothing}
+        ${picker && this.syncHash ? html`<ap-real-model .host=${this.#models.panel}></ap-real-model>` : nothing}
         ${picker && this.syncHash ? weightsHint(this.#runs.traceModel === '' && ctx ? { ...this.state, ...ctx.trace.config } : this.state, ctx?.block) : nothing}
         ${
           ctx

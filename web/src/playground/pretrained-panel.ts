@@ -1,5 +1,5 @@
-// The "Load a pretrained model…" panel as <ap-playground> keeps it (each change asks the
-// playground to redraw, as its reactive properties would): whether it is open, and the last load's
+// The "Load a pretrained model…" dialog as <ap-playground> keeps it (each change asks the
+// playground and the elements that watch it to redraw, as reactive properties would): whether it is open, and the last load's
 // bytes per file, problem and outcome, which outlive the panel being closed, as does a
 // load under way. The panel itself (<ap-pretrained-loader>, pretrained/) loads through this
 // object (model/pretrained-info.ts PretrainedPanelHost): on the playground's engine, handing
@@ -22,27 +22,33 @@ export class PretrainedPanel implements PretrainedPanelHost {
   #loadError = '';
   #loadNote = '';
   #hubUrl = hubBaseUrl();
+  #views = new Set<{ requestUpdate(): void }>();
 
   constructor(
     private readonly host: ReactiveControllerHost,
     private readonly engine: () => EngineClient,
     private readonly onLoaded: (info: PretrainedInfo) => void | Promise<void>,
+    private readonly chosen: () => string = () => '',
   ) {}
 
-  /** The panel shows (it opens from the model picker's button, and closes with its own Close). */
+  get chosenModel() {
+    return this.chosen();
+  }
+
+  /** The dialog shows (it opens from its button beside the model picker, and closes with Close or Escape). */
   get open() {
     return this.#open;
   }
   set open(open: boolean) {
     this.#open = open;
-    this.host.requestUpdate();
+    this.#changed();
   }
   get loading() {
     return this.#loading;
   }
   set loading(loading: boolean) {
     this.#loading = loading;
-    this.host.requestUpdate();
+    this.#changed();
   }
   /** Bytes read so far, per file, in the order the files were asked for. */
   get loadProgress() {
@@ -50,21 +56,21 @@ export class PretrainedPanel implements PretrainedPanelHost {
   }
   set loadProgress(progress: PretrainedProgress[]) {
     this.#loadProgress = progress;
-    this.host.requestUpdate();
+    this.#changed();
   }
   get loadError() {
     return this.#loadError;
   }
   set loadError(error: string) {
     this.#loadError = error;
-    this.host.requestUpdate();
+    this.#changed();
   }
   get loadNote() {
     return this.#loadNote;
   }
   set loadNote(note: string) {
     this.#loadNote = note;
-    this.host.requestUpdate();
+    this.#changed();
   }
   /** The hub's base URL as last typed (remembered in this browser). */
   get hubUrl() {
@@ -72,7 +78,17 @@ export class PretrainedPanel implements PretrainedPanelHost {
   }
   set hubUrl(url: string) {
     this.#hubUrl = url;
+    this.#changed();
+  }
+
+  watch(view: { requestUpdate(): void }): () => void {
+    this.#views.add(view);
+    return () => this.#views.delete(view);
+  }
+
+  #changed() {
     this.host.requestUpdate();
+    for (const view of this.#views) view.requestUpdate();
   }
 
   loadPretrained(source: PretrainedSource, onProgress: (p: PretrainedProgress) => void): Promise<LoadOutcome> {

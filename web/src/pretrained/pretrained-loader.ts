@@ -1,15 +1,21 @@
-// <ap-pretrained-loader>: the Explore page's panel for loading a pretrained GPT-2 or BERT
-// checkpoint: the person's files (a file or folder picker, or files / a folder dropped on
-// the panel), or a model name on a hub (base URL editable). It shows the bytes read per
-// file, a Cancel button while loading, and what went wrong, as text. Data in
-// (properties); it loads through `host` (pretrained-loading.ts), which keeps its state and
-// picks the loaded model (the playground's PretrainedPanel); event out: 'pretrained-close'.
-// The pretrained feature's entry: the pages and the element define it, the playground
-// shows it by its tag.
+// <ap-pretrained-loader>: the Explore page's "Load a pretrained model…" button and the
+// dialog it opens beside it (a native modal <dialog>: focus moves inside, Escape or Close
+// shuts it, as does a load that worked, and focus goes back to the button; the button says so with aria-haspopup,
+// aria-expanded and aria-controls). The dialog says where checkpoint files come from and
+// which families the engine reads, and loads one from the person's files (a drop zone for
+// files or a folder that shows dragging, loading and failure, or the file and folder
+// pickers) or by its name on a hub (base URL editable). It shows the bytes read per file,
+// a Cancel button while loading, and what went wrong, as text. Its state and loads are
+// `host`'s (pretrained-loading.ts; the playground's PretrainedPanel, which picks the
+// loaded model), so they outlive the dialog being closed.
+// The pretrained feature's entry: the pages and the element import it, which defines this
+// element and <ap-real-model> (real-model.ts); the playground shows both by their tags.
 import { LitElement, css, html, nothing } from 'lit';
-import { formatBytes } from '../model/pretrained-models.js';
-import type { LoadRequest, PretrainedPanelHost, PretrainedProgress } from '../model/pretrained-info.js';
+import { familyNames, formatBytes } from '../model/pretrained-models.js';
+import type { LoadRequest, PretrainedPanelHost } from '../model/pretrained-info.js';
+import { TOKENS } from '../ui/tokens.js';
 import { loadPretrainedForPanel } from './pretrained-loading.js';
+import './real-model.js';
 
 /** The files of a drop: files as they are, a folder's files (its direct children; the folder names the model). */
 export async function filesFromDrop(data: DataTransfer): Promise<{ files: File[]; name: string }> {
@@ -36,62 +42,127 @@ export async function filesFromDrop(data: DataTransfer): Promise<{ files: File[]
 
 export class PretrainedLoader extends LitElement {
   static override properties = {
-    baseUrl: { type: String, attribute: 'base-url' },
-    loading: { type: Boolean },
-    progress: { attribute: false },
-    error: { type: String },
-    note: { type: String },
     dragging: { state: true },
     host: { attribute: false },
   };
-  /** Where the panel's state is kept and loads go (without one, the panel loads nothing). */
+  /** Where the dialog's state is kept and loads go (without one, it loads nothing). */
   declare host: PretrainedPanelHost | null;
-  declare baseUrl: string;
-  declare loading: boolean;
-  /** Bytes read so far, per file, in the order the files were asked for. */
-  declare progress: PretrainedProgress[];
-  /** What went wrong with the last load (shown as text). */
-  declare error: string;
-  /** A line about the last load (loaded, cancelled). */
-  declare note: string;
   declare dragging: boolean;
+  #unwatch: (() => void) | null = null;
 
   constructor() {
     super();
-    this.baseUrl = '';
-    this.loading = false;
-    this.progress = [];
-    this.error = '';
-    this.note = '';
     this.dragging = false;
     this.host = null;
   }
 
-  static override styles = css`
-    :host { display: block; font: 0.9rem system-ui, sans-serif; }
-    section { border: 2px dashed #aab; border-radius: 6px; padding: 0.6rem 0.75rem; background: #fafaff; }
-    section.dragging { border-color: #1a73e8; background: #eef4ff; }
-    h3 { margin: 0 0 0.4rem; font-size: 0.95rem; }
-    label { display: block; margin: 0.4rem 0 0.15rem; font-weight: 600; }
-    input[type='text'], input[type='url'] { width: 100%; box-sizing: border-box; font: inherit; padding: 0.2rem 0.3rem; }
-    .row { display: flex; gap: 0.4rem; flex-wrap: wrap; align-items: center; margin-top: 0.4rem; }
-    small { color: #555; display: block; margin-top: 0.2rem; }
-    ul { list-style: none; padding: 0; margin: 0.4rem 0 0; font: 0.8rem ui-monospace, monospace; }
-    progress { width: 100%; height: 0.5rem; }
-    .error { color: #b00020; white-space: pre-wrap; overflow-wrap: anywhere; }
-    .note { color: #1b5e20; }
-  `;
+  static override styles = [
+    TOKENS,
+    css`
+      :host { display: block; font: var(--ap-text-sm) / var(--ap-leading) var(--ap-font); color: var(--ap-text); }
+      .open-button, .button, form button { font: inherit; padding: var(--ap-space-1) var(--ap-space-3); cursor: pointer;
+        border: 1px solid var(--ap-border-strong); border-radius: var(--ap-radius); background: var(--ap-bg); color: var(--ap-text); }
+      .open-button { margin-top: var(--ap-space-1); }
+      .open-button:focus-visible, .button:focus-within, form button:focus-visible, .close:focus-visible {
+        outline: 3px solid var(--ap-focus); outline-offset: 2px; }
+      dialog { position: fixed; inset: auto; margin: 0; box-sizing: border-box; width: min(30rem, calc(100vw - 16px));
+        max-height: calc(100vh - 16px); overflow: auto; padding: var(--ap-space-3) var(--ap-space-4); border: 1px solid var(--ap-border);
+        border-radius: var(--ap-radius-lg); box-shadow: 0 8px 30px rgb(0 0 0 / 25%); background: var(--ap-bg); color: var(--ap-text); }
+      dialog::backdrop { background: rgb(0 0 0 / 12%); }
+      header { display: flex; align-items: start; justify-content: space-between; gap: var(--ap-space-2); }
+      h2 { margin: 0 0 var(--ap-space-2); font-size: var(--ap-text-lg); }
+      .close { font: inherit; font-size: var(--ap-text-xl); line-height: 1; border: none; background: none; color: var(--ap-text);
+        cursor: pointer; padding: 0.1rem 0.3rem; }
+      .where { margin: 0 0 var(--ap-space-3); color: var(--ap-text-muted); }
+      .drop { border: 2px dashed var(--ap-border-strong); border-radius: var(--ap-radius-lg); padding: var(--ap-space-3);
+        background: var(--ap-surface); text-align: center; }
+      .drop[data-state='dragging'] { border-color: var(--ap-accent); background: var(--ap-accent-soft); }
+      .drop[data-state='loading'] { border-style: solid; border-color: var(--ap-accent); }
+      .drop[data-state='error'] { border-color: var(--ap-danger); background: var(--ap-danger-soft); }
+      .drop p { margin: 0 0 var(--ap-space-2); }
+      .pickers { display: flex; gap: var(--ap-space-2); justify-content: center; flex-wrap: wrap; }
+      .button { display: inline-block; position: relative; }
+      .button input { position: absolute; inset: 0; opacity: 0; width: 100%; cursor: pointer; }
+      label { display: block; margin: var(--ap-space-2) 0 0.15rem; font-weight: 600; }
+      .pickers label { margin: 0; }
+      input[type='text'], input[type='url'] { width: 100%; box-sizing: border-box; font: inherit; padding: 0.25rem 0.35rem;
+        background: var(--ap-bg); color: var(--ap-text); border: 1px solid var(--ap-border-strong); border-radius: var(--ap-radius-sm); }
+      .row { display: flex; gap: var(--ap-space-2); flex-wrap: wrap; align-items: center; margin-top: var(--ap-space-2); }
+      small { color: var(--ap-text-muted); display: block; margin-top: 0.2rem; }
+      ul { list-style: none; padding: 0; margin: var(--ap-space-2) 0 0; font: var(--ap-text-xs) var(--ap-mono); }
+      progress { width: 100%; height: 0.5rem; accent-color: var(--ap-accent); }
+      .error { color: var(--ap-danger); white-space: pre-wrap; overflow-wrap: anywhere; }
+      .note { color: var(--ap-ok); }
+      dialog + .note { margin: var(--ap-space-1) 0 0; }
+    `,
+  ];
 
-  #emit(name: string) {
-    this.dispatchEvent(new CustomEvent(name, { bubbles: true, composed: true }));
+  override connectedCallback() {
+    super.connectedCallback();
+    this.#watch();
   }
 
-  /** Loads through the host; the host picks the model once it is loaded (even if the panel was closed meanwhile). */
+  override disconnectedCallback() {
+    super.disconnectedCallback();
+    this.#unwatch?.();
+    this.#unwatch = null;
+  }
+
+  protected override willUpdate() {
+    this.#watch();
+  }
+
+  #watch() {
+    if (this.#unwatch || !this.host || !this.isConnected) return;
+    this.#unwatch = this.host.watch(this);
+  }
+
+  get #dialog() {
+    return this.renderRoot.querySelector('dialog');
+  }
+
+  /** The dialog follows host.open (it may be opened or closed elsewhere, and outlives a redraw). */
+  protected override updated() {
+    const dialog = this.#dialog;
+    if (!dialog) return;
+    if (this.host?.open && !dialog.open) {
+      dialog.showModal();
+      this.#place(dialog);
+      (dialog.querySelector('[autofocus]') as HTMLElement | null)?.focus();
+    } else if (!this.host?.open && dialog.open) dialog.close();
+  }
+
+  /** Beside its button (right of it when there is room, else below it), always inside the viewport. */
+  #place(dialog: HTMLDialogElement) {
+    const button = this.renderRoot.querySelector('.open-button')!.getBoundingClientRect();
+    const { width, height } = dialog.getBoundingClientRect();
+    const gap = 8;
+    const roomRight = window.innerWidth - button.right - gap * 2 >= width;
+    const left = roomRight ? button.right + gap : button.left;
+    const top = roomRight ? button.top : button.bottom + gap;
+    const clamp = (v: number, max: number) => Math.max(gap, Math.min(v, max - gap));
+    dialog.style.left = `${clamp(left, window.innerWidth - width)}px`;
+    dialog.style.top = `${clamp(top, window.innerHeight - height)}px`;
+  }
+
+  #setOpen(open: boolean) {
+    if (this.host) this.host.open = open;
+  }
+
+  /** Closed (Close, Escape or from elsewhere): focus goes back to the button that opened it. */
+  #onClose = () => {
+    this.#setOpen(false);
+    (this.renderRoot.querySelector('.open-button') as HTMLElement | null)?.focus();
+  };
+
+  /** Loads through the host; the host picks the model once it is loaded (even if the dialog was closed meanwhile). */
   async #load(request: LoadRequest) {
     const host = this.host;
     if (!host) return;
     const info = await loadPretrainedForPanel(host, request);
-    if (info) await host.pretrainedLoaded(info);
+    if (!info) return; // the dialog stays, saying what went wrong
+    host.open = false; // done: the model's heads show behind it
+    await host.pretrainedLoaded(info);
   }
 
   #onFiles(event: Event) {
@@ -119,45 +190,70 @@ export class PretrainedLoader extends LitElement {
   async #onDrop(event: DragEvent) {
     event.preventDefault();
     this.dragging = false;
-    if (this.loading || !event.dataTransfer) return;
+    if (this.host?.loading || !event.dataTransfer) return;
     const dropped = await filesFromDrop(event.dataTransfer);
     if (dropped.files.length > 0) void this.#load(dropped);
   }
 
   override render() {
-    return html`<section class=${this.dragging ? 'dragging' : ''} aria-label="Load a pretrained model" data-testid="pretrained-loader"
-      @dragover=${this.#onDragOver} @dragleave=${() => {
-        this.dragging = false;
-      }} @drop=${this.#onDrop}>
-      <h3>Load a pretrained GPT-2 or BERT checkpoint</h3>
-      <label for="pretrained-files">Its files (config.json, model.safetensors, the tokenizer\u2019s files), or drop them or their folder here</label>
-      <input id="pretrained-files" type="file" multiple ?disabled=${this.loading} @change=${this.#onFiles}>
-      <label for="pretrained-folder">Or a folder</label>
-      <input id="pretrained-folder" type="file" webkitdirectory ?disabled=${this.loading} @change=${this.#onFiles}>
-      <form @submit=${this.#onLoadByName}>
-        <label for="pretrained-repo">Or a model name on a hub</label>
-        <input id="pretrained-repo" type="text" placeholder="gpt2, bert-base-uncased or owner/name" autocomplete="off" spellcheck="false">
-        <label for="pretrained-base">Hub base URL</label>
-        <input id="pretrained-base" type="url" .value=${this.baseUrl} spellcheck="false">
-        <small>Files are read from {base URL}/{name}/resolve/main/{file}; the URL is remembered in this browser.</small>
-        <div class="row">
-          <button type="submit" data-action="load" ?disabled=${this.loading}>Load</button>
-          ${this.loading ? html`<button type="button" data-action="cancel" @click=${() => this.host?.cancelPretrained()}>Cancel</button>` : nothing}
-          <button type="button" data-action="close" @click=${() => this.#emit('pretrained-close')}>Close</button>
+    const host = this.host;
+    if (!host) return nothing;
+    const { loading, loadProgress: progress, loadError: error, loadNote: note } = host;
+    const state = this.dragging ? 'dragging' : loading ? 'loading' : error ? 'error' : 'idle';
+    const say = {
+      dragging: 'Let go to load these files.',
+      loading: 'Loading\u2026',
+      error: 'That did not load (below); drop other files or pick them again.',
+      idle: 'Drop the files here, or their folder.',
+    }[state];
+    // The last load's line: in the dialog while it is open, under its button once it closed (a load that worked closes it).
+    const noteLine = note ? html`<p class="note" role="status" data-testid="pretrained-note">${note}</p>` : nothing;
+    return html`<button type="button" class="open-button" data-action="open-pretrained" aria-haspopup="dialog"
+        aria-expanded=${host.open ? 'true' : 'false'} aria-controls="pretrained-dialog" @click=${() => this.#setOpen(true)}>
+        Load a pretrained model\u2026</button>
+      <dialog id="pretrained-dialog" aria-labelledby="pretrained-title" data-testid="pretrained-dialog" @close=${this.#onClose}>
+        <header><h2 id="pretrained-title">Load a pretrained checkpoint</h2>
+          <button type="button" class="close" data-action="close" aria-label="Close" @click=${() => this.#setOpen(false)}>\u00d7</button></header>
+        <p class="where">Checkpoints come from a model\u2019s page on the Hugging Face hub (huggingface.co/<i>owner</i>/<i>name</i>,
+          \u201cFiles and versions\u201d): <code>config.json</code>, <code>model.safetensors</code> and the tokenizer\u2019s files
+          (<code>tokenizer.json</code>, or <code>vocab.json</code> + <code>merges.txt</code>, or <code>vocab.txt</code>).
+          This engine reads the families ${familyNames()} (config.json\u2019s <code>model_type</code>).</p>
+        <div class="drop" data-state=${state} data-testid="pretrained-loader" aria-busy=${loading ? 'true' : 'false'}
+          @dragover=${this.#onDragOver} @dragleave=${() => {
+            this.dragging = false;
+          }} @drop=${this.#onDrop}>
+          <p data-testid="drop-state">${say}</p>
+          <div class="pickers">
+            <label class="button">Choose files\u2026<input id="pretrained-files" type="file" multiple autofocus ?disabled=${loading}
+              @change=${this.#onFiles}></label>
+            <label class="button">Choose a folder\u2026<input id="pretrained-folder" type="file" webkitdirectory ?disabled=${loading}
+              @change=${this.#onFiles}></label>
+          </div>
         </div>
-      </form>
-      ${
-        this.progress.length
-          ? html`<ul data-testid="pretrained-progress" aria-live="polite">${this.progress.map(
-              (p) => html`<li data-file=${p.file}
-        data-loaded=${p.loaded}>${p.file} ${formatBytes(p.loaded, p.total)}${p.total ? html`<progress max=${p.total} value=${p.loaded}></progress>` : nothing}</li>`,
-            )}</ul>`
-          : nothing
-      }
-      ${this.loading ? html`<p role="status">Loading\u2026</p>` : nothing}
-      ${this.note ? html`<p class="note" role="status" data-testid="pretrained-note">${this.note}</p>` : nothing}
-      ${this.error ? html`<p class="error" role="alert" data-testid="pretrained-error">${this.error}</p>` : nothing}
-    </section>`;
+        <form @submit=${this.#onLoadByName}>
+          <label for="pretrained-repo">Or a model\u2019s name on a hub</label>
+          <input id="pretrained-repo" type="text" placeholder="gpt2, bert-base-uncased or owner/name" autocomplete="off" spellcheck="false">
+          <label for="pretrained-base">Hub base URL</label>
+          <input id="pretrained-base" type="url" .value=${host.hubUrl} spellcheck="false">
+          <small>Files are read from {base URL}/{name}/resolve/main/{file}; the URL is remembered in this browser
+            (\u201cTry a real model\u201d uses it too).</small>
+          <div class="row">
+            <button type="submit" data-action="load" ?disabled=${loading}>Load</button>
+            ${loading ? html`<button type="button" data-action="cancel" @click=${() => host.cancelPretrained()}>Cancel</button>` : nothing}
+          </div>
+        </form>
+        ${
+          progress.length
+            ? html`<ul data-testid="pretrained-progress" aria-live="polite">${progress.map(
+                (p) => html`<li data-file=${p.file}
+          data-loaded=${p.loaded}>${p.file} ${formatBytes(p.loaded, p.total)}${p.total ? html`<progress max=${p.total} value=${p.loaded}></progress>` : nothing}</li>`,
+              )}</ul>`
+            : nothing
+        }
+        ${host.open ? noteLine : nothing}
+        ${error ? html`<p class="error" role="alert" data-testid="pretrained-error">${error}</p>` : nothing}
+      </dialog>
+      ${host.open ? nothing : noteLine}`;
   }
 }
 customElements.define('ap-pretrained-loader', PretrainedLoader);

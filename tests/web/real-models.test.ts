@@ -1,0 +1,55 @@
+// The real models "Try a real model" offers (web/src/model/pretrained-models.ts): one
+// declaration each, offered only once the engine reads the declared family; the hub's
+// file layout; the families the pretrained dialog names, from the engine's description.
+import { describe, expect, it } from 'vitest';
+import { ENGINE } from '../../dist/index.js';
+import {
+  REAL_MODELS,
+  familyNames,
+  hubFileUrl,
+  realModels,
+  type RealModel,
+} from '../../web/src/model/pretrained-models.js';
+
+describe('real models', () => {
+  it('offers GPT-2 small, whose family the engine reads, with the files the loader needs', () => {
+    const offered = realModels();
+    expect(offered.map((m) => m.repo)).toContain('openai-community/gpt2');
+    for (const model of offered) {
+      expect(ENGINE.families.map((f) => f.name)).toContain(model.family);
+      expect(model.files).toContain('config.json');
+      expect(model.files).toContain('model.safetensors');
+      expect(model.declaredBytes).toBeGreaterThan(0);
+    }
+    expect(offered).toEqual(REAL_MODELS.filter((m) => ENGINE.families.some((f) => f.name === m.family)));
+  });
+
+  it('waits with a model whose family the engine does not read yet (one declaration adds it later)', () => {
+    const smol: RealModel = {
+      label: 'SmolLM2-135M',
+      repo: 'HuggingFaceTB/SmolLM2-135M',
+      family: 'not-a-family-yet',
+      files: ['config.json', 'tokenizer.json', 'model.safetensors'],
+      declaredBytes: 269_000_000,
+    };
+    expect(realModels([...REAL_MODELS, smol]).map((m) => m.label)).not.toContain('SmolLM2-135M');
+    const gpt2Family = { ...smol, family: 'gpt2' };
+    expect(realModels([...REAL_MODELS, gpt2Family]).map((m) => m.label)).toContain('SmolLM2-135M');
+  });
+
+  it('reads files from {base}/{repo}/resolve/main/{file}, with or without a trailing slash', () => {
+    expect(hubFileUrl('https://huggingface.co', 'openai-community/gpt2', 'config.json')).toBe(
+      'https://huggingface.co/openai-community/gpt2/resolve/main/config.json',
+    );
+    expect(hubFileUrl('http://127.0.0.1:8000/mirror//', 'gpt2', 'model.safetensors')).toBe(
+      'http://127.0.0.1:8000/mirror/gpt2/resolve/main/model.safetensors',
+    );
+  });
+
+  it('names the families the engine declares', () => {
+    const names = ENGINE.families.map((f) => f.name);
+    const said = familyNames();
+    for (const name of names) expect(said).toContain(name);
+    expect(said).toBe(names.length === 2 ? `${names[0]} and ${names[1]}` : said);
+  });
+});
