@@ -19,6 +19,7 @@ import {
   type HeatmapLayout,
 } from './heatmap-layout.js';
 import { placeTip } from './tip-placement.js';
+import { observeWidth } from './observe-width.js';
 
 export type { AxisLabel } from './heatmap-layout.js';
 export { MIN_CELL, fitColumns, gridWidth } from './heatmap-layout.js';
@@ -177,7 +178,7 @@ export class Heatmap extends LitElement {
   declare active: { row: number; col: number } | null;
   /** The width the host gives the drawing, px, measured (0 until known). */
   declare available: number;
-  #resize: ResizeObserver | null = null;
+  #stopObserving: (() => void) | null = null;
 
   constructor() {
     super();
@@ -197,20 +198,17 @@ export class Heatmap extends LitElement {
 
   override connectedCallback() {
     super.connectedCallback();
-    if (typeof ResizeObserver !== 'function') return;
     // The host's width is the grid column's (or the page's), never the drawing's: choosing the cell from it cannot
     // feed back on itself.
-    this.#resize = new ResizeObserver(([entry]) => {
-      const width = Math.floor(entry.contentRect.width);
+    this.#stopObserving = observeWidth(this, (width) => {
       if (width !== this.available) this.available = width;
     });
-    this.#resize.observe(this);
   }
 
   override disconnectedCallback() {
     super.disconnectedCallback();
-    this.#resize?.disconnect();
-    this.#resize = null;
+    this.#stopObserving?.();
+    this.#stopObserving = null;
   }
 
   /**

@@ -6,6 +6,7 @@
 import { LitElement, css, html, svg } from 'lit';
 import { tokenLabel } from '../model/token-label.js';
 import { BLOCKED_FILL, type ColorScale } from './colors.js';
+import { observeWidth } from './observe-width.js';
 
 /** A run of columns drawn with a coloured band above it, e.g. head 1's d_k columns. */
 export interface ColumnBand {
@@ -65,7 +66,7 @@ export class Matrix extends LitElement {
   declare fit: boolean;
   /** The box's width in px, measured (0 until known). */
   declare available: number;
-  #resize: ResizeObserver | null = null;
+  #stopObserving: (() => void) | null = null;
 
   constructor() {
     super();
@@ -83,18 +84,17 @@ export class Matrix extends LitElement {
 
   override connectedCallback() {
     super.connectedCallback();
-    if (typeof ResizeObserver !== 'function') return;
-    this.#resize = new ResizeObserver(([entry]) => {
-      const width = Math.floor(entry.contentRect.width);
+    // The host's width is the grid column's (or the page's), never the drawing's: choosing the cell from it cannot
+    // feed back on itself.
+    this.#stopObserving = observeWidth(this, (width) => {
       if (width !== this.available) this.available = width;
     });
-    this.#resize.observe(this);
   }
 
   override disconnectedCallback() {
     super.disconnectedCallback();
-    this.#resize?.disconnect();
-    this.#resize = null;
+    this.#stopObserving?.();
+    this.#stopObserving = null;
   }
 
   /** A cell's width: `cell`, or with `fit` as much of it as the box leaves (the box scrolls below MIN_FIT_CELL). */
