@@ -46,3 +46,14 @@ export interface Probe {
   /** Your own input: how many leading tokens you typed (the rest the model wrote). */
   typed?: number;
 }
+
+/**
+ * The Train view's run button, by what it would do: train a shown (shipped) model here from step 0, start, resume,
+ * or nothing more (finished). Text that tells people to press it says these words.
+ */
+export const RUN_BUTTON = {
+  train: 'Train it yourself',
+  start: 'Start',
+  resume: 'Resume',
+  finished: 'Finished',
+} as const;

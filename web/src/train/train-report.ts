@@ -41,7 +41,37 @@ export function comparisonSummary(runs: readonly TrainRun[], name: (i: number) =
   });
   // Stop at 0 trains every run to its last step; the summary still needs a yardstick, and says which.
   if (stopAt <= 0) lines.push('(Stop at accuracy is 0, so the runs do not stop early; 99% is the yardstick here.)');
-  return html`<p class="summary" data-testid="summary">${lines.join(' ')}</p>`;
+  const barely = barelyDiffer(runs, goal);
+  return html`<p class="summary" data-testid="summary" data-verdict=${barely ? 'barely' : 'differ'}>${lines.join(' ')}${
+    barely ? html` <strong>${barely}</strong>` : nothing
+  }</p>`;
+}
+
+/** Runs within this many points of held-out sequence accuracy at their last evaluation are "about as good". */
+const SAME_ACCURACY = 0.02;
+/** Runs reaching the target within this share of the later one's step reached it "at about the same time". */
+const SAME_TIME = 0.15;
+
+/**
+ * Said plainly when the compared runs barely differ (the same accuracy at the end, within SAME_ACCURACY, and the
+ * target reached by all or none, within SAME_TIME of each other), so that noise is not read as an effect; else ''.
+ */
+export function barelyDiffer(runs: readonly TrainRun[], goal: number): string {
+  const last = runs.map((run) => run.lastHeldOut);
+  if (runs.length < 2 || last.some((p) => !p)) return '';
+  const accuracies = last.map((p) => p!.sequenceAccuracy);
+  const spread = Math.max(...accuracies) - Math.min(...accuracies);
+  if (spread > SAME_ACCURACY) return '';
+  const reached = runs.map((run) => run.reached(goal)?.step ?? null);
+  if (reached.some((s) => s === null) && reached.some((s) => s !== null)) return '';
+  if (reached.every((s) => s !== null)) {
+    const steps = reached as number[];
+    if (Math.max(...steps) - Math.min(...steps) > SAME_TIME * Math.max(...steps)) return '';
+  }
+  return (
+    `The runs barely differ (held-out sequences right within ${(100 * spread).toFixed(1)} points of each other): ` +
+    'on these settings the compared setting makes no clear difference.'
+  );
 }
 
 /** The Train view's two plots, 'loss' and 'accuracy', of every run; names: the runs' letters, shown when comparing. */
@@ -82,12 +112,12 @@ export function plotSpecs(
   ];
 }
 
-/** The plots on the page (their exports draw the same specs: train-export.ts). */
-export function trainPlots(runs: readonly TrainRun[], names: readonly string[], steps: number) {
+/** The plots on the page (their exports draw the same specs: train-export.ts); cursor: the step the timeline shows. */
+export function trainPlots(runs: readonly TrainRun[], names: readonly string[], steps: number, cursor: number | null) {
   return html`<div class="plots">${plotSpecs(runs, names, steps).map(
     ({ plot, spec }) => html`
     <ap-curves data-plot=${plot} .series=${spec.series} ?log=${spec.log} .yDomain=${spec.yDomain} y-label=${spec.yLabel}
-      x-label=${spec.xLabel} x-max=${spec.xMax}></ap-curves>`,
+      x-label=${spec.xLabel} x-max=${spec.xMax} .cursor=${cursor}></ap-curves>`,
   )}
   </div>`;
 }
