@@ -48,8 +48,8 @@ const WIDE_HEADS_SORT: TrainState = {
   ffnDim: 128,
   steps: 300,
 };
-const NORM_OPENS: TrainState = { ...DEEP_REVERSE, warmup: 0, lr: 0.01 };
-const LAYER_NORM_OPENS: TrainState = { ...DEEP_REVERSE, lr: 0.01 };
+const NORM_OPENS: TrainState = { ...DEEP_REVERSE, layers: 6, warmup: 0, lr: 0.01 };
+const LAYER_NORM_OPENS: TrainState = { ...DEEP_REVERSE, layers: 6 };
 
 /** Runs that differ in one setting only, one per [value, label], in this order. */
 function values(name: string, runs: [TrainState[string], string][]): Variant[] {
