@@ -5,7 +5,7 @@ import { html, nothing } from 'lit';
 import type { CurvesSpec, Dash, Series } from '../ui/curves.js';
 import '../ui/curves.js';
 import type { TrainRun } from '../workers/train-run.js';
-import type { CurvePoint } from '../model/training-data.js';
+import { barelyDiffer, type CurvePoint } from '../model/training-data.js';
 
 const COLORS = { train: '#1a73e8', heldOut: '#e8175d', sequence: '#2e7d32' };
 /** Each compared run's line style (the colours tell the curves apart). */
@@ -45,33 +45,6 @@ export function comparisonSummary(runs: readonly TrainRun[], name: (i: number) =
   return html`<p class="summary" data-testid="summary" data-verdict=${barely ? 'barely' : 'differ'}>${lines.join(' ')}${
     barely ? html` <strong>${barely}</strong>` : nothing
   }</p>`;
-}
-
-/** Runs within this many points of held-out sequence accuracy at their last evaluation are "about as good". */
-const SAME_ACCURACY = 0.02;
-/** Runs reaching the target within this share of the later one's step reached it "at about the same time". */
-const SAME_TIME = 0.15;
-
-/**
- * Said plainly when the compared runs barely differ (the same accuracy at the end, within SAME_ACCURACY, and the
- * target reached by all or none, within SAME_TIME of each other), so that noise is not read as an effect; else ''.
- */
-export function barelyDiffer(runs: readonly TrainRun[], goal: number): string {
-  const last = runs.map((run) => run.lastHeldOut);
-  if (runs.length < 2 || last.some((p) => !p)) return '';
-  const accuracies = last.map((p) => p!.sequenceAccuracy);
-  const spread = Math.max(...accuracies) - Math.min(...accuracies);
-  if (spread > SAME_ACCURACY) return '';
-  const reached = runs.map((run) => run.reached(goal)?.step ?? null);
-  if (reached.some((s) => s === null) && reached.some((s) => s !== null)) return '';
-  if (reached.every((s) => s !== null)) {
-    const steps = reached as number[];
-    if (Math.max(...steps) - Math.min(...steps) > SAME_TIME * Math.max(...steps)) return '';
-  }
-  return (
-    `The runs barely differ (held-out sequences right within ${(100 * spread).toFixed(1)} points of each other): ` +
-    'on these settings the compared setting makes no clear difference.'
-  );
 }
 
 /** The Train view's two plots, 'loss' and 'accuracy', of every run; names: the runs' letters, shown when comparing. */
