@@ -52,6 +52,7 @@ export function plotSpecs(
   runs: readonly TrainRun[],
   names: readonly string[],
   steps: number,
+  cursor: number | null = null,
 ): { plot: string; spec: CurvesSpec }[] {
   const xy = (points: CurvePoint[], key: keyof CurvePoint) => points.map((p) => ({ x: p.step, y: p[key] }));
   const tag = (i: number, label: string) => (runs.length > 1 ? `${names[i]}: ${label}` : label);
@@ -77,17 +78,20 @@ export function plotSpecs(
     },
   ]);
   return [
-    { plot: 'loss', spec: { series: loss, log: true, yLabel: 'cross-entropy loss', xLabel: 'step', xMax: steps } },
+    {
+      plot: 'loss',
+      spec: { series: loss, log: true, yLabel: 'cross-entropy loss', xLabel: 'step', xMax: steps, cursor },
+    },
     {
       plot: 'accuracy',
-      spec: { series: accuracy, log: false, yLabel: 'accuracy', xLabel: 'step', yDomain: [0, 1], xMax: steps },
+      spec: { series: accuracy, log: false, yLabel: 'accuracy', xLabel: 'step', yDomain: [0, 1], xMax: steps, cursor },
     },
   ];
 }
 
 /** The plots on the page (their exports draw the same specs: train-export.ts); cursor: the step the timeline shows. */
 export function trainPlots(runs: readonly TrainRun[], names: readonly string[], steps: number, cursor: number | null) {
-  return html`<div class="plots">${plotSpecs(runs, names, steps).map(
+  return html`<div class="plots">${plotSpecs(runs, names, steps, cursor).map(
     ({ plot, spec }) => html`
     <ap-curves data-plot=${plot} .series=${spec.series} ?log=${spec.log} .yDomain=${spec.yDomain} y-label=${spec.yLabel}
       x-label=${spec.xLabel} x-max=${spec.xMax} .cursor=${cursor}></ap-curves>`,

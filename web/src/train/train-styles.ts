@@ -44,7 +44,9 @@ export const TRAIN_STYLES = [
   .probe-box label { flex-basis: 100%; font-size: 0.85rem; font-weight: 600; }
   .probe-box input { font: 0.95rem ui-monospace, monospace; padding: 0.3rem; flex: 1 1 12rem; min-width: 0; }
   .probe-box .error { flex-basis: 100%; }
-  .heads { display: grid; gap: 0.8rem; grid-template-columns: repeat(auto-fill, minmax(min(100%, 15rem), 1fr)); }
+  .heads { display: grid; gap: 0.8rem; grid-template-columns: repeat(auto-fill, minmax(min(100%, 13rem), 1fr)); }
+  .folded { font-size: 0.85rem; color: #555; margin: 0.2rem 0; }
+  button.fold { margin: 0.6rem 0 0.4rem; }
   .error { color: #b00020; }
   .run-error { border: 1px solid #b00020; background: #fdecee; padding: 0.4rem 0.6rem; border-radius: 4px; }
   h3 { font-size: 1rem; margin: 1rem 0 0.3rem; }

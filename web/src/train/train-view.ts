@@ -550,7 +550,7 @@ export class TrainView extends LitElement {
                 load: this.#loadWeights,
                 openExplore: this.#explore,
                 exportCurves: (format) => exportCurves(this.#runs, NAMES, this.state, format),
-                exportPlots: (format) => exportPlots(this.#runs, NAMES, this.state, format),
+                exportPlots: (format) => exportPlots(this.#runs, NAMES, this.state, format, cursor),
               })
             : nothing
         }

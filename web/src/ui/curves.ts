@@ -26,6 +26,8 @@ export interface CurvesSpec {
   yDomain?: [number, number];
   /** Largest x to show (e.g. the run's steps), so the plot does not rescale as it grows. */
   xMax: number;
+  /** A step marked by a solid line (the step whose heads the Train view's timeline shows); none when absent or null. */
+  cursor?: number | null;
 }
 
 /** The plot's handlers for the hovered step (the element's; an exported picture has none). */
@@ -106,11 +108,9 @@ function scales(spec: CurvesSpec) {
   return { x, y };
 }
 
-/**
- * The plot as an SVG template: with `hover`, the element's (the hovered step marked, its handlers bound), else a
- * picture's. cursor: a step to mark with a solid line (the step whose heads the Train view's timeline shows).
- */
-export function curvesSvg(spec: CurvesSpec, hover: Hover | null = null, cursor: number | null = null) {
+/** The plot as an SVG template: with `hover`, the element's (the hovered step marked, its handlers bound), else a picture's. */
+export function curvesSvg(spec: CurvesSpec, hover: Hover | null = null) {
+  const cursor = spec.cursor ?? null;
   const { x, y } = scales(spec);
   const clampY = (v: number) => Math.min(H - M.bottom, Math.max(M.top, y(v)));
   const yTicks = spec.log
@@ -218,6 +218,7 @@ export class Curves extends LitElement {
       xLabel: this.xLabel,
       yDomain: this.yDomain,
       xMax: this.xMax,
+      cursor: this.cursor,
     };
   }
 
@@ -246,7 +247,7 @@ export class Curves extends LitElement {
   override render() {
     const hovered = this.hoverX === null ? [] : this.series.map((s) => ({ s, p: nearest(s.points, this.hoverX!) }));
     const hover = { x: this.hoverX, onPointer: this.#onPointer, onLeave: this.#onLeave, onKey: this.#onKey };
-    return html`${curvesSvg(this.#spec(), hover, this.cursor)}
+    return html`${curvesSvg(this.#spec(), hover)}
     <div class="legend">${this.series.map((s) => html`<span class=${s.dash ?? 'solid'} style="--c: ${s.color}">${s.label}</span>`)}</div>
     <div class="readout" aria-live="polite">${
       hovered.length

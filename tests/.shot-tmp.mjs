@@ -1,0 +1,14 @@
+import { serveDirectory } from '/work/wt-train/tests/support/static-server.mjs';
+import { launchChromium, openPage } from '/work/wt-train/tests/support/browser.mjs';
+const server = await serveDirectory('/work/wt-train/dist-web', { isolated: true });
+const browser = await launchChromium();
+const { page } = await openPage(browser, { viewport: { width: 1200, height: 900 } }, { onlyFrom: server.url });
+await page.goto(server.url + 'tutorial.html');
+const t = page.locator('#residual attention-playground ap-train').first();
+await page.locator('#residual').scrollIntoViewIfNeeded();
+await t.locator('button[data-action="start"]:not([disabled])').click();
+await t.locator('.progress[data-status="done"]').waitFor({ timeout: 180000 });
+const parts = await t.evaluate((el) => [...el.shadowRoot.querySelectorAll('main > *, .probe-runs > section > *')].map((c) => `${c.localName}.${c.className} ${Math.round(c.getBoundingClientRect().height)}`));
+console.log(parts.join('\n'));
+await page.locator('#residual').screenshot({ path: '/tmp/wtt/residual.png' });
+await browser.close(); await server.close();
