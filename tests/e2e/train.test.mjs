@@ -427,6 +427,28 @@ describe('the Train view', () => {
     await page.close();
   });
 
+  test('the shipped induction model: a second-layer head is labelled induction, no first-layer head is', async () => {
+    const { page, errors } = await open('#train');
+    await page.locator('ap-train [data-checkpoint="induction"]').click();
+    await page.locator('ap-train [data-checkpoint="induction"][aria-pressed="true"]').waitFor();
+    // The task card says the repeat moves: position alone cannot find the earlier copy.
+    assert.match(
+      await page.locator('ap-train [data-testid="task-info"]').textContent(),
+      /L, the start and the gap vary per example.*a previous-token head in layer 0 and an induction head in layer 1/,
+    );
+    await page.locator('ap-train button[data-action="all-heads"]').click();
+    const names = (layer) =>
+      page
+        .locator(`ap-train ap-heatmap[data-layer="${layer}"]`)
+        .evaluateAll((els) => els.map((e) => e.dataset.pattern));
+    const [layer0, layer1] = [await names(0), await names(1)];
+    assert.equal(layer0.length, 2);
+    assert.ok(layer1.includes('induction'), `layer 1: ${layer1.join(', ')}`);
+    assert.ok(!layer0.includes('induction'), `layer 0: ${layer0.join(', ')}`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('a comparison opens where its effect shows; a changed hash is followed; axis ticks share one format', async () => {
     const { page, errors } = await open('#train');
     // Picking residual on / off switches to four layers reversing 8 symbols (on the default two-layer sort the

@@ -184,6 +184,10 @@ describe('the tutorial\u2019s training sections', () => {
       `a second-layer head labelled induction: ${layer1.map((p) => p.name)}`,
     );
     const layer0 = await patterns('induction', null, 0);
+    assert.ok(
+      (await height('induction')) < 2600,
+      `the induction section with every head: ${await height('induction')} px`,
+    );
     assert.equal(layer0.length, 2);
     assert.ok(!layer0.some((p) => p.name === 'induction'), `no first-layer head: ${layer0.map((p) => p.name)}`);
     assert.ok((await scrubTo('induction', 300)) <= 300);
@@ -244,6 +248,10 @@ describe('the tutorial\u2019s training sections', () => {
         .evaluateAll((els) => els.map((e) => e.dataset.pattern));
       assert.ok(names.includes(name), `${id}, layer ${layer}: ${names.join(', ')}`);
     }
+    // Two trained models, each folded to one head per layer: no wall of heatmaps (it was 9,222 px with every head).
+    const tall = await height('trained-heads');
+    assert.ok(tall < 3600, `the trained-heads section is ${tall} px tall`);
+    assert.equal(await page.locator('#trained-heads ap-heatmap').count(), 4);
     assert.deepEqual(errors, []);
   });
 });
