@@ -46,7 +46,10 @@ const opened = (compare: string): TrainState => ({
 const reachedAt = (heldOut: CurvePoint[]) => heldOut.find((p) => p.sequenceAccuracy >= GOAL)?.step ?? null;
 
 // The comparisons whose lesson is a difference (attnActivation's is that there is none: below).
-const compared = (trainSettingByName('compare')!.choices ?? []).filter((c) => c !== 'none' && c !== 'attnActivation');
+const compareSetting = trainSettingByName('compare')!;
+const compared = (compareSetting.type === 'choice' ? compareSetting.choices : []).filter(
+  (c) => c !== 'none' && c !== 'attnActivation',
+);
 
 describe('each comparison opens where its effect shows', () => {
   it('lists its comparisons', () => {
