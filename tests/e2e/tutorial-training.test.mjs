@@ -5,10 +5,11 @@
 // reader's numbers too.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { serveDirectory } from '../support/static-server.mjs';
 import { launchChromium, openPage } from '../support/browser.mjs';
+import { SHOTS } from '../support/site.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 let server, browser, page, errors;
@@ -209,6 +210,8 @@ describe('the tutorial\u2019s training sections', () => {
       `slider to heads: ${heads.top - slider.bottom}`,
     );
     const shown = await scrubTo(section, 200);
+    mkdirSync(SHOTS, { recursive: true });
+    await page.locator(`#${section}`).screenshot({ path: `${SHOTS}/tutorial-induction-scrubbed.png` });
     for (const plot of ['loss', 'accuracy']) {
       const cursor = await train(section)
         .locator(`ap-curves[data-plot="${plot}"]`)
