@@ -17,7 +17,9 @@ for preset in wasm-simd wasm-scalar; do
   cmake --build --preset "$preset"
   cp "build/$preset/wasm/attention-${preset#wasm-}.mjs" "build/$preset/wasm/attention-${preset#wasm-}.wasm" \
      "build/$preset/wasm/attention-${preset#wasm-}-inline.mjs" dist/wasm/
-  [ "$preset" = wasm-scalar ] || cp "build/$preset/wasm/attention-${preset#wasm-}-relaxed.wasm" dist/wasm/
+  [ "$preset" = wasm-scalar ] || cp "build/$preset/wasm/attention-${preset#wasm-}-relaxed.wasm" \
+     "build/$preset/wasm/attention-${preset#wasm-}-embed-inline.mjs" \
+     "build/$preset/wasm/attention-${preset#wasm-}-gzip-inline.mjs" dist/wasm/
 done
 cmake --preset wasm-simd-threads >/dev/null
 cmake --build --preset wasm-simd-threads --target attention_engine
@@ -28,7 +30,7 @@ npx tsc -p wasm/tsconfig.json
 
 # Sizes as shipped (quoted in the README).
 for build in simd scalar simd-threads; do
-  for file in "$build.wasm" "$build-relaxed.wasm" "$build.mjs" "$build-inline.mjs" "$build.worker.js"; do
+  for file in "$build.wasm" "$build-relaxed.wasm" "$build.mjs" "$build-inline.mjs" "$build-gzip-inline.mjs" "$build-embed-inline.mjs" "$build.worker.js"; do
     [ -f "dist/wasm/attention-$file" ] || continue
     f="dist/wasm/attention-$file"
     printf 'size: %-32s %8d bytes raw %8d bytes gzip\n' "$f" "$(stat -c %s "$f")" "$(gzip -9 -c "$f" | wc -c)"

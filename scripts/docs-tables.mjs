@@ -1,6 +1,8 @@
 // Writes the docs' generated blocks, so numbers are never copied by hand:
 //   - docs/performance.md: the bench tables, from bench/results/latest.json (npm run bench),
 //     latency.json (bench/browser_latency.mjs) and pretrained.json (bench/browser_pretrained.mjs);
+//   - docs/embedding.md: the one-file element's size, from the build's record (dist/sizes.json)
+//     and its budget (web/src/element/size-budget.json);
 //   - docs/limits.md: the engine's limits and setting ranges, and docs/api.md: the error
 //     codes, from the built package (dist/node.js: LIMITS, ERROR_CODES and the schemas
 //     generated from engine.describe()).
@@ -391,6 +393,23 @@ export async function limitBlocks(pkg = null) {
   return blocks;
 }
 
+/** The block of docs/embedding.md: the one-file element's size, from the build's record (scripts/size-record.mjs), and its budget. */
+export function sizeBlocks(sizes = readJson('dist/sizes.json'), budget = readJson('web/src/element/size-budget.json')) {
+  // Rounded to 10 KB (1 KB = 1,000 bytes), so a small change of the front end leaves the text as it is.
+  const kb = (bytes) => `${(Math.round(bytes / 10_000) * 10).toLocaleString('en-US')} KB`;
+  const element = sizes['dist/element.js'];
+  const pretrained = sizes['dist/attention-playground-pretrained.js'];
+  return {
+    'element-size': [
+      `\`attention-playground.js\` (the package's \`dist/element.js\`): about ${kb(element.raw)}, ${kb(element.gzip)} ` +
+        `gzip-compressed, as a server sends it (budget: ${kb(budget.maxGzipBytes)} gzip, held by ` +
+        '`tests/package/element-size.test.mjs`). Loaded only when someone loads a pretrained checkpoint in the ' +
+        `element: \`attention-playground-pretrained.js\`, about ${kb(pretrained.raw)}, ${kb(pretrained.gzip)} gzip. ` +
+        'Sizes of the last `npm run build` (its `size:` lines, `dist/sizes.json`), rounded to 10 KB.',
+    ],
+  };
+}
+
 /** Which file holds which blocks. */
 export const FILES = {
   'docs/performance.md': [
@@ -403,10 +422,11 @@ export const FILES = {
   ],
   'docs/limits.md': ['limits-engine', 'limits-playground', 'limits-model-spec'],
   'docs/api.md': ['error-codes'],
+  'docs/embedding.md': ['element-size'],
 };
 
 export async function allBlocks() {
-  return { ...benchBlocks(), ...(await limitBlocks()) };
+  return { ...benchBlocks(), ...(await limitBlocks()), ...sizeBlocks() };
 }
 
 const marker = (name) => new RegExp(`(<!-- generated:${name} -->\\n)([\\s\\S]*?)(<!-- /generated:${name} -->)`);

@@ -1,22 +1,31 @@
-// Makes the one-file engine, attention-<build>-inline.mjs, from the engine emcc linked
+// Makes a one-file engine, attention-<build>-inline.mjs, from the engine emcc linked
 // (attention-<build>.mjs + .wasm): the same glue with the .wasm embedded as base64 and
 // handed over as Module.wasmBinary, so there is nothing to host or fetch (the one-tag
 // element bundle, the package's "attention-playground/inline", file:// pages).
 // This replaces a second emcc link with -sSINGLE_FILE (the same engine, linked again:
-// ~45 s per build in CI). Two edits to the glue, each checked to apply exactly once:
+// ~45 s per build in CI). Edits to the glue, each checked to apply exactly once:
 // - the glue's `new URL("<name>.wasm", import.meta.url)` (its default .wasm location,
 //   unused once wasmBinary is given) becomes the bare name, so a bundler that meets
 //   this file does not copy the .wasm in a second time as an asset;
 // - its script directory, `import.meta.url`, used only to find the .wasm, is dropped, so
 //   the file bundles into non-module output (the element's IIFE) without a warning;
 // - its `export default` moves to a wrapper that passes the decoded bytes.
-// Usage: node scripts/inline-wasm.mjs <glue.mjs> <engine.wasm> <out-inline.mjs>
+// With --gzip the .wasm is embedded gzip-compressed (gzip -9), unpacked with the browser's
+// DecompressionStream: base64 of compressed bytes barely shrinks under a server's gzip,
+// but is still far smaller than gzip of base64 of the .wasm itself, and a file:// page gets
+// no gzip at all. Browsers with wasm SIMD but no DecompressionStream (Firefox 89-112) get
+// an error that says so; the package's own inline engines stay plain base64 (they also
+// serve browsers without SIMD, older ones).
+// Usage: node scripts/inline-wasm.mjs [--gzip] <glue.mjs> <engine.wasm> <out-inline.mjs>
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
+import { gzipSync } from 'node:zlib';
 
-const [gluePath, wasmPath, outPath] = process.argv.slice(2);
+const args = process.argv.slice(2);
+const gzip = args[0] === '--gzip';
+const [gluePath, wasmPath, outPath] = gzip ? args.slice(1) : args;
 if (!outPath) {
-  console.error('usage: node scripts/inline-wasm.mjs <glue.mjs> <engine.wasm> <out-inline.mjs>');
+  console.error('usage: node scripts/inline-wasm.mjs [--gzip] <glue.mjs> <engine.wasm> <out-inline.mjs>');
   process.exit(2);
 }
 
@@ -43,9 +52,7 @@ glue = replaceOnce(
 );
 glue = replaceOnce(glue, 'export default createAttentionModule;', '', 'the default export of createAttentionModule');
 
-writeFileSync(
-  outPath,
-  `${glue}
+const plain = `
 // ${wasmName}, ${wasm.length} bytes, as base64 (scripts/inline-wasm.mjs).
 const wasmBase64 = "${wasm.toString('base64')}";
 
@@ -54,5 +61,25 @@ export default function createInlineAttentionModule(options = {}) {
   const wasmBinary = Uint8Array.from(atob(wasmBase64), (c) => c.charCodeAt(0));
   return createAttentionModule({ ...options, wasmBinary });
 }
-`,
-);
+`;
+
+const packed = gzipSync(wasm, { level: 9 });
+const compressed = `
+// ${wasmName}, ${wasm.length} bytes, gzip-compressed to ${packed.length} bytes, as base64 (scripts/inline-wasm.mjs --gzip).
+const wasmGzipBase64 = "${packed.toString('base64')}";
+
+/** The engine's factory with the .wasm built in: options as createAttentionModule's, minus wasmBinary. */
+export default async function createInlineAttentionModule(options = {}) {
+  if (typeof DecompressionStream !== 'function')
+    throw new Error(
+      'this browser cannot unpack the embedded engine (it has no DecompressionStream; ' +
+        'Chrome 80, Firefox 113 and Safari 16.4 have): use a current browser',
+    );
+  const bytes = Uint8Array.from(atob(wasmGzipBase64), (c) => c.charCodeAt(0));
+  const unpacked = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+  const wasmBinary = new Uint8Array(await new Response(unpacked).arrayBuffer());
+  return createAttentionModule({ ...options, wasmBinary });
+}
+`;
+
+writeFileSync(outPath, `${glue}${gzip ? compressed : plain}`);

@@ -1,14 +1,16 @@
 // The docs' generated blocks (between <!-- generated:NAME --> markers) are what
 // scripts/docs-tables.mjs makes now: from bench/results/*.json (the bench tables) and from
-// the built package, dist/node.js (limits, setting ranges, error codes). And the limits the
+// the built package, dist/node.js (limits, setting ranges, error codes) and its size record,
+// dist/sizes.json (the one-file element's size). And the limits the
 // docs print are the ones the engine enforces, probed at each boundary.
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { loadAttention, LIMITS } from 'attention-playground';
 // @ts-ignore -- a plain .mjs script without type declarations
-import { FILES, ROOT, benchBlocks, fillBlocks, limitBlocks, readBlock } from '../../scripts/docs-tables.mjs';
+import * as tables from '../../scripts/docs-tables.mjs';
 
-const blocks: Record<string, string[]> = { ...benchBlocks(), ...(await limitBlocks()) };
+const { FILES, ROOT, benchBlocks, fillBlocks, limitBlocks, readBlock, sizeBlocks } = tables;
+const blocks: Record<string, string[]> = { ...benchBlocks(), ...(await limitBlocks()), ...sizeBlocks() };
 
 describe('generated blocks match the generator', () => {
   for (const [file, names] of Object.entries(FILES as Record<string, string[]>)) {

@@ -1,9 +1,21 @@
 // Embedding: the one-tag bundle on a static file:// page with no network, attributes,
-// shared engine, lazy start, the trace event; the iframe page's height messages; the
-// tutorial page. Screenshots go to test-output/screenshots/.
+// shared engine, lazy start, the trace event; what it says when a checkpoint cannot be
+// read from file:// or the browser has no wasm SIMD; its pretrained loaders, loaded on
+// demand from beside it; the iframe page's height messages; the tutorial page.
+// Screenshots go to test-output/screenshots/.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -20,7 +32,10 @@ before(async () => {
   server = await serveDirectory(`${ROOT}dist-web`);
   browser = await launchChromium();
   staticDir = mkdtempSync(join(tmpdir(), 'attention-embed-'));
-  copyFileSync(`${ROOT}dist-web/attention-playground.js`, join(staticDir, 'attention-playground.js'));
+  // The folder as a tutorial author copies it: the element, its on-demand part, the shipped checkpoints.
+  for (const file of ['attention-playground.js', 'attention-playground-pretrained.js'])
+    copyFileSync(`${ROOT}dist-web/${file}`, join(staticDir, file));
+  cpSync(`${ROOT}dist-web/checkpoints`, join(staticDir, 'checkpoints'), { recursive: true });
 });
 after(async () => {
   await browser?.close();
@@ -144,6 +159,145 @@ describe('the one-tag bundle', () => {
   });
 });
 
+/** Chromium's console lines for a fetch of the checkpoints folder refused on a file:// page. */
+const blockedFetch = (line) =>
+  line === 'Failed to load resource: net::ERR_FAILED' ||
+  /^Access to fetch at 'file:.*\/checkpoints\/[a-z]+\.json' from origin 'null' has been blocked by CORS policy/.test(
+    line,
+  );
+
+describe('what the one-file element says, and what it loads on demand', () => {
+  test('from file://, a shipped checkpoint it cannot fetch is explained in the element, the Train view untrained', async () => {
+    writeFileSync(
+      join(staticDir, 'checkpoint.html'),
+      `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">
+      <script defer src="./attention-playground.js"></script>
+      <attention-playground id="shipped" checkpoint="induction"></attention-playground>
+      <attention-playground id="explore" model="reverse"></attention-playground>`,
+    );
+    const { page, errors } = await offlinePage({ width: 1100, height: 900 });
+    await page.goto(pathToFileURL(join(staticDir, 'checkpoint.html')).href);
+    const message = page.locator('#shipped [data-problem="checkpoint"]');
+    await message.waitFor({ timeout: 15_000 });
+    assert.equal(await message.isVisible(), true);
+    assert.equal(await message.getAttribute('role'), 'alert');
+    const url = pathToFileURL(join(staticDir, 'checkpoints/induction.json')).href;
+    const text = await message.textContent();
+    assert.ok(
+      text.startsWith(
+        `Could not load the shipped checkpoint 'induction' from ${url}: browsers block fetch from file:// pages. ` +
+          'Serve the folder instead (for example `python3 -m http.server` or `npx vite preview` in it)',
+      ),
+      text,
+    );
+    assert.match(text, /The Train view below shows its untrained model instead\.$/);
+    // The model left as it was: the Train view's own settings, untrained (step 0), not the checkpoint's.
+    const record = JSON.parse(readFileSync(`${ROOT}web/public/checkpoints/induction.json`, 'utf8'));
+    await page.locator('#shipped ap-train .progress').waitFor();
+    assert.equal(await page.locator('#shipped ap-train .progress').getAttribute('data-step'), '0');
+    assert.notEqual(record.step, 0);
+    // The same for a shipped model named in Explore mode.
+    await page.locator('#explore').scrollIntoViewIfNeeded();
+    const explore = page.locator('#explore [data-problem="checkpoint"]');
+    await explore.waitFor({ timeout: 15_000 });
+    assert.match(
+      await explore.textContent(),
+      /^Could not load the shipped checkpoint 'reverse' from file:.*\/checkpoints\/reverse\.json: browsers block fetch from file:\/\/ pages\./,
+    );
+    await page.screenshot({ path: `${SHOTS}/element-checkpoint-file-url.png`, fullPage: true });
+    // The browser's own console lines about the blocked fetches are expected; nothing else.
+    assert.deepEqual(
+      errors.filter((e) => !blockedFetch(e)),
+      [],
+    );
+    await page.close();
+  });
+
+  test('a browser without wasm SIMD gets a sentence in each element, not a trap', async () => {
+    const { page, errors } = await offlinePage();
+    // As WebKit with JSC_useWasmSIMD=0 (tests/browsers/ runs that browser): the feature probe fails.
+    await page.addInitScript(() => {
+      WebAssembly.validate = () => false;
+    });
+    writeFileSync(
+      join(staticDir, 'no-simd.html'),
+      `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">
+      <script defer src="./attention-playground.js"></script>
+      <attention-playground id="a" text="the cat sat"></attention-playground>
+      <attention-playground id="b" train task="reverse"></attention-playground>`,
+    );
+    await page.goto(pathToFileURL(join(staticDir, 'no-simd.html')).href);
+    for (const id of ['a', 'b']) await page.locator(`#${id} [data-problem="engine"]`).waitFor();
+    const message = page.locator('#a [data-problem="engine"]');
+    await message.waitFor();
+    assert.match(await message.textContent(), /^This attention playground needs WebAssembly SIMD, which this browser/);
+    assert.equal(await page.locator('#a ap-playground').count(), 0);
+    assert.equal(await page.locator('#b ap-train').count(), 0);
+    await page.screenshot({ path: `${SHOTS}/element-no-simd.png` });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('loads its pretrained loaders on demand from beside it, from file:// too, and says when they are missing', async () => {
+    const page1 = `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">
+      <script defer src="./attention-playground.js"></script>
+      <attention-playground id="p" text="the cat sat" controls="model,text,views"></attention-playground>`;
+    writeFileSync(join(staticDir, 'pretrained.html'), page1);
+    mkdirSync(join(staticDir, 'alone'), { recursive: true });
+    copyFileSync(join(staticDir, 'attention-playground.js'), join(staticDir, 'alone/attention-playground.js'));
+    writeFileSync(join(staticDir, 'alone/pretrained.html'), page1);
+    const fixtures = `${ROOT}tests/reference/fixtures/pretrained/gpt2-tiny/`;
+    const files = readdirSync(fixtures)
+      .filter((f) => f !== 'expected.json')
+      .map((f) => fixtures + f);
+    const onDemand = (page) =>
+      page.evaluate(() => [...document.scripts].map((s) => s.src.split('/').pop()).filter((n) => /pretrained/.test(n)));
+
+    const { page, errors } = await offlinePage({ width: 1100, height: 900 });
+    await page.goto(pathToFileURL(join(staticDir, 'pretrained.html')).href);
+    await page.locator('#p ap-heatmap').first().waitFor();
+    assert.deepEqual(await onDemand(page), [], 'nothing loaded before it is asked for');
+    await page.locator('#p button[data-action="open-pretrained"]').click();
+    await page.locator('#p #pretrained-files').setInputFiles(files);
+    await page.locator('#p [data-testid="pretrained-note"]').waitFor({ timeout: 30_000 });
+    assert.match(await page.locator('#p [data-testid="pretrained-note"]').textContent(), /Loaded .*2 layers × 4 heads/);
+    assert.deepEqual(await onDemand(page), ['attention-playground-pretrained.js']);
+    // GPT-2's heads: 4 per layer over its tokenizer's pieces.
+    await page.waitForFunction(
+      () =>
+        document
+          .querySelector('#p')
+          .shadowRoot.querySelector('ap-playground')
+          ?.shadowRoot.querySelectorAll('ap-heatmap').length === 4,
+    );
+    await page.locator('#p [data-testid="pretrained-summary"]').waitFor();
+    // The model picker looks for the shipped checkpoints' list, which a file:// page cannot fetch.
+    assert.deepEqual(
+      errors.filter((e) => !blockedFetch(e)),
+      [],
+    );
+    await page.close();
+
+    // Without the file beside it: the panel says what is missing and where it was looked for.
+    const alone = await offlinePage({ width: 1100, height: 900 });
+    await alone.page.goto(pathToFileURL(join(staticDir, 'alone/pretrained.html')).href);
+    await alone.page.locator('#p ap-heatmap').first().waitFor();
+    await alone.page.locator('#p button[data-action="open-pretrained"]').click();
+    await alone.page.locator('#p #pretrained-files').setInputFiles(files);
+    const error = alone.page.locator('#p [data-testid="pretrained-error"]');
+    await error.waitFor({ timeout: 15_000 });
+    assert.match(
+      await error.textContent(),
+      /the pretrained loaders \(file:\/\/.*\/alone\/attention-playground-pretrained\.js\) did not load: attention-playground-pretrained\.js must sit next to the element's script/,
+    );
+    assert.deepEqual(
+      alone.errors.filter((e) => !blockedFetch(e) && e !== 'Failed to load resource: net::ERR_FILE_NOT_FOUND'),
+      [],
+    );
+    await alone.page.close();
+  });
+});
+
 describe('the element in train mode', () => {
   test("shows a shipped checkpoint, trains live with given settings on the page's thread, and reports unknown attributes", async () => {
     const { page, errors } = await openPage(browser, { viewport: { width: 1100, height: 900 } });
@@ -263,6 +417,7 @@ describe('the iframe page', () => {
         new Promise((resolve) => {
           window.addEventListener('message', (event) => {
             if (event.data?.type !== 'attention-playground:height') return;
+            window.reportedHeight = event.data.height; // the latest: heatmaps draw again once they have measured their boxes
             document.querySelector('iframe').style.height = `${event.data.height}px`;
             if (event.data.height > 300) resolve(event.data.height);
           });
@@ -274,8 +429,14 @@ describe('the iframe page', () => {
     );
     const frame = page.frame({ url: /embed\.html/ });
     await frame.locator('ap-heatmap[data-mask="causal"]').waitFor();
-    const inside = await frame.evaluate(() => document.documentElement.scrollHeight);
-    assert.ok(Math.abs(inside - height) <= 2, `reported ${height}, document is ${inside}`);
+    assert.ok(height > 300);
+    const inside = () => frame.evaluate(() => document.documentElement.scrollHeight);
+    await page
+      .waitForFunction((h) => Math.abs(window.reportedHeight - h) <= 2, await inside(), { timeout: 5_000 })
+      .catch(async () => {
+        const reported = await page.evaluate(() => window.reportedHeight);
+        assert.fail(`reported ${reported}, document is ${await inside()}`);
+      });
     assert.equal(await frame.locator('textarea').count(), 0);
     await page.screenshot({ path: `${SHOTS}/embed-iframe.png`, fullPage: true });
     assert.deepEqual(errors, []);

@@ -40,6 +40,11 @@ const SIMD_PROBE = new Uint8Array([
 
 /** Whether this runtime can run the SIMD build. */
 export async function supportsSimd(): Promise<boolean> {
+  return runsSimd();
+}
+
+/** supportsSimd() without the promise (the one-tag element asks before it draws). */
+export function runsSimd(): boolean {
   return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE);
 }
 

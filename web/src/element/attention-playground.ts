@@ -12,12 +12,18 @@
 // timeline); with `train` it trains live, its settings given by the Train view's
 // settings as attributes (task, steps, heads, residual, ...; kebab-case), `autostart`
 // starting it once visible. `controls` then lists Train view settings plus 'buttons' and
-// 'checkpoints' (default: 'buttons').
+// 'checkpoints' (default: 'buttons'). A checkpoint that cannot be read (a file:// page,
+// where browsers block fetch; a folder missing beside the script) is explained in the
+// element, above the Train view, which keeps its own untrained model (likewise a shipped
+// model named by `model` in Explore mode).
+// An engine that cannot run in this browser (the one-file element's needs wasm SIMD) is
+// said in the element instead of the views.
 import { LitElement, css, html, nothing } from 'lit';
 import '../playground/playground.js';
 import '../train/train-view.js';
 import '../pretrained/pretrained-loader.js';
 import type { EngineClient } from '../workers/client.js';
+import { checkpointUrl, loadCheckpoint } from '../model/checkpoint.js';
 import { DEFAULT_STATE, SETTINGS, parseSetting, type Setting, type State } from '../settings/settings.js';
 import { DEFAULT_TRAIN_STATE, TRAIN_SETTINGS, type TrainState } from '../settings/train-settings.js';
 
@@ -43,10 +49,41 @@ const ATTRIBUTES = [...new Set([...EXPLORE_ATTRIBUTES, ...TRAIN_ATTRIBUTES, 'che
 
 let engineFactory: (() => EngineClient) | null = null;
 let sharedEngine: EngineClient | null = null;
+let engineProblem: string | null = null;
 
-/** Chooses how the elements of this page reach an engine (set once by the entry module). */
-export function useEngine(factory: () => EngineClient): void {
+/**
+ * Chooses how the elements of this page reach an engine (set once by the entry module);
+ * `problem`: why this browser cannot run it (then each element shows that instead).
+ */
+export function useEngine(factory: () => EngineClient, problem: string | null = null): void {
   engineFactory = factory;
+  engineProblem = problem;
+}
+
+/**
+ * Why a checkpoint could not be read, for the page: what, from where, why, and what to do;
+ * `instead`: what shows in its place, if anything.
+ */
+export function checkpointProblem(idOrUrl: string, error: unknown, instead = ''): string {
+  let url: URL | null = null;
+  try {
+    url = checkpointUrl(idOrUrl);
+  } catch {
+    // no checkpoints folder known: the error says so
+  }
+  const what = /^[a-z0-9-]+$/.test(idOrUrl) ? `the shipped checkpoint '${idOrUrl}'` : 'the checkpoint';
+  const from = url ? ` from ${url.href}` : '';
+  const fileBlocked =
+    (url?.protocol === 'file:' || (typeof location !== 'undefined' && location.protocol === 'file:')) &&
+    error instanceof TypeError; // fetch's network error
+  const why = fileBlocked
+    ? 'browsers block fetch from file:// pages. Serve the folder instead (for example `python3 -m http.server` ' +
+      'or `npx vite preview` in it) and open the page from http://localhost, or train the model here with the ' +
+      '`train` attribute'
+    : `${(error as Error)?.message ?? String(error)}${
+        /\b404\b/.test(String((error as Error)?.message)) ? ' (the checkpoints/ folder belongs next to the script)' : ''
+      }`;
+  return `Could not load ${what}${from}: ${why}.${instead ? ` ${instead}` : ''}`;
 }
 
 export class AttentionPlaygroundElement extends LitElement {
@@ -57,6 +94,7 @@ export class AttentionPlaygroundElement extends LitElement {
     state: { state: true },
     trainState: { state: true },
     problems: { state: true },
+    checkpointError: { state: true },
   };
   declare controls: string;
   declare compareText: string;
@@ -65,6 +103,10 @@ export class AttentionPlaygroundElement extends LitElement {
   /** Train mode's settings (with `train` or `checkpoint`), or null in Explore mode. */
   declare trainState: TrainState | null;
   declare problems: string[];
+  /** Why the `checkpoint` attribute's checkpoint could not be read ('' when it could, or while reading). */
+  declare checkpointError: string;
+  /** The checkpoint last asked for (each is read once; a change of attribute reads the new one). */
+  #checkedCheckpoint = '';
   #observer: IntersectionObserver | null = null;
 
   static override get observedAttributes(): string[] {
@@ -76,6 +118,7 @@ export class AttentionPlaygroundElement extends LitElement {
     .waiting { min-height: 12rem; display: grid; place-items: center; color: #666; font: 0.9rem system-ui, sans-serif;
       border: 1px dashed #bbb; border-radius: 6px; }
     .error { color: #b00020; font: 0.85rem system-ui, sans-serif; }
+    .unavailable { padding: 1rem; border: 1px solid currentColor; border-radius: 6px; }
   `;
 
   constructor() {
@@ -86,6 +129,7 @@ export class AttentionPlaygroundElement extends LitElement {
     this.state = { ...DEFAULT_STATE };
     this.trainState = null;
     this.problems = [];
+    this.checkpointError = '';
   }
 
   override attributeChangedCallback(name: string, old: string | null, value: string | null): void {
@@ -153,9 +197,33 @@ export class AttentionPlaygroundElement extends LitElement {
     this.problems = problems;
   }
 
+  /** The checkpoint this element shows: the `checkpoint` attribute's in train mode, a shipped model's id in Explore. */
+  #checkpoint(): string {
+    if (!this.visible || engineProblem) return '';
+    if (this.trainState) return this.getAttribute('checkpoint') ?? '';
+    return /^[a-z0-9-]+$/.test(this.state.model) ? this.state.model : '';
+  }
+
+  override willUpdate(): void {
+    const checkpoint = this.#checkpoint();
+    if (checkpoint === this.#checkedCheckpoint) return;
+    this.#checkedCheckpoint = checkpoint;
+    this.checkpointError = '';
+    if (!checkpoint) return;
+    const instead = this.trainState ? 'The Train view below shows its untrained model instead.' : '';
+    // The views read it too (each file is fetched once per page); this is to say here why it failed.
+    loadCheckpoint(checkpoint).catch((error: unknown) => {
+      if (this.#checkedCheckpoint === checkpoint) this.checkpointError = checkpointProblem(checkpoint, error, instead);
+    });
+  }
+
   override render() {
     const problems = this.problems.map((p) => html`<p class="error" role="alert">${p}</p>`);
     if (!this.visible) return html`${problems}<div class="waiting" part="placeholder">attention playground</div>`;
+    if (engineProblem)
+      return html`${problems}<p class="error unavailable" role="alert" data-problem="engine">${engineProblem}</p>`;
+    if (this.checkpointError)
+      problems.push(html`<p class="error" role="alert" data-problem="checkpoint">${this.checkpointError}</p>`);
     if (this.trainState) {
       const controls = this.getAttribute('controls') ?? 'buttons';
       return html`${problems.length ? problems : nothing}<ap-train .state=${this.trainState} controls=${controls}

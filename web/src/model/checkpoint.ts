@@ -131,11 +131,16 @@ export async function checkpointIndex(): Promise<CheckpointIndex['checkpoints']>
   return index.format === CHECKPOINT_FORMAT ? index.checkpoints : [];
 }
 
-/** A shipped checkpoint by id, or a given one by the URL of its .json (the weights next to it). */
-export async function loadCheckpoint(idOrUrl: string): Promise<Checkpoint> {
+/** Where a checkpoint's .json is: a shipped one's by id (in the checkpoints folder), a given one's URL as it is. */
+export function checkpointUrl(idOrUrl: string): URL {
   const isId = /^[a-z0-9-]+$/.test(idOrUrl);
   if (isId && !base) throw new Error('no shipped checkpoints here');
-  const url = isId ? new URL(`${idOrUrl}.json`, base!) : new URL(idOrUrl, base ?? location.href);
+  return isId ? new URL(`${idOrUrl}.json`, base!) : new URL(idOrUrl, base ?? location.href);
+}
+
+/** A shipped checkpoint by id, or a given one by the URL of its .json (the weights next to it). */
+export async function loadCheckpoint(idOrUrl: string): Promise<Checkpoint> {
+  const url = checkpointUrl(idOrUrl);
   return readOnce(url, async () => {
     const record = checkRecord(await (await fetchOk(url)).json(), idOrUrl);
     const weights = new Uint8Array(

@@ -8,6 +8,7 @@
 import { LitElement, css, html, nothing } from 'lit';
 import type { Trace } from 'attention-playground';
 import { formatValue } from '../model/words.js';
+import { tokenLabel } from '../model/token-label.js';
 import { scoreScale } from '../ui/colors.js';
 import { flowRows, resolveTensor, stepTitle } from '../model/flow-model.js';
 import {
@@ -22,7 +23,7 @@ import {
   viewOfStage,
   type Stack,
 } from '../model/stage-values.js';
-import '../ui/heatmap.js';
+import { fitColumns, gridWidth } from '../ui/heatmap.js';
 import '../ui/legend.js';
 
 /** The most cells one heatmap draws; wider tensors show their first features (the Trace JSON has them all). */
@@ -63,8 +64,9 @@ export class TensorView extends LitElement {
     .picker .parallel { display: inline-flex; gap: 0.15rem; padding: 0.1rem; border: 1px solid #ddd; border-radius: 5px; }
     .help { color: #444; margin: 0 0 0.4rem; }
     .absent-note { color: #8a4b00; }
-    .heads { display: grid; gap: 1rem; grid-template-columns: repeat(auto-fill, minmax(min(100%, 17rem), 1fr)); }
-    .heads[data-count='1'] { grid-template-columns: minmax(0, 1fr); }
+    /* Its columns: as many as fit the drawings at GRID_CELL px cells (set from the panels, below). */
+    .heads { display: grid; gap: 1rem; }
+    .panel { min-width: 0; }
     table.stats { border-collapse: collapse; font: 0.78rem ui-monospace, monospace; margin-top: 0.4rem; }
     table.stats th, table.stats td { border: 1px solid #ddd; padding: 0.1rem 0.4rem; text-align: right; }
     table.stats caption { text-align: left; font: 0.8rem system-ui, sans-serif; color: #444; }
@@ -117,15 +119,21 @@ export class TensorView extends LitElement {
     const panels = stagePanels(stage, this.sequence);
     // One colour scale for all heads of the tensor (this sentence), symmetric around 0.
     const scale = scoreScale(Float32Array.from(panels.flatMap((p) => Array.from(p.values))));
+    // Each panel as drawn (its first MAX_CELLS cells) with its labels; the grid's columns fit the widest.
+    const drawn = panels.map((whole) => {
+      const panel = firstColumns(whole, MAX_CELLS);
+      const rowLabels = axisLabels(trace, full, panel.rowAxis, panel.rows, this.sequence);
+      const colLabels = axisLabels(trace, full, panel.colAxis, panel.cols, this.sequence);
+      const shape = { ...panel, rowLabels, colLabels, showNumbers: panel.cols <= 10 };
+      return { whole, panel, rowLabels, colLabels, shape };
+    });
     return html`${this.#picker(trace)}
       <p class="help">${stageHelp(full)}</p>
       <ap-legend .scale=${scale} label="Value:" no-blocked></ap-legend>
-      <div class="heads" data-count=${panels.length}>${panels.map((whole) => {
-        const panel = firstColumns(whole, MAX_CELLS);
-        const stats = rowStats(whole);
-        const rowLabels = axisLabels(trace, full, panel.rowAxis, panel.rows, this.sequence);
-        const colLabels = axisLabels(trace, full, panel.colAxis, panel.cols, this.sequence);
-        return html`<div class="panel"><ap-heatmap data-tensor=${full} data-head=${panel.head ?? nothing}
+      <div class="heads" data-count=${panels.length} style=${`grid-template-columns:${fitColumns(Math.max(...drawn.map((d) => gridWidth(d.shape))), drawn.length)}`}>${drawn.map(
+        ({ whole, panel, rowLabels, colLabels }) => {
+          const stats = rowStats(whole);
+          return html`<div class="panel"><ap-heatmap data-tensor=${full} data-head=${panel.head ?? nothing}
           .values=${panel.values} .rows=${panel.rows} .cols=${panel.cols} .rowLabels=${rowLabels} .colLabels=${colLabels}
           .scale=${scale} row-axis=${panel.rowAxis} col-axis=${panel.colAxis} col-unit="features"
           ?show-numbers=${panel.cols <= 10}
@@ -147,12 +155,16 @@ export class TensorView extends LitElement {
             <caption>Per token, over its ${whole.cols} features (${panel.colAxis})</caption>
             <thead><tr><th scope="col">token</th><th scope="col">mean</th><th scope="col">std</th><th scope="col">length ‖x‖</th></tr></thead>
             <tbody>${stats.map(
-              (s, i) => html`<tr><th scope="row">${rowLabels[i]?.label ?? ''}</th><td>${formatValue(s.mean)}</td>
+              (
+                s,
+                i,
+              ) => html`<tr><th scope="row">${tokenLabel(rowLabels[i]?.label ?? '')}</th><td>${formatValue(s.mean)}</td>
               <td>${formatValue(s.std)}</td><td>${formatValue(s.norm)}</td></tr>`,
             )}</tbody></table>`
               : nothing
           }</div>`;
-      })}</div>`;
+        },
+      )}</div>`;
   }
 }
 customElements.define('ap-tensor-view', TensorView);

@@ -11,7 +11,7 @@ import { axisTokens, blockedReason, findStage, headSlice, paddedLabels, type Blo
 import { flowRows, headBlocks } from '../model/flow-model.js';
 import { headDim, tensorCaption, type Stack } from '../model/stage-values.js';
 import type { Thumbnail } from '../ui/overview.js';
-import type { HeatmapSpec } from '../ui/heatmap.js';
+import { fitColumns, gridWidth, type HeatmapSpec } from '../ui/heatmap.js';
 import type { LineSpec } from '../ui/line-view.js';
 
 export interface ViewContext {
@@ -140,8 +140,26 @@ export function heatmap(ctx: ViewContext, head: number, scale: ColorScale) {
   );
 }
 
+/**
+ * A grid of drawings, as many columns as fit at `width` px each (the widest drawing's, with GRID_CELL cells): fewer
+ * columns rather than smaller cells; a drawing alone in a narrower row shrinks its cells, and scrolls only below MIN_CELL.
+ */
+function fitGrid(width: number, count: number, items: unknown) {
+  return html`<div class="heads" data-count=${count} data-fit=${Math.ceil(width)}
+    style=${`grid-template-columns:${fitColumns(width, count)}`}>${items}</div>`;
+}
+
 export function headsView(ctx: ViewContext, scale: ColorScale) {
-  return html`<div class="heads" data-count=${ctx.trace.config.heads}>${Array.from({ length: ctx.trace.config.heads }, (_, h) => heatmap(ctx, h, scale))}</div>`;
+  const specs = Array.from({ length: ctx.trace.config.heads }, (_, h) => heatmapSpec(ctx, h, scale));
+  return fitGrid(
+    Math.max(...specs.map((spec) => gridWidth(spec))),
+    specs.length,
+    specs.map((spec, h) =>
+      heatmapElement(spec, { head: h }, (i: number, j: number) =>
+        explainCell(ctx.trace, ctx.block, ctx.layer, ctx.sequence, h, i, j),
+      ),
+    ),
+  );
 }
 
 /** One head's lines, in the head's colour. */
@@ -332,9 +350,12 @@ export function maskPanels(ctx: ViewContext): MaskPanel[] {
 }
 
 export function masksView(ctx: ViewContext) {
-  return html`<div class="heads">
-    ${maskPanels(ctx).map((p) => heatmapElement(p.spec, { mask: p.mask }, p.describeCell))}
-  </div>`;
+  const panels = maskPanels(ctx);
+  return fitGrid(
+    Math.max(...panels.map((p) => gridWidth(p.spec))),
+    panels.length,
+    panels.map((p) => heatmapElement(p.spec, { mask: p.mask }, p.describeCell)),
+  );
 }
 
 export function shapesView(ctx: ViewContext) {

@@ -3,6 +3,7 @@
 import { html, nothing } from 'lit';
 import type { Ablation, Probe, ProbeHead } from '../model/training-data.js';
 import { weightScale } from '../ui/colors.js';
+import { fitColumns, gridWidth } from '../ui/heatmap.js';
 import { headPatterns, type PatternScore } from '../model/head-patterns.js';
 
 /** Whitespace tokens (character-level text) made visible. */
@@ -59,9 +60,10 @@ export function probeView(probe: Probe, heading: string, options: ProbeOptions) 
       layer${switches?.off.size ? ', and those switched off' : ''}.</p>`
         : nothing
     }
-    <div class="heads">${shown.map(({ head: h, label: best }) => {
-      const off = switches?.off.has(headKey(h)) ?? false;
-      return html`<div class="head ${off ? 'off' : ''}"><ap-heatmap data-layer=${h.layer} data-head=${h.head} data-pattern=${best.name}
+    <div class="heads" style=${`grid-template-columns:${fitColumns(gridWidth({ rows: probe.seq, cols: probe.seq, rowLabels: labels, colLabels: labels, rowAxis: 'query', colAxis: 'key' }))}`}>${shown.map(
+      ({ head: h, label: best }) => {
+        const off = switches?.off.has(headKey(h)) ?? false;
+        return html`<div class="head ${off ? 'off' : ''}"><ap-heatmap data-layer=${h.layer} data-head=${h.head} data-pattern=${best.name}
         .values=${h.weights} .rows=${probe.seq} .cols=${probe.seq} .rowLabels=${labels} .colLabels=${labels} .blocked=${blocked}
         .scale=${scale} row-axis="query" col-axis="key"
         caption=${`Layer ${h.layer} · head ${h.head}: ${best.name}${step === 0 ? ' (untrained)' : ''} (${best.score.toFixed(2)}) · weights (Sq, Sk) = (${probe.seq}, ${probe.seq})`}
@@ -73,7 +75,8 @@ export function probeView(probe: Probe, heading: string, options: ProbeOptions) 
         }</button>`
           : nothing
       }</div>`;
-    })}</div>`;
+      },
+    )}</div>`;
 }
 
 /** Labels that name no pattern the head learned. */

@@ -6,29 +6,22 @@
 // from the same data (heatmapPicture) instead of copying it off the screen.
 import { LitElement, css, html, nothing, render, svg } from 'lit';
 import { formatValue } from '../model/words.js';
+import { tokenLabel } from '../model/token-label.js';
 import { BLOCKED_FILL, type ColorScale, textColorOn } from './colors.js';
+import {
+  AXIS_FONT,
+  LABEL_FONT,
+  NUMBER_FONT,
+  fittedLayout,
+  heatmapLayout,
+  shownLabel,
+  type AxisLabel,
+  type HeatmapLayout,
+} from './heatmap-layout.js';
 import { placeTip } from './tip-placement.js';
 
-export interface AxisLabel {
-  label: string;
-  pad: boolean;
-}
-
-const CELL = 28;
-const LEFT = 92;
-const TOP = 78;
-const MAX_LABEL = 11;
-/**
- * The smallest the drawing may be scaled to: cells of 21 px and 9 px labels. A wide
- * matrix (a long text) keeps this size and its box scrolls instead of shrinking it.
- */
-export const MIN_SCALE = 0.75;
-export const MIN_CELL_PX = CELL * MIN_SCALE;
-
-function shorten(text: string): string {
-  const points = Array.from(text);
-  return points.length > MAX_LABEL ? points.slice(0, MAX_LABEL - 1).join('') + '…' : text;
-}
+export type { AxisLabel } from './heatmap-layout.js';
+export { MIN_CELL, fitColumns, gridWidth } from './heatmap-layout.js';
 
 /** What one heatmap shows: the drawing's data, as the element's properties of the same names. */
 export interface HeatmapSpec {
@@ -59,74 +52,77 @@ interface Interaction {
   onFocus(): void;
 }
 
-/** The drawing's size in px: the cells, plus room for the labels. */
-function heatmapSize(spec: HeatmapSpec): { width: number; height: number } {
-  return { width: LEFT + spec.cols * CELL + 56, height: TOP + spec.rows * CELL + 4 };
-}
-
 function isBlocked(spec: HeatmapSpec, i: number, j: number): boolean {
   return !!spec.blocked && spec.blocked[i * spec.cols + j] === 1;
 }
 
-function cells(spec: HeatmapSpec, select: Interaction['select'] | undefined) {
+const cellNumber = (value: number) =>
+  Math.abs(value) >= 10 ? value.toFixed(0) : value.toFixed(2).replace(/^(-?)0\./, '$1.');
+
+function cells(spec: HeatmapSpec, at: HeatmapLayout, select: Interaction['select'] | undefined) {
+  const { cell, left, top } = at;
   const out = [];
   for (let i = 0; i < spec.rows; i++)
     for (let j = 0; j < spec.cols; j++) {
-      const x = LEFT + j * CELL,
-        y = TOP + i * CELL;
+      const x = left + j * cell,
+        y = top + i * cell;
       const value = spec.values[i * spec.cols + j];
       const enter = select && (() => select(i, j));
       if (isBlocked(spec, i, j)) {
-        out.push(svg`<rect x=${x} y=${y} width=${CELL} height=${CELL} fill="url(#blocked)" stroke="#fff" stroke-width="1"
+        out.push(svg`<rect x=${x} y=${y} width=${cell} height=${cell} fill="url(#blocked)" stroke="#fff" stroke-width="1"
           data-row=${i} data-col=${j} data-blocked="1" @mouseenter=${enter}></rect>`);
         continue;
       }
       const fill = (spec.rowScales?.[i] ?? spec.scale).color(value);
-      out.push(svg`<rect x=${x} y=${y} width=${CELL} height=${CELL} fill=${fill} stroke="#fff" stroke-width="1"
+      out.push(svg`<rect x=${x} y=${y} width=${cell} height=${cell} fill=${fill} stroke="#fff" stroke-width="1"
         data-row=${i} data-col=${j} data-value=${value} @mouseenter=${enter}></rect>`);
-      if (spec.showNumbers)
-        out.push(svg`<text x=${x + CELL / 2} y=${y + CELL / 2 + 3.5} font-size="9" text-anchor="middle"
-          fill=${textColorOn(fill)} pointer-events="none">${Math.abs(value) >= 10 ? value.toFixed(0) : value.toFixed(2).replace(/^(-?)0\./, '$1.')}</text>`);
+      if (at.numbers)
+        out.push(svg`<text x=${x + cell / 2} y=${y + cell / 2 + NUMBER_FONT * 0.36} font-size=${NUMBER_FONT} text-anchor="middle"
+          fill=${textColorOn(fill)} pointer-events="none">${cellNumber(value)}</text>`);
     }
   return out;
 }
 
-function axisLabels(spec: HeatmapSpec) {
+function axisLabels(spec: HeatmapSpec, at: HeatmapLayout) {
+  const { cell, left, top } = at;
   const labels = [];
   for (let i = 0; i < spec.rows; i++) {
     const l = spec.rowLabels[i] ?? { label: '', pad: true };
-    labels.push(svg`<text x=${LEFT - 6} y=${TOP + i * CELL + CELL / 2 + 4} text-anchor="end" font-size="12"
-      fill=${l.pad ? '#888' : '#111'} font-style=${l.pad ? 'italic' : 'normal'}><title>${l.label}</title>${shorten(l.label)}</text>`);
+    labels.push(svg`<text x=${left - 6} y=${top + i * cell + cell / 2 + LABEL_FONT * 0.35} text-anchor="end" font-size=${LABEL_FONT}
+      fill=${l.pad ? '#888' : '#111'} font-style=${l.pad ? 'italic' : 'normal'} data-row-label=${i}><title>${tokenLabel(l.label)}</title>${shownLabel(l.label)}</text>`);
   }
   for (let j = 0; j < spec.cols; j++) {
     const l = spec.colLabels[j] ?? { label: '', pad: true };
-    const x = LEFT + j * CELL + CELL / 2 + 4,
-      y = TOP - 6;
-    labels.push(svg`<text transform=${`translate(${x} ${y}) rotate(-55)`} font-size="12"
-      fill=${l.pad ? '#888' : '#111'} font-style=${l.pad ? 'italic' : 'normal'}><title>${l.label}</title>${shorten(l.label)}</text>`);
+    const x = left + j * cell + cell / 2 + 4,
+      y = top - 6;
+    labels.push(svg`<text transform=${`translate(${x} ${y}) rotate(-55)`} font-size=${LABEL_FONT}
+      fill=${l.pad ? '#888' : '#111'} font-style=${l.pad ? 'italic' : 'normal'} data-col-label=${j}><title>${tokenLabel(l.label)}</title>${shownLabel(l.label)}</text>`);
   }
   return labels;
 }
 
-/** The heatmap as an SVG template: with `on`, the element's (the active cell marked, its handlers bound), else a picture's. */
-export function heatmapSvg(spec: HeatmapSpec, on: Interaction | null = null) {
-  const { width, height } = heatmapSize(spec);
+/**
+ * The heatmap as an SVG template, drawn at `at` (heatmapLayout: CELL px cells for a picture, the element's fitted
+ * size on screen): with `on`, the element's (the active cell marked, its handlers bound), else a picture's.
+ */
+export function heatmapSvg(spec: HeatmapSpec, on: Interaction | null = null, at: HeatmapLayout = heatmapLayout(spec)) {
+  const { width, height, cell, left, top } = at;
   const active = on?.active && on.active.row < spec.rows && on.active.col < spec.cols ? on.active : null;
   return html`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width=${width} height=${height}
           role="img" aria-label=${`${spec.caption}: heatmap of ${spec.rows} ${spec.rowAxis} by ${spec.cols} ${spec.colAxis} ${spec.colUnit ?? 'tokens'}; a table follows`}
-          tabindex="0" font-family="system-ui, sans-serif" @keydown=${on?.onKey} @mouseleave=${on?.onLeave}
+          tabindex="0" font-family="system-ui, sans-serif" data-cell=${cell} @keydown=${on?.onKey} @mouseleave=${on?.onLeave}
           @focus=${on?.onFocus} @blur=${on?.onLeave}>
           <defs><pattern id="blocked" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
             <rect width="6" height="6" fill=${BLOCKED_FILL}></rect><line x1="0" y1="0" x2="0" y2="6" stroke="#555" stroke-width="2"></line>
           </pattern></defs>
           <rect width=${width} height=${height} fill="#fff"></rect>
-          <text x=${LEFT - 6} y="12" text-anchor="end" font-size="10" fill="#555">${spec.rowAxis} ↓</text>
-          <text x=${LEFT} y="12" font-size="10" fill="#555">${spec.colAxis} →</text>
-          ${axisLabels(spec)}
-          ${cells(spec, on?.select)}
+          <text x="2" y=${AXIS_FONT + 2} font-size=${AXIS_FONT} fill="#555" data-axis="row">${spec.rowAxis} ↓</text>
+          <text x=${at.colAxisX} y=${AXIS_FONT + 2} font-size=${AXIS_FONT} fill="#555" data-axis="col">${spec.colAxis} →</text>
+          ${axisLabels(spec, at)}
+          ${cells(spec, at, on?.select)}
           ${
             active
-              ? svg`<rect x=${LEFT + active.col * CELL} y=${TOP + active.row * CELL} width=${CELL} height=${CELL}
+              ? svg`<rect x=${left + active.col * cell} y=${top + active.row * cell} width=${cell} height=${cell}
             fill="none" stroke="#e8175d" stroke-width="3" pointer-events="none"></rect>`
               : nothing
           }
@@ -157,6 +153,7 @@ export class Heatmap extends LitElement {
     describeCell: { attribute: false },
     showNumbers: { type: Boolean, attribute: 'show-numbers' },
     active: { state: true },
+    available: { state: true },
   };
 
   declare values: Float32Array;
@@ -178,6 +175,9 @@ export class Heatmap extends LitElement {
   declare describeCell: ((row: number, col: number) => string[]) | undefined;
   declare showNumbers: boolean;
   declare active: { row: number; col: number } | null;
+  /** The width the host gives the drawing, px, measured (0 until known). */
+  declare available: number;
+  #resize: ResizeObserver | null = null;
 
   constructor() {
     super();
@@ -192,21 +192,60 @@ export class Heatmap extends LitElement {
     this.colUnit = 'tokens';
     this.showNumbers = false;
     this.active = null;
+    this.available = 0;
+  }
+
+  override connectedCallback() {
+    super.connectedCallback();
+    if (typeof ResizeObserver !== 'function') return;
+    // The host's width is the grid column's (or the page's), never the drawing's: choosing the cell from it cannot
+    // feed back on itself.
+    this.#resize = new ResizeObserver(([entry]) => {
+      const width = Math.floor(entry.contentRect.width);
+      if (width !== this.available) this.available = width;
+    });
+    this.#resize.observe(this);
+  }
+
+  override disconnectedCallback() {
+    super.disconnectedCallback();
+    this.#resize?.disconnect();
+    this.#resize = null;
+  }
+
+  /**
+   * The drawing for the measured width: the largest cell that fits the box both ways; a drawing too tall even at
+   * MIN_CELL scrolls down, so its width leaves room for the vertical scrollbar.
+   */
+  #layout(): HeatmapLayout {
+    const maxHeight = this.#maxHeight();
+    const layout = fittedLayout(this, this.available, maxHeight);
+    if (this.available > 0 && layout.height > maxHeight)
+      return fittedLayout(this, this.available - scrollbarWidth(), maxHeight);
+    return layout;
+  }
+
+  /** The scroll box's largest height, px (its CSS max-height, resolved). */
+  #maxHeight(): number {
+    const plot = this.renderRoot.querySelector<HTMLElement>('.plot');
+    const px = plot ? parseFloat(getComputedStyle(plot).maxHeight) : NaN;
+    return Number.isFinite(px) ? px : 24 * 16;
   }
 
   static override styles = css`
     :host { display: block; position: relative; min-width: 0; }
     figure { margin: 0; }
     figcaption { font: 600 0.9rem system-ui, sans-serif; margin: 0 0 0.25rem; }
-    /* The scroll box: a long text scrolls here (both ways) rather than shrinking below MIN_SCALE. Its height has a
-       floor in rem: in an iframe that grows to its content (embed.html), a bare vh height would feed back on itself. */
+    /* The scroll box: the drawing takes cells as large as the host's width allows (heatmap-layout.ts), and only a
+       drawing that does not fit even at MIN_CELL scrolls here (both ways). Its height has a floor in rem: in an iframe
+       that grows to its content (embed.html), a bare vh height would feed back on itself. */
     .plot { overflow: auto; max-height: max(24rem, min(48rem, 85vh)); overscroll-behavior: contain; }
     .plot:focus-visible { outline: 3px solid #1a73e8; }
-    .canvas { position: relative; }
-    svg { width: 100%; height: auto; display: block; outline: none; }
+    .canvas { position: relative; width: max-content; }
+    svg { display: block; outline: none; }
     svg:focus-visible { outline: 3px solid #1a73e8; outline-offset: 2px; }
     .tip {
-      position: absolute; z-index: 2; pointer-events: none; max-width: 20rem;
+      position: absolute; z-index: 2; pointer-events: none; width: max-content; max-width: 20rem;
       background: #111; color: #fff; font: 0.78rem/1.35 ui-monospace, monospace;
       padding: 0.4rem 0.55rem; border-radius: 4px; white-space: pre-wrap; box-shadow: 0 2px 8px #0005;
     }
@@ -258,11 +297,11 @@ export class Heatmap extends LitElement {
   }
 
   #renderTable() {
-    const header = this.colLabels.map((l) => html`<th scope="col">${l.label}</th>`);
+    const header = this.colLabels.map((l) => html`<th scope="col">${tokenLabel(l.label)}</th>`);
     const body = Array.from(
       { length: this.rows },
       (_, i) => html`<tr>
-      <th scope="row">${this.rowLabels[i]?.label ?? ''}</th>
+      <th scope="row">${tokenLabel(this.rowLabels[i]?.label ?? '')}</th>
       ${Array.from({ length: this.cols }, (_, j) => html`<td>${this.#isBlocked(i, j) ? 'blocked' : formatValue(this.values[i * this.cols + j])}</td>`)}
     </tr>`,
     );
@@ -270,12 +309,13 @@ export class Heatmap extends LitElement {
       <thead><tr><th scope="col">${this.rowAxis} \\ ${this.colAxis}</th>${header}</tr></thead><tbody>${body}</tbody></table></div>`;
   }
 
-  #renderTip(width: number) {
+  #renderTip(at: HeatmapLayout) {
     if (!this.active || !this.describeCell || this.active.row >= this.rows || this.active.col >= this.cols)
       return nothing;
     const { row, col } = this.active;
     // Placed once drawn (updated()), when its size is known: beside the cell, inside the visible part of the plot.
-    return html`<div class="tip" role="status" style="left:0;top:0;visibility:hidden" data-width=${width}>${this.describeCell(row, col).join('\n')}</div>`;
+    return html`<div class="tip" role="status" style="left:0;top:0;visibility:hidden"
+      data-left=${at.left} data-top=${at.top}>${this.describeCell(row, col).join('\n')}</div>`;
   }
 
   override updated() {
@@ -284,29 +324,48 @@ export class Heatmap extends LitElement {
     const plot = this.renderRoot.querySelector<HTMLElement>('.plot');
     const svg = this.renderRoot.querySelector('svg');
     if (!tip || !plot || !svg || !this.active) return;
-    const scale = svg.clientWidth / Number(tip.dataset.width);
-    const cell = {
-      left: (LEFT + this.active.col * CELL) * scale,
-      top: (TOP + this.active.row * CELL) * scale,
-      width: CELL * scale,
-      height: CELL * scale,
-    };
+    const cell = Number(svg.dataset.cell),
+      left = Number(tip.dataset.left),
+      top = Number(tip.dataset.top);
+    const box = { left: left + this.active.col * cell, top: top + this.active.row * cell, width: cell, height: cell };
+    // Its width does not depend on where it goes (max-content), at most the visible box's: it is measured once, here.
+    tip.style.maxWidth = `${Math.max(120, Math.min(320, plot.clientWidth - 8))}px`;
     const area = { left: plot.scrollLeft, top: plot.scrollTop, width: plot.clientWidth, height: plot.clientHeight };
-    const { left, top } = placeTip(cell, { width: tip.offsetWidth, height: tip.offsetHeight }, area);
-    Object.assign(tip.style, { left: `${left}px`, top: `${top}px`, visibility: 'visible' });
+    const place = placeTip(box, { width: tip.offsetWidth, height: tip.offsetHeight }, area);
+    Object.assign(tip.style, { left: `${place.left}px`, top: `${place.top}px`, visibility: 'visible' });
   }
 
   override render() {
-    const { width } = heatmapSize(this);
+    const at = this.#layout();
+    const on = {
+      active: this.active,
+      select: this.#cellEnter,
+      onKey: this.#keyDown,
+      onLeave: this.#leave,
+      onFocus: this.#focus,
+    };
     return html`<figure>
       ${this.caption ? html`<figcaption>${this.caption}</figcaption>` : nothing}
-      <div class="plot"><div class="canvas" style=${`min-width:${Math.ceil(width * MIN_SCALE)}px`}>
-        ${heatmapSvg(this, { active: this.active, select: this.#cellEnter, onKey: this.#keyDown, onLeave: this.#leave, onFocus: this.#focus })}
-        ${this.#renderTip(width)}
+      <div class="plot" data-cell=${at.cell}><div class="canvas">
+        ${heatmapSvg(this, on, at)}
+        ${this.#renderTip(at)}
       </div></div>
       ${this.#renderTable()}
     </figure>`;
   }
+}
+
+let scrollbar: number | undefined;
+
+/** A classic scrollbar's width on this page, px (0 where scrollbars overlay the content). */
+function scrollbarWidth(): number {
+  if (scrollbar !== undefined) return scrollbar;
+  const probe = document.createElement('div');
+  probe.style.cssText = 'position:absolute;top:-999px;width:100px;height:100px;overflow:scroll';
+  document.body.append(probe);
+  scrollbar = probe.offsetWidth - probe.clientWidth;
+  probe.remove();
+  return scrollbar;
 }
 
 customElements.define('ap-heatmap', Heatmap);

@@ -7,14 +7,17 @@
 // itself is lineSvg(), a function of a LineSpec, so that an export draws the same
 // picture from the same data (linePicture) instead of copying it off the screen.
 import { LitElement, css, html, nothing, render, svg } from 'lit';
-import type { AxisLabel } from './heatmap.js';
+import { tokenLabel } from '../model/token-label.js';
+import type { AxisLabel } from './heatmap-layout.js';
 
 const ROW = 22;
 const WIDTH = 360;
 const TEXT_W = 110;
 const MAX_LABEL = 14;
-/** The drawing's smallest scale: 9 px labels, as the heatmap's. */
-const MIN_SCALE = 0.75;
+/** The drawing's smallest scale: its 12 px token labels stay at least 10 px (the box scrolls below it). */
+const MIN_SCALE = 10 / 12;
+/** The axis names ("query", "key"): at least 11 px at MIN_SCALE. */
+const AXIS_FONT = 13.5;
 
 /** One head of an overlay. */
 export interface LineLayer {
@@ -23,8 +26,9 @@ export interface LineLayer {
   weights: Float32Array;
 }
 
+/** A token as drawn: escaped (tokenLabel) and cut to MAX_LABEL characters. */
 function shorten(text: string): string {
-  const points = Array.from(text);
+  const points = Array.from(tokenLabel(text));
   return points.length > MAX_LABEL ? points.slice(0, MAX_LABEL - 1).join('') + '…' : text;
 }
 
@@ -56,7 +60,7 @@ function lineLayers(spec: LineSpec): readonly LineLayer[] {
 
 /** The lines as an SVG template: with `on`, the element's (only the focused token's lines, its handlers bound), else a picture's. */
 export function lineSvg(spec: LineSpec, on: Focus | null = null) {
-  const height = Math.max(spec.rows, spec.cols) * ROW + 24;
+  const height = Math.max(spec.rows, spec.cols) * ROW + 28;
   const overlaid = spec.overlay.length > 0;
   const [focusedRow, focusedCol, focusedHead] = [on?.row ?? null, on?.col ?? null, on?.head ?? null];
   // Several heads share the picture: thinner lines, so that the colours underneath still show.
@@ -70,29 +74,29 @@ export function lineSvg(spec: LineSpec, on: Focus | null = null) {
         if (focusedCol !== null && focusedCol !== j) continue;
         const w = layer.weights[i * spec.cols + j];
         if (!(w > 0.01)) continue;
-        lines.push(svg`<line x1=${TEXT_W} y1=${20 + i * ROW} x2=${WIDTH - TEXT_W} y2=${20 + j * ROW}
+        lines.push(svg`<line x1=${TEXT_W} y1=${24 + i * ROW} x2=${WIDTH - TEXT_W} y2=${24 + j * ROW}
             stroke=${layer.color} stroke-width=${widthOf(w)} stroke-opacity=${Math.min(1, w * 1.1)}
             data-row=${i} data-col=${j} data-head=${layer.head >= 0 ? layer.head : nothing}></line>`);
       }
     }
   }
-  const label = (l: AxisLabel | undefined) => l?.label ?? '';
+  const label = (l: AxisLabel | undefined) => tokenLabel(l?.label ?? '');
   const focus = (row: number | null, col: number | null) => on && (() => on.focus(row, col));
   return html`<svg viewBox="0 0 ${WIDTH} ${height}" role="img" style=${`min-width:${Math.ceil(WIDTH * MIN_SCALE)}px`}
         aria-label=${`${spec.caption}: lines from each query token to the keys it attends to`}>
-        <text x=${TEXT_W - 8} y="8" text-anchor="end" fill="#555" font-size="10">query</text>
-        <text x=${WIDTH - TEXT_W + 8} y="8" fill="#555" font-size="10">key</text>
+        <text x=${TEXT_W - 8} y="11" text-anchor="end" fill="#555" font-size=${AXIS_FONT}>query</text>
+        <text x=${WIDTH - TEXT_W + 8} y="11" fill="#555" font-size=${AXIS_FONT}>key</text>
         ${lines}
         ${Array.from(
           { length: spec.rows },
-          (_, i) => svg`<text class="token" tabindex="0" x=${TEXT_W - 8} y=${24 + i * ROW}
+          (_, i) => svg`<text class="token" tabindex="0" x=${TEXT_W - 8} y=${28 + i * ROW}
           text-anchor="end" fill=${spec.rowLabels[i]?.pad ? '#888' : '#111'} data-row=${i}
           @mouseenter=${focus(i, null)} @mouseleave=${focus(null, null)}
           @focus=${focus(i, null)} @blur=${focus(null, null)}><title>${label(spec.rowLabels[i])}</title>${shorten(label(spec.rowLabels[i]))}</text>`,
         )}
         ${Array.from(
           { length: spec.cols },
-          (_, j) => svg`<text class="token" tabindex="0" x=${WIDTH - TEXT_W + 8} y=${24 + j * ROW}
+          (_, j) => svg`<text class="token" tabindex="0" x=${WIDTH - TEXT_W + 8} y=${28 + j * ROW}
           fill=${spec.colLabels[j]?.pad ? '#888' : '#111'} data-col=${j}
           @mouseenter=${focus(null, j)} @mouseleave=${focus(null, null)}
           @focus=${focus(null, j)} @blur=${focus(null, null)}><title>${label(spec.colLabels[j])}</title>${shorten(label(spec.colLabels[j]))}</text>`,

@@ -4,6 +4,7 @@
 // highlighted rows, hatched blocked cells. Its numbers are not drawn: the views print
 // the numbers they argue from in tables beside it. Data in (properties), nothing out.
 import { LitElement, css, html, svg } from 'lit';
+import { tokenLabel } from '../model/token-label.js';
 import { BLOCKED_FILL, type ColorScale } from './colors.js';
 
 /** A run of columns drawn with a coloured band above it, e.g. head 1's d_k columns. */
@@ -22,12 +23,11 @@ const BAND = 16;
 const MIN_FIT_CELL = 3;
 const MAX_LABEL = 8;
 
-const shorten = (text: string) =>
-  Array.from(text).length > MAX_LABEL
-    ? `${Array.from(text)
-        .slice(0, MAX_LABEL - 1)
-        .join('')}…`
-    : text;
+/** A token as drawn: escaped (tokenLabel) and cut to MAX_LABEL characters. */
+function shorten(text: string): string {
+  const points = Array.from(tokenLabel(text));
+  return points.length > MAX_LABEL ? `${points.slice(0, MAX_LABEL - 1).join('')}…` : points.join('');
+}
 
 export class Matrix extends LitElement {
   static override properties = {
@@ -58,7 +58,10 @@ export class Matrix extends LitElement {
   declare cell: number;
   /** What the picture shows, for screen readers. */
   declare label: string;
-  /** Narrow the columns (down to MIN_FIT_CELL px, never the row labels) to fit the box, e.g. E = 64 columns on a phone. */
+  /**
+   * Narrow the columns (down to MIN_FIT_CELL px, never the row labels) to fit the box, e.g. E = 64 columns on a phone
+   * (the default; false: always `cell` px, scrolling in a narrow box).
+   */
   declare fit: boolean;
   /** The box's width in px, measured (0 until known). */
   declare available: number;
@@ -74,7 +77,7 @@ export class Matrix extends LitElement {
     this.highlight = [];
     this.cell = 12;
     this.label = '';
-    this.fit = false;
+    this.fit = true;
     this.available = 0;
   }
 
@@ -100,8 +103,17 @@ export class Matrix extends LitElement {
     return Math.max(MIN_FIT_CELL, Math.min(this.cell, Math.floor((this.available - LEFT - 2) / this.cols)));
   }
 
+  /**
+   * The host is as wide as the matrix at `cell` px (--natural-width), or the box if that is narrower: measured, that
+   * gives the columns their width, and it never depends on the width they were last drawn at.
+   */
+  override willUpdate() {
+    const natural = LEFT + this.cols * this.cell + 2;
+    this.style.setProperty('--natural-width', `${natural}px`);
+  }
+
   static override styles = css`
-    :host { display: block; max-width: 100%; overflow-x: auto; }
+    :host { display: block; width: var(--natural-width, auto); max-width: 100%; overflow-x: auto; }
     svg { display: block; }
   `;
 
@@ -132,7 +144,7 @@ export class Matrix extends LitElement {
       ${Array.from(
         { length: this.rows },
         (_, i) => svg`<text x=${LEFT - 4} y=${top + i * h + h / 2 + 4} font-size="11" text-anchor="end"
-        font-weight=${this.highlight.includes(i) ? '700' : '400'}><title>${this.rowLabels[i] ?? ''}</title>${shorten(this.rowLabels[i] ?? '')}</text>`,
+        font-weight=${this.highlight.includes(i) ? '700' : '400'}><title>${tokenLabel(this.rowLabels[i] ?? '')}</title>${shorten(this.rowLabels[i] ?? '')}</text>`,
       )}
       ${cells}
       ${this.bands.slice(1).map((b) => svg`<line x1=${LEFT + b.from * c} x2=${LEFT + b.from * c} y1="0" y2=${height} stroke="#fff" stroke-width="2"></line>`)}

@@ -1,0 +1,82 @@
+import { describe, expect, it } from 'vitest';
+import {
+  CELL,
+  GRID_CELL,
+  MAX_CELL,
+  MIN_CELL,
+  estimateWidth,
+  fitColumns,
+  fittedLayout,
+  gridWidth,
+  heatmapLayout,
+  shownLabel,
+  type HeatmapShape,
+} from '../../web/src/ui/heatmap-layout.js';
+
+const tokens = (n: number, word = 'w') => Array.from({ length: n }, (_, i) => ({ label: `${word}${i}`, pad: false }));
+const shape = (n: number, word = 'w'): HeatmapShape => ({
+  rows: n,
+  cols: n,
+  rowLabels: tokens(n, word),
+  colLabels: tokens(n, word),
+  rowAxis: 'query',
+  colAxis: 'key',
+});
+
+describe('heatmap layout', () => {
+  it('draws a picture at CELL px cells, with room for the labels left of and above the cells', () => {
+    const at = heatmapLayout(shape(6), CELL, estimateWidth);
+    expect(at.cell).toBe(CELL);
+    expect(at.left).toBeGreaterThan(estimateWidth('w5', 12));
+    expect(at.width).toBeGreaterThanOrEqual(at.left + 6 * CELL);
+    expect(at.height).toBe(at.top + 6 * CELL + 4);
+  });
+
+  it('makes room for longer labels: a wider label column and a taller header', () => {
+    const short = heatmapLayout(shape(6), CELL, estimateWidth);
+    const long = heatmapLayout(shape(6, 'attention'), CELL, estimateWidth);
+    expect(long.left).toBeGreaterThan(short.left);
+    expect(long.top).toBeGreaterThan(short.top);
+  });
+
+  it('picks the largest cell whose drawing fits the box, never above MAX_CELL or below MIN_CELL', () => {
+    const s = shape(17);
+    const roomy = fittedLayout(s, 2000, Infinity, estimateWidth);
+    expect(roomy.cell).toBe(MAX_CELL);
+    for (const available of [300, 400, 526, 700]) {
+      const at = fittedLayout(s, available, Infinity, estimateWidth);
+      if (at.cell > MIN_CELL) {
+        expect(at.width).toBeLessThanOrEqual(available);
+        expect(heatmapLayout(s, at.cell + 1, estimateWidth).width > available || at.cell === MAX_CELL).toBe(true);
+      }
+    }
+    const cramped = fittedLayout(s, 200, Infinity, estimateWidth);
+    expect(cramped.cell).toBe(MIN_CELL);
+    expect(cramped.width).toBeGreaterThan(200); // the box scrolls
+  });
+
+  it('fits the height too, so that a long text is not cut at the bottom of its box', () => {
+    const s = shape(24);
+    const at = fittedLayout(s, 2000, 700, estimateWidth);
+    expect(at.height).toBeLessThanOrEqual(700);
+    expect(heatmapLayout(s, at.cell + 1, estimateWidth).height).toBeGreaterThan(700);
+  });
+
+  it('draws numbers in the cells only where they fit', () => {
+    const s = { ...shape(4), showNumbers: true };
+    expect(heatmapLayout(s, CELL, estimateWidth).numbers).toBe(true);
+    expect(heatmapLayout(s, MIN_CELL, estimateWidth).numbers).toBe(false);
+  });
+
+  it('gives a grid column the width of GRID_CELL px cells, as a CSS grid template', () => {
+    expect(gridWidth(shape(10), estimateWidth)).toBe(heatmapLayout(shape(10), GRID_CELL, estimateWidth).width);
+    expect(fitColumns(300.2)).toBe('repeat(auto-fit, minmax(min(100%, 301px), 1fr))');
+    expect(fitColumns(300, 4)).toBe('repeat(auto-fit, minmax(min(100%, max(300px, 34%)), 1fr))');
+  });
+
+  it('writes labels escaped and cut to 11 characters', () => {
+    expect(shownLabel('\u000b')).toBe('\\v');
+    expect(shownLabel('internationalisation')).toBe('internatio…');
+    expect(Array.from(shownLabel('internationalisation')).length).toBe(11);
+  });
+});

@@ -1,0 +1,182 @@
+// Where a heatmap's parts go, for a given cell size: the row labels' column, the rotated key
+// labels above, the axis names, the cells. Pure arithmetic on the labels' measured widths, so
+// that the element (which picks the cell size that fits its box), the grids that hold
+// several heatmaps (which pick how many columns fit) and the PNG/SVG exports agree, and so
+// that it is tested in Node.
+import { tokenLabel } from '../model/token-label.js';
+
+/** The cell size a picture draws at (exports), and the first guess on screen before the box is measured. */
+export const CELL = 28;
+/** The largest cell on screen, where a box has room to spare (a short text in a wide column). */
+export const MAX_CELL = 32;
+/**
+ * The smallest cell on screen: labels stay LABEL_FONT px (the key labels, rotated, just clear each other); a box too
+ * narrow even for this scrolls.
+ */
+export const MIN_CELL = 18;
+/** The cell a grid of heatmaps gives each: it takes fewer columns rather than draw them smaller. */
+export const GRID_CELL = 22;
+/** Cells below this size drop the numbers drawn in them (the tooltip still has them). */
+export const NUMBER_CELL = 26;
+export const LABEL_FONT = 12;
+/** The axis names ("query ↓", "key →"). */
+export const AXIS_FONT = 12;
+export const NUMBER_FONT = 10;
+/** Labels longer than this are cut with '…' (the full label is its tooltip and in the table). */
+export const MAX_LABEL = 11;
+/** The key labels' angle above the horizontal, degrees. */
+const ANGLE = 55;
+const COS = Math.cos((ANGLE * Math.PI) / 180),
+  SIN = Math.sin((ANGLE * Math.PI) / 180);
+/** A glyph box's extent above and below the baseline, in em (generous, so a label is never cut). */
+const ASCENT = 0.95,
+  DESCENT = 0.3;
+const AXIS_ROW = AXIS_FONT + 8;
+/** Where a key label starts, right of its column's centre (its rotated glyphs lean left). */
+const KEY_NUDGE = 4;
+
+export interface AxisLabel {
+  label: string;
+  pad: boolean;
+}
+
+/** A label as drawn: escaped (tokenLabel) and cut to MAX_LABEL characters. */
+export function shownLabel(text: string): string {
+  const points = Array.from(tokenLabel(text));
+  return points.length > MAX_LABEL ? points.slice(0, MAX_LABEL - 1).join('') + '…' : points.join('');
+}
+
+/** Text width in px at a font size; italic for padding labels. */
+export type Measure = (text: string, font: number, italic?: boolean) => number;
+
+/** A width estimate without a browser: 0.62 em a character, 1 em a wide (CJK, emoji) one. */
+export const estimateWidth: Measure = (text, font) => {
+  let em = 0;
+  for (const char of text)
+    em +=
+      /[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\u{1f000}-\u{1faff}\u{20000}-\u{3fffd}]/u.test(
+        char,
+      )
+        ? 1
+        : 0.62;
+  return em * font;
+};
+
+const widths = new Map<string, number>();
+let context: CanvasRenderingContext2D | null | undefined;
+
+/** Text width as the browser draws it (the SVG's own font), cached; the estimate where there is no canvas. */
+export const measureText: Measure = (text, font, italic = false) => {
+  const key = `${italic ? 'i' : ''}${font}|${text}`;
+  const known = widths.get(key);
+  if (known !== undefined) return known;
+  if (context === undefined)
+    context = typeof document === 'undefined' ? null : document.createElement('canvas').getContext('2d');
+  let width = estimateWidth(text, font);
+  if (context) {
+    context.font = `${italic ? 'italic ' : ''}${font}px system-ui, sans-serif`;
+    width = context.measureText(text).width;
+  }
+  widths.set(key, width);
+  return width;
+};
+
+/** What the layout reads of a heatmap. */
+export interface HeatmapShape {
+  rows: number;
+  cols: number;
+  rowLabels: readonly AxisLabel[];
+  colLabels: readonly AxisLabel[];
+  rowAxis: string;
+  colAxis: string;
+  showNumbers?: boolean;
+}
+
+/** The parts' positions at one cell size, px. Cell (i, j) is at (left + j * cell, top + i * cell). */
+export interface HeatmapLayout {
+  cell: number;
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+  /** Where the key axis's name starts (the query axis's starts at 2). */
+  colAxisX: number;
+  /** Numbers are drawn in the cells. */
+  numbers: boolean;
+}
+
+const label = (labels: readonly AxisLabel[], i: number): AxisLabel => labels[i] ?? { label: '', pad: true };
+
+/** The label widths, which do not depend on the cell size. */
+function labelWidths(shape: HeatmapShape, measure: Measure) {
+  const width = (l: AxisLabel) => measure(shownLabel(l.label), LABEL_FONT, l.pad);
+  return {
+    rows: Array.from({ length: shape.rows }, (_, i) => width(label(shape.rowLabels, i))),
+    cols: Array.from({ length: shape.cols }, (_, j) => width(label(shape.colLabels, j))),
+    rowAxis: measure(`${shape.rowAxis} ↓`, AXIS_FONT),
+    colAxis: measure(`${shape.colAxis} →`, AXIS_FONT),
+  };
+}
+
+type Widths = ReturnType<typeof labelWidths>;
+
+function layoutAt(shape: HeatmapShape, cell: number, w: Widths): HeatmapLayout {
+  const left = Math.ceil(Math.max(4, ...w.rows) + 8);
+  const longestKey = Math.max(0, ...w.cols);
+  // A key label starts at its column's centre, 6 px above the cells, and rises at ANGLE: its top corner is
+  // SIN * length + COS * ascent above that, its right corner COS * length + SIN * descent right of it.
+  const top = Math.ceil(AXIS_ROW + 6 + SIN * longestKey + COS * ASCENT * LABEL_FONT);
+  let right = left + shape.cols * cell;
+  w.cols.forEach((length, j) => {
+    right = Math.max(right, left + j * cell + cell / 2 + KEY_NUDGE + COS * length + SIN * DESCENT * LABEL_FONT);
+  });
+  const colAxisX = Math.ceil(Math.max(left, 2 + w.rowAxis + 14));
+  return {
+    cell,
+    left,
+    top,
+    width: Math.ceil(Math.max(right, colAxisX + w.colAxis) + 3),
+    height: top + shape.rows * cell + 4,
+    colAxisX,
+    numbers: !!shape.showNumbers && cell >= NUMBER_CELL,
+  };
+}
+
+/** The layout at `cell` px (exports draw at CELL). */
+export function heatmapLayout(shape: HeatmapShape, cell = CELL, measure: Measure = measureText): HeatmapLayout {
+  return layoutAt(shape, cell, labelWidths(shape, measure));
+}
+
+/**
+ * The layout for a box `available` px wide and at most `maxHeight` px tall: the largest cell from MAX_CELL down to
+ * MIN_CELL whose drawing fits both ways, else MIN_CELL (and the box scrolls). `available` 0 (not measured yet): CELL.
+ */
+export function fittedLayout(
+  shape: HeatmapShape,
+  available: number,
+  maxHeight = Infinity,
+  measure: Measure = measureText,
+): HeatmapLayout {
+  const w = labelWidths(shape, measure);
+  if (!(available > 0)) return layoutAt(shape, CELL, w);
+  for (let cell = MAX_CELL; cell > MIN_CELL; cell--) {
+    const layout = layoutAt(shape, cell, w);
+    if (layout.width <= available && layout.height <= maxHeight) return layout;
+  }
+  return layoutAt(shape, MIN_CELL, w);
+}
+
+/** The width a grid should give each of these heatmaps (cells of GRID_CELL px, or NUMBER_CELL with numbers). */
+export function gridWidth(shape: HeatmapShape, measure: Measure = measureText): number {
+  return heatmapLayout(shape, shape.showNumbers ? NUMBER_CELL : GRID_CELL, measure).width;
+}
+
+/**
+ * A grid's columns for drawings at least `width` px wide: as many as fit, sharing the row (an unused column folds away); one (the whole row) when
+ * not even one fits, and the drawing shrinks or scrolls in it. `count`: how many drawings the grid holds.
+ */
+export function fitColumns(width: number, count = 0): string {
+  // Four drawings lay out 2 + 2, not 3 + 1: at most two columns (each over a third of the row).
+  const min = count === 4 ? `max(${Math.ceil(width)}px, 34%)` : `${Math.ceil(width)}px`;
+  return `repeat(auto-fit, minmax(min(100%, ${min}), 1fr))`;
+}
