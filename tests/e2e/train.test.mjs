@@ -129,7 +129,7 @@ describe('the Train view', () => {
   test('trains in a worker: the curves move, the page never blocks, pause / step / resume work', async () => {
     // A run too long to end by itself before the pause: no early stop, many steps.
     const { page, errors } = await open(`${QUICK}&steps=20000&stopAt=0`);
-    // Folded to the heads that matter, one per layer; "show all" shows one heatmap per head: 2 layers x 4 heads.
+    // Folded to the heads that matter, the best of the first and of the last layer; "show all" shows one heatmap per head: 2 layers x 4 heads.
     assert.equal(await page.locator('ap-train ap-heatmap').count(), 2);
     assert.match(await page.locator('ap-train [data-testid="folded"]').textContent(), /^2 of 8 heads/);
     await page.locator('ap-train button[data-action="all-heads"]').click();
@@ -392,7 +392,11 @@ describe('the Train view', () => {
     const summary = await page.locator('ap-train [data-testid="summary"]').textContent();
     assert.match(summary, /A \(residual on\) .*held-out loss \d\.\d{3} at step 80\. B \(residual off\) .*at step 80\./);
     assert.match(summary, /Stop at accuracy is 0, so the runs do not stop early; 99% is the yardstick here/);
-    assert.equal(await page.locator('ap-train section[data-run] ap-heatmap').count(), 4, 'folded: one head per layer');
+    assert.equal(
+      await page.locator('ap-train section[data-run] ap-heatmap').count(),
+      4,
+      "folded: the first and the last layer's best head",
+    );
     await page.locator('ap-train button[data-action="all-heads"]').click();
     assert.equal(
       await page.locator('ap-train section[data-run] ap-heatmap').count(),

@@ -56,8 +56,8 @@ export function probeView(probe: Probe, heading: string, options: ProbeOptions) 
     <ap-legend .scale=${scale} label="Attention weight:"></ap-legend>
     ${
       shown.length < named.length
-        ? html`<p class="folded" data-testid="folded">${shown.length} of ${named.length} heads: the best-named head of each
-      layer${switches?.off.size ? ', and those switched off' : ''}.</p>`
+        ? html`<p class="folded" data-testid="folded">${shown.length} of ${named.length} heads: the best-named head of the
+      first and of the last layer${switches?.off.size ? ', and those switched off' : ''}.</p>`
         : nothing
     }
     <div class="heads" style=${`grid-template-columns:${fitColumns(gridWidth({ rows: probe.seq, cols: probe.seq, rowLabels: labels, colLabels: labels, rowAxis: 'query', colAxis: 'key' }))}`}>${shown.map(
@@ -83,13 +83,17 @@ export function probeView(probe: Probe, heading: string, options: ProbeOptions) 
 const VAGUE: readonly string[] = ['broad', 'unclear'];
 
 /**
- * The heads worth showing when the probe is folded: in each layer, the head with the best
- * score among those a pattern names (else the best-scoring one, broad or unclear).
+ * The heads worth showing when the probe is folded: the head with the best score among those a pattern names
+ * (else the best-scoring one, broad or unclear) of the first layer and of the last, where the tasks' stories are
+ * (positions read in the first layer, content or induction in the last).
  */
 export function headsThatMatter(named: readonly { head: ProbeHead; label: PatternScore }[]): Set<string> {
+  const layers = named.map((n) => n.head.layer);
+  const ends = new Set([Math.min(...layers), Math.max(...layers)]);
   const best = new Map<number, { head: ProbeHead; label: PatternScore }>();
   const rank = (l: PatternScore) => (VAGUE.includes(l.name) ? 0 : 1) * 10 + l.score;
   for (const entry of named) {
+    if (!ends.has(entry.head.layer)) continue;
     const current = best.get(entry.head.layer);
     if (!current || rank(entry.label) > rank(current.label)) best.set(entry.head.layer, entry);
   }
