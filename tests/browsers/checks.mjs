@@ -192,6 +192,8 @@ export function browserChecks(name, driver, { simd = true, threads = true, tutor
                     deepQuery(root, '[role="alert"], .error').length > 0)
                 )
                   return true;
+                const folded = el.closest('details:not([open])');
+                if (folded) folded.open = true; // as a reader opens a folded figure to see it
                 el.scrollIntoView({ block: 'center' });
                 return false;
               },

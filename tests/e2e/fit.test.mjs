@@ -194,6 +194,12 @@ describe('drawings fit the room they have', () => {
           (sid) =>
             [...document.querySelectorAll(`section#${sid} attention-playground`)].every((el) => {
               const inner = el.shadowRoot?.querySelector('ap-playground, ap-train');
+              if (!inner) {
+                // An element starts once on screen: open a folded figure, and scroll to it in a tall section.
+                const folded = el.closest('details:not([open])');
+                if (folded) folded.open = true;
+                el.scrollIntoView({ block: 'center' });
+              }
               return inner && !inner.shadowRoot?.querySelector('.view.stale');
             }),
           id,

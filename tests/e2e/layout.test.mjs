@@ -1,5 +1,6 @@
-// Issue 11, item 11: layout and accessibility. On a phone the settings come before the view,
-// folded into a drawer; the view tabs follow the WAI-ARIA tabs pattern; no menu is cut off;
+// Issue 11, item 11: layout and accessibility. On a phone the view comes first (issue 31: a
+// picture above the fold) and the settings after it, folded into a drawer; the block diagram's
+// boxes (the view tabs) follow the WAI-ARIA tabs pattern; no menu is cut off;
 // four pictures lay out 2 + 2; a tooltip stays inside its own heatmap's box; the Masks view
 // has a legend; the developer status line shows on the playground page only (or when asked).
 import { describe, test } from 'node:test';
@@ -24,12 +25,12 @@ const box = (locator) =>
 const overlaps = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
 
 describe('layout and accessibility', () => {
-  test('on a phone the settings come before the heatmaps, in a drawer that opens', async () => {
+  test('on a phone the heatmaps come first, the settings after them in a drawer that opens', async () => {
     const { page, errors } = await open('#text=the+cat+sat', { width: 390, height: 844 });
     const drawer = page.locator('[data-testid="settings-drawer"]');
     const firstMap = await box(page.locator('ap-heatmap').first());
-    assert.ok((await box(drawer)).bottom < firstMap.top, 'the settings drawer is above the first heatmap');
-    assert.ok(firstMap.top < 900, `the first heatmap starts at ${firstMap.top}px, within the first screen or so`);
+    assert.ok(firstMap.top < 844, `the first heatmap starts at ${firstMap.top}px, on the first screen`);
+    assert.ok((await box(drawer)).top > firstMap.top, 'the settings drawer comes after the first heatmap');
     assert.equal(await drawer.getAttribute('aria-expanded'), 'false');
     assert.match(await drawer.textContent(), /Model settings\s+d_model 64, 4 heads, 2 layers/);
     assert.equal(await page.locator('#setting-dModel').isVisible(), false);
@@ -39,7 +40,7 @@ describe('layout and accessibility', () => {
     await page.waitForFunction(
       () => document.querySelector('ap-playground').shadowRoot.querySelectorAll('ap-heatmap').length === 2,
     );
-    assert.ok((await box(page.locator('#setting-heads'))).top < (await box(page.locator('ap-heatmap').first())).top);
+    assert.ok((await box(page.locator('#setting-heads'))).top > (await box(page.locator('ap-heatmap').first())).top);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 1, `page is ${overflow}px wider than the phone`);
     await page.screenshot({ path: `${SHOTS}/phone-drawer.png`, fullPage: true });
@@ -106,22 +107,24 @@ describe('layout and accessibility', () => {
     await page.close();
   });
 
-  test('the view tabs follow the WAI-ARIA tabs pattern', async () => {
+  test('the block diagram\u2019s boxes follow the WAI-ARIA tabs pattern', async () => {
     const { page, errors } = await open('#text=the+cat+sat');
     const tabs = page.locator('[role="tablist"] [role="tab"]');
-    const names = await tabs.evaluateAll((all) => all.map((t) => t.dataset.view));
-    assert.deepEqual(names, [
-      'heads',
+    // Each view is marked on exactly one tab (its box, or its tab beside the diagram): tests/e2e/diagram.test.mjs
+    // walks them all.
+    const marked = await tabs.evaluateAll((all) => all.filter((t) => t.dataset.view).map((t) => t.dataset.view));
+    assert.deepEqual(marked.sort(), [
+      'changes',
       'head',
+      'heads',
       'lines',
       'masks',
-      'shapes',
+      'overview',
       'rows',
+      'shapes',
       'split',
       'steps',
       'values',
-      'overview',
-      'changes',
     ]);
     const look = () =>
       page.evaluate(() => {
@@ -129,9 +132,9 @@ describe('layout and accessibility', () => {
         const all = [...root.querySelectorAll('[role="tab"]')];
         const panel = root.querySelector('[role="tabpanel"]');
         return {
-          selected: all.filter((t) => t.getAttribute('aria-selected') === 'true').map((t) => t.dataset.view),
-          inTabOrder: all.filter((t) => t.tabIndex === 0).map((t) => t.dataset.view),
-          focused: root.activeElement?.dataset.view ?? null,
+          selected: all.filter((t) => t.getAttribute('aria-selected') === 'true').map((t) => t.dataset.step),
+          inTabOrder: all.filter((t) => t.tabIndex === 0).map((t) => t.dataset.step),
+          focused: root.activeElement?.dataset.step ?? null,
           controls: [...new Set(all.map((t) => t.getAttribute('aria-controls')))],
           panel: panel && {
             id: panel.id,
@@ -139,15 +142,17 @@ describe('layout and accessibility', () => {
             view: panel.querySelector('.view')?.dataset.view,
           },
           tabId: all.find((t) => t.getAttribute('aria-selected') === 'true').id,
+          order: all.map((t) => t.dataset.step),
         };
       });
     let state = await look();
-    assert.deepEqual(state.selected, ['heads']);
-    assert.deepEqual(state.inTabOrder, ['heads'], 'roving tabindex: only the selected tab is in the Tab order');
+    assert.deepEqual(state.selected, ['weights']);
+    assert.deepEqual(state.inTabOrder, ['weights'], 'roving tabindex: only the selected tab is in the Tab order');
     assert.deepEqual(state.controls, [state.panel.id]);
     assert.equal(state.panel.labelledBy, state.tabId);
-    await tabs.first().focus();
-    const press = async (key, view) => {
+    const order = state.order;
+    await page.locator('ap-playground [role="tab"][aria-selected="true"]').focus();
+    const press = async (key, step, view) => {
       await page.keyboard.press(key);
       await page.waitForFunction(
         (v) => document.querySelector('ap-playground').shadowRoot.querySelector('.view')?.dataset.view === v,
@@ -156,17 +161,18 @@ describe('layout and accessibility', () => {
       state = await look();
       assert.deepEqual(
         [state.selected, state.inTabOrder, state.focused, state.panel.view],
-        [[view], [view], view, view],
-        `${key} -> ${view}`,
+        [[step], [step], step, view],
+        `${key} -> ${step}`,
       );
       assert.equal(state.panel.labelledBy, state.tabId);
     };
-    await press('ArrowRight', 'head');
-    await press('ArrowRight', 'lines');
-    await press('End', 'changes');
-    await press('ArrowRight', 'heads'); // wraps
-    await press('ArrowLeft', 'changes');
-    await press('Home', 'heads');
+    const after = (step) => order[order.indexOf(step) + 1];
+    await press('ArrowRight', after('weights'), 'values'); // softmax -> · V, shown in the Values view
+    await press('ArrowLeft', 'weights', 'heads');
+    await press('End', order.at(-1), 'changes');
+    await press('ArrowRight', order[0], 'values'); // wraps to x, the layer's input
+    await press('ArrowLeft', order.at(-1), 'changes');
+    await press('Home', order[0], 'values');
     assert.deepEqual(errors, []);
     await page.close();
   });

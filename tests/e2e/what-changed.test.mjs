@@ -2,6 +2,11 @@
 // reference while the person types, the comparison follows the Layer control, view-only
 // settings keep the baseline, shape changes are named instead of silently dropped, and
 // unpinning goes back to comparing with the previous result.
+// Issue 31: each view's why note shows and follows the view; Row by row and What changed bring
+// the weights that make their point (item 7: Q rows of different words differ; the edited
+// word's own output moves by more than 0.5), and say why when a link gives them other weights;
+// the FFN and attention's weights in the comparison (seed 001); Row by row on a phone and on a
+// trained model (item 9).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage } from '../support/browser.mjs';
@@ -23,7 +28,7 @@ function readView(page) {
       current: text('[data-testid="current-text"]'),
       baseline: text('[data-testid="baseline-text"]'),
       comparedLayer: text('[data-testid="compared-layer"]'),
-      caption: text('table.changes caption'),
+      caption: text('#changes-caption'),
       tokens: rows.map((r) => r.querySelector('th').textContent),
       linear: rows.map((r) => r.dataset.linearChanged).join(''),
       value: rows.map((r) => r.dataset.valueChanged).join(''),
@@ -146,7 +151,7 @@ describe('what changed', () => {
     await page.close();
   });
 
-  test('on the first view\u2019s positional heads, Q ignores the word and says so; an edit in another sentence is named', async () => {
+  test('on the first view\u2019s positional heads (a link), the view says they hide its point; Q ignores the word; an edit in another sentence is named', async () => {
     const { page, errors } = await openPage(
       site.browser,
       { viewport: { width: 1280, height: 900 } },
@@ -154,6 +159,11 @@ describe('what changed', () => {
     );
     await page.goto(`${site.url}#view=changes`); // the page's defaults: Positional heads, two sentences
     await waitForView(page, (v) => v.reference === 'none', 'first result');
+    // A link keeps the weights it names (here the page's): the view says why they hide its point, one click from better.
+    assert.match(
+      (await page.locator('[data-testid="lesson-hidden"]').textContent()).replace(/\s+/g, ' '),
+      /These weights \(Positional heads\) hide this view’s point: they attend by position whatever the words are/,
+    );
     const [first, second] = (await page.locator('#setting-text').inputValue()).split('\n');
     await page.locator('#setting-text').fill(`${first.replace('cat', 'dog')}\n${second}`);
     let view = await waitForView(page, (v) => v.caption !== null, 'cat → dog');
@@ -190,6 +200,202 @@ describe('what changed', () => {
     const view = await waitForView(page, (v) => v.current === 'the <b>dog</b> sat', 'markup typed');
     assert.equal(view.baseline, 'the cat sat');
     assert.equal(await inView(page, '[data-testid="baseline-bar"] b').count(), 0);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
+
+/** The playground view's why note and the Weights setting. */
+const noteAndWeights = async (page) => ({
+  ...(await page.evaluate(() => {
+    const root = document.querySelector('ap-playground').shadowRoot;
+    const note = root.querySelector('[data-testid="why-note"]');
+    return {
+      view: note?.dataset.view ?? null,
+      note: note?.textContent.replace(/\s+/g, ' ').trim() ?? null,
+      hidden: root.querySelector('[data-testid="lesson-hidden"]') !== null,
+    };
+  })),
+  preset: await page.locator('#setting-preset').inputValue(),
+});
+
+async function until(page, read, ok, what) {
+  let last;
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    last = await read();
+    if (ok(last)) return last;
+    await page.waitForTimeout(50);
+  }
+  assert.fail(`${what}: last seen ${JSON.stringify(last)}`);
+}
+
+describe('why notes and the lessons\u2019 weights', () => {
+  test('every view shows its own note, which changes with the view', async () => {
+    const { page, errors } = await openPage(
+      site.browser,
+      { viewport: { width: 1280, height: 900 } },
+      { onlyFrom: site.url },
+    );
+    await page.goto(site.url);
+    await page.locator('ap-heatmap').first().waitFor();
+    const views = await page.locator('button[data-view]').evaluateAll((bs) => bs.map((b) => b.dataset.view));
+    assert.equal(views.length, 11);
+    const seen = new Set();
+    for (const view of views) {
+      await page.locator(`button[data-view="${view}"]`).click();
+      const v = await until(
+        page,
+        () => noteAndWeights(page),
+        (x) => x.view === view,
+        `the note of ${view}`,
+      );
+      assert.ok(v.note.length > 40, `${view}: ${v.note}`);
+      assert.ok(!seen.has(v.note), `${view} repeats another view\u2019s note`);
+      seen.add(v.note);
+    }
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('Row by row brings random weights: different words get different Q rows, K is not zero, the repeated word\u2019s Q rows are equal', async () => {
+    const { page, errors } = await openPage(
+      site.browser,
+      { viewport: { width: 1280, height: 900 } },
+      { onlyFrom: site.url },
+    );
+    await page.goto(site.url);
+    await page.locator('ap-heatmap').first().waitFor();
+    assert.equal((await noteAndWeights(page)).preset, 'positional');
+    await page.locator('button[data-view="rows"]').click();
+    let v = await until(
+      page,
+      () => noteAndWeights(page),
+      (x) => x.view === 'rows',
+      'Row by row',
+    );
+    assert.equal(v.preset, 'random', 'switching to Row by row switches the weights');
+    assert.match(v.note, /Weights: Random \(Xavier\) here, since with “Positional heads” their W_q and W_k read only/);
+    assert.match(new URL(page.url()).hash, /preset=random/, 'the link says so too');
+    await page.locator('input[name="positional"]').uncheck();
+    const read = () =>
+      page.locator('ap-row-wise').evaluate((el) => {
+        const root = el.shadowRoot;
+        const matrix = (name) => {
+          const m = root.querySelector(`figure[data-matrix="${name}"] ap-matrix`);
+          return m ? { rows: m.rows, cols: m.cols, values: Array.from(m.values) } : null;
+        };
+        return {
+          q: matrix('q_proj'),
+          k: matrix('k_proj'),
+          verdict: root.querySelector('[data-verdict]')?.dataset.verdict,
+        };
+      });
+    const r = await until(page, read, (x) => x.verdict === 'row-wise', 'equal input rows for "the"');
+    const row = (m, i) => m.values.slice(i * m.cols, (i + 1) * m.cols);
+    const maxDiff = (a, b) => Math.max(...a.map((x, f) => Math.abs(x - b[f])));
+    // "the cat sat on the mat": rows 0 and 4 are "the"; every other pair holds two different words.
+    assert.equal(maxDiff(row(r.q, 0), row(r.q, 4)), 0);
+    for (let a = 0; a < 6; a++)
+      for (let b = a + 1; b < 6; b++)
+        if (!(a === 0 && b === 4)) assert.ok(maxDiff(row(r.q, a), row(r.q, b)) > 0.1, `Q rows ${a} and ${b}`);
+    assert.ok(Math.max(...r.k.values.map(Math.abs)) > 0.1, 'K is not all zeros');
+    // Back to Positional heads by hand: the view says why they hide its point, and its button brings random weights back.
+    await page.locator('#setting-preset').selectOption('positional');
+    v = await until(
+      page,
+      () => noteAndWeights(page),
+      (x) => x.hidden,
+      'the hidden-point warning',
+    );
+    assert.match(
+      (await page.locator('[data-testid="lesson-hidden"]').textContent()).replace(/\s+/g, ' '),
+      /every Q row is the same and K is all zeros/,
+    );
+    await page.locator('button[data-action="lesson-weights"]').click();
+    v = await until(
+      page,
+      () => noteAndWeights(page),
+      (x) => x.preset === 'random' && !x.hidden,
+      'random again',
+    );
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('What changed brings random weights: the edited word\u2019s own output moves by more than 0.5, the weights and the FFN move', async () => {
+    const { page, errors } = await openPage(
+      site.browser,
+      { viewport: { width: 1280, height: 900 } },
+      { onlyFrom: site.url },
+    );
+    await page.goto(site.url);
+    await page.locator('ap-heatmap').first().waitFor();
+    await page.locator('button[data-view="changes"]').click();
+    await until(
+      page,
+      () => noteAndWeights(page),
+      (x) => x.view === 'changes' && x.preset === 'random',
+      'What changed',
+    );
+    // Only the weights changed so far: the view says so instead of a table of rows no edit moved.
+    await page.locator('[data-testid="settings-only"]').waitFor();
+    await page.locator('#setting-text').fill('the dog sat on the mat\na dog barked');
+    const read = () =>
+      page.evaluate(() => {
+        const view = document.querySelector('ap-playground').shadowRoot.querySelector('.view[data-view="changes"]');
+        const rows = [...(view?.querySelectorAll('table.changes tbody tr') ?? [])];
+        return {
+          own: Number(view?.querySelector('[data-testid="own-output"]')?.dataset.value ?? NaN),
+          weights: rows.map((r) => r.dataset.weightsChanged).join(''),
+          ffn: rows.map((r) => Number(r.dataset.ffn)),
+          settings: view?.querySelector('[data-testid="settings-differ"]') !== null,
+        };
+      });
+    const v = await until(page, read, (x) => x.ffn.length === 6, 'cat -> dog compared');
+    assert.equal(v.settings, false, 'the same weights on both sides');
+    assert.ok(v.own > 0.5, `the edited word\u2019s own attention output moved ${v.own}`);
+    assert.equal(v.weights, '111111');
+    assert.ok(v.ffn[1] > 3 * Math.max(...v.ffn.filter((_, i) => i !== 1)), `FFN rows ${v.ffn}`);
+    await page.screenshot({ path: `${SHOTS}/what-changed-ffn.png`, fullPage: true });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('Row by row on a phone wraps every caption inside the screen; on a trained model it advises only what that model allows', async () => {
+    const { page, errors } = await openPage(
+      site.browser,
+      { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true },
+      { onlyFrom: site.url },
+    );
+    await page.goto(`${site.url}#view=rows&preset=random`);
+    const view = page.locator('ap-row-wise');
+    await view.locator('[data-verdict]').waitFor();
+    // No text of the view is cut: every caption, note and formula fits its box, and the view fits the screen.
+    const cut = await view.evaluate((el) => {
+      const root = el.shadowRoot;
+      const texts = [...root.querySelectorAll('p, figcaption, caption, .table-caption')];
+      const box = el.getBoundingClientRect();
+      return {
+        cut: texts
+          .filter((t) => t.scrollWidth > t.clientWidth + 1 || t.getBoundingClientRect().right > window.innerWidth + 1)
+          .map((t) => t.textContent.slice(0, 60)),
+        right: box.right,
+        width: window.innerWidth,
+      };
+    });
+    assert.deepEqual(cut.cut, []);
+    assert.ok(cut.right <= cut.width + 1, `the view ends at ${cut.right} of ${cut.width}`);
+    await page.screenshot({ path: `${SHOTS}/rows-phone.png`, fullPage: true });
+
+    // A trained model's positions are part of it: no advice to untick positional encoding.
+    await page.goto(`${site.url}#model=reverse&view=rows`);
+    await page.reload();
+    const verdict = view.locator('[data-verdict="input-differs"]');
+    await verdict.waitFor();
+    const text = await verdict.textContent();
+    assert.doesNotMatch(text, /^\s*Untick|\. Untick/);
+    assert.match(text, /This model was built with its positions and cannot drop them/);
     assert.deepEqual(errors, []);
     await page.close();
   });

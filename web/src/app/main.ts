@@ -1,6 +1,7 @@
 // The playground page: Explore (<ap-playground>: type and look, untrained weights) or
 // Train (<ap-train>: train a small model in a worker and watch it learn), chosen by the
-// URL hash ('#train...' is the Train view); each keeps its settings in the hash.
+// URL hash ('#train...' is the Train view); each keeps its settings in the hash. The page's
+// theme (light or dark) follows the system until the theme button picks one (ui/theme.ts).
 import { type Playground, setDefaultEngine } from '../playground/playground.js';
 import '../train/train-view.js';
 import '../pretrained/pretrained-loader.js';
@@ -10,6 +11,11 @@ import { startTrainingWorker } from '../workers/train-client.js';
 import { setTrainingRunner } from '../workers/train-run.js';
 import { PAGE_DEFAULT_STATE } from '../settings/settings.js';
 import { RUN_BUTTON } from '../model/training-data.js';
+import { adoptTokens } from '../ui/tokens.js';
+import { setUpTheme } from '../ui/theme.js';
+
+adoptTokens(document);
+setUpTheme(document.documentElement, document.querySelector<HTMLButtonElement>('#theme'));
 
 setDefaultEngine(pageEngineClient);
 setTrainingRunner(startTrainingWorker);

@@ -45,6 +45,14 @@ export type Comparison =
       linear: number[];
       value: number[];
       attention: number[];
+      /**
+       * Per token, ‖Δ‖ of the layer's feed-forward block (an MLP on each row): of the row it reads and of its output
+       * row; null where the FFN was not recorded (a long pretrained text keeps only attention).
+       */
+      ffnInput: number[] | null;
+      ffn: number[] | null;
+      /** Per token, the largest change of its attention weights over the heads, max |Δ weight|: they come from the words. */
+      weights: number[];
       /** Other sentences of the batch whose tokens differ (0-based): where the edit is when this one has none. */
       otherEdited: number[];
       /** Non-shape settings that differ (e.g. seed): then the weights differ too, not only the input. */
@@ -112,6 +120,19 @@ export function compare(before: Snapshot, after: Snapshot, where: Where): Compar
     b !== where.sequence && (editedPositions(beforeTokens[b] ?? [], tokens)?.length ?? 1) > 0 ? [b] : [],
   );
   const rows = (changes: number[]) => changes.slice(0, after1.length);
+  const stack = where.block.split('.')[0];
+  const ffnRows = (stage: string) => {
+    const changes = rowChanges(before.trace, after.trace, `${stack}.${stage}`, where.layer, where.sequence);
+    return changes && rows(changes);
+  };
+  // What the FFN reads: the (B, S, E) stage recorded just before its first layer (a LayerNorm, or the residual sum).
+  const hiddenAt = after.trace.stages.findIndex((s) => s.name === `${stack}.ffn.hidden` && s.layer === where.layer);
+  const ffnInputStage = after.trace.stages
+    .slice(0, Math.max(0, hiddenAt))
+    .reverse()
+    .find((s) => s.layer === where.layer && s.name.startsWith(`${stack}.`) && s.shape.length === 3);
+  const ffn = hiddenAt >= 0 ? ffnRows('ffn.output') : null;
+  const ffnInput = ffn && ffnInputStage ? ffnRows(ffnInputStage.name.slice(stack.length + 1)) : null;
   return {
     kind: 'compared',
     before: before1,
@@ -120,9 +141,29 @@ export function compare(before: Snapshot, after: Snapshot, where: Where): Compar
     linear: rows(linear),
     value: rows(value),
     attention: rows(attention),
+    ffnInput,
+    ffn,
+    weights: rows(weightChanges(before.trace, after.trace, name('weights'), where.layer, where.sequence)),
     settings,
     otherEdited,
   };
+}
+
+/** Per query row of one sentence, the largest |Δ weight| over heads and keys (zeros where the stage is missing). */
+function weightChanges(before: Trace, after: Trace, name: string, layer: number, sequence: number): number[] {
+  const a = findStage(before, name, layer);
+  const b = findStage(after, name, layer);
+  if (!a || !b || a.shape.join() !== b.shape.join()) return [];
+  const [, heads, rows, cols] = a.shape;
+  return Array.from({ length: rows }, (_, i) => {
+    let worst = 0;
+    for (let h = 0; h < heads; h++)
+      for (let j = 0; j < cols; j++) {
+        const k = ((sequence * heads + h) * rows + i) * cols + j;
+        worst = Math.max(worst, Math.abs(a.data[k] - b.data[k]));
+      }
+    return worst;
+  });
 }
 
 /** A text for a caption: one line, at most `max` characters. */

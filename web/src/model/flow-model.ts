@@ -180,7 +180,9 @@ export function flowRows(trace: Trace, stack: Stack, layer: number): FlowRow[] {
       rows.push({
         kind: 'residual',
         steps: [step(stage)],
-        note: '\u2295 residual: the sub-layer\u2019s input x is added back, x + f(x)',
+        note:
+          '\u2295 residual: the sub-layer\u2019s input x is added back, x + f(x); x travels this path untouched (no ' +
+          'weight, no activation), so f only adds a correction and every layer below stays one step from the loss',
       });
     } else if (place.name.startsWith('norm')) {
       // norm<k> after its own sub-layer (k sub-layers done before it) is post-LN; before it (k - 1 done), pre-LN.
@@ -252,4 +254,55 @@ function stepNote(name: string, scope: string, stage: Stage, stages: Stage[], tr
 export function headBlocks(trace: Trace, stack: Stack, layer: number): { heads: number; dK: number } | null {
   const split = layerStages(trace, stack, layer).find((s) => s.name.endsWith('.q_split'));
   return split ? { heads: split.shape[2], dK: split.shape[3] } : null;
+}
+
+/** One gap between two weight matrices of a layer's chain, and what stands in it. */
+export interface Between {
+  from: string;
+  to: string;
+  /** The steps in the gap that are not another weight: their step name and what they do. */
+  ops: { name: string; what: string }[];
+}
+
+const CHAIN: [RegExp, string][] = [
+  [/^(self|cross)_attn\.v_proj$/, 'W_v'],
+  [/^(self|cross)_attn\.output$/, 'W_o'],
+  [/^ffn\.hidden$/, 'W_1'],
+  [/^ffn\.output$/, 'W_2'],
+];
+/** The gaps the chain of values takes: V -> W_o, W_o -> the FFN's W_1, W_1 -> W_2 (not W_o -> a cross block's W_v, which reads the encoder). */
+const LINKS = ['W_v>W_o', 'W_o>W_1', 'W_1>W_2'];
+
+/**
+ * Seed 002: what stands between one weight matrix and the next along a layer (the flow's rows, in order). Two linear
+ * layers in a row would be one linear layer; here every gap has something that is not: the softmax weights
+ * (computed from the input) between W_v and W_o, the residual add and LayerNorm between W_o and W_1, the
+ * activation between W_1 and W_2.
+ */
+export function betweenWeights(rows: FlowRow[], activation = ''): Between[] {
+  const gaps: Between[] = [];
+  let open: Between | null = null;
+  for (const step of rows.flatMap((r) => r.steps)) {
+    const weight = CHAIN.find(([pattern]) => pattern.test(step.name))?.[1];
+    if (weight) {
+      if (open && LINKS.includes(`${open.from}>${weight}`)) gaps.push({ ...open, to: weight });
+      open = { from: weight, to: '', ops: [] };
+      continue;
+    }
+    if (!open) continue;
+    const place = stagePlace(step.full);
+    const name = place?.name ?? step.name;
+    const what =
+      place?.scope === 'attention' && name === 'weights'
+        ? '\u00d7 the softmax weights, computed from Q and K (so from the input itself)'
+        : name.startsWith('residual')
+          ? '+ x, the residual add'
+          : name.startsWith('norm')
+            ? 'LayerNorm: each row minus its mean, \u00f7 its own spread (not linear)'
+            : name === 'ffn.activated' || (place?.scope === 'attention' && name === 'activated')
+              ? `the activation${activation ? ` (${activation})` : ''}`
+              : '';
+    if (what) open.ops.push({ name: step.name, what });
+  }
+  return gaps;
 }

@@ -3,8 +3,10 @@
 // recomputed here from the step before it (in float64, from the engine's recorded float32
 // values) and set beside the engine's own recorded row, so the view's numbers prove each
 // step instead of asserting it. No DOM: Vitest tests it in Node.
-import type { Trace } from 'attention-playground';
+import type { Stage, Trace } from 'attention-playground';
 import { HEATMAP_STAGES, findStage, headSlice, type Block, type StageName } from './trace-model.js';
+import { layerStages } from './flow-model.js';
+import { stagePlace, type Stack } from './stage-values.js';
 
 /** One (rows, cols) matrix of one sentence and head, row-major. */
 export interface Matrix {
@@ -188,4 +190,96 @@ export function agrees(step: Pick<WalkStep, 'engineRow' | 'maxDifference'>): boo
   let size = 1;
   for (const x of step.engineRow) if (Number.isFinite(x)) size = Math.max(size, Math.abs(x));
   return step.maxDifference <= 1e-4 * size;
+}
+
+/**
+ * The query row the walk follows unless the person picks one: a row where the mask bites, so the mask step shows
+ * something. Among the real query rows (`queries` of them), those with a blocked real key (the causal mask), else
+ * those with any blocked key (padding); of these the one blocking closest to half its keys (the softmax still has
+ * a choice), the later on a tie. With nothing blocked anywhere: the last real row.
+ */
+export function maskedRow(blocked: Uint8Array, sq: number, sk: number, queries: number, keys: number): number {
+  const last = Math.max(0, Math.min(queries, sq) - 1);
+  const count = (i: number, upTo: number) => {
+    let n = 0;
+    for (let j = 0; j < upTo; j++) n += blocked[i * sk + j];
+    return n;
+  };
+  const rows = Array.from({ length: last + 1 }, (_, i) => i);
+  const bitten = rows.filter((i) => count(i, Math.min(keys, sk)) > 0);
+  const candidates = bitten.length ? bitten : rows.filter((i) => count(i, sk) > 0);
+  if (candidates.length === 0) return last;
+  let best = candidates[0];
+  for (const i of candidates) if (Math.abs(count(i, sk) - sk / 2) <= Math.abs(count(best, sk) - sk / 2)) best = i;
+  return best;
+}
+
+/** The residual add after an attention block, for one row: what it adds to the block's output, recomputed. */
+export interface ResidualRow {
+  /** The stage the residual adds back: the block's input x (the layer input, or the sub-layer before). */
+  x: Stage;
+  /** The residual stage (x + the block's output). */
+  residual: Stage;
+  /** The row as the engine recorded it, and recomputed as x + output. */
+  engineRow: Float32Array;
+  recomputedRow: Float64Array;
+  maxDifference: number;
+  /** max |residual − (Q + output)| of the row: what adding Q instead of x would be off by (Q is not what is added). */
+  qDifference: number;
+}
+
+const sentenceRow = (stage: Stage, sequence: number, row: number) => {
+  const [, s, e] = stage.shape;
+  return stage.data.subarray((sequence * s + row) * e, (sequence * s + row + 1) * e);
+};
+
+/**
+ * The residual add after `block` at one query row: residual = x + output, where x is what the block's sub-layer
+ * read before any pre-LN norm (not Q, which is x after W_q). Null without residual connections or unrecorded stages.
+ */
+export function residualRow(
+  trace: Trace,
+  block: Block,
+  layer: number,
+  sequence: number,
+  row: number,
+): ResidualRow | null {
+  const stack = block.split('.')[0] as Stack;
+  const stages = layerStages(trace, stack, layer);
+  const at = (name: string) => stages.findIndex((s) => s.name === name);
+  const first = at(`${block}.q_proj`);
+  const outputAt = at(`${block}.output`);
+  if (first < 0 || outputAt < 0) return null;
+  const residual = stages.slice(outputAt + 1).find((s) => stagePlace(s.name)?.name.startsWith('residual'));
+  // The next residual must be this block's: no other attention block's stage before it.
+  if (
+    !residual ||
+    stages.slice(outputAt + 1, stages.indexOf(residual)).some((s) => stagePlace(s.name)?.scope === 'attention')
+  )
+    return null;
+  // What the sub-layer read: the last (B, S, E) stage before its first, not of attention; a pre-LN norm is skipped.
+  let i = first - 1;
+  const isInput = (s: Stage) => s.shape.length === 3 && stagePlace(s.name)?.scope !== 'attention';
+  while (i >= 0 && !isInput(stages[i])) i--;
+  if (i >= 0 && trace.config.norm === 'pre' && stagePlace(stages[i].name)?.name.startsWith('norm')) {
+    i--;
+    while (i >= 0 && !isInput(stages[i])) i--;
+  }
+  if (i < 0) return null;
+  const x = stages[i];
+  const output = stages[outputAt];
+  const q = stages[first];
+  if (x.shape.join() !== residual.shape.join() || output.shape.join() !== residual.shape.join()) return null;
+  const [xr, outr, qr] = [x, output, q].map((s) => sentenceRow(s, sequence, row));
+  const engineRow = sentenceRow(residual, sequence, row);
+  const recomputedRow = Float64Array.from(xr, (v, f) => v + outr[f]);
+  const withQ = Float64Array.from(qr, (v, f) => v + outr[f]);
+  return {
+    x,
+    residual,
+    engineRow,
+    recomputedRow,
+    maxDifference: maxDifference(engineRow, recomputedRow),
+    qDifference: maxDifference(engineRow, withQ),
+  };
 }

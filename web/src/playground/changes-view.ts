@@ -6,7 +6,9 @@
 import { html, nothing } from 'lit';
 import { formatValue } from '../model/words.js';
 import { compare, shortText, type Comparison, type Reference, type Snapshot } from '../model/comparison.js';
-import type { Block } from '../model/trace-model.js';
+import { findStage, headSlice, type Block } from '../model/trace-model.js';
+import { weightScale } from '../ui/colors.js';
+import '../ui/matrix.js';
 
 export interface ChangesContext {
   current: Snapshot;
@@ -14,6 +16,8 @@ export interface ChangesContext {
   block: Block;
   layer: number;
   sequence: number;
+  /** The head whose weights the view draws before and after. */
+  head: number;
 }
 
 function send(event: Event, pin: boolean) {
@@ -44,10 +48,76 @@ function baselineBar(ctx: ChangesContext) {
 }
 
 const MOVED = 1e-6;
+/** A weight that moves by more than this (of a row summing to 1) has visibly moved. */
+const WEIGHT_MOVED = 0.01;
 
-function changesTable(comparison: Extract<Comparison, { kind: 'compared' }>, layer: number) {
-  const { before, after, edited, linear, value, attention, settings } = comparison;
-  const max = Math.max(...linear, ...value, ...attention, 1e-9);
+type Compared = Extract<Comparison, { kind: 'compared' }>;
+
+/**
+ * Seed 001's point in numbers: attention's mixing weights are computed from the words, so they move when a word is
+ * edited (one head drawn before, after and the difference); the FFN, an MLP on each row, has fixed weights and moves
+ * a row only from that row's own input.
+ */
+function mixingAndMlp(comparison: Compared, ctx: ChangesContext) {
+  const { edited, weights, ffn, ffnInput, attention, after } = comparison;
+  const movedRows = weights.filter((w) => w > WEIGHT_MOVED).length;
+  const largest = Math.max(0, ...weights);
+  const stage = (snapshot: Snapshot) => findStage(snapshot.trace, `${ctx.block}.weights`, ctx.layer);
+  const [a, b] = [ctx.reference && stage(ctx.reference.snapshot), stage(ctx.current)];
+  const head = a && b ? Math.min(ctx.head, b.shape[1] - 1) : 0;
+  const n = after.length;
+  // The real rows and keys only (a padded batch has more): the drawing is of this sentence.
+  const crop = (values: ArrayLike<number>, cols: number) =>
+    Float32Array.from({ length: n * n }, (_, k) => values[Math.floor(k / n) * cols + (k % n)]);
+  let figure: unknown = nothing;
+  if (a && b) {
+    const [before, now] = [headSlice(a, ctx.sequence, head), headSlice(b, ctx.sequence, head)];
+    const delta = Float32Array.from(now.values, (v, k) => Math.abs(v - before.values[k]));
+    const deltaTop = Math.max(1e-6, ...crop(delta, now.cols));
+    // The difference on a scale of its own (0 to its largest): on the weights' 0-1 scale a change of 0.2 would hardly show.
+    const panel = (
+      name: string,
+      title: string,
+      values: Float32Array,
+    ) => html`<figure data-matrix=${name} style="margin: 0">
+      <figcaption>${title}</figcaption><ap-matrix .values=${crop(values, now.cols)} .rows=${n} .cols=${n}
+        .rowLabels=${after} .scale=${name === 'delta' ? weightScale(deltaTop) : weightScale()} .highlight=${edited} cell=${Math.max(8, Math.min(18, Math.floor(200 / n)))}
+        label=${`${title}: ${n} by ${n}`}></ap-matrix></figure>`;
+    figure = html`<div class="mixing" data-testid="mixing-weights" data-head=${head}
+      style="display: flex; flex-wrap: wrap; gap: 0.6rem 1.2rem; align-items: flex-start; margin: 0.3rem 0">
+      ${panel('before', `head ${head}’s weights before`, before.values)}
+      ${panel('after', 'after the edit', now.values)}
+      ${panel('delta', `|after − before| (0 to ${formatValue(deltaTop)})`, delta)}</div>`;
+  }
+  const edits = edited.filter((i) => i < n);
+  const ownOutput = Math.max(0, ...edits.map((i) => attention[i]));
+  const others = (rows: number[]) => Math.max(0, ...rows.filter((_, i) => !edits.includes(i)));
+  const ffnEdited = ffn ? Math.max(0, ...edits.map((i) => ffn[i])) : 0;
+  return html`<div class="mlp-vs-attention" data-testid="mlp-vs-attention">
+    <p class="hint" data-testid="weights-moved" data-rows=${movedRows} data-largest=${String(largest)}>
+      <strong>Attention’s weights are computed from the words.</strong> The edit changed the weights of
+      ${movedRows} of ${n} rows by more than ${WEIGHT_MOVED} (the largest change: ${formatValue(largest)}): every word
+      takes from the others in new proportions. The edited word’s own attention output moved
+      <span data-testid="own-output" data-value=${String(ownOutput)}>‖Δ‖ ${formatValue(ownOutput)}</span>.</p>
+    ${figure}
+    ${
+      ffn
+        ? html`<p class="hint" data-testid="ffn-rows" data-edited=${String(ffnEdited)} data-others=${String(others(ffn))}>
+        <strong>The FFN is an MLP: its weights W_1 and W_2 are fixed parameters</strong>, the same before and after the
+        edit, and it works on each row on its own. It moved the edited row by ${formatValue(ffnEdited)} and every other
+        row by at most ${formatValue(others(ffn))}: those rows moved only because ${
+          ctx.layer === 0 ? 'attention, just before it,' : 'attention before it and the layers below'
+        } had already moved what they read (the “FFN input” column${
+          ffnInput ? `, at most ${formatValue(others(ffnInput))} there` : ''
+        }).</p>`
+        : nothing
+    }</div>`;
+}
+
+function changesTable(comparison: Compared, ctx: ChangesContext) {
+  const layer = ctx.layer;
+  const { before, after, edited, linear, value, attention, settings, ffn, ffnInput, weights } = comparison;
+  const max = Math.max(...linear, ...value, ...attention, ...(ffn ?? []), ...(ffnInput ?? []), 1e-9);
   // A model whose W_q reads only positions (the Positional heads preset) leaves Q as it was, edited row included.
   const qIgnoresWords =
     layer === 0 &&
@@ -78,24 +148,29 @@ function changesTable(comparison: Extract<Comparison, { kind: 'compared' }>, lay
       the same places whatever you type. V, another linear layer, moves the edited row and only it.</p>`
         : nothing
     }
-    <table class="changes">
-    <caption>Edited: ${edits}. How far each row moved (‖Δ‖), layer ${layer}:</caption>
+    <p class="table-caption" id="changes-caption">Edited: ${edits}. How far each row moved (‖Δ‖), layer ${layer}:</p>
+    <div style="max-width: 100%; overflow-x: auto"><table class="changes" aria-labelledby="changes-caption">
     <thead><tr><th scope="col">token</th><th scope="col">linear layer: Q projection</th><th scope="col">linear layer: V projection</th>
-      <th scope="col">attention output</th></tr></thead>
+      <th scope="col">attention weights (max |Δ|)</th><th scope="col">attention output</th>
+      ${ffn ? html`<th scope="col">FFN input</th><th scope="col">FFN output (an MLP)</th>` : nothing}</tr></thead>
     <tbody>${after.map(
       (token, i) => html`<tr class=${edited.includes(i) ? 'edited' : ''}
       data-linear-changed=${linear[i] > MOVED ? '1' : '0'} data-value-changed=${value[i] > MOVED ? '1' : '0'}
-      data-attention-changed=${attention[i] > MOVED ? '1' : '0'}>
-      <th scope="row">${token}</th><td>${bar(linear[i])}</td><td>${bar(value[i])}</td><td>${bar(attention[i])}</td></tr>`,
+      data-attention-changed=${attention[i] > MOVED ? '1' : '0'} data-weights-changed=${(weights[i] ?? 0) > WEIGHT_MOVED ? '1' : '0'}
+      data-ffn=${ffn ? String(ffn[i]) : nothing}>
+      <th scope="row">${token}</th><td>${bar(linear[i])}</td><td>${bar(value[i])}</td>
+      <td><span class="num" data-kind="weights">${formatValue(weights[i] ?? 0)}</span></td><td>${bar(attention[i])}</td>
+      ${ffn ? html`<td>${ffnInput ? bar(ffnInput[i]) : nothing}</td><td>${bar(ffn[i])}</td>` : nothing}</tr>`,
     )}</tbody>
-  </table>`;
+  </table></div>
+  ${mixingAndMlp(comparison, ctx)}`;
 }
 
 /** Seed 001: after editing one token, which rows of a linear layer and of attention moved. */
 export function changesView(ctx: ChangesContext) {
   const hint = html`<p class="hint">Replace one word by another (keep the number of words) and this view shows
-    which output rows changed: a linear layer (Q, V) changes only the edited row, attention changes the rows that can see it.
-    Pin a baseline to keep comparing with it while you type.</p>`;
+    which output rows changed: a linear layer (Q, V) and the FFN read only their own row, attention’s weights are
+    computed from the words. Pin a baseline to keep comparing with it while you type.</p>`;
   const comparison: Comparison = ctx.reference ? compare(ctx.reference.snapshot, ctx.current, ctx) : { kind: 'none' };
   let body;
   if (comparison.kind === 'none') body = hint;
@@ -103,6 +178,11 @@ export function changesView(ctx: ChangesContext) {
     body = html`<p class="incomparable" role="status" data-testid="incomparable">Cannot compare with
       ${ctx.reference?.pinned ? 'the pinned baseline' : 'the previous result'}: ${comparison.reasons.join('; ')}.
       ${ctx.reference?.pinned ? 'Change it back, or pin this result instead.' : 'Keep the shapes and edit a word.'}</p>`;
+  } else if (comparison.edited.length === 0 && comparison.otherEdited.length === 0 && comparison.settings.length > 0) {
+    // Only the settings changed (e.g. this view switched the weights): every row moves, and no edit explains it.
+    body = html`<p class="hint" data-testid="settings-only">The same words as the
+      ${ctx.reference?.pinned ? 'baseline' : 'previous result'}, with other settings (${comparison.settings.join(', ')}):
+      the weights changed, not the words, so there is nothing to learn from which rows moved. Replace a word to see.</p>`;
   } else if (comparison.edited.length === 0 && comparison.settings.length === 0) {
     const others = comparison.otherEdited.map((b) => b + 1);
     body =
@@ -111,6 +191,6 @@ export function changesView(ctx: ChangesContext) {
         the edit is in sentence ${others.join(', ')}. Pick ${others.length > 1 ? 'one' : 'it'} under Sentence to see its rows.</p>`
         : html`<p class="hint" data-testid="same-tokens">The same tokens and settings as the
         ${ctx.reference?.pinned ? 'baseline' : 'previous result'}: nothing moved. Replace a word to see which rows change.</p>`;
-  } else body = changesTable(comparison, ctx.layer);
+  } else body = changesTable(comparison, ctx);
   return html`<div class="changes-view">${baselineBar(ctx)}${body}</div>`;
 }

@@ -8,7 +8,16 @@ import { html, nothing } from 'lit';
 import { formatValue } from '../model/words.js';
 import { scoreScale, weightScale, type ColorScale } from '../ui/colors.js';
 import { axisTokens, paddedLabels } from '../model/trace-model.js';
-import { agrees, headWalk, type HeadWalk, type Matrix, type WalkStep } from '../model/walk-model.js';
+import {
+  agrees,
+  headWalk,
+  maskedRow,
+  residualRow,
+  type HeadWalk,
+  type Matrix,
+  type WalkStep,
+} from '../model/walk-model.js';
+import { stackName } from '../model/stage-values.js';
 import { LessonView } from './lesson-view.js';
 import '../ui/matrix.js';
 
@@ -50,7 +59,7 @@ function shapeLine(step: WalkStep['name'], w: HeadWalk): string {
 export class HeadWalkView extends LessonView {
   static override properties = { ...LessonView.properties, head: { type: Number }, row: { state: true } };
   declare head: number;
-  /** The followed query row (-1: the sentence's last real token). */
+  /** The followed query row (-1: a row where the mask bites, model/walk-model.ts maskedRow). */
   declare row: number;
 
   constructor() {
@@ -101,6 +110,72 @@ export class HeadWalkView extends LessonView {
       }`;
   }
 
+  /** Where the mask bites in the followed row: how many keys it blocks, and why, or that it blocks none here. */
+  #maskNote(w: HeadWalk) {
+    const keys = axisTokens(this.trace!, this.block).keys[this.sequence]?.length ?? w.sk;
+    let future = 0,
+      earlier = 0,
+      padding = 0,
+      anywhere = 0;
+    for (let j = 0; j < w.sk; j++) {
+      if (!w.blocked[w.row * w.sk + j]) continue;
+      if (j >= keys) padding++;
+      else if (j > w.row) future++;
+      else earlier++; // a sliding window's (a pretrained model's), or a mask of the caller's
+    }
+    for (const b of w.blocked) anywhere += b;
+    const words = (n: number, what: string) => `${n} ${what} word${n === 1 ? '' : 's'}`;
+    const parts = [
+      future ? `${words(future, 'later')}${w.causal ? ' (the causal mask)' : ''}` : '',
+      earlier ? words(earlier, 'earlier') : '',
+      padding ? `${padding} padding key${padding === 1 ? '' : 's'}` : '',
+    ].filter(Boolean);
+    const blockedHere = future + earlier + padding;
+    return html`<p class="note" data-testid="mask-bites" data-blocked=${blockedHere}>${
+      parts.length
+        ? `In row ${w.row} the mask blocks ${parts.join(' and ')}: ${blockedHere} of ${w.sk} keys get −∞ here.`
+        : anywhere
+          ? `Row ${w.row} blocks no key; other rows do: follow one of them to see the mask bite.`
+          : `The mask blocks nothing in this sentence: ${
+              w.causal ? 'it has one word' : 'this block has no causal mask'
+            } and no padding. ${w.causal ? '' : 'A decoder’s self-attention, or a shorter sentence of the batch, shows it bite.'}`
+    }</p>`;
+  }
+
+  /**
+   * After the heads: W_o mixes them, and the residual adds the block's input x back (not Q): row `w.row` of the
+   * residual as the engine recorded it and recomputed as x + output.
+   */
+  #residual(w: HeadWalk, token: string) {
+    const r = residualRow(this.trace!, this.block, this.layer, this.sequence, w.row);
+    if (!r)
+      return html`<li data-step="residual"><h3>6. Then: W_o mixes the heads, and the residual</h3>
+        <p class="note">No residual add after this block here (residual connections are off, or not recorded): the
+        output goes on alone.</p></li>`;
+    const n = Math.min(r.engineRow.length, CONTEXT_FEATURES);
+    const ok = agrees(r);
+    const cells = (row: ArrayLike<number>, kind: string) =>
+      Array.from(
+        { length: n },
+        (_, f) => html`<td data-kind=${kind} data-col=${f} data-value=${String(row[f])}>${formatValue(row[f])}</td>`,
+      );
+    return html`<li data-step="residual"><h3>6. Then: W_o mixes the heads, and the residual adds x — not Q</h3>
+      <p class="note" data-testid="residual-what">Every head’s context is laid side by side (S, E) and multiplied by
+        W_o; then the residual connection adds back <strong>x</strong>, what this block read
+        (<code>${stackName(r.x.name)}</code>), untouched: <code>${stackName(r.residual.name)} = x + output</code>. Not Q:
+        Q is x after W_q, only used to score the keys. Adding Q instead would be off by max |Δ|
+        <span data-testid="q-difference" data-value=${String(r.qDifference)}>${formatValue(r.qDifference)}</span> in this row.</p>
+      <p class="table-caption" id="row-caption-residual">Row ${w.row} (“${token}”): x + output, feature by feature
+        (first ${n} of ${r.engineRow.length} features)</p>
+      <div class="scroll"><table data-row-of="residual" aria-labelledby="row-caption-residual">
+        <thead><tr><th scope="col"></th>${Array.from({ length: n }, (_, f) => html`<th scope="col">f${f}</th>`)}<th scope="col">check</th></tr></thead>
+        <tbody>
+          <tr><th scope="row">engine</th>${cells(r.engineRow, 'engine')}<td rowspan="2" data-agrees=${ok ? '1' : '0'}
+            data-max-difference=${String(r.maxDifference)} class=${ok ? 'ok' : 'bad'}>${ok ? '✓' : '✗'} max |Δ| ${formatValue(r.maxDifference)}</td></tr>
+          <tr><th scope="row">x + output</th>${cells(r.recomputedRow, 'recomputed')}</tr>
+        </tbody></table></div></li>`;
+  }
+
   #queryTokens(): string[] {
     return this.trace ? (axisTokens(this.trace, this.block).queries[this.sequence] ?? []) : [];
   }
@@ -109,9 +184,12 @@ export class HeadWalkView extends LessonView {
     if (!this.trace) return nothing;
     const queries = this.#queryTokens();
     const keys = axisTokens(this.trace, this.block).keys[this.sequence] ?? [];
-    const row = this.row >= 0 ? this.row : Math.max(0, queries.length - 1);
-    const w = headWalk(this.trace, this.block, this.layer, this.sequence, this.head, row);
+    let w = headWalk(this.trace, this.block, this.layer, this.sequence, this.head, Math.max(0, this.row));
     if (!w) return html`<p class="note">This trace has no per-head stages to follow.</p>`;
+    if (this.row < 0) {
+      const row = maskedRow(w.blocked, w.sq, w.sk, queries.length, keys.length);
+      if (row !== w.row) w = headWalk(this.trace, this.block, this.layer, this.sequence, this.head, row)!;
+    }
     const qLabels = paddedLabels(queries, w.sq).map((l) => l.label);
     const kLabels = paddedLabels(keys, w.sk).map((l) => l.label);
     const scoreColors = scoreScale(w.steps[0].matrix.values);
@@ -123,6 +201,7 @@ export class HeadWalkView extends LessonView {
       return html`<li data-step=${s.name}><h3>${STEP_TEXT[s.name].title}</h3>
         <p class="note" data-testid="shape">${shapeLine(s.name, w)}</p>
         ${this.#matrix(s.matrix, scale, qLabels, `${s.name} of head ${this.head}: ${s.matrix.rows} by ${s.matrix.cols}`, blocked, w.row)}
+        ${s.name === 'masked' ? this.#maskNote(w) : nothing}
         ${this.#rowTable(s, w, columns)}</li>`;
     };
     return html`
@@ -154,6 +233,7 @@ export class HeadWalkView extends LessonView {
             )}
           </div></li>
         ${w.steps.map(step)}
+        ${this.#residual(w, queries[w.row] ?? '<pad>')}
       </ol>`;
   }
 }

@@ -27,8 +27,8 @@ export class Controls extends LitElement {
 
   static override styles = [
     CONTROL_STYLES,
-    css`:host { display: block; font: 0.9rem system-ui, sans-serif; }
-    .dk { font-size: 0.8rem; color: #333; margin: -0.3rem 0 0.6rem; }`,
+    css`:host { display: block; font: var(--ap-text-sm)/var(--ap-leading) var(--ap-font); color: var(--ap-text); }
+    .dk { font-size: var(--ap-text-xs); color: var(--ap-text); margin: -0.4rem 0 var(--ap-space-3); }`,
   ];
 
   #onInput = (event: Event) => {

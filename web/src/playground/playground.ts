@@ -23,9 +23,11 @@ import {
   type State,
 } from '../settings/settings.js';
 import { PlaygroundProperties } from './playground-properties.js';
+import { lessonState } from '../settings/why-notes.js';
 import { viewBody, viewContext } from './view-body.js';
 import { renderControl, settingInput } from '../ui/controls.js';
-import { VIEW_PANEL_ID, viewTabId, viewTabs, viewToolbar } from './view-toolbar.js';
+import { VIEW_PANEL_ID, viewDiagram, viewToolbar } from './view-toolbar.js';
+import { revealSelected } from '../ui/block-diagram.js';
 import { outOfRangeNotes, staleNote } from './view-notes.js';
 import { settingsDrawer } from '../ui/settings-drawer.js';
 import { TypingPause } from './delayed-flags.js';
@@ -76,6 +78,10 @@ export class Playground extends PlaygroundProperties {
     if (changed.has('state')) this.#runs.run();
   }
 
+  protected override updated() {
+    if (this.shadowRoot) revealSelected(this.shadowRoot); // a phone's diagram scrolls sideways: keep the step in sight
+  }
+
   #shows(name: string): boolean {
     const list = this.controls.split(',').map((c) => c.trim());
     return list.includes('all') || list.includes(name);
@@ -107,6 +113,7 @@ export class Playground extends PlaygroundProperties {
     this.drafts = drafts;
     this.errors = errors;
     this.state = { ...this.state, [name]: parsed.value } as State; // a new object: reruns (or rechecks) even if the value is the same
+    if (name === 'view') this.state = lessonState(this.state); // a view whose point these weights hide brings its own
     this.#hash.write(event.type === 'input');
   };
 
@@ -135,6 +142,7 @@ export class Playground extends PlaygroundProperties {
 
   override render() {
     const ctx = this.trace ? viewContext(this.trace, this.state) : null;
+    const diagram = ctx && this.#shows('views') ? viewDiagram(ctx, this.#onSetting) : null;
     const trained = this.state.model !== '';
     const values = { ...this.state, ...this.drafts } as Record<string, unknown>;
     const errors = this.#typing.on ? {} : this.errors; // shown once the person pauses typing
@@ -211,6 +219,7 @@ export class Playground extends PlaygroundProperties {
           : nothing
       }
       <main>
+        ${diagram ? diagram.template : nothing}
         ${this.#hash.problems.length ? html`<p class="error" role="alert" data-testid="link-problems">Ignored in the link: ${this.#hash.problems.join('; ')}</p>` : nothing}
         ${problems.map((message) => html`<p class="error" role="alert">${message}</p>`)}
         ${this.modelError ? html`<p class="error engine-error" role="alert" data-testid="model-error">${this.modelError}</p>` : nothing}
@@ -218,9 +227,8 @@ export class Playground extends PlaygroundProperties {
         ${picker && this.syncHash ? weightsHint(this.#runs.traceModel === '' && ctx ? { ...this.state, ...ctx.trace.config } : this.state, ctx?.block) : nothing}
         ${
           ctx
-            ? html`${this.#shows('views') ? viewTabs(this.state.view, this.#onSetting) : nothing}
-          <div class="view-panel" id=${VIEW_PANEL_ID} role=${this.#shows('views') ? 'tabpanel' : nothing}
-            aria-labelledby=${this.#shows('views') ? viewTabId(this.state.view) : nothing}>
+            ? html`<div class="view-panel" id=${VIEW_PANEL_ID} role=${diagram ? 'tabpanel' : nothing}
+            aria-labelledby=${diagram ? diagram.tabId : nothing}>
           ${viewToolbar({ ctx, errors, drafts: this.drafts, shows: (name) => this.#shows(name), onSetting: this.#onSetting })}
           ${outOfRangeNotes(ctx)}
           <div class="view ${stale || this.#runs.slow ? 'stale' : ''}" data-view=${this.state.view} data-stale=${stale ? '1' : '0'}>
@@ -242,6 +250,7 @@ export class Playground extends PlaygroundProperties {
                   baseline: this.baseline,
                   previous: this.#runs.previous,
                   current: this.#runs.current!,
+                  whyNote: this.controls.trim() !== 'none',
                   colorScaleControl: this.#shows('colorScale')
                     ? renderControl(settingByName('colorScale')!, this.state.colorScale, undefined, this.#onSetting)
                     : nothing,

@@ -23,12 +23,17 @@ const PROJECTIONS: RowOutput[] = ['q_proj', 'k_proj', 'v_proj'];
 /** Below this, two rows count as equal (they are computed by the same float32 arithmetic). */
 const EQUAL = 1e-6;
 
-function verdict(r: RowWise, pair: RowPair) {
+function verdict(r: RowWise, pair: RowPair, untrained: boolean) {
   const quote = `“${pair.token}” (positions ${pair.a} and ${pair.b})`;
+  // Advise only what this model allows: a trained or pretrained model's positions are part of it.
   if (pair.inputDifference > EQUAL)
     return html`<p class="note warn" data-verdict="input-differs">The input rows of ${quote} differ (max |Δ| ${formatValue(pair.inputDifference)}):
-      the position information added to each token makes every row different, so Q, K and V differ too. With the untrained
-      model and positional encoding switched off, a repeated word has equal input rows.</p>`;
+      the position information added to each token makes every row different, so Q, K and V differ too. ${
+        untrained
+          ? 'Untick “Positional encoding” and a repeated word has equal input rows.'
+          : 'This model was built with its positions and cannot drop them; pick the untrained model and untick ' +
+            '“Positional encoding” to see a repeated word with equal input rows.'
+      }</p>`;
   const projectionsEqual = PROJECTIONS.every((name) => (pair.outputDifference[name] ?? 0) <= EQUAL);
   const attention = pair.outputDifference.output;
   return html`<p class="note" data-verdict=${projectionsEqual ? 'row-wise' : 'not-row-wise'}>${
@@ -46,7 +51,29 @@ function verdict(r: RowWise, pair: RowPair) {
     }</p>`;
 }
 
+/** max |row a − row b| over the sentence's rows of two different words: above EQUAL, the rows tell the words apart. */
+function distinctRows(m: RowWise['x'], tokens: string[]): number {
+  let smallest = Infinity;
+  for (let a = 0; a < tokens.length; a++)
+    for (let b = a + 1; b < tokens.length; b++) {
+      if (tokens[a] === tokens[b]) continue;
+      let d = 0;
+      for (let f = 0; f < m.cols; f++) d = Math.max(d, Math.abs(m.values[a * m.cols + f] - m.values[b * m.cols + f]));
+      smallest = Math.min(smallest, d);
+    }
+  return smallest;
+}
+
 export class RowWiseView extends LessonView {
+  static override properties = { ...LessonView.properties, untrained: { type: Boolean } };
+  /** The untrained playground model (its positional encoding can be switched off), not a trained or pretrained one. */
+  declare untrained: boolean;
+
+  constructor() {
+    super();
+    this.untrained = false;
+  }
+
   override render() {
     if (!this.trace) return nothing;
     const r = rowWise(this.trace, this.block, this.layer, this.sequence);
@@ -76,12 +103,14 @@ export class RowWiseView extends LessonView {
         ${matrix('input', r.x, `x: ${stackName(r.input.name)} (S, E)`)}
         ${PROJECTIONS.filter((name) => r.outputs[name]).map((name) => matrix(name, r.outputs[name]!, `${TITLES[name]} (S, E)`))}
       </div>
+      ${this.#distinctness(r)}
       ${
         r.pairs.length === 0
           ? html`<p class="note warn" data-verdict="no-pair">No word appears twice in this sentence. Repeat one (“the cat sat on the
           mat”) to compare two rows that hold the same word.</p>`
-          : html`<div class="scroll"><table data-testid="row-pairs">
-            <caption>Each repeated word: the largest difference between its two rows, max |row a − row b|</caption>
+          : html`<p class="table-caption" id="row-pairs-caption">Each repeated word: the largest difference between its two
+            rows, max |row a − row b|</p>
+            <div class="scroll"><table data-testid="row-pairs" aria-labelledby="row-pairs-caption">
             <thead><tr><th scope="col">word</th><th scope="col">rows</th><th scope="col">input x</th>
               ${outputs.map((name) => html`<th scope="col">${name === 'output' ? 'attention output' : name.slice(0, 1).toUpperCase()}</th>`)}</tr></thead>
             <tbody>${r.pairs.map(
@@ -90,8 +119,35 @@ export class RowWiseView extends LessonView {
               ${outputs.map((name) => html`<td data-kind=${name} data-value=${String(p.outputDifference[name])}>${formatValue(p.outputDifference[name]!)}</td>`)}</tr>`,
             )}
             </tbody></table></div>
-          ${verdict(r, first)}`
+          ${verdict(r, first, this.untrained)}`
       }`;
+  }
+
+  /**
+   * Equal rows for a repeated word mean something only if different words get different rows: the smallest
+   * difference between two different words' rows, of the input and of Q and K (0 when the weights ignore the words).
+   */
+  #distinctness(r: RowWise) {
+    const words = new Set(r.tokens).size;
+    if (words < 2) return nothing;
+    const parts = (['input', 'q_proj', 'k_proj'] as const).map((name) => {
+      const m = name === 'input' ? r.x : r.outputs[name];
+      return m ? { name, value: distinctRows(m, r.tokens) } : null;
+    });
+    const label = { input: 'input x', q_proj: 'Q', k_proj: 'K' };
+    const same = parts.filter((p) => p && p.value <= EQUAL).map((p) => label[p!.name]);
+    return html`<p class="note ${same.length ? 'warn' : ''}" data-testid="distinct-rows">Different words, different rows:
+      the closest two rows of different words differ by ${parts.map((p, i) =>
+        p
+          ? html`${i ? ', ' : ''}<span data-kind=${p.name} data-value=${String(p.value)}>${label[p.name]}
+              ${formatValue(p.value)}</span>`
+          : nothing,
+      )}${
+        same.length
+          ? html` — but ${same.join(' and ')} give${same.length === 1 ? 's' : ''} every word the same row, so equal rows
+            below prove nothing: these weights ignore the words there.`
+          : '.'
+      }</p>`;
   }
 }
 

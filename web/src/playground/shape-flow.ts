@@ -6,7 +6,7 @@
 // it sends 'setting-input' events for the settings that show it (stepSettings).
 import { LitElement, css, html, nothing } from 'lit';
 import type { Trace } from 'attention-playground';
-import { type FlowRow, type FlowStep } from '../model/flow-model.js';
+import { betweenWeights, type FlowRow, type FlowStep } from '../model/flow-model.js';
 import { describeShape } from '../model/trace-model.js';
 import { stageHelp, stepSettings } from '../model/stage-values.js';
 import { headColor } from './views.js';
@@ -17,7 +17,10 @@ export class ShapeFlow extends LitElement {
     heading: { type: String },
     mode: { type: String },
     blocks: { attribute: false },
+    activation: { type: String },
   };
+  /** The FFN's activation, named in the gap between W_1 and W_2 ('' when unknown). */
+  declare activation: string;
   declare rows: FlowRow[];
   declare heading: string;
   /** The trace's mode: in cross mode a step also picks its attention block. */
@@ -31,6 +34,7 @@ export class ShapeFlow extends LitElement {
     this.heading = '';
     this.mode = 'encoder';
     this.blocks = null;
+    this.activation = '';
   }
 
   static override styles = css`
@@ -53,6 +57,10 @@ export class ShapeFlow extends LitElement {
     .no-residual .note { color: #8a4b00; border: 1px dashed #d0a060; border-radius: 6px; padding: 0.2rem 0.45rem; }
     .wq { display: inline-flex; flex-direction: column; border: 1px solid #555; width: 4.5rem; font-size: 0.65rem; }
     .wq span { color: #fff; text-align: center; line-height: 1.3; }
+    .between { font-size: 0.8rem; border: 1px solid #ddd; border-left: 3px solid #8a6bbf; border-radius: 6px;
+      padding: 0.3rem 0.6rem; margin: 0 0 0.6rem; max-width: 40rem; }
+    .between p, .between ul { margin: 0.1rem 0; }
+    .between ul { padding-left: 1.1rem; }
   `;
 
   #open(step: FlowStep) {
@@ -75,8 +83,20 @@ export class ShapeFlow extends LitElement {
       ${Array.from({ length: heads }, (_, h) => html`<span style=${`background:${headColor(h)}`}>head ${h}: ${dK}</span>`)}</span>`;
   }
 
+  /** Seed 002: what stands between one weight matrix and the next (never two linear layers in a row). */
+  #between() {
+    const gaps = betweenWeights(this.rows, this.activation);
+    if (gaps.length === 0) return nothing;
+    return html`<div class="between" data-testid="between"><p>Between one weight matrix and the next there is
+      always something that is not linear (two linear layers in a row would be just one):</p><ul>
+      ${gaps.map(
+        (g) => html`<li data-from=${g.from} data-to=${g.to} data-ops=${g.ops.map((o) => o.name).join(',')}>
+        <strong>${g.from} → ${g.to}</strong>: ${g.ops.length ? g.ops.map((o) => o.what).join('; then ') : 'nothing'}</li>`,
+      )}</ul></div>`;
+  }
+
   override render() {
-    return html`${this.heading ? html`<h3>${this.heading}</h3>` : nothing}<ol aria-label="shape flow">
+    return html`${this.heading ? html`<h3>${this.heading}</h3>` : nothing}${this.#between()}<ol aria-label="shape flow">
       ${this.rows.map(
         (row) => html`<li class="row ${row.kind}" data-kind=${row.kind}>
         ${row.steps.length ? html`<span class="steps">${row.steps.map((s) => this.#step(s))}</span>` : nothing}

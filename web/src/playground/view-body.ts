@@ -4,12 +4,14 @@
 // brings in the components the views use.
 import { html, nothing } from 'lit';
 import type { Trace } from 'attention-playground';
-import { blocksFor, type State } from '../settings/settings.js';
+import { blocksFor, settingByName, shownValue, type Setting, type State } from '../settings/settings.js';
+import { hiddenBy, whyNote, type LessonWeights, type View } from '../settings/why-notes.js';
 import { changesView } from './changes-view.js';
 import { referenceFor, type Snapshot } from '../model/comparison.js';
-import type { Block } from '../model/trace-model.js';
+import { axisTokens, findStage, type Block } from '../model/trace-model.js';
 import { type ColorScale, weightScale } from '../ui/colors.js';
 import {
+  blockedCells,
   headView,
   headsView,
   linesView,
@@ -57,9 +59,89 @@ export interface ViewExtras {
   previous: Snapshot | null;
   /** The Colour scale menu where the page shows it (nothing in an embed that does not list it): it sits by the legend. */
   colorScaleControl: unknown;
+  /** Whether the view's why note (under it) shows: everywhere but in an embed whose controls are 'none'. */
+  whyNote?: boolean;
+}
+
+/** Why the view brings its own weights, for the first weights it avoids (the page's first view's, Positional heads). */
+function lessonReason(weights: LessonWeights, preset: Setting) {
+  const [avoided, why] = Object.entries(weights.hides)[0];
+  return `with \u201c${shownValue(preset, avoided)}\u201d ${why}`;
+}
+
+/**
+ * The line under the view: what it shows and why it matters (settings/why-notes.ts); for a view that brings its own
+ * weights, which and why. Under, not above: the picture stays on the first screen of a phone.
+ */
+export function whyNoteLine(view: View, state: Pick<State, 'model' | 'preset'>) {
+  const { note, weights } = whyNote(view);
+  const preset = settingByName('preset')!;
+  return html`<p class="hint why-note" data-testid="why-note" data-view=${view}
+    style="font-size: 0.88em; margin: 0.6rem 0 0.3rem">${note}${
+      weights && state.model === '' && !hiddenBy(state, view)
+        ? html` <span data-testid="lesson-weights">Weights: ${shownValue(preset, weights.preset)} here, since
+          ${lessonReason(weights, preset)}.</span>`
+        : nothing
+    }</p>`;
+}
+
+/**
+ * Above the view, where the untrained model's weights make its point trivially true or invisible: why, with the
+ * weights that show it one click away.
+ */
+export function hiddenPointWarning(view: View, state: Pick<State, 'model' | 'preset'>) {
+  const hidden = hiddenBy(state, view);
+  const weights = whyNote(view).weights;
+  if (!hidden || !weights) return nothing;
+  const preset = settingByName('preset')!;
+  const use = (event: Event) =>
+    event.target?.dispatchEvent(
+      new CustomEvent('setting-input', {
+        detail: { name: 'preset', raw: weights.preset },
+        bubbles: true,
+        composed: true,
+      }),
+    );
+  return html`<p class="hint warn" role="status" data-testid="lesson-hidden">These weights
+    (${shownValue(preset, state.preset)}) hide this view’s point: ${hidden}. <button type="button"
+    data-action="lesson-weights" @click=${use}>Use ${shownValue(preset, weights.preset)} weights</button></p>`;
+}
+
+/**
+ * Seed 004: cross-attention has no causal mask (some texts say it does). In the cross block, counted from the
+ * combined mask the softmax sees: how many cells are blocked, and that none of them for being later than the query.
+ */
+function crossMaskNote(ctx: ViewContext) {
+  if (ctx.block !== 'decoder.cross_attn') return nothing;
+  const blocked = blockedCells(ctx);
+  const { queries, keys } = axisTokens(ctx.trace, ctx.block);
+  const [sq, sk] = [queries[ctx.sequence]?.length ?? 0, keys[ctx.sequence]?.length ?? 0];
+  const cols = blocked.length / (findStage(ctx.trace, `${ctx.block}.mask`, ctx.layer)?.shape[1] ?? 1);
+  let real = 0,
+    later = 0;
+  for (let i = 0; i < sq; i++)
+    for (let j = 0; j < sk; j++)
+      if (blocked[i * cols + j]) {
+        real++;
+        if (j > i) later++;
+      }
+  const padding = blocked.reduce((n: number, b) => n + b, 0) - real;
+  return html`<p class="hint" data-testid="no-causal" data-real-blocked=${real} data-later-blocked=${later}>
+    <strong>No causal mask in cross-attention.</strong> Every target word may read every source word: the source
+    sentence is given whole, so nothing in it is “the future”. Only the decoder’s self-attention hides the words to
+    come. Here ${real === 0 ? 'no word of the source is blocked for any target word' : `${real} word cells are blocked`}
+    ${padding > 0 ? `(only the ${padding} padding cells are)` : ''}; pick Block “Decoder self-attention” to see the
+    causal mask.</p>`;
 }
 
 export function viewBody(ctx: ViewContext, extras: ViewExtras) {
+  const notes = extras.whyNote !== false;
+  return html`${notes ? hiddenPointWarning(ctx.state.view, ctx.state) : nothing}${viewOnly(ctx, extras)}${
+    notes ? whyNoteLine(ctx.state.view, ctx.state) : nothing
+  }`;
+}
+
+function viewOnly(ctx: ViewContext, extras: ViewExtras) {
   const perRow = ctx.state.colorScale === 'row';
   // The colour legend with the Colour scale menu on its line. plainBlocked: the thumbnails' blocked cells are plain grey.
   const legendRow = (
@@ -83,7 +165,7 @@ export function viewBody(ctx: ViewContext, extras: ViewExtras) {
     case 'lines':
       return linesView(ctx);
     case 'masks':
-      return html`<ap-legend masks label="Key:"></ap-legend>${masksView(ctx)}`;
+      return html`<ap-legend masks label="Key:"></ap-legend>${crossMaskNote(ctx)}${masksView(ctx)}`;
     case 'shapes':
       return html`${
         extras.attentionOnly

@@ -1,16 +1,17 @@
-// The row above the playground's view: the view tabs (ui/tabs.ts: the WAI-ARIA tabs pattern:
-// arrow keys, Home and End move and select, one tab in the Tab order), then, inside the tab panel, the
-// view settings that the chosen view uses (stage, block, layer, head, overlay, sentence) and
+// The rows above the playground's view: the block diagram whose boxes are the views (ui/block-diagram.ts: the
+// WAI-ARIA tabs pattern: arrow keys, Home and End move and select, one tab in the Tab order), then, inside the tab
+// panel, the view settings that the chosen view uses (stage, block, layer, head, overlay, sentence) and
 // the export buttons.
 // Split out of playground.ts to keep it readable; it renders from what it is given and
 // reports choices through `onSetting`, like the other controls.
 import { html, nothing } from 'lit';
-import { blocksFor, settingByName, type Setting, type State } from '../settings/settings.js';
+import { blocksFor, DEFAULT_STATE, settingByName, type ChoiceSetting, type State } from '../settings/settings.js';
 import { exportJson, exportPng, exportSvg } from '../ui/export.js';
 import { isPictureView } from '../model/export-names.js';
 import { overlayStrip, type ViewContext } from './views.js';
 import { renderControl } from '../ui/controls.js';
-import { tabs } from '../ui/tabs.js';
+import { blockDiagram as blockDiagramTemplate, diagramTabId } from '../ui/block-diagram.js';
+import { blockDiagram, boxCovers, type DiagramBox } from '../model/block-diagram.js';
 import { viewPicture } from './view-picture.js';
 
 export interface ToolbarOptions {
@@ -38,22 +39,50 @@ function sentencePicker(ctx: ViewContext, onSetting: (event: Event) => void) {
     </select></div>`;
 }
 
-/** The id of a view's tab; the tab panel is VIEW_PANEL_ID. */
-export const viewTabId = (view: string) => `view-tab-${view}`;
 export const VIEW_PANEL_ID = 'view-panel';
 
-/** The view tabs (ui/tabs.ts): choosing one sets the 'view' setting. */
-export function viewTabs(current: string, onSetting: (event: Event) => void) {
-  const view = settingByName('view') as Extract<Setting, { type: 'choice' }>;
-  return tabs({
-    label: 'View',
-    choices: view.choices,
-    labels: view.labels,
-    current,
-    tabId: viewTabId,
-    panelId: VIEW_PANEL_ID,
-    onChoose: (c) => onSetting(new CustomEvent('view-tab', { detail: { name: 'view', raw: c } })),
-  });
+/** The view settings a box's coverage is judged by. */
+type ViewState = Pick<State, 'view' | 'stage' | 'tensor'>;
+
+/**
+ * The block diagram of the view's block and layer (model/block-diagram.ts), whose boxes are the views: every view
+ * of the settings table that no box opens sits in the row beside it, so each view is reachable. A view's home (the
+ * control marked data-view) is the box that opens it with the view settings at their defaults, else its tab in that
+ * row. Returns the diagram and the id of the selected control's element (the tab panel is labelled by it).
+ */
+export function viewDiagram(ctx: ViewContext, onSetting: (event: Event) => void): { template: unknown; tabId: string } {
+  const viewSetting = settingByName('view') as ChoiceSetting;
+  const diagram = blockDiagram(ctx.trace, ctx.block, ctx.layer);
+  const boxes: DiagramBox[] = diagram ? [...diagram.boxes, diagram.group] : [];
+  const defaults = DEFAULT_STATE as unknown as Record<string, unknown>;
+  const homes: Record<string, string> = {};
+  const homeOf = new Map<string, string>();
+  for (const box of boxes) {
+    if (box.otherBlock) continue; // it draws another block: the view's home is a box of this one
+    const atDefaults = box.settings.every((s) => s.name === 'view' || s.name === 'block' || defaults[s.name] === s.raw);
+    if (atDefaults && !homeOf.has(box.view)) homeOf.set(box.view, box.id);
+  }
+  // A view's tab beside the diagram opens it at the default of what its boxes choose (the Values view's tensor), so
+  // that it, and not a box, is the step on screen.
+  const extras = viewSetting.choices
+    .filter((view) => !homeOf.has(view))
+    .map((view) => {
+      const keys = new Set(boxes.flatMap((b) => b.covers.filter((c) => c.view === view && c.name).map((c) => c.name!)));
+      const settings = [...keys].map((name) => ({ name, raw: String(defaults[name]) }));
+      return { view, label: viewSetting.labels?.[view] ?? view, settings: [...settings, { name: 'view', raw: view }] };
+    });
+  for (const { view } of extras) homeOf.set(view, `view:${view}`);
+  for (const [view, id] of homeOf) homes[id] = view;
+  const state: ViewState = ctx.state;
+  const current = boxes.find((box) => boxCovers(box, state))?.id ?? homeOf.get(state.view) ?? `view:${state.view}`;
+  const onChoose = (settings: { name: string; raw: string }[]) => {
+    for (const detail of settings) onSetting(new CustomEvent('view-tab', { detail }));
+  };
+  const stack = ctx.block.startsWith('encoder') ? 'Encoder' : 'Decoder';
+  const blockLabel = (settingByName('block') as ChoiceSetting).labels?.[ctx.block] ?? ctx.block;
+  const caption = `${stack} layer ${ctx.layer} · ${blockLabel.toLowerCase().replace(/^encoder |^decoder /, '')}`;
+  const template = blockDiagramTemplate({ diagram, extras, current, homes, panelId: VIEW_PANEL_ID, caption, onChoose });
+  return { template, tabId: diagramTabId(current) };
 }
 
 export function viewToolbar({ ctx, errors, drafts, shows, onSetting }: ToolbarOptions) {

@@ -4,7 +4,7 @@
 // both the view on screen and its PNG/SVG export (view-picture.ts) draw.
 import { html, nothing } from 'lit';
 import type { Trace } from 'attention-playground';
-import type { State } from '../settings/settings.js';
+import { settingByName, shownValue, type State } from '../settings/settings.js';
 import { ALLOWED_FILL, type ColorScale, rowScales, scoreScale, weightScale } from '../ui/colors.js';
 import { explainCell } from '../model/explain.js';
 import { axisTokens, blockedReason, findStage, headSlice, paddedLabels, type Block } from '../model/trace-model.js';
@@ -362,14 +362,17 @@ export function shapesView(ctx: ViewContext) {
   const stacks = ctx.trace.mode === 'cross' ? (['encoder', 'decoder'] as const) : ([ctx.trace.mode] as const);
   return html`${stacks.map(
     (stack) => html`<ap-shape-flow data-stack=${stack} .rows=${flowRows(ctx.trace, stack, ctx.layer)}
-    .blocks=${headBlocks(ctx.trace, stack, ctx.layer)} mode=${ctx.trace.mode}
+    .blocks=${headBlocks(ctx.trace, stack, ctx.layer)} mode=${ctx.trace.mode} activation=${
+      ctx.trace.config.activation ? shownValue(settingByName('activation')!, ctx.trace.config.activation) : ''
+    }
     heading=${`${stack === 'encoder' ? 'Encoder' : 'Decoder'} layer ${ctx.layer}: click a step to see its values`}></ap-shape-flow>`,
   )}`;
 }
 
 /** The Row by row view: the projections' input and output rows, and every repeated word's two rows compared. */
 export function rowsView(ctx: ViewContext) {
-  return html`<ap-row-wise .trace=${ctx.trace} block=${ctx.block} layer=${ctx.layer} sequence=${ctx.sequence}></ap-row-wise>`;
+  return html`<ap-row-wise .trace=${ctx.trace} block=${ctx.block} layer=${ctx.layer} sequence=${ctx.sequence}
+    ?untrained=${ctx.state.model === ''}></ap-row-wise>`;
 }
 
 /** The Head split view: Q, K or V cut into the heads' column blocks, and the contexts merged back. */

@@ -1,7 +1,8 @@
 // A settings column (the playground's model settings, the Train view's training settings).
-// Beside the view when there is room; in a narrow container (a phone) it comes before the
-// view, and with many settings folds into a drawer: a button naming the settings in a few
-// words that opens them (DRAWER_STYLES decide by the container's width).
+// Beside the view when there is room; in a narrow container (a phone) the page decides where it
+// goes (the playground puts it after the view, so a picture comes first), and with many settings
+// it folds into a drawer: a button naming the settings in a few words that opens them
+// (DRAWER_STYLES decide by the container's width).
 import { css, html, nothing, type TemplateResult } from 'lit';
 
 /** A container this narrow (a phone, a narrow column) stacks the settings above the view. */
@@ -11,19 +12,21 @@ export const NARROW_CONTAINER = css`(max-width: 720px)`;
 export const DRAWER_STYLES = css`
   .drawer-toggle { display: none; }
   @container ${NARROW_CONTAINER} {
-    aside.drawer { border: 1px solid #ccc; border-radius: 6px; padding: 0.3rem 0.5rem; }
-    .drawer-toggle {
-      display: flex; flex-wrap: wrap; gap: 0.1rem 0.5rem; align-items: baseline; width: 100%; text-align: left; font: inherit;
-      background: none; border: none; padding: 0.2rem 0; cursor: pointer;
+    aside.drawer { border: 1px solid var(--ap-border); border-radius: var(--ap-radius); padding: var(--ap-space-1) var(--ap-space-2);
+      background: var(--ap-surface); }
+    aside.drawer .drawer-toggle {
+      display: flex; flex-wrap: wrap; gap: 0.1rem var(--ap-space-2); align-items: baseline; width: 100%; text-align: left;
+      font: var(--ap-text-md) var(--ap-font); color: var(--ap-text); background: none; border: none;
+      padding: var(--ap-space-1) 0; cursor: pointer; min-height: var(--ap-control-height);
     }
     .drawer-toggle::before { content: '▸'; }
     aside.drawer.open .drawer-toggle::before { content: '▾'; }
-    .drawer-toggle:focus-visible { outline: 3px solid #1a73e8; }
+    .drawer-toggle:focus-visible { outline: 3px solid var(--ap-focus); }
     .drawer-title { font-weight: 700; }
-    .drawer-summary { color: #555; font-size: 0.85rem; }
-    .drawer-problem { color: #b00020; font-weight: 600; font-size: 0.85rem; }
+    .drawer-summary { color: var(--ap-text-muted); font-size: var(--ap-text-sm); }
+    .drawer-problem { color: var(--ap-danger); font-weight: 600; font-size: var(--ap-text-sm); }
     aside.drawer:not(.open) .drawer-body { display: none; }
-    aside.drawer.open .drawer-body { margin-top: 0.5rem; }
+    aside.drawer.open .drawer-body { margin-top: var(--ap-space-2); }
   }
 `;
 
