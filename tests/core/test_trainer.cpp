@@ -2,6 +2,7 @@
 // bit-for-bit determinism, refused divergent steps, snapshots.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "attention/trainer.hpp"
@@ -53,9 +54,9 @@ TEST(Tasks, ExamplesHaveTheDocumentedFormat) {
   for (int i = 0; i < 5; ++i) EXPECT_EQ(reverse.ids[6 + i], reverse.ids[4 - i]);
 
   const Example induction = task("induction")->draw(rng, false);
-  for (int i = 0; i < 5; ++i) EXPECT_EQ(induction.ids[5 + i], induction.ids[i]);
-  EXPECT_EQ(induction.targets[5], induction.ids[6]);
-  EXPECT_EQ(induction.targets[4], -100);
+  ASSERT_EQ(induction.ids.size(), 10u);
+  for (int i = 0; i < 10; ++i)
+    if (induction.targets[i] != -100) EXPECT_EQ(induction.targets[i], induction.ids[i + 1]) << i;
 
   const Example recall = task("recall", 3, 5)->draw(rng, false);
   ASSERT_EQ(recall.ids.size(), 8u);
@@ -79,6 +80,78 @@ TEST(Tasks, ExamplesHaveTheDocumentedFormat) {
 
   const Example text = task("text", 6)->draw(rng, false);
   for (int i = 0; i + 1 < 6; ++i) EXPECT_EQ(text.targets[i], text.ids[i + 1]);
+}
+
+// The repeat of an induction example: where its segment starts, where the repeat starts, and its length,
+// read from the example alone (the scored positions are the repeat but its last token).
+struct Repeat {
+  int first, second, length;
+};
+Repeat repeat_of(const Example& e) {
+  const int n = static_cast<int>(e.ids.size());
+  int second = -1, scored = 0;
+  for (int i = 0; i < n; ++i)
+    if (e.targets[i] != -100) {
+      if (second < 0) second = i;
+      ++scored;
+    }
+  EXPECT_GE(second, 0);
+  const int length = scored + 1;
+  int first = -1;
+  for (int i = 0; i + length <= second && first < 0; ++i)
+    if (std::equal(e.ids.begin() + i, e.ids.begin() + i + length, e.ids.begin() + second)) first = i;
+  return {first, second, length};
+}
+
+TEST(Tasks, InductionRepeatsASegmentAtADistanceThatVariesPerExample) {
+  const int n = 12, symbols = 16;
+  std::unique_ptr<Task> t = task("induction", n, symbols);
+  ASSERT_EQ(t->seq_len(), 2 * n);
+  SplitMix64 rng(7);
+  std::set<int> distances, lengths, starts;
+  for (int k = 0; k < 400; ++k) {
+    const Example e = t->draw(rng, k % 2 == 0);
+    ASSERT_EQ(e.ids.size(), static_cast<std::size_t>(2 * n));
+    const Repeat r = repeat_of(e);
+    ASSERT_GE(r.first, 0) << "the scored part repeats an earlier segment";
+    EXPECT_GE(r.length, n / 2);
+    EXPECT_LE(r.length, n - 1);
+    EXPECT_GE(r.second, r.first + r.length) << "the copies do not overlap";
+    // The segment's symbols are distinct and occur nowhere else: each scored token has exactly one
+    // earlier copy, and its target is the token right after that copy (what an induction head reads).
+    for (int i = r.second; i + 1 < r.second + r.length; ++i) {
+      int copies = 0, after = -1;
+      for (int j = 0; j < i; ++j)
+        if (e.ids[j] == e.ids[i]) {
+          ++copies;
+          after = e.ids[j + 1];
+        }
+      EXPECT_EQ(copies, 1) << "position " << i;
+      EXPECT_EQ(e.targets[i], after) << "position " << i;
+      EXPECT_EQ(e.targets[i], e.ids[i + 1]);
+    }
+    for (int i = 0; i < 2 * n; ++i)
+      if (i < r.second || i >= r.second + r.length - 1) EXPECT_EQ(e.targets[i], -100) << i;
+    distances.insert(r.second - r.first);
+    lengths.insert(r.length);
+    starts.insert(r.second);
+  }
+  // Position alone cannot find the earlier copy: the distance back to it takes many values.
+  EXPECT_GE(distances.size(), 6u);
+  EXPECT_GE(lengths.size(), 5u);
+  EXPECT_GE(starts.size(), 8u);
+
+  // Deterministic: the same seed draws the same examples.
+  SplitMix64 a(3), b(3);
+  for (int k = 0; k < 20; ++k) EXPECT_EQ(t->draw(a, false).ids, t->draw(b, false).ids);
+
+  TaskOptions bad;
+  bad.name = "induction";
+  bad.length = 2;
+  EXPECT_EQ(make_task(bad).error_value().field, "length");
+  bad.length = 12;
+  bad.symbols = 11;
+  EXPECT_EQ(make_task(bad).error_value().field, "symbols");
 }
 
 TEST(Tasks, TrainingNeverDrawsAHeldOutExample) {

@@ -136,6 +136,7 @@ describe('drawings fit the room they have', () => {
       null,
       { timeout: 30_000 },
     );
+    await page.locator('ap-train button[data-action="all-heads"]').click(); // every head, not only the folded view's
     await page.waitForTimeout(300); // the heatmaps measure their boxes (ResizeObserver) and draw again
     const drawings = await measure(page, 'ap-train');
     assertFits(drawings, 'Train view');
@@ -186,6 +187,9 @@ describe('drawings fit the room they have', () => {
         const pause = section.locator('ap-train button[data-action="pause"]');
         if (await pause.count()) await pause.first().click();
       } else if ((await section.locator('attention-playground').count()) > 0) {
+        // Each element starts once (nearly) on screen: a section taller than the window shows them one by one.
+        for (const element of await section.locator('attention-playground').all())
+          await element.scrollIntoViewIfNeeded();
         await page.waitForFunction(
           (sid) =>
             [...document.querySelectorAll(`section#${sid} attention-playground`)].every((el) => {
@@ -259,6 +263,7 @@ describe('drawings fit the room they have', () => {
     const { page, errors } = await openPage(site.browser, wide, { onlyFrom: site.url });
     await page.goto(`${site.url}embed.html?checkpoint=induction`);
     await page.locator('ap-train ap-heatmap').first().waitFor({ timeout: 30_000 });
+    await page.locator('ap-train button[data-action="all-heads"]').click(); // every head, not only the folded view's
     await page.waitForTimeout(300);
     const drawings = await measure(page, 'body');
     assertFits(drawings, 'embed');

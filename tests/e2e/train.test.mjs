@@ -129,7 +129,15 @@ describe('the Train view', () => {
   test('trains in a worker: the curves move, the page never blocks, pause / step / resume work', async () => {
     // A run too long to end by itself before the pause: no early stop, many steps.
     const { page, errors } = await open(`${QUICK}&steps=20000&stopAt=0`);
+    // Folded to the heads that matter, the best of the first and of the last layer; "show all" shows one heatmap per head: 2 layers x 4 heads.
+    assert.equal(await page.locator('ap-train ap-heatmap').count(), 2);
+    assert.match(await page.locator('ap-train [data-testid="folded"]').textContent(), /^2 of 8 heads/);
+    await page.locator('ap-train button[data-action="all-heads"]').click();
     assert.equal(await page.locator('ap-train ap-heatmap').count(), 8, 'one heatmap per head: 2 layers x 4 heads');
+    assert.equal(await page.locator('ap-train [data-testid="folded"]').count(), 0);
+    // Untrained heads are not said to have learned anything: however sharp, none is labelled content.
+    for (const p of await page.locator('ap-train ap-heatmap').evaluateAll((els) => els.map((e) => e.dataset.pattern)))
+      assert.notEqual(p, 'content');
     assert.equal(await lossPoints(page), 0);
     const tasksBefore = await page.evaluate(() => window.longTasks.length);
     await page.locator('ap-train button[data-action="start"]').click();
@@ -213,7 +221,17 @@ describe('the Train view', () => {
     const patterns = await page.locator('ap-train ap-heatmap').evaluateAll((els) => els.map((e) => e.dataset.pattern));
     for (const p of patterns)
       assert.ok(
-        ['previous token', 'self', 'first token', 'induction', 'reverse diagonal', 'broad', 'content'].includes(p),
+        [
+          'previous token',
+          'self',
+          'first token',
+          'fixed offset',
+          'induction',
+          'reverse diagonal',
+          'broad',
+          'content',
+          'unclear',
+        ].includes(p),
         p,
       );
     const trained = await probeText(page);
@@ -376,6 +394,12 @@ describe('the Train view', () => {
     assert.match(summary, /Stop at accuracy is 0, so the runs do not stop early; 99% is the yardstick here/);
     assert.equal(
       await page.locator('ap-train section[data-run] ap-heatmap').count(),
+      4,
+      "folded: the first and the last layer's best head",
+    );
+    await page.locator('ap-train button[data-action="all-heads"]').click();
+    assert.equal(
+      await page.locator('ap-train section[data-run] ap-heatmap').count(),
       16,
       'both runs: 2 layers x 4 heads each',
     );
@@ -403,6 +427,56 @@ describe('the Train view', () => {
         .then((t) => t.trim()),
       'Your trained model (sort, run A: residual on, step 80)',
     );
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('the shipped induction model: a second-layer head is labelled induction, no first-layer head is', async () => {
+    const { page, errors } = await open('#train');
+    await page.locator('ap-train [data-checkpoint="induction"]').click();
+    await page.locator('ap-train [data-checkpoint="induction"][aria-pressed="true"]').waitFor();
+    // The task card says the repeat moves: position alone cannot find the earlier copy.
+    assert.match(
+      await page.locator('ap-train [data-testid="task-info"]').textContent(),
+      /L, the start and the gap vary per example.*a previous-token head in layer 0 and an induction head in layer 1/,
+    );
+    await page.locator('ap-train button[data-action="all-heads"]').click();
+    const names = (layer) =>
+      page
+        .locator(`ap-train ap-heatmap[data-layer="${layer}"]`)
+        .evaluateAll((els) => els.map((e) => e.dataset.pattern));
+    const [layer0, layer1] = [await names(0), await names(1)];
+    assert.equal(layer0.length, 2);
+    assert.ok(layer1.includes('induction'), `layer 1: ${layer1.join(', ')}`);
+    assert.ok(!layer0.includes('induction'), `layer 0: ${layer0.join(', ')}`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('a comparison opens where its effect shows; a changed hash is followed; axis ticks share one format', async () => {
+    const { page, errors } = await open('#train');
+    // Picking residual on / off switches to four layers reversing 8 symbols (on the default two-layer sort the
+    // runs barely differ), and the link says so.
+    await page.locator('ap-train #setting-compare').selectOption('residual');
+    await page.waitForFunction(() => location.hash.includes('compare=residual'));
+    assert.equal(await page.locator('ap-train #setting-task').inputValue(), 'reverse');
+    assert.equal(await page.locator('ap-train #setting-layers').inputValue(), '4');
+    assert.match(page.url(), /#train&task=reverse&.*layers=4.*&compare=residual/);
+    await page.locator('ap-train .progress [data-run="B"]').waitFor();
+    // A hash changed inside the view (typed, or a link followed) shows its settings without a reload.
+    await page.evaluate(() => {
+      location.hash = '#train&task=reverse&dModel=32&ffnDim=64';
+    });
+    await page.locator('ap-train [data-checkpoint="reverse"][aria-pressed="true"]').waitFor();
+    assert.equal(await page.locator('ap-train #setting-compare').inputValue(), 'none');
+    assert.equal(await page.locator('ap-train #setting-layers').inputValue(), '2');
+    await page.locator('ap-train .progress [data-run="B"]').waitFor({ state: 'detached' });
+    // The loss plot's log axis: every tick in one format (plain decimals without trailing zeros: 3, 0.7, 0.06).
+    const ticks = await page
+      .locator('ap-train ap-curves[data-plot="loss"]')
+      .evaluate((el) => [...el.shadowRoot.querySelectorAll('svg > text[text-anchor="end"]')].map((t) => t.textContent));
+    assert.ok(ticks.length >= 3, ticks.join(' / '));
+    for (const t of ticks) assert.match(t, /^\d+(\.\d*[1-9])?$/, `tick '${t}' of ${ticks.join(' / ')}`);
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -5,10 +5,11 @@
 // reader's numbers too.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { serveDirectory } from '../support/static-server.mjs';
 import { launchChromium, openPage } from '../support/browser.mjs';
+import { SHOTS } from '../support/site.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 let server, browser, page, errors;
@@ -60,6 +61,16 @@ const patterns = (section, run = null, layer = null) =>
     .locator(`${run ? `section[data-run="${run}"] ` : ''}ap-heatmap${layer === null ? '' : `[data-layer="${layer}"]`}`)
     .evaluateAll((els) => els.map((e) => ({ name: e.dataset.pattern, caption: e.getAttribute('caption') })));
 
+/** Unfolds the probes to every head (they open folded to the heads that matter). */
+async function showAll(section) {
+  const toggle = train(section).locator('button[data-action="all-heads"]');
+  if ((await toggle.getAttribute('aria-pressed')) !== 'true') await toggle.click();
+  await train(section).locator('button[data-action="all-heads"][aria-pressed="true"]').waitFor();
+}
+
+/** The section's height on the page, in CSS pixels. */
+const height = (section) => page.locator(`#${section}`).evaluate((s) => s.getBoundingClientRect().height);
+
 /** Moves the timeline to its last snapshot at or before `step`; returns that snapshot's step. */
 async function scrubTo(section, step) {
   const slider = train(section).locator('#timeline');
@@ -92,6 +103,16 @@ describe('the tutorial\u2019s training sections', () => {
       /stopped earlier/,
       `at step ${firstStep}`,
     );
+    // Folded to the heads that matter (the best of the first and of the last layer, in each of the 2 runs), the
+    // section stays short; "show all" shows every head (2 runs x 4 layers x 4 heads).
+    assert.equal(await train('residual').locator('ap-heatmap').count(), 4);
+    const folded = await height('residual');
+    assert.ok(folded < 2600, `the residual section is ${folded} px tall (it was 8,941 with every head)`);
+    await showAll('residual');
+    assert.equal(await train('residual').locator('ap-heatmap').count(), 32);
+    assert.ok((await height('residual')) > folded + 500, 'every head shows');
+    await train('residual').locator('button[data-action="all-heads"]').click();
+    assert.equal(await train('residual').locator('ap-heatmap').count(), 4);
   });
 
   test("activation after attention: none of ReLU or GELU does better than the paper's plain projection", async () => {
@@ -124,6 +145,9 @@ describe('the tutorial\u2019s training sections', () => {
     const best = summary.match(/B \(not scaled\) has not reached 99% \(best ([\d.]+)%\)/);
     assert.ok(best && Number(best[1]) < 60, summary);
     assert.equal(await scrubTo('scale-training', 0), 0);
+    // Untrained heads are not said to attend by content, however sharp: nothing taught them where to look.
+    for (const p of await patterns('scale-training')) assert.notEqual(p.name, 'content', p.caption);
+    await showAll('scale-training');
     // Mean over heads and rows of each row's largest weight, per run, at step 0.
     const sharpness = (run) =>
       train('scale-training')
@@ -145,19 +169,71 @@ describe('the tutorial\u2019s training sections', () => {
     );
   });
 
-  test('induction: the loss sits near ln 16 for 100 steps, then falls below 0.5 within about 100 more as an induction head forms', async () => {
+  test('induction: the loss sits near ln 16 for 150 steps, then falls below 0.5 as a second-layer induction head forms, and no first-layer one', async () => {
     await runSection('induction');
     const heldOut = (await curves('induction')).filter((r) => r.set === 'heldOut');
     const at = (step) => heldOut.find((r) => r.step === step);
-    assert.ok(Math.abs(at(100).loss - Math.log(16)) < 0.1, `held-out loss at step 100: ${at(100).loss}`);
+    for (const step of [50, 100, 150])
+      assert.ok(Math.abs(at(step).loss - Math.log(16)) < 0.1, `held-out loss at step ${step}: ${at(step).loss}`);
+    assert.ok(at(300).loss > 1.8 && at(300).loss < 2.5, `about 2.1 at step 300: ${at(300).loss}`);
     const below = heldOut.find((r) => r.loss < 0.5);
-    assert.ok(below && below.step <= 260, `first below 0.5 at step ${below?.step}`);
+    assert.ok(below && below.step > 300 && below.step <= 360, `first below 0.5 at step ${below?.step}`);
+    const folded = await height('induction');
+    // Two 24 x 24 heads at a readable cell size, one a row at this width (the residual section's 17 x 17 pair a row).
+    assert.ok(folded < 3000, `the induction section is ${folded} px tall`);
+    await showAll('induction');
+    assert.ok((await height('induction')) > folded + 1000, 'show all: two more heads');
+    const layer1 = await patterns('induction', null, 1);
     assert.ok(
-      (await patterns('induction')).some((p) => p.name === 'induction'),
-      'a head labelled induction after training',
+      layer1.some((p) => p.name === 'induction'),
+      `a second-layer head labelled induction: ${layer1.map((p) => p.name)}`,
     );
-    assert.ok((await scrubTo('induction', 100)) <= 100);
-    assert.ok(!(await patterns('induction')).some((p) => p.name === 'induction'), 'no induction head at step 100');
+    const layer0 = await patterns('induction', null, 0);
+    assert.equal(layer0.length, 2);
+    assert.ok(!layer0.some((p) => p.name === 'induction'), `no first-layer head: ${layer0.map((p) => p.name)}`);
+    assert.ok((await scrubTo('induction', 300)) <= 300);
+    assert.ok(!(await patterns('induction')).some((p) => p.name === 'induction'), 'no induction head at step 300');
+  });
+
+  test('the timeline sits between the curves and the heads it scrubs, and the curves mark its step', async () => {
+    const section = 'induction';
+    const box = (locator) => locator.evaluate((e) => e.getBoundingClientRect().toJSON());
+    const plots = await box(train(section).locator('.plots'));
+    const slider = await box(train(section).locator('.timeline'));
+    const heads = await box(train(section).locator('.probe-runs'));
+    assert.ok(
+      slider.top - plots.bottom >= 0 && slider.top - plots.bottom < 40,
+      `curves to slider: ${slider.top - plots.bottom}`,
+    );
+    assert.ok(
+      heads.top - slider.bottom >= 0 && heads.top - slider.bottom < 40,
+      `slider to heads: ${heads.top - slider.bottom}`,
+    );
+    const shown = await scrubTo(section, 200);
+    mkdirSync(SHOTS, { recursive: true });
+    await page.locator(`#${section}`).screenshot({ path: `${SHOTS}/tutorial-induction-scrubbed.png` });
+    for (const plot of ['loss', 'accuracy']) {
+      const cursor = await train(section)
+        .locator(`ap-curves[data-plot="${plot}"]`)
+        .evaluate((el) => {
+          const line = el.shadowRoot.querySelector('line.cursor');
+          return line && { step: Number(line.dataset.step), x: Number(line.getAttribute('x1')) };
+        });
+      assert.equal(cursor?.step, shown, `${plot}: the cursor at the scrubbed step`);
+      // At the scrubbed step's place on the x axis: between step 0 (the left edge) and the run's last step.
+      const xOf = (step) =>
+        train(section)
+          .locator(`ap-curves[data-plot="${plot}"]`)
+          .evaluate((el, s) => {
+            const path = el.shadowRoot.querySelector('path[data-series^="held-out"]');
+            const xs = [...path.getAttribute('d').matchAll(/[ML]([\d.]+),/g)].map((m) => Number(m[1]));
+            return { first: xs[0], last: xs.at(-1), s };
+          }, step);
+      const { first, last } = await xOf(shown);
+      const lastStep = Number(await train(section).locator('.progress').getAttribute('data-step'));
+      const expected = first + ((last - first) * shown) / lastStep;
+      assert.ok(Math.abs(cursor.x - expected) < 2, `${plot}: cursor x ${cursor.x}, step ${shown} is at ${expected}`);
+    }
   });
 
   test('trained heads: reverse reads along the reverse diagonal, sort attends by content', async () => {
@@ -175,6 +251,10 @@ describe('the tutorial\u2019s training sections', () => {
         .evaluateAll((els) => els.map((e) => e.dataset.pattern));
       assert.ok(names.includes(name), `${id}, layer ${layer}: ${names.join(', ')}`);
     }
+    // Two trained models, each folded to the best head of its first and its last layer: no wall of heatmaps (it was 9,222 px with every head).
+    const tall = await height('trained-heads');
+    assert.ok(tall < 3600, `the trained-heads section is ${tall} px tall`);
+    assert.equal(await page.locator('#trained-heads ap-heatmap').count(), 4);
     assert.deepEqual(errors, []);
   });
 });

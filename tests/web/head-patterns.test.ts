@@ -85,4 +85,75 @@ describe('head patterns', () => {
     // Judged on rows 0, 1, 3 only (self there), the same head is a self head.
     expect(headPatterns(weights, 5, tokens, [true, true, false, true, false])[0].name).toBe('self');
   });
+
+  it('do not call a fixed-offset head induction, though on a repeat of fixed period it lands on the same keys', () => {
+    // 'abcd' then 'abcd' again (the old induction task: the earlier copy always 4 back). A head looking 3 back on
+    // every row reaches the token after the earlier copy on the repeat's rows, like an induction head, but it also
+    // looks 3 back where that is no such token (row 3): position, not the repeat, explains it.
+    const offset = headPatterns(
+      head(8, (i) => (i >= 3 ? i - 3 : i)),
+      8,
+      TOKENS,
+    );
+    expect(offset.map((p) => p.name)).not.toContain('induction');
+    expect(offset[0].name).toBe('fixed offset');
+    expect(offset[0].score).toBeGreaterThan(0.8);
+    // Scored on the repeat's rows only (where both explanations coincide), it is still not induction.
+    const repeatRows = TOKENS.map((_, i) => i >= 4);
+    expect(
+      headPatterns(
+        head(8, (i) => (i >= 3 ? i - 3 : i)),
+        8,
+        TOKENS,
+        repeatRows,
+      )[0].name,
+    ).not.toBe('induction');
+    // An induction head on the same example attends 3 back only where that is the token after the earlier copy.
+    expect(
+      headPatterns(
+        head(8, (i) => (i >= 4 ? i - 3 : i)),
+        8,
+        TOKENS,
+        repeatRows,
+      )[0].name,
+    ).toBe('induction');
+  });
+
+  it('call a head induction when the distance to the earlier copy varies and it follows it', () => {
+    // Two repeats at different distances: 'p q' repeated 3 back, then 'r s' repeated 8 back.
+    const tokens = ['r', 's', 'p', 'q', 'x', 'p', 'q', 'y', 'r', 's'];
+    const target = (i: number) => {
+      const keys: number[] = [];
+      for (let j = 1; j <= i; j++) if (tokens[j - 1] === tokens[i]) keys.push(j);
+      return keys.length ? keys[0] : i; // else itself
+    };
+    const best = headPatterns(head(10, target), 10, tokens)[0];
+    expect(best.name).toBe('induction');
+    expect(best.score).toBeGreaterThan(0.8);
+  });
+
+  it('call a head that nothing explains and that is not sharp unclear, not content', () => {
+    // Each row spreads its weight over two keys chosen by no pattern: not broad, not sharp.
+    const seq = 8;
+    const weights = new Float32Array(seq * seq);
+    weights[0] = 1;
+    for (let i = 1; i < seq; i++) {
+      const [a, b] = [
+        [0, 1],
+        [1, 0],
+        [0, 2],
+        [3, 1],
+        [1, 4],
+        [5, 2],
+        [3, 6],
+      ][i - 1]; // two keys per row, by no rule
+      for (let j = 0; j <= i; j++) weights[i * seq + j] = 0.1 / (i + 1);
+      weights[i * seq + a] += 0.45;
+      weights[i * seq + b] += 0.45;
+    }
+    const rows = Array.from({ length: seq }, (_, i) => i >= 3); // the rows with room to be neither even nor sharp
+    const best = headPatterns(weights, seq, ['h', 'g', 'f', 'e', 'd', 'c', 'b', 'a'], rows)[0];
+    expect(best.name).toBe('unclear');
+    expect(best.score).toBeLessThan(0.5);
+  });
 });

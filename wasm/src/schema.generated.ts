@@ -964,7 +964,7 @@ export const ENGINE = {
       "vocabulary": "keys a.., values 0.., '?'"
     },
     {
-      "format": "r_1 .. r_n r_1 .. r_n; the repeat is scored (r_i -> r_{i+1})",
+      "format": "filler, r_1 .. r_L, filler, r_1 .. r_L, filler in 2 x length tokens; L, the start and the gap vary per example; the repeat is scored (r_i -> r_{i+1})",
       "name": "induction",
       "pattern": "a previous-token head in layer 0 and an induction head in layer 1",
       "vocabulary": "items 0..symbols-1"

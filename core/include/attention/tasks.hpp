@@ -18,7 +18,8 @@ namespace attention {
 
 struct TaskOptions {
   std::string name = "sort";  // copy, reverse, sort, recall, induction, modadd, parens, text
-  int length = 8;      // items per example (copy/reverse/sort/induction: the list; recall: pairs; parens: symbols)
+  int length = 8;      // items per example (copy/reverse/sort: the list; induction: half the sequence; recall: pairs;
+                       // parens: symbols)
   int symbols = 10;    // distinct items (copy/reverse/sort/induction/recall keys and values)
   int modulus = 13;    // modadd: p
   std::string text;    // text: what to learn to continue

@@ -91,10 +91,20 @@ class RecallTask : public Task {
   int n_, k_;
 };
 
-// Induction: a random sequence r_1..r_n, then the same again; in the repeat, r_i predicts
-// r_{i+1} (a previous-token head and an induction head form across two layers).
+// Induction: within 2n tokens, a segment r_1..r_L of distinct symbols and, later, the same
+// segment again; filler tokens (other symbols) before, between and after. In the repeat,
+// r_i predicts r_{i+1}. L, where the segment starts and the gap before its repeat are drawn
+// per example, so the distance back to the earlier copy differs between examples: no head
+// can find it by position alone, and the model needs a previous-token head in layer 0 and
+// an induction head in layer 1 (attend to the token after the earlier copy of this one).
 class InductionTask : public Task {
  public:
+  // The task's limits, declared once (make_induction checks them; the format in task_entries says them).
+  static constexpr int kMinLength = 3;                   // L ranges over [max(2, n/2), n - 1]: needs n >= 3
+  static int min_symbols(int length) { return length; }  // L <= n - 1 distinct symbols, and at least one filler symbol
+  static int shortest_repeat(int length) { return std::max(2, length / 2); }
+  static int longest_repeat(int length) { return length - 1; }
+
   InductionTask(int length, int symbols) : n_(length), k_(symbols) {}
   int vocab_size() const override { return k_; }
   int seq_len() const override { return 2 * n_; }
@@ -102,11 +112,26 @@ class InductionTask : public Task {
 
  protected:
   Example generate(SplitMix64& rng) const override {
+    const int lo = shortest_repeat(n_), hi = longest_repeat(n_);
+    const int length = lo + uniform(rng, hi - lo + 1);
+    const int room = 2 * n_ - 2 * length;  // filler tokens: >= 2
+    const int gap = uniform(rng, room + 1);
+    const int first = uniform(rng, room - gap + 1);
+    const int second = first + length + gap;
+    // A random permutation of the symbols: the segment takes the first `length`, the filler the rest.
+    std::vector<int> symbols(static_cast<std::size_t>(k_));
+    for (int i = 0; i < k_; ++i) symbols[static_cast<std::size_t>(i)] = i;
+    for (int i = k_ - 1; i > 0; --i)
+      std::swap(symbols[static_cast<std::size_t>(i)], symbols[static_cast<std::size_t>(uniform(rng, i + 1))]);
     Example e;
-    for (int i = 0; i < n_; ++i) e.ids.push_back(uniform(rng, k_));
-    for (int i = 0; i < n_; ++i) e.ids.push_back(e.ids[static_cast<std::size_t>(i)]);
+    e.ids.assign(static_cast<std::size_t>(2 * n_), 0);
+    for (int& id : e.ids) id = symbols[static_cast<std::size_t>(length + uniform(rng, k_ - length))];
+    for (int i = 0; i < length; ++i) {
+      e.ids[static_cast<std::size_t>(first + i)] = symbols[static_cast<std::size_t>(i)];
+      e.ids[static_cast<std::size_t>(second + i)] = symbols[static_cast<std::size_t>(i)];
+    }
     e.targets.assign(e.ids.size(), kIgnore);
-    for (int i = n_; i + 1 < 2 * n_; ++i)
+    for (int i = second; i + 1 < second + length; ++i)
       e.targets[static_cast<std::size_t>(i)] = e.ids[static_cast<std::size_t>(i + 1)];
     return e;
   }
@@ -313,7 +338,17 @@ using Made = Result<std::unique_ptr<Task>>;
 Made make_copy(const TaskOptions& o) { return std::unique_ptr<Task>(new ListTask(K::Copy, o.length, o.symbols)); }
 Made make_reverse(const TaskOptions& o) { return std::unique_ptr<Task>(new ListTask(K::Reverse, o.length, o.symbols)); }
 Made make_sort(const TaskOptions& o) { return std::unique_ptr<Task>(new ListTask(K::Sort, o.length, o.symbols)); }
-Made make_induction(const TaskOptions& o) { return std::unique_ptr<Task>(new InductionTask(o.length, o.symbols)); }
+Made make_induction(const TaskOptions& o) {
+  if (o.length < InductionTask::kMinLength)
+    return Error{"induction needs a length of at least " + std::to_string(InductionTask::kMinLength) + ", got " +
+                     std::to_string(o.length) + " (the repeated segment is 2..length-1 symbols, with filler around it)",
+                 error_code::kOutOfRange, "length"};
+  if (o.symbols < InductionTask::min_symbols(o.length))
+    return Error{"induction needs at least as many symbols (" + std::to_string(o.symbols) + ") as its length (" +
+                     std::to_string(o.length) + "): the segment's symbols are distinct, and the filler uses others",
+                 error_code::kOutOfRange, "symbols"};
+  return std::unique_ptr<Task>(new InductionTask(o.length, o.symbols));
+}
 Made make_modadd(const TaskOptions& o) { return std::unique_ptr<Task>(new ModAddTask(o.modulus)); }
 
 Made make_recall(const TaskOptions& o) {
@@ -375,7 +410,9 @@ const std::vector<TaskEntry>& task_entries() {
       {{"recall", "keys a.., values 0.., '?'", "k_1 v_1 .. k_n v_n ? k_q; the last position is scored (v_q)",
         "the query key attends to its earlier copy, whose next token is the value (an induction-like head)"},
        make_recall},
-      {{"induction", "items 0..symbols-1", "r_1 .. r_n r_1 .. r_n; the repeat is scored (r_i -> r_{i+1})",
+      {{"induction", "items 0..symbols-1",
+        "filler, r_1 .. r_L, filler, r_1 .. r_L, filler in 2 x length tokens; L, the start and the gap vary per "
+        "example; the repeat is scored (r_i -> r_{i+1})",
         "a previous-token head in layer 0 and an induction head in layer 1"},
        make_induction},
       {{"modadd", "0..p-1, '+', '='", "a + b = ; the last position is scored ((a + b) mod p); 1 in 5 pairs held out",

@@ -10,6 +10,7 @@ import { pageEngineClient } from '../workers/page-client.js';
 import { startTrainingWorker } from '../workers/train-client.js';
 import { setTrainingRunner } from '../workers/train-run.js';
 import { PAGE_DEFAULT_STATE } from '../settings/settings.js';
+import { RUN_BUTTON } from '../model/training-data.js';
 import { adoptTokens } from '../ui/tokens.js';
 import { setUpTheme } from '../ui/theme.js';
 
@@ -26,9 +27,10 @@ const INTROS = {
     'Type one sentence per line. Every head\u2019s scores, masks, softmax weights and the shape of every tensor update as you ' +
     'type, and every number is the engine\u2019s exact arithmetic.',
   train:
-    'Pick a task and press Start: a small transformer trains right here, in a worker, and you watch the loss fall and ' +
-    'the heads of a held-out example sharpen into the pattern that solves the task. Change a setting to start over. ' +
-    'The trained models shipped with the page show at once; scrub their timeline to watch their heads form.',
+    `Pick a task and press ${RUN_BUTTON.start}: a small transformer trains right here, in a worker, and you watch the ` +
+    'loss fall and the heads of a held-out example sharpen into the pattern that solves the task. Change a setting to ' +
+    'start over. The trained models shipped with the page show at once; scrub their timeline to watch their heads ' +
+    `form, or press ${RUN_BUTTON.train} to train one here.`,
 };
 
 function route(): void {

@@ -46,3 +46,41 @@ export interface Probe {
   /** Your own input: how many leading tokens you typed (the rest the model wrote). */
   typed?: number;
 }
+
+/**
+ * The Train view's run button, by what it would do: train a shown (shipped) model here from step 0, start, resume,
+ * or nothing more (finished). Text that tells people to press it says these words.
+ */
+export const RUN_BUTTON = {
+  train: 'Train it yourself',
+  start: 'Start',
+  resume: 'Resume',
+  finished: 'Finished',
+} as const;
+
+/** Runs within this many points of held-out sequence accuracy at their last evaluation are "about as good". */
+const SAME_ACCURACY = 0.02;
+/** Runs reaching the target within this share of the later one's step reached it "at about the same time". */
+const SAME_TIME = 0.15;
+
+/**
+ * Said plainly when the compared runs barely differ (the same accuracy at the end, within SAME_ACCURACY, and the
+ * target reached by all or none, within SAME_TIME of each other), so that noise is not read as an effect; else ''.
+ */
+export function barelyDiffer(runs: readonly { heldOut: readonly CurvePoint[] }[], goal: number): string {
+  const last = runs.map((run) => run.heldOut.at(-1));
+  if (runs.length < 2 || last.some((p) => !p)) return '';
+  const accuracies = last.map((p) => p!.sequenceAccuracy);
+  const spread = Math.max(...accuracies) - Math.min(...accuracies);
+  if (spread > SAME_ACCURACY) return '';
+  const reached = runs.map((run) => run.heldOut.find((p) => p.sequenceAccuracy >= goal)?.step ?? null);
+  if (reached.some((s) => s === null) && reached.some((s) => s !== null)) return '';
+  if (reached.every((s) => s !== null)) {
+    const steps = reached as number[];
+    if (Math.max(...steps) - Math.min(...steps) > SAME_TIME * Math.max(...steps)) return '';
+  }
+  return (
+    `The runs barely differ (held-out sequences right within ${(100 * spread).toFixed(1)} points of each other): ` +
+    'on these settings the compared setting makes no clear difference.'
+  );
+}

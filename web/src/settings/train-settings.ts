@@ -29,6 +29,28 @@ interface Variant {
   change: Partial<TrainState>;
 }
 
+// Where the comparisons' effects show (see COMPARISONS' `opens`).
+const SMALL_REVERSE: TrainState = {
+  task: 'reverse',
+  length: 8,
+  symbols: 10,
+  dModel: 32,
+  ffnDim: 64,
+  steps: 300,
+};
+const DEEP_REVERSE: TrainState = { ...SMALL_REVERSE, layers: 4 };
+const WIDE_HEADS_SORT: TrainState = {
+  task: 'sort',
+  length: 5,
+  symbols: 8,
+  dModel: 128,
+  heads: 2,
+  ffnDim: 128,
+  steps: 300,
+};
+const NORM_OPENS: TrainState = { ...DEEP_REVERSE, layers: 6, warmup: 0, lr: 0.01 };
+const LAYER_NORM_OPENS: TrainState = { ...DEEP_REVERSE, layers: 6 };
+
 /** Runs that differ in one setting only, one per [value, label], in this order. */
 function values(name: string, runs: [TrainState[string], string][]): Variant[] {
   return runs.map(([value, label]) => ({ label, change: { [name]: value } }));
@@ -39,11 +61,16 @@ function values(name: string, runs: [TrainState[string], string][]): Variant[] {
  * chosen settings with its own change (the ablations the learners' questions ask about).
  * Run A is the first. The compared settings are the runs' own: their controls are
  * overridden while comparing (positions: run A keeps yours unless it is 'none').
+ * `opens`: the settings a comparison switches to when it is picked, where its effect shows
+ * (on the view's default two-layer sort, residual connections make no visible difference;
+ * at four layers reversing they decide whether the model learns at all). Measured, and
+ * checked by tests/web/comparison-defaults.test.ts.
  */
-const COMPARISONS: Record<string, { label: string; runs: (s: TrainState) => Variant[] }> = {
-  none: { label: 'Nothing: one run', runs: () => [{ label: '', change: {} }] },
+const COMPARISONS: Record<string, { label: string; opens: TrainState; runs: (s: TrainState) => Variant[] }> = {
+  none: { label: 'Nothing: one run', opens: {}, runs: () => [{ label: '', change: {} }] },
   residual: {
     label: 'Residual connections on / off',
+    opens: DEEP_REVERSE,
     runs: () =>
       values('residual', [
         [true, 'residual on'],
@@ -52,6 +79,7 @@ const COMPARISONS: Record<string, { label: string; runs: (s: TrainState) => Vari
   },
   scale: {
     label: 'Scaling by 1/√d_k on / off',
+    opens: WIDE_HEADS_SORT,
     runs: () =>
       values('scale', [
         [true, 'scaled by 1/√d_k'],
@@ -60,6 +88,7 @@ const COMPARISONS: Record<string, { label: string; runs: (s: TrainState) => Vari
   },
   scale64: {
     label: 'Scaling at d_k = 64 (d_model 128, 2 heads)',
+    opens: WIDE_HEADS_SORT,
     runs: () =>
       values('scale', [
         [true, 'd_k 64, scaled by 1/√d_k'],
@@ -68,6 +97,7 @@ const COMPARISONS: Record<string, { label: string; runs: (s: TrainState) => Vari
   },
   norm: {
     label: 'Pre-LN / post-LN',
+    opens: NORM_OPENS,
     runs: () =>
       values('norm', [
         ['pre', 'pre-LN'],
@@ -76,6 +106,7 @@ const COMPARISONS: Record<string, { label: string; runs: (s: TrainState) => Vari
   },
   layerNorm: {
     label: 'LayerNorm on / off',
+    opens: LAYER_NORM_OPENS,
     runs: () =>
       values('layerNorm', [
         [true, 'LayerNorm'],
@@ -83,7 +114,9 @@ const COMPARISONS: Record<string, { label: string; runs: (s: TrainState) => Vari
       ]),
   },
   attnActivation: {
+    // The lesson is that it makes no difference: the view's own settings show that.
     label: 'Activation after attention: none / ReLU / GELU',
+    opens: {},
     runs: () =>
       values('attnActivation', [
         ['none', 'no activation after attention'],
@@ -93,6 +126,7 @@ const COMPARISONS: Record<string, { label: string; runs: (s: TrainState) => Vari
   },
   positions: {
     label: 'Positions / none',
+    opens: SMALL_REVERSE,
     runs: (s) => {
       const kept = s.positions === 'none' ? 'learned' : (s.positions as string);
       return [
@@ -102,6 +136,11 @@ const COMPARISONS: Record<string, { label: string; runs: (s: TrainState) => Vari
     },
   },
 };
+
+/** The settings a comparison switches to when picked (its `opens`; nothing for an unknown one). */
+export function comparisonOpening(compare: string): TrainState {
+  return COMPARISONS[compare]?.opens ?? {};
+}
 
 function variants(state: TrainState): Variant[] {
   return (COMPARISONS[state.compare as string] ?? COMPARISONS.none).runs(state);

@@ -17,11 +17,24 @@ export interface HeadSwitches {
 
 export const headKey = (h: { layer: number; head: number }) => `${h.layer}.${h.head}`;
 
-export function probeView(probe: Probe, heading: string, switches?: HeadSwitches) {
+/** How a probe is drawn: its heads' switches, the step it shows, and whether every head shows. */
+export interface ProbeOptions {
+  switches?: HeadSwitches;
+  /** The training step of the probe's model: at 0 the heads are untrained (no label says they learned anything). */
+  step: number;
+  /** Every head, or only the heads that matter (headsThatMatter), the others folded away. */
+  all: boolean;
+}
+
+export function probeView(probe: Probe, heading: string, options: ProbeOptions) {
+  const { switches, step, all } = options;
   const scale = weightScale();
   const labels = probe.tokens.map((label) => ({ label: visible(label), pad: false }));
   const blocked = new Uint8Array(probe.seq * probe.seq); // causal: query i sees keys 0..i
   for (let i = 0; i < probe.seq; i++) for (let j = i + 1; j < probe.seq; j++) blocked[i * probe.seq + j] = 1;
+  const named = probe.heads.map((h) => ({ head: h, label: headLabel(probe, h, step) }));
+  const kept = all ? null : headsThatMatter(named);
+  const shown = named.filter(({ head }) => !kept || kept.has(headKey(head)) || switches?.off.has(headKey(head)));
   return html`<h3>${heading}</h3>
     <div class="probe-tokens" data-testid="probe">${probe.tokens.map((t, i) => {
       const expected = probe.expected[i];
@@ -41,14 +54,19 @@ export function probeView(probe: Probe, heading: string, switches?: HeadSwitches
         }</small></span>`;
     })}</div>
     <ap-legend .scale=${scale} label="Attention weight:"></ap-legend>
-    <div class="heads" style=${`grid-template-columns:${fitColumns(gridWidth({ rows: probe.seq, cols: probe.seq, rowLabels: labels, colLabels: labels, rowAxis: 'query', colAxis: 'key' }))}`}>${probe.heads.map(
-      (h) => {
-        const best = headLabel(probe, h);
+    ${
+      shown.length < named.length
+        ? html`<p class="folded" data-testid="folded">${shown.length} of ${named.length} heads: the best-named head of the
+      first and of the last layer${switches?.off.size ? ', and those switched off' : ''}.</p>`
+        : nothing
+    }
+    <div class="heads" style=${`grid-template-columns:${fitColumns(gridWidth({ rows: probe.seq, cols: probe.seq, rowLabels: labels, colLabels: labels, rowAxis: 'query', colAxis: 'key' }))}`}>${shown.map(
+      ({ head: h, label: best }) => {
         const off = switches?.off.has(headKey(h)) ?? false;
         return html`<div class="head ${off ? 'off' : ''}"><ap-heatmap data-layer=${h.layer} data-head=${h.head} data-pattern=${best.name}
         .values=${h.weights} .rows=${probe.seq} .cols=${probe.seq} .rowLabels=${labels} .colLabels=${labels} .blocked=${blocked}
         .scale=${scale} row-axis="query" col-axis="key"
-        caption=${`Layer ${h.layer} · head ${h.head}: ${best.name} (${best.score.toFixed(2)}) · weights (Sq, Sk) = (${probe.seq}, ${probe.seq})`}
+        caption=${`Layer ${h.layer} · head ${h.head}: ${best.name}${step === 0 ? ' (untrained)' : ''} (${best.score.toFixed(2)}) · weights (Sq, Sk) = (${probe.seq}, ${probe.seq})`}
       ></ap-heatmap>${
         switches
           ? html`<button class="head-switch" data-action="head-off" data-layer=${h.layer} data-head=${h.head}
@@ -61,6 +79,27 @@ export function probeView(probe: Probe, heading: string, switches?: HeadSwitches
     )}</div>`;
 }
 
+/** Labels that name no pattern the head learned. */
+const VAGUE: readonly string[] = ['broad', 'unclear'];
+
+/**
+ * The heads worth showing when the probe is folded: the head with the best score among those a pattern names
+ * (else the best-scoring one, broad or unclear) of the first layer and of the last, where the tasks' stories are
+ * (positions read in the first layer, content or induction in the last).
+ */
+export function headsThatMatter(named: readonly { head: ProbeHead; label: PatternScore }[]): Set<string> {
+  const layers = named.map((n) => n.head.layer);
+  const ends = new Set([Math.min(...layers), Math.max(...layers)]);
+  const best = new Map<number, { head: ProbeHead; label: PatternScore }>();
+  const rank = (l: PatternScore) => (VAGUE.includes(l.name) ? 0 : 1) * 10 + l.score;
+  for (const entry of named) {
+    if (!ends.has(entry.head.layer)) continue;
+    const current = best.get(entry.head.layer);
+    if (!current || rank(entry.label) > rank(current.label)) best.set(entry.head.layer, entry);
+  }
+  return new Set([...best.values()].map((e) => headKey(e.head)));
+}
+
 /**
  * The rows a head is judged on: the probe's scored positions (or, on your own input, those
  * the model wrote from), where the task constrains what the model must attend to.
@@ -71,9 +110,13 @@ export function scoredRows(probe: Probe): boolean[] | undefined {
   return undefined;
 }
 
-/** A head's best-matching pattern on a probe, with its score. */
-export function headLabel(probe: Probe, head: ProbeHead): PatternScore {
-  return headPatterns(head.weights, probe.seq, probe.tokens, scoredRows(probe))[0];
+/**
+ * A head's best-matching pattern on a probe, with its score. An untrained head (step 0) that is sharp attends where
+ * its random weights point: 'unclear', not 'content' (content means it learned to look for a token).
+ */
+export function headLabel(probe: Probe, head: ProbeHead, step?: number): PatternScore {
+  const best = headPatterns(head.weights, probe.seq, probe.tokens, scoredRows(probe))[0];
+  return step === 0 && best.name === 'content' ? { name: 'unclear', score: best.score } : best;
 }
 
 /** What switching heads off did, measured on the held-out set at `step`, beside the same run with every head on. */
@@ -92,7 +135,7 @@ export function ablationSummary(a: Ablation, step: number) {
 export function probeIntro() {
   return html`<p class="task">Under each token of a held-out example: the model's guess for the next one (green: right, red:
     wrong, where scored) and its probability. Each head is named by the pattern it best matches (previous token, self, first
-    token, induction, reverse diagonal, or broad) with the share of attention that falls where the pattern puts it, or content
-    when it is sharp but no position pattern explains it. Type your own
-    input below: the tokens with a dashed border are the ones the model wrote.</p>`;
+    token, a fixed offset back, induction, reverse diagonal, or broad) with the share of attention that falls where the
+    pattern puts it; content when it is sharp but no position pattern explains it; unclear when nothing does (an
+    untrained head, say). Type your own input below: the tokens with a dashed border are the ones the model wrote.</p>`;
 }

@@ -3,7 +3,7 @@
 // plots — the timeline slider and the box for your own input. What is enabled follows from the runs' state; the actions
 // are train-view.ts's.
 import { html, nothing } from 'lit';
-import type { Probe } from '../model/training-data.js';
+import { RUN_BUTTON, type Probe } from '../model/training-data.js';
 import type { RunInfo } from '../workers/training.js';
 import { promptOf } from '../model/probe-input.js';
 import { shownValue } from '../settings/settings.js';
@@ -90,7 +90,13 @@ export function trainButtons(b: TrainButtons) {
       running
         ? html`<button class="primary" data-action="pause" @click=${b.pause}>Pause</button>`
         : html`<button class="primary" data-action="start" ?disabled=${!b.ready || (finished && !b.checkpoint)} @click=${b.start}>${
-            b.checkpoint ? 'Train it yourself' : finished ? 'Finished' : b.step ? 'Resume' : 'Start'
+            b.checkpoint
+              ? RUN_BUTTON.train
+              : finished
+                ? RUN_BUTTON.finished
+                : b.step
+                  ? RUN_BUTTON.resume
+                  : RUN_BUTTON.start
           }</button>`
     }
     <button data-action="step" ?disabled=${idle || finished} @click=${b.stepOnce}>Step</button>
@@ -112,6 +118,16 @@ export function trainButtons(b: TrainButtons) {
   </div>`;
 }
 
+/** Which of the recorded `steps` the timeline shows: the scrubbed one (the first at or after it), or the latest. */
+export function timelineIndex(steps: readonly number[], scrub: number | null): number {
+  return scrub === null
+    ? steps.length - 1
+    : Math.max(
+        0,
+        steps.findIndex((s) => s >= scrub),
+      );
+}
+
 /**
  * The timeline: a slider over the steps whose heads were recorded, in any run (not while training). `scrub` is the
  * step shown, null for the latest; moving to the last step gives null again, so the view follows new steps.
@@ -125,13 +141,7 @@ export function timeline(
   onScrub: (step: number | null) => void,
 ) {
   if (steps.length < 2) return nothing;
-  const index =
-    scrub === null
-      ? steps.length - 1
-      : Math.max(
-          0,
-          steps.findIndex((s) => s >= scrub),
-        );
+  const index = timelineIndex(steps, scrub);
   const earlier = ends.some((end) => end < steps[index]) ? ' (a run that stopped earlier: its last heads)' : '';
   return html`<div class="setting timeline"><label for="timeline">Timeline: the heads at step ${steps[index]}${earlier}</label>
     <input id="timeline" type="range" min="0" max=${steps.length - 1} .value=${String(index)}

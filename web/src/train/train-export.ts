@@ -34,14 +34,15 @@ export function exportCurves(
     );
 }
 
-/** Both plots (loss, accuracy) of the runs, each as its own file. */
+/** Both plots (loss, accuracy) of the runs, each as its own file; cursor: the step marked on the page, if any. */
 export function exportPlots(
   runs: readonly TrainRun[],
   names: readonly string[],
   state: TrainState,
   format: 'svg' | 'png',
+  cursor: number | null = null,
 ) {
-  for (const { plot, spec } of plotSpecs(runs, names, state.steps as number)) {
+  for (const { plot, spec } of plotSpecs(runs, names, state.steps as number, cursor)) {
     const figure = composeFigure({
       heading: `${valueLabel(state, 'task')}: ${spec.yLabel} by step`,
       texts: [{ label: 'Settings:', text: trainSummary(state) }],

@@ -5,7 +5,7 @@ import { html, nothing } from 'lit';
 import type { CurvesSpec, Dash, Series } from '../ui/curves.js';
 import '../ui/curves.js';
 import type { TrainRun } from '../workers/train-run.js';
-import type { CurvePoint } from '../model/training-data.js';
+import { barelyDiffer, type CurvePoint } from '../model/training-data.js';
 
 const COLORS = { train: '#1a73e8', heldOut: '#e8175d', sequence: '#2e7d32' };
 /** Each compared run's line style (the colours tell the curves apart). */
@@ -41,7 +41,10 @@ export function comparisonSummary(runs: readonly TrainRun[], name: (i: number) =
   });
   // Stop at 0 trains every run to its last step; the summary still needs a yardstick, and says which.
   if (stopAt <= 0) lines.push('(Stop at accuracy is 0, so the runs do not stop early; 99% is the yardstick here.)');
-  return html`<p class="summary" data-testid="summary">${lines.join(' ')}</p>`;
+  const barely = barelyDiffer(runs, goal);
+  return html`<p class="summary" data-testid="summary" data-verdict=${barely ? 'barely' : 'differ'}>${lines.join(' ')}${
+    barely ? html` <strong>${barely}</strong>` : nothing
+  }</p>`;
 }
 
 /** The Train view's two plots, 'loss' and 'accuracy', of every run; names: the runs' letters, shown when comparing. */
@@ -49,6 +52,7 @@ export function plotSpecs(
   runs: readonly TrainRun[],
   names: readonly string[],
   steps: number,
+  cursor: number | null = null,
 ): { plot: string; spec: CurvesSpec }[] {
   const xy = (points: CurvePoint[], key: keyof CurvePoint) => points.map((p) => ({ x: p.step, y: p[key] }));
   const tag = (i: number, label: string) => (runs.length > 1 ? `${names[i]}: ${label}` : label);
@@ -74,20 +78,23 @@ export function plotSpecs(
     },
   ]);
   return [
-    { plot: 'loss', spec: { series: loss, log: true, yLabel: 'cross-entropy loss', xLabel: 'step', xMax: steps } },
+    {
+      plot: 'loss',
+      spec: { series: loss, log: true, yLabel: 'cross-entropy loss', xLabel: 'step', xMax: steps, cursor },
+    },
     {
       plot: 'accuracy',
-      spec: { series: accuracy, log: false, yLabel: 'accuracy', xLabel: 'step', yDomain: [0, 1], xMax: steps },
+      spec: { series: accuracy, log: false, yLabel: 'accuracy', xLabel: 'step', yDomain: [0, 1], xMax: steps, cursor },
     },
   ];
 }
 
-/** The plots on the page (their exports draw the same specs: train-export.ts). */
-export function trainPlots(runs: readonly TrainRun[], names: readonly string[], steps: number) {
-  return html`<div class="plots">${plotSpecs(runs, names, steps).map(
+/** The plots on the page (their exports draw the same specs: train-export.ts); cursor: the step the timeline shows. */
+export function trainPlots(runs: readonly TrainRun[], names: readonly string[], steps: number, cursor: number | null) {
+  return html`<div class="plots">${plotSpecs(runs, names, steps, cursor).map(
     ({ plot, spec }) => html`
     <ap-curves data-plot=${plot} .series=${spec.series} ?log=${spec.log} .yDomain=${spec.yDomain} y-label=${spec.yLabel}
-      x-label=${spec.xLabel} x-max=${spec.xMax}></ap-curves>`,
+      x-label=${spec.xLabel} x-max=${spec.xMax} .cursor=${cursor}></ap-curves>`,
   )}
   </div>`;
 }

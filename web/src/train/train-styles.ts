@@ -47,6 +47,8 @@ export const TRAIN_STYLES = [
   .probe-box input { font: var(--ap-text-md) var(--ap-mono); color: var(--ap-text); background: var(--ap-bg); border: 1px solid var(--ap-border-strong); border-radius: var(--ap-radius-sm); padding: 0.3rem; flex: 1 1 12rem; min-width: 0; }
   .probe-box .error { flex-basis: 100%; }
   .heads { display: grid; gap: 0.8rem; grid-template-columns: repeat(auto-fill, minmax(min(100%, 15rem), 1fr)); }
+  .folded { font-size: var(--ap-text-sm); color: var(--ap-text-muted); margin: 0.2rem 0; }
+  button.fold { margin: 0.6rem 0 0.4rem; }
   .error { color: var(--ap-danger); }
   .run-error { border: 1px solid var(--ap-danger); background: var(--ap-danger-soft); padding: 0.4rem 0.6rem; border-radius: var(--ap-radius-sm); }
   h3 { font-size: var(--ap-text-md); margin: 1rem 0 0.3rem; }

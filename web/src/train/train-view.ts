@@ -1,4 +1,4 @@
-// <ap-train>: the Train view. Pick a task, a model and an optimizer, press Start, and
+// <ap-train>: the Train view. Pick a task, a model and an optimizer, press Start (or, on a shipped model, Train it yourself), and
 // watch the loss fall and the heads of a probe example sharpen as the model learns;
 // optionally two or three runs differing in one setting (settings/train-settings.ts's
 // comparisons) train side by side, curves overlaid, heads next to each other. Shipped
@@ -15,6 +15,7 @@ import { TrainRun } from '../workers/train-run.js';
 import { parseSetting } from '../settings/settings.js';
 import {
   DEFAULT_TRAIN_STATE,
+  comparisonOpening,
   runLabel,
   runLimits,
   runStates,
@@ -34,7 +35,7 @@ import { ablationSummary, headKey, probeIntro, probeView, visible, type HeadSwit
 import { comparisonSummary, progressLine, trainPlots } from './train-report.js';
 import { settingInput } from '../ui/controls.js';
 import { TRAIN_STYLES } from './train-styles.js';
-import { probeBox, timeline, trainButtons, trainSettings, trainSummary } from './train-controls.js';
+import { probeBox, timeline, timelineIndex, trainButtons, trainSettings, trainSummary } from './train-controls.js';
 import { settingsDrawer } from '../ui/settings-drawer.js';
 import '../ui/curves.js';
 import '../ui/heatmap.js';
@@ -63,6 +64,7 @@ export class TrainView extends LitElement {
     checkpoints: { state: true },
     ablation: { state: true },
     drawerOpen: { state: true },
+    allHeads: { state: true },
   };
   declare syncHash: boolean;
   /** A checkpoint to open with: a shipped one's id, or the URL of a given one's .json (its settings replace the state). */
@@ -89,6 +91,8 @@ export class TrainView extends LitElement {
   declare checkpoints: CheckpointIndex['checkpoints'];
   /** In a narrow container the settings fold into a drawer above the runs: whether it is open. */
   declare drawerOpen: boolean;
+  /** Every head of the probes, or (false) only the ones that matter (probe-view.ts, headsThatMatter). */
+  declare allHeads: boolean;
   /** Set by Reset and Start: train these settings here even if a checkpoint has them. */
   #fromScratch = false;
   /** The state this element set itself; another one assigned from outside (an attribute) means new runs. */
@@ -118,6 +122,7 @@ export class TrainView extends LitElement {
     this.checkpoints = [];
     this.ablation = null;
     this.drawerOpen = false;
+    this.allHeads = false;
   }
 
   override connectedCallback() {
@@ -126,9 +131,20 @@ export class TrainView extends LitElement {
       const { state, problems } = trainStateFromHash(location.hash);
       this.state = state;
       this.#linkProblems = problems;
+      window.addEventListener('hashchange', this.#onHashChange);
     }
     void this.#prepare();
   }
+
+  /** A hash typed or followed while the view is open: its settings, as a fresh visit to that link would show. */
+  #onHashChange = () => {
+    if (!location.hash.startsWith('#train') || location.hash === trainStateToHash(this.state)) return;
+    const { state, problems } = trainStateFromHash(location.hash);
+    this.#linkProblems = problems;
+    this.errors = {};
+    this.#parseErrors.clear();
+    this.state = state; // not #ownState: willUpdate makes new runs (showing a checkpoint that has these settings)
+  };
 
   /** The checkpoints' list first (so the first runs can show one), then the runs. */
   async #prepare() {
@@ -158,6 +174,7 @@ export class TrainView extends LitElement {
   }
 
   override disconnectedCallback() {
+    window.removeEventListener('hashchange', this.#onHashChange);
     for (const run of this.#runs) run.dispose();
     this.#runs = [];
     super.disconnectedCallback();
@@ -286,7 +303,9 @@ export class TrainView extends LitElement {
       return;
     }
     this.errors = errors;
-    this.state = this.#ownState = { ...this.state, [name]: parsed.value as TrainState[string] };
+    // A comparison opens on the settings where its effect shows (train-settings.ts, COMPARISONS).
+    const opening = name === 'compare' ? comparisonOpening(parsed.value as string) : {};
+    this.state = this.#ownState = { ...this.state, ...opening, [name]: parsed.value as TrainState[string] };
     this.#fromScratch = false;
     if (this.syncHash) history.replaceState(null, '', trainStateToHash(this.state));
     if (
@@ -412,6 +431,17 @@ export class TrainView extends LitElement {
       : nothing;
   }
 
+  /** The training step of the model whose probe run i shows (your input's, the ablation's, the scrubbed or latest). */
+  #probeStep(i: number): number {
+    const run = this.#runs[i];
+    if (this.custom) return this.custom.step;
+    if (this.#ablationOf(i)) return this.ablation!.step;
+    if (this.scrub === null) return run?.step ?? 0;
+    const at = run?.timeline.filter((t) => t.step <= this.scrub!).at(-1) ?? run?.timeline[0];
+    return at?.step ?? 0;
+  }
+
+  /** The probes' heads, each run's; then how to read them and the box for your own input. */
   #probes() {
     const custom = this.custom;
     const shown = custom
@@ -423,7 +453,23 @@ export class TrainView extends LitElement {
     const what = custom ? `your input, completed by the model at step ${custom.step}` : 'a held-out example';
     const title = (i: number) =>
       this.#runs.length > 1 ? `Run ${this.#name(i)}: ${what}` : what[0].toUpperCase() + what.slice(1);
-    return html`${probeIntro()}
+    const heads = Math.max(...shown.map((p) => p?.heads.length ?? 0));
+    const layers = Math.max(...shown.map((p) => new Set(p?.heads.map((h) => h.layer)).size));
+    return html`<div class="probe-runs">${shown.map((probe, i) =>
+      probe
+        ? html`<section data-run=${NAMES[i]}>
+        ${probeView(probe, title(i), { switches: this.#switches(i), step: this.#probeStep(i), all: this.allHeads })}${this.#ablationSummary(i)}</section>`
+        : nothing,
+    )}</div>
+      ${
+        heads > layers
+          ? html`<button class="fold" data-action="all-heads" aria-pressed=${String(this.allHeads)}
+        @click=${() => {
+          this.allHeads = !this.allHeads;
+        }}>${this.allHeads ? 'Show only the heads that matter' : `Show all ${heads} heads${shown.length > 1 ? ' of each run' : ''}`}</button>`
+          : nothing
+      }
+      ${probeIntro()}
       ${probeBox({
         example: this.#runs[0]?.probe ?? null,
         characters: this.#characters(),
@@ -435,13 +481,7 @@ export class TrainView extends LitElement {
         onBack: () => {
           this.custom = null;
         },
-      })}
-      <div class="probe-runs">${shown.map((probe, i) =>
-        probe
-          ? html`<section data-run=${NAMES[i]}>
-        ${probeView(probe, title(i), this.#switches(i))}${this.#ablationSummary(i)}</section>`
-          : nothing,
-      )}</div>`;
+      })}`;
   }
 
   /** Whether a control shows: 'all' shows everything; a list names settings, 'buttons' and 'checkpoints'. */
@@ -459,6 +499,10 @@ export class TrainView extends LitElement {
     const status = this.#status();
     const a = this.#runs[0];
     const ready = this.#runs.length > 0 && this.#runs.every((r) => r.info) && Object.keys(this.errors).length === 0;
+    // The timeline (not while training) scrubs the recorded steps; the curves mark the step it shows, the heads below show it.
+    const steps = [...new Set(this.#runs.flatMap((r) => r.timeline.map((t) => t.step)))].sort((x, y) => x - y);
+    const scrubbing = status !== 'running' && steps.length >= 2;
+    const cursor = scrubbing ? steps[timelineIndex(steps, this.scrub)] : null;
     const messages = this.#runs
       .map((r, i) => (r.message ? `${this.#name(i) ? `${this.#name(i)}: ` : ''}${r.message}` : ''))
       .filter(Boolean);
@@ -506,7 +550,7 @@ export class TrainView extends LitElement {
                 load: this.#loadWeights,
                 openExplore: this.#explore,
                 exportCurves: (format) => exportCurves(this.#runs, NAMES, this.state, format),
-                exportPlots: (format) => exportPlots(this.#runs, NAMES, this.state, format),
+                exportPlots: (format) => exportPlots(this.#runs, NAMES, this.state, format, cursor),
               })
             : nothing
         }
@@ -521,18 +565,18 @@ export class TrainView extends LitElement {
         ${messages.length ? html`<p class=${this.#runs.some((r) => r.status === 'diverged') ? 'run-error' : 'task'} role="status">${messages.join(' ')}</p>` : nothing}
         ${this.runError ? html`<p class="run-error" role="alert">${this.runError}</p>` : nothing}
         ${this.#runs.length > 1 && a?.info ? comparisonSummary(this.#runs, (i) => this.#name(i), this.state.stopAt as number) : nothing}
-        ${a?.info ? trainPlots(this.#runs, NAMES, this.state.steps as number) : nothing}
+        ${a?.info ? trainPlots(this.#runs, NAMES, this.state.steps as number, cursor) : nothing}
         ${
-          status === 'running'
-            ? nothing
-            : timeline(
+          scrubbing
+            ? timeline(
                 this.#runs.map((r) => r.timeline.at(-1)?.step ?? 0),
-                [...new Set(this.#runs.flatMap((r) => r.timeline.map((t) => t.step)))].sort((x, y) => x - y),
+                steps,
                 this.scrub,
                 (step) => {
                   this.scrub = step;
                 },
               )
+            : nothing
         }
         ${this.#probes()}
       </main>

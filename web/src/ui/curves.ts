@@ -26,6 +26,8 @@ export interface CurvesSpec {
   yDomain?: [number, number];
   /** Largest x to show (e.g. the run's steps), so the plot does not rescale as it grows. */
   xMax: number;
+  /** A step marked by a solid line (the step whose heads the Train view's timeline shows); none when absent or null. */
+  cursor?: number | null;
 }
 
 /** The plot's handlers for the hovered step (the element's; an exported picture has none). */
@@ -68,6 +70,19 @@ function thin(points: readonly { x: number; y: number }[]) {
 const format = (v: number) =>
   Math.abs(v) >= 100 || v === 0 ? v.toFixed(0) : Math.abs(v) >= 0.01 ? v.toPrecision(3) : v.toExponential(1);
 
+/**
+ * One format for a whole axis (not "8.00 / 0.900 / 1.0e-3"): plain decimals with as many places as the
+ * smallest tick needs and no trailing zeros (8, 0.9, 0.001), or, for ticks below 0.0001, all in e-notation.
+ */
+export function tickFormat(ticks: readonly number[]): (v: number) => string {
+  const nonzero = ticks.filter((t) => t !== 0).map(Math.abs);
+  const smallest = nonzero.length ? Math.min(...nonzero) : 1;
+  if (smallest < 1e-4) return (v) => (v === 0 ? '0' : v.toExponential(0).replace('e+', 'e'));
+  // Enough places for the smallest tick's two significant digits (a log axis's 0.02, a linear one's 0.25).
+  const places = Math.min(6, Math.max(0, 1 - Math.floor(Math.log10(smallest))));
+  return (v) => String(Number(v.toFixed(places)));
+}
+
 function scales(spec: CurvesSpec) {
   const all = spec.series.flatMap((s) => s.points);
   const xs = all.map((p) => p.x);
@@ -95,11 +110,13 @@ function scales(spec: CurvesSpec) {
 
 /** The plot as an SVG template: with `hover`, the element's (the hovered step marked, its handlers bound), else a picture's. */
 export function curvesSvg(spec: CurvesSpec, hover: Hover | null = null) {
+  const cursor = spec.cursor ?? null;
   const { x, y } = scales(spec);
   const clampY = (v: number) => Math.min(H - M.bottom, Math.max(M.top, y(v)));
   const yTicks = spec.log
     ? y.ticks(4).filter((_, i, a) => a.length <= 6 || i % Math.ceil(a.length / 6) === 0)
     : y.ticks(5);
+  const tick = tickFormat(yTicks);
   const hoverX = hover?.x ?? null;
   const hovered = hoverX === null ? [] : spec.series.map((s) => ({ s, p: nearest(s.points, hoverX) }));
   return html`<svg viewBox="0 0 ${W} ${H}" role="img" tabindex="0"
@@ -108,7 +125,7 @@ export function curvesSvg(spec: CurvesSpec, hover: Hover | null = null) {
     <rect x=${M.left} y=${M.top} width=${W - M.left - M.right} height=${H - M.top - M.bottom} fill="#fff" stroke="#ccc"></rect>
     ${yTicks.map(
       (t) => svg`<line x1=${M.left} x2=${W - M.right} y1=${y(t)} y2=${y(t)} stroke="#eee"></line>
-      <text x=${M.left - 5} y=${y(t) + 4} text-anchor="end" font-size="11">${format(t)}</text>`,
+      <text x=${M.left - 5} y=${y(t) + 4} text-anchor="end" font-size="11">${tick(t)}</text>`,
     )}
     ${x.ticks(6).map((t) => svg`<text x=${x(t)} y=${H - M.bottom + 15} text-anchor="middle" font-size="11">${t}</text>`)}
     <text x=${(M.left + W - M.right) / 2} y=${H - 4} text-anchor="middle" font-size="11">${spec.xLabel}</text>
@@ -120,6 +137,12 @@ export function curvesSvg(spec: CurvesSpec, hover: Hover | null = null) {
       return svg`<path d=${d} fill="none" stroke=${s.color} stroke-width="1.6" stroke-dasharray=${DASH_ARRAY[s.dash ?? 'solid']}
         data-series=${s.label} data-points=${s.points.length}></path>`;
     })}
+    ${
+      cursor !== null && Number.isFinite(cursor)
+        ? svg`<line class="cursor" data-step=${cursor} x1=${x(cursor)} x2=${x(cursor)} y1=${M.top} y2=${H - M.bottom}
+      stroke="#111" stroke-width="1.5"></line>`
+        : nothing
+    }
     ${
       hoverX !== null
         ? svg`<line x1=${x(hoverX)} x2=${x(hoverX)} y1=${M.top} y2=${H - M.bottom} stroke="#888"
@@ -151,6 +174,8 @@ export class Curves extends LitElement {
     yDomain: { attribute: false },
     /** Largest x to show (e.g. the run's steps), so the plot does not rescale as it grows. */
     xMax: { type: Number, attribute: 'x-max' },
+    /** A step marked by a solid line (the step the Train view's timeline shows), or null. */
+    cursor: { attribute: false },
     hoverX: { state: true },
   };
   declare series: Series[];
@@ -159,6 +184,7 @@ export class Curves extends LitElement {
   declare xLabel: string;
   declare yDomain: [number, number] | undefined;
   declare xMax: number;
+  declare cursor: number | null;
   declare hoverX: number | null;
 
   constructor() {
@@ -168,6 +194,7 @@ export class Curves extends LitElement {
     this.yLabel = '';
     this.xLabel = 'step';
     this.xMax = 0;
+    this.cursor = null;
     this.hoverX = null;
   }
 
@@ -191,6 +218,7 @@ export class Curves extends LitElement {
       xLabel: this.xLabel,
       yDomain: this.yDomain,
       xMax: this.xMax,
+      cursor: this.cursor,
     };
   }
 
@@ -218,7 +246,8 @@ export class Curves extends LitElement {
 
   override render() {
     const hovered = this.hoverX === null ? [] : this.series.map((s) => ({ s, p: nearest(s.points, this.hoverX!) }));
-    return html`${curvesSvg(this.#spec(), { x: this.hoverX, onPointer: this.#onPointer, onLeave: this.#onLeave, onKey: this.#onKey })}
+    const hover = { x: this.hoverX, onPointer: this.#onPointer, onLeave: this.#onLeave, onKey: this.#onKey };
+    return html`${curvesSvg(this.#spec(), hover)}
     <div class="legend">${this.series.map((s) => html`<span class=${s.dash ?? 'solid'} style="--c: ${s.color}">${s.label}</span>`)}</div>
     <div class="readout" aria-live="polite">${
       hovered.length

@@ -43,10 +43,11 @@ export const CHECKPOINT_PLANS: readonly CheckpointPlan[] = [
   {
     id: 'induction',
     title: 'Induction: repeat a random sequence',
-    settings: 'task=induction&dModel=32&ffnDim=64',
+    settings: 'task=induction&dModel=64&ffnDim=128&heads=2',
     description:
-      'Heads attend to the token right after the earlier copy of the current one (induction) and copy it. With ' +
-      'learned positions the first layer can find it by position alone (always the same distance back).',
+      'A head of the second layer attends to the token right after the earlier copy of the current one (induction) ' +
+      'and copies it. The copy is a different distance back in every example, so no first-layer head can find it ' +
+      'by position: the induction head needs the first layer to have written, at each token, which token came before.',
   },
 ];
 

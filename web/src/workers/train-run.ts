@@ -7,7 +7,7 @@ import type { RunLimits } from '../settings/train-settings.js';
 import type { Checkpoint } from '../model/checkpoint.js';
 import * as Comlink from 'comlink';
 import type { TrainingRunner } from './training-api.js';
-import type { CurvePoint, HeadRef, Probe } from '../model/training-data.js';
+import { RUN_BUTTON, type CurvePoint, type HeadRef, type Probe } from '../model/training-data.js';
 import type { ErrorInfo, Progress, RunInfo, RunStatus } from './training.js';
 
 /** The probe's heatmaps are most of the drawing: a few times a second is enough to watch heads form. */
@@ -96,7 +96,7 @@ export class TrainRun {
       status: 'done',
       message:
         `${record.title}: a model trained by this page's own trainer and shipped with it. ${record.message} ` +
-        `${record.description} Press “Train it yourself” to watch it learn, or scrub the timeline.`,
+        `${record.description} Press “${RUN_BUTTON.train}” to watch it learn, or scrub the timeline.`,
       timeline: checkpoint.timeline.map((t, i, all) =>
         i === all.length - 1 ? { step: t.step, probe: loaded.progress.probe } : t,
       ),
