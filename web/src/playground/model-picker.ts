@@ -14,14 +14,9 @@ export const UNTRAINED_LABEL = 'Untrained playground model';
 
 /**
  * The picker: value '' is the untrained model; an id the list lacks still shows (its problem is reported elsewhere).
- * With onLoad, a "Load a pretrained model…" button under it (a button, not an option: it opens a panel, it is no model).
+ * ("Load a pretrained model…" is a button beside it, pretrained/pretrained-loader.ts, not an option: it is no model.)
  */
-export function modelPicker(
-  value: string,
-  choices: readonly ModelChoice[],
-  onPick: (event: Event) => void,
-  onLoad?: () => void,
-) {
+export function modelPicker(value: string, choices: readonly ModelChoice[], onPick: (event: Event) => void) {
   const known = value === '' || choices.some((c) => c.id === value);
   return html`<div class="setting choice" data-setting="model">
     <label for="setting-model">Model</label>
@@ -30,7 +25,6 @@ export function modelPicker(
       ${choices.map((c) => html`<option value=${c.id} ?selected=${c.id === value}>${c.label}</option>`)}
       ${known ? nothing : html`<option value=${value} selected>${value} (not available)</option>`}
     </select>
-    ${onLoad ? html`<button type="button" class="load-pretrained" data-action="open-pretrained" @click=${onLoad}>Load a pretrained model\u2026</button>` : nothing}
     <small>Trained models fix their own settings and read their task\u2019s tokens; pretrained GPT-2 and BERT checkpoints read text with their own tokenizer.</small>
   </div>`;
 }

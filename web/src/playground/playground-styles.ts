@@ -102,7 +102,6 @@ export const PLAYGROUND_STYLES = [
   .trained-model dl { display: grid; grid-template-columns: auto 1fr; gap: 0.1rem 0.6rem; margin: 0; }
   .trained-model dt { color: var(--ap-text-muted); }
   .trained-model dd { margin: 0; font-weight: 600; }
-  .load-pretrained { font-size: var(--ap-text-sm); margin-top: 0.35rem; width: 100%; }
   ap-pretrained-loader { margin: var(--ap-space-2) 0 var(--ap-space-3); }
   .predictions { margin-top: var(--ap-space-4); border-top: 1px solid var(--ap-border); padding-top: var(--ap-space-2); }
   .predictions h3 { font-size: var(--ap-text-md); margin: 0 0 0.4rem; }
