@@ -14,6 +14,12 @@ export const MAX_CELL = 32;
  * narrow even for this scrolls.
  */
 export const MIN_CELL = 18;
+/**
+ * The smallest cell of a drawing without numbers in its cells (a Values view's 64 features): its row labels still
+ * read at LABEL_FONT px, and its key labels, too close to clear each other below MIN_CELL, name every keyStride-th
+ * column (each cell's tooltip names it).
+ */
+export const MIN_BARE_CELL = 14;
 /** The cell a grid of heatmaps gives each: it takes fewer columns rather than draw them smaller. */
 export const GRID_CELL = 22;
 /** Cells below this size drop the numbers drawn in them (the tooltip still has them). */
@@ -103,6 +109,18 @@ export interface HeatmapLayout {
   colAxisX: number;
   /** Numbers are drawn in the cells. */
   numbers: boolean;
+  /** Every keyStride-th key column is labelled (1: all; more where cells are below MIN_CELL). */
+  keyStride: number;
+}
+
+/** Which key columns a drawing at `cell` px labels: every one from MIN_CELL up, else every n-th (0, n, 2n, …). */
+export function keyStride(cell: number): number {
+  return cell >= MIN_CELL ? 1 : Math.ceil(MIN_CELL / cell);
+}
+
+/** The smallest cell a drawing fits down to before its box scrolls: MIN_CELL, or MIN_BARE_CELL without numbers. */
+export function minCell(shape: Pick<HeatmapShape, 'showNumbers'>): number {
+  return shape.showNumbers ? MIN_CELL : MIN_BARE_CELL;
 }
 
 const label = (labels: readonly AxisLabel[], i: number): AxisLabel => labels[i] ?? { label: '', pad: true };
@@ -122,12 +140,15 @@ type Widths = ReturnType<typeof labelWidths>;
 
 function layoutAt(shape: HeatmapShape, cell: number, w: Widths): HeatmapLayout {
   const left = Math.ceil(Math.max(4, ...w.rows) + 8);
-  const longestKey = Math.max(0, ...w.cols);
+  const stride = keyStride(cell);
+  const keys = w.cols.filter((_, j) => j % stride === 0);
+  const longestKey = Math.max(0, ...keys);
   // A key label starts at its column's centre, 6 px above the cells, and rises at ANGLE: its top corner is
   // SIN * length + COS * ascent above that, its right corner COS * length + SIN * descent right of it.
   const top = Math.ceil(AXIS_ROW + 6 + SIN * longestKey + COS * ASCENT * LABEL_FONT);
   let right = left + shape.cols * cell;
   w.cols.forEach((length, j) => {
+    if (j % stride !== 0) return;
     right = Math.max(right, left + j * cell + cell / 2 + KEY_NUDGE + COS * length + SIN * DESCENT * LABEL_FONT);
   });
   const colAxisX = Math.ceil(Math.max(left, 2 + w.rowAxis + 14));
@@ -139,6 +160,7 @@ function layoutAt(shape: HeatmapShape, cell: number, w: Widths): HeatmapLayout {
     height: top + shape.rows * cell + 4,
     colAxisX,
     numbers: !!shape.showNumbers && cell >= NUMBER_CELL,
+    keyStride: stride,
   };
 }
 
@@ -149,7 +171,8 @@ export function heatmapLayout(shape: HeatmapShape, cell = CELL, measure: Measure
 
 /**
  * The layout for a box `available` px wide and at most `maxHeight` px tall: the largest cell from MAX_CELL down to
- * MIN_CELL whose drawing fits both ways, else MIN_CELL (and the box scrolls). `available` 0 (not measured yet): CELL.
+ * minCell (MIN_CELL, or MIN_BARE_CELL without numbers) whose drawing fits both ways, else minCell (and the box
+ * scrolls). `available` 0 (not measured yet): CELL.
  */
 export function fittedLayout(
   shape: HeatmapShape,
@@ -159,11 +182,12 @@ export function fittedLayout(
 ): HeatmapLayout {
   const w = labelWidths(shape, measure);
   if (!(available > 0)) return layoutAt(shape, CELL, w);
-  for (let cell = MAX_CELL; cell > MIN_CELL; cell--) {
+  const smallest = minCell(shape);
+  for (let cell = MAX_CELL; cell > smallest; cell--) {
     const layout = layoutAt(shape, cell, w);
     if (layout.width <= available && layout.height <= maxHeight) return layout;
   }
-  return layoutAt(shape, MIN_CELL, w);
+  return layoutAt(shape, smallest, w);
 }
 
 /** The width a grid should give each of these heatmaps (cells of GRID_CELL px, or NUMBER_CELL with numbers). */

@@ -22,7 +22,7 @@ import { placeTip } from './tip-placement.js';
 import { observeWidth } from './observe-width.js';
 
 export type { AxisLabel } from './heatmap-layout.js';
-export { MIN_CELL, fitColumns, gridWidth } from './heatmap-layout.js';
+export { MIN_BARE_CELL, MIN_CELL, fitColumns, gridWidth } from './heatmap-layout.js';
 
 /** What one heatmap shows: the drawing's data, as the element's properties of the same names. */
 export interface HeatmapSpec {
@@ -92,7 +92,7 @@ function axisLabels(spec: HeatmapSpec, at: HeatmapLayout) {
     labels.push(svg`<text x=${left - 6} y=${top + i * cell + cell / 2 + LABEL_FONT * 0.35} text-anchor="end" font-size=${LABEL_FONT}
       fill=${l.pad ? '#888' : '#111'} font-style=${l.pad ? 'italic' : 'normal'} data-row-label=${i}><title>${tokenLabel(l.label)}</title>${shownLabel(l.label)}</text>`);
   }
-  for (let j = 0; j < spec.cols; j++) {
+  for (let j = 0; j < spec.cols; j += at.keyStride) {
     const l = spec.colLabels[j] ?? { label: '', pad: true };
     const x = left + j * cell + cell / 2 + 4,
       y = top - 6;
@@ -213,7 +213,7 @@ export class Heatmap extends LitElement {
 
   /**
    * The drawing for the measured width: the largest cell that fits the box both ways; a drawing too tall even at
-   * MIN_CELL scrolls down, so its width leaves room for the vertical scrollbar.
+   * its smallest cell (minCell) scrolls down, so its width leaves room for the vertical scrollbar.
    */
   #layout(): HeatmapLayout {
     const maxHeight = this.#maxHeight();
@@ -235,7 +235,7 @@ export class Heatmap extends LitElement {
     figure { margin: 0; }
     figcaption { font: 600 0.9rem system-ui, sans-serif; margin: 0 0 0.25rem; }
     /* The scroll box: the drawing takes cells as large as the host's width allows (heatmap-layout.ts), and only a
-       drawing that does not fit even at MIN_CELL scrolls here (both ways). Its height has a floor in rem: in an iframe
+       drawing that does not fit even at its smallest cell (minCell) scrolls here (both ways). Its height has a floor in rem: in an iframe
        that grows to its content (embed.html), a bare vh height would feed back on itself. */
     .plot { overflow: auto; max-height: max(24rem, min(48rem, 85vh)); overscroll-behavior: contain; }
     .plot:focus-visible { outline: 3px solid #1a73e8; }
