@@ -5,6 +5,7 @@ import {
   MAX_CELL,
   MIN_BARE_CELL,
   MIN_CELL,
+  MIN_COLUMN,
   estimateWidth,
   fitColumns,
   fittedLayout,
@@ -75,8 +76,29 @@ describe('heatmap layout', () => {
     // Labelled keys stay at least MIN_CELL apart.
     for (const cell of [MIN_BARE_CELL, 15, 16, 17])
       expect(cell * heatmapLayout(features, cell).keyStride).toBeGreaterThanOrEqual(MIN_CELL);
-    const cramped = fittedLayout(features, 300, Infinity, estimateWidth);
-    expect(cramped.cell).toBe(MIN_BARE_CELL);
+    expect(at.column).toBe(at.cell);
+  });
+
+  it('narrows the columns of a drawing without numbers below its rows (256 FFN features), labelling in round steps', () => {
+    const hidden = {
+      rows: 6,
+      cols: 256,
+      rowLabels: tokens(6),
+      colLabels: Array.from({ length: 256 }, (_, j) => ({ label: String(j), pad: false })),
+      rowAxis: 'token',
+      colAxis: 'feature',
+    };
+    const at = fittedLayout(hidden, 1016, Infinity, estimateWidth);
+    expect(at.width).toBeLessThanOrEqual(1016);
+    expect(at.cell).toBe(MIN_BARE_CELL); // the rows keep their labels' height
+    expect(at.column).toBeLessThan(MIN_BARE_CELL);
+    expect([4, 5, 8, 10]).toContain(at.keyStride);
+    expect(at.column * at.keyStride).toBeGreaterThanOrEqual(MIN_CELL);
+    // With numbers, never narrower than MIN_CELL: the box scrolls.
+    const numbered = fittedLayout({ ...hidden, showNumbers: true }, 1016, Infinity, estimateWidth);
+    expect([numbered.cell, numbered.column]).toEqual([MIN_CELL, MIN_CELL]);
+    const cramped = fittedLayout(hidden, 300, Infinity, estimateWidth);
+    expect(cramped.column).toBe(MIN_COLUMN);
     expect(cramped.width).toBeGreaterThan(300);
   });
 

@@ -20,6 +20,13 @@ export const MIN_CELL = 18;
  * column (each cell's tooltip names it).
  */
 export const MIN_BARE_CELL = 14;
+/**
+ * The narrowest column of a drawing without numbers (an FFN's 256 hidden features): its rows stay MIN_BARE_CELL tall
+ * (the token labels read), its columns narrow down to this before the box scrolls.
+ */
+export const MIN_COLUMN = 3;
+/** Label strides that count in round steps (every 2nd, 5th, 8th, … key), the smallest that keeps labels apart is used. */
+const STRIDES = [1, 2, 4, 5, 8, 10, 16, 20, 25, 32, 50, 64, 100];
 /** The cell a grid of heatmaps gives each: it takes fewer columns rather than draw them smaller. */
 export const GRID_CELL = 22;
 /** Cells below this size drop the numbers drawn in them (the tooltip still has them). */
@@ -98,9 +105,12 @@ export interface HeatmapShape {
   showNumbers?: boolean;
 }
 
-/** The parts' positions at one cell size, px. Cell (i, j) is at (left + j * cell, top + i * cell). */
+/** The parts' positions at one cell size, px. Cell (i, j) is at (left + j * column, top + i * cell). */
 export interface HeatmapLayout {
+  /** A cell's height, px (and its width, but where columns narrow below it). */
   cell: number;
+  /** A cell's width, px: `cell`, or less where a drawing without numbers is too wide even at MIN_BARE_CELL. */
+  column: number;
   left: number;
   top: number;
   width: number;
@@ -113,9 +123,13 @@ export interface HeatmapLayout {
   keyStride: number;
 }
 
-/** Which key columns a drawing at `cell` px labels: every one from MIN_CELL up, else every n-th (0, n, 2n, …). */
-export function keyStride(cell: number): number {
-  return cell >= MIN_CELL ? 1 : Math.ceil(MIN_CELL / cell);
+/**
+ * Which key columns a drawing with `column` px columns labels: every one from MIN_CELL up, else every n-th (0, n,
+ * 2n, …), n a round step at least MIN_CELL / column.
+ */
+export function keyStride(column: number): number {
+  const least = Math.ceil(MIN_CELL / column);
+  return STRIDES.find((n) => n >= least) ?? least;
 }
 
 /** The smallest cell a drawing fits down to before its box scrolls: MIN_CELL, or MIN_BARE_CELL without numbers. */
@@ -138,22 +152,23 @@ function labelWidths(shape: HeatmapShape, measure: Measure) {
 
 type Widths = ReturnType<typeof labelWidths>;
 
-function layoutAt(shape: HeatmapShape, cell: number, w: Widths): HeatmapLayout {
+function layoutAt(shape: HeatmapShape, cell: number, w: Widths, column = cell): HeatmapLayout {
   const left = Math.ceil(Math.max(4, ...w.rows) + 8);
-  const stride = keyStride(cell);
+  const stride = keyStride(column);
   const keys = w.cols.filter((_, j) => j % stride === 0);
   const longestKey = Math.max(0, ...keys);
   // A key label starts at its column's centre, 6 px above the cells, and rises at ANGLE: its top corner is
   // SIN * length + COS * ascent above that, its right corner COS * length + SIN * descent right of it.
   const top = Math.ceil(AXIS_ROW + 6 + SIN * longestKey + COS * ASCENT * LABEL_FONT);
-  let right = left + shape.cols * cell;
+  let right = left + shape.cols * column;
   w.cols.forEach((length, j) => {
     if (j % stride !== 0) return;
-    right = Math.max(right, left + j * cell + cell / 2 + KEY_NUDGE + COS * length + SIN * DESCENT * LABEL_FONT);
+    right = Math.max(right, left + j * column + column / 2 + KEY_NUDGE + COS * length + SIN * DESCENT * LABEL_FONT);
   });
   const colAxisX = Math.ceil(Math.max(left, 2 + w.rowAxis + 14));
   return {
     cell,
+    column,
     left,
     top,
     width: Math.ceil(Math.max(right, colAxisX + w.colAxis) + 3),
@@ -171,8 +186,8 @@ export function heatmapLayout(shape: HeatmapShape, cell = CELL, measure: Measure
 
 /**
  * The layout for a box `available` px wide and at most `maxHeight` px tall: the largest cell from MAX_CELL down to
- * minCell (MIN_CELL, or MIN_BARE_CELL without numbers) whose drawing fits both ways, else minCell (and the box
- * scrolls). `available` 0 (not measured yet): CELL.
+ * minCell (MIN_CELL, or MIN_BARE_CELL without numbers) whose drawing fits both ways; without numbers, then columns
+ * narrower than the rows, down to MIN_COLUMN; else that smallest (and the box scrolls). `available` 0 (not measured yet): CELL.
  */
 export function fittedLayout(
   shape: HeatmapShape,
@@ -187,7 +202,13 @@ export function fittedLayout(
     const layout = layoutAt(shape, cell, w);
     if (layout.width <= available && layout.height <= maxHeight) return layout;
   }
-  return layoutAt(shape, smallest, w);
+  if (shape.showNumbers) return layoutAt(shape, smallest, w);
+  // Too wide even at MIN_BARE_CELL: narrower columns, rows as they were (the token labels still read).
+  for (let column = smallest; column > MIN_COLUMN; column--) {
+    const layout = layoutAt(shape, smallest, w, column);
+    if (layout.width <= available) return layout;
+  }
+  return layoutAt(shape, smallest, w, MIN_COLUMN);
 }
 
 /** The width a grid should give each of these heatmaps (cells of GRID_CELL px, or NUMBER_CELL with numbers). */
