@@ -18,6 +18,8 @@ const FIXTURES = `${ROOT}tests/reference/fixtures/pretrained/`;
 const MIN_CELL = 18;
 /** MIN_BARE_CELL of web/src/ui/heatmap-layout.ts: the smallest cell of a heatmap without numbers. */
 const MIN_BARE_CELL = 14;
+/** MIN_COLUMN of web/src/ui/heatmap-layout.ts: how narrow such a heatmap's columns get before its box scrolls. */
+const MIN_COLUMN = 3;
 /** A GPT-2 piece the tiny model ranks first after the example ("Ġcomp"), renamed to a long one. */
 const LONG_PIECE = 'Ġcomprehensibilities';
 
@@ -104,6 +106,7 @@ const measure = (page, scope = 'body') =>
           scrollHeight: box.scrollHeight,
           clientHeight: box.clientHeight,
           cell: Number(root.querySelector('svg[data-cell]')?.dataset.cell ?? 0),
+          column: Number(root.querySelector('svg[data-column]')?.dataset.column ?? 0),
           numbers: !!el.showNumbers,
           labels: labels.length,
           // The key labels' left edges, in drawing order (a heatmap labels every n-th key below MIN_CELL).
@@ -408,13 +411,14 @@ describe('drawings fit the room they have', () => {
     await page.close();
   });
 
-  test('on a phone (390 px) a heatmap scrolls only when even the smallest cells cannot fit', async () => {
+  test('on a phone (390 px) a heatmap scrolls only when even the smallest cells (narrowest columns) cannot fit', async () => {
     const { page, errors } = await openPage(site.browser, phone, { onlyFrom: site.url });
     const words = (n) => Array.from({ length: n }, (_, i) => `w${i}`).join('+');
     for (const [n, scrolls] of [
       [8, false],
       [12, false],
-      [30, true],
+      [30, false], // columns narrower than the rows, every other key labelled
+      [120, true],
     ]) {
       await page.goto(`${site.url}#view=heads&text=${words(n)}`);
       await page.waitForFunction(
@@ -429,8 +433,10 @@ describe('drawings fit the room they have', () => {
         const scrolled = d.scrollWidth > d.clientWidth + 1;
         assert.equal(scrolled, scrolls, `${n} tokens: ${d.what} ${scrolled ? 'scrolls' : 'fits'} (cell ${d.cell})`);
         // A box that scrolls has the smallest cells; one with larger cells fits, every label in view.
-        if (scrolled) assert.equal(d.cell, d.numbers ? MIN_CELL : MIN_BARE_CELL);
-        else assert.deepEqual(d.outside, []);
+        if (scrolled) {
+          assert.equal(d.cell, d.numbers ? MIN_CELL : MIN_BARE_CELL);
+          assert.equal(d.column, d.numbers ? MIN_CELL : MIN_COLUMN);
+        } else assert.deepEqual(d.outside, []);
       }
       await page.screenshot({ path: `${SHOTS}/fit-phone-${n}-tokens.png` });
     }
