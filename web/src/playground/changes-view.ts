@@ -66,18 +66,19 @@ const COLUMNS = [
 /**
  * In a box narrower than the table (a phone), each token's row stacks: the token, then one line a column, named by
  * its header's text, so the FFN columns (the section's point) are on screen, not scrolled out at the right. The
- * bar's numbers sit in the cell's right padding, so a full-width bar keeps its number on its line.
+ * bar's numbers sit in the cell's right padding, so a full-width bar keeps its number on its line. (.changes-box
+ * before each rule: the playground's own table rules come later in the cascade.)
  */
 const NARROW_TABLE = html`<style>
   .changes-box { container-type: inline-size; }
   @container (max-width: 36rem) {
-    table.changes, table.changes tbody, table.changes tr, table.changes th, table.changes td { display: block; width: auto; }
-    table.changes { min-width: 0; }
-    table.changes thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
-    table.changes tr { padding: 0.3rem 0; border-bottom: 1px solid var(--ap-border); }
-    table.changes th[scope='row'] { border: 0; font-weight: 700; }
-    table.changes td { border: 0; padding: 0.1rem 4.5rem 0.1rem var(--ap-space-2); white-space: nowrap; }
-    table.changes td::before { content: attr(data-label); display: block; white-space: normal; font-size: var(--ap-text-xs);
+    .changes-box :is(table, tbody, tr, th, td) { display: block; width: auto; }
+    .changes-box table.changes { min-width: 0; }
+    .changes-box table.changes thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+    .changes-box table.changes tr { padding: 0.3rem 0; border-bottom: 1px solid var(--ap-border); }
+    .changes-box table.changes th[scope='row'] { border: 0; font-weight: 700; }
+    .changes-box table.changes td { width: auto; border: 0; padding: 0.1rem 4.5rem 0.1rem var(--ap-space-2); white-space: nowrap; }
+    .changes-box table.changes td::before { content: attr(data-label); display: block; white-space: normal; font-size: var(--ap-text-xs);
       color: var(--ap-text-muted); }
   }
 </style>`;
