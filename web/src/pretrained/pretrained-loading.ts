@@ -42,10 +42,7 @@ export async function loadPretrainedForPanel(
     const names = outcome.field && !outcome.error.includes(outcome.field) ? ` (${outcome.field})` : '';
     // A download with no answer: what that likely means, not the browser's bare "Failed to fetch".
     const explained = outcome.code === 'network' ? explainDownloadFailure(outcome.error) : outcome.error;
-    panel.loadError =
-      explained !== outcome.error
-        ? `Could not load the model: ${explained}`
-        : `Could not load the model: ${outcome.error}${names}.`;
+    panel.loadError = explained !== outcome.error ? explained : `Could not load the model: ${outcome.error}${names}.`;
     return null;
   }
   const info = outcome.model;
