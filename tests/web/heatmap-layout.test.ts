@@ -5,7 +5,6 @@ import {
   MAX_CELL,
   MIN_BARE_CELL,
   MIN_CELL,
-  MIN_COLUMN,
   estimateWidth,
   fitColumns,
   fittedLayout,
@@ -97,9 +96,13 @@ describe('heatmap layout', () => {
     // With numbers, never narrower than MIN_CELL: the box scrolls.
     const numbered = fittedLayout({ ...hidden, showNumbers: true }, 1016, Infinity, estimateWidth);
     expect([numbered.cell, numbered.column]).toEqual([MIN_CELL, MIN_CELL]);
+    // Too wide even at MIN_COLUMN, or too tall anyway: MIN_CELL's cells, every key labelled, and the box scrolls.
     const cramped = fittedLayout(hidden, 300, Infinity, estimateWidth);
-    expect(cramped.column).toBe(MIN_COLUMN);
+    expect([cramped.cell, cramped.column, cramped.keyStride]).toEqual([MIN_CELL, MIN_CELL, 1]);
     expect(cramped.width).toBeGreaterThan(300);
+    expect(heatmapLayout(hidden, MIN_BARE_CELL, estimateWidth).width).toBeGreaterThan(1016);
+    const tall = fittedLayout({ ...hidden, rows: 60 }, 1016, 400, estimateWidth);
+    expect([tall.cell, tall.column]).toEqual([MIN_CELL, MIN_CELL]);
   });
 
   it('fits the height too, so that a long text is not cut at the bottom of its box', () => {

@@ -187,7 +187,7 @@ export function heatmapLayout(shape: HeatmapShape, cell = CELL, measure: Measure
 /**
  * The layout for a box `available` px wide and at most `maxHeight` px tall: the largest cell from MAX_CELL down to
  * minCell (MIN_CELL, or MIN_BARE_CELL without numbers) whose drawing fits both ways; without numbers, then columns
- * narrower than the rows, down to MIN_COLUMN; else that smallest (and the box scrolls). `available` 0 (not measured yet): CELL.
+ * narrower than the rows, down to MIN_COLUMN; else MIN_CELL (and the box scrolls). `available` 0 (not measured yet): CELL.
  */
 export function fittedLayout(
   shape: HeatmapShape,
@@ -198,17 +198,19 @@ export function fittedLayout(
   const w = labelWidths(shape, measure);
   if (!(available > 0)) return layoutAt(shape, CELL, w);
   const smallest = minCell(shape);
-  for (let cell = MAX_CELL; cell > smallest; cell--) {
+  for (let cell = MAX_CELL; cell >= smallest; cell--) {
     const layout = layoutAt(shape, cell, w);
     if (layout.width <= available && layout.height <= maxHeight) return layout;
   }
-  if (shape.showNumbers) return layoutAt(shape, smallest, w);
-  // Too wide even at MIN_BARE_CELL: narrower columns, rows as they were (the token labels still read).
-  for (let column = smallest; column > MIN_COLUMN; column--) {
-    const layout = layoutAt(shape, smallest, w, column);
-    if (layout.width <= available) return layout;
-  }
-  return layoutAt(shape, smallest, w, MIN_COLUMN);
+  // Too wide even at MIN_BARE_CELL: narrower columns, rows as they were (the token labels still read), where that
+  // makes it fit (a drawing too tall for its box scrolls anyway).
+  if (!shape.showNumbers && layoutAt(shape, smallest, w).height <= maxHeight)
+    for (let column = smallest - 1; column >= MIN_COLUMN; column--) {
+      const layout = layoutAt(shape, smallest, w, column);
+      if (layout.width <= available) return layout;
+    }
+  // Nothing smaller fits: the box scrolls, and it may as well show MIN_CELL's cells with every key labelled.
+  return layoutAt(shape, MIN_CELL, w);
 }
 
 /** The width a grid should give each of these heatmaps (cells of GRID_CELL px, or NUMBER_CELL with numbers). */
