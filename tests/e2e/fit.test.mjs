@@ -14,8 +14,10 @@ import { openPage } from '../support/browser.mjs';
 import { ROOT, SHOTS, useSite } from '../support/site.mjs';
 
 const FIXTURES = `${ROOT}tests/reference/fixtures/pretrained/`;
-/** MIN_CELL of web/src/ui/heatmap-layout.ts: the smallest cell a heatmap draws on screen. */
+/** MIN_CELL of web/src/ui/heatmap-layout.ts: the smallest cell a heatmap with numbers draws on screen. */
 const MIN_CELL = 18;
+/** MIN_BARE_CELL of web/src/ui/heatmap-layout.ts: the smallest cell of a heatmap without numbers. */
+const MIN_BARE_CELL = 14;
 /** A GPT-2 piece the tiny model ranks first after the example ("Ġcomp"), renamed to a long one. */
 const LONG_PIECE = 'Ġcomprehensibilities';
 
@@ -102,7 +104,11 @@ const measure = (page, scope = 'body') =>
           scrollHeight: box.scrollHeight,
           clientHeight: box.clientHeight,
           cell: Number(root.querySelector('svg[data-cell]')?.dataset.cell ?? 0),
+          column: Number(root.querySelector('svg[data-column]')?.dataset.column ?? 0),
+          numbers: !!el.showNumbers,
           labels: labels.length,
+          // The key labels' left edges, in drawing order (a heatmap labels every n-th key below MIN_CELL).
+          keyLefts: [...root.querySelectorAll('text[data-col-label]')].map((t) => t.getBoundingClientRect().left),
           outside,
           left: Math.round(el.getBoundingClientRect().left),
         };
@@ -115,7 +121,7 @@ function assertFits(drawings, where) {
     assert.ok(d.scrollWidth <= d.clientWidth + 1, `${where}: ${d.what} scrolls (${d.scrollWidth} > ${d.clientWidth})`);
     assert.ok(d.labels > 0, `${where}: ${d.what} has no labels`);
     // A heatmap with cells above the smallest is whole in its box, down to its last row too.
-    if (d.cell > MIN_CELL)
+    if (d.cell > (d.numbers ? MIN_CELL : MIN_BARE_CELL))
       assert.ok(d.scrollHeight <= d.clientHeight + 1, `${where}: ${d.what} scrolls down at ${d.cell} px cells`);
     assert.deepEqual(d.outside, [], `${where}: ${d.what}: labels outside the visible box`);
   }
@@ -165,6 +171,118 @@ describe('drawings fit the room they have', () => {
     assert.deepEqual(errors, []);
     await page.close();
   });
+
+  test('the Values view at 1400 px: every tensor of a d_model 64 layer, all 64 feature columns in view', async () => {
+    const { page, errors } = await openPage(site.browser, wide, { onlyFrom: site.url });
+    await page.goto(`${site.url}#view=values&dModel=64&heads=4&tensor=input`);
+    const view = page.locator('ap-tensor-view');
+    await view.locator('ap-heatmap').first().waitFor({ timeout: 20_000 });
+    const tensors = await view
+      .locator('.picker button[data-tensor]')
+      .evaluateAll((b) => b.map((x) => x.dataset.tensor));
+    // x, Q K V per head, the context, merge·W_o, +x, norm, the FFN, +x, norm (names from flow-model.ts).
+    assert.ok(tensors.length >= 8, tensors.join(', '));
+    let wide64 = 0;
+    for (const tensor of tensors) {
+      await view.locator(`.picker button[data-tensor="${tensor}"]`).click();
+      await page.waitForFunction((t) => {
+        const el = document.querySelector('ap-playground').shadowRoot.querySelector('ap-tensor-view');
+        return el?.shadowRoot.querySelector(`button[data-tensor="${t}"]`)?.ariaPressed === 'true';
+      }, tensor);
+      await page.waitForTimeout(300); // the heatmaps measure their boxes (ResizeObserver) and draw again
+      const drawings = (await measure(page, 'ap-playground')).filter((d) => d.what.startsWith('ap-heatmap'));
+      assertFits(drawings, `Values view, ${tensor}`);
+      for (const d of drawings) {
+        // Labelled keys never collide: at least MIN_CELL apart (every n-th column labelled below it).
+        for (let k = 1; k < d.keyLefts.length; k++)
+          assert.ok(
+            d.keyLefts[k] - d.keyLefts[k - 1] >= MIN_CELL - 0.5,
+            `${tensor}: key labels ${k - 1}, ${k} collide`,
+          );
+        if (d.keyLefts.length >= 32) wide64++;
+      }
+      if (tensor === 'input') await page.screenshot({ path: `${SHOTS}/fit-values-x-1400.png` });
+    }
+    // x, merge·W_o, the residuals, the norms and the FFN's output are 64 features wide (the walk-through's clipped ones).
+    assert.ok(wide64 >= 5, `${wide64} tensors 64 features wide`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  for (const [name, viewport] of [
+    ['1400', wide],
+    ['390', phone],
+  ])
+    test(`the tutorial's tables at ${name} px: #heads' token tables and #context's FFN columns in view`, async () => {
+      const { page, errors } = await openPage(site.browser, viewport, { onlyFrom: site.url });
+      await page.goto(`${site.url}tutorial.html`);
+      const heads = page.locator('section#heads');
+      await heads.scrollIntoViewIfNeeded();
+      await heads.locator('table[data-token-table="merge"] td[data-kind="head"]').first().waitFor({ timeout: 30_000 });
+      const tables = await heads.locator('table[data-token-table]').evaluateAll((all) =>
+        all.map((t) => {
+          const box = t.closest('.scroll');
+          return {
+            scrollWidth: box.scrollWidth,
+            clientWidth: box.clientWidth,
+            numbers: t.querySelectorAll('td[data-kind]').length,
+            heads: t.querySelectorAll('th[scope="rowgroup"]').length,
+          };
+        }),
+      );
+      assert.equal(tables.length, 2);
+      for (const t of tables) {
+        assert.ok(
+          t.scrollWidth <= t.clientWidth + 1,
+          `#heads token table scrolls (${t.scrollWidth} > ${t.clientWidth})`,
+        );
+        assert.equal(t.heads, 4);
+        assert.equal(t.numbers, 4 * 3 * 2);
+      }
+      await heads.locator('table[data-token-table="split"]').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${SHOTS}/fit-tutorial-heads-${name}.png` });
+
+      const context = page.locator('section#context');
+      await context.scrollIntoViewIfNeeded();
+      const table = context.locator('table.changes');
+      await table.locator('tbody tr').first().waitFor({ timeout: 30_000 });
+      const ffn = await table.evaluate((t) => {
+        const box = t.parentElement;
+        const r = box.getBoundingClientRect();
+        const cells = [...t.querySelectorAll('td[data-label^="FFN"]')];
+        return {
+          scrollWidth: box.scrollWidth,
+          clientWidth: box.clientWidth,
+          cells: cells.length,
+          rows: t.querySelectorAll('tbody tr').length,
+          // Each FFN cell's bar and number inside the box's visible part (not scrolled out at the right).
+          outside: cells
+            .flatMap((td) => [...td.querySelectorAll('.bar, .num')])
+            .filter((e) => {
+              const b = e.getBoundingClientRect();
+              return b.left < r.left - 1 || b.right > r.left + box.clientWidth + 1;
+            }).length,
+          labels: cells.map((td) => getComputedStyle(td, '::before').content),
+        };
+      });
+      assert.ok(ffn.rows >= 6, `${ffn.rows} rows`);
+      assert.equal(ffn.cells, 2 * ffn.rows, 'an FFN input and an FFN output cell a row');
+      assert.ok(
+        ffn.scrollWidth <= ffn.clientWidth + 1,
+        `#context table scrolls (${ffn.scrollWidth} > ${ffn.clientWidth})`,
+      );
+      assert.equal(ffn.outside, 0, 'FFN bars or numbers out of view');
+      // Stacked on a phone, each cell names its column; in the wide table the header does.
+      if (viewport === phone)
+        assert.ok(
+          ffn.labels.every((c) => /FFN/.test(c)),
+          ffn.labels.join(' | '),
+        );
+      await table.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: `${SHOTS}/fit-tutorial-context-${name}.png` });
+      assert.deepEqual(errors, []);
+      await page.close();
+    });
 
   test('every section of the tutorial at 1400 px, the training ones once their heads are drawn', async () => {
     const { page, errors } = await openPage(site.browser, wide, { onlyFrom: site.url });
@@ -291,13 +409,14 @@ describe('drawings fit the room they have', () => {
     await page.close();
   });
 
-  test('on a phone (390 px) a heatmap scrolls only when even the smallest cells cannot fit', async () => {
+  test('on a phone (390 px) a heatmap scrolls only when even the smallest cells (narrowest columns) cannot fit', async () => {
     const { page, errors } = await openPage(site.browser, phone, { onlyFrom: site.url });
     const words = (n) => Array.from({ length: n }, (_, i) => `w${i}`).join('+');
     for (const [n, scrolls] of [
       [8, false],
       [12, false],
-      [30, true],
+      [30, false], // columns narrower than the rows, every other key labelled
+      [120, true],
     ]) {
       await page.goto(`${site.url}#view=heads&text=${words(n)}`);
       await page.waitForFunction(
@@ -311,8 +430,9 @@ describe('drawings fit the room they have', () => {
       for (const d of drawings) {
         const scrolled = d.scrollWidth > d.clientWidth + 1;
         assert.equal(scrolled, scrolls, `${n} tokens: ${d.what} ${scrolled ? 'scrolls' : 'fits'} (cell ${d.cell})`);
-        // A box that scrolls has the smallest cells; one with larger cells fits, every label in view.
-        if (scrolled) assert.equal(d.cell, MIN_CELL);
+        // A box that scrolls does so at MIN_CELL (smaller cells or narrower columns would not have fitted either); one
+        // that fits has every label in view.
+        if (scrolled) assert.deepEqual([d.cell, d.column], [MIN_CELL, MIN_CELL]);
         else assert.deepEqual(d.outside, []);
       }
       await page.screenshot({ path: `${SHOTS}/fit-phone-${n}-tokens.png` });

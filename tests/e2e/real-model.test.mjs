@@ -31,13 +31,25 @@ const site = useSite();
 // The hub: /openai-community/gpt2/resolve/main/{file}, with CORS (the site is cross-origin isolated).
 // slow: model.safetensors trickles (2 kB every 100 ms); fail: it answers 500; noHead: HEAD answers 405;
 // truncated: model.safetensors is cut short (a whole download of a file the engine rejects).
-const hub = { url: '', server: null, requests: [], slow: false, fail: false, noHead: false, truncated: false };
+// noCors: every answer lacks the CORS header, so the browser's fetch gets no answer at all ("Failed to fetch").
+const hub = {
+  url: '',
+  server: null,
+  requests: [],
+  slow: false,
+  fail: false,
+  noHead: false,
+  truncated: false,
+  noCors: false,
+};
 
 before(async () => {
   hub.server = createServer((request, response) => {
     const path = new URL(request.url, 'http://x').pathname;
     hub.requests.push(`${request.method} ${path}`);
-    const headers = { 'access-control-allow-origin': '*', 'cross-origin-resource-policy': 'cross-origin' };
+    const headers = hub.noCors
+      ? {}
+      : { 'access-control-allow-origin': '*', 'cross-origin-resource-policy': 'cross-origin' };
     const file = path.startsWith(`/${REPO}/resolve/main/`) ? path.slice(`/${REPO}/resolve/main/`.length) : '';
     if (!FILES.includes(file)) {
       response.writeHead(404, headers).end('not found');
@@ -218,9 +230,79 @@ describe('the pretrained dialog', () => {
     assert.deepEqual(errors, []);
     await page.close();
   });
+
+  test('a hub name that does not load: the message says why and names the URL; the drop zone stays as it was', async () => {
+    const { page, errors } = await open();
+    await page.locator('[data-action="open-pretrained"]').click();
+    const zone = page.locator('[data-testid="pretrained-loader"]');
+    hub.noCors = true;
+    try {
+      await page.locator('#pretrained-repo').fill(REPO);
+      await page.locator('#pretrained-base').fill(hub.url);
+      await page.locator('button[data-action="load"]').click();
+      const error = page.locator('[data-testid="pretrained-error"]');
+      await error.waitFor({ timeout: 15_000 });
+      const text = (await error.textContent()).replace(/\s+/g, ' ');
+      assert.ok(text.includes(`${hub.url}/${REPO}/resolve/main/config.json`), text);
+      assert.match(text, /offline or its network blocks 127\.0\.0\.1:\d+/);
+      assert.match(text, /refused this page’s cross-origin request/);
+      // Only the form's load failed: the drop zone is not marked (no files were dropped).
+      assert.equal(await zone.getAttribute('data-state'), 'idle');
+      assert.equal(
+        await page.locator('[data-testid="drop-state"]').textContent(),
+        'Drop the files here, or their folder.',
+      );
+      await page
+        .locator('[data-testid="pretrained-dialog"]')
+        .screenshot({ path: `${SHOTS}/pretrained-dialog-hub-error.png` });
+      // Files that do not load afterwards: now the drop zone says so.
+      await page
+        .locator('#pretrained-files')
+        .setInputFiles(['tokenizer.json', 'model.safetensors'].map((f) => FIXTURE + f));
+      await page.locator('[data-testid="pretrained-error"]').filter({ hasText: 'config.json' }).waitFor();
+      assert.equal(await zone.getAttribute('data-state'), 'error');
+    } finally {
+      hub.noCors = false;
+    }
+    // The browser's own lines about the blocked request, nothing else.
+    assert.deepEqual(
+      errors.filter((e) => !/CORS policy|Failed to load resource|net::ERR_FAILED/.test(e)),
+      [],
+    );
+    await page.close();
+  });
 });
 
 describe('Try a real model', () => {
+  test('a download that gets no answer says what that likely means, and the URL', async () => {
+    const { page, errors } = await open();
+    hub.noCors = true;
+    try {
+      await page.locator('[data-action="try-real"]').click();
+      // The HEAD requests got no answer either: the size declared for the model.
+      await page.locator('[data-testid="real-size"]').waitFor();
+      await page.locator('[data-action="download-real"]').click();
+      const error = page.locator('[data-testid="real-error"]');
+      await error.waitFor({ timeout: 15_000 });
+      const text = (await error.textContent()).replace(/\s+/g, ' ');
+      assert.ok(text.startsWith(`Could not reach ${hub.url}/${REPO}/resolve/main/`), text);
+      assert.match(text, /the browser says “Failed to fetch”/);
+      assert.match(
+        text,
+        /offline or its network blocks 127\.0\.0\.1:\d+, or 127\.0\.0\.1:\d+ refused this page’s cross-origin request/,
+      );
+      assert.equal(await page.locator('#setting-model').inputValue(), '', 'the model shown stays');
+      await page.locator('[data-testid="real-model"]').screenshot({ path: `${SHOTS}/real-model-unreachable.png` });
+    } finally {
+      hub.noCors = false;
+    }
+    assert.deepEqual(
+      errors.filter((e) => !/CORS policy|Failed to load resource|net::ERR_FAILED/.test(e)),
+      [],
+    );
+    await page.close();
+  });
+
   test('size first, progress, cancel keeps the model, the heads, a reload from Cache Storage, clearing it', async () => {
     const { page, errors } = await open();
     const tryIt = page.locator('[data-action="try-real"]');
@@ -238,8 +320,23 @@ describe('Try a real model', () => {
     const size = page.locator('[data-testid="real-size"]');
     await size.waitFor();
     assert.equal(Number(await size.getAttribute('data-bytes')), SIZE);
-    assert.match(await size.textContent(), new RegExp(`${(SIZE / 1000).toFixed(1)} kB to download`));
-    assert.match(await size.textContent(), /the hub’s file sizes/);
+    // One sentence, as one piece of text: the size inside its first line, not broken off onto a line of its own.
+    const sentence = await size.locator('.sentence').evaluate((el) => {
+      const lines = el.getClientRects();
+      const strong = el.querySelector('strong').getBoundingClientRect();
+      return {
+        text: el.textContent.replace(/\s+/g, ' ').trim(),
+        sizeOnFirstLine: strong.top < lines[0].top + strong.height,
+        sizeNotFirst: strong.left > el.getBoundingClientRect().left + 50,
+      };
+    });
+    assert.match(
+      sentence.text,
+      new RegExp(
+        `^Downloading GPT-2 small from 127\\.0\\.0\\.1:\\d+ takes ${(SIZE / 1000).toFixed(1)} kB \\(the sizes the hub reports for its files\\); this browser then keeps it, so the next visit does not download it again\\.$`,
+      ),
+    );
+    assert.ok(sentence.sizeOnFirstLine && sentence.sizeNotFirst, JSON.stringify(sentence));
     assert.deepEqual(gets(), [], 'nothing downloaded before the size is stated');
     assert.equal(hub.requests.filter((r) => r.startsWith('HEAD')).length, FILES.length);
 
@@ -348,7 +445,11 @@ describe('Try a real model', () => {
     await tryIt.click();
     await size.waitFor();
     assert.equal(Number(await size.getAttribute('data-bytes')), 549_400_000);
-    assert.match(await size.textContent(), /549\.4 MB to download[\s\S]*the size declared for it/);
+    assert.match(
+      (await size.locator('.sentence').textContent()).replace(/\s+/g, ' '),
+      /takes 549\.4 MB \(the size expected for it, as the hub did not report its file sizes\); this browser/,
+    );
+    await page.locator('[data-testid="real-model"]').screenshot({ path: `${SHOTS}/real-model-declared-size.png` });
     await page.locator('[data-action="cancel-real"]').click();
     await size.waitFor({ state: 'detached' });
     hub.noHead = false;

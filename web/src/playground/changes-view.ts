@@ -53,6 +53,36 @@ const WEIGHT_MOVED = 0.01;
 
 type Compared = Extract<Comparison, { kind: 'compared' }>;
 
+/** The table's columns after the token: the header's cells, and each cell's label where the table stacks. */
+const COLUMNS = [
+  'linear layer: Q projection',
+  'linear layer: V projection',
+  'attention weights (max |Δ|)',
+  'attention output',
+  'FFN input',
+  'FFN output (an MLP)',
+] as const;
+
+/**
+ * In a box narrower than the table (a phone), each token's row stacks: the token, then one line a column, named by
+ * its header's text, so the FFN columns (the section's point) are on screen, not scrolled out at the right. The
+ * bar's numbers sit in the cell's right padding, so a full-width bar keeps its number on its line. (.changes-box
+ * before each rule: the playground's own table rules come later in the cascade.)
+ */
+const NARROW_TABLE = html`<style>
+  .changes-box { container-type: inline-size; }
+  @container (max-width: 36rem) {
+    .changes-box :is(table, tbody, tr, th, td) { display: block; width: auto; }
+    .changes-box table.changes { min-width: 0; }
+    .changes-box table.changes thead { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+    .changes-box table.changes tr { padding: 0.3rem 0; border-bottom: 1px solid var(--ap-border); }
+    .changes-box table.changes th[scope='row'] { border: 0; font-weight: 700; }
+    .changes-box table.changes td { width: auto; border: 0; padding: 0.1rem 4.5rem 0.1rem var(--ap-space-2); white-space: nowrap; }
+    .changes-box table.changes td::before { content: attr(data-label); display: block; white-space: normal; font-size: var(--ap-text-xs);
+      color: var(--ap-text-muted); }
+  }
+</style>`;
+
 /**
  * Seed 001's point in numbers: attention's mixing weights are computed from the words, so they move when a word is
  * edited (one head drawn before, after and the difference); the FFN, an MLP on each row, has fixed weights and moves
@@ -149,18 +179,16 @@ function changesTable(comparison: Compared, ctx: ChangesContext) {
         : nothing
     }
     <p class="table-caption" id="changes-caption">Edited: ${edits}. How far each row moved (‖Δ‖), layer ${layer}:</p>
-    <div style="max-width: 100%; overflow-x: auto"><table class="changes" aria-labelledby="changes-caption">
-    <thead><tr><th scope="col">token</th><th scope="col">linear layer: Q projection</th><th scope="col">linear layer: V projection</th>
-      <th scope="col">attention weights (max |Δ|)</th><th scope="col">attention output</th>
-      ${ffn ? html`<th scope="col">FFN input</th><th scope="col">FFN output (an MLP)</th>` : nothing}</tr></thead>
+    ${NARROW_TABLE}<div class="changes-box" style="max-width: 100%; overflow-x: auto"><table class="changes" aria-labelledby="changes-caption">
+    <thead><tr><th scope="col">token</th>${(ffn ? COLUMNS : COLUMNS.slice(0, 4)).map((c) => html`<th scope="col">${c}</th>`)}</tr></thead>
     <tbody>${after.map(
       (token, i) => html`<tr class=${edited.includes(i) ? 'edited' : ''}
       data-linear-changed=${linear[i] > MOVED ? '1' : '0'} data-value-changed=${value[i] > MOVED ? '1' : '0'}
       data-attention-changed=${attention[i] > MOVED ? '1' : '0'} data-weights-changed=${(weights[i] ?? 0) > WEIGHT_MOVED ? '1' : '0'}
       data-ffn=${ffn ? String(ffn[i]) : nothing}>
-      <th scope="row">${token}</th><td>${bar(linear[i])}</td><td>${bar(value[i])}</td>
-      <td><span class="num" data-kind="weights">${formatValue(weights[i] ?? 0)}</span></td><td>${bar(attention[i])}</td>
-      ${ffn ? html`<td>${ffnInput ? bar(ffnInput[i]) : nothing}</td><td>${bar(ffn[i])}</td>` : nothing}</tr>`,
+      <th scope="row">${token}</th><td data-label=${COLUMNS[0]}>${bar(linear[i])}</td><td data-label=${COLUMNS[1]}>${bar(value[i])}</td>
+      <td data-label=${COLUMNS[2]}><span class="num" data-kind="weights">${formatValue(weights[i] ?? 0)}</span></td><td data-label=${COLUMNS[3]}>${bar(attention[i])}</td>
+      ${ffn ? html`<td data-label=${COLUMNS[4]}>${ffnInput ? bar(ffnInput[i]) : nothing}</td><td data-label=${COLUMNS[5]}>${bar(ffn[i])}</td>` : nothing}</tr>`,
     )}</tbody>
   </table></div>
   ${mixingAndMlp(comparison, ctx)}`;

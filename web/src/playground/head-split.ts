@@ -63,25 +63,20 @@ export class HeadSplitView extends LessonView {
       )}</div>
       <div class="scroll"><table data-token-table=${testid}>
         <caption>Token ${row} (“${labels[row]}”): the first ${SHOWN} numbers of each head’s block, read from both</caption>
-        <thead><tr><th scope="col"></th>${side.blocks.map(
-          (b) => html`<th scope="col" colspan=${SHOWN}
-          style=${`color:${headColor(b.head)}`}>head ${b.head}: columns ${b.from}–${b.from + SHOWN - 1}</th>`,
-        )}</tr></thead>
-        <tbody>
-          <tr><th scope="row">${names.full}</th>${side.blocks.map((b) =>
+        <tbody>${side.blocks.map((b) => {
+          // One head a pair of rows, the two readings one above the other: the table grows down with the heads, never
+          // wider than a phone (a row of every head's numbers was 710 px at 4 heads).
+          const perHeadRow = b.perHead.values.subarray(row * b.perHead.cols, row * b.perHead.cols + SHOWN);
+          const numbers = (kind: string, values: ArrayLike<number>) =>
             Array.from(
               { length: SHOWN },
-              (_, d) => html`<td data-kind="full"
-            data-head=${b.head} data-value=${String(fullRow[b.from + d])}>${formatValue(fullRow[b.from + d])}</td>`,
-            ),
-          )}</tr>
-          <tr><th scope="row">${names.perHead}</th>${side.blocks.map((b) =>
-            Array.from(
-              { length: SHOWN },
-              (_, d) => html`<td data-kind="head"
-            data-head=${b.head} data-value=${String(b.perHead.values[row * b.perHead.cols + d])}>${formatValue(b.perHead.values[row * b.perHead.cols + d])}</td>`,
-            ),
-          )}</tr>
+              (_, d) =>
+                html`<td data-kind=${kind} data-head=${b.head} data-value=${String(values[d])}>${formatValue(values[d])}</td>`,
+            );
+          return html`<tr><th scope="rowgroup" rowspan="2" style=${`color:${headColor(b.head)}`}>head ${b.head}<br>columns
+            ${b.from}–${b.from + SHOWN - 1}</th><th scope="row">${names.full}</th>${numbers('full', fullRow.subarray(b.from, b.from + SHOWN))}</tr>
+            <tr><th scope="row">${names.perHead}</th>${numbers('head', perHeadRow)}</tr>`;
+        })}
         </tbody></table></div></div>`;
   }
 

@@ -5,6 +5,7 @@
 // download stores nothing of that file), and forgetting them. The files come back as File
 // objects (backed by the cache, not copied into memory) for engine.loadPretrained({ files }).
 import { hubFileUrl, type RealModel } from '../model/pretrained-models.js';
+import { unreachable } from './network-failure.js';
 
 /** The Cache Storage cache this page keeps model files in. */
 export const MODEL_CACHE = 'attention-playground-models';
@@ -119,7 +120,7 @@ async function downloadFile(
     response = await fetch(url, { signal });
   } catch (error) {
     if (signal.aborted) throw cancelled();
-    throw new DownloadError(`Could not download ${url}: ${(error as Error).message}.`);
+    throw new DownloadError(unreachable(url, (error as Error).message));
   }
   if (!response.ok || !response.body)
     throw new DownloadError(

@@ -43,16 +43,20 @@ export async function filesFromDrop(data: DataTransfer): Promise<{ files: File[]
 export class PretrainedLoader extends LitElement {
   static override properties = {
     dragging: { state: true },
+    from: { state: true },
     host: { attribute: false },
   };
   /** Where the dialog's state is kept and loads go (without one, it loads nothing). */
   declare host: PretrainedPanelHost | null;
   declare dragging: boolean;
+  /** What the dialog last loaded from: its files (the drop zone) or a hub name (the form); null: nothing yet. */
+  declare from: 'files' | 'hub' | null;
   #unwatch: (() => void) | null = null;
 
   constructor() {
     super();
     this.dragging = false;
+    this.from = null;
     this.host = null;
   }
 
@@ -159,6 +163,7 @@ export class PretrainedLoader extends LitElement {
   async #load(request: LoadRequest) {
     const host = this.host;
     if (!host) return;
+    this.from = 'repo' in request ? 'hub' : 'files';
     const info = await loadPretrainedForPanel(host, request);
     if (!info) return; // the dialog stays, saying what went wrong
     host.open = false; // done: the model's heads show behind it
@@ -199,7 +204,8 @@ export class PretrainedLoader extends LitElement {
     const host = this.host;
     if (!host) return nothing;
     const { loading, loadProgress: progress, loadError: error, loadNote: note } = host;
-    const state = this.dragging ? 'dragging' : loading ? 'loading' : error ? 'error' : 'idle';
+    // Only the part that failed says so: a hub name that did not load leaves the drop zone as it was.
+    const state = this.dragging ? 'dragging' : loading ? 'loading' : error && this.from === 'files' ? 'error' : 'idle';
     const say = {
       dragging: 'Let go to load these files.',
       loading: 'Loading\u2026',

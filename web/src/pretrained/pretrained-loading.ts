@@ -4,6 +4,7 @@
 // picks the loaded model afterwards.
 import type { LoadRequest, PretrainedInfo, PretrainedPanelHost, PretrainedProgress } from '../model/pretrained-info.js';
 import { rememberHubBaseUrl, setPretrainedModel } from '../model/pretrained-models.js';
+import { explainDownloadFailure } from './network-failure.js';
 
 /** Loads the requested checkpoint, updating `panel` as it goes; the model once loaded (and remembered), else null. */
 export async function loadPretrainedForPanel(
@@ -39,7 +40,9 @@ export async function loadPretrainedForPanel(
       return null;
     }
     const names = outcome.field && !outcome.error.includes(outcome.field) ? ` (${outcome.field})` : '';
-    panel.loadError = `Could not load the model: ${outcome.error}${names}.`;
+    // A download with no answer: what that likely means, not the browser's bare "Failed to fetch".
+    const explained = outcome.code === 'network' ? explainDownloadFailure(outcome.error) : outcome.error;
+    panel.loadError = explained !== outcome.error ? explained : `Could not load the model: ${outcome.error}${names}.`;
     return null;
   }
   const info = outcome.model;

@@ -66,6 +66,7 @@ export class RealModelCard extends LitElement {
       button:disabled { opacity: 0.6; cursor: default; }
       button:focus-visible { outline: 3px solid var(--ap-focus); outline-offset: 2px; }
       .step { flex-basis: 100%; display: flex; flex-wrap: wrap; align-items: center; gap: var(--ap-space-1) var(--ap-space-2); margin: 0; }
+      .sentence { flex-basis: 100%; }
       progress { flex: 1 1 12rem; height: 0.6rem; accent-color: var(--ap-accent); }
       .cached { color: var(--ap-ok); }
       .error { flex-basis: 100%; margin: 0; color: var(--ap-danger); overflow-wrap: anywhere; }
@@ -249,10 +250,14 @@ export class RealModelCard extends LitElement {
       case 'sizing':
         return html`<p class="step" role="status">Asking ${this.#hubName()} how large ${step.model.label} is\u2026 ${cancel}</p>`;
       case 'confirm':
+        // One sentence, one flex item (bare text and <strong> would each be one, and the line breaks between them).
         return html`<p class="step" data-testid="real-size" data-bytes=${step.bytes}>
-          ${step.model.label} is <strong>${formatBytes(step.bytes, null)}</strong> to download from ${this.#hubName()}
-          ${step.declared ? '(the size declared for it: the hub did not say)' : '(the hub\u2019s file sizes)'};
-          this browser keeps it, so the next visit does not download it again.
+          <span class="sentence">Downloading ${step.model.label} from ${this.#hubName()} takes
+          <strong>${formatBytes(step.bytes, null)}</strong>${
+            step.declared
+              ? ' (the size expected for it, as the hub did not report its file sizes)'
+              : ' (the sizes the hub reports for its files)'
+          }; this browser then keeps it, so the next visit does not download it again.</span>
           <button type="button" class="primary" data-action="download-real" @click=${() => this.#load(step.model, step.bytes)}>
             Download ${formatBytes(step.bytes, null)}</button>
           <button type="button" data-action="cancel-real" @click=${() => this.#cancel()}>Not now</button></p>`;

@@ -14,6 +14,19 @@ export const MAX_CELL = 32;
  * narrow even for this scrolls.
  */
 export const MIN_CELL = 18;
+/**
+ * The smallest cell of a drawing without numbers in its cells (a Values view's 64 features): its row labels still
+ * read at LABEL_FONT px, and its key labels, too close to clear each other below MIN_CELL, name every keyStride-th
+ * column (each cell's tooltip names it).
+ */
+export const MIN_BARE_CELL = 14;
+/**
+ * The narrowest column of a drawing without numbers (an FFN's 256 hidden features): its rows stay MIN_BARE_CELL tall
+ * (the token labels read), its columns narrow down to this before the box scrolls.
+ */
+export const MIN_COLUMN = 3;
+/** Label strides that count in round steps (every 2nd, 5th, 8th, … key), the smallest that keeps labels apart is used. */
+const STRIDES = [1, 2, 4, 5, 8, 10, 16, 20, 25, 32, 50, 64, 100];
 /** The cell a grid of heatmaps gives each: it takes fewer columns rather than draw them smaller. */
 export const GRID_CELL = 22;
 /** Cells below this size drop the numbers drawn in them (the tooltip still has them). */
@@ -92,9 +105,12 @@ export interface HeatmapShape {
   showNumbers?: boolean;
 }
 
-/** The parts' positions at one cell size, px. Cell (i, j) is at (left + j * cell, top + i * cell). */
+/** The parts' positions at one cell size, px. Cell (i, j) is at (left + j * column, top + i * cell). */
 export interface HeatmapLayout {
+  /** A cell's height, px (and its width, but where columns narrow below it). */
   cell: number;
+  /** A cell's width, px: `cell`, or less where a drawing without numbers is too wide even at MIN_BARE_CELL. */
+  column: number;
   left: number;
   top: number;
   width: number;
@@ -103,6 +119,22 @@ export interface HeatmapLayout {
   colAxisX: number;
   /** Numbers are drawn in the cells. */
   numbers: boolean;
+  /** Every keyStride-th key column is labelled (1: all; more where cells are below MIN_CELL). */
+  keyStride: number;
+}
+
+/**
+ * Which key columns a drawing with `column` px columns labels: every one from MIN_CELL up, else every n-th (0, n,
+ * 2n, …), n a round step at least MIN_CELL / column.
+ */
+export function keyStride(column: number): number {
+  const least = Math.ceil(MIN_CELL / column);
+  return STRIDES.find((n) => n >= least) ?? least;
+}
+
+/** The smallest cell a drawing fits down to before its box scrolls: MIN_CELL, or MIN_BARE_CELL without numbers. */
+export function minCell(shape: Pick<HeatmapShape, 'showNumbers'>): number {
+  return shape.showNumbers ? MIN_CELL : MIN_BARE_CELL;
 }
 
 const label = (labels: readonly AxisLabel[], i: number): AxisLabel => labels[i] ?? { label: '', pad: true };
@@ -120,25 +152,30 @@ function labelWidths(shape: HeatmapShape, measure: Measure) {
 
 type Widths = ReturnType<typeof labelWidths>;
 
-function layoutAt(shape: HeatmapShape, cell: number, w: Widths): HeatmapLayout {
+function layoutAt(shape: HeatmapShape, cell: number, w: Widths, column = cell): HeatmapLayout {
   const left = Math.ceil(Math.max(4, ...w.rows) + 8);
-  const longestKey = Math.max(0, ...w.cols);
+  const stride = keyStride(column);
+  const keys = w.cols.filter((_, j) => j % stride === 0);
+  const longestKey = Math.max(0, ...keys);
   // A key label starts at its column's centre, 6 px above the cells, and rises at ANGLE: its top corner is
   // SIN * length + COS * ascent above that, its right corner COS * length + SIN * descent right of it.
   const top = Math.ceil(AXIS_ROW + 6 + SIN * longestKey + COS * ASCENT * LABEL_FONT);
-  let right = left + shape.cols * cell;
+  let right = left + shape.cols * column;
   w.cols.forEach((length, j) => {
-    right = Math.max(right, left + j * cell + cell / 2 + KEY_NUDGE + COS * length + SIN * DESCENT * LABEL_FONT);
+    if (j % stride !== 0) return;
+    right = Math.max(right, left + j * column + column / 2 + KEY_NUDGE + COS * length + SIN * DESCENT * LABEL_FONT);
   });
   const colAxisX = Math.ceil(Math.max(left, 2 + w.rowAxis + 14));
   return {
     cell,
+    column,
     left,
     top,
     width: Math.ceil(Math.max(right, colAxisX + w.colAxis) + 3),
     height: top + shape.rows * cell + 4,
     colAxisX,
     numbers: !!shape.showNumbers && cell >= NUMBER_CELL,
+    keyStride: stride,
   };
 }
 
@@ -149,7 +186,8 @@ export function heatmapLayout(shape: HeatmapShape, cell = CELL, measure: Measure
 
 /**
  * The layout for a box `available` px wide and at most `maxHeight` px tall: the largest cell from MAX_CELL down to
- * MIN_CELL whose drawing fits both ways, else MIN_CELL (and the box scrolls). `available` 0 (not measured yet): CELL.
+ * minCell (MIN_CELL, or MIN_BARE_CELL without numbers) whose drawing fits both ways; without numbers, then columns
+ * narrower than the rows, down to MIN_COLUMN; else MIN_CELL (and the box scrolls). `available` 0 (not measured yet): CELL.
  */
 export function fittedLayout(
   shape: HeatmapShape,
@@ -159,10 +197,19 @@ export function fittedLayout(
 ): HeatmapLayout {
   const w = labelWidths(shape, measure);
   if (!(available > 0)) return layoutAt(shape, CELL, w);
-  for (let cell = MAX_CELL; cell > MIN_CELL; cell--) {
+  const smallest = minCell(shape);
+  for (let cell = MAX_CELL; cell >= smallest; cell--) {
     const layout = layoutAt(shape, cell, w);
     if (layout.width <= available && layout.height <= maxHeight) return layout;
   }
+  // Too wide even at MIN_BARE_CELL: narrower columns, rows as they were (the token labels still read), where that
+  // makes it fit (a drawing too tall for its box scrolls anyway).
+  if (!shape.showNumbers && layoutAt(shape, smallest, w).height <= maxHeight)
+    for (let column = smallest - 1; column >= MIN_COLUMN; column--) {
+      const layout = layoutAt(shape, smallest, w, column);
+      if (layout.width <= available) return layout;
+    }
+  // Nothing smaller fits: the box scrolls, and it may as well show MIN_CELL's cells with every key labelled.
   return layoutAt(shape, MIN_CELL, w);
 }
 

@@ -22,7 +22,7 @@ import { placeTip } from './tip-placement.js';
 import { observeWidth } from './observe-width.js';
 
 export type { AxisLabel } from './heatmap-layout.js';
-export { MIN_CELL, fitColumns, gridWidth } from './heatmap-layout.js';
+export { MIN_BARE_CELL, MIN_CELL, fitColumns, gridWidth } from './heatmap-layout.js';
 
 /** What one heatmap shows: the drawing's data, as the element's properties of the same names. */
 export interface HeatmapSpec {
@@ -61,21 +61,23 @@ const cellNumber = (value: number) =>
   Math.abs(value) >= 10 ? value.toFixed(0) : value.toFixed(2).replace(/^(-?)0\./, '$1.');
 
 function cells(spec: HeatmapSpec, at: HeatmapLayout, select: Interaction['select'] | undefined) {
-  const { cell, left, top } = at;
+  const { cell, column, left, top } = at;
+  // Narrow columns (an FFN's hidden features) without the cells' outline, which would cover half of each.
+  const outline = column >= 8 ? 1 : 0;
   const out = [];
   for (let i = 0; i < spec.rows; i++)
     for (let j = 0; j < spec.cols; j++) {
-      const x = left + j * cell,
+      const x = left + j * column,
         y = top + i * cell;
       const value = spec.values[i * spec.cols + j];
       const enter = select && (() => select(i, j));
       if (isBlocked(spec, i, j)) {
-        out.push(svg`<rect x=${x} y=${y} width=${cell} height=${cell} fill="url(#blocked)" stroke="#fff" stroke-width="1"
+        out.push(svg`<rect x=${x} y=${y} width=${column} height=${cell} fill="url(#blocked)" stroke="#fff" stroke-width=${outline}
           data-row=${i} data-col=${j} data-blocked="1" @mouseenter=${enter}></rect>`);
         continue;
       }
       const fill = (spec.rowScales?.[i] ?? spec.scale).color(value);
-      out.push(svg`<rect x=${x} y=${y} width=${cell} height=${cell} fill=${fill} stroke="#fff" stroke-width="1"
+      out.push(svg`<rect x=${x} y=${y} width=${column} height=${cell} fill=${fill} stroke="#fff" stroke-width=${outline}
         data-row=${i} data-col=${j} data-value=${value} @mouseenter=${enter}></rect>`);
       if (at.numbers)
         out.push(svg`<text x=${x + cell / 2} y=${y + cell / 2 + NUMBER_FONT * 0.36} font-size=${NUMBER_FONT} text-anchor="middle"
@@ -85,16 +87,16 @@ function cells(spec: HeatmapSpec, at: HeatmapLayout, select: Interaction['select
 }
 
 function axisLabels(spec: HeatmapSpec, at: HeatmapLayout) {
-  const { cell, left, top } = at;
+  const { cell, column, left, top } = at;
   const labels = [];
   for (let i = 0; i < spec.rows; i++) {
     const l = spec.rowLabels[i] ?? { label: '', pad: true };
     labels.push(svg`<text x=${left - 6} y=${top + i * cell + cell / 2 + LABEL_FONT * 0.35} text-anchor="end" font-size=${LABEL_FONT}
       fill=${l.pad ? '#888' : '#111'} font-style=${l.pad ? 'italic' : 'normal'} data-row-label=${i}><title>${tokenLabel(l.label)}</title>${shownLabel(l.label)}</text>`);
   }
-  for (let j = 0; j < spec.cols; j++) {
+  for (let j = 0; j < spec.cols; j += at.keyStride) {
     const l = spec.colLabels[j] ?? { label: '', pad: true };
-    const x = left + j * cell + cell / 2 + 4,
+    const x = left + j * column + column / 2 + 4,
       y = top - 6;
     labels.push(svg`<text transform=${`translate(${x} ${y}) rotate(-55)`} font-size=${LABEL_FONT}
       fill=${l.pad ? '#888' : '#111'} font-style=${l.pad ? 'italic' : 'normal'} data-col-label=${j}><title>${tokenLabel(l.label)}</title>${shownLabel(l.label)}</text>`);
@@ -107,11 +109,11 @@ function axisLabels(spec: HeatmapSpec, at: HeatmapLayout) {
  * size on screen): with `on`, the element's (the active cell marked, its handlers bound), else a picture's.
  */
 export function heatmapSvg(spec: HeatmapSpec, on: Interaction | null = null, at: HeatmapLayout = heatmapLayout(spec)) {
-  const { width, height, cell, left, top } = at;
+  const { width, height, cell, column, left, top } = at;
   const active = on?.active && on.active.row < spec.rows && on.active.col < spec.cols ? on.active : null;
   return html`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width=${width} height=${height}
           role="img" aria-label=${`${spec.caption}: heatmap of ${spec.rows} ${spec.rowAxis} by ${spec.cols} ${spec.colAxis} ${spec.colUnit ?? 'tokens'}; a table follows`}
-          tabindex="0" font-family="system-ui, sans-serif" data-cell=${cell} @keydown=${on?.onKey} @mouseleave=${on?.onLeave}
+          tabindex="0" font-family="system-ui, sans-serif" data-cell=${cell} data-column=${column} @keydown=${on?.onKey} @mouseleave=${on?.onLeave}
           @focus=${on?.onFocus} @blur=${on?.onLeave}>
           <defs><pattern id="blocked" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
             <rect width="6" height="6" fill=${BLOCKED_FILL}></rect><line x1="0" y1="0" x2="0" y2="6" stroke="#555" stroke-width="2"></line>
@@ -123,7 +125,7 @@ export function heatmapSvg(spec: HeatmapSpec, on: Interaction | null = null, at:
           ${cells(spec, at, on?.select)}
           ${
             active
-              ? svg`<rect x=${left + active.col * cell} y=${top + active.row * cell} width=${cell} height=${cell}
+              ? svg`<rect x=${left + active.col * column} y=${top + active.row * cell} width=${column} height=${cell}
             fill="none" stroke="#e8175d" stroke-width="3" pointer-events="none"></rect>`
               : nothing
           }
@@ -213,7 +215,7 @@ export class Heatmap extends LitElement {
 
   /**
    * The drawing for the measured width: the largest cell that fits the box both ways; a drawing too tall even at
-   * MIN_CELL scrolls down, so its width leaves room for the vertical scrollbar.
+   * its smallest cell (minCell) scrolls down, so its width leaves room for the vertical scrollbar.
    */
   #layout(): HeatmapLayout {
     const maxHeight = this.#maxHeight();
@@ -235,7 +237,7 @@ export class Heatmap extends LitElement {
     figure { margin: 0; }
     figcaption { font: 600 0.9rem system-ui, sans-serif; margin: 0 0 0.25rem; }
     /* The scroll box: the drawing takes cells as large as the host's width allows (heatmap-layout.ts), and only a
-       drawing that does not fit even at MIN_CELL scrolls here (both ways). Its height has a floor in rem: in an iframe
+       drawing that does not fit even at its smallest cell (minCell) scrolls here (both ways). Its height has a floor in rem: in an iframe
        that grows to its content (embed.html), a bare vh height would feed back on itself. */
     .plot { overflow: auto; max-height: max(24rem, min(48rem, 85vh)); overscroll-behavior: contain; }
     .plot:focus-visible { outline: 3px solid #1a73e8; }
@@ -323,9 +325,15 @@ export class Heatmap extends LitElement {
     const svg = this.renderRoot.querySelector('svg');
     if (!tip || !plot || !svg || !this.active) return;
     const cell = Number(svg.dataset.cell),
+      column = Number(svg.dataset.column),
       left = Number(tip.dataset.left),
       top = Number(tip.dataset.top);
-    const box = { left: left + this.active.col * cell, top: top + this.active.row * cell, width: cell, height: cell };
+    const box = {
+      left: left + this.active.col * column,
+      top: top + this.active.row * cell,
+      width: column,
+      height: cell,
+    };
     // Its width does not depend on where it goes (max-content), at most the visible box's: it is measured once, here.
     tip.style.maxWidth = `${Math.max(120, Math.min(320, plot.clientWidth - 8))}px`;
     const area = { left: plot.scrollLeft, top: plot.scrollTop, width: plot.clientWidth, height: plot.clientHeight };
