@@ -90,14 +90,20 @@ export function lineSvg(spec: LineSpec, on: Focus | null = null) {
         ${lines}
         ${Array.from(
           { length: spec.rows },
-          (_, i) => svg`<text class=${spec.rowLabels[i]?.pad ? 'token pic-ink-muted' : 'token pic-ink'} tabindex="0" x=${TEXT_W - 8} y=${28 + i * ROW}
+          (
+            _,
+            i,
+          ) => svg`<text class=${spec.rowLabels[i]?.pad ? 'token pic-ink-muted' : 'token pic-ink'} tabindex="0" x=${TEXT_W - 8} y=${28 + i * ROW}
           text-anchor="end" fill=${spec.rowLabels[i]?.pad ? '#666' : '#111'} data-row=${i}
           @mouseenter=${focus(i, null)} @mouseleave=${focus(null, null)}
           @focus=${focus(i, null)} @blur=${focus(null, null)}><title>${label(spec.rowLabels[i])}</title>${shorten(label(spec.rowLabels[i]))}</text>`,
         )}
         ${Array.from(
           { length: spec.cols },
-          (_, j) => svg`<text class=${spec.colLabels[j]?.pad ? 'token pic-ink-muted' : 'token pic-ink'} tabindex="0" x=${WIDTH - TEXT_W + 8} y=${28 + j * ROW}
+          (
+            _,
+            j,
+          ) => svg`<text class=${spec.colLabels[j]?.pad ? 'token pic-ink-muted' : 'token pic-ink'} tabindex="0" x=${WIDTH - TEXT_W + 8} y=${28 + j * ROW}
           fill=${spec.colLabels[j]?.pad ? '#666' : '#111'} data-col=${j}
           @mouseenter=${focus(null, j)} @mouseleave=${focus(null, null)}
           @focus=${focus(null, j)} @blur=${focus(null, null)}><title>${label(spec.colLabels[j])}</title>${shorten(label(spec.colLabels[j]))}</text>`,
