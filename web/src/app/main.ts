@@ -27,7 +27,7 @@ const INTROS = {
     long:
       'Type one sentence per line. Every head\u2019s scores, masks, softmax weights and the shape of every tensor update as you ' +
       'type, and every number is the engine\u2019s exact arithmetic.',
-    short: 'Type a sentence: every head\u2019s attention updates as you type.',
+    short: 'Type a sentence; watch every head\u2019s attention.',
   },
   train: {
     long:

@@ -229,12 +229,14 @@ export const DIAGRAM_STYLES = css`
   .arrow .line::after { content: ''; position: absolute; right: -1px; top: -4px; border: 5px solid transparent;
     border-left: 6px solid var(--ap-border-strong); border-right: 0; }
   .arrow .dims { color: var(--ap-text); }
-  /* The source above W_q W_k W_v (cross-attention), its arrow pointing down into the box. */
-  .unit.has-source { align-self: flex-end; }
-  .kv-stack { display: inline-flex; flex-direction: column; align-items: center; }
-  .source-in { display: flex; flex-direction: column; align-items: center; }
-  .diagram .box-source { border-style: dashed; font-weight: 500; }
-  .feed { position: relative; display: flex; flex-direction: column; align-items: center; min-height: 1.4rem;
+  /* The source above W_q W_k W_v (cross-attention), its arrow pointing down into the box: drawn in the room the flow
+     keeps above its first row, so the other boxes stay on the row's line. */
+  .flow:has(.has-source) { padding-top: 4.3rem; }
+  .kv-stack { position: relative; display: inline-flex; }
+  .source-in { position: absolute; bottom: 100%; left: 50%; transform: translateX(-50%); display: flex; flex-direction: column;
+    align-items: center; }
+  .diagram .box-source { border-style: dashed; font-weight: 500; min-height: 2rem; padding: 0.25rem 0.55rem; }
+  .feed { position: relative; display: flex; flex-direction: column; align-items: center; min-height: 1.5rem;
     font: var(--ap-text-xs)/1.2 var(--ap-mono); color: var(--ap-text-muted); }
   .feed .line { position: absolute; left: 50%; top: 0; bottom: 0; width: 2px; margin-left: -1px; background: var(--ap-border-strong); }
   .feed .line::after { content: ''; position: absolute; bottom: -1px; left: -4px; border: 5px solid transparent;
