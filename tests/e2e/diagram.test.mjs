@@ -378,6 +378,12 @@ describe('the block diagram', () => {
     // The Tab order: from the text box, the diagram's step comes before any of the model's settings (the aside).
     const { page, errors } = await open('#text=the+cat+sat');
     await settled(page);
+    // Wider than a phone, the why note is at the top of the view, on the first screen, above the pictures.
+    const [why, map] = await page.evaluate(() => {
+      const root = document.querySelector('ap-playground').shadowRoot;
+      return ['[data-testid="why-note"]', 'ap-heatmap'].map((q) => root.querySelector(q).getBoundingClientRect().top);
+    });
+    assert.ok(why < map && why < 1000, `the why note at ${why}px, the first heatmap at ${map}px`);
     await page.locator('#setting-text').focus();
     const visited = [];
     for (let i = 0; i < 60; i++) {
@@ -423,6 +429,9 @@ describe('the block diagram', () => {
         flowHeight: frame.height,
         selectedInSight: selected.left >= frame.left - 1 && selected.right <= frame.right + 1,
         drawerTop: root.querySelector('[data-testid="settings-drawer"]').getBoundingClientRect().top,
+        whyTop: root.querySelector('[data-testid="why-note"]').getBoundingClientRect().top,
+        introHeight: document.querySelector('#intro').getBoundingClientRect().height,
+        introLine: parseFloat(getComputedStyle(document.querySelector('#intro')).lineHeight),
         overflow: document.documentElement.scrollWidth - window.innerWidth,
       };
     });
@@ -430,6 +439,11 @@ describe('the block diagram', () => {
     assert.ok(layout.flowHeight < 80, `the diagram is one row (${layout.flowHeight}px)`);
     assert.ok(layout.selectedInSight, 'the selected step is scrolled into sight');
     assert.ok(layout.drawerTop > layout.heatmapTop, 'the settings drawer comes after the view');
+    assert.ok(layout.whyTop > layout.heatmapTop, 'the why note under the view, the heatmap above it');
+    assert.ok(
+      layout.introHeight > 0 && layout.introHeight < 1.6 * layout.introLine,
+      `a one-line intro (${layout.introHeight}px)`,
+    );
     assert.ok(layout.overflow <= 1, `the page is ${layout.overflow}px wider than the phone`);
     assert.deepEqual(errors, []);
     await page.close();
