@@ -282,12 +282,33 @@ describe('the block diagram', () => {
       /Decoder layer 0 · cross-attention/,
     );
     assert.match(await page.locator('[data-testid="diagram-sizes"]').textContent(), /Sk = 4/);
+    // K and V come from the source: a second input, the encoder's last output (B, Sk, E) from the trace, drawn into
+    // W_q W_k W_v; the queries from x (the arrow into the box along the row).
+    const source = await page.evaluate(() => {
+      const el = document.querySelector('ap-playground');
+      const outputs = el.trace.stages.filter((st) => st.name === 'encoder.output');
+      const memory = outputs.reduce((a, st) => (!a || st.layer > a.layer ? st : a), null);
+      const feed = el.shadowRoot.querySelector('.has-source .feed');
+      const tab = el.shadowRoot.querySelector('[data-step="source"]').getBoundingClientRect();
+      const qkv = el.shadowRoot.querySelector('[data-step="qkv"]').getBoundingClientRect();
+      return {
+        feed: feed && [feed.dataset.axes, feed.dataset.dims, feed.textContent.replace(/\s+/g, ' ').trim()],
+        memory: memory.shape.join(','),
+        above: tab.bottom <= qkv.top && tab.left < qkv.right && tab.right > qkv.left,
+      };
+    });
+    assert.deepEqual(source.feed.slice(0, 2), ['B,Sk,E', source.memory]);
+    assert.match(source.feed[2], /K, V/);
+    assert.ok(source.above, 'the source is drawn above W_q W_k W_v');
+    let order = await steps(page);
+    assert.ok(order.indexOf('self-attention') < order.indexOf('source'), order.join(' '));
+    assert.ok(order.indexOf('source') < order.indexOf('qkv'), order.join(' '));
     await page.locator('ap-playground button[data-step="split"]').click();
     await viewIs(page, 'split');
     assert.equal(await page.locator('#setting-block').inputValue(), 'decoder.cross_attn');
     // The decoder's self-attention sub-layer is one box before it; a click draws that block, with cross-attention
     // folded into one box after its add and norm.
-    let order = await steps(page);
+    order = await steps(page);
     assert.ok(order.indexOf('self-attention') < order.indexOf('qkv'), order.join(' '));
     await page.locator('ap-playground button[data-step="self-attention"]').click();
     await viewIs(page, 'heads');
@@ -300,6 +321,95 @@ describe('the block diagram', () => {
     assert.ok(order.indexOf('norm1') < order.indexOf('cross-attention'), order.join(' '));
     assert.ok(order.indexOf('cross-attention') < order.indexOf('ffn'), order.join(' '));
     assert.ok(order.includes('mask'), 'the causal mask of the decoder’s self-attention');
+    assert.ok(!order.includes('source'), 'self-attention reads only x: no source');
+    // The source box opens the encoder's output in the Values view.
+    await page.locator('ap-playground button[data-step="cross-attention"]').click();
+    await page.locator('ap-playground button[data-step="source"]').click();
+    await viewIs(page, 'values');
+    assert.equal(await page.locator('#setting-block').inputValue(), 'encoder.self_attn');
+    assert.equal((await look(page)).tensor, 'output');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('one notation (dₖ), a wrapped row drawn as a connection, and the diagram before the settings in the Tab order', async () => {
+    for (const width of [1400, 1024]) {
+      const { page, errors } = await open('#text=the+cat+sat+on+the+mat%0Aa+dog+barked', {
+        viewport: { width, height: 1000 },
+      });
+      await settled(page);
+      const drawn = await page.evaluate(() => {
+        const root = document.querySelector('ap-playground').shadowRoot;
+        const units = [...root.querySelectorAll('.diagram .flow > .unit')];
+        const rows = [];
+        for (const unit of units) {
+          const r = unit.getBoundingClientRect();
+          const prev = rows.at(-1);
+          if (!prev || r.top >= prev.bottom - 2) rows.push({ first: unit, last: unit, bottom: r.bottom });
+          else Object.assign(prev, { last: unit, bottom: Math.max(prev.bottom, r.bottom) });
+        }
+        return {
+          rows: rows.length,
+          // every row after the first starts with a box marked as coming in, and the row before ends in a turning arrow
+          starts: rows.slice(1).map((row) => row.first.hasAttribute('data-wrapped')),
+          ends: rows.slice(0, -1).map((row) => !!row.last.querySelector(':scope > .arrow[data-wraps]')),
+          marked: units.filter((u) => u.hasAttribute('data-wrapped')).length,
+          incoming: rows.slice(1).map((row) => getComputedStyle(row.first, '::before').content),
+          axes: [...root.querySelectorAll('.diagram .arrow .axes')].map((a) => a.textContent),
+          subscripts: [...root.querySelectorAll('.diagram .arrow .axes sub')].map((a) => a.textContent),
+        };
+      });
+      assert.ok(drawn.rows >= 2, `${width}: the diagram wraps (${drawn.rows} rows)`);
+      assert.deepEqual(drawn.starts, Array(drawn.rows - 1).fill(true), `${width}: each new row marked`);
+      assert.deepEqual(drawn.ends, Array(drawn.rows - 1).fill(true), `${width}: each row’s end turns down`);
+      assert.equal(drawn.marked, drawn.rows - 1, `${width}: only the rows' first boxes`);
+      assert.ok(
+        drawn.incoming.every((c) => c.includes('↳')),
+        `${width}: ${drawn.incoming}`,
+      );
+      assert.ok(
+        drawn.axes.every((a) => !a.includes('_')),
+        `no d_k on the arrows: ${drawn.axes}`,
+      );
+      assert.ok(drawn.subscripts.includes('k'), 'dₖ written with a subscript, as in the ÷√dₖ box');
+      assert.deepEqual(errors, []);
+      await page.close();
+    }
+    // The Tab order: from the text box, the diagram's step comes before any of the model's settings (the aside).
+    const { page, errors } = await open('#text=the+cat+sat');
+    await settled(page);
+    // Wider than a phone, the why note is at the top of the view, on the first screen, above the pictures.
+    const [why, map] = await page.evaluate(() => {
+      const root = document.querySelector('ap-playground').shadowRoot;
+      return ['[data-testid="why-note"]', 'ap-heatmap'].map((q) => root.querySelector(q).getBoundingClientRect().top);
+    });
+    assert.ok(why < map && why < 1000, `the why note at ${why}px, the first heatmap at ${map}px`);
+    await page.locator('#setting-text').focus();
+    const visited = [];
+    for (let i = 0; i < 60; i++) {
+      await page.keyboard.press('Tab');
+      const where = await page.evaluate(() => {
+        let el = document.activeElement;
+        const path = [];
+        while (el?.shadowRoot?.activeElement) {
+          path.push(el);
+          el = el.shadowRoot.activeElement;
+        }
+        const root = document.querySelector('ap-playground').shadowRoot;
+        const inAside = [el, ...path].some((e) => root.querySelector('aside')?.contains(e));
+        return el?.getAttribute('role') === 'tab' && el.closest('.diagram')
+          ? 'diagram'
+          : inAside
+            ? 'settings'
+            : 'other';
+      });
+      visited.push(where);
+      if (where === 'settings') break;
+    }
+    assert.ok(visited.includes('diagram'), `the diagram is in the Tab order: ${visited.join(' ')}`);
+    assert.ok(visited.includes('settings'), `the settings come later: ${visited.join(' ')}`);
+    assert.ok(visited.indexOf('diagram') < visited.indexOf('settings'), visited.join(' '));
+    assert.ok(visited.indexOf('diagram') <= 1, `the diagram right after the text box: ${visited.join(' ')}`);
     assert.deepEqual(errors, []);
     await page.close();
   });
@@ -319,6 +429,9 @@ describe('the block diagram', () => {
         flowHeight: frame.height,
         selectedInSight: selected.left >= frame.left - 1 && selected.right <= frame.right + 1,
         drawerTop: root.querySelector('[data-testid="settings-drawer"]').getBoundingClientRect().top,
+        whyTop: root.querySelector('[data-testid="why-note"]').getBoundingClientRect().top,
+        introHeight: document.querySelector('#intro').getBoundingClientRect().height,
+        introLine: parseFloat(getComputedStyle(document.querySelector('#intro')).lineHeight),
         overflow: document.documentElement.scrollWidth - window.innerWidth,
       };
     });
@@ -326,6 +439,11 @@ describe('the block diagram', () => {
     assert.ok(layout.flowHeight < 80, `the diagram is one row (${layout.flowHeight}px)`);
     assert.ok(layout.selectedInSight, 'the selected step is scrolled into sight');
     assert.ok(layout.drawerTop > layout.heatmapTop, 'the settings drawer comes after the view');
+    assert.ok(layout.whyTop > layout.heatmapTop, 'the why note under the view, the heatmap above it');
+    assert.ok(
+      layout.introHeight > 0 && layout.introHeight < 1.6 * layout.introLine,
+      `a one-line intro (${layout.introHeight}px)`,
+    );
     assert.ok(layout.overflow <= 1, `the page is ${layout.overflow}px wider than the phone`);
     assert.deepEqual(errors, []);
     await page.close();
@@ -438,6 +556,101 @@ describe('the themes', () => {
     const system = await open('#text=a+b', { colorScheme: 'dark' });
     assert.equal(await system.page.evaluate(() => document.documentElement.dataset.theme), 'dark');
     assert.equal(await system.page.evaluate(() => getComputedStyle(document.body).backgroundColor), dark.body);
+    await system.page.close();
+  });
+
+  test('in the dark theme the pictures are on dark paper with light labels, and an exported SVG stays light', async () => {
+    // Random weights: the cells take every colour of the scale, and the numbers on them are printed.
+    const { page, errors } = await open('#text=the+cat+sat+on+the+mat%0Aa+dog+barked&preset=random', {
+      colorScheme: 'dark',
+    });
+    await page.locator('ap-heatmap').first().waitFor();
+    await settled(page);
+    const measured = await page.evaluate(() => {
+      const parse = (c) => (/rgba?\(([\d.]+),? ([\d.]+),? ([\d.]+)/.exec(c) ?? []).slice(1, 4).map(Number);
+      const lum = ([r, g, b]) => {
+        const f = (v) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+        return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+      };
+      const ratio = (x, y) => {
+        const [a, b] = [lum(x), lum(y)].sort((p, q) => q - p);
+        return (a + 0.05) / (b + 0.05);
+      };
+      const host = document.querySelector('ap-playground').shadowRoot.querySelector('ap-heatmap');
+      const paper = parse(getComputedStyle(host).backgroundColor);
+      const svg = host.shadowRoot.querySelector('svg');
+      const labels = [...svg.querySelectorAll('[data-row-label], [data-col-label], [data-axis]')];
+      const cellNumbers = [...svg.querySelectorAll('text[pointer-events="none"]')];
+      return {
+        paper,
+        paperLum: lum(paper),
+        svgPaper: parse(getComputedStyle(svg.querySelector('.pic-paper')).fill),
+        labels: labels.length,
+        lowest: Math.min(...labels.map((t) => ratio(parse(getComputedStyle(t).fill), paper))),
+        // the numbers on the cells: text chosen by the cell's own colour (which stays the same in both themes)
+        numbers: cellNumbers.map((t) => {
+          const rect = t.previousElementSibling;
+          return ratio(parse(getComputedStyle(t).fill), parse(getComputedStyle(rect).fill));
+        }),
+      };
+    });
+    assert.ok(measured.paperLum < 0.05, `the heatmap's paper is dark: rgb(${measured.paper})`);
+    assert.deepEqual(measured.svgPaper, measured.paper, 'the drawing’s paper is the host’s');
+    assert.ok(measured.labels > 10, `${measured.labels} labels`);
+    assert.ok(measured.lowest >= 4.5, `the labels' contrast on the paper: ${measured.lowest.toFixed(2)}`);
+    assert.ok(measured.numbers.length >= 36, `${measured.numbers.length} numbers on cells`);
+    const low = measured.numbers.filter((r) => r < 4.5);
+    assert.deepEqual(low, [], 'the numbers on the cells read at 4.5 : 1 or more');
+    // The exported picture is a light paper figure, whatever the theme on screen.
+    const [file] = await Promise.all([
+      page.waitForEvent('download'),
+      page.locator('ap-playground .exports button:text-is("SVG")').click(),
+    ]);
+    const { readFileSync } = await import('node:fs');
+    const text = readFileSync(await file.path(), 'utf8');
+    assert.match(text, /<rect width="100%" height="100%" fill="#fff"/, 'the figure’s background is white');
+    assert.match(text, /fill="#111"[^>]*data-row-label="0"/, 'the labels in near-black');
+    assert.ok(!text.includes('var(--'), 'no theme variables in the file');
+    assert.ok(!/class="pic-paper"[^>]*fill="(?!#fff)/.test(text), 'the panels’ paper is white');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('the tutorial is on the tokens and follows the stored theme and the system', async () => {
+    // The choice made on the main page holds on the tutorial (one stored choice).
+    const { page, errors } = await open('#text=a+b', { colorScheme: 'light' });
+    await page.locator('#theme').click();
+    await page.goto(site.url + 'tutorial.html');
+    await page.locator('attention-playground').first().waitFor();
+    const look = () =>
+      page.evaluate(() => ({
+        theme: document.documentElement.dataset.theme,
+        pressed: document.querySelector('#theme')?.getAttribute('aria-pressed'),
+        body: getComputedStyle(document.body).backgroundColor,
+        font: getComputedStyle(document.body).fontFamily,
+        link: getComputedStyle(document.querySelector('nav a')).color,
+        bg: getComputedStyle(document.documentElement).getPropertyValue('--ap-bg').trim(),
+      }));
+    const dark = await look();
+    assert.deepEqual([dark.theme, dark.pressed], ['dark', 'true']);
+    assert.notEqual(dark.body, 'rgb(255, 255, 255)');
+    assert.ok(!/serif/.test(dark.font.replace('sans-serif', '')), `no serif body: ${dark.font}`);
+    assert.ok(dark.bg.length > 0, 'the tokens are on the page');
+    // Its button switches it back, for both pages.
+    await page.locator('#theme').click();
+    const light = await look();
+    assert.deepEqual([light.theme, light.body], ['light', 'rgb(255, 255, 255)']);
+    assert.notEqual(light.link, 'rgb(0, 0, 238)', 'links in the accent colour, not the browser’s blue');
+    await page.goto(site.url);
+    await page.locator('.diagram [role="tab"]').first().waitFor();
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.theme), 'light');
+    assert.deepEqual(errors, []);
+    await page.close();
+    // No choice made: the system's dark setting.
+    const system = await openPage(site.browser, { viewport: { width: 1400, height: 1000 }, colorScheme: 'dark' });
+    await system.page.goto(site.url + 'tutorial.html');
+    await system.page.locator('attention-playground').first().waitFor();
+    assert.equal(await system.page.evaluate(() => document.documentElement.dataset.theme), 'dark');
     await system.page.close();
   });
 

@@ -112,5 +112,17 @@ describe('the block diagram', () => {
     const self = blockDiagram(trace, 'decoder.self_attn', 0)!.boxes.map((b) => b.id);
     expect(self.indexOf('norm1')).toBeLessThan(self.indexOf('cross-attention'));
     expect(self.indexOf('cross-attention')).toBeLessThan(self.indexOf('ffn'));
+    // K and V from the source: the encoder's last output (B, Sk, E), read from the trace; none in self-attention.
+    const memory = findStage(trace, 'encoder.output', config.layers - 1)!;
+    expect(memory.shape).toEqual([2, 4, 16]);
+    expect(diagram.source!.out).toEqual({ axes: ['B', 'Sk', 'E'], shape: [2, 4, 16] });
+    expect(diagram.source!.settings).toEqual([
+      { name: 'block', raw: 'encoder.self_attn' },
+      { name: 'tensor', raw: 'output' },
+      { name: 'layer', raw: '1' },
+      { name: 'view', raw: 'values' },
+    ]);
+    expect(blockDiagram(trace, 'decoder.self_attn', 0)!.source).toBeNull();
+    expect(blockDiagram(run(['the cat sat']), 'encoder.self_attn', 0)!.source).toBeNull();
   });
 });

@@ -23,15 +23,32 @@ setCheckpointBase(new URL('checkpoints/', location.href)); // web/public/checkpo
 
 const INTROS = {
   // What the weights are and what to try is the hint's to say, above the view (playground/first-view.ts): not repeated here.
-  explore:
-    'Type one sentence per line. Every head\u2019s scores, masks, softmax weights and the shape of every tensor update as you ' +
-    'type, and every number is the engine\u2019s exact arithmetic.',
-  train:
-    `Pick a task and press ${RUN_BUTTON.start}: a small transformer trains right here, in a worker, and you watch the ` +
-    'loss fall and the heads of a held-out example sharpen into the pattern that solves the task. Change a setting to ' +
-    'start over. The trained models shipped with the page show at once; scrub their timeline to watch their heads ' +
-    `form, or press ${RUN_BUTTON.train} to train one here.`,
+  explore: {
+    long:
+      'Type one sentence per line. Every head\u2019s scores, masks, softmax weights and the shape of every tensor update as you ' +
+      'type, and every number is the engine\u2019s exact arithmetic.',
+    short: 'Type a sentence; watch every head\u2019s attention.',
+  },
+  train: {
+    long:
+      `Pick a task and press ${RUN_BUTTON.start}: a small transformer trains right here, in a worker, and you watch the ` +
+      'loss fall and the heads of a held-out example sharpen into the pattern that solves the task. Change a setting to ' +
+      'start over. The trained models shipped with the page show at once; scrub their timeline to watch their heads ' +
+      `form, or press ${RUN_BUTTON.train} to train one here.`,
+    short: 'Train a small transformer here and watch its heads form.',
+  },
 };
+
+/** The intro in full, and in one line for a phone (index.html shows one of them). */
+function showIntro(intro: HTMLElement, text: { long: string; short: string }): void {
+  const long = document.createElement('span');
+  long.className = 'long';
+  long.textContent = text.long;
+  const short = document.createElement('span');
+  short.className = 'short';
+  short.textContent = text.short;
+  intro.replaceChildren(long, short);
+}
 
 function route(): void {
   const mode = location.hash.startsWith('#train') ? 'train' : 'explore';
@@ -43,7 +60,7 @@ function route(): void {
     if (tag === 'ap-playground') (element as Playground).defaults = PAGE_DEFAULT_STATE; // the first view: positional heads
     slot.replaceChildren(element);
   }
-  document.getElementById('intro')!.textContent = INTROS[mode];
+  showIntro(document.getElementById('intro')!, INTROS[mode]);
   for (const link of document.querySelectorAll<HTMLAnchorElement>('nav a')) {
     if (link.dataset.mode === mode) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');

@@ -6,7 +6,8 @@
 // views show); the arrows carry the shape of what flows along them, read from the trace.
 // What the trace lacks is not drawn: no mask box when nothing is blocked, no ÷√d_k when the
 // model does not scale, no + x without residual connections, the norms where the model puts
-// them (before the sub-layer: pre-LN; after the add: post-LN). No DOM: Vitest tests it in Node.
+// them (before the sub-layer: pre-LN; after the add: post-LN). Cross-attention has a second input,
+// the source (the encoder's output), into W_k and W_v. No DOM: Vitest tests it in Node.
 import type { Stage, Trace } from 'attention-playground';
 import { layerInput } from './flow-model.js';
 import { stepSettings, type Stack } from './stage-values.js';
@@ -53,6 +54,11 @@ export interface BlockDiagram {
   sizes: { name: string; value: number }[];
   /** 'pre' or 'post' LayerNorm, or '' when the layer records no norm. */
   norm: 'pre' | 'post' | '';
+  /**
+   * Cross-attention's second input: the source (the encoder's output), which W_k and W_v read while W_q reads x.
+   * Its `out` is what it carries, (B, Sk, E); null in self-attention, where Q, K and V all come from x.
+   */
+  source: DiagramBox | null;
 }
 
 const shapeOf = (stage: Stage | undefined): DiagramShape | null =>
@@ -253,6 +259,7 @@ export function blockDiagram(trace: Trace, block: Block, layer: number): BlockDi
     addAndNorm(ffn);
   }
   const anyNorm = inLayer(`norm${attention}`);
+  const source = block === 'decoder.cross_attn' ? sourceBox(trace, layer) : null;
   const sizes = shapeSizes(trace, block, layer);
   return {
     block,
@@ -270,6 +277,29 @@ export function blockDiagram(trace: Trace, block: Block, layer: number): BlockDi
     boxes,
     sizes,
     norm: !anyNorm ? '' : preNorm ? 'pre' : 'post',
+    source,
+  };
+}
+
+/**
+ * The source box of a cross-attention layer, read from the trace: the encoder's last output (what every decoder
+ * layer's W_k and W_v read), its shape named as the keys' axes (B, Sk, E) as recorded at this layer's k_proj.
+ */
+function sourceBox(trace: Trace, layer: number): DiagramBox | null {
+  const outputs = trace.stages.filter((s) => s.name === 'encoder.output');
+  const memory = outputs.reduce<Stage | undefined>((a, s) => (!a || s.layer > a.layer ? s : a), undefined);
+  const keys = findStage(trace, 'decoder.cross_attn.k_proj', layer);
+  if (!memory || !keys) return null;
+  const open = stepSettings(memory.name, trace.mode); // the encoder's output in the Values view, at its last layer
+  return {
+    id: 'source',
+    label: 'source',
+    help: 'the source sentences after the encoder: W_k and W_v read them (the keys and values), W_q reads x (the queries)',
+    settings: [...open.slice(0, -1), { name: 'layer', raw: String(memory.layer) }, open[open.length - 1]],
+    view: open[open.length - 1].raw,
+    covers: [],
+    out: { axes: [...keys.axes], shape: [...memory.shape] },
+    perHead: false,
   };
 }
 

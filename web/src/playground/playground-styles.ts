@@ -90,6 +90,14 @@ export const PLAYGROUND_STYLES = [
   ap-shape-flow { margin-bottom: var(--ap-space-4); }
   /* The last good view stays while a problem is shown (or another model loads), dimmed and labelled. */
   .view.stale > :not(.stale-note) { opacity: 0.45; }
+  /* Wider than a phone: the view's why-note (drawn after the view: a phone keeps a picture on its first screen) moves
+     to the top of the view, where it is read before the pictures rather than a screen below them. */
+  @container not ${NARROW_CONTAINER} {
+    .view { display: flex; flex-direction: column; }
+    .view > * { min-width: 0; }
+    .view > .stale-note { order: -2; }
+    .view > .why-note { order: -1; margin-top: 0 !important; max-width: 52rem; }
+  }
   .stale-note { margin: 0 0 0.4rem; font-size: var(--ap-text-xs); color: var(--ap-warn); }
   .range-note { margin: 0 0 0.4rem; font-size: var(--ap-text-sm); color: var(--ap-warn); background: var(--ap-warn-soft);
     border: 1px solid var(--ap-warn-border); padding: 0.3rem var(--ap-space-2); border-radius: var(--ap-radius-sm); max-width: 44rem; }

@@ -27,7 +27,7 @@ import { lessonState } from '../settings/why-notes.js';
 import { viewBody, viewContext } from './view-body.js';
 import { renderControl, settingInput } from '../ui/controls.js';
 import { VIEW_PANEL_ID, viewDiagram, viewToolbar } from './view-toolbar.js';
-import { revealSelected } from '../ui/block-diagram.js';
+import { revealSelected, watchWraps } from '../ui/block-diagram.js';
 import { outOfRangeNotes, staleNote } from './view-notes.js';
 import { settingsDrawer } from '../ui/settings-drawer.js';
 import { TypingPause } from './delayed-flags.js';
@@ -79,7 +79,9 @@ export class Playground extends PlaygroundProperties {
   }
 
   protected override updated() {
-    if (this.shadowRoot) revealSelected(this.shadowRoot); // a phone's diagram scrolls sideways: keep the step in sight
+    if (!this.shadowRoot) return;
+    revealSelected(this.shadowRoot); // a phone's diagram scrolls sideways: keep the step in sight
+    watchWraps(this.shadowRoot); // a wider one wraps: drawn as a connection
   }
 
   #shows(name: string): boolean {
@@ -187,26 +189,6 @@ export class Playground extends PlaygroundProperties {
       </section>`
           : nothing
       }
-      ${
-        aside
-          ? settingsDrawer(aside, {
-              open: this.drawerOpen,
-              summary:
-                picker || modelControls.length > 3
-                  ? modelSummary(
-                      this.state,
-                      this.pretrained?.name ?? (this.state.model ? (this.model?.label ?? this.state.model) : ''),
-                    )
-                  : '',
-              problems: Object.keys(errors)
-                .filter((name) => modelControls.includes(name))
-                .map((name) => settingByName(name)!.label),
-              onToggle: () => {
-                this.drawerOpen = !this.drawerOpen;
-              },
-            })
-          : nothing
-      }
       <main>
         ${diagram ? diagram.template : nothing}
         ${this.#hash.problems.length ? html`<p class="error" role="alert" data-testid="link-problems">Ignored in the link: ${this.#hash.problems.join('; ')}</p>` : nothing}
@@ -256,6 +238,28 @@ export class Playground extends PlaygroundProperties {
         }
         ${aside ? nothing : status}
       </main>
+      ${
+        // After the view in the DOM, though the grid draws it beside (at the left): the diagram and the view come first
+        // in the Tab order, before the model's settings.
+        aside
+          ? settingsDrawer(aside, {
+              open: this.drawerOpen,
+              summary:
+                picker || modelControls.length > 3
+                  ? modelSummary(
+                      this.state,
+                      this.pretrained?.name ?? (this.state.model ? (this.model?.label ?? this.state.model) : ''),
+                    )
+                  : '',
+              problems: Object.keys(errors)
+                .filter((name) => modelControls.includes(name))
+                .map((name) => settingByName(name)!.label),
+              onToggle: () => {
+                this.drawerOpen = !this.drawerOpen;
+              },
+            })
+          : nothing
+      }
     </div>`;
   }
 }

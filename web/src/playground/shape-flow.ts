@@ -41,23 +41,23 @@ export class ShapeFlow extends LitElement {
     :host { display: block; font: 0.85rem system-ui, sans-serif; margin-bottom: 1rem; }
     ol { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; align-items: flex-start; gap: 0; }
     li.row { display: flex; flex-wrap: wrap; align-items: center; gap: 0.3rem 0.6rem; }
-    li.row + li.row::before { content: '↓'; color: #777; display: block; width: 100%; padding-left: 1.2rem; line-height: 1.1; }
+    li.row + li.row::before { content: '↓'; color: var(--ap-text-muted); display: block; width: 100%; padding-left: 1.2rem; line-height: 1.1; }
     .steps { display: flex; flex-wrap: wrap; gap: 0.3rem; }
-    .parallel .steps { border-left: 3px solid #bbb; padding-left: 0.4rem; }
-    button.step { font: inherit; text-align: left; border: 1px solid #bbb; border-radius: 6px; padding: 0.25rem 0.45rem;
-      background: #fafafa; cursor: pointer; color: inherit; }
-    button.step:hover { border-color: #1a73e8; }
-    button.step:focus-visible { outline: 3px solid #1a73e8; outline-offset: 1px; }
-    .residual button.step { background: #eef7ee; border-color: #5a9e5a; }
-    .norm button.step { background: #f3eefb; border-color: #8a6bbf; }
+    .parallel .steps { border-left: 3px solid var(--ap-border-strong); padding-left: 0.4rem; }
+    button.step { font: inherit; text-align: left; border: 1px solid var(--ap-border-strong); border-radius: 6px; padding: 0.25rem 0.45rem;
+      background: var(--ap-surface); cursor: pointer; color: inherit; }
+    button.step:hover { border-color: var(--ap-accent); }
+    button.step:focus-visible { outline: 3px solid var(--ap-focus); outline-offset: 1px; }
+    .residual button.step { background: var(--ap-ok-soft); border-color: var(--ap-ok-border); }
+    .norm button.step { background: var(--ap-norm-soft); border-color: var(--ap-norm-border); }
     .name { font-weight: 600; }
     code { font: 0.8rem ui-monospace, monospace; }
-    .why { color: #555; font-size: 0.75rem; display: block; }
-    .note { color: #333; font-size: 0.78rem; max-width: 34rem; }
-    .no-residual .note { color: #8a4b00; border: 1px dashed #d0a060; border-radius: 6px; padding: 0.2rem 0.45rem; }
-    .wq { display: inline-flex; flex-direction: column; border: 1px solid #555; width: 4.5rem; font-size: 0.65rem; }
+    .why { color: var(--ap-text-muted); font-size: 0.75rem; display: block; }
+    .note { color: var(--ap-text); font-size: 0.78rem; max-width: 34rem; }
+    .no-residual .note { color: var(--ap-warn); border: 1px dashed var(--ap-warn-border); border-radius: 6px; padding: 0.2rem 0.45rem; }
+    .wq { display: inline-flex; flex-direction: column; border: 1px solid var(--ap-border-strong); width: 4.5rem; font-size: 0.65rem; }
     .wq span { color: #fff; text-align: center; line-height: 1.3; }
-    .between { font-size: 0.8rem; border: 1px solid #ddd; border-left: 3px solid #8a6bbf; border-radius: 6px;
+    .between { font-size: 0.8rem; border: 1px solid var(--ap-border); border-left: 3px solid var(--ap-norm-border); border-radius: 6px;
       padding: 0.3rem 0.6rem; margin: 0 0 0.6rem; max-width: 40rem; }
     .between p, .between ul { margin: 0.1rem 0; }
     .between ul { padding-left: 1.1rem; }

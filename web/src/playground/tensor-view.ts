@@ -56,20 +56,20 @@ export class TensorView extends LitElement {
   static override styles = css`
     :host { display: block; font: 0.9rem system-ui, sans-serif; }
     .picker { display: flex; flex-wrap: wrap; gap: 0.25rem; align-items: center; margin: 0 0 0.5rem; padding: 0; list-style: none; }
-    .picker button { font: inherit; font-size: 0.8rem; padding: 0.2rem 0.45rem; border: 1px solid #bbb; border-radius: 4px;
-      background: #fafafa; cursor: pointer; }
-    .picker button[aria-pressed='true'] { background: #1a73e8; border-color: #1a73e8; color: #fff; font-weight: 600; }
-    .picker button:focus-visible { outline: 3px solid #1a73e8; outline-offset: 1px; }
-    .picker .absent { font-size: 0.78rem; color: #8a4b00; border: 1px dashed #d0a060; border-radius: 4px; padding: 0.15rem 0.4rem; }
-    .picker .parallel { display: inline-flex; gap: 0.15rem; padding: 0.1rem; border: 1px solid #ddd; border-radius: 5px; }
-    .help { color: #444; margin: 0 0 0.4rem; }
-    .absent-note { color: #8a4b00; }
+    .picker button { font: inherit; font-size: 0.8rem; padding: 0.2rem 0.45rem; border: 1px solid var(--ap-border-strong); border-radius: 4px;
+      background: var(--ap-surface); color: var(--ap-text); cursor: pointer; }
+    .picker button[aria-pressed='true'] { background: var(--ap-accent); border-color: var(--ap-accent); color: var(--ap-on-accent); font-weight: 600; }
+    .picker button:focus-visible { outline: 3px solid var(--ap-focus); outline-offset: 1px; }
+    .picker .absent { font-size: 0.78rem; color: var(--ap-warn); border: 1px dashed var(--ap-warn-border); border-radius: 4px; padding: 0.15rem 0.4rem; }
+    .picker .parallel { display: inline-flex; gap: 0.15rem; padding: 0.1rem; border: 1px solid var(--ap-border); border-radius: 5px; }
+    .help { color: var(--ap-text-muted); margin: 0 0 0.4rem; }
+    .absent-note { color: var(--ap-warn); }
     /* Its columns: as many as fit the drawings at GRID_CELL px cells (set from the panels, below). */
     .heads { display: grid; gap: 1rem; }
     .panel { min-width: 0; }
     table.stats { border-collapse: collapse; font: 0.78rem ui-monospace, monospace; margin-top: 0.4rem; }
-    table.stats th, table.stats td { border: 1px solid #ddd; padding: 0.1rem 0.4rem; text-align: right; }
-    table.stats caption { text-align: left; font: 0.8rem system-ui, sans-serif; color: #444; }
+    table.stats th, table.stats td { border: 1px solid var(--ap-border); padding: 0.1rem 0.4rem; text-align: right; }
+    table.stats caption { text-align: left; font: 0.8rem system-ui, sans-serif; color: var(--ap-text-muted); }
     ap-legend { margin-bottom: 0.5rem; }
   `;
 

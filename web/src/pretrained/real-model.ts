@@ -56,11 +56,11 @@ export class RealModelCard extends LitElement {
     TOKENS,
     css`
       :host { display: block; margin: 0 0 var(--ap-space-2); font: var(--ap-text-sm) / var(--ap-leading) var(--ap-font); color: var(--ap-text); }
+      /* One compact line above the view (the sentence and its button), not a card: the heatmaps stay near the top. */
       section { display: flex; flex-wrap: wrap; align-items: center; gap: var(--ap-space-1) var(--ap-space-2);
-        padding: var(--ap-space-2) var(--ap-space-3); border: 1px solid var(--ap-border); border-radius: var(--ap-radius-lg);
-        background: var(--ap-accent-soft); }
+        padding: 0.15rem var(--ap-space-2); border-left: 3px solid var(--ap-accent); border-radius: 0 var(--ap-radius-sm) var(--ap-radius-sm) 0; }
       .lead { margin: 0; }
-      button { font: inherit; padding: var(--ap-space-1) var(--ap-space-3); border-radius: var(--ap-radius);
+      button { font: inherit; padding: 0.1rem var(--ap-space-2); border-radius: var(--ap-radius);
         border: 1px solid var(--ap-border-strong); background: var(--ap-bg); color: var(--ap-text); cursor: pointer; }
       button.primary { background: var(--ap-accent); border-color: var(--ap-accent); color: var(--ap-on-accent); font-weight: 600; }
       button:disabled { opacity: 0.6; cursor: default; }

@@ -27,6 +27,9 @@ export const TRAIN_STYLES = [
   .head-switch[aria-pressed='true'] { background: var(--ap-danger); color: var(--ap-bg); border-color: var(--ap-danger); }
   .ablation { font-size: var(--ap-text-sm); background: var(--ap-warn-soft); border-left: 3px solid var(--ap-warn-border); padding: 0.3rem 0.6rem; }
   .buttons { display: flex; flex-wrap: wrap; gap: 0.4rem; align-items: center; margin-bottom: 0.4rem; }
+  /* The timeline's slider: a setting's column would grow it to the range inputs' 6rem basis (a tall empty band and a
+     100 px focus box); it keeps its own height, the width of the view. */
+  .timeline input[type='range'] { flex: 0 0 auto; width: 100%; max-width: 40rem; }
   /* The Load weights button sits in a <label> (for its file input): not the settings' bold label type. */
   .buttons label { font-weight: inherit; font-size: inherit; }
   button { font: inherit; padding: 0.35rem 0.9rem; cursor: pointer; border-radius: var(--ap-radius); border: 1px solid var(--ap-border-strong); background: var(--ap-surface); color: var(--ap-text); }

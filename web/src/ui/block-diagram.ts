@@ -57,6 +57,9 @@ function labelText(label: string) {
   });
 }
 
+/** A shape's letters as the boxes and the sizes line write them (d_k as d with a subscript k), joined by dots. */
+const axesText = (axes: readonly string[]) => axes.map((a, i) => html`${i > 0 ? '·' : ''}${labelText(a)}`);
+
 const sameShape = (a: DiagramShape | null, b: DiagramShape | null) =>
   !!a && !!b && a.shape.join() === b.shape.join() && a.axes.join() === b.axes.join();
 
@@ -96,13 +99,25 @@ export function blockDiagram(options: DiagramOptions): TemplateResult {
     return show
       ? html`<span class="arrow shaped" aria-hidden="true" data-axes=${show.axes.join(',')} data-dims=${show.shape.join(',')}
           title=${`${shapeText(show)}: ${show.axes.map((a) => `${a} = ${AXIS_MEANING[a] ?? a}`).join('; ')}`}>
-          <span class="axes">${show.axes.join('·')}</span><span class="line"></span><span class="dims">${show.shape.join('×')}</span></span>`
+          <span class="axes">${axesText(show.axes)}</span><span class="line"></span><span class="dims">${show.shape.join('×')}</span></span>`
       : html`<span class="arrow" aria-hidden="true"><span class="line"></span></span>`;
   };
+  const boxTab = (box: DiagramBox) =>
+    tab(box.id, box, `box box-${box.id.replace(/\d+$/, '')}`, box.out ? shapeText(box.out) : '');
+  /** Cross-attention's second input, drawn above W_q W_k W_v with an arrow down into it: K and V come from there. */
+  const source = diagram?.source;
+  const feed = (src: DiagramBox) =>
+    html`<span class="source-in" role="none">${boxTab(src)}<span class="feed" aria-hidden="true"
+        data-axes=${src.out!.axes.join(',')} data-dims=${src.out!.shape.join(',')}
+        title=${`${shapeText(src.out!)}: the source, into W_k and W_v (K and V); Q comes from x`}><span class="line"></span
+        ><span class="feed-text"><span class="axes">${axesText(src.out!.axes)}</span> <span class="dims">${src.out!.shape.join('×')}</span>
+        → K, V</span></span></span>`;
   const unit = (box: DiagramBox, isLast: boolean) =>
-    html`<span class="unit" role="none">${tab(box.id, box, `box box-${box.id.replace(/\d+$/, '')}`, box.out ? shapeText(box.out) : '')}${
-      isLast ? nothing : arrow(box.out)
-    }</span>`;
+    box.id === 'qkv' && source?.out
+      ? html`<span class="unit has-source" role="none"><span class="kv-stack" role="none">${feed(source)}${boxTab(box)}</span>${
+          isLast ? nothing : arrow(box.out)
+        }</span>`
+      : html`<span class="unit" role="none">${boxTab(box)}${isLast ? nothing : arrow(box.out)}</span>`;
   const parts: TemplateResult[] = [];
   const boxes = diagram?.boxes ?? [];
   for (let i = 0; i < boxes.length;) {
@@ -136,6 +151,36 @@ export function blockDiagram(options: DiagramOptions): TemplateResult {
       (s) =>
         html`<span class="size" title=${AXIS_MEANING[s.name] ?? ''} data-axis=${s.name}><var>${labelText(s.name)}</var> = ${s.value}</span>`,
     )}${diagram?.norm ? html`<span class="size">${diagram.norm}-LN</span>` : nothing}</p>`;
+}
+
+/**
+ * Marks where the diagram's row wraps (measured: where a box starts a new line depends on the width), so the wrap is
+ * drawn as a connection: the arrow ending a row gets data-wraps (it turns down), the box starting the next row
+ * data-wrapped (an arrow comes in). Neither changes a width, so the wrap points stay where they were measured.
+ */
+export function markWraps(root: ParentNode): void {
+  const flow = root.querySelector<HTMLElement>('.diagram .flow');
+  if (!flow) return;
+  const units = [...flow.querySelectorAll<HTMLElement>(':scope > .unit')];
+  const sideways = getComputedStyle(flow).flexWrap === 'nowrap'; // a phone: one row that scrolls, no wrap
+  let previous: HTMLElement | null = null;
+  for (const unit of units) {
+    const wrapped = !sideways && !!previous && unit.offsetTop >= previous.offsetTop + previous.offsetHeight - 2;
+    unit.toggleAttribute('data-wrapped', wrapped);
+    previous?.querySelector<HTMLElement>(':scope > .arrow')?.toggleAttribute('data-wraps', wrapped);
+    previous = unit;
+  }
+}
+
+const watched = new WeakSet<Element>();
+
+/** Keeps markWraps up to date as the diagram's width changes (one observer per diagram). */
+export function watchWraps(root: ParentNode): void {
+  markWraps(root);
+  const flow = root.querySelector<HTMLElement>('.diagram .flow');
+  if (!flow || watched.has(flow)) return;
+  watched.add(flow);
+  new ResizeObserver(() => markWraps(root)).observe(flow);
 }
 
 /** Keeps the selected box in sight in a diagram that scrolls sideways (a phone), without scrolling the page. */
@@ -184,6 +229,27 @@ export const DIAGRAM_STYLES = css`
   .arrow .line::after { content: ''; position: absolute; right: -1px; top: -4px; border: 5px solid transparent;
     border-left: 6px solid var(--ap-border-strong); border-right: 0; }
   .arrow .dims { color: var(--ap-text); }
+  /* The source above W_q W_k W_v (cross-attention), its arrow pointing down into the box: drawn in the room the flow
+     keeps above its first row, so the other boxes stay on the row's line. */
+  .flow:has(.has-source) { padding-top: 4.3rem; }
+  .kv-stack { position: relative; display: inline-flex; }
+  .source-in { position: absolute; bottom: 100%; left: 50%; transform: translateX(-50%); display: flex; flex-direction: column;
+    align-items: center; }
+  .diagram .box-source { border-style: dashed; font-weight: 500; min-height: 2rem; padding: 0.25rem 0.55rem; }
+  .feed { position: relative; display: flex; flex-direction: column; align-items: center; min-height: 1.5rem;
+    font: var(--ap-text-xs)/1.2 var(--ap-mono); color: var(--ap-text-muted); }
+  .feed .line { position: absolute; left: 50%; top: 0; bottom: 0; width: 2px; margin-left: -1px; background: var(--ap-border-strong); }
+  .feed .line::after { content: ''; position: absolute; bottom: -1px; left: -4px; border: 5px solid transparent;
+    border-top: 6px solid var(--ap-border-strong); border-bottom: 0; }
+  .feed-text { position: relative; margin: 0.1rem 0 0.35rem; padding: 0 0.2rem; background: var(--ap-bg); white-space: nowrap; }
+  .feed .dims { color: var(--ap-text); }
+  /* A row that wraps (markWraps): the arrow at a row's end turns down, and the next row starts with one coming in. */
+  .flow { padding-left: 1.1rem; }
+  .arrow[data-wraps] .line::after { right: -4px; top: 0; border: 5px solid transparent; border-top: 6px solid var(--ap-border-strong);
+    border-bottom: 0; }
+  .unit[data-wrapped] { position: relative; }
+  .unit[data-wrapped]::before { content: '↳'; position: absolute; right: 100%; top: 50%; transform: translateY(-55%);
+    padding-right: 0.15rem; font: 1.1rem/1 var(--ap-font); color: var(--ap-border-strong); }
   .end { font-size: var(--ap-text-xs); color: var(--ap-text-muted); margin-left: var(--ap-space-2); white-space: nowrap; }
   .extras { display: flex; flex-wrap: wrap; align-items: center; gap: var(--ap-space-1); flex: 0 1 auto; }
   .extras-label { font-size: var(--ap-text-xs); color: var(--ap-text-muted); margin-right: var(--ap-space-1); }
@@ -201,7 +267,8 @@ export const DIAGRAM_NARROW_STYLES = css`
   .diagram { gap: var(--ap-space-1); }
   .flow, .extras { flex: 1 1 100%; flex-wrap: nowrap; overflow-x: auto; overscroll-behavior-x: contain;
     padding: 4px 2px; scrollbar-width: thin; }
-  .arrow .axes, .end, .extras-label, .diagram-sizes { display: none; }
+  .arrow .axes, .end, .extras-label, .diagram-sizes, .feed .axes { display: none; }
+  .flow { padding-left: 2px; }
   .diagram [role='tab'] { padding: 0.3rem 0.45rem; min-height: 2.1rem; }
   .arrow.shaped { min-width: 2.6rem; }
   .per-head { flex-direction: row; align-items: center; padding: 0.2rem 0.35rem; }

@@ -59,12 +59,18 @@ export function rowScaleEnds(kind: ColorScale['kind']): [string, string] {
     : ['0', 'the row\u2019s largest weight'];
 }
 
-/** Black or white, whichever reads better on this background colour. */
+/**
+ * Black or white, whichever has the larger WCAG contrast on this background colour (a mid teal of viridis takes black:
+ * white on it is under 4.5 : 1). The cells' colours are the same in both themes, so is the text on them.
+ */
 export function textColorOn(background: string): string {
   const m = /rgb\((\d+), ?(\d+), ?(\d+)\)/.exec(background) ?? /#(..)(..)(..)/.exec(background);
   if (!m) return '#000';
   const [r, g, b] = m
     .slice(1, 4)
     .map((x) => (x.length === 2 && background.startsWith('#') ? parseInt(x, 16) : Number(x)));
-  return 0.299 * r + 0.587 * g + 0.114 * b > 140 ? '#000' : '#fff';
+  const linear = (v: number) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+  const luminance = 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
+  // Contrast with black (L + 0.05) / 0.05 against white 1.05 / (L + 0.05): black wins above L ≈ 0.179.
+  return (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) ? '#000' : '#fff';
 }

@@ -5,6 +5,7 @@
 // (curvesPicture) instead of copying it off the screen.
 import { LitElement, css, html, nothing, render, svg } from 'lit';
 import { scaleLinear, scaleLog } from 'd3-scale';
+import { PICTURE_INK } from './tokens.js';
 
 export interface Series {
   label: string;
@@ -122,9 +123,9 @@ export function curvesSvg(spec: CurvesSpec, hover: Hover | null = null) {
   return html`<svg viewBox="0 0 ${W} ${H}" role="img" tabindex="0"
       aria-label=${`${spec.yLabel} by ${spec.xLabel}: ${spec.series.map((s) => s.label).join(', ')}`}
       @pointermove=${hover?.onPointer} @pointerleave=${hover?.onLeave} @keydown=${hover?.onKey}>
-    <rect x=${M.left} y=${M.top} width=${W - M.left - M.right} height=${H - M.top - M.bottom} fill="#fff" stroke="#ccc"></rect>
+    <rect x=${M.left} y=${M.top} width=${W - M.left - M.right} height=${H - M.top - M.bottom} fill="#fff" stroke="#ccc" class="pic-paper pic-frame"></rect>
     ${yTicks.map(
-      (t) => svg`<line x1=${M.left} x2=${W - M.right} y1=${y(t)} y2=${y(t)} stroke="#eee"></line>
+      (t) => svg`<line x1=${M.left} x2=${W - M.right} y1=${y(t)} y2=${y(t)} stroke="#eee" class="pic-grid"></line>
       <text x=${M.left - 5} y=${y(t) + 4} text-anchor="end" font-size="11">${tick(t)}</text>`,
     )}
     ${x.ticks(6).map((t) => svg`<text x=${x(t)} y=${H - M.bottom + 15} text-anchor="middle" font-size="11">${t}</text>`)}
@@ -139,7 +140,7 @@ export function curvesSvg(spec: CurvesSpec, hover: Hover | null = null) {
     })}
     ${
       cursor !== null && Number.isFinite(cursor)
-        ? svg`<line class="cursor" data-step=${cursor} x1=${x(cursor)} x2=${x(cursor)} y1=${M.top} y2=${H - M.bottom}
+        ? svg`<line class="cursor pic-stroke-ink" data-step=${cursor} x1=${x(cursor)} x2=${x(cursor)} y1=${M.top} y2=${H - M.bottom}
       stroke="#111" stroke-width="1.5"></line>`
         : nothing
     }
@@ -198,17 +199,22 @@ export class Curves extends LitElement {
     this.hoverX = null;
   }
 
-  static override styles = css`
+  static override styles = [
+    PICTURE_INK,
+    css`
     :host { display: block; font: 0.75rem system-ui, sans-serif; }
     svg { width: 100%; height: auto; display: block; touch-action: pan-y; }
-    svg:focus-visible { outline: 3px solid #1a73e8; }
+    /* The ticks and axis names (drawn without a fill: black in an export) take the theme's text on screen. */
+    svg > text { fill: var(--ap-text); }
+    svg:focus-visible { outline: 3px solid var(--ap-focus); }
     .legend { display: flex; flex-wrap: wrap; gap: 0.2rem 0.9rem; margin: 0.2rem 0 0 ${M.left}px; }
     .legend span::before { content: ''; display: inline-block; width: 1.2rem; height: 0; border-top: 2px solid var(--c);
       vertical-align: middle; margin-right: 0.3rem; }
     .legend span.dashed::before { border-top-style: dashed; }
     .legend span.dotted::before { border-top-style: dotted; }
-    .readout { min-height: 1.1rem; margin-left: ${M.left}px; color: #222; }
-  `;
+    .readout { min-height: 1.1rem; margin-left: ${M.left}px; color: var(--ap-text); }
+  `,
+  ];
 
   #spec(): CurvesSpec {
     return {

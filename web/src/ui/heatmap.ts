@@ -19,6 +19,7 @@ import {
   type HeatmapLayout,
 } from './heatmap-layout.js';
 import { placeTip } from './tip-placement.js';
+import { PICTURE_INK } from './tokens.js';
 import { observeWidth } from './observe-width.js';
 
 export type { AxisLabel } from './heatmap-layout.js';
@@ -72,12 +73,12 @@ function cells(spec: HeatmapSpec, at: HeatmapLayout, select: Interaction['select
       const value = spec.values[i * spec.cols + j];
       const enter = select && (() => select(i, j));
       if (isBlocked(spec, i, j)) {
-        out.push(svg`<rect x=${x} y=${y} width=${column} height=${cell} fill="url(#blocked)" stroke="#fff" stroke-width=${outline}
+        out.push(svg`<rect x=${x} y=${y} width=${column} height=${cell} fill="url(#blocked)" stroke="#fff" class="pic-rim" stroke-width=${outline}
           data-row=${i} data-col=${j} data-blocked="1" @mouseenter=${enter}></rect>`);
         continue;
       }
       const fill = (spec.rowScales?.[i] ?? spec.scale).color(value);
-      out.push(svg`<rect x=${x} y=${y} width=${column} height=${cell} fill=${fill} stroke="#fff" stroke-width=${outline}
+      out.push(svg`<rect x=${x} y=${y} width=${column} height=${cell} fill=${fill} stroke="#fff" class="pic-rim" stroke-width=${outline}
         data-row=${i} data-col=${j} data-value=${value} @mouseenter=${enter}></rect>`);
       if (at.numbers)
         out.push(svg`<text x=${x + cell / 2} y=${y + cell / 2 + NUMBER_FONT * 0.36} font-size=${NUMBER_FONT} text-anchor="middle"
@@ -92,14 +93,14 @@ function axisLabels(spec: HeatmapSpec, at: HeatmapLayout) {
   for (let i = 0; i < spec.rows; i++) {
     const l = spec.rowLabels[i] ?? { label: '', pad: true };
     labels.push(svg`<text x=${left - 6} y=${top + i * cell + cell / 2 + LABEL_FONT * 0.35} text-anchor="end" font-size=${LABEL_FONT}
-      fill=${l.pad ? '#888' : '#111'} font-style=${l.pad ? 'italic' : 'normal'} data-row-label=${i}><title>${tokenLabel(l.label)}</title>${shownLabel(l.label)}</text>`);
+      fill=${l.pad ? '#666' : '#111'} class=${l.pad ? 'pic-ink-muted' : 'pic-ink'} font-style=${l.pad ? 'italic' : 'normal'} data-row-label=${i}><title>${tokenLabel(l.label)}</title>${shownLabel(l.label)}</text>`);
   }
   for (let j = 0; j < spec.cols; j += at.keyStride) {
     const l = spec.colLabels[j] ?? { label: '', pad: true };
     const x = left + j * column + column / 2 + 4,
       y = top - 6;
     labels.push(svg`<text transform=${`translate(${x} ${y}) rotate(-55)`} font-size=${LABEL_FONT}
-      fill=${l.pad ? '#888' : '#111'} font-style=${l.pad ? 'italic' : 'normal'} data-col-label=${j}><title>${tokenLabel(l.label)}</title>${shownLabel(l.label)}</text>`);
+      fill=${l.pad ? '#666' : '#111'} class=${l.pad ? 'pic-ink-muted' : 'pic-ink'} font-style=${l.pad ? 'italic' : 'normal'} data-col-label=${j}><title>${tokenLabel(l.label)}</title>${shownLabel(l.label)}</text>`);
   }
   return labels;
 }
@@ -118,9 +119,9 @@ export function heatmapSvg(spec: HeatmapSpec, on: Interaction | null = null, at:
           <defs><pattern id="blocked" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
             <rect width="6" height="6" fill=${BLOCKED_FILL}></rect><line x1="0" y1="0" x2="0" y2="6" stroke="#555" stroke-width="2"></line>
           </pattern></defs>
-          <rect width=${width} height=${height} fill="#fff"></rect>
-          <text x="2" y=${AXIS_FONT + 2} font-size=${AXIS_FONT} fill="#555" data-axis="row">${spec.rowAxis} ↓</text>
-          <text x=${at.colAxisX} y=${AXIS_FONT + 2} font-size=${AXIS_FONT} fill="#555" data-axis="col">${spec.colAxis} →</text>
+          <rect class="pic-paper" width=${width} height=${height} fill="#fff"></rect>
+          <text x="2" y=${AXIS_FONT + 2} font-size=${AXIS_FONT} fill="#555" class="pic-ink-muted" data-axis="row">${spec.rowAxis} ↓</text>
+          <text x=${at.colAxisX} y=${AXIS_FONT + 2} font-size=${AXIS_FONT} fill="#555" class="pic-ink-muted" data-axis="col">${spec.colAxis} →</text>
           ${axisLabels(spec, at)}
           ${cells(spec, at, on?.select)}
           ${
@@ -232,7 +233,9 @@ export class Heatmap extends LitElement {
     return Number.isFinite(px) ? px : 24 * 16;
   }
 
-  static override styles = css`
+  static override styles = [
+    PICTURE_INK,
+    css`
     :host { display: block; position: relative; min-width: 0; }
     figure { margin: 0; }
     figcaption { font: 600 0.9rem system-ui, sans-serif; margin: 0 0 0.25rem; }
@@ -240,19 +243,20 @@ export class Heatmap extends LitElement {
        drawing that does not fit even at its smallest cell (minCell) scrolls here (both ways). Its height has a floor in rem: in an iframe
        that grows to its content (embed.html), a bare vh height would feed back on itself. */
     .plot { overflow: auto; max-height: max(24rem, min(48rem, 85vh)); overscroll-behavior: contain; }
-    .plot:focus-visible { outline: 3px solid #1a73e8; }
+    .plot:focus-visible { outline: 3px solid var(--ap-focus); }
     .canvas { position: relative; width: max-content; }
     svg { display: block; outline: none; }
-    svg:focus-visible { outline: 3px solid #1a73e8; outline-offset: 2px; }
+    svg:focus-visible { outline: 3px solid var(--ap-focus); outline-offset: 2px; }
     .tip {
       position: absolute; z-index: 2; pointer-events: none; width: max-content; max-width: 20rem;
-      background: #111; color: #fff; font: 0.78rem/1.35 ui-monospace, monospace;
+      background: light-dark(#111, #f1f3f5); color: light-dark(#fff, #111); font: 0.78rem/1.35 ui-monospace, monospace;
       padding: 0.4rem 0.55rem; border-radius: 4px; white-space: pre-wrap; box-shadow: 0 2px 8px #0005;
     }
     .sr-only {
       position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap;
     }
-  `;
+  `,
+  ];
 
   #isBlocked(i: number, j: number): boolean {
     return !!this.blocked && this.blocked[i * this.cols + j] === 1;

@@ -35,8 +35,8 @@ export class Legend extends LitElement {
 
   static override styles = css`
     :host { display: flex; align-items: center; gap: 0.6rem; flex-wrap: wrap; font: 0.8rem system-ui, sans-serif; }
-    .bar { width: 10rem; height: 0.8rem; border: 1px solid #999; }
-    .blocked, .plain-blocked, .allowed { width: 1.1rem; height: 0.8rem; border: 1px solid #999; }
+    .bar { width: 10rem; height: 0.8rem; border: 1px solid var(--ap-border-strong); }
+    .blocked, .plain-blocked, .allowed { width: 1.1rem; height: 0.8rem; border: 1px solid var(--ap-border-strong); }
     .blocked { background: repeating-linear-gradient(45deg, #555 0 2px, ${unsafeCSS(BLOCKED_FILL)} 2px 6px); }
     .plain-blocked { background: ${unsafeCSS(BLOCKED_FILL)}; }
     .allowed { background: ${unsafeCSS(ALLOWED_FILL)}; }

@@ -9,6 +9,7 @@
 import { LitElement, css, html, nothing, render, svg } from 'lit';
 import { tokenLabel } from '../model/token-label.js';
 import type { AxisLabel } from './heatmap-layout.js';
+import { PICTURE_INK } from './tokens.js';
 
 const ROW = 22;
 const WIDTH = 360;
@@ -84,20 +85,26 @@ export function lineSvg(spec: LineSpec, on: Focus | null = null) {
   const focus = (row: number | null, col: number | null) => on && (() => on.focus(row, col));
   return html`<svg viewBox="0 0 ${WIDTH} ${height}" role="img" style=${`min-width:${Math.ceil(WIDTH * MIN_SCALE)}px`}
         aria-label=${`${spec.caption}: lines from each query token to the keys it attends to`}>
-        <text x=${TEXT_W - 8} y="11" text-anchor="end" fill="#555" font-size=${AXIS_FONT}>query</text>
-        <text x=${WIDTH - TEXT_W + 8} y="11" fill="#555" font-size=${AXIS_FONT}>key</text>
+        <text x=${TEXT_W - 8} y="11" text-anchor="end" fill="#555" class="pic-ink-muted" font-size=${AXIS_FONT}>query</text>
+        <text x=${WIDTH - TEXT_W + 8} y="11" fill="#555" class="pic-ink-muted" font-size=${AXIS_FONT}>key</text>
         ${lines}
         ${Array.from(
           { length: spec.rows },
-          (_, i) => svg`<text class="token" tabindex="0" x=${TEXT_W - 8} y=${28 + i * ROW}
-          text-anchor="end" fill=${spec.rowLabels[i]?.pad ? '#888' : '#111'} data-row=${i}
+          (
+            _,
+            i,
+          ) => svg`<text class=${spec.rowLabels[i]?.pad ? 'token pic-ink-muted' : 'token pic-ink'} tabindex="0" x=${TEXT_W - 8} y=${28 + i * ROW}
+          text-anchor="end" fill=${spec.rowLabels[i]?.pad ? '#666' : '#111'} data-row=${i}
           @mouseenter=${focus(i, null)} @mouseleave=${focus(null, null)}
           @focus=${focus(i, null)} @blur=${focus(null, null)}><title>${label(spec.rowLabels[i])}</title>${shorten(label(spec.rowLabels[i]))}</text>`,
         )}
         ${Array.from(
           { length: spec.cols },
-          (_, j) => svg`<text class="token" tabindex="0" x=${WIDTH - TEXT_W + 8} y=${28 + j * ROW}
-          fill=${spec.colLabels[j]?.pad ? '#888' : '#111'} data-col=${j}
+          (
+            _,
+            j,
+          ) => svg`<text class=${spec.colLabels[j]?.pad ? 'token pic-ink-muted' : 'token pic-ink'} tabindex="0" x=${WIDTH - TEXT_W + 8} y=${28 + j * ROW}
+          fill=${spec.colLabels[j]?.pad ? '#666' : '#111'} data-col=${j}
           @mouseenter=${focus(null, j)} @mouseleave=${focus(null, null)}
           @focus=${focus(null, j)} @blur=${focus(null, null)}><title>${label(spec.colLabels[j])}</title>${shorten(label(spec.colLabels[j]))}</text>`,
         )}
@@ -153,18 +160,21 @@ export class LineView extends LitElement {
     this.focusedHead = null;
   }
 
-  static override styles = css`
+  static override styles = [
+    PICTURE_INK,
+    css`
     :host { display: block; min-width: 0; }
     .scroll { overflow: auto; max-height: max(24rem, min(48rem, 85vh)); overscroll-behavior: contain; }
     svg { width: 100%; max-width: 32rem; height: auto; display: block; font: 12px system-ui, sans-serif; }
     text.token { cursor: pointer; }
-    text.token:focus { outline: none; font-weight: 700; fill: #e8175d; }
+    text.token:focus { outline: none; font-weight: 700; fill: var(--ap-highlight); }
     figcaption { font: 600 0.9rem system-ui, sans-serif; }
     .legend { display: flex; flex-wrap: wrap; gap: 0.2rem 0.7rem; margin: 0.2rem 0 0.4rem; padding: 0; list-style: none; font: 0.8rem system-ui, sans-serif; }
     .legend li { display: flex; align-items: center; gap: 0.3rem; cursor: default; }
     .legend li[data-dim='1'] { opacity: 0.35; }
     .swatch { display: inline-block; width: 1.4rem; height: 0.3rem; border-radius: 2px; }
-  `;
+  `,
+  ];
 
   #focus = (row: number | null, col: number | null) => {
     this.focusedRow = row;

@@ -115,6 +115,10 @@ export class Matrix extends LitElement {
   static override styles = css`
     :host { display: block; width: var(--natural-width, auto); max-width: 100%; overflow-x: auto; }
     svg { display: block; }
+    /* The theme's ink on screen (an SVG copied off the page keeps its light attributes): the row labels, drawn
+       without a fill, and the rules between column bands, in the paper's colour. */
+    svg > text:not([fill]) { fill: var(--ap-text); }
+    svg > line { stroke: var(--ap-bg); }
   `;
 
   override render() {

@@ -99,19 +99,19 @@ export class Overview extends LitElement {
   static override styles = css`
     :host { display: block; font: 0.8rem system-ui, sans-serif; min-width: 0; }
     .scroll {
-      overflow: auto; max-height: max(24rem, min(48rem, 85vh)); overscroll-behavior: contain; border: 1px solid #e3e3e3; border-radius: 4px;
+      overflow: auto; max-height: max(24rem, min(48rem, 85vh)); overscroll-behavior: contain; border: 1px solid var(--ap-border); border-radius: var(--ap-radius-sm);
       container-type: inline-size;
     }
     table { border-collapse: separate; border-spacing: 3px; }
     td { padding: 0; }
     button { padding: 0; border: 2px solid transparent; background: none; cursor: pointer; line-height: 0; display: block; }
-    button:hover, button:focus-visible { border-color: #e8175d; outline: none; }
+    button:hover, button:focus-visible { border-color: var(--ap-highlight); outline: none; }
     /* As wide as the box allows, between THUMB_MIN px and 6rem: past that the box scrolls. */
     canvas {
       display: block; image-rendering: pixelated; aspect-ratio: 1;
       width: clamp(${unsafeCSS(THUMB_MIN)}px, calc((100cqw - 4.5rem) / var(--heads, 4) - 7px), 6rem);
     }
-    th { font-weight: 400; color: #444; background: #fff; white-space: nowrap; }
+    th { font-weight: 400; color: var(--ap-text-muted); background: var(--ap-bg); white-space: nowrap; }
     /* The labels stay in view while the grid scrolls. */
     thead th { position: sticky; top: 0; z-index: 1; padding: 0.15rem 0; }
     tbody th { position: sticky; left: 0; z-index: 1; padding: 0 0.4rem; text-align: right; }

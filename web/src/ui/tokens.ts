@@ -7,7 +7,8 @@
 // page it sits in (a page that says nothing is light). Text colours keep a contrast of at least
 // 4.5 : 1 on their backgrounds in both themes (tests/e2e/diagram.test.mjs measures it).
 // The heatmaps' colour scales (ui/colors.ts: viridis, RdBu) are not tokens: they stay the same,
-// colour-blind-safe, in both themes, drawn on a light paper in the dark one (FIGURE_STYLES).
+// colour-blind-safe, in both themes; the paper, labels, ticks and grid around them follow the
+// theme (FIGURE_STYLES, PICTURE_INK).
 import { css } from 'lit';
 
 export const TOKENS = css`
@@ -62,10 +63,9 @@ export const TOKENS = css`
 `;
 
 /**
- * Pictures (heatmap, line view, matrix, thumbnails, curves) keep their light palettes in either theme: in the dark one
- * they sit on a light paper, `color-scheme: light` inside (so any token they use resolves to its light value). Elements
- * whose own styles are not on the tokens yet (the Shapes and Values views, the pretrained panel) do the same rather
- * than show light text on their light buttons.
+ * Pictures (heatmap, line view, matrix, thumbnails, curves, the Shapes and Values views, the pretrained loader) sit on
+ * the theme's paper with the theme's text: dark paper and light labels in the dark theme. Only the colours of the
+ * cells themselves (ui/colors.ts) stay the same in both.
  */
 export const FIGURE_STYLES = css`
   ap-heatmap,
@@ -76,12 +76,41 @@ export const FIGURE_STYLES = css`
   ap-shape-flow,
   ap-tensor-view,
   ap-pretrained-loader {
-    color-scheme: light;
     background: var(--ap-bg);
     color: var(--ap-text);
     border-radius: var(--ap-radius-sm);
     /* A rim of paper without changing the box the picture measures to fit. */
     box-shadow: 0 0 0 var(--ap-space-1) var(--ap-bg);
+  }
+`;
+
+/**
+ * The theme's ink for the parts of an SVG picture around its cells, for a picture's shadow styles. The SVG itself
+ * names light colours in attributes (the paper white, the labels near-black): an exported copy, drawn off the page
+ * where these rules do not reach, stays a light paper figure; on screen these rules win over the attributes.
+ */
+export const PICTURE_INK = css`
+  .pic-paper {
+    fill: var(--ap-bg);
+  }
+  .pic-ink {
+    fill: var(--ap-text);
+  }
+  .pic-ink-muted {
+    fill: var(--ap-text-muted);
+  }
+  /* The gaps between cells: the colour of the paper. */
+  .pic-rim {
+    stroke: var(--ap-bg);
+  }
+  .pic-grid {
+    stroke: var(--ap-surface-2);
+  }
+  .pic-frame {
+    stroke: var(--ap-border);
+  }
+  .pic-stroke-ink {
+    stroke: var(--ap-text);
   }
 `;
 
