@@ -435,6 +435,24 @@ describe('why notes and the lessons\u2019 weights', () => {
     assert.ok(v.own > 0.5, `the edited word\u2019s own attention output moved ${v.own}`);
     assert.equal(v.weights, '111111');
     assert.ok(v.ffn[1] > 3 * Math.max(...v.ffn.filter((_, i) => i !== 1)), `FFN rows ${v.ffn}`);
+    // Each number stays on its bar's line (walk item 13: they wrapped under the bars in the V and FFN-input columns).
+    const wrapped = await page.evaluate(() =>
+      [
+        ...document
+          .querySelector('ap-playground')
+          .shadowRoot.querySelectorAll('.view[data-view="changes"] table.changes td .bar'),
+      ]
+        .map((bar) => {
+          const num = bar.nextElementSibling.getBoundingClientRect();
+          const b = bar.getBoundingClientRect();
+          return {
+            text: bar.nextElementSibling.textContent,
+            dy: Math.abs(num.top + num.height / 2 - (b.top + b.height / 2)),
+          };
+        })
+        .filter((x) => x.dy > 4),
+    );
+    assert.deepEqual(wrapped, [], 'numbers under their bars');
     await page.screenshot({ path: `${SHOTS}/what-changed-ffn.png`, fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();

@@ -250,6 +250,7 @@ export class Playground extends PlaygroundProperties {
                   previous: this.#runs.previous,
                   current: this.#runs.current!,
                   whyNote: this.controls.trim() !== 'none',
+                  weightsControl: this.#shows('preset'),
                   colorScaleControl: this.#shows('colorScale')
                     ? renderControl(settingByName('colorScale')!, this.state.colorScale, undefined, this.#onSetting)
                     : nothing,
