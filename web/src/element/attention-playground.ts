@@ -14,8 +14,8 @@
 // starting it once visible. `controls` then lists Train view settings plus 'buttons' and
 // 'checkpoints' (default: 'buttons'). A checkpoint that cannot be read (a file:// page,
 // where browsers block fetch; a folder missing beside the script) is explained in the
-// element, above the Train view, which keeps its own untrained model (likewise a shipped
-// model named by `model` in Explore mode).
+// element, above the Train view, which opens untrained on a shipped checkpoint's own task
+// and settings (likewise a shipped model named by `model` in Explore mode).
 // An engine that cannot run in this browser (the one-file element's needs wasm SIMD) is
 // said in the element instead of the views.
 import { checkpointPlan } from '../model/checkpoint-plans.js';
