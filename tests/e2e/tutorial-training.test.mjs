@@ -199,6 +199,7 @@ describe('the tutorial\u2019s training sections', () => {
     const layer0 = await patterns('induction', null, 0);
     assert.equal(layer0.length, 2);
     assert.ok(!layer0.some((p) => p.name === 'induction'), `no first-layer head: ${layer0.map((p) => p.name)}`);
+    // The claim says "below step 300": the snapshots' steps depend on the machine's speed (290 and 300 measured).
     assert.ok((await scrubTo('induction', 300)) <= 300);
     assert.ok(!(await patterns('induction')).some((p) => p.name === 'induction'), 'no induction head at step 300');
   });
