@@ -190,12 +190,23 @@ describe('what the one-file element says, and what it loads on demand', () => {
       ),
       text,
     );
-    assert.match(text, /The Train view below shows its untrained model instead\.$/);
-    // The model left as it was: the Train view's own settings, untrained (step 0), not the checkpoint's.
+    assert.match(text, /or train the model here with the `train` attribute\.$/);
+    // Walk item 5: the checkpoint's own task and settings (its plan), untrained (step 0), not the Train view's Sort.
     const record = JSON.parse(readFileSync(`${ROOT}web/public/checkpoints/induction.json`, 'utf8'));
     await page.locator('#shipped ap-train .progress').waitFor();
     assert.equal(await page.locator('#shipped ap-train .progress').getAttribute('data-step'), '0');
     assert.notEqual(record.step, 0);
+    const state = await page.locator('#shipped ap-train').evaluate((el) => el.state);
+    assert.deepEqual(
+      [state.task, state.dModel, state.ffnDim, state.heads],
+      ['induction', 64, 128, 2],
+      'the settings of record.settings: ' + record.settings,
+    );
+    assert.match(
+      await page.locator('#shipped ap-train').evaluate((el) => el.shadowRoot.textContent.replace(/\s+/g, ' ')),
+      /Checkpoint 'induction' could not be loaded \(Failed to fetch\): its task and settings \(Induction: repeat a random sequence\) are shown untrained; press Start to train it here\./,
+    );
+    assert.equal((await page.locator('#shipped ap-train button[data-action="start"]').textContent()).trim(), 'Start');
     // The same for a shipped model named in Explore mode.
     await page.locator('#explore').scrollIntoViewIfNeeded();
     const explore = page.locator('#explore [data-problem="checkpoint"]');
@@ -206,6 +217,30 @@ describe('what the one-file element says, and what it loads on demand', () => {
     );
     await page.screenshot({ path: `${SHOTS}/element-checkpoint-file-url.png`, fullPage: true });
     // The browser's own console lines about the blocked fetches are expected; nothing else.
+    assert.deepEqual(
+      errors.filter((e) => !blockedFetch(e)),
+      [],
+    );
+    await page.close();
+  });
+
+  test('an embed without a Weights control names no weights to pick in its note', async () => {
+    writeFileSync(
+      join(staticDir, 'rows.html'),
+      `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,">
+      <script defer src="./attention-playground.js"></script>
+      <attention-playground id="rows" view="rows" controls="text,views"></attention-playground>
+      <attention-playground id="all" view="rows" controls="all"></attention-playground>`,
+    );
+    const { page, errors } = await offlinePage({ width: 1100, height: 900 });
+    await page.goto(pathToFileURL(join(staticDir, 'rows.html')).href);
+    const note = (id) => page.locator(`#${id} [data-testid="why-note"]`);
+    await note('rows').waitFor({ timeout: 15_000 });
+    await note('all').waitFor({ timeout: 15_000 });
+    // Walk item 13: the tutorial's note said "Weights: Random (Xavier) here…" with no Weights control on the page.
+    assert.match(await note('rows').textContent(), /Q, K and V are made from each word/);
+    assert.doesNotMatch(await note('rows').textContent(), /Weights:/);
+    assert.match(await note('all').textContent(), /Weights: Random \(Xavier\) here/);
     assert.deepEqual(
       errors.filter((e) => !blockedFetch(e)),
       [],

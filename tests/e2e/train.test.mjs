@@ -392,6 +392,9 @@ describe('the Train view', () => {
     const summary = await page.locator('ap-train [data-testid="summary"]').textContent();
     assert.match(summary, /A \(residual on\) .*held-out loss \d\.\d{3} at step 80\. B \(residual off\) .*at step 80\./);
     assert.match(summary, /Stop at accuracy is 0, so the runs do not stop early; 99% is the yardstick here/);
+    // Said once: no per-run "Ran 80 steps" line beside the summary (walk item 14).
+    assert.equal(await page.locator('ap-train p.task[role="status"]').count(), 0);
+    assert.doesNotMatch(await page.locator('ap-train').evaluate((el) => el.shadowRoot.textContent), /Ran 80 steps/);
     assert.equal(
       await page.locator('ap-train section[data-run] ap-heatmap').count(),
       4,

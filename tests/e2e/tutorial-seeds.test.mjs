@@ -392,6 +392,7 @@ describe('#cross: no causal mask in cross-attention (seed 004)', () => {
     assert.equal(v.real, 0);
     assert.ok(!v.panels.includes('causal'), `panels: ${v.panels}`);
     assert.match(v.note, /No causal mask in cross-attention/);
+    assert.match(v.note, /no word of the source is blocked for any target word; pick Block/, 'no space before ";"');
     await masks.locator('#setting-block').selectOption('decoder.self_attn');
     v = await poll(page, read, (x) => x.shape?.[1] === 3, 'the decoder self-attention masks');
     assert.ok(v.panels.includes('causal'));

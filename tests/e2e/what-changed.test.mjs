@@ -323,6 +323,84 @@ describe('why notes and the lessons\u2019 weights', () => {
     await page.close();
   });
 
+  test('the lessons\u2019 weights are a visit: back on softmax the positional heads and the link return, End included', async () => {
+    const { page, errors } = await openPage(
+      site.browser,
+      { viewport: { width: 1280, height: 900 } },
+      { onlyFrom: site.url },
+    );
+    await page.goto(site.url);
+    await page.locator('ap-heatmap').first().waitFor();
+    const hash = () => new URL(page.url()).hash;
+    const before = hash();
+    assert.equal((await noteAndWeights(page)).preset, 'positional');
+    assert.doesNotMatch(before, /preset=/);
+    const stepIs = (step) =>
+      page.waitForFunction(
+        (s) =>
+          document.querySelector('ap-playground').shadowRoot.querySelector('[role="tab"][aria-selected="true"]')
+            ?.dataset.step === s,
+        step,
+      );
+    // By mouse: Row by row, What changed (random weights), then softmax: Positional heads again, and the link as before.
+    await page.locator('ap-playground button[data-view="rows"]').click();
+    await until(
+      page,
+      () => noteAndWeights(page),
+      (x) => x.view === 'rows' && x.preset === 'random',
+      'Row by row',
+    );
+    await page.locator('ap-playground button[data-view="changes"]').click();
+    await until(
+      page,
+      () => noteAndWeights(page),
+      (x) => x.view === 'changes' && x.preset === 'random',
+      'What changed',
+    );
+    assert.match(hash(), /preset=random/);
+    await page.locator('ap-playground button[data-step="weights"]').click();
+    await stepIs('weights');
+    await until(
+      page,
+      () => noteAndWeights(page),
+      (x) => x.preset === 'positional',
+      'softmax: positional again',
+    );
+    await page.waitForFunction(() => !location.hash.includes('preset='));
+    // By keyboard: End lands on What changed (random), Home goes back to the first step (positional again).
+    await page.locator('ap-playground button[data-step="weights"]').focus();
+    await page.keyboard.press('End');
+    await until(
+      page,
+      () => noteAndWeights(page),
+      (x) => x.view === 'changes' && x.preset === 'random',
+      'End',
+    );
+    await page.keyboard.press('Home');
+    await until(
+      page,
+      () => noteAndWeights(page),
+      (x) => x.view !== 'changes' && x.preset === 'positional',
+      'Home',
+    );
+    // Weights the person picks on a lesson view stay theirs when they leave it.
+    await page.locator('ap-playground button[data-view="changes"]').click();
+    await until(
+      page,
+      () => noteAndWeights(page),
+      (x) => x.view === 'changes' && x.preset === 'random',
+      'again',
+    );
+    await page.locator('#setting-preset').selectOption('identity');
+    await page.locator('ap-playground button[data-step="weights"]').click();
+    await stepIs('weights');
+    await page.waitForTimeout(200);
+    assert.equal((await noteAndWeights(page)).preset, 'identity');
+    assert.match(hash(), /preset=identity/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('What changed brings random weights: the edited word\u2019s own output moves by more than 0.5, the weights and the FFN move', async () => {
     const { page, errors } = await openPage(
       site.browser,
@@ -357,6 +435,24 @@ describe('why notes and the lessons\u2019 weights', () => {
     assert.ok(v.own > 0.5, `the edited word\u2019s own attention output moved ${v.own}`);
     assert.equal(v.weights, '111111');
     assert.ok(v.ffn[1] > 3 * Math.max(...v.ffn.filter((_, i) => i !== 1)), `FFN rows ${v.ffn}`);
+    // Each number stays on its bar's line (walk item 13: they wrapped under the bars in the V and FFN-input columns).
+    const wrapped = await page.evaluate(() =>
+      [
+        ...document
+          .querySelector('ap-playground')
+          .shadowRoot.querySelectorAll('.view[data-view="changes"] table.changes td .bar'),
+      ]
+        .map((bar) => {
+          const num = bar.nextElementSibling.getBoundingClientRect();
+          const b = bar.getBoundingClientRect();
+          return {
+            text: bar.nextElementSibling.textContent,
+            dy: Math.abs(num.top + num.height / 2 - (b.top + b.height / 2)),
+          };
+        })
+        .filter((x) => x.dy > 4),
+    );
+    assert.deepEqual(wrapped, [], 'numbers under their bars');
     await page.screenshot({ path: `${SHOTS}/what-changed-ffn.png`, fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();

@@ -95,6 +95,14 @@ describe('shipped checkpoints', () => {
     // different distance back in every example: position alone cannot find it); none before training.
     expect(has(heads('induction', 'last'), 1, 'induction', 0.8)).toBe(true);
     expect(heads('induction', 'last').filter((h) => h.layer === 0 && h.name === 'induction')).toEqual([]);
+    // ... and the previous-token heads of the first layer that it needs, working on the earlier copy's rows (walk
+    // item 4: they read "broad" / "unclear" when judged on the scored rows only).
+    const layer0 = heads('induction', 'last').filter((h) => h.layer === 0);
+    expect(layer0.map((h) => [h.name, h.rows])).toEqual([
+      ['previous token', 'unscored'],
+      ['previous token', 'unscored'],
+    ]);
+    expect(Math.max(...layer0.map((h) => h.score))).toBeGreaterThan(0.6);
     expect(heads('induction', 'first').some((h) => h.name === 'induction')).toBe(false);
   });
 

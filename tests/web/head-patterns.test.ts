@@ -1,6 +1,6 @@
 // Head labels: each synthetic head is named by the pattern it was built with.
 import { describe, expect, it } from 'vitest';
-import { headPatterns } from '../../web/src/model/head-patterns.js';
+import { headLabel, headPatterns } from '../../web/src/model/head-patterns.js';
 
 /** A causal (seq, seq) head putting weight `w` on target(i) and the rest evenly on the other visible keys. */
 function head(seq: number, target: (i: number) => number | null, w = 0.9): Float32Array {
@@ -155,5 +155,40 @@ describe('head patterns', () => {
     const best = headPatterns(weights, seq, ['h', 'g', 'f', 'e', 'd', 'c', 'b', 'a'], rows)[0];
     expect(best.name).toBe('unclear');
     expect(best.score).toBeLessThan(0.5);
+  });
+
+  it('a head vague on the scored rows is named by the position pattern it has on the other rows, and says so', () => {
+    // Walk item 4: an induction model's previous-token head works on the earlier copy's rows (0-7), and spreads
+    // its weight on the scored rows (8-15), where the induction head does the work.
+    const seq = 16;
+    const tokens = [...'abcdefgh', ...'abcdefgh'];
+    const scored = Array.from({ length: seq }, (_, i) => i >= 8);
+    const weights = head(seq, (i) => (i < 8 ? Math.max(0, i - 1) : null), 0.8);
+    expect(headPatterns(weights, seq, tokens, scored)[0].name).toBe('broad');
+    const label = headLabel(weights, seq, tokens, scored);
+    expect(label.name).toBe('previous token');
+    expect(label.rows).toBe('unscored');
+    expect(label.score).toBeCloseTo(0.8, 5); // rows 1-7, 0.8 each on the previous token
+    // A head that spreads everywhere stays broad; a specific label on the scored rows is kept as it is.
+    expect(
+      headLabel(
+        head(seq, () => null),
+        seq,
+        tokens,
+        scored,
+      ),
+    ).toMatchObject({ name: 'broad' });
+    expect(
+      headLabel(
+        head(seq, () => null),
+        seq,
+        tokens,
+        scored,
+      ).rows,
+    ).toBeUndefined();
+    const induction = head(seq, (i) => (i >= 8 ? i - 7 : Math.max(0, i - 1)));
+    expect(headLabel(induction, seq, tokens, scored)).toMatchObject({ name: 'induction' });
+    // Without scored rows every row counts already: nothing more to look at.
+    expect(headLabel(weights, seq, tokens).rows).toBeUndefined();
   });
 });

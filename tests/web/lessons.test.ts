@@ -36,18 +36,39 @@ describe('why notes', () => {
     }
     // The page opens on Positional heads: Row by row and What changed bring random weights, the other views keep them.
     expect(PAGE_DEFAULT_STATE.preset).toBe('positional');
-    expect(lessonState({ ...PAGE_DEFAULT_STATE, view: 'rows' }).preset).toBe('random');
-    expect(lessonState({ ...PAGE_DEFAULT_STATE, view: 'changes' }).preset).toBe('random');
-    expect(lessonState({ ...PAGE_DEFAULT_STATE, preset: 'identity', view: 'changes' }).preset).toBe('random');
-    expect(lessonState({ ...PAGE_DEFAULT_STATE, preset: 'identity', view: 'rows' }).preset).toBe('identity');
+    expect(lessonState({ ...PAGE_DEFAULT_STATE, view: 'rows' }).state.preset).toBe('random');
+    expect(lessonState({ ...PAGE_DEFAULT_STATE, view: 'changes' }).state.preset).toBe('random');
+    expect(lessonState({ ...PAGE_DEFAULT_STATE, preset: 'identity', view: 'changes' }).state.preset).toBe('random');
+    expect(lessonState({ ...PAGE_DEFAULT_STATE, preset: 'identity', view: 'rows' }).state.preset).toBe('identity');
     for (const view of ['heads', 'masks', 'steps', 'shapes'] as const)
-      expect(lessonState({ ...PAGE_DEFAULT_STATE, view }).preset).toBe('positional');
+      expect(lessonState({ ...PAGE_DEFAULT_STATE, view }).state.preset).toBe('positional');
     // A trained model's weights are its own: nothing switches, nothing is said to hide the point.
-    expect(lessonState({ ...PAGE_DEFAULT_STATE, model: 'reverse', view: 'rows' }).preset).toBe('positional');
+    expect(lessonState({ ...PAGE_DEFAULT_STATE, model: 'reverse', view: 'rows' }).state.preset).toBe('positional');
     expect(hiddenBy({ model: 'reverse', preset: 'positional' }, 'rows')).toBeNull();
     expect(hiddenBy({ model: '', preset: 'positional' }, 'rows')).toMatch(/every Q row is the same/);
     expect(hiddenBy({ model: '', preset: 'random' }, 'rows')).toBeNull();
     expect(DEFAULT_STATE.preset).toBe('random'); // embeds: the lessons' weights already
+  });
+
+  it('the switch is the lesson’s, not the person’s: leaving the lesson views puts their weights back', () => {
+    const toRows = lessonState({ ...PAGE_DEFAULT_STATE, view: 'rows' });
+    expect(toRows.override).toEqual({ from: 'positional', to: 'random' });
+    // Row by row -> What changed: still random, and still owed back.
+    const toChanges = lessonState({ ...toRows.state, view: 'changes' }, toRows.override);
+    expect(toChanges.state.preset).toBe('random');
+    expect(toChanges.override).toEqual({ from: 'positional', to: 'random' });
+    // -> softmax (steps): the person's Positional heads again, nothing owed.
+    const back = lessonState({ ...toChanges.state, view: 'steps' }, toChanges.override);
+    expect(back.state.preset).toBe('positional');
+    expect(back.override).toBeNull();
+    // Identity on What changed switches, and Row by row (which identity does not hide) already gives it back.
+    const identity = lessonState({ ...PAGE_DEFAULT_STATE, preset: 'identity', view: 'changes' });
+    expect(identity.state.preset).toBe('random');
+    expect(lessonState({ ...identity.state, view: 'rows' }, identity.override).state.preset).toBe('identity');
+    // The person picked Weights while on the lesson: theirs stay when they leave.
+    const chosen = lessonState({ ...toRows.state, preset: 'identity', view: 'heads' }, toRows.override);
+    expect(chosen.state.preset).toBe('identity');
+    expect(chosen.override).toBeNull();
   });
 });
 

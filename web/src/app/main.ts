@@ -29,12 +29,13 @@ const INTROS = {
       'type, and every number is the engine\u2019s exact arithmetic.',
     short: 'Type a sentence; watch every head\u2019s attention.',
   },
+  // The first screen shows a shipped model, whose run button reads RUN_BUTTON.train; Start comes after a change.
   train: {
     long:
-      `Pick a task and press ${RUN_BUTTON.start}: a small transformer trains right here, in a worker, and you watch the ` +
-      'loss fall and the heads of a held-out example sharpen into the pattern that solves the task. Change a setting to ' +
-      'start over. The trained models shipped with the page show at once; scrub their timeline to watch their heads ' +
-      `form, or press ${RUN_BUTTON.train} to train one here.`,
+      'The trained models shipped with the page show at once: scrub the timeline to watch their heads form, or press ' +
+      `${RUN_BUTTON.train} and a small transformer trains right here, in a worker, while you watch the loss fall and ` +
+      'the heads of a held-out example sharpen into the pattern that solves the task. Pick another task or change a ' +
+      `setting and press ${RUN_BUTTON.start} to train that from step 0.`,
     short: 'Train a small transformer here and watch its heads form.',
   },
 };

@@ -14,10 +14,11 @@
 // starting it once visible. `controls` then lists Train view settings plus 'buttons' and
 // 'checkpoints' (default: 'buttons'). A checkpoint that cannot be read (a file:// page,
 // where browsers block fetch; a folder missing beside the script) is explained in the
-// element, above the Train view, which keeps its own untrained model (likewise a shipped
-// model named by `model` in Explore mode).
+// element, above the Train view, which opens untrained on a shipped checkpoint's own task
+// and settings (likewise a shipped model named by `model` in Explore mode).
 // An engine that cannot run in this browser (the one-file element's needs wasm SIMD) is
 // said in the element instead of the views.
+import { checkpointPlan } from '../model/checkpoint-plans.js';
 import { LitElement, css, html, nothing } from 'lit';
 import '../playground/playground.js';
 import '../train/train-view.js';
@@ -210,7 +211,9 @@ export class AttentionPlaygroundElement extends LitElement {
     this.#checkedCheckpoint = checkpoint;
     this.checkpointError = '';
     if (!checkpoint) return;
-    const instead = this.trainState ? 'The Train view below shows its untrained model instead.' : '';
+    // A shipped checkpoint's Train view opens on its task and settings and says so itself (train-view.ts).
+    const instead =
+      this.trainState && !checkpointPlan(checkpoint) ? 'The Train view below shows its untrained model instead.' : '';
     // The views read it too (each file is fetched once per page); this is to say here why it failed.
     loadCheckpoint(checkpoint).catch((error: unknown) => {
       if (this.#checkedCheckpoint === checkpoint) this.checkpointError = checkpointProblem(checkpoint, error, instead);

@@ -9,6 +9,11 @@
 // Only the rows that matter are scored when the caller says which (a trained model's
 // scored positions: elsewhere its attention is unconstrained and says little).
 //
+// A head whose scored rows show only a vague spread ('broad', 'unclear') may do its work on the
+// other rows: an induction model's previous-token head writes, on the earlier copy's rows, which
+// token came before, for the induction head to read as keys. headLabel then names the position
+// pattern it has there (previous token, self, first token, a fixed offset), and says so.
+//
 // Induction is judged strictly: on one example every copy may sit the same distance back,
 // and a head that always looks that far back (a fixed-offset head, which position alone
 // gives) then lands on the same keys. So induction also requires that the head does not
@@ -175,4 +180,35 @@ export function headPatterns(
   if (best < EXPLAINS)
     scores.unshift(content >= EXPLAINS ? { name: 'content', score: content } : { name: 'unclear', score: best });
   return scores;
+}
+
+/** A head's label: its best pattern, and where it was found when that is not on the scored rows. */
+export interface HeadLabel extends PatternScore {
+  /** 'unscored': found on the rows outside the scored ones, the scored rows showing only a vague spread. */
+  rows?: 'unscored';
+}
+
+/** Labels that name no pattern the head learned. */
+export const VAGUE: readonly PatternName[] = ['broad', 'unclear'];
+/** Patterns of position alone: a head may do such work on any row (induction and the reverse diagonal apply where scored). */
+const POSITION_ONLY: readonly PatternName[] = ['previous token', 'self', 'first token', 'fixed offset'];
+
+/**
+ * The label of one head: its best pattern on the scored rows; or, when that is only a vague spread, a position
+ * pattern that explains the head on the other rows better than a spread does there (marked rows: 'unscored').
+ */
+export function headLabel(
+  weights: ArrayLike<number>,
+  seq: number,
+  tokens: readonly string[],
+  scored?: readonly boolean[],
+): HeadLabel {
+  const best = headPatterns(weights, seq, tokens, scored)[0];
+  if (!scored || !VAGUE.includes(best.name)) return best;
+  const others = scored.map((s) => !s);
+  if (others.filter(Boolean).length < 2) return best;
+  const elsewhere = headPatterns(weights, seq, tokens, others);
+  const spread = elsewhere.find((p) => p.name === 'broad')?.score ?? 0;
+  const found = elsewhere.find((p) => POSITION_ONLY.includes(p.name));
+  return found && found.score >= EXPLAINS && found.score > spread ? { ...found, rows: 'unscored' } : best;
 }

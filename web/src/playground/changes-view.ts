@@ -48,6 +48,8 @@ function baselineBar(ctx: ChangesContext) {
 }
 
 const MOVED = 1e-6;
+/** The longest bar of the table (the largest change), in rem. */
+const BAR_REM = 5;
 /** A weight that moves by more than this (of a row summing to 1) has visibly moved. */
 const WEIGHT_MOVED = 0.01;
 
@@ -154,8 +156,11 @@ function changesTable(comparison: Compared, ctx: ChangesContext) {
     settings.length === 0 &&
     edited.length > 0 &&
     edited.every((i) => linear[i] <= MOVED && value[i] > MOVED);
+  // One length for every column's bars (they share one max, so they compare across columns), and the number kept
+  // on the bar's line: a bar as wide as its cell pushed the number under it.
   const bar = (v: number) =>
-    html`<span class="bar" style=${`width:${(100 * v) / max}%`}></span><span class="num">${formatValue(v)}</span>`;
+    html`<span style="white-space: nowrap"><span class="bar" style=${`width:${(BAR_REM * v) / max}rem`}></span><span
+      class="num">${formatValue(v)}</span></span>`;
   const edits = edited.length
     ? edited.map((i) => `“${before[i]}” → “${after[i]}” at position ${i}`).join(', ')
     : 'no token';

@@ -23,7 +23,7 @@ import {
   type State,
 } from '../settings/settings.js';
 import { PlaygroundProperties } from './playground-properties.js';
-import { lessonState } from '../settings/why-notes.js';
+import { lessonState, type LessonOverride } from '../settings/why-notes.js';
 import { viewBody, viewContext } from './view-body.js';
 import { renderControl, settingInput } from '../ui/controls.js';
 import { VIEW_PANEL_ID, viewDiagram, viewToolbar } from './view-toolbar.js';
@@ -95,6 +95,9 @@ export class Playground extends PlaygroundProperties {
     return this.engine;
   }
 
+  /** The Weights switch the current lesson view made, undone on leaving it (see lessonState). */
+  #lessonOverride: LessonOverride | null = null;
+
   /** A setting typed or picked by the person: parse, validate, store, rerun. */
   #onSetting = (event: Event) => {
     const { name, raw } = event instanceof CustomEvent ? event.detail : settingInput(event);
@@ -115,14 +118,20 @@ export class Playground extends PlaygroundProperties {
     this.drafts = drafts;
     this.errors = errors;
     this.state = { ...this.state, [name]: parsed.value } as State; // a new object: reruns (or rechecks) even if the value is the same
-    if (name === 'view') this.state = lessonState(this.state); // a view whose point these weights hide brings its own
+    if (name === 'view') {
+      // A view whose point these weights hide brings its own, for as long as the person stays on such views.
+      ({ state: this.state, override: this.#lessonOverride } = lessonState(this.state, this.#lessonOverride));
+    } else if (name === 'preset') this.#lessonOverride = null; // chosen by the person: no view puts it back
     this.#hash.write(event.type === 'input');
   };
 
   /** A layer x head thumbnail was chosen: open that head. */
   #onPick = (event: Event) => {
     const { layer, head } = (event as CustomEvent<{ layer: number; head: number }>).detail;
-    this.state = { ...this.state, layer, head, view: 'head' };
+    ({ state: this.state, override: this.#lessonOverride } = lessonState(
+      { ...this.state, layer, head, view: 'head' },
+      this.#lessonOverride,
+    ));
     this.#hash.write();
   };
 
@@ -223,6 +232,7 @@ export class Playground extends PlaygroundProperties {
                   previous: this.#runs.previous,
                   current: this.#runs.current!,
                   whyNote: this.controls.trim() !== 'none',
+                  weightsControl: this.#shows('preset'),
                   colorScaleControl: this.#shows('colorScale')
                     ? renderControl(settingByName('colorScale')!, this.state.colorScale, undefined, this.#onSetting)
                     : nothing,

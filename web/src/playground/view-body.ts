@@ -61,6 +61,8 @@ export interface ViewExtras {
   colorScaleControl: unknown;
   /** Whether the view's why note (under it) shows: everywhere but in an embed whose controls are 'none'. */
   whyNote?: boolean;
+  /** Whether the Weights control shows: where it does not (a tutorial's embed), the note names no weights to pick. */
+  weightsControl?: boolean;
 }
 
 /** Why the view brings its own weights, for the first weights it avoids (the page's first view's, Positional heads). */
@@ -73,12 +75,12 @@ function lessonReason(weights: LessonWeights, preset: Setting) {
  * The line under the view: what it shows and why it matters (settings/why-notes.ts); for a view that brings its own
  * weights, which and why. Under, not above: the picture stays on the first screen of a phone.
  */
-export function whyNoteLine(view: View, state: Pick<State, 'model' | 'preset'>) {
+export function whyNoteLine(view: View, state: Pick<State, 'model' | 'preset'>, weightsControl = true) {
   const { note, weights } = whyNote(view);
   const preset = settingByName('preset')!;
   return html`<p class="hint why-note" data-testid="why-note" data-view=${view}
     style="font-size: 0.88em; margin: 0.6rem 0 0.3rem">${note}${
-      weights && state.model === '' && !hiddenBy(state, view)
+      weights && weightsControl && state.model === '' && !hiddenBy(state, view)
         ? html` <span data-testid="lesson-weights">Weights: ${shownValue(preset, weights.preset)} here, since
           ${lessonReason(weights, preset)}.</span>`
         : nothing
@@ -129,15 +131,16 @@ function crossMaskNote(ctx: ViewContext) {
   return html`<p class="hint" data-testid="no-causal" data-real-blocked=${real} data-later-blocked=${later}>
     <strong>No causal mask in cross-attention.</strong> Every target word may read every source word: the source
     sentence is given whole, so nothing in it is “the future”. Only the decoder’s self-attention hides the words to
-    come. Here ${real === 0 ? 'no word of the source is blocked for any target word' : `${real} word cells are blocked`}
-    ${padding > 0 ? `(only the ${padding} padding cells are)` : ''}; pick Block “Decoder self-attention” to see the
+    come. Here ${real === 0 ? 'no word of the source is blocked for any target word' : `${real} word cells are blocked`}${
+      padding > 0 ? ` (only the ${padding} padding cells are)` : ''
+    }; pick Block “Decoder self-attention” to see the
     causal mask.</p>`;
 }
 
 export function viewBody(ctx: ViewContext, extras: ViewExtras) {
   const notes = extras.whyNote !== false;
   return html`${notes ? hiddenPointWarning(ctx.state.view, ctx.state) : nothing}${viewOnly(ctx, extras)}${
-    notes ? whyNoteLine(ctx.state.view, ctx.state) : nothing
+    notes ? whyNoteLine(ctx.state.view, ctx.state, extras.weightsControl !== false) : nothing
   }`;
 }
 

@@ -96,11 +96,33 @@ export function hiddenBy(state: Pick<State, 'model' | 'preset'>, view: View): st
 }
 
 /**
- * The state after the person switches to `view`: on weights that hide that view's point, the Weights setting
- * switches to the weights the lesson needs (the control and the link show it; the view says why).
+ * A Weights switch that a view made for its lesson (not the person): `from` is what the person had chosen, `to`
+ * what the lesson brought. Undone when the person leaves the lesson's views, unless they chose Weights meanwhile.
  */
-export function lessonState(state: State): State {
+export interface LessonOverride {
+  from: Preset;
+  to: Preset;
+}
+
+/**
+ * The state after the person switches to `view`: on weights that hide that view's point, the Weights setting
+ * switches to the weights the lesson needs (the control and the link show it; the view says why). Leaving for a
+ * view that the person's own weights do not hide puts their weights back, so moving around the diagram never
+ * changes the model for good.
+ */
+export function lessonState(
+  state: State,
+  override: LessonOverride | null = null,
+): { state: State; override: LessonOverride | null } {
   const view = state.view as View;
   const weights = whyNote(view).weights;
-  return weights && hiddenBy(state, view) ? { ...state, preset: weights.preset } : state;
+  if (override && state.preset !== override.to) override = null; // the person chose Weights since: theirs stay
+  if (override && !hiddenBy({ ...state, preset: override.from }, view))
+    return { state: { ...state, preset: override.from }, override: null };
+  if (weights && hiddenBy(state, view))
+    return {
+      state: { ...state, preset: weights.preset },
+      override: override ?? { from: state.preset, to: weights.preset },
+    };
+  return { state, override };
 }

@@ -4,7 +4,7 @@ import { html, nothing } from 'lit';
 import type { Ablation, Probe, ProbeHead } from '../model/training-data.js';
 import { weightScale } from '../ui/colors.js';
 import { fitColumns, gridWidth } from '../ui/heatmap.js';
-import { headPatterns, type PatternScore } from '../model/head-patterns.js';
+import { VAGUE, headLabel as patternLabel, type HeadLabel, type PatternScore } from '../model/head-patterns.js';
 
 /** Whitespace tokens (character-level text) made visible. */
 export const visible = (token: string) => token.replace(/ /g, '␣').replace(/\n/g, '⏎');
@@ -66,7 +66,7 @@ export function probeView(probe: Probe, heading: string, options: ProbeOptions) 
         return html`<div class="head ${off ? 'off' : ''}"><ap-heatmap data-layer=${h.layer} data-head=${h.head} data-pattern=${best.name}
         .values=${h.weights} .rows=${probe.seq} .cols=${probe.seq} .rowLabels=${labels} .colLabels=${labels} .blocked=${blocked}
         .scale=${scale} row-axis="query" col-axis="key"
-        caption=${`Layer ${h.layer} · head ${h.head}: ${best.name}${step === 0 ? ' (untrained)' : ''} (${best.score.toFixed(2)}) · weights (Sq, Sk) = (${probe.seq}, ${probe.seq})`}
+        caption=${`Layer ${h.layer} · head ${h.head}: ${best.name}${step === 0 ? ' (untrained)' : ''} (${best.score.toFixed(2)}${best.rows ? ' on the rows not scored' : ''}) · weights (Sq, Sk) = (${probe.seq}, ${probe.seq})`}
       ></ap-heatmap>${
         switches
           ? html`<button class="head-switch" data-action="head-off" data-layer=${h.layer} data-head=${h.head}
@@ -78,9 +78,6 @@ export function probeView(probe: Probe, heading: string, options: ProbeOptions) 
       },
     )}</div>`;
 }
-
-/** Labels that name no pattern the head learned. */
-const VAGUE: readonly string[] = ['broad', 'unclear'];
 
 /**
  * The heads worth showing when the probe is folded: the head with the best score among those a pattern names
@@ -114,8 +111,8 @@ export function scoredRows(probe: Probe): boolean[] | undefined {
  * A head's best-matching pattern on a probe, with its score. An untrained head (step 0) that is sharp attends where
  * its random weights point: 'unclear', not 'content' (content means it learned to look for a token).
  */
-export function headLabel(probe: Probe, head: ProbeHead, step?: number): PatternScore {
-  const best = headPatterns(head.weights, probe.seq, probe.tokens, scoredRows(probe))[0];
+export function headLabel(probe: Probe, head: ProbeHead, step?: number): HeadLabel {
+  const best = patternLabel(head.weights, probe.seq, probe.tokens, scoredRows(probe));
   return step === 0 && best.name === 'content' ? { name: 'unclear', score: best.score } : best;
 }
 

@@ -9,8 +9,9 @@
 import { LitElement, html, nothing } from 'lit';
 import { TASKS } from 'attention-playground';
 import { loadCheckpoint, type CheckpointIndex } from '../model/checkpoint.js';
+import { checkpointPlan } from '../model/checkpoint-plans.js';
 import { CheckpointShelf } from './checkpoint-shelf.js';
-import type { Ablation, HeadRef, Probe } from '../model/training-data.js';
+import { RUN_BUTTON, type Ablation, type HeadRef, type Probe } from '../model/training-data.js';
 import { TrainRun } from '../workers/train-run.js';
 import { parseSetting } from '../settings/settings.js';
 import {
@@ -95,6 +96,8 @@ export class TrainView extends LitElement {
   declare allHeads: boolean;
   /** Set by Reset and Start: train these settings here even if a checkpoint has them. */
   #fromScratch = false;
+  /** Why the `checkpoint` asked for could not be shown, for the first runs shown instead. */
+  #checkpointProblem = '';
   /** The state this element set itself; another one assigned from outside (an attribute) means new runs. */
   #ownState: TrainState | null = null;
   #prepared = false;
@@ -155,7 +158,14 @@ export class TrainView extends LitElement {
         this.state = state;
         this.#linkProblems.push(...problems);
       } catch (error) {
-        this.runError = `Checkpoint '${this.checkpoint}' could not be loaded (${(error as Error).message}).`;
+        // A shipped one's task and settings are known without its files: open on them, untrained, and say so.
+        const plan = checkpointPlan(this.checkpoint);
+        if (plan) this.state = trainStateFromHash(`#train&${plan.settings}`).state;
+        this.#checkpointProblem =
+          `Checkpoint '${this.checkpoint}' could not be loaded (${(error as Error).message})` +
+          (plan
+            ? `: its task and settings (${plan.title}) are shown untrained; press ${RUN_BUTTON.start} to train it here.`
+            : '.');
       }
     }
     this.checkpoints = this.#shelf.entries;
@@ -211,7 +221,9 @@ export class TrainView extends LitElement {
       this.version += 1;
       return;
     }
-    this.runError = '';
+    // The checkpoint that could not be loaded is said once, with the first runs shown in its place.
+    this.runError = this.#checkpointProblem;
+    this.#checkpointProblem = '';
     const shown = states.length === 1 && !this.#fromScratch ? this.#shelf.matching(states[0]) : null;
     if (shown) {
       const error = await this.#showCheckpoint(shown, states[0]);
@@ -503,8 +515,14 @@ export class TrainView extends LitElement {
     const steps = [...new Set(this.#runs.flatMap((r) => r.timeline.map((t) => t.step)))].sort((x, y) => x - y);
     const scrubbing = status !== 'running' && steps.length >= 2;
     const cursor = scrubbing ? steps[timelineIndex(steps, this.scrub)] : null;
+    // Comparing, the summary says where each run got to: only a run that failed (diverged) keeps its own line.
+    const comparing = this.#runs.length > 1;
     const messages = this.#runs
-      .map((r, i) => (r.message ? `${this.#name(i) ? `${this.#name(i)}: ` : ''}${r.message}` : ''))
+      .map((r, i) =>
+        r.message && (!comparing || r.status === 'diverged')
+          ? `${this.#name(i) ? `${this.#name(i)}: ` : ''}${r.message}`
+          : '',
+      )
       .filter(Boolean);
     return html`<div class="layout ${shown.length ? '' : 'bare'}" @input=${this.#onSetting} @change=${this.#onSetting}>
       ${

@@ -84,6 +84,30 @@ export function tickFormat(ticks: readonly number[]): (v: number) => string {
   return (v) => String(Number(v.toFixed(places)));
 }
 
+/** At most this many labelled ticks on a log axis: more and the labels crowd the plot's 200-odd pixels. */
+const MAX_LOG_TICKS = 7;
+
+/**
+ * A log axis's ticks over [lo, hi]: 1, 2 and 5 times each power of ten when they fit (0.1, 0.2, 0.5, 1), else the
+ * powers of ten, every second or third one when there are many (1e-6, 0.001, 1). Never d3's 1-9 run thinned to
+ * "8, 3, 0.7, 0.2", whose steps a reader cannot follow.
+ */
+export function logTicks(lo: number, hi: number): number[] {
+  if (!(lo > 0) || !(hi >= lo) || !Number.isFinite(hi)) return [];
+  const first = Math.floor(Math.log10(lo) + 1e-9);
+  const last = Math.ceil(Math.log10(hi) - 1e-9);
+  // Ticks are built from exact decimal strings so 0.2 is 0.2, not 0.20000000000000004.
+  const at = (m: number, e: number) => Number(`${m}e${e}`);
+  const within = (v: number) => v >= lo * (1 - 1e-9) && v <= hi * (1 + 1e-9);
+  const oneTwoFive: number[] = [];
+  for (let e = first; e <= last; e++) for (const m of [1, 2, 5]) if (within(at(m, e))) oneTwoFive.push(at(m, e));
+  if (oneTwoFive.length <= MAX_LOG_TICKS && oneTwoFive.length >= 3) return oneTwoFive;
+  const decades: number[] = [];
+  for (let e = first; e <= last; e++) if (within(at(1, e))) decades.push(at(1, e));
+  const every = Math.ceil(decades.length / MAX_LOG_TICKS);
+  return decades.filter((_, i) => i % every === 0);
+}
+
 function scales(spec: CurvesSpec) {
   const all = spec.series.flatMap((s) => s.points);
   const xs = all.map((p) => p.x);
@@ -114,9 +138,8 @@ export function curvesSvg(spec: CurvesSpec, hover: Hover | null = null) {
   const cursor = spec.cursor ?? null;
   const { x, y } = scales(spec);
   const clampY = (v: number) => Math.min(H - M.bottom, Math.max(M.top, y(v)));
-  const yTicks = spec.log
-    ? y.ticks(4).filter((_, i, a) => a.length <= 6 || i % Math.ceil(a.length / 6) === 0)
-    : y.ticks(5);
+  const [yLo, yHi] = y.domain() as [number, number];
+  const yTicks = spec.log ? logTicks(Math.min(yLo, yHi), Math.max(yLo, yHi)) : y.ticks(5);
   const tick = tickFormat(yTicks);
   const hoverX = hover?.x ?? null;
   const hovered = hoverX === null ? [] : spec.series.map((s) => ({ s, p: nearest(s.points, hoverX) }));

@@ -12,44 +12,12 @@ import {
   type CheckpointRecord,
 } from '../model/checkpoint.js';
 import type { CurvePoint, Probe } from '../model/training-data.js';
+import type { CheckpointPlan } from '../model/checkpoint-plans.js';
 import { TrainingSession } from './training.js';
 
-export interface CheckpointPlan {
-  id: string;
-  title: string;
-  description: string;
-  /** Train view settings (URL hash parameters) differing from its defaults. */
-  settings: string;
-}
-
-/** The checkpoints the site ships. The first is the Train view's default settings: a first visit shows it. */
-export const CHECKPOINT_PLANS: readonly CheckpointPlan[] = [
-  {
-    id: 'sort',
-    title: 'Sort 8 symbols',
-    settings: '',
-    description:
-      'A head of the last layer finds, for each output position, the input symbol that comes next in sorted order: ' +
-      'it attends by content, where no position pattern explains it.',
-  },
-  {
-    id: 'reverse',
-    title: 'Reverse 8 symbols',
-    settings: 'task=reverse&dModel=32&ffnDim=64',
-    description:
-      'Heads of the first layer read the input backwards: each output position attends to the input symbol it ' +
-      'writes next, on the reverse diagonal.',
-  },
-  {
-    id: 'induction',
-    title: 'Induction: repeat a random sequence',
-    settings: 'task=induction&dModel=64&ffnDim=128&heads=2',
-    description:
-      'A head of the second layer attends to the token right after the earlier copy of the current one (induction) ' +
-      'and copies it. The copy is a different distance back in every example, so no first-layer head can find it ' +
-      'by position: the induction head needs the first layer to have written, at each token, which token came before.',
-  },
-];
+// The plans are data that the Train view and the element read too (a checkpoint that cannot be fetched still
+// opens on its task and settings): they live in model/.
+export { CHECKPOINT_PLANS, type CheckpointPlan } from '../model/checkpoint-plans.js';
 
 /** Probe snapshots a timeline keeps (evenly spaced over the run; the first and the last always). */
 const SNAPSHOTS = 24;
