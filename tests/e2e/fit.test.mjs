@@ -213,9 +213,24 @@ describe('drawings fit the room they have', () => {
     ['1400', wide],
     ['390', phone],
   ])
-    test(`the tutorial's tables at ${name} px: #heads' token tables and #context's FFN columns in view`, async () => {
+    test(`the tutorial's tables at ${name} px: #linear's repeated words, #heads' token tables and #context's FFN columns in view`, async () => {
       const { page, errors } = await openPage(site.browser, viewport, { onlyFrom: site.url });
       await page.goto(`${site.url}tutorial.html`);
+      // #linear: the repeated word's row differences, the attention output's column last (the number the text explains).
+      await page.locator('section#linear attention-playground').scrollIntoViewIfNeeded();
+      const pairs = page.locator('section#linear table[data-testid="row-pairs"]');
+      await pairs.locator('td[data-kind="output"]').first().waitFor({ timeout: 30_000 });
+      const linear = await pairs.evaluate((t) => {
+        const box = t.closest('.scroll');
+        const r = box.getBoundingClientRect();
+        const output = t.querySelector('td[data-kind="output"]').getBoundingClientRect();
+        return { scrollWidth: box.scrollWidth, clientWidth: box.clientWidth, right: output.right, boxRight: r.right };
+      });
+      assert.ok(
+        linear.scrollWidth <= linear.clientWidth + 1,
+        `#linear table scrolls (${linear.scrollWidth} > ${linear.clientWidth})`,
+      );
+      assert.ok(linear.right <= linear.boxRight + 1, 'the attention output column is out of view');
       const heads = page.locator('section#heads');
       await heads.scrollIntoViewIfNeeded();
       await heads.locator('table[data-token-table="merge"] td[data-kind="head"]').first().waitFor({ timeout: 30_000 });

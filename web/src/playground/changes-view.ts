@@ -212,10 +212,11 @@ export function changesView(ctx: ChangesContext) {
       ${ctx.reference?.pinned ? 'the pinned baseline' : 'the previous result'}: ${comparison.reasons.join('; ')}.
       ${ctx.reference?.pinned ? 'Change it back, or pin this result instead.' : 'Keep the shapes and edit a word.'}</p>`;
   } else if (comparison.edited.length === 0 && comparison.otherEdited.length === 0 && comparison.settings.length > 0) {
-    // Only the settings changed (e.g. this view switched the weights): every row moves, and no edit explains it.
-    body = html`<p class="hint" data-testid="settings-only">The same words as the
-      ${ctx.reference?.pinned ? 'baseline' : 'previous result'}, with other settings (${comparison.settings.join(', ')}):
-      the weights changed, not the words, so there is nothing to learn from which rows moved. Replace a word to see.</p>`;
+    // Only the settings changed (e.g. this view switched the weights on arrival): every row moves and no edit explains
+    // it, so the view starts from here, with its how-to, rather than read as a result.
+    body = html`${hint}<p class="hint" data-testid="settings-only">Nothing compared yet: since the
+      ${ctx.reference?.pinned ? 'baseline' : 'previous result'} only settings changed (${comparison.settings.join(', ')}),
+      not the words.</p>`;
   } else if (comparison.edited.length === 0 && comparison.settings.length === 0) {
     const others = comparison.otherEdited.map((b) => b + 1);
     body =

@@ -20,6 +20,8 @@ export const LESSON_STYLES = [
   table { border-collapse: collapse; font: var(--ap-text-xs) var(--ap-mono); margin: 0.3rem 0; }
   th, td { border: 1px solid var(--ap-border); padding: 0.1rem 0.35rem; text-align: right; white-space: nowrap; }
   th { font-weight: 600; background: var(--ap-surface); }
+  /* Headers may wrap ("attention output" over two lines): on a phone the numbers' columns then fit the box. */
+  thead th { white-space: normal; }
   th[scope='row'] { text-align: left; }
   caption, .table-caption { text-align: left; font: var(--ap-text-xs) var(--ap-font); color: var(--ap-text-muted); padding-bottom: 0.15rem; }
   .table-caption { margin: 0.3rem 0 0; }

@@ -121,7 +121,7 @@ const VIEW_SETTINGS = [
     default: 'auto',
     choices: BLOCKS,
     labels: {
-      auto: 'Automatic (the attention the Mode is about)',
+      auto: 'The one the Attention setting names',
       'encoder.self_attn': 'Encoder self-attention',
       'decoder.self_attn': 'Decoder self-attention',
       'decoder.cross_attn': 'Cross-attention',
