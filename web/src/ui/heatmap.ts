@@ -20,7 +20,7 @@ import {
 } from './heatmap-layout.js';
 import { placeTip } from './tip-placement.js';
 import { PICTURE_INK } from './tokens.js';
-import { observeWidth } from './observe-width.js';
+import { HostWidth } from './host-width.js';
 
 export type { AxisLabel } from './heatmap-layout.js';
 export { MIN_BARE_CELL, MIN_CELL, fitColumns, gridWidth } from './heatmap-layout.js';
@@ -157,7 +157,6 @@ export class Heatmap extends LitElement {
     describeCell: { attribute: false },
     showNumbers: { type: Boolean, attribute: 'show-numbers' },
     active: { state: true },
-    available: { state: true },
   };
 
   declare values: Float32Array;
@@ -179,9 +178,9 @@ export class Heatmap extends LitElement {
   declare describeCell: ((row: number, col: number) => string[]) | undefined;
   declare showNumbers: boolean;
   declare active: { row: number; col: number } | null;
-  /** The width the host gives the drawing, px, measured (0 until known). */
-  declare available: number;
-  #stopObserving: (() => void) | null = null;
+  // The host's width is the grid column's (or the page's), never the drawing's: choosing the cell from it cannot
+  // feed back on itself.
+  readonly #width = new HostWidth(this);
 
   constructor() {
     super();
@@ -196,22 +195,6 @@ export class Heatmap extends LitElement {
     this.colUnit = 'tokens';
     this.showNumbers = false;
     this.active = null;
-    this.available = 0;
-  }
-
-  override connectedCallback() {
-    super.connectedCallback();
-    // The host's width is the grid column's (or the page's), never the drawing's: choosing the cell from it cannot
-    // feed back on itself.
-    this.#stopObserving = observeWidth(this, (width) => {
-      if (width !== this.available) this.available = width;
-    });
-  }
-
-  override disconnectedCallback() {
-    super.disconnectedCallback();
-    this.#stopObserving?.();
-    this.#stopObserving = null;
   }
 
   /**
@@ -220,9 +203,9 @@ export class Heatmap extends LitElement {
    */
   #layout(): HeatmapLayout {
     const maxHeight = this.#maxHeight();
-    const layout = fittedLayout(this, this.available, maxHeight);
-    if (this.available > 0 && layout.height > maxHeight)
-      return fittedLayout(this, this.available - scrollbarWidth(), maxHeight);
+    const layout = fittedLayout(this, this.#width.value, maxHeight);
+    if (this.#width.value > 0 && layout.height > maxHeight)
+      return fittedLayout(this, this.#width.value - scrollbarWidth(), maxHeight);
     return layout;
   }
 

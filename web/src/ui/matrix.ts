@@ -6,7 +6,7 @@
 import { LitElement, css, html, svg } from 'lit';
 import { tokenLabel } from '../model/token-label.js';
 import { BLOCKED_FILL, type ColorScale } from './colors.js';
-import { observeWidth } from './observe-width.js';
+import { HostWidth } from './host-width.js';
 
 /** A run of columns drawn with a coloured band above it, e.g. head 1's d_k columns. */
 export interface ColumnBand {
@@ -43,7 +43,6 @@ export class Matrix extends LitElement {
     cell: { type: Number },
     label: { type: String },
     fit: { type: Boolean },
-    available: { state: true },
   };
   declare values: ArrayLike<number>;
   declare rows: number;
@@ -64,9 +63,9 @@ export class Matrix extends LitElement {
    * (the default; false: always `cell` px, scrolling in a narrow box).
    */
   declare fit: boolean;
-  /** The box's width in px, measured (0 until known). */
-  declare available: number;
-  #stopObserving: (() => void) | null = null;
+  // The host's width is the grid column's (or the page's), never the drawing's: choosing the cell from it cannot
+  // feed back on itself.
+  readonly #width = new HostWidth(this);
 
   constructor() {
     super();
@@ -79,28 +78,12 @@ export class Matrix extends LitElement {
     this.cell = 12;
     this.label = '';
     this.fit = true;
-    this.available = 0;
-  }
-
-  override connectedCallback() {
-    super.connectedCallback();
-    // The host's width is the grid column's (or the page's), never the drawing's: choosing the cell from it cannot
-    // feed back on itself.
-    this.#stopObserving = observeWidth(this, (width) => {
-      if (width !== this.available) this.available = width;
-    });
-  }
-
-  override disconnectedCallback() {
-    super.disconnectedCallback();
-    this.#stopObserving?.();
-    this.#stopObserving = null;
   }
 
   /** A cell's width: `cell`, or with `fit` as much of it as the box leaves (the box scrolls below MIN_FIT_CELL). */
   #cellWidth(): number {
-    if (!this.fit || this.available <= 0 || this.cols === 0) return this.cell;
-    return Math.max(MIN_FIT_CELL, Math.min(this.cell, Math.floor((this.available - LEFT - 2) / this.cols)));
+    if (!this.fit || this.#width.value <= 0 || this.cols === 0) return this.cell;
+    return Math.max(MIN_FIT_CELL, Math.min(this.cell, Math.floor((this.#width.value - LEFT - 2) / this.cols)));
   }
 
   /**
