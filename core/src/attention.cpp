@@ -18,7 +18,8 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 void softmax_row(float* row, int length) { kernels::softmax_rows_scalar(row, 1, length); }
 
 AttentionStages scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* blocked,
-                                             bool scale, Backend backend, bool keep_stages, const Tensor* additive) {
+                                             bool scale, Backend backend, bool keep_stages, const Tensor* additive,
+                                             float factor_setting) {
   assert(q.rank() == 4 && k.rank() == 4 && v.rank() == 4);
   const int batch = q.shape[0], heads = q.shape[1], sq = q.shape[2], dk = q.shape[3];
   const int sk = k.shape[2], dv = v.shape[3];
@@ -29,7 +30,7 @@ AttentionStages scaled_dot_product_attention(const Tensor& q, const Tensor& k, c
   const bool reference = backend == Backend::Reference;
   const kernels::GemmFn gemm = reference ? &kernels::gemm_f32_scalar : kernels::fastest_gemm().fn;
   const kernels::SoftmaxFn softmax = reference ? &kernels::softmax_rows_scalar : kernels::fastest_softmax().fn;
-  const float factor = scale ? 1.0f / std::sqrt(static_cast<float>(dk)) : 1.0f;
+  const float factor = !scale ? 1.0f : factor_setting > 0.0f ? factor_setting : 1.0f / std::sqrt(static_cast<float>(dk));
   const std::size_t score_block = static_cast<std::size_t>(sq) * sk;
 
   AttentionStages st;
@@ -60,10 +61,12 @@ AttentionStages scaled_dot_product_attention(const Tensor& q, const Tensor& k, c
   }
   float* masked = keep_stages ? st.masked.ptr() : st.weights.ptr();
   if (additive) {
-    assert(additive->shape == (std::vector<int>{sq, sk}));
+    const bool per_head = additive->rank() == 3;
+    assert(additive->shape == (per_head ? std::vector<int>{heads, sq, sk} : std::vector<int>{sq, sk}));
     for (std::size_t bh = 0; bh < static_cast<std::size_t>(batch) * heads; ++bh) {
       float* m = masked + bh * score_block;
-      for (std::size_t i = 0; i < score_block; ++i) m[i] += additive->data[i];
+      const float* a = additive->ptr() + (per_head ? (bh % heads) * score_block : 0);
+      for (std::size_t i = 0; i < score_block; ++i) m[i] += a[i];
     }
   }
   if (blocked)

@@ -1,5 +1,6 @@
 #include "attention/layers.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -16,15 +17,18 @@ Tensor add(const Tensor& a, const Tensor& b) {
   return sum;
 }
 
-// One residual sub-block, in either norm placement:
-//   post: norm(x + f(x))   pre: x + f(norm(x))   (without residual: norm(f(x)) / f(norm(x)))
+// One residual sub-block, in any norm placement:
+//   post: norm(x + f(x))   pre: x + f(norm(x))   sandwich: x + post_norm(f(norm(x)))
+//   (without residual: drop the "x +")
 // Without LayerNorm, norm is the identity and its stage is not recorded.
 template <class Sublayer>
-Result<Tensor> sublayer(const Tensor& x, const LayerNormWeights& norm, const LayerOptions& options,
-                        const Recorder& recorder, int index, Sublayer&& f) {
+Result<Tensor> sublayer(const Tensor& x, const LayerNormWeights& norm, const LayerNormWeights& post_norm,
+                        const LayerOptions& options, const Recorder& recorder, int index, Sublayer&& f) {
   const StageId norm_stage = index == 1 ? StageId::Norm1 : index == 2 ? StageId::Norm2 : StageId::Norm3;
+  const StageId post_stage = index == 1 ? StageId::PostNorm1 : index == 2 ? StageId::PostNorm2 : StageId::PostNorm3;
   const StageId residual_stage = index == 1 ? StageId::Residual1 : index == 2 ? StageId::Residual2 : StageId::Residual3;
-  const bool pre = options.norm == NormPlacement::Pre && options.layer_norm;
+  const bool sandwich = options.norm == NormPlacement::Sandwich && options.layer_norm;
+  const bool pre = (options.norm == NormPlacement::Pre || sandwich) && options.layer_norm;
   const bool post = options.norm == NormPlacement::Post && options.layer_norm;
   Tensor normed;
   if (pre) {
@@ -33,6 +37,10 @@ Result<Tensor> sublayer(const Tensor& x, const LayerNormWeights& norm, const Lay
   }
   Result<Tensor> out = f(pre ? normed : x);
   if (!out) return out;
+  if (sandwich) {
+    out = layer_norm(out.value(), post_norm);
+    recorder.record(post_stage, out.value());
+  }
   Tensor y = options.residual ? add(x, out.value()) : std::move(out.value());
   if (options.residual) recorder.record(residual_stage, y);
   if (post) {
@@ -44,10 +52,19 @@ Result<Tensor> sublayer(const Tensor& x, const LayerNormWeights& norm, const Lay
 
 Result<Tensor> attention_block(const Tensor& query, const Tensor& key_value, const MultiHeadWeights& w,
                                const LayerOptions& options, const Tensor* key_padding, bool causal,
-                               const Recorder& recorder, const std::vector<int>& ablated_heads = {}) {
+                               const Recorder& recorder, const std::vector<int>& ablated_heads = {},
+                               bool self_attention = true) {
   MultiHeadOptions mha;
   mha.ablated_heads = ablated_heads;
   mha.heads = options.heads;
+  mha.kv_heads = options.kv_heads;
+  mha.head_dim = options.head_dim;
+  mha.score_scale = options.score_scale;
+  if (self_attention) {
+    mha.rope = options.rope;
+    mha.alibi = options.alibi;
+    mha.window = options.window;
+  }
   mha.scale = options.scale;
   mha.causal = causal;
   mha.key_padding_mask = key_padding;
@@ -75,20 +92,41 @@ float activate(float x, Activation activation) {
       return kernels::gelu_tanh(x);
     case Activation::None:
       return x;
+    case Activation::SiLU:  // x * sigmoid(x), written so exp never overflows
+      return x >= 0.0f ? x / (1.0f + std::exp(-x)) : x * std::exp(x) / (1.0f + std::exp(x));
   }
   return x;
 }
 
-Tensor layer_norm(const Tensor& x, const LayerNormWeights& w) {
-  Tensor y = x;
-  const int e = x.shape.back();
-  grad::layer_norm_forward(x.ptr(), static_cast<int>(x.size() / static_cast<std::size_t>(e)), e, w.weight.data(),
-                           w.bias.data(), w.eps, y.ptr(), nullptr, nullptr);
-  return y;
-}
-
 Tensor feed_forward(const Tensor& x, const FeedForwardWeights& w, Activation activation, Backend backend,
                     const Recorder& recorder) {
+  if (w.gated) {
+    // [gate; up] = x W1^T: (..., 2F), then linear2(act(gate) * up).
+    const Tensor both = linear(x, w.linear1, "F", backend);
+    const int f = w.linear2.in_features;
+    const std::size_t rows = both.size() / (2 * static_cast<std::size_t>(f));
+    std::vector<int> shape = both.shape;
+    shape.back() = f;
+    Tensor gate(both.axes, shape), up(both.axes, shape);
+    for (std::size_t r = 0; r < rows; ++r) {
+      std::copy_n(both.ptr() + r * 2 * f, f, gate.ptr() + r * f);
+      std::copy_n(both.ptr() + r * 2 * f + f, f, up.ptr() + r * f);
+    }
+    recorder.record(StageId::FfnGate, gate);
+    recorder.record(StageId::FfnUp, up);
+    Tensor activated = std::move(gate);
+    if (activation == Activation::GELUTanh && backend == Backend::Fast)
+      kernels::fastest_gelu_tanh().fn(activated.ptr(), activated.size());
+    else
+      for (float& v : activated.data) v = activate(v, activation);
+    recorder.record(StageId::FfnActivated, activated);
+    Tensor product = std::move(activated);
+    for (std::size_t i = 0; i < product.size(); ++i) product.data[i] *= up.data[i];
+    recorder.record(StageId::FfnProduct, product);
+    Tensor out = linear(product, w.linear2, x.axes.back(), backend);
+    recorder.record(StageId::FfnOutput, out);
+    return out;
+  }
   Tensor hidden = linear(x, w.linear1, "F", backend);
   recorder.record(StageId::FfnHidden, hidden);
   if (activation == Activation::GELUTanh && backend == Backend::Fast)
@@ -103,12 +141,12 @@ Tensor feed_forward(const Tensor& x, const FeedForwardWeights& w, Activation act
 
 Result<Tensor> encoder_layer(const Tensor& x, const EncoderLayerWeights& w, const LayerOptions& options,
                              const Tensor* key_padding, bool causal, const Recorder& recorder) {
-  Result<Tensor> h = sublayer(x, w.norm1, options, recorder, 1, [&](const Tensor& in) {
+  Result<Tensor> h = sublayer(x, w.norm1, w.post_norm1, options, recorder, 1, [&](const Tensor& in) {
     return attention_block(in, in, w.self_attn, options, key_padding, causal, recorder.child(kSelfAttention),
                            options.ablated_heads);
   });
   if (!h) return h;
-  return sublayer(h.value(), w.norm2, options, recorder, 2, [&](const Tensor& in) -> Result<Tensor> {
+  return sublayer(h.value(), w.norm2, w.post_norm2, options, recorder, 2, [&](const Tensor& in) -> Result<Tensor> {
     return feed_forward(in, w.ffn, options.activation, options.backend, recorder);
   });
 }
@@ -116,16 +154,17 @@ Result<Tensor> encoder_layer(const Tensor& x, const EncoderLayerWeights& w, cons
 Result<Tensor> decoder_layer(const Tensor& x, const Tensor& memory, const DecoderLayerWeights& w,
                              const LayerOptions& options, const Tensor* target_padding, const Tensor* memory_padding,
                              const Recorder& recorder, bool causal) {
-  Result<Tensor> h = sublayer(x, w.norm1, options, recorder, 1, [&](const Tensor& in) {
+  Result<Tensor> h = sublayer(x, w.norm1, w.post_norm1, options, recorder, 1, [&](const Tensor& in) {
     return attention_block(in, in, w.self_attn, options, target_padding, causal, recorder.child(kSelfAttention),
                            options.ablated_heads);
   });
   if (!h) return h;
-  h = sublayer(h.value(), w.norm2, options, recorder, 2, [&](const Tensor& in) {
-    return attention_block(in, memory, w.cross_attn, options, memory_padding, false, recorder.child(kCrossAttention));
+  h = sublayer(h.value(), w.norm2, w.post_norm2, options, recorder, 2, [&](const Tensor& in) {
+    return attention_block(in, memory, w.cross_attn, options, memory_padding, false, recorder.child(kCrossAttention),
+                           {}, /*self_attention=*/false);
   });
   if (!h) return h;
-  return sublayer(h.value(), w.norm3, options, recorder, 3, [&](const Tensor& in) -> Result<Tensor> {
+  return sublayer(h.value(), w.norm3, w.post_norm3, options, recorder, 3, [&](const Tensor& in) -> Result<Tensor> {
     return feed_forward(in, w.ffn, options.activation, options.backend, recorder);
   });
 }

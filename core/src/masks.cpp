@@ -20,6 +20,14 @@ Tensor causal_mask(int query_len, int key_len) {
   return mask;
 }
 
+Tensor window_mask(int query_len, int key_len, int window, bool causal) {
+  Tensor mask({"Sq", "Sk"}, {query_len, key_len});
+  for (int i = 0; i < query_len; ++i)
+    for (int j = 0; j < key_len; ++j)
+      if (j <= i - window || (!causal && j >= i + window)) mask.at({i, j}) = 1.0f;
+  return mask;
+}
+
 Tensor union_of(const Tensor& a, const Tensor& b) {
   Tensor out = a;
   for (std::size_t i = 0; i < out.size(); ++i) out.data[i] = (a.data[i] != 0.0f || b.data[i] != 0.0f) ? 1.0f : 0.0f;

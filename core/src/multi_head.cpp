@@ -10,6 +10,7 @@
 #include "attention/linear.hpp"
 #include "attention/masks.hpp"
 #include "attention/numeric.hpp"
+#include "attention/positional.hpp"
 
 namespace attention {
 
@@ -31,20 +32,30 @@ Status check_bias(const char* name, const Parameter& p, std::size_t expected, co
   return p.empty() ? Status(Ok{}) : check_size(name, p, expected, shape);
 }
 
-Status check_weights(const MultiHeadWeights& w, int e) {
+Status check_weights(const MultiHeadWeights& w, int e, const HeadShape& hs) {
   const std::size_t ue = static_cast<std::size_t>(e);
   const std::size_t kd = static_cast<std::size_t>(w.key_dim()), vd = static_cast<std::size_t>(w.value_dim());
+  const std::size_t qd = static_cast<std::size_t>(hs.q_dim()), kvd = static_cast<std::size_t>(hs.kv_dim());
+  const std::size_t all = qd + 2 * kvd;
+  const bool classic = qd == ue && kvd == ue;
   if (w.separate_projections()) {
+    if (!classic)
+      return Error{"separate key/value widths (kdim, vdim) need one K/V head per head of dModel / heads",
+                   kShapeMismatch, "kdim"};
     for (Status s : {check_size("q_proj_weight", w.q_proj_weight, ue * ue, "(E, E)"),
                      check_size("k_proj_weight", w.k_proj_weight, ue * kd, "(E, kdim)"),
                      check_size("v_proj_weight", w.v_proj_weight, ue * vd, "(E, vdim)")})
       if (!s) return s;
-  } else if (Status s = check_size("in_proj_weight", w.in_proj_weight, 3 * ue * ue, "(3E, E)"); !s) {
+  } else if (Status s = check_size("in_proj_weight", w.in_proj_weight, all * ue,
+                                   classic ? "(3E, E)" : "((H + 2 H_kv) d_h, E)");
+             !s) {
     return s;
   }
-  for (Status s : {check_bias("in_proj_bias", w.in_proj_bias, 3 * ue, "3E"),
-                   check_size("out_proj_weight", w.out_proj_weight, ue * ue, "(E, E)"),
-                   check_bias("out_proj_bias", w.out_proj_bias, ue, "E")})
+  for (Status s : {check_bias("in_proj_bias", w.in_proj_bias, all, classic ? "3E" : "(H + 2 H_kv) d_h"),
+                   check_size("out_proj_weight", w.out_proj_weight, ue * qd, classic ? "(E, E)" : "(E, H d_h)"),
+                   check_bias("out_proj_bias", w.out_proj_bias, ue, "E"),
+                   check_bias("q_norm.weight", w.q_norm.weight, static_cast<std::size_t>(hs.head_dim), "d_h"),
+                   check_bias("k_norm.weight", w.k_norm.weight, static_cast<std::size_t>(hs.head_dim), "d_h")})
     if (!s) return s;
   for (const auto& [name, p] : {std::pair{"in_proj_weight", &w.in_proj_weight},
                                 {"q_proj_weight", &w.q_proj_weight},
@@ -52,7 +63,9 @@ Status check_weights(const MultiHeadWeights& w, int e) {
                                 {"v_proj_weight", &w.v_proj_weight},
                                 {"in_proj_bias", &w.in_proj_bias},
                                 {"out_proj_weight", &w.out_proj_weight},
-                                {"out_proj_bias", &w.out_proj_bias}})
+                                {"out_proj_bias", &w.out_proj_bias},
+                                {"q_norm.weight", &w.q_norm.weight},
+                                {"k_norm.weight", &w.k_norm.weight}})
     if (!p->all_finite()) return check_finite(name, p->data(), p->size());  // names the element
   return Ok{};
 }
@@ -66,9 +79,20 @@ Status check_inputs(const Tensor& query, const Tensor& key, const Tensor& value,
     return Error{"embed_dim must be positive, got " + std::to_string(e), error_code::kOutOfRange, "embed_dim"};
   if (options.heads <= 0)
     return Error{"heads must be positive, got " + std::to_string(options.heads), error_code::kOutOfRange, "heads"};
-  if (e % options.heads != 0)
+  if (options.head_dim < 0 || options.kv_heads < 0)
+    return Error{"head_dim and kv_heads must not be negative", error_code::kOutOfRange,
+                 options.head_dim < 0 ? "head_dim" : "kv_heads"};
+  if (options.head_dim == 0 && e % options.heads != 0)
     return Error{"embed_dim " + std::to_string(e) + " is not divisible by heads " + std::to_string(options.heads),
                  error_code::kNotDivisible, "heads"};
+  if (options.kv_heads > 0 && options.heads % options.kv_heads != 0)
+    return Error{"kv_heads " + std::to_string(options.kv_heads) + " does not divide heads " +
+                     std::to_string(options.heads),
+                 error_code::kNotDivisible, "kv_heads"};
+  const HeadShape hs = head_shape(options, e);
+  if (options.rope && (options.rope->rotary_dim > hs.head_dim || options.rope->positions < query.shape[1] ||
+                       options.rope->positions < key.shape[1]))
+    return Error{"the RoPE table is too small for these heads or sequences", kShapeMismatch, "rope"};
   if (key.shape[0] != batch || value.shape[0] != batch)
     return Error{"query, key and value must have the same batch size", kShapeMismatch, "key"};
   if (w.embed_dim != e)
@@ -84,7 +108,7 @@ Status check_inputs(const Tensor& query, const Tensor& key, const Tensor& value,
         kShapeMismatch, "value"};
   if (key.shape[1] != value.shape[1])
     return Error{"key and value must have the same sequence length", kShapeMismatch, "value"};
-  if (Status s = check_weights(w, e); !s) return s;
+  if (Status s = check_weights(w, e, hs); !s) return s;
   for (Status s : {check_finite("query", query.ptr(), query.size()), check_finite("key", key.ptr(), key.size()),
                    check_finite("value", value.ptr(), value.size())})
     if (!s) return s;
@@ -108,43 +132,59 @@ Status check_inputs(const Tensor& query, const Tensor& key, const Tensor& value,
   return Ok{};
 }
 
-const float* bias_part(const Parameter& bias, int part, int e) {
-  return bias.empty() ? nullptr : bias.data() + static_cast<std::size_t>(part) * e;
+// Rows [begin, begin + count) of in_proj (and its bias) that make part 0 = Q, 1 = K, 2 = V.
+struct PartRows {
+  int begin, count;
+};
+PartRows part_rows(const HeadShape& hs, int part) {
+  if (part == 0) return {0, hs.q_dim()};
+  return {hs.q_dim() + (part - 1) * hs.kv_dim(), hs.kv_dim()};
 }
 
-// The projection of one input: part 0 = Q, 1 = K, 2 = V. x: (B, S, in) -> (B, S, E)
-Tensor project(const Tensor& x, const MultiHeadWeights& w, int part, const std::string& seq_axis, Backend backend) {
-  const int e = w.embed_dim, in = x.shape[2];
+const float* bias_rows(const Parameter& bias, int begin) {
+  return bias.empty() ? nullptr : bias.data() + static_cast<std::size_t>(begin);
+}
+
+// The projection of one input: part 0 = Q, 1 = K, 2 = V. x: (B, S, in) -> (B, S, rows of the part)
+Tensor project(const Tensor& x, const MultiHeadWeights& w, const HeadShape& hs, int part, const std::string& seq_axis,
+               Backend backend) {
+  const int in = x.shape[2];
   const Parameter* weight = &w.in_proj_weight;
-  int row_begin = part * e;
+  PartRows rows = part_rows(hs, part);
+  const int bias_begin = rows.begin;
   if (w.separate_projections()) {
     weight = part == 0 ? &w.q_proj_weight : part == 1 ? &w.k_proj_weight : &w.v_proj_weight;
-    row_begin = 0;
+    rows.begin = 0;
   }
-  Tensor y({"B", seq_axis, "E"}, {x.shape[0], x.shape[1], e});
-  const kernels::PackedWeight* packed = backend == Backend::Fast ? weight->packed_rows(row_begin, e, in) : nullptr;
-  linear_rows(x.ptr(), x.shape[0] * x.shape[1], in, weight->data() + static_cast<std::size_t>(row_begin) * in,
-              bias_part(w.in_proj_bias, part, e), e, y.ptr(), backend, packed);
+  Tensor y({"B", seq_axis, "E"}, {x.shape[0], x.shape[1], rows.count});
+  const kernels::PackedWeight* packed =
+      backend == Backend::Fast ? weight->packed_rows(rows.begin, rows.count, in) : nullptr;
+  linear_rows(x.ptr(), x.shape[0] * x.shape[1], in, weight->data() + static_cast<std::size_t>(rows.begin) * in,
+              bias_rows(w.in_proj_bias, bias_begin), rows.count, y.ptr(), backend, packed);
   return y;
 }
 
-// Parts [first, first + count) of in_proj in one (rows, E) x (E, count E) product, then
+// Parts [first, first + count) of in_proj in one (rows, E) x (E, width) product, then
 // split: self-attention fuses Q, K and V (count 3), cross-attention K and V (count 2).
-// x: (B, S, E) -> outs[i]: (B, S, E)
-void project_fused(const Tensor& x, const MultiHeadWeights& w, int first, int count, Backend backend,
-                   const char* seq_axis, Tensor* outs[]) {
-  const int e = w.embed_dim, rows = x.shape[0] * x.shape[1], width = count * e;
+// x: (B, S, E) -> outs[i]: (B, S, rows of the part)
+void project_fused(const Tensor& x, const MultiHeadWeights& w, const HeadShape& hs, int first, int count,
+                   Backend backend, const char* seq_axis, Tensor* outs[]) {
+  const int e = w.embed_dim, rows = x.shape[0] * x.shape[1];
+  const int begin = part_rows(hs, first).begin;
+  const PartRows last = part_rows(hs, first + count - 1);
+  const int width = last.begin + last.count - begin;
   std::vector<float> fused(static_cast<std::size_t>(rows) * width);
   const kernels::PackedWeight* packed =
-      backend == Backend::Fast ? w.in_proj_weight.packed_rows(first * e, width, e) : nullptr;
-  linear_rows(x.ptr(), rows, e, w.in_proj_weight.data() + static_cast<std::size_t>(first) * e * e,
-              bias_part(w.in_proj_bias, first, e), width, fused.data(), backend, packed);
+      backend == Backend::Fast ? w.in_proj_weight.packed_rows(begin, width, e) : nullptr;
+  linear_rows(x.ptr(), rows, e, w.in_proj_weight.data() + static_cast<std::size_t>(begin) * e,
+              bias_rows(w.in_proj_bias, begin), width, fused.data(), backend, packed);
   for (int part = 0; part < count; ++part) {
-    *outs[part] = Tensor({"B", first + part == 0 ? "Sq" : seq_axis, "E"}, {x.shape[0], x.shape[1], e});
+    const PartRows pr = part_rows(hs, first + part);
+    *outs[part] = Tensor({"B", first + part == 0 ? "Sq" : seq_axis, "E"}, {x.shape[0], x.shape[1], pr.count});
     float* out = outs[part]->ptr();
     for (int r = 0; r < rows; ++r)
-      std::copy_n(fused.data() + static_cast<std::size_t>(r) * width + part * e, e,
-                  out + static_cast<std::size_t>(r) * e);
+      std::copy_n(fused.data() + static_cast<std::size_t>(r) * width + (pr.begin - begin), pr.count,
+                  out + static_cast<std::size_t>(r) * pr.count);
   }
 }
 
@@ -201,72 +241,156 @@ Tensor merge_heads(const Tensor& x) {
   return out;
 }
 
+HeadShape head_shape(const MultiHeadOptions& o, int embed_dim) {
+  HeadShape hs;
+  hs.heads = o.heads;
+  hs.kv_heads = o.kv_heads > 0 ? o.kv_heads : o.heads;
+  hs.head_dim = o.head_dim > 0 ? o.head_dim : embed_dim / o.heads;
+  return hs;
+}
+
+Tensor repeat_kv(const Tensor& kv, int heads) {
+  const int batch = kv.shape[0], kv_heads = kv.shape[1];
+  if (kv_heads == heads) return kv;
+  const int group = heads / kv_heads;
+  const std::size_t block = static_cast<std::size_t>(kv.shape[2]) * kv.shape[3];  // (S, d)
+  Tensor out({"B", "H", kv.axes[2], kv.axes[3]}, {batch, heads, kv.shape[2], kv.shape[3]});
+  for (int b = 0; b < batch; ++b)
+    for (int h = 0; h < heads; ++h)
+      std::copy_n(kv.ptr() + (static_cast<std::size_t>(b) * kv_heads + h / group) * block, block,
+                  out.ptr() + (static_cast<std::size_t>(b) * heads + h) * block);
+  return out;
+}
+
+Tensor sum_groups(const Tensor& x, int kv_heads) {
+  const int batch = x.shape[0], heads = x.shape[1];
+  if (kv_heads == heads) return x;
+  const int group = heads / kv_heads;
+  const std::size_t block = static_cast<std::size_t>(x.shape[2]) * x.shape[3];
+  Tensor out({"B", "H_kv", x.axes[2], x.axes[3]}, {batch, kv_heads, x.shape[2], x.shape[3]});
+  for (int b = 0; b < batch; ++b)
+    for (int h = 0; h < heads; ++h) {
+      const float* from = x.ptr() + (static_cast<std::size_t>(b) * heads + h) * block;
+      float* to = out.ptr() + (static_cast<std::size_t>(b) * kv_heads + h / group) * block;
+      for (std::size_t i = 0; i < block; ++i) to[i] += from[i];
+    }
+  return out;
+}
+
+Result<StructuralMasks> structural_masks(int sq, int sk, bool causal, int window, const Tensor* user) {
+  StructuralMasks m;
+  if (causal) m.causal = causal_mask(sq, sk);
+  if (window > 0) m.window = window_mask(sq, sk, window, causal);
+  const Tensor* parts[] = {causal ? &m.causal : nullptr, window > 0 ? &m.window : nullptr, user};
+  int count = 0;
+  for (const Tensor* part : parts) {
+    if (!part) continue;
+    if (part->shape != std::vector<int>{sq, sk}) {  // a user mask of the wrong shape: combine_masks says so
+      Result<Tensor> checked = combine_masks(1, sq, sk, nullptr, part);
+      if (!checked) return checked.error_value();
+    }
+    m.joined = count == 0 ? *part : union_of(m.joined, *part);
+    ++count;
+  }
+  m.user = user;
+  m.any = count > 0;
+  if (count == 1 && user && !causal && window == 0) m.joined = Tensor{};  // pass the user mask itself on
+  return m;
+}
+
 Result<MultiHeadResult> multi_head_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                              const MultiHeadWeights& w, const MultiHeadOptions& options,
                                              const Recorder& recorder) {
   if (Status status = check_inputs(query, key, value, w, options); !status) return status.error_value();
   const int batch = query.shape[0], sq = query.shape[1], sk = key.shape[1], e = query.shape[2];
-  const int heads = options.heads;
+  const HeadShape hs = head_shape(options, e);
+  const bool grouped = hs.kv_heads != hs.heads;
 
-  // Masks: causal and user masks are (Sq, Sk); padding is (B, Sk); a float mask's -inf
-  // entries block too; all meet in (B, Sq, Sk).
-  Tensor causal, user_and_causal;
-  const Tensor* attn_mask_ptr = options.attn_mask;
-  if (options.causal) {
-    causal = causal_mask(sq, sk);
-    if (!options.attn_mask) {
-      attn_mask_ptr = &causal;
-    } else if (options.attn_mask->shape == causal.shape) {
-      user_and_causal = union_of(causal, *options.attn_mask);
-      attn_mask_ptr = &user_and_causal;
-    }  // else: a user mask of the wrong shape, which combine_masks reports
-  }
-  Result<Tensor> blocked = combine_masks(batch, sq, sk, options.key_padding_mask, attn_mask_ptr);
+  // Masks: causal, window and user masks are (Sq, Sk); padding is (B, Sk); a float mask's
+  // -inf entries block too; all meet in (B, Sq, Sk).
+  Result<StructuralMasks> structural = structural_masks(sq, sk, options.causal, options.window, options.attn_mask);
+  if (!structural) return structural.error_value();
+  Result<Tensor> blocked = combine_masks(batch, sq, sk, options.key_padding_mask, structural.value().mask());
   if (!blocked) return blocked.error_value();
   if (options.attn_bias)
     for (int b = 0; b < batch; ++b)
       for (std::size_t i = 0; i < static_cast<std::size_t>(sq) * sk; ++i)
         if (options.attn_bias->data[i] == -INFINITY)
           blocked.value().data[b * static_cast<std::size_t>(sq) * sk + i] = 1.0f;
-  const bool any_blocked = options.key_padding_mask || attn_mask_ptr || options.attn_bias;
+  const bool any_blocked = options.key_padding_mask || structural.value().mask() || options.attn_bias;
 
-  Tensor q, k, v;
+  Tensor q, k, v;  // q (B, Sq, H d_h), k and v (B, Sk, H_kv d_h)
   if (&query == &key && &key == &value && !w.separate_projections()) {
     Tensor* outs[] = {&q, &k, &v};
-    project_fused(query, w, 0, 3, options.backend, "Sk", outs);
+    project_fused(query, w, hs, 0, 3, options.backend, "Sk", outs);
   } else {
-    q = project(query, w, 0, "Sq", options.backend);
+    q = project(query, w, hs, 0, "Sq", options.backend);
     if (&key == &value && !w.separate_projections()) {
       Tensor* outs[] = {&k, &v};
-      project_fused(key, w, 1, 2, options.backend, "Sk", outs);
+      project_fused(key, w, hs, 1, 2, options.backend, "Sk", outs);
     } else {
-      k = project(key, w, 1, "Sk", options.backend);
-      v = project(value, w, 2, "Sk", options.backend);
+      k = project(key, w, hs, 1, "Sk", options.backend);
+      v = project(value, w, hs, 2, "Sk", options.backend);
     }
   }
   if (!all_finite(q.ptr(), q.size()) || !all_finite(k.ptr(), k.size()) || !all_finite(v.ptr(), v.size()))
     return overflow_error("the Q, K, V projections");
-  Tensor q_heads = split_heads(q, heads);
-  Tensor k_heads = split_heads(k, heads);
-  Tensor v_heads = split_heads(v, heads);
+  Tensor q_heads = split_heads(q, hs.heads);     // (B, H, Sq, d_h)
+  Tensor k_heads = split_heads(k, hs.kv_heads);  // (B, H_kv, Sk, d_h)
+  Tensor v_heads = split_heads(v, hs.kv_heads);
+  if (grouped) k_heads.axes[1] = v_heads.axes[1] = "H_kv";
+
+  // q and k as the scores see them: normalised per head (qkNorm), then rotated (RoPE).
+  Tensor q_normed, k_normed, q_rotated, k_rotated;
+  const Tensor* q_final = &q_heads;
+  const Tensor* k_final = &k_heads;
+  if (!w.q_norm.weight.empty()) {
+    q_normed = layer_norm(q_heads, w.q_norm);
+    k_normed = layer_norm(k_heads, w.k_norm);
+    q_final = &q_normed;
+    k_final = &k_normed;
+  }
+  if (options.rope) {
+    q_rotated = *q_final;
+    k_rotated = *k_final;
+    apply_rope(q_rotated, *options.rope);
+    apply_rope(k_rotated, *options.rope);
+    q_final = &q_rotated;
+    k_final = &k_rotated;
+  }
+  Tensor alibi;
+  if (options.alibi) alibi = alibi_bias(hs.heads, sq, sk);
+  // A float user mask and ALiBi's bias both add to the scores: one (H, Sq, Sk) sum.
+  Tensor additive;
+  const Tensor* additive_ptr = options.attn_bias;
+  if (options.alibi) {
+    additive = alibi;
+    if (options.attn_bias)
+      for (int h = 0; h < hs.heads; ++h)
+        for (std::size_t i = 0; i < static_cast<std::size_t>(sq) * sk; ++i)
+          additive.data[h * static_cast<std::size_t>(sq) * sk + i] += options.attn_bias->data[i];
+    additive_ptr = &additive;
+  }
 
   const bool keep_stages =
       recorder.wants(StageId::Scores) || recorder.wants(StageId::Scaled) || recorder.wants(StageId::Masked);
-  AttentionStages st = scaled_dot_product_attention(q_heads, k_heads, v_heads, any_blocked ? &blocked.value() : nullptr,
-                                                    options.scale, options.backend, keep_stages, options.attn_bias);
+  AttentionStages st = scaled_dot_product_attention(
+      *q_final, grouped ? repeat_kv(*k_final, hs.heads) : *k_final, grouped ? repeat_kv(v_heads, hs.heads) : v_heads,
+      any_blocked ? &blocked.value() : nullptr, options.scale, options.backend, keep_stages, additive_ptr,
+      options.score_scale);
   // +inf scores are fine (softmax takes the limit); NaN means +inf met -inf in a dot product.
   if (st.nan_scores) return overflow_error("the scores Q K^T");
   st.output.axes = {"B", "H", "Sq", "d_k"};
   zero_heads(st.output, options.ablated_heads);
-  Tensor merged = merge_heads(st.output);
+  Tensor merged = merge_heads(st.output);  // (B, Sq, H d_h)
   Tensor output({"B", "Sq", "E"}, {batch, sq, e});
   const kernels::PackedWeight* packed_out =
-      options.backend == Backend::Fast ? w.out_proj_weight.packed_rows(0, e, e) : nullptr;
-  linear_rows(merged.ptr(), batch * sq, e, w.out_proj_weight.data(), bias_part(w.out_proj_bias, 0, e), e, output.ptr(),
-              options.backend, packed_out);
+      options.backend == Backend::Fast ? w.out_proj_weight.packed_rows(0, e, hs.q_dim()) : nullptr;
+  linear_rows(merged.ptr(), batch * sq, hs.q_dim(), w.out_proj_weight.data(), bias_rows(w.out_proj_bias, 0), e,
+              output.ptr(), options.backend, packed_out);
 
   if (recorder.active()) {  // in computation order; what is not returned is moved, not copied
-    Tensor q_split = recorder.wants(StageId::QSplit) ? view_as_heads(q, heads) : Tensor{};
+    Tensor q_split = recorder.wants(StageId::QSplit) ? view_as_heads(q, hs.heads) : Tensor{};
     recorder.record(StageId::QProj, std::move(q));
     recorder.record(StageId::KProj, std::move(k));
     recorder.record(StageId::VProj, std::move(v));
@@ -274,10 +398,25 @@ Result<MultiHeadResult> multi_head_attention(const Tensor& query, const Tensor& 
     recorder.record(StageId::QHeads, std::move(q_heads));
     recorder.record(StageId::KHeads, std::move(k_heads));
     recorder.record(StageId::VHeads, std::move(v_heads));
+    if (grouped) {
+      Tensor group({"H"}, {hs.heads});
+      for (int h = 0; h < hs.heads; ++h) group.data[h] = static_cast<float>(h / hs.group());
+      recorder.record(StageId::KvGroup, std::move(group));
+    }
+    if (!w.q_norm.weight.empty()) {
+      recorder.record(StageId::QNormed, std::move(q_normed));
+      recorder.record(StageId::KNormed, std::move(k_normed));
+    }
+    if (options.rope) {
+      recorder.record(StageId::QRotated, std::move(q_rotated));
+      recorder.record(StageId::KRotated, std::move(k_rotated));
+    }
     if (options.key_padding_mask) recorder.record(StageId::MaskPadding, *options.key_padding_mask);
-    if (options.causal) recorder.record(StageId::MaskCausal, std::move(causal));
+    if (options.causal) recorder.record(StageId::MaskCausal, std::move(structural.value().causal));
+    if (options.window > 0) recorder.record(StageId::MaskWindow, std::move(structural.value().window));
     if (options.attn_mask) recorder.record(StageId::MaskUser, *options.attn_mask);
     if (options.attn_bias) recorder.record(StageId::MaskAdditive, *options.attn_bias);
+    if (options.alibi) recorder.record(StageId::Alibi, std::move(alibi));
     recorder.record(StageId::Mask, std::move(blocked.value()));
     recorder.record(StageId::Scores, std::move(st.scores));
     recorder.record(StageId::Scaled, std::move(st.scaled));

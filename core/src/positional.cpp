@@ -21,4 +21,34 @@ Tensor sinusoidal_encoding(int seq_len, int dim) {
   return pe;
 }
 
+namespace {
+
+std::vector<double> power_of_two_slopes(int n) {
+  std::vector<double> slopes(static_cast<std::size_t>(n));
+  const double start = std::pow(2.0, -8.0 / n);
+  for (int h = 0; h < n; ++h) slopes[h] = std::pow(start, h + 1);
+  return slopes;
+}
+
+}  // namespace
+
+std::vector<float> alibi_slopes(int heads) {
+  int closest = 1;
+  while (closest * 2 <= heads) closest *= 2;
+  std::vector<double> slopes = power_of_two_slopes(closest);
+  const std::vector<double> doubled = power_of_two_slopes(2 * closest);
+  for (int i = 0; static_cast<int>(slopes.size()) < heads; i += 2) slopes.push_back(doubled[i]);
+  return std::vector<float>(slopes.begin(), slopes.end());
+}
+
+Tensor alibi_bias(int heads, int query_len, int key_len) {
+  const std::vector<float> slopes = alibi_slopes(heads);
+  Tensor bias({"H", "Sq", "Sk"}, {heads, query_len, key_len});
+  for (int h = 0; h < heads; ++h)
+    for (int i = 0; i < query_len; ++i)
+      for (int j = 0; j < key_len; ++j)
+        bias.at({h, i, j}) = -slopes[h] * static_cast<float>(std::abs(i - j));
+  return bias;
+}
+
 }  // namespace attention

@@ -4,14 +4,14 @@
 
 namespace attention::settings_detail {
 
-namespace {
-
 std::string number_text(double v) {
   if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15) return std::to_string(static_cast<long long>(v));
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%g", v);
   return buffer;
 }
+
+namespace {
 
 // "{heads} must divide {dModel}" with the settings' values.
 std::string fill(const std::string& message, const Json& values) {
@@ -83,12 +83,12 @@ Status check_value(const SettingInfo& info, const Json& value) {
 
 Status check_rules(const std::vector<Rule>& rules, const Json& values) {
   for (const Rule& r : rules) {
-    if (!r.when.empty() && values[r.when] != Json(r.is)) continue;
+    if (!r.when.empty() && values[r.when] != r.is) continue;
     const double a = values[r.a].get<double>();
     bool ok = true;
     if (r.kind == "divides") {
       const double b = values[r.b].get<double>();
-      ok = a != 0 && std::fmod(b, a) == 0;
+      ok = a == 0 || std::fmod(b, a) == 0;
     } else {  // atLeast
       const double v = r.b.empty() ? a : a / values[r.b].get<double>();
       ok = v >= r.bound;

@@ -19,6 +19,9 @@ using error_code::kShapeMismatch;
 LayerOptions layer_options(const ModelSpec& s, Backend backend) {
   LayerOptions o;
   o.heads = s.heads;
+  o.kv_heads = s.kv_head_count();
+  o.head_dim = s.head_dim();
+  o.score_scale = score_scale(s);
   o.scale = s.scale;
   o.residual = s.residual;
   o.activation = s.activation;
@@ -66,8 +69,43 @@ std::vector<int> full_lengths(const std::vector<int>& lengths, int batch, int se
 
 }  // namespace
 
+RopeTables rope_tables(const ModelSpec& s, int positions) {
+  RopeTables t;
+  if (s.positions != Positions::Rope) return t;
+  RopeSettings r;
+  r.rotary_dim = s.rotary_dim();
+  r.theta = s.rope_theta;
+  r.scaling = s.rope_scaling;
+  r.factor = s.rope_factor;
+  r.low_freq_factor = s.rope_low_freq_factor;
+  r.high_freq_factor = s.rope_high_freq_factor;
+  r.original_context = s.rope_original_context;
+  t.global = rope_table(r, positions);
+  if (s.window > 0 && s.rope_local_theta > 0) {  // Gemma 3's local layers: their own base, unscaled
+    r.theta = s.rope_local_theta;
+    r.scaling = RopeScaling::None;
+    t.local = rope_table(r, positions);
+  }
+  return t;
+}
+
+LayerPositions layer_positions(const ModelSpec& s, int layer, const RopeTables& tables) {
+  LayerPositions p;
+  const bool local = s.local_layer(layer);
+  if (s.positions == Positions::Rope) p.rope = local && tables.local.rotary_dim > 0 ? &tables.local : &tables.global;
+  p.alibi = s.positions == Positions::Alibi;
+  p.window = local ? s.window : 0;
+  return p;
+}
+
+float score_scale(const ModelSpec& s) {
+  return s.query_pre_attn_scalar > 0 ? static_cast<float>(1.0 / std::sqrt(s.query_pre_attn_scalar)) : 0.0f;
+}
+
 double estimate_forward_floats(const ModelSpec& s, int batch, int seq, int source_seq, bool recording) {
-  const double b = batch, e = s.d_model, h = s.heads, f = s.ffn_dim, v = s.vocab_size;
+  const double b = batch, h = s.heads, f = s.ffn_dim * (s.ffn == FfnKind::Gated ? 2.0 : 1.0), v = s.vocab_size;
+  // The widest of the residual stream and the heads' concatenation (H d_h may exceed E).
+  const double e = std::max(s.d_model, s.heads * s.head_dim());
   const double activated = s.attn_activation == Activation::None ? 0 : 1;  // its own (B,Sq,E) stage
   const auto attention_block = [&](double sq, double sk) {
     // projections, splits, context, merged, output ~ 12 (B,S,E); scores..weights 4 (B,H,Sq,Sk); masks
@@ -99,8 +137,12 @@ Result<Tensor> Transformer::embed_input(const std::vector<int>& ids, int batch, 
   Tensor x({"B", "S", "E"}, {batch, seq, e});
   for (std::size_t r = 0; r < ids.size(); ++r)
     std::copy_n(embed_.data() + static_cast<std::size_t>(ids[r]) * e, e, x.ptr() + r * e);
+  if (spec_.embed_scale) {  // Gemma: embed[ids] * sqrt(E), the factor rounded to float32 first
+    const float factor = static_cast<float>(std::sqrt(static_cast<double>(e)));
+    for (float& v : x.data) v *= factor;
+  }
   outer.record(StageId::Embeddings, x);
-  if (spec_.positions != Positions::None) {
+  if (spec_.positions == Positions::Sinusoidal || spec_.positions == Positions::Learned) {
     Tensor pe = spec_.positions == Positions::Sinusoidal
                     ? sinusoidal_encoding(seq, e)
                     : Tensor({"S", "E"}, {seq, e},
@@ -203,9 +245,14 @@ Result<ForwardOutput> Transformer::forward(const ForwardInput& in, const Forward
   Result<Tensor> x = embed_input(stack_ids, in.batch, stack_seq, stack, outer, in.token_types);
   if (!x) return x.error_value();
   const bool stack_causal = !enc_dec && s.causal;
+  const RopeTables ropes = rope_tables(s, stack_seq);
   for (std::size_t l = 0; l < layers_.size(); ++l) {
     Recorder recorder(trace, static_cast<int>(l), stack + ".", options.record);
     lo.ablated_heads = heads_of_layer(options.ablated_heads, static_cast<int>(l));
+    const LayerPositions positions = layer_positions(s, static_cast<int>(l), ropes);
+    lo.rope = positions.rope;
+    lo.alibi = positions.alibi;
+    lo.window = positions.window;
     Result<Tensor> y = encoder_layer(x.value(), layers_[l], lo, &padding, stack_causal, recorder);
     if (!y) return y.error_value();
     x = std::move(y.value());
@@ -264,7 +311,7 @@ Result<ForwardOutput> Transformer::forward(const ForwardInput& in, const Forward
     out.logits = Tensor({"B", "S", "V"}, {in.batch, last ? 1 : in.seq, s.vocab_size});
     const kernels::PackedWeight* packed =
         options.backend == Backend::Fast ? weight.packed_rows(0, s.vocab_size, s.d_model) : nullptr;
-    linear_rows(features.ptr(), row_count, s.d_model, weight.data(), head_.bias.data(), s.vocab_size, out.logits.ptr(),
+    linear_rows(features.ptr(), row_count, s.d_model, weight.data(), head_.bias.empty() ? nullptr : head_.bias.data(), s.vocab_size, out.logits.ptr(),
                 options.backend, packed);
     if (!all_finite(out.logits.ptr(), out.logits.size())) return overflow_error("the logits");
     Recorder(trace, -1, "", options.record).record(StageId::Logits, out.logits);

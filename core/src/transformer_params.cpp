@@ -22,39 +22,59 @@ LinearWeights linear_layer(const std::string& name, int out, int in, bool bias =
   return w;
 }
 
-MultiHeadWeights attention_weights(const std::string& name, int e) {
-  MultiHeadWeights w;
-  w.embed_dim = e;
-  w.in_proj_weight = Parameter(name + ".in_proj_weight", {3 * e, e});
-  w.in_proj_bias = Parameter(name + ".in_proj_bias", {3 * e});
-  w.out_proj_weight = Parameter(name + ".out_proj.weight", {e, e});
-  w.out_proj_bias = Parameter(name + ".out_proj.bias", {e});
-  return w;
-}
-
-FeedForwardWeights feed_forward(const std::string& prefix, int e, int f) {
-  return {linear_layer(prefix + "linear1", f, e), linear_layer(prefix + "linear2", e, f)};
-}
-
-LayerNormWeights norm_weights(const std::string& name, int e, double eps) {
+// A norm's weights: (E) weight, and bias for LayerNorm. The weight starts at its identity
+// (1; 0 for Gemma's 1 + w form).
+LayerNormWeights norm_weights(const std::string& name, int e, double eps, NormType type) {
   LayerNormWeights n;
-  n.weight = Parameter(name + ".weight", {e}, std::vector<float>(static_cast<std::size_t>(e), 1.0f));
-  n.bias = Parameter(name + ".bias", {e});
+  n.type = type;
+  n.weight = Parameter(name + ".weight", {e}, std::vector<float>(static_cast<std::size_t>(e), 1.0f - norm_weight_offset(type)));
+  if (type == NormType::LayerNorm) n.bias = Parameter(name + ".bias", {e});
   n.eps = static_cast<float>(eps);
   return n;
 }
 
+// in_proj ((H + 2 H_kv) d_h, E) = (3E, E) in the classic block; out_proj (E, H d_h).
+MultiHeadWeights attention_weights(const std::string& name, const ModelSpec& s) {
+  const int e = s.d_model, dh = s.head_dim(), qkv = (s.heads + 2 * s.kv_head_count()) * dh;
+  MultiHeadWeights w;
+  w.embed_dim = e;
+  w.in_proj_weight = Parameter(name + ".in_proj_weight", {qkv, e});
+  if (s.qkv_bias) w.in_proj_bias = Parameter(name + ".in_proj_bias", {qkv});
+  if (s.has_qk_norm()) {
+    const NormType type = s.norm_type == NormType::LayerNorm ? NormType::RmsNorm : s.norm_type;
+    w.q_norm = norm_weights(name + ".q_norm", dh, s.layer_norm_eps, type);
+    w.k_norm = norm_weights(name + ".k_norm", dh, s.layer_norm_eps, type);
+  }
+  w.out_proj_weight = Parameter(name + ".out_proj.weight", {e, s.heads * dh});
+  if (s.out_bias) w.out_proj_bias = Parameter(name + ".out_proj.bias", {e});
+  return w;
+}
+
+FeedForwardWeights feed_forward(const std::string& prefix, const ModelSpec& s) {
+  const bool gated = s.ffn == FfnKind::Gated;
+  FeedForwardWeights w{linear_layer(prefix + "linear1", gated ? 2 * s.ffn_dim : s.ffn_dim, s.d_model, s.mlp_bias),
+                       linear_layer(prefix + "linear2", s.d_model, s.ffn_dim, s.mlp_bias)};
+  w.gated = gated;
+  return w;
+}
+
+void add_norm(std::vector<Parameter*>& list, LayerNormWeights& n) {  // nothing without LayerNorm
+  if (n.weight.empty()) return;
+  list.push_back(&n.weight);
+  if (!n.bias.empty()) list.push_back(&n.bias);
+}
+
 void add_attention(std::vector<Parameter*>& list, MultiHeadWeights& w) {
-  for (Parameter* p : {&w.in_proj_weight, &w.in_proj_bias, &w.out_proj_weight, &w.out_proj_bias}) list.push_back(p);
+  list.push_back(&w.in_proj_weight);
+  if (!w.in_proj_bias.empty()) list.push_back(&w.in_proj_bias);
+  add_norm(list, w.q_norm);
+  add_norm(list, w.k_norm);
+  list.push_back(&w.out_proj_weight);
+  if (!w.out_proj_bias.empty()) list.push_back(&w.out_proj_bias);
 }
 void add_linear(std::vector<Parameter*>& list, LinearWeights& w) {
   list.push_back(&w.weight);
   if (!w.bias.empty()) list.push_back(&w.bias);
-}
-void add_norm(std::vector<Parameter*>& list, LayerNormWeights& n) {  // nothing without LayerNorm
-  if (n.weight.empty()) return;
-  list.push_back(&n.weight);
-  list.push_back(&n.bias);
 }
 
 void fill_uniform(Parameter& p, SplitMix64& rng, float bound) {
@@ -68,48 +88,54 @@ void xavier(Parameter& p, SplitMix64& rng) {  // (rows, cols): U(-a, a), a = sqr
 }  // namespace
 
 Transformer::Transformer(const ModelSpec& s) : spec_(s) {
-  const int e = s.d_model, f = s.ffn_dim;
+  const int e = s.d_model;
   embed_ = Parameter("embed.weight", {s.vocab_size, e});
   if (s.positions == Positions::Learned) pos_ = Parameter("pos.weight", {s.max_seq, e});
   if (s.type_vocab_size > 0) token_type_ = Parameter("token_type.weight", {s.type_vocab_size, e});
-  if (s.has_embed_norm()) embed_norm_ = norm_weights("embed_norm", e, s.layer_norm_eps);
-  // A layer's LayerNorm, or none (no weights) in a model without LayerNorm.
+  if (s.has_embed_norm()) embed_norm_ = norm_weights("embed_norm", e, s.layer_norm_eps, NormType::LayerNorm);
+  // A layer's norm, or none (no weights) in a model without norms.
   const auto layer_norm = [&](const std::string& name) {
-    return s.layer_norm ? norm_weights(name, e, s.layer_norm_eps) : LayerNormWeights{};
+    return s.layer_norm ? norm_weights(name, e, s.layer_norm_eps, s.norm_type) : LayerNormWeights{};
   };
+  const auto post_norm = [&](const std::string& name) { return s.sandwich() ? layer_norm(name) : LayerNormWeights{}; };
   const std::string single = s.encoder_decoder() ? "encoder.layers." : "layers.";
   const int encoder_count = s.encoder_decoder() ? s.encoder_layers : s.layers;
   for (int l = 0; l < encoder_count; ++l) {
     const std::string p = single + std::to_string(l) + ".";
     EncoderLayerWeights w;
-    w.self_attn = attention_weights(p + "self_attn", e);
-    w.ffn = feed_forward(p, e, f);
+    w.self_attn = attention_weights(p + "self_attn", s);
+    w.ffn = feed_forward(p, s);
     w.norm1 = layer_norm(p + "norm1");
     w.norm2 = layer_norm(p + "norm2");
+    w.post_norm1 = post_norm(p + "post_norm1");
+    w.post_norm2 = post_norm(p + "post_norm2");
     layers_.push_back(std::move(w));
   }
   if (s.encoder_decoder())
     for (int l = 0; l < s.layers; ++l) {
       const std::string p = "decoder.layers." + std::to_string(l) + ".";
       DecoderLayerWeights w;
-      w.self_attn = attention_weights(p + "self_attn", e);
-      w.cross_attn = attention_weights(p + "multihead_attn", e);
-      w.ffn = feed_forward(p, e, f);
+      w.self_attn = attention_weights(p + "self_attn", s);
+      w.cross_attn = attention_weights(p + "multihead_attn", s);
+      w.ffn = feed_forward(p, s);
       w.norm1 = layer_norm(p + "norm1");
       w.norm2 = layer_norm(p + "norm2");
       w.norm3 = layer_norm(p + "norm3");
+      w.post_norm1 = post_norm(p + "post_norm1");
+      w.post_norm2 = post_norm(p + "post_norm2");
+      w.post_norm3 = post_norm(p + "post_norm3");
       decoder_layers_.push_back(std::move(w));
     }
   if (s.has_final_norm()) {
-    norm_ = norm_weights(s.encoder_decoder() ? "encoder.norm" : "norm", e, s.layer_norm_eps);
-    if (s.encoder_decoder()) decoder_norm_ = norm_weights("decoder.norm", e, s.layer_norm_eps);
+    norm_ = layer_norm(s.encoder_decoder() ? "encoder.norm" : "norm");
+    if (s.encoder_decoder()) decoder_norm_ = layer_norm("decoder.norm");
   }
-  if (s.head_weight()) head_ = linear_layer("head", s.vocab_size, e);
+  if (s.head_weight()) head_ = linear_layer("head", s.vocab_size, e, s.head_bias);
   if (s.mlm_head()) {
     head_dense_ = linear_layer("head.dense", e, e);
-    if (s.layer_norm) head_norm_ = norm_weights("head.norm", e, s.layer_norm_eps);
+    if (s.layer_norm) head_norm_ = norm_weights("head.norm", e, s.layer_norm_eps, NormType::LayerNorm);
   }
-  if (s.tied_head()) head_.bias = Parameter("head.bias", {s.vocab_size});
+  if (s.tied_head() && s.head_bias) head_.bias = Parameter("head.bias", {s.vocab_size});
   head_.in_features = e;
   head_.out_features = s.vocab_size;
 }
@@ -130,6 +156,8 @@ std::vector<Parameter*> Transformer::parameter_list() {
     add_linear(list, w.ffn.linear2);
     add_norm(list, w.norm1);
     add_norm(list, w.norm2);
+    add_norm(list, w.post_norm1);
+    add_norm(list, w.post_norm2);
   }
   if (spec_.has_final_norm()) add_norm(list, norm_);
   for (DecoderLayerWeights& w : decoder_layers_) {
@@ -140,6 +168,9 @@ std::vector<Parameter*> Transformer::parameter_list() {
     add_norm(list, w.norm1);
     add_norm(list, w.norm2);
     add_norm(list, w.norm3);
+    add_norm(list, w.post_norm1);
+    add_norm(list, w.post_norm2);
+    add_norm(list, w.post_norm3);
   }
   if (spec_.has_final_norm() && spec_.encoder_decoder()) add_norm(list, decoder_norm_);
   if (spec_.mlm_head()) {
@@ -147,7 +178,7 @@ std::vector<Parameter*> Transformer::parameter_list() {
     add_norm(list, head_norm_);
   }
   if (spec_.head_weight()) list.push_back(&head_.weight);
-  if (spec_.head != OutputHead::None) list.push_back(&head_.bias);
+  if (!head_.bias.empty()) list.push_back(&head_.bias);
   return list;
 }
 
@@ -168,18 +199,17 @@ void Transformer::initialize_random(std::uint64_t seed) {
     else
       p.mutable_values().assign(p.size(), 0.0f);  // biases, and LayerNorm's until below
   });
-  const auto unit = [](LayerNormWeights& n) {
-    if (!n.weight.empty()) n.weight.mutable_values().assign(n.weight.size(), 1.0f);
+  const auto unit = [](LayerNormWeights& n) {  // the identity scale: 1, or 0 in Gemma's 1 + w
+    if (!n.weight.empty()) n.weight.mutable_values().assign(n.weight.size(), 1.0f - norm_weight_offset(n.type));
   };
-  for (EncoderLayerWeights& w : layers_) {
-    unit(w.norm1);
-    unit(w.norm2);
-  }
-  for (DecoderLayerWeights& w : decoder_layers_) {
-    unit(w.norm1);
-    unit(w.norm2);
-    unit(w.norm3);
-  }
+  for (EncoderLayerWeights& w : layers_)
+    for (LayerNormWeights* n : {&w.norm1, &w.norm2, &w.post_norm1, &w.post_norm2, &w.self_attn.q_norm,
+                                &w.self_attn.k_norm})
+      unit(*n);
+  for (DecoderLayerWeights& w : decoder_layers_)
+    for (LayerNormWeights* n : {&w.norm1, &w.norm2, &w.norm3, &w.post_norm1, &w.post_norm2, &w.post_norm3,
+                                &w.self_attn.q_norm, &w.self_attn.k_norm, &w.cross_attn.q_norm, &w.cross_attn.k_norm})
+      unit(*n);
   unit(norm_);
   unit(decoder_norm_);
   unit(embed_norm_);

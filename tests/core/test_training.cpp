@@ -1,6 +1,8 @@
 // The whole model's gradients: against finite differences for every kind of spec,
 // the ablations included (residual off, scaling off, an activation after attention, no
-// LayerNorm), and the fast backend against the reference.
+// LayerNorm) and the modern block (RoPE and its scalings, ALiBi, grouped K/V, windows,
+// RMSNorms, sandwich norms, gated FFNs, q/k norms), and the fast backend against the
+// reference; the training forward's loss against the inference forward's.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -90,6 +92,93 @@ std::vector<SpecCase> spec_cases() {
          s.encoder_layers = 1;
          s.final_norm = true;
          s.attn_activation = Activation::GELU;
+       })},
+      // The modern block (spec.hpp), in odd shapes: H d_h != E, groups, partial rotary.
+      {"rope_gqa_rmsnorm_swiglu_no_biases", small([](ModelSpec& s) {
+         s.causal = true;
+         s.positions = Positions::Rope;
+         s.heads = 4;
+         s.kv_heads = 2;
+         s.head_dim_setting = 4;
+         s.norm = NormPlacement::Pre;
+         s.norm_type = NormType::RmsNorm;
+         s.final_norm = true;
+         s.ffn = FfnKind::Gated;
+         s.activation = Activation::SiLU;
+         s.qkv_bias = s.out_bias = s.mlp_bias = s.head_bias = false;
+         s.head = OutputHead::Tied;
+       })},
+      {"rope_partial_llama3_mqa_qkv_bias", small([](ModelSpec& s) {
+         s.causal = true;
+         s.positions = Positions::Rope;
+         s.head_dim_setting = 4;
+         s.rope_fraction = 0.5;
+         s.kv_heads = 1;
+         s.rope_theta = 100;
+         s.rope_scaling = RopeScaling::Llama3;
+         s.rope_factor = 4;
+         s.rope_original_context = 4;
+         s.norm = NormPlacement::Pre;
+         s.norm_type = NormType::RmsNorm;
+         s.out_bias = false;
+       })},
+      {"rope_linear_qk_norm_head_dim", small([](ModelSpec& s) {  // Qwen 3's q/k norms, H d_h = 8 != E = 6
+         s.causal = true;
+         s.positions = Positions::Rope;
+         s.rope_scaling = RopeScaling::Linear;
+         s.rope_factor = 2;
+         s.head_dim_setting = 4;
+         s.kv_heads = 1;
+         s.qk_norm = true;
+         s.norm = NormPlacement::Pre;
+         s.norm_type = NormType::RmsNorm;
+         s.ffn = FfnKind::Gated;
+         s.activation = Activation::SiLU;
+       })},
+      {"alibi_three_heads_window", small([](ModelSpec& s) {
+         s.causal = true;
+         s.positions = Positions::Alibi;
+         s.heads = 3;
+         s.window = 2;
+         s.norm = NormPlacement::Pre;
+       })},
+      {"gemma_sandwich_offset_geglu_local_global", small([](ModelSpec& s) {
+         s.causal = true;
+         s.positions = Positions::Rope;
+         s.rope_theta = 1000;
+         s.rope_local_theta = 50;
+         s.window = 2;
+         s.window_pattern = 2;
+         s.heads = 2;
+         s.kv_heads = 1;
+         s.head_dim_setting = 4;
+         s.norm = NormPlacement::Sandwich;
+         s.norm_type = NormType::RmsNormOffset;
+         s.final_norm = true;
+         s.qk_norm = true;
+         s.ffn = FfnKind::Gated;
+         s.activation = Activation::GELUTanh;
+         s.embed_scale = true;
+         s.query_pre_attn_scalar = 5;
+         s.qkv_bias = s.out_bias = s.mlp_bias = s.head_bias = false;
+         s.head = OutputHead::Tied;
+       })},
+      {"encoder_rope_symmetric_window_rmsnorm", small([](ModelSpec& s) {  // not causal: |i - j| < window
+         s.positions = Positions::Rope;
+         s.head_dim_setting = 4;  // rotary pairs need an even d_h (E / H = 3 is refused)
+         s.window = 2;
+         s.norm_type = NormType::RmsNorm;
+       })},
+      {"encoder_decoder_gqa_sandwich_gated", small([](ModelSpec& s) {  // cross-attention grouped too
+         s.encoder_layers = 1;
+         s.heads = 2;
+         s.kv_heads = 1;
+         s.head_dim_setting = 4;
+         s.norm = NormPlacement::Sandwich;
+         s.norm_type = NormType::RmsNorm;
+         s.final_norm = true;
+         s.ffn = FfnKind::Gated;
+         s.activation = Activation::SiLU;
        })},
   };
 }

@@ -24,7 +24,7 @@ export interface RuleInfo {
   readonly a: string;
   readonly b?: string;
   readonly bound?: number;
-  readonly when?: Readonly<Record<string, string>>;
+  readonly when?: Readonly<Record<string, string | number | boolean>>;
   readonly code: string;
   /** Names settings in braces, e.g. "heads ({heads}) must divide dModel ({dModel})". */
   readonly message: string;
@@ -129,7 +129,7 @@ export function ruleProblems(rules: readonly RuleInfo[], values: Readonly<Record
     const a = Number(values[rule.a]);
     const ok =
       rule.kind === 'divides'
-        ? a !== 0 && Number(values[rule.b!]) % a === 0
+        ? a === 0 || Number(values[rule.b!]) % a === 0
         : (rule.b === undefined ? a : a / Number(values[rule.b])) >= rule.bound!;
     if (!ok)
       problems.push({

@@ -25,12 +25,13 @@ struct AttentionStages {
 // blocked: (B, Sq, Sk) with 1 = blocked, or nullptr for no mask.
 // scale = false skips the 1/sqrt(d_k) factor (to show why it exists).
 // additive: (Sq, Sk) float mask added to the scaled scores (PyTorch's float attn_mask;
-// -inf entries block), or nullptr.
+// -inf entries block), or (H, Sq, Sk) per head (ALiBi's bias), or nullptr.
+// factor: the scale when `scale` is on; 0 = 1/sqrt(d_k) (Gemma's is 1/sqrt(queryPreAttnScalar)).
 // keep_stages = false computes only weights and output (scores, scaled and masked
 // stay empty): the scale is folded into Q K^T and the mask and softmax work in place.
 AttentionStages scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* blocked,
                                              bool scale, Backend backend = Backend::Fast, bool keep_stages = true,
-                                             const Tensor* additive = nullptr);
+                                             const Tensor* additive = nullptr, float factor = 0.0f);
 
 // Softmax of one row in place, stable for any finite scores (the row maximum is
 // subtracted first). Entries equal to -inf (blocked) become exactly 0; a row with

@@ -34,6 +34,15 @@ void layer_norm_forward(const float* x, int rows, int e, const float* gamma, con
 void layer_norm_backward(const float* dy, const float* xhat, const float* inv_std, int rows, int e, const float* gamma,
                          float* dx, float* dgamma, float* dbeta);
 
+// RMSNorm over the last axis of (rows, E): inv_rms = 1 / sqrt(mean(x^2) + eps),
+// xhat = x * inv_rms, y = xhat * (offset + g) (offset 1: Gemma's form). xhat and inv_rms
+// may be null; y may be x.
+void rms_norm_forward(const float* x, int rows, int e, const float* gamma, float offset, float eps, float* y,
+                      float* xhat, float* inv_rms);
+// With gd = (offset + g) dy:  dx += (gd - xhat mean(gd xhat)) inv_rms;  dg += sum dy xhat.
+void rms_norm_backward(const float* dy, const float* xhat, const float* inv_rms, int rows, int e, const float* gamma,
+                       float offset, float* dx, float* dgamma);
+
 // dx += dy * f'(pre) for the activation f applied to `pre`.
 void activation_backward(const float* pre, const float* dy, std::size_t n, Activation activation, float* dx);
 

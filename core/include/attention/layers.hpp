@@ -13,6 +13,7 @@
 #include "attention/backend.hpp"
 #include "attention/linear.hpp"
 #include "attention/multi_head.hpp"
+#include "attention/norm.hpp"
 #include "attention/result.hpp"
 #include "attention/tensor.hpp"
 #include "attention/trace.hpp"
@@ -21,25 +22,24 @@ namespace attention {
 
 // GELU is exact (x * Phi(x), PyTorch's default); GELUTanh is F.gelu(approximate='tanh').
 // None is the identity: the default of the activation after attention (no FFN choice).
-enum class Activation { ReLU, GELU, GELUTanh, None };
-enum class NormPlacement { Post, Pre };
+enum class Activation { ReLU, GELU, GELUTanh, None, SiLU };
+enum class NormPlacement { Post, Pre, Sandwich };  // Sandwich: pre and a norm on each sub-layer's output
 
-struct LayerNormWeights {
-  Parameter weight;  // (E), gamma
-  Parameter bias;    // (E), beta
-  float eps = 1e-5f;
-};
 
 // linear2(activation(linear1(x))): (..., E) -> (..., F) -> (..., E), row by row.
+// Gated: linear1 is (2F, E), rows [gate; up]: linear2(activation(gate x) * (up x)).
 struct FeedForwardWeights {
-  LinearWeights linear1;  // (F, E)
+  LinearWeights linear1;  // (F, E), or (2F, E) gated
   LinearWeights linear2;  // (E, F)
+  bool gated = false;
 };
 
+// post_norm1/2: sandwich placement only (the norm on each sub-layer's output).
 struct EncoderLayerWeights {
   MultiHeadWeights self_attn;
   FeedForwardWeights ffn;
   LayerNormWeights norm1, norm2;
+  LayerNormWeights post_norm1, post_norm2;
 };
 
 struct DecoderLayerWeights {
@@ -47,10 +47,18 @@ struct DecoderLayerWeights {
   MultiHeadWeights cross_attn;
   FeedForwardWeights ffn;
   LayerNormWeights norm1, norm2, norm3;
+  LayerNormWeights post_norm1, post_norm2, post_norm3;
 };
 
 struct LayerOptions {
   int heads = 1;
+  int kv_heads = 0;          // MultiHeadOptions: H_kv (0 = heads), d_h (0 = E / heads), the scores' factor
+  int head_dim = 0;
+  float score_scale = 0.0f;
+  // Self-attention only (cross-attention has none): RoPE, ALiBi, the sliding window.
+  const RopeTable* rope = nullptr;
+  bool alibi = false;
+  int window = 0;
   bool scale = true;
   bool residual = true;
   Activation activation = Activation::ReLU;
@@ -64,10 +72,9 @@ struct LayerOptions {
   Backend backend = Backend::Fast;
 };
 
-// x: (..., E) normalised over E, then * gamma + beta.
-Tensor layer_norm(const Tensor& x, const LayerNormWeights& w);
 
-// x: (..., E) -> (..., E). Records ffn.hidden, ffn.activated (..., F) and ffn.output.
+// x: (..., E) -> (..., E). Records ffn.hidden, ffn.activated (..., F) and ffn.output;
+// gated: ffn.gate, ffn.up, ffn.activated (of the gate), ffn.product (..., F) and ffn.output.
 Tensor feed_forward(const Tensor& x, const FeedForwardWeights& w, Activation activation, Backend backend,
                     const Recorder& recorder = {});
 

@@ -16,6 +16,10 @@ Tensor key_padding_mask(const std::vector<int>& lengths, int key_len);
 // torch.triu(ones(Sq, Sk), diagonal=1): a decoder may not look ahead.
 Tensor causal_mask(int query_len, int key_len);
 
+// -> (Sq, Sk), 1 where key j is outside the sliding window of query i: j <= i - window,
+// or, without causal, also j >= i + window (a symmetric window).
+Tensor window_mask(int query_len, int key_len, int window, bool causal);
+
 // Element-wise union of two (Sq, Sk) masks (e.g. causal and a user mask).
 Tensor union_of(const Tensor& a, const Tensor& b);
 

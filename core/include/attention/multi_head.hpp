@@ -8,11 +8,19 @@
 // As in PyTorch, key and value may have their own widths kdim and vdim; then the
 // projections are three separate matrices (q_proj_weight (E, E), k_proj_weight
 // (E, kdim), v_proj_weight (E, vdim)) instead of one in_proj_weight (3E, E).
+//
+// The modern block (spec.hpp) generalises the split: H query heads and H_kv key/value
+// heads of d_h each (grouped-query attention when H_kv < H), in_proj_weight
+// ((H + 2 H_kv) d_h, E), out_proj (E, H d_h); q and k may be normalised per head
+// (q_norm, k_norm) and rotated by position (RoPE); scores may get ALiBi's bias and a
+// sliding-window mask. With the defaults it is nn.MultiheadAttention.
 #include <vector>
 
 #include "attention/backend.hpp"
 #include "attention/linear.hpp"
+#include "attention/norm.hpp"
 #include "attention/result.hpp"
+#include "attention/rope.hpp"
 #include "attention/tensor.hpp"
 #include "attention/trace.hpp"
 
@@ -29,6 +37,7 @@ struct MultiHeadWeights {
   Parameter in_proj_bias;     // (3E), or empty (bias=False)
   Parameter out_proj_weight;  // (E, E)
   Parameter out_proj_bias;    // (E), or empty (bias=False)
+  LayerNormWeights q_norm, k_norm;  // (d_h) RMSNorms over each head's q and k, or empty (no qkNorm)
 
   int key_dim() const { return kdim ? kdim : embed_dim; }
   int value_dim() const { return vdim ? vdim : embed_dim; }
@@ -37,6 +46,12 @@ struct MultiHeadWeights {
 
 struct MultiHeadOptions {
   int heads = 1;
+  int kv_heads = 0;                  // H_kv, each shared by heads / kv_heads query heads; 0 = heads
+  int head_dim = 0;                  // d_h; 0 = E / heads
+  float score_scale = 0.0f;          // the scores' factor when `scale`; 0 = 1/sqrt(d_h)
+  const RopeTable* rope = nullptr;   // rotate q and k (after their norms) by position 0..S-1
+  bool alibi = false;                // add ALiBi's -slope_h |i - j| to the scaled scores
+  int window = 0;                    // block keys outside a sliding window of this size (0 = none)
   bool scale = true;                         // divide scores by sqrt(d_k)
   bool causal = false;                       // block keys j > i
   const Tensor* key_padding_mask = nullptr;  // (B, Sk), 1 = ignore that key
@@ -56,11 +71,39 @@ struct MultiHeadResult {
   Tensor weights;  // (B, H, Sq, Sk) per head, (B, Sq, Sk) averaged, or empty (need_weights false)
 };
 
+// The widths of one attention block's heads.
+struct HeadShape {
+  int heads = 1, kv_heads = 1, head_dim = 1;
+  int q_dim() const { return heads * head_dim; }      // H d_h: rows of Q in in_proj
+  int kv_dim() const { return kv_heads * head_dim; }  // H_kv d_h: rows of K, and of V
+  int group() const { return heads / kv_heads; }      // query heads per K/V head
+};
+HeadShape head_shape(const MultiHeadOptions& options, int embed_dim);
+
+// (B, H_kv, S, d) -> (B, H, S, d): head h reads K/V head h / (H / H_kv).
+Tensor repeat_kv(const Tensor& kv, int heads);
+// (B, H, S, d) -> (B, H_kv, S, d): the sum over each group (repeat_kv's backward).
+Tensor sum_groups(const Tensor& x, int kv_heads);
+
+// The (Sq, Sk) masks of a self- or cross-attention call, 1 = blocked: causal, the sliding
+// window, and a user mask, joined (null when none applies). `window` and `causal` are
+// returned for the trace. An error if the user mask has the wrong shape.
+struct StructuralMasks {
+  Tensor causal, window, joined;
+  const Tensor* user = nullptr;
+  bool any = false;
+  // What to pass on: the joined mask, the user mask alone, or null.
+  const Tensor* mask() const { return !any ? nullptr : joined.size() > 0 ? &joined : user; }
+};
+Result<StructuralMasks> structural_masks(int sq, int sk, bool causal, int window, const Tensor* user);
+
 // query: (B, Sq, E)  key: (B, Sk, kdim)  value: (B, Sk, vdim). Records, when the recorder
 // is active: q_proj k_proj v_proj (B,S,E), q_split (B,Sq,H,d_k), q_heads k_heads v_heads
-// (B,H,S,d_k), the masks by kind (mask.padding (B,Sk), mask.causal, mask.user,
-// mask.additive (Sq,Sk)) and combined (mask (B,Sq,Sk)), scores scaled masked weights
-// (B,H,Sq,Sk), context (B,H,Sq,d_k), merged (B,Sq,E), output (B,Sq,E).
+// (B,H,S,d_k), the masks by kind (mask.padding (B,Sk), mask.causal, mask.window,
+// mask.user, mask.additive (Sq,Sk)) and combined (mask (B,Sq,Sk)), scores scaled masked
+// weights (B,H,Sq,Sk), context (B,H,Sq,d_k), merged (B,Sq,E), output (B,Sq,E); in the
+// modern block also kv_group (H: each query head's K/V head), k_heads and v_heads as
+// (B,H_kv,Sk,d_h), q_normed k_normed, q_rotated k_rotated, alibi (H,Sq,Sk).
 Result<MultiHeadResult> multi_head_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                              const MultiHeadWeights& weights, const MultiHeadOptions& options,
                                              const Recorder& recorder = {});

@@ -8,7 +8,8 @@
 // its types, its validation and the playground's settings table.
 //
 // Rules are data, so TypeScript evaluates the same ones:
-//   divides:  setting `a` divides setting `b`                   (b % a == 0)
+//   divides:  setting `a` divides setting `b`                   (b % a == 0; a = 0 passes:
+//             a setting that may be 0 means "the default" by it, e.g. kvHeads 0 = heads)
 //   atLeast:  setting `a` (or a / b when `b` is set) >= bound
 // each optionally only when setting `when` has the value `is`; `message` names
 // settings in braces ("{heads}"), replaced by their values.
@@ -40,7 +41,8 @@ struct Rule {
   std::string field;  // the setting the message is shown at
   std::string a, b;
   double bound = 0;
-  std::string when, is;
+  std::string when;
+  Json is;  // the value of `when` under which the rule applies (a string, number or bool)
   std::string code;
   std::string message;
 };
@@ -109,6 +111,8 @@ namespace settings_detail {
 Status check_value(const SettingInfo& info, const Json& value);
 Status check_rules(const std::vector<Rule>& rules, const Json& values);
 Json describe(const std::vector<SettingInfo>& infos, const Json& defaults, const std::vector<Rule>& rules);
+// A number as the messages print it (no trailing zeros).
+std::string number_text(double v);
 std::string describe_json_value(const Json& value);
 }  // namespace settings_detail
 

@@ -6,6 +6,7 @@
 //   a single stack (encoderLayers = 0): layers.{i}.* as nn.TransformerEncoderLayer
 //     (batch_first, dropout 0, norm_first = norm 'pre'), causal = a decoder-only stack;
 //     norm.* when finalNorm;
+//   (a "modern" block, below, keeps these names with other shapes)
 //   encoder–decoder (encoderLayers > 0): encoder.layers.{i}.*, encoder.norm.*,
 //     decoder.layers.{i}.* (self_attn, multihead_attn, linear1/2, norm1/2/3),
 //     decoder.norm.*, as nn.Transformer; causal applies to the decoder's self-attention;
@@ -42,13 +43,51 @@
 //                     *.norm*.weight / .bias in visit_parameters, state_dict, files or
 //                     parameter_floats; nor norm stages in the trace. Post- and pre-LN
 //                     then both compute x + f(x), and finalNorm changes nothing.
+//
+// The modern block (Llama, Qwen 2/3, Gemma 3, Mistral, ALiBi models): the same stack
+// with options, not a second model. d_h = headDim (0 = dModel / heads), H_kv = kvHeads
+// (0 = heads), groups of H / H_kv query heads share one K/V head (head h reads K/V head
+// h / (H / H_kv)). Names and shapes (Hugging Face's modules -> ours, tests/reference/
+// hf_modern.py maps them; the hub loader does the same):
+//   layers.{i}.self_attn.in_proj_weight ((H + 2 H_kv) d_h, E): q_proj rows, then k_proj,
+//     then v_proj, each in HF's order (q_proj.weight (H d_h, E) etc.);
+//   .in_proj_bias ((H + 2 H_kv) d_h) only with qkvBias; .out_proj.weight (E, H d_h)
+//     (HF o_proj), .out_proj.bias (E) only with outBias;
+//   .self_attn.q_norm.weight / .k_norm.weight (d_h) with qkNorm (Qwen 3, Gemma 3: an
+//     RMSNorm over each head's q and k, weights shared by the heads, before RoPE);
+//   linear1 ((2F or F), E): for ffn 'gated' the rows are [gate_proj; up_proj] (HF's
+//     gate_proj.weight (F, E) then up_proj.weight (F, E)), and linear2 (E, F) is
+//     down_proj: linear2(act(gate) * up); biases linear1.bias / linear2.bias with mlpBias;
+//   norm1 / norm2: the sub-layers' norms (HF input_layernorm / post_attention_layernorm
+//     for pre-norm models; Gemma: input_layernorm / pre_feedforward_layernorm); with
+//     norm 'sandwich' also post_norm1 / post_norm2 (Gemma's post_attention_layernorm /
+//     post_feedforward_layernorm) on each sub-layer's output before the residual add;
+//   RMSNorms (normType rmsnorm, rmsnorm_offset) have a weight and no bias;
+//   head.bias only with headBias (Llama's lm_head has none; 'tied' without it has no
+//     head parameter at all).
+// Positions rope and alibi add nothing to h; they act inside self-attention:
+//   rope: q and k (B, H, S, d_h) rotated per position with Hugging Face's rotate-half
+//     layout over the first rot = d_h * ropeFraction dimensions (pairs (i, i + rot/2)),
+//     inv_freq_i = ropeTheta^(-2i / rot), scaled by ropeScaling (linear: / factor;
+//     llama3: HF's _compute_llama3_parameters); cross-attention is not rotated.
+//   alibi: score(i, j) += -slope_h |i - j| (Press et al.: slopes 2^(-8 (h+1) / H) for H a
+//     power of two, else the closest power of two's slopes then every other slope of
+//     twice as many), after the scaling and before the mask; self-attention only.
+// window w > 0: a query i sees key j only when i - w < j (and j < i + w without causal):
+//   every layer, or with windowPattern N > 1 every Nth layer (i + 1 divisible by N) is
+//   global (Gemma 3). With ropeLocalTheta set, local layers rotate with that base and no
+//   ropeScaling (Gemma 3's rotary_emb_local); 0 = every layer rotates alike.
+// Scores are divided by sqrt(queryPreAttnScalar) when it is set (Gemma), else sqrt(d_h).
+// embedScale: h = embed[ids] * sqrt(E) (Gemma; computed in float32).
 #include "attention/layers.hpp"
+#include "attention/rope.hpp"
 #include "attention/settings.hpp"
 
 namespace attention {
 
-enum class Positions { None, Sinusoidal, Learned };
+enum class Positions { None, Sinusoidal, Learned, Rope, Alibi };
 enum class OutputHead { None, Linear, Tied, Mlm, MlmUntied };
+enum class FfnKind { Standard, Gated };
 
 struct ModelSpec {
   int vocab_size = 64;
@@ -71,8 +110,36 @@ struct ModelSpec {
   bool layer_norm = true;   // ablation: false = every LayerNorm is the identity, without parameters
   int type_vocab_size = 0;  // BERT's token types (segments); 0 = none
   bool embed_norm = false;  // BERT's LayerNorm on the embedding sum
+  // The modern block (see the top of this file).
+  int kv_heads = 0;  // H_kv; 0 = heads (multi-head attention)
+  int head_dim_setting = 0;  // d_h; 0 = dModel / heads
+  double rope_theta = 10000.0;
+  double rope_fraction = 1.0;  // share of each head's dimensions that rotate
+  RopeScaling rope_scaling = RopeScaling::None;
+  double rope_factor = 1.0;  // linear and llama3
+  double rope_low_freq_factor = 1.0;  // llama3
+  double rope_high_freq_factor = 4.0;  // llama3
+  int rope_original_context = 8192;  // llama3: original_max_position_embeddings
+  int window = 0;  // sliding window (0 = none)
+  int window_pattern = 0;  // > 1: every Nth layer is global, the others local
+  double rope_local_theta = 0.0;  // RoPE base of local (windowed) layers; 0 = ropeTheta
+  NormType norm_type = NormType::LayerNorm;
+  FfnKind ffn = FfnKind::Standard;
+  bool qk_norm = false;
+  bool qkv_bias = true;
+  bool out_bias = true;
+  bool mlp_bias = true;
+  bool head_bias = true;
+  bool embed_scale = false;
+  double query_pre_attn_scalar = 0.0;  // 0 = d_h
 
-  int head_dim() const { return d_model / heads; }  // d_k
+  int head_dim() const { return head_dim_setting > 0 ? head_dim_setting : d_model / heads; }  // d_k = d_h
+  int kv_head_count() const { return kv_heads > 0 ? kv_heads : heads; }
+  int rotary_dim() const { return positions == Positions::Rope ? static_cast<int>(head_dim() * rope_fraction) : 0; }
+  // Layer l attends through the window (a local layer).
+  bool local_layer(int l) const { return window > 0 && (window_pattern <= 1 || (l + 1) % window_pattern != 0); }
+  bool has_qk_norm() const { return qk_norm && layer_norm; }
+  bool sandwich() const { return norm == NormPlacement::Sandwich; }
   bool encoder_decoder() const { return encoder_layers > 0; }
   bool has_final_norm() const { return final_norm && layer_norm; }  // a final norm with parameters
   bool has_embed_norm() const { return embed_norm && layer_norm; }

@@ -57,10 +57,17 @@ enum class StageId {
   QHeads,
   KHeads,
   VHeads,
+  KvGroup,
+  QNormed,
+  KNormed,
+  QRotated,
+  KRotated,
   MaskPadding,
   MaskCausal,
+  MaskWindow,
   MaskUser,
   MaskAdditive,
+  Alibi,
   Mask,
   Scores,
   Scaled,
@@ -74,11 +81,17 @@ enum class StageId {
   Norm1,
   Norm2,
   Norm3,
+  PostNorm1,
+  PostNorm2,
+  PostNorm3,
   Residual1,
   Residual2,
   Residual3,
   FfnHidden,
+  FfnGate,
+  FfnUp,
   FfnActivated,
+  FfnProduct,
   FfnOutput,
   LayerOutput,
   // model
@@ -91,7 +104,7 @@ struct StageInfo {
   StageScope scope;
   const char* kind;  // what the numbers are: "mask", "embeddings", "activations", "projection", "heads",
                      // "scores", "weights", "context", "norm", "residual", "ffn", "logits"
-  const char* mask;  // for masks: "padding", "causal", "user", "additive" or "combined"; else ""
+  const char* mask;  // for masks: "padding", "causal", "window", "user", "additive" or "combined"; else ""
   const char* axes;  // axis names, e.g. "B,H,Sq,Sk"
   const char* help;  // one line for a person
 };

@@ -139,6 +139,21 @@ class Transformer {
   LayerNormWeights head_norm_;
 };
 
+// Where positions enter one layer's self-attention (the modern block, spec.hpp): its
+// RoPE table (local layers may have their own base), ALiBi, and its window (0 = global).
+struct RopeTables {
+  RopeTable global, local;  // local: only with ropeLocalTheta and a window
+};
+RopeTables rope_tables(const ModelSpec& spec, int positions);
+struct LayerPositions {
+  const RopeTable* rope = nullptr;
+  bool alibi = false;
+  int window = 0;
+};
+LayerPositions layer_positions(const ModelSpec& spec, int layer, const RopeTables& tables);
+// The factor of q . k: 1/sqrt(queryPreAttnScalar) when set, else 0 (= 1/sqrt(d_h)).
+float score_scale(const ModelSpec& spec);
+
 // The heads of `layer` in `heads`, as MultiHeadOptions::ablated_heads takes them.
 std::vector<int> heads_of_layer(const std::vector<HeadRef>& heads, int layer);
 

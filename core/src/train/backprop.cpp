@@ -2,6 +2,7 @@
 // stacks' layers (their sub-layers: layer_backprop.hpp), final norms, the head and
 // the loss. Shapes: rows = B * S positions of the stack at hand; E = d_model.
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "attention/grad_ops.hpp"
@@ -21,6 +22,7 @@ struct LayerTape {
 };
 
 struct Tape {
+  RopeTables ropes;  // the single stack's RoPE tables (the modern block)
   std::vector<LayerTape> encoder, decoder;
   NormTape encoder_norm, decoder_norm;
   Floats hidden;  // (B*S, E) before the head
@@ -30,13 +32,26 @@ struct Tape {
 void embed_backward(Transformer& m, const std::vector<int>& ids, int batch, int seq, const Floats& dx) {
   const int e = m.spec().d_model;
   float* dembed = grad_of(m.embed());
+  // embedScale: h = embed[ids] * sqrt(E), as embed_input's float32 factor
+  const float factor = m.spec().embed_scale ? static_cast<float>(std::sqrt(static_cast<double>(e))) : 1.0f;
   for (std::size_t r = 0; r < ids.size(); ++r)
-    for (int i = 0; i < e; ++i) dembed[static_cast<std::size_t>(ids[r]) * e + i] += dx[r * e + i];
+    for (int i = 0; i < e; ++i) dembed[static_cast<std::size_t>(ids[r]) * e + i] += dx[r * e + i] * factor;
   if (m.spec().positions != Positions::Learned) return;
   float* dpos = grad_of(m.positions());
   for (int b = 0; b < batch; ++b)
     for (std::size_t i = 0; i < static_cast<std::size_t>(seq) * e; ++i)
       dpos[i] += dx[b * static_cast<std::size_t>(seq) * e + i];
+}
+
+// The self-attention of layer l of the single stack (or the encoder): causal for a
+// decoder-only stack, with the layer's RoPE table, ALiBi and window.
+AttentionCall self_attention_call(const ModelSpec& s, const StackShape& stack, int layer, const RopeTables& ropes) {
+  AttentionCall call{&stack, &stack, !s.encoder_decoder() && s.causal};
+  const LayerPositions positions = layer_positions(s, layer, ropes);
+  call.rope = positions.rope;
+  call.alibi = positions.alibi;
+  call.window = positions.window;
+  return call;
 }
 
 StackShape shape_of(int batch, int seq, const std::vector<int>& lengths) {
@@ -59,16 +74,16 @@ Status forward_with_tape(Transformer& m, const ForwardInput& in, Backend backend
   if (!input) return input.error_value();
   Floats x = std::move(input.value().data);
   tape.encoder.resize(m.encoder_layers().size());
-  const AttentionCall self_call{&stack, &stack, !enc_dec && s.causal};
+  tape.ropes = rope_tables(s, stack.seq);
   for (std::size_t l = 0; l < m.encoder_layers().size(); ++l) {
     EncoderLayerWeights& w = m.encoder_layers()[l];
     LayerTape& t = tape.encoder[l];
-    AttentionCall layer_call = self_call;
+    AttentionCall layer_call = self_attention_call(s, stack, static_cast<int>(l), tape.ropes);
     layer_call.ablated_heads = heads_of_layer(ablated_heads, static_cast<int>(l));
-    x = sublayer_forward(x, stack.rows(), w.norm1, s, t.sub[0], [&](const Floats& a) {
+    x = sublayer_forward(x, stack.rows(), w.norm1, w.post_norm1, s, t.sub[0], [&](const Floats& a) {
       return attention_forward(a, nullptr, w.self_attn, layer_call, s, backend, t.sub[0].attention);
     });
-    x = sublayer_forward(x, stack.rows(), w.norm2, s, t.sub[1], [&](const Floats& a) {
+    x = sublayer_forward(x, stack.rows(), w.norm2, w.post_norm2, s, t.sub[1], [&](const Floats& a) {
       return ffn_forward(a, stack.rows(), w.ffn, s, backend, t.sub[1].ffn);
     });
   }
@@ -84,13 +99,13 @@ Status forward_with_tape(Transformer& m, const ForwardInput& in, Backend backend
     for (std::size_t l = 0; l < m.decoder_layers().size(); ++l) {
       DecoderLayerWeights& w = m.decoder_layers()[l];
       LayerTape& t = tape.decoder[l];
-      x = sublayer_forward(x, target.rows(), w.norm1, s, t.sub[0], [&](const Floats& a) {
+      x = sublayer_forward(x, target.rows(), w.norm1, w.post_norm1, s, t.sub[0], [&](const Floats& a) {
         return attention_forward(a, nullptr, w.self_attn, self, s, backend, t.sub[0].attention);
       });
-      x = sublayer_forward(x, target.rows(), w.norm2, s, t.sub[1], [&](const Floats& a) {
+      x = sublayer_forward(x, target.rows(), w.norm2, w.post_norm2, s, t.sub[1], [&](const Floats& a) {
         return attention_forward(a, &memory, w.cross_attn, cross, s, backend, t.sub[1].attention);
       });
-      x = sublayer_forward(x, target.rows(), w.norm3, s, t.sub[2], [&](const Floats& a) {
+      x = sublayer_forward(x, target.rows(), w.norm3, w.post_norm3, s, t.sub[2], [&](const Floats& a) {
         return ffn_forward(a, target.rows(), w.ffn, s, backend, t.sub[2].ffn);
       });
     }
@@ -120,13 +135,13 @@ void backward(Transformer& m, const ForwardInput& in, Backend backend, const Tap
     for (std::size_t l = m.decoder_layers().size(); l-- > 0;) {
       DecoderLayerWeights& w = m.decoder_layers()[l];
       const LayerTape& t = tape.decoder[l];
-      dx = sublayer_backward(dx, target.rows(), w.norm3, s, t.sub[2], [&](const Floats& d) {
+      dx = sublayer_backward(dx, target.rows(), w.norm3, w.post_norm3, s, t.sub[2], [&](const Floats& d) {
         return ffn_backward(d, target.rows(), w.ffn, s, backend, t.sub[2].ffn);
       });
-      dx = sublayer_backward(dx, target.rows(), w.norm2, s, t.sub[1], [&](const Floats& d) {
+      dx = sublayer_backward(dx, target.rows(), w.norm2, w.post_norm2, s, t.sub[1], [&](const Floats& d) {
         return attention_backward(d, w.cross_attn, cross, s, backend, t.sub[1].attention, &dmemory);
       });
-      dx = sublayer_backward(dx, target.rows(), w.norm1, s, t.sub[0], [&](const Floats& d) {
+      dx = sublayer_backward(dx, target.rows(), w.norm1, w.post_norm1, s, t.sub[0], [&](const Floats& d) {
         return attention_backward(d, w.self_attn, self, s, backend, t.sub[0].attention, nullptr);
       });
     }
@@ -134,14 +149,14 @@ void backward(Transformer& m, const ForwardInput& in, Backend backend, const Tap
     dx = std::move(dmemory);
   }
   if (s.has_final_norm()) dx = norm_backward(dx, stack.rows(), s.d_model, m.final_norm(), tape.encoder_norm);
-  const AttentionCall self_call{&stack, &stack, !enc_dec && s.causal};
   for (std::size_t l = m.encoder_layers().size(); l-- > 0;) {
     EncoderLayerWeights& w = m.encoder_layers()[l];
     const LayerTape& t = tape.encoder[l];
-    dx = sublayer_backward(dx, stack.rows(), w.norm2, s, t.sub[1], [&](const Floats& d) {
+    const AttentionCall self_call = self_attention_call(s, stack, static_cast<int>(l), tape.ropes);
+    dx = sublayer_backward(dx, stack.rows(), w.norm2, w.post_norm2, s, t.sub[1], [&](const Floats& d) {
       return ffn_backward(d, stack.rows(), w.ffn, s, backend, t.sub[1].ffn);
     });
-    dx = sublayer_backward(dx, stack.rows(), w.norm1, s, t.sub[0], [&](const Floats& d) {
+    dx = sublayer_backward(dx, stack.rows(), w.norm1, w.post_norm1, s, t.sub[0], [&](const Floats& d) {
       return attention_backward(d, w.self_attn, self_call, s, backend, t.sub[0].attention, nullptr);
     });
   }

@@ -63,6 +63,38 @@ void layer_norm_forward(const float* x, int rows, int e, const float* gamma, con
   }
 }
 
+void rms_norm_forward(const float* x, int rows, int e, const float* gamma, float offset, float eps, float* y,
+                      float* xhat, float* inv_rms) {
+  for (int r = 0; r < rows; ++r) {  // the mean square in double, as LayerNorm's moments
+    const float* row = x + static_cast<std::size_t>(r) * e;
+    double square = 0.0;
+    for (int i = 0; i < e; ++i) square += static_cast<double>(row[i]) * row[i];
+    const double ir = 1.0 / std::sqrt(square / e + eps);
+    if (inv_rms) inv_rms[r] = static_cast<float>(ir);
+    for (int i = 0; i < e; ++i) {
+      const float h = static_cast<float>(row[i] * ir);
+      if (xhat) xhat[static_cast<std::size_t>(r) * e + i] = h;
+      y[static_cast<std::size_t>(r) * e + i] = h * (offset + gamma[i]);
+    }
+  }
+}
+
+void rms_norm_backward(const float* dy, const float* xhat, const float* inv_rms, int rows, int e, const float* gamma,
+                       float offset, float* dx, float* dgamma) {
+  for (int r = 0; r < rows; ++r) {
+    const float* d = dy + static_cast<std::size_t>(r) * e;
+    const float* h = xhat + static_cast<std::size_t>(r) * e;
+    double mean_gh = 0.0;  // mean(gd xhat)
+    for (int i = 0; i < e; ++i) mean_gh += (offset + static_cast<double>(gamma[i])) * d[i] * h[i];
+    mean_gh /= e;
+    for (int i = 0; i < e; ++i) {
+      const double gd = (offset + static_cast<double>(gamma[i])) * d[i];
+      if (dx) dx[static_cast<std::size_t>(r) * e + i] += static_cast<float>((gd - h[i] * mean_gh) * inv_rms[r]);
+      if (dgamma) dgamma[i] += d[i] * h[i];
+    }
+  }
+}
+
 void layer_norm_backward(const float* dy, const float* xhat, const float* inv_std, int rows, int e, const float* gamma,
                          float* dx, float* dgamma, float* dbeta) {
   for (int r = 0; r < rows; ++r) {
@@ -110,6 +142,11 @@ void activation_backward(const float* pre, const float* dy, std::size_t n, Activ
       case Activation::None:
         slope = 1.0;
         break;
+      case Activation::SiLU: {  // d/dx x s(x) = s (1 + x (1 - s)), s = sigmoid(x)
+        const double sig = x >= 0 ? 1.0 / (1.0 + std::exp(-x)) : std::exp(x) / (1.0 + std::exp(x));
+        slope = sig * (1.0 + x * (1.0 - sig));
+        break;
+      }
     }
     dx[i] += static_cast<float>(dy[i] * slope);
   }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "attention/grad_ops.hpp"
+#include "attention/rope.hpp"
 #include "attention/spec.hpp"
 #include "attention/tensor.hpp"
 
@@ -36,7 +37,8 @@ struct NormTape {
   Floats xhat, inv_std;
 };
 
-// LayerNorm of x (rows, E), keeping xhat and 1/std; the backward adds into the norm's grads.
+// The norm of x (rows, E) by its type (LayerNorm or an RMSNorm), keeping xhat and 1/std
+// (1/rms); the backward adds into the norm's grads.
 Floats norm_forward(const Floats& x, int rows, int e, const LayerNormWeights& n, NormTape& tape);
 Floats norm_backward(const Floats& dy, int rows, int e, LayerNormWeights& n, const NormTape& tape);
 
@@ -48,11 +50,12 @@ void linear_slice_backward(const Floats& x, const Floats& dy, int rows, int in, 
                            int out, Floats* dx, Backend backend);
 
 struct AttentionTape {
-  Floats xq, xkv;    // inputs: queries (B*Sq, E), keys/values (B*Sk, E); xkv empty = self-attention
-  Tensor q, k, v;    // (B, H, S, d_k)
-  Floats p;          // (B, H, Sq, Sk)
-  Floats merged;     // (B*Sq, E)
-  Floats projected;  // (B*Sq, E) out_proj's output, before attnActivation; empty without one
+  Floats xq, xkv;            // inputs: queries (B*Sq, E), keys/values (B*Sk, E); xkv empty = self-attention
+  Tensor q, k, v;            // as the scores see them: q (B, H, Sq, d_h), k and v (B, H_kv, Sk, d_h)
+  NormTape q_norm, k_norm;   // qkNorm: over each head's d_h
+  Floats p;                  // (B, H, Sq, Sk)
+  Floats merged;             // (B*Sq, H d_h)
+  Floats projected;          // (B*Sq, E) out_proj's output, before attnActivation; empty without one
 };
 
 struct AttentionCall {
@@ -60,6 +63,10 @@ struct AttentionCall {
   const StackShape* keys;
   bool causal;
   std::vector<int> ablated_heads = {};  // heads whose context is zeroed (loss_only's head ablation)
+  // Self-attention of the modern block: RoPE's table, ALiBi, the sliding window (0 = none).
+  const RopeTable* rope = nullptr;
+  bool alibi = false;
+  int window = 0;
 };
 
 // queries xq (B*Sq, E) attend to keys/values xkv (B*Sk, E), or to themselves when xkv is
@@ -71,29 +78,33 @@ Floats attention_backward(const Floats& dout, MultiHeadWeights& w, const Attenti
                           Backend backend, const AttentionTape& t, Floats* dxkv);
 
 struct FfnTape {
-  Floats x, pre, act;
+  Floats x, pre, act;  // pre: linear1's output (rows, F), gated (rows, 2F) = [gate | up] per row; act (rows, F)
+  Floats product;      // gated only: act * up (rows, F)
 };
 
-// linear2(activation(linear1(x))): (rows, E) -> (rows, F) -> (rows, E).
+// linear2(activation(linear1(x))): (rows, E) -> (rows, F) -> (rows, E); gated:
+// linear2(activation(gate x) * up x).
 Floats ffn_forward(const Floats& x, int rows, const FeedForwardWeights& w, const ModelSpec& s, Backend backend,
                    FfnTape& t);
 Floats ffn_backward(const Floats& dout, int rows, FeedForwardWeights& w, const ModelSpec& s, Backend backend,
                     const FfnTape& t);
 
-// One residual sub-layer in either norm placement:
-//   post: y = norm(x + f(x))     pre: y = x + f(norm(x))     (residual off: drop the "x +")
+// One residual sub-layer in any norm placement:
+//   post: y = norm(x + f(x))     pre: y = x + f(norm(x))     sandwich: y = x + post(f(norm(x)))
+//   (residual off: drop the "x +")
 // Without LayerNorm (layerNorm false) norm is the identity: y = x + f(x).
 struct SublayerTape {
-  NormTape norm;
+  NormTape norm, post_norm;
   AttentionTape attention;
   FfnTape ffn;
 };
 
 template <class Forward>
-Floats sublayer_forward(const Floats& x, int rows, const LayerNormWeights& n, const ModelSpec& s, SublayerTape& t,
-                        Forward&& f) {
-  if (s.norm == NormPlacement::Pre) {
+Floats sublayer_forward(const Floats& x, int rows, const LayerNormWeights& n, const LayerNormWeights& post,
+                        const ModelSpec& s, SublayerTape& t, Forward&& f) {
+  if (s.norm != NormPlacement::Post) {
     Floats out = f(s.layer_norm ? norm_forward(x, rows, s.d_model, n, t.norm) : x);
+    if (s.sandwich() && s.layer_norm) out = norm_forward(out, rows, s.d_model, post, t.post_norm);
     if (s.residual) add_into(out, x);
     return out;
   }
@@ -103,10 +114,10 @@ Floats sublayer_forward(const Floats& x, int rows, const LayerNormWeights& n, co
 }
 
 template <class Backward>
-Floats sublayer_backward(const Floats& dy, int rows, LayerNormWeights& n, const ModelSpec& s, const SublayerTape& t,
-                         Backward&& f_back) {
-  if (s.norm == NormPlacement::Pre) {
-    Floats dx = f_back(dy);
+Floats sublayer_backward(const Floats& dy, int rows, LayerNormWeights& n, LayerNormWeights& post, const ModelSpec& s,
+                         const SublayerTape& t, Backward&& f_back) {
+  if (s.norm != NormPlacement::Post) {
+    Floats dx = f_back(s.sandwich() && s.layer_norm ? norm_backward(dy, rows, s.d_model, post, t.post_norm) : dy);
     if (s.layer_norm) dx = norm_backward(dx, rows, s.d_model, n, t.norm);
     if (s.residual) add_into(dx, dy);
     return dx;
