@@ -30,7 +30,9 @@ AttentionStages scaled_dot_product_attention(const Tensor& q, const Tensor& k, c
   const bool reference = backend == Backend::Reference;
   const kernels::GemmFn gemm = reference ? &kernels::gemm_f32_scalar : kernels::fastest_gemm().fn;
   const kernels::SoftmaxFn softmax = reference ? &kernels::softmax_rows_scalar : kernels::fastest_softmax().fn;
-  const float factor = !scale ? 1.0f : factor_setting > 0.0f ? factor_setting : 1.0f / std::sqrt(static_cast<float>(dk));
+  const float factor = !scale                  ? 1.0f
+                       : factor_setting > 0.0f ? factor_setting
+                                               : 1.0f / std::sqrt(static_cast<float>(dk));
   const std::size_t score_block = static_cast<std::size_t>(sq) * sk;
 
   AttentionStages st;

@@ -22,11 +22,11 @@ const Schema<ModelConfig>& playground_schema() {
           bool_field("scale", &C::scale, "Divide the scores by √d_k."),
           bool_field("residual", &C::residual, "Residual connections around each sub-layer."),
           bool_field("positional", &C::positional, "Add positional encoding to the token vectors."),
-          choice_field("activation", &C::activation,
-                       {{"relu", Activation::ReLU}, {"gelu", Activation::GELU}, {"gelu_tanh", Activation::GELUTanh}},
-                       "The feed-forward activation."),
-          choice_field("norm", &C::norm, {{"post", NormPlacement::Post}, {"pre", NormPlacement::Pre}},
-                       "LayerNorm after each residual addition (post, the paper) or before each sub-layer (pre)."),
+          choice_field("activation", &C::activation, ffn_activation_choices(),
+                       "The feed-forward activation (silu: x · sigmoid(x))."),
+          choice_field("norm", &C::norm, norm_placement_choices(),
+                       "LayerNorm after each residual addition (post, the paper), before each sub-layer (pre), or "
+                       "before each sub-layer and on its output before the addition (sandwich, Gemma)."),
       },
       {
           {"divides", "heads", "heads", "dModel", 0, "", "", error_code::kNotDivisible,

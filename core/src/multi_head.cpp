@@ -86,9 +86,9 @@ Status check_inputs(const Tensor& query, const Tensor& key, const Tensor& value,
     return Error{"embed_dim " + std::to_string(e) + " is not divisible by heads " + std::to_string(options.heads),
                  error_code::kNotDivisible, "heads"};
   if (options.kv_heads > 0 && options.heads % options.kv_heads != 0)
-    return Error{"kv_heads " + std::to_string(options.kv_heads) + " does not divide heads " +
-                     std::to_string(options.heads),
-                 error_code::kNotDivisible, "kv_heads"};
+    return Error{
+        "kv_heads " + std::to_string(options.kv_heads) + " does not divide heads " + std::to_string(options.heads),
+        error_code::kNotDivisible, "kv_heads"};
   const HeadShape hs = head_shape(options, e);
   if (options.rope && (options.rope->rotary_dim > hs.head_dim || options.rope->positions < query.shape[1] ||
                        options.rope->positions < key.shape[1]))
@@ -374,10 +374,10 @@ Result<MultiHeadResult> multi_head_attention(const Tensor& query, const Tensor& 
 
   const bool keep_stages =
       recorder.wants(StageId::Scores) || recorder.wants(StageId::Scaled) || recorder.wants(StageId::Masked);
-  AttentionStages st = scaled_dot_product_attention(
-      *q_final, grouped ? repeat_kv(*k_final, hs.heads) : *k_final, grouped ? repeat_kv(v_heads, hs.heads) : v_heads,
-      any_blocked ? &blocked.value() : nullptr, options.scale, options.backend, keep_stages, additive_ptr,
-      options.score_scale);
+  AttentionStages st = scaled_dot_product_attention(*q_final, grouped ? repeat_kv(*k_final, hs.heads) : *k_final,
+                                                    grouped ? repeat_kv(v_heads, hs.heads) : v_heads,
+                                                    any_blocked ? &blocked.value() : nullptr, options.scale,
+                                                    options.backend, keep_stages, additive_ptr, options.score_scale);
   // +inf scores are fine (softmax takes the limit); NaN means +inf met -inf in a dot product.
   if (st.nan_scores) return overflow_error("the scores Q K^T");
   st.output.axes = {"B", "H", "Sq", "d_k"};

@@ -46,8 +46,7 @@ Tensor alibi_bias(int heads, int query_len, int key_len) {
   Tensor bias({"H", "Sq", "Sk"}, {heads, query_len, key_len});
   for (int h = 0; h < heads; ++h)
     for (int i = 0; i < query_len; ++i)
-      for (int j = 0; j < key_len; ++j)
-        bias.at({h, i, j}) = -slopes[h] * static_cast<float>(std::abs(i - j));
+      for (int j = 0; j < key_len; ++j) bias.at({h, i, j}) = -slopes[h] * static_cast<float>(std::abs(i - j));
   return bias;
 }
 

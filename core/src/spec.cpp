@@ -23,17 +23,12 @@ const Schema<ModelSpec>& model_spec_schema() {
               "input, q and k rotated by position inside attention (rope), or a per-head penalty on distant "
               "keys added to the scores (alibi)."),
           bool_field("causal", &S::causal, "Each position attends only to itself and earlier positions (a decoder)."),
-          choice_field("norm", &S::norm,
-                       {{"post", NormPlacement::Post}, {"pre", NormPlacement::Pre}, {"sandwich", NormPlacement::Sandwich}},
+          choice_field("norm", &S::norm, norm_placement_choices(),
                        "Where the norms sit: after each residual addition (post, the paper), before each sub-layer "
                        "(pre), or before each sub-layer and again on its output before the addition (sandwich, "
                        "Gemma 2 and 3)."),
           bool_field("finalNorm", &S::final_norm, "A LayerNorm after the last layer of each stack."),
-          choice_field("activation", &S::activation,
-                       {{"relu", Activation::ReLU},
-                        {"gelu", Activation::GELU},
-                        {"gelu_tanh", Activation::GELUTanh},
-                        {"silu", Activation::SiLU}},
+          choice_field("activation", &S::activation, ffn_activation_choices(),
                        "The feed-forward activation (gelu is exact; gelu_tanh its tanh approximation; silu is "
                        "x · sigmoid(x)). In a gated FFN it acts on the gate: silu = SwiGLU, gelu_tanh = GeGLU."),
           number_field("layerNormEps", &S::layer_norm_eps, 0.0, true, 1.0,
@@ -125,7 +120,8 @@ double parameter_floats(const ModelSpec& s) {
   const double e = s.d_model, f = s.ffn_dim, v = s.vocab_size;
   const double dh = s.head_dim(), q = s.heads * dh, kv = s.kv_head_count() * dh;
   const double qkv = q + 2 * kv;
-  const double attention = qkv * e + (s.qkv_bias ? qkv : 0) + e * q + (s.out_bias ? e : 0) + (s.has_qk_norm() ? 2 * dh : 0);
+  const double attention =
+      qkv * e + (s.qkv_bias ? qkv : 0) + e * q + (s.out_bias ? e : 0) + (s.has_qk_norm() ? 2 * dh : 0);
   const double up = s.ffn == FfnKind::Gated ? 2 * f : f;
   const double ffn = e * up + f * e + (s.mlp_bias ? up + e : 0);
   const double norm = !s.layer_norm ? 0 : s.norm_type == NormType::LayerNorm ? 2 * e : e;  // weight (and bias)
@@ -159,12 +155,14 @@ Status check_modern_block(const ModelSpec& s) {
     const int rot = s.rotary_dim();
     if (rot < 2 || rot % 2 != 0)
       return error("RoPE rotates pairs of dimensions: headDim (" + std::to_string(s.head_dim()) + ") × ropeFraction (" +
-                       settings_detail::number_text(s.rope_fraction) + ") = " + settings_detail::number_text(s.head_dim() * s.rope_fraction) +
+                       settings_detail::number_text(s.rope_fraction) +
+                       ") = " + settings_detail::number_text(s.head_dim() * s.rope_fraction) +
                        " must be a positive even number of rotary dimensions",
                    "ropeFraction");
     if (s.rope_scaling == RopeScaling::Llama3 && !(s.rope_low_freq_factor < s.rope_high_freq_factor))
-      return error("llama3 RoPE scaling needs ropeLowFreqFactor (" + settings_detail::number_text(s.rope_low_freq_factor) +
-                       ") below ropeHighFreqFactor (" + settings_detail::number_text(s.rope_high_freq_factor) + ")",
+      return error("llama3 RoPE scaling needs ropeLowFreqFactor (" +
+                       settings_detail::number_text(s.rope_low_freq_factor) + ") below ropeHighFreqFactor (" +
+                       settings_detail::number_text(s.rope_high_freq_factor) + ")",
                    "ropeHighFreqFactor");
   } else if (s.rope_scaling != RopeScaling::None) {
     return error("ropeScaling applies to positions 'rope' only", "ropeScaling");
@@ -175,9 +173,10 @@ Status check_modern_block(const ModelSpec& s) {
                  "windowPattern");
   if (s.encoder_decoder()) {
     if (s.positions == Positions::Rope || s.positions == Positions::Alibi)
-      return error("positions 'rope' and 'alibi' are parts of single-stack models; this spec is an encoder–decoder "
-                   "(encoderLayers > 0)",
-                   "positions");
+      return error(
+          "positions 'rope' and 'alibi' are parts of single-stack models; this spec is an encoder–decoder "
+          "(encoderLayers > 0)",
+          "positions");
     if (s.window > 0)
       return error("a sliding window is a part of single-stack models; this spec is an encoder–decoder", "window");
   }

@@ -311,8 +311,8 @@ Result<ForwardOutput> Transformer::forward(const ForwardInput& in, const Forward
     out.logits = Tensor({"B", "S", "V"}, {in.batch, last ? 1 : in.seq, s.vocab_size});
     const kernels::PackedWeight* packed =
         options.backend == Backend::Fast ? weight.packed_rows(0, s.vocab_size, s.d_model) : nullptr;
-    linear_rows(features.ptr(), row_count, s.d_model, weight.data(), head_.bias.empty() ? nullptr : head_.bias.data(), s.vocab_size, out.logits.ptr(),
-                options.backend, packed);
+    linear_rows(features.ptr(), row_count, s.d_model, weight.data(), head_.bias.empty() ? nullptr : head_.bias.data(),
+                s.vocab_size, out.logits.ptr(), options.backend, packed);
     if (!all_finite(out.logits.ptr(), out.logits.size())) return overflow_error("the logits");
     Recorder(trace, -1, "", options.record).record(StageId::Logits, out.logits);
   }

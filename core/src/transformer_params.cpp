@@ -27,7 +27,8 @@ LinearWeights linear_layer(const std::string& name, int out, int in, bool bias =
 LayerNormWeights norm_weights(const std::string& name, int e, double eps, NormType type) {
   LayerNormWeights n;
   n.type = type;
-  n.weight = Parameter(name + ".weight", {e}, std::vector<float>(static_cast<std::size_t>(e), 1.0f - norm_weight_offset(type)));
+  n.weight = Parameter(name + ".weight", {e},
+                       std::vector<float>(static_cast<std::size_t>(e), 1.0f - norm_weight_offset(type)));
   if (type == NormType::LayerNorm) n.bias = Parameter(name + ".bias", {e});
   n.eps = static_cast<float>(eps);
   return n;
@@ -203,8 +204,8 @@ void Transformer::initialize_random(std::uint64_t seed) {
     if (!n.weight.empty()) n.weight.mutable_values().assign(n.weight.size(), 1.0f - norm_weight_offset(n.type));
   };
   for (EncoderLayerWeights& w : layers_)
-    for (LayerNormWeights* n : {&w.norm1, &w.norm2, &w.post_norm1, &w.post_norm2, &w.self_attn.q_norm,
-                                &w.self_attn.k_norm})
+    for (LayerNormWeights* n :
+         {&w.norm1, &w.norm2, &w.post_norm1, &w.post_norm2, &w.self_attn.q_norm, &w.self_attn.k_norm})
       unit(*n);
   for (DecoderLayerWeights& w : decoder_layers_)
     for (LayerNormWeights* n : {&w.norm1, &w.norm2, &w.norm3, &w.post_norm1, &w.post_norm2, &w.post_norm3,

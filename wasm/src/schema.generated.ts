@@ -70,7 +70,18 @@ export const ENGINE = {
         "code": "not_divisible",
         "field": "heads",
         "kind": "divides",
-        "message": "heads ({heads}) must divide dModel ({dModel}): d_k = dModel / heads must be a whole number"
+        "message": "heads ({heads}) must divide dModel ({dModel}): d_k = dModel / heads must be a whole number (or set headDim)",
+        "when": {
+          "headDim": 0
+        }
+      },
+      {
+        "a": "kvHeads",
+        "b": "heads",
+        "code": "not_divisible",
+        "field": "kvHeads",
+        "kind": "divides",
+        "message": "kvHeads ({kvHeads}) must divide heads ({heads}): each key/value head serves a whole group of query heads"
       }
     ],
     "settings": [
@@ -126,10 +137,12 @@ export const ENGINE = {
         "choices": [
           "none",
           "sinusoidal",
-          "learned"
+          "learned",
+          "rope",
+          "alibi"
         ],
         "default": "sinusoidal",
-        "help": "How positions enter: not at all, the fixed sinusoids, or a learned table pos.weight.",
+        "help": "How positions enter: not at all, the fixed sinusoids or a learned table pos.weight added to the input, q and k rotated by position inside attention (rope), or a per-head penalty on distant keys added to the scores (alibi).",
         "name": "positions",
         "type": "choice"
       },
@@ -142,10 +155,11 @@ export const ENGINE = {
       {
         "choices": [
           "post",
-          "pre"
+          "pre",
+          "sandwich"
         ],
         "default": "post",
-        "help": "LayerNorm after each residual addition (post, the paper) or before each sub-layer (pre).",
+        "help": "Where the norms sit: after each residual addition (post, the paper), before each sub-layer (pre), or before each sub-layer and again on its output before the addition (sandwich, Gemma 2 and 3).",
         "name": "norm",
         "type": "choice"
       },
@@ -159,16 +173,17 @@ export const ENGINE = {
         "choices": [
           "relu",
           "gelu",
-          "gelu_tanh"
+          "gelu_tanh",
+          "silu"
         ],
         "default": "relu",
-        "help": "The feed-forward activation (gelu is exact; gelu_tanh its tanh approximation).",
+        "help": "The feed-forward activation (gelu is exact; gelu_tanh its tanh approximation; silu is x · sigmoid(x)). In a gated FFN it acts on the gate: silu = SwiGLU, gelu_tanh = GeGLU.",
         "name": "activation",
         "type": "choice"
       },
       {
         "default": 0.00001,
-        "help": "Added to the variance in every LayerNorm.",
+        "help": "Added to the variance (LayerNorm) or the mean square (RMSNorm) in every norm.",
         "max": 1,
         "min": 0,
         "minExclusive": true,
@@ -239,6 +254,173 @@ export const ENGINE = {
         "help": "A LayerNorm on embeddings + positions before the first layer (BERT).",
         "name": "embedNorm",
         "type": "bool"
+      },
+      {
+        "default": 0,
+        "help": "Key/value heads (H_kv), each shared by heads / kvHeads query heads: grouped-query attention; 1 = multi-query; 0 = one per head (multi-head attention).",
+        "max": 128,
+        "min": 0,
+        "name": "kvHeads",
+        "type": "int"
+      },
+      {
+        "default": 0,
+        "help": "Dimensions per head (d_h); 0 = dModel / heads. Q, K and V are heads × headDim wide.",
+        "max": 1024,
+        "min": 0,
+        "name": "headDim",
+        "type": "int"
+      },
+      {
+        "default": 10000,
+        "help": "RoPE's base: pair i turns by position × ropeTheta^(−2i / rotary dimensions).",
+        "max": 1000000000,
+        "min": 1,
+        "name": "ropeTheta",
+        "type": "number"
+      },
+      {
+        "default": 1,
+        "help": "Share of each head's dimensions that rotate (partial rotary, as GPT-NeoX); the rotary dimensions headDim × ropeFraction must be a positive even number.",
+        "max": 1,
+        "min": 0,
+        "minExclusive": true,
+        "name": "ropeFraction",
+        "type": "number"
+      },
+      {
+        "choices": [
+          "none",
+          "linear",
+          "llama3"
+        ],
+        "default": "none",
+        "help": "Stretch RoPE to longer texts: positions divided by ropeFactor (linear), or Llama 3's frequency-dependent stretch (llama3).",
+        "name": "ropeScaling",
+        "type": "choice"
+      },
+      {
+        "default": 1,
+        "help": "How far ropeScaling stretches.",
+        "max": 1024,
+        "min": 1,
+        "name": "ropeFactor",
+        "type": "number"
+      },
+      {
+        "default": 1,
+        "help": "llama3 scaling: wavelengths above ropeOriginalContext / this are stretched fully.",
+        "max": 1024,
+        "min": 0,
+        "minExclusive": true,
+        "name": "ropeLowFreqFactor",
+        "type": "number"
+      },
+      {
+        "default": 4,
+        "help": "llama3 scaling: wavelengths below ropeOriginalContext / this are kept.",
+        "max": 1024,
+        "min": 0,
+        "minExclusive": true,
+        "name": "ropeHighFreqFactor",
+        "type": "number"
+      },
+      {
+        "default": 8192,
+        "help": "llama3 scaling: the context the model was first trained on.",
+        "max": 16777216,
+        "min": 1,
+        "name": "ropeOriginalContext",
+        "type": "int"
+      },
+      {
+        "default": 0,
+        "help": "Sliding-window attention: query i sees only keys j with i − window < j; 0 = no window.",
+        "max": 16777216,
+        "min": 0,
+        "name": "window",
+        "type": "int"
+      },
+      {
+        "default": 0,
+        "help": "With a window: 0 or 1 = every layer local; N > 1 = every Nth layer global (Gemma 3: 6).",
+        "max": 64,
+        "min": 0,
+        "name": "windowPattern",
+        "type": "int"
+      },
+      {
+        "default": 0,
+        "help": "RoPE's base in local (windowed) layers; 0 = ropeTheta.",
+        "max": 1000000000,
+        "min": 0,
+        "name": "ropeLocalTheta",
+        "type": "number"
+      },
+      {
+        "choices": [
+          "layernorm",
+          "rmsnorm",
+          "rmsnorm_offset"
+        ],
+        "default": "layernorm",
+        "help": "LayerNorm (subtract the mean, divide by the deviation, scale and shift), RMSNorm (divide by the root mean square and scale; the mean stays), or RMSNorm scaling by 1 + w (Gemma).",
+        "name": "normType",
+        "type": "choice"
+      },
+      {
+        "choices": [
+          "standard",
+          "gated"
+        ],
+        "default": "standard",
+        "help": "The feed-forward layer: linear2(act(linear1 x)), or gated: down(act(gate x) · up x) (SwiGLU with silu, GeGLU with gelu_tanh).",
+        "name": "ffn",
+        "type": "choice"
+      },
+      {
+        "default": false,
+        "help": "An RMSNorm over each head's q and k before RoPE (Qwen 3, Gemma 3).",
+        "name": "qkNorm",
+        "type": "bool"
+      },
+      {
+        "default": true,
+        "help": "Biases on the q, k and v projections.",
+        "name": "qkvBias",
+        "type": "bool"
+      },
+      {
+        "default": true,
+        "help": "A bias on the attention's output projection.",
+        "name": "outBias",
+        "type": "bool"
+      },
+      {
+        "default": true,
+        "help": "Biases in the feed-forward layer.",
+        "name": "mlpBias",
+        "type": "bool"
+      },
+      {
+        "default": true,
+        "help": "A bias on the output head's logits.",
+        "name": "headBias",
+        "type": "bool"
+      },
+      {
+        "default": false,
+        "help": "Multiply the token embeddings by √dModel (Gemma).",
+        "name": "embedScale",
+        "type": "bool"
+      },
+      {
+        "default": 0,
+        "help": "Divide the scores by √queryPreAttnScalar instead of √headDim (Gemma); 0 = headDim.",
+        "max": 1000000,
+        "min": 0,
+        "name": "queryPreAttnScalar",
+        "type": "number"
       }
     ]
   },
@@ -442,20 +624,22 @@ export const ENGINE = {
         "choices": [
           "relu",
           "gelu",
-          "gelu_tanh"
+          "gelu_tanh",
+          "silu"
         ],
         "default": "relu",
-        "help": "The feed-forward activation.",
+        "help": "The feed-forward activation (silu: x · sigmoid(x)).",
         "name": "activation",
         "type": "choice"
       },
       {
         "choices": [
           "post",
-          "pre"
+          "pre",
+          "sandwich"
         ],
         "default": "post",
-        "help": "LayerNorm after each residual addition (post, the paper) or before each sub-layer (pre).",
+        "help": "LayerNorm after each residual addition (post, the paper), before each sub-layer (pre), or before each sub-layer and on its output before the addition (sandwich, Gemma).",
         "name": "norm",
         "type": "choice"
       }
@@ -522,7 +706,7 @@ export const ENGINE = {
         "S",
         "E"
       ],
-      "help": "the stack's final LayerNorm",
+      "help": "the stack's final norm",
       "kind": "norm",
       "name": "final_norm",
       "scope": "stack"
@@ -591,7 +775,7 @@ export const ENGINE = {
         "Sk",
         "d_k"
       ],
-      "help": "keys gathered per head",
+      "help": "keys gathered per head (B, H_kv, Sk, d_k) with grouped-query attention",
       "kind": "heads",
       "name": "k_heads",
       "scope": "attention"
@@ -603,9 +787,66 @@ export const ENGINE = {
         "Sk",
         "d_k"
       ],
-      "help": "values gathered per head",
+      "help": "values gathered per head (B, H_kv, Sk, d_k) with grouped-query attention",
       "kind": "heads",
       "name": "v_heads",
+      "scope": "attention"
+    },
+    {
+      "axes": [
+        "H"
+      ],
+      "help": "grouped-query attention: the key/value head each query head reads",
+      "kind": "heads",
+      "name": "kv_group",
+      "scope": "attention"
+    },
+    {
+      "axes": [
+        "B",
+        "H",
+        "Sq",
+        "d_k"
+      ],
+      "help": "each head's queries after its RMSNorm",
+      "kind": "norm",
+      "name": "q_normed",
+      "scope": "attention"
+    },
+    {
+      "axes": [
+        "B",
+        "H",
+        "Sk",
+        "d_k"
+      ],
+      "help": "each head's keys after its RMSNorm",
+      "kind": "norm",
+      "name": "k_normed",
+      "scope": "attention"
+    },
+    {
+      "axes": [
+        "B",
+        "H",
+        "Sq",
+        "d_k"
+      ],
+      "help": "queries after RoPE: each pair of dimensions turned by position × its frequency",
+      "kind": "heads",
+      "name": "q_rotated",
+      "scope": "attention"
+    },
+    {
+      "axes": [
+        "B",
+        "H",
+        "Sk",
+        "d_k"
+      ],
+      "help": "keys after RoPE: each pair of dimensions turned by position × its frequency",
+      "kind": "heads",
+      "name": "k_rotated",
       "scope": "attention"
     },
     {
@@ -635,6 +876,17 @@ export const ENGINE = {
         "Sq",
         "Sk"
       ],
+      "help": "1 where the key is outside the sliding window (j ≤ i − window)",
+      "kind": "mask",
+      "mask": "window",
+      "name": "mask.window",
+      "scope": "attention"
+    },
+    {
+      "axes": [
+        "Sq",
+        "Sk"
+      ],
       "help": "1 where the given attention mask blocks the pair",
       "kind": "mask",
       "mask": "user",
@@ -650,6 +902,17 @@ export const ENGINE = {
       "kind": "mask",
       "mask": "additive",
       "name": "mask.additive",
+      "scope": "attention"
+    },
+    {
+      "axes": [
+        "H",
+        "Sq",
+        "Sk"
+      ],
+      "help": "ALiBi: −slope_h × |i − j| added to each head's scaled scores",
+      "kind": "bias",
+      "name": "alibi",
       "scope": "attention"
     },
     {
@@ -796,6 +1059,39 @@ export const ENGINE = {
         "S",
         "E"
       ],
+      "help": "sandwich norms: the first sub-layer's output normalised before the residual addition",
+      "kind": "norm",
+      "name": "post_norm1",
+      "scope": "layer"
+    },
+    {
+      "axes": [
+        "B",
+        "S",
+        "E"
+      ],
+      "help": "sandwich norms: the second sub-layer's output normalised before the residual addition",
+      "kind": "norm",
+      "name": "post_norm2",
+      "scope": "layer"
+    },
+    {
+      "axes": [
+        "B",
+        "S",
+        "E"
+      ],
+      "help": "sandwich norms: the third sub-layer's output normalised before the residual addition",
+      "kind": "norm",
+      "name": "post_norm3",
+      "scope": "layer"
+    },
+    {
+      "axes": [
+        "B",
+        "S",
+        "E"
+      ],
       "help": "x + self-attention(x): the residual stream",
       "kind": "residual",
       "name": "residual1",
@@ -840,9 +1136,42 @@ export const ENGINE = {
         "S",
         "F"
       ],
-      "help": "the activation applied element by element",
+      "help": "gated FFN: gate_proj, each position widened to F",
+      "kind": "ffn",
+      "name": "ffn.gate",
+      "scope": "layer"
+    },
+    {
+      "axes": [
+        "B",
+        "S",
+        "F"
+      ],
+      "help": "gated FFN: up_proj, each position widened to F",
+      "kind": "ffn",
+      "name": "ffn.up",
+      "scope": "layer"
+    },
+    {
+      "axes": [
+        "B",
+        "S",
+        "F"
+      ],
+      "help": "the activation applied element by element (gated: to the gate)",
       "kind": "ffn",
       "name": "ffn.activated",
+      "scope": "layer"
+    },
+    {
+      "axes": [
+        "B",
+        "S",
+        "F"
+      ],
+      "help": "gated FFN: activated gate × up, element by element",
+      "kind": "ffn",
+      "name": "ffn.product",
       "scope": "layer"
     },
     {

@@ -8,6 +8,8 @@
 // LayerNorms, change the FFN activation or put an activation after each attention
 // sub-layer (after out_proj, before the residual add), and watch what happens.
 // Without LayerNorm (layer_norm false) each norm is the identity: x + f(x) either way.
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "attention/backend.hpp"
@@ -25,6 +27,17 @@ namespace attention {
 enum class Activation { ReLU, GELU, GELUTanh, None, SiLU };
 enum class NormPlacement { Post, Pre, Sandwich };  // Sandwich: pre and a norm on each sub-layer's output
 
+// The settings' names of the FFN activations and the norm placements (the playground's
+// and the ModelSpec's schemas share them).
+inline std::vector<std::pair<std::string, Activation>> ffn_activation_choices() {
+  return {{"relu", Activation::ReLU},
+          {"gelu", Activation::GELU},
+          {"gelu_tanh", Activation::GELUTanh},
+          {"silu", Activation::SiLU}};
+}
+inline std::vector<std::pair<std::string, NormPlacement>> norm_placement_choices() {
+  return {{"post", NormPlacement::Post}, {"pre", NormPlacement::Pre}, {"sandwich", NormPlacement::Sandwich}};
+}
 
 // linear2(activation(linear1(x))): (..., E) -> (..., F) -> (..., E), row by row.
 // Gated: linear1 is (2F, E), rows [gate; up]: linear2(activation(gate x) * (up x)).
@@ -52,7 +65,7 @@ struct DecoderLayerWeights {
 
 struct LayerOptions {
   int heads = 1;
-  int kv_heads = 0;          // MultiHeadOptions: H_kv (0 = heads), d_h (0 = E / heads), the scores' factor
+  int kv_heads = 0;  // MultiHeadOptions: H_kv (0 = heads), d_h (0 = E / heads), the scores' factor
   int head_dim = 0;
   float score_scale = 0.0f;
   // Self-attention only (cross-attention has none): RoPE, ALiBi, the sliding window.
@@ -71,7 +84,6 @@ struct LayerOptions {
   std::vector<int> ablated_heads;
   Backend backend = Backend::Fast;
 };
-
 
 // x: (..., E) -> (..., E). Records ffn.hidden, ffn.activated (..., F) and ffn.output;
 // gated: ffn.gate, ffn.up, ffn.activated (of the gate), ffn.product (..., F) and ffn.output.

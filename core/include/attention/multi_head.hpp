@@ -29,14 +29,14 @@ namespace attention {
 // Each Parameter is packed for the fast GEMM on first use and repacked after a write.
 struct MultiHeadWeights {
   int embed_dim = 0;
-  int kdim = 0, vdim = 0;     // widths of key and value inputs; 0 = embed_dim
-  Parameter in_proj_weight;   // (3E, E): Q rows, then K rows, then V rows (when kdim = vdim = E)
-  Parameter q_proj_weight;    // (E, E)     } instead of in_proj_weight when
-  Parameter k_proj_weight;    // (E, kdim)  } kdim or vdim differ from E
-  Parameter v_proj_weight;    // (E, vdim)  }
-  Parameter in_proj_bias;     // (3E), or empty (bias=False)
-  Parameter out_proj_weight;  // (E, E)
-  Parameter out_proj_bias;    // (E), or empty (bias=False)
+  int kdim = 0, vdim = 0;           // widths of key and value inputs; 0 = embed_dim
+  Parameter in_proj_weight;         // (3E, E): Q rows, then K rows, then V rows (when kdim = vdim = E)
+  Parameter q_proj_weight;          // (E, E)     } instead of in_proj_weight when
+  Parameter k_proj_weight;          // (E, kdim)  } kdim or vdim differ from E
+  Parameter v_proj_weight;          // (E, vdim)  }
+  Parameter in_proj_bias;           // (3E), or empty (bias=False)
+  Parameter out_proj_weight;        // (E, E)
+  Parameter out_proj_bias;          // (E), or empty (bias=False)
   LayerNormWeights q_norm, k_norm;  // (d_h) RMSNorms over each head's q and k, or empty (no qkNorm)
 
   int key_dim() const { return kdim ? kdim : embed_dim; }
@@ -46,12 +46,12 @@ struct MultiHeadWeights {
 
 struct MultiHeadOptions {
   int heads = 1;
-  int kv_heads = 0;                  // H_kv, each shared by heads / kv_heads query heads; 0 = heads
-  int head_dim = 0;                  // d_h; 0 = E / heads
-  float score_scale = 0.0f;          // the scores' factor when `scale`; 0 = 1/sqrt(d_h)
-  const RopeTable* rope = nullptr;   // rotate q and k (after their norms) by position 0..S-1
-  bool alibi = false;                // add ALiBi's -slope_h |i - j| to the scaled scores
-  int window = 0;                    // block keys outside a sliding window of this size (0 = none)
+  int kv_heads = 0;                          // H_kv, each shared by heads / kv_heads query heads; 0 = heads
+  int head_dim = 0;                          // d_h; 0 = E / heads
+  float score_scale = 0.0f;                  // the scores' factor when `scale`; 0 = 1/sqrt(d_h)
+  const RopeTable* rope = nullptr;           // rotate q and k (after their norms) by position 0..S-1
+  bool alibi = false;                        // add ALiBi's -slope_h |i - j| to the scaled scores
+  int window = 0;                            // block keys outside a sliding window of this size (0 = none)
   bool scale = true;                         // divide scores by sqrt(d_k)
   bool causal = false;                       // block keys j > i
   const Tensor* key_padding_mask = nullptr;  // (B, Sk), 1 = ignore that key

@@ -111,18 +111,18 @@ struct ModelSpec {
   int type_vocab_size = 0;  // BERT's token types (segments); 0 = none
   bool embed_norm = false;  // BERT's LayerNorm on the embedding sum
   // The modern block (see the top of this file).
-  int kv_heads = 0;  // H_kv; 0 = heads (multi-head attention)
+  int kv_heads = 0;          // H_kv; 0 = heads (multi-head attention)
   int head_dim_setting = 0;  // d_h; 0 = dModel / heads
   double rope_theta = 10000.0;
   double rope_fraction = 1.0;  // share of each head's dimensions that rotate
   RopeScaling rope_scaling = RopeScaling::None;
-  double rope_factor = 1.0;  // linear and llama3
-  double rope_low_freq_factor = 1.0;  // llama3
+  double rope_factor = 1.0;            // linear and llama3
+  double rope_low_freq_factor = 1.0;   // llama3
   double rope_high_freq_factor = 4.0;  // llama3
-  int rope_original_context = 8192;  // llama3: original_max_position_embeddings
-  int window = 0;  // sliding window (0 = none)
-  int window_pattern = 0;  // > 1: every Nth layer is global, the others local
-  double rope_local_theta = 0.0;  // RoPE base of local (windowed) layers; 0 = ropeTheta
+  int rope_original_context = 8192;    // llama3: original_max_position_embeddings
+  int window = 0;                      // sliding window (0 = none)
+  int window_pattern = 0;              // > 1: every Nth layer is global, the others local
+  double rope_local_theta = 0.0;       // RoPE base of local (windowed) layers; 0 = ropeTheta
   NormType norm_type = NormType::LayerNorm;
   FfnKind ffn = FfnKind::Standard;
   bool qk_norm = false;

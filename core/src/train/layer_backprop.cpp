@@ -82,9 +82,9 @@ Floats attention_forward(const Floats& xq, const Floats* xkv, const MultiHeadWei
   const Tensor blocked = combine_masks(b, sq, sk, &call.keys->padding, masks.mask()).value();
   const Tensor alibi = call.alibi ? alibi_bias(h, sq, sk) : Tensor{};
   // The inference path's attention (attention.cpp), keeping the weights for the backward.
-  AttentionStages st = scaled_dot_product_attention(t.q, repeat_kv(t.k, h), repeat_kv(t.v, h), &blocked, s.scale,
-                                                    backend, /*keep_stages=*/false, call.alibi ? &alibi : nullptr,
-                                                    score_scale(s));
+  AttentionStages st =
+      scaled_dot_product_attention(t.q, repeat_kv(t.k, h), repeat_kv(t.v, h), &blocked, s.scale, backend,
+                                   /*keep_stages=*/false, call.alibi ? &alibi : nullptr, score_scale(s));
   t.p = std::move(st.weights.data);
   zero_heads(st.output, call.ablated_heads);  // as the inference path (multi_head.cpp)
   t.merged = from_heads(st.output.data, b, h, sq);
@@ -131,16 +131,16 @@ Floats attention_backward(const Floats& dout, MultiHeadWeights& w, const Attenti
   const Floats& kv = self ? t.xq : t.xkv;
   linear_slice_backward(t.xq, from_heads(dq.data, b, h, sq), b * sq, e, w.in_proj_weight, w.in_proj_bias, 0, qd, &dxq,
                         backend);
-  linear_slice_backward(kv, from_heads(dk.data, b, hkv, sk), b * sk, e, w.in_proj_weight, w.in_proj_bias, qd, kvd,
-                        &dkv, backend);
+  linear_slice_backward(kv, from_heads(dk.data, b, hkv, sk), b * sk, e, w.in_proj_weight, w.in_proj_bias, qd, kvd, &dkv,
+                        backend);
   // The key bias adds q . b_k to every score of a query's row alike, and softmax ignores
   // a constant per row: its gradient is exactly 0. Computed, it is rounding noise, which
   // Adam (dividing by sqrt(v) + eps) would turn into steps of up to lr; so it is 0. Not
   // so once k is rotated by position (RoPE) or normalised (qkNorm): then b_k matters.
   if (!w.in_proj_bias.empty() && !call.rope && w.k_norm.weight.empty())
     std::fill_n(grad_of(w.in_proj_bias) + qd, kvd, 0.0f);
-  linear_slice_backward(kv, from_heads(dv.data, b, hkv, sk), b * sk, e, w.in_proj_weight, w.in_proj_bias, qd + kvd,
-                        kvd, &dkv, backend);
+  linear_slice_backward(kv, from_heads(dv.data, b, hkv, sk), b * sk, e, w.in_proj_weight, w.in_proj_bias, qd + kvd, kvd,
+                        &dkv, backend);
   return dxq;
 }
 
@@ -182,7 +182,7 @@ Floats ffn_backward(const Floats& dout, int rows, FeedForwardWeights& w, const M
     for (int r = 0; r < rows; ++r) {
       const std::size_t at = static_cast<std::size_t>(r) * f, in = static_cast<std::size_t>(r) * 2 * f;
       for (int i = 0; i < f; ++i) {
-        dact[i] = dproduct[at + i] * t.pre[in + f + i];        // d act(gate) = d product * up
+        dact[i] = dproduct[at + i] * t.pre[in + f + i];       // d act(gate) = d product * up
         dpre[in + f + i] = dproduct[at + i] * t.act[at + i];  // d up = d product * act(gate)
       }
       grad::activation_backward(t.pre.data() + in, dact.data(), f, s.activation, dpre.data() + in);

@@ -50,12 +50,12 @@ void linear_slice_backward(const Floats& x, const Floats& dy, int rows, int in, 
                            int out, Floats* dx, Backend backend);
 
 struct AttentionTape {
-  Floats xq, xkv;            // inputs: queries (B*Sq, E), keys/values (B*Sk, E); xkv empty = self-attention
-  Tensor q, k, v;            // as the scores see them: q (B, H, Sq, d_h), k and v (B, H_kv, Sk, d_h)
-  NormTape q_norm, k_norm;   // qkNorm: over each head's d_h
-  Floats p;                  // (B, H, Sq, Sk)
-  Floats merged;             // (B*Sq, H d_h)
-  Floats projected;          // (B*Sq, E) out_proj's output, before attnActivation; empty without one
+  Floats xq, xkv;           // inputs: queries (B*Sq, E), keys/values (B*Sk, E); xkv empty = self-attention
+  Tensor q, k, v;           // as the scores see them: q (B, H, Sq, d_h), k and v (B, H_kv, Sk, d_h)
+  NormTape q_norm, k_norm;  // qkNorm: over each head's d_h
+  Floats p;                 // (B, H, Sq, Sk)
+  Floats merged;            // (B*Sq, H d_h)
+  Floats projected;         // (B*Sq, E) out_proj's output, before attnActivation; empty without one
 };
 
 struct AttentionCall {

@@ -181,8 +181,11 @@ const MODEL_LABELS: Record<string, { label: string; labels?: Record<string, stri
   scale: { label: 'Scale by 1/√d_k' },
   residual: { label: 'Residual connections' },
   positional: { label: 'Positional encoding' },
-  activation: { label: 'FFN activation', labels: { relu: 'ReLU', gelu: 'GELU', gelu_tanh: 'GELU (tanh)' } },
-  norm: { label: 'LayerNorm', labels: { post: 'Post-LN (the paper)', pre: 'Pre-LN' } },
+  activation: {
+    label: 'FFN activation',
+    labels: { relu: 'ReLU', gelu: 'GELU', gelu_tanh: 'GELU (tanh)', silu: 'SiLU' },
+  },
+  norm: { label: 'LayerNorm', labels: { post: 'Post-LN (the paper)', pre: 'Pre-LN', sandwich: 'Sandwich (Gemma)' } },
 };
 
 /** A page setting from one of the engine's declared settings (type, default, range, choices, help). */

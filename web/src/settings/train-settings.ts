@@ -204,9 +204,16 @@ export const TRAIN_SETTINGS: readonly TrainSetting[] = [
       start: 'learned',
       labels: { none: 'None', sinusoidal: 'Sinusoidal', learned: 'Learned' },
     },
-    norm: { label: 'LayerNorm placement', start: 'pre', labels: { post: 'Post-LN (the paper)', pre: 'Pre-LN' } },
+    norm: {
+      label: 'LayerNorm placement',
+      start: 'pre',
+      labels: { post: 'Post-LN (the paper)', pre: 'Pre-LN', sandwich: 'Sandwich (Gemma)' },
+    },
     finalNorm: { label: 'Final LayerNorm', start: true },
-    activation: { label: 'FFN activation', labels: { relu: 'ReLU', gelu: 'GELU', gelu_tanh: 'GELU (tanh)' } },
+    activation: {
+      label: 'FFN activation',
+      labels: { relu: 'ReLU', gelu: 'GELU', gelu_tanh: 'GELU (tanh)', silu: 'SiLU' },
+    },
     residual: { label: 'Residual connections' },
     scale: { label: 'Scale by 1/√d_k' },
     attnActivation: {
