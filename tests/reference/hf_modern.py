@@ -123,6 +123,9 @@ def plan(config):
     }
     if h % hkv:
         raise ConfigError("num_attention_heads must be a multiple of num_key_value_heads")
+    for key in ("attn_logit_softcapping", "final_logit_softcapping"):  # Gemma 2's; not in our spec
+        if config.get(key) is not None:
+            raise ConfigError("%s is not supported, got %r" % (key, config[key]))
     if p["rot"] <= 0 or p["rot"] % 2:
         raise ConfigError("rotary dimensions %d must be positive and even" % p["rot"])
     types = config.get("layer_types")
@@ -418,6 +421,10 @@ class SpecModel(nn.Module):
         s = self.spec
         if s["normType"] == "layernorm":
             return F.layer_norm(x, (x.shape[-1],), m.weight, m.bias, s["layerNormEps"])
+        return self._rms(m, x)
+
+    def _rms(self, m, x):
+        s = self.spec
         ms = (x * x).mean(-1, keepdim=True)
         scale = m.weight + 1.0 if s["normType"] == "rmsnorm_offset" else m.weight
         return x / torch.sqrt(ms + s["layerNormEps"]) * scale
@@ -463,8 +470,8 @@ class SpecModel(nn.Module):
         q = qkv[..., : h * d].reshape(bsz, seq, h, d)
         k = qkv[..., h * d: (h + hkv) * d].reshape(bsz, seq, hkv, d)
         v = qkv[..., (h + hkv) * d:].reshape(bsz, seq, hkv, d).permute(0, 2, 1, 3)
-        if s["qkNorm"]:
-            q, k = self._norm(m.q_norm, q), self._norm(m.k_norm, k)
+        if s["qkNorm"]:  # always an RMSNorm; (1 + w) when the model's norms are (Gemma 3's q_norm / k_norm)
+            q, k = self._rms(m.q_norm, q), self._rms(m.k_norm, k)
         q, k = q.permute(0, 2, 1, 3), k.permute(0, 2, 1, 3)
         if s["positions"] == "rope":
             q, k = self._rotate(q, layer), self._rotate(k, layer)
