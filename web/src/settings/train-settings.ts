@@ -50,6 +50,39 @@ const WIDE_HEADS_SORT: TrainState = {
 };
 const NORM_OPENS: TrainState = { ...DEEP_REVERSE, layers: 6, warmup: 0, lr: 0.01 };
 const LAYER_NORM_OPENS: TrainState = { ...DEEP_REVERSE, layers: 6 };
+// Trained on one length, held out at twice that length (evalLength): TODO measured
+const LENGTH_OPENS: TrainState = { ...SMALL_REVERSE, task: 'induction', length: 6, symbols: 12, evalLength: 12 };
+const KV_OPENS: TrainState = { ...SMALL_REVERSE, heads: 4 };
+// Associative recall: 3 pairs, the query 6 tokens after the first value; RoPE (learned positions relay poorly).
+const WINDOW_OPENS: TrainState = {
+  task: 'recall',
+  length: 3,
+  symbols: 6,
+  dModel: 64,
+  ffnDim: 128,
+  positions: 'rope',
+  layers: 2,
+  window: 4,
+  steps: 1000,
+};
+const WINDOW_DEEP_LAYERS = 3;
+const NORM_TYPE_OPENS: TrainState = { ...DEEP_REVERSE };
+const FFN_OPENS: TrainState = { ...SMALL_REVERSE, dModel: 48, ffnDim: 96 };
+
+/** The KV cache of a state's model per token (K and V of every layer: 2 · layers · kvHeads · d_h floats of 4 bytes). */
+export function kvCacheBytesPerToken(state: TrainState): number {
+  const heads = state.heads as number;
+  const kvHeads = (state.kvHeads as number) || heads; // 0: one per head
+  const headDim = (state.headDim as number) || (state.dModel as number) / heads; // 0: d_model / heads
+  return 2 * (state.layers as number) * kvHeads * headDim * 4;
+}
+
+/** One layer's feed-forward weight matrices (biases aside): d_model · width twice, three times when gated. */
+export function ffnWeights(state: TrainState): number {
+  return (state.ffn === 'gated' ? 3 : 2) * (state.dModel as number) * (state.ffnDim as number);
+}
+
+const thousands = (n: number) => n.toLocaleString('en');
 
 /** Runs that differ in one setting only, one per [value, label], in this order. */
 function values(name: string, runs: [TrainState[string], string][]): Variant[] {
@@ -135,6 +168,72 @@ const COMPARISONS: Record<string, { label: string; opens: TrainState; runs: (s: 
       ];
     },
   },
+  lengthPositions: {
+    label: 'Positions at twice the trained length: RoPE / learned / sinusoidal / ALiBi / none',
+    opens: LENGTH_OPENS,
+    runs: () =>
+      values('positions', [
+        ['rope', 'RoPE'],
+        ['learned', 'learned'],
+        ['sinusoidal', 'sinusoidal'],
+        ['alibi', 'ALiBi'],
+        ['none', 'no positions'],
+      ]),
+  },
+  kvHeads: {
+    label: 'MHA / GQA / MQA: key/value heads = heads, heads / 2, 1 (accuracy against KV cache bytes)',
+    opens: KV_OPENS,
+    runs: (s) => {
+      const heads = s.heads as number;
+      const counts = [...new Set([heads, heads % 2 === 0 ? heads / 2 : heads, 1])];
+      return counts.map((kvHeads) => {
+        const name = kvHeads === heads ? 'MHA' : kvHeads === 1 ? 'MQA' : 'GQA';
+        const bytes = kvCacheBytesPerToken({ ...s, kvHeads });
+        return {
+          label: `${name}, ${kvHeads} K/V heads: KV cache ${thousands(bytes)} bytes per token`,
+          change: { kvHeads },
+        };
+      });
+    },
+  },
+  window: {
+    label: 'Full vs sliding-window attention (recall beyond the window; more layers reach further)',
+    opens: WINDOW_OPENS,
+    runs: (s) => {
+      const window = (s.window as number) || (WINDOW_OPENS.window as number);
+      const layers = s.layers as number;
+      const deeper = Math.max(layers + 1, WINDOW_DEEP_LAYERS);
+      const windowed = (n: number) => ({
+        label: `window ${window}, ${n} layers: reach ${n * (window - 1)} tokens back`,
+        change: { window, layers: n },
+      });
+      return [{ label: `full attention, ${layers} layers`, change: { window: 0 } }, windowed(layers), windowed(deeper)];
+    },
+  },
+  normType: {
+    label: 'RMSNorm / LayerNorm',
+    opens: NORM_TYPE_OPENS,
+    runs: () =>
+      values('normType', [
+        ['rmsnorm', 'RMSNorm'],
+        ['layernorm', 'LayerNorm'],
+      ]),
+  },
+  swiglu: {
+    label: 'SwiGLU / ReLU MLP at equal parameter count',
+    opens: FFN_OPENS,
+    runs: (s) => {
+      const width = s.ffnDim as number;
+      const gated = { ffn: 'gated', activation: 'silu', ffnDim: Math.round((2 * width) / 3) };
+      const standard = { ffn: 'standard', activation: 'relu', ffnDim: width };
+      const label = (name: string, change: TrainState) =>
+        `${name}, FFN width ${change.ffnDim}: ${thousands(ffnWeights({ ...s, ...change }))} FFN weights per layer`;
+      return [
+        { label: label('SwiGLU', gated), change: gated },
+        { label: label('ReLU', standard), change: standard },
+      ];
+    },
+  },
 };
 
 /** The settings a comparison switches to when picked (its `opens`; nothing for an unknown one). */
@@ -193,6 +292,7 @@ export const TRAIN_SETTINGS: readonly TrainSetting[] = [
     modulus: { label: 'Modulus p' },
     text: { label: 'Text to learn', start: SAMPLE_TEXT },
     words: { label: 'Words as tokens' },
+    evalLength: { label: 'Held-out length (0 = Length)' },
   }),
   ...fromSchema(MODEL_SPEC_SCHEMA, 'spec', 'model', {
     dModel: { label: 'd_model', start: 48 },
@@ -202,7 +302,13 @@ export const TRAIN_SETTINGS: readonly TrainSetting[] = [
     positions: {
       label: 'Positions',
       start: 'learned',
-      labels: { none: 'None', sinusoidal: 'Sinusoidal', learned: 'Learned' },
+      labels: {
+        none: 'None',
+        sinusoidal: 'Sinusoidal',
+        learned: 'Learned',
+        rope: 'RoPE (rotate q and k)',
+        alibi: 'ALiBi (a bias on the scores)',
+      },
     },
     norm: {
       label: 'LayerNorm placement',
@@ -221,6 +327,24 @@ export const TRAIN_SETTINGS: readonly TrainSetting[] = [
       labels: { none: 'None (the paper)', relu: 'ReLU', gelu: 'GELU', gelu_tanh: 'GELU (tanh)' },
     },
     layerNorm: { label: 'LayerNorm' },
+  }),
+  // The modern block's settings a learner switches on and off (Llama, Qwen, Gemma); the rest keep the engine's defaults.
+  ...fromSchema(MODEL_SPEC_SCHEMA, 'spec', 'modern', {
+    kvHeads: { label: 'Key/value heads (GQA; 0 = Heads)' },
+    headDim: { label: 'Head dimension d_h (0 = d_model / heads)' },
+    ropeTheta: { label: 'RoPE base θ' },
+    ropeFraction: { label: 'Rotary share of d_h' },
+    window: { label: 'Sliding window (0 = none)' },
+    windowPattern: { label: 'Every Nth layer global (0 = none)' },
+    normType: {
+      label: 'Norm',
+      labels: { layernorm: 'LayerNorm', rmsnorm: 'RMSNorm', rmsnorm_offset: 'RMSNorm × (1 + w) (Gemma)' },
+    },
+    ffn: {
+      label: 'FFN kind',
+      labels: { standard: 'Standard: act(W₁x)', gated: 'Gated: act(gate·x) × up·x (SwiGLU with SiLU)' },
+    },
+    qkNorm: { label: 'QK-norm (RMSNorm on q and k)' },
   }),
   ...fromSchema(OPTIMIZER_SCHEMA, 'optimizer', 'optimizer', {
     lr: { label: 'Learning rate', start: 3e-3 },
@@ -290,16 +414,23 @@ export const TRAIN_SETTINGS: readonly TrainSetting[] = [
   },
 ];
 
-/** Which task settings each task reads (the others are hidden). */
+/** Which task settings each task reads (the others are hidden; modadd and text have no evalLength: the engine says why). */
 const TASK_FIELDS: Record<TaskOptions['name'], string[]> = {
-  copy: ['length', 'symbols'],
-  reverse: ['length', 'symbols'],
-  sort: ['length', 'symbols'],
-  recall: ['length', 'symbols'],
-  induction: ['length', 'symbols'],
+  copy: ['length', 'symbols', 'evalLength'],
+  reverse: ['length', 'symbols', 'evalLength'],
+  sort: ['length', 'symbols', 'evalLength'],
+  recall: ['length', 'symbols', 'evalLength'],
+  induction: ['length', 'symbols', 'evalLength'],
   modadd: ['modulus'],
-  parens: ['length'],
+  parens: ['length', 'evalLength'],
   text: ['length', 'text', 'words'],
+};
+
+/** Model settings that only mean something with another one (hidden otherwise, and left at the engine's default). */
+const SPEC_NEEDS: Record<string, (state: TrainState) => boolean> = {
+  ropeTheta: (s) => s.positions === 'rope',
+  ropeFraction: (s) => s.positions === 'rope',
+  windowPattern: (s) => (s.window as number) > 0,
 };
 
 export type TrainState = Record<string, number | boolean | string>;
@@ -313,7 +444,9 @@ export function trainSettingByName(name: string): TrainSetting | undefined {
 /** The settings shown for a state: a task's own, the model's, the optimizer's, the run's. */
 export function shownTrainSettings(state: TrainState): TrainSetting[] {
   const fields = TASK_FIELDS[state.task as TaskOptions['name']] ?? [];
-  return TRAIN_SETTINGS.filter((s) => s.target !== 'task' || s.field === 'name' || fields.includes(s.field));
+  return TRAIN_SETTINGS.filter((s) =>
+    s.target === 'task' ? s.field === 'name' || fields.includes(s.field) : (SPEC_NEEDS[s.name]?.(state) ?? true),
+  );
 }
 
 /** State -> URL hash: '#train' and the settings that differ from where the view starts. */
