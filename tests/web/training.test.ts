@@ -111,7 +111,9 @@ describe('the Train view settings', () => {
     expect(names(state)).toEqual(expect.arrayContaining(['ropeTheta', 'ropeFraction', 'windowPattern']));
     expect(names({ ...state, task: 'modadd' })).not.toContain('evalLength');
     expect(trainerOptions({ ...DEFAULT_TRAIN_STATE, ropeTheta: 500 }).spec).not.toHaveProperty('ropeTheta');
-    expect(trainCrossCheck({ ...state, kvHeads: 3 }).kvHeads).toMatch(/^Key\/value heads \(3\) must divide heads \(4\)/);
+    expect(trainCrossCheck({ ...state, kvHeads: 3 }).kvHeads).toMatch(
+      /^Key\/value heads \(3\) must divide heads \(4\)/,
+    );
   });
 
   it('show only the task settings the task reads, and check the model rules', () => {
@@ -121,7 +123,7 @@ describe('the Train view settings', () => {
     expect(names({ ...DEFAULT_TRAIN_STATE, task: 'text' })).toContain('text');
     // d_model 48; the message in the page's words (the label d_model, not the API's dModel).
     expect(trainCrossCheck({ ...DEFAULT_TRAIN_STATE, heads: 5 }).heads).toBe(
-      'heads (5) must divide d_model (48): d_k = d_model / heads must be a whole number',
+      'heads (5) must divide d_model (48): d_k = d_model / heads must be a whole number (or set Head dimension d_h)',
     );
     const options = trainerOptions({ ...DEFAULT_TRAIN_STATE, task: 'modadd' });
     expect(options.task).toEqual({ name: 'modadd', modulus: 13 });
@@ -211,7 +213,7 @@ describe('comparisons', () => {
   });
 
   it('compare positions at twice the trained length: five runs, RoPE first', () => {
-    const state = comparing('lengthPositions', comparisonOpening('lengthPositions'));
+    const state: TrainState = comparing('lengthPositions', comparisonOpening('lengthPositions'));
     expect(state.evalLength).toBe(2 * (state.length as number));
     expect(runStates(state).map((s) => s.positions)).toEqual(['rope', 'learned', 'sinusoidal', 'alibi', 'none']);
     expect(labels(state)).toEqual(['RoPE', 'learned', 'sinusoidal', 'ALiBi', 'no positions']);
@@ -232,7 +234,7 @@ describe('comparisons', () => {
   });
 
   it('compare full attention with a window at the same depth and at more layers, saying the reach', () => {
-    const state = comparing('window', comparisonOpening('window'));
+    const state: TrainState = comparing('window', comparisonOpening('window'));
     const [full, shallow, deep] = runStates(state);
     expect(full.window).toBe(0);
     expect(shallow.window).toBeGreaterThan(0);
