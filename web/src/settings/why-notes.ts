@@ -56,6 +56,10 @@ export const WHY_NOTES = {
   split:
     'Heads are not separate layers: one Q is cut into blocks of columns, one block per head, and the heads’ results ' +
     'are laid side by side again afterwards.',
+  positions:
+    'How a word’s place reaches attention: RoPE turns q and k by position, so a score depends only on how far ' +
+    'apart two words are; ALiBi subtracts a penalty growing with that distance; older models add a position vector ' +
+    'to each word.',
   steps:
     'One head’s arithmetic, one step at a time, with one word’s numbers recomputed in this page: Q·Kᵀ, ÷ √d_k, mask, ' +
     'softmax, · V. Every number of attention comes out of these five steps.',

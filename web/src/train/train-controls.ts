@@ -14,6 +14,7 @@ import { renderControl } from '../ui/controls.js';
 const GROUPS: [TrainSetting['group'], string][] = [
   ['task', 'Task'],
   ['model', 'Model'],
+  ['modern', 'Modern block (Llama, Qwen, Gemma)'],
   ['optimizer', 'Optimizer'],
   ['run', 'Run'],
 ];
