@@ -38,6 +38,8 @@ const claim = async (name) => (await page.locator(`[data-claim="${name}"]`).text
 
 /** Scrolls to a training element, presses Start and waits until every run is done. */
 async function runTraining(section, n = 0) {
+  // An element starts once scrolled into view: before that it has no Train view inside.
+  await page.locator(`#${section} attention-playground[train]`).nth(n).scrollIntoViewIfNeeded();
   const element = train(section, n);
   await element.scrollIntoViewIfNeeded();
   const button = element.locator('button[data-action="start"]:not([disabled])');
@@ -111,9 +113,13 @@ describe('the tutorial\u2019s modern-block sections', () => {
     assert.notEqual(moved.score, first.score);
   });
 
-  test('positions at twice the trained length: ALiBi 97.7%, RoPE 90.6%, none 78.9%, learned and sinusoidal below 62%', async () => {
+  test('positions at twice the trained length: ALiBi about 97%, RoPE 91%, none 79%, learned and sinusoidal below 62%', async () => {
     const text = await claim('length');
-    assert.match(text, /ALiBi gets 97\.7%.*RoPE 90\.6%.*no positions at all, 78\.9%.*below 62% \(45\.7% and 61\.3%\)/);
+    const stated = text.match(
+      /ALiBi gets about (\d+)%.*RoPE about (\d+)%.*no positions at all, about (\d+)%.*below (\d+)% \(about (\d+)% and (\d+)%\)/,
+    );
+    assert.ok(stated, text);
+    const [alibi, rope, none, below, learned, sinusoidal] = stated.slice(1).map(Number);
     const summary = await runTraining('positions');
     const lines = await runLines('positions');
     assert.deepEqual(
@@ -128,20 +134,26 @@ describe('the tutorial\u2019s modern-block sections', () => {
     const runs = await heldOut('positions');
     const last = (run) => runs[run].at(-1);
     for (const run of 'ABCDE') assert.equal(last(run).step, 600, `${run} trains all 600 steps: none reaches 99%`);
-    const percent = (run) => (100 * last(run).sequenceAccuracy).toFixed(1);
     // The numbers the reader sees: each run's progress line ends with its last held-out accuracy.
+    const shown = lines.map((l) => Number(l.match(/sequences right ([\d.]+)%$/)[1]));
     for (const [i, run] of [...'ABCDE'].entries())
-      assert.match(lines[i], new RegExp(`sequences right ${percent(run).replace('.', '\\.')}%$`));
+      assert.equal(shown[i], Number((100 * last(run).sequenceAccuracy).toFixed(1)));
     const said = `${lines.join('\n')}\n${summary}`;
-    assert.equal(percent('D'), '97.7', said);
-    assert.equal(percent('A'), '90.6', said);
-    assert.equal(percent('E'), '78.9', said);
-    assert.equal(percent('B'), '45.7', said);
-    assert.equal(percent('C'), '61.3', said);
+    // "About": within a point of the stated number (the last digit moves between engines: 97.7% in Node, 97.3% here).
+    for (const [i, want] of [
+      [3, alibi],
+      [0, rope],
+      [4, none],
+      [1, learned],
+      [2, sinusoidal],
+    ])
+      assert.ok(Math.abs(shown[i] - want) <= 1, `${'ABCDE'[i]}: ${shown[i]}% vs about ${want}%\n${said}`);
     for (const run of 'BC') {
       const best = Math.max(...runs[run].map((p) => p.sequenceAccuracy));
-      assert.ok(best < 0.62, `${run}: best ${best}`);
+      assert.ok(100 * best < below, `${run}: best ${best}`);
     }
+    // Relative positions carry over, added ones do not: ALiBi and RoPE above no positions, which is above both.
+    assert.ok(Math.min(shown[0], shown[3]) > shown[4] && shown[4] > Math.max(shown[1], shown[2]), said);
   });
 
   test('GQA: the Head split view draws 4 query heads in 2 groups and the KV cache as MHA, GQA, MQA', async () => {
