@@ -82,9 +82,11 @@ Floats attention_forward(const Floats& xq, const Floats* xkv, const MultiHeadWei
   const Tensor blocked = combine_masks(b, sq, sk, &call.keys->padding, masks.mask()).value();
   const Tensor alibi = call.alibi ? alibi_bias(h, sq, sk) : Tensor{};
   // The inference path's attention (attention.cpp), keeping the weights for the backward.
+  const bool grouped = hkv != h;  // K/V repeated to the query heads (no copy without groups)
+  const Tensor k_repeated = grouped ? repeat_kv(t.k, h) : Tensor{}, v_repeated = grouped ? repeat_kv(t.v, h) : Tensor{};
   AttentionStages st =
-      scaled_dot_product_attention(t.q, repeat_kv(t.k, h), repeat_kv(t.v, h), &blocked, s.scale, backend,
-                                   /*keep_stages=*/false, call.alibi ? &alibi : nullptr, score_scale(s));
+      scaled_dot_product_attention(t.q, grouped ? k_repeated : t.k, grouped ? v_repeated : t.v, &blocked, s.scale,
+                                   backend, /*keep_stages=*/false, call.alibi ? &alibi : nullptr, score_scale(s));
   t.p = std::move(st.weights.data);
   zero_heads(st.output, call.ablated_heads);  // as the inference path (multi_head.cpp)
   t.merged = from_heads(st.output.data, b, h, sq);
@@ -110,13 +112,17 @@ Floats attention_backward(const Floats& dout, MultiHeadWeights& w, const Attenti
   const Tensor dctx = as_heads(std::move(dmerged), b, sq, h);
   // Through the grouped K and V: each query head read its group's K/V head, so the
   // gradients of the H copies add up in it.
-  const Tensor k_full = repeat_kv(t.k, h), v_full = repeat_kv(t.v, h);
+  const bool grouped = hkv != h;
+  const Tensor k_repeated = grouped ? repeat_kv(t.k, h) : Tensor{}, v_repeated = grouped ? repeat_kv(t.v, h) : Tensor{};
+  const Tensor& k_full = grouped ? k_repeated : t.k;
+  const Tensor& v_full = grouped ? v_repeated : t.v;
   Tensor dq(t.q.axes, t.q.shape), dk_full(k_full.axes, k_full.shape), dv_full(v_full.axes, v_full.shape);
   const float factor = score_scale(s);
   const float scale = !s.scale ? 1.0f : factor > 0.0f ? factor : 1.0f / std::sqrt(static_cast<float>(dh));
   grad::attention_backward(t.q.ptr(), k_full.ptr(), v_full.ptr(), t.p.data(), dctx.ptr(), b, h, sq, sk, dh, scale,
                            dq.ptr(), dk_full.ptr(), dv_full.ptr(), backend);
-  Tensor dk = sum_groups(dk_full, hkv), dv = sum_groups(dv_full, hkv);
+  Tensor dk = grouped ? sum_groups(dk_full, hkv) : std::move(dk_full);
+  Tensor dv = grouped ? sum_groups(dv_full, hkv) : std::move(dv_full);
   if (call.rope) {  // a rotation's backward turns back
     apply_rope(dq, *call.rope, /*inverse=*/true);
     apply_rope(dk, *call.rope, /*inverse=*/true);
