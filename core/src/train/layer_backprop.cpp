@@ -1,5 +1,6 @@
 #include "src/train/layer_backprop.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "attention/attention.hpp"
@@ -159,9 +160,12 @@ Floats ffn_forward(const Floats& x, int rows, const FeedForwardWeights& w, const
     t.act.resize(static_cast<std::size_t>(rows) * f);
     t.product.resize(t.act.size());
     for (int r = 0; r < rows; ++r)
+      std::copy_n(t.pre.data() + static_cast<std::size_t>(r) * 2 * f, f,
+                  t.act.data() + static_cast<std::size_t>(r) * f);
+    activate_all(t.act, s.activation, backend);  // as the inference path (layers.cpp)
+    for (int r = 0; r < rows; ++r)
       for (int i = 0; i < f; ++i) {
         const std::size_t at = static_cast<std::size_t>(r) * f + i, in = static_cast<std::size_t>(r) * 2 * f + i;
-        t.act[at] = activate(t.pre[in], s.activation);
         t.product[at] = t.act[at] * t.pre[in + f];
       }
     return linear_slice(t.product, rows, f, w.linear2.weight, w.linear2.bias, 0, e, backend);
@@ -170,10 +174,12 @@ Floats ffn_forward(const Floats& x, int rows, const FeedForwardWeights& w, const
   t.act.resize(t.pre.size());
   // ReLU inline (a call per element to activate() cost more than the max itself); the
   // same values as activate(), which the other activations call.
-  if (s.activation == Activation::ReLU)
+  if (s.activation == Activation::ReLU) {
     for (std::size_t i = 0; i < t.pre.size(); ++i) t.act[i] = t.pre[i] > 0.0f ? t.pre[i] : 0.0f;
-  else
-    for (std::size_t i = 0; i < t.pre.size(); ++i) t.act[i] = activate(t.pre[i], s.activation);
+  } else {
+    t.act = t.pre;
+    activate_all(t.act, s.activation, backend);  // as the inference path (layers.cpp)
+  }
   return linear_slice(t.act, rows, f, w.linear2.weight, w.linear2.bias, 0, e, backend);
 }
 
