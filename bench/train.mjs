@@ -22,7 +22,7 @@ const key = ({ e, layers, h, f, s, b, v }) => `${e},${layers},${h},${f},${s},${b
 export const stepFlops = ({ e, layers, f, s, b, v }) =>
   3 * 2 * b * s * (layers * (4 * e * e + 2 * e * f + 2 * s * e) + e * v);
 
-function randomBatch({ s, b, v }) {
+export function randomBatch({ s, b, v }) {
   let x = 7;
   const next = () => (x = (x * 1103515245 + 12345) >>> 0) % v;
   return {
@@ -33,7 +33,7 @@ function randomBatch({ s, b, v }) {
   };
 }
 
-async function timeMs(step, seconds = 3) {
+export async function timeMs(step, seconds = 3) {
   const warm = performance.now();
   for (let i = 0; i < 3 || performance.now() - warm < 500; i++) await step();
   const times = [];

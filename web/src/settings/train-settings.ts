@@ -5,6 +5,7 @@
 // sequence accuracy). It adds its own run settings: how many steps, when to stop, how
 // often to evaluate. The table drives the controls, validation and the URL hash.
 import {
+  DEFAULT_SPEC,
   MODEL_SPEC_SCHEMA,
   OPTIMIZER_SCHEMA,
   TASK_SCHEMA,
@@ -498,7 +499,8 @@ export function trainStateFromHash(hash: string): { state: TrainState; problems:
 export function trainCrossCheck(state: TrainState): Record<string, string> {
   const spec = trainerOptions(state).spec as Record<string, unknown>;
   const problems: Record<string, string> = {};
-  for (const p of ruleProblems(MODEL_SPEC_SCHEMA.rules, { ...spec }))
+  // Rules may read settings the view does not show now (hidden, or without a control): those keep the engine's defaults.
+  for (const p of ruleProblems(MODEL_SPEC_SCHEMA.rules, { ...DEFAULT_SPEC, ...spec }))
     problems[p.field] ??= inPageWords(p.message, trainSettingByName);
   return problems;
 }
