@@ -37,9 +37,9 @@ describe('the modern block in the Train view', () => {
     await page.waitForFunction(() => location.hash.includes('positions=alibi'));
     assert.equal(await page.locator('ap-train #setting-ropeTheta').count(), 0);
     assert.match(page.url(), /kvHeads=2.*window=3.*normType=rmsnorm.*ffn=gated/);
-    const overflow = await page
-      .locator('ap-train')
-      .evaluate((el) => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    const overflow = await page.evaluate(
+      () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    );
     assert.ok(overflow <= 0, `the page scrolls sideways by ${overflow} px`);
     assert.deepEqual(errors, []);
     await page.close();
