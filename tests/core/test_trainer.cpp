@@ -261,6 +261,8 @@ TEST(Tasks, EvalLengthMakesTheHeldOutExamplesThatLong) {
     bad.name = name;
     bad.text = "the cat sat on the mat and the dog sat on the log; the end.";
     EXPECT_EQ(make_task(bad).error_value().field, "evalLength") << name;
+    bad.length = bad.eval_length;  // even at the training length: it would mean nothing
+    EXPECT_EQ(make_task(bad).error_value().field, "evalLength") << name;
   }
   TaskOptions recall = o;
   recall.name = "recall";  // 8 pairs need 8 distinct keys

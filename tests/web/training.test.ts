@@ -307,6 +307,23 @@ describe('a training run', () => {
     session.dispose();
   });
 
+  it('holds out longer sequences than it trains on with evalLength: maxSeq covers them, the probe is one', async () => {
+    const engine = await loadAttention();
+    expect(engine.describeTask({ name: 'sort', length: 4, evalLength: 8 }).seqLen).toBe(17);
+    const session = new TrainingSession(engine);
+    const created = session.create(trainerOptions({ ...QUICK, evalLength: 8 }), runLimits(QUICK));
+    if (!created.ok) throw new Error(created.error.message);
+    expect(created.info.seqLen).toBe(17); // maxSeq: the held-out sorts of 8 items
+    expect(created.progress.probe.tokens).toHaveLength(17);
+    expect(created.progress.probe.expected.filter((e) => e !== null)).toHaveLength(8);
+    const last = session.advance(20);
+    expect(last.train.every((p) => Number.isFinite(p.loss))).toBe(true);
+    session.dispose();
+    expect(() => engine.describeTask({ name: 'modadd', evalLength: 8 })).toThrow(
+      expect.objectContaining({ field: 'evalLength' }),
+    );
+  });
+
   it('pauses between slices, steps one at a time, and resumes where it was', async () => {
     // Slices of ~1 ms (a step or two): with the page's 150 ms a fast machine could reach the
     // task's target inside the first slice, and the run would end 'done' before any pause.

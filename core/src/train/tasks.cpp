@@ -480,11 +480,11 @@ Result<std::unique_ptr<Task>> make_task(const TaskOptions& o) {
   if (Status s = check(task_schema(), o); !s) return s.error_value();
   for (const TaskEntry& e : task_entries()) {
     if (o.name != e.info.name) continue;
-    Made training = e.make(o);
-    if (!training || o.eval_length == 0 || o.eval_length == o.length) return training;
-    if (!e.other_lengths)
+    if (o.eval_length != 0 && !e.other_lengths)
       return Error{o.name + " has no evalLength (its held-out examples have the training length): use 0",
                    error_code::kInvalidArgument, "evalLength"};
+    Made training = e.make(o);
+    if (!training || o.eval_length == 0 || o.eval_length == o.length) return training;
     TaskOptions longer = o;
     longer.length = o.eval_length;
     Made held_out = e.make(longer);

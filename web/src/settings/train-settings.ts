@@ -111,7 +111,8 @@ function values(name: string, runs: [TrainState[string], string][]): Variant[] {
  * `opens`: the settings a comparison switches to when it is picked, where its effect shows
  * (on the view's default two-layer sort, residual connections make no visible difference;
  * at four layers reversing they decide whether the model learns at all). Measured, and
- * checked by tests/web/comparison-defaults.test.ts.
+ * checked by tests/web/comparison-defaults.test.ts (the modern block's five, whose lessons are not all "A learns
+ * first": tests/web/comparison-modern.test.ts; docs/training.md quotes their numbers).
  */
 const COMPARISONS: Record<string, { label: string; opens: TrainState; runs: (s: TrainState) => Variant[] }> = {
   none: { label: 'Nothing: one run', opens: {}, runs: () => [{ label: '', change: {} }] },
@@ -499,7 +500,7 @@ export function trainStateFromHash(hash: string): { state: TrainState; problems:
 export function trainCrossCheck(state: TrainState): Record<string, string> {
   const spec = trainerOptions(state).spec as Record<string, unknown>;
   const problems: Record<string, string> = {};
-  // Rules may read settings the view does not show (kvHeads, headDim): those keep the engine's defaults.
+  // Rules may read settings the view does not show now (hidden, or without a control): those keep the engine's defaults.
   for (const p of ruleProblems(MODEL_SPEC_SCHEMA.rules, { ...DEFAULT_SPEC, ...spec }))
     problems[p.field] ??= inPageWords(p.message, trainSettingByName);
   return problems;
