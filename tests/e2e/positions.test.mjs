@@ -177,4 +177,21 @@ describe('the sliding window and grouped K/V heads', () => {
     await page.locator('text=must divide heads').first().waitFor();
     assert.deepEqual(errors, []);
   });
+
+  test('Values: after an RMSNorm the view says the mean stays, and the means are not 0', async () => {
+    const { page, errors } = await open(
+      hashOf({ view: 'values', tensor: 'norm1', normType: 'rmsnorm', preset: 'random' }),
+      '[data-testid="rmsnorm-note"]',
+    );
+    const means = await page
+      .locator('table[data-stats] tbody tr td:first-of-type')
+      .evaluateAll((tds) => tds.map((td) => Number(td.textContent)));
+    assert.equal(means.length, 10);
+    assert.ok(Math.max(...means.map(Math.abs)) > 0.01, means.join(', '));
+    // LayerNorm: no such note, and every mean is 0.
+    await page.goto(site.url + hashOf({ view: 'values', tensor: 'norm1', preset: 'random' }));
+    await page.locator('table[data-stats]').waitFor();
+    assert.equal(await page.locator('[data-testid="rmsnorm-note"]').count(), 0);
+    assert.deepEqual(errors, []);
+  });
 });
