@@ -174,6 +174,27 @@ describe('the playground’s modern settings', () => {
     expect(() => engine.run({ texts, mode: 'encoder', config: { heads: 4, kvHeads: 3 } })).toThrow(/kvHeads/);
   });
 
+  it('refuses RoPE, ALiBi and a window in the cross mode, naming the setting in the playground’s words', () => {
+    for (const [config, field] of [
+      [{ positions: 'rope' }, 'positions'],
+      [{ positions: 'alibi' }, 'positions'],
+      [{ window: 2 }, 'window'],
+    ] as const) {
+      let error: { field?: string; message: string } | null = null;
+      try {
+        engine.run({ texts, source: texts, mode: 'cross', config });
+      } catch (e) {
+        error = e as { field?: string; message: string };
+      }
+      expect(error?.field).toBe(field);
+      expect(error?.message).toMatch(/pick the encoder or decoder mode/);
+    }
+    // Positions switched off: the kind does not matter, and it runs.
+    expect(() =>
+      engine.run({ texts, source: texts, mode: 'cross', config: { positional: false, positions: 'rope' } }),
+    ).not.toThrow();
+  });
+
   it('builds the positional heads from RoPE alone: previous, next, self, first', () => {
     for (const kvHeads of [0, 2, 1]) {
       const trace = engine.run({

@@ -55,12 +55,14 @@ export class HeadSplitView extends LessonView {
   /** One side: the full matrix with head bands, each head's own tensor, and one token's numbers from both. */
   #side(side: SplitSide, split: HeadSplit, labels: string[], names: { full: string; perHead: string }, testid: string) {
     // One cell width and one colour scale for the whole matrix and its heads' blocks: the same numbers, the same picture.
-    const cell = cellFor(split.e);
+    // The side's own width: under grouped-query attention K and V are narrower (H_kv · d_k) than the merge (E).
+    const width = side.full.cols;
+    const cell = cellFor(width);
     const scale = scoreScale(side.full.values);
     const row = Math.min(this.row, side.full.rows - 1);
-    const fullRow = side.full.values.subarray(row * split.e, (row + 1) * split.e);
+    const fullRow = side.full.values.subarray(row * width, (row + 1) * width);
     return html`<div data-testid=${testid}>
-      <figure><figcaption>${names.full} (S, E) = (${side.full.rows}, ${split.e}): one matrix, H = ${split.heads} blocks of d_k = ${split.dK} columns</figcaption>
+      <figure><figcaption>${names.full} (S, ${width === split.merge.full.cols ? 'E' : 'H_kv · d_k'}) = (${side.full.rows}, ${width}): one matrix, ${width === split.merge.full.cols ? 'H' : 'H_kv'} = ${side.blocks.length} blocks of d_k = ${split.dK} columns</figcaption>
         ${this.#matrix(side.full, labels, `${names.full}, columns banded by head`, side.blocks, cell, scale)}</figure>
       <div class="side">${side.blocks.map(
         (b) => html`<figure data-head=${b.head} style=${`border-top: 4px solid ${headColor(b.head)}`}>
@@ -131,12 +133,14 @@ export class HeadSplitView extends LessonView {
     const { e, heads, dK, batch } = split;
     const S = split.split.full.rows;
     const dModel = split.merge.full.cols;
+    // Grouped-query attention: K and V have H_kv heads, H_kv · d_k columns.
+    const [E, H] = e === dModel ? ['E', 'H'] : ['H_kv · d_k', 'H_kv'];
     return html`
       ${this.#groups()}
       <p class="formula" data-testid="split-shapes">One linear layer makes ${P} for all heads: <code>W_${this.projection}</code> is
         ${e === dModel ? `E × E = ${e} × ${e}` : `(H_kv · d_k) × E = ${e} × ${dModel}`}, and its ${e} output rows (so ${P}’s ${e} columns) come in ${e === dModel ? 'H' : 'H_kv'} = ${heads} blocks of d_k = ${e} / ${heads} = ${dK}.
-        The split is a reshape: <code>(B, S, E) = (${batch}, ${S}, ${e}) → (B, S, H, d_k) = (${batch}, ${S}, ${heads}, ${dK}) →
-        (B, H, S, d_k) = (${batch}, ${heads}, ${S}, ${dK})</code>.</p>
+        The split is a reshape: <code>(B, S, ${E}) = (${batch}, ${S}, ${e}) → (B, S, ${H}, d_k) = (${batch}, ${S}, ${heads}, ${dK}) →
+        (B, ${H}, S, d_k) = (${batch}, ${heads}, ${S}, ${dK})</code>.</p>
       <div class="picker" role="group" aria-label="Projection">${PROJECTIONS.map(
         (p) => html`<button type="button" data-projection=${p}
         aria-pressed=${p === this.projection ? 'true' : 'false'} @click=${() => {

@@ -398,7 +398,7 @@ export function reachPanel(ctx: ViewContext): { panel: MaskPanel; note: unknown 
       values: new Float32Array(reach.length * n),
       rows: reach.length,
       cols: n,
-      rowLabels: reach.map((r) => ({ label: `after layer ${r.layer}${r.windowed ? '' : ' (global)'}`, pad: false })),
+      rowLabels: reach.map((r) => ({ label: `layer ${r.layer}${r.windowed ? '' : ' (global)'}`, pad: false })),
       colLabels: paddedLabels(tokens, n),
       blocked,
       scale: ALLOWED,
