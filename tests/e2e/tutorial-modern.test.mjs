@@ -249,6 +249,47 @@ describe('the tutorial\u2019s modern-block sections', () => {
     );
   });
 
+  test('RMSNorm in the Values view: length 8 = \u221a64 with the mean kept; LayerNorm: mean 0, std 1, length 8', async () => {
+    assert.match(
+      await claim('rmsnorm'),
+      /length ‖x‖ = 8\.000 = √64.*between 0\.2 and 0\.5.*std\s+is below 1.*mean becomes 0 \(below 0\.001\), every std 1\.000.*still 8\.000/,
+    );
+    const view = explore('modern-block', 'values');
+    await view.scrollIntoViewIfNeeded();
+    await view.locator('[data-testid="rmsnorm-note"]').waitFor();
+    /** The statistics table as the reader sees it: { token, mean, std, length } per word. */
+    const stats = () =>
+      view.locator('table:has(th:text-is("mean")) tbody tr').evaluateAll((rows) =>
+        rows.map((r) => {
+          const [mean, std, length] = [...r.querySelectorAll('td')].map((td) => Number(td.textContent));
+          return { token: r.querySelector('th').textContent.trim(), mean, std, length };
+        }),
+      );
+    const rms = await stats();
+    assert.deepEqual(
+      rms.map((r) => r.token),
+      ['the', 'cat', 'sat', 'on', 'the', 'mat'],
+    );
+    for (const r of rms) {
+      assert.equal(r.length, 8, JSON.stringify(r));
+      assert.ok(r.mean > 0.2 && r.mean < 0.5, JSON.stringify(r));
+      assert.ok(r.std < 1, JSON.stringify(r));
+    }
+    await view.locator('select[name="normType"]').selectOption('layernorm');
+    await view.locator('[data-testid="rmsnorm-note"]').waitFor({ state: 'detached' });
+    await page.waitForFunction(
+      (el) => !el.shadowRoot?.querySelector('ap-playground')?.shadowRoot?.querySelector('.view.stale'),
+      await view.elementHandle(),
+    );
+    const layer = await stats();
+    assert.equal(layer.length, 6);
+    for (const r of layer) {
+      assert.ok(Math.abs(r.mean) < 0.001, JSON.stringify(r));
+      assert.equal(r.std, 1, JSON.stringify(r));
+      assert.equal(r.length, 8, JSON.stringify(r));
+    }
+  });
+
   test('RMSNorm / LayerNorm: both 100% by step 100, barely differ', async () => {
     assert.match(await claim('norm'), /every held-out sequence right by step 100.*barely differ/);
     const summary = await runTraining('modern-block', 0);
