@@ -75,6 +75,10 @@ describe('the modern block in the Train view', () => {
     const summary = await page.locator('ap-train [data-testid="summary"]').textContent();
     for (const name of ['A (RoPE)', 'B (learned)', 'C (sinusoidal)', 'D (ALiBi)', 'E (no positions)'])
       assert.ok(summary.includes(name), summary);
+    assert.match(
+      (await page.locator('ap-train p.task', { hasText: 'parameters ·' }).textContent()).replace(/\s+/g, ' '),
+      /sequences of 14 tokens · vocabulary 17 · trained at length 3, held out at 6/,
+    );
     // The probe is a held-out example: 6 pairs, 14 tokens, where the training saw 3.
     assert.equal(await page.locator('ap-train section[data-run="A"] [data-testid="probe"] .tok').count(), 14);
     await page.screenshot({ path: `${SHOTS}/train-compare-positions-length.png`, fullPage: true });
