@@ -48,8 +48,18 @@ describe('RoPE in the Positions view', () => {
         }
   });
 
-  it('fails the check with another base (the check can fail)', () => {
-    expect(ropeView(trace, 'decoder.self_attn', 0, 0, 1, 5, 500)!.maxDifference).toBeGreaterThan(1e-2);
+  it('fails the check when the recorded q_rotated is not the rotation (the check can fail)', () => {
+    const tampered: Trace = {
+      ...trace,
+      stages: trace.stages.map((s) =>
+        s.name === 'decoder.self_attn.q_rotated' && s.layer === 0 ? { ...s, data: s.data.map((x) => x * 1.1) } : s,
+      ),
+    };
+    expect(ropeView(tampered, 'decoder.self_attn', 0, 0, 1, 5, theta)!.maxDifference).toBeGreaterThan(1e-2);
+    // A wrong base is not taken on trust: the rule does not fit, so the frequencies are measured (and agree).
+    const guess = ropeView(trace, 'decoder.self_attn', 0, 0, 1, 5, 500)!;
+    expect(guess.fromRule).toBe(false);
+    expect(guess.maxDifference).toBeLessThan(1e-4);
   });
 
   it('draws each pair as a vector of constant length turning by position × its frequency', () => {
@@ -93,6 +103,33 @@ describe('RoPE in the Positions view', () => {
     expect(r.kvHead).toBe(1);
     expect(r.score).toBeCloseTo(r.engine, 4);
     expect(r.shifted).toBeCloseTo(r.score, 4);
+  });
+
+  it('reads another base and partial rotary off the trace, and still agrees with the engine', () => {
+    const spec = {
+      vocabSize: 12,
+      dModel: 32,
+      heads: 2,
+      layers: 1,
+      ffnDim: 32,
+      causal: true,
+      positions: 'rope',
+      ropeTheta: 500000,
+      ropeFraction: 0.5,
+    } as const;
+    const model = engine.createModel(spec, { seed: 3 });
+    const out = model.forward({ ids: Int32Array.from([1, 2, 3, 4, 5, 6, 7, 8]), batch: 1, seq: 8, record: true });
+    model.dispose();
+    const other: Trace = { ...trace, stages: out.trace!.stages, tokens: [['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']] };
+    const view = ropeView(other, 'decoder.self_attn', 0, 0, 1, 6, theta)!;
+    expect([view.headDim, view.rotaryDim, view.fromRule]).toEqual([16, 8, false]);
+    view.pairs.forEach((p, i) => expect(p.invFreq).toBeCloseTo(Math.pow(500000, -i / 4), 5));
+    expect(view.maxDifference).toBeLessThan(1e-4);
+    const r = relativeScores(other, 'decoder.self_attn', 0, 0, 1, 6, 2, 9, theta)!;
+    expect(r.score).toBeCloseTo(r.engine, 3);
+    expect(r.shifted).toBeCloseTo(r.score, 3);
+    // The playground's own model fits the rule.
+    expect(ropeView(trace, 'decoder.self_attn', 0, 0, 1, 6, theta)!.fromRule).toBe(true);
   });
 
   it('rotates the first d_k − 1 dimensions of an odd d_k', () => {
