@@ -19,6 +19,7 @@ import {
   ropeView,
 } from '../../web/src/model/positions-model.js';
 import { layerReach, windowOf } from '../../web/src/model/window-model.js';
+import { flowRows } from '../../web/src/model/flow-model.js';
 import { crossCheck, DEFAULT_STATE, modelConfig, stateFromHash } from '../../web/src/settings/settings.js';
 
 const engine = await loadAttention();
@@ -99,6 +100,13 @@ describe('RoPE in the Positions view', () => {
     });
     expect(findStage(gqa, 'decoder.self_attn.k_heads', 0)!.shape).toEqual([2, 2, 10, 8]);
     expect([0, 1, 2, 3].map((h) => kvHeadOf(gqa, 'decoder.self_attn', 0, h))).toEqual([0, 0, 1, 1]);
+    // The Shapes view names the narrower K and V.
+    const notes = flowRows(gqa, 'decoder', 0).map((r) => r.note);
+    expect(notes).toContain(
+      'three linear layers side by side, row by row: W_q E × E = 32 × 32; W_k and W_v (H_kv · d_k) × E = 16 × 32 each, ' +
+        'fewer K/V heads (grouped-query attention); all three from the same input x',
+    );
+    expect(notes.some((n) => n.includes('(B, H_kv, S, d_k) = H_kv 2, each shared by 2 query heads'))).toBe(true);
     const r = relativeScores(gqa, 'decoder.self_attn', 0, 0, 3, 7, 4, 11, theta)!;
     expect(r.kvHead).toBe(1);
     expect(r.score).toBeCloseTo(r.engine, 4);
