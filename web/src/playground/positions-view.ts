@@ -184,7 +184,7 @@ export class PositionsView extends LessonView {
           ? nothing
           : html`<p class="note" data-testid="added-check" data-max-difference=${String(added.maxDifference)}>input −
             embeddings − positions: max |Δ| ${formatValue(added.maxDifference)}
-            ${added.maxDifference < 1e-5 ? '(simply added)' : '(the input is more than the sum: a norm or a scale)'}</p>`
+            ${added.maxDifference < 1e-5 ? '(simply added)' : '(the input is more than this sum: token types, a norm or a scale)'}</p>`
       }`;
   }
 
