@@ -111,7 +111,8 @@ async function tfjsModern(shape) {
   };
   const mask = tf.mul(tf.sub(1, tf.linalg.bandPart(tf.ones([s, s]), -1, 0)), -1e9);
   const heads = (t, n) => tf.transpose(tf.reshape(t, [b, s, n, dh]), [0, 2, 1, 3]);
-  const repeat = (t) => tf.reshape(tf.tile(tf.reshape(t, [b, hkv, 1, s, dh]), [1, 1, h / hkv, 1, 1]), [b, h, s, dh]);
+  // K/V head j serves query heads j·g .. j·g + g − 1 (rank 3: tfjs has no rank-5 tile gradient)
+  const repeat = (t) => tf.reshape(tf.tile(tf.reshape(t, [b * hkv, 1, s * dh]), [1, h / hkv, 1]), [b, h, s, dh]);
   const batch = randomBatch(shape);
   const ids = tf.oneHot(tf.tensor1d(batch.ids, 'int32'), v),
     targets = tf.oneHot(tf.tensor1d(batch.targets, 'int32'), v);

@@ -25,6 +25,7 @@ if $build_only; then
   exit 0
 fi
 node bench/run.mjs
+node bench/modern_train.mjs
 node bench/browser_latency.mjs
 node bench/browser_train.mjs
 /usr/bin/python3 bench/make_gpt2.py  # GPT-2 small for the next one; skipped when bench/.cache/gpt2-small is complete

@@ -10,6 +10,7 @@
 //   softmax: each of `rows` rows of length n, in place (see attention.hpp for the rules
 //            about -inf, all-blocked rows and +inf).
 //   GELU (tanh approximation): n values in place, each gelu_tanh(x).
+//   SiLU: n values in place, each silu(x) = x sigmoid(x) (SwiGLU's gate).
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -53,8 +54,12 @@ void softmax_rows_scalar(float* data, int rows, int n);
 // gelu(approximate='tanh'). One value: the spec the variants follow.
 float gelu_tanh(float x);
 void gelu_tanh_scalar(float* data, std::size_t n);
+// x * sigmoid(x), with exp of a non-positive argument only (no overflow).
+float silu(float x);
+void silu_scalar(float* data, std::size_t n);
 #ifdef __wasm_simd128__
 void gelu_tanh_wasmsimd(float* data, std::size_t n);
+void silu_wasmsimd(float* data, std::size_t n);
 void gemm_f32_5x8_wasmsimd(const GemmArgs& args);
 std::vector<float> pack_f32_5x8_wasmsimd(const GemmArgs& args);
 void gemm_f32_5x8_wasmsimd_packed(const GemmArgs& args, const float* panels);
@@ -77,12 +82,14 @@ struct Variant {
 const std::vector<Variant<GemmFn>>& gemm_variants();
 const std::vector<Variant<SoftmaxFn>>& softmax_variants();
 const std::vector<Variant<ActivationFn>>& gelu_tanh_variants();
+const std::vector<Variant<ActivationFn>>& silu_variants();
 
 // The variant the fast path uses on this platform: the wasm SIMD kernels where they
 // are built (measured faster than Eigen there), Eigen natively.
 const Variant<GemmFn>& fastest_gemm();
 const Variant<SoftmaxFn>& fastest_softmax();
 const Variant<ActivationFn>& fastest_gelu_tanh();
+const Variant<ActivationFn>& fastest_silu();
 
 // A weight matrix packed once for the fast GEMM (empty where the fast GEMM does not pack).
 struct PackedWeight {

@@ -48,12 +48,23 @@ const std::vector<Variant<ActivationFn>>& gelu_tanh_variants() {
   return variants;
 }
 
+const std::vector<Variant<ActivationFn>>& silu_variants() {
+  static const std::vector<Variant<ActivationFn>> variants = {
+      {"silu_scalar", &silu_scalar},
+#ifdef __wasm_simd128__
+      {"silu_wasmsimd", &silu_wasmsimd},
+#endif
+  };
+  return variants;
+}
+
 // The last variant listed is the one the fast path uses: the wasm SIMD kernels
 // where built (the relaxed GEMM in a .wasm rewritten for it), else Eigen for GEMM and
 // the scalar softmax and GELU.
 const Variant<GemmFn>& fastest_gemm() { return gemm_variants().back(); }
 const Variant<SoftmaxFn>& fastest_softmax() { return softmax_variants().back(); }
 const Variant<ActivationFn>& fastest_gelu_tanh() { return gelu_tanh_variants().back(); }
+const Variant<ActivationFn>& fastest_silu() { return silu_variants().back(); }
 
 }  // namespace attention::kernels
 

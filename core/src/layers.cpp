@@ -92,10 +92,19 @@ float activate(float x, Activation activation) {
       return kernels::gelu_tanh(x);
     case Activation::None:
       return x;
-    case Activation::SiLU:  // x * sigmoid(x), written so exp never overflows
-      return x >= 0.0f ? x / (1.0f + std::exp(-x)) : x * std::exp(x) / (1.0f + std::exp(x));
+    case Activation::SiLU:
+      return kernels::silu(x);
   }
   return x;
+}
+
+void activate_all(std::vector<float>& values, Activation activation, Backend backend) {
+  if (backend == Backend::Fast && activation == Activation::GELUTanh)
+    kernels::fastest_gelu_tanh().fn(values.data(), values.size());
+  else if (backend == Backend::Fast && activation == Activation::SiLU)
+    kernels::fastest_silu().fn(values.data(), values.size());
+  else
+    for (float& v : values) v = activate(v, activation);
 }
 
 Tensor feed_forward(const Tensor& x, const FeedForwardWeights& w, Activation activation, Backend backend,
@@ -115,10 +124,7 @@ Tensor feed_forward(const Tensor& x, const FeedForwardWeights& w, Activation act
     recorder.record(StageId::FfnGate, gate);
     recorder.record(StageId::FfnUp, up);
     Tensor activated = std::move(gate);
-    if (activation == Activation::GELUTanh && backend == Backend::Fast)
-      kernels::fastest_gelu_tanh().fn(activated.ptr(), activated.size());
-    else
-      for (float& v : activated.data) v = activate(v, activation);
+    activate_all(activated.data, activation, backend);
     recorder.record(StageId::FfnActivated, activated);
     Tensor product = std::move(activated);
     for (std::size_t i = 0; i < product.size(); ++i) product.data[i] *= up.data[i];
@@ -129,10 +135,7 @@ Tensor feed_forward(const Tensor& x, const FeedForwardWeights& w, Activation act
   }
   Tensor hidden = linear(x, w.linear1, "F", backend);
   recorder.record(StageId::FfnHidden, hidden);
-  if (activation == Activation::GELUTanh && backend == Backend::Fast)
-    kernels::fastest_gelu_tanh().fn(hidden.ptr(), hidden.size());
-  else
-    for (float& v : hidden.data) v = activate(v, activation);
+  activate_all(hidden.data, activation, backend);
   recorder.record(StageId::FfnActivated, hidden);
   Tensor out = linear(hidden, w.linear2, x.axes.back(), backend);
   recorder.record(StageId::FfnOutput, out);

@@ -374,10 +374,13 @@ Result<MultiHeadResult> multi_head_attention(const Tensor& query, const Tensor& 
 
   const bool keep_stages =
       recorder.wants(StageId::Scores) || recorder.wants(StageId::Scaled) || recorder.wants(StageId::Masked);
-  AttentionStages st = scaled_dot_product_attention(*q_final, grouped ? repeat_kv(*k_final, hs.heads) : *k_final,
-                                                    grouped ? repeat_kv(v_heads, hs.heads) : v_heads,
-                                                    any_blocked ? &blocked.value() : nullptr, options.scale,
-                                                    options.backend, keep_stages, additive_ptr, options.score_scale);
+  // Grouped K/V repeated to the query heads (no copy without groups).
+  const Tensor k_repeated = grouped ? repeat_kv(*k_final, hs.heads) : Tensor{};
+  const Tensor v_repeated = grouped ? repeat_kv(v_heads, hs.heads) : Tensor{};
+  AttentionStages st =
+      scaled_dot_product_attention(*q_final, grouped ? k_repeated : *k_final, grouped ? v_repeated : v_heads,
+                                   any_blocked ? &blocked.value() : nullptr, options.scale, options.backend,
+                                   keep_stages, additive_ptr, options.score_scale);
   // +inf scores are fine (softmax takes the limit); NaN means +inf met -inf in a dot product.
   if (st.nan_scores) return overflow_error("the scores Q K^T");
   st.output.axes = {"B", "H", "Sq", "d_k"};

@@ -126,9 +126,9 @@ double parameter_floats(const ModelSpec& s) {
   const double ffn = e * up + f * e + (s.mlp_bias ? up + e : 0);
   const double norm = !s.layer_norm ? 0 : s.norm_type == NormType::LayerNorm ? 2 * e : e;  // weight (and bias)
   const double final_norm = s.has_final_norm() ? norm : 0;
-  const double sandwich = s.sandwich() ? 2 * norm : 0;
-  const double encoder_layer = attention + ffn + 2 * norm + sandwich;
-  const double decoder_layer = 2 * attention + ffn + 3 * norm + sandwich;
+  const double post_norms = s.sandwich() ? norm : 0;  // sandwich: one more norm per sub-layer
+  const double encoder_layer = attention + ffn + 2 * (norm + post_norms);
+  const double decoder_layer = 2 * attention + ffn + 3 * (norm + post_norms);
   double total = v * e + (s.positions == Positions::Learned ? s.max_seq * e : 0);
   total += s.type_vocab_size * e + (s.has_embed_norm() ? norm : 0);
   if (s.encoder_decoder()) {

@@ -190,6 +190,26 @@ TEST(GeluTanhVariants, MatchTheScalarReference) {
   }
 }
 
+// SiLU: every variant against the scalar reference over the same values.
+TEST(SiluVariants, MatchTheScalarReference) {
+  std::vector<float> x;
+  for (int i = -4000; i <= 4000; ++i) x.push_back(0.005f * static_cast<float>(i));
+  for (float v : {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-7f, -3e-5f, 40.0f, -40.0f, 1e4f, -1e4f, 3e12f, -3e12f})
+    x.push_back(v);
+  ASSERT_NE(x.size() % 4, 0u);
+  std::vector<float> expected = x;
+  silu_scalar(expected.data(), expected.size());
+  EXPECT_NEAR(silu(1.0f), 0.7310586f, 1e-6);    // torch.nn.functional.silu(torch.tensor(1.))
+  EXPECT_NEAR(silu(-2.0f), -0.2384058f, 1e-6);  // torch.nn.functional.silu(torch.tensor(-2.))
+  EXPECT_EQ(silu(-1e4f), -0.0f);
+  for (const auto& variant : silu_variants()) {
+    std::vector<float> actual = x;
+    variant.fn(actual.data(), actual.size());
+    EXPECT_TRUE(all_close(actual, expected, 1e-6)) << variant.name;
+    for (float v : actual) EXPECT_TRUE(std::isfinite(v)) << variant.name;
+  }
+}
+
 #ifdef __wasm_simd128__
 // Run only on the relaxed-SIMD twin of this suite (scripts/run-relaxed.cjs): there the
 // rewrite must have taken, so the GemmVariants tests above covered the relaxed kernel.
@@ -205,6 +225,7 @@ TEST(Kernels, RegistryNamesWhatIsBuilt) {
   EXPECT_EQ(gelu_tanh_variants().front().name, "gelu_tanh_scalar");
 #ifdef __wasm_simd128__
   EXPECT_EQ(fastest_gelu_tanh().name, "gelu_tanh_wasmsimd");
+  EXPECT_EQ(fastest_silu().name, "silu_wasmsimd");
   EXPECT_EQ(fastest_gemm().name, relaxed_simd_available() ? "gemm_f32_5x8_wasmrelaxed" : "gemm_f32_5x8_wasmsimd");
   EXPECT_EQ(fastest_softmax().name, "softmax_rows_wasmsimd");
 #else

@@ -233,3 +233,84 @@ TEST(Trainer, ChecksTheModelAgainstTheTask) {
   bad.lr = 0;
   EXPECT_EQ(Trainer::create(model, bad, {}, task("sort")).error_value().field, "lr");
 }
+
+TEST(Tasks, EvalLengthMakesTheHeldOutExamplesThatLong) {
+  TaskOptions o;
+  o.name = "sort";
+  o.length = 4;
+  o.symbols = 6;
+  o.eval_length = 8;
+  std::unique_ptr<Task> t = std::move(make_task(o).value());
+  EXPECT_EQ(t->train_seq_len(), 9);
+  EXPECT_EQ(t->seq_len(), 17);  // what maxSeq must cover
+  SplitMix64 rng(3);
+  for (int i = 0; i < 50; ++i) {
+    EXPECT_EQ(t->draw(rng, false).ids.size(), 9u);
+    const Example e = t->draw(rng, true);
+    ASSERT_EQ(e.ids.size(), 17u);
+    EXPECT_EQ(e.ids[8], 6);  // the separator after 8 items
+    std::vector<int> sorted(e.ids.begin(), e.ids.begin() + 8);
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(std::vector<int>(e.ids.begin() + 9, e.ids.end()), sorted);
+  }
+  for (const Example& e : t->evaluation_set(5, 20)) EXPECT_EQ(e.ids.size(), 17u);
+
+  // Errors name evalLength: tasks of one length, and the longer task's own limits.
+  for (const char* name : {"modadd", "text"}) {
+    TaskOptions bad = o;
+    bad.name = name;
+    bad.text = "the cat sat on the mat and the dog sat on the log; the end.";
+    EXPECT_EQ(make_task(bad).error_value().field, "evalLength") << name;
+    bad.length = bad.eval_length;  // even at the training length: it would mean nothing
+    EXPECT_EQ(make_task(bad).error_value().field, "evalLength") << name;
+  }
+  TaskOptions recall = o;
+  recall.name = "recall";  // 8 pairs need 8 distinct keys
+  EXPECT_EQ(make_task(recall).error_value().field, "evalLength");
+  EXPECT_NE(make_task(recall).error().find("evalLength 8"), std::string::npos) << make_task(recall).error();
+  TaskOptions parens = o;
+  parens.name = "parens";
+  parens.eval_length = 7;
+  EXPECT_EQ(make_task(parens).error_value().field, "evalLength");
+}
+
+TEST(Trainer, EvaluatesOnTheLongerHeldOutExamplesAndTrainsOnTheShorterOnes) {
+  TaskOptions o;
+  o.name = "sort";
+  o.length = 4;
+  o.symbols = 6;
+  o.eval_length = 8;
+  ModelSpec s;
+  s.vocab_size = 7;
+  s.d_model = 16;
+  s.heads = 2;
+  s.layers = 1;
+  s.ffn_dim = 32;
+  s.causal = true;
+  s.positions = Positions::Learned;
+  s.max_seq = 9;  // the training length only
+  auto short_model = std::make_shared<Transformer>(Transformer::create(s).value());
+  Result<std::unique_ptr<Trainer>> refused = Trainer::create(short_model, {}, {}, std::move(make_task(o).value()));
+  EXPECT_EQ(refused.error_value().field, "maxSeq");
+  EXPECT_NE(refused.error().find("evalLength"), std::string::npos) << refused.error();
+
+  s.max_seq = 17;
+  auto model = std::make_shared<Transformer>(Transformer::create(s).value());
+  model->initialize_random(1);
+  TrainerSettings settings;
+  settings.batch_size = 8;
+  settings.eval_size = 32;
+  auto trainer = Trainer::create(model, {}, settings, std::move(make_task(o).value())).value();
+  const TrainingBatch batch = trainer->draw_batch();
+  EXPECT_EQ(batch.input.seq, 9);
+  ASSERT_TRUE(trainer->step().ok());
+  const Evaluation before = trainer->evaluate().value();
+  EXPECT_EQ(before.examples, 32);
+  const double training_loss = loss_only(*model, batch).value().loss;
+  // Rows 9..16 of the learned positions are read only by sequences longer than the training ones:
+  // changing them changes the evaluation and not the loss of a training batch.
+  std::vector<float>& pos = model->find_parameter("pos.weight")->mutable_values();
+  for (std::size_t i = 9 * 16; i < pos.size(); ++i) pos[i] += 3.0f;
+  EXPECT_EQ(loss_only(*model, batch).value().loss, training_loss);
+  EXPECT_NE(trainer->evaluate().value().loss, before.loss);
+}

@@ -210,6 +210,9 @@ TEST_P(Training, EveryParameterGradientMatchesFiniteDifferences) {
   const SpecCase& c = GetParam();
   Transformer model = Transformer::create(c.spec).value();
   model.initialize_random(3);
+  double floats = 0;  // the spec's parameter count (the size limit's) is what the model holds
+  model.visit_parameters([&](const Parameter& p) { floats += static_cast<double>(p.size()); });
+  EXPECT_EQ(floats, parameter_floats(c.spec)) << c.name;
   const TrainingBatch batch = batch_for(c.spec);
   Result<LossResult> r = loss_and_gradients(model, batch, Backend::Reference);
   ASSERT_TRUE(r.ok()) << r.error();

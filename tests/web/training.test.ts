@@ -8,6 +8,9 @@ import { parseSetting } from '../../web/src/settings/settings.js';
 import {
   DEFAULT_TRAIN_STATE,
   TRAIN_SETTINGS,
+  comparisonOpening,
+  ffnWeights,
+  kvCacheBytesPerToken,
   runLabel,
   runLimits,
   runStates,
@@ -57,6 +60,62 @@ describe('the Train view settings', () => {
     expect(problems).toHaveLength(2);
   });
 
+  it('show the modern block in its own group, through the URL hash, and hide what needs another setting', () => {
+    const modern = TRAIN_SETTINGS.filter((s) => s.group === 'modern').map((s) => s.name);
+    expect(modern).toEqual([
+      'kvHeads',
+      'headDim',
+      'ropeTheta',
+      'ropeFraction',
+      'window',
+      'windowPattern',
+      'normType',
+      'ffn',
+      'qkNorm',
+    ]);
+    expect(trainSettingByName('positions')).toMatchObject({
+      choices: ['none', 'sinusoidal', 'learned', 'rope', 'alibi'],
+      labels: { rope: 'RoPE (rotate q and k)', alibi: 'ALiBi (a bias on the scores)' },
+    });
+    const state: TrainState = {
+      ...DEFAULT_TRAIN_STATE,
+      positions: 'rope',
+      ropeTheta: 500,
+      kvHeads: 2,
+      window: 3,
+      windowPattern: 2,
+      normType: 'rmsnorm',
+      ffn: 'gated',
+      activation: 'silu',
+      qkNorm: true,
+      evalLength: 16,
+    };
+    const hash = trainStateToHash(state);
+    expect(hash).toContain('kvHeads=2');
+    expect(hash).toContain('evalLength=16');
+    expect(trainStateFromHash(hash)).toEqual({ state, problems: [] });
+    expect(trainerOptions(state).spec).toMatchObject({
+      positions: 'rope',
+      ropeTheta: 500,
+      kvHeads: 2,
+      window: 3,
+      windowPattern: 2,
+      normType: 'rmsnorm',
+      ffn: 'gated',
+      qkNorm: true,
+    });
+    expect(trainerOptions(state).task).toMatchObject({ name: 'sort', length: 8, evalLength: 16 });
+    const names = (s: TrainState) => shownTrainSettings(s).map((t) => t.name);
+    expect(names(DEFAULT_TRAIN_STATE)).not.toContain('ropeTheta'); // learned positions: no RoPE base
+    expect(names(DEFAULT_TRAIN_STATE)).not.toContain('windowPattern'); // no window
+    expect(names(state)).toEqual(expect.arrayContaining(['ropeTheta', 'ropeFraction', 'windowPattern']));
+    expect(names({ ...state, task: 'modadd' })).not.toContain('evalLength');
+    expect(trainerOptions({ ...DEFAULT_TRAIN_STATE, ropeTheta: 500 }).spec).not.toHaveProperty('ropeTheta');
+    expect(trainCrossCheck({ ...state, kvHeads: 3 }).kvHeads).toMatch(
+      /^Key\/value heads \(3\) must divide heads \(4\)/,
+    );
+  });
+
   it('show only the task settings the task reads, and check the model rules', () => {
     const names = (state: TrainState) => shownTrainSettings(state).map((s) => s.name);
     expect(names({ ...DEFAULT_TRAIN_STATE, task: 'modadd' })).toContain('modulus');
@@ -64,7 +123,7 @@ describe('the Train view settings', () => {
     expect(names({ ...DEFAULT_TRAIN_STATE, task: 'text' })).toContain('text');
     // d_model 48; the message in the page's words (the label d_model, not the API's dModel).
     expect(trainCrossCheck({ ...DEFAULT_TRAIN_STATE, heads: 5 }).heads).toBe(
-      'heads (5) must divide d_model (48): d_k = d_model / heads must be a whole number',
+      'heads (5) must divide d_model (48): d_k = d_model / heads must be a whole number (or set Head dimension d_h)',
     );
     const options = trainerOptions({ ...DEFAULT_TRAIN_STATE, task: 'modadd' });
     expect(options.task).toEqual({ name: 'modadd', modulus: 13 });
@@ -82,7 +141,21 @@ describe('comparisons', () => {
 
   it('offer every comparison as a choice, and nothing means one run without a label', () => {
     expect(trainSettingByName('compare')).toMatchObject({
-      choices: ['none', 'residual', 'scale', 'scale64', 'norm', 'layerNorm', 'attnActivation', 'positions'],
+      choices: [
+        'none',
+        'residual',
+        'scale',
+        'scale64',
+        'norm',
+        'layerNorm',
+        'attnActivation',
+        'positions',
+        'lengthPositions',
+        'kvHeads',
+        'window',
+        'normType',
+        'swiglu',
+      ],
     });
     expect(runStates(DEFAULT_TRAIN_STATE)).toEqual([DEFAULT_TRAIN_STATE]);
     expect(labels(DEFAULT_TRAIN_STATE)).toEqual(['']);
@@ -139,6 +212,56 @@ describe('comparisons', () => {
     ]);
   });
 
+  it('compare positions at twice the trained length: five runs, RoPE first', () => {
+    const state: TrainState = comparing('lengthPositions', comparisonOpening('lengthPositions'));
+    expect(state.evalLength).toBe(2 * (state.length as number));
+    expect(runStates(state).map((s) => s.positions)).toEqual(['rope', 'learned', 'sinusoidal', 'alibi', 'none']);
+    expect(labels(state)).toEqual(['RoPE', 'learned', 'sinusoidal', 'ALiBi', 'no positions']);
+    for (const run of runStates(state)) expect(trainerOptions(run).task.evalLength).toBe(state.evalLength);
+  });
+
+  it('compare MHA, GQA and MQA, each labelled with its KV cache bytes per token (2 · layers · kvHeads · d_h · 4)', () => {
+    const state = comparing('kvHeads', { heads: 4, dModel: 32, layers: 2 });
+    expect(changes(state)).toEqual([{ kvHeads: 4 }, { kvHeads: 2 }, { kvHeads: 1 }]);
+    expect(labels(state)).toEqual([
+      'MHA, 4 K/V heads: KV cache 512 bytes per token', // 2 · 2 · 4 · 8 · 4
+      'GQA, 2 K/V heads: KV cache 256 bytes per token',
+      'MQA, 1 K/V head: KV cache 128 bytes per token',
+    ]);
+    expect(kvCacheBytesPerToken({ ...state, kvHeads: 0, headDim: 16 })).toBe(2 * 2 * 4 * 16 * 4);
+    expect(runStates(comparing('kvHeads', { heads: 3, dModel: 48 })).map((s) => s.kvHeads)).toEqual([3, 1]);
+    for (const run of runStates(state)) expect(trainCrossCheck(run)).toEqual({});
+  });
+
+  it('compare full attention with a window at the same depth and at more layers, saying the reach', () => {
+    const state: TrainState = comparing('window', comparisonOpening('window'));
+    const [full, shallow, deep] = runStates(state);
+    expect(full.window).toBe(0);
+    expect(shallow.window).toBeGreaterThan(0);
+    expect(shallow.layers).toBe(full.layers);
+    expect(deep.window).toBe(shallow.window);
+    expect(deep.layers).toBeGreaterThan(shallow.layers as number);
+    const w = shallow.window as number;
+    expect(labels(state)).toEqual([
+      `full attention, ${full.layers} layers`,
+      `window ${w}, ${shallow.layers} layers: reach ${(shallow.layers as number) * (w - 1)} tokens back`,
+      `window ${w}, ${deep.layers} layers: reach ${(deep.layers as number) * (w - 1)} tokens back`,
+    ]);
+  });
+
+  it('compare RMSNorm with LayerNorm, and SwiGLU with a ReLU MLP of as many weights', () => {
+    expect(changes(comparing('normType'))).toEqual([{ normType: 'rmsnorm' }, {}]);
+    const state = comparing('swiglu', { dModel: 48, ffnDim: 96 });
+    const [gated, relu] = runStates(state);
+    expect(trainerOptions(gated).spec).toMatchObject({ ffn: 'gated', activation: 'silu', ffnDim: 64 });
+    expect(trainerOptions(relu).spec).toMatchObject({ ffn: 'standard', activation: 'relu', ffnDim: 96 });
+    expect(ffnWeights(gated)).toBe(ffnWeights(relu)); // 3 · 48 · 64 = 2 · 48 · 96
+    expect(labels(state)).toEqual([
+      'SwiGLU, FFN width 64: 9,216 FFN weights per layer',
+      'ReLU, FFN width 96: 9,216 FFN weights per layer',
+    ]);
+  });
+
   it('round-trip through the URL hash with the new model settings', () => {
     const state = comparing('attnActivation', { layerNorm: false, attnActivation: 'relu' });
     const hash = trainStateToHash(state);
@@ -182,6 +305,23 @@ describe('a training run', () => {
     }
     expect(probe.expected.filter((e) => e !== null)).toHaveLength(4); // the sorted half is scored
     session.dispose();
+  });
+
+  it('holds out longer sequences than it trains on with evalLength: maxSeq covers them, the probe is one', async () => {
+    const engine = await loadAttention();
+    expect(engine.describeTask({ name: 'sort', length: 4, evalLength: 8 }).seqLen).toBe(17);
+    const session = new TrainingSession(engine);
+    const created = session.create(trainerOptions({ ...QUICK, evalLength: 8 }), runLimits(QUICK));
+    if (!created.ok) throw new Error(created.error.message);
+    expect(created.info.seqLen).toBe(17); // maxSeq: the held-out sorts of 8 items
+    expect(created.progress.probe.tokens).toHaveLength(17);
+    expect(created.progress.probe.expected.filter((e) => e !== null)).toHaveLength(8);
+    const last = session.advance(20);
+    expect(last.train.every((p) => Number.isFinite(p.loss))).toBe(true);
+    session.dispose();
+    expect(() => engine.describeTask({ name: 'modadd', evalLength: 8 })).toThrow(
+      expect.objectContaining({ field: 'evalLength' }),
+    );
   });
 
   it('pauses between slices, steps one at a time, and resumes where it was', async () => {

@@ -1331,6 +1331,14 @@ export const ENGINE = {
         "help": "text: tokens are words (else characters).",
         "name": "words",
         "type": "bool"
+      },
+      {
+        "default": 0,
+        "help": "Items per held-out example, e.g. twice the length: does what was learned at one length work at another (length generalisation)? 0 = length. Not for modadd and text.",
+        "max": 128,
+        "min": 0,
+        "name": "evalLength",
+        "type": "int"
       }
     ]
   },

@@ -280,13 +280,15 @@ export interface TaskOptions {
   modulus?: number;
   text?: string;
   words?: boolean;
+  /** Held-out examples' length (as `length` counts), e.g. twice it: length generalisation. 0 (default) = length. */
+  evalLength?: number;
 }
 
 /** What a task's examples look like (`engine.describeTask`). */
 export interface TaskShape {
   /** Token ids run 0 .. vocabSize - 1. */
   vocabSize: number;
-  /** Every example has this many tokens. */
+  /** The longest example's tokens (the held-out ones when `evalLength` is longer): what maxSeq must cover. */
   seqLen: number;
   /** Each id's text, for display. */
   vocabulary: string[];

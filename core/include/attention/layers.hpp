@@ -103,5 +103,7 @@ Result<Tensor> decoder_layer(const Tensor& x, const Tensor& memory, const Decode
 
 // The activation of one value.
 float activate(float x, Activation activation);
+// Of every value in place: the fast kernels (GELU tanh, SiLU) with Backend::Fast, else activate().
+void activate_all(std::vector<float>& values, Activation activation, Backend backend);
 
 }  // namespace attention

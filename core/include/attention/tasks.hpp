@@ -4,7 +4,9 @@
 // training is next-token prediction on the scored positions. Each task documents its
 // vocabulary, its format and the attention pattern that solves it (task_infos()).
 // A held-out evaluation set is a fixed part of the example space: an example belongs
-// to it by a hash of its ids, and training never draws one.
+// to it by a hash of its ids, and training never draws one. With evalLength, held-out
+// examples are made with that length instead (train on n items, evaluate on 2n: length
+// generalisation).
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -18,12 +20,13 @@ namespace attention {
 
 struct TaskOptions {
   std::string name = "sort";  // copy, reverse, sort, recall, induction, modadd, parens, text
-  int length = 8;      // items per example (copy/reverse/sort: the list; induction: half the sequence; recall: pairs;
-                       // parens: symbols)
-  int symbols = 10;    // distinct items (copy/reverse/sort/induction/recall keys and values)
-  int modulus = 13;    // modadd: p
-  std::string text;    // text: what to learn to continue
-  bool words = false;  // text: tokens are words (else characters)
+  int length = 8;       // items per example (copy/reverse/sort: the list; induction: half the sequence; recall: pairs;
+                        // parens: symbols)
+  int symbols = 10;     // distinct items (copy/reverse/sort/induction/recall keys and values)
+  int modulus = 13;     // modadd: p
+  std::string text;     // text: what to learn to continue
+  bool words = false;   // text: tokens are words (else characters)
+  int eval_length = 0;  // held-out examples' length (as `length` counts); 0 = length
 };
 
 struct TaskInfo {
@@ -44,7 +47,10 @@ class Task {
  public:
   virtual ~Task() = default;
   virtual int vocab_size() const = 0;
-  virtual int seq_len() const = 0;                   // every example has this length
+  // The longest example's tokens: what the model's maxSeq must cover.
+  virtual int seq_len() const = 0;
+  // Training examples' tokens (held-out ones have their own length with evalLength).
+  virtual int train_seq_len() const { return seq_len(); }
   virtual std::string token_text(int id) const = 0;  // for display
   // An example of the training or of the held-out part.
   virtual Example draw(SplitMix64& rng, bool held_out) const;

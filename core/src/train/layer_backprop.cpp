@@ -1,5 +1,6 @@
 #include "src/train/layer_backprop.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "attention/attention.hpp"
@@ -82,9 +83,11 @@ Floats attention_forward(const Floats& xq, const Floats* xkv, const MultiHeadWei
   const Tensor blocked = combine_masks(b, sq, sk, &call.keys->padding, masks.mask()).value();
   const Tensor alibi = call.alibi ? alibi_bias(h, sq, sk) : Tensor{};
   // The inference path's attention (attention.cpp), keeping the weights for the backward.
+  const bool grouped = hkv != h;  // K/V repeated to the query heads (no copy without groups)
+  const Tensor k_repeated = grouped ? repeat_kv(t.k, h) : Tensor{}, v_repeated = grouped ? repeat_kv(t.v, h) : Tensor{};
   AttentionStages st =
-      scaled_dot_product_attention(t.q, repeat_kv(t.k, h), repeat_kv(t.v, h), &blocked, s.scale, backend,
-                                   /*keep_stages=*/false, call.alibi ? &alibi : nullptr, score_scale(s));
+      scaled_dot_product_attention(t.q, grouped ? k_repeated : t.k, grouped ? v_repeated : t.v, &blocked, s.scale,
+                                   backend, /*keep_stages=*/false, call.alibi ? &alibi : nullptr, score_scale(s));
   t.p = std::move(st.weights.data);
   zero_heads(st.output, call.ablated_heads);  // as the inference path (multi_head.cpp)
   t.merged = from_heads(st.output.data, b, h, sq);
@@ -110,13 +113,17 @@ Floats attention_backward(const Floats& dout, MultiHeadWeights& w, const Attenti
   const Tensor dctx = as_heads(std::move(dmerged), b, sq, h);
   // Through the grouped K and V: each query head read its group's K/V head, so the
   // gradients of the H copies add up in it.
-  const Tensor k_full = repeat_kv(t.k, h), v_full = repeat_kv(t.v, h);
+  const bool grouped = hkv != h;
+  const Tensor k_repeated = grouped ? repeat_kv(t.k, h) : Tensor{}, v_repeated = grouped ? repeat_kv(t.v, h) : Tensor{};
+  const Tensor& k_full = grouped ? k_repeated : t.k;
+  const Tensor& v_full = grouped ? v_repeated : t.v;
   Tensor dq(t.q.axes, t.q.shape), dk_full(k_full.axes, k_full.shape), dv_full(v_full.axes, v_full.shape);
   const float factor = score_scale(s);
   const float scale = !s.scale ? 1.0f : factor > 0.0f ? factor : 1.0f / std::sqrt(static_cast<float>(dh));
   grad::attention_backward(t.q.ptr(), k_full.ptr(), v_full.ptr(), t.p.data(), dctx.ptr(), b, h, sq, sk, dh, scale,
                            dq.ptr(), dk_full.ptr(), dv_full.ptr(), backend);
-  Tensor dk = sum_groups(dk_full, hkv), dv = sum_groups(dv_full, hkv);
+  Tensor dk = grouped ? sum_groups(dk_full, hkv) : std::move(dk_full);
+  Tensor dv = grouped ? sum_groups(dv_full, hkv) : std::move(dv_full);
   if (call.rope) {  // a rotation's backward turns back
     apply_rope(dq, *call.rope, /*inverse=*/true);
     apply_rope(dk, *call.rope, /*inverse=*/true);
@@ -153,9 +160,12 @@ Floats ffn_forward(const Floats& x, int rows, const FeedForwardWeights& w, const
     t.act.resize(static_cast<std::size_t>(rows) * f);
     t.product.resize(t.act.size());
     for (int r = 0; r < rows; ++r)
+      std::copy_n(t.pre.data() + static_cast<std::size_t>(r) * 2 * f, f,
+                  t.act.data() + static_cast<std::size_t>(r) * f);
+    activate_all(t.act, s.activation, backend);  // as the inference path (layers.cpp)
+    for (int r = 0; r < rows; ++r)
       for (int i = 0; i < f; ++i) {
         const std::size_t at = static_cast<std::size_t>(r) * f + i, in = static_cast<std::size_t>(r) * 2 * f + i;
-        t.act[at] = activate(t.pre[in], s.activation);
         t.product[at] = t.act[at] * t.pre[in + f];
       }
     return linear_slice(t.product, rows, f, w.linear2.weight, w.linear2.bias, 0, e, backend);
@@ -164,10 +174,12 @@ Floats ffn_forward(const Floats& x, int rows, const FeedForwardWeights& w, const
   t.act.resize(t.pre.size());
   // ReLU inline (a call per element to activate() cost more than the max itself); the
   // same values as activate(), which the other activations call.
-  if (s.activation == Activation::ReLU)
+  if (s.activation == Activation::ReLU) {
     for (std::size_t i = 0; i < t.pre.size(); ++i) t.act[i] = t.pre[i] > 0.0f ? t.pre[i] : 0.0f;
-  else
-    for (std::size_t i = 0; i < t.pre.size(); ++i) t.act[i] = activate(t.pre[i], s.activation);
+  } else {
+    t.act = t.pre;
+    activate_all(t.act, s.activation, backend);  // as the inference path (layers.cpp)
+  }
   return linear_slice(t.act, rows, f, w.linear2.weight, w.linear2.bias, 0, e, backend);
 }
 

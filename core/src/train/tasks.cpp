@@ -262,6 +262,30 @@ class DataTask : public Task {
   int seq_, vocab_;
 };
 
+// evalLength: training examples from one task, held-out ones from the same task made with
+// length = evalLength (both draw from their held-out part, so the split stays the same rule).
+class OtherLengthHeldOut : public Task {
+ public:
+  OtherLengthHeldOut(std::unique_ptr<Task> training, std::unique_ptr<Task> held_out)
+      : training_(std::move(training)), held_out_(std::move(held_out)) {}
+  int vocab_size() const override { return training_->vocab_size(); }  // the tasks' vocabularies ignore length
+  int seq_len() const override { return std::max(training_->seq_len(), held_out_->seq_len()); }
+  int train_seq_len() const override { return training_->seq_len(); }
+  std::string token_text(int id) const override { return training_->token_text(id); }
+  Example draw(SplitMix64& rng, bool held_out) const override {
+    return held_out ? held_out_->draw(rng, true) : training_->draw(rng, false);
+  }
+  std::vector<Example> evaluation_set(std::uint64_t seed, int count) const override {
+    return held_out_->evaluation_set(seed, count);
+  }
+
+ protected:
+  Example generate(SplitMix64& rng) const override { return training_->draw(rng, false); }
+
+ private:
+  std::unique_ptr<Task> training_, held_out_;
+};
+
 // UTF-8 characters of a text, each a token.
 std::vector<std::string> characters(const std::string& text) {
   std::vector<std::string> out;
@@ -291,6 +315,9 @@ const Schema<TaskOptions>& task_schema() {
            [](const T& t) { return Json(t.text); },
            [](T& t, const Json& v) { t.text = v.get<std::string>(); }},
           bool_field("words", &T::words, "text: tokens are words (else characters)."),
+          int_field("evalLength", &T::eval_length, 0, 128,
+                    "Items per held-out example, e.g. twice the length: does what was learned at one length "
+                    "work at another (length generalisation)? 0 = length. Not for modadd and text."),
       },
       {}};
   return schema;
@@ -395,6 +422,8 @@ Made make_text(const TaskOptions& o) {
 struct TaskEntry {
   TaskInfo info;
   Made (*make)(const TaskOptions&);
+  bool other_lengths = true;  // evalLength applies (modadd has one length; text's held-out windows would overlap
+                              // the training text at another length)
 };
 const std::vector<TaskEntry>& task_entries() {
   static const std::vector<TaskEntry> entries = {
@@ -417,13 +446,15 @@ const std::vector<TaskEntry>& task_entries() {
        make_induction},
       {{"modadd", "0..p-1, '+', '='", "a + b = ; the last position is scored ((a + b) mod p); 1 in 5 pairs held out",
         "the '=' position attends to a and b; the MLP computes the sum"},
-       make_modadd},
+       make_modadd,
+       false},
       {{"parens", "'(', ')', '?', yes, no", "n parentheses ? ; the last position is scored (balanced: yes / no)",
         "broad, uniform-like heads that count opens and closes"},
        make_parens},
       {{"text", "the text's characters (or words)", "windows of the text; every next token is scored",
         "previous-token and n-gram heads"},
-       make_text},
+       make_text,
+       false},
   };
   return entries;
 }
@@ -447,8 +478,23 @@ std::vector<std::string> task_names() {
 
 Result<std::unique_ptr<Task>> make_task(const TaskOptions& o) {
   if (Status s = check(task_schema(), o); !s) return s.error_value();
-  for (const TaskEntry& e : task_entries())
-    if (o.name == e.info.name) return e.make(o);
+  for (const TaskEntry& e : task_entries()) {
+    if (o.name != e.info.name) continue;
+    if (o.eval_length != 0 && !e.other_lengths)
+      return Error{o.name + " has no evalLength (its held-out examples have the training length): use 0",
+                   error_code::kInvalidArgument, "evalLength"};
+    Made training = e.make(o);
+    if (!training || o.eval_length == 0 || o.eval_length == o.length) return training;
+    TaskOptions longer = o;
+    longer.length = o.eval_length;
+    Made held_out = e.make(longer);
+    if (!held_out) {
+      const Error& why = held_out.error_value();
+      return Error{"evalLength " + std::to_string(o.eval_length) + ": " + why.message, why.code,
+                   why.field == "length" ? "evalLength" : why.field};
+    }
+    return std::unique_ptr<Task>(new OtherLengthHeldOut(std::move(training.value()), std::move(held_out.value())));
+  }
   return Error{"unknown task '" + o.name + "'", error_code::kInvalidArgument, "name"};  // the schema refused it already
 }
 

@@ -70,8 +70,9 @@ Result<std::unique_ptr<Trainer>> Trainer::create(std::shared_ptr<Transformer> mo
                        std::to_string(spec.vocab_size),
                    error_code::kOutOfRange, "vocabSize"};
     if (task->seq_len() > spec.max_seq)
-      return Error{"the task's sequences have " + std::to_string(task->seq_len()) +
-                       " tokens but the model's maxSeq is " + std::to_string(spec.max_seq),
+      return Error{"the task's sequences have " + std::to_string(task->seq_len()) + " tokens" +
+                       (task->seq_len() != task->train_seq_len() ? " (the held-out ones, with evalLength)" : "") +
+                       " but the model's maxSeq is " + std::to_string(spec.max_seq),
                    error_code::kOutOfRange, "maxSeq"};
   }
   return std::unique_ptr<Trainer>(new Trainer(std::move(model), optimizer, settings, std::move(task)));
@@ -80,7 +81,7 @@ Result<std::unique_ptr<Trainer>> Trainer::create(std::shared_ptr<Transformer> mo
 TrainingBatch Trainer::draw_batch() {
   std::vector<Example> examples;
   for (int i = 0; i < settings_.batch_size; ++i) examples.push_back(task_->draw(rng_, false));
-  return batch_of(examples, task_->seq_len());
+  return batch_of(examples, task_->train_seq_len());
 }
 
 Result<StepReport> Trainer::step() {
@@ -117,12 +118,14 @@ Result<Evaluation> Trainer::evaluate(const std::vector<HeadRef>& ablated_heads) 
   Evaluation e;
   double weighted_loss = 0.0;
   int counted = 0, correct = 0, sequences = 0, correct_sequences = 0;
-  // In chunks of the batch size, so memory stays what a training step needs.
+  // In chunks of the batch size, so memory stays what a training step needs; held-out examples
+  // may be longer than the training ones (evalLength).
   for (std::size_t start = 0; start < held_out_.size(); start += static_cast<std::size_t>(settings_.batch_size)) {
     const std::size_t end = std::min(held_out_.size(), start + static_cast<std::size_t>(settings_.batch_size));
     const std::vector<Example> chunk(held_out_.begin() + static_cast<std::ptrdiff_t>(start),
                                      held_out_.begin() + static_cast<std::ptrdiff_t>(end));
-    Result<LossResult> r = loss_only(*model_, batch_of(chunk, task_->seq_len()), Backend::Fast, ablated_heads);
+    Result<LossResult> r =
+        loss_only(*model_, batch_of(chunk, static_cast<int>(chunk.front().ids.size())), Backend::Fast, ablated_heads);
     if (!r) return r.error_value();
     weighted_loss += r.value().loss * r.value().counted;
     counted += r.value().counted;

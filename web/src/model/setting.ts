@@ -8,9 +8,9 @@ interface Base {
   help?: string;
   /**
    * 'model' settings go to the engine; 'trained' (which trained model replaces the untrained one, if any), 'text'
-   * and 'view' stay in the page (the Train view has its own groups).
+   * and 'view' stay in the page (the Train view has its own groups; 'modern': the modern block's model settings).
    */
-  group: 'trained' | 'text' | 'model' | 'view' | 'task' | 'optimizer' | 'run';
+  group: 'trained' | 'text' | 'model' | 'modern' | 'view' | 'task' | 'optimizer' | 'run';
 }
 export interface IntSetting extends Base {
   type: 'int';

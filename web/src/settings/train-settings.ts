@@ -17,6 +17,7 @@ import {
   type TaskOptions,
 } from 'attention-playground';
 import { engineSetting, formatSetting, inPageWords, parseSetting, type Setting } from './settings.js';
+import { count } from '../model/words.js';
 
 /** A setting of the Train view, and where it goes in createTrainer's options. */
 export type TrainSetting = Setting & {
@@ -51,6 +52,51 @@ const WIDE_HEADS_SORT: TrainState = {
 };
 const NORM_OPENS: TrainState = { ...DEEP_REVERSE, layers: 6, warmup: 0, lr: 0.01 };
 const LAYER_NORM_OPENS: TrainState = { ...DEEP_REVERSE, layers: 6 };
+// Associative recall trained on 3 pairs and held out at 6 (evalLength): the query's key up to 12 tokens back, at
+// positions the training never reached.
+const LENGTH_OPENS: TrainState = {
+  task: 'recall',
+  length: 3,
+  symbols: 8,
+  evalLength: 6,
+  dModel: 48,
+  ffnDim: 96,
+  layers: 2,
+  steps: 600,
+};
+// Any even number of heads shows it (the view's sort: 4 heads, 2 layers, d_h 12).
+const KV_OPENS: TrainState = { heads: 4 };
+// Associative recall, 3 pairs: the first key 7 tokens before the query, where 2 layers of window 4 reach 6 back and 3
+// reach 9. RoPE: with learned positions the windowed layers relay it poorly (3 layers: 73% after 1,500 steps).
+const WINDOW_OPENS: TrainState = {
+  task: 'recall',
+  length: 3,
+  symbols: 6,
+  dModel: 64,
+  ffnDim: 128,
+  positions: 'rope',
+  layers: 2,
+  window: 4,
+  steps: 1000,
+};
+const NORM_TYPE_OPENS: TrainState = DEEP_REVERSE;
+// A width divisible by 3, so that the gated FFN's 2/3 of it has exactly as many weights.
+const FFN_OPENS: TrainState = { ffnDim: 96 };
+
+/** The KV cache of a state's model per token (K and V of every layer: 2 · layers · kvHeads · d_h floats of 4 bytes). */
+export function kvCacheBytesPerToken(state: TrainState): number {
+  const heads = state.heads as number;
+  const kvHeads = (state.kvHeads as number) || heads; // 0: one per head
+  const headDim = (state.headDim as number) || (state.dModel as number) / heads; // 0: d_model / heads
+  return 2 * (state.layers as number) * kvHeads * headDim * 4;
+}
+
+/** One layer's feed-forward weight matrices (biases aside): d_model · width twice, three times when gated. */
+export function ffnWeights(state: TrainState): number {
+  return (state.ffn === 'gated' ? 3 : 2) * (state.dModel as number) * (state.ffnDim as number);
+}
+
+const thousands = (n: number) => n.toLocaleString('en');
 
 /** Runs that differ in one setting only, one per [value, label], in this order. */
 function values(name: string, runs: [TrainState[string], string][]): Variant[] {
@@ -65,7 +111,8 @@ function values(name: string, runs: [TrainState[string], string][]): Variant[] {
  * `opens`: the settings a comparison switches to when it is picked, where its effect shows
  * (on the view's default two-layer sort, residual connections make no visible difference;
  * at four layers reversing they decide whether the model learns at all). Measured, and
- * checked by tests/web/comparison-defaults.test.ts.
+ * checked by tests/web/comparison-defaults.test.ts (the modern block's five, whose lessons are not all "A learns
+ * first": tests/web/comparison-modern.test.ts; docs/training.md quotes their numbers).
  */
 const COMPARISONS: Record<string, { label: string; opens: TrainState; runs: (s: TrainState) => Variant[] }> = {
   none: { label: 'Nothing: one run', opens: {}, runs: () => [{ label: '', change: {} }] },
@@ -136,11 +183,84 @@ const COMPARISONS: Record<string, { label: string; opens: TrainState; runs: (s: 
       ];
     },
   },
+  lengthPositions: {
+    label: 'Positions at twice the trained length: RoPE / learned / sinusoidal / ALiBi / none',
+    opens: LENGTH_OPENS,
+    runs: () =>
+      values('positions', [
+        ['rope', 'RoPE'],
+        ['learned', 'learned'],
+        ['sinusoidal', 'sinusoidal'],
+        ['alibi', 'ALiBi'],
+        ['none', 'no positions'],
+      ]),
+  },
+  kvHeads: {
+    label: 'MHA / GQA / MQA: key/value heads = heads, heads / 2, 1 (accuracy against KV cache bytes)',
+    opens: KV_OPENS,
+    runs: (s) => {
+      const heads = s.heads as number;
+      const counts = [...new Set([heads, heads % 2 === 0 ? heads / 2 : heads, 1])];
+      return counts.map((kvHeads) => {
+        const name = kvHeads === heads ? 'MHA' : kvHeads === 1 ? 'MQA' : 'GQA';
+        const bytes = kvCacheBytesPerToken({ ...s, kvHeads });
+        return {
+          label: `${name}, ${count(kvHeads, 'K/V head')}: KV cache ${thousands(bytes)} bytes per token`,
+          change: { kvHeads },
+        };
+      });
+    },
+  },
+  window: {
+    label: 'Full vs sliding-window attention (recall beyond the window; more layers reach further)',
+    opens: WINDOW_OPENS,
+    runs: (s) => {
+      const window = (s.window as number) || (WINDOW_OPENS.window as number);
+      const layers = s.layers as number;
+      const deeper = layers + 1;
+      const windowed = (n: number) => ({
+        label: `window ${window}, ${n} layers: reach ${n * (window - 1)} tokens back`,
+        change: { window, layers: n },
+      });
+      return [{ label: `full attention, ${layers} layers`, change: { window: 0 } }, windowed(layers), windowed(deeper)];
+    },
+  },
+  normType: {
+    label: 'RMSNorm / LayerNorm',
+    opens: NORM_TYPE_OPENS,
+    runs: () =>
+      values('normType', [
+        ['rmsnorm', 'RMSNorm'],
+        ['layernorm', 'LayerNorm'],
+      ]),
+  },
+  swiglu: {
+    label: 'SwiGLU / ReLU MLP at equal parameter count',
+    opens: FFN_OPENS,
+    runs: (s) => {
+      const width = s.ffnDim as number;
+      const gated = { ffn: 'gated', activation: 'silu', ffnDim: Math.round((2 * width) / 3) };
+      const standard = { ffn: 'standard', activation: 'relu', ffnDim: width };
+      const label = (name: string, change: TrainState) =>
+        `${name}, FFN width ${change.ffnDim}: ${thousands(ffnWeights({ ...s, ...change }))} FFN weights per layer`;
+      return [
+        { label: label('SwiGLU', gated), change: gated },
+        { label: label('ReLU', standard), change: standard },
+      ];
+    },
+  },
 };
 
-/** The settings a comparison switches to when picked (its `opens`; nothing for an unknown one). */
+/**
+ * The settings a comparison switches to when picked: its `opens` (nothing for an unknown one, or one that keeps your
+ * settings), with the modern block's settings and the held-out length back where the view starts unless it sets
+ * them (else one comparison's window or evalLength would carry over into the next).
+ */
 export function comparisonOpening(compare: string): TrainState {
-  return COMPARISONS[compare]?.opens ?? {};
+  const opens = COMPARISONS[compare]?.opens ?? {};
+  if (Object.keys(opens).length === 0) return {};
+  const starts = TRAIN_SETTINGS.filter((s) => s.group === 'modern' || s.name === 'evalLength');
+  return { ...Object.fromEntries(starts.map((s) => [s.name, s.default])), ...opens };
 }
 
 function variants(state: TrainState): Variant[] {
@@ -194,6 +314,7 @@ export const TRAIN_SETTINGS: readonly TrainSetting[] = [
     modulus: { label: 'Modulus p' },
     text: { label: 'Text to learn', start: SAMPLE_TEXT },
     words: { label: 'Words as tokens' },
+    evalLength: { label: 'Held-out length' },
   }),
   ...fromSchema(MODEL_SPEC_SCHEMA, 'spec', 'model', {
     dModel: { label: 'd_model', start: 48 },
@@ -203,7 +324,13 @@ export const TRAIN_SETTINGS: readonly TrainSetting[] = [
     positions: {
       label: 'Positions',
       start: 'learned',
-      labels: { none: 'None', sinusoidal: 'Sinusoidal', learned: 'Learned' },
+      labels: {
+        none: 'None',
+        sinusoidal: 'Sinusoidal',
+        learned: 'Learned',
+        rope: 'RoPE (rotate q and k)',
+        alibi: 'ALiBi (a bias on the scores)',
+      },
     },
     norm: {
       label: 'LayerNorm placement',
@@ -222,6 +349,24 @@ export const TRAIN_SETTINGS: readonly TrainSetting[] = [
       labels: { none: 'None (the paper)', relu: 'ReLU', gelu: 'GELU', gelu_tanh: 'GELU (tanh)' },
     },
     layerNorm: { label: 'LayerNorm' },
+  }),
+  // The modern block's settings a learner switches on and off (Llama, Qwen, Gemma); the rest keep the engine's defaults.
+  ...fromSchema(MODEL_SPEC_SCHEMA, 'spec', 'modern', {
+    kvHeads: { label: 'Key/value heads' },
+    headDim: { label: 'Head dimension d_h' },
+    ropeTheta: { label: 'RoPE base θ' },
+    ropeFraction: { label: 'Rotary share' },
+    window: { label: 'Sliding window' },
+    windowPattern: { label: 'Global layer every' },
+    normType: {
+      label: 'Norm',
+      labels: { layernorm: 'LayerNorm', rmsnorm: 'RMSNorm', rmsnorm_offset: 'RMSNorm × (1 + w) (Gemma)' },
+    },
+    ffn: {
+      label: 'FFN kind',
+      labels: { standard: 'Standard: act(W₁x)', gated: 'Gated: act(gate·x) × up·x (SwiGLU with SiLU)' },
+    },
+    qkNorm: { label: 'QK-norm (RMSNorm on q and k)' },
   }),
   ...fromSchema(OPTIMIZER_SCHEMA, 'optimizer', 'optimizer', {
     lr: { label: 'Learning rate', start: 3e-3 },
@@ -250,7 +395,7 @@ export const TRAIN_SETTINGS: readonly TrainSetting[] = [
     label: 'Compare runs',
     default: 'none',
     choices: Object.keys(COMPARISONS),
-    help: 'Two or three runs train side by side (each in a worker of its own), the same but for the compared setting.',
+    help: 'Two to five runs train side by side (each in a worker of its own), the same but for the compared setting.',
     labels: Object.fromEntries(Object.entries(COMPARISONS).map(([k, v]) => [k, v.label])),
   },
   {
@@ -291,16 +436,23 @@ export const TRAIN_SETTINGS: readonly TrainSetting[] = [
   },
 ];
 
-/** Which task settings each task reads (the others are hidden). */
+/** Which task settings each task reads (the others are hidden; modadd and text have no evalLength: the engine says why). */
 const TASK_FIELDS: Record<TaskOptions['name'], string[]> = {
-  copy: ['length', 'symbols'],
-  reverse: ['length', 'symbols'],
-  sort: ['length', 'symbols'],
-  recall: ['length', 'symbols'],
-  induction: ['length', 'symbols'],
+  copy: ['length', 'symbols', 'evalLength'],
+  reverse: ['length', 'symbols', 'evalLength'],
+  sort: ['length', 'symbols', 'evalLength'],
+  recall: ['length', 'symbols', 'evalLength'],
+  induction: ['length', 'symbols', 'evalLength'],
   modadd: ['modulus'],
-  parens: ['length'],
+  parens: ['length', 'evalLength'],
   text: ['length', 'text', 'words'],
+};
+
+/** Model settings that only mean something with another one (hidden otherwise, and left at the engine's default). */
+const SPEC_NEEDS: Record<string, (state: TrainState) => boolean> = {
+  ropeTheta: (s) => s.positions === 'rope',
+  ropeFraction: (s) => s.positions === 'rope',
+  windowPattern: (s) => (s.window as number) > 0,
 };
 
 export type TrainState = Record<string, number | boolean | string>;
@@ -314,7 +466,9 @@ export function trainSettingByName(name: string): TrainSetting | undefined {
 /** The settings shown for a state: a task's own, the model's, the optimizer's, the run's. */
 export function shownTrainSettings(state: TrainState): TrainSetting[] {
   const fields = TASK_FIELDS[state.task as TaskOptions['name']] ?? [];
-  return TRAIN_SETTINGS.filter((s) => s.target !== 'task' || s.field === 'name' || fields.includes(s.field));
+  return TRAIN_SETTINGS.filter((s) =>
+    s.target === 'task' ? s.field === 'name' || fields.includes(s.field) : (SPEC_NEEDS[s.name]?.(state) ?? true),
+  );
 }
 
 /** State -> URL hash: '#train' and the settings that differ from where the view starts. */
@@ -346,7 +500,7 @@ export function trainStateFromHash(hash: string): { state: TrainState; problems:
 export function trainCrossCheck(state: TrainState): Record<string, string> {
   const spec = trainerOptions(state).spec as Record<string, unknown>;
   const problems: Record<string, string> = {};
-  // Rules may read settings the view does not show (kvHeads, headDim): those keep the engine's defaults.
+  // Rules may read settings the view does not show now (hidden, or without a control): those keep the engine's defaults.
   for (const p of ruleProblems(MODEL_SPEC_SCHEMA.rules, { ...DEFAULT_SPEC, ...spec }))
     problems[p.field] ??= inPageWords(p.message, trainSettingByName);
   return problems;

@@ -14,6 +14,7 @@ import { renderControl } from '../ui/controls.js';
 const GROUPS: [TrainSetting['group'], string][] = [
   ['task', 'Task'],
   ['model', 'Model'],
+  ['modern', 'Modern block (Llama, Qwen, Gemma)'],
   ['optimizer', 'Optimizer'],
   ['run', 'Run'],
 ];
@@ -33,9 +34,16 @@ export function trainSettings(
     ${
       info
         ? html`<p class="task">${info.parameters.toLocaleString('en')} parameters · sequences of ${info.seqLen} tokens ·
-      vocabulary ${info.vocabulary.length}</p>`
+      vocabulary ${info.vocabulary.length}${heldOutAt(shown, state)}</p>`
         : nothing
     }`;
+}
+
+/** With a held-out length of its own: ' · trained at length 3, held out at 6' (length generalisation); else ''. */
+function heldOutAt(shown: TrainSetting[], state: TrainState): string {
+  const evalLength = state.evalLength as number;
+  if (!shown.some((s) => s.name === 'evalLength') || !evalLength || evalLength === state.length) return '';
+  return ` · trained at length ${state.length}, held out at ${evalLength}`;
 }
 
 /** How the page names a Train setting's value ("Sort" for the task 'sort'). */

@@ -9,7 +9,7 @@ import { barelyDiffer, type CurvePoint } from '../model/training-data.js';
 
 const COLORS = { train: '#1a73e8', heldOut: '#e8175d', sequence: '#2e7d32' };
 /** Each compared run's line style (the colours tell the curves apart). */
-const DASHES: Dash[] = ['solid', 'dashed', 'dotted'];
+const DASHES: Dash[] = ['solid', 'dashed', 'dotted', 'dashdot', 'long'];
 
 /** name: the run's name when comparing ('' for a single run); steps: the run's length. */
 export function progressLine(run: TrainRun, name: string, steps: number): string {

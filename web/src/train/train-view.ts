@@ -1,6 +1,6 @@
 // <ap-train>: the Train view. Pick a task, a model and an optimizer, press Start (or, on a shipped model, Train it yourself), and
 // watch the loss fall and the heads of a probe example sharpen as the model learns;
-// optionally two or three runs differing in one setting (settings/train-settings.ts's
+// optionally two to five runs differing in one setting (settings/train-settings.ts's
 // comparisons) train side by side, curves overlaid, heads next to each other. Shipped
 // checkpoints show trained at once; heads can be switched off. Each run trains in a
 // worker of its own (workers/train-run.ts; the one-file element: the page's thread); this
@@ -42,7 +42,7 @@ import '../ui/curves.js';
 import '../ui/heatmap.js';
 import '../ui/legend.js';
 
-const NAMES = ['A', 'B', 'C'];
+const NAMES = ['A', 'B', 'C', 'D', 'E']; // up to five runs (positions at twice the length compare five)
 
 /** The run's own tokens when they are few enough to list (the task's description says "items 0..symbols-1"), else that description. */
 const vocabularyText = (described: string, tokens: readonly string[] | undefined) =>

@@ -15,7 +15,7 @@ export interface Series {
   dash?: Dash;
 }
 
-export type Dash = 'solid' | 'dashed' | 'dotted';
+export type Dash = 'solid' | 'dashed' | 'dotted' | 'dashdot' | 'long';
 
 /** What one plot shows: its lines, its axes' titles, the y scale (log or linear, fixed or fitted) and the x range. */
 export interface CurvesSpec {
@@ -38,7 +38,13 @@ interface Hover {
   onLeave(): void;
   onKey(event: KeyboardEvent): void;
 }
-const DASH_ARRAY: Record<Dash, string> = { solid: 'none', dashed: '5 3', dotted: '1.5 2.5' };
+const DASH_ARRAY: Record<Dash, string> = {
+  solid: 'none',
+  dashed: '5 3',
+  dotted: '1.5 2.5',
+  dashdot: '6 2.5 1.5 2.5',
+  long: '11 4',
+};
 
 /** A series' SVG stroke-dasharray (also for legends drawn elsewhere, such as an exported figure's). */
 export const dashArray = (dash: Dash = 'solid') => DASH_ARRAY[dash];
