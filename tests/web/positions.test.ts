@@ -19,6 +19,7 @@ import {
   ropeView,
 } from '../../web/src/model/positions-model.js';
 import { layerReach, windowOf } from '../../web/src/model/window-model.js';
+import { flowRows } from '../../web/src/model/flow-model.js';
 import { crossCheck, DEFAULT_STATE, modelConfig, stateFromHash } from '../../web/src/settings/settings.js';
 
 const engine = await loadAttention();
@@ -48,8 +49,18 @@ describe('RoPE in the Positions view', () => {
         }
   });
 
-  it('fails the check with another base (the check can fail)', () => {
-    expect(ropeView(trace, 'decoder.self_attn', 0, 0, 1, 5, 500)!.maxDifference).toBeGreaterThan(1e-2);
+  it('fails the check when the recorded q_rotated is not the rotation (the check can fail)', () => {
+    const tampered: Trace = {
+      ...trace,
+      stages: trace.stages.map((s) =>
+        s.name === 'decoder.self_attn.q_rotated' && s.layer === 0 ? { ...s, data: s.data.map((x) => x * 1.1) } : s,
+      ),
+    };
+    expect(ropeView(tampered, 'decoder.self_attn', 0, 0, 1, 5, theta)!.maxDifference).toBeGreaterThan(1e-2);
+    // A wrong base is not taken on trust: the rule does not fit, so the frequencies are measured (and agree).
+    const guess = ropeView(trace, 'decoder.self_attn', 0, 0, 1, 5, 500)!;
+    expect(guess.fromRule).toBe(false);
+    expect(guess.maxDifference).toBeLessThan(1e-4);
   });
 
   it('draws each pair as a vector of constant length turning by position × its frequency', () => {
@@ -89,10 +100,44 @@ describe('RoPE in the Positions view', () => {
     });
     expect(findStage(gqa, 'decoder.self_attn.k_heads', 0)!.shape).toEqual([2, 2, 10, 8]);
     expect([0, 1, 2, 3].map((h) => kvHeadOf(gqa, 'decoder.self_attn', 0, h))).toEqual([0, 0, 1, 1]);
+    // The Shapes view names the narrower K and V.
+    const notes = flowRows(gqa, 'decoder', 0).map((r) => r.note);
+    expect(notes).toContain(
+      'three linear layers side by side, row by row: W_q E × E = 32 × 32; W_k and W_v (H_kv · d_k) × E = 16 × 32 each, ' +
+        'fewer K/V heads (grouped-query attention); all three from the same input x',
+    );
+    expect(notes.some((n) => n.includes('(B, H_kv, S, d_k) = H_kv 2, each shared by 2 query heads'))).toBe(true);
     const r = relativeScores(gqa, 'decoder.self_attn', 0, 0, 3, 7, 4, 11, theta)!;
     expect(r.kvHead).toBe(1);
     expect(r.score).toBeCloseTo(r.engine, 4);
     expect(r.shifted).toBeCloseTo(r.score, 4);
+  });
+
+  it('reads another base and partial rotary off the trace, and still agrees with the engine', () => {
+    const spec = {
+      vocabSize: 12,
+      dModel: 32,
+      heads: 2,
+      layers: 1,
+      ffnDim: 32,
+      causal: true,
+      positions: 'rope',
+      ropeTheta: 500000,
+      ropeFraction: 0.5,
+    } as const;
+    const model = engine.createModel(spec, { seed: 3 });
+    const out = model.forward({ ids: Int32Array.from([1, 2, 3, 4, 5, 6, 7, 8]), batch: 1, seq: 8, record: true });
+    model.dispose();
+    const other: Trace = { ...trace, stages: out.trace!.stages, tokens: [['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h']] };
+    const view = ropeView(other, 'decoder.self_attn', 0, 0, 1, 6, theta)!;
+    expect([view.headDim, view.rotaryDim, view.fromRule]).toEqual([16, 8, false]);
+    view.pairs.forEach((p, i) => expect(p.invFreq).toBeCloseTo(Math.pow(500000, -i / 4), 5));
+    expect(view.maxDifference).toBeLessThan(1e-4);
+    const r = relativeScores(other, 'decoder.self_attn', 0, 0, 1, 6, 2, 9, theta)!;
+    expect(r.score).toBeCloseTo(r.engine, 3);
+    expect(r.shifted).toBeCloseTo(r.score, 3);
+    // The playground's own model fits the rule.
+    expect(ropeView(trace, 'decoder.self_attn', 0, 0, 1, 6, theta)!.fromRule).toBe(true);
   });
 
   it('rotates the first d_k − 1 dimensions of an odd d_k', () => {

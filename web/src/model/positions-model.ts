@@ -1,8 +1,10 @@
 // The numbers behind the Positions view: how each kind of position reaches attention.
 //   RoPE: each head's q and k are turned pair by pair (Hugging Face's rotate-half layout:
 //     pair i is dimensions (i, i + rot/2)) by position × inv_freq_i, inv_freq_i =
-//     theta^(−2i / rot). Here the same rotation is done again from the recorded q before
-//     RoPE, checked against the engine's q_rotated, and used to show that the score of
+//     theta^(−2i / rot) (a model with another base or a scaling: each pair's angle per
+//     position measured off the trace instead; the rotary dimensions are always read off
+//     it). Here the same rotation is done again from the recorded q before RoPE, checked
+//     against the engine's q_rotated, and used to show that the score of
 //     query position m and key position n depends on m − n only: moving both by the same
 //     amount leaves it unchanged.
 //   ALiBi: each head's slope (Press et al.) and its bias row −slope × |i − j|, read from
@@ -76,9 +78,8 @@ export interface RopePair {
   path: [number, number][];
 }
 
-export interface RopeView {
+export interface RopeView extends RopeFrequencies {
   headDim: number;
-  rotaryDim: number;
   theta: number;
   /** The query's token position. */
   token: number;
@@ -95,11 +96,66 @@ function beforeRope(trace: Trace, block: Block, layer: number, side: 'q' | 'k'):
 }
 
 /**
- * The rotary dimensions of a head of d_h dimensions in the playground model: all of them, or the first d_h − 1
- * when d_h is odd (ModelConfig::rotary_dim in core/include/attention/config.hpp).
+ * The rotary dimensions, read off the trace: the leading dimensions of a head that RoPE changed at some position (the
+ * rest pass through unchanged: partial rotary, or the last dimension of an odd d_h in the playground's model).
  */
-export function playgroundRotaryDim(headDim: number): number {
-  return headDim - (headDim % 2);
+export function rotaryDimOf(before: Stage, rotated: Stage): number {
+  const d = before.shape[3];
+  let last = 0;
+  for (let k = 0; k < before.data.length; k++)
+    if (before.data[k] !== rotated.data[k]) last = Math.max(last, (k % d) + 1);
+  // A sentence of one token turns nothing: then all of an even d_h.
+  return last === 0 ? d - (d % 2) : last + (last % 2);
+}
+
+/**
+ * Each pair's angle per position as the engine turned it, measured at positions 1 … 3 (an angle below π, since
+ * inv_freq <= 1), from the query whose pair is longest there.
+ */
+export function measuredInverseFrequencies(before: Stage, rotated: Stage, rotaryDim: number): number[] {
+  const [batch, heads, seq, d] = before.shape;
+  const half = rotaryDim / 2;
+  return Array.from({ length: half }, (_, i) => {
+    let best = 0,
+      freq = 0;
+    for (let b = 0; b < batch; b++)
+      for (let h = 0; h < heads; h++)
+        for (let p = 1; p < Math.min(seq, 4); p++) {
+          const k = ((b * heads + h) * seq + p) * d;
+          const [x, y, x2, y2] = [
+            before.data[k + i],
+            before.data[k + i + half],
+            rotated.data[k + i],
+            rotated.data[k + i + half],
+          ];
+          const length = Math.hypot(x, y);
+          if (length > best) {
+            best = length;
+            freq = Math.atan2(x * y2 - y * x2, x * x2 + y * y2) / p;
+          }
+        }
+    return freq;
+  });
+}
+
+export interface RopeFrequencies {
+  rotaryDim: number;
+  invFreq: number[];
+  /** True: theta^(−2i / rot) with the given theta; false: that rule does not fit this model (another base or a scaling), so measured. */
+  fromRule: boolean;
+}
+
+/** The rotary dimensions and frequencies of a block's layer: the rule with `theta` where the trace agrees, else measured. */
+export function ropeFrequencies(trace: Trace, block: Block, layer: number, theta: number): RopeFrequencies | null {
+  const before = beforeRope(trace, block, layer, 'q');
+  const rotated = findStage(trace, `${block}.q_rotated`, layer);
+  if (!before || !rotated) return null;
+  const rotaryDim = rotaryDimOf(before, rotated);
+  const rule = ropeInverseFrequencies(rotaryDim, theta);
+  if (rotated.shape[2] < 2) return { rotaryDim, invFreq: rule, fromRule: true };
+  const measured = measuredInverseFrequencies(before, rotated, rotaryDim);
+  const fits = measured.every((f, i) => Math.abs(f - rule[i]) <= 1e-3 * rule[i] + 1e-6);
+  return { rotaryDim, invFreq: fits ? rule : measured, fromRule: fits };
 }
 
 /** One query's pairs before and after RoPE, for the Positions view; null when the block has no RoPE. */
@@ -116,8 +172,8 @@ export function ropeView(
   const rotated = findStage(trace, `${block}.q_rotated`, layer);
   if (!q || !rotated) return null;
   const [, , positions, headDim] = rotated.shape;
-  const rotaryDim = playgroundRotaryDim(headDim);
-  const invFreq = ropeInverseFrequencies(rotaryDim, theta);
+  const frequencies = ropeFrequencies(trace, block, layer, theta)!;
+  const { rotaryDim, invFreq } = frequencies;
   const before = headRow(q, sequence, head, token);
   const engine = headRow(rotated, sequence, head, token);
   const computed = rotate(before, token, invFreq);
@@ -139,7 +195,7 @@ export function ropeView(
       path,
     };
   });
-  return { headDim, rotaryDim, theta, token, pairs, maxDifference };
+  return { ...frequencies, headDim, theta, token, pairs, maxDifference };
 }
 
 export interface RelativeScores {
@@ -176,7 +232,7 @@ export function relativeScores(
   const scores = findStage(trace, `${block}.scores`, layer);
   if (!q || !k || !scores || !findStage(trace, `${block}.q_rotated`, layer)) return null;
   const kvHead = kvHeadOf(trace, block, layer, head);
-  const invFreq = ropeInverseFrequencies(playgroundRotaryDim(q.shape[3]), theta);
+  const { invFreq } = ropeFrequencies(trace, block, layer, theta)!;
   const qv = headRow(q, sequence, head, query);
   const kv = headRow(k, sequence, kvHead, key);
   const score = dot(rotate(qv, query, invFreq), rotate(kv, key, invFreq));

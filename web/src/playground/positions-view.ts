@@ -99,8 +99,12 @@ export class PositionsView extends LessonView {
     const same = Math.abs(rel.score - rel.shifted) <= 1e-6 * (1 + Math.abs(rel.score));
     return html`<p class="formula" data-testid="rope-formula">RoPE adds nothing to the token vectors. Inside attention it
         turns each head’s q and k: dimensions i and i + ${view.rotaryDim / 2} form a pair, a 2-D vector, turned by
-        position × ω<sub>i</sub> with ω<sub>i</sub> = ${theta}<sup>−2i / ${view.rotaryDim}</sup> — the first pair fast,
-        the last slowly.${
+        position × ω<sub>i</sub>${
+          view.fromRule
+            ? html` with ω<sub>i</sub> = ${theta}<sup>−2i / ${view.rotaryDim}</sup>`
+            : html`, this model’s own frequencies (another base or a scaling), each read off the trace`
+        } — the first pair
+        fast, the last slowly.${
           view.rotaryDim < view.headDim ? ` Here d_k = ${view.headDim} is odd: its last dimension does not turn.` : ''
         }</p>
       <div class="picker">${this.#select('positions-token', 'Query token', token, labels, (v) => (this.token = v))}</div>
@@ -180,7 +184,7 @@ export class PositionsView extends LessonView {
           ? nothing
           : html`<p class="note" data-testid="added-check" data-max-difference=${String(added.maxDifference)}>input −
             embeddings − positions: max |Δ| ${formatValue(added.maxDifference)}
-            ${added.maxDifference < 1e-5 ? '(simply added)' : '(the input is more than the sum: a norm or a scale)'}</p>`
+            ${added.maxDifference < 1e-5 ? '(simply added)' : '(the input is more than this sum: token types, a norm or a scale)'}</p>`
       }`;
   }
 
