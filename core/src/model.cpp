@@ -9,7 +9,15 @@ Model::Model(const ModelConfig& config) : config_(config), valid_(validate(confi
   if (!valid_) return;
   Result<Transformer> made = Transformer::create(playground_spec(config_));
   if (!made) {
-    valid_ = made.error_value();
+    Error e = made.error_value();
+    // The spec's words name encoderLayers, which the playground calls the cross mode.
+    if (config_.mode == Mode::Cross && (e.field == "positions" || e.field == "window"))
+      e.message = e.field == "positions"
+                      ? "RoPE and ALiBi act in the self-attention of a single stack: pick the encoder or decoder "
+                        "mode, or sinusoidal positions, for cross-attention"
+                      : "a sliding window acts in the self-attention of a single stack: pick the encoder or decoder "
+                        "mode, or window 0, for cross-attention";
+    valid_ = e;
     return;
   }
   model_.emplace(std::move(made.value()));

@@ -13,7 +13,20 @@ import { SHOTS, useSite } from '../support/site.mjs';
 const site = useSite();
 
 /** The views of the settings table (web/src/settings/settings.ts VIEWS), in its order. */
-const VIEWS = ['heads', 'head', 'lines', 'masks', 'shapes', 'rows', 'split', 'steps', 'values', 'overview', 'changes'];
+const VIEWS = [
+  'heads',
+  'head',
+  'lines',
+  'masks',
+  'shapes',
+  'rows',
+  'split',
+  'positions',
+  'steps',
+  'values',
+  'overview',
+  'changes',
+];
 /** What each view draws once it is done. */
 const DRAWN = {
   heads: 'ap-heatmap',
@@ -23,6 +36,7 @@ const DRAWN = {
   shapes: 'ap-shape-flow',
   rows: 'ap-row-wise',
   split: 'ap-head-split',
+  positions: 'ap-positions',
   steps: 'ap-head-walk',
   values: 'ap-tensor-view',
   overview: 'ap-overview',

@@ -120,6 +120,7 @@ describe('layout and accessibility', () => {
       'lines',
       'masks',
       'overview',
+      'positions',
       'rows',
       'shapes',
       'split',

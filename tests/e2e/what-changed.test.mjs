@@ -240,7 +240,7 @@ describe('why notes and the lessons\u2019 weights', () => {
     await page.goto(site.url);
     await page.locator('ap-heatmap').first().waitFor();
     const views = await page.locator('button[data-view]').evaluateAll((bs) => bs.map((b) => b.dataset.view));
-    assert.equal(views.length, 11);
+    assert.equal(views.length, 12);
     const seen = new Set();
     for (const view of views) {
       await page.locator(`button[data-view="${view}"]`).click();

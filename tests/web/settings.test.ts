@@ -103,15 +103,20 @@ describe('settings', () => {
     expect(DEFAULT_CONFIG).toEqual({
       dModel: 64,
       heads: 4,
+      kvHeads: 0,
       layers: 2,
+      window: 0,
       ffnDim: 0,
       seed: 1,
       preset: 'random',
       scale: true,
       residual: true,
       positional: true,
+      positions: 'sinusoidal',
       activation: 'relu',
+      ffn: 'standard',
       norm: 'post',
+      normType: 'layernorm',
     });
     expect(parseSetting(settingByName('text')!, 'x'.repeat(5000))).toEqual({
       error: expect.stringMatching(/at most 4000/),

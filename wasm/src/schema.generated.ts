@@ -516,6 +516,26 @@ export const ENGINE = {
         "message": "heads ({heads}) must divide dModel ({dModel}): d_k = dModel / heads must be a whole number"
       },
       {
+        "a": "kvHeads",
+        "b": "heads",
+        "code": "not_divisible",
+        "field": "kvHeads",
+        "kind": "divides",
+        "message": "kvHeads ({kvHeads}) must divide heads ({heads}): each key/value head serves a whole group of query heads"
+      },
+      {
+        "a": "dModel",
+        "b": "heads",
+        "bound": 2,
+        "code": "out_of_range",
+        "field": "positions",
+        "kind": "atLeast",
+        "message": "RoPE turns pairs of dimensions: it needs d_k = dModel / heads of at least 2 (dModel {dModel}, heads {heads})",
+        "when": {
+          "positions": "rope"
+        }
+      },
+      {
         "a": "dModel",
         "b": "heads",
         "bound": 2,
@@ -568,11 +588,27 @@ export const ENGINE = {
         "type": "int"
       },
       {
+        "default": 0,
+        "help": "Key/value heads (H_kv): groups of heads / kvHeads query heads share one K and V (grouped-query attention; 1 = multi-query); 0 = one per head.",
+        "max": 64,
+        "min": 0,
+        "name": "kvHeads",
+        "type": "int"
+      },
+      {
         "default": 2,
         "help": "Layers per stack.",
         "max": 12,
         "min": 1,
         "name": "layers",
+        "type": "int"
+      },
+      {
+        "default": 0,
+        "help": "Sliding window: query i sees only keys j with i − window < j (self-attention; 0 = none).",
+        "max": 128,
+        "min": 0,
+        "name": "window",
         "type": "int"
       },
       {
@@ -616,9 +652,20 @@ export const ENGINE = {
       },
       {
         "default": true,
-        "help": "Add positional encoding to the token vectors.",
+        "help": "Give the model positions (the kind: Positions).",
         "name": "positional",
         "type": "bool"
+      },
+      {
+        "choices": [
+          "sinusoidal",
+          "rope",
+          "alibi"
+        ],
+        "default": "sinusoidal",
+        "help": "How positions enter: sinusoids added to the token vectors, q and k turned by position inside attention (rope), or a per-head penalty on distant keys added to the scores (alibi).",
+        "name": "positions",
+        "type": "choice"
       },
       {
         "choices": [
@@ -634,6 +681,16 @@ export const ENGINE = {
       },
       {
         "choices": [
+          "standard",
+          "gated"
+        ],
+        "default": "standard",
+        "help": "The feed-forward layer: linear2(act(linear1 x)), or gated: down(act(gate x) · up x) (SwiGLU with silu).",
+        "name": "ffn",
+        "type": "choice"
+      },
+      {
+        "choices": [
           "post",
           "pre",
           "sandwich"
@@ -641,6 +698,16 @@ export const ENGINE = {
         "default": "post",
         "help": "LayerNorm after each residual addition (post, the paper), before each sub-layer (pre), or before each sub-layer and on its output before the addition (sandwich, Gemma).",
         "name": "norm",
+        "type": "choice"
+      },
+      {
+        "choices": [
+          "layernorm",
+          "rmsnorm"
+        ],
+        "default": "layernorm",
+        "help": "LayerNorm (subtract the mean, divide by the deviation) or RMSNorm (divide by the root mean square: the mean stays).",
+        "name": "normType",
         "type": "choice"
       }
     ]

@@ -8,7 +8,11 @@
 //                patterns previous token, next token, self, first token. Token
 //                vectors and positions get separate halves of d_model so that a
 //                head can read the position half (learned positions: pos.weight holds
-//                the sinusoids in that half). FFN zero.
+//                the sinusoids in that half). FFN zero. With positions 'rope' the same
+//                heads come from q and k biases that RoPE turns (nothing is added to the
+//                token vectors); with 'alibi' the keys are zero, so every head attends by
+//                ALiBi's distance penalty alone (nearest first, each head as steeply as its slope).
+// Every preset fills the modern shapes too: K/V for kvHeads groups, a gated FFN's (2F, E).
 // Token vectors come from the text: embedding_table() over the typed text's vocabulary.
 #include <vector>
 
@@ -43,7 +47,11 @@ ModelSpec playground_spec(const ModelConfig& config);
 void fill_preset(Transformer& model, const ModelConfig& config);
 
 // The attention weights of one preset layer (exposed for tests).
-MultiHeadWeights identity_attention(int d_model);
-MultiHeadWeights positional_attention(int d_model, int heads, const EmbeddingLayout& layout);
+// kv_heads: H_kv of grouped-query attention (0 = heads); K/V head g reads what the first
+// query head of its group reads.
+MultiHeadWeights identity_attention(int d_model, int heads = 1, int kv_heads = 0);
+MultiHeadWeights positional_attention(int d_model, int heads, const EmbeddingLayout& layout, int kv_heads = 0);
+// The positional heads of a RoPE model, from biases alone (presets.cpp says how).
+MultiHeadWeights positional_rope_attention(int d_model, int heads, int kv_heads, int rotary_dim);
 
 }  // namespace attention

@@ -4,7 +4,12 @@ import type { Trace } from 'attention-playground';
 import { formatValue } from './words.js';
 import { axisTokens, blockedReason, findStage, headSlice, rowSum, type Block } from './trace-model.js';
 
-const REASONS = { padding: 'the key is padding', future: 'the key is in the future (causal mask)', mask: 'masked' };
+const REASONS = {
+  padding: 'the key is padding',
+  future: 'the key is in the future (causal mask)',
+  window: 'the key is outside the sliding window',
+  mask: 'masked',
+};
 
 export function explainCell(
   trace: Trace,

@@ -161,7 +161,7 @@ export function flowRows(trace: Trace, stack: Stack, layer: number): FlowRow[] {
       rows.push({
         kind: 'parallel',
         steps: members.map((m) => step(m)),
-        note: parallelNote(place.name, place.block, stage),
+        note: parallelNote(place.name, place.block, stage, members),
       });
     } else if (place.scope === 'attention' && PARALLEL.some((g) => g.includes(place.name))) {
       rows.push({ kind: 'step', steps: [step(stage)], note: '' }); // a sibling recorded without its group's first
@@ -216,15 +216,25 @@ export function flowRows(trace: Trace, stack: Stack, layer: number): FlowRow[] {
   return rows;
 }
 
-function parallelNote(name: string, block: string, stage: Stage): string {
+/** members: the group's recorded stages (q_proj, k_proj, v_proj; or the per-head q, k, v). */
+function parallelNote(name: string, block: string, stage: Stage, members: Stage[]): string {
   const e = stage.shape[stage.shape.length - 1];
+  // Grouped-query attention: K and V are narrower than Q (H_kv heads of d_k), read off the recorded K.
+  const k = members.find((m) => /\.k_(proj|heads)$/.test(m.name));
   if (name === 'q_proj') {
     const from =
       block === 'cross_attn'
         ? 'Q from the decoder, K and V from the encoder\u2019s output'
         : 'all three from the same input x';
-    return `three linear layers side by side, row by row: W_q, W_k, W_v each E \u00d7 E = ${e} \u00d7 ${e} (+ a bias of E); ${from}`;
+    const kv = k ? k.shape[k.shape.length - 1] : e;
+    const weights =
+      kv === e
+        ? `W_q, W_k, W_v each E \u00d7 E = ${e} \u00d7 ${e} (+ a bias of E)`
+        : `W_q E \u00d7 E = ${e} \u00d7 ${e}; W_k and W_v (H_kv \u00b7 d_k) \u00d7 E = ${kv} \u00d7 ${e} each, fewer K/V heads (grouped-query attention)`;
+    return `three linear layers side by side, row by row: ${weights}; ${from}`;
   }
+  if (k && k.shape.length === 4 && k.shape[1] !== stage.shape[1])
+    return `each projection cut into heads: Q (B, S, E) \u2192 (B, H, S, d_k) = H ${stage.shape[1]}; K and V \u2192 (B, H_kv, S, d_k) = H_kv ${k.shape[1]}, each shared by ${stage.shape[1] / k.shape[1]} query heads`;
   return 'each projection cut into heads: (B, S, E) \u2192 (B, H, S, d_k)';
 }
 

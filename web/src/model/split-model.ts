@@ -92,3 +92,52 @@ export function headSplit(
   const dK = split.blocks[0].to - split.blocks[0].from;
   return { e: split.full.cols, heads, dK, batch: findStage(trace, split.fullName, layer)!.shape[0], split, merge };
 }
+
+export interface KvGroups {
+  heads: number;
+  kvHeads: number;
+  headDim: number;
+  /** groups[g]: the query heads that share K/V head g (kv_group, or one head each without grouped-query attention). */
+  groups: number[][];
+}
+
+/** Which query heads share which K/V head in a block's layer (the recorded kv_group); null without the heads' shapes. */
+export function kvGroups(trace: Trace, block: Block, layer: number): KvGroups | null {
+  const q = findStage(trace, `${block}.q_heads`, layer);
+  const k = findStage(trace, `${block}.k_heads`, layer);
+  if (!q || !k) return null;
+  const heads = q.shape[1],
+    kvHeads = k.shape[1];
+  const map = findStage(trace, `${block}.kv_group`, layer);
+  const groups: number[][] = Array.from({ length: kvHeads }, () => []);
+  for (let h = 0; h < heads; h++) groups[map ? map.data[h] : h].push(h);
+  return { heads, kvHeads, headDim: q.shape[3], groups };
+}
+
+/** Bytes a KV cache holds per token: K and V, of each layer, H_kv heads × d_h values of `bytesPerValue` (float32: 4). */
+export function kvCacheBytesPerToken(layers: number, kvHeads: number, headDim: number, bytesPerValue = 4): number {
+  return 2 * layers * kvHeads * headDim * bytesPerValue;
+}
+
+/**
+ * The KV cache per token of this model's shape as multi-head (H_kv = H), grouped (its own H_kv, or H / 2 for an
+ * example when it has no groups) and multi-query (H_kv = 1) attention; `current` marks the model's own.
+ */
+export function kvCacheComparison(
+  layers: number,
+  groups: KvGroups,
+): { name: 'MHA' | 'GQA' | 'MQA'; kvHeads: number; bytes: number; current: boolean }[] {
+  const { heads, kvHeads } = groups;
+  const own = kvHeads === heads ? 'MHA' : kvHeads === 1 ? 'MQA' : 'GQA';
+  const grouped = own === 'GQA' ? kvHeads : heads >= 4 && heads % 2 === 0 ? heads / 2 : 0;
+  const rows = [
+    { name: 'MHA' as const, kvHeads: heads },
+    { name: 'GQA' as const, kvHeads: grouped },
+    { name: 'MQA' as const, kvHeads: 1 },
+  ].filter((r) => r.kvHeads > 0 && (r.name !== 'MQA' || heads > 1));
+  return rows.map((r) => ({
+    ...r,
+    bytes: kvCacheBytesPerToken(layers, r.kvHeads, groups.headDim),
+    current: r.name === own,
+  }));
+}

@@ -53,11 +53,11 @@ export function headSlice(stage: Stage, sequence: number, head: number): HeadVie
   return { values: stage.data.subarray(offset, offset + rows * cols), rows, cols };
 }
 
-export type BlockedReason = 'padding' | 'future' | 'mask';
+export type BlockedReason = 'padding' | 'future' | 'window' | 'mask';
 
 /**
  * Why (query i, key j) of a sequence is blocked, or null if it is not: read from the
- * masks the engine records by kind (mask.padding (B, Sk), mask.causal (Sq, Sk)) beside
+ * masks the engine records by kind (mask.padding (B, Sk), mask.causal and mask.window (Sq, Sk)) beside
  * the combined one (mask (B, Sq, Sk)); nothing is re-derived here.
  */
 export function blockedReason(
@@ -76,6 +76,8 @@ export function blockedReason(
   if (padding && padding.data[sequence * padding.shape[1] + j] !== 0) return 'padding';
   const causal = findStage(trace, `${block}.mask.causal`, layer);
   if (causal && causal.data[i * causal.shape[1] + j] !== 0) return 'future';
+  const window = findStage(trace, `${block}.mask.window`, layer);
+  if (window && window.data[i * window.shape[1] + j] !== 0) return 'window';
   return 'mask';
 }
 

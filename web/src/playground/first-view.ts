@@ -30,6 +30,12 @@ export function weightsHint(state: State, block?: string) {
       'These heads are built, not trained, to attend by position within one sentence. In cross-attention the queries ' +
       'come from one sentence and the keys from the other, after the encoder\u2019s layers have mixed its positions, so the ' +
       'roles need not hold here: pick Block \u201cEncoder self-attention\u201d to see them.';
+  } else if (state.preset === 'positional' && state.positional && state.positions === 'alibi') {
+    // ALiBi adds nothing to the token vectors, so the built heads have no positions to read (core/src/presets.cpp).
+    text =
+      'With ALiBi these heads have no position to read: every score is ALiBi’s penalty alone, so each head ' +
+      'attends to the nearest words, itself first (the Positions view draws each head’s slope). Pick Positions ' +
+      '“RoPE” or “Sinusoidal” to see the built heads again.';
   } else if (state.preset === 'positional') {
     const causal = block === 'decoder.self_attn';
     const shown = Math.min(state.heads, POSITIONAL_ROLES.length);

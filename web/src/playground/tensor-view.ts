@@ -160,7 +160,13 @@ export class TensorView extends LitElement {
                 i,
               ) => html`<tr><th scope="row">${tokenLabel(rowLabels[i]?.label ?? '')}</th><td>${formatValue(s.mean)}</td>
               <td>${formatValue(s.std)}</td><td>${formatValue(s.norm)}</td></tr>`,
-            )}</tbody></table>`
+            )}</tbody></table>${
+              trace.config.normType === 'rmsnorm' && /(^|\.)(post_)?norm\d$|final_norm$/.test(full)
+                ? html`<p class="help" data-testid="rmsnorm-note">RMSNorm divides each token by its root mean square
+                    (‖x‖ / √${whole.cols}) and scales it: unlike LayerNorm it does not subtract the mean, so the mean
+                    column keeps its values, where a LayerNorm would give 0.</p>`
+                : nothing
+            }`
               : nothing
           }</div>`;
         },

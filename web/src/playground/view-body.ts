@@ -17,6 +17,7 @@ import {
   linesView,
   masksView,
   overviewView,
+  positionsView,
   rowsView,
   shapesView,
   splitView,
@@ -34,6 +35,7 @@ import './tensor-view.js';
 import './row-wise.js';
 import './head-split.js';
 import './head-walk.js';
+import './positions-view.js';
 
 /** The view settings, clamped to what the trace has (its blocks, layers, heads and sentences). */
 export function viewContext(trace: Trace, state: State): ViewContext {
@@ -180,6 +182,8 @@ function viewOnly(ctx: ViewContext, extras: ViewExtras) {
       return rowsView(ctx);
     case 'split':
       return splitView(ctx);
+    case 'positions':
+      return positionsView(ctx);
     case 'steps':
       return stepsView(ctx);
     case 'values':

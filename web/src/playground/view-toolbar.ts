@@ -109,7 +109,7 @@ export function viewToolbar({ ctx, errors, drafts, shows, onSetting }: ToolbarOp
       ${['heads', 'head', 'overview'].includes(state.view) ? control('stage') : nothing}
       ${blocks.length > 1 ? control('block') : nothing}
       ${ctx.trace.config.layers > 1 && state.view !== 'overview' ? control('layer', ctx.trace.config.layers - 1) : nothing}
-      ${state.view === 'head' || state.view === 'steps' ? control('head', ctx.trace.config.heads - 1) : nothing}
+      ${['head', 'steps', 'positions'].includes(state.view) ? control('head', ctx.trace.config.heads - 1) : nothing}
       ${state.view === 'lines' && shows('overlay') && ctx.trace.config.heads > 1 ? overlayStrip(ctx) : nothing}
       ${ctx.trace.tokens.length > 1 && shows('sequence') ? sentencePicker(ctx, onSetting) : nothing}
       ${

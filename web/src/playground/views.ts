@@ -10,6 +10,7 @@ import { explainCell } from '../model/explain.js';
 import { axisTokens, blockedReason, findStage, headSlice, paddedLabels, type Block } from '../model/trace-model.js';
 import { flowRows, headBlocks } from '../model/flow-model.js';
 import { headDim, tensorCaption, type Stack } from '../model/stage-values.js';
+import { layerReach, windowOf } from '../model/window-model.js';
 import type { Thumbnail } from '../ui/overview.js';
 import { fitColumns, gridWidth, type HeatmapSpec } from '../ui/heatmap.js';
 import type { LineSpec } from '../ui/line-view.js';
@@ -275,6 +276,9 @@ export function maskPanels(ctx: ViewContext): MaskPanel[] {
   const { rowLabels, colLabels } = labels(ctx, rows, cols);
   const keyCount = axisTokens(ctx.trace, ctx.block).keys[ctx.sequence].length;
   const causal = ctx.block !== 'decoder.cross_attn' && ctx.trace.mode !== 'encoder';
+  // The sliding window, as its own mask kind (recorded only in a layer that has one).
+  const windowMask = findStage(ctx.trace, `${ctx.block}.mask.window`, ctx.layer);
+  const window = windowMask ? ctx.trace.config.window || windowOf(ctx.trace, ctx.block, ctx.layer) : 0;
   const make = (blocked: (i: number, j: number) => boolean) =>
     Uint8Array.from({ length: rows * cols }, (_, k) => (blocked(Math.floor(k / cols), k % cols) ? 1 : 0));
   const axes = axisNames(ctx);
@@ -345,17 +349,73 @@ export function maskPanels(ctx: ViewContext): MaskPanel[] {
           ),
         ]
       : []),
+    ...(windowMask
+      ? [
+          panel(
+            `Sliding window of ${window}: no looking further back than ${window - 1} (j ≤ i − ${window})${
+              causal ? '' : `, nor further ahead (j ≥ i + ${window})`
+            }${shape('mask.window')}`,
+            Uint8Array.from(windowMask.data.subarray(0, rows * cols)),
+            'window',
+          ),
+        ]
+      : []),
     panel(`Combined mask (what the softmax sees)${shape('mask', ctx.sequence)}`, combined, 'combined'),
   ];
 }
 
 export function masksView(ctx: ViewContext) {
   const panels = maskPanels(ctx);
-  return fitGrid(
+  const reach = reachPanel(ctx);
+  return html`${fitGrid(
     Math.max(...panels.map((p) => gridWidth(p.spec))),
     panels.length,
     panels.map((p) => heatmapElement(p.spec, { mask: p.mask }, p.describeCell)),
-  );
+  )}${reach ? html`${reach.note}${heatmapElement(reach.panel.spec, { mask: 'reach' }, reach.panel.describeCell)}` : nothing}`;
+}
+
+/**
+ * With a sliding window: what the sentence's last word can draw on after each layer (rows = layers), composed from
+ * the masks each layer's softmax saw (model/window-model.ts). One layer sees w − 1 words back; L layers about L × w.
+ */
+export function reachPanel(ctx: ViewContext): { panel: MaskPanel; note: unknown } | null {
+  if (!ctx.trace.stages.some((s) => s.name === `${ctx.block}.mask.window`)) return null;
+  const { queries } = axisTokens(ctx.trace, ctx.block);
+  const tokens = queries[ctx.sequence] ?? [];
+  const reach = layerReach(ctx.trace, ctx.block, ctx.sequence, tokens.length);
+  if (reach.length === 0 || tokens.length === 0) return null;
+  const n = Math.sqrt(reach[0].reachable.length);
+  const last = tokens.length - 1;
+  const window = ctx.trace.config.window || Math.max(...reach.map((r) => windowOf(ctx.trace, ctx.block, r.layer)));
+  const blocked = new Uint8Array(reach.length * n);
+  reach.forEach((r, l) => {
+    for (let j = 0; j < n; j++) blocked[l * n + j] = r.reachable[last * n + j] ? 0 : 1;
+  });
+  const farthest = reach.map((r) => r.farthest);
+  const panel: MaskPanel = {
+    mask: 'reach',
+    spec: {
+      values: new Float32Array(reach.length * n),
+      rows: reach.length,
+      cols: n,
+      rowLabels: reach.map((r) => ({ label: `layer ${r.layer}${r.windowed ? '' : ' (global)'}`, pad: false })),
+      colLabels: paddedLabels(tokens, n),
+      blocked,
+      scale: ALLOWED,
+      caption: `What “${tokens[last]}” (position ${last}) can draw on, layer by layer: window ${window}`,
+      rowAxis: 'layer',
+      colAxis: 'key',
+    },
+    describeCell: (l, j) => [
+      `after layer ${reach[l].layer}, key ${j}`,
+      blocked[l * n + j] ? 'not reachable yet' : 'reachable (directly or through earlier layers)',
+    ],
+  };
+  const note = html`<p class="hint" data-testid="window-reach" data-window=${window} data-farthest=${farthest.join(',')}>
+    <strong>Reach grows with depth.</strong> One windowed layer lets a word read ${window - 1} words back; the next layer
+    reads words that already read ${window - 1} further, so after layer L (counting from 1) a word can draw on about
+    L × ${window - 1} words back. Here, farthest reach after each layer: ${farthest.join(', ')}.</p>`;
+  return { panel, note };
 }
 
 export function shapesView(ctx: ViewContext) {
@@ -378,6 +438,12 @@ export function rowsView(ctx: ViewContext) {
 /** The Head split view: Q, K or V cut into the heads' column blocks, and the contexts merged back. */
 export function splitView(ctx: ViewContext) {
   return html`<ap-head-split .trace=${ctx.trace} block=${ctx.block} layer=${ctx.layer} sequence=${ctx.sequence}></ap-head-split>`;
+}
+
+/** The Positions view: RoPE's turning pairs and relative scores, ALiBi's slopes, or the added position vectors. */
+export function positionsView(ctx: ViewContext) {
+  return html`<ap-positions .trace=${ctx.trace} block=${ctx.block} layer=${ctx.layer} sequence=${ctx.sequence}
+    head=${ctx.head}></ap-positions>`;
 }
 
 /** The Step by step view: one head's Q·Kᵀ → ÷ √d_k → mask → softmax → · V, each step recomputed from the one before. */

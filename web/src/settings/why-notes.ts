@@ -35,8 +35,9 @@ export const WHY_NOTES = {
     'The weights as lines: the stronger the line, the more a word takes from that word. Lines make “who looks at ' +
     'whom” easy to read at a glance.',
   masks:
-    'Which scores are blocked before the softmax: padding, and in a decoder’s self-attention the words still to ' +
-    'come. A blocked word gets weight exactly 0, so nothing of it reaches the answer.',
+    'Which scores are blocked before the softmax: padding, in a decoder’s self-attention the words still to come, ' +
+    'and with a sliding window the words too far back. A blocked word gets weight exactly 0, so nothing of it ' +
+    'reaches the answer.',
   shapes:
     'Every tensor of one layer in order, with its shape, and what sits between the weight matrices. Each part hands ' +
     'on (S, E) again, which is why its input can be added back and layers can be stacked.',
@@ -56,6 +57,10 @@ export const WHY_NOTES = {
   split:
     'Heads are not separate layers: one Q is cut into blocks of columns, one block per head, and the heads’ results ' +
     'are laid side by side again afterwards.',
+  positions:
+    'How a word’s place reaches attention: RoPE turns q and k by position, so a score depends only on how far ' +
+    'apart two words are; ALiBi subtracts a penalty growing with that distance; older models add a position vector ' +
+    'to each word.',
   steps:
     'One head’s arithmetic, one step at a time, with one word’s numbers recomputed in this page: Q·Kᵀ, ÷ √d_k, mask, ' +
     'softmax, · V. Every number of attention comes out of these five steps.',

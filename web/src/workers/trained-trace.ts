@@ -138,6 +138,12 @@ export class TrainedModels {
       scale: spec.scale,
       residual: spec.residual,
       positional: spec.positions !== 'none',
+      // The playground's kinds; a learned table reads as the added kind (sinusoidal), as the views draw it.
+      positions: spec.positions === 'rope' || spec.positions === 'alibi' ? spec.positions : 'sinusoidal',
+      kvHeads: spec.kvHeads,
+      window: spec.window,
+      normType: spec.normType === 'layernorm' ? 'layernorm' : 'rmsnorm',
+      ffn: spec.ffn,
       activation: spec.activation,
       norm: spec.norm,
     };
