@@ -17,8 +17,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { serveDirectory } from '../support/static-server.mjs';
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-// Generous: on a loaded 2-core machine the tutorial (13 elements, 10 training workers) took 80 s in WebKit.
-const LIMIT = { timeout: 180_000 };
+// Generous: on a loaded 2-core machine the tutorial (13 elements, 10 training workers) took 80 s in WebKit; it has
+// 25 elements and 25 training workers since the modern-block sections.
+const LIMIT = { timeout: 300_000 };
 
 // Records uncaught errors and rejections, failed script/resource loads, console.error and
 // errors of workers the page starts, into window.__pageErrors.
@@ -258,7 +259,10 @@ export function browserChecks(name, driver, { simd = true, threads = true, tutor
                 const root = el.shadowRoot;
                 if (
                   root?.querySelector('ap-playground, ap-train') &&
-                  (deepQuery(root, 'ap-heatmap, ap-shape-flow, table.changes, ap-line-view, ap-matrix').length > 0 ||
+                  (deepQuery(
+                    root,
+                    'ap-heatmap, ap-shape-flow, table.changes, ap-line-view, ap-matrix, [data-testid="positions-view"]',
+                  ).length > 0 ||
                     deepQuery(root, '[role="alert"], .error').length > 0)
                 )
                   return true;
@@ -288,8 +292,10 @@ export function browserChecks(name, driver, { simd = true, threads = true, tutor
                   .join(' ');
                 return {
                   id: el.closest('section')?.id,
-                  views: deepQuery(el.shadowRoot, 'ap-heatmap, ap-shape-flow, table.changes, ap-line-view, ap-matrix')
-                    .length,
+                  views: deepQuery(
+                    el.shadowRoot,
+                    'ap-heatmap, ap-shape-flow, table.changes, ap-line-view, ap-matrix, [data-testid="positions-view"]',
+                  ).length,
                   waiting: /Waiting/.test(text),
                   // How far a stuck element got: the playground's status line, the training runs' status.
                   status:

@@ -497,6 +497,10 @@ describe('the tutorial page', () => {
       'scale-training',
       'induction',
       'trained-heads',
+      'positions',
+      'gqa',
+      'window',
+      'modern-block',
     ]);
     const expected = {
       linear: 'ap-row-wise',
@@ -511,6 +515,10 @@ describe('the tutorial page', () => {
       'scale-training': 'ap-train ap-heatmap',
       induction: 'ap-train ap-heatmap',
       'trained-heads': 'ap-train ap-heatmap',
+      positions: 'ap-positions',
+      gqa: 'ap-head-split',
+      window: 'ap-heatmap[data-mask="window"]',
+      'modern-block': 'ap-tensor-view',
     };
     for (const [id, selector] of Object.entries(expected)) {
       await page.locator(`#${id}`).scrollIntoViewIfNeeded();
@@ -531,8 +539,17 @@ describe('the tutorial page', () => {
     const last = page.locator('#trained-heads attention-playground').last();
     await last.scrollIntoViewIfNeeded();
     await last.locator('ap-heatmap').first().waitFor({ timeout: 15_000 });
-    // One engine worker shared by every Explore element, and one per training run: 2 + 3 + 2 compared, 1, 2 checkpoints.
-    assert.equal(page.workers().length, 1 + 10, 'one shared engine worker, one per training run');
+    // The modern-block sections' comparisons, each started by scrolling to it: 5 + 3 + 3 + 2 + 2 runs.
+    for (const element of await page
+      .locator('#positions, #gqa, #window, #modern-block')
+      .locator('attention-playground[train]')
+      .all()) {
+      await element.scrollIntoViewIfNeeded();
+      await element.locator('ap-train').waitFor({ timeout: 15_000 });
+    }
+    // One engine worker shared by every Explore element, and one per training run: 2 + 3 + 2 compared, 1, 2 checkpoints,
+    // and the modern sections' 15.
+    assert.equal(page.workers().length, 1 + 10 + 15, 'one shared engine worker, one per training run');
     await page.screenshot({ path: `${SHOTS}/tutorial.png`, fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();
