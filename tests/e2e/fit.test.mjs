@@ -341,7 +341,13 @@ describe('drawings fit the room they have', () => {
       }
       await page.mouse.move(0, 0); // no tooltip open
       await page.waitForTimeout(400);
-      const drawings = await measure(page, `section#${id}`);
+      // The page settles: a drawing that is still taking its new width (the next animation frame, a paused run's
+      // last slice) gets up to 3 s; one that never fits fails with its last measurement.
+      let drawings = await measure(page, `section#${id}`);
+      for (let tries = 0; tries < 10 && drawings.some((d) => d.scrollWidth > d.clientWidth + 1); tries++) {
+        await page.waitForTimeout(300);
+        drawings = await measure(page, `section#${id}`);
+      }
       if (drawings.length) {
         assertFits(drawings, `tutorial #${id}`);
         drawn.push(id);

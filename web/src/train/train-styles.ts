@@ -50,6 +50,9 @@ export const TRAIN_STYLES = [
   .probe-box input { font: var(--ap-text-md) var(--ap-mono); color: var(--ap-text); background: var(--ap-bg); border: 1px solid var(--ap-border-strong); border-radius: var(--ap-radius-sm); padding: 0.3rem; flex: 1 1 12rem; min-width: 0; }
   .probe-box .error { flex-basis: 100%; }
   .heads { display: grid; gap: 0.8rem; grid-template-columns: repeat(auto-fill, minmax(min(100%, 15rem), 1fr)); }
+  /* Grid items take their track's width, not their content's: a drawing measures its box (ui/host-width.ts), and an
+     item as wide as its last drawing (min-width: auto) would keep it from ever seeing the track shrink. */
+  .layout > *, .plots > *, .probe-runs > *, .heads > * { min-width: 0; }
   .folded { font-size: var(--ap-text-sm); color: var(--ap-text-muted); margin: 0.2rem 0; }
   button.fold { margin: 0.6rem 0 0.4rem; }
   .error { color: var(--ap-danger); }

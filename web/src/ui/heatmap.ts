@@ -181,6 +181,8 @@ export class Heatmap extends LitElement {
   // The host's width is the grid column's (or the page's), never the drawing's: choosing the cell from it cannot
   // feed back on itself.
   readonly #width = new HostWidth(this);
+  /** The box height the drawing was laid out for: before the first render there is no box to read it from. */
+  #laidOutFor = NaN;
 
   constructor() {
     super();
@@ -203,6 +205,7 @@ export class Heatmap extends LitElement {
    */
   #layout(): HeatmapLayout {
     const maxHeight = this.#maxHeight();
+    this.#laidOutFor = maxHeight;
     const layout = fittedLayout(this, this.#width.value, maxHeight);
     if (this.#width.value > 0 && layout.height > maxHeight)
       return fittedLayout(this, this.#width.value - scrollbarWidth(), maxHeight);
@@ -306,6 +309,9 @@ export class Heatmap extends LitElement {
   }
 
   override updated() {
+    // The first layout guessed the box's height (no .plot yet); when the real one differs, a drawing taller than
+    // it gets a vertical scrollbar that narrows the box it was fitted to: lay it out again for the real height.
+    if (this.#maxHeight() !== this.#laidOutFor) this.requestUpdate();
     if (!this.active) return; // no tip: nothing to place (the common case, e.g. while a model trains)
     const tip = this.renderRoot.querySelector<HTMLElement>('.tip');
     const plot = this.renderRoot.querySelector<HTMLElement>('.plot');
