@@ -67,12 +67,38 @@ describe('the Train view settings', () => {
       'headDim',
       'ropeTheta',
       'ropeFraction',
+      'ropeScaling',
+      'ropeFactor',
+      'ropeLowFreqFactor',
+      'ropeHighFreqFactor',
+      'ropeOriginalContext',
       'window',
       'windowPattern',
+      'ropeLocalTheta',
       'normType',
       'ffn',
       'qkNorm',
+      'qkvBias',
+      'outBias',
+      'mlpBias',
+      'headBias',
+      'embedScale',
+      'queryPreAttnScalar',
     ]);
+    // Every setting the modern block added to the engine's ModelSpec is in the table (and so in the URL hash and
+    // the element's attributes).
+    const classic = new Set([
+      'vocabSize',
+      'maxSeq',
+      'causal',
+      'head',
+      'encoderLayers',
+      'layerNormEps',
+      'typeVocabSize',
+      'embedNorm',
+    ]);
+    for (const { name } of MODEL_SPEC_SCHEMA.settings)
+      if (!classic.has(name)) expect(trainSettingByName(name), name).toBeDefined();
     expect(trainSettingByName('positions')).toMatchObject({
       choices: ['none', 'sinusoidal', 'learned', 'rope', 'alibi'],
       labels: { rope: 'RoPE (rotate q and k)', alibi: 'ALiBi (a bias on the scores)' },

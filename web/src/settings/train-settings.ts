@@ -356,8 +356,17 @@ export const TRAIN_SETTINGS: readonly TrainSetting[] = [
     headDim: { label: 'Head dimension d_h' },
     ropeTheta: { label: 'RoPE base θ' },
     ropeFraction: { label: 'Rotary share' },
+    ropeScaling: {
+      label: 'RoPE scaling',
+      labels: { none: 'None', linear: 'Linear (positions ÷ factor)', llama3: 'Llama 3 (by wavelength)' },
+    },
+    ropeFactor: { label: 'RoPE scaling factor' },
+    ropeLowFreqFactor: { label: 'Llama 3: low-frequency factor' },
+    ropeHighFreqFactor: { label: 'Llama 3: high-frequency factor' },
+    ropeOriginalContext: { label: 'Llama 3: original context' },
     window: { label: 'Sliding window' },
     windowPattern: { label: 'Global layer every' },
+    ropeLocalTheta: { label: 'RoPE base of local layers (0: the same)' },
     normType: {
       label: 'Norm',
       labels: { layernorm: 'LayerNorm', rmsnorm: 'RMSNorm', rmsnorm_offset: 'RMSNorm × (1 + w) (Gemma)' },
@@ -367,6 +376,12 @@ export const TRAIN_SETTINGS: readonly TrainSetting[] = [
       labels: { standard: 'Standard: act(W₁x)', gated: 'Gated: act(gate·x) × up·x (SwiGLU with SiLU)' },
     },
     qkNorm: { label: 'QK-norm (RMSNorm on q and k)' },
+    qkvBias: { label: 'Biases on q, k, v' },
+    outBias: { label: 'Bias on the output projection' },
+    mlpBias: { label: 'Biases in the FFN' },
+    headBias: { label: 'Bias on the logits' },
+    embedScale: { label: 'Embeddings × √d_model (Gemma)' },
+    queryPreAttnScalar: { label: 'Scores ÷ √this (0: √d_h)' },
   }),
   ...fromSchema(OPTIMIZER_SCHEMA, 'optimizer', 'optimizer', {
     lr: { label: 'Learning rate', start: 3e-3 },
@@ -452,7 +467,13 @@ const TASK_FIELDS: Record<TaskOptions['name'], string[]> = {
 const SPEC_NEEDS: Record<string, (state: TrainState) => boolean> = {
   ropeTheta: (s) => s.positions === 'rope',
   ropeFraction: (s) => s.positions === 'rope',
+  ropeScaling: (s) => s.positions === 'rope',
+  ropeFactor: (s) => s.positions === 'rope' && s.ropeScaling !== 'none',
+  ropeLowFreqFactor: (s) => s.positions === 'rope' && s.ropeScaling === 'llama3',
+  ropeHighFreqFactor: (s) => s.positions === 'rope' && s.ropeScaling === 'llama3',
+  ropeOriginalContext: (s) => s.positions === 'rope' && s.ropeScaling === 'llama3',
   windowPattern: (s) => (s.window as number) > 0,
+  ropeLocalTheta: (s) => s.positions === 'rope' && (s.window as number) > 0,
 };
 
 export type TrainState = Record<string, number | boolean | string>;
