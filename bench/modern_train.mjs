@@ -10,9 +10,8 @@ import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import * as tf from '@tensorflow/tfjs-core';
 import '@tensorflow/tfjs'; // the gradients, registered on the same tfjs-core
-import { loadAttention } from '../dist/node.js';
 import { tfBackend } from './peers.mjs';
-import { TRAINING_SHAPES, randomBatch, timeMs } from './train.mjs';
+import { TRAINING_SHAPES, classicSpec, randomBatch, timeMs, trainStepMs } from './train.mjs';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -51,31 +50,6 @@ function modernSpec(shape) {
     headBias: false,
     head: 'tied',
   };
-}
-
-function classicSpec(shape) {
-  return {
-    vocabSize: shape.v,
-    dModel: shape.e,
-    heads: shape.h,
-    layers: shape.layers,
-    ffnDim: shape.f,
-    maxSeq: shape.s,
-    causal: true,
-    norm: 'pre',
-    finalNorm: true,
-    positions: 'learned',
-  };
-}
-
-async function ours(spec, shape) {
-  const attn = await loadAttention({ build: 'simd' });
-  const trainer = attn.createTrainer({ spec });
-  const batch = randomBatch(shape);
-  const ms = await timeMs(() => trainer.step(batch));
-  trainer.dispose();
-  attn.dispose();
-  return ms;
 }
 
 // The same modern model with tfjs ops: RMSNorm, RoPE (rotate-half with a cos/sin table),
@@ -151,8 +125,8 @@ export async function modernTrainingTable() {
       flops: modernStepFlops(shape),
       ffnGated: gatedWidth(shape),
       ms: {
-        simd: await ours(modernSpec(shape), shape),
-        'simd-classic': await ours(classicSpec(shape), shape),
+        simd: await trainStepMs('simd', modernSpec(shape), shape),
+        'simd-classic': await trainStepMs('simd', classicSpec(shape), shape),
         'tfjs-wasm': await tfjsModern(shape),
       },
     });

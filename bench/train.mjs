@@ -47,28 +47,34 @@ export async function timeMs(step, seconds = 3) {
   return times[Math.floor(times.length / 2)];
 }
 
-async function ours(build, shape) {
+/** The causal pre-LN transformer this table trains, at one of its shapes. */
+export function classicSpec(shape) {
+  return {
+    vocabSize: shape.v,
+    dModel: shape.e,
+    heads: shape.h,
+    layers: shape.layers,
+    ffnDim: shape.f,
+    maxSeq: shape.s,
+    causal: true,
+    norm: 'pre',
+    finalNorm: true,
+    positions: 'learned',
+  };
+}
+
+/** The median ms of one training step of `spec` on the shape's random batch, in one of our builds. */
+export async function trainStepMs(build, spec, shape) {
   const attn = await loadAttention(build === 'simd-threads' ? { build, threads: 2 } : { build });
-  const trainer = attn.createTrainer({
-    spec: {
-      vocabSize: shape.v,
-      dModel: shape.e,
-      heads: shape.h,
-      layers: shape.layers,
-      ffnDim: shape.f,
-      maxSeq: shape.s,
-      causal: true,
-      norm: 'pre',
-      finalNorm: true,
-      positions: 'learned',
-    },
-  });
+  const trainer = attn.createTrainer({ spec });
   const batch = randomBatch(shape);
   const ms = await timeMs(() => trainer.step(batch));
   trainer.dispose();
   attn.dispose();
   return ms;
 }
+
+const ours = (build, shape) => trainStepMs(build, classicSpec(shape), shape);
 
 // The same model with tfjs ops, trained by tf.variableGrads and tf.train.adam.
 async function tfjs(shape) {

@@ -3,31 +3,24 @@
 // scores moved by the same amount, the K/V groups and the KV cache, the window's reach by
 // layer), and, after pressing Start, the comparisons' summaries and curves (through the
 // CSV export). Runs are seeded, so the numbers are the reader's numbers too.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { serveDirectory } from '../support/static-server.mjs';
-import { launchChromium, openPage } from '../support/browser.mjs';
+import { readFileSync } from 'node:fs';
+import { openPage } from '../support/browser.mjs';
+import { useSite } from '../support/site.mjs';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-let server, browser, page, errors;
+const site = useSite('tutorial.html');
+let page, errors;
 
-before(async () => {
-  assert.ok(existsSync(`${ROOT}dist-web/tutorial.html`), 'run `npm run build` first');
-  server = await serveDirectory(`${ROOT}dist-web`, { isolated: true });
-  browser = await launchChromium();
+// In the suite, so that it runs after useSite's hooks have started the site and the browser.
+async function openTutorial() {
   ({ page, errors } = await openPage(
-    browser,
+    site.browser,
     { viewport: { width: 1200, height: 900 }, acceptDownloads: true },
-    { onlyFrom: server.url },
+    { onlyFrom: site.url },
   ));
-  await page.goto(server.url + 'tutorial.html');
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+  await page.goto(site.url + 'tutorial.html');
+}
 
 /** The section's n-th training element. */
 const train = (section, n = 0) => page.locator(`#${section} attention-playground[train]`).nth(n).locator('ap-train');
@@ -80,6 +73,8 @@ const runLines = (section, n = 0) =>
     .then((lines) => lines.map((l) => l.replace(/\s+/g, ' ')));
 
 describe('the tutorial\u2019s modern-block sections', () => {
+  before(openTutorial);
+
   test('positions: the Positions view scores q and k moved by the same amount the same, and as the engine does', async () => {
     const view = explore('positions', 'positions');
     await view.scrollIntoViewIfNeeded();

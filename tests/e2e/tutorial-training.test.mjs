@@ -3,32 +3,24 @@
 // the comparison's summary, the curves (through the CSV export) and the head labels,
 // now and scrubbed back on the timeline. Runs are seeded, so the numbers are the
 // reader's numbers too.
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
-import { serveDirectory } from '../support/static-server.mjs';
-import { launchChromium, openPage } from '../support/browser.mjs';
-import { SHOTS } from '../support/site.mjs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { openPage } from '../support/browser.mjs';
+import { ROOT, SHOTS, useSite } from '../support/site.mjs';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-let server, browser, page, errors;
+const site = useSite('tutorial.html');
+let page, errors;
 
-before(async () => {
-  assert.ok(existsSync(`${ROOT}dist-web/tutorial.html`), 'run `npm run build` first');
-  server = await serveDirectory(`${ROOT}dist-web`, { isolated: true });
-  browser = await launchChromium();
+// In the suite, so that it runs after useSite's hooks have started the site and the browser.
+async function openTutorial() {
   ({ page, errors } = await openPage(
-    browser,
+    site.browser,
     { viewport: { width: 1200, height: 900 }, acceptDownloads: true },
-    { onlyFrom: server.url },
+    { onlyFrom: site.url },
   ));
-  await page.goto(server.url + 'tutorial.html');
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+  await page.goto(site.url + 'tutorial.html');
+}
 
 const train = (section) => page.locator(`#${section} attention-playground ap-train`).first();
 
@@ -92,6 +84,8 @@ async function scrubTo(section, step) {
 }
 
 describe('the tutorial\u2019s training sections', () => {
+  before(openTutorial);
+
   test('residual connections: A reaches 99% by step 100, B gets none right in 300 steps', async () => {
     await runSection('residual');
     const summary = await train('residual').locator('[data-testid="summary"]').textContent();
