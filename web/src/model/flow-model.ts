@@ -35,7 +35,7 @@ const TITLES: Record<string, string> = {
   'stack:embeddings': 'token embeddings',
   'stack:positions': 'positions',
   'stack:token_types': 'token types',
-  'stack:final_norm': 'final LayerNorm',
+  'stack:final_norm': 'final norm',
   'attention:q_proj': 'Q',
   'attention:k_proj': 'K',
   'attention:v_proj': 'V',
@@ -47,9 +47,9 @@ const TITLES: Record<string, string> = {
   'attention:merged': 'merged heads',
   'attention:output': 'output projection',
   'attention:activated': 'activated output',
-  'layer:norm1': 'LayerNorm 1',
-  'layer:norm2': 'LayerNorm 2',
-  'layer:norm3': 'LayerNorm 3',
+  'layer:norm1': 'norm 1',
+  'layer:norm2': 'norm 2',
+  'layer:norm3': 'norm 3',
   'layer:residual1': 'residual 1',
   'layer:residual2': 'residual 2',
   'layer:residual3': 'residual 3',
@@ -59,7 +59,7 @@ const TITLES: Record<string, string> = {
   'layer:output': 'layer output',
 };
 
-/** A step's short label: 'Q per head', 'LayerNorm 1'; an attention step of cross-attention says so. */
+/** A step's short label: 'Q per head', 'norm 1' (a LayerNorm or an RMSNorm); an attention step of cross-attention says so. */
 export function stepTitle(fullName: string): string {
   const place = stagePlace(fullName);
   if (!place) return fullName;
@@ -211,7 +211,7 @@ export function flowRows(trace: Trace, stack: Stack, layer: number): FlowRow[] {
     rows.push({
       kind: 'norm',
       steps: [step(finalNorm)],
-      note: 'after the last layer: the stack\u2019s final LayerNorm',
+      note: 'after the last layer: the stack\u2019s final norm',
     });
   return rows;
 }

@@ -373,7 +373,7 @@ export const TRAIN_SETTINGS: readonly TrainSetting[] = [
     },
     ffn: {
       label: 'FFN kind',
-      labels: { standard: 'Standard: act(W₁x)', gated: 'Gated: act(gate·x) × up·x (SwiGLU with SiLU)' },
+      labels: { standard: 'Standard: act(W₁x)', gated: 'Gated (SwiGLU, GeGLU)' },
     },
     qkNorm: { label: 'QK-norm (RMSNorm on q and k)' },
     qkvBias: { label: 'Biases on q, k, v' },
