@@ -1093,7 +1093,7 @@ export const ENGINE = {
         "S",
         "E"
       ],
-      "help": "LayerNorm of the first sub-layer",
+      "help": "the norm of the first sub-layer (LayerNorm or RMSNorm)",
       "kind": "norm",
       "name": "norm1",
       "scope": "layer"
@@ -1104,7 +1104,7 @@ export const ENGINE = {
         "S",
         "E"
       ],
-      "help": "LayerNorm of the second sub-layer",
+      "help": "the norm of the second sub-layer (LayerNorm or RMSNorm)",
       "kind": "norm",
       "name": "norm2",
       "scope": "layer"
@@ -1115,7 +1115,7 @@ export const ENGINE = {
         "S",
         "E"
       ],
-      "help": "LayerNorm of the third sub-layer",
+      "help": "the norm of the third sub-layer (LayerNorm or RMSNorm)",
       "kind": "norm",
       "name": "norm3",
       "scope": "layer"
