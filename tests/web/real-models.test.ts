@@ -46,10 +46,39 @@ describe('real models', () => {
     );
   });
 
-  it('names the families the engine declares', () => {
+  it('declares the modern checkpoints people run in browsers, each with its family, files and size', () => {
+    const byRepo = Object.fromEntries(REAL_MODELS.map((m) => [m.repo, m]));
+    expect(Object.fromEntries(Object.entries(byRepo).map(([repo, m]) => [repo, m.family]))).toEqual({
+      'openai-community/gpt2': 'gpt2',
+      'HuggingFaceTB/SmolLM2-135M': 'llama',
+      'HuggingFaceTB/SmolLM2-360M': 'llama',
+      'Qwen/Qwen2.5-0.5B': 'qwen2',
+      'Qwen/Qwen3-0.6B': 'qwen3',
+      'google/gemma-3-270m': 'gemma3_text',
+      'meta-llama/Llama-3.2-1B': 'llama',
+    });
+    for (const m of REAL_MODELS.filter((m) => m.family !== 'gpt2')) {
+      expect(m.files).toEqual(['config.json', 'tokenizer.json', 'tokenizer_config.json', 'model.safetensors']);
+      expect(m.declaredBytes).toBeGreaterThan(2e8); // BF16 weights of at least 100 M parameters
+    }
+    // the hub serves these two only to signed-in people who accepted the licence
+    expect(REAL_MODELS.filter((m) => m.gated).map((m) => m.repo)).toEqual([
+      'google/gemma-3-270m',
+      'meta-llama/Llama-3.2-1B',
+    ]);
+    expect(new Set(REAL_MODELS.map((m) => m.label)).size).toBe(REAL_MODELS.length);
+  });
+
+  it('names the families the engine declares, each with its real models', () => {
     const names = ENGINE.families.map((f) => f.name);
     const said = familyNames();
     for (const name of names) expect(said).toContain(name);
-    expect(said).toBe(names.length === 2 ? `${names[0]} and ${names[1]}` : said);
+    expect(said).toContain('gpt2 (GPT-2 small)');
+    const listed = [
+      { ...REAL_MODELS[0], label: 'A' },
+      { ...REAL_MODELS[0], label: 'B' },
+    ];
+    expect(familyNames(listed)).toContain('gpt2 (A, B)');
+    expect(familyNames([])).toBe(names.length === 2 ? `${names[0]} and ${names[1]}` : familyNames([]));
   });
 });

@@ -27,14 +27,30 @@ export interface PretrainedInfo {
   family: Family;
   architecture: string;
   layers: number;
+  /** Query heads (H). */
   heads: number;
+  /** Key/value heads (H_kv): fewer than `heads` with grouped-query attention, each serving H / H_kv query heads. */
+  kvHeads: number;
+  /** Each head's width (d_h). */
+  headDim: number;
   dModel: number;
+  /** How positions enter: 'learned' (GPT-2, BERT), 'rope' (Llama, Qwen, Gemma), … (the ModelSpec's `positions`). */
+  positions: string;
+  /** RoPE's base θ (when positions is 'rope'). */
+  ropeTheta: number;
+  /** A sliding window in tokens (0: none), in every layer or, with windowPattern N > 1, all but every Nth. */
+  window: number;
+  windowPattern: number;
+  /** 'layernorm', 'rmsnorm' or 'rmsnorm_offset' (Gemma's 1 + weight). */
+  normType: string;
   maxSeq: number;
   vocabSize: number;
   /** Whether the checkpoint has a language-model head (logits), so predictions can be shown. */
   predicts: boolean;
   /** A causal stack (its next-token guess; GPT-2), else an encoder (masked-token guesses; BERT). */
   causal: boolean;
+  /** The tokenizer's files carry a chat template (an instruct checkpoint): a prompt can be given as turns. */
+  chat: boolean;
   /** The tensors the engine had no use for, with why. */
   skipped: [string, string][];
 }

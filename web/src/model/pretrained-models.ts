@@ -86,9 +86,18 @@ export interface RealModel {
   family: string;
   files: readonly string[];
   declaredBytes: number;
+  /** The hub serves its files only to signed-in people who accepted its licence: a page without their token gets 401. */
+  gated?: boolean;
 }
 
-/** The real models, one declaration each. */
+/** What the loader reads of a Llama, Qwen or Gemma checkpoint: the tokenizer's config holds its chat template. */
+const MODERN_FILES = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'model.safetensors'] as const;
+
+/**
+ * The real models, one declaration each. Sizes: the hub's file list for GPT-2 small; for the others, the weights'
+ * parameter count (their model cards) x 2 bytes (the files are BF16) plus the tokenizer files, rounded up: what the page
+ * says only when the hub does not answer HEAD with each file's Content-Length (it asks before every download).
+ */
 export const REAL_MODELS: readonly RealModel[] = [
   {
     label: 'GPT-2 small',
@@ -98,8 +107,56 @@ export const REAL_MODELS: readonly RealModel[] = [
     // the hub's file list (2026): model.safetensors 548 MB, tokenizer.json 1.36 MB, config.json 665 B
     declaredBytes: 549_400_000,
   },
-  // SmolLM2-135M is one more entry here once the engine reads its family (issue 27):
-  // { label: 'SmolLM2-135M', repo: 'HuggingFaceTB/SmolLM2-135M', family: 'llama', files: [...], declaredBytes: ... },
+  {
+    label: 'SmolLM2-135M',
+    repo: 'HuggingFaceTB/SmolLM2-135M',
+    family: 'llama',
+    files: MODERN_FILES,
+    // 134.5 M parameters x 2 bytes = 269.1 MB, tokenizer.json 2.1 MB
+    declaredBytes: 271_300_000,
+  },
+  {
+    label: 'SmolLM2-360M',
+    repo: 'HuggingFaceTB/SmolLM2-360M',
+    family: 'llama',
+    files: MODERN_FILES,
+    // 361.8 M parameters x 2 bytes = 723.7 MB, tokenizer.json 2.1 MB
+    declaredBytes: 725_900_000,
+  },
+  {
+    label: 'Qwen2.5-0.5B',
+    repo: 'Qwen/Qwen2.5-0.5B',
+    family: 'qwen2',
+    files: MODERN_FILES,
+    // 494.0 M parameters x 2 bytes = 988.1 MB, tokenizer.json 7.0 MB
+    declaredBytes: 995_200_000,
+  },
+  {
+    label: 'Qwen3-0.6B',
+    repo: 'Qwen/Qwen3-0.6B',
+    family: 'qwen3',
+    files: MODERN_FILES,
+    // 751.6 M parameters x 2 bytes = 1503.3 MB, tokenizer.json 11.4 MB
+    declaredBytes: 1_514_800_000,
+  },
+  {
+    label: 'Gemma 3 270M',
+    repo: 'google/gemma-3-270m',
+    family: 'gemma3_text',
+    files: MODERN_FILES,
+    // 268.1 M parameters x 2 bytes = 536.2 MB, tokenizer.json 33.4 MB, tokenizer_config.json 1.2 MB
+    declaredBytes: 570_900_000,
+    gated: true,
+  },
+  {
+    label: 'Llama 3.2 1B',
+    repo: 'meta-llama/Llama-3.2-1B',
+    family: 'llama',
+    files: MODERN_FILES,
+    // 1235.8 M parameters x 2 bytes = 2471.6 MB, tokenizer.json 9.1 MB
+    declaredBytes: 2_480_800_000,
+    gated: true,
+  },
 ];
 
 /** The real models the engine can load (the others wait for their family). */
@@ -112,8 +169,20 @@ export function hubFileUrl(baseUrl: string, repo: string, file: string): string 
   return `${baseUrl.replace(/\/*$/, '/')}${repo}/resolve/main/${file}`;
 }
 
-/** The families the engine reads, as config.json's model_type names them, e.g. 'gpt2 and bert'. */
-export function familyNames(): string {
-  const names = ENGINE.families.map((f) => f.name);
+/** A list for people: 'a', 'a and b', 'a, b and c'. */
+function listed(names: readonly string[]): string {
   return names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}`;
+}
+
+/**
+ * The families the engine reads, as config.json's model_type names them, each with the real models of it, e.g.
+ * 'gpt2 (GPT-2 small), bert and llama (SmolLM2-135M, Llama 3.2 1B)'.
+ */
+export function familyNames(list: readonly RealModel[] = REAL_MODELS): string {
+  return listed(
+    ENGINE.families.map((f) => {
+      const models = list.filter((m) => m.family === f.name).map((m) => m.label);
+      return models.length ? `${f.name} (${models.join(', ')})` : f.name;
+    }),
+  );
 }

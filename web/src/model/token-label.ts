@@ -51,3 +51,25 @@ export function tokenLabel(text: string): string {
   }
   return out;
 }
+
+/** SentencePiece's metaspace: the vocabulary writes a word's leading space as '▁' (Llama 2, Gemma 3). */
+const METASPACE = /\u2581/g;
+
+/**
+ * A tokenizer's piece as the page shows it. WordPiece pieces stay as they are ('[CLS]', '##ing'). Other pieces show as
+ * their text: a metaspace piece's '▁' as the space it stands for; a byte-level BPE piece ('Ġcat', GPT-2, Llama 3, Qwen)
+ * or a byte-fallback piece ('<0x0A>') as `decoded`, the tokenizer's decoding of that one id. Then leading spaces show
+ * as '·' each, a newline as '↵' and a tab as '⇥'. A piece that decodes to nothing whole (one byte of a longer UTF-8
+ * character, a special token the decoder drops) stays as the vocabulary writes it.
+ */
+export function pieceText(piece: string, decoded: string, wordpiece: boolean): string {
+  if (wordpiece) return piece;
+  let text: string;
+  if (piece.includes('\u2581')) text = piece.replace(METASPACE, ' ');
+  else if (decoded !== '' && !decoded.includes('\uFFFD')) text = decoded;
+  else return piece;
+  return text
+    .replace(/^ +/, (spaces) => '\u00b7'.repeat(spaces.length))
+    .replace(/\n/g, '\u21b5')
+    .replace(/\t/g, '\u21e5');
+}

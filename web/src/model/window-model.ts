@@ -67,3 +67,31 @@ export function layerReach(trace: Trace, block: Block, sequence: number, length:
   }
   return out;
 }
+
+export interface LayerKinds {
+  /** Layers with a sliding window (their mask.window was recorded), in order. */
+  local: number[];
+  /** Layers that read every earlier key. */
+  global: number[];
+}
+
+/** Which layers of a self-attention block are local (windowed) and which global, from the masks the engine recorded. */
+export function layerKinds(trace: Trace, block: Block): LayerKinds {
+  const kinds: LayerKinds = { local: [], global: [] };
+  for (let layer = 0; findStage(trace, `${block}.mask`, layer); layer++)
+    (findStage(trace, `${block}.mask.window`, layer) ? kinds.local : kinds.global).push(layer);
+  return kinds;
+}
+
+/** Layer numbers as runs: [0, 1, 2, 3, 4, 6, 7] → '0–4, 6–7'; a run of two as '5, 6'. */
+export function layerRuns(layers: readonly number[]): string {
+  const runs: string[] = [];
+  for (let k = 0; k < layers.length;) {
+    let end = k;
+    while (end + 1 < layers.length && layers[end + 1] === layers[end] + 1) end++;
+    const [a, b] = [layers[k], layers[end]];
+    runs.push(end === k ? `${a}` : end === k + 1 ? `${a}, ${b}` : `${a}\u2013${b}`);
+    k = end + 1;
+  }
+  return runs.join(', ');
+}

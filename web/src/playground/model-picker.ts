@@ -9,6 +9,8 @@ import { settingByName, shownValue, type Setting, type State } from '../settings
 import { familyTokenizer, type PretrainedInfo } from '../model/pretrained-info.js';
 import { shownTrainSettings, trainStateFromHash } from '../settings/train-settings.js';
 import { count } from '../model/words.js';
+import { CHAT_EXAMPLE } from '../model/chat-turns.js';
+import { NORM_NAMES, headsFact, positionsFact, windowFact } from '../model/pretrained-facts.js';
 
 export const UNTRAINED_LABEL = 'Untrained playground model';
 
@@ -25,7 +27,7 @@ export function modelPicker(value: string, choices: readonly ModelChoice[], onPi
       ${choices.map((c) => html`<option value=${c.id} ?selected=${c.id === value}>${c.label}</option>`)}
       ${known ? nothing : html`<option value=${value} selected>${value} (not available)</option>`}
     </select>
-    <small>Trained models fix their own settings and read their task\u2019s tokens; pretrained GPT-2 and BERT checkpoints read text with their own tokenizer.</small>
+    <small>Trained models fix their own settings and read their task\u2019s tokens; pretrained checkpoints read text with their own tokenizer.</small>
   </div>`;
 }
 
@@ -44,11 +46,15 @@ export function fixedSettings(model: ExploreModel) {
 
 /** A loaded pretrained model's facts, instead of the model controls. */
 export function pretrainedSummary(info: PretrainedInfo) {
+  const window = windowFact(info);
   const rows: [string, string][] = [
     ['Architecture', info.architecture || info.family],
     ['Layers', String(info.layers)],
-    ['Heads', String(info.heads)],
+    ['Heads', headsFact(info)],
     ['d_model', String(info.dModel)],
+    ['Positions', positionsFact(info)],
+    ...(window ? [['Sliding window', window] as [string, string]] : []),
+    ['Norm', NORM_NAMES[info.normType] ?? info.normType],
     ['Vocabulary', String(info.vocabSize)],
     ['Longest text', `${info.maxSeq} tokens`],
   ];
@@ -64,6 +70,14 @@ export function pretrainedSummary(info: PretrainedInfo) {
   </section>`;
 }
 
+/** Under the text box, with chat turns: the text the model's chat template made of them, special tokens included. */
+export function renderedPrompt(info: PretrainedInfo, rendered: string) {
+  return html`<details class="rendered" data-testid="rendered-prompt" open>
+    <summary>What ${info.name} reads: its chat template\u2019s text (special tokens included)</summary>
+    <pre>${rendered}</pre>
+  </details>`;
+}
+
 /** The text box for a trained model: its task's tokens, not sentences. */
 export function trainedTextSetting(setting: Setting, model: ExploreModel | null): Setting {
   const label = model?.characters
@@ -72,12 +86,18 @@ export function trainedTextSetting(setting: Setting, model: ExploreModel | null)
   return { ...setting, label, help: model?.example ? `For example: ${model.example}` : undefined };
 }
 
-/** The text box for a pretrained model: text, read by its tokenizer. */
-export function pretrainedTextSetting(setting: Setting, info: PretrainedInfo): Setting {
+/** The text box for a pretrained model: text read by its tokenizer, or (`chat`) turns for its chat template. */
+export function pretrainedTextSetting(setting: Setting, info: PretrainedInfo, chat = false): Setting {
+  if (info.chat && chat)
+    return {
+      ...setting,
+      label: `Chat turns for ${info.name}: one per line, starting with system:, user: or assistant:`,
+      help: `For example: ${CHAT_EXAMPLE.replace('\n', ' \u21b5 ')}`,
+    };
   const label =
     familyTokenizer(info.family) === 'wordpiece'
       ? `Text for ${info.name} (its WordPiece tokenizer adds [CLS] and [SEP]; a second line is the second sentence)`
-      : `Text for ${info.name} (its byte-level BPE tokenizer reads it; \u00b7 marks a token\u2019s leading space)`;
+      : `Text for ${info.name} (its own tokenizer reads it; \u00b7 marks a token\u2019s leading space)`;
   return { ...setting, label, help: info.causal ? undefined : `Write [MASK] for a word ${info.name} should guess.` };
 }
 

@@ -29,6 +29,7 @@ export abstract class PlaygroundProperties extends LitElement {
     pretrained: { state: true },
     predictions: { state: true },
     attentionOnly: { state: true },
+    rendered: { state: true },
     baseline: { state: true },
     drafts: { state: true },
     defaults: { attribute: false },
@@ -63,6 +64,8 @@ export abstract class PlaygroundProperties extends LitElement {
   declare predictions: Prediction[];
   /** The trace shown has only the attention stages (a long text on a big model). */
   declare attentionOnly: boolean;
+  /** With chat turns: the text the chat template made of them (what the model reads), else ''. */
+  declare rendered: string;
   /** The result pinned as the 'changes' view's baseline (null: compare with the previous result). */
   declare baseline: Snapshot | null;
   /** What each setting is when the URL hash does not name it (the page sets its own first view). */
@@ -89,6 +92,7 @@ export abstract class PlaygroundProperties extends LitElement {
     this.pretrained = null;
     this.predictions = [];
     this.attentionOnly = false;
+    this.rendered = '';
     this.baseline = null;
     this.defaults = DEFAULT_STATE;
     this.drafts = {};

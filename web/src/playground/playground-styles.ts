@@ -17,6 +17,10 @@ export const PLAYGROUND_STYLES = [
   }
   .texts { grid-area: text; display: grid; gap: var(--ap-space-2); grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); }
   .texts .setting { margin-bottom: 0; }
+  /* The chat template's text: the whole row, as it is (newlines and special tokens), scrolling past a few lines. */
+  .texts .rendered { grid-column: 1 / -1; font-size: var(--ap-text-sm); }
+  .texts .rendered pre { margin: var(--ap-space-1) 0 0; padding: var(--ap-space-1) var(--ap-space-2); max-height: 10rem; overflow: auto;
+    white-space: pre-wrap; overflow-wrap: anywhere; background: var(--ap-surface); border: 1px solid var(--ap-border); border-radius: var(--ap-radius-sm); font-family: var(--ap-mono); }
   aside { grid-area: aside; }
   main { grid-area: main; min-width: 0; }
   .layout.no-aside { grid-template-columns: minmax(0, 1fr); grid-template-areas: 'text' 'main'; }

@@ -38,6 +38,7 @@ import {
   modelSummary,
   pretrainedSummary,
   pretrainedTextSetting,
+  renderedPrompt,
   trainedTextSetting,
 } from './model-picker.js';
 import { TraceRuns } from './trace-runs.js';
@@ -160,10 +161,17 @@ export class Playground extends PlaygroundProperties {
     const textSettings = (SETTINGS as readonly Setting[])
       .filter(
         (s) =>
-          s.group === 'text' && this.#shows(s.name) && (s.name === 'text' || (!trained && this.state.mode === 'cross')),
+          s.group === 'text' &&
+          this.#shows(s.name) &&
+          (s.name === 'text' ||
+            (s.name === 'chat' ? !!this.pretrained?.chat : !trained && this.state.mode === 'cross')),
       )
       .map((s) =>
-        this.pretrained ? pretrainedTextSetting(s, this.pretrained) : trained ? trainedTextSetting(s, this.model) : s,
+        this.pretrained && s.name === 'text'
+          ? pretrainedTextSetting(s, this.pretrained, this.state.chat)
+          : trained && s.name === 'text'
+            ? trainedTextSetting(s, this.model)
+            : s,
       );
     const modelControls = trained
       ? []
@@ -195,6 +203,7 @@ export class Playground extends PlaygroundProperties {
         textSettings.length
           ? html`<section class="texts" aria-label="Text">
         ${textSettings.map((s) => renderControl(s, values[s.name], errors[s.name], this.#onSetting))}
+        ${this.pretrained && this.rendered ? renderedPrompt(this.pretrained, this.rendered) : nothing}
       </section>`
           : nothing
       }

@@ -172,16 +172,18 @@ export class TraceRuns {
     if (state.text.trim() === '') errors.text = 'Type some text to see the model\u2019s attention.';
     host.errors = errors;
     if (errors.text) return;
-    const key = JSON.stringify({ model: info.key, text: state.text });
+    const chat = info.chat && state.chat;
+    const key = JSON.stringify({ model: info.key, text: state.text, chat });
     if (key === this.#lastRun) return;
     this.#lastRun = key;
-    this.#request({ pretrained: { key: info.key }, text: state.text }, info.key, state.text);
+    this.#request({ pretrained: { key: info.key }, text: state.text, chat }, info.key, state.text);
   }
 
   #show(outcome: RunOutcome, model: string, text: string) {
     const { host } = this;
     this.#slowRun.stop();
     if (!outcome.ok) {
+      host.rendered = ''; // the last text the template made is not what was asked for now
       if (outcome.field === 'text') host.errors = { ...host.errors, text: (this.#inputError = outcome.error) };
       else host.engineError = outcome.error;
       host.status = '';
@@ -201,6 +203,7 @@ export class TraceRuns {
     host.trace = outcome.trace;
     host.predictions = outcome.predictions ?? [];
     host.attentionOnly = outcome.attentionOnly ?? false;
+    host.rendered = outcome.rendered ?? '';
     host.status = `${outcome.build} engine · ${outcome.milliseconds.toFixed(2)} ms · wasm heap ${(outcome.heapBytes / 1024).toFixed(0)} KiB`;
     host.heapBytes = outcome.heapBytes;
     host.dispatchEvent(new CustomEvent('trace', { detail: { trace: outcome.trace }, bubbles: true, composed: true }));

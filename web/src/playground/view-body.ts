@@ -36,6 +36,7 @@ import './row-wise.js';
 import './head-split.js';
 import './head-walk.js';
 import './positions-view.js';
+import { drawRefusal } from './draw-limit.js';
 
 /** The view settings, clamped to what the trace has (its blocks, layers, heads and sentences). */
 export function viewContext(trace: Trace, state: State): ViewContext {
@@ -147,6 +148,8 @@ export function viewBody(ctx: ViewContext, extras: ViewExtras) {
 }
 
 function viewOnly(ctx: ViewContext, extras: ViewExtras) {
+  const refusal = drawRefusal(ctx);
+  if (refusal) return refusal;
   const perRow = ctx.state.colorScale === 'row';
   // The colour legend with the Colour scale menu on its line. plainBlocked: the thumbnails' blocked cells are plain grey.
   const legendRow = (

@@ -10,7 +10,8 @@ import { explainCell } from '../model/explain.js';
 import { axisTokens, blockedReason, findStage, headSlice, paddedLabels, type Block } from '../model/trace-model.js';
 import { flowRows, headBlocks } from '../model/flow-model.js';
 import { headDim, tensorCaption, type Stack } from '../model/stage-values.js';
-import { layerReach, windowOf } from '../model/window-model.js';
+import { layerKinds, layerReach, layerRuns, windowOf } from '../model/window-model.js';
+import { kvGroups } from '../model/split-model.js';
 import type { Thumbnail } from '../ui/overview.js';
 import { fitColumns, gridWidth, type HeatmapSpec } from '../ui/heatmap.js';
 import type { LineSpec } from '../ui/line-view.js';
@@ -150,9 +151,32 @@ function fitGrid(width: number, count: number, items: unknown) {
     style=${`grid-template-columns:${fitColumns(width, count)}`}>${items}</div>`;
 }
 
+/** With grouped-query attention: which K/V head each query head reads (kv_group), else null. */
+export function kvHeadOf(ctx: ViewContext): number[] | null {
+  const groups = kvGroups(ctx.trace, ctx.block, ctx.layer);
+  if (!groups || groups.kvHeads === groups.heads) return null;
+  const of: number[] = [];
+  groups.groups.forEach((heads, g) => heads.forEach((h) => (of[h] = g)));
+  return of;
+}
+
+/** Above the heads, with grouped-query attention: which query heads share each K/V head. */
+export function kvGroupsNote(ctx: ViewContext) {
+  const groups = kvGroups(ctx.trace, ctx.block, ctx.layer);
+  if (!groups || groups.kvHeads === groups.heads) return nothing;
+  return html`<p class="hint" data-testid="kv-groups" data-groups=${JSON.stringify(groups.groups)}>
+    <strong>${groups.heads} query heads share ${groups.kvHeads} K/V heads</strong> (grouped-query attention): ${groups.groups
+      .map((heads, g) => `K/V head ${g} → heads ${layerRuns(heads)}`)
+      .join('; ')}. Heads of one group compare their own queries with the same keys.</p>`;
+}
+
 export function headsView(ctx: ViewContext, scale: ColorScale) {
-  const specs = Array.from({ length: ctx.trace.config.heads }, (_, h) => heatmapSpec(ctx, h, scale));
-  return fitGrid(
+  const kv = kvHeadOf(ctx);
+  const specs = Array.from({ length: ctx.trace.config.heads }, (_, h) => {
+    const spec = heatmapSpec(ctx, h, scale);
+    return kv ? { ...spec, caption: `${spec.caption} · K/V head ${kv[h]}` } : spec;
+  });
+  return html`${kvGroupsNote(ctx)}${fitGrid(
     Math.max(...specs.map((spec) => gridWidth(spec))),
     specs.length,
     specs.map((spec, h) =>
@@ -160,7 +184,7 @@ export function headsView(ctx: ViewContext, scale: ColorScale) {
         explainCell(ctx.trace, ctx.block, ctx.layer, ctx.sequence, h, i, j),
       ),
     ),
-  );
+  )}`;
 }
 
 /** One head's lines, in the head's colour. */
@@ -364,10 +388,25 @@ export function maskPanels(ctx: ViewContext): MaskPanel[] {
   ];
 }
 
+/**
+ * In a model whose layers differ (local layers with a sliding window, global ones without: Gemma 3), which this layer
+ * is, and which the others are; nothing when every layer is alike.
+ */
+export function layerKindNote(ctx: ViewContext) {
+  const { local, global } = layerKinds(ctx.trace, ctx.block);
+  if (local.length === 0 || global.length === 0) return nothing;
+  const isLocal = local.includes(ctx.layer);
+  const window = ctx.trace.config.window || windowOf(ctx.trace, ctx.block, ctx.layer);
+  return html`<p class="hint" data-testid="layer-kind" data-kind=${isLocal ? 'local' : 'global'}
+    data-local=${local.join(',')} data-global=${global.join(',')}>
+    <strong>Layer ${ctx.layer} is ${isLocal ? `local: a sliding window of ${window} tokens` : 'global: no window, every earlier token'}.</strong>
+    Local layers (windowed): ${layerRuns(local)}; global layers: ${layerRuns(global)}.</p>`;
+}
+
 export function masksView(ctx: ViewContext) {
   const panels = maskPanels(ctx);
   const reach = reachPanel(ctx);
-  return html`${fitGrid(
+  return html`${layerKindNote(ctx)}${fitGrid(
     Math.max(...panels.map((p) => gridWidth(p.spec))),
     panels.length,
     panels.map((p) => heatmapElement(p.spec, { mask: p.mask }, p.describeCell)),
@@ -475,6 +514,8 @@ export function overviewView(ctx: ViewContext) {
   const weights = findStage(ctx.trace, `${ctx.block}.weights`, 0)!;
   return html`<p class="hint" data-testid="overview-caption">${tensorCaption(weights, { sequence: ctx.sequence })} in each of
     the ${ctx.trace.config.layers} layers: one thumbnail per layer and head</p>
+    ${kvGroupsNote(ctx)}
     <ap-overview .thumbnails=${thumbnails(ctx)} .layers=${ctx.trace.config.layers} .heads=${ctx.trace.config.heads}
+      .kvHeadOf=${kvHeadOf(ctx)}
       ?per-row=${ctx.state.colorScale === 'row'}></ap-overview>`;
 }

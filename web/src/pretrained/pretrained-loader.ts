@@ -11,7 +11,7 @@
 // The pretrained feature's entry: the pages and the element import it, which defines this
 // element and <ap-real-model> (real-model.ts); the playground shows both by their tags.
 import { LitElement, css, html, nothing } from 'lit';
-import { familyNames, formatBytes } from '../model/pretrained-models.js';
+import { familyNames, formatBytes, realModels } from '../model/pretrained-models.js';
 import type { LoadRequest, PretrainedPanelHost } from '../model/pretrained-info.js';
 import { TOKENS } from '../ui/tokens.js';
 import { loadPretrainedForPanel } from './pretrained-loading.js';
@@ -222,7 +222,8 @@ export class PretrainedLoader extends LitElement {
           <button type="button" class="close" data-action="close" aria-label="Close" @click=${() => this.#setOpen(false)}>\u00d7</button></header>
         <p class="where">Checkpoints come from a model\u2019s page on the Hugging Face hub (huggingface.co/<i>owner</i>/<i>name</i>,
           \u201cFiles and versions\u201d): <code>config.json</code>, <code>model.safetensors</code> and the tokenizer\u2019s files
-          (<code>tokenizer.json</code>, or <code>vocab.json</code> + <code>merges.txt</code>, or <code>vocab.txt</code>).
+          (<code>tokenizer.json</code> with <code>tokenizer_config.json</code>, which holds an instruct model’s chat template;
+          or <code>vocab.json</code> + <code>merges.txt</code>, or <code>vocab.txt</code>).
           This engine reads the families ${familyNames()} (config.json\u2019s <code>model_type</code>).</p>
         <div class="drop" data-state=${state} data-testid="pretrained-loader" aria-busy=${loading ? 'true' : 'false'}
           @dragover=${this.#onDragOver} @dragleave=${() => {
@@ -238,7 +239,7 @@ export class PretrainedLoader extends LitElement {
         </div>
         <form @submit=${this.#onLoadByName}>
           <label for="pretrained-repo">Or a model\u2019s name on a hub</label>
-          <input id="pretrained-repo" type="text" placeholder="gpt2, bert-base-uncased or owner/name" autocomplete="off" spellcheck="false">
+          <input id="pretrained-repo" type="text" placeholder=${`gpt2, ${realModels().find((m) => m.family !== 'gpt2')?.repo ?? 'bert-base-uncased'} or owner/name`} autocomplete="off" spellcheck="false">
           <label for="pretrained-base">Hub base URL</label>
           <input id="pretrained-base" type="url" .value=${host.hubUrl} spellcheck="false">
           <small>Files are read from {base URL}/{name}/resolve/main/{file}; the URL is remembered in this browser

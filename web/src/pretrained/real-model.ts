@@ -1,6 +1,7 @@
 // <ap-real-model>: "Try a real model" at the top of the Explore view: a real checkpoint
-// (model/pretrained-models.ts REAL_MODELS; today GPT-2 small) from the hub the pretrained
-// dialog names (its base URL setting), in one click. It says the download's size before
+// (model/pretrained-models.ts REAL_MODELS, those whose family the engine reads; several are
+// picked from a list) from the hub the pretrained dialog names (its base URL setting), in one
+// click; a gated one says the hub serves it only to signed-in people. It says the download's size before
 // downloading (the hub's, from HEAD; else the declared one), shows the bytes with a Cancel,
 // keeps the files in this browser's Cache Storage (model-cache.ts) so the next visit reads
 // them from there (and says so; a reload whose link names such a model loads it from there
@@ -30,6 +31,7 @@ export class RealModelCard extends LitElement {
     cached: { state: true },
     message: { state: true },
     error: { state: true },
+    chosen: { state: true },
   };
   /** The pretrained dialog's state and loader (the playground's PretrainedPanel). */
   declare host: PretrainedPanelHost | null;
@@ -38,6 +40,8 @@ export class RealModelCard extends LitElement {
   declare cached: Record<string, number>;
   declare message: string;
   declare error: string;
+  /** The repo picked in the list of real models ('' until one is picked: the first). */
+  declare chosen: string;
   #controller: AbortController | null = null;
   #unwatch: (() => void) | null = null;
   #checkedUrl = '';
@@ -50,6 +54,7 @@ export class RealModelCard extends LitElement {
     this.cached = {};
     this.message = '';
     this.error = '';
+    this.chosen = '';
   }
 
   static override styles = [
@@ -71,6 +76,11 @@ export class RealModelCard extends LitElement {
       .cached { color: var(--ap-ok); }
       .error { flex-basis: 100%; margin: 0; color: var(--ap-danger); overflow-wrap: anywhere; }
       .note { flex-basis: 100%; margin: 0; color: var(--ap-ok); }
+      .gated { flex-basis: 100%; margin: 0; color: var(--ap-text-muted); }
+      select { font: inherit; max-width: 100%; padding: 0.1rem var(--ap-space-1); border-radius: var(--ap-radius);
+        border: 1px solid var(--ap-border-strong); background: var(--ap-bg); color: var(--ap-text); }
+      select:focus-visible { outline: 3px solid var(--ap-focus); outline-offset: 2px; }
+      .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
       /* a phone: the button says it all, and the heatmaps stay nearer the top */
       @media (max-width: 600px) {
         :host { margin-bottom: var(--ap-space-1); font-size: var(--ap-text-xs); }
@@ -128,7 +138,10 @@ export class RealModelCard extends LitElement {
     this.#resumed = true;
     if (!host || host.loading || this.step.kind !== 'idle' || pretrainedModel()) return;
     const model = realModels().find((m) => pretrainedId({ name: m.repo }) === host.chosenModel);
-    if (model && this.cached[model.repo] !== undefined) void this.#load(model, this.cached[model.repo]);
+    if (model && this.cached[model.repo] !== undefined) {
+      this.chosen = model.repo;
+      void this.#load(model, this.cached[model.repo]);
+    }
   }
 
   /** The hub as people know it: its host name. */
@@ -278,20 +291,44 @@ export class RealModelCard extends LitElement {
     const models = realModels();
     if (!this.host || models.length === 0) return nothing;
     const busy = this.step.kind !== 'idle' || this.host.loading;
+    const model = models.find((m) => m.repo === this.chosen) ?? models[0];
+    const kept = this.cached[model.repo];
+    // One model: its button says it all; several: a list to pick from, then one button (a row of seven buttons would
+    // push the heatmaps down, and wrap on a phone).
+    const picker =
+      models.length === 1
+        ? nothing
+        : html`<label class="pick"><span class="visually-hidden">Real model</span><select data-testid="real-choice"
+            ?disabled=${busy} @change=${(e: Event) => {
+              this.chosen = (e.target as HTMLSelectElement).value;
+              this.error = '';
+              this.message = '';
+            }}>${models.map(
+              (m) =>
+                html`<option value=${m.repo} ?selected=${m === model}>${m.label} (${m.family}, ${formatBytes(
+                  this.cached[m.repo] ?? m.declaredBytes,
+                  null,
+                )}${this.cached[m.repo] === undefined ? '' : ', in this browser'})</option>`,
+            )}</select></label>`;
     return html`<section aria-label="Try a real model" data-testid="real-model">
       <p class="lead">See the attention of a real, pretrained model on your own text:</p>
-      ${models.map((model) => {
-        const kept = this.cached[model.repo];
-        return html`<button type="button" class="primary" data-action="try-real" data-repo=${model.repo} ?disabled=${busy}
-            @click=${() => this.#try(model)}>Try a real model: ${model.label}</button>
-          ${
-            kept === undefined
-              ? nothing
-              : html`<span class="cached" data-testid="real-cached">in this browser\u2019s cache (${formatBytes(kept, null)})</span>
+      ${picker}
+      <button type="button" class="primary" data-action="try-real" data-repo=${model.repo} ?disabled=${busy}
+        @click=${() => this.#try(model)}>${models.length === 1 ? `Try a real model: ${model.label}` : `Try ${model.label}`}</button>
+      ${
+        kept === undefined
+          ? nothing
+          : html`<span class="cached" data-testid="real-cached">in this browser’s cache (${formatBytes(kept, null)})</span>
           <button type="button" data-action="forget-real" ?disabled=${busy} @click=${() => this.#forget(model)}>
-            Remove from this browser\u2019s cache</button>`
-          }`;
-      })}
+            Remove from this browser’s cache</button>`
+      }
+      ${
+        model.gated && kept === undefined
+          ? html`<p class="gated" data-testid="real-gated">${model.label} is gated on the hub: it serves the files only to
+            signed-in people who accepted its licence, and this page sends no sign-in. Download them there, then give them
+            to “Load a pretrained model…”.</p>`
+          : nothing
+      }
       ${this.#stepView()}
       ${this.message ? html`<p class="note" role="status" data-testid="real-note">${this.message}</p>` : nothing}
       ${this.error ? html`<p class="error" role="alert" data-testid="real-error">${this.error}</p>` : nothing}

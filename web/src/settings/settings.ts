@@ -71,6 +71,14 @@ const TEXT_SETTINGS = [
     maxLength: 4000,
     default: 'le chat est assis sur le tapis\nun chien a aboyé',
   },
+  // Offered only for a pretrained instruct checkpoint whose tokenizer has a chat template (playground.ts).
+  {
+    name: 'chat',
+    group: 'text',
+    type: 'bool',
+    label: 'Write chat turns (the model\u2019s chat template makes its text)',
+    default: false,
+  },
 ] as const satisfies readonly Setting[];
 
 const VIEW_SETTINGS = [

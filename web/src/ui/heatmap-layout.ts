@@ -227,3 +227,16 @@ export function fitColumns(width: number, count = 0): string {
   const min = count === 4 ? `max(${Math.ceil(width)}px, 34%)` : `${Math.ceil(width)}px`;
   return `repeat(auto-fit, minmax(min(100%, ${min}), 1fr))`;
 }
+
+/**
+ * The most heatmap cells one view draws at once. Each cell is an SVG rect with its own handler, and a cell of the
+ * screen readers' table: in Chromium on this project's CI machine a view of this many cells draws in about a second
+ * (docs/views.md, "Long texts"); past it the tab would stall for seconds on each change, so the view says why it is not
+ * drawn instead. The Layers × heads thumbnails are canvas pixels and do not count.
+ */
+export const MAX_VIEW_CELLS = 160_000;
+
+/** The longest text (tokens) whose `pictures` square (S × S) drawings fit MAX_VIEW_CELLS together. */
+export function longestDrawn(pictures: number): number {
+  return Math.floor(Math.sqrt(MAX_VIEW_CELLS / Math.max(1, pictures)));
+}

@@ -1,5 +1,5 @@
 // <ap-overview>: every layer x head of one block as small canvas thumbnails of
-// the softmax weights; choosing one sends 'pick' with its layer and head. However many
+// the softmax weights (with grouped-query attention, each head's K/V head under its label); choosing one sends 'pick' with its layer and head. However many
 // heads (GPT-2 and BERT: 12 x 12), each thumbnail keeps at least THUMB_MIN px: the grid
 // scrolls in its own box, with the head labels (top) and layer labels (left) sticky.
 // A thumbnail's pixels are thumbnailImage(), a function of its Thumbnail, so that an
@@ -81,12 +81,15 @@ export class Overview extends LitElement {
     layers: { type: Number },
     heads: { type: Number },
     perRow: { type: Boolean, attribute: 'per-row' },
+    kvHeadOf: { attribute: false },
   };
   declare thumbnails: Thumbnail[];
   /** Each row coloured from 0 to its own largest weight (the Colour scale setting), not on the fixed 0..1. */
   declare perRow: boolean;
   declare layers: number;
   declare heads: number;
+  /** With grouped-query attention: the K/V head each query head reads (named under its label), else null. */
+  declare kvHeadOf: number[] | null;
 
   constructor() {
     super();
@@ -94,6 +97,7 @@ export class Overview extends LitElement {
     this.layers = 0;
     this.heads = 0;
     this.perRow = false;
+    this.kvHeadOf = null;
   }
 
   static override styles = css`
@@ -116,6 +120,9 @@ export class Overview extends LitElement {
     thead th { position: sticky; top: 0; z-index: 1; padding: 0.15rem 0; }
     tbody th { position: sticky; left: 0; z-index: 1; padding: 0 0.4rem; text-align: right; }
     thead th.corner { left: 0; z-index: 2; }
+    thead th .kv { display: block; font-size: 0.7rem; }
+    /* The first head of each K/V group starts a new group: a rule at its left. */
+    .group-start { box-shadow: -2px 0 0 var(--ap-border-strong); }
   `;
 
   protected override updated() {
@@ -131,16 +138,30 @@ export class Overview extends LitElement {
     );
   }
 
+  /** Whether head h is the first of a K/V group other than the first. */
+  #groupStart(h: number): boolean {
+    return !!this.kvHeadOf && h > 0 && this.kvHeadOf[h] !== this.kvHeadOf[h - 1];
+  }
+
   override render() {
     const byLayer = Array.from({ length: this.layers }, () => [] as { t: Thumbnail; index: number }[]);
     this.thumbnails.forEach((t, index) => byLayer[t.layer]?.push({ t, index }));
     return html`<div class="scroll" data-testid="overview-scroll" style=${`--heads:${Math.max(1, this.heads)}`}>
       <table>
-        <thead><tr><th class="corner" scope="col"></th>${Array.from({ length: this.heads }, (_, h) => html`<th scope="col">head ${h}</th>`)}</tr></thead>
+        <thead><tr><th class="corner" scope="col"></th>${Array.from(
+          { length: this.heads },
+          (_, h) => html`<th scope="col"
+          class=${this.#groupStart(h) ? 'group-start' : ''}>head ${h}${
+            this.kvHeadOf ? html`<span class="kv" data-kv=${this.kvHeadOf[h]}>K/V ${this.kvHeadOf[h]}</span>` : ''
+          }</th>`,
+        )}</tr></thead>
         <tbody>${byLayer.map(
           (cells, layer) => html`<tr><th scope="row">layer ${layer}</th>
           ${cells.map(
-            ({ t, index }) => html`<td><button title=${`layer ${t.layer}, head ${t.head}`}
+            ({
+              t,
+              index,
+            }) => html`<td class=${this.#groupStart(t.head) ? 'group-start' : ''}><button title=${`layer ${t.layer}, head ${t.head}`}
             aria-label=${`layer ${t.layer}, head ${t.head}: open`} @click=${() => this.#pick(t)}>
             <canvas data-index=${index} data-layer=${t.layer} data-head=${t.head}></canvas></button></td>`,
           )}</tr>`,

@@ -22,6 +22,8 @@ export type RunOutcome =
       predictions?: Prediction[];
       /** A pretrained model on a long text: only its attention stages were recorded. */
       attentionOnly?: boolean;
+      /** A pretrained model given chat turns: the text its chat template made of them (what it read). */
+      rendered?: string;
     }
   /** field: 'text' when what was typed is the problem (shown at the text box). */
   | { ok: false; error: string; field?: 'text' };
@@ -48,7 +50,7 @@ export function engineApi(load: () => Promise<AttentionEngine>): Required<Engine
         if (isPretrainedRun(input)) {
           const result = (pretrained ??= new PretrainedModels(attention)).trace(input);
           trace = result.trace;
-          extra = { predictions: result.predictions, attentionOnly: result.attentionOnly };
+          extra = { predictions: result.predictions, attentionOnly: result.attentionOnly, rendered: result.rendered };
         } else
           trace = isTrainedRun(input) ? (trained ??= new TrainedModels(attention)).trace(input) : attention.run(input);
         const milliseconds = performance.now() - started;

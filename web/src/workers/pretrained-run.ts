@@ -15,10 +15,47 @@ import {
   type PretrainedSource,
 } from '../model/pretrained-info.js';
 import { InputError } from './trained-trace.js';
+import { pieceText } from '../model/token-label.js';
+import { parseTurns, type ChatTurn } from '../model/chat-turns.js';
+
+/** A tokenizer with a chat template (the package's, once its tokenizers carry one). */
+interface ChatTokenizer {
+  applyChatTemplate(turns: ChatTurn[], options: { addGenerationPrompt: boolean }): string;
+}
+
+function chatTokenizer(model: PretrainedModel): ChatTokenizer | null {
+  const tokenizer = model.tokenizer as unknown as Partial<ChatTokenizer> & { chatTemplate?: string | null };
+  return typeof tokenizer.applyChatTemplate === 'function' && tokenizer.chatTemplate
+    ? (tokenizer as ChatTokenizer)
+    : null;
+}
+
+/** Whether the checkpoint's tokenizer files carry a chat template. */
+function hasChatTemplate(model: PretrainedModel): boolean {
+  return chatTokenizer(model) !== null;
+}
+
+/** The turns as the model's chat template writes them, ending with the assistant's turn opened for its reply. */
+function renderChat(model: PretrainedModel, turns: ChatTurn[]): string {
+  try {
+    return chatTokenizer(model)!.applyChatTemplate(turns, { addGenerationPrompt: true });
+  } catch (error) {
+    throw new InputError(
+      `The model\u2019s chat template refused these turns: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
+
+/** The rendered text's tokens: it already holds the template's special tokens, so none are added (as HF's apply_chat_template). */
+function encodeRendered(model: PretrainedModel, text: string) {
+  return model.tokenizer.encode(text);
+}
 
 export interface PretrainedRunInput {
   pretrained: { key: string };
   text: string;
+  /** The text is chat turns (model/chat-turns.ts), for the model's chat template to render. */
+  chat?: boolean;
 }
 
 export interface PretrainedTrace {
@@ -26,6 +63,8 @@ export interface PretrainedTrace {
   predictions: Prediction[];
   /** Set when the text is too long for every stage: only the attention stages were recorded. */
   attentionOnly: boolean;
+  /** With chat turns: the text the template rendered, special tokens included (what the model read). */
+  rendered?: string;
 }
 
 export function isPretrainedRun(input: object): input is PretrainedRunInput {
@@ -37,16 +76,14 @@ const FULL_BUDGET = 8_000_000;
 const ATTENTION_BUDGET = 40_000_000;
 const TOP = 5;
 
-/** How a byte-level BPE (GPT-2's) piece shows: its bytes as text, a leading space as '·' and a newline as '↵' (the byte-level piece if not whole UTF-8); a WordPiece piece as it is. */
+/** How a piece shows (model/token-label.ts pieceText): its text with a leading space as '·', a WordPiece piece as it is. */
 export function displayPiece(piece: string, decoded: string, family: Family): string {
-  if (familyTokenizer(family) !== 'bpe') return piece;
-  if (decoded === '' || decoded.includes('\uFFFD')) return piece;
-  return decoded.replace(/^ /, '\u00b7').replace(/\n/g, '\u21b5').replace(/\t/g, '\u21e5');
+  return pieceText(piece, decoded, familyTokenizer(family) === 'wordpiece');
 }
 
 /** A candidate token as text: decoded (GPT-2's leading space as '·'); a GPT-2 piece that is only part of a character says so. */
 export function candidateText(decoded: string, id: number, family: Family): string {
-  if (familyTokenizer(family) === 'bpe' && (decoded === '' || decoded.includes('\uFFFD')))
+  if (familyTokenizer(family) !== 'wordpiece' && (decoded === '' || decoded.includes('\uFFFD')))
     return `(bytes of a character, id ${id})`;
   return displayPiece(decoded, decoded, family);
 }
@@ -107,11 +144,19 @@ export class PretrainedModels {
         architecture: model.architecture,
         layers: spec.layers,
         heads: spec.heads,
+        kvHeads: spec.kvHeads || spec.heads,
+        headDim: spec.headDim || spec.dModel / spec.heads,
         dModel: spec.dModel,
+        positions: spec.positions,
+        ropeTheta: spec.ropeTheta,
+        window: spec.window,
+        windowPattern: spec.windowPattern,
+        normType: spec.normType,
         maxSeq: spec.maxSeq,
         vocabSize: spec.vocabSize,
         predicts: spec.head !== 'none',
         causal: spec.causal,
+        chat: hasChatTemplate(model),
         skipped: model.skipped.map(([a, b]) => [a, b]),
       };
       return { ok: true, model: this.#info };
@@ -136,6 +181,7 @@ export class PretrainedModels {
       throw new Error('This pretrained model is no longer loaded (only one is kept at a time): load it again.');
     const lines = input.text.split('\n');
     let encoding;
+    let rendered: string | undefined;
     if (!info.causal) {
       // an encoder reads a sentence or a pair (BERT's segments A and B)
       const parts = lines.map((l) => l.trim()).filter((l) => l !== '');
@@ -143,6 +189,11 @@ export class PretrainedModels {
       if (parts.length > 2)
         throw new InputError(`${info.name} reads one sentence, or a pair on two lines; got ${parts.length} lines.`);
       encoding = model.tokenizer.encode(parts[0], parts[1]);
+    } else if (input.chat && info.chat) {
+      const parsed = parseTurns(input.text);
+      if ('error' in parsed) throw new InputError(parsed.error);
+      rendered = renderChat(model, parsed.turns);
+      encoding = encodeRendered(model, rendered);
     } else {
       if (input.text.trim() === '') throw new InputError('Type some text first.');
       encoding = model.tokenizer.encode(input.text);
@@ -184,11 +235,16 @@ export class PretrainedModels {
       scale: spec.scale,
       residual: spec.residual,
       positional: spec.positions !== 'none',
+      positions: spec.positions === 'rope' || spec.positions === 'alibi' ? spec.positions : 'sinusoidal',
+      kvHeads: spec.kvHeads,
+      window: spec.window,
       activation: spec.activation,
+      ffn: spec.ffn,
       norm: spec.norm,
+      normType: spec.normType === 'layernorm' ? 'layernorm' : 'rmsnorm',
     } as unknown as ModelConfig;
     const trace: Trace = { mode: stack, config, tokens: [tokens], sourceTokens: [], stages: result.trace!.stages };
-    return { trace, predictions: this.#predictions(result.logits, encoding.ids, info), attentionOnly };
+    return { trace, predictions: this.#predictions(result.logits, encoding.ids, info), attentionOnly, rendered };
   }
 
   #predictions(logits: Float32Array | null, ids: Int32Array, info: PretrainedInfo): Prediction[] {
