@@ -9,7 +9,7 @@ import { pieceText, tokenLabel } from '../../web/src/model/token-label.js';
 import { CHAT_EXAMPLE, parseTurns } from '../../web/src/model/chat-turns.js';
 import { layerKinds, layerRuns } from '../../web/src/model/window-model.js';
 import { kvGroups } from '../../web/src/model/split-model.js';
-import { MAX_VIEW_CELLS, longestDrawn } from '../../web/src/ui/heatmap-layout.js';
+import { MAX_VIEW_CELLS, MAX_VIEW_PIXELS, longestDrawn, svgCellsOfHeatmap } from '../../web/src/ui/heatmap-layout.js';
 import { headsFact, ordinal, positionsFact, windowFact } from '../../web/src/model/pretrained-facts.js';
 
 describe('pieces of modern tokenizers', () => {
@@ -124,7 +124,10 @@ describe('the longest text a view draws', () => {
       expect(s * s * pictures).toBeLessThanOrEqual(MAX_VIEW_CELLS);
       expect((s + 1) * (s + 1) * pictures).toBeGreaterThan(MAX_VIEW_CELLS);
     }
-    expect(longestDrawn(2)).toBeGreaterThanOrEqual(280); // one head of a few hundred tokens draws
+    // a long text's heatmaps are images: a few hundred tokens of 16 heads stay within the page's pixels
+    expect(16 * 300 * 300).toBeLessThanOrEqual(MAX_VIEW_PIXELS);
+    expect(svgCellsOfHeatmap(300)).toBe(0);
+    expect(svgCellsOfHeatmap(100)).toBe(10_000);
   });
 });
 

@@ -1,63 +1,86 @@
 // What a view would draw for a long text, against what the page draws at once
-// (ui/heatmap-layout.ts MAX_VIEW_CELLS): a view over the limit is not drawn; it says why,
-// how long a text it draws, and which views still draw this one (Layers × heads draws
-// thumbnails as canvas pixels and has no limit). The tab never stalls on a long text.
+// (ui/heatmap-layout.ts: MAX_VIEW_CELLS SVG cells, MAX_VIEW_PIXELS raster heatmap cells):
+// a view over either is not drawn; it says why, how long a text it draws, and which views
+// still draw this one. Heatmaps over RASTER_CELLS are images (cheap), the line view and the
+// matrices of Step by step, Row by row, Head split, Values and What changed are SVG (dear).
+// Layers × heads draws canvas thumbnails and has no limit. The tab never stalls on a text.
 import { html } from 'lit';
-import type { View } from '../settings/why-notes.js';
-import { MAX_VIEW_CELLS, longestDrawn } from '../ui/heatmap-layout.js';
+import {
+  MAX_VIEW_CELLS,
+  MAX_VIEW_PIXELS,
+  RASTER_CELLS,
+  longestDrawn,
+  svgCellsOfHeatmap,
+} from '../ui/heatmap-layout.js';
 import { axisTokens, findStage } from '../model/trace-model.js';
 import { overlayHeads, type ViewContext } from './views.js';
 
-/** Per view: how many (S × S) drawings it sets side by side, or, for the views of (S × E) matrices, how many of those. */
-function drawings(ctx: ViewContext): { square: number; wide: number } {
+/** What this view draws for S tokens: SVG cells and raster heatmap cells. */
+export function viewCells(ctx: ViewContext, tokens: number): { svg: number; pixels: number } {
   const heads = ctx.trace.config.heads;
-  const overlay = overlayHeads(ctx.state.overlay, heads).length;
-  const views: Partial<Record<View, { square: number; wide: number }>> = {
-    heads: { square: heads, wide: 0 },
-    head: { square: 2, wide: 0 }, // its heatmap and its line view
-    lines: { square: overlay > 0 ? overlay : heads, wide: 0 },
-    masks: { square: 5, wide: 0 }, // padding, causal, window, combined, and the reach rows
-    steps: { square: 4, wide: 3 }, // scores, scaled, masked, weights; Q, K, V
-    changes: { square: 2 * heads, wide: 0 }, // each head now and before
-    rows: { square: 0, wide: 4 },
-    split: { square: 0, wide: 3 },
-    values: { square: 0, wide: 1 },
-  };
-  return views[ctx.state.view] ?? { square: 0, wide: 0 };
-}
-
-/** The model's width E (the Q projection's last axis), for the views of (S × E) matrices. */
-function width(ctx: ViewContext): number {
+  const square = tokens * tokens;
+  const heatmaps = (n: number) => ({
+    svg: n * svgCellsOfHeatmap(tokens),
+    pixels: square > RASTER_CELLS ? n * square : 0,
+  });
   const q = findStage(ctx.trace, `${ctx.block}.q_proj`, ctx.layer);
-  return q ? q.shape[q.shape.length - 1] : ctx.trace.config.dModel;
+  const width = q ? q.shape[q.shape.length - 1] : ctx.trace.config.dModel; // E, for the (S × E) matrices
+  const dK = width / heads;
+  switch (ctx.state.view) {
+    case 'heads':
+      return heatmaps(heads);
+    case 'head': {
+      // its heatmap, and its line view while that is short enough to draw (views.ts headView)
+      const map = heatmaps(1);
+      return { svg: map.svg + (square > RASTER_CELLS ? 0 : square), pixels: map.pixels };
+    }
+    case 'lines':
+      return { svg: (overlayHeads(ctx.state.overlay, heads).length || heads) * square, pixels: 0 };
+    case 'masks':
+      return heatmaps(5); // padding, causal, window, combined, and the reach rows
+    case 'steps':
+      return { svg: 4 * square + 3 * tokens * dK, pixels: 0 }; // scores, scaled, masked, weights; Q, K, V
+    case 'changes':
+      return { svg: 3 * square, pixels: 0 }; // one head's weights before, after and their difference
+    case 'rows':
+      return { svg: 4 * tokens * width, pixels: 0 };
+    case 'split':
+      return { svg: 3 * tokens * width, pixels: 0 };
+    case 'values':
+      return { svg: tokens * width, pixels: 0 };
+    default:
+      return { svg: 0, pixels: 0 };
+  }
 }
 
-/** The longest text this view of this model draws, in tokens (Infinity: no limit). */
-export function longestForView(ctx: ViewContext): number {
-  const { square, wide } = drawings(ctx);
-  if (square === 0 && wide === 0) return Infinity;
-  // S² · square + S · E · wide ≤ MAX_VIEW_CELLS, solved for S
-  const e = width(ctx) * wide;
-  if (square === 0) return Math.floor(MAX_VIEW_CELLS / e);
-  return Math.min(
-    longestDrawn(square),
-    Math.floor((-e + Math.sqrt(e * e + 4 * square * MAX_VIEW_CELLS)) / (2 * square)),
-  );
+/** The longest text this view of this trace draws, in tokens (found by halving: the counts grow with S). */
+export function longestForView(ctx: ViewContext, upTo: number): number {
+  const fits = (s: number) => {
+    const { svg, pixels } = viewCells(ctx, s);
+    return svg <= MAX_VIEW_CELLS && pixels <= MAX_VIEW_PIXELS;
+  };
+  if (fits(upTo)) return upTo;
+  let [lo, hi] = [0, upTo]; // fits(lo), !fits(hi)
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (fits(mid)) lo = mid;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** In place of a view too large to draw: why, and what to do instead; null when the view draws. */
 export function drawRefusal(ctx: ViewContext) {
-  const tokens = Math.max(...axisTokens(ctx.trace, ctx.block).queries.map((q) => q.length), 0);
-  const longest = longestForView(ctx);
+  const tokens = Math.max(0, ...axisTokens(ctx.trace, ctx.block).queries.map((q) => q.length));
+  const longest = longestForView(ctx, tokens);
   if (tokens <= longest) return null;
-  const { square } = drawings(ctx);
-  const heads = ctx.trace.config.heads;
+  const { svg } = viewCells(ctx, tokens);
+  const over =
+    svg > MAX_VIEW_CELLS
+      ? `${svg.toLocaleString('en-US')} cells, more than the ${MAX_VIEW_CELLS.toLocaleString('en-US')} the page draws at once`
+      : `more than the ${MAX_VIEW_PIXELS.toLocaleString('en-US')} heatmap cells the page draws at once`;
   return html`<p class="hint warn" role="status" data-testid="too-long-to-draw" data-tokens=${tokens} data-longest=${longest}>
-    <strong>This text is ${tokens} tokens: this view would draw more than the ${MAX_VIEW_CELLS.toLocaleString('en-US')} cells
-    the page draws at once${square > 1 ? html` (${square} pictures of ${tokens} × ${tokens})` : ''}.</strong>
-    It draws up to ${longest} tokens. ${
-      ctx.state.view === 'heads' || ctx.state.view === 'lines' || ctx.state.view === 'changes'
-        ? `One head draws up to ${longestDrawn(2)}; `
-        : ''
-    }Layers × heads draws every one of the ${heads} heads of every layer at any length; or shorten the text.</p>`;
+    <strong>This text is ${tokens} tokens: this view would draw ${over}.</strong> It draws up to ${longest} tokens
+    (the line view up to ${longestDrawn(ctx.trace.config.heads)} for all heads). All heads, One head, Masks and Layers × heads
+    draw this text; or shorten it.</p>`;
 }

@@ -14,6 +14,7 @@ import { layerKinds, layerReach, layerRuns, windowOf } from '../model/window-mod
 import { kvGroups } from '../model/split-model.js';
 import type { Thumbnail } from '../ui/overview.js';
 import { fitColumns, gridWidth, type HeatmapSpec } from '../ui/heatmap.js';
+import { RASTER_CELLS } from '../ui/heatmap-layout.js';
 import type { LineSpec } from '../ui/line-view.js';
 
 export interface ViewContext {
@@ -274,7 +275,14 @@ export function overlayStrip(ctx: ViewContext) {
 }
 
 export function headView(ctx: ViewContext, scale: ColorScale) {
-  return html`<div class="one-head">${heatmap(ctx, ctx.head, scale)}${lineView(ctx, ctx.head)}</div>`;
+  const tokens = axisTokens(ctx.trace, ctx.block).queries[ctx.sequence]?.length ?? 0;
+  // A long text's heatmap is an image; its line view (a line per pair, as SVG) would stall the tab: left out, said.
+  const lines =
+    tokens * tokens > RASTER_CELLS
+      ? html`<p class="hint" data-testid="no-line-view">The line view is drawn for texts up to
+          ${Math.floor(Math.sqrt(RASTER_CELLS))} tokens (one line per pair of tokens); this one has ${tokens}.</p>`
+      : lineView(ctx, ctx.head);
+  return html`<div class="one-head">${heatmap(ctx, ctx.head, scale)}${lines}</div>`;
 }
 
 export function linesView(ctx: ViewContext) {

@@ -229,14 +229,28 @@ export function fitColumns(width: number, count = 0): string {
 }
 
 /**
- * The most heatmap cells one view draws at once. Each cell is an SVG rect with its own handler, and a cell of the
- * screen readers' table: in Chromium on this project's CI machine a view of this many cells draws in about a second
- * (docs/views.md, "Long texts"); past it the tab would stall for seconds on each change, so the view says why it is not
- * drawn instead. The Layers × heads thumbnails are canvas pixels and do not count.
+ * The most SVG cells one view draws at once (matrix cells, line-view lines, heatmap cells below RASTER_CELLS): each is
+ * an element with its handler, tens of µs apiece in Chromium (measured on this project's 2-core CI machine: 80,000
+ * cells in 5 s, 160,000 in 16 s), so past this a view would stall the tab for seconds on every change; it says why it
+ * is not drawn instead (docs/views.md, "Long texts").
  */
-export const MAX_VIEW_CELLS = 160_000;
+export const MAX_VIEW_CELLS = 40_000;
+/** The most cells a view draws as raster heatmaps (a pixel each): 16 heads of 500 × 500 tokens. */
+export const MAX_VIEW_PIXELS = 4_000_000;
 
-/** The longest text (tokens) whose `pictures` square (S × S) drawings fit MAX_VIEW_CELLS together. */
+/**
+ * Above this many cells (a 128 × 128 heatmap) a heatmap draws its cells as one image, a pixel per cell scaled up, not
+ * one SVG rect each (tens of µs a rect: a 300-token head would take seconds); the pointer and the arrow keys still
+ * name each cell, and screen readers get a note in place of a table of every number.
+ */
+export const RASTER_CELLS = 128 * 128;
+
+/** The cells of an S × S heatmap that count as SVG (none once it is drawn as an image). */
+export function svgCellsOfHeatmap(tokens: number): number {
+  return tokens * tokens > RASTER_CELLS ? 0 : tokens * tokens;
+}
+
+/** The longest text (tokens) whose `pictures` square (S × S) SVG drawings fit MAX_VIEW_CELLS together. */
 export function longestDrawn(pictures: number): number {
   return Math.floor(Math.sqrt(MAX_VIEW_CELLS / Math.max(1, pictures)));
 }

@@ -1,6 +1,7 @@
 // <ap-heatmap>: one (queries x keys) matrix as an SVG heatmap with token labels
 // on both axes, hatched blocked cells, a tooltip for the hovered or focused cell
-// (arrow keys move it), and the same numbers as a table for screen readers.
+// (arrow keys move it), and the same numbers as a table for screen readers. A large one
+// (more than RASTER_CELLS) draws its cells as one image, so a long text stays quick.
 // Data in (properties), events out ('cell-select'); no global state. The drawing itself
 // is heatmapSvg(), a function of a HeatmapSpec, so that an export draws the same picture
 // from the same data (heatmapPicture) instead of copying it off the screen.
@@ -12,6 +13,7 @@ import {
   AXIS_FONT,
   LABEL_FONT,
   NUMBER_FONT,
+  RASTER_CELLS,
   fittedLayout,
   heatmapLayout,
   shownLabel,
@@ -61,7 +63,58 @@ function isBlocked(spec: HeatmapSpec, i: number, j: number): boolean {
 const cellNumber = (value: number) =>
   Math.abs(value) >= 10 ? value.toFixed(0) : value.toFixed(2).replace(/^(-?)0\./, '$1.');
 
+/** A raster's picture, kept per values array while its colours stay the same (a hover redraws, the picture does not change). */
+const rasters = new WeakMap<
+  Float32Array,
+  { scale: ColorScale; rowScales?: ColorScale[]; blocked?: Uint8Array; rows: number; cols: number; href: string }
+>();
+
+/** The cells as a PNG, one pixel a cell (blocked cells plain grey: a hatch does not read at a pixel), as a data URL. */
+function rasterHref(spec: HeatmapSpec): string {
+  const kept = rasters.get(spec.values);
+  if (
+    kept &&
+    kept.scale === spec.scale &&
+    kept.rowScales === spec.rowScales &&
+    kept.blocked === spec.blocked &&
+    kept.rows === spec.rows &&
+    kept.cols === spec.cols
+  )
+    return kept.href;
+  const canvas = document.createElement('canvas');
+  canvas.width = spec.cols;
+  canvas.height = spec.rows;
+  const context = canvas.getContext('2d')!;
+  for (let i = 0; i < spec.rows; i++)
+    for (let j = 0; j < spec.cols; j++) {
+      context.fillStyle = isBlocked(spec, i, j)
+        ? BLOCKED_FILL
+        : (spec.rowScales?.[i] ?? spec.scale).color(spec.values[i * spec.cols + j]);
+      context.fillRect(j, i, 1, 1);
+    }
+  const href = canvas.toDataURL('image/png');
+  rasters.set(spec.values, { ...spec, href });
+  return href;
+}
+
+/** A large heatmap's cells: one image; the pointer's cell is found from where it is. */
+function rasterCells(spec: HeatmapSpec, at: HeatmapLayout, select: Interaction['select'] | undefined) {
+  const { cell, column, left, top } = at;
+  const move =
+    select &&
+    ((event: MouseEvent) => {
+      const box = (event.currentTarget as SVGImageElement).getBoundingClientRect();
+      const i = Math.floor((event.clientY - box.top) / cell),
+        j = Math.floor((event.clientX - box.left) / column);
+      if (i >= 0 && i < spec.rows && j >= 0 && j < spec.cols) select(i, j);
+    });
+  return svg`<image href=${rasterHref(spec)} x=${left} y=${top} width=${spec.cols * column} height=${spec.rows * cell}
+    preserveAspectRatio="none" style="image-rendering: pixelated" data-cells=${spec.rows * spec.cols}
+    @mousemove=${move}></image>`;
+}
+
 function cells(spec: HeatmapSpec, at: HeatmapLayout, select: Interaction['select'] | undefined) {
+  if (spec.rows * spec.cols > RASTER_CELLS) return [rasterCells(spec, at, select)];
   const { cell, column, left, top } = at;
   // Narrow columns (an FFN's hidden features) without the cells' outline, which would cover half of each.
   const outline = column >= 8 ? 1 : 0;
@@ -287,6 +340,9 @@ export class Heatmap extends LitElement {
   }
 
   #renderTable() {
+    if (this.rows * this.cols > RASTER_CELLS)
+      return html`<p class="sr-only">${this.caption}: ${this.rows} by ${this.cols} cells, too many for a table; focus the
+        drawing and move with the arrow keys to hear each cell.</p>`;
     const header = this.colLabels.map((l) => html`<th scope="col">${tokenLabel(l.label)}</th>`);
     const body = Array.from(
       { length: this.rows },
