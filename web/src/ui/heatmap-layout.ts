@@ -229,12 +229,13 @@ export function fitColumns(width: number, count = 0): string {
 }
 
 /**
- * The most SVG cells one view draws at once (matrix cells, line-view lines, heatmap cells below RASTER_CELLS): each is
- * an element with its handler, tens of µs apiece in Chromium (measured on this project's 2-core CI machine: 80,000
- * cells in 5 s, 160,000 in 16 s), so past this a view would stall the tab for seconds on every change; it says why it
- * is not drawn instead (docs/views.md, "Long texts").
+ * The most SVG cells one view draws at once (matrix cells, line-view lines, heatmap cells up to RASTER_CELLS): each is
+ * an element with its handler, tens of µs apiece in Chromium (measured on this project's loaded 2-core CI machine:
+ * 80,000 cells in 5 s, 160,000 in 16 s). This many is the untrained model's four heads at its longest text (128
+ * tokens); past it a view would stall the tab for many seconds on every change, so it says why it is not drawn instead
+ * (docs/views.md, "Long texts").
  */
-export const MAX_VIEW_CELLS = 40_000;
+export const MAX_VIEW_CELLS = 4 * 128 * 128;
 /** The most cells a view draws as raster heatmaps (a pixel each): 16 heads of 500 × 500 tokens. */
 export const MAX_VIEW_PIXELS = 4_000_000;
 
