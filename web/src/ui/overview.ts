@@ -1,6 +1,6 @@
 // <ap-overview>: every layer x head of one block as small canvas thumbnails of
 // the softmax weights (with grouped-query attention, each head's K/V head under its label); choosing one sends 'pick' with its layer and head. However many
-// heads (GPT-2 and BERT: 12 x 12), each thumbnail keeps at least THUMB_MIN px: the grid
+// heads (GPT-2 and BERT: 12 x 12, Qwen3-0.6B: 28 x 16), each thumbnail keeps at least THUMB_MIN px: the grid
 // scrolls in its own box, with the head labels (top) and layer labels (left) sticky.
 // A thumbnail's pixels are thumbnailImage(), a function of its Thumbnail, so that an
 // export draws the same picture from the same data (thumbnailCanvas).
@@ -16,8 +16,11 @@ export interface Thumbnail {
   blocked: Uint8Array;
 }
 
-/** The smallest thumbnail side, in CSS px. */
-export const THUMB_MIN = 56;
+/**
+ * The smallest thumbnail side, in CSS px: a short text's pattern (diagonal, first column, previous token) still reads,
+ * and 16 heads (Qwen3-0.6B's, Llama 3.2 1B's 32 K/V-grouped heads scroll) fit beside their layer labels at 1400 px.
+ */
+export const THUMB_MIN = 48;
 
 /** weight (0..1) -> RGB, in 256 steps: a thumbnail is drawn as one ImageData, not a fillRect per cell. */
 function colorTable(): Uint8ClampedArray {
