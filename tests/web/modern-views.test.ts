@@ -153,9 +153,9 @@ describe('a modern checkpoint\u2019s facts', () => {
     layers: 18,
   };
   it('names grouped K/V heads, RoPE\u2019s base and where the window applies', () => {
-    expect(headsFact(smol)).toBe('9 query, 3 K/V heads (each shared by 3), d_h 64');
-    expect(headsFact({ heads: 12, kvHeads: 12, headDim: 64 })).toBe('12, d_h 64');
-    expect(headsFact(gemma)).toBe('4 query, 1 K/V head (each shared by 4), d_h 256');
+    expect(headsFact(smol)).toBe('9 \u00d7 d_h 64, on 3 K/V heads (3 query heads each)');
+    expect(headsFact({ heads: 12, kvHeads: 12, headDim: 64 })).toBe('12 \u00d7 d_h 64');
+    expect(headsFact(gemma)).toBe('4 \u00d7 d_h 256, on 1 K/V head (4 query heads each)');
     expect(positionsFact(smol)).toBe('RoPE, \u03b8 = 100,000');
     expect(positionsFact({ positions: 'learned', ropeTheta: 10000 })).toBe('learned vectors, added');
     expect(windowFact(smol)).toBe('');

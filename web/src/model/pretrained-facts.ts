@@ -6,10 +6,9 @@ import { count } from './words.js';
 
 /** How a pretrained model's heads read keys and values: each its own, or grouped (which query heads share each K/V head). */
 export function headsFact(info: Pick<PretrainedInfo, 'heads' | 'kvHeads' | 'headDim'>): string {
-  const dh = `d_h ${info.headDim}`;
-  if (info.kvHeads >= info.heads) return `${info.heads}, ${dh}`;
-  const group = info.heads / info.kvHeads;
-  return `${info.heads} query, ${count(info.kvHeads, 'K/V head')} (each shared by ${group}), ${dh}`;
+  const heads = `${info.heads} \u00d7 d_h ${info.headDim}`;
+  if (info.kvHeads >= info.heads) return heads;
+  return `${heads}, on ${count(info.kvHeads, 'K/V head')} (${info.heads / info.kvHeads} query heads each)`;
 }
 
 /** How positions enter a pretrained model, in a few words. */

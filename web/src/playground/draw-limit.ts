@@ -5,13 +5,7 @@
 // matrices of Step by step, Row by row, Head split, Values and What changed are SVG (dear).
 // Layers × heads draws canvas thumbnails and has no limit. The tab never stalls on a text.
 import { html } from 'lit';
-import {
-  MAX_VIEW_CELLS,
-  MAX_VIEW_PIXELS,
-  RASTER_CELLS,
-  longestDrawn,
-  svgCellsOfHeatmap,
-} from '../ui/heatmap-layout.js';
+import { MAX_VIEW_CELLS, MAX_VIEW_PIXELS, RASTER_CELLS, svgCellsOfHeatmap } from '../ui/heatmap-layout.js';
 import { axisTokens, findStage } from '../model/trace-model.js';
 import { overlayHeads, type ViewContext } from './views.js';
 
@@ -80,7 +74,6 @@ export function drawRefusal(ctx: ViewContext) {
       ? `${svg.toLocaleString('en-US')} cells, more than the ${MAX_VIEW_CELLS.toLocaleString('en-US')} the page draws at once`
       : `more than the ${MAX_VIEW_PIXELS.toLocaleString('en-US')} heatmap cells the page draws at once`;
   return html`<p class="hint warn" role="status" data-testid="too-long-to-draw" data-tokens=${tokens} data-longest=${longest}>
-    <strong>This text is ${tokens} tokens: this view would draw ${over}.</strong> It draws up to ${longest} tokens
-    (the line view up to ${longestDrawn(ctx.trace.config.heads)} for all heads). All heads, One head, Masks and Layers × heads
-    draw this text; or shorten it.</p>`;
+    <strong>This text is ${tokens} tokens: this view would draw ${over}.</strong> It draws up to ${longest} tokens.
+    All heads, One head, Masks and Layers × heads draw this text (long heatmaps as images); or shorten it.</p>`;
 }
