@@ -1,6 +1,6 @@
 // A checkpoint in the hub's layout, made in the test for the views' sake (its numbers are
 // no reference: they are random, seeded): config.json and model.safetensors (F32) of a
-// Llama or Gemma 3 decoder of any size, with the Hugging Face names and config fields the
+// GPT-2, Llama or Gemma 3 decoder of any size, with the Hugging Face names and config fields the
 // engine's loader reads. The e2e tests use it where only the shape matters (30 layers x 16
 // heads for the Layers x heads grid, a long max_position_embeddings for a 300-token text),
 // with the tokenizer files of a reference fixture, whose vocabulary size it takes.
@@ -44,6 +44,38 @@ export function vocabSizeOf(tokenizerJson) {
   const vocab = t.model.vocab; // BPE / WordPiece: { piece: id }; Unigram: [[piece, score], ...]
   const base = Array.isArray(vocab) ? vocab.length : Object.values(vocab).reduce((m, id) => Math.max(m, id + 1), 0);
   return (t.added_tokens ?? []).reduce((m, a) => Math.max(m, a.id + 1), base);
+}
+
+/** A GPT-2 checkpoint (Conv1D weights stored (in, out)), its config from a reference fixture's with the sizes replaced. */
+export function gpt2Checkpoint(baseConfig, { layers, heads, hidden, vocab, maxPositions = 512, seed = 1 }) {
+  const config = { ...JSON.parse(baseConfig), n_layer: layers, n_head: heads, n_embd: hidden, vocab_size: vocab };
+  Object.assign(config, { n_positions: maxPositions, n_ctx: maxPositions });
+  const r = random(seed);
+  const matrix = (rows, cols) => [
+    [rows, cols],
+    Float32Array.from({ length: rows * cols }, () => r(1 / Math.sqrt(rows))),
+  ];
+  const fill = (n, v) => [[n], new Float32Array(n).fill(v)];
+  const t = { 'wte.weight': matrix(vocab, hidden), 'wpe.weight': matrix(maxPositions, hidden) };
+  for (let i = 0; i < layers; i++) {
+    const p = `h.${i}.`;
+    Object.assign(t, {
+      [`${p}ln_1.weight`]: fill(hidden, 1),
+      [`${p}ln_1.bias`]: fill(hidden, 0),
+      [`${p}attn.c_attn.weight`]: matrix(hidden, 3 * hidden),
+      [`${p}attn.c_attn.bias`]: fill(3 * hidden, 0),
+      [`${p}attn.c_proj.weight`]: matrix(hidden, hidden),
+      [`${p}attn.c_proj.bias`]: fill(hidden, 0),
+      [`${p}ln_2.weight`]: fill(hidden, 1),
+      [`${p}ln_2.bias`]: fill(hidden, 0),
+      [`${p}mlp.c_fc.weight`]: matrix(hidden, 4 * hidden),
+      [`${p}mlp.c_fc.bias`]: fill(4 * hidden, 0),
+      [`${p}mlp.c_proj.weight`]: matrix(4 * hidden, hidden),
+      [`${p}mlp.c_proj.bias`]: fill(hidden, 0),
+    });
+  }
+  Object.assign(t, { 'ln_f.weight': fill(hidden, 1), 'ln_f.bias': fill(hidden, 0) });
+  return { 'config.json': Buffer.from(JSON.stringify(config, null, 2)), 'model.safetensors': safetensors(t) };
 }
 
 /**
