@@ -9,6 +9,7 @@ import { pieceText, tokenLabel } from '../../web/src/model/token-label.js';
 import { CHAT_EXAMPLE, parseTurns } from '../../web/src/model/chat-turns.js';
 import { layerKinds, layerRuns } from '../../web/src/model/window-model.js';
 import { kvGroups } from '../../web/src/model/split-model.js';
+import { ropeBase, ropeFrequencies } from '../../web/src/model/positions-model.js';
 import { MAX_VIEW_CELLS, MAX_VIEW_PIXELS, longestDrawn, svgCellsOfHeatmap } from '../../web/src/ui/heatmap-layout.js';
 import { headsFact, ordinal, positionsFact, windowFact } from '../../web/src/model/pretrained-facts.js';
 
@@ -81,6 +82,8 @@ describe('local and global layers, K/V groups', () => {
       ffn: 'gated',
       window: 3,
       windowPattern: 3,
+      ropeTheta: 1000000,
+      ropeLocalTheta: 10000,
       head: 'tied',
       qkvBias: false,
       outBias: false,
@@ -88,13 +91,24 @@ describe('local and global layers, K/V groups', () => {
     });
     const ids = Int32Array.from({ length: 8 }, (_, i) => (i * 5) % 32);
     const out = model.forward({ ids, batch: 1, seq: 8, record: { stages: ['decoder.self_attn.*'] }, logits: 'none' });
-    const config = { layers: 6, heads: 6 } as Trace['config'];
+    const config = { layers: 6, heads: 6, ropeTheta: 1000000, ropeLocalTheta: 10000 } as unknown as Trace['config'];
     trace = { mode: 'decoder', config, tokens: [[...ids].map(String)], sourceTokens: [], stages: out.trace!.stages };
     model.dispose();
   });
 
   it('names the windowed layers local and every 3rd global, from the recorded masks', () => {
     expect(layerKinds(trace, 'decoder.self_attn')).toEqual({ local: [0, 1, 3, 4], global: [2, 5] });
+  });
+
+  it('reads RoPE with the base of each layer: the local layers\u2019 10,000, the global ones\u2019 1,000,000', () => {
+    expect(ropeBase(trace, 'decoder.self_attn', 0, 10000)).toBe(10000);
+    expect(ropeBase(trace, 'decoder.self_attn', 2, 10000)).toBe(1000000);
+    for (const layer of [0, 2]) {
+      const theta = ropeBase(trace, 'decoder.self_attn', layer, 10000);
+      expect(ropeFrequencies(trace, 'decoder.self_attn', layer, theta)?.fromRule).toBe(true);
+    }
+    // the playground's default base does not fit the global layer: the view would fall back to measured frequencies
+    expect(ropeFrequencies(trace, 'decoder.self_attn', 2, 10000)?.fromRule).toBe(false);
   });
 
   it('writes layer numbers as runs', () => {

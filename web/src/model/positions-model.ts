@@ -25,6 +25,17 @@ export function positionKind(trace: Trace, block: Block, layer: number): Positio
   return 'none';
 }
 
+/**
+ * The RoPE base θ a layer of the trace's model turns with: a pretrained model's trace carries its config's ropeTheta
+ * (and Gemma 3's ropeLocalTheta, for its windowed layers); the playground's model has the engine's default. The
+ * view checks it against the recorded rotation either way (ropeFrequencies falls back to the measured frequencies).
+ */
+export function ropeBase(trace: Trace, block: Block, layer: number, fallback: number): number {
+  const config = trace.config as { ropeTheta?: number; ropeLocalTheta?: number };
+  const local = config.ropeLocalTheta && findStage(trace, `${block}.mask.window`, layer) ? config.ropeLocalTheta : 0;
+  return local || config.ropeTheta || fallback;
+}
+
 /** RoPE's inverse frequencies inv_freq_i = theta^(−2i / rot), i < rot / 2 (no scaling: the playground's model). */
 export function ropeInverseFrequencies(rotaryDim: number, theta: number): number[] {
   return Array.from({ length: rotaryDim / 2 }, (_, i) => Math.pow(theta, (-2 * i) / rotaryDim));

@@ -17,6 +17,7 @@ import {
   alibiView,
   positionKind,
   relativeScores,
+  ropeBase,
   ropeView,
   type AlibiHead,
   type RopePair,
@@ -90,7 +91,7 @@ export class PositionsView extends LessonView {
 
   #rope(labels: string[], keyLabels: string[]) {
     const trace = this.trace!;
-    const theta = DEFAULT_SPEC.ropeTheta;
+    const theta = ropeBase(trace, this.block, this.layer, DEFAULT_SPEC.ropeTheta);
     const token = Math.min(this.token, labels.length - 1);
     const key = Math.min(this.key, keyLabels.length - 1);
     const view = ropeView(trace, this.block, this.layer, this.sequence, this.head, token, theta)!;

@@ -238,6 +238,9 @@ export class PretrainedModels {
       positions: spec.positions === 'rope' || spec.positions === 'alibi' ? spec.positions : 'sinusoidal',
       kvHeads: spec.kvHeads,
       window: spec.window,
+      // not playground settings: the Positions view's RoPE bases (model/positions-model.ts ropeBase)
+      ropeTheta: spec.ropeTheta,
+      ropeLocalTheta: spec.ropeLocalTheta,
       activation: spec.activation,
       ffn: spec.ffn,
       norm: spec.norm,
