@@ -48,7 +48,7 @@ export function engineApi(load: () => Promise<AttentionEngine>): Required<Engine
         let extra = {};
         let trace: Trace;
         if (isPretrainedRun(input)) {
-          const result = (pretrained ??= new PretrainedModels(attention)).trace(input);
+          const result = await (pretrained ??= new PretrainedModels(attention)).trace(input);
           trace = result.trace;
           extra = { predictions: result.predictions, attentionOnly: result.attentionOnly, rendered: result.rendered };
         } else

@@ -20,7 +20,7 @@ import { parseTurns, type ChatTurn } from '../model/chat-turns.js';
 
 /** A tokenizer with a chat template (the package's, once its tokenizers carry one). */
 interface ChatTokenizer {
-  applyChatTemplate(turns: ChatTurn[], options: { addGenerationPrompt: boolean }): string;
+  applyChatTemplate(turns: ChatTurn[], options: { addGenerationPrompt: boolean }): Promise<string>;
 }
 
 function chatTokenizer(model: PretrainedModel): ChatTokenizer | null {
@@ -36,9 +36,9 @@ function hasChatTemplate(model: PretrainedModel): boolean {
 }
 
 /** The turns as the model's chat template writes them, ending with the assistant's turn opened for its reply. */
-function renderChat(model: PretrainedModel, turns: ChatTurn[]): string {
+async function renderChat(model: PretrainedModel, turns: ChatTurn[]): Promise<string> {
   try {
-    return chatTokenizer(model)!.applyChatTemplate(turns, { addGenerationPrompt: true });
+    return await chatTokenizer(model)!.applyChatTemplate(turns, { addGenerationPrompt: true });
   } catch (error) {
     throw new InputError(
       `The model\u2019s chat template refused these turns: ${error instanceof Error ? error.message : String(error)}`,
@@ -174,7 +174,7 @@ export class PretrainedModels {
   }
 
   /** The trace and predictions of the typed text; InputError for text the model cannot read. */
-  trace(input: PretrainedRunInput): PretrainedTrace {
+  async trace(input: PretrainedRunInput): Promise<PretrainedTrace> {
     const model = this.#model,
       info = this.#info;
     if (!model || !info || info.key !== input.pretrained.key)
@@ -192,7 +192,8 @@ export class PretrainedModels {
     } else if (input.chat && info.chat) {
       const parsed = parseTurns(input.text);
       if ('error' in parsed) throw new InputError(parsed.error);
-      rendered = renderChat(model, parsed.turns);
+      rendered = await renderChat(model, parsed.turns);
+      if (this.#model !== model) throw new Error('The model changed while its chat template ran: run again.');
       encoding = encodeRendered(model, rendered);
     } else {
       if (input.text.trim() === '') throw new InputError('Type some text first.');
