@@ -73,15 +73,28 @@ export class AddedVocabulary {
   readonly #decodeAs = new Map<number, string>();
   readonly #normalizer: Normalizer | null;
 
-  /** `modelId` gives a content's id in the model's vocabulary, which wins over the file's id (as in tokenizers). */
-  constructor(field: JsonField, normalizer: Normalizer | null, modelId: (content: string) => number | undefined) {
+  /**
+   * `modelId` gives a content's id in the model's vocabulary, which wins over the file's
+   * id (as in tokenizers); `modelPiece` the vocabulary's piece at an id.
+   */
+  constructor(
+    field: JsonField,
+    normalizer: Normalizer | null,
+    modelId: (content: string) => number | undefined,
+    modelPiece: (id: number) => string | undefined,
+  ) {
     this.#normalizer = normalizer;
     if (field.isNull) return;
     for (const item of field.items()) {
       const content = item.get('content').string();
       const fileId = item.get('id').count();
+      const inModel = modelId(content);
+      if (inModel === undefined && modelPiece(fileId) !== undefined)
+        throw item
+          .get('id')
+          .bad(`is ${fileId}, which model.vocab gives to ${JSON.stringify(modelPiece(fileId))}`, fileId);
       const token: AddedToken = {
-        id: modelId(content) ?? fileId,
+        id: inModel ?? fileId,
         content,
         special: item.get('special').boolean(false),
         singleWord: item.get('single_word').boolean(false),

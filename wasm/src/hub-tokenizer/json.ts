@@ -39,7 +39,7 @@ export class JsonField {
     return new AttentionError(`${this.where} ${message}`, {
       code: 'bad_file',
       field: this.where,
-      value: typeof value === 'string' ? value : describeValue(value),
+      value: ['string', 'number', 'boolean'].includes(typeof value) ? value : describeValue(value),
     });
   }
 

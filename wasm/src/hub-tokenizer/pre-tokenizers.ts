@@ -10,10 +10,8 @@ import { charSpans, readPattern, regexSpans, translateOniguruma } from './regex.
 export type PreTokenizer = (pieces: Piece[]) => Piece[];
 
 const SUPPORTED = ['Sequence', 'Split', 'ByteLevel', 'Metaspace', 'Digits', 'Punctuation', 'WhitespaceSplit'] as const;
-const GPT2_REGEX = new RegExp(
-  translateOniguruma(GPT2_PATTERN, new JsonField('ByteLevel', 'GPT-2 pattern', GPT2_PATTERN)),
-  'gu',
-);
+const GPT2_TRANSLATED = translateOniguruma(GPT2_PATTERN, new JsonField('ByteLevel', 'GPT-2 pattern', GPT2_PATTERN));
+const GPT2_REGEX = new RegExp(GPT2_TRANSLATED.source, GPT2_TRANSLATED.flags);
 const NUMERIC = /^\p{N}$/u;
 // Rust's is_ascii_punctuation (ASCII symbols too) or a Unicode punctuation category.
 const PUNCTUATION = /^[!-/:-@[-`{-~\p{P}]$/u;

@@ -82,7 +82,12 @@ export class HubTokenizer implements Tokenizer {
     this.#postProcessor = readPostProcessor(file.get('post_processor'));
     this.#decoder = readDecoder(file.get('decoder'));
     const model = this.#model;
-    this.#added = new AddedVocabulary(file.get('added_tokens'), this.#normalizer, (c) => model.vocab.get(c));
+    this.#added = new AddedVocabulary(
+      file.get('added_tokens'),
+      this.#normalizer,
+      (content) => model.vocab.get(content),
+      (id) => model.pieces[id],
+    );
     this.#specialContents = new Set(this.#added.tokens.filter((t) => t.special).map((t) => t.content));
     this.vocabSize = this.#added.tokens.reduce((n, t) => Math.max(n, t.id + 1), model.pieces.length);
 
