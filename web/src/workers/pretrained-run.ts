@@ -18,27 +18,15 @@ import { InputError } from './trained-trace.js';
 import { pieceText } from '../model/token-label.js';
 import { parseTurns, type ChatTurn } from '../model/chat-turns.js';
 
-/** A tokenizer with a chat template (the package's, once its tokenizers carry one). */
-interface ChatTokenizer {
-  applyChatTemplate(turns: ChatTurn[], options: { addGenerationPrompt: boolean }): Promise<string>;
-}
-
-function chatTokenizer(model: PretrainedModel): ChatTokenizer | null {
-  const tokenizer = model.tokenizer as unknown as Partial<ChatTokenizer> & { chatTemplate?: string | null };
-  return typeof tokenizer.applyChatTemplate === 'function' && tokenizer.chatTemplate
-    ? (tokenizer as ChatTokenizer)
-    : null;
-}
-
 /** Whether the checkpoint's tokenizer files carry a chat template. */
 function hasChatTemplate(model: PretrainedModel): boolean {
-  return chatTokenizer(model) !== null;
+  return model.tokenizer.chatTemplate !== null;
 }
 
 /** The turns as the model's chat template writes them, ending with the assistant's turn opened for its reply. */
 async function renderChat(model: PretrainedModel, turns: ChatTurn[]): Promise<string> {
   try {
-    return await chatTokenizer(model)!.applyChatTemplate(turns, { addGenerationPrompt: true });
+    return await model.tokenizer.applyChatTemplate(turns, { addGenerationPrompt: true });
   } catch (error) {
     throw new InputError(
       `The model\u2019s chat template refused these turns: ${error instanceof Error ? error.message : String(error)}`,
@@ -48,7 +36,7 @@ async function renderChat(model: PretrainedModel, turns: ChatTurn[]): Promise<st
 
 /** The rendered text's tokens: it already holds the template's special tokens, so none are added (as HF's apply_chat_template). */
 function encodeRendered(model: PretrainedModel, text: string) {
-  return model.tokenizer.encode(text);
+  return model.tokenizer.encode(text, { addSpecialTokens: false });
 }
 
 export interface PretrainedRunInput {
