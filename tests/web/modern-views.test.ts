@@ -52,11 +52,22 @@ describe('chat turns', () => {
     expect(parseTurns(CHAT_EXAMPLE)).toMatchObject({ turns: [{ role: 'system' }, { role: 'user' }] });
   });
 
-  it('says what is wrong: text before the first turn, no turn, an empty turn', () => {
-    expect(parseTurns('hello\nuser: hi')).toEqual({ error: expect.stringContaining('Line 1 starts no turn') });
+  it('reads text before the first role as the user\u2019s, so plain text is one user turn', () => {
+    expect(parseTurns('The cat sat\non the mat.')).toEqual({
+      turns: [{ role: 'user', content: 'The cat sat\non the mat.' }],
+    });
+    expect(parseTurns('hello\nassistant: hi')).toEqual({
+      turns: [
+        { role: 'user', content: 'hello' },
+        { role: 'assistant', content: 'hi' },
+      ],
+    });
+  });
+
+  it('says what is wrong: no turn, an empty turn', () => {
     expect(parseTurns('  \n')).toEqual({ error: expect.stringContaining('Write a turn first') });
     expect(parseTurns('user: hi\nassistant:   ')).toEqual({ error: 'Turn 2 (assistant) is empty.' });
-    expect(parseTurns('tool: x')).toEqual({ error: expect.stringContaining('starts no turn') });
+    expect(parseTurns('tool: x')).toEqual({ turns: [{ role: 'user', content: 'tool: x' }] }); // not a role here
   });
 });
 

@@ -1,6 +1,7 @@
 // A prompt written as chat turns, for an instruct checkpoint whose tokenizer carries a chat
 // template: one turn per "role: text" line (system, user or assistant); lines that start
-// with no role continue the turn before. The worker renders the turns with the model's
+// with no role continue the turn before, and text before the first role is the user's (so
+// plain text becomes one user turn). The worker renders the turns with the model's
 // template and tokenizes what it renders. No DOM: Vitest tests it in Node.
 
 export const CHAT_ROLES = ['system', 'user', 'assistant'] as const;
@@ -24,10 +25,7 @@ export function parseTurns(text: string): { turns: ChatTurn[] } | { error: strin
     const start = TURN_START.exec(lines[i]);
     if (start) turns.push({ role: start[1].toLowerCase() as ChatRole, content: start[2] });
     else if (turns.length > 0) turns[turns.length - 1].content += `\n${lines[i]}`;
-    else if (lines[i].trim() !== '')
-      return {
-        error: `Line ${i + 1} starts no turn: begin each turn with ${CHAT_ROLES.map((r) => `\u201c${r}:\u201d`).join(', ')}.`,
-      };
+    else if (lines[i].trim() !== '') turns.push({ role: 'user', content: lines[i] });
   }
   for (const turn of turns) turn.content = turn.content.trim();
   if (turns.length === 0) return { error: `Write a turn first, e.g. \u201cuser: What does a cat sit on?\u201d.` };
