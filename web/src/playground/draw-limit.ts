@@ -1,8 +1,9 @@
 // What a view would draw for a long text, against what the page draws at once
 // (ui/heatmap-layout.ts: MAX_VIEW_CELLS SVG cells, MAX_VIEW_PIXELS raster heatmap cells):
 // a view over either is not drawn; it says why, how long a text it draws, and which views
-// still draw this one. Heatmaps over RASTER_CELLS are images (cheap), the line view and the
-// matrices of Step by step, Row by row, Head split, Values and What changed are SVG (dear).
+// still draw this one. Heatmaps over RASTER_CELLS are images (cheap; the Values view's too),
+// the line view and the matrices of Step by step, Row by row, Head split and What changed are
+// SVG (dear).
 // Layers × heads draws canvas thumbnails and has no limit. The tab never stalls on a text.
 import { html } from 'lit';
 import { MAX_VIEW_CELLS, MAX_VIEW_PIXELS, RASTER_CELLS, svgCellsOfHeatmap } from '../ui/heatmap-layout.js';
@@ -40,8 +41,14 @@ export function viewCells(ctx: ViewContext, tokens: number): { svg: number; pixe
       return { svg: 4 * tokens * width, pixels: 0 };
     case 'split':
       return { svg: 3 * tokens * width, pixels: 0 };
-    case 'values':
-      return { svg: tokens * width, pixels: 0 };
+    case 'values': {
+      // heatmaps too: one (S × E) panel, or one (S × d) panel per head; each an image past RASTER_CELLS
+      const stage = findStage(ctx.trace, `${ctx.block.split('.')[0]}.${ctx.state.tensor}`, ctx.layer);
+      const shape = stage?.shape ?? [1, tokens, width];
+      const panels = shape.length === 4 ? shape[1] : 1;
+      const panel = tokens * shape[shape.length - 1];
+      return panel > RASTER_CELLS ? { svg: 0, pixels: panels * panel } : { svg: panels * panel, pixels: 0 };
+    }
     default:
       return { svg: 0, pixels: 0 };
   }
