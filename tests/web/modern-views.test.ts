@@ -10,7 +10,7 @@ import { CHAT_EXAMPLE, parseTurns } from '../../web/src/model/chat-turns.js';
 import { layerKinds, layerRuns } from '../../web/src/model/window-model.js';
 import { kvGroups } from '../../web/src/model/split-model.js';
 import { ropeBase, ropeFrequencies } from '../../web/src/model/positions-model.js';
-import { MAX_VIEW_CELLS, MAX_VIEW_PIXELS, longestDrawn, svgCellsOfHeatmap } from '../../web/src/ui/heatmap-layout.js';
+import { MAX_VIEW_CELLS, MAX_VIEW_PIXELS, drawsAsImage, longestDrawn } from '../../web/src/ui/heatmap-layout.js';
 import { headsFact, ordinal, positionsFact, windowFact } from '../../web/src/model/pretrained-facts.js';
 
 describe('pieces of modern tokenizers', () => {
@@ -151,8 +151,10 @@ describe('the longest text a view draws', () => {
     }
     // a long text's heatmaps are images: a few hundred tokens of 16 heads stay within the page's pixels
     expect(16 * 300 * 300).toBeLessThanOrEqual(MAX_VIEW_PIXELS);
-    expect(svgCellsOfHeatmap(300)).toBe(0);
-    expect(svgCellsOfHeatmap(100)).toBe(10_000);
+    expect(drawsAsImage(300 * 300)).toBe(true);
+    expect(drawsAsImage(100 * 100)).toBe(false);
+    expect(drawsAsImage(100 * 100, 4)).toBe(false); // 4 heads of 100 tokens: 40,000 SVG cells
+    expect(drawsAsImage(100 * 100, 16)).toBe(true); // 16 heads: 160,000, past MAX_VIEW_CELLS
   });
 });
 

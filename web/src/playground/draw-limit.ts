@@ -1,23 +1,24 @@
 // What a view would draw for a long text, against what the page draws at once
 // (ui/heatmap-layout.ts: MAX_VIEW_CELLS SVG cells, MAX_VIEW_PIXELS raster heatmap cells):
 // a view over either is not drawn; it says why, how long a text it draws, and which views
-// still draw this one. Heatmaps over RASTER_CELLS are images (cheap; the Values view's too),
-// the line view and the matrices of Step by step, Row by row, Head split and What changed are
-// SVG (dear).
+// still draw this one. Heatmaps over RASTER_CELLS, or many heatmaps together past
+// MAX_VIEW_CELLS, are images (cheap); the line view, the Values view's panels (cut to their
+// first columns) and the matrices of Step by step, Row by row, Head split and What changed
+// are SVG (dear).
 // Layers × heads draws canvas thumbnails and has no limit. The tab never stalls on a text.
 import { html } from 'lit';
-import { MAX_VIEW_CELLS, MAX_VIEW_PIXELS, RASTER_CELLS, svgCellsOfHeatmap } from '../ui/heatmap-layout.js';
+import { MAX_VIEW_CELLS, MAX_VIEW_PIXELS, RASTER_CELLS, drawsAsImage } from '../ui/heatmap-layout.js';
 import { axisTokens, findStage } from '../model/trace-model.js';
-import { overlayHeads, type ViewContext } from './views.js';
+import { MASK_PICTURES, overlayHeads, type ViewContext } from './views.js';
+import { MAX_CELLS as VALUES_PANEL_CELLS } from './tensor-view.js';
 
 /** What this view draws for S tokens: SVG cells and raster heatmap cells. */
 export function viewCells(ctx: ViewContext, tokens: number): { svg: number; pixels: number } {
   const heads = ctx.trace.config.heads;
   const square = tokens * tokens;
-  const heatmaps = (n: number) => ({
-    svg: n * svgCellsOfHeatmap(tokens),
-    pixels: square > RASTER_CELLS ? n * square : 0,
-  });
+  // n heatmaps of S × S, drawn as images when views.ts draws them so (drawsAsImage)
+  const heatmaps = (n: number, cells = square) =>
+    drawsAsImage(cells, n) ? { svg: 0, pixels: n * cells } : { svg: n * cells, pixels: 0 };
   const q = findStage(ctx.trace, `${ctx.block}.q_proj`, ctx.layer);
   const width = q ? q.shape[q.shape.length - 1] : ctx.trace.config.dModel; // E, for the (S × E) matrices
   const dK = width / heads;
@@ -32,7 +33,7 @@ export function viewCells(ctx: ViewContext, tokens: number): { svg: number; pixe
     case 'lines':
       return { svg: (overlayHeads(ctx.state.overlay, heads).length || heads) * square, pixels: 0 };
     case 'masks':
-      return heatmaps(5); // padding, causal, window, combined, and the reach rows
+      return heatmaps(MASK_PICTURES);
     case 'steps':
       return { svg: 4 * square + 3 * tokens * dK, pixels: 0 }; // scores, scaled, masked, weights; Q, K, V
     case 'changes':
@@ -42,12 +43,12 @@ export function viewCells(ctx: ViewContext, tokens: number): { svg: number; pixe
     case 'split':
       return { svg: 3 * tokens * width, pixels: 0 };
     case 'values': {
-      // heatmaps too: one (S × E) panel, or one (S × d) panel per head; each an image past RASTER_CELLS
+      // one (S × E) panel, or one (S × d) panel per head, each cut to its first columns (tensor-view.ts MAX_CELLS)
       const stage = findStage(ctx.trace, `${ctx.block.split('.')[0]}.${ctx.state.tensor}`, ctx.layer);
       const shape = stage?.shape ?? [1, tokens, width];
       const panels = shape.length === 4 ? shape[1] : 1;
-      const panel = tokens * shape[shape.length - 1];
-      return panel > RASTER_CELLS ? { svg: 0, pixels: panels * panel } : { svg: panels * panel, pixels: 0 };
+      const cols = shape[shape.length - 1];
+      return { svg: panels * tokens * Math.max(1, Math.min(cols, Math.floor(VALUES_PANEL_CELLS / tokens))), pixels: 0 };
     }
     default:
       return { svg: 0, pixels: 0 };

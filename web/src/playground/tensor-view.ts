@@ -27,7 +27,7 @@ import { fitColumns, gridWidth } from '../ui/heatmap.js';
 import '../ui/legend.js';
 
 /** The most cells one heatmap draws; wider tensors show their first features (the Trace JSON has them all). */
-const MAX_CELLS = 8192;
+export const MAX_CELLS = 8192;
 
 export class TensorView extends LitElement {
   static override properties = {

@@ -14,7 +14,7 @@ import { layerKinds, layerReach, layerRuns, windowOf } from '../model/window-mod
 import { kvGroups } from '../model/split-model.js';
 import type { Thumbnail } from '../ui/overview.js';
 import { fitColumns, gridWidth, type HeatmapSpec } from '../ui/heatmap.js';
-import { RASTER_CELLS } from '../ui/heatmap-layout.js';
+import { RASTER_CELLS, drawsAsImage } from '../ui/heatmap-layout.js';
 import type { LineSpec } from '../ui/line-view.js';
 
 export interface ViewContext {
@@ -134,7 +134,7 @@ function heatmapElement(
   return html`<ap-heatmap data-head=${mark.head ?? nothing} data-mask=${mark.mask ?? nothing} .values=${spec.values}
     .rows=${spec.rows} .cols=${spec.cols} .rowLabels=${spec.rowLabels} .colLabels=${spec.colLabels} .blocked=${spec.blocked}
     .scale=${spec.scale} .rowScales=${spec.rowScales} row-axis=${spec.rowAxis} col-axis=${spec.colAxis}
-    ?show-numbers=${spec.showNumbers} caption=${spec.caption} .describeCell=${describeCell}></ap-heatmap>`;
+    ?show-numbers=${spec.showNumbers} ?image=${spec.image} caption=${spec.caption} .describeCell=${describeCell}></ap-heatmap>`;
 }
 
 export function heatmap(ctx: ViewContext, head: number, scale: ColorScale) {
@@ -293,6 +293,9 @@ export function linesView(ctx: ViewContext) {
 
 const ALLOWED: ColorScale = { kind: 'sequential', domain: [0, 1], color: () => ALLOWED_FILL, at: () => ALLOWED_FILL };
 
+/** The Masks view's square pictures at most: padding, causal, window, combined (and the reach rows). */
+export const MASK_PICTURES = 5;
+
 /** One panel of the masks view: what it draws, its mark (data-mask) and its cells' explanations. */
 export interface MaskPanel {
   mask: string;
@@ -412,7 +415,10 @@ export function layerKindNote(ctx: ViewContext) {
 }
 
 export function masksView(ctx: ViewContext) {
-  const panels = maskPanels(ctx);
+  const panels = maskPanels(ctx).map((p) => ({
+    ...p,
+    spec: { ...p.spec, image: drawsAsImage(p.spec.rows * p.spec.cols, MASK_PICTURES) },
+  }));
   const reach = reachPanel(ctx);
   return html`${layerKindNote(ctx)}${fitGrid(
     Math.max(...panels.map((p) => gridWidth(p.spec))),

@@ -246,9 +246,12 @@ export const MAX_VIEW_PIXELS = 4_000_000;
  */
 export const RASTER_CELLS = 128 * 128;
 
-/** The cells of an S × S heatmap that count as SVG (none once it is drawn as an image). */
-export function svgCellsOfHeatmap(tokens: number): number {
-  return tokens * tokens > RASTER_CELLS ? 0 : tokens * tokens;
+/**
+ * Whether a heatmap of `cells` cells, drawn beside `together` as large in one view, draws as an image: past
+ * RASTER_CELLS, or when the view's heatmaps together would pass MAX_VIEW_CELLS as SVG (16 heads of 80 tokens).
+ */
+export function drawsAsImage(cells: number, together = 1): boolean {
+  return cells > RASTER_CELLS || cells * together > MAX_VIEW_CELLS;
 }
 
 /** The longest text (tokens) whose `pictures` square (S × S) SVG drawings fit MAX_VIEW_CELLS together. */

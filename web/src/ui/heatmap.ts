@@ -1,7 +1,8 @@
 // <ap-heatmap>: one (queries x keys) matrix as an SVG heatmap with token labels
 // on both axes, hatched blocked cells, a tooltip for the hovered or focused cell
 // (arrow keys move it), and the same numbers as a table for screen readers. A large one
-// (more than RASTER_CELLS) draws its cells as one image, so a long text stays quick.
+// (more than RASTER_CELLS, or `image`: one of a view's many) draws its cells as one image, so
+// a long text stays quick.
 // Data in (properties), events out ('cell-select'); no global state. The drawing itself
 // is heatmapSvg(), a function of a HeatmapSpec, so that an export draws the same picture
 // from the same data (heatmapPicture) instead of copying it off the screen.
@@ -45,6 +46,8 @@ export interface HeatmapSpec {
   /** What a column is, for screen readers: 'tokens' (default) or e.g. 'features'. */
   colUnit?: string;
   showNumbers?: boolean;
+  /** Draw the cells as one image even at or below RASTER_CELLS (one of a view's many heatmaps: drawsAsImage). */
+  image?: boolean;
 }
 
 /** The element's part of the drawing: the marked cell and the handlers (an exported picture has none). */
@@ -114,7 +117,7 @@ function rasterCells(spec: HeatmapSpec, at: HeatmapLayout, select: Interaction['
 }
 
 function cells(spec: HeatmapSpec, at: HeatmapLayout, select: Interaction['select'] | undefined) {
-  if (spec.rows * spec.cols > RASTER_CELLS) return [rasterCells(spec, at, select)];
+  if (spec.image || spec.rows * spec.cols > RASTER_CELLS) return [rasterCells(spec, at, select)];
   const { cell, column, left, top } = at;
   // Narrow columns (an FFN's hidden features) without the cells' outline, which would cover half of each.
   const outline = column >= 8 ? 1 : 0;
@@ -209,6 +212,7 @@ export class Heatmap extends LitElement {
     colUnit: { type: String, attribute: 'col-unit' },
     describeCell: { attribute: false },
     showNumbers: { type: Boolean, attribute: 'show-numbers' },
+    image: { type: Boolean },
     active: { state: true },
   };
 
@@ -230,6 +234,7 @@ export class Heatmap extends LitElement {
   /** Lines of text explaining one cell: value, row sum, how it was computed. */
   declare describeCell: ((row: number, col: number) => string[]) | undefined;
   declare showNumbers: boolean;
+  declare image: boolean;
   declare active: { row: number; col: number } | null;
   // The host's width is the grid column's (or the page's), never the drawing's: choosing the cell from it cannot
   // feed back on itself.
@@ -249,6 +254,7 @@ export class Heatmap extends LitElement {
     this.colAxis = 'key';
     this.colUnit = 'tokens';
     this.showNumbers = false;
+    this.image = false;
     this.active = null;
   }
 
@@ -340,7 +346,7 @@ export class Heatmap extends LitElement {
   }
 
   #renderTable() {
-    if (this.rows * this.cols > RASTER_CELLS)
+    if (this.image || this.rows * this.cols > RASTER_CELLS)
       return html`<p class="sr-only">${this.caption}: ${this.rows} by ${this.cols} cells, too many for a table; focus the
         drawing and move with the arrow keys to hear each cell.</p>`;
     const header = this.colLabels.map((l) => html`<th scope="col">${tokenLabel(l.label)}</th>`);
