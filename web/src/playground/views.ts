@@ -414,6 +414,13 @@ export function layerKindNote(ctx: ViewContext) {
     Local layers (windowed): ${layerRuns(local)}; global layers: ${layerRuns(global)}.</p>`;
 }
 
+/** Each layer's kind, 'local' or 'global', where the model has both (else null). */
+export function layerKindNames(ctx: ViewContext): string[] | null {
+  const { local, global } = layerKinds(ctx.trace, ctx.block);
+  if (local.length === 0 || global.length === 0) return null;
+  return Array.from({ length: local.length + global.length }, (_, l) => (local.includes(l) ? 'local' : 'global'));
+}
+
 export function masksView(ctx: ViewContext) {
   const panels = maskPanels(ctx).map((p) => ({
     ...p,
@@ -530,6 +537,6 @@ export function overviewView(ctx: ViewContext) {
     the ${ctx.trace.config.layers} layers: one thumbnail per layer and head</p>
     ${kvGroupsNote(ctx)}
     <ap-overview .thumbnails=${thumbnails(ctx)} .layers=${ctx.trace.config.layers} .heads=${ctx.trace.config.heads}
-      .kvHeadOf=${kvHeadOf(ctx)}
+      .kvHeadOf=${kvHeadOf(ctx)} .layerKinds=${layerKindNames(ctx)}
       ?per-row=${ctx.state.colorScale === 'row'}></ap-overview>`;
 }

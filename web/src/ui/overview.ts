@@ -85,6 +85,7 @@ export class Overview extends LitElement {
     heads: { type: Number },
     perRow: { type: Boolean, attribute: 'per-row' },
     kvHeadOf: { attribute: false },
+    layerKinds: { attribute: false },
   };
   declare thumbnails: Thumbnail[];
   /** Each row coloured from 0 to its own largest weight (the Colour scale setting), not on the fixed 0..1. */
@@ -93,6 +94,8 @@ export class Overview extends LitElement {
   declare heads: number;
   /** With grouped-query attention: the K/V head each query head reads (named under its label), else null. */
   declare kvHeadOf: number[] | null;
+  /** In a model whose layers differ (Gemma 3's local and global ones): each layer's kind, named under its label. */
+  declare layerKinds: string[] | null;
 
   constructor() {
     super();
@@ -101,6 +104,7 @@ export class Overview extends LitElement {
     this.heads = 0;
     this.perRow = false;
     this.kvHeadOf = null;
+    this.layerKinds = null;
   }
 
   static override styles = css`
@@ -123,7 +127,7 @@ export class Overview extends LitElement {
     thead th { position: sticky; top: 0; z-index: 1; padding: 0.15rem 0; }
     tbody th { position: sticky; left: 0; z-index: 1; padding: 0 0.4rem; text-align: right; }
     thead th.corner { left: 0; z-index: 2; }
-    thead th .kv { display: block; font-size: 0.7rem; }
+    thead th .kv, tbody th .kind { display: block; font-size: 0.7rem; }
     /* The first head of each K/V group starts a new group: a rule at its left. */
     .group-start { box-shadow: -2px 0 0 var(--ap-border-strong); }
   `;
@@ -159,7 +163,11 @@ export class Overview extends LitElement {
           }</th>`,
         )}</tr></thead>
         <tbody>${byLayer.map(
-          (cells, layer) => html`<tr><th scope="row">layer ${layer}</th>
+          (cells, layer) => html`<tr><th scope="row">layer ${layer}${
+            this.layerKinds?.[layer]
+              ? html`<span class="kind" data-kind=${this.layerKinds[layer]}>${this.layerKinds[layer]}</span>`
+              : ''
+          }</th>
           ${cells.map(
             ({
               t,
