@@ -24,6 +24,8 @@ export const TEXTS: Record<string, string> = {
   controls: 'tab\tnull\u0000bell\u0007 del\u007f zwsp\u200b bom\ufeff soft\u00adhyphen',
   rtl: 'مرحبا بالعالم שלום עולם',
   punctuation: '¿Qué? ¡Sí! «quotes» “curly” — dash… (parens) [brackets] {braces} @#$%^&*_+=|\\/<>~`',
+  // For the added tokens with lstrip / rstrip / single_word / normalized (hub-tokenizer-variants.ts).
+  addedTokenFlags: 'a <mask> b  <mask>[END]   x cat concat cats, a cat. the dog barks, hotdog Hello World!',
   empty: '',
   space: ' ',
 };

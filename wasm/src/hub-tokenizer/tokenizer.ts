@@ -117,10 +117,16 @@ export class HubTokenizer implements Tokenizer {
     if (this.#preTokenizer) pieces = this.#preTokenizer(pieces);
     const out: Encoded = { ids: [], tokens: [], typeIds: [] };
     for (const piece of pieces) {
-      const ids = piece.id !== undefined ? [piece.id] : model.tokenize(piece.text);
-      for (const id of ids) {
+      if (piece.id !== undefined) {
+        // An added token's piece is the text it matched: its normalized form, with the
+        // white space lstrip / rstrip took in (as tokenizers reports it).
+        out.ids.push(piece.id);
+        out.tokens.push(piece.text);
+        continue;
+      }
+      for (const id of model.tokenize(piece.text)) {
         out.ids.push(id);
-        out.tokens.push(this.#pieceOf(id)!);
+        out.tokens.push(model.pieces[id]);
       }
     }
     return out;
