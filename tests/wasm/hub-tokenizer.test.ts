@@ -14,6 +14,7 @@ import {
   rustIds,
   rustTokens,
 } from './hub-tokenizer-refs.js';
+import { EXPECTED_CHAT, SYSTEM_USER_ASSISTANT, USER_ASSISTANT_USER } from './hub-tokenizer-chat-cases.js';
 import { TEXTS } from './hub-tokenizer-texts.js';
 
 /**
@@ -38,9 +39,11 @@ const ADDED_AROUND: Record<FamilyFile, { first: string[]; last: string[] }> = {
 
 describe.each(FAMILIES)('%s tokenizer.json', (family) => {
   let trio: Trio;
+  let chatTemplate: unknown;
   beforeAll(() => {
     const files = realFiles(family);
     trio = loadTrio(files.tokenizer, files.config, true, files.text);
+    chatTemplate = files.config.chat_template ?? null;
   }, 60_000);
 
   it.each(Object.keys(TEXTS))('%s: the same ids and pieces as Rust, with and without special tokens', async (name) => {
@@ -99,5 +102,29 @@ describe.each(FAMILIES)('%s tokenizer.json', (family) => {
   it('gives each id the vocabulary piece Rust gives', () => {
     for (let id = 0; id < trio.ours.vocabSize; id += 997) expect(trio.ours.pieceOf(id)).toBe(trio.rust.idToToken(id));
     expect(trio.ours.pieceOf(trio.ours.vocabSize)).toBe(null);
+  });
+
+  const chat = EXPECTED_CHAT[family];
+  it('renders its chat template for 3-turn conversations as its model card documents, tokenized as Rust does', async () => {
+    expect(trio.ours.chatTemplate).toBe(chatTemplate);
+    if (!chat) {
+      // Llama 2's base tokenizer_config.json has no chat template.
+      expect(trio.ours.chatTemplate).toBe(null);
+      await expect(trio.ours.applyChatTemplate(SYSTEM_USER_ASSISTANT)).rejects.toThrow(/no chat template/);
+      return;
+    }
+    expect(await trio.ours.applyChatTemplate(SYSTEM_USER_ASSISTANT)).toBe(chat.conversation);
+    expect(await trio.ours.applyChatTemplate(USER_ASSISTANT_USER, { addGenerationPrompt: true })).toBe(
+      chat.generationPrompt,
+    );
+    // The text tokenizes as Rust tokenizes it, each turn marker one special token.
+    for (const text of [chat.conversation, chat.generationPrompt]) {
+      // The template already holds BOS where the model wants it, so no special tokens are added.
+      const encoding = trio.ours.encode(text, { addSpecialTokens: false });
+      expect(Array.from(encoding.ids)).toEqual(await rustIds(trio.rust, text, false));
+      const marker = trio.ours.idOf(chat.marker)!;
+      expect(trio.ours.isSpecial(marker)).toBe(true);
+      expect(Array.from(encoding.ids).filter((id) => id === marker)).toHaveLength(text.split(chat.marker).length - 1);
+    }
   });
 });
