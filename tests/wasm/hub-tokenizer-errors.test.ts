@@ -84,7 +84,12 @@ describe('tokenizer.json errors name the field', () => {
       'tokenizer.json: decoder.decoders[1].type',
       'WordPiece',
     ],
-    ['a vocabulary that is no object', (f) => (model(f).vocab = ['a'] as never), 'tokenizer.json: model.vocab', 'Array(1)'],
+    [
+      'a vocabulary that is no object',
+      (f) => (model(f).vocab = ['a'] as never),
+      'tokenizer.json: model.vocab',
+      'Array(1)',
+    ],
     ['a negative id', (f) => (model(f).vocab['▁t'] = -4), 'tokenizer.json: model.vocab.▁t', -4],
     ['an id given twice', (f) => (model(f).vocab['▁t'] = 5), 'tokenizer.json: model.vocab', 5],
     ['a merge that is a number', (f) => (model(f).merges[3] = 42), 'tokenizer.json: model.merges[3]', 42],
