@@ -188,6 +188,27 @@ describe('tokenizer.json errors name the field', () => {
     expect(failure(() => createHubTokenizer('[1, 2]', null)).field).toBe('tokenizer.json');
   });
 
+  it('refuses a Llama / Gemma config whose add_bos_token / add_eos_token the post-processor does not follow', () => {
+    // LlamaTokenizerFast rebuilds the post-processor from these (add_bos_token defaults to true).
+    const text = JSON.stringify(base);
+    const eos = failure(() => createHubTokenizer(text, JSON.stringify({ ...config, add_eos_token: true })));
+    expect([eos.code, eos.field, eos.value]).toEqual(['bad_file', 'tokenizer_config.json: add_eos_token', true]);
+    expect(eos.message).toMatch(/adds nothing after the text/);
+    const bos = failure(() => createHubTokenizer(text, JSON.stringify({ ...config, add_bos_token: false })));
+    expect([bos.field, bos.value]).toEqual(['tokenizer_config.json: add_bos_token', false]);
+    const { add_bos_token: _, ...withoutKey } = config;
+    const noBosInFile = { ...base, post_processor: null };
+    expect(failure(() => createHubTokenizer(JSON.stringify(noBosInFile), JSON.stringify(withoutKey))).field).toBe(
+      'tokenizer_config.json: add_bos_token',
+    );
+    // Other classes (Qwen2Tokenizer, PreTrainedTokenizerFast) keep tokenizer.json's post-processor.
+    const other = createHubTokenizer(
+      JSON.stringify(noBosInFile),
+      JSON.stringify({ ...withoutKey, tokenizer_class: 'PreTrainedTokenizerFast' }),
+    );
+    expect(other.encode('a').tokens[0]).not.toBe('<s>');
+  });
+
   it("names tokenizer_config.json's special tokens that tokenizer.json lacks", () => {
     const error = failure(() =>
       createHubTokenizer(JSON.stringify(base), JSON.stringify({ ...config, bos_token: '<bos>' })),
