@@ -15,7 +15,7 @@ import {
   rustTokens,
 } from './hub-tokenizer-refs.js';
 import { EXPECTED_CHAT, SYSTEM_USER_ASSISTANT, USER_ASSISTANT_USER } from './hub-tokenizer-chat-cases.js';
-import { TEXTS } from './hub-tokenizer-texts.js';
+import { TEXTS, randomTexts } from './hub-tokenizer-texts.js';
 
 /**
  * Where @huggingface/tokenizers (0.2.0) gives other ids than the Rust library, which we
@@ -78,6 +78,14 @@ describe.each(FAMILIES)('%s tokenizer.json', (family) => {
     for (const cut of cuts) {
       expect(trio.ours.decode(cut)).toBe(await trio.rust.decode(cut, false));
       expect(trio.ours.decode(cut, { skipSpecialTokens: true })).toBe(await trio.rust.decode(cut, true));
+    }
+  });
+
+  it("gives the ids and decode of Rust on 200 random texts made of the table's characters", async () => {
+    for (const text of randomTexts(200, 24)) {
+      const ids = await rustIds(trio.rust, text, true);
+      expect(Array.from(trio.ours.encode(text).ids), JSON.stringify(text)).toEqual(ids);
+      expect(trio.ours.decode(ids), JSON.stringify(text)).toBe(await trio.rust.decode(ids, false));
     }
   });
 
