@@ -143,6 +143,13 @@ describe('tokenizer.json errors name the field', () => {
       '\\p{L}++',
     ],
     [
+      'a Unicode property JavaScript does not know',
+      (f) =>
+        (f.pre_tokenizer = { type: 'Split', pattern: { Regex: '\\p{Klingon}+' }, behavior: 'Isolated', invert: false }),
+      'tokenizer.json: pre_tokenizer.pattern.Regex',
+      '\\p{Klingon}+',
+    ],
+    [
       'a regex that does not compile',
       (f) => (f.normalizer = { type: 'Replace', pattern: { Regex: '(ab' }, content: '' }),
       'tokenizer.json: normalizer.pattern.Regex',

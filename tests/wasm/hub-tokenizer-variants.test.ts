@@ -147,6 +147,8 @@ const PATTERNS: [pattern: string, text: string][] = [
   ['[]a]+', ']]a b]'],
   ['(?=\\p{Lu})', 'splitBeforeCapitalLetters'],
   ['(?<=,)', 'a,b,,c'],
+  ['\\p{Han}+|\\p{Hiragana}+|\\p{Katakana}+', '日本語のテキストと漢字'],
+  ['[^\\S\\n]+|[\\D]+', 'a \t\n b 12 c\u00a0\u0085d'],
   ['\\.{2,}|\\{|\\}', 'wait... {x} .'],
 ];
 
