@@ -267,3 +267,69 @@ describe('the API', () => {
     t.dispose(); // twice is fine
   });
 });
+
+describe('broken files at random', () => {
+  // Every value of a small tokenizer.json (Llama 2's structure, a cut vocabulary) replaced, one
+  // at a time, by a value of another type: the result is a working tokenizer or an
+  // AttentionError naming a field of the file, never another exception.
+  const REPLACEMENTS: unknown[] = [null, 0, -1, 1.5, 'x', '', true, [], [1, 'a'], {}, { type: 'Nope' }];
+
+  function paths(value: unknown, path: (string | number)[] = [], out: (string | number)[][] = []) {
+    out.push(path);
+    if (Array.isArray(value)) value.slice(0, 4).forEach((v, i) => paths(v, [...path, i], out));
+    else if (value && typeof value === 'object')
+      Object.entries(value)
+        .slice(0, 12)
+        .forEach(([k, v]) => paths(v, [...path, k], out));
+    return out;
+  }
+
+  function replaced(file: Json, path: (string | number)[], value: unknown): unknown {
+    if (path.length === 0) return value;
+    const [head, ...rest] = path;
+    const copy: Record<string | number, unknown> = Array.isArray(file) ? [...file] : { ...file };
+    copy[head] = replaced((file as Record<string | number, unknown>)[head] as Json, rest, value);
+    return copy;
+  }
+
+  it('gives a tokenizer or an AttentionError naming tokenizer.json, for every value replaced', () => {
+    const all = paths(base);
+    expect(all.length).toBeGreaterThan(50);
+    let refused = 0;
+    for (const path of all)
+      for (const value of REPLACEMENTS) {
+        const text = JSON.stringify(replaced(base, path, value));
+        try {
+          const t = createHubTokenizer(text, null);
+          for (const sample of ['Hello world', '<s>x</s>', '日本 😀', '']) t.decode(t.encode(sample).ids);
+        } catch (error) {
+          if (!(error instanceof AttentionError))
+            throw new Error(`${path.join('.')} = ${JSON.stringify(value)}: ${error}`);
+          expect(error.field, `${path.join('.')} = ${JSON.stringify(value)}`).toMatch(/^tokenizer\.json/);
+          refused++;
+        }
+      }
+    expect(refused).toBeGreaterThan(all.length); // most replacements break the file
+  });
+
+  it('gives a tokenizer or an AttentionError naming tokenizer_config.json, for every config value replaced', async () => {
+    const text = JSON.stringify(base);
+    const withTemplate = { ...config, chat_template: '{% for m in messages %}{{ bos_token + m.content }}{% endfor %}' };
+    let refused = 0;
+    for (const path of paths(withTemplate))
+      for (const value of REPLACEMENTS) {
+        try {
+          const t = createHubTokenizer(text, JSON.stringify(replaced(withTemplate, path, value)));
+          if (t.chatTemplate !== null) await t.applyChatTemplate([{ role: 'user', content: 'hi' }]);
+        } catch (error) {
+          if (!(error instanceof AttentionError))
+            throw new Error(`${path.join('.')} = ${JSON.stringify(value)}: ${error}`);
+          expect(error.field, `${path.join('.')} = ${JSON.stringify(value)}`).toMatch(
+            /^(tokenizer_config\.json|turns)/,
+          );
+          refused++;
+        }
+      }
+    expect(refused).toBeGreaterThan(10);
+  });
+});
