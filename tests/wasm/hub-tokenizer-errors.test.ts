@@ -287,7 +287,7 @@ describe('broken files at random', () => {
   function replaced(file: Json, path: (string | number)[], value: unknown): unknown {
     if (path.length === 0) return value;
     const [head, ...rest] = path;
-    const copy: Record<string | number, unknown> = Array.isArray(file) ? [...file] : { ...file };
+    const copy = (Array.isArray(file) ? [...file] : { ...file }) as Record<string | number, unknown>;
     copy[head] = replaced((file as Record<string | number, unknown>)[head] as Json, rest, value);
     return copy;
   }
