@@ -69,6 +69,8 @@ describe.each(FAMILIES)('%s tokenizer.json', (family) => {
 
   it.each(Object.keys(TEXTS))('%s: decode equals Rust decode (whole, skipping specials, and cut)', async (name) => {
     const ids = await rustIds(trio.rust, TEXTS[name], true);
+    // decode(encode(x)) as Rust's decode of its own encoding
+    expect(trio.ours.decode(trio.ours.encode(TEXTS[name]).ids)).toBe(await trio.rust.decode(ids, false));
     const cuts = [
       ids,
       ids.slice(1),
