@@ -20,9 +20,9 @@ import { TEXTS, randomTexts } from './hub-tokenizer-texts.js';
 /**
  * Where @huggingface/tokenizers (0.2.0) gives other ids than the Rust library, which we
  * follow. Each entry is checked to still disagree, so the list stays true.
- *   loneSurrogates on byte-fallback files: it keeps a lone surrogate as a character and
- *   falls back to <0xEF><0xBF><0xBD> bytes elsewhere than Rust, whose input conversion
- *   turned it into U+FFFD (a vocabulary token) first.
+ *   loneSurrogates on byte-fallback files (Gemma 3, Llama 2): it keeps a lone surrogate,
+ *   which is not in the vocabulary, and falls back to the bytes <0xEF> <0xBF> <0xBD>; Rust's
+ *   input conversion has made it U+FFFD, which is a vocabulary token ('�').
  */
 const JS_DISAGREES: Partial<Record<FamilyFile, string[]>> = {
   gemma3: ['loneSurrogates'],
