@@ -458,6 +458,11 @@ TEST(HubFamilies, ConfigValuesTheClassesDeriveAreReadAsTheyDo) {
   EXPECT_EQ(all.value().spec.window, 64);
   EXPECT_EQ(all.value().spec.window_pattern, 0);
 
+  qwen["sliding_window"] = nullptr;  // the class's layer_types: no window, no sliding layer
+  Result<HubConfig> none = read_config(qwen.dump());
+  ASSERT_TRUE(none) << none.error();
+  EXPECT_EQ(none.value().spec.window, 0);
+
   json gemma = config_json("gemma3-text-tiny");
   gemma["use_bidirectional_attention"] = true;  // the class stores sliding_window // 2 + 1
   gemma["sliding_window"] = 9;

@@ -284,15 +284,18 @@ Result<HubConfig> read_text_model(const Json& j, HubConfig c, const ModernFamily
   s.embed_scale = f.gemma;
 
   // Sliding windows.
+  // Qwen: the class keeps sliding_window only with use_sliding_window, and the layers from
+  // max_window_layers on slide only when it is then not null.
   bool qwen_sliding = false;
   if (f.layer_rule == LayerRule::MaxWindowLayers) TRY_ASSIGN(qwen_sliding, k.flag("use_sliding_window", false));
+  const bool window_null = k.j.contains("sliding_window") && k.j["sliding_window"].is_null();
   int window = 0;
   TRY_ASSIGN(window, k.whole("sliding_window", f.sliding_window, /*null_ok=*/true));
-  if (k.j.contains("sliding_window") && k.j["sliding_window"].is_null()) window = 0;
+  if (window_null) window = 0;
   if (f.layer_rule == LayerRule::MaxWindowLayers && !qwen_sliding) window = 0;  // the class drops it
   if (f.layer_rule == LayerRule::None) window = 0;                                // LlamaConfig has none
   LayerTypes types;
-  TRY_ASSIGN(types, read_layer_types(k, f, s.layers, qwen_sliding));
+  TRY_ASSIGN(types, read_layer_types(k, f, s.layers, qwen_sliding && !window_null));
 
   if (f.gemma) {
     for (const char* key : {"attn_logit_softcapping", "final_logit_softcapping"})
