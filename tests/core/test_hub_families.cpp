@@ -102,7 +102,7 @@ TEST(HubFamilies, EachConfigIsTheSpecOfItsFamily) {
     EXPECT_DOUBLE_EQ(s.rope_theta, 100000.0);
   }
   {
-    const ModelSpec s = config_of("tinyllama-linear-f16").spec;  // legacy "type", biases, no head_dim key
+    const ModelSpec s = config_of("llama-linear-bias-f16").spec;  // legacy "type", biases, no head_dim key
     EXPECT_EQ(s.rope_scaling, RopeScaling::Linear);
     EXPECT_DOUBLE_EQ(s.rope_factor, 4.0);
     EXPECT_TRUE(s.qkv_bias && s.out_bias && s.mlp_bias);
@@ -173,7 +173,7 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, HubFamilyMatches,
                          ::testing::Values(Golden{"llama-tiny", "llama-tiny"},
                                            Golden{"llama-tiny-sharded", "llama-tiny"},
                                            Golden{"smollm2-tiny-bf16", "smollm2-tiny-bf16"},
-                                           Golden{"tinyllama-linear-f16", "tinyllama-linear-f16"},
+                                           Golden{"llama-linear-bias-f16", "llama-linear-bias-f16"},
                                            Golden{"qwen2-tiny", "qwen2-tiny"},
                                            Golden{"qwen3-tiny-bf16", "qwen3-tiny-bf16"},
                                            Golden{"gemma3-text-tiny", "gemma3-text-tiny"},
@@ -371,7 +371,7 @@ TEST(HubFamilyErrors, ConfigFieldsNameTheKey) {
        kInvalidArgument, "rope_scaling.type"},
       {"llama3 without low_freq_factor", "smollm2-tiny-bf16", [](json& c) { c["rope_scaling"].erase("low_freq_factor"); },
        kInvalidArgument, "rope_scaling.low_freq_factor"},
-      {"a field linear does not use", "tinyllama-linear-f16", [](json& c) { c["rope_scaling"]["beta_fast"] = 32; },
+      {"a field linear does not use", "llama-linear-bias-f16", [](json& c) { c["rope_scaling"]["beta_fast"] = 32; },
        kInvalidArgument, "rope_scaling.beta_fast"},
       {"llama3 factors in the wrong order", "smollm2-tiny-bf16",
        [](json& c) { c["rope_scaling"]["low_freq_factor"] = 8.0; }, kInvalidArgument, "rope_scaling.high_freq_factor"},
@@ -379,7 +379,7 @@ TEST(HubFamilyErrors, ConfigFieldsNameTheKey) {
        "num_key_value_heads"},
       {"an odd head_dim (RoPE turns pairs)", "llama-tiny", [](json& c) { c["head_dim"] = 7; }, kInvalidArgument,
        "head_dim"},
-      {"heads not dividing hidden_size without head_dim", "tinyllama-linear-f16",
+      {"heads not dividing hidden_size without head_dim", "llama-linear-bias-f16",
        [](json& c) { c["num_attention_heads"] = 5; }, kNotDivisible, "num_attention_heads"},
       {"an activation the engine lacks", "llama-tiny", [](json& c) { c["hidden_act"] = "quick_gelu"; },
        kInvalidArgument, "hidden_act"},

@@ -211,9 +211,9 @@ def cases(tokenizers):
                           rope_theta=100000.0,
                           rope_scaling={"factor": 8.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
                                         "original_max_position_embeddings": 64, "rope_type": "llama3"})
-    tinyllama = llama_config(l3, attention_bias=True, mlp_bias=True, num_key_value_heads=4, head_dim=None,
+    linear_bias = llama_config(l3, attention_bias=True, mlp_bias=True, num_key_value_heads=4, head_dim=None,
                              rope_scaling={"type": "linear", "factor": 4.0}, torch_dtype="float16")
-    del tinyllama["head_dim"]
+    del linear_bias["head_dim"]
     qwen2 = qwen_config("qwen2", qw)
     qwen3 = qwen_config("qwen3", qw, hidden_size=48, head_dim=16, attention_bias=False, tie_word_embeddings=False,
                         num_hidden_layers=3, max_window_layers=3)
@@ -240,7 +240,7 @@ def cases(tokenizers):
         ("llama-tiny", llama, llama, "F32", "single", "llama3", ["llama-tiny", "llama-tiny-sharded"]),
         ("llama-tiny-sharded", llama, llama, "F32", "sharded", "llama3", None),
         ("smollm2-tiny-bf16", smollm, smollm, "BF16", "single", "llama3", ["smollm2-tiny-bf16"]),
-        ("tinyllama-linear-f16", tinyllama, tinyllama, "F16", "single", "llama3", ["tinyllama-linear-f16"]),
+        ("llama-linear-bias-f16", linear_bias, linear_bias, "F16", "single", "llama3", ["llama-linear-bias-f16"]),
         ("qwen2-tiny", qwen2, qwen2, "F32", "single", "qwen", ["qwen2-tiny"]),
         ("qwen3-tiny-bf16", qwen3, qwen3, "BF16", "single", "qwen", ["qwen3-tiny-bf16"]),
         ("gemma3-text-tiny", gemma, gemma, "F32", "single", "gemma", ["gemma3-text-tiny"]),
