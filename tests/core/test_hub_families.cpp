@@ -487,5 +487,91 @@ TEST(HubFamilies, ConfigValuesTheClassesDeriveAreReadAsTheyDo) {
   EXPECT_EQ(third.value().spec.window_pattern, 3);
 }
 
+// The configurations of the small models people run in browsers, as their config.json files
+// on the hub have them (transcribed): each reads into the spec its modelling code computes.
+// Those over the engine's parameter limit (1 GiB of float32) are read again with 2 layers and
+// a 32000-token vocabulary.
+TEST(HubFamilies, TheConfigsOfTodaysSmallModelsRead) {
+  const char* smollm2 = R"({"architectures": ["LlamaForCausalLM"], "attention_bias": false,
+    "attention_dropout": 0.0, "bos_token_id": 0, "eos_token_id": 0, "hidden_act": "silu", "hidden_size": 576,
+    "initializer_range": 0.041666666666666664, "intermediate_size": 1536, "is_llama_config": true,
+    "max_position_embeddings": 8192, "model_type": "llama", "num_attention_heads": 9, "num_hidden_layers": 30,
+    "num_key_value_heads": 3, "pretraining_tp": 1, "rms_norm_eps": 1e-05, "rope_interleaved": false,
+    "rope_scaling": null, "rope_theta": 100000, "tie_word_embeddings": true, "torch_dtype": "bfloat16",
+    "transformers_version": "4.40.1", "use_cache": true, "vocab_size": 49152})";
+  Result<HubConfig> s = read_config(smollm2);
+  ASSERT_TRUE(s) << s.error();
+  EXPECT_EQ(s.value().spec.head_dim(), 64);
+  EXPECT_EQ(s.value().spec.kv_head_count(), 3);
+  EXPECT_EQ(s.value().spec.layers, 30);
+  EXPECT_EQ(s.value().spec.head, OutputHead::Tied);
+  EXPECT_DOUBLE_EQ(s.value().spec.rope_theta, 100000.0);
+
+  std::string layer_types = "[";
+  for (int i = 0; i < 18; ++i) layer_types += std::string(i ? ", " : "") + ((i + 1) % 6 ? "\"sliding_attention\"" : "\"full_attention\"");
+  const std::string gemma_270m = R"({"_sliding_window_pattern": 6, "architectures": ["Gemma3ForCausalLM"],
+    "attention_bias": false, "attention_dropout": 0.0, "attn_logit_softcapping": null, "bos_token_id": 2,
+    "eos_token_id": 1, "final_logit_softcapping": null, "head_dim": 256, "hidden_activation": "gelu_pytorch_tanh",
+    "hidden_size": 640, "initializer_range": 0.02, "intermediate_size": 2048, "layer_types": )" + layer_types + R"(],
+    "max_position_embeddings": 32768, "model_type": "gemma3_text", "num_attention_heads": 4, "num_hidden_layers": 18,
+    "num_key_value_heads": 1, "pad_token_id": 0, "query_pre_attn_scalar": 256, "rms_norm_eps": 1e-06,
+    "rope_local_base_freq": 10000.0, "rope_scaling": null, "rope_theta": 1000000.0, "sliding_window": 512,
+    "torch_dtype": "bfloat16", "transformers_version": "4.55.0.dev0", "use_bidirectional_attention": false,
+    "use_cache": true, "vocab_size": 262144})";
+  Result<HubConfig> g = read_config(gemma_270m);
+  ASSERT_TRUE(g) << g.error();
+  EXPECT_EQ(g.value().spec.window, 512);
+  EXPECT_EQ(g.value().spec.window_pattern, 6);
+  EXPECT_EQ(g.value().spec.head_dim(), 256);
+  EXPECT_EQ(g.value().spec.kv_head_count(), 1);
+  EXPECT_DOUBLE_EQ(g.value().spec.query_pre_attn_scalar, 256.0);
+  EXPECT_EQ(g.value().spec.max_seq, 8192);
+
+  const std::string qwen3_06b = R"({"architectures": ["Qwen3ForCausalLM"], "attention_bias": false,
+    "attention_dropout": 0.0, "bos_token_id": 151643, "eos_token_id": 151645, "head_dim": 128, "hidden_act": "silu",
+    "hidden_size": 1024, "initializer_range": 0.02, "intermediate_size": 3072, "max_position_embeddings": 40960,
+    "max_window_layers": 28, "model_type": "qwen3", "num_attention_heads": 16, "num_hidden_layers": 28,
+    "num_key_value_heads": 8, "rms_norm_eps": 1e-06, "rope_scaling": null, "rope_theta": 1000000,
+    "sliding_window": null, "tie_word_embeddings": true, "torch_dtype": "bfloat16",
+    "transformers_version": "4.51.0", "use_cache": true, "use_sliding_window": false, "vocab_size": 151936})";
+  const std::string llama_32_1b = R"({"architectures": ["LlamaForCausalLM"], "attention_bias": false,
+    "attention_dropout": 0.0, "bos_token_id": 128000, "eos_token_id": 128001, "head_dim": 64, "hidden_act": "silu",
+    "hidden_size": 2048, "initializer_range": 0.02, "intermediate_size": 8192, "max_position_embeddings": 131072,
+    "mlp_bias": false, "model_type": "llama", "num_attention_heads": 32, "num_hidden_layers": 16,
+    "num_key_value_heads": 8, "pretraining_tp": 1, "rms_norm_eps": 1e-05,
+    "rope_scaling": {"factor": 32.0, "high_freq_factor": 4.0, "low_freq_factor": 1.0,
+                     "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+    "rope_theta": 500000.0, "tie_word_embeddings": true, "torch_dtype": "bfloat16",
+    "transformers_version": "4.45.0.dev0", "use_cache": true, "vocab_size": 128256})";
+  for (const std::string& text : {qwen3_06b, llama_32_1b}) {
+    Result<HubConfig> full = read_config(text);
+    if (!full) {  // the whole model is over the parameter limit of float32 weights
+      EXPECT_EQ(full.error_value().code, error_code::kLimitExceeded) << full.error();
+      EXPECT_EQ(full.error_value().field, "hidden_size");
+    }
+    json two = json::parse(text);
+    two["num_hidden_layers"] = 2;
+    two["vocab_size"] = 32000;
+    Result<HubConfig> c = read_config(two.dump());
+    ASSERT_TRUE(c) << c.error();
+    EXPECT_EQ(c.value().spec.head, OutputHead::Tied);
+    EXPECT_EQ(c.value().spec.kv_head_count(), 8);
+    EXPECT_EQ(c.value().spec.window, 0);
+  }
+  json qwen = json::parse(qwen3_06b);
+  qwen["num_hidden_layers"] = 2;
+  qwen["vocab_size"] = 32000;
+  EXPECT_EQ(read_config(qwen.dump()).value().spec.head_dim(), 128);
+  EXPECT_TRUE(read_config(qwen.dump()).value().spec.qk_norm);
+  json llama = json::parse(llama_32_1b);
+  llama["num_hidden_layers"] = 2;
+  llama["vocab_size"] = 32000;
+  const ModelSpec l = read_config(llama.dump()).value().spec;
+  EXPECT_EQ(l.rope_scaling, RopeScaling::Llama3);
+  EXPECT_DOUBLE_EQ(l.rope_factor, 32.0);
+  EXPECT_EQ(l.rope_original_context, 8192);
+  EXPECT_DOUBLE_EQ(l.rope_theta, 500000.0);
+}
+
 }  // namespace
 }  // namespace attention::pretrained
