@@ -1,6 +1,6 @@
-// loadPretrained: a GPT-2 or BERT checkpoint in the hub's layout (config.json,
-// model.safetensors or its shards with model.safetensors.index.json, and the tokenizer's
-// files) into a Model and a Tokenizer. The engine reads config.json, maps the hub's
+// loadPretrained: a checkpoint of a family the engine reads (GPT-2, BERT, Llama, Qwen 2 / 3,
+// Gemma 3, Mistral) in the hub's layout (config.json, model.safetensors or its shards with
+// model.safetensors.index.json, and the tokenizer's files) into a Model and a Tokenizer. The engine reads config.json, maps the hub's
 // tensor names onto its parameters and checks every tensor (core/src/pretrained); this
 // file only finds the files and hands them over one at a time.
 import {
@@ -52,7 +52,7 @@ const OPTION_KEYS = new Set(['files', 'repo', 'baseUrl', 'onProgress', 'signal']
 
 /** A checkpoint's model with its tokenizer. Call dispose() when done: both live in the engine. */
 export class PretrainedModel {
-  /** The family, as config.json's model_type names it ('gpt2', 'bert'). */
+  /** The family, as config.json's model_type names it ('gpt2', 'bert', 'llama', 'qwen2', 'qwen3', 'gemma3_text', 'gemma3', 'mistral'). */
   readonly family: Family;
   /** config.json's model_type and architectures[0] ('' when absent). */
   readonly modelType: string;
@@ -61,7 +61,7 @@ export class PretrainedModel {
   readonly spec: Readonly<ModelSpec>;
   /** The padding token's id, or -1. */
   readonly padTokenId: number;
-  /** Tensors of the files the engine has no use for, with the reason (e.g. GPT-2's attn.bias mask tables). */
+  /** Tensors of the files the engine has no use for, with the reason (e.g. GPT-2's attn.bias mask tables, Gemma 3's vision tower). */
   readonly skipped: ReadonlyArray<readonly [string, string]>;
   readonly model: Model;
   readonly tokenizer: Tokenizer;
@@ -130,6 +130,13 @@ function missing(source: FileSource, what: string, files: string): AttentionErro
 async function loadTokenizer(module: RawPretrainedModule, source: FileSource, family: Family): Promise<Tokenizer> {
   const json = await text(source, 'tokenizer.json');
   const kind: FamilyTokenizer = ENGINE.families.find((f) => f.name === family)!.tokenizer;
+  if (kind === 'tokenizer.json') {
+    if (json === null) throw missing(source, `a ${family} model's tokenizer`, 'tokenizer.json');
+    throw new AttentionError(
+      `${source.where}: the ${family} family's tokenizer.json is read by the hub tokenizer, which this build does not have yet`,
+      { code: 'invalid_argument', field: 'tokenizer.json' },
+    );
+  }
   if (kind === 'bpe') {
     if (json !== null) return new EngineTokenizer('gpt2-bpe', new module._Gpt2Bpe(json, '', true));
     const vocab = await text(source, 'vocab.json');
