@@ -169,21 +169,18 @@ TEST_P(HubFamilyMatches, AttentionsHiddenStatesAndLogits) {
   check_against_expected(model.value(), kHub + GetParam().expected + "/expected.json", GetParam().dir);
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, HubFamilyMatches,
-                         ::testing::Values(Golden{"llama-tiny", "llama-tiny"},
-                                           Golden{"llama-tiny-sharded", "llama-tiny"},
-                                           Golden{"smollm2-tiny-bf16", "smollm2-tiny-bf16"},
-                                           Golden{"llama-linear-bias-f16", "llama-linear-bias-f16"},
-                                           Golden{"qwen2-tiny", "qwen2-tiny"},
-                                           Golden{"qwen3-tiny-bf16", "qwen3-tiny-bf16"},
-                                           Golden{"gemma3-text-tiny", "gemma3-text-tiny"},
-                                           Golden{"gemma3-mm-tiny-bf16", "gemma3-mm-tiny-bf16"},
-                                           Golden{"mistral-tiny", "mistral-tiny"}),
-                         [](const auto& info) {
-                           std::string n = info.param.dir;
-                           std::replace(n.begin(), n.end(), '-', '_');
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, HubFamilyMatches,
+    ::testing::Values(Golden{"llama-tiny", "llama-tiny"}, Golden{"llama-tiny-sharded", "llama-tiny"},
+                      Golden{"smollm2-tiny-bf16", "smollm2-tiny-bf16"},
+                      Golden{"llama-linear-bias-f16", "llama-linear-bias-f16"}, Golden{"qwen2-tiny", "qwen2-tiny"},
+                      Golden{"qwen3-tiny-bf16", "qwen3-tiny-bf16"}, Golden{"gemma3-text-tiny", "gemma3-text-tiny"},
+                      Golden{"gemma3-mm-tiny-bf16", "gemma3-mm-tiny-bf16"}, Golden{"mistral-tiny", "mistral-tiny"}),
+    [](const auto& info) {
+      std::string n = info.param.dir;
+      std::replace(n.begin(), n.end(), '-', '_');
+      return n;
+    });
 
 // ---- edited files
 
@@ -243,8 +240,8 @@ TEST(HubFamilyErrors, BrokenTensorsAreNamed) {
        "model.layers.1.self_attn.q_proj.weight"},
       {"Qwen 2's q/k/v always have biases", "qwen2-tiny", drop("model.layers.0.self_attn.k_proj.bias"),
        error_code::kMissingTensor, "model.layers.0.self_attn.k_proj.bias"},
-      {"Qwen 3's k_norm", "qwen3-tiny-bf16", drop("model.layers.2.self_attn.k_norm.weight"),
-       error_code::kMissingTensor, "model.layers.2.self_attn.k_norm.weight"},
+      {"Qwen 3's k_norm", "qwen3-tiny-bf16", drop("model.layers.2.self_attn.k_norm.weight"), error_code::kMissingTensor,
+       "model.layers.2.self_attn.k_norm.weight"},
       {"Gemma 3's sandwich norm", "gemma3-text-tiny", drop("model.layers.1.pre_feedforward_layernorm.weight"),
        error_code::kMissingTensor, "model.layers.1.pre_feedforward_layernorm.weight"},
       {"an untied config needs lm_head", "llama-tiny", drop("lm_head.weight"), error_code::kMissingTensor,
@@ -263,10 +260,15 @@ TEST(HubFamilyErrors, BrokenTensorsAreNamed) {
        },
        error_code::kShapeMismatch, "model.layers.0.mlp.gate_proj.weight"},
       {"an unknown tensor", "llama-tiny",
-       [](auto& t) { t.push_back({"model.layers.0.self_attn.rotary.weight", safetensors::DType::F32, {2}, {1, 2}}); },
+       [](auto& t) {
+         t.push_back({"model.layers.0.self_attn.rotary.weight", safetensors::DType::F32, {2}, {1, 2}});
+       },
        error_code::kUnexpectedTensor, "model.layers.0.self_attn.rotary.weight"},
       {"biases a config without attention_bias does not have", "llama-tiny",
-       [](auto& t) { t.push_back({"model.layers.0.self_attn.o_proj.bias", safetensors::DType::F32, {32}, std::vector<float>(32, 0.0f)}); },
+       [](auto& t) {
+         t.push_back(
+             {"model.layers.0.self_attn.o_proj.bias", safetensors::DType::F32, {32}, std::vector<float>(32, 0.0f)});
+       },
        error_code::kUnexpectedTensor, "model.layers.0.self_attn.o_proj.bias"},
       {"a tied lm_head with other values", "smollm2-tiny-bf16",
        [](auto& t) {
@@ -305,10 +307,11 @@ TEST(HubFamilyErrors, ATiedCopyWithTheSameValuesAndOldRotaryBuffersAreSkippedByN
     safetensors::Tensor head = *find(t, "model.embed_tokens.weight");
     head.name = "lm_head.weight";
     t.push_back(head);
-    t.push_back({"model.layers.0.self_attn.rotary_emb.inv_freq", safetensors::DType::F32, {8}, std::vector<float>(8, 1)});
+    t.push_back(
+        {"model.layers.0.self_attn.rotary_emb.inv_freq", safetensors::DType::F32, {8}, std::vector<float>(8, 1)});
   });
-  Result<CheckpointLoader> loader = loader_with(read_text(kHub + "smollm2-tiny-bf16/config.json"),
-                                                {{"model.safetensors", bytes}});
+  Result<CheckpointLoader> loader =
+      loader_with(read_text(kHub + "smollm2-tiny-bf16/config.json"), {{"model.safetensors", bytes}});
   ASSERT_TRUE(loader) << loader.error();
   std::map<std::string, std::string> skipped(loader.value().skipped().begin(), loader.value().skipped().end());
   ASSERT_EQ(skipped.count("lm_head.weight"), 1u);
@@ -322,8 +325,8 @@ TEST(HubFamilyErrors, ATiedCopyWithTheSameValuesAndOldRotaryBuffersAreSkippedByN
 // The multimodal Gemma 3: the vision tower and projector are skipped by name; the layout of
 // transformers >= 4.52 (model.language_model., lm_head.weight stored) is the same model.
 TEST(HubFamilies, MultimodalGemma3ReadsItsLanguageModelInEitherLayout) {
-  Result<CheckpointLoader> loader = loader_with(read_text(kHub + "gemma3-mm-tiny-bf16/config.json"),
-                                                weights_of("gemma3-mm-tiny-bf16"));
+  Result<CheckpointLoader> loader =
+      loader_with(read_text(kHub + "gemma3-mm-tiny-bf16/config.json"), weights_of("gemma3-mm-tiny-bf16"));
   ASSERT_TRUE(loader) << loader.error();
   std::map<std::string, std::string> skipped(loader.value().skipped().begin(), loader.value().skipped().end());
   EXPECT_EQ(skipped.size(), 5u);
@@ -365,12 +368,17 @@ TEST(HubFamilyErrors, ConfigFieldsNameTheKey) {
   using namespace error_code;
   const std::vector<ConfigCase> cases = {
       {"an unknown rope_scaling type", "llama-tiny",
-       [](json& c) { c["rope_scaling"] = {{"rope_type", "yarn"}, {"factor", 4.0}}; }, kInvalidArgument,
-       "rope_scaling.rope_type"},
-      {"the legacy type key", "llama-tiny", [](json& c) { c["rope_scaling"] = {{"type", "dynamic"}, {"factor", 2.0}}; },
+       [](json& c) {
+         c["rope_scaling"] = {{"rope_type", "yarn"}, {"factor", 4.0}};
+       },
+       kInvalidArgument, "rope_scaling.rope_type"},
+      {"the legacy type key", "llama-tiny",
+       [](json& c) {
+         c["rope_scaling"] = {{"type", "dynamic"}, {"factor", 2.0}};
+       },
        kInvalidArgument, "rope_scaling.type"},
-      {"llama3 without low_freq_factor", "smollm2-tiny-bf16", [](json& c) { c["rope_scaling"].erase("low_freq_factor"); },
-       kInvalidArgument, "rope_scaling.low_freq_factor"},
+      {"llama3 without low_freq_factor", "smollm2-tiny-bf16",
+       [](json& c) { c["rope_scaling"].erase("low_freq_factor"); }, kInvalidArgument, "rope_scaling.low_freq_factor"},
       {"a field linear does not use", "llama-linear-bias-f16", [](json& c) { c["rope_scaling"]["beta_fast"] = 32; },
        kInvalidArgument, "rope_scaling.beta_fast"},
       {"llama3 factors in the wrong order", "smollm2-tiny-bf16",
@@ -397,12 +405,19 @@ TEST(HubFamilyErrors, ConfigFieldsNameTheKey) {
       {"attention softcapping", "gemma3-text-tiny", [](json& c) { c["attn_logit_softcapping"] = 50.0; },
        kInvalidArgument, "attn_logit_softcapping"},
       {"layer_types of the wrong length", "gemma3-text-tiny",
-       [](json& c) { c["layer_types"] = {"sliding_attention", "full_attention"}; }, kBadFile, "layer_types"},
+       [](json& c) {
+         c["layer_types"] = {"sliding_attention", "full_attention"};
+       },
+       kBadFile, "layer_types"},
       {"an unknown layer type", "gemma3-text-tiny",
-       [](json& c) { c["layer_types"] = {"sliding_attention", "chunked_attention", "full_attention"}; },
+       [](json& c) {
+         c["layer_types"] = {"sliding_attention", "chunked_attention", "full_attention"};
+       },
        kInvalidArgument, "layer_types"},
       {"layer types no windowPattern expresses", "gemma3-text-tiny",
-       [](json& c) { c["layer_types"] = {"full_attention", "sliding_attention", "sliding_attention"}; },
+       [](json& c) {
+         c["layer_types"] = {"full_attention", "sliding_attention", "sliding_attention"};
+       },
        kInvalidArgument, "layer_types"},
       {"sliding layers without a window", "gemma3-text-tiny", [](json& c) { c["sliding_window"] = nullptr; },
        kInvalidArgument, "sliding_window"},
@@ -425,12 +440,15 @@ TEST(HubFamilyErrors, ConfigFieldsNameTheKey) {
        kInvalidArgument, "sliding_window"},
       {"a rope_parameters scaling of the sliding layers", "gemma3-text-tiny",
        [](json& c) {
-         c["rope_parameters"] = {{"sliding_attention", {{"rope_type", "linear"}, {"factor", 2.0}, {"rope_theta", 1e4}}}};
+         c["rope_parameters"] = {
+             {"sliding_attention", {{"rope_type", "linear"}, {"factor", 2.0}, {"rope_theta", 1e4}}}};
        },
        kInvalidArgument, "rope_parameters.sliding_attention.rope_type"},
       {"the multimodal text_config's rope_scaling", "gemma3-mm-tiny-bf16",
-       [](json& c) { c["text_config"]["rope_scaling"] = {{"rope_type", "longrope"}}; }, kInvalidArgument,
-       "text_config.rope_scaling.rope_type"},
+       [](json& c) {
+         c["text_config"]["rope_scaling"] = {{"rope_type", "longrope"}};
+       },
+       kInvalidArgument, "text_config.rope_scaling.rope_type"},
       {"the multimodal text_config's kv heads", "gemma3-mm-tiny-bf16",
        [](json& c) { c["text_config"]["num_key_value_heads"] = 3; }, kNotDivisible, "text_config.num_key_value_heads"},
       {"a text_config that is not an object", "gemma3-mm-tiny-bf16", [](json& c) { c["text_config"] = 3; }, kBadFile,
@@ -508,11 +526,13 @@ TEST(HubFamilies, TheConfigsOfTodaysSmallModelsRead) {
   EXPECT_DOUBLE_EQ(s.value().spec.rope_theta, 100000.0);
 
   std::string layer_types = "[";
-  for (int i = 0; i < 18; ++i) layer_types += std::string(i ? ", " : "") + ((i + 1) % 6 ? "\"sliding_attention\"" : "\"full_attention\"");
+  for (int i = 0; i < 18; ++i)
+    layer_types += std::string(i ? ", " : "") + ((i + 1) % 6 ? "\"sliding_attention\"" : "\"full_attention\"");
   const std::string gemma_270m = R"({"_sliding_window_pattern": 6, "architectures": ["Gemma3ForCausalLM"],
     "attention_bias": false, "attention_dropout": 0.0, "attn_logit_softcapping": null, "bos_token_id": 2,
     "eos_token_id": 1, "final_logit_softcapping": null, "head_dim": 256, "hidden_activation": "gelu_pytorch_tanh",
-    "hidden_size": 640, "initializer_range": 0.02, "intermediate_size": 2048, "layer_types": )" + layer_types + R"(],
+    "hidden_size": 640, "initializer_range": 0.02, "intermediate_size": 2048, "layer_types": )" +
+                                 layer_types + R"(],
     "max_position_embeddings": 32768, "model_type": "gemma3_text", "num_attention_heads": 4, "num_hidden_layers": 18,
     "num_key_value_heads": 1, "pad_token_id": 0, "query_pre_attn_scalar": 256, "rms_norm_eps": 1e-06,
     "rope_local_base_freq": 10000.0, "rope_scaling": null, "rope_theta": 1000000.0, "sliding_window": 512,

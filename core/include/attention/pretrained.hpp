@@ -32,12 +32,11 @@
 //
 // Hub names may carry the class prefix ("transformer." for GPT2LMHeadModel, "bert."
 // for BertFor..., "language_model.model." or "model.language_model." for the multimodal
-// Gemma 3, whose vision tower and projector are skipped by name), BERT's legacy LayerNorm names (gamma, beta) are read as weight,
-// bias. Buffers and parts the engine has no use for are skipped by name (GPT-2's
-// attn.bias / attn.masked_bias mask tables, BERT's position_ids, pooler and
-// next-sentence head); any other tensor, a
-// missing one, a wrong shape, a dtype other than F32 / F16 / BF16 or a value that is
-// not finite is an Error naming the tensor, and nothing is built.
+// Gemma 3, whose vision tower and projector are skipped by name), BERT's legacy LayerNorm names (gamma, beta) are read
+// as weight, bias. Buffers and parts the engine has no use for are skipped by name (GPT-2's attn.bias /
+// attn.masked_bias mask tables, BERT's position_ids, pooler and next-sentence head); any other tensor, a missing one, a
+// wrong shape, a dtype other than F32 / F16 / BF16 or a value that is not finite is an Error naming the tensor, and
+// nothing is built.
 #include <cstddef>
 #include <cstdint>
 #include <map>

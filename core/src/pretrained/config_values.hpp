@@ -14,8 +14,7 @@ namespace attention::pretrained::config_values {
 
 using Json = nlohmann::json;
 
-inline Error config_error(const std::string& key, const std::string& problem,
-                          const char* code = error_code::kBadFile) {
+inline Error config_error(const std::string& key, const std::string& problem, const char* code = error_code::kBadFile) {
   return Error{"config.json: " + key + " " + problem, code, key};
 }
 

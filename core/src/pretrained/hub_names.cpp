@@ -1,8 +1,8 @@
 // Hub tensor names of GPT-2 (GPT2Model / GPT2LMHeadModel), BERT (BertModel,
 // BertForMaskedLM, BertForPreTraining) and the modern decoders (LlamaForCausalLM and its
 // kin, Gemma3ForConditionalGeneration's text model) mapped onto the engine's parameters.
-#include "families.hpp"
 #include "hub_names.hpp"
+#include "families.hpp"
 
 namespace attention::pretrained {
 
@@ -126,8 +126,8 @@ void modern(Table& t, Transformer& m) {
     EncoderLayerWeights& w = m.encoder_layers()[i];
     const std::string l = "model.layers." + std::to_string(i) + ".", a = l + "self_attn.", p = l + "mlp.";
     // in_proj ((H + 2 H_kv) d_h, E): q_proj (H d_h, E), k_proj (H_kv d_h, E), v_proj (H_kv d_h, E) rows
-    const std::pair<const char*, std::pair<int, int>> qkv[] = {{"q_proj", {0, q}}, {"k_proj", {q, kv}},
-                                                               {"v_proj", {q + kv, kv}}};
+    const std::pair<const char*, std::pair<int, int>> qkv[] = {
+        {"q_proj", {0, q}}, {"k_proj", {q, kv}}, {"v_proj", {q + kv, kv}}};
     for (const auto& [name, rows] : qkv) {
       t.rows(a + name + ".weight", w.self_attn.in_proj_weight, rows.first, rows.second);
       if (s.qkv_bias) t.rows(a + name + ".bias", w.self_attn.in_proj_bias, rows.first, rows.second);

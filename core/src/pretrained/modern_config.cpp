@@ -146,8 +146,8 @@ Result<LayerTypes> read_layer_types(const Keys& k, const ModernFamily& f, int la
   if (k.set("layer_types")) {
     const Json& t = k.j["layer_types"];
     if (!t.is_array() || t.size() != static_cast<std::size_t>(layers))
-      return k.error("layer_types", "must list num_hidden_layers (" + std::to_string(layers) + ") layer types, got " +
-                                        t.dump(),
+      return k.error("layer_types",
+                     "must list num_hidden_layers (" + std::to_string(layers) + ") layer types, got " + t.dump(),
                      kBadFile);
     for (std::size_t i = 0; i < t.size(); ++i) {
       if (t[i] == "sliding_attention")
@@ -195,7 +195,8 @@ Status fit_window(const Keys& k, const LayerTypes& types, int window, ModelSpec&
   s.window_pattern = 0;
   if (n_sliding == 0) return Ok{};
   if (window < 1)
-    return k.error("sliding_window", "is " + (window == 0 ? std::string("null") : std::to_string(window)) +
+    return k.error("sliding_window", "is " +
+                                         (k.j.contains("sliding_window") ? k.j["sliding_window"].dump() : "not set") +
                                          ", but " + types.source + " makes " + std::to_string(n_sliding) +
                                          " layers sliding; they need a window of at least 1 token");
   s.window = window;
@@ -254,7 +255,9 @@ Result<HubConfig> read_text_model(const Json& j, HubConfig c, const ModernFamily
   bool attention_bias = false;
   if (f.qkv_bias == BiasRule::AttentionBias || f.out_bias == BiasRule::AttentionBias)
     TRY_ASSIGN(attention_bias, k.flag("attention_bias", false));
-  const auto bias = [&](BiasRule r) { return r == BiasRule::Always || (r == BiasRule::AttentionBias && attention_bias); };
+  const auto bias = [&](BiasRule r) {
+    return r == BiasRule::Always || (r == BiasRule::AttentionBias && attention_bias);
+  };
   s.qkv_bias = bias(f.qkv_bias);
   s.out_bias = bias(f.out_bias);
   s.mlp_bias = false;
@@ -293,7 +296,7 @@ Result<HubConfig> read_text_model(const Json& j, HubConfig c, const ModernFamily
   TRY_ASSIGN(window, k.whole("sliding_window", f.sliding_window, /*null_ok=*/true));
   if (window_null) window = 0;
   if (f.layer_rule == LayerRule::MaxWindowLayers && !qwen_sliding) window = 0;  // the class drops it
-  if (f.layer_rule == LayerRule::None) window = 0;                                // LlamaConfig has none
+  if (f.layer_rule == LayerRule::None) window = 0;                              // LlamaConfig has none
   LayerTypes types;
   TRY_ASSIGN(types, read_layer_types(k, f, s.layers, qwen_sliding && !window_null));
 
@@ -319,7 +322,6 @@ Result<HubConfig> read_text_model(const Json& j, HubConfig c, const ModernFamily
   if (Status st = fit_window(k, types, window, s); !st) return st.error_value();
   s.rope_local_theta = f.gemma && s.window > 0 ? local_theta : 0.0;
   TRY_ASSIGN(c.pad_token_id, k.whole("pad_token_id", f.pad_token_id, /*null_ok=*/true));
-  if (c.pad_token_id < -1) c.pad_token_id = -1;
   return c;
 }
 
@@ -352,10 +354,10 @@ Result<HubConfig> modern_config(const Json& j, HubConfig c, const ModernFamily* 
     for (const FamilyEntry& e : modern_family_entries())
       if (e.modern == f.text_family) text_entry = &e;
     if (!t.is_string() || t.get<std::string>() != text_entry->info.model_type)
-      return config_error("text_config.model_type",
-                          "is " + t.dump() + "; a " + c.model_type + " model's text model is " +
-                              text_entry->info.model_type,
-                          kInvalidArgument);
+      return config_error(
+          "text_config.model_type",
+          "is " + t.dump() + "; a " + c.model_type + " model's text model is " + text_entry->info.model_type,
+          kInvalidArgument);
   }
   return read_text_model(*text_config, c, *f.text_family, "text_config.");
 }
@@ -392,40 +394,86 @@ std::string text_config_key(const std::string& field) { return "text_config." + 
 #undef TRY_ASSIGN
 
 // The declarations: defaults as each configuration class's __init__ has them.
-const ModernFamily kLlama{
-    "LlamaConfig", 32000, 4096, 11008, 32, 32, /*kv*/ 0, /*head_dim*/ 0, 2048, 10000.0, /*tied*/ false, -1,
-    "hidden_act", "silu", BiasRule::AttentionBias, BiasRule::AttentionBias, /*mlp_bias_key*/ true,
-    /*qk_norm*/ false, /*gemma*/ false, LayerRule::None, 0, 0, nullptr, {}, {}};
-const ModernFamily kQwen2{
-    "Qwen2Config", 151936, 4096, 22016, 32, 32, 32, 0, 32768, 10000.0, false, -1,
-    "hidden_act", "silu", BiasRule::Always, BiasRule::Never, false,
-    false, false, LayerRule::MaxWindowLayers, 28, 4096, nullptr, {}, {}};
-const ModernFamily kQwen3{
-    "Qwen3Config", 151936, 4096, 22016, 32, 32, 32, 128, 32768, 10000.0, false, -1,
-    "hidden_act", "silu", BiasRule::AttentionBias, BiasRule::AttentionBias, false,
-    true, false, LayerRule::MaxWindowLayers, 28, 4096, nullptr, {}, {}};
-const ModernFamily kGemma3Text{
-    "Gemma3TextConfig", 262208, 2304, 9216, 26, 8, 4, 256, 131072, 1000000.0, true, 0,
-    "hidden_activation", "gelu_pytorch_tanh", BiasRule::AttentionBias, BiasRule::AttentionBias, false,
-    true, true, LayerRule::SlidingPattern, 0, 4096, nullptr, {}, {}};
+ModernFamily llama() {
+  ModernFamily f;
+  f.config_class = "LlamaConfig";
+  f.vocab_size = 32000, f.hidden_size = 4096, f.intermediate_size = 11008, f.layers = 32, f.heads = 32;
+  f.max_positions = 2048;
+  f.qkv_bias = f.out_bias = BiasRule::AttentionBias;
+  f.mlp_bias_key = true;
+  return f;
+}
+
+ModernFamily qwen2() {
+  ModernFamily f;
+  f.config_class = "Qwen2Config";
+  f.vocab_size = 151936, f.hidden_size = 4096, f.intermediate_size = 22016, f.layers = 32, f.heads = 32;
+  f.kv_heads = 32;
+  f.max_positions = 32768;
+  f.qkv_bias = BiasRule::Always;  // Qwen2Attention: q/k/v with bias, o_proj without
+  f.layer_rule = LayerRule::MaxWindowLayers, f.max_window_layers = 28, f.sliding_window = 4096;
+  return f;
+}
+
+ModernFamily qwen3() {
+  ModernFamily f = qwen2();
+  f.config_class = "Qwen3Config";
+  f.head_dim = 128;
+  f.qkv_bias = f.out_bias = BiasRule::AttentionBias;
+  f.qk_norm = true;
+  return f;
+}
+
+ModernFamily gemma3_text() {
+  ModernFamily f;
+  f.config_class = "Gemma3TextConfig";
+  f.vocab_size = 262208, f.hidden_size = 2304, f.intermediate_size = 9216, f.layers = 26, f.heads = 8;
+  f.kv_heads = 4, f.head_dim = 256;
+  f.max_positions = 131072;
+  f.rope_theta = 1000000.0;
+  f.tied = true;
+  f.pad_token_id = 0;
+  f.activation_key = "hidden_activation", f.activation = "gelu_pytorch_tanh";
+  f.qkv_bias = f.out_bias = BiasRule::AttentionBias;
+  f.qk_norm = true;
+  f.gemma = true;
+  f.layer_rule = LayerRule::SlidingPattern, f.sliding_window = 4096;
+  return f;
+}
+
 // The multimodal file: the text model's tensors under language_model.model. (transformers
 // before 4.52) or model.language_model. (after), lm_head under either layout.
-const ModernFamily kGemma3{
-    "Gemma3Config", 0, 0, 0, 0, 0, 0, 0, 0, 0.0, true, 0, "", "", BiasRule::Never, BiasRule::Never, false,
-    false, false, LayerRule::None, 0, 0, &kGemma3Text,
-    {{"language_model.model.", "model."}, {"model.language_model.", "model."}, {"language_model.lm_head.", "lm_head."}},
-    {{"vision_tower.", "the vision tower (images), not part of a text forward"},
-     {"model.vision_tower.", "the vision tower (images), not part of a text forward"},
-     {"multi_modal_projector.", "the image projector, not part of a text forward"},
-     {"model.multi_modal_projector.", "the image projector, not part of a text forward"}}};
-const ModernFamily kMistral{
-    "MistralConfig", 32000, 4096, 14336, 32, 32, 8, 0, 131072, 10000.0, false, -1,
-    "hidden_act", "silu", BiasRule::Never, BiasRule::Never, false,
-    false, false, LayerRule::AllSliding, 0, 4096, nullptr, {}, {}};
+ModernFamily gemma3(const ModernFamily* text) {
+  ModernFamily f;
+  f.config_class = "Gemma3Config";
+  f.text_family = text;
+  f.renames = {{"language_model.model.", "model."},
+               {"model.language_model.", "model."},
+               {"language_model.lm_head.", "lm_head."}};
+  const char* vision = "the vision tower (images), not part of a text forward";
+  const char* projector = "the image projector, not part of a text forward";
+  f.skips = {{"vision_tower.", vision},
+             {"model.vision_tower.", vision},
+             {"multi_modal_projector.", projector},
+             {"model.multi_modal_projector.", projector}};
+  return f;
+}
+
+ModernFamily mistral() {
+  ModernFamily f;
+  f.config_class = "MistralConfig";
+  f.vocab_size = 32000, f.hidden_size = 4096, f.intermediate_size = 14336, f.layers = 32, f.heads = 32;
+  f.kv_heads = 8;
+  f.max_positions = 4096 * 32;
+  f.layer_rule = LayerRule::AllSliding, f.sliding_window = 4096;
+  return f;
+}
 
 }  // namespace
 
 const std::vector<FamilyEntry>& modern_family_entries() {
+  static const ModernFamily kLlama = llama(), kQwen2 = qwen2(), kQwen3 = qwen3(), kGemma3Text = gemma3_text(),
+                            kGemma3 = gemma3(&kGemma3Text), kMistral = mistral();
   static const std::vector<FamilyEntry> entries = {
       {{Family::Llama, "llama", "tokenizer.json"}, modern_config, modern_key, &kLlama},
       {{Family::Qwen2, "qwen2", "tokenizer.json"}, modern_config, modern_key, &kQwen2},
