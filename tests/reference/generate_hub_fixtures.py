@@ -49,6 +49,7 @@ LLAMA3_SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,
 QWEN_SPLIT = (r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*"
               r"|\s*[\r\n]+|\s+(?!\S)|\s+")
 SP = "\u2581"
+IMAGE_TOKEN = "<image_soft_token>"
 
 
 def added(i, content, special=True):
@@ -127,9 +128,13 @@ def sentencepiece_tokenizer():
     specials_added = ["<start_of_turn>", "<end_of_turn>"]
     for s in specials_added:
         vocab[s] = len(vocab)
+    # As Gemma 3's tokenizer.json: <image_soft_token> is an added token one past the model's
+    # vocabulary (id 262144 of the 262144-row text models), so the tokenizer is one larger than
+    # vocab_size.
+    image = len(vocab)
     tok = {
         "version": "1.0", "truncation": None, "padding": None,
-        "added_tokens": [added(vocab[s], s) for s in specials + specials_added],
+        "added_tokens": [added(vocab[s], s) for s in specials + specials_added] + [added(image, IMAGE_TOKEN)],
         "normalizer": {"type": "Replace", "pattern": {"String": " "}, "content": SP},
         "pre_tokenizer": {"type": "Split", "pattern": {"String": " "}, "behavior": "MergedWithPrevious",
                           "invert": False},
@@ -150,8 +155,9 @@ def sentencepiece_tokenizer():
               "pad_token": "<pad>", "unk_token": "<unk>", "clean_up_tokenization_spaces": False,
               "model_max_length": 32768, "spaces_between_special_tokens": False,
               "tokenizer_class": "GemmaTokenizer",
-              "added_tokens_decoder": {str(vocab[s]): {k: v for k, v in added(vocab[s], s).items() if k != "id"}
-                                       for s in specials + specials_added}}
+              "added_tokens_decoder": {str(i): {k: v for k, v in added(i, s).items() if k != "id"}
+                                       for s, i in [(s, vocab[s]) for s in specials + specials_added]
+                                       + [(IMAGE_TOKEN, image)]}}
     return tok, config, len(vocab), {s: vocab[s] for s in specials + specials_added}
 
 
@@ -223,7 +229,7 @@ def cases(tokenizers):
                "query_pre_attn_scalar": 12,
                "model_type": "gemma3_text"}
     gemma_mm = {"architectures": ["Gemma3ForConditionalGeneration"], "boi_token_index": sp - 2,
-                "eoi_token_index": sp - 1, "image_token_index": sp - 1, "initializer_range": 0.02,
+                "eoi_token_index": sp - 1, "image_token_index": sp, "initializer_range": 0.02,
                 "mm_tokens_per_image": 4, "model_type": "gemma3", "text_config": mm_text,
                 "torch_dtype": "bfloat16", "transformers_version": "4.50.0.dev0",
                 "vision_config": {"hidden_size": 8, "image_size": 16, "intermediate_size": 16,
