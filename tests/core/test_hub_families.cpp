@@ -149,6 +149,12 @@ TEST(HubFamilies, EachConfigIsTheSpecOfItsFamily) {
     EXPECT_EQ(c.spec.max_seq, 8192);      // max_position_embeddings 131072, capped at the engine's limit
   }
   {
+    const ModelSpec s = config_of("gemma3-bidirectional-tiny").spec;  // sliding_window 5, stored as 5 // 2 + 1
+    EXPECT_FALSE(s.causal);
+    EXPECT_EQ(s.window, 3);
+    EXPECT_EQ(s.window_pattern, 2);
+  }
+  {
     const ModelSpec s = config_of("mistral-tiny").spec;
     EXPECT_EQ(s.window, 3);
     EXPECT_EQ(s.window_pattern, 0);
@@ -176,7 +182,8 @@ INSTANTIATE_TEST_SUITE_P(
                       Golden{"smollm2-tiny-bf16", "smollm2-tiny-bf16"},
                       Golden{"llama-linear-bias-f16", "llama-linear-bias-f16"}, Golden{"qwen2-tiny", "qwen2-tiny"},
                       Golden{"qwen3-tiny-bf16", "qwen3-tiny-bf16"}, Golden{"gemma3-text-tiny", "gemma3-text-tiny"},
-                      Golden{"gemma3-mm-tiny-bf16", "gemma3-mm-tiny-bf16"}, Golden{"mistral-tiny", "mistral-tiny"}),
+                      Golden{"gemma3-mm-tiny-bf16", "gemma3-mm-tiny-bf16"}, Golden{"mistral-tiny", "mistral-tiny"},
+                      Golden{"gemma3-bidirectional-tiny", "gemma3-bidirectional-tiny"}),
     [](const auto& info) {
       std::string n = info.param.dir;
       std::replace(n.begin(), n.end(), '-', '_');

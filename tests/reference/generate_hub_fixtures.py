@@ -13,12 +13,13 @@ Gemma3ForCausalLM semantics, Hugging Face's tensor names). Weights are drawn in 
 expected.json is a float64 forward of exactly the weights in its file (for F16 / BF16: the
 weights rounded to that dtype), printed with 9 significant digits.
 
-Two cases have no class of their own in hf_modern.py, and run through one that computes the
-same thing: Mistral (MistralForCausalLM is LlamaForCausalLM without biases and with a sliding
+Three cases have no class of their own in hf_modern.py, or a config value the class rewrites,
+and run through one that computes the same thing: Mistral (MistralForCausalLM is LlamaForCausalLM without biases and with a sliding
 window on every layer: the reference is a llama config with layer_types all sliding_attention),
 and the multimodal Gemma 3 (Gemma3ForConditionalGeneration's text forward is its
 Gemma3ForCausalLM's on text_config: the reference is gemma3_text on text_config with the class
-defaults filled in).
+defaults filled in), and the bidirectional Gemma 3 (use_bidirectional_attention: the class
+stores sliding_window // 2 + 1; the reference config carries that stored value).
 """
 import json
 import os
@@ -236,6 +237,11 @@ def cases(tokenizers):
                                   "model_type": "siglip_vision_model", "num_attention_heads": 2,
                                   "num_hidden_layers": 1, "patch_size": 8, "vision_use_head": False}}
     gemma_mm_ref = dict(mm_text, **GEMMA3_TEXT_DEFAULTS)
+    # An encoder Gemma 3 (EmbeddingGemma's flag): Gemma3TextConfig stores sliding_window // 2 + 1
+    # (5 -> 3) and lets |i - j| < 3 through; the reference is given the stored value.
+    bidirectional = gemma_text_config(sp, use_bidirectional_attention=True, sliding_window=5,
+                                      architectures=["Gemma3ForCausalLM"])
+    bidirectional_ref = dict(bidirectional, sliding_window=3)
     mistral = dict(llama_config(l3, sliding_window=3, num_key_value_heads=2), model_type="mistral",
                    architectures=["MistralForCausalLM"])
     for k in ("attention_bias", "mlp_bias", "pretraining_tp"):
@@ -253,6 +259,8 @@ def cases(tokenizers):
         ("gemma3-mm-tiny-bf16", gemma_mm, dict(gemma_mm_ref, model_type="gemma3_text"), "BF16", "multimodal",
          "gemma", ["gemma3-mm-tiny-bf16"]),
         ("mistral-tiny", mistral, mistral_ref, "F32", "single", "llama3", ["mistral-tiny"]),
+        ("gemma3-bidirectional-tiny", bidirectional, bidirectional_ref, "F32", "single", "gemma",
+         ["gemma3-bidirectional-tiny"]),
     ]
 
 

@@ -15,7 +15,8 @@ Run with Debian's PyTorch:  /usr/bin/python3 tests/reference/selfcheck_hub.py   
     expected.json keeps).
 (d) Each config.json is the reference config's family as the hub writes it: the same values for
     every key the two share (Mistral's and the multimodal Gemma 3's reference configs are the
-    llama / gemma3_text configs computing the same model, see generate_hub_fixtures.py).
+    llama / gemma3_text configs computing the same model, see generate_hub_fixtures.py; the
+    bidirectional Gemma 3's sliding_window is the class's stored w // 2 + 1).
 (e) Each tokenizer.json's vocabulary fits config.json's vocab_size (but for Gemma 3's
     <image_soft_token>, one past it as in the hub's files), and the Rust `tokenizers`
     package (node_modules, if present) loads it and round-trips a text.
@@ -144,6 +145,9 @@ def main():
         on_file = cfg.get("text_config", cfg)
         for k in set(on_file) & set(ref_cfg):
             if k in ("model_type", "architectures"):
+                continue
+            if k == "sliding_window" and on_file.get("use_bidirectional_attention"):  # the class's stored value
+                check(ref_cfg[k] == on_file[k] // 2 + 1, "%s: bidirectional window" % name)
                 continue
             check(on_file[k] == ref_cfg[k], "%s: config %s = %r, reference %r" % (name, k, on_file[k], ref_cfg[k]))
         vocab = len(json.loads(files[name + "/tokenizer.json"])["model"]["vocab"])

@@ -40,6 +40,7 @@ const CASES: [string, string, string][] = [
   ['gemma3-text-tiny', 'gemma3_text', 'gemma3-text-tiny'],
   ['gemma3-mm-tiny-bf16', 'gemma3', 'gemma3-mm-tiny-bf16'],
   ['mistral-tiny', 'mistral', 'mistral-tiny'],
+  ['gemma3-bidirectional-tiny', 'gemma3_text', 'gemma3-bidirectional-tiny'],
 ];
 
 async function rejection(promise: Promise<unknown>): Promise<AttentionError> {
