@@ -1,45 +1,75 @@
-// The views at the sizes of the models people run today, in Chromium against the production
-// build (dist-web/), loaded through the "Load a pretrained model…" dialog from a local
-// server in the hub's layout ({base}/{repo}/resolve/main/{file}): checkpoints made here for
-// their shape (tests/support/hub-checkpoint.mjs: 30 layers x 16 heads, a 512-token context)
-// with a reference fixture's tokenizer. The Layers x heads grid of 30 x 16 heads fits at
-// 1400 px with its labels and opens a head; a 300-token text draws its heatmaps as images
-// in a scroll box while the page keeps answering, and a view too large to draw says why.
+// The models people run today in the playground, in Chromium against the production build
+// (dist-web/), loaded through the "Load a pretrained model…" dialog from a local server in
+// the hub's layout ({base}/{repo}/resolve/main/{file}). The tiny Llama and Gemma 3
+// reference checkpoints (tests/reference/fixtures/hub/): the tokenizer's pieces, as
+// @huggingface/tokenizers cuts the text, shown readably; which query heads share each K/V
+// head; the next-token panel; Gemma's local layers' window masks and its global layer
+// named; chat turns rendered by the chat template (as @huggingface/jinja renders it) and
+// read with its special tokens. Checkpoints made here for their shape
+// (tests/support/hub-checkpoint.mjs, with the Llama fixture's tokenizer): 30 layers x 16
+// heads, whose Layers x heads grid fits at 1400 px with its labels and opens a head; a
+// 512-token context, where a 300-token text draws its heatmaps as images in a scroll box
+// while the page keeps answering, and a view too large to draw says why.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { openPage } from '../support/browser.mjs';
 import { ROOT, SHOTS, useSite } from '../support/site.mjs';
-import { gpt2Checkpoint, vocabSizeOf } from '../support/hub-checkpoint.mjs';
+import { readdirSync } from 'node:fs';
+import { Tokenizer as ReferenceTokenizer } from '@huggingface/tokenizers';
+import { Template } from '@huggingface/jinja';
+import { decoderCheckpoint, vocabSizeOf } from '../support/hub-checkpoint.mjs';
 
-const GPT2 = `${ROOT}tests/reference/fixtures/pretrained/gpt2-tiny/`;
-const tokenizer = readFileSync(`${GPT2}tokenizer.json`);
-const vocab = vocabSizeOf(tokenizer);
+const HUB = `${ROOT}tests/reference/fixtures/hub/`;
+/** A reference fixture's files as the hub serves them (expected.json is the test's, not the hub's). */
+const fixture = (dir) =>
+  Object.fromEntries(
+    readdirSync(`${HUB}${dir}`)
+      .filter((f) => f !== 'expected.json')
+      .map((f) => [f, readFileSync(`${HUB}${dir}/${f}`)]),
+  );
+const LLAMA = fixture('llama-tiny');
+const GEMMA = fixture('gemma3-text-tiny');
+const vocab = vocabSizeOf(LLAMA['tokenizer.json']);
+const tokenizerFiles = {
+  'tokenizer.json': LLAMA['tokenizer.json'],
+  'tokenizer_config.json': LLAMA['tokenizer_config.json'],
+};
+
+// A small chat template in the shape of Llama 3's (BOS, each turn closed by <|eot_id|>, the assistant's turn opened),
+// with the roles as words: the tiny fixture's vocabulary has no <|start_header_id|>.
+const CHAT_TEMPLATE =
+  "{{ bos_token }}{% for message in messages %}{{ message['role'] + ': ' + message['content'] | trim + '<|eot_id|>' }}{% endfor %}{% if add_generation_prompt %}{{ 'assistant:' }}{% endif %}";
+const chatConfig = JSON.stringify({ ...JSON.parse(LLAMA['tokenizer_config.json']), chat_template: CHAT_TEMPLATE });
 
 /** The hub's repos: name → { file: bytes }. */
 const REPOS = {
+  'llama-tiny': LLAMA,
+  'gemma3-text-tiny': GEMMA,
+  'llama-chat': { ...LLAMA, 'tokenizer_config.json': Buffer.from(chatConfig) },
   'grid-30x16': {
-    ...gpt2Checkpoint(readFileSync(`${GPT2}config.json`), {
-      layers: 30,
-      heads: 16,
-      hidden: 32,
-      vocab,
-      maxPositions: 64,
-    }),
-    'tokenizer.json': tokenizer,
+    ...decoderCheckpoint({ layers: 30, heads: 16, kvHeads: 4, headDim: 2, hidden: 32, vocab, maxPositions: 64 }),
+    ...tokenizerFiles,
   },
   'long-512': {
-    ...gpt2Checkpoint(readFileSync(`${GPT2}config.json`), {
-      layers: 2,
-      heads: 4,
-      hidden: 32,
-      vocab,
-      maxPositions: 512,
-    }),
-    'tokenizer.json': tokenizer,
+    ...decoderCheckpoint({ layers: 2, heads: 4, kvHeads: 2, headDim: 8, hidden: 32, vocab, maxPositions: 512 }),
+    ...tokenizerFiles,
   },
 };
+
+/** How the page writes a reference piece (ASCII texts): a leading 'Ġ' or '▁' as '·' each, 'Ċ' (a newline) as '↵'. */
+const shown = (piece) =>
+  piece
+    .replace(/^[\u0120\u2581]+/, (m) => '\u00b7'.repeat(m.length))
+    .replace(/\u2581/g, ' ')
+    .replace(/\u010a/g, '\u21b5');
+
+/** The reference tokenizer's pieces of `text` for a fixture's files, as the page shows them. */
+function referencePieces(files, text, addSpecialTokens = true, config = files['tokenizer_config.json']) {
+  const reference = new ReferenceTokenizer(JSON.parse(files['tokenizer.json']), JSON.parse(config));
+  return reference.encode(text, { add_special_tokens: addSpecialTokens }).tokens.map(shown);
+}
 
 const site = useSite();
 const hub = { url: '', server: null };
@@ -113,6 +143,193 @@ const frameDelay = (page) =>
       }),
   );
 
+/** Row labels of the first heatmap of the view (its screen readers' table: whole labels). */
+const rowLabels = (page) =>
+  inPlayground(page, (root) =>
+    [
+      ...(root.querySelector('.view:not(.stale) ap-heatmap')?.shadowRoot.querySelectorAll('table th[scope="row"]') ??
+        []),
+    ].map((th) => th.textContent),
+  );
+
+async function waitForRows(page, rows) {
+  await page
+    .waitForFunction(
+      (want) => {
+        const map = document.querySelector('ap-playground').shadowRoot.querySelector('.view:not(.stale) ap-heatmap');
+        const got = [...(map?.shadowRoot.querySelectorAll('table th[scope="row"]') ?? [])].map((th) => th.textContent);
+        return JSON.stringify(got) === want;
+      },
+      JSON.stringify(rows),
+      { timeout: 20_000 },
+    )
+    .catch(async () => assert.fail(`rows ${JSON.stringify(await rowLabels(page))}, want ${JSON.stringify(rows)}`));
+}
+
+describe('Llama and Gemma 3 checkpoints in the playground', () => {
+  test('a tiny Llama: its tokenizer\u2019s pieces, the K/V heads its query heads share, the next token', async () => {
+    const { page, errors } = await openWith('llama-tiny');
+    const text = 'The cat sat on the mat.';
+    await page.locator('#setting-text').fill(text);
+    const pieces = referencePieces(LLAMA, text);
+    assert.equal(pieces[0], '<|begin_of_text|>');
+    await waitForRows(page, pieces);
+    // Two K/V heads, each read by two query heads; each head's caption names its own.
+    const groups = await inPlayground(page, (root) => ({
+      groups: root.querySelector('[data-testid="kv-groups"]')?.dataset.groups,
+      captions: [...root.querySelectorAll('ap-heatmap[data-head]')].map((m) => m.getAttribute('caption')),
+      summary: root.querySelector('[data-testid="pretrained-summary"]')?.textContent.replace(/\s+/g, ' '),
+    }));
+    assert.equal(
+      groups.groups,
+      JSON.stringify([
+        [0, 1],
+        [2, 3],
+      ]),
+    );
+    assert.deepEqual(
+      groups.captions.map((c) => c.match(/K\/V head (\d)$/)?.[1]),
+      ['0', '0', '1', '1'],
+    );
+    assert.match(groups.summary, /4 × d_h 8, on 2 K\/V heads \(2 query heads each\)/);
+    assert.match(groups.summary, /RoPE, θ = 10,000/);
+    // The next token after the last: five candidates, most likely first.
+    const next = await inPlayground(page, (root) => {
+      const figure = root.querySelector('[data-testid="predictions"] figure[data-kind="next"]');
+      return {
+        position: Number(figure?.dataset.position),
+        p: [...(figure?.querySelectorAll('li') ?? [])].map((li) => Number(li.dataset.probability)),
+        tokens: [...(figure?.querySelectorAll('li .token') ?? [])].map((t) => t.textContent),
+      };
+    });
+    assert.equal(next.position, pieces.length - 1);
+    assert.equal(next.p.length, 5);
+    for (let k = 1; k < 5; k++) assert.ok(next.p[k] <= next.p[k - 1] && next.p[k] > 0);
+    assert.ok(next.tokens.every((t) => t !== ''));
+    // Layers x heads names each head's K/V head.
+    await showView(page, 'overview');
+    await page.waitForFunction(
+      () =>
+        document
+          .querySelector('ap-playground')
+          .shadowRoot.querySelector('ap-overview')
+          ?.shadowRoot.querySelectorAll('[data-kv]').length === 4,
+    );
+    assert.deepEqual(
+      await page
+        .locator('ap-overview')
+        .evaluate((el) => [...el.shadowRoot.querySelectorAll('[data-kv]')].map((s) => s.textContent)),
+      ['K/V 0', 'K/V 0', 'K/V 1', 'K/V 1'],
+    );
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('a tiny Gemma 3: metaspace pieces; a sliding window on its local layers, none on its global one, each named', async () => {
+    const { page, errors } = await openWith('gemma3-text-tiny');
+    const text = 'The cat sat on the mat and the dog lay by the door.';
+    await page.locator('#setting-text').fill(text);
+    const pieces = referencePieces(GEMMA, text);
+    assert.equal(pieces[0], '<bos>');
+    await waitForRows(page, pieces);
+    await showView(page, 'masks');
+    const masks = async (layer) => {
+      await page.locator('#setting-layer').fill(String(layer));
+      await page.waitForFunction(
+        (l) =>
+          document
+            .querySelector('ap-playground')
+            .shadowRoot.querySelector('.view:not(.stale) ap-heatmap[data-mask="combined"]')
+            ?.getAttribute('caption')
+            ?.endsWith(`layer ${l}`),
+        layer,
+      );
+      return inPlayground(page, (root) => {
+        const note = root.querySelector('[data-testid="layer-kind"]');
+        const window = root.querySelector('ap-heatmap[data-mask="window"]');
+        return {
+          kind: note?.dataset.kind,
+          local: note?.dataset.local,
+          global: note?.dataset.global,
+          text: note?.textContent.replace(/\s+/g, ' ').trim(),
+          // the window panel's blocked cells, as (query, key)
+          blocked: window
+            ? [...window.shadowRoot.querySelectorAll('rect[data-blocked]')].map((r) => [
+                Number(r.dataset.row),
+                Number(r.dataset.col),
+              ])
+            : null,
+        };
+      });
+    };
+    const n = pieces.length;
+    // sliding_window 3, sliding_window_pattern 2: layers 0 and 2 local, layer 1 global
+    const local = await masks(0);
+    assert.equal(local.kind, 'local');
+    assert.equal(local.local, '0,2');
+    assert.equal(local.global, '1');
+    assert.match(local.text, /^Layer 0 is local: a sliding window of 3 tokens\./);
+    const want = [];
+    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) if (j <= i - 3) want.push([i, j]);
+    assert.deepEqual(local.blocked, want);
+    const global = await masks(1);
+    assert.equal(global.kind, 'global');
+    assert.equal(global.blocked, null, 'no window panel on the global layer');
+    assert.match(global.text, /^Layer 1 is global: no window, every earlier token\./);
+    await page.screenshot({ path: `${SHOTS}/modern-gemma-masks.png` });
+    // Layers x heads names each layer's kind.
+    await showView(page, 'overview');
+    await page.waitForFunction(
+      () =>
+        document
+          .querySelector('ap-playground')
+          .shadowRoot.querySelector('ap-overview')
+          ?.shadowRoot.querySelectorAll('[data-kind]').length === 3,
+    );
+    assert.deepEqual(
+      await page
+        .locator('ap-overview')
+        .evaluate((el) => [...el.shadowRoot.querySelectorAll('tbody th [data-kind]')].map((s) => s.dataset.kind)),
+      ['local', 'global', 'local'],
+    );
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('chat turns: the chat template\u2019s text, shown, and read with its special tokens', async () => {
+    const { page, errors } = await openWith('llama-chat');
+    const chat = page.locator('#setting-chat');
+    await chat.waitFor();
+    await chat.check();
+    await page.locator('#setting-text').fill('system: Be brief.\nuser: What sat on the mat?');
+    const rendered = new Template(CHAT_TEMPLATE).render({
+      messages: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'What sat on the mat?' },
+      ],
+      add_generation_prompt: true,
+      bos_token: '<|begin_of_text|>',
+      eos_token: '<|end_of_text|>',
+    });
+    const shownText = page.locator('[data-testid="rendered-prompt"] pre');
+    await shownText.waitFor({ timeout: 20_000 });
+    assert.equal(await shownText.textContent(), rendered);
+    // The rendered text read as it is: one BOS (the template's), the special tokens whole.
+    const reference = new ReferenceTokenizer(JSON.parse(LLAMA['tokenizer.json']), JSON.parse(chatConfig));
+    const pieces = reference.encode(rendered, { add_special_tokens: false }).tokens.map(shown);
+    assert.equal(pieces.filter((p) => p === '<|begin_of_text|>').length, 1);
+    await waitForRows(
+      page,
+      pieces.map((p) => p.replace(/\u010a/g, '\u21b5')),
+    );
+    // Back to plain text: the template's text goes.
+    await chat.uncheck();
+    await shownText.waitFor({ state: 'detached' });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
+
 describe('the views at the sizes of today\u2019s models', () => {
   test('30 layers x 16 heads: 480 thumbnails fit at 1400 px beside their labels; a click opens the head', async () => {
     const { page, errors } = await openWith('grid-30x16');
@@ -155,7 +372,7 @@ describe('the views at the sizes of today\u2019s models', () => {
     );
     assert.deepEqual(
       grid.heads,
-      Array.from({ length: 16 }, (_, h) => `head ${h}`),
+      Array.from({ length: 16 }, (_, h) => `head ${h}K/V ${Math.floor(h / 4)}`),
     );
     assert.ok(grid.headsInside, 'a head label outside the grid');
     assert.deepEqual(
@@ -185,7 +402,8 @@ describe('the views at the sizes of today\u2019s models', () => {
 
   test('a 300-token text: heatmaps as images in a scroll box, the page answering meanwhile; a view too large says why', async () => {
     const { page, errors } = await openWith('long-512');
-    const text = Array.from({ length: 300 }, () => 'the').join(' '); // 301 tokens for the fixture's tokenizer
+    const text = Array.from({ length: 298 }, () => 'the').join(' ');
+    assert.equal(referencePieces(LLAMA, text).length, 300); // BOS, "t" "he", then 297 words
     await page.locator('#setting-text').fill(text);
     await showView(page, 'head');
     const started = Date.now();
@@ -244,7 +462,7 @@ describe('the views at the sizes of today\u2019s models', () => {
       .locator('.view ap-heatmap')
       .first()
       .evaluate((el) => el.shadowRoot.querySelector('.tip')?.textContent ?? '');
-    assert.match(tip, /^query “·the” \(5\) → key “·the” \(2\)/);
+    assert.match(tip, /^query “·the” \(5\) → key “he” \(2\)/);
 
     // The line view (a line per pair of tokens, four heads) would draw too much: it says why, and what draws instead.
     await showView(page, 'lines');
@@ -253,7 +471,7 @@ describe('the views at the sizes of today\u2019s models', () => {
     const said = await refusal.evaluate((p) => ({ text: p.textContent, longest: Number(p.dataset.longest) }));
     assert.match(said.text, /This text is \d+ tokens/);
     assert.match(said.text, /65,536/);
-    assert.equal(said.longest, Math.floor(Math.sqrt(65_536 / 4)));
+    assert.equal(said.longest, Math.floor(Math.sqrt(65_536 / 4))); // four heads' lines within MAX_VIEW_CELLS
     assert.equal(await inPlayground(page, (root) => root.querySelectorAll('ap-line-view').length), 0);
     assert.deepEqual(errors, []);
     await page.close();
