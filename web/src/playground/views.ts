@@ -7,6 +7,7 @@ import type { Trace } from 'attention-playground';
 import { settingByName, shownValue, type State } from '../settings/settings.js';
 import { ALLOWED_FILL, type ColorScale, rowScales, scoreScale, weightScale } from '../ui/colors.js';
 import { explainCell } from '../model/explain.js';
+import { count } from '../model/words.js';
 import { axisTokens, blockedReason, findStage, headSlice, paddedLabels, type Block } from '../model/trace-model.js';
 import { flowRows, headBlocks } from '../model/flow-model.js';
 import { headDim, tensorCaption, type Stack } from '../model/stage-values.js';
@@ -166,7 +167,7 @@ export function kvGroupsNote(ctx: ViewContext) {
   const groups = kvGroups(ctx.trace, ctx.block, ctx.layer);
   if (!groups || groups.kvHeads === groups.heads) return nothing;
   return html`<p class="hint" data-testid="kv-groups" data-groups=${JSON.stringify(groups.groups)}>
-    <strong>${groups.heads} query heads share ${groups.kvHeads} K/V heads</strong> (grouped-query attention): ${groups.groups
+    <strong>${groups.heads} query heads share ${count(groups.kvHeads, 'K/V head')}</strong> (grouped-query attention): ${groups.groups
       .map((heads, g) => `K/V head ${g} → heads ${layerRuns(heads)}`)
       .join('; ')}. Heads of one group compare their own queries with the same keys.</p>`;
 }
