@@ -167,6 +167,37 @@ async function waitForRows(page, rows) {
 }
 
 describe('Llama and Gemma 3 checkpoints in the playground', () => {
+  test('"Try a real model" lists the modern checkpoints with family and size; a gated one says what the hub asks', async () => {
+    const { page, errors } = await openPage(
+      site.browser,
+      { viewport: { width: 1400, height: 1000 } },
+      { onlyFrom: site.url },
+    );
+    await page.goto(site.url);
+    const choice = page.locator('[data-testid="real-choice"]');
+    await choice.waitFor({ timeout: 20_000 });
+    const options = await choice.locator('option').evaluateAll((list) => list.map((o) => [o.value, o.textContent]));
+    assert.deepEqual(
+      options.map(([repo]) => repo),
+      [
+        'openai-community/gpt2',
+        'HuggingFaceTB/SmolLM2-135M',
+        'HuggingFaceTB/SmolLM2-360M',
+        'Qwen/Qwen2.5-0.5B',
+        'Qwen/Qwen3-0.6B',
+        'google/gemma-3-270m',
+        'meta-llama/Llama-3.2-1B',
+      ],
+    );
+    assert.match(options[1][1], /^SmolLM2-135M \(llama, 271\.3 MB\)$/);
+    assert.equal(await page.locator('[data-testid="real-gated"]').count(), 0);
+    await choice.selectOption('google/gemma-3-270m');
+    assert.match(await page.locator('[data-action="try-real"]').textContent(), /Try a real model: Gemma 3 270M/);
+    assert.match(await page.locator('[data-testid="real-gated"]').textContent(), /gated on the hub/);
+    assert.deepEqual(errors, []); // nothing was asked of the hub
+    await page.close();
+  });
+
   test('a tiny Llama: its tokenizer\u2019s pieces, the K/V heads its query heads share, the next token', async () => {
     const { page, errors } = await openWith('llama-tiny');
     const text = 'The cat sat on the mat.';

@@ -314,7 +314,7 @@ export class RealModelCard extends LitElement {
       <p class="lead">See the attention of a real, pretrained model on your own text:</p>
       ${picker}
       <button type="button" class="primary" data-action="try-real" data-repo=${model.repo} ?disabled=${busy}
-        @click=${() => this.#try(model)}>${models.length === 1 ? `Try a real model: ${model.label}` : `Try ${model.label}`}</button>
+        @click=${() => this.#try(model)}>Try a real model: ${model.label}</button>
       ${
         kept === undefined
           ? nothing
