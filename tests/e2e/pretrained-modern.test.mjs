@@ -353,6 +353,7 @@ describe('Llama and Gemma 3 checkpoints in the playground', () => {
       page,
       pieces.map((p) => p.replace(/\u010a/g, '\u21b5')),
     );
+    await page.screenshot({ path: `${SHOTS}/modern-chat.png` });
     // Back to plain text: the template's text goes.
     await chat.uncheck();
     await shownText.waitFor({ state: 'detached' });

@@ -17,6 +17,9 @@ export const PLAYGROUND_STYLES = [
   }
   .texts { grid-area: text; display: grid; gap: var(--ap-space-2); grid-template-columns: repeat(auto-fit, minmax(16rem, 1fr)); }
   .texts .setting { margin-bottom: 0; }
+  /* With chat turns offered (a pretrained model, never the cross mode's two boxes): the box, its switch and the
+     template's text one under the other, each the whole width. */
+  .texts:has(> [data-setting="chat"]) > * { grid-column: 1 / -1; }
   /* The chat template's text: the whole row, as it is (newlines and special tokens), scrolling past a few lines. */
   .texts .rendered { grid-column: 1 / -1; font-size: var(--ap-text-sm); }
   .texts .rendered pre { margin: var(--ap-space-1) 0 0; padding: var(--ap-space-1) var(--ap-space-2); max-height: 10rem; overflow: auto;
