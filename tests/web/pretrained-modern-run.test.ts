@@ -92,6 +92,18 @@ describe('modern checkpoints where the engine runs', () => {
     expect(outcome.trace.config).toMatchObject({ window: 3, ropeTheta: 1000000, ropeLocalTheta: 10000 });
   });
 
+  it('a bidirectional Gemma 3: no causal mask (an encoder stack), no next token and no [MASK] to guess', async () => {
+    const api = engineApi(() => Promise.resolve(engine));
+    const loaded = await api.loadPretrained({ files: filesOf('gemma3-bidirectional-tiny'), name: 'bidi' }, () => {});
+    if (!loaded.ok) throw new Error(loaded.error);
+    expect(loaded.model.causal).toBe(false);
+    const outcome = await api.run({ pretrained: { key: loaded.model.key }, text: 'The cat sat on the mat.' });
+    if (!outcome.ok) throw new Error(outcome.error);
+    expect(outcome.trace.mode).toBe('encoder');
+    expect(findStage(outcome.trace, 'encoder.self_attn.mask.causal', 0)).toBeUndefined();
+    expect(outcome.predictions).toEqual([]);
+  });
+
   it('chat turns: the template\u2019s text, read with its special tokens and no second BOS', async () => {
     const template =
       "{{ bos_token }}{% for message in messages %}{{ message['role'] + ': ' + message['content'] | trim + '<|eot_id|>' }}{% endfor %}{% if add_generation_prompt %}{{ 'assistant:' }}{% endif %}";

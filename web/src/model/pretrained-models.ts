@@ -3,7 +3,7 @@
 // person typed, remembered in localStorage (also where "Try a real model" downloads from);
 // and the real models that action offers, one declaration each.
 import { ENGINE } from 'attention-playground';
-import type { PretrainedInfo } from './pretrained-info.js';
+import { familyTokenizer, type PretrainedInfo } from './pretrained-info.js';
 
 export const PRETRAINED_PREFIX = 'pretrained:';
 export const DEFAULT_HUB = 'https://huggingface.co';
@@ -34,9 +34,11 @@ export function pretrainedLabel(info: PretrainedInfo): string {
   return `${info.name} (pretrained ${info.architecture || info.family}, ${info.layers} layers \u00d7 ${info.heads} heads)`;
 }
 
-/** An input to start from: a sentence, with a [MASK] for an encoder (BERT) to guess. */
-export function pretrainedExample(info: Pick<PretrainedInfo, 'causal'>): string {
-  return info.causal ? 'The cat sat on the mat.' : 'The cat [MASK] on the mat.';
+/** An input to start from: a sentence, with a [MASK] for a masked-language model (BERT's WordPiece) to guess. */
+export function pretrainedExample(info: Pick<PretrainedInfo, 'causal' | 'family'>): string {
+  return info.causal || familyTokenizer(info.family) !== 'wordpiece'
+    ? 'The cat sat on the mat.'
+    : 'The cat [MASK] on the mat.';
 }
 
 function store(): Storage | null {

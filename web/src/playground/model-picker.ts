@@ -98,7 +98,8 @@ export function pretrainedTextSetting(setting: Setting, info: PretrainedInfo, ch
     familyTokenizer(info.family) === 'wordpiece'
       ? `Text for ${info.name} (its WordPiece tokenizer adds [CLS] and [SEP]; a second line is the second sentence)`
       : `Text for ${info.name} (its own tokenizer reads it; \u00b7 marks a token\u2019s leading space)`;
-  return { ...setting, label, help: info.causal ? undefined : `Write [MASK] for a word ${info.name} should guess.` };
+  const masked = !info.causal && familyTokenizer(info.family) === 'wordpiece';
+  return { ...setting, label, help: masked ? `Write [MASK] for a word ${info.name} should guess.` : undefined };
 }
 
 /** The model settings in a few words, for the drawer's button: a trained or pretrained model's name, else the main settings. */

@@ -5,14 +5,20 @@
 // with '…' (the whole label is its tooltip), so that every bar starts at the same x.
 import { html, nothing } from 'lit';
 import { tokenLabel } from '../model/token-label.js';
-import type { Prediction, PretrainedInfo } from '../model/pretrained-info.js';
+import { familyTokenizer, type Prediction, type PretrainedInfo } from '../model/pretrained-info.js';
 
 export function predictionsView(info: PretrainedInfo, predictions: Prediction[], tokens: string[]) {
   const body = !info.predicts
     ? html`<p class="hint">This checkpoint has no language-model head (${info.architecture || info.family}): it gives hidden states, not token
         predictions.</p>`
     : predictions.length === 0
-      ? html`<p class="hint">${info.causal ? 'No prediction.' : `Write [MASK] in place of a word to see what ${info.name} guesses there.`}</p>`
+      ? html`<p class="hint">${
+          info.causal
+            ? 'No prediction.'
+            : familyTokenizer(info.family) === 'wordpiece'
+              ? `Write [MASK] in place of a word to see what ${info.name} guesses there.`
+              : `${info.name} reads the whole text at once (no causal mask) and has no [MASK] token: it predicts no next token here.`
+        }</p>`
       : predictions.map(
           (p) => html`<figure class="prediction" data-kind=${p.kind} data-position=${p.position}>
           <figcaption>${
