@@ -77,7 +77,9 @@ std::string ModelHandle::parameters_json() const {
 
 val ModelHandle::parameter(std::string name) {
   const Parameter* p = model_->find_parameter(name);
-  return p ? to_float32_array(p->data(), p->size()) : val::null();
+  if (!p) return val::null();
+  if (p->low_bit()) return to_float32_array(p->widened());  // 16- or 8-bit weights, widened
+  return to_float32_array(p->data(), p->size());
 }
 
 val ModelHandle::load_weights(val bytes) {

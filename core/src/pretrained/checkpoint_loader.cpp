@@ -1,5 +1,6 @@
 // CheckpointLoader: hub .safetensors files, one at a time, into a new Transformer.
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "attention/safetensors.hpp"
@@ -21,13 +22,33 @@ Error tensor_error(const std::string& file, const std::string& name, const std::
 
 }  // namespace
 
+const char* to_string(WeightsMode mode) {
+  switch (mode) {
+    case WeightsMode::F32:
+      return "f32";
+    case WeightsMode::Auto:
+      return "auto";
+    case WeightsMode::Q8_0:
+      return "q8_0";
+  }
+  return "?";
+}
+
+Result<WeightsMode> parse_weights_mode(const std::string& text) {
+  for (WeightsMode mode : {WeightsMode::F32, WeightsMode::Auto, WeightsMode::Q8_0})
+    if (text == to_string(mode)) return mode;
+  return Error{"weights must be 'f32', 'auto' or 'q8_0', not '" + text + "'", error_code::kInvalidArgument, "weights"};
+}
+
 struct CheckpointLoader::State {
   HubConfig config;
+  LoadOptions options;
   Transformer model;
   std::map<std::string, HubTarget> targets;  // canonical hub name -> where it goes
   std::vector<std::string> slot_names;       // the main hub name of each slot, for messages
   std::vector<std::string> filled_by;        // per slot: the file's name for the tensor that filled it, or ""
   std::vector<std::pair<std::string, std::string>> skipped;
+  std::set<const Parameter*> started;  // parameters some tensor has written to
   int read = 0;
   bool broken = false;  // an add_file failed: the model may be half written
 };
@@ -37,10 +58,16 @@ CheckpointLoader::CheckpointLoader(CheckpointLoader&&) noexcept = default;
 CheckpointLoader& CheckpointLoader::operator=(CheckpointLoader&&) noexcept = default;
 CheckpointLoader::~CheckpointLoader() = default;
 
-Result<CheckpointLoader> CheckpointLoader::create(const HubConfig& config) {
-  Result<Transformer> model = Transformer::create(config.spec);
+Result<CheckpointLoader> CheckpointLoader::create(const HubConfig& config, const LoadOptions& options) {
+  // The matrices are made in their final storage (zeros), so no float copy of the model
+  // is ever allocated; under Auto each one takes its file's dtype when its first tensor
+  // arrives (BF16 until then: 2 bytes a value).
+  const Storage storage = options.weights == WeightsMode::F32    ? Storage::F32
+                          : options.weights == WeightsMode::Q8_0 ? Storage::Q8_0
+                                                                 : Storage::BF16;
+  Result<Transformer> model = Transformer::create(config.spec, storage);
   if (!model) return model.error_value();
-  auto state = std::unique_ptr<State>(new State{config, std::move(model).value(), {}, {}, {}, {}, 0, false});
+  auto state = std::unique_ptr<State>(new State{config, options, std::move(model).value(), {}, {}, {}, {}, {}, 0, false});
   state->targets = hub_targets(config.family, state->model, state->slot_names);
   state->filled_by.assign(state->slot_names.size(), "");
   return CheckpointLoader(std::move(state));
@@ -63,16 +90,70 @@ void transpose_into(const float* hub, std::size_t in, std::size_t out, float* en
     }
 }
 
-// Element i (in the hub's layout) of the values already written for `target`.
+// Element i (in the hub's layout) of the values already written for `target`, widened.
 float written_value(const HubTarget& target, std::size_t i) {
   const Parameter& p = *target.parameter;
   if (target.transpose) {  // hub (in, out) -> engine (out, in)
     const std::size_t in = static_cast<std::size_t>(target.hub_shape[0]),
                       out = static_cast<std::size_t>(target.hub_shape[1]);
-    return p.data()[(i % out) * in + i / out];
+    return p.widened_value((static_cast<std::size_t>(target.row_begin) + i % out) * in + i / out);
   }
   const std::size_t cols = p.shape().size() == 2 ? static_cast<std::size_t>(p.shape()[1]) : 1;
-  return p.data()[static_cast<std::size_t>(target.row_begin) * cols + i];
+  return p.widened_value(static_cast<std::size_t>(target.row_begin) * cols + i);
+}
+
+// The engine rows [r0, r0 + n) of `t` (cols floats each) decoded into out, checked finite.
+// Not transposed: tensor rows r0.. of (rows, cols); transposed: columns r0.. of hub (in, out).
+Status read_rows(const safetensors::TensorInfo& t, const std::uint8_t* section, bool transpose, int cols, int r0,
+                 int n, float* out) {
+  const std::uint8_t* base = section + t.begin;
+  const std::size_t size = t.element_size;
+  if (!transpose) {
+    const std::uint8_t* p = base + static_cast<std::size_t>(r0) * cols * size;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(n) * cols; ++i, p += size)
+      out[i] = safetensors::decode_value(t.dtype, p);
+  } else {
+    const std::size_t width = static_cast<std::size_t>(t.shape[1]);  // hub (in = cols, out = width)
+    for (int i = 0; i < cols; ++i) {
+      const std::uint8_t* p = base + (static_cast<std::size_t>(i) * width + r0) * size;
+      for (int r = 0; r < n; ++r, p += size) out[static_cast<std::size_t>(r) * cols + i] = safetensors::decode_value(t.dtype, p);
+    }
+  }
+  for (std::size_t i = 0; i < static_cast<std::size_t>(n) * cols; ++i)
+    if (!std::isfinite(out[i])) {
+      const std::size_t r = static_cast<std::size_t>(r0) + i / cols, c = i % cols;
+      const std::size_t element = transpose ? c * static_cast<std::size_t>(t.shape[1]) + r : r * cols + c;
+      const char* what = std::isnan(out[i]) ? "NaN" : out[i] > 0 ? "+Infinity" : "-Infinity";
+      return Error{"tensor '" + t.name + "': element " + std::to_string(element) + " is " + what,
+                   error_code::kNonFinite, t.name};
+    }
+  return Ok{};
+}
+
+constexpr int kScratchRows = 32;  // rows decoded at a time into a low-bit matrix
+
+// Decodes `t` into the rows of a low-bit parameter, kScratchRows rows at a time
+// (rounded or quantized by store_row; a 16-bit value stored in its own storage
+// round-trips exactly).
+Status decode_into_low_bit(const safetensors::TensorInfo& t, const std::uint8_t* section, const HubTarget& target,
+                           std::vector<float>& scratch) {
+  Parameter& p = *target.parameter;
+  const int cols = p.cols();
+  const int rows = target.transpose ? target.hub_shape[1] : static_cast<int>(t.count / static_cast<std::size_t>(cols));
+  scratch.resize(static_cast<std::size_t>(kScratchRows) * cols);
+  for (int r0 = 0; r0 < rows; r0 += kScratchRows) {
+    const int n = std::min(kScratchRows, rows - r0);
+    if (Status s = read_rows(t, section, target.transpose, cols, r0, n, scratch.data()); !s) return s;
+    for (int r = 0; r < n; ++r)
+      store_row(p.storage(), scratch.data() + static_cast<std::size_t>(r) * cols, cols,
+                p.mutable_row_bits(target.row_begin + r0 + r));
+  }
+  return Ok{};
+}
+
+// The storage a matrix takes under Auto for a tensor of `dtype`.
+Storage storage_of(safetensors::DType dtype) {
+  return dtype == safetensors::DType::BF16 ? Storage::BF16 : dtype == safetensors::DType::F16 ? Storage::F16 : Storage::F32;
 }
 
 // A second name of a tensor (HubTarget::alias_of) must hold the same values as the first:
@@ -83,6 +164,22 @@ Status check_alias(const safetensors::TensorInfo& second, const safetensors::Ten
                    const std::string& why) {
   const std::uint8_t* a = section + second.begin;
   const std::uint8_t* b = first ? section + first->begin : nullptr;
+  const Parameter& p = *target.parameter;
+  if (!first && p.storage() == Storage::Q8_0 && !target.transpose) {
+    // The slot holds quantized values: the second tensor must quantize to the same blocks.
+    const int cols = p.cols(), rows = static_cast<int>(second.count / static_cast<std::size_t>(cols));
+    std::vector<float> row(static_cast<std::size_t>(cols));
+    std::vector<std::uint8_t> bits(p.row_bytes());
+    for (int r = 0; r < rows; ++r) {
+      if (Status s = read_rows(second, section, false, cols, r, 1, row.data()); !s) return s;
+      store_row(Storage::Q8_0, row.data(), cols, bits.data());
+      if (!std::equal(bits.begin(), bits.end(), p.row_bits(target.row_begin + r)))
+        return Error{file_name + ": tensor '" + second.name + "' and tensor '" + first_name + "' are one tensor (" +
+                         why + "), but the file gives them different values (row " + std::to_string(r) + ")",
+                     error_code::kTiedMismatch, second.name};
+    }
+    return Ok{};
+  }
   for (std::size_t i = 0; i < second.count; ++i) {
     const float x = safetensors::decode_value(second.dtype, a + i * second.element_size);
     const float y =
@@ -178,17 +275,23 @@ Status CheckpointLoader::add_file(const std::uint8_t* data, std::size_t size, co
   std::vector<float> scratch;
   for (const auto& [t, target] : plan) {
     Parameter& p = *target->parameter;
+    if (st.options.weights == WeightsMode::Auto && p.low_bit() && p.storage() != storage_of(t->dtype))
+      // A matrix not yet written takes this tensor's dtype; one whose parts differ is F32.
+      p.set_storage(st.started.count(&p) ? Storage::F32 : storage_of(t->dtype));
+    st.started.insert(&p);
     const std::size_t cols = p.shape().size() == 2 ? static_cast<std::size_t>(p.shape()[1]) : 1;
-    float* values = p.mutable_data();
     Status decoded = Ok{};
-    if (target->transpose) {
+    if (p.low_bit()) {
+      decoded = decode_into_low_bit(*t, section, *target, scratch);
+    } else if (target->transpose) {
+      float* values = p.mutable_data();
       scratch.resize(static_cast<std::size_t>(t->count));
       decoded = safetensors::decode(*t, section, scratch.data());
       const std::size_t in = static_cast<std::size_t>(target->hub_shape[0]),
                         out = static_cast<std::size_t>(target->hub_shape[1]);
       if (decoded) transpose_into(scratch.data(), in, out, values);
     } else {
-      decoded = safetensors::decode(*t, section, values + static_cast<std::size_t>(target->row_begin) * cols);
+      decoded = safetensors::decode(*t, section, p.mutable_data() + static_cast<std::size_t>(target->row_begin) * cols);
     }
     if (!decoded) {
       st.broken = true;
@@ -216,7 +319,10 @@ Result<Transformer> CheckpointLoader::finish() {
                      std::to_string(st.filled_by.size()) + " missing: " + list + ")",
                  error_code::kMissingTensor, missing[0]};
   }
-  for (Parameter* p : implicit_zero_parameters(st.config.family, st.model)) p->mutable_values().assign(p->size(), 0.0f);
+  for (Parameter* p : implicit_zero_parameters(st.config.family, st.model)) {
+    p->set_storage(Storage::F32);  // (they are biases, F32 already)
+    p->mutable_values().assign(p->size(), 0.0f);
+  }
   st.broken = true;  // the model leaves; this loader is spent
   return std::move(st.model);
 }
