@@ -15,7 +15,8 @@
 //         stored scale is d rounded to F16. A value reads back as f16(d) * q, exactly
 //         (an 11-bit by 8-bit product fits float32's 24 bits).
 // Conversions to 16 bits round to nearest, ties to even, as PyTorch's .to(torch.bfloat16)
-// and .to(torch.float16) do (NaN becomes the quiet NaN 0x7FC0 / 0x7E00).
+// and .to(torch.float16) do (NaN becomes a quiet NaN, 0x7FC0 / 0x7E00; loaded weights
+// are checked finite first, so none is ever stored).
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
