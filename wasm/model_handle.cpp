@@ -71,7 +71,9 @@ std::string ModelHandle::spec_json() const { return dump_json(to_json(model_spec
 
 std::string ModelHandle::parameters_json() const {
   Json list = Json::array();
-  model_->visit_parameters([&](const Parameter& p) { list.push_back({{"name", p.name()}, {"shape", p.shape()}}); });
+  model_->visit_parameters([&](const Parameter& p) {
+    list.push_back({{"name", p.name()}, {"shape", p.shape()}, {"storage", to_string(p.storage())}});
+  });
   return dump_json(list);
 }
 
@@ -86,6 +88,17 @@ val ModelHandle::load_weights(val bytes) {
   const HeapBytes data = read_bytes(bytes);
   Status s = load_safetensors(*model_, data.data.get(), data.size);
   return s ? val::undefined() : js::error(s.error_value());
+}
+
+val ModelHandle::weight_bytes() const {
+  const Transformer::WeightBytes bytes = model_->weight_bytes();
+  val out = val::object();
+  out.set("total", static_cast<double>(bytes.total()));
+  out.set(to_string(Storage::F32), static_cast<double>(bytes.f32));
+  out.set(to_string(Storage::BF16), static_cast<double>(bytes.bf16));
+  out.set(to_string(Storage::F16), static_cast<double>(bytes.f16));
+  out.set(to_string(Storage::Q8_0), static_cast<double>(bytes.q8_0));
+  return out;
 }
 
 val ModelHandle::save_weights() const { return to_uint8_array(save_safetensors(*model_)); }

@@ -11,6 +11,8 @@
 #include <tuple>
 
 #include "attention/pretrained.hpp"
+#include "attention/safetensors.hpp"
+#include "attention/tasks.hpp"
 #include "attention/trainer.hpp"
 #include "attention/weights_io.hpp"
 #include "kernels/kernels.hpp"
@@ -306,6 +308,96 @@ TEST(LowBitCheckpoints, AnUnknownWeightsModeNamesTheFieldAndValue) {
   EXPECT_EQ(bad.error_value().code, error_code::kInvalidArgument);
   EXPECT_EQ(bad.error_value().field, "weights");
   EXPECT_NE(bad.error().find("'int4'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace attention
+
+// --- the 8-bit option's deviation, measured on trained models ---
+
+namespace attention {
+namespace {
+
+struct Deviation {
+  int positions = 0;
+  double top1_agreement = 0, mean_kl = 0, max_kl = 0;
+};
+
+// The shipped checkpoints (web/public/checkpoints, trained by scripts/train-checkpoints.mjs)
+// on their task's held-out examples: at every scored position, the next-token distribution
+// of the model with its matrices held in `storage` against the float32 model's:
+// KL(p_f32 || p_low) in nats, and whether the two argmaxes agree.
+Deviation deviation_of(const std::string& id, Storage storage) {
+  const std::string dir = std::string(ATTENTION_FIXTURE_DIR) + "/../../../web/public/checkpoints/";
+  const std::string text = read_text(dir + id + ".safetensors");
+  const std::vector<std::uint8_t> bytes(text.begin(), text.end());
+  Result<safetensors::Index> index = safetensors::read_index(bytes.data(), bytes.size());
+  EXPECT_TRUE(index);
+  Result<ModelSpec> spec = from_json(model_spec_schema(), Json::parse(index.value().metadata.at("spec")));
+  EXPECT_TRUE(spec) << spec.error();
+  Result<Transformer> wide = Transformer::create(spec.value());
+  EXPECT_TRUE(wide);
+  EXPECT_TRUE(load_safetensors(wide.value(), bytes.data(), bytes.size()));
+  Transformer narrow = wide.value();
+  narrow.visit_parameters([&](Parameter& p) {
+    if (p.shape().size() == 2 && p.name() != "pos.weight") p.set_storage(storage);
+  });
+  const json index_json = json::parse(read_text(dir + "index.json"));
+  std::string settings;
+  for (const json& c : index_json["checkpoints"])
+    if (c["id"] == id) settings = c["settings"];
+  TaskOptions options;
+  const std::size_t at = settings.find("task=");
+  if (at != std::string::npos) options.name = settings.substr(at + 5, settings.find('&', at) - at - 5);
+  Result<std::unique_ptr<Task>> task = make_task(options);
+  EXPECT_TRUE(task) << task.error();
+  Deviation d;
+  const int vocab = spec.value().vocab_size;
+  for (const Example& example : task.value()->evaluation_set(27, 60)) {
+    ForwardInput in;
+    in.batch = 1;
+    in.seq = static_cast<int>(example.ids.size());
+    in.ids = example.ids;
+    Result<ForwardOutput> p = wide.value().forward(in), q = narrow.forward(in);
+    EXPECT_TRUE(p && q);
+    for (int s = 0; s < in.seq; ++s) {
+      if (example.targets[static_cast<std::size_t>(s)] < 0) continue;
+      const float* lp = p.value().logits.ptr() + static_cast<std::size_t>(s) * vocab;
+      const float* lq = q.value().logits.ptr() + static_cast<std::size_t>(s) * vocab;
+      const auto log_softmax = [&](const float* l) {
+        double max = l[0], sum = 0;
+        for (int v = 0; v < vocab; ++v) max = std::max(max, double(l[v]));
+        for (int v = 0; v < vocab; ++v) sum += std::exp(l[v] - max);
+        std::vector<double> out(static_cast<std::size_t>(vocab));
+        for (int v = 0; v < vocab; ++v) out[static_cast<std::size_t>(v)] = l[v] - max - std::log(sum);
+        return out;
+      };
+      const std::vector<double> a = log_softmax(lp), b = log_softmax(lq);
+      double kl = 0;
+      for (int v = 0; v < vocab; ++v) kl += std::exp(a[static_cast<std::size_t>(v)]) * (a[static_cast<std::size_t>(v)] - b[static_cast<std::size_t>(v)]);
+      d.mean_kl += kl;
+      d.max_kl = std::max(d.max_kl, kl);
+      d.top1_agreement += (std::max_element(lp, lp + vocab) - lp) == (std::max_element(lq, lq + vocab) - lq);
+      ++d.positions;
+    }
+  }
+  d.mean_kl /= d.positions;
+  d.top1_agreement /= d.positions;
+  return d;
+}
+
+TEST(LowBitDeviation, EightBitWeightsOfTrainedModelsPredictAsTheFloatOnes) {
+  // The numbers docs/pretrained.md quotes ("Weights in memory"); printed for it.
+  for (const char* id : {"sort", "reverse", "induction"})
+    for (Storage storage : {Storage::BF16, Storage::Q8_0}) {
+      const Deviation d = deviation_of(id, storage);
+      std::printf("deviation %s %s: %d positions, top-1 agreement %.4f, KL mean %.3g max %.3g nats\n", id,
+                  to_string(storage), d.positions, d.top1_agreement, d.mean_kl, d.max_kl);
+      EXPECT_GT(d.positions, 200);
+      EXPECT_GE(d.top1_agreement, 0.99) << id << " " << to_string(storage);
+      EXPECT_LT(d.mean_kl, 1e-3) << id << " " << to_string(storage);
+      EXPECT_GT(d.mean_kl, 0.0);  // measured, not identical
+    }
 }
 
 }  // namespace

@@ -90,6 +90,17 @@ const char* to_string(WeightsMode mode);
 // "f32" | "auto" | "q8_0"; anything else is an Error (kInvalidArgument, field "weights").
 Result<WeightsMode> parse_weights_mode(const std::string& text);
 
+// A checkpoint file the loader reads in pieces.
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  virtual std::uint64_t size() const = 0;
+  // Copies bytes [offset, offset + n) (within size()) to out.
+  virtual void read(std::uint64_t offset, std::size_t n, std::uint8_t* out) const = 0;
+  // All the bytes, when the file is in memory already (then read() is never needed).
+  virtual const std::uint8_t* data() const { return nullptr; }
+};
+
 struct LoadOptions {
   // The default: see docs/pretrained.md ("Weights in memory") for why.
   WeightsMode weights = WeightsMode::Auto;
@@ -113,6 +124,11 @@ class CheckpointLoader {
   // messages. With a shard index, `expected` lists the tensors the index puts in this
   // file: the file must hold exactly those.
   Status add_file(const std::uint8_t* data, std::size_t size, const std::string& file_name,
+                  const std::vector<std::string>* expected = nullptr);
+  // The same from a file read piece by piece (the header, then each tensor, or each block
+  // of 32 rows of a matrix held in 16 or 8 bits), so the whole file never needs to be in
+  // the engine's memory next to the model.
+  Status add_file(const ByteSource& file, const std::string& file_name,
                   const std::vector<std::string>* expected = nullptr);
 
   // The model, once every parameter is filled; else an Error naming the first missing
