@@ -90,6 +90,12 @@ describe.each(BUILDS)('%s build', (build) => {
   beforeAll(async () => {
     engine = await engineFor(build);
     files = bf16Checkpoint();
+    // Once, so the engine's one-time allocations (kernel registries, ...) are not counted below.
+    for (const weights of ['auto', 'q8_0', 'f32'] as const) {
+      const m = await engine.loadPretrained({ files, weights });
+      logitsOf(m);
+      m.dispose();
+    }
   });
 
   it("holds BF16 matrices in 2 bytes a value with weights 'auto' (the default), at a peak under 1.3x", async () => {
@@ -101,7 +107,8 @@ describe.each(BUILDS)('%s build', (build) => {
     const matrices = matrixValues(narrow, 'bf16');
     expect(matrices).toBe(VOCAB * E + LAYERS * 12 * E * E); // wte, c_attn, c_proj, c_fc, c_proj
     expect(bytes.bf16).toBe(2 * matrices);
-    expect(bytes.f32).toBe(4 * (POSITIONS * E + LAYERS * (13 * E) + 2 * E)); // positions, norms, biases
+    // positions, norms and biases, ln_f, and GPT-2's tied head's bias (zero, not in the file)
+    expect(bytes.f32).toBe(4 * (POSITIONS * E + LAYERS * (13 * E) + 2 * E + VOCAB));
     expect(bytes.total).toBe(bytes.f32 + bytes.bf16);
     expect(peak).toBeLessThan(1.3 * bytes.total + 1024 * 1024);
     const wide = await engine.loadPretrained({ files, weights: 'f32' });
@@ -123,10 +130,14 @@ describe.each(BUILDS)('%s build', (build) => {
     // Close to the float model, not equal (8 bits: docs/pretrained.md gives the measured deviation).
     const got = logitsOf(q8),
       want = logitsOf(wide);
-    let worst = 0;
-    for (let i = 0; i < got.length; i++) worst = Math.max(worst, Math.abs(got[i] - want[i]));
+    let worst = 0,
+      largest = 0;
+    for (let i = 0; i < got.length; i++) {
+      worst = Math.max(worst, Math.abs(got[i] - want[i]));
+      largest = Math.max(largest, Math.abs(want[i]));
+    }
     expect(worst).toBeGreaterThan(0);
-    expect(worst).toBeLessThan(0.05);
+    expect(worst).toBeLessThan(0.05 * largest);
     q8.dispose();
     wide.dispose();
   });
