@@ -66,10 +66,11 @@ int main() {
       low.set_storage(storage);
       for (const auto& variant : low_bit_gemm_variants(storage)) {
         const bool slow = variant.name.find("scalar") != std::string::npos;
-        print(variant.name,
-              median_ms([&] { gemm_low_bit(variant.fn, storage, m, n, k, a.data(), low.row_bits(0), nullptr, c.data()); },
-                        slow ? 3 : 15),
-              low.bytes());
+        print(
+            variant.name,
+            median_ms([&] { gemm_low_bit(variant.fn, storage, m, n, k, a.data(), low.row_bits(0), nullptr, c.data()); },
+                      slow ? 3 : 15),
+            low.bytes());
       }
     }
   }

@@ -93,7 +93,8 @@ export function benchBlocks(
   // of a linear layer with its weight held in 16 or 8 bits (they carry weightBytes) have their own table.
   const gemm = latest.kernels.filter((k) => k.gflops && k.weightBytes === undefined);
   const lowBit = latest.kernels.filter((k) => k.weightBytes !== undefined);
-  const baseline = (shape) => lowBit.find((k) => k.shape === shape && k.kernel.startsWith('gemm_f32_') && !/w_/.test(k.kernel));
+  const baseline = (shape) =>
+    lowBit.find((k) => k.shape === shape && k.kernel.startsWith('gemm_f32_') && !/w_/.test(k.kernel));
   blocks['bench-low-bit'] = lowBit.length
     ? table(
         ['shape', 'kernel', 'weight', 'GFLOP/s', 'vs float32'],

@@ -32,8 +32,7 @@ struct F16 {
     const v128_t magnitude = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x7fff)), 13);
     const v128_t finite = wasm_f32x4_mul(magnitude, wasm_f32x4_splat(0x1.0p112f));
     const v128_t special = wasm_v128_or(magnitude, wasm_i32x4_splat(0x7f800000));
-    const v128_t is_special =
-        wasm_i32x4_eq(wasm_v128_and(h, wasm_i32x4_splat(0x7c00)), wasm_i32x4_splat(0x7c00));
+    const v128_t is_special = wasm_i32x4_eq(wasm_v128_and(h, wasm_i32x4_splat(0x7c00)), wasm_i32x4_splat(0x7c00));
     return wasm_v128_or(wasm_v128_bitselect(special, finite, is_special), sign);
   }
   static inline void load8(const std::uint8_t* row, int p, v128_t& lo, v128_t& hi) {

@@ -57,7 +57,8 @@ Tensor linear_row_by_row(const Tensor& x, const LinearWeights& w, const std::str
     float* y_r = y.ptr() + r * w.out_features;
     for (int o = 0; o < w.out_features; ++o) {
       float sum = w.bias.empty() ? 0.0f : w.bias[o];
-      for (int i = 0; i < w.in_features; ++i) sum += w.weight.widened_value(static_cast<std::size_t>(o) * w.in_features + i) * x_r[i];
+      for (int i = 0; i < w.in_features; ++i)
+        sum += w.weight.widened_value(static_cast<std::size_t>(o) * w.in_features + i) * x_r[i];
       y_r[o] = sum;
     }
   }

@@ -160,8 +160,8 @@ Tensor project(const Tensor& x, const MultiHeadWeights& w, const HeadShape& hs, 
     rows.begin = 0;
   }
   Tensor y({"B", seq_axis, "E"}, {x.shape[0], x.shape[1], rows.count});
-  linear_parameter_rows(x.ptr(), x.shape[0] * x.shape[1], in, *weight, rows.begin, bias_rows(w.in_proj_bias, bias_begin),
-                        rows.count, y.ptr(), backend);
+  linear_parameter_rows(x.ptr(), x.shape[0] * x.shape[1], in, *weight, rows.begin,
+                        bias_rows(w.in_proj_bias, bias_begin), rows.count, y.ptr(), backend);
   return y;
 }
 
@@ -175,8 +175,8 @@ void project_fused(const Tensor& x, const MultiHeadWeights& w, const HeadShape& 
   const PartRows last = part_rows(hs, first + count - 1);
   const int width = last.begin + last.count - begin;
   std::vector<float> fused(static_cast<std::size_t>(rows) * width);
-  linear_parameter_rows(x.ptr(), rows, e, w.in_proj_weight, begin, bias_rows(w.in_proj_bias, begin), width, fused.data(),
-                        backend);
+  linear_parameter_rows(x.ptr(), rows, e, w.in_proj_weight, begin, bias_rows(w.in_proj_bias, begin), width,
+                        fused.data(), backend);
   for (int part = 0; part < count; ++part) {
     const PartRows pr = part_rows(hs, first + part);
     *outs[part] = Tensor({"B", first + part == 0 ? "Sq" : seq_axis, "E"}, {x.shape[0], x.shape[1], pr.count});

@@ -150,8 +150,8 @@ bool bits_finite(Storage storage, const std::vector<std::uint8_t>& bits) {
 
 bool Parameter::all_finite() const {
   if (finite_checked_version_ != version_) {
-    finite_ = storage_ == Storage::F32 ? attention::all_finite(values_.data(), values_.size())
-                                       : bits_finite(storage_, bits_);
+    finite_ =
+        storage_ == Storage::F32 ? attention::all_finite(values_.data(), values_.size()) : bits_finite(storage_, bits_);
     finite_checked_version_ = version_;
   }
   return finite_;

@@ -137,7 +137,7 @@ Result<Tensor> Transformer::embed_input(const std::vector<int>& ids, int batch, 
   Tensor x({"B", "S", "E"}, {batch, seq, e});
   for (std::size_t r = 0; r < ids.size(); ++r)
     embed_.widen_rows(ids[r], 1, x.ptr() + r * e);  // a row of the table in any storage
-  if (spec_.embed_scale) {  // Gemma: embed[ids] * sqrt(E), the factor rounded to float32 first
+  if (spec_.embed_scale) {                          // Gemma: embed[ids] * sqrt(E), the factor rounded to float32 first
     const float factor = static_cast<float>(std::sqrt(static_cast<double>(e)));
     for (float& v : x.data) v *= factor;
   }

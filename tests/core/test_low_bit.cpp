@@ -54,8 +54,7 @@ TEST(LowBitConversions, RoundToBf16AndF16AsPyTorchDoes) {
     EXPECT_EQ(round_to_f16(x), f16[i]) << std::hex << "f32 bits 0x" << f32[i];
     if (std::isfinite(x)) {  // widening is exact: rounding the widened value gives the same bits
       EXPECT_EQ(round_to_bf16(widen_bf16(static_cast<std::uint16_t>(bf16[i]))), bf16[i]);
-      if ((f16[i] & 0x7c00u) != 0x7c00u)
-        EXPECT_EQ(round_to_f16(widen_f16(static_cast<std::uint16_t>(f16[i]))), f16[i]);
+      if ((f16[i] & 0x7c00u) != 0x7c00u) EXPECT_EQ(round_to_f16(widen_f16(static_cast<std::uint16_t>(f16[i]))), f16[i]);
     }
   }
   EXPECT_EQ(widen_f16(0x0001), std::ldexp(1.0f, -24));  // the smallest subnormal half
@@ -164,7 +163,7 @@ TEST(LowBitParameter, HoldsItsBytesAndRefusesWrites) {
   }
   EXPECT_TRUE(p.all_finite());
   EXPECT_EQ(p.packed_rows(0, 3, 40), nullptr);  // never packed: read in place
-  p.set_storage(Storage::Q8_0);                  // from BF16: quantizes the rounded values
+  p.set_storage(Storage::Q8_0);                 // from BF16: quantizes the rounded values
   EXPECT_EQ(p.bytes(), 3u * 2 * 34);
   p.set_storage(Storage::F32);  // widens exactly
   EXPECT_TRUE(p.writable());
@@ -219,7 +218,8 @@ std::vector<float> logits_of(const Transformer& model, Backend backend = Backend
 }
 
 TEST(LowBitCheckpoints, AutoKeepsBf16AndF16WeightsInTwoBytesAndGivesTheF32Results) {
-  for (const auto& [dir, storage] : {std::pair{"gpt2-tiny-bf16", Storage::BF16}, std::pair{"gpt2-tiny-f16", Storage::F16}}) {
+  for (const auto& [dir, storage] :
+       {std::pair{"gpt2-tiny-bf16", Storage::BF16}, std::pair{"gpt2-tiny-f16", Storage::F16}}) {
     SCOPED_TRACE(dir);
     Result<Transformer> wide = load(dir, pretrained::WeightsMode::F32);
     Result<Transformer> narrow = load(dir, pretrained::WeightsMode::Auto);
@@ -374,7 +374,9 @@ Deviation deviation_of(const std::string& id, Storage storage) {
       };
       const std::vector<double> a = log_softmax(lp), b = log_softmax(lq);
       double kl = 0;
-      for (int v = 0; v < vocab; ++v) kl += std::exp(a[static_cast<std::size_t>(v)]) * (a[static_cast<std::size_t>(v)] - b[static_cast<std::size_t>(v)]);
+      for (int v = 0; v < vocab; ++v)
+        kl += std::exp(a[static_cast<std::size_t>(v)]) *
+              (a[static_cast<std::size_t>(v)] - b[static_cast<std::size_t>(v)]);
       d.mean_kl += kl;
       d.max_kl = std::max(d.max_kl, kl);
       d.top1_agreement += (std::max_element(lp, lp + vocab) - lp) == (std::max_element(lq, lq + vocab) - lq);

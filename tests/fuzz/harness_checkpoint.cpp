@@ -52,8 +52,8 @@ void checkpoint(const std::uint8_t* data, std::size_t size) {
   Result<pretrained::HubConfig> config = pretrained::read_config(kConfigs[mode - 2]);
   if (!config) broken("a built-in config was refused");
   // ... held as the file says, widened or quantized (the first byte's higher bits choose)
-  const pretrained::WeightsMode weights =
-      std::array{pretrained::WeightsMode::Auto, pretrained::WeightsMode::F32, pretrained::WeightsMode::Q8_0}[data[0] / 4 % 3];
+  const pretrained::WeightsMode weights = std::array{pretrained::WeightsMode::Auto, pretrained::WeightsMode::F32,
+                                                     pretrained::WeightsMode::Q8_0}[data[0] / 4 % 3];
   Result<pretrained::CheckpointLoader> loader = pretrained::CheckpointLoader::create(config.value(), {weights});
   if (!loader) broken("a loader for a built-in config was refused");
   if (Status s = loader.value().add_file(data + 1, size - 1, "model.safetensors"); !s)

@@ -66,7 +66,14 @@ function bf16Checkpoint(): Record<string, Uint8Array> {
     }
   }
   const config = { ...JSON.parse(readFileSync(`${TINY}config.json`, 'utf8')) };
-  Object.assign(config, { n_embd: E, n_layer: LAYERS, n_head: 8, vocab_size: VOCAB, n_positions: POSITIONS, n_ctx: POSITIONS });
+  Object.assign(config, {
+    n_embd: E,
+    n_layer: LAYERS,
+    n_head: 8,
+    vocab_size: VOCAB,
+    n_positions: POSITIONS,
+    n_ctx: POSITIONS,
+  });
   return {
     'config.json': new TextEncoder().encode(JSON.stringify(config)),
     'model.safetensors': file,

@@ -111,10 +111,10 @@ class Parameter {
 
   std::string name_;
   std::vector<int> shape_;
-  std::vector<float> values_;           // F32 storage
+  std::vector<float> values_;  // F32 storage
   Storage storage_ = Storage::F32;
-  std::vector<std::uint8_t> bits_;      // other storage: rows() x row_bytes()
-  std::size_t count_ = 0;               // other storage: the number of values
+  std::vector<std::uint8_t> bits_;  // other storage: rows() x row_bytes()
+  std::size_t count_ = 0;           // other storage: the number of values
   std::uint64_t version_ = 0;
 
   struct PackedEntry {

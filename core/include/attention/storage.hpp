@@ -55,7 +55,7 @@ inline float widen_f16(std::uint16_t h) {
   const std::uint32_t sign = std::uint32_t{h & 0x8000u} << 16;
   const std::uint32_t magnitude = std::uint32_t{h & 0x7fffu} << 13;
   float value = (h & 0x7c00u) == 0x7c00u ? float_from_bits(magnitude | 0x7f800000u)  // inf, NaN
-                                          : float_from_bits(magnitude) * 0x1.0p112f;
+                                         : float_from_bits(magnitude) * 0x1.0p112f;
   return float_from_bits(bits_of(value) | sign);
 }
 inline std::uint16_t load_u16(const std::uint8_t* p) { return static_cast<std::uint16_t>(p[0] | (p[1] << 8)); }

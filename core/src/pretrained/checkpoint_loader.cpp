@@ -67,7 +67,8 @@ Result<CheckpointLoader> CheckpointLoader::create(const HubConfig& config, const
                                                                  : Storage::BF16;
   Result<Transformer> model = Transformer::create(config.spec, storage);
   if (!model) return model.error_value();
-  auto state = std::unique_ptr<State>(new State{config, options, std::move(model).value(), {}, {}, {}, {}, {}, 0, false});
+  auto state =
+      std::unique_ptr<State>(new State{config, options, std::move(model).value(), {}, {}, {}, {}, {}, 0, false});
   state->targets = hub_targets(config.family, state->model, state->slot_names);
   state->filled_by.assign(state->slot_names.size(), "");
   return CheckpointLoader(std::move(state));
@@ -167,7 +168,8 @@ Status decode_into_low_bit(const safetensors::TensorInfo& t, const ByteSource& f
   for (int r0 = 0; r0 < rows; r0 += kScratchRows) {
     const int n = std::min(kScratchRows, rows - r0);
     const std::uint8_t* bytes =
-        whole ? whole : bytes_at(file, section + t.begin + static_cast<std::uint64_t>(r0) * row_size, n * row_size, raw);
+        whole ? whole
+              : bytes_at(file, section + t.begin + static_cast<std::uint64_t>(r0) * row_size, n * row_size, raw);
     if (Status s = read_rows(t, bytes, target.transpose, cols, r0, n, scratch.data()); !s) return s;
     for (int r = 0; r < n; ++r)
       store_row(p.storage(), scratch.data() + static_cast<std::size_t>(r) * cols, cols,
@@ -178,7 +180,9 @@ Status decode_into_low_bit(const safetensors::TensorInfo& t, const ByteSource& f
 
 // The storage a matrix takes under Auto for a tensor of `dtype`.
 Storage storage_of(safetensors::DType dtype) {
-  return dtype == safetensors::DType::BF16 ? Storage::BF16 : dtype == safetensors::DType::F16 ? Storage::F16 : Storage::F32;
+  return dtype == safetensors::DType::BF16  ? Storage::BF16
+         : dtype == safetensors::DType::F16 ? Storage::F16
+                                            : Storage::F32;
 }
 
 // A second name of a tensor (HubTarget::alias_of) must hold the same values as the first:
@@ -327,7 +331,8 @@ Status CheckpointLoader::add_file(const ByteSource& file, const std::string& fil
     // Whichever of the two names came first filled the slot; the reason lives on the alias.
     const HubTarget& alias = target->alias_of.empty() ? st.targets.at(canonical_name(family, first_name)) : *target;
     const std::uint8_t* a = bytes_at(file, section + t->begin, t->end - t->begin, raw);
-    const std::uint8_t* b = first ? bytes_at(file, section + first->begin, first->end - first->begin, raw_first) : nullptr;
+    const std::uint8_t* b =
+        first ? bytes_at(file, section + first->begin, first->end - first->begin, raw_first) : nullptr;
     if (Status same = check_alias(*t, first, *target, a, b, file_name, first_name, alias.alias_of); !same) return same;
     skipped.emplace_back(t->name, "the same values as '" + first_name + "' (" + alias.alias_of + ")");
   }
