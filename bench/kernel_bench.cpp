@@ -41,11 +41,14 @@ int main() {
     }
   }
   // A linear layer y = x W^T (W 1024 x 1024) as a model runs it: F32 with the weight packed
-  // once (the fast path's panels, "f32_packed"), every F32 variant, and W held in BF16 / F16 /
-  // Q8_0 through each low-bit variant. Decode-like (1 row) and prefill-like (64 rows).
-  for (const int m : {1, 64}) {
+  // once (the fast path's panels, "_packed"), and W held in BF16 / F16 / Q8_0 through each
+  // low-bit variant. Decode-like (1 row), 16 rows (where the wasm fast path switches), and
+  // prefill-like (64 rows).
+  for (const int m : {1, 16, 64}) {
     const int n = 1024, k = 1024;
-    const char* what = m == 1 ? "decode (1 x 1024 x 1024)" : "prefill (64 x 1024 x 1024)";
+    const char* what = m == 1    ? "decode (1 x 1024 x 1024)"
+                       : m == 16 ? "16 rows (16 x 1024 x 1024)"
+                                 : "prefill (64 x 1024 x 1024)";
     const std::vector<float> a = filled(static_cast<std::size_t>(m) * k, 1.0f);
     std::vector<float> c(static_cast<std::size_t>(m) * n);
     const double flops = 2.0 * m * n * k;

@@ -1,5 +1,9 @@
-// The low-bit GEMM for 128-bit wasm SIMD: C = A W^T + bias with W's rows read in place
-// (no packing: panels would be a second copy of the weight). A tile takes 4 rows of A
+// The low-bit GEMM for 128-bit wasm SIMD, C = A W^T + bias, in two ways and a choice:
+//   4x2: W's rows read in place (no packing: panels would be a second copy of the weight).
+//   5x8: 256 rows of W at a time widened into a float block that the float GEMM's 5x8 tile
+//        packs and multiplies (the widening is shared by every row of A).
+//   the fast path: 5x8 from the format's kWidenFromRows rows of A on (F16, Q8_0: 16), else 4x2.
+// The 4x2 kernel: a tile takes 4 rows of A
 // and 2 rows of W and runs along K 8 values at a time: W's 8 values are widened in
 // registers (BF16: a shift; F16: the bits moved to float32's places and rebiased by a
 // multiply; Q8_0: int8 -> float times the block's scale, exact), then multiplied with
@@ -9,6 +13,7 @@
 #include <wasm_simd128.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "kernels.hpp"
 
@@ -16,9 +21,15 @@ namespace attention::kernels {
 
 namespace {
 
+// kWidenFromRows: from this many rows of A on, the fast path widens blocks of W (5x8)
+// instead of running the dot kernel (4x2); measured with bench/kernel_bench.cpp at 1, 8 and
+// 64 rows (docs/performance.md). BF16's widening is one shift, cheap enough inside the dot
+// kernel that widening blocks never paid off.
 struct Bf16 {
   static constexpr Storage kStorage = Storage::BF16;
-  static inline void load8(const std::uint8_t* row, int p, v128_t& lo, v128_t& hi) {
+  static constexpr int kWidenFromRows = 1 << 30;
+  static inline v128_t group(const std::uint8_t*, int) { return wasm_f32x4_splat(0.0f); }
+  static inline void load8(const std::uint8_t* row, int p, v128_t, v128_t& lo, v128_t& hi) {
     const v128_t v = wasm_v128_load(row + 2 * static_cast<std::size_t>(p));
     lo = wasm_i32x4_shl(wasm_u32x4_extend_low_u16x8(v), 16);
     hi = wasm_i32x4_shl(wasm_u32x4_extend_high_u16x8(v), 16);
@@ -27,6 +38,7 @@ struct Bf16 {
 
 struct F16 {
   static constexpr Storage kStorage = Storage::F16;
+  static constexpr int kWidenFromRows = 16;
   static inline v128_t widen4(v128_t h) {  // 4 halves in the low 16 bits of each lane
     const v128_t sign = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x8000)), 16);
     const v128_t magnitude = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x7fff)), 13);
@@ -35,7 +47,8 @@ struct F16 {
     const v128_t is_special = wasm_i32x4_eq(wasm_v128_and(h, wasm_i32x4_splat(0x7c00)), wasm_i32x4_splat(0x7c00));
     return wasm_v128_or(wasm_v128_bitselect(special, finite, is_special), sign);
   }
-  static inline void load8(const std::uint8_t* row, int p, v128_t& lo, v128_t& hi) {
+  static inline v128_t group(const std::uint8_t*, int) { return wasm_f32x4_splat(0.0f); }
+  static inline void load8(const std::uint8_t* row, int p, v128_t, v128_t& lo, v128_t& hi) {
     const v128_t v = wasm_v128_load(row + 2 * static_cast<std::size_t>(p));
     lo = widen4(wasm_u32x4_extend_low_u16x8(v));
     hi = widen4(wasm_u32x4_extend_high_u16x8(v));
@@ -44,9 +57,13 @@ struct F16 {
 
 struct Q8 {
   static constexpr Storage kStorage = Storage::Q8_0;
-  static inline void load8(const std::uint8_t* row, int p, v128_t& lo, v128_t& hi) {
+  static constexpr int kWidenFromRows = 16;
+  // The block's scale, splat: once per 32 values.
+  static inline v128_t group(const std::uint8_t* row, int p) {
+    return wasm_f32x4_splat(widen_f16(load_u16(row + static_cast<std::size_t>(p / kQ8BlockValues) * kQ8BlockBytes)));
+  }
+  static inline void load8(const std::uint8_t* row, int p, v128_t d, v128_t& lo, v128_t& hi) {
     const std::uint8_t* block = row + static_cast<std::size_t>(p / kQ8BlockValues) * kQ8BlockBytes;
-    const v128_t d = wasm_f32x4_splat(widen_f16(load_u16(block)));
     const v128_t q = wasm_i16x8_load8x8(block + 2 + p % kQ8BlockValues);
     lo = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_extend_low_i16x8(q)), d);
     hi = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_extend_high_i16x8(q)), d);
@@ -63,10 +80,10 @@ void tile(const LowBitGemmArgs& g, int i0, int j0) {
   v128_t acc[R][C];
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c) acc[r][c] = wasm_f32x4_splat(0.0f);
-  int p = 0;
-  for (; p + 8 <= g.k; p += 8) {
+  // 8 values of W's C rows widened, multiplied with 8 values of A's R rows.
+  const auto step = [&](int p, const v128_t(&group)[C]) __attribute__((always_inline)) {
     v128_t lo[C], hi[C];
-    for (int c = 0; c < C; ++c) F::load8(w[c], p, lo[c], hi[c]);
+    for (int c = 0; c < C; ++c) F::load8(w[c], p, group[c], lo[c], hi[c]);
     for (int r = 0; r < R; ++r) {
       const v128_t a_lo = wasm_v128_load(a[r] + p), a_hi = wasm_v128_load(a[r] + p + 4);
       for (int c = 0; c < C; ++c) {
@@ -74,6 +91,16 @@ void tile(const LowBitGemmArgs& g, int i0, int j0) {
         acc[r][c] = wasm_f32x4_add(acc[r][c], wasm_f32x4_mul(a_hi, hi[c]));
       }
     }
+  };
+  v128_t group[C];
+  int p = 0;
+  for (; p + kQ8BlockValues <= g.k; p += kQ8BlockValues) {  // whole groups of 32: a Q8_0 scale each
+    for (int c = 0; c < C; ++c) group[c] = F::group(w[c], p);
+    for (int q = 0; q < kQ8BlockValues; q += 8) step(p + q, group);
+  }
+  for (; p + 8 <= g.k; p += 8) {
+    for (int c = 0; c < C; ++c) group[c] = F::group(w[c], p);
+    step(p, group);
   }
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c) {
@@ -112,11 +139,70 @@ void multiply(const LowBitGemmArgs& g) {
   if (j < g.n) row_tiles<F, 1>(g, j);
 }
 
+// Rows [j0, j0 + rows) of W widened into float rows of K (8 values at a time).
+template <class F>
+void widen_rows(const LowBitGemmArgs& g, int j0, int rows, float* out) {
+  for (int r = 0; r < rows; ++r) {
+    const std::uint8_t* row = g.w + static_cast<std::size_t>(j0 + r) * g.w_row_bytes;
+    float* dst = out + static_cast<std::size_t>(r) * g.k;
+    int p = 0;
+    for (; p + 8 <= g.k; p += 8) {
+      v128_t lo, hi;
+      F::load8(row, p, F::group(row, p), lo, hi);
+      wasm_v128_store(dst + p, lo);
+      wasm_v128_store(dst + p + 4, hi);
+    }
+    for (; p < g.k; ++p) dst[p] = widen_value(F::kStorage, row, p);
+  }
+}
+
+constexpr int kWidenRows = 256;  // rows of W widened at a time: 256 K floats of scratch (1 MB at K 1024)
+
+// Many rows of A: 256 rows of W at a time widened into a float block, which the float
+// GEMM (5x8 tile) packs and multiplies; the widening is shared by every row of A.
+template <class F>
+void widened_blocks(const LowBitGemmArgs& g) {
+  if (g.m <= 0 || g.n <= 0) return;
+  thread_local std::vector<float> scratch;
+  scratch.resize(static_cast<std::size_t>(kWidenRows) * std::max(g.k, 1));
+  const GemmFn gemm = fastest_gemm().fn;
+  for (int j0 = 0; j0 < g.n; j0 += kWidenRows) {
+    const int rows = std::min(kWidenRows, g.n - j0);
+    widen_rows<F>(g, j0, rows, scratch.data());
+    GemmArgs part;
+    part.m = g.m;
+    part.n = rows;
+    part.k = g.k;
+    part.a = g.a;
+    part.lda = g.lda;
+    part.b = scratch.data();
+    part.ldb = g.k;
+    part.bias = g.bias ? g.bias + j0 : nullptr;
+    part.c = g.c + j0;
+    part.ldc = g.ldc;
+    gemm(part);
+  }
+}
+
+template <class F>
+void fastest(const LowBitGemmArgs& g) {
+  if (g.m >= F::kWidenFromRows)
+    widened_blocks<F>(g);
+  else
+    multiply<F>(g);
+}
+
 }  // namespace
 
 void gemm_f32_bf16w_4x2_wasmsimd(const LowBitGemmArgs& g) { multiply<Bf16>(g); }
 void gemm_f32_f16w_4x2_wasmsimd(const LowBitGemmArgs& g) { multiply<F16>(g); }
 void gemm_f32_q8_0w_4x2_wasmsimd(const LowBitGemmArgs& g) { multiply<Q8>(g); }
+void gemm_f32_bf16w_5x8_wasmsimd(const LowBitGemmArgs& g) { widened_blocks<Bf16>(g); }
+void gemm_f32_f16w_5x8_wasmsimd(const LowBitGemmArgs& g) { widened_blocks<F16>(g); }
+void gemm_f32_q8_0w_5x8_wasmsimd(const LowBitGemmArgs& g) { widened_blocks<Q8>(g); }
+void gemm_f32_bf16w_wasmsimd(const LowBitGemmArgs& g) { fastest<Bf16>(g); }
+void gemm_f32_f16w_wasmsimd(const LowBitGemmArgs& g) { fastest<F16>(g); }
+void gemm_f32_q8_0w_wasmsimd(const LowBitGemmArgs& g) { fastest<Q8>(g); }
 
 }  // namespace attention::kernels
 #endif  // __wasm_simd128__

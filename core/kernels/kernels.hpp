@@ -85,10 +85,18 @@ void gemm_f32_f16w_eigen(const LowBitGemmArgs& args);
 void gemm_f32_q8_0w_eigen(const LowBitGemmArgs& args);
 #ifdef __wasm_simd128__
 // Dot products along K on W's rows in place: 4 rows of A x 2 rows of W per tile, W widened
-// 8 values at a time in registers.
+// 8 values at a time in registers (decode: few rows of A).
 void gemm_f32_bf16w_4x2_wasmsimd(const LowBitGemmArgs& args);
 void gemm_f32_f16w_4x2_wasmsimd(const LowBitGemmArgs& args);
 void gemm_f32_q8_0w_4x2_wasmsimd(const LowBitGemmArgs& args);
+// 256 rows of W at a time widened into a float block for the float GEMM's 5x8 tile (prefill).
+void gemm_f32_bf16w_5x8_wasmsimd(const LowBitGemmArgs& args);
+void gemm_f32_f16w_5x8_wasmsimd(const LowBitGemmArgs& args);
+void gemm_f32_q8_0w_5x8_wasmsimd(const LowBitGemmArgs& args);
+// The fast path: F16 and Q8_0 5x8 from 16 rows of A on, else (and BF16 always) 4x2.
+void gemm_f32_bf16w_wasmsimd(const LowBitGemmArgs& args);
+void gemm_f32_f16w_wasmsimd(const LowBitGemmArgs& args);
+void gemm_f32_q8_0w_wasmsimd(const LowBitGemmArgs& args);
 void gelu_tanh_wasmsimd(float* data, std::size_t n);
 void silu_wasmsimd(float* data, std::size_t n);
 void gemm_f32_5x8_wasmsimd(const GemmArgs& args);

@@ -64,6 +64,8 @@ const std::vector<Variant<LowBitGemmFn>>& low_bit_gemm_variants(Storage storage)
       {"gemm_f32_bf16w_eigen", &gemm_f32_bf16w_eigen},
 #ifdef __wasm_simd128__
       {"gemm_f32_bf16w_4x2_wasmsimd", &gemm_f32_bf16w_4x2_wasmsimd},
+      {"gemm_f32_bf16w_5x8_wasmsimd", &gemm_f32_bf16w_5x8_wasmsimd},
+      {"gemm_f32_bf16w_wasmsimd", &gemm_f32_bf16w_wasmsimd},
 #endif
   };
   static const std::vector<Variant<LowBitGemmFn>> f16 = {
@@ -71,6 +73,8 @@ const std::vector<Variant<LowBitGemmFn>>& low_bit_gemm_variants(Storage storage)
       {"gemm_f32_f16w_eigen", &gemm_f32_f16w_eigen},
 #ifdef __wasm_simd128__
       {"gemm_f32_f16w_4x2_wasmsimd", &gemm_f32_f16w_4x2_wasmsimd},
+      {"gemm_f32_f16w_5x8_wasmsimd", &gemm_f32_f16w_5x8_wasmsimd},
+      {"gemm_f32_f16w_wasmsimd", &gemm_f32_f16w_wasmsimd},
 #endif
   };
   static const std::vector<Variant<LowBitGemmFn>> q8_0 = {
@@ -78,6 +82,8 @@ const std::vector<Variant<LowBitGemmFn>>& low_bit_gemm_variants(Storage storage)
       {"gemm_f32_q8_0w_eigen", &gemm_f32_q8_0w_eigen},
 #ifdef __wasm_simd128__
       {"gemm_f32_q8_0w_4x2_wasmsimd", &gemm_f32_q8_0w_4x2_wasmsimd},
+      {"gemm_f32_q8_0w_5x8_wasmsimd", &gemm_f32_q8_0w_5x8_wasmsimd},
+      {"gemm_f32_q8_0w_wasmsimd", &gemm_f32_q8_0w_wasmsimd},
 #endif
   };
   return storage == Storage::F16 ? f16 : storage == Storage::Q8_0 ? q8_0 : bf16;

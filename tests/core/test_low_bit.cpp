@@ -130,15 +130,15 @@ INSTANTIATE_TEST_SUITE_P(OddShapes, LowBitGemm,
                                            std::make_tuple(3, 5, 33), std::make_tuple(5, 3, 31),
                                            std::make_tuple(4, 2, 64), std::make_tuple(9, 11, 70),
                                            std::make_tuple(1, 65, 97), std::make_tuple(17, 66, 130),
-                                           std::make_tuple(64, 9, 256)));
+                                           std::make_tuple(64, 9, 256), std::make_tuple(8, 300, 40)));
 
 TEST(LowBitGemm, RegistryNamesWhatIsBuilt) {
   EXPECT_EQ(kernels::low_bit_gemm_variants(Storage::BF16).front().name, "gemm_f32_bf16w_scalar");
   EXPECT_EQ(kernels::low_bit_gemm_variants(Storage::F16).front().name, "gemm_f32_f16w_scalar");
   EXPECT_EQ(kernels::low_bit_gemm_variants(Storage::Q8_0).front().name, "gemm_f32_q8_0w_scalar");
 #ifdef __wasm_simd128__
-  EXPECT_EQ(kernels::fastest_low_bit_gemm(Storage::BF16).name, "gemm_f32_bf16w_4x2_wasmsimd");
-  EXPECT_EQ(kernels::fastest_low_bit_gemm(Storage::Q8_0).name, "gemm_f32_q8_0w_4x2_wasmsimd");
+  EXPECT_EQ(kernels::fastest_low_bit_gemm(Storage::BF16).name, "gemm_f32_bf16w_wasmsimd");
+  EXPECT_EQ(kernels::fastest_low_bit_gemm(Storage::Q8_0).name, "gemm_f32_q8_0w_wasmsimd");
 #else
   EXPECT_EQ(kernels::fastest_low_bit_gemm(Storage::BF16).name, "gemm_f32_bf16w_eigen");
 #endif
