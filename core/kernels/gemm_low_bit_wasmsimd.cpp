@@ -21,16 +21,26 @@ namespace attention::kernels {
 
 namespace {
 
+// Where a run of W's values starts: group(row, p) for the value p of a row (the values up to
+// the end of p's group of 32, a Q8_0 block, share it: the block's scale is read once), then
+// load8(group, offset) widens the 8 values from p + offset (offset a multiple of 8).
+struct Group {
+  const std::uint8_t* at;  // the bytes of value p
+  v128_t d;                // Q8_0: the block's scale, splat
+};
+
 // kWidenFromRows: from this many rows of A on, the fast path widens blocks of W (5x8)
-// instead of running the dot kernel (4x2); measured with bench/kernel_bench.cpp at 1, 8 and
+// instead of running the dot kernel (4x2); measured with bench/kernel_bench.cpp at 1, 16 and
 // 64 rows (docs/performance.md). BF16's widening is one shift, cheap enough inside the dot
-// kernel that widening blocks never paid off.
+// kernel that widening blocks did not pay off.
 struct Bf16 {
   static constexpr Storage kStorage = Storage::BF16;
   static constexpr int kWidenFromRows = 1 << 30;
-  static inline v128_t group(const std::uint8_t*, int) { return wasm_f32x4_splat(0.0f); }
-  static inline void load8(const std::uint8_t* row, int p, v128_t, v128_t& lo, v128_t& hi) {
-    const v128_t v = wasm_v128_load(row + 2 * static_cast<std::size_t>(p));
+  static inline Group group(const std::uint8_t* row, int p) {
+    return {row + 2 * static_cast<std::size_t>(p), wasm_f32x4_splat(0.0f)};
+  }
+  static inline void load8(const Group& g, int offset, v128_t& lo, v128_t& hi) {
+    const v128_t v = wasm_v128_load(g.at + 2 * offset);
     lo = wasm_i32x4_shl(wasm_u32x4_extend_low_u16x8(v), 16);
     hi = wasm_i32x4_shl(wasm_u32x4_extend_high_u16x8(v), 16);
   }
@@ -47,9 +57,11 @@ struct F16 {
     const v128_t is_special = wasm_i32x4_eq(wasm_v128_and(h, wasm_i32x4_splat(0x7c00)), wasm_i32x4_splat(0x7c00));
     return wasm_v128_or(wasm_v128_bitselect(special, finite, is_special), sign);
   }
-  static inline v128_t group(const std::uint8_t*, int) { return wasm_f32x4_splat(0.0f); }
-  static inline void load8(const std::uint8_t* row, int p, v128_t, v128_t& lo, v128_t& hi) {
-    const v128_t v = wasm_v128_load(row + 2 * static_cast<std::size_t>(p));
+  static inline Group group(const std::uint8_t* row, int p) {
+    return {row + 2 * static_cast<std::size_t>(p), wasm_f32x4_splat(0.0f)};
+  }
+  static inline void load8(const Group& g, int offset, v128_t& lo, v128_t& hi) {
+    const v128_t v = wasm_v128_load(g.at + 2 * offset);
     lo = widen4(wasm_u32x4_extend_low_u16x8(v));
     hi = widen4(wasm_u32x4_extend_high_u16x8(v));
   }
@@ -58,15 +70,15 @@ struct F16 {
 struct Q8 {
   static constexpr Storage kStorage = Storage::Q8_0;
   static constexpr int kWidenFromRows = 16;
-  // The block's scale, splat: once per 32 values.
-  static inline v128_t group(const std::uint8_t* row, int p) {
-    return wasm_f32x4_splat(widen_f16(load_u16(row + static_cast<std::size_t>(p / kQ8BlockValues) * kQ8BlockBytes)));
+  static inline Group group(const std::uint8_t* row, int p) {
+    const unsigned u = static_cast<unsigned>(p);
+    const std::uint8_t* block = row + static_cast<std::size_t>(u / kQ8BlockValues) * kQ8BlockBytes;
+    return {block + 2 + u % kQ8BlockValues, wasm_f32x4_splat(widen_f16(load_u16(block)))};
   }
-  static inline void load8(const std::uint8_t* row, int p, v128_t d, v128_t& lo, v128_t& hi) {
-    const std::uint8_t* block = row + static_cast<std::size_t>(p / kQ8BlockValues) * kQ8BlockBytes;
-    const v128_t q = wasm_i16x8_load8x8(block + 2 + p % kQ8BlockValues);
-    lo = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_extend_low_i16x8(q)), d);
-    hi = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_extend_high_i16x8(q)), d);
+  static inline void load8(const Group& g, int offset, v128_t& lo, v128_t& hi) {
+    const v128_t q = wasm_i16x8_load8x8(g.at + offset);
+    lo = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_extend_low_i16x8(q)), g.d);
+    hi = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_extend_high_i16x8(q)), g.d);
   }
 };
 
@@ -80,10 +92,11 @@ void tile(const LowBitGemmArgs& g, int i0, int j0) {
   v128_t acc[R][C];
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c) acc[r][c] = wasm_f32x4_splat(0.0f);
-  // 8 values of W's C rows widened, multiplied with 8 values of A's R rows.
-  const auto step = [&](int p, const v128_t(&group)[C]) __attribute__((always_inline)) {
+  // 8 values of W's C rows widened (from each row's group, `offset` values on), multiplied
+  // with A's R rows' 8 values at p.
+  const auto step = [&](const Group(&groups)[C], int offset, int p) __attribute__((always_inline)) {
     v128_t lo[C], hi[C];
-    for (int c = 0; c < C; ++c) F::load8(w[c], p, group[c], lo[c], hi[c]);
+    for (int c = 0; c < C; ++c) F::load8(groups[c], offset, lo[c], hi[c]);
     for (int r = 0; r < R; ++r) {
       const v128_t a_lo = wasm_v128_load(a[r] + p), a_hi = wasm_v128_load(a[r] + p + 4);
       for (int c = 0; c < C; ++c) {
@@ -92,15 +105,15 @@ void tile(const LowBitGemmArgs& g, int i0, int j0) {
       }
     }
   };
-  v128_t group[C];
+  Group groups[C];
   int p = 0;
-  for (; p + kQ8BlockValues <= g.k; p += kQ8BlockValues) {  // whole groups of 32: a Q8_0 scale each
-    for (int c = 0; c < C; ++c) group[c] = F::group(w[c], p);
-    for (int q = 0; q < kQ8BlockValues; q += 8) step(p + q, group);
+  for (; p + kQ8BlockValues <= g.k; p += kQ8BlockValues) {  // whole groups of 32 (a Q8_0 block each)
+    for (int c = 0; c < C; ++c) groups[c] = F::group(w[c], p);
+    for (int offset = 0; offset < kQ8BlockValues; offset += 8) step(groups, offset, p + offset);
   }
   for (; p + 8 <= g.k; p += 8) {
-    for (int c = 0; c < C; ++c) group[c] = F::group(w[c], p);
-    step(p, group);
+    for (int c = 0; c < C; ++c) groups[c] = F::group(w[c], p);
+    step(groups, 0, p);
   }
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c) {
@@ -148,7 +161,7 @@ void widen_rows(const LowBitGemmArgs& g, int j0, int rows, float* out) {
     int p = 0;
     for (; p + 8 <= g.k; p += 8) {
       v128_t lo, hi;
-      F::load8(row, p, F::group(row, p), lo, hi);
+      F::load8(F::group(row, p), 0, lo, hi);
       wasm_v128_store(dst + p, lo);
       wasm_v128_store(dst + p + 4, hi);
     }
