@@ -144,6 +144,7 @@ Transformer::Transformer(const ModelSpec& s, Storage storage) : spec_(s) {
 
 Result<Transformer> Transformer::create(const ModelSpec& spec, Storage matrix_storage) {
   if (Status s = validate(spec); !s) return s.error_value();
+  if (Status s = check_parameter_bytes(spec, matrix_storage); !s) return s.error_value();
   return Transformer(spec, matrix_storage);
 }
 

@@ -299,6 +299,47 @@ TEST(LowBitCheckpoints, AReadOnlyModelRefusesTrainingAndLoadingButSavesWidened) 
   EXPECT_EQ(logits_of(copy.value()), logits_of(f32.value()));
 }
 
+// The parameter limit counts bytes as held: Qwen3-0.6B's shape fits in BF16 (not in F32),
+// Llama 3.2 1B's in Q8_0 (not in 16 bits).
+TEST(LowBitCheckpoints, TheParameterLimitCountsTheStorageTheMatricesTake) {
+  ModelSpec qwen3;  // Qwen3-0.6B's config.json
+  qwen3.vocab_size = 151936;
+  qwen3.d_model = 1024;
+  qwen3.layers = 28;
+  qwen3.heads = 16;
+  qwen3.kv_heads = 8;
+  qwen3.head_dim_setting = 128;
+  qwen3.ffn_dim = 3072;
+  qwen3.ffn = FfnKind::Gated;
+  qwen3.norm_type = NormType::RmsNorm;
+  qwen3.norm = NormPlacement::Pre;
+  qwen3.final_norm = true;
+  qwen3.positions = Positions::Rope;
+  qwen3.causal = true;
+  qwen3.activation = Activation::SiLU;
+  qwen3.qk_norm = true;
+  qwen3.qkv_bias = qwen3.out_bias = qwen3.mlp_bias = qwen3.head_bias = false;
+  qwen3.head = OutputHead::Tied;
+  qwen3.max_seq = 512;
+  ModelSpec llama = qwen3;  // Llama 3.2 1B's
+  llama.vocab_size = 128256;
+  llama.d_model = 2048;
+  llama.layers = 16;
+  llama.heads = 32;
+  llama.kv_heads = 8;
+  llama.head_dim_setting = 64;
+  llama.ffn_dim = 8192;
+  llama.qk_norm = false;
+  ASSERT_TRUE(validate(qwen3)) << validate(qwen3).error();
+  ASSERT_TRUE(validate(llama)) << validate(llama).error();
+  EXPECT_NEAR(parameter_floats(qwen3), 596e6, 1e6);  // as the hub's model card counts them
+  EXPECT_NEAR(parameter_floats(llama), 1236e6, 1e6);
+  EXPECT_EQ(check_parameter_bytes(qwen3, Storage::F32).error_value().code, error_code::kLimitExceeded);
+  EXPECT_TRUE(check_parameter_bytes(qwen3, Storage::BF16));
+  EXPECT_EQ(check_parameter_bytes(llama, Storage::BF16).error_value().code, error_code::kLimitExceeded);
+  EXPECT_TRUE(check_parameter_bytes(llama, Storage::Q8_0));
+}
+
 TEST(LowBitCheckpoints, AnUnknownWeightsModeNamesTheFieldAndValue) {
   for (const char* good : {"f32", "auto", "q8_0"}) {
     Result<pretrained::WeightsMode> mode = pretrained::parse_weights_mode(good);

@@ -344,6 +344,15 @@ Status CheckpointLoader::add_file(const ByteSource& file, const std::string& fil
     if (st.options.weights == WeightsMode::Auto && p.low_bit() && p.storage() != storage_of(t->dtype))
       // A matrix not yet written takes this tensor's dtype; one whose parts differ is F32.
       p.set_storage(st.started.count(&p) ? Storage::F32 : storage_of(t->dtype));
+    if (p.storage() == Storage::F32 && st.options.weights == WeightsMode::Auto &&
+        static_cast<double>(st.model.weight_bytes().total()) > kMaxParameterBytes) {  // F32 files: 4 bytes a value
+      st.broken = true;
+      return tensor_error(file_name, t->name,
+                          "is F32: held as F32 (weights 'auto') the model's parameters pass the limit of " +
+                              std::to_string(static_cast<long long>(kMaxParameterBytes)) +
+                              " bytes; load it with weights 'q8_0'",
+                          error_code::kLimitExceeded);
+    }
     st.started.insert(&p);
     const std::size_t cols = p.shape().size() == 2 ? static_cast<std::size_t>(p.shape()[1]) : 1;
     Status decoded = Ok{};
