@@ -15,6 +15,7 @@
 #include "attention/tasks.hpp"
 #include "attention/trainer.hpp"
 #include "attention/weights_io.hpp"
+#include "hub_fixture.hpp"
 #include "kernels/kernels.hpp"
 #include "test_util.hpp"
 
@@ -297,6 +298,45 @@ TEST(LowBitCheckpoints, AReadOnlyModelRefusesTrainingAndLoadingButSavesWidened) 
   ASSERT_TRUE(copy);
   ASSERT_TRUE(load_safetensors(copy.value(), saved.data(), saved.size()));
   EXPECT_EQ(logits_of(copy.value()), logits_of(f32.value()));
+}
+
+// The modern families' 16-bit fixtures (tests/reference/fixtures/hub, written by PyTorch
+// from the rounded weights): held in 16 bits they match the reference to 1e-4 like the
+// float32 engine, in 2 bytes a matrix value; in Q8_0, 34 bytes per block of 32.
+TEST(LowBitCheckpoints, ModernFamiliesIn16BitsMatchTheirReferenceIn2BytesAValue) {
+  const std::string hub = std::string(ATTENTION_FIXTURE_DIR) + "/hub/";
+  for (const char* dir : {"qwen3-tiny-bf16", "smollm2-tiny-bf16", "llama-linear-bias-f16", "gemma3-mm-tiny-bf16"}) {
+    SCOPED_TRACE(dir);
+    Result<pretrained::HubConfig> config = pretrained::read_config(read_text(hub + dir + "/config.json"));
+    ASSERT_TRUE(config) << config.error();
+    const std::string text = read_text(hub + dir + "/model.safetensors");
+    const std::vector<std::uint8_t> bytes(text.begin(), text.end());
+    for (pretrained::WeightsMode mode :
+         {pretrained::WeightsMode::Auto, pretrained::WeightsMode::F32, pretrained::WeightsMode::Q8_0}) {
+      Result<pretrained::CheckpointLoader> loader = pretrained::CheckpointLoader::create(config.value(), {mode});
+      ASSERT_TRUE(loader);
+      ASSERT_TRUE(loader.value().add_file(bytes.data(), bytes.size(), "model.safetensors"));
+      Result<Transformer> model = loader.value().finish();
+      ASSERT_TRUE(model) << model.error();
+      std::size_t matrices = 0, q8_bytes = 0;
+      model.value().visit_parameters([&](const Parameter& p) {
+        if (p.low_bit()) matrices += p.size();
+        if (p.storage() == Storage::Q8_0) q8_bytes += static_cast<std::size_t>(p.rows()) * ((p.cols() + 31) / 32) * 34;
+      });
+      const Transformer::WeightBytes held = model.value().weight_bytes();
+      if (mode == pretrained::WeightsMode::Auto) {
+        EXPECT_GT(matrices, 0u);
+        EXPECT_EQ(held.bf16 + held.f16, 2 * matrices);
+        pretrained::check_against_expected(model.value(), hub + dir + "/expected.json", dir);
+      } else if (mode == pretrained::WeightsMode::F32) {
+        EXPECT_EQ(held.total(), held.f32);
+        pretrained::check_against_expected(model.value(), hub + dir + "/expected.json", dir);
+      } else {
+        EXPECT_EQ(held.q8_0, q8_bytes);
+        EXPECT_GT(q8_bytes, 0u);
+      }
+    }
+  }
 }
 
 // The parameter limit counts bytes as held: Qwen3-0.6B's shape fits in BF16 (not in F32),
