@@ -2,7 +2,7 @@
 // (plain data: it crosses the worker boundary): what to load, the bytes read, the loaded
 // model's facts, the outcome, and the model's guesses. The worker's side is
 // workers/pretrained-run.ts; the panel that asks for a load is pretrained/.
-import { ENGINE, type Family, type FamilyTokenizer } from 'attention-playground';
+import { ENGINE, type Family, type FamilyTokenizer, type WeightsMode } from 'attention-playground';
 
 /** The tokenizer a family's checkpoints carry, as the engine declares it. */
 export function familyTokenizer(family: Family): FamilyTokenizer {
@@ -10,7 +10,10 @@ export function familyTokenizer(family: Family): FamilyTokenizer {
 }
 
 /** What the page asks to load: the person's files (File objects clone into the worker) or a model name on a hub. */
-export type PretrainedSource = { files: File[]; name?: string } | { repo: string; baseUrl: string };
+export type PretrainedSource = ({ files: File[]; name?: string } | { repo: string; baseUrl: string }) & {
+  /** How the engine holds the matrices (engine.loadPretrained's `weights`): default 'auto' (16-bit files stay 16-bit). */
+  weights?: WeightsMode;
+};
 
 export interface PretrainedProgress {
   file: string;
@@ -74,7 +77,9 @@ export interface Prediction {
 }
 
 /** What the loading panel asks for: the person's files (a picked folder's name names the model), or a model name on a hub. */
-export type LoadRequest = { files: File[]; name: string } | { repo: string; baseUrl: string };
+export type LoadRequest = ({ files: File[]; name: string } | { repo: string; baseUrl: string }) & {
+  weights?: WeightsMode;
+};
 
 /**
  * What the loading panel (<ap-pretrained-loader>, pretrained/) works on, kept by the element that shows it, so that it

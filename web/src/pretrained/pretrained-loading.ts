@@ -31,7 +31,9 @@ export async function loadPretrainedForPanel(
     panel.loadProgress = list;
   };
   const source =
-    'repo' in request ? { repo: request.repo, baseUrl: request.baseUrl } : { files: request.files, name: request.name };
+    'repo' in request
+      ? { repo: request.repo, baseUrl: request.baseUrl, weights: request.weights }
+      : { files: request.files, name: request.name, weights: request.weights };
   const outcome = await panel.loadPretrained(source, onProgress);
   panel.loading = false;
   if (!outcome.ok) {

@@ -207,7 +207,7 @@ export class RealModelCard extends LitElement {
     }
     this.#controller = null;
     this.step = { kind: 'loading', model, fromCache: got.fromCache };
-    const info = await loadPretrainedForPanel(host, { files: got.files, name: model.repo });
+    const info = await loadPretrainedForPanel(host, { files: got.files, name: model.repo, weights: model.weights });
     this.step = { kind: 'idle' };
     if (info) void this.#checkCache();
     if (!info) {
@@ -270,7 +270,11 @@ export class RealModelCard extends LitElement {
             step.declared
               ? ' (the size expected for it, as the hub did not report its file sizes)'
               : ' (the sizes the hub reports for its files)'
-          }; this browser then keeps it, so the next visit does not download it again.</span>
+          }; this browser then keeps it, so the next visit does not download it again.${
+            step.model.weights === 'q8_0'
+              ? ' The engine holds its weights in 8 bits (Q8_0), to fit this browser\u2019s memory.'
+              : ''
+          }</span>
           <button type="button" class="primary" data-action="download-real" @click=${() => this.#load(step.model, step.bytes)}>
             Download ${formatBytes(step.bytes, null)}</button>
           <button type="button" data-action="cancel-real" @click=${() => this.#cancel()}>Not now</button></p>`;

@@ -108,14 +108,21 @@ export class PretrainedModels {
       onProgress?.({ file: p.file, loaded: p.loaded, total: p.total });
     };
     try {
+      const held = source.weights ? { weights: source.weights } : {};
       const model =
         'files' in source
-          ? await this.#engine.loadPretrained({ files: source.files, onProgress: progress, signal: controller.signal })
+          ? await this.#engine.loadPretrained({
+              files: source.files,
+              onProgress: progress,
+              signal: controller.signal,
+              ...held,
+            })
           : await this.#engine.loadPretrained({
               repo: source.repo,
               baseUrl: source.baseUrl,
               onProgress: progress,
               signal: controller.signal,
+              ...held,
             });
       if (controller.signal.aborted) {
         model.dispose();
