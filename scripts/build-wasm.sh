@@ -27,6 +27,7 @@ cp build/wasm-simd-threads/wasm/attention-simd-threads{.mjs,.wasm,.worker.js,-re
    build/wasm-simd-threads/wasm/package.json dist/wasm/
 node scripts/gen-schema.mjs
 npx tsc -p wasm/tsconfig.json
+node scripts/bundle-vendor.mjs   # @huggingface/jinja into dist/vendor/jinja.js (zero runtime dependencies)
 
 # Sizes as shipped (quoted in the README).
 for build in simd scalar simd-threads; do

@@ -4,7 +4,17 @@ export { findStage } from './trace.js';
 export { Model } from './model.js';
 export { PretrainedModel, type LoadPretrainedOptions } from './pretrained.js';
 export type { CheckpointFiles, CheckpointFile, LoadProgress } from './checkpoint-files.js';
-export type { Tokenizer, Encoding } from './tokenizers.js';
+export type {
+  Tokenizer,
+  TokenizerKind,
+  Encoding,
+  EncodeOptions,
+  DecodeOptions,
+  SpecialTokenIds,
+  ChatTurn,
+  ChatTemplateOptions,
+} from './tokenizers.js';
+export { createHubTokenizer, HubTokenizer } from './hub-tokenizer/index.js';
 export { Trainer, TASKS, type TrainerSnapshot } from './trainer.js';
 export {
   ENGINE,
