@@ -3,7 +3,7 @@
 // 64 tokens. The checkpoints are bench/make_modern.py's (random weights, the published
 // config.json of each model; cached in bench/.cache/, written when missing). Each part runs in
 // its own browser, so the renderer's peak RSS is its own:
-//   smollm2 F32:   fetch config.json and the F32 model.safetensors from a local server,
+//   smollm2 F32:   fetch config.json, the tokenizer files and the F32 model.safetensors from a local server,
 //                  loadPretrained({ files, weights: 'auto' }) from the bytes (the weights stay
 //                  float32), one forward with every layer's attention recorded
 //                  ('*.self_attn.weights'), checked against the float64 PyTorch reference;
@@ -217,10 +217,12 @@ async function timing({ runs, warmMs }) {
 }
 
 const smolArgs = { base: base(SMOL), ids: smol.input_ids, layers: smol.config.num_hidden_layers };
-const f32 = { ...smolArgs, files: ['config.json', 'model.safetensors'], weights: 'auto', reference: '' };
+// What a person downloads: config.json, the tokenizer's files and the weights.
+const hubFiles = (weights) => ['config.json', 'tokenizer.json', 'tokenizer_config.json', weights];
+const f32 = { ...smolArgs, files: hubFiles('model.safetensors'), weights: 'auto', reference: '' };
 const bf16 = {
   ...smolArgs,
-  files: ['config.json', 'model-bf16/model.safetensors'],
+  files: hubFiles('model-bf16/model.safetensors'),
   weights: 'auto',
   reference: '_bf16',
 };
@@ -253,7 +255,7 @@ results.q8 = await part(ours, q8);
 results.ort = await part(ort, ortArgs);
 results.qwen3 = await part(ours, {
   base: base(QWEN),
-  files: ['config.json', 'model.safetensors'],
+  files: hubFiles('model.safetensors'),
   weights: 'auto',
   ids: qwen.input_ids,
   layers: qwen.config.num_hidden_layers,
