@@ -136,9 +136,12 @@ async function ours({ base, files, weights, ids, layers, reference, quality = fa
     check,
     afterRuns: { wasmMemory: engine.memoryBytes(), heapInUse: engine.heapBytesInUse() - heapBefore },
   };
-  if (keep) window[slot] = { m, input };
-  else window.alive = { engine, m }; // measured below: keep them from being collected
-  return result;
+  if (!keep) {
+    window.alive = { engine, m }; // measured below: keep them from being collected
+    return result;
+  }
+  window[slot] = { m, input };
+  return { [`${slot}Load`]: result }; // one key per model kept in the timing page
 }
 
 async function ort({ base, file, ids, layers, keep }) {
@@ -172,9 +175,13 @@ async function ort({ base, file, ids, layers, keep }) {
     shape: out.attn_0.dims,
   };
   for (const t of Object.values(out)) t.dispose?.();
-  if (keep) window.ort = { session, feeds };
-  else window.alive = { session };
-  return { version: ort.env.versions?.web, fetchMs: t1 - t0, loadMs: t2 - t1, firstForwardMs, check };
+  const result = { version: ort.env.versions?.web, fetchMs: t1 - t0, loadMs: t2 - t1, firstForwardMs, check };
+  if (!keep) {
+    window.alive = { session };
+    return result;
+  }
+  window.ort = { session, feeds };
+  return { ortLoad: result };
 }
 
 // Everything loaded in this page, timed in alternation (a busy machine slows all alike).
