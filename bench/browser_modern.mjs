@@ -20,7 +20,9 @@
 //                  alternation after a warm-up by time (V8 tiers wasm up late), BENCH_RUNS rounds
 //                  (9); the ratio is the median of the per-round ratios ort / ours (F32, attentions).
 // "Peak wasm memory" is the engine's wasm memory after the load and after the forwards (wasm
-// memory only grows, so that is its peak). A part the engine cannot run yet (a family or a
+// memory only grows, so that is its peak); beside it the engine's heap peak (heapPeakBytes) over
+// the load and the forwards, against the bytes of the weights as held (model.weightBytes()) plus
+// the forward's trace (the recorded attentions, logits and hidden states). A part the engine cannot run yet (a family or a
 // weights option it does not have) is reported as not measured, with the engine's error.
 // Prints a table and writes bench/results/pretrained-modern.json.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -63,6 +65,9 @@ async function ours({ base, files, weights, ids, layers, reference, quality = fa
   const { loadAttention } = await import('/dist/index.js');
   const engine = await loadAttention({ build: 'simd' });
   const heapBefore = engine.heapBytesInUse();
+  // The engine's heap peak (engines that count it): since here, so the load's and then the forward's.
+  const heapPeak = () => (engine.heapPeakBytes ? engine.heapPeakBytes() - heapBefore : null);
+  engine.resetHeapPeak?.();
   const t0 = performance.now();
   let bytes = await bench.fetchAll(base, files);
   const t1 = performance.now();
@@ -84,7 +89,12 @@ async function ours({ base, files, weights, ids, layers, reference, quality = fa
   }
   const t2 = performance.now();
   bytes = null;
-  const afterLoad = { wasmMemory: engine.memoryBytes(), heapInUse: engine.heapBytesInUse() - heapBefore };
+  const afterLoad = {
+    wasmMemory: engine.memoryBytes(),
+    heapInUse: engine.heapBytesInUse() - heapBefore,
+    heapPeak: heapPeak(),
+    weightBytes: m.model.weightBytes?.() ?? null, // { total, f32, bf16, f16, q8_0 }: the weights as held
+  };
   const input = { ids: Int32Array.from(ids), batch: 1, seq: ids.length };
   const record = { stages: ['*.self_attn.weights'] };
   const t3 = performance.now();
@@ -93,6 +103,11 @@ async function ours({ base, files, weights, ids, layers, reference, quality = fa
   const attentions = out.trace.stages.filter((s) => s.name.endsWith('self_attn.weights'));
   if (attentions.length !== layers) throw new Error(`${attentions.length} attentions recorded, expected ${layers}`);
   const check = { recorded: attentions.length, shape: attentions[0].shape, finite: out.logits.every(Number.isFinite) };
+  // What the forward hands back: the recorded attentions and the logits (the hidden states too).
+  const traceBytes = [...attentions.map((a) => a.data), out.logits, out.hidden ?? []].reduce(
+    (sum, a) => sum + a.length * 4,
+    0,
+  );
   if (reference !== undefined) {
     const want = await bench.expected(base, reference);
     check.logits = bench.maxAbsDifference(out.logits, want.logits);
@@ -134,7 +149,12 @@ async function ours({ base, files, weights, ids, layers, reference, quality = fa
     firstForwardMs,
     forwardMs: times,
     check,
-    afterRuns: { wasmMemory: engine.memoryBytes(), heapInUse: engine.heapBytesInUse() - heapBefore },
+    traceBytes,
+    afterRuns: {
+      wasmMemory: engine.memoryBytes(),
+      heapInUse: engine.heapBytesInUse() - heapBefore,
+      heapPeak: heapPeak(),
+    },
   };
   if (!keep) {
     window.alive = { engine, m }; // measured below: keep them from being collected

@@ -28,10 +28,15 @@ export function modernTable(run) {
   const t = results.timing;
   const r = results.ort;
   const q = results.qwen3;
+  // The heap peak over the load and the forwards against the weights as held plus the trace.
+  const peakOf = (p) =>
+    p.afterRuns.heapPeak == null || p.afterLoad.weightBytes == null
+      ? '–'
+      : `${MB(p.afterRuns.heapPeak)}, ${(p.afterRuns.heapPeak / (p.afterLoad.weightBytes.total + p.traceBytes)).toFixed(2)}x`;
   const loadRow = (label, p, file, dtype) =>
     p.notMeasured
-      ? `| ${label} | ${MB(file)} | ${notMeasured(p)} | | | | | | |`
-      : `| ${label} | ${MB(file)} | ${held(p, dtype)} | ${ms(p.fetchMs)} | ${ms(p.loadMs)} | ${MB(p.afterLoad.wasmMemory)} | ${MB(p.afterRuns.wasmMemory)} | ${MB(p.afterLoad.heapInUse)} | ${MB(p.peakRssBytes)} |`;
+      ? `| ${label} | ${MB(file)} | ${notMeasured(p)} | | | | | | | |`
+      : `| ${label} | ${MB(file)} | ${held(p, dtype)} | ${ms(p.fetchMs)} | ${ms(p.loadMs)} | ${MB(p.afterLoad.weightBytes?.total)} | ${peakOf(p)} | ${MB(p.afterLoad.wasmMemory)} | ${MB(p.afterRuns.wasmMemory)} | ${MB(p.peakRssBytes)} |`;
   const layers = smol.layers;
   return [
     `Run of ${run.date.slice(0, 10)}: SmolLM2-135M and Qwen3-0.6B (random weights, their published config.json), ` +
@@ -58,12 +63,12 @@ export function modernTable(run) {
       ...modernTarget(run),
     ),
     '',
-    '| load from local files | file | weights held as | fetch ms | load from bytes ms | wasm memory after load | after the forwards (peak) | engine heap in use | renderer peak RSS |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| load from local files | file | weights held as | fetch ms | load from bytes ms | weights held | heap peak (load, forwards), / (weights + trace) | wasm memory after load | after the forwards (peak) | renderer peak RSS |',
+    '|---|---|---|---|---|---|---|---|---|---|',
     loadRow('SmolLM2-135M, F32 file', results.f32, smol.sizes['model.safetensors'], 'F32'),
     loadRow('SmolLM2-135M, BF16 file', results.bf16, smol.sizes['model-bf16/model.safetensors'], 'BF16'),
     loadRow('SmolLM2-135M, BF16 file', results.q8, smol.sizes['model-bf16/model.safetensors'], 'BF16'),
-    `| onnxruntime-web, SmolLM2-135M ONNX (session creation) | ${MB(smol.sizes[onnxFile])} | float32 | ${ms(r.fetchMs)} | ${ms(r.loadMs)} | – | – | – | ${MB(r.peakRssBytes)} |`,
+    `| onnxruntime-web, SmolLM2-135M ONNX (session creation) | ${MB(smol.sizes[onnxFile])} | float32 | ${ms(r.fetchMs)} | ${ms(r.loadMs)} | – | – | – | – | ${MB(r.peakRssBytes)} |`,
     loadRow('Qwen3-0.6B, BF16 file', q, qwen.sizes['model.safetensors'], 'BF16'),
     '',
     q.notMeasured
