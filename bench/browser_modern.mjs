@@ -256,21 +256,27 @@ const bf16 = {
 const q8 = { ...bf16, weights: 'q8_0', quality: true };
 const ortArgs = { base: base(SMOL), file: onnxFile, ids: smol.input_ids, layers: smol.config.num_hidden_layers };
 
-// --profile: one warmed-up SmolLM2 forward (F32, 30 attentions recorded) under Chromium's CPU
-// profiler (--profile=ort: onnxruntime-web's); prints the hottest functions' self time.
-if (process.argv.some((a) => a.startsWith('--profile'))) {
-  const profileOrt = process.argv.includes('--profile=ort');
+// --profile[=f32|bf16|q8|ort]: one warmed-up SmolLM2 forward (30 attentions recorded; ours with
+// the weights held as F32 (the default), BF16 or q8_0, or onnxruntime-web's) under Chromium's CPU
+// profiler; prints the hottest functions' self time.
+const profile = process.argv.find((a) => a.startsWith('--profile'));
+if (profile) {
+  const which = profile.split('=')[1] ?? 'f32';
+  const setups = { f32, bf16, q8, ort: null };
+  if (!(which in setups)) throw new Error(`--profile takes f32, bf16, q8 or ort, got ${which}`);
   await profileForward({
-    label: `SmolLM2-135M, one forward (${profileOrt ? 'onnxruntime-web' : 'ours, F32'}), 30 attentions recorded`,
-    setup: profileOrt ? [ort, { ...ortArgs, keep: true }] : [ours, { ...f32, keep: true, slot: 'f32' }],
-    forward: profileOrt
-      ? async () => {
-          const r = await window.ort.session.run(window.ort.feeds);
-          for (const t of Object.values(r)) t.dispose?.();
-        }
-      : async () => {
-          window.f32.m.forward({ ...window.f32.input, record: { stages: ['*.self_attn.weights'] } });
-        },
+    label: `SmolLM2-135M, one forward (${which === 'ort' ? 'onnxruntime-web' : `ours, ${which}`}), 30 attentions recorded`,
+    setup:
+      which === 'ort' ? [ort, { ...ortArgs, keep: true }] : [ours, { ...setups[which], keep: true, slot: 'profiled' }],
+    forward:
+      which === 'ort'
+        ? async () => {
+            const r = await window.ort.session.run(window.ort.feeds);
+            for (const t of Object.values(r)) t.dispose?.();
+          }
+        : async () => {
+            window.profiled.m.forward({ ...window.profiled.input, record: { stages: ['*.self_attn.weights'] } });
+          },
   });
   process.exit(0);
 }
