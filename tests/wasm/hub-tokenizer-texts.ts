@@ -24,6 +24,101 @@ export const TEXTS: Record<string, string> = {
   controls: 'tab\tnull\u0000bell\u0007 del\u007f zwsp\u200b bom\ufeff soft\u00adhyphen',
   rtl: 'مرحبا بالعالم שלום עולם',
   punctuation: '¿Qué? ¡Sí! «quotes» “curly” — dash… (parens) [brackets] {braces} @#$%^&*_+=|\\/<>~`',
+  // For the added tokens with lstrip / rstrip / single_word / normalized (hub-tokenizer-variants.ts).
+  addedTokenFlags: 'a <mask> b  <mask>[END]   x cat concat cats, a cat. the dog barks, hotdog Hello World!',
+  bomFirst: '\ufeffa text that starts with a byte order mark',
   empty: '',
   space: ' ',
 };
+
+/** Pieces random texts are made of: every class of character the table has, and parts of special tokens. */
+const PIECES = [
+  'a',
+  'Z',
+  'é',
+  'e\u0301',
+  'ß',
+  'ſ',
+  '\u212a',
+  'İ',
+  'Σ',
+  'ς',
+  '日',
+  '本',
+  '한',
+  'ｶ',
+  'Ｈ',
+  'ﬁ',
+  '①',
+  '²',
+  '٣',
+  '7',
+  '42',
+  ' ',
+  '  ',
+  '\t',
+  '\n',
+  '\r\n',
+  '\r',
+  '\u00a0',
+  '\u0085',
+  '\u2028',
+  '\u3000',
+  '\ufeff',
+  '\u200b',
+  '\u200d',
+  "'s",
+  "'S",
+  "'ll",
+  "'ſ",
+  '.',
+  ',',
+  '!',
+  '?',
+  '-',
+  '_',
+  '(',
+  ')',
+  '{',
+  '}',
+  '#',
+  '…',
+  '—',
+  '«',
+  '“',
+  '😀',
+  '👍',
+  '🏽',
+  '\ufe0f',
+  '🇫',
+  '🇷',
+  '\ud800',
+  '\udc00',
+  '\u0000',
+  '\u007f',
+  '<',
+  '>',
+  '|',
+  '<s>',
+  '</s>',
+  '<bos>',
+  '<|im_start|>',
+  '<|im_end|>',
+  '<start_of_turn>',
+  '<|begin_of_text|>',
+  '<0x41>',
+  '▁',
+];
+
+/** `count` texts of up to `maxPieces` pieces from a seeded generator (the same texts every run). */
+export function randomTexts(count: number, maxPieces: number, seed = 27): string[] {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0; // LCG: reproducible, good enough to pick pieces
+    return state / 2 ** 32;
+  };
+  return Array.from({ length: count }, () => {
+    const n = Math.floor(next() * (maxPieces + 1));
+    return Array.from({ length: n }, () => PIECES[Math.floor(next() * PIECES.length)]).join('');
+  });
+}

@@ -70,7 +70,33 @@ export function variants(real: { llama3: Json; qwen3: Json; llama2: Json }): Rec
   });
   const llama3 = real.llama3 as Json & { pre_tokenizer: Json };
   const sentencePiece = (parts: Json): Json => ({ ...real.llama2, ...parts });
+  // Added tokens with every flag, numbered as tokenizers numbers them: a token the
+  // vocabulary has keeps its id ('cat', 'dog'), the others follow the largest id so far.
+  const flagged = (vocab: Record<string, number>, next: number) =>
+    [
+      { content: '<mask>', lstrip: true, special: true, normalized: false },
+      { content: '[END]', rstrip: true, special: true, normalized: false },
+      { content: 'cat', single_word: true, special: false, normalized: false },
+      { content: 'dog', special: false, normalized: true },
+      { content: 'Hello World', special: false, normalized: true },
+    ].map((token) => ({
+      lstrip: false,
+      rstrip: false,
+      single_word: false,
+      ...token,
+      id: vocab[token.content] ?? next++,
+    }));
+  const llama2Added = real.llama2.added_tokens as unknown[];
   return {
+    'added-token-flags': sentencePiece({
+      added_tokens: [...llama2Added, ...flagged((real.llama2.model as { vocab: Record<string, number> }).vocab, 32000)],
+    }),
+    'added-token-flags-byte-level': byteLevelFile({
+      added_tokens: [
+        ...qwenAdded,
+        ...flagged(small.vocab as Record<string, number>, Object.keys(small.vocab as object).length + qwenAdded.length),
+      ],
+    }),
     // Llama 3.1 / 3.2: BOS from a TemplateProcessing after ByteLevel.
     'llama3.2-template': byteLevelFile({
       added_tokens: llamaAdded,

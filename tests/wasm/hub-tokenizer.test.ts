@@ -14,14 +14,15 @@ import {
   rustIds,
   rustTokens,
 } from './hub-tokenizer-refs.js';
-import { TEXTS } from './hub-tokenizer-texts.js';
+import { EXPECTED_CHAT, SYSTEM_USER_ASSISTANT, USER_ASSISTANT_USER } from './hub-tokenizer-chat-cases.js';
+import { TEXTS, randomTexts } from './hub-tokenizer-texts.js';
 
 /**
  * Where @huggingface/tokenizers (0.2.0) gives other ids than the Rust library, which we
  * follow. Each entry is checked to still disagree, so the list stays true.
- *   loneSurrogates on byte-fallback files: it keeps a lone surrogate as a character and
- *   falls back to <0xEF><0xBF><0xBD> bytes elsewhere than Rust, whose input conversion
- *   turned it into U+FFFD (a vocabulary token) first.
+ *   loneSurrogates on byte-fallback files (Gemma 3, Llama 2): it keeps a lone surrogate,
+ *   which is not in the vocabulary, and falls back to the bytes <0xEF> <0xBF> <0xBD>; Rust's
+ *   input conversion has made it U+FFFD, which is a vocabulary token ('�').
  */
 const JS_DISAGREES: Partial<Record<FamilyFile, string[]>> = {
   gemma3: ['loneSurrogates'],
@@ -38,9 +39,11 @@ const ADDED_AROUND: Record<FamilyFile, { first: string[]; last: string[] }> = {
 
 describe.each(FAMILIES)('%s tokenizer.json', (family) => {
   let trio: Trio;
+  let chatTemplate: unknown;
   beforeAll(() => {
     const files = realFiles(family);
     trio = loadTrio(files.tokenizer, files.config, true, files.text);
+    chatTemplate = files.config.chat_template ?? null;
   }, 60_000);
 
   it.each(Object.keys(TEXTS))('%s: the same ids and pieces as Rust, with and without special tokens', async (name) => {
@@ -66,6 +69,8 @@ describe.each(FAMILIES)('%s tokenizer.json', (family) => {
 
   it.each(Object.keys(TEXTS))('%s: decode equals Rust decode (whole, skipping specials, and cut)', async (name) => {
     const ids = await rustIds(trio.rust, TEXTS[name], true);
+    // decode(encode(x)) as Rust's decode of its own encoding
+    expect(trio.ours.decode(trio.ours.encode(TEXTS[name]).ids)).toBe(await trio.rust.decode(ids, false));
     const cuts = [
       ids,
       ids.slice(1),
@@ -75,6 +80,14 @@ describe.each(FAMILIES)('%s tokenizer.json', (family) => {
     for (const cut of cuts) {
       expect(trio.ours.decode(cut)).toBe(await trio.rust.decode(cut, false));
       expect(trio.ours.decode(cut, { skipSpecialTokens: true })).toBe(await trio.rust.decode(cut, true));
+    }
+  });
+
+  it("gives the ids and decode of Rust on 200 random texts made of the table's characters", async () => {
+    for (const text of randomTexts(200, 24)) {
+      const ids = await rustIds(trio.rust, text, true);
+      expect(Array.from(trio.ours.encode(text).ids), JSON.stringify(text)).toEqual(ids);
+      expect(trio.ours.decode(ids), JSON.stringify(text)).toBe(await trio.rust.decode(ids, false));
     }
   });
 
@@ -99,5 +112,29 @@ describe.each(FAMILIES)('%s tokenizer.json', (family) => {
   it('gives each id the vocabulary piece Rust gives', () => {
     for (let id = 0; id < trio.ours.vocabSize; id += 997) expect(trio.ours.pieceOf(id)).toBe(trio.rust.idToToken(id));
     expect(trio.ours.pieceOf(trio.ours.vocabSize)).toBe(null);
+  });
+
+  const chat = EXPECTED_CHAT[family];
+  it('renders its chat template for 3-turn conversations as its model card documents, tokenized as Rust does', async () => {
+    expect(trio.ours.chatTemplate).toBe(chatTemplate);
+    if (!chat) {
+      // Llama 2's base tokenizer_config.json has no chat template.
+      expect(trio.ours.chatTemplate).toBe(null);
+      await expect(trio.ours.applyChatTemplate(SYSTEM_USER_ASSISTANT)).rejects.toThrow(/no chat template/);
+      return;
+    }
+    expect(await trio.ours.applyChatTemplate(SYSTEM_USER_ASSISTANT)).toBe(chat.conversation);
+    expect(await trio.ours.applyChatTemplate(USER_ASSISTANT_USER, { addGenerationPrompt: true })).toBe(
+      chat.generationPrompt,
+    );
+    // The text tokenizes as Rust tokenizes it, each turn marker one special token.
+    for (const text of [chat.conversation, chat.generationPrompt]) {
+      // The template already holds BOS where the model wants it, so no special tokens are added.
+      const encoding = trio.ours.encode(text, { addSpecialTokens: false });
+      expect(Array.from(encoding.ids)).toEqual(await rustIds(trio.rust, text, false));
+      const marker = trio.ours.idOf(chat.marker)!;
+      expect(trio.ours.isSpecial(marker)).toBe(true);
+      expect(Array.from(encoding.ids).filter((id) => id === marker)).toHaveLength(text.split(chat.marker).length - 1);
+    }
   });
 });

@@ -10,8 +10,9 @@ import { readPattern, regexSpans } from './regex.js';
 export type Decoder = (pieces: string[]) => string[];
 
 const SUPPORTED = ['ByteLevel', 'Metaspace', 'ByteFallback', 'Fuse', 'Strip', 'Replace', 'Sequence'] as const;
-const LOSSY = new TextDecoder('utf-8', { fatal: false });
-const STRICT = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a U+FEFF at the start is text, kept (TextDecoder drops it by default).
+const LOSSY = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
+const STRICT = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const BYTE_PIECE = /^<0x([0-9A-Fa-f]{2})>$/;
 
 function byteFallback(pieces: string[]): string[] {

@@ -48,6 +48,23 @@ function escapeChar(ch: string, inClass = false): string {
   return SYNTAX_CHARS.has(ch) || (inClass && ch === '-') ? `\\${ch}` : ch;
 }
 
+/**
+ * An Oniguruma property name as JavaScript writes it: a general category or binary
+ * property as it is (L, Lu, White_Space), a script as Script=Han (Oniguruma's \\p{Han});
+ * null if the runtime knows neither.
+ */
+function propertyName(name: string): string | null {
+  for (const candidate of [name, `Script=${name}`]) {
+    try {
+      new RegExp(`\\p{${candidate}}`, 'u');
+      return candidate;
+    } catch {
+      // not this form
+    }
+  }
+  return null;
+}
+
 /** A literal string as a RegExp source (tokenizers' `String` patterns). */
 export function escapeRegex(literal: string): string {
   return [...literal].map((ch) => escapeChar(ch)).join('');
@@ -112,19 +129,20 @@ function translate(pattern: string, field: JsonField, mode: 'fold' | 'classes'):
           out += '\\p{White_Space}';
           break;
         case 'S':
-          out += inClass ? unsupportedThrow(unsupported('\\S inside a class')) : '\\P{White_Space}';
+          out += '\\P{White_Space}';
           break;
         case 'd':
           out += '\\p{Nd}';
           break;
         case 'D':
-          out += inClass ? unsupportedThrow(unsupported('\\D inside a class')) : '\\P{Nd}';
+          out += '\\P{Nd}';
           break;
         case 'w':
           out += inClass ? WORD_CLASS_BODY : `[${WORD_CLASS_BODY}]`;
           break;
         case 'W':
-          out += inClass ? unsupportedThrow(unsupported('\\W inside a class')) : `[^${WORD_CLASS_BODY}]`;
+          if (inClass) throw unsupported('\\W inside a class');
+          out += `[^${WORD_CLASS_BODY}]`;
           break;
         case 'p':
         case 'P': {
@@ -138,6 +156,9 @@ function translate(pattern: string, field: JsonField, mode: 'fold' | 'classes'):
             name = name.slice(1);
           }
           if (!/^[A-Za-z_]+$/.test(name)) throw unsupported(`\\p{${name}}`);
+          const known = propertyName(name);
+          if (known === null) throw unsupported(`the property \\p{${name}}`);
+          name = known;
           const caseProperty =
             /^(Lu|Ll|Lt|LC|Lowercase|Uppercase|Lowercase_Letter|Uppercase_Letter|Titlecase_Letter|Cased_Letter)$/.test(
               name,
@@ -273,10 +294,6 @@ function translate(pattern: string, field: JsonField, mode: 'fold' | 'classes'):
   if (groups.length) throw field.bad('has an unclosed (', pattern);
   if (mode === 'fold' && (!sawCaseless || caseOutside)) return null;
   return out;
-}
-
-function unsupportedThrow(error: Error): never {
-  throw error;
 }
 
 /** A pattern of tokenizer.json ({ "String": ... } or { "Regex": ... }) as a global RegExp. */

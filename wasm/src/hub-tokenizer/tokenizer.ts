@@ -37,6 +37,8 @@ import { type PreTokenizer, readPreTokenizer } from './pre-tokenizers.js';
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const SPECIAL_NAMES = ['bos', 'eos', 'pad', 'unk'] as const;
+/** tokenizer_config.json's tokenizer classes whose fast tokenizer rebuilds the post-processor. */
+const REBUILDING_CLASSES = /^(Llama|CodeLlama|Gemma)Tokenizer(Fast)?$/;
 
 /** A special token's string in tokenizer_config.json: "<s>" or { "content": "<s>", ... }. */
 function configToken(field: JsonField): string | null {
@@ -102,6 +104,39 @@ export class HubTokenizer implements Tokenizer {
     }
     this.specialTokens = ids;
     this.chatTemplate = readChatTemplate(config);
+    if (config) this.#checkAddedSpecials(config);
+  }
+
+  /**
+   * transformers' Llama and Gemma tokenizer classes rebuild the post-processor from
+   * tokenizer_config.json's add_bos_token (default true) and add_eos_token (default
+   * false); we follow tokenizer.json's post-processor, so the two must agree.
+   */
+  #checkAddedSpecials(config: JsonField): void {
+    const className = config.get('tokenizer_class').optionalString() ?? '';
+    if (!REBUILDING_CLASSES.test(className)) return;
+    const plain = this.encode('a', { addSpecialTokens: false }).ids;
+    const full = Array.from(this.encode('a').ids);
+    const start = full.indexOf(plain[0]);
+    const added = { bos: full.slice(0, start), eos: full.slice(start + plain.length) };
+    for (const [name, fallback] of [
+      ['bos', true],
+      ['eos', false],
+    ] as const) {
+      const field = config.get(`add_${name}_token`);
+      const wanted = field.boolean(fallback);
+      const id = this.specialTokens[name];
+      const adds = added[name].length === 1 && added[name][0] === id;
+      if (wanted === adds || (!wanted && added[name].length === 0)) continue;
+      const token = JSON.stringify(this.#templateTokens[`${name}_token`]);
+      throw field.bad(
+        `is ${wanted}, so ${className} ${wanted ? 'adds' : 'does not add'} ${name}_token ${token}, but ` +
+          `tokenizer.json's post-processor adds ${added[name].length ? `ids ${added[name].join(', ')}` : 'nothing'} ` +
+          `${name === 'bos' ? 'before' : 'after'} the text: transformers would rebuild the ` +
+          'post-processor from tokenizer_config.json, which this tokenizer does not',
+        wanted,
+      );
+    }
   }
 
   #live(): [BpeModel, AddedVocabulary] {
@@ -117,10 +152,16 @@ export class HubTokenizer implements Tokenizer {
     if (this.#preTokenizer) pieces = this.#preTokenizer(pieces);
     const out: Encoded = { ids: [], tokens: [], typeIds: [] };
     for (const piece of pieces) {
-      const ids = piece.id !== undefined ? [piece.id] : model.tokenize(piece.text);
-      for (const id of ids) {
+      if (piece.id !== undefined) {
+        // An added token's piece is the text it matched: its normalized form, with the
+        // white space lstrip / rstrip took in (as tokenizers reports it).
+        out.ids.push(piece.id);
+        out.tokens.push(piece.text);
+        continue;
+      }
+      for (const id of model.tokenize(piece.text)) {
         out.ids.push(id);
-        out.tokens.push(this.#pieceOf(id)!);
+        out.tokens.push(model.pieces[id]);
       }
     }
     return out;
