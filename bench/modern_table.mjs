@@ -38,6 +38,11 @@ export function modernTable(run) {
       ? `| ${label} | ${MB(file)} | ${notMeasured(p)} | | | | | | | |`
       : `| ${label} | ${MB(file)} | ${held(p, dtype)} | ${ms(p.fetchMs)} | ${ms(p.loadMs)} | ${MB(p.afterLoad.weightBytes?.total)} | ${peakOf(p)} | ${MB(p.afterLoad.wasmMemory)} | ${MB(p.afterRuns.wasmMemory)} | ${MB(p.peakRssBytes)} |`;
   const layers = smol.layers;
+  // Each file as the engine held it (an engine without the weights option widens BF16 to float32).
+  const heldAs = (p, file, dtype) => (p.notMeasured ? `${file} file` : `${file} file held as ${held(p, dtype)}`);
+  const f32 = heldAs(results.f32, 'F32', 'F32');
+  const bf16 = heldAs(results.bf16, 'BF16', 'BF16');
+  const q8 = heldAs(results.q8, 'BF16', 'BF16');
   return [
     `Run of ${run.date.slice(0, 10)}: SmolLM2-135M and Qwen3-0.6B (random weights, their published config.json), ` +
       `${smol.seq} tokens; headless Chromium ${run.machine.chromium}, ${run.machine.cpu}, ${run.machine.cores} cores, ` +
@@ -47,11 +52,11 @@ export function modernTable(run) {
     '| SmolLM2-135M, forward | median ms | fastest ms | ort / this, median of the per-round ratios |',
     '|---|---|---|---|',
     ...[
-      [`ours, F32, ${layers} attentions recorded`, 'attentions', 'pairedRatio'],
-      ['ours, F32, `record: true`', 'all', null],
-      ['ours, F32, nothing recorded', 'none', null],
-      [`ours, BF16, ${layers} attentions recorded`, 'bf16', 'pairedRatioBf16'],
-      [`ours, q8_0, ${layers} attentions recorded`, 'q8', 'pairedRatioQ8'],
+      [`ours, ${f32}, ${layers} attentions recorded`, 'attentions', 'pairedRatio'],
+      [`ours, ${f32}, \`record: true\``, 'all', null],
+      [`ours, ${f32}, nothing recorded`, 'none', null],
+      [`ours, ${bf16}, ${layers} attentions recorded`, 'bf16', 'pairedRatioBf16'],
+      [`ours, ${q8}, ${layers} attentions recorded`, 'q8', 'pairedRatioQ8'],
       [`onnxruntime-web (logits + ${layers} attention outputs)`, 'ort', null],
     ].map(([label, key, ratio]) =>
       t[key]
