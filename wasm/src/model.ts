@@ -2,7 +2,7 @@
 // engine until dispose() (or garbage collection) frees it.
 import { AttentionError, fromEngine } from './errors.js';
 import { readTrace, type RawTrace } from './trace.js';
-import type { ForwardInput, ForwardResult, ModelSpec, ParameterInfo } from './types.js';
+import type { ForwardInput, ForwardResult, ModelSpec, ParameterInfo, WeightBytes } from './types.js';
 import { checkForwardInput, type CheckedForwardInput } from './validate.js';
 
 type RawError = { error?: { message: string; code: string; field: string } };
@@ -15,6 +15,7 @@ export interface RawModel {
   parameter(name: string): Float32Array | null;
   loadWeights(bytes: Uint8Array): RawError | undefined;
   saveWeights(): Uint8Array;
+  weightBytes(): WeightBytes;
   forward(
     input: CheckedForwardInput,
   ): RawError & Partial<RawTrace> & { hidden?: Float32Array; logits?: Float32Array | null };
@@ -85,7 +86,12 @@ export class Model {
     if (result?.error) throw fromEngine(result.error);
   }
 
-  /** The parameters as a .safetensors file (F32, state_dict order, metadata: format "pt" and the spec). */
+  /** Bytes of parameter values the model holds in the engine, in total and by storage ('f32', 'bf16', 'f16', 'q8_0'). */
+  weightBytes(): WeightBytes {
+    return this.#live().weightBytes();
+  }
+
+  /** The parameters as a .safetensors file (F32, state_dict order, metadata: format "pt" and the spec; 16- and 8-bit weights widened). */
   saveWeights(): Uint8Array {
     return this.#live().saveWeights();
   }
