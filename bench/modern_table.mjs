@@ -15,7 +15,7 @@ export function modernTarget(run) {
   return [
     `SmolLM2-135M forward with every attention recorded ≥ ${run.target}x onnxruntime-web`,
     ratio == null
-      ? `not measured: ${run.results.f32.notMeasured}`
+      ? `not measured: ${run.results.f32.notMeasured ?? run.results.f32.forwardNotMeasured}`
       : `${ratio.toFixed(2)}x (median of per-round ratios)`,
     ratio == null ? 'not measured' : ratio >= run.target ? 'met' : 'not met',
   ];
@@ -30,13 +30,13 @@ export function modernTable(run) {
   const q = results.qwen3;
   // The heap peak over the load and the forwards against the weights as held plus the trace.
   const peakOf = (p) =>
-    p.afterRuns.heapPeak == null || p.afterLoad.weightBytes == null
+    p.afterRuns?.heapPeak == null || p.afterLoad.weightBytes == null
       ? '–'
       : `${MB(p.afterRuns.heapPeak)}, ${(p.afterRuns.heapPeak / (p.afterLoad.weightBytes.total + p.traceBytes)).toFixed(2)}x`;
   const loadRow = (label, p, file, dtype) =>
     p.notMeasured
       ? `| ${label} | ${MB(file)} | ${notMeasured(p)} | | | | | | | |`
-      : `| ${label} | ${MB(file)} | ${held(p, dtype)} | ${ms(p.fetchMs)} | ${ms(p.loadMs)} | ${MB(p.afterLoad.weightBytes?.total)} | ${peakOf(p)} | ${MB(p.afterLoad.wasmMemory)} | ${MB(p.afterRuns.wasmMemory)} | ${MB(p.peakRssBytes)} |`;
+      : `| ${label} | ${MB(file)} | ${held(p, dtype)} | ${ms(p.fetchMs)} | ${ms(p.loadMs)} | ${MB(p.afterLoad.weightBytes?.total)} | ${peakOf(p)} | ${MB(p.afterLoad.wasmMemory)} | ${MB(p.afterRuns?.wasmMemory)} | ${MB(p.peakRssBytes)} |`;
   const layers = smol.layers;
   // Each file as the engine held it (an engine without the weights option widens BF16 to float32).
   const heldAs = (p, file, dtype) => (p.notMeasured ? `${file} file` : `${file} file held as ${held(p, dtype)}`);
@@ -76,8 +76,8 @@ export function modernTable(run) {
     `| onnxruntime-web, SmolLM2-135M ONNX (session creation) | ${MB(smol.sizes[onnxFile])} | float32 | ${ms(r.fetchMs)} | ${ms(r.loadMs)} | – | – | – | – | ${MB(r.peakRssBytes)} |`,
     loadRow('Qwen3-0.6B, BF16 file', q, qwen.sizes['model.safetensors'], 'BF16'),
     '',
-    q.notMeasured
-      ? `Qwen3-0.6B forward: ${notMeasured(q)}.`
+    q.notMeasured || q.forwardNotMeasured
+      ? `Qwen3-0.6B forward: not measured: ${q.notMeasured ?? q.forwardNotMeasured}.`
       : `Qwen3-0.6B (weights held as ${held(q, 'BF16')}), ${qwen.seq} tokens, ${qwen.layers} attentions recorded: ` +
         `first forward ${ms(q.firstForwardMs)} ms, then median ${ms(medianOf(q.forwardMs))} ms of ${q.forwardMs.length}.`,
     `Against the float64 PyTorch reference (largest absolute difference): onnxruntime-web logits ${e(r.check.logits.maxAbs)} ` +
@@ -87,7 +87,7 @@ export function modernTable(run) {
         ['ours BF16 (reference run on the BF16-rounded weights)', results.bf16],
         ['ours q8_0 (against the same BF16 reference)', results.q8],
       ]
-        .filter(([, p]) => !p.notMeasured)
+        .filter(([, p]) => p.check)
         .map(
           ([label, p]) =>
             `; ${label} logits ${e(p.check.logits.maxAbs)}, attentions ${e(p.check.attentions.maxAbs)}` +
