@@ -17,13 +17,9 @@
 // Prints a table and writes bench/results/pretrained.json. With --profile, instead: one
 // warmed-up forward of ours under Chromium's CPU profiler, the hottest functions' self time.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { fileURLToPath } from 'node:url';
-import { serveDirectory } from '../tests/support/static-server.mjs';
-import { launchChromium } from '../tests/support/browser.mjs';
-
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
+import { ROOT, part, profileForward } from './browser_support.mjs';
 const CACHE = 'bench/.cache/gpt2-small';
 const RUNS = Number(process.env.BENCH_RUNS ?? 9); // timed rounds (one forward per engine and mode each)
 const WARM_MS = Number(process.env.BENCH_WARM_MS ?? 4000); // warm-up: at least this long and 2 rounds
@@ -37,92 +33,6 @@ if (!existsSync(`${ROOT}${CACHE}/expected.json`) || process.argv.includes('--rem
   if (made.status !== 0) throw new Error('bench/make_gpt2.py failed');
 }
 const expected = JSON.parse(readFileSync(`${ROOT}${CACHE}/expected.json`, 'utf8'));
-mkdirSync(`${ROOT}bench/.cache`, { recursive: true });
-writeFileSync(`${ROOT}bench/.cache/page.html`, '<!doctype html><meta charset="utf-8"><title>bench</title>\n');
-
-// Peak and current resident memory of this browser's renderer processes (Linux /proc): the
-// descendants of this Node process whose command line says --type=renderer.
-function rendererMemory() {
-  const children = new Map();
-  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      const ppid = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1];
-      children.set(ppid, [...(children.get(ppid) ?? []), pid]);
-    } catch {
-      /* gone */
-    }
-  }
-  const descendants = [];
-  const walk = (pid) => {
-    for (const c of children.get(pid) ?? []) {
-      descendants.push(c);
-      walk(c);
-    }
-  };
-  walk(String(process.pid));
-  let peak = 0;
-  let current = 0;
-  for (const pid of descendants) {
-    try {
-      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer')) continue;
-      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-      const kb = (key) => Number(status.match(new RegExp(`${key}:\\s+(\\d+)`))?.[1] ?? 0);
-      if (kb('VmHWM') > peak) {
-        peak = kb('VmHWM');
-        current = kb('VmRSS');
-      }
-    } catch {
-      /* gone */
-    }
-  }
-  return { peakRssBytes: peak * 1024, rssBytes: current * 1024 };
-}
-
-// In the page: helpers shared by the parts (installed with addInitScript).
-function pageHelpers() {
-  window.bench = {
-    async fetchAll(base, names) {
-      const files = {};
-      for (const name of names) {
-        const response = await fetch(base + name);
-        if (!response.ok) throw new Error(`${name}: HTTP ${response.status}`);
-        files[name.split('/').pop()] = new Uint8Array(await response.arrayBuffer());
-      }
-      return files;
-    },
-    maxAbsDifference(got, want) {
-      let worst = 0;
-      let scale = 0;
-      for (let i = 0; i < want.length; i++) {
-        worst = Math.max(worst, Math.abs(got[i] - want[i]));
-        scale = Math.max(scale, Math.abs(want[i]));
-      }
-      if (got.length !== want.length) throw new Error(`length ${got.length}, expected ${want.length}`);
-      return { maxAbs: worst, maxAbsOfExpected: scale };
-    },
-    async expected(base) {
-      const read = async (name) => new Float32Array(await (await fetch(base + name)).arrayBuffer());
-      return { logits: await read('expected_logits.f32'), attentions: await read('expected_attentions.f32') };
-    },
-    concat(arrays) {
-      const out = new Float32Array(arrays.reduce((n, a) => n + a.length, 0));
-      let at = 0;
-      for (const a of arrays) {
-        out.set(a, at);
-        at += a.length;
-      }
-      return out;
-    },
-    async uaMemory() {
-      // performance.measureUserAgentSpecificMemory (cross-origin isolated pages), if it answers in 20 s
-      if (!performance.measureUserAgentSpecificMemory) return null;
-      const timeout = new Promise((resolve) => setTimeout(() => resolve(null), 20000));
-      const result = await Promise.race([performance.measureUserAgentSpecificMemory(), timeout]);
-      return result?.bytes ?? null;
-    },
-  };
-}
-
 async function ours({ weights, ids, keep = false, relaxedSimd = undefined, slot = 'ours' }) {
   const { bench } = window;
   const base = '/bench/.cache/gpt2-small/';
@@ -259,98 +169,26 @@ async function timing({ runs, warmMs }) {
   return { ...Object.fromEntries(Object.entries(times).map(([k, t]) => [k, stat(t)])), pairedRatio, pairedRatioPlain };
 }
 
-async function part(fn, args, then) {
-  const server = await serveDirectory(ROOT, { isolated: true });
-  const browser = await launchChromium();
-  try {
-    const page = await browser.newPage();
-    const errors = [];
-    page.on('pageerror', (error) => errors.push(String(error)));
-    await page.addInitScript(pageHelpers);
-    await page.goto(`${server.url}bench/.cache/page.html`);
-    let result = await page.evaluate(fn, args);
-    if (then) for (const [f, a] of then) result = { ...result, ...(await page.evaluate(f, a)) };
-    if (errors.length) throw new Error(errors.join('\n'));
-    return {
-      ...result,
-      isolated: await page.evaluate(() => crossOriginIsolated),
-      ...rendererMemory(),
-      chromium: browser.version(),
-    };
-  } finally {
-    await browser.close();
-    await server.close();
-  }
-}
-
 const ids = expected.input_ids;
 
-// --profile: one warmed-up forward of ours (12 attentions recorded) under the CPU profiler;
-// prints the self time of the hottest functions (the wasm has no name section: wasm-function[i]).
+// --profile: one warmed-up forward of ours (12 attentions recorded) under the CPU profiler
+// (--profile=ort: onnxruntime-web's); prints the self time of the hottest functions.
 if (process.argv.some((a) => a.startsWith('--profile'))) {
-  const server = await serveDirectory(ROOT, { isolated: true });
-  const browser = await launchChromium();
-  try {
-    const page = await browser.newPage();
-    await page.addInitScript(pageHelpers);
-    await page.goto(`${server.url}bench/.cache/page.html`);
-    const profileOrt = process.argv.includes('--profile=ort');
-    if (profileOrt) await page.evaluate(ort, { ids, layers: 12, keep: true });
-    else await page.evaluate(ours, { ids, weights: 'model.safetensors', keep: true });
-    const forward = profileOrt
+  const profileOrt = process.argv.includes('--profile=ort');
+  await profileForward({
+    label: `One forward (${profileOrt ? 'onnxruntime-web' : 'ours'}), 12 attentions recorded`,
+    setup: profileOrt
+      ? [ort, { ids, layers: 12, keep: true }]
+      : [ours, { ids, weights: 'model.safetensors', keep: true }],
+    forward: profileOrt
       ? async () => {
           const r = await window.ort.session.run(window.ort.feeds);
           for (const t of Object.values(r)) t.dispose?.();
         }
       : async () => {
           window.ours.m.forward({ ...window.ours.input, record: { stages: ['*.self_attn.weights'] } });
-        };
-    await page.evaluate(`window.benchForward = ${forward.toString()}`);
-    await page.evaluate(async () => {
-      for (let i = 0; i < 4; i++) await window.benchForward();
-    });
-    const stat = () => {
-      const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-      return { idle: f[3] + f[4], total: f.reduce((a, b) => a + b, 0) };
-    };
-    const s0 = stat();
-    const loopMs = await page.evaluate(async () => {
-      const t = performance.now();
-      for (let i = 0; i < 8; i++) await window.benchForward();
-      return performance.now() - t;
-    });
-    const s1 = stat();
-    console.log(
-      `8 forwards without the profiler: ${(loopMs / 8).toFixed(0)} ms each; cores busy meanwhile: ${(cpus().length * (1 - (s1.idle - s0.idle) / (s1.total - s0.total))).toFixed(2)}`,
-    );
-    const cdp = await page.context().newCDPSession(page);
-    await cdp.send('Profiler.enable');
-    await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
-    await cdp.send('Profiler.start');
-    const wall = await page.evaluate(async () => {
-      const t = performance.now();
-      for (let i = 0; i < 3; i++) await window.benchForward();
-      return (performance.now() - t) / 3;
-    });
-    const { profile } = await cdp.send('Profiler.stop');
-    const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-    const self = new Map();
-    const dt = profile.timeDeltas;
-    profile.samples.forEach((id, i) => {
-      const f = byId.get(id).callFrame;
-      const key = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}`;
-      self.set(key, (self.get(key) ?? 0) + (dt[i + 1] ?? 0) / 1000);
-    });
-    const total = [...self.values()].reduce((a, b) => a + b, 0);
-    console.log(
-      `One forward (${profileOrt ? 'onnxruntime-web' : 'ours'}), 12 attentions recorded: ${wall.toFixed(0)} ms (mean of 3 under the profiler). Self time:`,
-    );
-    for (const [k, v] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 15))
-      console.log(`${((100 * v) / total).toFixed(1).padStart(5)}%  ${(v / 3).toFixed(0).padStart(5)} ms  ${k}`);
-  } finally {
-    await browser.close();
-    await server.close();
-  }
+        },
+  });
   process.exit(0);
 }
 

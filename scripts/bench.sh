@@ -3,8 +3,9 @@
 # and the kernel timer, then runs bench/run.mjs (engines, trace, kernels) and
 # bench/browser_latency.mjs (keystroke to painted frame, default and heavy settings, in
 # Chromium and Firefox ESR; bench/results/latency.json), browser_train.mjs and
-# browser_pretrained.mjs (GPT-2 small against onnxruntime-web in Chromium). Takes a few minutes;
-# run it on a quiet machine.
+# browser_pretrained.mjs (GPT-2 small against onnxruntime-web in Chromium) and browser_modern.mjs
+# (SmolLM2-135M against onnxruntime-web, Qwen3-0.6B, F32 / BF16 / 8-bit loads, in Chromium). Takes a
+# few minutes; run it on a quiet machine.
 #
 # `npm run bench -- --build-only` builds every bench target and stops (CI runs it so, through
 # npm as a person would, so a target that no longer builds cannot go unnoticed); it reuses
@@ -21,6 +22,7 @@ if ! $build_only || [ ! -f dist/wasm/attention-simd.wasm ]; then bash scripts/bu
 NODE_PATH=/usr/share/nodejs cmake --build --preset wasm-simd --target kernel_bench
 if $build_only; then
   for script in bench/*.mjs; do node --check "$script"; done
+  /usr/bin/python3 bench/make_modern.py --check  # the modern checkpoints' pipeline, shrunk (seconds)
   echo "bench: every target built, every script parses"
   exit 0
 fi
@@ -30,3 +32,5 @@ node bench/browser_latency.mjs
 node bench/browser_train.mjs
 /usr/bin/python3 bench/make_gpt2.py  # GPT-2 small for the next one; skipped when bench/.cache/gpt2-small is complete
 node bench/browser_pretrained.mjs
+/usr/bin/python3 bench/make_modern.py  # SmolLM2-135M and Qwen3-0.6B; skipped when bench/.cache has them
+node bench/browser_modern.mjs

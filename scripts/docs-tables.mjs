@@ -1,6 +1,7 @@
 // Writes the docs' generated blocks, so numbers are never copied by hand:
 //   - docs/performance.md: the bench tables, from bench/results/latest.json (npm run bench),
-//     latency.json (bench/browser_latency.mjs) and pretrained.json (bench/browser_pretrained.mjs);
+//     latency.json (bench/browser_latency.mjs), pretrained.json (bench/browser_pretrained.mjs) and
+//     pretrained-modern.json (bench/browser_modern.mjs, whose own table function makes its block);
 //   - docs/embedding.md: the one-file element's size, from the build's record (dist/sizes.json)
 //     and its budget (web/src/element/size-budget.json);
 //   - docs/limits.md: the engine's limits and setting ranges, and docs/api.md: the error
@@ -12,6 +13,7 @@
 //        node scripts/docs-tables.mjs --check   (exit 1 if a block differs; writes nothing)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { modernTable, modernTarget } from '../bench/modern_table.mjs';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -36,9 +38,10 @@ export function benchBlocks(
     latency: readJson('bench/results/latency.json'),
     pretrained: readJson('bench/results/pretrained.json'),
     modern: readJson('bench/results/modern.json'),
+    pretrainedModern: readJson('bench/results/pretrained-modern.json'),
   },
 ) {
-  const { latest, latency, pretrained, modern } = results;
+  const { latest, latency, pretrained, modern, pretrainedModern } = results;
   const blocks = {};
   const m = latest.machine;
   const versions = latest.mha[0].versions;
@@ -303,6 +306,9 @@ export function benchBlocks(
       `(F16-rounded weights). measureUserAgentSpecificMemory: ours ${MB(o.uaMemory)}, onnxruntime-web ${MB(ort.uaMemory)}.`,
   ];
 
+  // SmolLM2-135M and Qwen3-0.6B in Chromium (bench/browser_modern.mjs): the bench's own table.
+  blocks['bench-pretrained-modern'] = modernTable(pretrainedModern);
+
   // The modern block (bench/modern_train.mjs, its own run): against the classic block at
   // equal FLOPs and tfjs-wasm doing the same model, and its share of the best simd GEMM.
   const modernOfGemm = modern.training.map((r) => r.flops / 1e6 / r.ms.simd / bestGemm);
@@ -383,6 +389,7 @@ export function benchBlocks(
         `${t.pairedRatio.toFixed(2)}x (median of per-round ratios)`,
         t.pairedRatio >= 1.5 ? 'met, aim too' : met(t.pairedRatio >= 1),
       ],
+      modernTarget(pretrainedModern),
       ...defaults.map(([name, r]) => [
         `keystroke to screen, default view, ${name}: ≤ ${latency.budget.medianMs.toFixed(1)} ms median, ` +
           `≤ ${latency.budget.p90Ms.toFixed(1)} ms p90`,
@@ -474,6 +481,7 @@ export const FILES = {
     'bench-modern-training',
     'bench-latency',
     'bench-pretrained',
+    'bench-pretrained-modern',
     'bench-targets',
   ],
   'docs/limits.md': ['limits-engine', 'limits-playground', 'limits-model-spec'],

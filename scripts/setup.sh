@@ -11,9 +11,10 @@ if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
 # Debian packages: toolchains (g++; clang with its sanitizer and libFuzzer runtime),
 # libraries, the wasm compiler, the browsers for end-to-end tests (Chromium; Firefox ESR;
 # WebKitGTK's WebDriver with its MiniBrowser, run under xvfb-run, which needs xauth), and
-# PyTorch (the reference that weights written by the engine are loaded back into).
+# PyTorch (the reference that weights written by the engine are loaded back into) with ONNX (which
+# checks the files bench/make_modern.py exports).
 packages=(cmake ninja-build g++ clang libclang-rt-14-dev libeigen3-dev libgtest-dev nlohmann-json3-dev emscripten chromium
-  firefox-esr webkit2gtk-driver xvfb xauth python3-torch)
+  firefox-esr webkit2gtk-driver xvfb xauth python3-torch python3-onnx)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -31,6 +31,7 @@ describe('generated blocks match the generator', () => {
       latency: JSON.parse(readFileSync(`${ROOT}bench/results/latency.json`, 'utf8')),
       pretrained: JSON.parse(readFileSync(`${ROOT}bench/results/pretrained.json`, 'utf8')),
       modern: JSON.parse(readFileSync(`${ROOT}bench/results/modern.json`, 'utf8')),
+      pretrainedModern: JSON.parse(readFileSync(`${ROOT}bench/results/pretrained-modern.json`, 'utf8')),
     };
     const before = benchBlocks(results)['bench-attention'].join('\n');
     latest.mha[0].simd *= 2;

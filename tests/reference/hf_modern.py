@@ -220,12 +220,12 @@ def allowed_keys(lengths, seq, causal, window):
     i = torch.arange(seq)[:, None]
     j = torch.arange(seq)[None, :]
     ok = torch.ones(seq, seq, dtype=torch.bool)
-    if causal:
-        ok &= j <= i
+    if causal:  # out of place (not &=), so torch.onnx.export can trace it (bench/make_modern.py)
+        ok = ok & (j <= i)
     if window:
-        ok &= j > i - window
+        ok = ok & (j > i - window)
         if not causal:
-            ok &= j < i + window
+            ok = ok & (j < i + window)
     real = torch.arange(seq)[None, :] < torch.as_tensor(lengths)[:, None]  # (B,S) keys
     return ok[None, :, :] & real[:, None, :]
 

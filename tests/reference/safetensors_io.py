@@ -6,6 +6,7 @@ name to {"dtype", "shape", "data_offsets": [begin, end]} plus an optional "__met
 back to back (offsets are relative to the start of the data section).
 
 write(path, tensors, metadata=None, dtype=None)   dtype "F32" (default), "F16" or "BF16"
+write_streamed(path, entries, metadata=None, dtype=None)   the same, one chunk of a tensor in memory at a time
 read(path) -> (dict name -> float32 tensor, metadata dict or None)
 
 Typed variants (for hub-style checkpoints, which also hold integer/bool buffers):
@@ -92,28 +93,54 @@ def write_typed(path, tensors, metadata=None, dtypes=None):
     _write(path, tensors, metadata, lambda name, t: _encode_typed(name, t, dtypes))
 
 
-def _write(path, tensors, metadata, encode):
+def _header(metadata, entries):
+    """The 8-byte length and the padded JSON header for entries [(name, dtype, shape, nbytes)]."""
     header = {}
     if metadata is not None:
         if not all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
             raise SafetensorsError("metadata must map str to str")
         header["__metadata__"] = dict(metadata)
-    chunks = []
     offset = 0
+    for name, dtype, shape, nbytes in entries:
+        if not isinstance(name, str) or name == "__metadata__" or name in header:
+            raise SafetensorsError("bad tensor name %r" % (name,))
+        header[name] = {"dtype": dtype, "shape": list(shape), "data_offsets": [offset, offset + nbytes]}
+        offset += nbytes
+    text = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    text += b" " * (-len(text) % 8)
+    return struct.pack("<Q", len(text)) + text
+
+
+def _write(path, tensors, metadata, encode):
+    encoded = []
     for name, t in tensors.items():
         if not isinstance(name, str) or name == "__metadata__":
             raise SafetensorsError("bad tensor name %r" % (name,))
-        dtype, data = encode(name, t)
-        header[name] = {"dtype": dtype, "shape": list(t.shape), "data_offsets": [offset, offset + len(data)]}
-        chunks.append(data)
-        offset += len(data)
-    text = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
-    text += b" " * (-len(text) % 8)
+        encoded.append((name, t.shape, *encode(name, t)))
     with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)))
-        f.write(text)
-        for data in chunks:
+        f.write(_header(metadata, [(name, dtype, shape, len(data)) for name, shape, dtype, data in encoded]))
+        for _, _, _, data in encoded:
             f.write(data)
+
+
+def write_streamed(path, entries, metadata=None, dtype=None):
+    """Like write(), for files larger than memory: entries is a list of (name, shape, chunks), where
+    chunks() yields floating tensors holding the tensor's values in row-major order (their sizes summing
+    to the shape's); each chunk is converted and written as it comes, so one chunk is held at a time."""
+    dtype = "F32" if dtype is None else dtype
+    if dtype not in DTYPES:
+        raise SafetensorsError("unsupported dtype %r (F32, F16, BF16)" % (dtype,))
+    size = DTYPES[dtype][2]
+    with open(path, "wb") as f:
+        f.write(_header(metadata, [(name, dtype, shape, math.prod(shape) * size) for name, shape, _ in entries]))
+        for name, shape, chunks in entries:
+            written = 0
+            for chunk in chunks():
+                data = _encode(chunk, dtype)
+                f.write(data)
+                written += len(data)
+            if written != math.prod(shape) * size:
+                raise SafetensorsError("%s: chunks gave %d bytes for shape %r %s" % (name, written, list(shape), dtype))
 
 
 def _no_duplicates(pairs):
