@@ -1,0 +1,131 @@
+#!/usr/bin/python3
+"""Golden head-detector scores (issue 29) on the tiny reference models.
+
+Run with Debian's PyTorch:  /usr/bin/python3 tests/reference/generate_head_fixtures.py
+Output (committed): tests/reference/fixtures/heads.json, read by tests/core/test_head_scores.cpp.
+
+For each model: the attention weights of a float64 forward of the reference module (per layer
+(B, H, S, S): hf_models.Gpt2Reference for GPT-2, hf_modern.HfCausalLM for Llama / Qwen 2, both
+loading the committed fixture weights), on repeated random tokens, scored with TransformerLens's
+head_detector.py definitions (error_measure 'mul', exclude_bos False, exclude_current_token
+False; a list of prompts is the mean of each prompt's score), written from its documentation:
+  previous:  P[i, i-1] = 1
+  duplicate: P[i, j] = 1 for j < i with token j == token i
+  induction: the duplicate pattern shifted one key right: P[i, j] = 1 for 1 <= j <= i with
+             token j-1 == token i
+  score = sum(A * P) / sum(A) per head and prompt, then the mean over prompts.
+The tokens are the engine's: SplitMix64(seed).next() % vocab, `length` draws per sequence row
+by row, each row followed by itself (S = 2 length).
+"""
+import json
+import os
+
+import torch
+
+import hf_models
+import hf_modern
+import safetensors_io
+from common import OUT
+
+MASK64 = (1 << 64) - 1
+KINDS = ("previous", "duplicate", "induction")
+
+
+def splitmix64(seed):
+    state = seed & MASK64
+    while True:
+        state = (state + 0x9E3779B97F4A7C15) & MASK64
+        z = state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+        yield z ^ (z >> 31)
+
+
+def repeated_random_tokens(seed, length, batch, vocab):
+    rng = splitmix64(seed)
+    rows = []
+    for _ in range(batch):
+        half = [next(rng) % vocab for _ in range(length)]
+        rows.append(half + half)
+    return rows
+
+
+def pattern(kind, ids):
+    s = len(ids)
+    t = torch.tensor(ids)
+    if kind == "previous":
+        p = torch.zeros(s, s, dtype=torch.float64)
+        p[1:, :-1] = torch.eye(s - 1, dtype=torch.float64)
+        return p
+    dup = (t[:, None] == t[None, :]).double()
+    dup.fill_diagonal_(0)
+    dup = torch.tril(dup)
+    if kind == "duplicate":
+        return dup
+    shifted = torch.zeros_like(dup)
+    shifted[:, 1:] = dup[:, :-1]
+    return torch.tril(shifted)
+
+
+def scores(attentions, rows, kind):
+    """attentions: per layer (B, H, S, S) -> (L, H) nested lists."""
+    out = []
+    for a in attentions:
+        per_prompt = []
+        for b, ids in enumerate(rows):
+            p = pattern(kind, ids)
+            w = a[b]  # (H, S, S)
+            per_prompt.append((w * p).sum(dim=(1, 2)) / w.sum(dim=(1, 2)))
+        out.append(torch.stack(per_prompt).mean(0).tolist())
+    return out
+
+
+def gpt2_attentions(rows):
+    d = os.path.join(OUT, "pretrained", "gpt2-tiny")
+    config = json.load(open(os.path.join(d, "config.json")))
+    model = hf_models.build(config)
+    state = {k: v for k, v in safetensors_io.read_typed(os.path.join(d, "model.safetensors"))[0].items()
+             if k not in hf_models.buffer_names(model)}
+    model.load_state_dict(state, strict=False)
+    return hf_models.run(model, torch.tensor(rows))["attentions"], config["vocab_size"]
+
+
+def modern_attentions(name, rows):
+    f = json.load(open(os.path.join(OUT, "modern", name + ".json")))
+    model = hf_modern.HfCausalLM(f["config"])
+    model.load_state_dict(safetensors_io.read(os.path.join(OUT, "modern", name + ".hf.safetensors"))[0])
+    ids = torch.tensor(rows)
+    return hf_modern.run(model.eval(), ids, torch.ones_like(ids))["attentions"]
+
+
+CASES = [
+    # (name, source, vocab, seed, length, batch)
+    ("gpt2-tiny", "pretrained/gpt2-tiny", 557, 3, 8, 3),
+    ("llama", "modern/llama", 11, 5, 8, 2),
+    ("qwen2", "modern/qwen2", None, 9, 6, 2),
+]
+
+
+def main():
+    cases = []
+    for name, source, vocab, seed, length, batch in CASES:
+        if name == "gpt2-tiny":
+            config = json.load(open(os.path.join(OUT, "pretrained", "gpt2-tiny", "config.json")))
+            vocab = config["vocab_size"]
+            rows = repeated_random_tokens(seed, length, batch, vocab)
+            attentions, _ = gpt2_attentions(rows)
+        else:
+            vocab = json.load(open(os.path.join(OUT, "modern", name + ".json")))["config"]["vocab_size"]
+            rows = repeated_random_tokens(seed, length, batch, vocab)
+            attentions = modern_attentions(name, rows)
+        cases.append({"name": name, "source": source, "seed": seed, "length": length, "batch": batch,
+                      "ids": rows, "scores": {k: scores(attentions, rows, k) for k in KINDS}})
+    path = os.path.join(OUT, "heads.json")
+    with open(path, "w") as f:
+        json.dump({"generator": "tests/reference/generate_head_fixtures.py", "torch": torch.__version__,
+                   "measure": "mul", "excludeBos": False, "excludeCurrentToken": False, "cases": cases}, f, indent=1)
+    print("wrote", path)
+
+
+if __name__ == "__main__":
+    main()
