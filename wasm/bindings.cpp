@@ -20,6 +20,7 @@
 #include "attention/trainer.hpp"
 #include "attention/transformer.hpp"
 #include "attention/weights_io.hpp"
+#include "analysis_bindings.hpp"
 #include "js_values.hpp"
 #include "model_handle.hpp"
 
@@ -30,6 +31,7 @@ void reset_heap_peak();
 
 using emscripten::val;
 using namespace attention;
+using attention::js::head_scores_js;
 using attention::js::ModelHandle;
 using attention::js::parse_json;
 using attention::js::read_forward_input;
@@ -345,7 +347,8 @@ EMSCRIPTEN_BINDINGS(attention_engine) {
       .function("loadWeights", &ModelHandle::load_weights)
       .function("saveWeights", &ModelHandle::save_weights)
       .function("weightBytes", &ModelHandle::weight_bytes)
-      .function("forward", &ModelHandle::forward);
+      .function("forward", &ModelHandle::forward)
+      .function("headScores", &head_scores_js);
   emscripten::class_<TrainerHandle>("_Trainer")
       .constructor<const ModelHandle&, std::string, val>()
       .function("error", &TrainerHandle::error)

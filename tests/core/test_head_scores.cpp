@@ -142,7 +142,8 @@ TEST(HeadScores, MatchTransformerLensDefinitionsOnPyTorchAttention) {
       Result<Tensor> scores = head_scores(model, options);
       ASSERT_TRUE(scores) << scores.error();
       const json& want = c["scores"][kind];
-      ASSERT_EQ(scores.value().shape, (std::vector<int>{static_cast<int>(want.size()), static_cast<int>(want[0].size())}));
+      ASSERT_EQ(scores.value().shape,
+                (std::vector<int>{static_cast<int>(want.size()), static_cast<int>(want[0].size())}));
       for (int l = 0; l < scores.value().shape[0]; ++l)
         for (int h = 0; h < scores.value().shape[1]; ++h) {
           const double w = want[l][h];

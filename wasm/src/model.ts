@@ -2,7 +2,8 @@
 // engine until dispose() (or garbage collection) frees it.
 import { AttentionError, fromEngine } from './errors.js';
 import { readTrace, type RawTrace } from './trace.js';
-import type { ForwardInput, ForwardResult, ModelSpec, ParameterInfo, WeightBytes } from './types.js';
+import { checkHeadScoreOptions, type CheckedHeadScoreOptions } from './analysis.js';
+import type { ForwardInput, ForwardResult, HeadScoreOptions, ModelSpec, ParameterInfo, WeightBytes } from './types.js';
 import { checkForwardInput, type CheckedForwardInput } from './validate.js';
 
 type RawError = { error?: { message: string; code: string; field: string } };
@@ -19,6 +20,7 @@ export interface RawModel {
   forward(
     input: CheckedForwardInput,
   ): RawError & Partial<RawTrace> & { hidden?: Float32Array; logits?: Float32Array | null };
+  headScores(options: CheckedHeadScoreOptions): Float32Array | RawError;
   delete(): void;
 }
 
@@ -107,6 +109,21 @@ export class Model {
       logits: result.logits ?? null,
       trace: checked.record ? { stages: readTrace(result as RawTrace).stages } : null,
     };
+  }
+
+  /**
+   * Head detector scores, TransformerLens's head_detector.py with error_measure 'mul' (BOS and
+   * the current token not excluded): on `batch` sequences of `length` random tokens
+   * (SplitMix64(seed) % vocabSize) each followed by itself, the share of each self-attention
+   * head's weights on the pattern of `kind`, averaged over the sequences. Returns a
+   * Float32Array of shape (L, H), row-major: `scores[layer * heads + head]`, in 0..1.
+   * Single stacks only (GPT-2, BERT, the playground's and hub models); see docs/heads.md.
+   */
+  headScores(options: HeadScoreOptions): Float32Array {
+    const raw = this.#live();
+    const result = raw.headScores(checkHeadScoreOptions(options, this.spec));
+    if (!(result instanceof Float32Array)) throw fromEngine(result.error!);
+    return result;
   }
 
   /** Frees the model's memory in the engine; using it afterwards throws. */

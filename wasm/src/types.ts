@@ -197,6 +197,20 @@ export interface HeadRef {
   head: number;
 }
 
+/** A detection pattern of `model.headScores()`: the previous token; earlier copies of the current token; the token right after an earlier copy. */
+export type HeadScoreKind = 'previous' | 'duplicate' | 'induction';
+
+/** The argument of `model.headScores()`. */
+export interface HeadScoreOptions {
+  kind: HeadScoreKind;
+  /** SplitMix64 seed of the random tokens (0 .. 2^53 - 1; default 0). */
+  seed?: number;
+  /** Random tokens per half: each sequence is 2 length tokens (1 .. maxSeq / 2; default min(10, maxSeq / 2)). */
+  length?: number;
+  /** Sequences averaged (1 .. 64; default 4). */
+  batch?: number;
+}
+
 export interface ForwardInput {
   /** (B, S) token ids, 0 <= id < vocabSize. */
   ids: Int32Array;

@@ -15,15 +15,18 @@ Result<HeadPattern> parse_head_pattern(const std::string& name) {
   if (name == "previous") return HeadPattern::Previous;
   if (name == "duplicate") return HeadPattern::Duplicate;
   if (name == "induction") return HeadPattern::Induction;
-  return Error("kind must be 'previous', 'duplicate' or 'induction', got '" + name + "'",
-               error_code::kInvalidArgument, "kind");
+  return Error("kind must be 'previous', 'duplicate' or 'induction', got '" + name + "'", error_code::kInvalidArgument,
+               "kind");
 }
 
 const char* to_string(HeadPattern kind) {
   switch (kind) {
-    case HeadPattern::Previous: return "previous";
-    case HeadPattern::Duplicate: return "duplicate";
-    case HeadPattern::Induction: return "induction";
+    case HeadPattern::Previous:
+      return "previous";
+    case HeadPattern::Duplicate:
+      return "duplicate";
+    case HeadPattern::Induction:
+      return "induction";
   }
   return "";
 }
@@ -48,10 +51,16 @@ std::vector<float> detection_pattern(HeadPattern kind, const std::vector<int>& i
   for (int q = 0; q < seq; ++q)
     for (int k = 0; k <= q; ++k) {
       switch (kind) {
-        case HeadPattern::Previous: at(q, k) = k == q - 1 ? 1.0f : 0.0f; break;
-        case HeadPattern::Duplicate: at(q, k) = k < q && ids[k] == ids[q] ? 1.0f : 0.0f; break;
+        case HeadPattern::Previous:
+          at(q, k) = k == q - 1 ? 1.0f : 0.0f;
+          break;
+        case HeadPattern::Duplicate:
+          at(q, k) = k < q && ids[k] == ids[q] ? 1.0f : 0.0f;
+          break;
         // The duplicate pattern moved one key to the right: key k follows an earlier copy k-1.
-        case HeadPattern::Induction: at(q, k) = k >= 1 && k - 1 < q && ids[k - 1] == ids[q] ? 1.0f : 0.0f; break;
+        case HeadPattern::Induction:
+          at(q, k) = k >= 1 && k - 1 < q && ids[k - 1] == ids[q] ? 1.0f : 0.0f;
+          break;
       }
     }
   return p;

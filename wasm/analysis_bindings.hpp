@@ -1,0 +1,13 @@
+#pragma once
+// The read-only analysis tools of a model handle (issue 29), as methods of _Model:
+// the arguments arrive checked by wasm/src/analysis.ts; the core checks them again.
+#include <emscripten/val.h>
+
+#include "model_handle.hpp"
+
+namespace attention::js {
+
+// { kind, seed, length, batch } -> Float32Array (L, H), or { error }.
+val head_scores_js(ModelHandle& model, val options);
+
+}  // namespace attention::js
