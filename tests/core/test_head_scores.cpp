@@ -11,39 +11,16 @@
 #include <string>
 #include <vector>
 
+#include "analysis_fixture.hpp"
 #include "attention/analysis/head_scores.hpp"
-#include "attention/pretrained.hpp"
-#include "attention/safetensors.hpp"
-#include "attention/weights_io.hpp"
-#include "pytorch_training.hpp"
 
 namespace attention {
 namespace {
 
 using json = nlohmann::json;
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in) << "cannot read " << path;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// A shipped checkpoint (web/public/checkpoints/<id>.safetensors, its spec in the metadata).
-Transformer load_checkpoint(const std::string& id) {
-  const std::string dir = std::string(ATTENTION_FIXTURE_DIR) + "/../../../web/public/checkpoints/";
-  const std::string text = read_text(dir + id + ".safetensors");
-  const std::vector<std::uint8_t> bytes(text.begin(), text.end());
-  Result<safetensors::Index> index = safetensors::read_index(bytes.data(), bytes.size());
-  EXPECT_TRUE(index);
-  Result<ModelSpec> spec = from_json(model_spec_schema(), json::parse(index.value().metadata.at("spec")));
-  EXPECT_TRUE(spec) << spec.error();
-  Result<Transformer> model = Transformer::create(spec.value());
-  EXPECT_TRUE(model);
-  EXPECT_TRUE(load_safetensors(model.value(), bytes.data(), bytes.size()));
-  return model.value();
-}
+using analysis_fixture::load_checkpoint;
+using analysis_fixture::load_reference_model;
+using analysis_fixture::read_text;
 
 TEST(HeadScores, DetectionPatternsAreTransformerLensOnes) {
   // ids 5 7 5 7: previous = the sub-diagonal; duplicate = earlier equal tokens;
@@ -101,25 +78,6 @@ TEST(HeadScores, FindTheShippedInductionModelsInductionAndPreviousTokenHeads) {
   // A first-layer head attends to the previous token.
   const float best_previous = std::max(previous.at({0, 0}), previous.at({0, 1}));
   EXPECT_GT(best_previous, 0.5f);
-}
-
-// The tiny reference models (GPT-2; Llama and Qwen 2 with grouped K/V heads) against the
-// scores PyTorch computes from its own attention weights (fixtures/heads.json).
-Transformer load_reference_model(const std::string& source) {
-  const std::string dir = std::string(ATTENTION_FIXTURE_DIR) + "/";
-  if (source.rfind("pretrained/", 0) == 0) {
-    Result<pretrained::HubConfig> config = pretrained::read_config(read_text(dir + source + "/config.json"));
-    EXPECT_TRUE(config) << config.error();
-    Result<pretrained::CheckpointLoader> loader = pretrained::CheckpointLoader::create(config.value());
-    EXPECT_TRUE(loader) << loader.error();
-    const std::string text = read_text(dir + source + "/model.safetensors");
-    const std::vector<std::uint8_t> bytes(text.begin(), text.end());
-    EXPECT_TRUE(loader.value().add_file(bytes.data(), bytes.size(), "model.safetensors"));
-    Result<Transformer> model = loader.value().finish();
-    EXPECT_TRUE(model) << model.error();
-    return model.value();
-  }
-  return testing::load_fixture_model(testing::read_fixture(dir + source + ".json"), dir + source + ".safetensors");
 }
 
 TEST(HeadScores, MatchTransformerLensDefinitionsOnPyTorchAttention) {

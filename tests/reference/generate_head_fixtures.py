@@ -16,7 +16,14 @@ False; a list of prompts is the mean of each prompt's score), written from its d
   score = sum(A * P) / sum(A) per head and prompt, then the mean over prompts.
 The tokens are the engine's: SplitMix64(seed).next() % vocab, `length` draws per sequence row
 by row, each row followed by itself (S = 2 length).
+
+Logit lens (docs/heads.md): forward hooks on each block (GPT2Block / the HF decoder layer)
+keep its output, the residual stream (S, E); each goes through the final norm (ln_f /
+model.norm) and the unembedding of the same float64 module: softmax over the vocabulary per
+layer and position, written as the top TOP_K ids and probabilities, the final prediction
+(the last layer's argmax) and its probability after each layer.
 """
+import copy
 import json
 import os
 
@@ -98,6 +105,56 @@ def modern_attentions(name, rows):
     return hf_modern.run(model.eval(), ids, torch.ones_like(ids))["attentions"]
 
 
+TOP_K = 3
+LENS_IDS = {"gpt2-tiny": [5, 300, 17, 9, 300, 17, 44, 2], "llama": [1, 4, 7, 2, 4, 7, 10], "qwen2": [3, 0, 5, 3, 0]}
+
+
+def lens_of(model, blocks, final_norm, unembed, ids):
+    """{topIds, topProbs: (L, S, K), prediction: (S), predictionProbs: (L, S)}."""
+    md = copy.deepcopy(model).double().eval()
+    outputs = []
+    hooks = [b.register_forward_hook(lambda _m, _i, out: outputs.append(out[0] if isinstance(out, tuple) else out))
+             for b in blocks(md)]
+    x = torch.tensor([ids])
+    with torch.no_grad():
+        final = md(x, torch.ones_like(x))["logits"][0]
+        probs = torch.stack([torch.softmax(unembed(md, final_norm(md)(o[0])), -1) for o in outputs])  # (L, S, V)
+    for h in hooks:
+        h.remove()
+    assert torch.allclose(probs[-1], torch.softmax(final, -1))  # the last layer is the model's own output
+    top = probs.topk(TOP_K, dim=-1)
+    prediction = probs[-1].argmax(-1)
+    return {"ids": ids, "topK": TOP_K, "topIds": top.indices.tolist(), "topProbs": top.values.tolist(),
+            "prediction": prediction.tolist(),
+            "predictionProbs": probs.gather(2, prediction[None, :, None].expand(len(outputs), -1, 1))[..., 0].tolist()}
+
+
+def gpt2_model():
+    d = os.path.join(OUT, "pretrained", "gpt2-tiny")
+    config = json.load(open(os.path.join(d, "config.json")))
+    model = hf_models.build(config)
+    state = {k: v for k, v in safetensors_io.read_typed(os.path.join(d, "model.safetensors"))[0].items()
+             if k not in hf_models.buffer_names(model)}
+    model.load_state_dict(state, strict=False)
+    return model
+
+
+def modern_model(name):
+    f = json.load(open(os.path.join(OUT, "modern", name + ".json")))
+    model = hf_modern.HfCausalLM(f["config"])
+    model.load_state_dict(safetensors_io.read(os.path.join(OUT, "modern", name + ".hf.safetensors"))[0])
+    return model
+
+
+def lens_case(name):
+    if name == "gpt2-tiny":
+        return lens_of(gpt2_model(), lambda m: m.h, lambda m: m.ln_f,
+                       lambda m, h: h @ (m.wte.weight if m.tied else m.lm_head.weight).T, LENS_IDS[name])
+    return lens_of(modern_model(name), lambda m: m.model.layers, lambda m: m.model.norm,
+                   lambda m, h: h @ (m.model.embed_tokens.weight if m.p["tied"] else m.lm_head.weight).T,
+                   LENS_IDS[name])
+
+
 CASES = [
     # (name, source, vocab, seed, length, batch)
     ("gpt2-tiny", "pretrained/gpt2-tiny", 557, 3, 8, 3),
@@ -119,7 +176,8 @@ def main():
             rows = repeated_random_tokens(seed, length, batch, vocab)
             attentions = modern_attentions(name, rows)
         cases.append({"name": name, "source": source, "seed": seed, "length": length, "batch": batch,
-                      "ids": rows, "scores": {k: scores(attentions, rows, k) for k in KINDS}})
+                      "ids": rows, "scores": {k: scores(attentions, rows, k) for k in KINDS},
+                      "lens": lens_case(name)})
     path = os.path.join(OUT, "heads.json")
     with open(path, "w") as f:
         json.dump({"generator": "tests/reference/generate_head_fixtures.py", "torch": torch.__version__,
