@@ -5,6 +5,7 @@
 #include <string>
 
 #include "attention/analysis/head_scores.hpp"
+#include "attention/analysis/logit_lens.hpp"
 #include "js_values.hpp"
 
 namespace attention::js {
@@ -20,6 +21,29 @@ val head_scores_js(ModelHandle& model, val options) {
   Result<Tensor> scores = head_scores(*model.shared(), o);
   if (!scores) return error(scores.error_value());
   return to_float32_array(scores.value().data);
+}
+
+namespace {
+val to_int32_array(const std::vector<int>& v) {
+  val out = val::global("Int32Array").new_(v.size());
+  out.call<void>("set", val(emscripten::typed_memory_view(v.size(), v.data())));
+  return out;
+}
+}  // namespace
+
+val logit_lens_js(ModelHandle& model, val options) {
+  Result<LogitLens> lens = logit_lens(*model.shared(), read_ints(options["ids"]), options["topK"].as<int>());
+  if (!lens) return error(lens.error_value());
+  const LogitLens& l = lens.value();
+  val out = val::object();
+  out.set("layers", l.layers);
+  out.set("seq", l.seq);
+  out.set("topK", l.top_k);
+  out.set("topIds", to_int32_array(l.top_ids));
+  out.set("topProbs", to_float32_array(l.top_probs));
+  out.set("prediction", to_int32_array(l.prediction));
+  out.set("predictionProbs", to_float32_array(l.prediction_probs));
+  return out;
 }
 
 }  // namespace attention::js

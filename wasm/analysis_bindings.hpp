@@ -10,4 +10,8 @@ namespace attention::js {
 // { kind, seed, length, batch } -> Float32Array (L, H), or { error }.
 val head_scores_js(ModelHandle& model, val options);
 
+// { ids: Int32Array (S), topK } -> { layers, seq, topK, topIds: Int32Array (L, S, K),
+// topProbs: Float32Array (L, S, K), prediction: Int32Array (S), predictionProbs: Float32Array (L, S) }.
+val logit_lens_js(ModelHandle& model, val options);
+
 }  // namespace attention::js

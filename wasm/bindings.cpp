@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis_bindings.hpp"
 #include "attention/backend.hpp"
 #include "attention/model.hpp"
 #include "attention/multi_head.hpp"
@@ -20,7 +21,6 @@
 #include "attention/trainer.hpp"
 #include "attention/transformer.hpp"
 #include "attention/weights_io.hpp"
-#include "analysis_bindings.hpp"
 #include "js_values.hpp"
 #include "model_handle.hpp"
 
@@ -32,6 +32,7 @@ void reset_heap_peak();
 using emscripten::val;
 using namespace attention;
 using attention::js::head_scores_js;
+using attention::js::logit_lens_js;
 using attention::js::ModelHandle;
 using attention::js::parse_json;
 using attention::js::read_forward_input;
@@ -348,7 +349,8 @@ EMSCRIPTEN_BINDINGS(attention_engine) {
       .function("saveWeights", &ModelHandle::save_weights)
       .function("weightBytes", &ModelHandle::weight_bytes)
       .function("forward", &ModelHandle::forward)
-      .function("headScores", &head_scores_js);
+      .function("headScores", &head_scores_js)
+      .function("logitLens", &logit_lens_js);
   emscripten::class_<TrainerHandle>("_Trainer")
       .constructor<const ModelHandle&, std::string, val>()
       .function("error", &TrainerHandle::error)

@@ -2,42 +2,10 @@
 // (tests/reference/fixtures/heads.json: GPT-2 through loadPretrained, Llama and Qwen 2 with
 // grouped K/V heads through createModel + loadWeights), the shipped induction checkpoint's
 // induction head, and bad options as coded AttentionErrors with field and value.
-import { readFileSync, readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { AttentionError, type AttentionEngine, type Model } from '../../dist/node.js';
-import { BUILDS, ROOT, engineFor, expectClose, fixture } from './helpers.js';
-
-const FIXTURES = `${ROOT}tests/reference/fixtures/`;
-const bytes = (path: string) => new Uint8Array(readFileSync(path));
-
-function specOf(safetensors: Uint8Array): Record<string, unknown> {
-  const n = Number(new DataView(safetensors.buffer, safetensors.byteOffset).getBigUint64(0, true));
-  const header = JSON.parse(new TextDecoder().decode(safetensors.subarray(8, 8 + n)));
-  return JSON.parse(header.__metadata__.spec);
-}
-
-async function referenceModel(engine: AttentionEngine, source: string): Promise<Model> {
-  if (source.startsWith('pretrained/')) {
-    const dir = FIXTURES + source;
-    const files = Object.fromEntries(
-      readdirSync(dir)
-        .filter((f) => f !== 'expected.json')
-        .map((f) => [f, bytes(`${dir}/${f}`)]),
-    );
-    return (await engine.loadPretrained({ files })).model;
-  }
-  const f = JSON.parse(readFileSync(`${FIXTURES}${source}.json`, 'utf8'));
-  const model = engine.createModel(f.spec, { init: 'zeros' });
-  model.loadWeights(bytes(`${FIXTURES}${source}.safetensors`));
-  return model;
-}
-
-function checkpoint(engine: AttentionEngine, id: string): Model {
-  const file = bytes(`${ROOT}web/public/checkpoints/${id}.safetensors`);
-  const model = engine.createModel(specOf(file), { init: 'zeros' });
-  model.loadWeights(file);
-  return model;
-}
+import { AttentionError } from '../../dist/node.js';
+import { checkpoint, referenceModel } from './analysis-models.js';
+import { BUILDS, engineFor, expectClose, fixture } from './helpers.js';
 
 function thrown(call: () => unknown): AttentionError {
   try {

@@ -1,7 +1,7 @@
 // The arguments of the read-only analysis tools (issue 29): checked here with coded
 // AttentionErrors (field and value) before the engine sees them; the core checks again.
 import { AttentionError, describeValue } from './errors.js';
-import type { HeadScoreKind, HeadScoreOptions, ModelSpec } from './types.js';
+import type { HeadScoreKind, HeadScoreOptions, LogitLensOptions, ModelSpec } from './types.js';
 import { checkInteger } from './validate.js';
 
 /** The detection patterns of `model.headScores()` (TransformerLens's head_detector.py names, shortened). */
@@ -41,5 +41,47 @@ export function checkHeadScoreOptions(raw: unknown, spec: ModelSpec): CheckedHea
     length: o.length === undefined ? Math.min(10, longest) : checkInteger('length', o.length, 1, longest),
     // The upper limit is the core's (64 sequences): its out_of_range error names 'batch'.
     batch: o.batch === undefined ? 4 : checkInteger('batch', o.batch, 1, Number.MAX_SAFE_INTEGER),
+  };
+}
+
+function checkOptionsObject(what: string, raw: unknown, keys: readonly string[]): Record<string, unknown> {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new AttentionError(`${what} takes { ${keys.join(', ')} }, got ${describeValue(raw)}`, {
+      field: 'options',
+      value: describeValue(raw),
+    });
+  const o = raw as Record<string, unknown>;
+  for (const key of Object.keys(o))
+    if (!keys.includes(key)) throw new AttentionError(`unknown ${what} option '${key}'`, { field: key, value: key });
+  return o;
+}
+
+/** One sequence of ids: a non-empty array of whole numbers (the vocabulary is checked by the engine). */
+function checkIds(value: unknown, spec: ModelSpec): Int32Array {
+  if (!(Array.isArray(value) || value instanceof Int32Array))
+    throw new AttentionError(`ids must be an array of token ids, got ${describeValue(value)}`, {
+      field: 'ids',
+      value: describeValue(value),
+    });
+  if (value.length < 1 || value.length > spec.maxSeq)
+    throw new AttentionError(`ids must hold 1..${spec.maxSeq} tokens (maxSeq), got ${value.length}`, {
+      code: 'out_of_range',
+      field: 'ids',
+      value: value.length,
+    });
+  return Int32Array.from(value, (id) => checkInteger('ids', id, 0, spec.vocabSize - 1));
+}
+
+export interface CheckedLogitLensOptions {
+  ids: Int32Array;
+  topK: number;
+}
+
+export function checkLogitLensOptions(raw: unknown, spec: ModelSpec): CheckedLogitLensOptions {
+  const o = checkOptionsObject('logitLens', raw, ['ids', 'topK']) as Partial<LogitLensOptions>;
+  // The upper limit of topK is the core's (min(V, 100)): its out_of_range error names 'topK'.
+  return {
+    ids: checkIds(o.ids, spec),
+    topK: o.topK === undefined ? Math.min(5, spec.vocabSize) : checkInteger('topK', o.topK, 1, spec.vocabSize),
   };
 }

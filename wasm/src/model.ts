@@ -2,8 +2,22 @@
 // engine until dispose() (or garbage collection) frees it.
 import { AttentionError, fromEngine } from './errors.js';
 import { readTrace, type RawTrace } from './trace.js';
-import { checkHeadScoreOptions, type CheckedHeadScoreOptions } from './analysis.js';
-import type { ForwardInput, ForwardResult, HeadScoreOptions, ModelSpec, ParameterInfo, WeightBytes } from './types.js';
+import {
+  checkHeadScoreOptions,
+  checkLogitLensOptions,
+  type CheckedHeadScoreOptions,
+  type CheckedLogitLensOptions,
+} from './analysis.js';
+import type {
+  ForwardInput,
+  ForwardResult,
+  HeadScoreOptions,
+  LogitLensOptions,
+  LogitLensResult,
+  ModelSpec,
+  ParameterInfo,
+  WeightBytes,
+} from './types.js';
 import { checkForwardInput, type CheckedForwardInput } from './validate.js';
 
 type RawError = { error?: { message: string; code: string; field: string } };
@@ -21,6 +35,7 @@ export interface RawModel {
     input: CheckedForwardInput,
   ): RawError & Partial<RawTrace> & { hidden?: Float32Array; logits?: Float32Array | null };
   headScores(options: CheckedHeadScoreOptions): Float32Array | RawError;
+  logitLens(options: CheckedLogitLensOptions): LogitLensResult | RawError;
   delete(): void;
 }
 
@@ -124,6 +139,21 @@ export class Model {
     const result = raw.headScores(checkHeadScoreOptions(options, this.spec));
     if (!(result instanceof Float32Array)) throw fromEngine(result.error!);
     return result;
+  }
+
+  /**
+   * The logit lens of one sequence: each layer's output (the residual stream) through the
+   * model's final norm and unembedding, as if it were the last layer. Per layer and position
+   * the `topK` likeliest next tokens with their probabilities, and the probability of the
+   * model's final prediction layer by layer (shapes on {@link LogitLensResult}). Needs a
+   * single stack with a plain output head (GPT-2, the playground's decoders, the hub's
+   * causal LMs); an MLM head (BERT) throws (field 'model'). See docs/heads.md.
+   */
+  logitLens(options: LogitLensOptions): LogitLensResult {
+    const raw = this.#live();
+    const result = raw.logitLens(checkLogitLensOptions(options, this.spec));
+    if ('error' in result && result.error) throw fromEngine(result.error);
+    return result as LogitLensResult;
   }
 
   /** Frees the model's memory in the engine; using it afterwards throws. */

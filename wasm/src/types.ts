@@ -211,6 +211,29 @@ export interface HeadScoreOptions {
   batch?: number;
 }
 
+/** The argument of `model.logitLens()`: one sequence. */
+export interface LogitLensOptions {
+  /** Token ids (S), each in 0..vocabSize-1. */
+  ids: ArrayLike<number>;
+  /** Tokens kept per layer and position (1..min(vocabSize, 100); default 5). */
+  topK?: number;
+}
+
+/** Each layer's residual stream through the final norm and the unembedding (docs/heads.md). */
+export interface LogitLensResult {
+  layers: number;
+  seq: number;
+  topK: number;
+  /** (L, S, K): the K likeliest next tokens after each layer, most likely first. */
+  topIds: Int32Array;
+  /** (L, S, K): their probabilities. */
+  topProbs: Float32Array;
+  /** (S): the model's final prediction at each position (the last layer's top token). */
+  prediction: Int32Array;
+  /** (L, S): the probability of that final prediction after each layer. */
+  predictionProbs: Float32Array;
+}
+
 export interface ForwardInput {
   /** (B, S) token ids, 0 <= id < vocabSize. */
   ids: Int32Array;
