@@ -22,6 +22,15 @@ keep its output, the residual stream (S, E); each goes through the final norm (l
 model.norm) and the unembedding of the same float64 module: softmax over the vocabulary per
 layer and position, written as the top TOP_K ids and probabilities, the final prediction
 (the last layer's argmax) and its probability after each layer.
+
+Direct logit attribution (docs/heads.md): forward pre-hooks keep the first block's input (the
+embedding), each attention's merged heads (the input of c_proj / o_proj) and the final norm's
+input (the full residual stream); forward hooks keep each MLP's output. Each head's output is its
+slice of the merged heads times its rows (Conv1D) / columns (nn.Linear) of the output projection.
+Each part c goes through the final norm with the full run's scale frozen, as TransformerLens's
+apply_ln_to_stack: LayerNorm (c - mean(c)) / sqrt(var(resid) + eps) * gamma, RMSNorm
+c / sqrt(mean(resid^2) + eps) * weight, then . W_U[token] - W_U[against]. The output projections'
+biases (scaled the same way), beta . (W_U[token] - W_U[against]) and the head's bias make "biases".
 """
 import copy
 import json
@@ -155,6 +164,67 @@ def lens_case(name):
                    LENS_IDS[name])
 
 
+DLA = {"gpt2-tiny": {"ids": [5, 300, 17, 9, 300, 17, 44, 2], "position": 6, "token": 9, "against": 300},
+       "llama": {"ids": [1, 4, 7, 2, 4, 7, 10], "position": 5, "token": 2, "against": -1},
+       "qwen2": {"ids": [3, 0, 5, 3, 0], "position": 4, "token": 5, "against": 1}}
+
+
+def attribution_of(model, kind, case):
+    md = copy.deepcopy(model).double().eval()
+    gpt2 = kind == "gpt2"
+    blocks = md.h if gpt2 else md.model.layers
+    final_norm = md.ln_f if gpt2 else md.model.norm
+    projections = [b.attn.c_proj if gpt2 else b.self_attn.o_proj for b in blocks]
+    kept = {"merged": [], "mlp": []}
+    hooks = [blocks[0].register_forward_pre_hook(lambda _m, args: kept.__setitem__("embed", args[0])),
+             final_norm.register_forward_pre_hook(lambda _m, args: kept.__setitem__("resid", args[0]))]
+    hooks += [p.register_forward_pre_hook(lambda _m, args: kept["merged"].append(args[0])) for p in projections]
+    hooks += [b.mlp.register_forward_hook(lambda _m, _i, out: kept["mlp"].append(out)) for b in blocks]
+    ids = torch.tensor([case["ids"]])
+    with torch.no_grad():
+        logits = md(ids, torch.ones_like(ids))["logits"][0, case["position"]]
+    for h in hooks:
+        h.remove()
+    pos = case["position"]
+    heads = (md.config["n_head"] if gpt2 else md.p["h"])
+    parts = {"embed": kept["embed"][0, pos]}
+    head_parts, biases = [], 0
+    for proj, merged in zip(projections, kept["merged"]):
+        m = merged[0, pos]
+        d = m.shape[0] // heads
+        w = proj.weight if gpt2 else proj.weight.T  # (H d_h, E) either way
+        head_parts.append([m[h * d:(h + 1) * d] @ w[h * d:(h + 1) * d] for h in range(heads)])
+        if proj.bias is not None:
+            biases = biases + proj.bias
+    resid = kept["resid"][0, pos]
+    unembed = md.wte.weight if gpt2 else (md.model.embed_tokens.weight if md.p["tied"] else md.lm_head.weight)
+    direction = unembed[case["token"]] - (unembed[case["against"]] if case["against"] >= 0 else 0)
+    if gpt2:
+        scale = torch.sqrt(resid.var(unbiased=False) + final_norm.eps)
+        gain, beta = final_norm.weight, final_norm.bias
+        read = lambda c: ((c - c.mean()) / scale * gain) @ direction
+    else:
+        scale = torch.sqrt(resid.pow(2).mean() + final_norm.eps)
+        gain = final_norm.weight + 1 if final_norm.offset else final_norm.weight
+        beta = None
+        read = lambda c: (c / scale * gain) @ direction
+    bias_total = (read(biases) if torch.is_tensor(biases) else 0) + (beta @ direction if beta is not None else 0)
+    total_logit = logits[case["token"]] - (logits[case["against"]] if case["against"] >= 0 else 0)
+    out = {**case, "embed": float(read(parts["embed"])),
+           "heads": [[float(read(c)) for c in layer] for layer in head_parts],
+           "mlps": [float(read(o[0, pos])) for o in kept["mlp"]],
+           "biases": float(bias_total), "logit": float(total_logit)}
+    total = out["embed"] + sum(map(sum, out["heads"])) + sum(out["mlps"]) + out["biases"]
+    assert abs(total - out["logit"]) < 1e-9, (total, out["logit"])  # the parts add up
+    return out
+
+
+def attribution_case(name):
+    if name == "gpt2-tiny":
+        return attribution_of(gpt2_model(), "gpt2", DLA[name])
+    return attribution_of(modern_model(name), "modern", DLA[name])
+
+
 CASES = [
     # (name, source, vocab, seed, length, batch)
     ("gpt2-tiny", "pretrained/gpt2-tiny", 557, 3, 8, 3),
@@ -177,7 +247,7 @@ def main():
             attentions = modern_attentions(name, rows)
         cases.append({"name": name, "source": source, "seed": seed, "length": length, "batch": batch,
                       "ids": rows, "scores": {k: scores(attentions, rows, k) for k in KINDS},
-                      "lens": lens_case(name)})
+                      "lens": lens_case(name), "attribution": attribution_case(name)})
     path = os.path.join(OUT, "heads.json")
     with open(path, "w") as f:
         json.dump({"generator": "tests/reference/generate_head_fixtures.py", "torch": torch.__version__,
