@@ -31,6 +31,9 @@ Each part c goes through the final norm with the full run's scale frozen, as Tra
 apply_ln_to_stack: LayerNorm (c - mean(c)) / sqrt(var(resid) + eps) * gamma, RMSNorm
 c / sqrt(mean(resid^2) + eps) * weight, then . W_U[token] - W_U[against]. The output projections'
 biases (scaled the same way), beta . (W_U[token] - W_U[against]) and the head's bias make "biases".
+
+Attention rollout (Abnar and Zuidema): the float64 attention weights of each layer (B = 1),
+averaged over heads, A' = 0.5 I + 0.5 A, R = A'_{L-1} ... A'_0.
 """
 import copy
 import json
@@ -225,6 +228,19 @@ def attribution_case(name):
     return attribution_of(modern_model(name), "modern", DLA[name])
 
 
+def rollout_case(name):
+    ids = torch.tensor([LENS_IDS[name]])
+    if name == "gpt2-tiny":
+        attentions = hf_models.run(gpt2_model(), ids)["attentions"]
+    else:
+        attentions = hf_modern.run(modern_model(name).eval(), ids, torch.ones_like(ids))["attentions"]
+    s = ids.shape[1]
+    r = torch.eye(s, dtype=torch.float64)
+    for a in attentions:
+        r = (0.5 * torch.eye(s, dtype=torch.float64) + 0.5 * a[0].mean(0)) @ r
+    return {"ids": LENS_IDS[name], "rollout": r.tolist()}
+
+
 CASES = [
     # (name, source, vocab, seed, length, batch)
     ("gpt2-tiny", "pretrained/gpt2-tiny", 557, 3, 8, 3),
@@ -247,7 +263,8 @@ def main():
             attentions = modern_attentions(name, rows)
         cases.append({"name": name, "source": source, "seed": seed, "length": length, "batch": batch,
                       "ids": rows, "scores": {k: scores(attentions, rows, k) for k in KINDS},
-                      "lens": lens_case(name), "attribution": attribution_case(name)})
+                      "lens": lens_case(name), "attribution": attribution_case(name),
+                      "rollout": rollout_case(name)})
     path = os.path.join(OUT, "heads.json")
     with open(path, "w") as f:
         json.dump({"generator": "tests/reference/generate_head_fixtures.py", "torch": torch.__version__,
