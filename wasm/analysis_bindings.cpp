@@ -4,7 +4,9 @@
 #include <cstdint>
 #include <string>
 
+#include "attention/analysis/attention_rollout.hpp"
 #include "attention/analysis/head_scores.hpp"
+#include "attention/analysis/logit_attribution.hpp"
 #include "attention/analysis/logit_lens.hpp"
 #include "js_values.hpp"
 
@@ -44,6 +46,29 @@ val logit_lens_js(ModelHandle& model, val options) {
   out.set("prediction", to_int32_array(l.prediction));
   out.set("predictionProbs", to_float32_array(l.prediction_probs));
   return out;
+}
+
+val logit_attribution_js(ModelHandle& model, val options) {
+  LogitAttributionOptions o;
+  o.ids = read_ints(options["ids"]);
+  o.position = options["position"].as<int>();
+  o.token = options["token"].as<int>();
+  o.against = options["against"].as<int>();
+  Result<LogitAttribution> r = logit_attribution(*model.shared(), o);
+  if (!r) return error(r.error_value());
+  val out = val::object();
+  out.set("heads", to_float32_array(r.value().heads_part));
+  out.set("mlps", to_float32_array(r.value().mlps));
+  out.set("embed", r.value().embed);
+  out.set("biases", r.value().biases);
+  out.set("logit", r.value().logit);
+  return out;
+}
+
+val attention_rollout_js(ModelHandle& model, val options) {
+  Result<Tensor> r = attention_rollout(*model.shared(), read_ints(options["ids"]));
+  if (!r) return error(r.error_value());
+  return to_float32_array(r.value().data);
 }
 
 }  // namespace attention::js

@@ -14,4 +14,11 @@ val head_scores_js(ModelHandle& model, val options);
 // topProbs: Float32Array (L, S, K), prediction: Int32Array (S), predictionProbs: Float32Array (L, S) }.
 val logit_lens_js(ModelHandle& model, val options);
 
+// { ids: Int32Array (S), position, token, against (-1 = none) } -> { heads: Float32Array (L, H),
+// mlps: Float32Array (L), embed, biases, logit }.
+val logit_attribution_js(ModelHandle& model, val options);
+
+// { ids: Int32Array (S) } -> Float32Array (S, S).
+val attention_rollout_js(ModelHandle& model, val options);
+
 }  // namespace attention::js

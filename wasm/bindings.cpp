@@ -31,7 +31,9 @@ void reset_heap_peak();
 
 using emscripten::val;
 using namespace attention;
+using attention::js::attention_rollout_js;
 using attention::js::head_scores_js;
+using attention::js::logit_attribution_js;
 using attention::js::logit_lens_js;
 using attention::js::ModelHandle;
 using attention::js::parse_json;
@@ -350,7 +352,9 @@ EMSCRIPTEN_BINDINGS(attention_engine) {
       .function("weightBytes", &ModelHandle::weight_bytes)
       .function("forward", &ModelHandle::forward)
       .function("headScores", &head_scores_js)
-      .function("logitLens", &logit_lens_js);
+      .function("logitLens", &logit_lens_js)
+      .function("logitAttribution", &logit_attribution_js)
+      .function("attentionRollout", &attention_rollout_js);
   emscripten::class_<TrainerHandle>("_Trainer")
       .constructor<const ModelHandle&, std::string, val>()
       .function("error", &TrainerHandle::error)

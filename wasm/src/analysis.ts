@@ -1,7 +1,7 @@
 // The arguments of the read-only analysis tools (issue 29): checked here with coded
 // AttentionErrors (field and value) before the engine sees them; the core checks again.
 import { AttentionError, describeValue } from './errors.js';
-import type { HeadScoreKind, HeadScoreOptions, LogitLensOptions, ModelSpec } from './types.js';
+import type { HeadScoreKind, HeadScoreOptions, LogitAttributionOptions, LogitLensOptions, ModelSpec } from './types.js';
 import { checkInteger } from './validate.js';
 
 /** The detection patterns of `model.headScores()` (TransformerLens's head_detector.py names, shortened). */
@@ -84,4 +84,32 @@ export function checkLogitLensOptions(raw: unknown, spec: ModelSpec): CheckedLog
     ids: checkIds(o.ids, spec),
     topK: o.topK === undefined ? Math.min(5, spec.vocabSize) : checkInteger('topK', o.topK, 1, spec.vocabSize),
   };
+}
+
+export interface CheckedLogitAttributionOptions {
+  ids: Int32Array;
+  position: number;
+  token: number;
+  against: number;
+}
+
+export function checkLogitAttributionOptions(raw: unknown, spec: ModelSpec): CheckedLogitAttributionOptions {
+  const o = checkOptionsObject('logitAttribution', raw, [
+    'ids',
+    'position',
+    'token',
+    'against',
+  ]) as Partial<LogitAttributionOptions>;
+  const ids = checkIds(o.ids, spec);
+  return {
+    ids,
+    position: o.position === undefined ? ids.length - 1 : checkInteger('position', o.position, 0, ids.length - 1),
+    token: checkInteger('token', o.token, 0, spec.vocabSize - 1),
+    against: o.against === undefined ? -1 : checkInteger('against', o.against, 0, spec.vocabSize - 1),
+  };
+}
+
+export function checkRolloutOptions(raw: unknown, spec: ModelSpec): { ids: Int32Array } {
+  const o = checkOptionsObject('attentionRollout', raw, ['ids']);
+  return { ids: checkIds(o.ids, spec) };
 }

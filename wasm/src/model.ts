@@ -4,14 +4,19 @@ import { AttentionError, fromEngine } from './errors.js';
 import { readTrace, type RawTrace } from './trace.js';
 import {
   checkHeadScoreOptions,
+  checkLogitAttributionOptions,
   checkLogitLensOptions,
+  checkRolloutOptions,
   type CheckedHeadScoreOptions,
+  type CheckedLogitAttributionOptions,
   type CheckedLogitLensOptions,
 } from './analysis.js';
 import type {
   ForwardInput,
   ForwardResult,
   HeadScoreOptions,
+  LogitAttributionOptions,
+  LogitAttributionResult,
   LogitLensOptions,
   LogitLensResult,
   ModelSpec,
@@ -36,6 +41,8 @@ export interface RawModel {
   ): RawError & Partial<RawTrace> & { hidden?: Float32Array; logits?: Float32Array | null };
   headScores(options: CheckedHeadScoreOptions): Float32Array | RawError;
   logitLens(options: CheckedLogitLensOptions): LogitLensResult | RawError;
+  logitAttribution(options: CheckedLogitAttributionOptions): LogitAttributionResult | RawError;
+  attentionRollout(options: { ids: Int32Array }): Float32Array | RawError;
   delete(): void;
 }
 
@@ -154,6 +161,34 @@ export class Model {
     const result = raw.logitLens(checkLogitLensOptions(options, this.spec));
     if ('error' in result && result.error) throw fromEngine(result.error);
     return result as LogitLensResult;
+  }
+
+  /**
+   * Direct logit attribution at one position: each head's, each MLP's and the embedding's
+   * contribution to `token`'s logit (or to logit(token) - logit(against)), read through the
+   * final norm with its scale frozen at the full run's value (TransformerLens's
+   * apply_ln_to_stack). The parts sum to `logit` (shapes on {@link LogitAttributionResult}).
+   * Pre-LN single stacks only (GPT-2, Llama, Qwen, Mistral, pre-LN playground models): a
+   * post-LN (BERT) or sandwich-norm (Gemma 3) model throws (field 'model'). See docs/heads.md.
+   */
+  logitAttribution(options: LogitAttributionOptions): LogitAttributionResult {
+    const raw = this.#live();
+    const result = raw.logitAttribution(checkLogitAttributionOptions(options, this.spec));
+    if ('error' in result && result.error) throw fromEngine(result.error);
+    return result as LogitAttributionResult;
+  }
+
+  /**
+   * Attention rollout (Abnar and Zuidema) of one sequence: each layer's weights averaged over
+   * heads, mixed with the residual as 0.5 I + 0.5 A, multiplied through the layers. Returns a
+   * Float32Array (S, S), row-major: `rollout[query * S + source]`, each row summing to 1.
+   * Single stacks only. See docs/heads.md.
+   */
+  attentionRollout(options: { ids: ArrayLike<number> }): Float32Array {
+    const raw = this.#live();
+    const result = raw.attentionRollout(checkRolloutOptions(options, this.spec));
+    if (!(result instanceof Float32Array)) throw fromEngine(result.error!);
+    return result;
   }
 
   /** Frees the model's memory in the engine; using it afterwards throws. */

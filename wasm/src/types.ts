@@ -234,6 +234,32 @@ export interface LogitLensResult {
   predictionProbs: Float32Array;
 }
 
+/** The argument of `model.logitAttribution()`: one sequence and the logit to explain. */
+export interface LogitAttributionOptions {
+  /** Token ids (S). */
+  ids: ArrayLike<number>;
+  /** The position whose next-token logit is explained (0..S-1; default the last). */
+  position?: number;
+  /** The token whose logit is explained. */
+  token: number;
+  /** If given, explain logit(token) - logit(against). */
+  against?: number;
+}
+
+/** Each part's direct contribution to the logit (docs/heads.md); they sum to `logit`. */
+export interface LogitAttributionResult {
+  /** (L, H): each self-attention head's output. */
+  heads: Float32Array;
+  /** (L): each MLP's output (its bias included). */
+  mlps: Float32Array;
+  /** The stack's input (token and position embeddings). */
+  embed: number;
+  /** The attention output projections' biases, the final norm's bias and the output head's bias. */
+  biases: number;
+  /** The full run's logit (or logit difference): embed + heads + mlps + biases. */
+  logit: number;
+}
+
 export interface ForwardInput {
   /** (B, S) token ids, 0 <= id < vocabSize. */
   ids: Int32Array;
