@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis_bindings.hpp"
 #include "attention/backend.hpp"
 #include "attention/model.hpp"
 #include "attention/multi_head.hpp"
@@ -30,6 +31,10 @@ void reset_heap_peak();
 
 using emscripten::val;
 using namespace attention;
+using attention::js::attention_rollout_js;
+using attention::js::head_scores_js;
+using attention::js::logit_attribution_js;
+using attention::js::logit_lens_js;
 using attention::js::ModelHandle;
 using attention::js::parse_json;
 using attention::js::read_forward_input;
@@ -345,7 +350,11 @@ EMSCRIPTEN_BINDINGS(attention_engine) {
       .function("loadWeights", &ModelHandle::load_weights)
       .function("saveWeights", &ModelHandle::save_weights)
       .function("weightBytes", &ModelHandle::weight_bytes)
-      .function("forward", &ModelHandle::forward);
+      .function("forward", &ModelHandle::forward)
+      .function("headScores", &head_scores_js)
+      .function("logitLens", &logit_lens_js)
+      .function("logitAttribution", &logit_attribution_js)
+      .function("attentionRollout", &attention_rollout_js);
   emscripten::class_<TrainerHandle>("_Trainer")
       .constructor<const ModelHandle&, std::string, val>()
       .function("error", &TrainerHandle::error)

@@ -2,7 +2,27 @@
 // engine until dispose() (or garbage collection) frees it.
 import { AttentionError, fromEngine } from './errors.js';
 import { readTrace, type RawTrace } from './trace.js';
-import type { ForwardInput, ForwardResult, ModelSpec, ParameterInfo, WeightBytes } from './types.js';
+import {
+  checkHeadScoreOptions,
+  checkLogitAttributionOptions,
+  checkLogitLensOptions,
+  checkRolloutOptions,
+  type CheckedHeadScoreOptions,
+  type CheckedLogitAttributionOptions,
+  type CheckedLogitLensOptions,
+} from './analysis.js';
+import type {
+  ForwardInput,
+  ForwardResult,
+  HeadScoreOptions,
+  LogitAttributionOptions,
+  LogitAttributionResult,
+  LogitLensOptions,
+  LogitLensResult,
+  ModelSpec,
+  ParameterInfo,
+  WeightBytes,
+} from './types.js';
 import { checkForwardInput, type CheckedForwardInput } from './validate.js';
 
 type RawError = { error?: { message: string; code: string; field: string } };
@@ -19,6 +39,10 @@ export interface RawModel {
   forward(
     input: CheckedForwardInput,
   ): RawError & Partial<RawTrace> & { hidden?: Float32Array; logits?: Float32Array | null };
+  headScores(options: CheckedHeadScoreOptions): Float32Array | RawError;
+  logitLens(options: CheckedLogitLensOptions): LogitLensResult | RawError;
+  logitAttribution(options: CheckedLogitAttributionOptions): LogitAttributionResult | RawError;
+  attentionRollout(options: { ids: Int32Array }): Float32Array | RawError;
   delete(): void;
 }
 
@@ -107,6 +131,64 @@ export class Model {
       logits: result.logits ?? null,
       trace: checked.record ? { stages: readTrace(result as RawTrace).stages } : null,
     };
+  }
+
+  /**
+   * Head detector scores, TransformerLens's head_detector.py with error_measure 'mul' (BOS and
+   * the current token not excluded): on `batch` sequences of `length` random tokens
+   * (SplitMix64(seed) % vocabSize) each followed by itself, the share of each self-attention
+   * head's weights on the pattern of `kind`, averaged over the sequences. Returns a
+   * Float32Array of shape (L, H), row-major: `scores[layer * heads + head]`, in 0..1.
+   * Single stacks only (GPT-2, BERT, the playground's and hub models); see docs/heads.md.
+   */
+  headScores(options: HeadScoreOptions): Float32Array {
+    const raw = this.#live();
+    const result = raw.headScores(checkHeadScoreOptions(options, this.spec));
+    if (!(result instanceof Float32Array)) throw fromEngine(result.error!);
+    return result;
+  }
+
+  /**
+   * The logit lens of one sequence: each layer's output (the residual stream) through the
+   * model's final norm and unembedding, as if it were the last layer. Per layer and position
+   * the `topK` likeliest next tokens with their probabilities, and the probability of the
+   * model's final prediction layer by layer (shapes on {@link LogitLensResult}). Needs a
+   * single stack with a plain output head (GPT-2, the playground's decoders, the hub's
+   * causal LMs); an MLM head (BERT) throws (field 'model'). See docs/heads.md.
+   */
+  logitLens(options: LogitLensOptions): LogitLensResult {
+    const raw = this.#live();
+    const result = raw.logitLens(checkLogitLensOptions(options, this.spec));
+    if ('error' in result && result.error) throw fromEngine(result.error);
+    return result as LogitLensResult;
+  }
+
+  /**
+   * Direct logit attribution at one position: each head's, each MLP's and the embedding's
+   * contribution to `token`'s logit (or to logit(token) - logit(against)), read through the
+   * final norm with its scale frozen at the full run's value (TransformerLens's
+   * apply_ln_to_stack). The parts sum to `logit` (shapes on {@link LogitAttributionResult}).
+   * Pre-LN single stacks only (GPT-2, Llama, Qwen, Mistral, pre-LN playground models): a
+   * post-LN (BERT) or sandwich-norm (Gemma 3) model throws (field 'model'). See docs/heads.md.
+   */
+  logitAttribution(options: LogitAttributionOptions): LogitAttributionResult {
+    const raw = this.#live();
+    const result = raw.logitAttribution(checkLogitAttributionOptions(options, this.spec));
+    if ('error' in result && result.error) throw fromEngine(result.error);
+    return result as LogitAttributionResult;
+  }
+
+  /**
+   * Attention rollout (Abnar and Zuidema) of one sequence: each layer's weights averaged over
+   * heads, mixed with the residual as 0.5 I + 0.5 A, multiplied through the layers. Returns a
+   * Float32Array (S, S), row-major: `rollout[query * S + source]`, each row summing to 1.
+   * Single stacks only. See docs/heads.md.
+   */
+  attentionRollout(options: { ids: ArrayLike<number> }): Float32Array {
+    const raw = this.#live();
+    const result = raw.attentionRollout(checkRolloutOptions(options, this.spec));
+    if (!(result instanceof Float32Array)) throw fromEngine(result.error!);
+    return result;
   }
 
   /** Frees the model's memory in the engine; using it afterwards throws. */

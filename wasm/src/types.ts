@@ -197,6 +197,69 @@ export interface HeadRef {
   head: number;
 }
 
+/** A detection pattern of `model.headScores()`: the previous token; earlier copies of the current token; the token right after an earlier copy. */
+export type HeadScoreKind = 'previous' | 'duplicate' | 'induction';
+
+/** The argument of `model.headScores()`. */
+export interface HeadScoreOptions {
+  kind: HeadScoreKind;
+  /** SplitMix64 seed of the random tokens (0 .. 2^53 - 1; default 0). */
+  seed?: number;
+  /** Random tokens per half: each sequence is 2 length tokens (1 .. maxSeq / 2; default min(10, maxSeq / 2)). */
+  length?: number;
+  /** Sequences averaged (1 .. 64; default 4). */
+  batch?: number;
+}
+
+/** The argument of `model.logitLens()`: one sequence. */
+export interface LogitLensOptions {
+  /** Token ids (S), each in 0..vocabSize-1. */
+  ids: ArrayLike<number>;
+  /** Tokens kept per layer and position (1..min(vocabSize, 100); default 5). */
+  topK?: number;
+}
+
+/** Each layer's residual stream through the final norm and the unembedding (docs/heads.md). */
+export interface LogitLensResult {
+  layers: number;
+  seq: number;
+  topK: number;
+  /** (L, S, K): the K likeliest next tokens after each layer, most likely first. */
+  topIds: Int32Array;
+  /** (L, S, K): their probabilities. */
+  topProbs: Float32Array;
+  /** (S): the model's final prediction at each position (the last layer's top token). */
+  prediction: Int32Array;
+  /** (L, S): the probability of that final prediction after each layer. */
+  predictionProbs: Float32Array;
+}
+
+/** The argument of `model.logitAttribution()`: one sequence and the logit to explain. */
+export interface LogitAttributionOptions {
+  /** Token ids (S). */
+  ids: ArrayLike<number>;
+  /** The position whose next-token logit is explained (0..S-1; default the last). */
+  position?: number;
+  /** The token whose logit is explained. */
+  token: number;
+  /** If given, explain logit(token) - logit(against). */
+  against?: number;
+}
+
+/** Each part's direct contribution to the logit (docs/heads.md); they sum to `logit`. */
+export interface LogitAttributionResult {
+  /** (L, H): each self-attention head's output. */
+  heads: Float32Array;
+  /** (L): each MLP's output (its bias included). */
+  mlps: Float32Array;
+  /** The stack's input (token and position embeddings). */
+  embed: number;
+  /** The attention output projections' biases, the final norm's bias and the output head's bias. */
+  biases: number;
+  /** The full run's logit (or logit difference): embed + heads + mlps + biases. */
+  logit: number;
+}
+
 export interface ForwardInput {
   /** (B, S) token ids, 0 <= id < vocabSize. */
   ids: Int32Array;

@@ -135,6 +135,11 @@ class Transformer {
   LayerNormWeights& final_norm() { return norm_; }  // the single stack's or the encoder's
   LayerNormWeights& decoder_final_norm() { return decoder_norm_; }
   LinearWeights& head() { return head_; }  // weight empty when tied
+  // Read-only views for the analysis tools (core/src/analysis/): the unembedding a forward
+  // pass applies to its hidden states.
+  const Parameter& embed() const { return embed_; }
+  const LayerNormWeights& final_norm() const { return norm_; }
+  const LinearWeights& head() const { return head_; }
 
  private:
   Transformer(const ModelSpec& spec, Storage matrix_storage);

@@ -1,0 +1,23 @@
+#pragma once
+// The end of a single-stack model's forward pass applied to any residual stream: its final
+// norm (when the spec has one) and the unembedding (head.weight or, tied, embed.weight, plus
+// head.bias). Shared by the logit lens and the direct logit attribution.
+#include <vector>
+
+#include "attention/result.hpp"
+#include "attention/transformer.hpp"
+
+namespace attention {
+
+// Whether the tools that read the residual stream through the unembedding apply: a single
+// stack with a plain output head (Linear or Tied). Errors (field "model"): an encoder–decoder,
+// no head, an MLM head (BERT: its transform, dense + activation + norm, is not a final norm).
+Status check_unembeddable(const ModelSpec& spec);
+
+// rows: (R, E) residual streams -> (R, V) logits: final_norm(rows) W^T + b.
+std::vector<float> unembed_rows(const Transformer& model, const float* rows, int row_count);
+
+// Softmax of one row of V logits, in double.
+std::vector<double> softmax(const float* logits, int vocab);
+
+}  // namespace attention
