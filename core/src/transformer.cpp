@@ -168,7 +168,7 @@ Result<Tensor> Transformer::embed_input(const std::vector<int>& ids, int batch, 
   return x;
 }
 
-Status Transformer::check_input(const ForwardInput& in, bool recording) const {
+Status Transformer::check_input(const ForwardInput& in, bool recording, const RecordFilter* kept) const {
   const ModelSpec& s = spec_;
   const bool enc_dec = s.encoder_decoder();
   if (Status st = check_ids("ids", in.ids, in.batch, in.seq, s.vocab_size, in.lengths, "lengths", s.max_seq); !st)
@@ -187,7 +187,11 @@ Status Transformer::check_input(const ForwardInput& in, bool recording) const {
         !st)
       return st;
   }
-  const double floats = estimate_forward_floats(s, in.batch, in.seq, enc_dec ? in.source_seq : 0, recording);
+  const int source_seq = enc_dec ? in.source_seq : 0;
+  double floats = estimate_forward_floats(s, in.batch, in.seq, source_seq, recording);
+  if (recording && kept != nullptr)  // a few stages kept: the working set plus exactly those
+    floats = std::min(floats, estimate_forward_floats(s, in.batch, in.seq, source_seq, false) +
+                                  recorded_stage_floats(s, *kept, in.batch, in.seq, source_seq));
   if (floats > static_cast<double>(kMaxTraceFloats))
     return Error{"this forward pass would need about " + std::to_string(static_cast<long long>(floats * 4) >> 20) +
                      " MiB; the limit is " + std::to_string(kMaxTraceFloats * 4 >> 20) +
@@ -227,7 +231,7 @@ std::vector<int> heads_of_layer(const std::vector<HeadRef>& heads, int layer) {
 Result<ForwardOutput> Transformer::forward(const ForwardInput& in, const ForwardOptions& options) const {
   const ModelSpec& s = spec_;
   const bool enc_dec = s.encoder_decoder();
-  if (Status st = check_input(in, options.record != nullptr); !st) return st.error_value();
+  if (Status st = check_input(in, options.record != nullptr, options.record); !st) return st.error_value();
   if (Status st = check_ablated_heads(options.ablated_heads); !st) return st.error_value();
 
   ForwardOutput out;

@@ -295,3 +295,51 @@ TEST(Transformer, RandomInitialisationIsDeterministicWithUnitNormsAndZeroBiases)
   b.visit_parameters([&](const Parameter& p) { y.push_back(p.values()); });
   EXPECT_NE(x, y);
 }
+
+// The memory check counts what a forward keeps: recording only the attention weights of a
+// long text passes where recording every stage would be refused.
+TEST(Transformer, TheMemoryCheckCountsOnlyTheStagesTheFilterKeeps) {
+  ModelSpec spec;
+  spec.vocab_size = 32;
+  spec.d_model = 64;
+  spec.heads = 16;
+  spec.layers = 4;
+  spec.ffn_dim = 64;
+  spec.max_seq = 512;
+  spec.causal = true;
+  const int s = 512;
+  RecordFilter weights;
+  weights.patterns = {"*.self_attn.weights"};
+  // Exactly one (B, H, S, S) tensor per layer; a layer filter keeps one of them.
+  EXPECT_EQ(recorded_stage_floats(spec, weights, 1, s, 0), 4.0 * 16 * s * s);
+  RecordFilter one_layer = weights;
+  one_layer.layers = {2};
+  EXPECT_EQ(recorded_stage_floats(spec, one_layer, 1, s, 0), 16.0 * s * s);
+  RecordFilter logits;
+  logits.patterns = {"logits"};
+  EXPECT_EQ(recorded_stage_floats(spec, logits, 2, s, 0), 2.0 * s * 32);
+  // Everything recorded is over the limit at this length...
+  ASSERT_GT(estimate_forward_floats(spec, 1, s, 0, true), static_cast<double>(kMaxTraceFloats));
+
+  Result<Transformer> made = Transformer::create(spec);
+  ASSERT_TRUE(made.ok()) << made.error();
+  const Transformer& model = made.value();
+  ForwardInput in;
+  in.batch = 1;
+  in.seq = s;
+  for (int i = 0; i < s; ++i) in.ids.push_back(i % spec.vocab_size);
+  RecordFilter everything;
+  ForwardOptions all;
+  all.record = &everything;
+  Result<ForwardOutput> refused = model.forward(in, all);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error_value().code, error_code::kLimitExceeded);
+  EXPECT_EQ(refused.error_value().field, "ids");
+  // ... the attention weights alone are not, and are what the trace then holds.
+  ForwardOptions few;
+  few.record = &weights;
+  Result<ForwardOutput> out = model.forward(in, few);
+  ASSERT_TRUE(out.ok()) << out.error();
+  ASSERT_EQ(out.value().trace.stages.size(), 4u);
+  EXPECT_EQ(out.value().trace.stages[3].tensor.shape, (std::vector<int>{1, 16, s, s}));
+}

@@ -106,9 +106,9 @@ class Transformer {
   Result<ForwardOutput> forward(const ForwardInput& input, const ForwardOptions& options = {}) const;
 
   // The checks forward() makes before it allocates: ids in the vocabulary, lengths,
-  // sequence lengths within maxSeq, and the memory a pass would hold (with every
-  // stage kept when `recording`).
-  Status check_input(const ForwardInput& input, bool recording) const;
+  // sequence lengths within maxSeq, and the memory a pass would hold (with the stages
+  // `kept` keeps when `recording`; every stage when `kept` is null).
+  Status check_input(const ForwardInput& input, bool recording, const RecordFilter* kept = nullptr) const;
 
   // Heads to ablate (ForwardOptions::ablated_heads): layers and heads in range, and a
   // single stack.
@@ -178,5 +178,10 @@ std::vector<int> heads_of_layer(const std::vector<HeadRef>& heads, int layer);
 
 // Floats one forward pass holds at most (with every stage recorded when `recording`).
 double estimate_forward_floats(const ModelSpec& spec, int batch, int seq, int source_seq, bool recording);
+
+// Floats the stages `filter` keeps hold once recorded (core/src/recorded_size.cpp), every
+// stage at the size its axes give; a forward recording them holds at most its unrecorded
+// working set plus this.
+double recorded_stage_floats(const ModelSpec& spec, const RecordFilter& filter, int batch, int seq, int source_seq);
 
 }  // namespace attention
