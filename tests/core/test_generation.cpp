@@ -8,11 +8,13 @@
 #include <gtest/gtest.h>
 
 #include "attention/generation.hpp"
+#include "attention/pretrained.hpp"
 #include "attention/random.hpp"
 #include "pytorch_training.hpp"
 
 using namespace attention;
 using namespace attention::testing;
+using namespace attention::pretrained;
 using json = nlohmann::json;
 
 namespace {
@@ -303,3 +305,49 @@ TEST(Generation, BadSettingsAreCodedErrors) {
   EXPECT_EQ(field([](GenerationSettings&) {}, {50}), "ids");
   EXPECT_EQ(field([](GenerationSettings& g) { g.stop_ids = {99}; }), "stop");
 }
+
+namespace {
+
+std::vector<std::uint8_t> file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in.good()) << "missing " << path;
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// GPT-2 through the checkpoint loader (Hugging Face names), as a user loads it.
+Transformer gpt2_tiny() {
+  const std::string dir = std::string(ATTENTION_FIXTURE_DIR) + "/pretrained/gpt2-tiny/";
+  const std::vector<std::uint8_t> config = file_bytes(dir + "config.json");
+  Result<HubConfig> c = read_config(std::string(config.begin(), config.end()));
+  EXPECT_TRUE(c.ok()) << c.error();
+  CheckpointLoader loader = CheckpointLoader::create(c.value()).value();
+  const std::vector<std::uint8_t> weights = file_bytes(dir + "model.safetensors");
+  EXPECT_TRUE(loader.add_file(weights.data(), weights.size(), "model.safetensors").ok());
+  return loader.finish().value();
+}
+
+class GreedyReference : public ::testing::TestWithParam<const char*> {};
+
+}  // namespace
+
+// tests/reference/generate_greedy_fixtures.py: 20 greedy tokens of PyTorch's reference (a full
+// float64 forward per token, no cache), token for token.
+TEST_P(GreedyReference, TwentyTokensEqualPyTorchs) {
+  const std::string name = GetParam();
+  const json f = read_fixture(std::string(ATTENTION_FIXTURE_DIR) + "/generation/" + name + ".json");
+  const Transformer m = name == "gpt2" ? gpt2_tiny()
+                                       : load_fixture_model(f, std::string(ATTENTION_FIXTURE_DIR) + "/generation/" +
+                                                                   name + ".safetensors");
+  const std::vector<int> continuation = f["continuation"];
+  GenerationSettings g;
+  g.sampler.temperature = 0;
+  g.max_new_tokens = static_cast<int>(continuation.size());
+  Result<Generation> gen = Generation::start(m, f["prompt"].get<std::vector<int>>(), g);
+  ASSERT_TRUE(gen.ok()) << gen.error();
+  std::vector<int> ours;
+  while (!gen.value().done()) ours.push_back(gen.value().step().value().token);
+  EXPECT_EQ(ours, continuation);
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, GreedyReference,
+                         ::testing::Values("gpt2", "llama", "llama3_scaled_tied", "qwen2", "qwen3", "gemma3", "alibi"));
