@@ -7,7 +7,8 @@ namespace attention {
 std::size_t LayerKvCache::bytes() const {
   std::size_t filled = 0;
   for (const SequenceKv& s : sequences)
-    filled += static_cast<std::size_t>(std::count_if(s.positions.begin(), s.positions.end(), [](int p) { return p >= 0; }));
+    filled +=
+        static_cast<std::size_t>(std::count_if(s.positions.begin(), s.positions.end(), [](int p) { return p >= 0; }));
   return filled * 2 * static_cast<std::size_t>(kv_heads) * head_dim * sizeof(float);
 }
 

@@ -33,15 +33,15 @@ Status Transformer::check_cached(const ForwardInput& in, const KvCache& cache) c
     return Error{"incremental decoding needs a causal single stack with an output head (a decoder-only model)",
                  kInvalidArgument, "model"};
   if (in.batch < 1 || in.batch != cache.batch())
-    return Error{"batch is " + std::to_string(in.batch) + ", the cache holds " + std::to_string(cache.batch()) +
-                     " sequences",
-                 kShapeMismatch, "batch"};
+    return Error{
+        "batch is " + std::to_string(in.batch) + ", the cache holds " + std::to_string(cache.batch()) + " sequences",
+        kShapeMismatch, "batch"};
   if (cache.layers.size() != static_cast<std::size_t>(s.layers))
     return Error{"the cache is not this model's", kShapeMismatch, "cache"};
   if (in.seq < 1 || in.ids.size() != static_cast<std::size_t>(in.batch) * in.seq)
-    return Error{"ids must hold (B, Sn) = (" + std::to_string(in.batch) + ", " + std::to_string(in.seq) +
-                     ") token ids, Sn >= 1",
-                 kShapeMismatch, "ids"};
+    return Error{
+        "ids must hold (B, Sn) = (" + std::to_string(in.batch) + ", " + std::to_string(in.seq) + ") token ids, Sn >= 1",
+        kShapeMismatch, "ids"};
   for (std::size_t i = 0; i < in.ids.size(); ++i)
     if (in.ids[i] < 0 || in.ids[i] >= s.vocab_size)
       return Error{"ids[" + std::to_string(i) + "] is " + std::to_string(in.ids[i]) + ", outside the vocabulary 0.." +
@@ -52,9 +52,9 @@ Status Transformer::check_cached(const ForwardInput& in, const KvCache& cache) c
   for (int b = 0; b < in.batch; ++b) {
     const int rows = in.lengths.empty() ? in.seq : in.lengths[static_cast<std::size_t>(b)];
     if (rows < 1 || rows > in.seq)
-      return Error{"lengths[" + std::to_string(b) + "] is " + std::to_string(rows) + ", outside 1.." +
-                       std::to_string(in.seq),
-                   kOutOfRange, "lengths"};
+      return Error{
+          "lengths[" + std::to_string(b) + "] is " + std::to_string(rows) + ", outside 1.." + std::to_string(in.seq),
+          kOutOfRange, "lengths"};
     if (cache.lengths[static_cast<std::size_t>(b)] + in.seq > s.max_seq)
       return Error{"sequence " + std::to_string(b) + " would reach " +
                        std::to_string(cache.lengths[static_cast<std::size_t>(b)] + in.seq) +

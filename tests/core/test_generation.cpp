@@ -136,8 +136,8 @@ TEST_P(CachedCausal, EveryStepEqualsTheFullForward) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modern, CachedCausal,
-                         ::testing::Combine(::testing::Values("llama", "llama3_scaled_tied", "qwen2", "qwen3",
-                                                              "gemma3", "alibi"),
+                         ::testing::Combine(::testing::Values("llama", "llama3_scaled_tied", "qwen2", "qwen3", "gemma3",
+                                                              "alibi"),
                                             ::testing::Values(Backend::Fast, Backend::Reference)));
 
 TEST(KvCache, PaddedBatchesContinueEachSequenceFromItsOwnLength) {
@@ -152,8 +152,8 @@ TEST(KvCache, PaddedBatchesContinueEachSequenceFromItsOwnLength) {
     ForwardInput in;
     in.batch = 2;
     in.seq = 5;
-    in.ids = {texts[0][0], texts[0][1], texts[0][2], 0, 0, texts[1][0], texts[1][1], texts[1][2], texts[1][3],
-              texts[1][4]};
+    in.ids = {texts[0][0], texts[0][1], texts[0][2], 0,           0,
+              texts[1][0], texts[1][1], texts[1][2], texts[1][3], texts[1][4]};
     in.lengths = prompt_rows;
     std::vector<int> seen = prompt_rows;
     for (int step = 0; step < 8; ++step) {
@@ -161,7 +161,8 @@ TEST(KvCache, PaddedBatchesContinueEachSequenceFromItsOwnLength) {
       ASSERT_TRUE(r.ok()) << r.error();
       EXPECT_EQ(cache.lengths, seen);
       for (int b = 0; b < 2; ++b) {
-        const Full full = full_forward(m, std::vector<int>(texts[b].begin(), texts[b].begin() + seen[b]), Backend::Fast);
+        const Full full =
+            full_forward(m, std::vector<int>(texts[b].begin(), texts[b].begin() + seen[b]), Backend::Fast);
         const std::vector<float> row(r.value().logits.data.begin() + b * vocab,
                                      r.value().logits.data.begin() + (b + 1) * vocab);
         EXPECT_TRUE(all_close(row, full.logits, 1e-5)) << "sequence " << b << " at " << seen[b];
@@ -335,9 +336,10 @@ class GreedyReference : public ::testing::TestWithParam<const char*> {};
 TEST_P(GreedyReference, TwentyTokensEqualPyTorchs) {
   const std::string name = GetParam();
   const json f = read_fixture(std::string(ATTENTION_FIXTURE_DIR) + "/generation/" + name + ".json");
-  const Transformer m = name == "gpt2" ? gpt2_tiny()
-                                       : load_fixture_model(f, std::string(ATTENTION_FIXTURE_DIR) + "/generation/" +
-                                                                   name + ".safetensors");
+  const Transformer m =
+      name == "gpt2"
+          ? gpt2_tiny()
+          : load_fixture_model(f, std::string(ATTENTION_FIXTURE_DIR) + "/generation/" + name + ".safetensors");
   const std::vector<int> continuation = f["continuation"];
   GenerationSettings g;
   g.sampler.temperature = 0;

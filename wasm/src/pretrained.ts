@@ -12,9 +12,10 @@ import {
   throwIfAborted,
 } from './checkpoint-files.js';
 import { AttentionError, describeValue, fromEngine } from './errors.js';
+import type { Generation, RawGenerationClass } from './generation.js';
 import { Model, type RawModel } from './model.js';
 import { EngineTokenizer, type Encoding, type RawTokenizer, type Tokenizer } from './tokenizers.js';
-import type { ForwardInput, ForwardResult, ModelSpec } from './types.js';
+import type { ForwardInput, ForwardResult, GenerateOptions, ModelSpec } from './types.js';
 import { ENGINE, type Family, type FamilyTokenizer } from './schema.js';
 
 type RawError = { error?: { message: string; code: string; field: string } };
@@ -25,6 +26,7 @@ export interface RawPretrainedModule {
   _readShardIndex(json: string): RawError & { weightMap?: Record<string, string>; files?: string[] };
   _Gpt2Bpe: new (first: string, merges: string, fromTokenizerJson: boolean) => RawTokenizer;
   _WordPiece: new (first: string, config: string, fromTokenizerJson: boolean) => RawTokenizer;
+  _Generation: RawGenerationClass;
 }
 interface RawCheckpointLoader {
   error(): RawError | undefined;
@@ -100,6 +102,11 @@ export class PretrainedModel {
   /** model.forward: ids (and tokenTypes for BERT) in, hidden states, logits and the recorded stages out. */
   forward(input: ForwardInput): ForwardResult {
     return this.model.forward(input);
+  }
+
+  /** model.generate with this checkpoint's tokenizer: steps carry their text (piece), and stop strings work. */
+  generate(options: GenerateOptions): Generation {
+    return this.model.generate({ tokenizer: this.tokenizer, ...options });
   }
 
   get disposed(): boolean {
@@ -219,7 +226,7 @@ export async function loadPretrained(
     const skipped = loader.skipped();
     const raw = loader.finish();
     if (!raw) throw fromEngine(loader.error()!.error!);
-    const model = new Model(raw);
+    const model = new Model(raw, module._Generation);
     if (tokenizer.vocabSize > model.spec.vocabSize) {
       model.dispose();
       throw new AttentionError(

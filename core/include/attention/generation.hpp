@@ -16,8 +16,8 @@ namespace attention {
 
 struct GenerationSettings {
   SamplerSettings sampler;
-  int max_new_tokens = 16;      // 1.. (prompt + max_new_tokens) <= maxSeq
-  std::vector<int> stop_ids;    // end-of-sequence ids: the step that draws one is the last
+  int max_new_tokens = 16;    // 1.. (prompt + max_new_tokens) <= maxSeq
+  std::vector<int> stop_ids;  // end-of-sequence ids: the step that draws one is the last
   Backend backend = Backend::Fast;
 };
 
@@ -36,7 +36,8 @@ class Generation {
  public:
   // Checks the settings and the prompt (1.. tokens in the vocabulary), runs the prompt as
   // one block and keeps its logits. `model` must outlive the generation.
-  static Result<Generation> start(const Transformer& model, std::vector<int> prompt, const GenerationSettings& settings);
+  static Result<Generation> start(const Transformer& model, std::vector<int> prompt,
+                                  const GenerationSettings& settings);
 
   // The next token. An Error once done (field "generation").
   Result<GenerationStep> step(int top_count = 10);

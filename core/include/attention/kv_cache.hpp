@@ -23,7 +23,7 @@ struct SequenceKv {
 
 struct LayerKvCache {
   int kv_heads = 1, head_dim = 1;
-  int window = 0;  // 0 = global (every position kept), else the ring's size
+  int window = 0;                     // 0 = global (every position kept), else the ring's size
   std::vector<SequenceKv> sequences;  // (B)
 
   // Slots in use over the batch x 2 (K and V) x H_kv x d_h x 4 bytes.

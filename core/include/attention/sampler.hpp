@@ -13,11 +13,11 @@
 namespace attention {
 
 struct SamplerSettings {
-  double temperature = 1.0;        // >= 0; 0 = greedy (argmax)
-  int top_k = 0;                   // keep the k highest logits (ties kept); 0 = all
-  double top_p = 1.0;              // (0, 1]: keep the smallest head of the sorted distribution with mass >= top_p
-  double min_p = 0.0;              // [0, 1]: drop tokens whose probability < min_p x the top probability
-  double repetition_penalty = 1.0; // > 0: logits of tokens already in the text: positive / p, negative x p
+  double temperature = 1.0;         // >= 0; 0 = greedy (argmax)
+  int top_k = 0;                    // keep the k highest logits (ties kept); 0 = all
+  double top_p = 1.0;               // (0, 1]: keep the smallest head of the sorted distribution with mass >= top_p
+  double min_p = 0.0;               // [0, 1]: drop tokens whose probability < min_p x the top probability
+  double repetition_penalty = 1.0;  // > 0: logits of tokens already in the text: positive / p, negative x p
   std::uint64_t seed = 0;
 };
 
