@@ -1,7 +1,7 @@
 """Seeds for fuzz_checkpoint (tests/fuzz/harness_checkpoint.cpp): one file per mode byte.
 
-0: config.json, 1: model.safetensors.index.json, 2: a weights file for the harness's tiny
-GPT-2 (n_embd 4, 2 heads, 1 layer, vocab 5, 4 positions), 3: one for its tiny BERT.
+0: config.json (also config_<dir>: the modern families' configs of tests/reference/fixtures/hub),
+1: model.safetensors.index.json, 2: a weights file for the harness's tiny GPT-2 (n_embd 4, 2 heads, 1 layer, vocab 5, 4 positions), 3: one for its tiny BERT.
 Run with Debian's /usr/bin/python3 (PyTorch); writes tests/fuzz/corpus/checkpoint/.
 """
 import os
@@ -13,6 +13,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "reference"))
 import safetensors_io  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(__file__), "corpus", "checkpoint")
+HUB = os.path.join(os.path.dirname(__file__), "..", "reference", "fixtures", "hub")
 E, F, V, P, T = 4, 8, 5, 4, 2
 g = torch.Generator().manual_seed(0)
 
@@ -56,6 +57,10 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     with open(os.path.join(OUT, "config"), "wb") as f:
         f.write(b"\x00" + b'{"model_type": "gpt2", "n_embd": 8, "n_head": 2, "n_layer": 1, "n_positions": 16, "vocab_size": 10}')
+    for d in ("gemma3-text-tiny", "gemma3-mm-tiny-bf16", "qwen3-tiny-bf16", "smollm2-tiny-bf16"):
+        with open(os.path.join(HUB, d, "config.json"), "rb") as src, \
+                open(os.path.join(OUT, "config_" + d.replace("-", "_")), "wb") as f:
+            f.write(b"\x00" + src.read())
     with open(os.path.join(OUT, "shard_index"), "wb") as f:
         f.write(b"\x01" + b'{"metadata": {"total_size": 8}, "weight_map": {"wte.weight": "a.safetensors", "ln_f.bias": "b.safetensors"}}')
     for mode, name, tensors in ((2, "gpt2", gpt2()), (3, "bert", bert())):

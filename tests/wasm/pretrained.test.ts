@@ -267,7 +267,7 @@ describe.each(BUILDS)('%s build', (build) => {
     expect([e.code, e.field]).toEqual(['not_divisible', 'n_head']);
     e = await rejection(
       engine.loadPretrained({
-        files: { ...base, 'config.json': new TextEncoder().encode(JSON.stringify({ ...config, model_type: 'llama' })) },
+        files: { ...base, 'config.json': new TextEncoder().encode(JSON.stringify({ ...config, model_type: 't5' })) },
       }),
     );
     expect([e.code, e.field]).toEqual(['invalid_argument', 'model_type']);

@@ -1,6 +1,6 @@
-// loadPretrained: a GPT-2 or BERT checkpoint in the hub's layout (config.json,
-// model.safetensors or its shards with model.safetensors.index.json, and the tokenizer's
-// files) into a Model and a Tokenizer. The engine reads config.json, maps the hub's
+// loadPretrained: a checkpoint of a family the engine reads (GPT-2, BERT, Llama, Qwen 2 / 3,
+// Gemma 3, Mistral) in the hub's layout (config.json, model.safetensors or its shards with
+// model.safetensors.index.json, and the tokenizer's files) into a Model and a Tokenizer. The engine reads config.json, maps the hub's
 // tensor names onto its parameters and checks every tensor (core/src/pretrained); this
 // file only finds the files and hands them over one at a time.
 import {
@@ -15,6 +15,7 @@ import { AttentionError, describeValue, fromEngine } from './errors.js';
 import type { Generation, RawGenerationClass } from './generation.js';
 import { Model, type RawModel } from './model.js';
 import { EngineTokenizer, type Encoding, type RawTokenizer, type Tokenizer } from './tokenizers.js';
+import { createHubTokenizer } from './hub-tokenizer/index.js';
 import type { ForwardInput, ForwardResult, GenerateOptions, ModelSpec } from './types.js';
 import { ENGINE, type Family, type FamilyTokenizer } from './schema.js';
 
@@ -54,7 +55,7 @@ const OPTION_KEYS = new Set(['files', 'repo', 'baseUrl', 'onProgress', 'signal']
 
 /** A checkpoint's model with its tokenizer. Call dispose() when done: both live in the engine. */
 export class PretrainedModel {
-  /** The family, as config.json's model_type names it ('gpt2', 'bert'). */
+  /** The family, as config.json's model_type names it ('gpt2', 'bert', 'llama', 'qwen2', 'qwen3', 'gemma3_text', 'gemma3', 'mistral'). */
   readonly family: Family;
   /** config.json's model_type and architectures[0] ('' when absent). */
   readonly modelType: string;
@@ -63,7 +64,7 @@ export class PretrainedModel {
   readonly spec: Readonly<ModelSpec>;
   /** The padding token's id, or -1. */
   readonly padTokenId: number;
-  /** Tensors of the files the engine has no use for, with the reason (e.g. GPT-2's attn.bias mask tables). */
+  /** Tensors of the files the engine has no use for, with the reason (e.g. GPT-2's attn.bias mask tables, Gemma 3's vision tower). */
   readonly skipped: ReadonlyArray<readonly [string, string]>;
   readonly model: Model;
   readonly tokenizer: Tokenizer;
@@ -88,13 +89,24 @@ export class PretrainedModel {
     this.skipped = Object.freeze(parts.skipped.map((entry) => Object.freeze(entry) as readonly [string, string]));
   }
 
-  /** The text (and for BERT a second text) as the model's tokens; longer than maxSeq is an error. */
+  /**
+   * The text (and for BERT a second text) as the model's tokens, with the special tokens the
+   * tokenizer adds; longer than maxSeq, or holding a token the model has no row for (Gemma 3's
+   * `<image_soft_token>` in a text-only model), is an error.
+   */
   tokenize(text: string, pair?: string): Encoding {
     const encoding = this.tokenizer.encode(text, pair);
     if (encoding.ids.length > this.spec.maxSeq)
       throw new AttentionError(
         `the text is ${encoding.ids.length} tokens long; this model reads at most ${this.spec.maxSeq}`,
         { code: 'limit_exceeded', field: 'text', value: encoding.ids.length },
+      );
+    const outside = encoding.ids.findIndex((id) => id >= this.spec.vocabSize);
+    if (outside >= 0)
+      throw new AttentionError(
+        `the text holds the token '${encoding.tokens[outside]}' (id ${encoding.ids[outside]}), outside this model's ` +
+          `vocabulary of ${this.spec.vocabSize}`,
+        { code: 'out_of_range', field: 'text', value: encoding.ids[outside] },
       );
     return encoding;
   }
@@ -134,9 +146,20 @@ function missing(source: FileSource, what: string, files: string): AttentionErro
   });
 }
 
+/** The tokenizer kind the engine declares for a family. */
+function familyTokenizer(family: Family): FamilyTokenizer {
+  return ENGINE.families.find((f) => f.name === family)!.tokenizer;
+}
+
 async function loadTokenizer(module: RawPretrainedModule, source: FileSource, family: Family): Promise<Tokenizer> {
   const json = await text(source, 'tokenizer.json');
-  const kind: FamilyTokenizer = ENGINE.families.find((f) => f.name === family)!.tokenizer;
+  const kind = familyTokenizer(family);
+  if (kind === 'tokenizer.json') {
+    // Llama, Qwen, Gemma 3, Mistral: tokenizer.json with tokenizer_config.json's special
+    // tokens and chat template (the hub tokenizer, in TypeScript).
+    if (json === null) throw missing(source, `a ${family} model's tokenizer`, 'tokenizer.json');
+    return createHubTokenizer(json, await text(source, 'tokenizer_config.json'));
+  }
   if (kind === 'bpe') {
     if (json !== null) return new EngineTokenizer('gpt2-bpe', new module._Gpt2Bpe(json, '', true));
     const vocab = await text(source, 'vocab.json');
@@ -227,7 +250,9 @@ export async function loadPretrained(
     const raw = loader.finish();
     if (!raw) throw fromEngine(loader.error()!.error!);
     const model = new Model(raw, module._Generation);
-    if (tokenizer.vocabSize > model.spec.vocabSize) {
+    // A tokenizer.json may hold added tokens past the model's rows (Gemma 3's <image_soft_token>,
+    // id 262144 of the 262144-row text models): tokenize() refuses a text that produces one.
+    if (familyTokenizer(config.family) !== 'tokenizer.json' && tokenizer.vocabSize > model.spec.vocabSize) {
       model.dispose();
       throw new AttentionError(
         `the tokenizer has ${tokenizer.vocabSize} tokens but config.json's vocabulary ${model.spec.vocabSize}`,

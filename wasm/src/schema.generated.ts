@@ -54,6 +54,30 @@ export const ENGINE = {
     {
       "name": "bert",
       "tokenizer": "wordpiece"
+    },
+    {
+      "name": "llama",
+      "tokenizer": "tokenizer.json"
+    },
+    {
+      "name": "qwen2",
+      "tokenizer": "tokenizer.json"
+    },
+    {
+      "name": "qwen3",
+      "tokenizer": "tokenizer.json"
+    },
+    {
+      "name": "gemma3_text",
+      "tokenizer": "tokenizer.json"
+    },
+    {
+      "name": "gemma3",
+      "tokenizer": "tokenizer.json"
+    },
+    {
+      "name": "mistral",
+      "tokenizer": "tokenizer.json"
     }
   ],
   "limits": {

@@ -10,6 +10,15 @@
 //     post-LN blocks, exact GELU, separate query / key / value (fused on load into
 //     in_proj rows [0, E), [E, 2E), [2E, 3E)), no causal mask; the masked-LM head
 //     (head 'mlm') when the config names a ...ForMaskedLM or ...ForPreTraining class.
+//   The modern decoders (model_type "llama" (also SmolLM2, TinyLlama, Llama 3.x), "qwen2",
+//     "qwen3", "gemma3_text", "gemma3" (Gemma3ForConditionalGeneration: its text model,
+//     read from text_config and the language_model tensors), "mistral"): the modern block
+//     of spec.hpp, RoPE, grouped K/V heads, RMSNorm, gated FFN. q_proj / k_proj / v_proj
+//     fuse into in_proj rows [0, H d_h), [H d_h, (H + H_kv) d_h), [(H + H_kv) d_h, (H +
+//     2 H_kv) d_h); gate_proj / up_proj into linear1 rows [0, F), [F, 2F). Which config
+//     keys map to which settings, with each class's defaults: docs/pretrained.md and
+//     core/src/pretrained/modern_config.cpp. Tying as below (default false for Llama,
+//     Qwen 2 / 3 and Mistral, true for Gemma 3); their lm_head has no bias.
 //
 // Tying, as Hugging Face reads config.json's tie_word_embeddings (default true for both):
 //   true:  the output uses the word embeddings (GPT-2 head 'tied', BERT head 'mlm');
@@ -22,12 +31,12 @@
 // two names, by the same rule.
 //
 // Hub names may carry the class prefix ("transformer." for GPT2LMHeadModel, "bert."
-// for BertFor...), BERT's legacy LayerNorm names (gamma, beta) are read as weight,
-// bias. Buffers and parts the engine has no use for are skipped by name (GPT-2's
-// attn.bias / attn.masked_bias mask tables, BERT's position_ids, pooler and
-// next-sentence head); any other tensor, a
-// missing one, a wrong shape, a dtype other than F32 / F16 / BF16 or a value that is
-// not finite is an Error naming the tensor, and nothing is built.
+// for BertFor..., "language_model.model." or "model.language_model." for the multimodal
+// Gemma 3, whose vision tower and projector are skipped by name), BERT's legacy LayerNorm names (gamma, beta) are read
+// as weight, bias. Buffers and parts the engine has no use for are skipped by name (GPT-2's attn.bias /
+// attn.masked_bias mask tables, BERT's position_ids, pooler and next-sentence head); any other tensor, a missing one, a
+// wrong shape, a dtype other than F32 / F16 / BF16 or a value that is not finite is an Error naming the tensor, and
+// nothing is built.
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -41,12 +50,14 @@
 
 namespace attention::pretrained {
 
-enum class Family { Gpt2, Bert };
+enum class Family { Gpt2, Bert, Llama, Qwen2, Qwen3, Gemma3Text, Gemma3, Mistral };
 const char* to_string(Family family);
 
 // A family as config.json names it (model_type) and the tokenizer its checkpoints carry
-// ("bpe": GPT-2's byte-level BPE, "wordpiece": BERT's). Declared once (hub_config.cpp);
-// the engine's description lists them, and the package's types derive from that.
+// ("bpe": GPT-2's byte-level BPE, "wordpiece": BERT's, "tokenizer.json": the modern
+// families' tokenizer.json + tokenizer_config.json, read by the package). Declared once
+// (hub_config.cpp, modern_config.cpp); the engine's description lists them, and the
+// package's types derive from that.
 struct FamilyInfo {
   Family family;
   const char* model_type;
@@ -57,7 +68,7 @@ const std::vector<FamilyInfo>& family_infos();
 // What config.json says, as the engine's spec plus what the spec does not hold.
 struct HubConfig {
   Family family = Family::Gpt2;
-  std::string model_type;    // "gpt2", "bert"
+  std::string model_type;    // "gpt2", "bert", "llama", ...
   std::string architecture;  // architectures[0], or "" when absent
   ModelSpec spec;
   int pad_token_id = -1;  // -1 when the config has none

@@ -1,4 +1,5 @@
-// config.json of the GPT-2 and BERT families -> ModelSpec, and the shard index.
+// config.json of the GPT-2 and BERT families -> ModelSpec, the registry of every family
+// (families.hpp; the modern ones are declared in modern_config.cpp), and the shard index.
 // Keys and defaults follow the Hugging Face configuration classes (GPT2Config,
 // BertConfig): a key that is absent takes the class default; a present key of the
 // wrong type, or a value the engine cannot run the way the modelling code does, is an
@@ -11,18 +12,16 @@
 
 #include "../untrusted_json.hpp"
 #include "attention/pretrained.hpp"
+#include "config_values.hpp"
+#include "families.hpp"
 
 namespace attention::pretrained {
 
 namespace {
 
-using Json = nlohmann::json;
+using namespace config_values;
 using error_code::kBadFile;
 using error_code::kInvalidArgument;
-
-Error config_error(const std::string& key, const std::string& problem, const char* code = kBadFile) {
-  return Error{"config.json: " + key + " " + problem, code, key};
-}
 
 Result<Json> parse_object(const std::string& text, const char* file) {
   Result<Json> parsed = parse_untrusted_json(text, file);
@@ -32,56 +31,9 @@ Result<Json> parse_object(const std::string& text, const char* file) {
   return parsed;
 }
 
-// A whole number key (absent = fallback; null = fallback when null_ok).
-Result<int> integer(const Json& j, const std::string& key, int fallback, bool null_ok = false) {
-  if (!j.contains(key) || (null_ok && j[key].is_null())) return fallback;
-  const Json& v = j[key];
-  if (v.is_number_integer()) {
-    const auto i = v.get<std::int64_t>();
-    if (i < -1 || i > 1'000'000'000)
-      return config_error(key, "is " + v.dump() + ", out of range", error_code::kOutOfRange);
-    return static_cast<int>(i);
-  }
-  return config_error(key, "must be a whole number, got " + v.dump());
-}
+#define TRY_ASSIGN ATTENTION_TRY_ASSIGN
 
-Result<double> number(const Json& j, const std::string& key, double fallback) {
-  if (!j.contains(key)) return fallback;
-  const Json& v = j[key];
-  if (!v.is_number()) return config_error(key, "must be a number, got " + v.dump());
-  return v.get<double>();
-}
-
-Result<bool> boolean(const Json& j, const std::string& key, bool fallback) {
-  if (!j.contains(key)) return fallback;
-  if (!j[key].is_boolean()) return config_error(key, "must be true or false, got " + j[key].dump());
-  return j[key].get<bool>();
-}
-
-Result<std::string> text(const Json& j, const std::string& key, const std::string& fallback) {
-  if (!j.contains(key)) return fallback;
-  if (!j[key].is_string()) return config_error(key, "must be a string, got " + j[key].dump());
-  return j[key].get<std::string>();
-}
-
-// The activations of transformers' ACT2FN the engine computes exactly as PyTorch does.
-Result<Activation> activation(const std::string& key, const std::string& name) {
-  if (name == "gelu") return Activation::GELU;
-  if (name == "gelu_new" || name == "gelu_pytorch_tanh" || name == "gelu_fast") return Activation::GELUTanh;
-  if (name == "relu") return Activation::ReLU;
-  return config_error(key, "is \"" + name + "\"; the engine runs gelu, gelu_new (tanh), gelu_pytorch_tanh and relu",
-                      kInvalidArgument);
-}
-
-// Runs the steps in order and stops at the first error.
-#define TRY_ASSIGN(target, expression)          \
-  do {                                          \
-    auto result_ = (expression);                \
-    if (!result_) return result_.error_value(); \
-    target = std::move(result_).value();        \
-  } while (0)
-
-Result<HubConfig> gpt2_config(const Json& j, HubConfig c) {
+Result<HubConfig> gpt2_config(const Json& j, HubConfig c, const ModernFamily*) {
   ModelSpec& s = c.spec;
   TRY_ASSIGN(s.vocab_size, integer(j, "vocab_size", 50257));
   int n_ctx = 1024;
@@ -112,7 +64,7 @@ Result<HubConfig> gpt2_config(const Json& j, HubConfig c) {
   return c;
 }
 
-Result<HubConfig> bert_config(const Json& j, HubConfig c) {
+Result<HubConfig> bert_config(const Json& j, HubConfig c, const ModernFamily*) {
   ModelSpec& s = c.spec;
   TRY_ASSIGN(s.vocab_size, integer(j, "vocab_size", 30522));
   TRY_ASSIGN(s.d_model, integer(j, "hidden_size", 768));
@@ -150,7 +102,7 @@ Result<HubConfig> bert_config(const Json& j, HubConfig c) {
 }
 
 // The config key behind each spec field, for the messages of validate().
-std::string config_key(Family family, const std::string& field) {
+std::string classic_key(const std::string& field, bool gpt2) {
   static const std::map<std::string, std::pair<const char*, const char*>> keys = {
       {"vocabSize", {"vocab_size", "vocab_size"}},
       {"dModel", {"n_embd", "hidden_size"}},
@@ -163,22 +115,12 @@ std::string config_key(Family family, const std::string& field) {
   };
   auto it = keys.find(field);
   if (it == keys.end()) return field;
-  return family == Family::Gpt2 ? it->second.first : it->second.second;
+  return gpt2 ? it->second.first : it->second.second;
 }
+std::string gpt2_key(const std::string& field) { return classic_key(field, true); }
+std::string bert_key(const std::string& field) { return classic_key(field, false); }
 
 #undef TRY_ASSIGN
-
-// Each family's config.json -> HubConfig, in the order of family_infos().
-using ReadConfig = Result<HubConfig> (*)(const Json&, HubConfig);
-struct FamilyEntry {
-  FamilyInfo info;
-  ReadConfig read;
-};
-const std::vector<FamilyEntry>& family_entries() {
-  static const std::vector<FamilyEntry> entries = {{{Family::Gpt2, "gpt2", "bpe"}, gpt2_config},
-                                                   {{Family::Bert, "bert", "wordpiece"}, bert_config}};
-  return entries;
-}
 
 // "\"gpt2\" and \"bert\"": the model_types the engine loads, for messages.
 std::string model_types_text() {
@@ -193,6 +135,22 @@ std::string model_types_text() {
 }
 
 }  // namespace
+
+const std::vector<FamilyEntry>& family_entries() {
+  static const std::vector<FamilyEntry> entries = [] {
+    std::vector<FamilyEntry> out = {{{Family::Gpt2, "gpt2", "bpe"}, gpt2_config, gpt2_key, nullptr},
+                                    {{Family::Bert, "bert", "wordpiece"}, bert_config, bert_key, nullptr}};
+    for (const FamilyEntry& e : modern_family_entries()) out.push_back(e);
+    return out;
+  }();
+  return entries;
+}
+
+const FamilyEntry& family_entry(Family family) {
+  for (const FamilyEntry& e : family_entries())
+    if (e.info.family == family) return e;
+  return family_entries().front();  // unreachable: every Family has an entry
+}
 
 const std::vector<FamilyInfo>& family_infos() {
   static const std::vector<FamilyInfo> infos = [] {
@@ -233,11 +191,11 @@ Result<HubConfig> read_config(const std::string& json_text) {
     return config_error("model_type", "is \"" + c.model_type + "\"; the engine loads " + model_types_text() + " models",
                         kInvalidArgument);
   c.family = entry->info.family;
-  Result<HubConfig> out = entry->read(j, c);
+  Result<HubConfig> out = entry->read(j, c, entry->modern);
   if (!out) return out;
   if (Status s = validate(out.value().spec); !s) {
     Error e = s.error_value();
-    const std::string key = config_key(out.value().family, e.field);
+    const std::string key = entry->config_key(e.field);
     return Error{"config.json (" + key + "): " + e.message, e.code, key};
   }
   const int pad = out.value().pad_token_id;

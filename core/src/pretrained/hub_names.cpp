@@ -1,6 +1,8 @@
-// Hub tensor names of GPT-2 (GPT2Model / GPT2LMHeadModel) and BERT (BertModel,
-// BertForMaskedLM, BertForPreTraining) mapped onto the engine's parameters.
+// Hub tensor names of GPT-2 (GPT2Model / GPT2LMHeadModel), BERT (BertModel,
+// BertForMaskedLM, BertForPreTraining) and the modern decoders (LlamaForCausalLM and its
+// kin, Gemma3ForConditionalGeneration's text model) mapped onto the engine's parameters.
 #include "hub_names.hpp"
+#include "families.hpp"
 
 namespace attention::pretrained {
 
@@ -113,6 +115,54 @@ void bert(Table& t, Transformer& m) {
   }
 }
 
+// The modern decoders (names as transformers' LlamaForCausalLM, Qwen2/3ForCausalLM,
+// Gemma3ForCausalLM save them), from the spec the config made: which biases, norms and
+// head exist follows the spec (modern_config.cpp chose them from the family's rules).
+void modern(Table& t, Transformer& m) {
+  const ModelSpec& s = m.spec();
+  const int q = s.heads * s.head_dim(), kv = s.kv_head_count() * s.head_dim(), f = s.ffn_dim;
+  t.same("model.embed_tokens.weight", m.embed());
+  for (std::size_t i = 0; i < m.encoder_layers().size(); ++i) {
+    EncoderLayerWeights& w = m.encoder_layers()[i];
+    const std::string l = "model.layers." + std::to_string(i) + ".", a = l + "self_attn.", p = l + "mlp.";
+    // in_proj ((H + 2 H_kv) d_h, E): q_proj (H d_h, E), k_proj (H_kv d_h, E), v_proj (H_kv d_h, E) rows
+    const std::pair<const char*, std::pair<int, int>> qkv[] = {
+        {"q_proj", {0, q}}, {"k_proj", {q, kv}}, {"v_proj", {q + kv, kv}}};
+    for (const auto& [name, rows] : qkv) {
+      t.rows(a + name + ".weight", w.self_attn.in_proj_weight, rows.first, rows.second);
+      if (s.qkv_bias) t.rows(a + name + ".bias", w.self_attn.in_proj_bias, rows.first, rows.second);
+    }
+    if (s.has_qk_norm()) {
+      t.same(a + "q_norm.weight", w.self_attn.q_norm.weight);
+      t.same(a + "k_norm.weight", w.self_attn.k_norm.weight);
+    }
+    t.same(a + "o_proj.weight", w.self_attn.out_proj_weight);
+    if (s.out_bias) t.same(a + "o_proj.bias", w.self_attn.out_proj_bias);
+    // linear1 (2F, E): gate_proj (F, E) rows, then up_proj (F, E); linear2 (E, F) = down_proj
+    t.rows(p + "gate_proj.weight", w.ffn.linear1.weight, 0, f);
+    t.rows(p + "up_proj.weight", w.ffn.linear1.weight, f, f);
+    t.same(p + "down_proj.weight", w.ffn.linear2.weight);
+    if (s.mlp_bias) {
+      t.rows(p + "gate_proj.bias", w.ffn.linear1.bias, 0, f);
+      t.rows(p + "up_proj.bias", w.ffn.linear1.bias, f, f);
+      t.same(p + "down_proj.bias", w.ffn.linear2.bias);
+    }
+    t.same(l + "input_layernorm.weight", w.norm1.weight);
+    if (s.sandwich()) {  // Gemma: post_attention_layernorm is the attention output's norm
+      t.same(l + "post_attention_layernorm.weight", w.post_norm1.weight);
+      t.same(l + "pre_feedforward_layernorm.weight", w.norm2.weight);
+      t.same(l + "post_feedforward_layernorm.weight", w.post_norm2.weight);
+    } else {
+      t.same(l + "post_attention_layernorm.weight", w.norm2.weight);
+    }
+  }
+  t.same("model.norm.weight", m.final_norm().weight);
+  if (s.head == OutputHead::Linear) t.same("lm_head.weight", m.head().weight);
+  if (s.head == OutputHead::Tied)
+    t.alias("lm_head.weight", "model.embed_tokens.weight",
+            "the output is tied to the embeddings (tie_word_embeddings is true)");
+}
+
 }  // namespace
 
 std::map<std::string, HubTarget> hub_targets(Family family, Transformer& model, std::vector<std::string>& slot_names) {
@@ -121,12 +171,19 @@ std::map<std::string, HubTarget> hub_targets(Family family, Transformer& model, 
   Table table(out, slot_names);
   if (family == Family::Gpt2)
     gpt2(table, model);
-  else
+  else if (family == Family::Bert)
     bert(table, model);
+  else
+    modern(table, model);
   return out;
 }
 
 std::string canonical_name(Family family, const std::string& name) {
+  if (const ModernFamily* modern = family_entry(family).modern) {
+    for (const auto& [from, to] : modern->renames)
+      if (starts_with(name, from)) return to + name.substr(from.size());
+    return name;
+  }
   std::string n = name;
   const std::string prefix = family == Family::Gpt2 ? "transformer." : "bert.";
   if (starts_with(n, prefix)) n = n.substr(prefix.size());
@@ -140,6 +197,14 @@ std::string canonical_name(Family family, const std::string& name) {
 }
 
 std::string skip_reason(Family family, const ModelSpec& spec, const std::string& n) {
+  if (const ModernFamily* modern = family_entry(family).modern) {
+    for (const auto& [prefix, why] : modern->skips)
+      if (starts_with(n, prefix)) return why;
+    // Older Llama conversions keep each layer's inverse frequencies as a buffer.
+    if (starts_with(n, "model.layers.") && ends_with(n, ".self_attn.rotary_emb.inv_freq"))
+      return "RoPE's inverse frequencies (the engine computes them from the config)";
+    return "";
+  }
   if (family == Family::Gpt2) {
     if (starts_with(n, "h.") && (ends_with(n, ".attn.bias") || ends_with(n, ".attn.masked_bias")))
       return "GPT-2's causal-mask buffer (the engine masks by position)";

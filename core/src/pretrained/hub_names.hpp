@@ -1,6 +1,6 @@
 #pragma once
-// The hub name of every tensor a GPT-2 or BERT checkpoint stores, and where its values
-// go in the engine's model (private to core/src/pretrained).
+// The hub name of every tensor a checkpoint of a family stores, and where its values go
+// in the engine's model (private to core/src/pretrained).
 #include <map>
 #include <string>
 #include <vector>
@@ -28,7 +28,8 @@ struct HubTarget {
 std::map<std::string, HubTarget> hub_targets(Family family, Transformer& model, std::vector<std::string>& slot_names);
 
 // A hub name as written -> the canonical name: the class prefix dropped ("transformer."
-// for GPT-2, "bert." for BERT), BERT's legacy "LayerNorm.gamma" / ".beta" renamed.
+// for GPT-2, "bert." for BERT, the multimodal Gemma 3's language-model prefixes rewritten
+// to "model." / "lm_head."), BERT's legacy "LayerNorm.gamma" / ".beta" renamed.
 std::string canonical_name(Family family, const std::string& name);
 
 // Why a canonical name is skipped, or "" when it is not one of the known extras.
