@@ -10,6 +10,9 @@
 #include "attention/generation.hpp"
 #include "attention/pretrained.hpp"
 #include "attention/random.hpp"
+#include "attention/safetensors.hpp"
+#include "attention/tasks.hpp"
+#include "attention/weights_io.hpp"
 #include "pytorch_training.hpp"
 
 using namespace attention;
@@ -370,5 +373,42 @@ TEST(KvCache, HubFamiliesCachedStepsEqualTheFullForward) {
       expect_cached_equals_full(m, std::min(20, m.spec().max_seq), 5, b,
                                 std::string(dir) + (b == Backend::Fast ? " fast" : " reference"),
                                 b == Backend::Fast ? 1e-4 : 1e-5);
+  }
+}
+
+// A trained toy decoder (the shipped reverse and sort checkpoints of web/public/checkpoints,
+// causal, learned positions, spec in the file's metadata) completes its task by greedy
+// generation: the prompt x_1..x_8 | of a held-out example, then 8 tokens, which must be the
+// answer. The Train view measured held-out sequence accuracy 1 (reverse) and 0.992 (sort,
+// teacher-forced); generating, an early slip is not corrected, so sort may miss a few: at
+// least 48 of 50 (measured: 48), reverse all 50.
+TEST(Generation, TrainedToyDecodersCompleteTheirTask) {
+  for (const auto& [name, least] : {std::pair{"reverse", 50}, std::pair{"sort", 48}}) {
+    SCOPED_TRACE(name);
+    const std::vector<std::uint8_t> bytes =
+        file_bytes(std::string(ATTENTION_FIXTURE_DIR) + "/../../../web/public/checkpoints/" + name + ".safetensors");
+    Result<safetensors::File> file = safetensors::read(bytes.data(), bytes.size());
+    ASSERT_TRUE(file.ok()) << file.error();
+    Result<ModelSpec> spec = from_json(model_spec_schema(), json::parse(file.value().metadata.at("spec")));
+    ASSERT_TRUE(spec.ok()) << spec.error();
+    ASSERT_TRUE(spec.value().causal);
+    Transformer m = Transformer::create(spec.value()).value();
+    ASSERT_TRUE(load_safetensors(m, bytes.data(), bytes.size()).ok());
+    TaskOptions task_options;
+    task_options.name = name;
+    std::unique_ptr<Task> task = std::move(make_task(task_options).value());
+    ASSERT_EQ(task->vocab_size(), m.spec().vocab_size);
+    int right = 0;
+    const std::vector<Example> examples = task->evaluation_set(123, 50);
+    for (const Example& e : examples) {
+      const int n = task_options.length;
+      GenerationSettings g;
+      g.sampler.temperature = 0;
+      g.max_new_tokens = n;
+      Generation gen = Generation::start(m, std::vector<int>(e.ids.begin(), e.ids.begin() + n + 1), g).value();
+      while (!gen.done()) ASSERT_TRUE(gen.step().ok());
+      right += gen.tokens() == e.ids;
+    }
+    EXPECT_GE(right, least) << right << " of 50 completed";
   }
 }
