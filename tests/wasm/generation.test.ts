@@ -3,9 +3,23 @@
 // entropy, attention rows (L x H over every earlier position) and cache bytes; fork keeps the
 // prefix and shares nothing; stop ids, stop strings (with a decoder) and maxNewTokens end it;
 // bad settings are coded AttentionErrors with the field; dispose leaves the heap where it was.
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { AttentionError, type Model } from '../../dist/node.js';
-import { BUILDS, engineFor } from './helpers.js';
+import { BUILDS, ROOT, engineFor } from './helpers.js';
+
+const GPT2_TINY = `${ROOT}tests/reference/fixtures/pretrained/gpt2-tiny/`;
+const gpt2TinyFiles = (): Record<string, Uint8Array> =>
+  Object.fromEntries(
+    readdirSync(GPT2_TINY)
+      .filter((f) => f !== 'expected.json')
+      .map((f) => [f, new Uint8Array(readFileSync(GPT2_TINY + f))]),
+  );
+// tests/reference/generate_greedy_fixtures.py: PyTorch's 20 greedy tokens of gpt2-tiny.
+const greedyGpt2 = JSON.parse(readFileSync(`${ROOT}tests/reference/fixtures/generation/gpt2.json`, 'utf8')) as {
+  prompt: number[];
+  continuation: number[];
+};
 
 const SPEC = {
   vocabSize: 40,
@@ -139,6 +153,29 @@ describe.each(BUILDS)('generate (%s)', (build) => {
     expect(errorOf(() => encoder.generate({ ids: [1] })).field).toBe('model');
     encoder.dispose();
     model.dispose();
+  });
+
+  it("a checkpoint generates PyTorch's greedy tokens, with their pieces, and stops at a stop string", async () => {
+    const engine = await engineFor(build);
+    const m = await engine.loadPretrained({ files: gpt2TinyFiles() });
+    const gen = m.generate({ ids: greedyGpt2.prompt, maxNewTokens: 20, temperature: 0 });
+    const pieces: string[] = [];
+    while (!gen.done) pieces.push(gen.step().piece!);
+    expect(gen.tokens.slice(greedyGpt2.prompt.length)).toEqual(greedyGpt2.continuation);
+    expect(pieces.join('')).toBe(m.tokenizer.decode(greedyGpt2.continuation));
+    gen.dispose();
+    // A stop string: the text of the first three new tokens ends the generation there.
+    const stop = m.tokenizer.decode(greedyGpt2.continuation.slice(0, 3));
+    const stopped = m.generate({ ids: greedyGpt2.prompt, maxNewTokens: 20, temperature: 0, stop: [stop] });
+    let steps = 0;
+    while (!stopped.done) {
+      stopped.step();
+      steps++;
+    }
+    expect(steps).toBeLessThanOrEqual(3);
+    expect(m.tokenizer.decode(stopped.tokens.slice(greedyGpt2.prompt.length))).toContain(stop);
+    stopped.dispose();
+    m.dispose();
   });
 
   it('a disposed generation leaves the heap where it was', async () => {
