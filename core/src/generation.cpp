@@ -40,6 +40,11 @@ Status Generation::feed(const std::vector<int>& ids, std::vector<Tensor>* attent
 
 Result<Generation> Generation::start(const Transformer& model, std::vector<int> prompt,
                                      const GenerationSettings& settings) {
+  return begin(model, std::move(prompt), settings, true);
+}
+
+Result<Generation> Generation::begin(const Transformer& model, std::vector<int> prompt,
+                                     const GenerationSettings& settings, bool check_budget) {
   const ModelSpec& s = model.spec();
   if (s.encoder_decoder() || !s.causal || s.head == OutputHead::None)
     return Error{"generation needs a causal model with an output head (a decoder-only model)", kInvalidArgument,
@@ -49,7 +54,11 @@ Result<Generation> Generation::start(const Transformer& model, std::vector<int> 
   if (Status st = check_tokens(prompt, s.vocab_size, "ids"); !st) return st.error_value();
   if (Status st = check_tokens(settings.stop_ids, s.vocab_size, "stop"); !st) return st.error_value();
   const long long total = static_cast<long long>(prompt.size()) + settings.max_new_tokens;
-  if (settings.max_new_tokens < 1 || total > s.max_seq)
+  if (static_cast<long long>(prompt.size()) > s.max_seq)
+    return Error{"the prompt has " + std::to_string(prompt.size()) + " tokens, beyond the model's context (maxSeq " +
+                     std::to_string(s.max_seq) + ")",
+                 kOutOfRange, "ids"};
+  if (check_budget && (settings.max_new_tokens < 1 || total > s.max_seq))
     return Error{"maxNewTokens is " + std::to_string(settings.max_new_tokens) + "; with the prompt's " +
                      std::to_string(prompt.size()) + " tokens it must be 1.." +
                      std::to_string(std::max(0LL, s.max_seq - static_cast<long long>(prompt.size()))) +
@@ -103,15 +112,13 @@ Result<Generation> Generation::fork(int position, int token) const {
   if (Status st = check_tokens({token}, model_->spec().vocab_size, "token"); !st) return st.error_value();
   std::vector<int> prefix(tokens_.begin(), tokens_.begin() + position);
   prefix.push_back(token);
-  GenerationSettings settings = settings_;
+  // The budget of new tokens counts from the original prompt on, as in the parent (it may
+  // be spent already: a fork at the last position of a finished generation is done).
   const int prompt = std::min(prompt_length_, position + 1);
-  // The budget of new tokens counts from the original prompt on, as in the parent.
-  settings.max_new_tokens = std::max(1, settings_.max_new_tokens - (position + 1 - prompt));
-  Result<Generation> g = start(*model_, prefix, settings);
+  Result<Generation> g = begin(*model_, prefix, settings_, false);
   if (!g) return g;
   g.value().prompt_length_ = prompt;
   g.value().sampler_ = sampler_;
-  g.value().settings_.max_new_tokens = settings_.max_new_tokens;
   g.value().done_ = static_cast<int>(g.value().tokens_.size()) - prompt >= settings_.max_new_tokens;
   return g;
 }

@@ -287,6 +287,15 @@ TEST(Generation, ForkKeepsThePrefixPutsTheTokenThereAndSharesNothing) {
     EXPECT_EQ(r.error_value().field, "position");
   }
   EXPECT_EQ(gen.fork(1, 50).error_value().field, "token");
+  // A budget already spent: the whole context used, a fork at the last position is done.
+  g.max_new_tokens = m.spec().max_seq - 3;
+  Generation full = Generation::start(m, {1, 2, 3}, g).value();
+  while (!full.done()) ASSERT_TRUE(full.step().ok());
+  Result<Generation> last = full.fork(m.spec().max_seq - 1, 7);
+  ASSERT_TRUE(last.ok()) << last.error();
+  EXPECT_TRUE(last.value().done());
+  EXPECT_EQ(last.value().tokens().back(), 7);
+  EXPECT_EQ(last.value().tokens().size(), static_cast<std::size_t>(m.spec().max_seq));
 }
 
 TEST(Generation, BadSettingsAreCodedErrors) {
