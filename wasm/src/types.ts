@@ -361,9 +361,9 @@ export interface GenerateOptions {
   temperature?: number;
   /** Keep the k highest logits (ties kept); 0 = off. */
   topK?: number;
-  /** (0, 1]: keep the most likely tokens whose mass reaches topP (1 = off). */
+  /** Above 0, at most 1: keep the most likely tokens whose mass reaches topP (1 = off). */
   topP?: number;
-  /** [0, 1]: drop tokens less likely than minP x the most likely one (0 = off). */
+  /** Between 0 and 1: drop tokens less likely than minP x the most likely one (0 = off). */
   minP?: number;
   /** > 0: the logits of tokens already in the text, positive ones divided by it and negative ones multiplied (1 = off). */
   repetitionPenalty?: number;
