@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "attention/param.hpp"
 #include "kernels/kernels.hpp"
 #include "timing.hpp"
 
@@ -37,6 +38,43 @@ int main() {
                     slow ? 3 : 15);
       std::printf("{\"kernel\":\"%s\",\"shape\":\"%s\",\"m\":%d,\"n\":%d,\"k\":%d,\"ms\":%.4f,\"gflops\":%.2f}\n",
                   variant.name.c_str(), s.what, s.m, s.n, s.k, ms, flops / ms / 1e6);
+    }
+  }
+  // A linear layer y = x W^T (W 1024 x 1024) as a model runs it: F32 with the weight packed
+  // once (the fast path's panels, "_packed"), and W held in BF16 / F16 / Q8_0 through each
+  // low-bit variant. Decode-like (1 row), 16 rows (where the wasm fast path switches), and
+  // prefill-like (64 rows).
+  for (const int m : {1, 16, 64}) {
+    const int n = 1024, k = 1024;
+    const char* what = m == 1    ? "decode (1 x 1024 x 1024)"
+                       : m == 16 ? "16 rows (16 x 1024 x 1024)"
+                                 : "prefill (64 x 1024 x 1024)";
+    const std::vector<float> a = filled(static_cast<std::size_t>(m) * k, 1.0f);
+    std::vector<float> c(static_cast<std::size_t>(m) * n);
+    const double flops = 2.0 * m * n * k;
+    const auto print = [&](const std::string& name, double ms, std::size_t weight_bytes) {
+      std::printf(
+          "{\"kernel\":\"%s\",\"shape\":\"%s\",\"m\":%d,\"n\":%d,\"k\":%d,\"ms\":%.4f,\"gflops\":%.2f,"
+          "\"weightBytes\":%zu}\n",
+          name.c_str(), what, m, n, k, ms, flops / ms / 1e6, weight_bytes);
+    };
+    attention::Parameter weight("w", {n, k}, filled(static_cast<std::size_t>(n) * k, 0.5f));
+    const PackedWeight packed = pack_weight(weight.data(), n, k);
+    print(fastest_gemm().name + (packed.panels.empty() ? "" : "_packed"),
+          median_ms([&] { gemm_fast(m, n, k, a.data(), weight.data(), Layout::NT, 1.0f, nullptr, c.data(), &packed); },
+                    15),
+          weight.bytes());
+    for (attention::Storage storage : {attention::Storage::BF16, attention::Storage::F16, attention::Storage::Q8_0}) {
+      attention::Parameter low("w", {n, k}, weight.values());
+      low.set_storage(storage);
+      for (const auto& variant : low_bit_gemm_variants(storage)) {
+        const bool slow = variant.name.find("scalar") != std::string::npos;
+        print(
+            variant.name,
+            median_ms([&] { gemm_low_bit(variant.fn, storage, m, n, k, a.data(), low.row_bits(0), nullptr, c.data()); },
+                      slow ? 3 : 15),
+            low.bytes());
+      }
     }
   }
   const int rows = 12 * 512, n = 512;

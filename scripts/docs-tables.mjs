@@ -89,8 +89,24 @@ export function benchBlocks(
       `${Math.max(...latest.mha.flatMap((r) => Object.values(r.agreement))).toExponential(1)}.`,
   ];
 
-  // Kernels the bench timed in GFLOP/s (the softmax rows carry no GFLOP figure).
-  const gemm = latest.kernels.filter((k) => k.gflops);
+  // Kernels the bench timed in GFLOP/s (the softmax rows carry no GFLOP figure); the rows
+  // of a linear layer with its weight held in 16 or 8 bits (they carry weightBytes) have their own table.
+  const gemm = latest.kernels.filter((k) => k.gflops && k.weightBytes === undefined);
+  const lowBit = latest.kernels.filter((k) => k.weightBytes !== undefined);
+  const baseline = (shape) =>
+    lowBit.find((k) => k.shape === shape && k.kernel.startsWith('gemm_f32_') && !/w_/.test(k.kernel));
+  blocks['bench-low-bit'] = lowBit.length
+    ? table(
+        ['shape', 'kernel', 'weight', 'GFLOP/s', 'vs float32'],
+        lowBit.map((k) => [
+          k.shape,
+          k.kernel,
+          `${(k.weightBytes / 2 ** 20).toFixed(2)} MB`,
+          k.gflops.toFixed(1),
+          x(k.gflops, baseline(k.shape).gflops),
+        ]),
+      )
+    : ['(not measured yet: npm run bench)'];
   const kernelNames = [...new Set(gemm.map((k) => k.kernel))];
   const shapes = [...new Set(gemm.map((k) => k.shape))];
   blocks['bench-kernels'] = table(
@@ -453,6 +469,7 @@ export const FILES = {
   'docs/performance.md': [
     'bench-attention',
     'bench-kernels',
+    'bench-low-bit',
     'bench-training',
     'bench-modern-training',
     'bench-latency',

@@ -26,6 +26,8 @@
 
 // heap_accounting.cpp: bytes held through operator new, for the leak tests.
 std::size_t heap_bytes_in_use();
+std::size_t heap_peak_bytes();
+void reset_heap_peak();
 
 using emscripten::val;
 using namespace attention;
@@ -327,6 +329,8 @@ EMSCRIPTEN_BINDINGS(attention_engine) {
   emscripten::function("_setThreads", &attention::set_max_threads);
   emscripten::function("_multiHeadAttention", &multi_head_attention_js);
   emscripten::function("_heapInUse", &heap_bytes_in_use);
+  emscripten::function("_heapPeak", &heap_peak_bytes);
+  emscripten::function("_resetHeapPeak", &reset_heap_peak);
   emscripten::function("_fastKernels", &fast_kernels_js);
   emscripten::class_<PreparedAttention>("_PreparedAttention")
       .constructor<val>()
@@ -341,6 +345,7 @@ EMSCRIPTEN_BINDINGS(attention_engine) {
       .function("parameter", &ModelHandle::parameter)
       .function("loadWeights", &ModelHandle::load_weights)
       .function("saveWeights", &ModelHandle::save_weights)
+      .function("weightBytes", &ModelHandle::weight_bytes)
       .function("forward", &ModelHandle::forward);
   emscripten::class_<attention::js::GenerationHandle>("_Generation")
       .constructor<const ModelHandle&, val>()

@@ -9,6 +9,7 @@
 
 namespace {
 std::size_t live_bytes = 0;
+std::size_t peak_bytes = 0;  // the most live_bytes has been since the last reset_heap_peak()
 
 // Each block carries its size in a header of one max_align_t, so the pointer
 // handed out keeps malloc's alignment. (malloc_usable_size is 0 in emcc 3.1.6.)
@@ -19,6 +20,7 @@ void* allocate(std::size_t size) {
   if (!block) std::abort();  // exceptions are off; sizes are checked before anything large is allocated
   *reinterpret_cast<std::size_t*>(block) = size;
   live_bytes += size;
+  if (live_bytes > peak_bytes) peak_bytes = live_bytes;
   return block + kHeader;
 }
 
@@ -31,6 +33,8 @@ void release(void* p) noexcept {
 }  // namespace
 
 std::size_t heap_bytes_in_use() { return live_bytes; }
+std::size_t heap_peak_bytes() { return peak_bytes; }
+void reset_heap_peak() { peak_bytes = live_bytes; }
 
 void* operator new(std::size_t size) { return allocate(size); }
 void* operator new[](std::size_t size) { return allocate(size); }

@@ -71,19 +71,34 @@ std::string ModelHandle::spec_json() const { return dump_json(to_json(model_spec
 
 std::string ModelHandle::parameters_json() const {
   Json list = Json::array();
-  model_->visit_parameters([&](const Parameter& p) { list.push_back({{"name", p.name()}, {"shape", p.shape()}}); });
+  model_->visit_parameters([&](const Parameter& p) {
+    list.push_back({{"name", p.name()}, {"shape", p.shape()}, {"storage", to_string(p.storage())}});
+  });
   return dump_json(list);
 }
 
 val ModelHandle::parameter(std::string name) {
   const Parameter* p = model_->find_parameter(name);
-  return p ? to_float32_array(p->data(), p->size()) : val::null();
+  if (!p) return val::null();
+  if (p->low_bit()) return to_float32_array(p->widened());  // 16- or 8-bit weights, widened
+  return to_float32_array(p->data(), p->size());
 }
 
 val ModelHandle::load_weights(val bytes) {
   const HeapBytes data = read_bytes(bytes);
   Status s = load_safetensors(*model_, data.data.get(), data.size);
   return s ? val::undefined() : js::error(s.error_value());
+}
+
+val ModelHandle::weight_bytes() const {
+  const Transformer::WeightBytes bytes = model_->weight_bytes();
+  val out = val::object();
+  out.set("total", static_cast<double>(bytes.total()));
+  out.set(to_string(Storage::F32), static_cast<double>(bytes.f32));
+  out.set(to_string(Storage::BF16), static_cast<double>(bytes.bf16));
+  out.set(to_string(Storage::F16), static_cast<double>(bytes.f16));
+  out.set(to_string(Storage::Q8_0), static_cast<double>(bytes.q8_0));
+  return out;
 }
 
 val ModelHandle::save_weights() const { return to_uint8_array(save_safetensors(*model_)); }

@@ -35,6 +35,8 @@ class ModelHandle {
   val parameter(std::string name);
   val load_weights(val bytes);
   val save_weights() const;
+  // { total, f32, bf16, f16, q8_0 }: bytes of parameter values held, by storage.
+  val weight_bytes() const;
   val forward(val in) const;
   const std::shared_ptr<Transformer>& shared() const { return model_; }
 

@@ -1,7 +1,8 @@
 // Embind bindings of pretrained checkpoints and their tokenizers (loadPretrained in the
 // TypeScript API, wasm/src/pretrained.ts): handles and copies only. Each checkpoint
-// file is copied into the heap, read into the model and released before the next, so
-// a model's peak is its parameters plus its largest file.
+// file stays on the JavaScript side and is copied into the heap a piece at a time (its
+// header, a tensor, or 32 rows of a matrix held in 16 or 8 bits), so a model's peak on
+// the heap is its parameters plus its largest piece.
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
@@ -34,17 +35,42 @@ val strings_to_js(const std::vector<std::string>& v) {
   return out;
 }
 
+// A Uint8Array on the JavaScript side, copied into the heap a piece at a time.
+class JsBytes : public pretrained::ByteSource {
+ public:
+  explicit JsBytes(val bytes) : bytes_(std::move(bytes)), size_(bytes_["length"].as<double>()) {}
+  std::uint64_t size() const override { return static_cast<std::uint64_t>(size_); }
+  void read(std::uint64_t offset, std::size_t n, std::uint8_t* out) const override {
+    val(emscripten::typed_memory_view(n, out))
+        .call<void>("set", bytes_.call<val>("subarray", static_cast<double>(offset), static_cast<double>(offset + n)));
+  }
+
+ private:
+  val bytes_;
+  double size_;
+};
+
 // config.json -> a loader that takes the checkpoint's files one by one.
 class CheckpointLoaderHandle {
  public:
-  explicit CheckpointLoaderHandle(std::string config_json) : failure_(val::undefined()) {
+  // weights: "f32" | "auto" | "q8_0", or "" for the default (pretrained::LoadOptions).
+  CheckpointLoaderHandle(std::string config_json, std::string weights) : failure_(val::undefined()) {
+    pretrained::LoadOptions options;
+    if (!weights.empty()) {
+      Result<pretrained::WeightsMode> mode = pretrained::parse_weights_mode(weights);
+      if (!mode) {
+        failure_ = js::error(mode.error_value());
+        return;
+      }
+      options.weights = mode.value();
+    }
     Result<pretrained::HubConfig> config = pretrained::read_config(config_json);
     if (!config) {
       failure_ = js::error(config.error_value());
       return;
     }
     config_ = config.value();
-    Result<pretrained::CheckpointLoader> loader = pretrained::CheckpointLoader::create(config_.value());
+    Result<pretrained::CheckpointLoader> loader = pretrained::CheckpointLoader::create(config_.value(), options);
     if (!loader) {
       failure_ = js::error(loader.error_value());
       return;
@@ -71,10 +97,8 @@ class CheckpointLoaderHandle {
     std::vector<std::string> names;
     const bool indexed = !expected.isNull() && !expected.isUndefined();
     if (indexed) names = emscripten::vecFromJSArray<std::string>(expected);
-    Status s = [&] {
-      const js::HeapBytes data = js::read_bytes(bytes);  // freed on return
-      return loader_->add_file(data.data.get(), data.size, file_name, indexed ? &names : nullptr);
-    }();
+    // Read in pieces from the JavaScript bytes: the file is never whole on the wasm heap.
+    Status s = loader_->add_file(JsBytes(bytes), file_name, indexed ? &names : nullptr);
     return s ? val::undefined() : js::error(s.error_value());
   }
 
@@ -206,7 +230,7 @@ class WordPieceHandle : public TokenizerHandle<WordPieceTokenizer> {
 EMSCRIPTEN_BINDINGS(attention_pretrained) {
   emscripten::function("_readShardIndex", &read_shard_index_js);
   emscripten::class_<CheckpointLoaderHandle>("_CheckpointLoader")
-      .constructor<std::string>()
+      .constructor<std::string, std::string>()
       .function("error", &CheckpointLoaderHandle::error)
       .function("config", &CheckpointLoaderHandle::config)
       .function("addFile", &CheckpointLoaderHandle::add_file)

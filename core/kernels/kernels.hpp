@@ -11,9 +11,16 @@
 //            about -inf, all-blocked rows and +inf).
 //   GELU (tanh approximation): n values in place, each gelu_tanh(x).
 //   SiLU: n values in place, each silu(x) = x sigmoid(x) (SwiGLU's gate).
+//   Low-bit GEMM: C (M, N) = A (M, K) W^T + bias (N), W (N, K) held row by row in 16 or
+//            8 bits (storage.hpp), widened on the fly (never a float copy of W). The
+//            scalar variant is the spec: each product a[i][p] * widen(W[j][p]) summed in
+//            order of p in float, then + bias[j]: gemm_f32_scalar on the widened W.
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
+
+#include "attention/storage.hpp"
 
 namespace attention::kernels {
 
@@ -36,7 +43,19 @@ struct GemmArgs {
   bool accumulate = false;
 };
 
+struct LowBitGemmArgs {
+  int m = 0, n = 0, k = 0;
+  const float* a = nullptr;  // (M, K), row stride lda
+  int lda = 0;
+  const std::uint8_t* w = nullptr;  // W's row 0: N rows of w_row_bytes bytes, each K values
+  std::size_t w_row_bytes = 0;
+  const float* bias = nullptr;  // (N) or nullptr
+  float* c = nullptr;           // (M, N), row stride ldc
+  int ldc = 0;
+};
+
 using GemmFn = void (*)(const GemmArgs&);
+using LowBitGemmFn = void (*)(const LowBitGemmArgs&);
 using SoftmaxFn = void (*)(float* data, int rows, int n);
 using ActivationFn = void (*)(float* data, std::size_t n);
 // For variants that repack op(B) (the wasm SIMD kernel): pack once, multiply many times.
@@ -57,7 +76,27 @@ void gelu_tanh_scalar(float* data, std::size_t n);
 // x * sigmoid(x), with exp of a non-positive argument only (no overflow).
 float silu(float x);
 void silu_scalar(float* data, std::size_t n);
+void gemm_f32_bf16w_scalar(const LowBitGemmArgs& args);
+void gemm_f32_f16w_scalar(const LowBitGemmArgs& args);
+void gemm_f32_q8_0w_scalar(const LowBitGemmArgs& args);
+// Widens W in blocks of 64 rows into a scratch buffer and multiplies each with Eigen.
+void gemm_f32_bf16w_eigen(const LowBitGemmArgs& args);
+void gemm_f32_f16w_eigen(const LowBitGemmArgs& args);
+void gemm_f32_q8_0w_eigen(const LowBitGemmArgs& args);
 #ifdef __wasm_simd128__
+// Dot products along K on W's rows in place: 4 rows of A x 2 rows of W per tile, W widened
+// 8 values at a time in registers (decode: few rows of A).
+void gemm_f32_bf16w_4x2_wasmsimd(const LowBitGemmArgs& args);
+void gemm_f32_f16w_4x2_wasmsimd(const LowBitGemmArgs& args);
+void gemm_f32_q8_0w_4x2_wasmsimd(const LowBitGemmArgs& args);
+// 256 rows of W at a time widened into a float block for the float GEMM's 5x8 tile (prefill).
+void gemm_f32_bf16w_5x8_wasmsimd(const LowBitGemmArgs& args);
+void gemm_f32_f16w_5x8_wasmsimd(const LowBitGemmArgs& args);
+void gemm_f32_q8_0w_5x8_wasmsimd(const LowBitGemmArgs& args);
+// The fast path: F16 and Q8_0 5x8 from 16 rows of A on, else (and BF16 always) 4x2.
+void gemm_f32_bf16w_wasmsimd(const LowBitGemmArgs& args);
+void gemm_f32_f16w_wasmsimd(const LowBitGemmArgs& args);
+void gemm_f32_q8_0w_wasmsimd(const LowBitGemmArgs& args);
 void gelu_tanh_wasmsimd(float* data, std::size_t n);
 void silu_wasmsimd(float* data, std::size_t n);
 void gemm_f32_5x8_wasmsimd(const GemmArgs& args);
@@ -83,6 +122,8 @@ const std::vector<Variant<GemmFn>>& gemm_variants();
 const std::vector<Variant<SoftmaxFn>>& softmax_variants();
 const std::vector<Variant<ActivationFn>>& gelu_tanh_variants();
 const std::vector<Variant<ActivationFn>>& silu_variants();
+// The low-bit GEMM's variants for one storage (BF16, F16 or Q8_0), the scalar reference first.
+const std::vector<Variant<LowBitGemmFn>>& low_bit_gemm_variants(Storage storage);
 
 // The variant the fast path uses on this platform: the wasm SIMD kernels where they
 // are built (measured faster than Eigen there), Eigen natively.
@@ -90,6 +131,7 @@ const Variant<GemmFn>& fastest_gemm();
 const Variant<SoftmaxFn>& fastest_softmax();
 const Variant<ActivationFn>& fastest_gelu_tanh();
 const Variant<ActivationFn>& fastest_silu();
+const Variant<LowBitGemmFn>& fastest_low_bit_gemm(Storage storage);
 
 // A weight matrix packed once for the fast GEMM (empty where the fast GEMM does not pack).
 struct PackedWeight {
@@ -106,6 +148,11 @@ void gemm_fast(int m, int n, int k, const float* a, const float* b, Layout layou
 // Convenience: C = A * op(B) with dense rows.
 void gemm(GemmFn fn, int m, int n, int k, const float* a, const float* b, Layout layout, float alpha, const float* bias,
           float* c);
+
+// C (m, n) = A (m, k) W^T + bias with W's rows held in `storage` (dense A and C), split
+// over threads by rows of C like the other products.
+void gemm_low_bit(LowBitGemmFn fn, Storage storage, int m, int n, int k, const float* a, const std::uint8_t* w,
+                  const float* bias, float* c);
 
 // Convenience: C (m, n) += op(A) * op(B) with dense rows; A stored (m, k), or (k, m) if trans_a.
 void gemm_accumulate(GemmFn fn, int m, int n, int k, const float* a, bool trans_a, const float* b, Layout layout,

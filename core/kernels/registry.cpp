@@ -58,6 +58,37 @@ const std::vector<Variant<ActivationFn>>& silu_variants() {
   return variants;
 }
 
+const std::vector<Variant<LowBitGemmFn>>& low_bit_gemm_variants(Storage storage) {
+  static const std::vector<Variant<LowBitGemmFn>> bf16 = {
+      {"gemm_f32_bf16w_scalar", &gemm_f32_bf16w_scalar},
+      {"gemm_f32_bf16w_eigen", &gemm_f32_bf16w_eigen},
+#ifdef __wasm_simd128__
+      {"gemm_f32_bf16w_4x2_wasmsimd", &gemm_f32_bf16w_4x2_wasmsimd},
+      {"gemm_f32_bf16w_5x8_wasmsimd", &gemm_f32_bf16w_5x8_wasmsimd},
+      {"gemm_f32_bf16w_wasmsimd", &gemm_f32_bf16w_wasmsimd},
+#endif
+  };
+  static const std::vector<Variant<LowBitGemmFn>> f16 = {
+      {"gemm_f32_f16w_scalar", &gemm_f32_f16w_scalar},
+      {"gemm_f32_f16w_eigen", &gemm_f32_f16w_eigen},
+#ifdef __wasm_simd128__
+      {"gemm_f32_f16w_4x2_wasmsimd", &gemm_f32_f16w_4x2_wasmsimd},
+      {"gemm_f32_f16w_5x8_wasmsimd", &gemm_f32_f16w_5x8_wasmsimd},
+      {"gemm_f32_f16w_wasmsimd", &gemm_f32_f16w_wasmsimd},
+#endif
+  };
+  static const std::vector<Variant<LowBitGemmFn>> q8_0 = {
+      {"gemm_f32_q8_0w_scalar", &gemm_f32_q8_0w_scalar},
+      {"gemm_f32_q8_0w_eigen", &gemm_f32_q8_0w_eigen},
+#ifdef __wasm_simd128__
+      {"gemm_f32_q8_0w_4x2_wasmsimd", &gemm_f32_q8_0w_4x2_wasmsimd},
+      {"gemm_f32_q8_0w_5x8_wasmsimd", &gemm_f32_q8_0w_5x8_wasmsimd},
+      {"gemm_f32_q8_0w_wasmsimd", &gemm_f32_q8_0w_wasmsimd},
+#endif
+  };
+  return storage == Storage::F16 ? f16 : storage == Storage::Q8_0 ? q8_0 : bf16;
+}
+
 // The last variant listed is the one the fast path uses: the wasm SIMD kernels
 // where built (the relaxed GEMM in a .wasm rewritten for it), else Eigen for GEMM and
 // the scalar softmax and GELU.
@@ -65,6 +96,7 @@ const Variant<GemmFn>& fastest_gemm() { return gemm_variants().back(); }
 const Variant<SoftmaxFn>& fastest_softmax() { return softmax_variants().back(); }
 const Variant<ActivationFn>& fastest_gelu_tanh() { return gelu_tanh_variants().back(); }
 const Variant<ActivationFn>& fastest_silu() { return silu_variants().back(); }
+const Variant<LowBitGemmFn>& fastest_low_bit_gemm(Storage storage) { return low_bit_gemm_variants(storage).back(); }
 
 }  // namespace attention::kernels
 
@@ -147,6 +179,27 @@ void gemm_fast(int m, int n, int k, const float* a, const float* b, Layout layou
 void gemm(GemmFn fn, int m, int n, int k, const float* a, const float* b, Layout layout, float alpha, const float* bias,
           float* c) {
   split_rows(dense(m, n, k, a, b, layout, alpha, bias, c), fn);
+}
+
+void gemm_low_bit(LowBitGemmFn fn, Storage storage, int m, int n, int k, const float* a, const std::uint8_t* w,
+                  const float* bias, float* c) {
+  // The row-splitting of the float products, on the same arguments (only m, a and c change).
+  GemmArgs shape = dense(m, n, k, a, nullptr, Layout::NT, 1.0f, bias, c);
+  const std::size_t w_row_bytes = row_bytes(storage, k);
+  split_rows(shape, [&](const GemmArgs& part) {
+    LowBitGemmArgs args;
+    args.m = part.m;
+    args.n = n;
+    args.k = k;
+    args.a = part.a;
+    args.lda = k;
+    args.w = w;
+    args.w_row_bytes = w_row_bytes;
+    args.bias = bias;
+    args.c = part.c;
+    args.ldc = n;
+    fn(args);
+  });
 }
 
 void gemm_accumulate(GemmFn fn, int m, int n, int k, const float* a, bool trans_a, const float* b, Layout layout,

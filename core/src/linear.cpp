@@ -16,6 +16,20 @@ void linear_rows(const float* x, int rows, int in, const float* weight, const fl
     kernels::gemm_fast(rows, out, in, x, weight, kernels::Layout::NT, 1.0f, bias, y, packed);
 }
 
+void linear_parameter_rows(const float* x, int rows, int in, const Parameter& weight, int row_begin, const float* bias,
+                           int out, float* y, Backend backend) {
+  if (rows == 0 || out == 0) return;
+  if (!weight.low_bit()) {
+    const kernels::PackedWeight* packed = backend == Backend::Fast ? weight.packed_rows(row_begin, out, in) : nullptr;
+    linear_rows(x, rows, in, weight.data() + static_cast<std::size_t>(row_begin) * in, bias, out, y, backend, packed);
+    return;
+  }
+  const Storage storage = weight.storage();
+  const kernels::LowBitGemmFn fn = backend == Backend::Reference ? kernels::low_bit_gemm_variants(storage).front().fn
+                                                                 : kernels::fastest_low_bit_gemm(storage).fn;
+  kernels::gemm_low_bit(fn, storage, rows, out, in, x, weight.row_bits(row_begin), bias, y);
+}
+
 static std::vector<int> with_last(std::vector<int> shape, int last) {
   shape.back() = last;
   return shape;
@@ -27,10 +41,8 @@ Tensor linear(const Tensor& x, const LinearWeights& w, const std::string& out_ax
   axes.back() = out_axis;
   Tensor y(axes, with_last(x.shape, w.out_features));
   const int rows = static_cast<int>(x.size() / static_cast<std::size_t>(w.in_features));
-  const kernels::PackedWeight* packed =
-      backend == Backend::Fast ? w.weight.packed_rows(0, w.out_features, w.in_features) : nullptr;
-  linear_rows(x.ptr(), rows, w.in_features, w.weight.data(), w.bias.empty() ? nullptr : w.bias.data(), w.out_features,
-              y.ptr(), backend, packed);
+  linear_parameter_rows(x.ptr(), rows, w.in_features, w.weight, 0, w.bias.empty() ? nullptr : w.bias.data(),
+                        w.out_features, y.ptr(), backend);
   return y;
 }
 
@@ -45,7 +57,8 @@ Tensor linear_row_by_row(const Tensor& x, const LinearWeights& w, const std::str
     float* y_r = y.ptr() + r * w.out_features;
     for (int o = 0; o < w.out_features; ++o) {
       float sum = w.bias.empty() ? 0.0f : w.bias[o];
-      for (int i = 0; i < w.in_features; ++i) sum += w.weight[static_cast<std::size_t>(o) * w.in_features + i] * x_r[i];
+      for (int i = 0; i < w.in_features; ++i)
+        sum += w.weight.widened_value(static_cast<std::size_t>(o) * w.in_features + i) * x_r[i];
       y_r[o] = sum;
     }
   }

@@ -66,7 +66,10 @@ Status check_weights(const MultiHeadWeights& w, int e, const HeadShape& hs) {
                                 {"out_proj_bias", &w.out_proj_bias},
                                 {"q_norm.weight", &w.q_norm.weight},
                                 {"k_norm.weight", &w.k_norm.weight}})
-    if (!p->all_finite()) return check_finite(name, p->data(), p->size());  // names the element
+    if (!p->all_finite()) {  // names the element
+      const std::vector<float> widened = p->low_bit() ? p->widened() : std::vector<float>{};
+      return check_finite(name, p->low_bit() ? widened.data() : p->data(), p->size());
+    }
   return Ok{};
 }
 
@@ -157,10 +160,8 @@ Tensor project(const Tensor& x, const MultiHeadWeights& w, const HeadShape& hs, 
     rows.begin = 0;
   }
   Tensor y({"B", seq_axis, "E"}, {x.shape[0], x.shape[1], rows.count});
-  const kernels::PackedWeight* packed =
-      backend == Backend::Fast ? weight->packed_rows(rows.begin, rows.count, in) : nullptr;
-  linear_rows(x.ptr(), x.shape[0] * x.shape[1], in, weight->data() + static_cast<std::size_t>(rows.begin) * in,
-              bias_rows(w.in_proj_bias, bias_begin), rows.count, y.ptr(), backend, packed);
+  linear_parameter_rows(x.ptr(), x.shape[0] * x.shape[1], in, *weight, rows.begin,
+                        bias_rows(w.in_proj_bias, bias_begin), rows.count, y.ptr(), backend);
   return y;
 }
 
@@ -174,10 +175,8 @@ void project_fused(const Tensor& x, const MultiHeadWeights& w, const HeadShape& 
   const PartRows last = part_rows(hs, first + count - 1);
   const int width = last.begin + last.count - begin;
   std::vector<float> fused(static_cast<std::size_t>(rows) * width);
-  const kernels::PackedWeight* packed =
-      backend == Backend::Fast ? w.in_proj_weight.packed_rows(begin, width, e) : nullptr;
-  linear_rows(x.ptr(), rows, e, w.in_proj_weight.data() + static_cast<std::size_t>(begin) * e,
-              bias_rows(w.in_proj_bias, begin), width, fused.data(), backend, packed);
+  linear_parameter_rows(x.ptr(), rows, e, w.in_proj_weight, begin, bias_rows(w.in_proj_bias, begin), width,
+                        fused.data(), backend);
   for (int part = 0; part < count; ++part) {
     const PartRows pr = part_rows(hs, first + part);
     *outs[part] = Tensor({"B", first + part == 0 ? "Sq" : seq_axis, "E"}, {x.shape[0], x.shape[1], pr.count});
@@ -387,10 +386,8 @@ Result<MultiHeadResult> multi_head_attention(const Tensor& query, const Tensor& 
   zero_heads(st.output, options.ablated_heads);
   Tensor merged = merge_heads(st.output);  // (B, Sq, H d_h)
   Tensor output({"B", "Sq", "E"}, {batch, sq, e});
-  const kernels::PackedWeight* packed_out =
-      options.backend == Backend::Fast ? w.out_proj_weight.packed_rows(0, e, hs.q_dim()) : nullptr;
-  linear_rows(merged.ptr(), batch * sq, hs.q_dim(), w.out_proj_weight.data(), bias_rows(w.out_proj_bias, 0), e,
-              output.ptr(), options.backend, packed_out);
+  linear_parameter_rows(merged.ptr(), batch * sq, hs.q_dim(), w.out_proj_weight, 0, bias_rows(w.out_proj_bias, 0), e,
+                        output.ptr(), options.backend);
 
   if (recorder.active()) {  // in computation order; what is not returned is moved, not copied
     Tensor q_split = recorder.wants(StageId::QSplit) ? view_as_heads(q, hs.heads) : Tensor{};
@@ -544,10 +541,8 @@ Result<Tensor> cached_self_attention(const Tensor& x, const MultiHeadWeights& w,
   zero_heads(context, options.ablated_heads);
   Tensor merged = merge_heads(context);  // (B, Sn, H d_h)
   Tensor output({"B", "Sq", "E"}, {batch, sn, e});
-  const kernels::PackedWeight* packed_out =
-      options.backend == Backend::Fast ? w.out_proj_weight.packed_rows(0, e, hs.q_dim()) : nullptr;
-  linear_rows(merged.ptr(), batch * sn, hs.q_dim(), w.out_proj_weight.data(), bias_rows(w.out_proj_bias, 0), e,
-              output.ptr(), options.backend, packed_out);
+  linear_parameter_rows(merged.ptr(), batch * sn, hs.q_dim(), w.out_proj_weight, 0, bias_rows(w.out_proj_bias, 0), e,
+                        output.ptr(), options.backend);
   if (!all_finite(output.ptr(), output.size())) return overflow_error("the outputs");
   return output;
 }

@@ -1,5 +1,9 @@
 #include "attention/param.hpp"
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
 #include "attention/numeric.hpp"
 #include "kernels/kernels.hpp"
 
@@ -28,12 +32,98 @@ Parameter::Parameter(std::string name, std::vector<int> shape, std::vector<float
   if (values_.empty()) values_.assign(shape_elements(shape_), 0.0f);
 }
 
+Parameter::Parameter(std::string name, std::vector<int> shape, Storage storage)
+    : name_(std::move(name)), shape_(std::move(shape)), version_(next_version()) {
+  if (storage == Storage::F32 || shape_.size() != 2) {
+    values_.assign(shape_elements(shape_), 0.0f);
+    return;
+  }
+  // Zero in every storage is all-zero bytes (a Q8_0 block of zeros: d 0, q 0).
+  storage_ = storage;
+  count_ = shape_elements(shape_);
+  bits_.assign(static_cast<std::size_t>(rows()) * row_bytes(), 0);
+}
+
+void Parameter::refuse_float_access() const {
+  // A programming error, not bad input: user-facing paths check writable() or read
+  // through widen_rows() first. Loud, never a read of the wrong bytes.
+  std::fprintf(stderr, "attention: parameter '%s' is held as %s; its float values were asked for\n", name_.c_str(),
+               to_string(storage_));
+  std::abort();
+}
+
+Status Parameter::writable() const {
+  if (storage_ == Storage::F32) return Ok{};
+  return Error{"parameter '" + name_ + "' is held as " + to_string(storage_) +
+                   " (read-only): load the checkpoint with weights 'f32' to train or write it",
+               error_code::kReadOnly, name_};
+}
+
+std::size_t Parameter::bytes() const {
+  return storage_ == Storage::F32 ? values_.size() * sizeof(float) : bits_.size();
+}
+
+void Parameter::widen_rows(int begin, int count, float* out) const {
+  const int c = cols();
+  if (storage_ == Storage::F32) {
+    std::copy_n(values_.data() + static_cast<std::size_t>(begin) * c, static_cast<std::size_t>(count) * c, out);
+    return;
+  }
+  for (int r = 0; r < count; ++r) widen_row(storage_, row_bits(begin + r), c, out + static_cast<std::size_t>(r) * c);
+}
+
+std::vector<float> Parameter::widened() const {
+  std::vector<float> out(size());
+  if (!out.empty()) widen_rows(0, rows(), out.data());
+  return out;
+}
+
+float Parameter::widened_value(std::size_t i) const {
+  if (storage_ == Storage::F32) return values_[i];
+  const std::size_t c = static_cast<std::size_t>(cols());
+  return widen_value(storage_, row_bits(static_cast<int>(i / c)), static_cast<int>(i % c));
+}
+
+std::uint8_t* Parameter::mutable_row_bits(int row) {
+  version_ = next_version();
+  return bits_.data() + static_cast<std::size_t>(row) * row_bytes();
+}
+
+void Parameter::set_storage(Storage storage) {
+  if (storage == storage_) return;
+  if (storage != Storage::F32 && shape_.size() != 2) return;  // only matrices take low-bit storage
+  const int r = rows(), c = cols();
+  if (storage == Storage::F32) {  // widen, then drop the bits
+    std::vector<float> values = widened();
+    bits_ = {};
+    count_ = 0;
+    storage_ = Storage::F32;
+    values_ = std::move(values);
+  } else {
+    const bool from_f32 = storage_ == Storage::F32;
+    std::vector<float> row(static_cast<std::size_t>(c));
+    std::vector<std::uint8_t> bits(static_cast<std::size_t>(r) * attention::row_bytes(storage, c));
+    for (int i = 0; i < r; ++i) {
+      widen_rows(i, 1, row.data());
+      store_row(storage, row.data(), c, bits.data() + static_cast<std::size_t>(i) * attention::row_bytes(storage, c));
+    }
+    if (from_f32) count_ = values_.size();
+    values_ = {};
+    bits_ = std::move(bits);
+    storage_ = storage;
+  }
+  version_ = next_version();
+  packed_.clear();
+}
+
 std::vector<float>& Parameter::mutable_values() {
+  if (storage_ != Storage::F32) refuse_float_access();
   version_ = next_version();
   return values_;
 }
 
 Parameter& Parameter::operator=(std::vector<float> values) {
+  if (storage_ != Storage::F32) refuse_float_access();
   if (values.size() != values_.size() || shape_.empty()) shape_ = {static_cast<int>(values.size())};
   values_ = std::move(values);
   version_ = next_version();
@@ -41,20 +131,36 @@ Parameter& Parameter::operator=(std::vector<float> values) {
 }
 
 void Parameter::reset(std::vector<int> shape, std::vector<float> values) {
+  if (storage_ != Storage::F32) refuse_float_access();
   shape_ = std::move(shape);
   values_ = std::move(values);
   version_ = next_version();
 }
 
+namespace {
+// No 16-bit value of the storage has the exponent of inf / NaN (Q8_0: no scale has).
+bool bits_finite(Storage storage, const std::vector<std::uint8_t>& bits) {
+  const std::uint16_t exponent = storage == Storage::BF16 ? 0x7f80 : 0x7c00;
+  const std::size_t step = storage == Storage::Q8_0 ? kQ8BlockBytes : 2;
+  for (std::size_t i = 0; i + 1 < bits.size(); i += step)
+    if ((load_u16(bits.data() + i) & exponent) == exponent) return false;
+  return true;
+}
+}  // namespace
+
 bool Parameter::all_finite() const {
   if (finite_checked_version_ != version_) {
-    finite_ = attention::all_finite(data(), size());
+    finite_ =
+        storage_ == Storage::F32 ? attention::all_finite(values_.data(), values_.size()) : bits_finite(storage_, bits_);
     finite_checked_version_ = version_;
   }
   return finite_;
 }
 
 const kernels::PackedWeight* Parameter::packed_rows(int row_begin, int rows, int cols) const {
+  // Low-bit weights are never packed: the low-bit kernels read their rows in place, and
+  // panels would be a second copy of the weight.
+  if (storage_ != Storage::F32) return nullptr;
   // Packing costs about what one unpacked product does, so a weight is packed on its
   // second use at the same version: one-shot weights (a single multiHeadAttention call)
   // never pay for it; weights used again (a model's, prepared ones) get panels once.

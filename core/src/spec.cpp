@@ -195,13 +195,35 @@ Status validate(const ModelSpec& spec) {
         "encoder–decoder (encoderLayers > 0)",
         error_code::kInvalidArgument, "encoderLayers"};
   if (Status s = check_modern_block(spec); !s) return s;
-  const double floats = parameter_floats(spec);
-  if (floats > kMaxParameterFloats)
-    return Error{"this spec has " + std::to_string(static_cast<long long>(floats)) + " parameters; the limit is " +
-                     std::to_string(static_cast<long long>(kMaxParameterFloats)) +
-                     " (1 GiB of float32): use a smaller dModel, ffnDim, vocabSize or fewer layers",
-                 error_code::kLimitExceeded, "dModel"};
-  return Ok{};
+  return check_parameter_bytes(spec, Storage::Q8_0);
+}
+
+double matrix_floats(const ModelSpec& s) {
+  const double e = s.d_model, f = s.ffn_dim, v = s.vocab_size;
+  const double dh = s.head_dim(), q = s.heads * dh, kv = s.kv_head_count() * dh;
+  const double attention = (q + 2 * kv) * e + e * q;  // in_proj, out_proj
+  const double ffn = e * (s.ffn == FfnKind::Gated ? 2 * f : f) + f * e;
+  double total = v * e;  // the embedding table
+  total += s.encoder_decoder() ? s.encoder_layers * (attention + ffn) + s.layers * (2 * attention + ffn)
+                               : s.layers * (attention + ffn);
+  if (s.head == OutputHead::Linear || s.head == OutputHead::MlmUntied) total += v * e;
+  if (s.head == OutputHead::Mlm || s.head == OutputHead::MlmUntied) total += e * e;
+  return total;
+}
+
+Status check_parameter_bytes(const ModelSpec& spec, Storage matrix_storage) {
+  const double matrices = matrix_floats(spec), all = parameter_floats(spec);
+  const double per_value = static_cast<double>(row_bytes(matrix_storage, kQ8BlockValues)) / kQ8BlockValues;
+  const double bytes = matrices * per_value + (all - matrices) * 4;
+  if (bytes <= kMaxParameterBytes) return Ok{};
+  const auto gib = [](double b) {
+    const std::string text = std::to_string(b / (1024.0 * 1024 * 1024));
+    return text.substr(0, text.find('.') + 3);
+  };
+  return Error{"this spec has " + std::to_string(static_cast<long long>(all)) + " parameters, " + gib(bytes) +
+                   " GiB with its matrices held as " + to_string(matrix_storage) + "; the limit is " +
+                   gib(kMaxParameterBytes) + " GiB: use a smaller dModel, ffnDim, vocabSize or fewer layers",
+               error_code::kLimitExceeded, "dModel"};
 }
 
 }  // namespace attention

@@ -137,8 +137,8 @@ Result<Tensor> Transformer::embed_input(const std::vector<int>& ids, int batch, 
   // h = embed[ids] (+ positions): (B, S, E)
   Tensor x({"B", "S", "E"}, {batch, seq, e});
   for (std::size_t r = 0; r < ids.size(); ++r)
-    std::copy_n(embed_.data() + static_cast<std::size_t>(ids[r]) * e, e, x.ptr() + r * e);
-  if (spec_.embed_scale) {  // Gemma: embed[ids] * sqrt(E), the factor rounded to float32 first
+    embed_.widen_rows(ids[r], 1, x.ptr() + r * e);  // a row of the table in any storage
+  if (spec_.embed_scale) {                          // Gemma: embed[ids] * sqrt(E), the factor rounded to float32 first
     const float factor = static_cast<float>(std::sqrt(static_cast<double>(e)));
     for (float& v : x.data) v *= factor;
   }
@@ -326,10 +326,8 @@ Result<Tensor> Transformer::head_logits(const Tensor& picked, Backend backend) c
   const int batch = picked.shape[0], seq = picked.shape[1];
   const Parameter& weight = s.tied_head() ? embed_ : head_.weight;
   Tensor logits({"B", "S", "V"}, {batch, seq, s.vocab_size});
-  const kernels::PackedWeight* packed =
-      backend == Backend::Fast ? weight.packed_rows(0, s.vocab_size, s.d_model) : nullptr;
-  linear_rows(features.ptr(), batch * seq, s.d_model, weight.data(), head_.bias.empty() ? nullptr : head_.bias.data(),
-              s.vocab_size, logits.ptr(), backend, packed);
+  linear_parameter_rows(features.ptr(), batch * seq, s.d_model, weight, 0,
+                        head_.bias.empty() ? nullptr : head_.bias.data(), s.vocab_size, logits.ptr(), backend);
   if (!all_finite(logits.ptr(), logits.size())) return overflow_error("the logits");
   return logits;
 }
@@ -337,8 +335,7 @@ Result<Tensor> Transformer::head_logits(const Tensor& picked, Backend backend) c
 Tensor Transformer::mlm_transform(const Tensor& hidden, Backend backend) const {
   const int e = spec_.d_model, rows = static_cast<int>(hidden.size() / e);
   Tensor t({"B", "S", "E"}, hidden.shape);
-  const kernels::PackedWeight* packed = backend == Backend::Fast ? head_dense_.weight.packed_rows(0, e, e) : nullptr;
-  linear_rows(hidden.ptr(), rows, e, head_dense_.weight.data(), head_dense_.bias.data(), e, t.ptr(), backend, packed);
+  linear_parameter_rows(hidden.ptr(), rows, e, head_dense_.weight, 0, head_dense_.bias.data(), e, t.ptr(), backend);
   for (float& v : t.data) v = activate(v, spec_.activation);
   return spec_.layer_norm ? layer_norm(t, head_norm_) : t;
 }

@@ -13,11 +13,11 @@ namespace {
 
 using error_code::kShapeMismatch;
 
-LinearWeights linear_layer(const std::string& name, int out, int in, bool bias = true) {
+LinearWeights linear_layer(const std::string& name, int out, int in, bool bias, Storage storage) {
   LinearWeights w;
   w.in_features = in;
   w.out_features = out;
-  w.weight = Parameter(name + ".weight", {out, in});
+  w.weight = Parameter(name + ".weight", {out, in}, storage);
   if (bias) w.bias = Parameter(name + ".bias", {out});
   return w;
 }
@@ -35,26 +35,27 @@ LayerNormWeights norm_weights(const std::string& name, int e, double eps, NormTy
 }
 
 // in_proj ((H + 2 H_kv) d_h, E) = (3E, E) in the classic block; out_proj (E, H d_h).
-MultiHeadWeights attention_weights(const std::string& name, const ModelSpec& s) {
+MultiHeadWeights attention_weights(const std::string& name, const ModelSpec& s, Storage storage) {
   const int e = s.d_model, dh = s.head_dim(), qkv = (s.heads + 2 * s.kv_head_count()) * dh;
   MultiHeadWeights w;
   w.embed_dim = e;
-  w.in_proj_weight = Parameter(name + ".in_proj_weight", {qkv, e});
+  w.in_proj_weight = Parameter(name + ".in_proj_weight", {qkv, e}, storage);
   if (s.qkv_bias) w.in_proj_bias = Parameter(name + ".in_proj_bias", {qkv});
   if (s.has_qk_norm()) {
     const NormType type = s.norm_type == NormType::LayerNorm ? NormType::RmsNorm : s.norm_type;
     w.q_norm = norm_weights(name + ".q_norm", dh, s.layer_norm_eps, type);
     w.k_norm = norm_weights(name + ".k_norm", dh, s.layer_norm_eps, type);
   }
-  w.out_proj_weight = Parameter(name + ".out_proj.weight", {e, s.heads * dh});
+  w.out_proj_weight = Parameter(name + ".out_proj.weight", {e, s.heads * dh}, storage);
   if (s.out_bias) w.out_proj_bias = Parameter(name + ".out_proj.bias", {e});
   return w;
 }
 
-FeedForwardWeights feed_forward(const std::string& prefix, const ModelSpec& s) {
+FeedForwardWeights feed_forward(const std::string& prefix, const ModelSpec& s, Storage storage) {
   const bool gated = s.ffn == FfnKind::Gated;
-  FeedForwardWeights w{linear_layer(prefix + "linear1", gated ? 2 * s.ffn_dim : s.ffn_dim, s.d_model, s.mlp_bias),
-                       linear_layer(prefix + "linear2", s.d_model, s.ffn_dim, s.mlp_bias)};
+  FeedForwardWeights w{
+      linear_layer(prefix + "linear1", gated ? 2 * s.ffn_dim : s.ffn_dim, s.d_model, s.mlp_bias, storage),
+      linear_layer(prefix + "linear2", s.d_model, s.ffn_dim, s.mlp_bias, storage)};
   w.gated = gated;
   return w;
 }
@@ -88,9 +89,9 @@ void xavier(Parameter& p, SplitMix64& rng) {  // (rows, cols): U(-a, a), a = sqr
 
 }  // namespace
 
-Transformer::Transformer(const ModelSpec& s) : spec_(s) {
+Transformer::Transformer(const ModelSpec& s, Storage storage) : spec_(s) {
   const int e = s.d_model;
-  embed_ = Parameter("embed.weight", {s.vocab_size, e});
+  embed_ = Parameter("embed.weight", {s.vocab_size, e}, storage);
   if (s.positions == Positions::Learned) pos_ = Parameter("pos.weight", {s.max_seq, e});
   if (s.type_vocab_size > 0) token_type_ = Parameter("token_type.weight", {s.type_vocab_size, e});
   if (s.has_embed_norm()) embed_norm_ = norm_weights("embed_norm", e, s.layer_norm_eps, NormType::LayerNorm);
@@ -104,8 +105,8 @@ Transformer::Transformer(const ModelSpec& s) : spec_(s) {
   for (int l = 0; l < encoder_count; ++l) {
     const std::string p = single + std::to_string(l) + ".";
     EncoderLayerWeights w;
-    w.self_attn = attention_weights(p + "self_attn", s);
-    w.ffn = feed_forward(p, s);
+    w.self_attn = attention_weights(p + "self_attn", s, storage);
+    w.ffn = feed_forward(p, s, storage);
     w.norm1 = layer_norm(p + "norm1");
     w.norm2 = layer_norm(p + "norm2");
     w.post_norm1 = post_norm(p + "post_norm1");
@@ -116,9 +117,9 @@ Transformer::Transformer(const ModelSpec& s) : spec_(s) {
     for (int l = 0; l < s.layers; ++l) {
       const std::string p = "decoder.layers." + std::to_string(l) + ".";
       DecoderLayerWeights w;
-      w.self_attn = attention_weights(p + "self_attn", s);
-      w.cross_attn = attention_weights(p + "multihead_attn", s);
-      w.ffn = feed_forward(p, s);
+      w.self_attn = attention_weights(p + "self_attn", s, storage);
+      w.cross_attn = attention_weights(p + "multihead_attn", s, storage);
+      w.ffn = feed_forward(p, s, storage);
       w.norm1 = layer_norm(p + "norm1");
       w.norm2 = layer_norm(p + "norm2");
       w.norm3 = layer_norm(p + "norm3");
@@ -131,9 +132,9 @@ Transformer::Transformer(const ModelSpec& s) : spec_(s) {
     norm_ = layer_norm(s.encoder_decoder() ? "encoder.norm" : "norm");
     if (s.encoder_decoder()) decoder_norm_ = layer_norm("decoder.norm");
   }
-  if (s.head_weight()) head_ = linear_layer("head", s.vocab_size, e, s.head_bias);
+  if (s.head_weight()) head_ = linear_layer("head", s.vocab_size, e, s.head_bias, storage);
   if (s.mlm_head()) {
-    head_dense_ = linear_layer("head.dense", e, e);
+    head_dense_ = linear_layer("head.dense", e, e, true, storage);
     if (s.layer_norm) head_norm_ = norm_weights("head.norm", e, s.layer_norm_eps, NormType::LayerNorm);
   }
   if (s.tied_head() && s.head_bias) head_.bias = Parameter("head.bias", {s.vocab_size});
@@ -141,9 +142,30 @@ Transformer::Transformer(const ModelSpec& s) : spec_(s) {
   head_.out_features = s.vocab_size;
 }
 
-Result<Transformer> Transformer::create(const ModelSpec& spec) {
+Result<Transformer> Transformer::create(const ModelSpec& spec, Storage matrix_storage) {
   if (Status s = validate(spec); !s) return s.error_value();
-  return Transformer(spec);
+  if (Status s = check_parameter_bytes(spec, matrix_storage); !s) return s.error_value();
+  return Transformer(spec, matrix_storage);
+}
+
+Transformer::WeightBytes Transformer::weight_bytes() const {
+  WeightBytes bytes;
+  visit_parameters([&](const Parameter& p) {
+    std::size_t* slot = p.storage() == Storage::BF16   ? &bytes.bf16
+                        : p.storage() == Storage::F16  ? &bytes.f16
+                        : p.storage() == Storage::Q8_0 ? &bytes.q8_0
+                                                       : &bytes.f32;
+    *slot += p.bytes();
+  });
+  return bytes;
+}
+
+Status Transformer::writable() const {
+  Status status = Ok{};
+  visit_parameters([&](const Parameter& p) {
+    if (status) status = p.writable();
+  });
+  return status;
 }
 
 std::vector<Parameter*> Transformer::parameter_list() {
@@ -221,6 +243,7 @@ Status Transformer::set_embeddings(int vocab_size, std::vector<float> values) {
   if (spec_.head != OutputHead::None)
     return Error{"the embedding table can only be replaced in a model without an output head",
                  error_code::kInvalidArgument, "head"};
+  if (Status s = embed_.writable(); !s) return s;
   if (vocab_size < 1 || values.size() != static_cast<std::size_t>(vocab_size) * spec_.d_model)
     return Error{"embedding table of the wrong size", kShapeMismatch, "embed.weight"};
   spec_.vocab_size = vocab_size;

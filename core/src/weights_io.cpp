@@ -18,6 +18,7 @@ std::string shape_text(const std::vector<int>& shape) {
 }  // namespace
 
 Status load_safetensors(Transformer& model, const std::uint8_t* data, std::size_t size) {
+  if (Status s = model.writable(); !s) return s;  // weights held in 16 or 8 bits are read-only
   Result<safetensors::File> file = safetensors::read(data, size);
   if (!file) return file.error_value();
   const safetensors::File& f = file.value();
@@ -58,8 +59,16 @@ Status load_safetensors(Transformer& model, const std::uint8_t* data, std::size_
 }
 
 std::vector<std::uint8_t> save_safetensors(const Transformer& model) {
+  // Weights held in 16 or 8 bits are written widened to F32 (the file format's one dtype here).
+  std::vector<std::vector<float>> widened;
+  model.visit_parameters([&](const Parameter& p) {
+    if (p.low_bit()) widened.push_back(p.widened());
+  });
   std::vector<safetensors::TensorRef> refs;
-  model.visit_parameters([&](const Parameter& p) { refs.push_back({p.name(), p.shape(), p.data()}); });
+  std::size_t next = 0;
+  model.visit_parameters([&](const Parameter& p) {
+    refs.push_back({p.name(), p.shape(), p.low_bit() ? widened[next++].data() : p.data()});
+  });
   return safetensors::write(refs, {{"format", "pt"}, {"spec", to_json(model_spec_schema(), model.spec()).dump()}});
 }
 

@@ -1,4 +1,5 @@
 // The checkpoint loader (core/src/pretrained) on arbitrary bytes; see harnesses.hpp.
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -50,7 +51,10 @@ void checkpoint(const std::uint8_t* data, std::size_t size) {
   // a weights file for a tiny GPT-2 (mode 2) or BERT (mode 3)
   Result<pretrained::HubConfig> config = pretrained::read_config(kConfigs[mode - 2]);
   if (!config) broken("a built-in config was refused");
-  Result<pretrained::CheckpointLoader> loader = pretrained::CheckpointLoader::create(config.value());
+  // ... held as the file says, widened or quantized (the first byte's higher bits choose)
+  const pretrained::WeightsMode weights = std::array{pretrained::WeightsMode::Auto, pretrained::WeightsMode::F32,
+                                                     pretrained::WeightsMode::Q8_0}[data[0] / 4 % 3];
+  Result<pretrained::CheckpointLoader> loader = pretrained::CheckpointLoader::create(config.value(), {weights});
   if (!loader) broken("a loader for a built-in config was refused");
   if (Status s = loader.value().add_file(data + 1, size - 1, "model.safetensors"); !s)
     return expect_error(s.error_value());

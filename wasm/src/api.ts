@@ -3,7 +3,7 @@ export { AttentionEngine } from './engine.js';
 export { findStage } from './trace.js';
 export { Model } from './model.js';
 export { Generation } from './generation.js';
-export { PretrainedModel, type LoadPretrainedOptions } from './pretrained.js';
+export { PretrainedModel, type LoadPretrainedOptions, type WeightsMode } from './pretrained.js';
 export type { CheckpointFiles, CheckpointFile, LoadProgress } from './checkpoint-files.js';
 export type {
   Tokenizer,

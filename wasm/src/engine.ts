@@ -42,6 +42,8 @@ export interface RawModule extends RawPretrainedModule {
   _describeTask(task: string): RawError & Partial<TaskShape>;
   _multiHeadAttention(input: CheckedMultiHeadInput): RawAttention;
   _heapInUse(): number;
+  _heapPeak(): number;
+  _resetHeapPeak(): void;
   _fastKernels(): FastKernels;
   _setThreads(threads: number): number;
   /** The threaded build's pool of pthread workers. */
@@ -316,6 +318,16 @@ export class AttentionEngine {
   /** Bytes the engine's C++ code holds on the wasm heap right now; back to the same value after every call (no leaks). */
   heapBytesInUse(): number {
     return this.#module._heapInUse();
+  }
+
+  /** The most bytes heapBytesInUse() has been since the last resetHeapPeak() (e.g. a load's peak). */
+  heapPeakBytes(): number {
+    return this.#module._heapPeak();
+  }
+
+  /** Starts a new peak for heapPeakBytes() from what is in use now. */
+  resetHeapPeak(): void {
+    this.#module._resetHeapPeak();
   }
 
   /** Size of the wasm memory in bytes (it can grow, never shrink). */

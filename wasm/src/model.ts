@@ -3,7 +3,7 @@
 import { AttentionError, fromEngine } from './errors.js';
 import { checkGenerateOptions, Generation, type RawGenerationClass } from './generation.js';
 import { readTrace, type RawTrace } from './trace.js';
-import type { ForwardInput, ForwardResult, GenerateOptions, ModelSpec, ParameterInfo } from './types.js';
+import type { ForwardInput, ForwardResult, GenerateOptions, ModelSpec, ParameterInfo, WeightBytes } from './types.js';
 import { checkForwardInput, type CheckedForwardInput } from './validate.js';
 
 type RawError = { error?: { message: string; code: string; field: string } };
@@ -16,6 +16,7 @@ export interface RawModel {
   parameter(name: string): Float32Array | null;
   loadWeights(bytes: Uint8Array): RawError | undefined;
   saveWeights(): Uint8Array;
+  weightBytes(): WeightBytes;
   forward(
     input: CheckedForwardInput,
   ): RawError & Partial<RawTrace> & { hidden?: Float32Array; logits?: Float32Array | null };
@@ -88,7 +89,12 @@ export class Model {
     if (result?.error) throw fromEngine(result.error);
   }
 
-  /** The parameters as a .safetensors file (F32, state_dict order, metadata: format "pt" and the spec). */
+  /** Bytes of parameter values the model holds in the engine, in total and by storage ('f32', 'bf16', 'f16', 'q8_0'). */
+  weightBytes(): WeightBytes {
+    return this.#live().weightBytes();
+  }
+
+  /** The parameters as a .safetensors file (F32, state_dict order, metadata: format "pt" and the spec; 16- and 8-bit weights widened). */
   saveWeights(): Uint8Array {
     return this.#live().saveWeights();
   }

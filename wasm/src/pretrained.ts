@@ -13,6 +13,7 @@ import {
 } from './checkpoint-files.js';
 import { AttentionError, describeValue, fromEngine } from './errors.js';
 import type { Generation, RawGenerationClass } from './generation.js';
+import type { ErrorCode } from './schema.js';
 import { Model, type RawModel } from './model.js';
 import { EngineTokenizer, type Encoding, type RawTokenizer, type Tokenizer } from './tokenizers.js';
 import { createHubTokenizer } from './hub-tokenizer/index.js';
@@ -23,7 +24,7 @@ type RawError = { error?: { message: string; code: string; field: string } };
 
 /** The raw Embind surface this file uses (see pretrained_bindings.cpp). */
 export interface RawPretrainedModule {
-  _CheckpointLoader: new (config: string) => RawCheckpointLoader;
+  _CheckpointLoader: new (config: string, weights: string) => RawCheckpointLoader;
   _readShardIndex(json: string): RawError & { weightMap?: Record<string, string>; files?: string[] };
   _Gpt2Bpe: new (first: string, merges: string, fromTokenizerJson: boolean) => RawTokenizer;
   _WordPiece: new (first: string, config: string, fromTokenizerJson: boolean) => RawTokenizer;
@@ -49,9 +50,20 @@ export interface LoadPretrainedOptions {
   onProgress?: (progress: LoadProgress) => void;
   /** Stops the load: it then rejects with an AttentionError of code 'aborted'. */
   signal?: AbortSignal;
+  /**
+   * How the matrix weights are held in memory (docs/pretrained.md, "Weights in memory"):
+   * 'auto' (the default) keeps F16 / BF16 files in 16 bits and F32 files in F32; 'f32'
+   * widens everything to float32 (needed to train or write the weights); 'q8_0' quantizes
+   * each matrix on load to 8 bits (blocks of 32 with one scale). Models held in 16 or 8
+   * bits are read-only.
+   */
+  weights?: WeightsMode;
 }
 
-const OPTION_KEYS = new Set(['files', 'repo', 'baseUrl', 'onProgress', 'signal']);
+/** LoadPretrainedOptions.weights. */
+export type WeightsMode = 'f32' | 'auto' | 'q8_0';
+
+const OPTION_KEYS = new Set(['files', 'repo', 'baseUrl', 'onProgress', 'signal', 'weights']);
 
 /** A checkpoint's model with its tokenizer. Call dispose() when done: both live in the engine. */
 export class PretrainedModel {
@@ -229,6 +241,11 @@ export async function loadPretrained(
       field: 'onProgress',
       value: describeValue(options.onProgress),
     });
+  if (options.weights !== undefined && typeof options.weights !== 'string')
+    throw new AttentionError("weights must be 'f32', 'auto' or 'q8_0'", {
+      field: 'weights',
+      value: describeValue(options.weights),
+    });
   const { onProgress, signal } = options;
   const source =
     options.files !== undefined
@@ -237,11 +254,18 @@ export async function loadPretrained(
 
   const configText = await text(source, 'config.json');
   if (configText === null) throw missing(source, 'a model', 'config.json');
-  const loader = new module._CheckpointLoader(configText);
+  const loader = new module._CheckpointLoader(configText, options.weights ?? '');
   let tokenizer: Tokenizer | null = null;
   try {
     const failure = loader.error();
-    if (failure?.error) throw fromEngine(failure.error);
+    if (failure?.error)
+      throw failure.error.field === 'weights' // the engine checks the mode: give the value back too
+        ? new AttentionError(failure.error.message, {
+            code: failure.error.code as ErrorCode,
+            field: 'weights',
+            value: options.weights,
+          })
+        : fromEngine(failure.error);
     const config = loader.config();
     tokenizer = await loadTokenizer(module, source, config.family);
     await addWeights(module, loader, source, signal);

@@ -44,7 +44,8 @@ export const ENGINE = {
     "diverged",
     "missing_file",
     "network",
-    "aborted"
+    "aborted",
+    "read_only"
   ],
   "families": [
     {

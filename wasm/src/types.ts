@@ -240,6 +240,20 @@ export interface ParameterInfo {
   /** The PyTorch state_dict key, e.g. 'layers.0.self_attn.in_proj_weight'. */
   name: string;
   shape: number[];
+  /** How its values are held: 'f32', or for the matrices of a checkpoint loaded with weights 'auto' / 'q8_0', 'bf16', 'f16' or 'q8_0' (read-only). */
+  storage: WeightStorage;
+}
+
+/** How a parameter's values are held in memory (docs/pretrained.md, "Weights in memory"). */
+export type WeightStorage = 'f32' | 'bf16' | 'f16' | 'q8_0';
+
+/** Bytes of parameter values a model holds, in total and by storage. */
+export interface WeightBytes {
+  total: number;
+  f32: number;
+  bf16: number;
+  f16: number;
+  q8_0: number;
 }
 
 export interface CreateModelOptions {

@@ -26,6 +26,12 @@ struct LinearWeights {
 void linear_rows(const float* x, int rows, int in, const float* weight, const float* bias, int out, float* y,
                  Backend backend, const kernels::PackedWeight* packed = nullptr);
 
+// Rows [row_begin, row_begin + out) of a weight Parameter (out, in) in any storage:
+// float32 weights through linear_rows with their packed panels, 16- and 8-bit ones through
+// the low-bit GEMM (the Reference backend: its scalar variant). bias: (out) or nullptr.
+void linear_parameter_rows(const float* x, int rows, int in, const Parameter& weight, int row_begin, const float* bias,
+                           int out, float* y, Backend backend);
+
 // x: (..., in) -> (..., out); the last axis is renamed to out_axis.
 Tensor linear(const Tensor& x, const LinearWeights& w, const std::string& out_axis, Backend backend = Backend::Fast);
 

@@ -7,12 +7,23 @@
 // mutable_values() / assign() / operator=, which bump the version. Data derived
 // from the values (the panels the fast GEMM packs a weight into) is keyed by that
 // version, so it is rebuilt on first use after a write and can never go stale.
+//
+// Storage (storage.hpp): values are float32 unless a loader made a matrix weight 16- or
+// 8-bit (Storage::BF16, F16, Q8_0; rows of the (R, C) matrix, each row_bytes() long).
+// Such a parameter is read-only, and has no floats to hand out: data(), values(),
+// operator[], begin() and the writes are programming errors on it (they abort with the
+// parameter's name, never read garbage). Code that may meet one reads through
+// widen_rows() / widened(), multiplies through linear_parameter_rows() (linear.hpp), or
+// refuses with writable()'s coded Error (kReadOnly) first.
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "attention/result.hpp"
+#include "attention/storage.hpp"
 
 namespace attention {
 
@@ -28,18 +39,45 @@ class Parameter {
   Parameter(std::initializer_list<float> values) : Parameter(std::vector<float>(values)) {}  // NOLINT
   // A named parameter; zero-filled when `values` is empty.
   Parameter(std::string name, std::vector<int> shape, std::vector<float> values = {});
+  // A named (rows, cols) matrix of zeros held in `storage`.
+  Parameter(std::string name, std::vector<int> shape, Storage storage);
 
   const std::string& name() const { return name_; }
   void set_name(std::string name) { name_ = std::move(name); }
   const std::vector<int>& shape() const { return shape_; }
 
-  std::size_t size() const { return values_.size(); }
-  bool empty() const { return values_.empty(); }
-  const float* data() const { return values_.data(); }
-  const std::vector<float>& values() const { return values_; }
-  float operator[](std::size_t i) const { return values_[i]; }
-  std::vector<float>::const_iterator begin() const { return values_.begin(); }
-  std::vector<float>::const_iterator end() const { return values_.end(); }
+  std::size_t size() const { return storage_ == Storage::F32 ? values_.size() : count_; }
+  bool empty() const { return size() == 0; }
+  // The float32 values: F32 storage only (see above).
+  const float* data() const { return f32().data(); }
+  const std::vector<float>& values() const { return f32(); }
+  float operator[](std::size_t i) const { return f32()[i]; }
+  std::vector<float>::const_iterator begin() const { return f32().begin(); }
+  std::vector<float>::const_iterator end() const { return f32().end(); }
+
+  // --- any storage ---
+  Storage storage() const { return storage_; }
+  bool low_bit() const { return storage_ != Storage::F32; }
+  // Ok for F32; else an Error (kReadOnly, field = the name) saying why it cannot be written.
+  Status writable() const;
+  // Bytes the values take in memory.
+  std::size_t bytes() const;
+  int rows() const { return shape_.size() == 2 ? shape_[0] : 1; }
+  int cols() const { return shape_.size() == 2 ? shape_[1] : static_cast<int>(size()); }
+  // Rows [begin, begin + count) as float32 (count x cols() floats), exactly widened.
+  void widen_rows(int begin, int count, float* out) const;
+  // Every value as float32 (a copy, size() floats).
+  std::vector<float> widened() const;
+  // Value i (row-major), widened.
+  float widened_value(std::size_t i) const;
+  // Bytes of one row, and row r's bytes (low-bit storage only).
+  std::size_t row_bytes() const { return attention::row_bytes(storage_, cols()); }
+  const std::uint8_t* row_bits(int row) const { return bits_.data() + static_cast<std::size_t>(row) * row_bytes(); }
+  // For loaders: row r's bytes to write (bumps the version).
+  std::uint8_t* mutable_row_bits(int row);
+  // Converts the values to `storage` (to 16 bits: rounded; to Q8_0: quantized; to F32:
+  // widened exactly). A 2-D matrix may take any storage; other shapes only F32.
+  void set_storage(Storage storage);
 
   // Writes. Each bumps the version; hold the reference only for the write at hand.
   std::vector<float>& mutable_values();
@@ -65,9 +103,18 @@ class Parameter {
   const kernels::PackedWeight* packed_rows(int row_begin, int rows, int cols) const;
 
  private:
+  const std::vector<float>& f32() const {
+    if (storage_ != Storage::F32) refuse_float_access();
+    return values_;
+  }
+  [[noreturn]] void refuse_float_access() const;
+
   std::string name_;
   std::vector<int> shape_;
-  std::vector<float> values_;
+  std::vector<float> values_;  // F32 storage
+  Storage storage_ = Storage::F32;
+  std::vector<std::uint8_t> bits_;  // other storage: rows() x row_bytes()
+  std::size_t count_ = 0;           // other storage: the number of values
   std::uint64_t version_ = 0;
 
   struct PackedEntry {

@@ -87,15 +87,46 @@ struct ShardIndex {
 };
 Result<ShardIndex> read_shard_index(const std::string& json_text);
 
+// How a loaded checkpoint's matrix weights (linear weights, the embedding table, an
+// untied head) are held in memory (storage.hpp); norms, biases and positions are F32.
+//   F32   every value widened to float32 (4 bytes a value; the model can be trained
+//         and written).
+//   Auto  as the file stores each matrix: F16 and BF16 stay 16-bit, F32 stays F32
+//         (a matrix whose parts come in different dtypes is held F32). Results are
+//         those of the float32 engine on the file's values; the model is read-only.
+//   Q8_0  quantized on load to ggml's 8-bit blocks (1.0625 bytes a value; read-only).
+// The package and docs name them "f32", "auto", "q8_0".
+enum class WeightsMode { F32, Auto, Q8_0 };
+const char* to_string(WeightsMode mode);
+// "f32" | "auto" | "q8_0"; anything else is an Error (kInvalidArgument, field "weights").
+Result<WeightsMode> parse_weights_mode(const std::string& text);
+
+// A checkpoint file the loader reads in pieces.
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  virtual std::uint64_t size() const = 0;
+  // Copies bytes [offset, offset + n) (within size()) to out.
+  virtual void read(std::uint64_t offset, std::size_t n, std::uint8_t* out) const = 0;
+  // All the bytes, when the file is in memory already (then read() is never needed).
+  virtual const std::uint8_t* data() const { return nullptr; }
+};
+
+struct LoadOptions {
+  // The default: see docs/pretrained.md ("Weights in memory") for why.
+  WeightsMode weights = WeightsMode::Auto;
+};
+
 // Builds a model from checkpoint files given one at a time, so each file's bytes can
 // be released once it is read (GPT-2 small is ~500 MB in F32): a file's header is
 // checked whole and every tensor it names is mapped, checked and decoded straight into
-// the model's parameters before add_file returns. finish() checks that every
+// the model's parameters before add_file returns, each matrix straight into the
+// storage LoadOptions::weights asks for (through a scratch block of at most 32 rows). finish() checks that every
 // parameter was filled and hands the model over. A failed call leaves the loader
 // unusable (the caller discards it); no half-built model ever escapes.
 class CheckpointLoader {
  public:
-  static Result<CheckpointLoader> create(const HubConfig& config);
+  static Result<CheckpointLoader> create(const HubConfig& config, const LoadOptions& options = {});
   CheckpointLoader(CheckpointLoader&&) noexcept;
   CheckpointLoader& operator=(CheckpointLoader&&) noexcept;
   ~CheckpointLoader();
@@ -104,6 +135,11 @@ class CheckpointLoader {
   // messages. With a shard index, `expected` lists the tensors the index puts in this
   // file: the file must hold exactly those.
   Status add_file(const std::uint8_t* data, std::size_t size, const std::string& file_name,
+                  const std::vector<std::string>* expected = nullptr);
+  // The same from a file read piece by piece (the header, then each tensor, or each block
+  // of 32 rows of a matrix held in 16 or 8 bits), so the whole file never needs to be in
+  // the engine's memory next to the model.
+  Status add_file(const ByteSource& file, const std::string& file_name,
                   const std::vector<std::string>* expected = nullptr);
 
   // The model, once every parameter is filled; else an Error naming the first missing

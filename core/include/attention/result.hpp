@@ -25,6 +25,7 @@ inline constexpr const char* kUnsupportedDtype = "unsupported_dtype";  // a tens
 inline constexpr const char* kTiedMismatch = "tied_mismatch";  // two names of one tied tensor hold different values
 inline constexpr const char* kDisposed = "disposed";           // a handle used after dispose()
 inline constexpr const char* kDiverged = "diverged";           // training met a non-finite loss or gradient
+inline constexpr const char* kReadOnly = "read_only";          // writing or training weights held in 16 or 8 bits
 // Raised by the package's loaders (wasm/src), listed here so every code is declared once:
 inline constexpr const char* kMissingFile = "missing_file";  // a checkpoint lacks a file it needs (config.json, ...)
 inline constexpr const char* kNetwork = "network";           // a download failed (HTTP status, connection)
@@ -37,7 +38,7 @@ inline constexpr const char* kErrorCodes[] = {
     error_code::kLimitExceeded,    error_code::kBadFile,          error_code::kMissingTensor,
     error_code::kUnexpectedTensor, error_code::kUnsupportedDtype, error_code::kTiedMismatch,
     error_code::kDisposed,         error_code::kDiverged,         error_code::kMissingFile,
-    error_code::kNetwork,          error_code::kAborted,
+    error_code::kNetwork,          error_code::kAborted,          error_code::kReadOnly,
 };
 
 struct Error {

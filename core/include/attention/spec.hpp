@@ -82,6 +82,7 @@
 #include "attention/layers.hpp"
 #include "attention/rope.hpp"
 #include "attention/settings.hpp"
+#include "attention/storage.hpp"
 
 namespace attention {
 
@@ -150,13 +151,24 @@ struct ModelSpec {
   }  // head.weight (V, E)
 };
 
-// The most floats a model's parameters may hold (1 GiB of float32).
-inline constexpr double kMaxParameterFloats = 256.0 * 1024 * 1024;
+// The most bytes a model's parameters may hold (1.5 GiB): 4 a value in float32; the
+// matrices of a checkpoint held in 16 or 8 bits (storage.hpp) count at their size.
+inline constexpr double kMaxParameterBytes = 1.5 * 1024 * 1024 * 1024;
 
 const Schema<ModelSpec>& model_spec_schema();
 
-// Ranges, rules and the parameter-size limit.
+// Ranges, rules, and that the parameters fit kMaxParameterBytes in the smallest storage
+// (Q8_0): a checkpoint's config.json is checked before its weights mode is known.
 Status validate(const ModelSpec& spec);
+
+// That the parameters fit kMaxParameterBytes with the matrices (check_parameter_bytes's
+// matrix_floats) held in `matrix_storage`, everything else in float32: Transformer::create
+// checks it for the storage it makes.
+Status check_parameter_bytes(const ModelSpec& spec, Storage matrix_storage);
+
+// Floats of the matrices that may be held in 16 or 8 bits: the embedding table, the linear
+// layers' weights and an untied head.
+double matrix_floats(const ModelSpec& spec);
 
 // Floats the spec's parameters hold.
 double parameter_floats(const ModelSpec& spec);

@@ -67,7 +67,10 @@ class Transformer {
  public:
   // A model of a valid spec with every parameter zero (fill it with initialize() or
   // load()); the spec is validated first.
-  static Result<Transformer> create(const ModelSpec& spec);
+  // matrix_storage: how the matrix weights are held (linear weights, the embedding
+  // table, the untied head; storage.hpp): F32, or 16 / 8 bits for a checkpoint loader
+  // to fill (such a model is read-only). Norms, biases and positions are always F32.
+  static Result<Transformer> create(const ModelSpec& spec, Storage matrix_storage = Storage::F32);
 
   const ModelSpec& spec() const { return spec_; }
 
@@ -89,6 +92,17 @@ class Transformer {
   // Replaces the embedding table with `vocab_size` rows (the playground's vocabulary
   // changes with the text). values: (vocab_size, E). Only for specs without a head.
   Status set_embeddings(int vocab_size, std::vector<float> values);
+
+  // Bytes of parameter values held, in total and by storage (F32, BF16, F16, Q8_0).
+  struct WeightBytes {
+    std::size_t f32 = 0, bf16 = 0, f16 = 0, q8_0 = 0;
+    std::size_t total() const { return f32 + bf16 + f16 + q8_0; }
+  };
+  WeightBytes weight_bytes() const;
+
+  // Ok when every parameter can be written (all F32); else the first read-only one's
+  // Error (kReadOnly, naming it): training and loading weights into the model check it.
+  Status writable() const;
 
   Result<ForwardOutput> forward(const ForwardInput& input, const ForwardOptions& options = {}) const;
 
@@ -140,7 +154,7 @@ class Transformer {
   LinearWeights& head() { return head_; }  // weight empty when tied
 
  private:
-  explicit Transformer(const ModelSpec& spec);
+  Transformer(const ModelSpec& spec, Storage matrix_storage);
   std::vector<Parameter*> parameter_list();
   // The 'mlm' head's transform of hidden (B, S, E) -> (B, S, E).
   Tensor mlm_transform(const Tensor& hidden, Backend backend) const;

@@ -52,6 +52,7 @@ Result<std::unique_ptr<Trainer>> Trainer::create(std::shared_ptr<Transformer> mo
   if (Status s = check(optimizer_schema(), optimizer); !s) return s.error_value();
   if (Status s = check(trainer_schema(), settings); !s) return s.error_value();
   const ModelSpec& spec = model->spec();
+  if (Status s = model->writable(); !s) return s.error_value();  // weights held in 16 or 8 bits
   if (spec.head == OutputHead::None || spec.mlm_head())
     return Error{"training needs a model with an output head 'linear' or 'tied'", error_code::kInvalidArgument, "head"};
   if (spec.type_vocab_size > 0 || spec.embed_norm)

@@ -1,0 +1,74 @@
+#pragma once
+// How a parameter's values are held in memory. F32 is the engine's own form (every
+// parameter can be F32, and only F32 can be written or trained). Matrix weights of a
+// loaded checkpoint (linear weights, the embedding table, an untied output head) may
+// instead be held in 16 or 8 bits; the GEMM widens them on the fly (core/kernels).
+//
+//   F32   4 bytes a value.
+//   BF16  2 bytes: the upper half of a float32 (bfloat16).
+//   F16   2 bytes: IEEE binary16 (subnormals, ±inf and NaN as IEEE says).
+//   Q8_0  ggml's 8-bit blocks: each row of a (rows, cols) matrix is cut into
+//         ceil(cols / 32) blocks of 32 consecutive values, the last one zero-padded.
+//         A block is 34 bytes: d, the scale, as F16 (little-endian), then 32 int8 q.
+//         Quantizing (as ggml's quantize_row_q8_0_ref): d = max|x| / 127 (in float32),
+//         q = round(x * (1 / d)), rounding half away from zero (0 when d is 0), and the
+//         stored scale is d rounded to F16. A value reads back as f16(d) * q, exactly
+//         (an 11-bit by 8-bit product fits float32's 24 bits).
+// Conversions to 16 bits round to nearest, ties to even, as PyTorch's .to(torch.bfloat16)
+// and .to(torch.float16) do (NaN becomes a quiet NaN, 0x7FC0 / 0x7E00; loaded weights
+// are checked finite first, so none is ever stored).
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+
+namespace attention {
+
+enum class Storage : std::uint8_t { F32, BF16, F16, Q8_0 };
+
+// "f32", "bf16", "f16", "q8_0": the names the package and the docs use.
+const char* to_string(Storage storage);
+
+inline constexpr int kQ8BlockValues = 32;  // values per Q8_0 block
+inline constexpr int kQ8BlockBytes = 34;   // F16 scale + 32 int8
+
+// Bytes one row of `cols` values takes in `storage`.
+std::size_t row_bytes(Storage storage, int cols);
+
+inline float float_from_bits(std::uint32_t bits) {
+  float f;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+inline std::uint32_t bits_of(float f) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  return bits;
+}
+
+// 16-bit values -> float32, exactly.
+inline float widen_bf16(std::uint16_t bits) { return float_from_bits(std::uint32_t{bits} << 16); }
+inline float widen_f16(std::uint16_t h) {
+  // The exponent and mantissa move to float32's places; multiplying by 2^112 rebias-es
+  // the exponent (15 -> 127) and turns the subnormals into normals, exactly.
+  const std::uint32_t sign = std::uint32_t{h & 0x8000u} << 16;
+  const std::uint32_t magnitude = std::uint32_t{h & 0x7fffu} << 13;
+  float value = (h & 0x7c00u) == 0x7c00u ? float_from_bits(magnitude | 0x7f800000u)  // inf, NaN
+                                         : float_from_bits(magnitude) * 0x1.0p112f;
+  return float_from_bits(bits_of(value) | sign);
+}
+inline std::uint16_t load_u16(const std::uint8_t* p) { return static_cast<std::uint16_t>(p[0] | (p[1] << 8)); }
+
+// float32 -> 16 bits, round to nearest even (as PyTorch).
+std::uint16_t round_to_bf16(float x);
+std::uint16_t round_to_f16(float x);
+
+// One row of `cols` values <-> its bytes in `storage` (row_bytes(storage, cols) of them).
+// Quantizing and rounding are for finite values (the loader checks first).
+void store_row(Storage storage, const float* values, int cols, std::uint8_t* out);
+void widen_row(Storage storage, const std::uint8_t* row, int cols, float* out);
+// Element `col` of one row, widened.
+float widen_value(Storage storage, const std::uint8_t* row, int col);
+
+}  // namespace attention

@@ -1,0 +1,74 @@
+// The low-bit GEMM's portable variants: the scalar reference (the spec, kernels.hpp) and
+// a blocked one that widens 64 rows of W at a time into a scratch buffer (64 x K floats,
+// not a copy of W) and multiplies each block with Eigen: the native fast path.
+#include <Eigen/Core>
+#include <algorithm>
+#include <vector>
+
+#include "kernels.hpp"
+
+namespace attention::kernels {
+
+namespace {
+
+// Element p of W's row `row` in storage S, widened (storage.hpp's widen_value, inlined).
+template <Storage S>
+inline float element(const std::uint8_t* row, int p) {
+  if constexpr (S == Storage::BF16) return widen_bf16(load_u16(row + 2 * static_cast<std::size_t>(p)));
+  if constexpr (S == Storage::F16) return widen_f16(load_u16(row + 2 * static_cast<std::size_t>(p)));
+  if constexpr (S == Storage::Q8_0) {
+    const std::uint8_t* block = row + static_cast<std::size_t>(p / kQ8BlockValues) * kQ8BlockBytes;
+    return widen_f16(load_u16(block)) * static_cast<float>(static_cast<std::int8_t>(block[2 + p % kQ8BlockValues]));
+  }
+  return 0.0f;
+}
+
+template <Storage S>
+void scalar(const LowBitGemmArgs& g) {
+  for (int i = 0; i < g.m; ++i)
+    for (int j = 0; j < g.n; ++j) {
+      const std::uint8_t* row = g.w + static_cast<std::size_t>(j) * g.w_row_bytes;
+      float sum = 0.0f;
+      for (int p = 0; p < g.k; ++p) sum += g.a[static_cast<std::size_t>(i) * g.lda + p] * element<S>(row, p);
+      g.c[static_cast<std::size_t>(i) * g.ldc + j] = sum + (g.bias ? g.bias[j] : 0.0f);
+    }
+}
+
+constexpr int kWidenRows = 64;  // rows of W widened at a time: 64 K floats of scratch
+
+template <Storage S>
+void widened_blocks(const LowBitGemmArgs& g) {
+  if (g.m <= 0 || g.n <= 0) return;
+  thread_local std::vector<float> scratch;  // (kWidenRows, K), reused across calls
+  scratch.resize(static_cast<std::size_t>(kWidenRows) * std::max(g.k, 1));
+  for (int j0 = 0; j0 < g.n; j0 += kWidenRows) {
+    const int rows = std::min(kWidenRows, g.n - j0);
+    for (int r = 0; r < rows; ++r)
+      widen_row(S, g.w + static_cast<std::size_t>(j0 + r) * g.w_row_bytes, g.k,
+                scratch.data() + static_cast<std::size_t>(r) * g.k);
+    GemmArgs part;
+    part.m = g.m;
+    part.n = rows;
+    part.k = g.k;
+    part.a = g.a;
+    part.lda = g.lda;
+    part.b = scratch.data();
+    part.ldb = g.k;
+    part.layout = Layout::NT;
+    part.bias = g.bias ? g.bias + j0 : nullptr;
+    part.c = g.c + j0;
+    part.ldc = g.ldc;
+    gemm_f32_eigen(part);
+  }
+}
+
+}  // namespace
+
+void gemm_f32_bf16w_scalar(const LowBitGemmArgs& g) { scalar<Storage::BF16>(g); }
+void gemm_f32_f16w_scalar(const LowBitGemmArgs& g) { scalar<Storage::F16>(g); }
+void gemm_f32_q8_0w_scalar(const LowBitGemmArgs& g) { scalar<Storage::Q8_0>(g); }
+void gemm_f32_bf16w_eigen(const LowBitGemmArgs& g) { widened_blocks<Storage::BF16>(g); }
+void gemm_f32_f16w_eigen(const LowBitGemmArgs& g) { widened_blocks<Storage::F16>(g); }
+void gemm_f32_q8_0w_eigen(const LowBitGemmArgs& g) { widened_blocks<Storage::Q8_0>(g); }
+
+}  // namespace attention::kernels

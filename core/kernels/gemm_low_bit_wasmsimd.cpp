@@ -1,0 +1,221 @@
+// The low-bit GEMM for 128-bit wasm SIMD, C = A W^T + bias, in two ways and a choice:
+//   4x2: W's rows read in place (no packing: panels would be a second copy of the weight).
+//   5x8: 256 rows of W at a time widened into a float block that the float GEMM's 5x8 tile
+//        packs and multiplies (the widening is shared by every row of A).
+//   the fast path: 5x8 from the format's kWidenFromRows rows of A on (F16, Q8_0: 16), else 4x2.
+// The 4x2 kernel: a tile takes 4 rows of A
+// and 2 rows of W and runs along K 8 values at a time: W's 8 values are widened in
+// registers (BF16: a shift; F16: the bits moved to float32's places and rebiased by a
+// multiply; Q8_0: int8 -> float times the block's scale, exact), then multiplied with
+// A's 8 values into 8 f32x4 accumulators, summed across lanes at the end. Each row of W
+// is read from memory once per 4 rows of A, which is what decode (M = 1) is bound by.
+#ifdef __wasm_simd128__
+#include <wasm_simd128.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "kernels.hpp"
+
+namespace attention::kernels {
+
+namespace {
+
+// Where a run of W's values starts: group(row, p) for the value p of a row (the values up to
+// the end of p's group of 32, a Q8_0 block, share it: the block's scale is read once), then
+// load8(group, offset) widens the 8 values from p + offset (offset a multiple of 8).
+struct Group {
+  const std::uint8_t* at;  // the bytes of value p
+  v128_t d;                // Q8_0: the block's scale, splat
+};
+
+// kWidenFromRows: from this many rows of A on, the fast path widens blocks of W (5x8)
+// instead of running the dot kernel (4x2); measured with bench/kernel_bench.cpp at 1, 16 and
+// 64 rows (docs/performance.md). BF16's widening is one shift, cheap enough inside the dot
+// kernel that widening blocks did not pay off.
+struct Bf16 {
+  static constexpr Storage kStorage = Storage::BF16;
+  static constexpr int kWidenFromRows = 1 << 30;
+  static inline Group group(const std::uint8_t* row, int p) {
+    return {row + 2 * static_cast<std::size_t>(p), wasm_f32x4_splat(0.0f)};
+  }
+  static inline void load8(const Group& g, int offset, v128_t& lo, v128_t& hi) {
+    const v128_t v = wasm_v128_load(g.at + 2 * offset);
+    lo = wasm_i32x4_shl(wasm_u32x4_extend_low_u16x8(v), 16);
+    hi = wasm_i32x4_shl(wasm_u32x4_extend_high_u16x8(v), 16);
+  }
+};
+
+struct F16 {
+  static constexpr Storage kStorage = Storage::F16;
+  static constexpr int kWidenFromRows = 16;
+  static inline v128_t widen4(v128_t h) {  // 4 halves in the low 16 bits of each lane
+    const v128_t sign = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x8000)), 16);
+    const v128_t magnitude = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x7fff)), 13);
+    const v128_t finite = wasm_f32x4_mul(magnitude, wasm_f32x4_splat(0x1.0p112f));
+    const v128_t special = wasm_v128_or(magnitude, wasm_i32x4_splat(0x7f800000));
+    const v128_t is_special = wasm_i32x4_eq(wasm_v128_and(h, wasm_i32x4_splat(0x7c00)), wasm_i32x4_splat(0x7c00));
+    return wasm_v128_or(wasm_v128_bitselect(special, finite, is_special), sign);
+  }
+  static inline Group group(const std::uint8_t* row, int p) {
+    return {row + 2 * static_cast<std::size_t>(p), wasm_f32x4_splat(0.0f)};
+  }
+  static inline void load8(const Group& g, int offset, v128_t& lo, v128_t& hi) {
+    const v128_t v = wasm_v128_load(g.at + 2 * offset);
+    lo = widen4(wasm_u32x4_extend_low_u16x8(v));
+    hi = widen4(wasm_u32x4_extend_high_u16x8(v));
+  }
+};
+
+struct Q8 {
+  static constexpr Storage kStorage = Storage::Q8_0;
+  static constexpr int kWidenFromRows = 16;
+  static inline Group group(const std::uint8_t* row, int p) {
+    const unsigned u = static_cast<unsigned>(p);
+    const std::uint8_t* block = row + static_cast<std::size_t>(u / kQ8BlockValues) * kQ8BlockBytes;
+    return {block + 2 + u % kQ8BlockValues, wasm_f32x4_splat(widen_f16(load_u16(block)))};
+  }
+  static inline void load8(const Group& g, int offset, v128_t& lo, v128_t& hi) {
+    const v128_t q = wasm_i16x8_load8x8(g.at + offset);
+    lo = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_extend_low_i16x8(q)), g.d);
+    hi = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_extend_high_i16x8(q)), g.d);
+  }
+};
+
+// C[i0 .. i0 + R)[j0 .. j0 + C) = A's R rows . W's C rows + bias.
+template <class F, int R, int C>
+void tile(const LowBitGemmArgs& g, int i0, int j0) {
+  const float* a[R];
+  const std::uint8_t* w[C];
+  for (int r = 0; r < R; ++r) a[r] = g.a + static_cast<std::size_t>(i0 + r) * g.lda;
+  for (int c = 0; c < C; ++c) w[c] = g.w + static_cast<std::size_t>(j0 + c) * g.w_row_bytes;
+  v128_t acc[R][C];
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) acc[r][c] = wasm_f32x4_splat(0.0f);
+  // 8 values of W's C rows widened (from each row's group, `offset` values on), multiplied
+  // with A's R rows' 8 values at p.
+  const auto step = [&](const Group(&groups)[C], int offset, int p) __attribute__((always_inline)) {
+    v128_t lo[C], hi[C];
+    for (int c = 0; c < C; ++c) F::load8(groups[c], offset, lo[c], hi[c]);
+    for (int r = 0; r < R; ++r) {
+      const v128_t a_lo = wasm_v128_load(a[r] + p), a_hi = wasm_v128_load(a[r] + p + 4);
+      for (int c = 0; c < C; ++c) {
+        acc[r][c] = wasm_f32x4_add(acc[r][c], wasm_f32x4_mul(a_lo, lo[c]));
+        acc[r][c] = wasm_f32x4_add(acc[r][c], wasm_f32x4_mul(a_hi, hi[c]));
+      }
+    }
+  };
+  Group groups[C];
+  int p = 0;
+  for (; p + kQ8BlockValues <= g.k; p += kQ8BlockValues) {  // whole groups of 32 (a Q8_0 block each)
+    for (int c = 0; c < C; ++c) groups[c] = F::group(w[c], p);
+    for (int offset = 0; offset < kQ8BlockValues; offset += 8) step(groups, offset, p + offset);
+  }
+  for (; p + 8 <= g.k; p += 8) {
+    for (int c = 0; c < C; ++c) groups[c] = F::group(w[c], p);
+    step(groups, 0, p);
+  }
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) {
+      const v128_t v = acc[r][c];
+      float sum = (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1)) +
+                  (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
+      for (int q = p; q < g.k; ++q) sum += a[r][q] * widen_value(F::kStorage, w[c], q);
+      g.c[static_cast<std::size_t>(i0 + r) * g.ldc + j0 + c] = sum + (g.bias ? g.bias[j0 + c] : 0.0f);
+    }
+}
+
+template <class F, int C>
+void row_tiles(const LowBitGemmArgs& g, int j0) {
+  int i = 0;
+  for (; i + 4 <= g.m; i += 4) tile<F, 4, C>(g, i, j0);
+  switch (g.m - i) {
+    case 3:
+      tile<F, 3, C>(g, i, j0);
+      break;
+    case 2:
+      tile<F, 2, C>(g, i, j0);
+      break;
+    case 1:
+      tile<F, 1, C>(g, i, j0);
+      break;
+    default:
+      break;
+  }
+}
+
+template <class F>
+void multiply(const LowBitGemmArgs& g) {
+  if (g.m <= 0 || g.n <= 0) return;
+  int j = 0;
+  for (; j + 2 <= g.n; j += 2) row_tiles<F, 2>(g, j);
+  if (j < g.n) row_tiles<F, 1>(g, j);
+}
+
+// Rows [j0, j0 + rows) of W widened into float rows of K (8 values at a time).
+template <class F>
+void widen_rows(const LowBitGemmArgs& g, int j0, int rows, float* out) {
+  for (int r = 0; r < rows; ++r) {
+    const std::uint8_t* row = g.w + static_cast<std::size_t>(j0 + r) * g.w_row_bytes;
+    float* dst = out + static_cast<std::size_t>(r) * g.k;
+    int p = 0;
+    for (; p + 8 <= g.k; p += 8) {
+      v128_t lo, hi;
+      F::load8(F::group(row, p), 0, lo, hi);
+      wasm_v128_store(dst + p, lo);
+      wasm_v128_store(dst + p + 4, hi);
+    }
+    for (; p < g.k; ++p) dst[p] = widen_value(F::kStorage, row, p);
+  }
+}
+
+constexpr int kWidenRows = 256;  // rows of W widened at a time: 256 K floats of scratch (1 MB at K 1024)
+
+// Many rows of A: 256 rows of W at a time widened into a float block, which the float
+// GEMM (5x8 tile) packs and multiplies; the widening is shared by every row of A.
+template <class F>
+void widened_blocks(const LowBitGemmArgs& g) {
+  if (g.m <= 0 || g.n <= 0) return;
+  thread_local std::vector<float> scratch;
+  scratch.resize(static_cast<std::size_t>(kWidenRows) * std::max(g.k, 1));
+  const GemmFn gemm = fastest_gemm().fn;
+  for (int j0 = 0; j0 < g.n; j0 += kWidenRows) {
+    const int rows = std::min(kWidenRows, g.n - j0);
+    widen_rows<F>(g, j0, rows, scratch.data());
+    GemmArgs part;
+    part.m = g.m;
+    part.n = rows;
+    part.k = g.k;
+    part.a = g.a;
+    part.lda = g.lda;
+    part.b = scratch.data();
+    part.ldb = g.k;
+    part.bias = g.bias ? g.bias + j0 : nullptr;
+    part.c = g.c + j0;
+    part.ldc = g.ldc;
+    gemm(part);
+  }
+}
+
+template <class F>
+void fastest(const LowBitGemmArgs& g) {
+  if (g.m >= F::kWidenFromRows)
+    widened_blocks<F>(g);
+  else
+    multiply<F>(g);
+}
+
+}  // namespace
+
+void gemm_f32_bf16w_4x2_wasmsimd(const LowBitGemmArgs& g) { multiply<Bf16>(g); }
+void gemm_f32_f16w_4x2_wasmsimd(const LowBitGemmArgs& g) { multiply<F16>(g); }
+void gemm_f32_q8_0w_4x2_wasmsimd(const LowBitGemmArgs& g) { multiply<Q8>(g); }
+void gemm_f32_bf16w_5x8_wasmsimd(const LowBitGemmArgs& g) { widened_blocks<Bf16>(g); }
+void gemm_f32_f16w_5x8_wasmsimd(const LowBitGemmArgs& g) { widened_blocks<F16>(g); }
+void gemm_f32_q8_0w_5x8_wasmsimd(const LowBitGemmArgs& g) { widened_blocks<Q8>(g); }
+void gemm_f32_bf16w_wasmsimd(const LowBitGemmArgs& g) { fastest<Bf16>(g); }
+void gemm_f32_f16w_wasmsimd(const LowBitGemmArgs& g) { fastest<F16>(g); }
+void gemm_f32_q8_0w_wasmsimd(const LowBitGemmArgs& g) { fastest<Q8>(g); }
+
+}  // namespace attention::kernels
+#endif  // __wasm_simd128__

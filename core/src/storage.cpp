@@ -1,0 +1,129 @@
+#include "attention/storage.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace attention {
+
+const char* to_string(Storage storage) {
+  switch (storage) {
+    case Storage::F32:
+      return "f32";
+    case Storage::BF16:
+      return "bf16";
+    case Storage::F16:
+      return "f16";
+    case Storage::Q8_0:
+      return "q8_0";
+  }
+  return "?";
+}
+
+std::size_t row_bytes(Storage storage, int cols) {
+  const std::size_t n = static_cast<std::size_t>(cols);
+  switch (storage) {
+    case Storage::F32:
+      return 4 * n;
+    case Storage::BF16:
+    case Storage::F16:
+      return 2 * n;
+    case Storage::Q8_0:
+      return kQ8BlockBytes * ((n + kQ8BlockValues - 1) / kQ8BlockValues);
+  }
+  return 0;
+}
+
+std::uint16_t round_to_bf16(float x) {
+  if (std::isnan(x)) return 0x7fc0;
+  const std::uint32_t bits = bits_of(x);
+  // Adding 0x7fff plus the lowest kept bit rounds to nearest, ties to the even one.
+  return static_cast<std::uint16_t>((bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16);
+}
+
+std::uint16_t round_to_f16(float x) {
+  // The float unit does the rounding: scaling |x| up by 2^112 and down by 2^-110 rounds it
+  // to float16's precision at its exponent (subnormals included) and overflows to inf;
+  // adding a power of two aligned with its exponent then leaves the half's bits in place.
+  const std::uint32_t w = bits_of(x);
+  const std::uint32_t shl1_w = w + w;
+  const std::uint32_t sign = w & 0x80000000u;
+  float base = (std::fabs(x) * 0x1.0p112f) * 0x1.0p-110f;
+  std::uint32_t bias = shl1_w & 0xff000000u;
+  if (bias < 0x71000000u) bias = 0x71000000u;
+  base = float_from_bits((bias >> 1) + 0x07800000u) + base;
+  const std::uint32_t bits = bits_of(base);
+  const std::uint32_t exp_bits = (bits >> 13) & 0x00007c00u;
+  const std::uint32_t mantissa_bits = bits & 0x00000fffu;
+  const std::uint32_t nonsign = exp_bits + mantissa_bits;
+  return static_cast<std::uint16_t>((sign >> 16) | (shl1_w > 0xff000000u ? 0x7e00u : nonsign));
+}
+
+namespace {
+
+void store_u16(std::uint16_t v, std::uint8_t* p) {
+  p[0] = static_cast<std::uint8_t>(v & 0xff);
+  p[1] = static_cast<std::uint8_t>(v >> 8);
+}
+
+// One Q8_0 block of n <= 32 values (zero-padded to 32).
+void quantize_block(const float* x, int n, std::uint8_t* out) {
+  float amax = 0.0f;
+  for (int i = 0; i < n; ++i) amax = std::fmax(amax, std::fabs(x[i]));
+  const float d = amax / 127.0f;
+  const float id = d != 0.0f ? 1.0f / d : 0.0f;
+  store_u16(round_to_f16(d), out);
+  for (int i = 0; i < kQ8BlockValues; ++i) {
+    const float q = i < n ? std::round(x[i] * id) : 0.0f;  // std::round: half away from zero
+    out[2 + i] = static_cast<std::uint8_t>(static_cast<std::int8_t>(q));
+  }
+}
+
+}  // namespace
+
+void store_row(Storage storage, const float* values, int cols, std::uint8_t* out) {
+  switch (storage) {
+    case Storage::F32:
+      std::memcpy(out, values, 4 * static_cast<std::size_t>(cols));
+      return;
+    case Storage::BF16:
+      for (int i = 0; i < cols; ++i) store_u16(round_to_bf16(values[i]), out + 2 * i);
+      return;
+    case Storage::F16:
+      for (int i = 0; i < cols; ++i) store_u16(round_to_f16(values[i]), out + 2 * i);
+      return;
+    case Storage::Q8_0:
+      for (int b = 0; b * kQ8BlockValues < cols; ++b)
+        quantize_block(values + b * kQ8BlockValues, std::min(kQ8BlockValues, cols - b * kQ8BlockValues),
+                       out + static_cast<std::size_t>(b) * kQ8BlockBytes);
+      return;
+  }
+}
+
+float widen_value(Storage storage, const std::uint8_t* row, int col) {
+  switch (storage) {
+    case Storage::F32: {
+      float f;
+      std::memcpy(&f, row + 4 * static_cast<std::size_t>(col), sizeof f);
+      return f;
+    }
+    case Storage::BF16:
+      return widen_bf16(load_u16(row + 2 * static_cast<std::size_t>(col)));
+    case Storage::F16:
+      return widen_f16(load_u16(row + 2 * static_cast<std::size_t>(col)));
+    case Storage::Q8_0: {
+      const std::uint8_t* block = row + static_cast<std::size_t>(col / kQ8BlockValues) * kQ8BlockBytes;
+      return widen_f16(load_u16(block)) * static_cast<float>(static_cast<std::int8_t>(block[2 + col % kQ8BlockValues]));
+    }
+  }
+  return 0.0f;
+}
+
+void widen_row(Storage storage, const std::uint8_t* row, int cols, float* out) {
+  if (storage == Storage::F32) {
+    std::memcpy(out, row, 4 * static_cast<std::size_t>(cols));
+    return;
+  }
+  for (int i = 0; i < cols; ++i) out[i] = widen_value(storage, row, i);
+}
+
+}  // namespace attention

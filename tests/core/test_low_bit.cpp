@@ -1,0 +1,489 @@
+// Weights held in 16 or 8 bits (storage.hpp): the conversions against PyTorch's bits, Q8_0
+// against the numpy reference (tests/reference/generate_low_bit_fixtures.py), the low-bit
+// GEMM's variants against its scalar spec over odd shapes, the read-only rules, and
+// checkpoints loaded with each weights mode against their PyTorch outputs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <tuple>
+
+#include "attention/pretrained.hpp"
+#include "attention/safetensors.hpp"
+#include "attention/tasks.hpp"
+#include "attention/trainer.hpp"
+#include "attention/weights_io.hpp"
+#include "hub_fixture.hpp"
+#include "kernels/kernels.hpp"
+#include "test_util.hpp"
+
+namespace attention {
+namespace {
+
+using json = nlohmann::json;
+using attention::testing::all_close;
+using attention::testing::random_vector;
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  EXPECT_TRUE(in) << "cannot read " << path;
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const json& golden() {
+  static const json data = json::parse(read_text(std::string(ATTENTION_FIXTURE_DIR) + "/low_bit.json"));
+  return data;
+}
+
+TEST(LowBitConversions, RoundToBf16AndF16AsPyTorchDoes) {
+  const json& c = golden()["conversions"];
+  const auto f32 = c["f32_bits"].get<std::vector<std::uint32_t>>();
+  const auto bf16 = c["bf16_bits"].get<std::vector<std::uint32_t>>();
+  const auto f16 = c["f16_bits"].get<std::vector<std::uint32_t>>();
+  ASSERT_GT(f32.size(), 400u);
+  for (std::size_t i = 0; i < f32.size(); ++i) {
+    const float x = float_from_bits(f32[i]);
+    if (std::isnan(x)) {  // a NaN (PyTorch's vectorised path gives 0xFFFF, its scalar one 0x7FC0)
+      EXPECT_TRUE(std::isnan(widen_bf16(round_to_bf16(x))) && std::isnan(widen_f16(round_to_f16(x))));
+      continue;
+    }
+    EXPECT_EQ(round_to_bf16(x), bf16[i]) << std::hex << "f32 bits 0x" << f32[i];
+    EXPECT_EQ(round_to_f16(x), f16[i]) << std::hex << "f32 bits 0x" << f32[i];
+    if (std::isfinite(x)) {  // widening is exact: rounding the widened value gives the same bits
+      EXPECT_EQ(round_to_bf16(widen_bf16(static_cast<std::uint16_t>(bf16[i]))), bf16[i]);
+      if ((f16[i] & 0x7c00u) != 0x7c00u) EXPECT_EQ(round_to_f16(widen_f16(static_cast<std::uint16_t>(f16[i]))), f16[i]);
+    }
+  }
+  EXPECT_EQ(widen_f16(0x0001), std::ldexp(1.0f, -24));  // the smallest subnormal half
+  EXPECT_EQ(widen_f16(0x7bff), 65504.0f);
+  EXPECT_TRUE(std::isinf(widen_f16(0xfc00)) && widen_f16(0xfc00) < 0);
+  EXPECT_TRUE(std::isnan(widen_f16(0x7e00)));
+  EXPECT_EQ(widen_bf16(0x3f80), 1.0f);
+}
+
+TEST(LowBitConversions, Q8_0MatchesTheNumpyReference) {
+  for (const json& m : golden()["q8_0"]) {
+    const int rows = m["rows"], cols = m["cols"];
+    SCOPED_TRACE(std::to_string(rows) + " x " + std::to_string(cols));
+    const auto value_bits = m["values_bits"].get<std::vector<std::uint32_t>>();
+    const auto scales = m["scale_bits"].get<std::vector<std::uint32_t>>();
+    const auto q = m["q"].get<std::vector<int>>();
+    const auto back = m["dequantized_bits"].get<std::vector<std::uint32_t>>();
+    const int blocks = (cols + 31) / 32;
+    ASSERT_EQ(row_bytes(Storage::Q8_0, cols), static_cast<std::size_t>(blocks) * 34);
+    std::vector<float> values(value_bits.size());
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = float_from_bits(value_bits[i]);
+    Parameter p("w", {rows, cols}, values);
+    p.set_storage(Storage::Q8_0);
+    ASSERT_EQ(p.bytes(), static_cast<std::size_t>(rows) * blocks * 34);
+    for (int r = 0; r < rows; ++r) {
+      const std::uint8_t* row = p.row_bits(r);
+      for (int b = 0; b < blocks; ++b) {
+        const std::uint8_t* block = row + b * 34;
+        EXPECT_EQ(load_u16(block), scales[static_cast<std::size_t>(r) * blocks + b]) << "row " << r << " block " << b;
+        for (int i = 0; i < 32; ++i)
+          ASSERT_EQ(static_cast<std::int8_t>(block[2 + i]), q[(static_cast<std::size_t>(r) * blocks + b) * 32 + i])
+              << "row " << r << " block " << b << " value " << i;
+      }
+    }
+    const std::vector<float> widened = p.widened();
+    for (std::size_t i = 0; i < widened.size(); ++i) EXPECT_EQ(bits_of(widened[i]), back[i]) << "value " << i;
+  }
+}
+
+// Low-bit GEMM: every variant against the scalar spec, and the spec against the float GEMM
+// on the widened weight (exactly: the same products summed in the same order).
+class LowBitGemm : public ::testing::TestWithParam<std::tuple<int, int, int>> {};
+
+TEST_P(LowBitGemm, VariantsMatchTheScalarSpec) {
+  const auto [m, n, k] = GetParam();
+  const std::vector<float> a = random_vector(static_cast<std::size_t>(m) * k, 31 + m);
+  const std::vector<float> w = random_vector(static_cast<std::size_t>(n) * k, 32 + n, 0.5f);
+  const std::vector<float> bias = random_vector(static_cast<std::size_t>(n), 33 + k);
+  for (Storage storage : {Storage::BF16, Storage::F16, Storage::Q8_0}) {
+    Parameter weight("w", {n, k}, w);
+    weight.set_storage(storage);
+    const std::vector<float> widened = weight.widened();
+    for (const float* b : {static_cast<const float*>(nullptr), bias.data()}) {
+      std::vector<float> on_floats(static_cast<std::size_t>(m) * n), expected(on_floats.size());
+      kernels::gemm(&kernels::gemm_f32_scalar, m, n, k, a.data(), widened.data(), kernels::Layout::NT, 1.0f, b,
+                    on_floats.data());
+      const auto& variants = kernels::low_bit_gemm_variants(storage);
+      ASSERT_GE(variants.size(), 2u);
+      kernels::gemm_low_bit(variants.front().fn, storage, m, n, k, a.data(), weight.row_bits(0), b, expected.data());
+      EXPECT_EQ(expected, on_floats) << variants.front().name;
+      for (const auto& variant : variants) {
+        std::vector<float> actual(expected.size(), -7.0f);
+        kernels::gemm_low_bit(variant.fn, storage, m, n, k, a.data(), weight.row_bits(0), b, actual.data());
+        EXPECT_TRUE(all_close(actual, expected, std::max(1e-5, 2e-6 * std::sqrt(static_cast<double>(k)))))
+            << variant.name << (b ? " bias" : "");
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(OddShapes, LowBitGemm,
+                         ::testing::Values(std::make_tuple(1, 1, 1), std::make_tuple(1, 7, 8),
+                                           std::make_tuple(3, 5, 33), std::make_tuple(5, 3, 31),
+                                           std::make_tuple(4, 2, 64), std::make_tuple(9, 11, 70),
+                                           std::make_tuple(1, 65, 97), std::make_tuple(17, 66, 130),
+                                           std::make_tuple(64, 9, 256), std::make_tuple(8, 300, 40)));
+
+TEST(LowBitGemm, RegistryNamesWhatIsBuilt) {
+  EXPECT_EQ(kernels::low_bit_gemm_variants(Storage::BF16).front().name, "gemm_f32_bf16w_scalar");
+  EXPECT_EQ(kernels::low_bit_gemm_variants(Storage::F16).front().name, "gemm_f32_f16w_scalar");
+  EXPECT_EQ(kernels::low_bit_gemm_variants(Storage::Q8_0).front().name, "gemm_f32_q8_0w_scalar");
+#ifdef __wasm_simd128__
+  EXPECT_EQ(kernels::fastest_low_bit_gemm(Storage::BF16).name, "gemm_f32_bf16w_wasmsimd");
+  EXPECT_EQ(kernels::fastest_low_bit_gemm(Storage::Q8_0).name, "gemm_f32_q8_0w_wasmsimd");
+#else
+  EXPECT_EQ(kernels::fastest_low_bit_gemm(Storage::BF16).name, "gemm_f32_bf16w_eigen");
+#endif
+}
+
+TEST(LowBitParameter, HoldsItsBytesAndRefusesWrites) {
+  Parameter p("layers.0.linear1.weight", {3, 40}, random_vector(120, 5));
+  const std::vector<float> original = p.values();
+  EXPECT_TRUE(p.writable());
+  p.set_storage(Storage::BF16);
+  EXPECT_EQ(p.bytes(), 240u);
+  EXPECT_EQ(p.size(), 120u);
+  EXPECT_TRUE(p.low_bit());
+  const Status w = p.writable();
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error_value().code, error_code::kReadOnly);
+  EXPECT_EQ(w.error_value().field, "layers.0.linear1.weight");
+  const std::vector<float> rounded = p.widened();
+  for (std::size_t i = 0; i < original.size(); ++i) {
+    EXPECT_EQ(rounded[i], widen_bf16(round_to_bf16(original[i])));
+    EXPECT_EQ(p.widened_value(i), rounded[i]);
+  }
+  EXPECT_TRUE(p.all_finite());
+  EXPECT_EQ(p.packed_rows(0, 3, 40), nullptr);  // never packed: read in place
+  p.set_storage(Storage::Q8_0);                 // from BF16: quantizes the rounded values
+  EXPECT_EQ(p.bytes(), 3u * 2 * 34);
+  p.set_storage(Storage::F32);  // widens exactly
+  EXPECT_TRUE(p.writable());
+  EXPECT_EQ(p.size(), 120u);
+  EXPECT_EQ(p.bytes(), 480u);
+  Parameter bias("b", {4}, random_vector(4, 6));
+  bias.set_storage(Storage::BF16);  // vectors stay F32
+  EXPECT_EQ(bias.storage(), Storage::F32);
+}
+
+#if GTEST_HAS_DEATH_TEST  // natively (a wasm build has no fork)
+TEST(LowBitParameterDeathTest, FloatReadsOfALowBitWeightAbortNamingIt) {
+  Parameter p("embed.weight", {2, 4}, random_vector(8, 7));
+  p.set_storage(Storage::F16);
+  EXPECT_DEATH((void)p.data(), "embed.weight.*f16");
+}
+#endif
+
+// --- checkpoints ---
+
+const std::string kDir = std::string(ATTENTION_FIXTURE_DIR) + "/pretrained/";
+
+Result<Transformer> load(const std::string& dir, pretrained::WeightsMode mode) {
+  Result<pretrained::HubConfig> config = pretrained::read_config(read_text(kDir + dir + "/config.json"));
+  if (!config) return config.error_value();
+  Result<pretrained::CheckpointLoader> loader = pretrained::CheckpointLoader::create(config.value(), {mode});
+  if (!loader) return loader.error_value();
+  const std::string text = read_text(kDir + dir + "/model.safetensors");
+  const std::vector<std::uint8_t> bytes(text.begin(), text.end());
+  if (Status s = loader.value().add_file(bytes.data(), bytes.size(), "model.safetensors"); !s) return s.error_value();
+  return loader.value().finish();
+}
+
+// Values of every matrix weight (2-D parameters but the positions).
+std::size_t matrix_values(const Transformer& model) {
+  std::size_t n = 0;
+  model.visit_parameters([&](const Parameter& p) {
+    if (p.shape().size() == 2 && p.name() != "pos.weight") n += p.size();
+  });
+  return n;
+}
+
+// The logits of a fixed input, widest first.
+std::vector<float> logits_of(const Transformer& model, Backend backend = Backend::Fast) {
+  ForwardInput in;
+  in.batch = 1;
+  in.seq = 6;
+  in.ids = {5, 17, 3, 200, 9, 42};
+  ForwardOptions options;
+  options.backend = backend;
+  Result<ForwardOutput> out = model.forward(in, options);
+  EXPECT_TRUE(out) << out.error();
+  return out ? out.value().logits.data : std::vector<float>{};
+}
+
+TEST(LowBitCheckpoints, AutoKeepsBf16AndF16WeightsInTwoBytesAndGivesTheF32Results) {
+  for (const auto& [dir, storage] :
+       {std::pair{"gpt2-tiny-bf16", Storage::BF16}, std::pair{"gpt2-tiny-f16", Storage::F16}}) {
+    SCOPED_TRACE(dir);
+    Result<Transformer> wide = load(dir, pretrained::WeightsMode::F32);
+    Result<Transformer> narrow = load(dir, pretrained::WeightsMode::Auto);
+    ASSERT_TRUE(wide) << wide.error();
+    ASSERT_TRUE(narrow) << narrow.error();
+    const std::size_t matrices = matrix_values(narrow.value());
+    const Transformer::WeightBytes bytes = narrow.value().weight_bytes();
+    EXPECT_EQ(storage == Storage::BF16 ? bytes.bf16 : bytes.f16, 2 * matrices);
+    EXPECT_EQ(bytes.total() - 2 * matrices, wide.value().weight_bytes().total() - 4 * matrices);  // the rest: F32
+    EXPECT_EQ(wide.value().weight_bytes().bf16 + wide.value().weight_bytes().f16, 0u);
+    // The same values, widened exactly: both engines compute the same function.
+    wide.value().visit_parameters([&](const Parameter& p) {
+      const Parameter* q = narrow.value().find_parameter(p.name());
+      ASSERT_NE(q, nullptr);
+      EXPECT_EQ(q->widened(), p.values()) << p.name();
+    });
+    for (Backend backend : {Backend::Fast, Backend::Reference}) {
+      const std::vector<float> want = logits_of(wide.value(), backend);
+      EXPECT_TRUE(all_close(logits_of(narrow.value(), backend), want, 1e-4));
+    }
+  }
+}
+
+TEST(LowBitCheckpoints, Q8_0HoldsAnEighthPlusTheScalesAndStaysClose) {
+  Result<Transformer> wide = load("gpt2-tiny-bf16", pretrained::WeightsMode::F32);
+  Result<Transformer> q8 = load("gpt2-tiny-bf16", pretrained::WeightsMode::Q8_0);
+  ASSERT_TRUE(wide && q8);
+  // d_model 24: each row of 24 values is one (padded) block of 34 bytes, each of 96 (c_proj) three.
+  std::size_t expected = 0;
+  q8.value().visit_parameters([&](const Parameter& p) {
+    if (p.storage() == Storage::Q8_0) {
+      expected += static_cast<std::size_t>(p.rows()) * ((p.cols() + 31) / 32) * 34;
+      // Every row equals the quantized F32 row.
+      const Parameter* f = wide.value().find_parameter(p.name());
+      std::vector<std::uint8_t> bits(p.row_bytes());
+      for (int r = 0; r < p.rows(); ++r) {
+        store_row(Storage::Q8_0, f->data() + static_cast<std::size_t>(r) * p.cols(), p.cols(), bits.data());
+        ASSERT_TRUE(std::equal(bits.begin(), bits.end(), p.row_bits(r))) << p.name() << " row " << r;
+      }
+    }
+  });
+  EXPECT_EQ(q8.value().weight_bytes().q8_0, expected);
+  EXPECT_GT(expected, 0u);
+  // 8 bits: close to the float model, not equal (the measured deviation: docs/pretrained.md).
+  const std::vector<float> want = logits_of(wide.value());
+  const std::vector<float> got = logits_of(q8.value());
+  ASSERT_EQ(got.size(), want.size());
+  double max_diff = 0, max_abs = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    max_diff = std::max(max_diff, std::fabs(double(got[i]) - want[i]));
+    max_abs = std::max(max_abs, std::fabs(double(want[i])));
+  }
+  EXPECT_GT(max_diff, 0.0);
+  EXPECT_LT(max_diff, 0.05 * max_abs);
+}
+
+TEST(LowBitCheckpoints, AReadOnlyModelRefusesTrainingAndLoadingButSavesWidened) {
+  Result<Transformer> narrow = load("gpt2-tiny-bf16", pretrained::WeightsMode::Auto);
+  ASSERT_TRUE(narrow);
+  auto model = std::make_shared<Transformer>(std::move(narrow).value());
+  Result<std::unique_ptr<Trainer>> trainer = Trainer::create(model, OptimizerOptions{}, TrainerSettings{}, nullptr);
+  ASSERT_FALSE(trainer);
+  EXPECT_EQ(trainer.error_value().code, error_code::kReadOnly);
+  EXPECT_EQ(trainer.error_value().field, "embed.weight");
+  const std::vector<std::uint8_t> saved = save_safetensors(*model);
+  Status loaded = load_safetensors(*model, saved.data(), saved.size());
+  ASSERT_FALSE(loaded);
+  EXPECT_EQ(loaded.error_value().code, error_code::kReadOnly);
+  // The saved file is the widened model: an F32 model loads it and computes the same logits.
+  Result<Transformer> f32 = load("gpt2-tiny-bf16", pretrained::WeightsMode::F32);
+  ASSERT_TRUE(f32);
+  Result<Transformer> copy = Transformer::create(model->spec());
+  ASSERT_TRUE(copy);
+  ASSERT_TRUE(load_safetensors(copy.value(), saved.data(), saved.size()));
+  EXPECT_EQ(logits_of(copy.value()), logits_of(f32.value()));
+}
+
+// The modern families' 16-bit fixtures (tests/reference/fixtures/hub, written by PyTorch
+// from the rounded weights): held in 16 bits they match the reference to 1e-4 like the
+// float32 engine, in 2 bytes a matrix value; in Q8_0, 34 bytes per block of 32.
+TEST(LowBitCheckpoints, ModernFamiliesIn16BitsMatchTheirReferenceIn2BytesAValue) {
+  const std::string hub = std::string(ATTENTION_FIXTURE_DIR) + "/hub/";
+  for (const char* dir : {"qwen3-tiny-bf16", "smollm2-tiny-bf16", "llama-linear-bias-f16", "gemma3-mm-tiny-bf16"}) {
+    SCOPED_TRACE(dir);
+    Result<pretrained::HubConfig> config = pretrained::read_config(read_text(hub + dir + "/config.json"));
+    ASSERT_TRUE(config) << config.error();
+    const std::string text = read_text(hub + dir + "/model.safetensors");
+    const std::vector<std::uint8_t> bytes(text.begin(), text.end());
+    for (pretrained::WeightsMode mode :
+         {pretrained::WeightsMode::Auto, pretrained::WeightsMode::F32, pretrained::WeightsMode::Q8_0}) {
+      Result<pretrained::CheckpointLoader> loader = pretrained::CheckpointLoader::create(config.value(), {mode});
+      ASSERT_TRUE(loader);
+      ASSERT_TRUE(loader.value().add_file(bytes.data(), bytes.size(), "model.safetensors"));
+      Result<Transformer> model = loader.value().finish();
+      ASSERT_TRUE(model) << model.error();
+      std::size_t matrices = 0, q8_bytes = 0;
+      model.value().visit_parameters([&](const Parameter& p) {
+        if (p.low_bit()) matrices += p.size();
+        if (p.storage() == Storage::Q8_0) q8_bytes += static_cast<std::size_t>(p.rows()) * ((p.cols() + 31) / 32) * 34;
+      });
+      const Transformer::WeightBytes held = model.value().weight_bytes();
+      if (mode == pretrained::WeightsMode::Auto) {
+        EXPECT_GT(matrices, 0u);
+        EXPECT_EQ(held.bf16 + held.f16, 2 * matrices);
+        pretrained::check_against_expected(model.value(), hub + dir + "/expected.json", dir);
+      } else if (mode == pretrained::WeightsMode::F32) {
+        EXPECT_EQ(held.total(), held.f32);
+        pretrained::check_against_expected(model.value(), hub + dir + "/expected.json", dir);
+      } else {
+        EXPECT_EQ(held.q8_0, q8_bytes);
+        EXPECT_GT(q8_bytes, 0u);
+      }
+    }
+  }
+}
+
+// The parameter limit counts bytes as held: Qwen3-0.6B's shape fits in BF16 (not in F32),
+// Llama 3.2 1B's in Q8_0 (not in 16 bits).
+TEST(LowBitCheckpoints, TheParameterLimitCountsTheStorageTheMatricesTake) {
+  ModelSpec qwen3;  // Qwen3-0.6B's config.json
+  qwen3.vocab_size = 151936;
+  qwen3.d_model = 1024;
+  qwen3.layers = 28;
+  qwen3.heads = 16;
+  qwen3.kv_heads = 8;
+  qwen3.head_dim_setting = 128;
+  qwen3.ffn_dim = 3072;
+  qwen3.ffn = FfnKind::Gated;
+  qwen3.norm_type = NormType::RmsNorm;
+  qwen3.norm = NormPlacement::Pre;
+  qwen3.final_norm = true;
+  qwen3.positions = Positions::Rope;
+  qwen3.causal = true;
+  qwen3.activation = Activation::SiLU;
+  qwen3.qk_norm = true;
+  qwen3.qkv_bias = qwen3.out_bias = qwen3.mlp_bias = qwen3.head_bias = false;
+  qwen3.head = OutputHead::Tied;
+  qwen3.max_seq = 512;
+  ModelSpec llama = qwen3;  // Llama 3.2 1B's
+  llama.vocab_size = 128256;
+  llama.d_model = 2048;
+  llama.layers = 16;
+  llama.heads = 32;
+  llama.kv_heads = 8;
+  llama.head_dim_setting = 64;
+  llama.ffn_dim = 8192;
+  llama.qk_norm = false;
+  ASSERT_TRUE(validate(qwen3)) << validate(qwen3).error();
+  ASSERT_TRUE(validate(llama)) << validate(llama).error();
+  EXPECT_NEAR(parameter_floats(qwen3), 596e6, 1e6);  // as the hub's model card counts them
+  EXPECT_NEAR(parameter_floats(llama), 1236e6, 1e6);
+  EXPECT_EQ(check_parameter_bytes(qwen3, Storage::F32).error_value().code, error_code::kLimitExceeded);
+  EXPECT_TRUE(check_parameter_bytes(qwen3, Storage::BF16));
+  EXPECT_EQ(check_parameter_bytes(llama, Storage::BF16).error_value().code, error_code::kLimitExceeded);
+  EXPECT_TRUE(check_parameter_bytes(llama, Storage::Q8_0));
+}
+
+TEST(LowBitCheckpoints, AnUnknownWeightsModeNamesTheFieldAndValue) {
+  for (const char* good : {"f32", "auto", "q8_0"}) {
+    Result<pretrained::WeightsMode> mode = pretrained::parse_weights_mode(good);
+    ASSERT_TRUE(mode);
+    EXPECT_EQ(std::string(pretrained::to_string(mode.value())), good);
+  }
+  Result<pretrained::WeightsMode> bad = pretrained::parse_weights_mode("int4");
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error_value().code, error_code::kInvalidArgument);
+  EXPECT_EQ(bad.error_value().field, "weights");
+  EXPECT_NE(bad.error().find("'int4'"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace attention
+
+// --- the 8-bit option's deviation, measured on trained models ---
+
+namespace attention {
+namespace {
+
+struct Deviation {
+  int positions = 0;
+  double top1_agreement = 0, mean_kl = 0, max_kl = 0;
+};
+
+// The shipped checkpoints (web/public/checkpoints, trained by scripts/train-checkpoints.mjs)
+// on their task's held-out examples: at every scored position, the next-token distribution
+// of the model with its matrices held in `storage` against the float32 model's:
+// KL(p_f32 || p_low) in nats, and whether the two argmaxes agree.
+Deviation deviation_of(const std::string& id, Storage storage) {
+  const std::string dir = std::string(ATTENTION_FIXTURE_DIR) + "/../../../web/public/checkpoints/";
+  const std::string text = read_text(dir + id + ".safetensors");
+  const std::vector<std::uint8_t> bytes(text.begin(), text.end());
+  Result<safetensors::Index> index = safetensors::read_index(bytes.data(), bytes.size());
+  EXPECT_TRUE(index);
+  Result<ModelSpec> spec = from_json(model_spec_schema(), Json::parse(index.value().metadata.at("spec")));
+  EXPECT_TRUE(spec) << spec.error();
+  Result<Transformer> wide = Transformer::create(spec.value());
+  EXPECT_TRUE(wide);
+  EXPECT_TRUE(load_safetensors(wide.value(), bytes.data(), bytes.size()));
+  Transformer narrow = wide.value();
+  narrow.visit_parameters([&](Parameter& p) {
+    if (p.shape().size() == 2 && p.name() != "pos.weight") p.set_storage(storage);
+  });
+  const json index_json = json::parse(read_text(dir + "index.json"));
+  std::string settings;
+  for (const json& c : index_json["checkpoints"])
+    if (c["id"] == id) settings = c["settings"];
+  TaskOptions options;
+  const std::size_t at = settings.find("task=");
+  if (at != std::string::npos) options.name = settings.substr(at + 5, settings.find('&', at) - at - 5);
+  Result<std::unique_ptr<Task>> task = make_task(options);
+  EXPECT_TRUE(task) << task.error();
+  Deviation d;
+  const int vocab = spec.value().vocab_size;
+  for (const Example& example : task.value()->evaluation_set(27, 60)) {
+    ForwardInput in;
+    in.batch = 1;
+    in.seq = static_cast<int>(example.ids.size());
+    in.ids = example.ids;
+    Result<ForwardOutput> p = wide.value().forward(in), q = narrow.forward(in);
+    EXPECT_TRUE(p && q);
+    for (int s = 0; s < in.seq; ++s) {
+      if (example.targets[static_cast<std::size_t>(s)] < 0) continue;
+      const float* lp = p.value().logits.ptr() + static_cast<std::size_t>(s) * vocab;
+      const float* lq = q.value().logits.ptr() + static_cast<std::size_t>(s) * vocab;
+      const auto log_softmax = [&](const float* l) {
+        double max = l[0], sum = 0;
+        for (int v = 0; v < vocab; ++v) max = std::max(max, double(l[v]));
+        for (int v = 0; v < vocab; ++v) sum += std::exp(l[v] - max);
+        std::vector<double> out(static_cast<std::size_t>(vocab));
+        for (int v = 0; v < vocab; ++v) out[static_cast<std::size_t>(v)] = l[v] - max - std::log(sum);
+        return out;
+      };
+      const std::vector<double> a = log_softmax(lp), b = log_softmax(lq);
+      double kl = 0;
+      for (int v = 0; v < vocab; ++v)
+        kl += std::exp(a[static_cast<std::size_t>(v)]) *
+              (a[static_cast<std::size_t>(v)] - b[static_cast<std::size_t>(v)]);
+      d.mean_kl += kl;
+      d.max_kl = std::max(d.max_kl, kl);
+      d.top1_agreement += (std::max_element(lp, lp + vocab) - lp) == (std::max_element(lq, lq + vocab) - lq);
+      ++d.positions;
+    }
+  }
+  d.mean_kl /= d.positions;
+  d.top1_agreement /= d.positions;
+  return d;
+}
+
+TEST(LowBitDeviation, EightBitWeightsOfTrainedModelsPredictAsTheFloatOnes) {
+  // The numbers docs/pretrained.md quotes ("Weights in memory"); printed for it.
+  for (const char* id : {"sort", "reverse", "induction"})
+    for (Storage storage : {Storage::BF16, Storage::Q8_0}) {
+      const Deviation d = deviation_of(id, storage);
+      std::printf("deviation %s %s: %d positions, top-1 agreement %.4f, KL mean %.3g max %.3g nats\n", id,
+                  to_string(storage), d.positions, d.top1_agreement, d.mean_kl, d.max_kl);
+      EXPECT_GT(d.positions, 200);
+      EXPECT_GE(d.top1_agreement, 0.99) << id << " " << to_string(storage);
+      EXPECT_LT(d.mean_kl, 1e-3) << id << " " << to_string(storage);
+      EXPECT_GT(d.mean_kl, 0.0);  // measured, not identical
+    }
+}
+
+}  // namespace
+}  // namespace attention

@@ -1,0 +1,163 @@
+// loadPretrained's weights option in Node, both builds: a BF16 GPT-2 checkpoint written
+// here (random weights, d_model 256, 4 layers: big enough that the weights, not the
+// tokenizer, fill the heap) loaded with 'auto' holds its matrices in 2 bytes a value,
+// with 'q8_0' in 34 bytes per block of 32, and with 'f32' in 4; 'auto' computes what 'f32'
+// computes (the same values, widened exactly: 1e-4); the heap's peak during an 'auto' load
+// stays under 1.3 x the weights held plus a fixed 1 MB; a bad option names the field and
+// value; a model held in 16 or 8 bits refuses to load weights (read_only) but saves them widened.
+// The numbers against PyTorch are test_low_bit.cpp's and pretrained.test.ts's.
+import { readFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { AttentionError, type AttentionEngine, type PretrainedModel } from '../../dist/node.js';
+import { BUILDS, ROOT, engineFor, expectClose } from './helpers.js';
+
+const TINY = `${ROOT}tests/reference/fixtures/pretrained/gpt2-tiny/`;
+const E = 256,
+  LAYERS = 4,
+  VOCAB = 4096,
+  POSITIONS = 64;
+
+// A GPT-2 checkpoint in BF16: hub names and Conv1D (in, out) layouts; values uniform in
+// (-0.125, 0.125) (norm weights 1), truncated to BF16 from a fixed LCG.
+function bf16Checkpoint(): Record<string, Uint8Array> {
+  const tensors: [string, number[]][] = [
+    ['wte.weight', [VOCAB, E]],
+    ['wpe.weight', [POSITIONS, E]],
+  ];
+  for (let l = 0; l < LAYERS; l++)
+    tensors.push(
+      [`h.${l}.ln_1.weight`, [E]],
+      [`h.${l}.ln_1.bias`, [E]],
+      [`h.${l}.attn.c_attn.weight`, [E, 3 * E]],
+      [`h.${l}.attn.c_attn.bias`, [3 * E]],
+      [`h.${l}.attn.c_proj.weight`, [E, E]],
+      [`h.${l}.attn.c_proj.bias`, [E]],
+      [`h.${l}.ln_2.weight`, [E]],
+      [`h.${l}.ln_2.bias`, [E]],
+      [`h.${l}.mlp.c_fc.weight`, [E, 4 * E]],
+      [`h.${l}.mlp.c_fc.bias`, [4 * E]],
+      [`h.${l}.mlp.c_proj.weight`, [4 * E, E]],
+      [`h.${l}.mlp.c_proj.bias`, [E]],
+    );
+  tensors.push(['ln_f.weight', [E]], ['ln_f.bias', [E]]);
+  const header: Record<string, unknown> = {};
+  let offset = 0;
+  for (const [name, shape] of tensors) {
+    const bytes = 2 * shape.reduce((a, b) => a * b, 1);
+    header[name] = { dtype: 'BF16', shape, data_offsets: [offset, offset + bytes] };
+    offset += bytes;
+  }
+  const json = new TextEncoder().encode(JSON.stringify(header));
+  const file = new Uint8Array(8 + json.length + offset);
+  new DataView(file.buffer).setBigUint64(0, BigInt(json.length), true);
+  file.set(json, 8);
+  const data = new DataView(file.buffer, 8 + json.length);
+  const f = new Float32Array(1);
+  const bits = new Uint32Array(f.buffer);
+  let state = 27;
+  let at = 0;
+  for (const [name, shape] of tensors) {
+    const n = shape.reduce((a, b) => a * b, 1);
+    const isNormWeight = /ln_.*\.weight$/.test(name);
+    for (let i = 0; i < n; i++, at += 2) {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      f[0] = isNormWeight ? 1 : ((state / 2 ** 32) * 2 - 1) * 0.125;
+      data.setUint16(at, bits[0] >>> 16, true);
+    }
+  }
+  const config = { ...JSON.parse(readFileSync(`${TINY}config.json`, 'utf8')) };
+  Object.assign(config, {
+    n_embd: E,
+    n_layer: LAYERS,
+    n_head: 8,
+    vocab_size: VOCAB,
+    n_positions: POSITIONS,
+    n_ctx: POSITIONS,
+  });
+  return {
+    'config.json': new TextEncoder().encode(JSON.stringify(config)),
+    'model.safetensors': file,
+    'tokenizer.json': new Uint8Array(readFileSync(`${TINY}tokenizer.json`)),
+  };
+}
+
+const IDS = Int32Array.from([5, 300, 17, 4000, 9, 42, 1, 2048]);
+const logitsOf = (m: PretrainedModel) => m.forward({ ids: IDS, batch: 1, seq: IDS.length }).logits!;
+
+// Values of the matrices (the parameters held low-bit under 'auto' / 'q8_0').
+const matrixValues = (m: PretrainedModel, storage: string) =>
+  m.model
+    .parameters()
+    .filter((p) => p.storage === storage)
+    .reduce((sum, p) => sum + p.shape[0] * p.shape[1], 0);
+
+describe.each(BUILDS)('%s build', (build) => {
+  let engine: AttentionEngine;
+  let files: Record<string, Uint8Array>;
+  beforeAll(async () => {
+    engine = await engineFor(build);
+    files = bf16Checkpoint();
+    // Once, so the engine's one-time allocations (kernel registries, ...) are not counted below.
+    for (const weights of ['auto', 'q8_0', 'f32'] as const) {
+      const m = await engine.loadPretrained({ files, weights });
+      logitsOf(m);
+      m.dispose();
+    }
+  });
+
+  it("holds BF16 matrices in 2 bytes a value with weights 'auto' (the default), at a peak under 1.3x", async () => {
+    const heapBefore = engine.heapBytesInUse();
+    engine.resetHeapPeak();
+    const narrow = await engine.loadPretrained({ files, weights: 'auto' });
+    const peak = engine.heapPeakBytes() - heapBefore;
+    const bytes = narrow.model.weightBytes();
+    const matrices = matrixValues(narrow, 'bf16');
+    expect(matrices).toBe(VOCAB * E + LAYERS * 12 * E * E); // wte, c_attn, c_proj, c_fc, c_proj
+    expect(bytes.bf16).toBe(2 * matrices);
+    // positions, norms and biases, ln_f, and GPT-2's tied head's bias (zero, not in the file)
+    expect(bytes.f32).toBe(4 * (POSITIONS * E + LAYERS * (13 * E) + 2 * E + VOCAB));
+    expect(bytes.total).toBe(bytes.f32 + bytes.bf16);
+    expect(peak).toBeLessThan(1.3 * bytes.total + 1024 * 1024);
+    const wide = await engine.loadPretrained({ files, weights: 'f32' });
+    expect(wide.model.weightBytes().f32).toBe(4 * matrices + bytes.f32);
+    expectClose(logitsOf(narrow), logitsOf(wide), 1e-4);
+    expect(narrow.model.parameter('layers.1.linear1.weight')).toEqual(wide.model.parameter('layers.1.linear1.weight'));
+    const byDefault = await engine.loadPretrained({ files });
+    expect(byDefault.model.weightBytes()).toEqual(bytes);
+    for (const m of [narrow, wide, byDefault]) m.dispose();
+    expect(engine.heapBytesInUse()).toBe(heapBefore);
+  });
+
+  it("quantizes the matrices to 34 bytes per block of 32 with weights 'q8_0'", async () => {
+    const q8 = await engine.loadPretrained({ files, weights: 'q8_0' });
+    const wide = await engine.loadPretrained({ files, weights: 'f32' });
+    const matrices = matrixValues(q8, 'q8_0');
+    expect(matrices).toBe(VOCAB * E + LAYERS * 12 * E * E);
+    expect(q8.model.weightBytes().q8_0).toBe(1.0625 * matrices); // every row a whole number of blocks
+    // Close to the float model, not equal (8 bits: docs/pretrained.md gives the measured deviation).
+    const got = logitsOf(q8),
+      want = logitsOf(wide);
+    let worst = 0,
+      largest = 0;
+    for (let i = 0; i < got.length; i++) {
+      worst = Math.max(worst, Math.abs(got[i] - want[i]));
+      largest = Math.max(largest, Math.abs(want[i]));
+    }
+    expect(worst).toBeGreaterThan(0);
+    expect(worst).toBeLessThan(0.05 * largest);
+    q8.dispose();
+    wide.dispose();
+  });
+
+  it('a model held in 16 bits refuses new weights but saves them widened; a bad option names its value', async () => {
+    const narrow = await engine.loadPretrained({ files, weights: 'auto' });
+    const saved = narrow.model.saveWeights();
+    expect(() => narrow.model.loadWeights(saved)).toThrow(
+      expect.objectContaining({ code: 'read_only', field: 'embed.weight' }),
+    );
+    narrow.dispose();
+    const error = await engine.loadPretrained({ files, weights: 'int4' as never }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AttentionError);
+    expect(error).toMatchObject({ code: 'invalid_argument', field: 'weights', value: 'int4' });
+  });
+});
