@@ -329,13 +329,13 @@ std::vector<std::uint8_t> file_bytes(const std::string& path) {
 }
 
 // A hub checkpoint (config.json, model.safetensors) through the checkpoint loader, as a user loads it.
-Transformer hub_checkpoint(const std::string& dir);
+Transformer hub_checkpoint(const std::string& dir, WeightsMode mode = WeightsMode::Auto);
 Transformer gpt2_tiny() { return hub_checkpoint(std::string(ATTENTION_FIXTURE_DIR) + "/pretrained/gpt2-tiny/"); }
-Transformer hub_checkpoint(const std::string& dir) {
+Transformer hub_checkpoint(const std::string& dir, WeightsMode mode) {
   const std::vector<std::uint8_t> config = file_bytes(dir + "config.json");
   Result<HubConfig> c = read_config(std::string(config.begin(), config.end()));
   EXPECT_TRUE(c.ok()) << c.error();
-  CheckpointLoader loader = CheckpointLoader::create(c.value()).value();
+  CheckpointLoader loader = CheckpointLoader::create(c.value(), {mode}).value();
   const std::vector<std::uint8_t> weights = file_bytes(dir + "model.safetensors");
   EXPECT_TRUE(loader.add_file(weights.data(), weights.size(), "model.safetensors").ok());
   return loader.finish().value();
@@ -420,4 +420,12 @@ TEST(Generation, TrainedToyDecodersCompleteTheirTask) {
     }
     EXPECT_GE(right, least) << right << " of 50 completed";
   }
+}
+
+// Weights held in 16 bits (the BF16 / F16 files under the default weights mode, above) or
+// quantized to 8 bits: the cached path reads them through the same kernels as the full one.
+TEST(KvCache, Q8WeightsCachedStepsEqualTheFullForward) {
+  const Transformer m = hub_checkpoint(std::string(ATTENTION_FIXTURE_DIR) + "/hub/llama-tiny/", WeightsMode::Q8_0);
+  expect_cached_equals_full(m, 20, 5, Backend::Reference, "llama-tiny q8_0 reference");
+  expect_cached_equals_full(m, 20, 5, Backend::Fast, "llama-tiny q8_0 fast", 1e-4);
 }
