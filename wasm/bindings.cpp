@@ -21,6 +21,7 @@
 #include "attention/trainer.hpp"
 #include "attention/transformer.hpp"
 #include "attention/weights_io.hpp"
+#include "generation_handle.hpp"
 #include "js_values.hpp"
 #include "model_handle.hpp"
 
@@ -355,6 +356,14 @@ EMSCRIPTEN_BINDINGS(attention_engine) {
       .function("logitLens", &logit_lens_js)
       .function("logitAttribution", &logit_attribution_js)
       .function("attentionRollout", &attention_rollout_js);
+  emscripten::class_<attention::js::GenerationHandle>("_Generation")
+      .constructor<const ModelHandle&, val>()
+      .function("error", &attention::js::GenerationHandle::error)
+      .function("step", &attention::js::GenerationHandle::step)
+      .function("fork", &attention::js::GenerationHandle::fork, emscripten::allow_raw_pointers())
+      .function("tokens", &attention::js::GenerationHandle::tokens)
+      .function("promptLength", &attention::js::GenerationHandle::prompt_length)
+      .function("done", &attention::js::GenerationHandle::done);
   emscripten::class_<TrainerHandle>("_Trainer")
       .constructor<const ModelHandle&, std::string, val>()
       .function("error", &TrainerHandle::error)

@@ -50,10 +50,9 @@ Result<Tensor> sublayer(const Tensor& x, const LayerNormWeights& norm, const Lay
   return y;
 }
 
-Result<Tensor> attention_block(const Tensor& query, const Tensor& key_value, const MultiHeadWeights& w,
-                               const LayerOptions& options, const Tensor* key_padding, bool causal,
-                               const Recorder& recorder, const std::vector<int>& ablated_heads = {},
-                               bool self_attention = true) {
+// The attention options of a layer's self- or cross-attention.
+MultiHeadOptions attention_options(const LayerOptions& options, const Tensor* key_padding, bool causal,
+                                   const std::vector<int>& ablated_heads, bool self_attention) {
   MultiHeadOptions mha;
   mha.ablated_heads = ablated_heads;
   mha.heads = options.heads;
@@ -70,14 +69,28 @@ Result<Tensor> attention_block(const Tensor& query, const Tensor& key_value, con
   mha.key_padding_mask = key_padding;
   mha.backend = options.backend;
   mha.need_weights = false;  // the layers keep what the recorder asks for, nothing more
-  Result<MultiHeadResult> r = multi_head_attention(query, key_value, key_value, w, mha, recorder);
-  if (!r) return r.error_value();
-  Tensor out = std::move(r.value().output);  // (B, Sq, E), recorded as "output"
+  return mha;
+}
+
+// The attention sub-layer's output (B, Sq, E) after the optional activation.
+Result<Tensor> activated(Result<Tensor> r, const LayerOptions& options, const Recorder& recorder) {
+  if (!r) return r;
+  Tensor out = std::move(r.value());
   if (options.attn_activation != Activation::None) {
     for (float& v : out.data) v = activate(v, options.attn_activation);
     recorder.record(StageId::AttnActivated, out);
   }
   return out;
+}
+
+Result<Tensor> attention_block(const Tensor& query, const Tensor& key_value, const MultiHeadWeights& w,
+                               const LayerOptions& options, const Tensor* key_padding, bool causal,
+                               const Recorder& recorder, const std::vector<int>& ablated_heads = {},
+                               bool self_attention = true) {
+  const MultiHeadOptions mha = attention_options(options, key_padding, causal, ablated_heads, self_attention);
+  Result<MultiHeadResult> r = multi_head_attention(query, key_value, key_value, w, mha, recorder);
+  if (!r) return r.error_value();
+  return activated(std::move(r.value().output), options, recorder);  // (B, Sq, E), recorded as "output"
 }
 
 }  // namespace
@@ -169,6 +182,24 @@ Result<Tensor> decoder_layer(const Tensor& x, const Tensor& memory, const Decode
   if (!h) return h;
   return sublayer(h.value(), w.norm3, w.post_norm3, options, recorder, 3, [&](const Tensor& in) -> Result<Tensor> {
     return feed_forward(in, w.ffn, options.activation, options.backend, recorder);
+  });
+}
+
+}  // namespace attention
+
+namespace attention {
+
+Result<Tensor> cached_layer(const Tensor& x, const EncoderLayerWeights& w, const LayerOptions& options,
+                            const LayerKvCache& cache, const std::vector<int>& first, const std::vector<int>& rows,
+                            CachedBlock& block) {
+  const Recorder none;
+  Result<Tensor> h = sublayer(x, w.norm1, w.post_norm1, options, none, 1, [&](const Tensor& in) {
+    const MultiHeadOptions mha = attention_options(options, nullptr, true, options.ablated_heads, true);
+    return activated(cached_self_attention(in, w.self_attn, mha, cache, first, rows, block), options, none);
+  });
+  if (!h) return h;
+  return sublayer(h.value(), w.norm2, w.post_norm2, options, none, 2, [&](const Tensor& in) -> Result<Tensor> {
+    return feed_forward(in, w.ffn, options.activation, options.backend, none);
   });
 }
 

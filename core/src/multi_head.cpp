@@ -433,3 +433,118 @@ Result<MultiHeadResult> multi_head_attention(const Tensor& query, const Tensor& 
 }
 
 }  // namespace attention
+
+namespace attention {
+
+Result<Tensor> cached_self_attention(const Tensor& x, const MultiHeadWeights& w, const MultiHeadOptions& options,
+                                     const LayerKvCache& cache, const std::vector<int>& first,
+                                     const std::vector<int>& rows, CachedBlock& block) {
+  if (Status status = check_inputs(x, x, x, w, options); !status) return status.error_value();
+  const int batch = x.shape[0], sn = x.shape[1], e = x.shape[2];
+  const HeadShape hs = head_shape(options, e);
+  const int d = hs.head_dim;
+  Tensor q, k, v;  // q (B, Sn, H d_h), k and v (B, Sn, H_kv d_h)
+  if (!w.separate_projections()) {
+    Tensor* outs[] = {&q, &k, &v};
+    project_fused(x, w, hs, 0, 3, options.backend, "Sk", outs);
+  } else {
+    q = project(x, w, hs, 0, "Sq", options.backend);
+    k = project(x, w, hs, 1, "Sk", options.backend);
+    v = project(x, w, hs, 2, "Sk", options.backend);
+  }
+  if (!all_finite(q.ptr(), q.size()) || !all_finite(k.ptr(), k.size()) || !all_finite(v.ptr(), v.size()))
+    return overflow_error("the Q, K, V projections");
+  Tensor q_heads = split_heads(q, hs.heads);     // (B, H, Sn, d_h)
+  Tensor k_heads = split_heads(k, hs.kv_heads);  // (B, H_kv, Sn, d_h)
+  Tensor v_heads = split_heads(v, hs.kv_heads);
+  if (!w.q_norm.weight.empty()) {
+    q_heads = layer_norm(q_heads, w.q_norm);
+    k_heads = layer_norm(k_heads, w.k_norm);
+  }
+  const std::vector<float> slopes = options.alibi ? alibi_slopes(hs.heads) : std::vector<float>{};
+  int span = 0;  // P
+  for (int b = 0; b < batch; ++b) span = std::max(span, first[b] + rows[b]);
+  block.k.assign(static_cast<std::size_t>(batch), {});
+  block.v.assign(static_cast<std::size_t>(batch), {});
+  block.last_weights = Tensor({"B", "H", "P"}, {batch, hs.heads, span});
+  Tensor context({"B", "H", "Sq", "d_k"}, {batch, hs.heads, sn, d});
+  const std::size_t dd = static_cast<std::size_t>(d);
+  for (int b = 0; b < batch; ++b) {
+    const int n = rows[b], p0 = first[b];
+    float* qb_all = q_heads.ptr() + static_cast<std::size_t>(b) * hs.heads * sn * dd;
+    float* kb_all = k_heads.ptr() + static_cast<std::size_t>(b) * hs.kv_heads * sn * dd;
+    const float* vb_all = v_heads.ptr() + static_cast<std::size_t>(b) * hs.kv_heads * sn * dd;
+    if (options.rope) {  // rows at positions p0..p0+n-1 (the padding rows are never read)
+      apply_rope(qb_all, hs.heads, sn, d, *options.rope, false, p0);
+      apply_rope(kb_all, hs.kv_heads, sn, d, *options.rope, false, p0);
+    }
+    // Keys: the cached slots in use, then the block's own real rows. (B=1, H_kv, Sk, d_h)
+    const SequenceKv& c = cache.sequences[static_cast<std::size_t>(b)];
+    std::vector<int> slots, key_positions;
+    for (int slot = 0; slot < c.capacity; ++slot)
+      if (c.positions[static_cast<std::size_t>(slot)] >= 0) {
+        slots.push_back(slot);
+        key_positions.push_back(c.positions[static_cast<std::size_t>(slot)]);
+      }
+    const int cached = static_cast<int>(slots.size()), sk = cached + n;
+    for (int r = 0; r < n; ++r) key_positions.push_back(p0 + r);
+    Tensor kb({"B", "H_kv", "Sk", "d_h"}, {1, hs.kv_heads, sk, d}), vb = kb;
+    block.k[b].resize(static_cast<std::size_t>(hs.kv_heads) * n * dd);
+    block.v[b].resize(block.k[b].size());
+    for (int h = 0; h < hs.kv_heads; ++h) {
+      for (int i = 0; i < cached; ++i) {
+        std::copy_n(c.k.data() + (static_cast<std::size_t>(h) * c.capacity + slots[i]) * dd, dd,
+                    kb.ptr() + (static_cast<std::size_t>(h) * sk + i) * dd);
+        std::copy_n(c.v.data() + (static_cast<std::size_t>(h) * c.capacity + slots[i]) * dd, dd,
+                    vb.ptr() + (static_cast<std::size_t>(h) * sk + i) * dd);
+      }
+      const std::size_t from = static_cast<std::size_t>(h) * sn * dd, count = static_cast<std::size_t>(n) * dd;
+      std::copy_n(kb_all + from, count, kb.ptr() + (static_cast<std::size_t>(h) * sk + cached) * dd);
+      std::copy_n(vb_all + from, count, vb.ptr() + (static_cast<std::size_t>(h) * sk + cached) * dd);
+      std::copy_n(kb_all + from, count, block.k[b].data() + h * count);
+      std::copy_n(vb_all + from, count, block.v[b].data() + h * count);
+    }
+    Tensor qb({"B", "H", "Sq", "d_h"}, {1, hs.heads, n, d});
+    for (int h = 0; h < hs.heads; ++h)
+      std::copy_n(qb_all + static_cast<std::size_t>(h) * sn * dd, static_cast<std::size_t>(n) * dd,
+                  qb.ptr() + static_cast<std::size_t>(h) * n * dd);
+    // Blocked (1, n, Sk): the future, and what fell out of the window (as causal_mask and window_mask).
+    Tensor blocked({"B", "Sq", "Sk"}, {1, n, sk});
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < sk; ++j) {
+        const int qp = p0 + i, kp = key_positions[static_cast<std::size_t>(j)];
+        if (kp > qp || (options.window > 0 && kp <= qp - options.window))
+          blocked.data[static_cast<std::size_t>(i) * sk + j] = 1.0f;
+      }
+    Tensor alibi;  // (H, n, Sk): -slope_h |i - j| at the absolute positions, as alibi_bias
+    if (options.alibi) {
+      alibi = Tensor({"H", "Sq", "Sk"}, {hs.heads, n, sk});
+      for (int h = 0; h < hs.heads; ++h)
+        for (int i = 0; i < n; ++i)
+          for (int j = 0; j < sk; ++j)
+            alibi.data[(static_cast<std::size_t>(h) * n + i) * sk + j] =
+                -slopes[h] * static_cast<float>(std::abs(p0 + i - key_positions[static_cast<std::size_t>(j)]));
+    }
+    const bool grouped = hs.kv_heads != hs.heads;
+    AttentionStages st = scaled_dot_product_attention(
+        qb, grouped ? repeat_kv(kb, hs.heads) : kb, grouped ? repeat_kv(vb, hs.heads) : vb, &blocked, options.scale,
+        options.backend, false, options.alibi ? &alibi : nullptr, options.score_scale);
+    if (st.nan_scores) return overflow_error("the scores Q K^T");
+    for (int h = 0; h < hs.heads; ++h) {
+      std::copy_n(st.output.ptr() + static_cast<std::size_t>(h) * n * dd, static_cast<std::size_t>(n) * dd,
+                  context.ptr() + (static_cast<std::size_t>(b) * hs.heads + h) * sn * dd);
+      const float* last = st.weights.ptr() + (static_cast<std::size_t>(h) * n + (n - 1)) * sk;
+      float* row = block.last_weights.ptr() + (static_cast<std::size_t>(b) * hs.heads + h) * span;
+      for (int j = 0; j < sk; ++j) row[key_positions[static_cast<std::size_t>(j)]] = last[j];
+    }
+  }
+  zero_heads(context, options.ablated_heads);
+  Tensor merged = merge_heads(context);  // (B, Sn, H d_h)
+  Tensor output({"B", "Sq", "E"}, {batch, sn, e});
+  linear_parameter_rows(merged.ptr(), batch * sn, hs.q_dim(), w.out_proj_weight, 0, bias_rows(w.out_proj_bias, 0), e,
+                        output.ptr(), options.backend);
+  if (!all_finite(output.ptr(), output.size())) return overflow_error("the outputs");
+  return output;
+}
+
+}  // namespace attention

@@ -48,15 +48,16 @@ RopeTable rope_table(const RopeSettings& s, int positions) {
   return t;
 }
 
-void apply_rope(float* heads, int batch_heads, int seq, int head_dim, const RopeTable& t, bool inverse) {
-  assert(seq <= t.positions && t.rotary_dim <= head_dim);
+void apply_rope(float* heads, int batch_heads, int seq, int head_dim, const RopeTable& t, bool inverse,
+                int first_position) {
+  assert(first_position + seq <= t.positions && t.rotary_dim <= head_dim);
   const int half = t.rotary_dim / 2;
   const float sign = inverse ? -1.0f : 1.0f;
   for (int bh = 0; bh < batch_heads; ++bh)
     for (int p = 0; p < seq; ++p) {
       float* x = heads + (static_cast<std::size_t>(bh) * seq + p) * head_dim;
-      const float* c = t.cos.data() + static_cast<std::size_t>(p) * half;
-      const float* s = t.sin.data() + static_cast<std::size_t>(p) * half;
+      const float* c = t.cos.data() + static_cast<std::size_t>(first_position + p) * half;
+      const float* s = t.sin.data() + static_cast<std::size_t>(first_position + p) * half;
       for (int i = 0; i < half; ++i) {
         const float a = x[i], b = x[i + half], sn = sign * s[i];
         x[i] = a * c[i] - b * sn;

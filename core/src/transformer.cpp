@@ -11,8 +11,6 @@
 
 namespace attention {
 
-namespace {
-
 using error_code::kOutOfRange;
 using error_code::kShapeMismatch;
 
@@ -31,6 +29,8 @@ LayerOptions layer_options(const ModelSpec& s, Backend backend) {
   o.backend = backend;
   return o;
 }
+
+namespace {
 
 Status check_ids(const char* name, const std::vector<int>& ids, int batch, int seq, int vocab,
                  const std::vector<int>& lengths, const char* lengths_name, int max_seq) {
@@ -131,7 +131,8 @@ double estimate_forward_floats(const ModelSpec& s, int batch, int seq, int sourc
 }
 
 Result<Tensor> Transformer::embed_input(const std::vector<int>& ids, int batch, int seq, const std::string& stack,
-                                        const Recorder& outer, const std::vector<int>& types) const {
+                                        const Recorder& outer, const std::vector<int>& types,
+                                        const std::vector<int>& positions) const {
   const int e = spec_.d_model;
   // h = embed[ids] (+ positions): (B, S, E)
   Tensor x({"B", "S", "E"}, {batch, seq, e});
@@ -142,7 +143,14 @@ Result<Tensor> Transformer::embed_input(const std::vector<int>& ids, int batch, 
     for (float& v : x.data) v *= factor;
   }
   outer.record(StageId::Embeddings, x);
-  if (spec_.positions == Positions::Sinusoidal || spec_.positions == Positions::Learned) {
+  if ((spec_.positions == Positions::Sinusoidal || spec_.positions == Positions::Learned) && !positions.empty()) {
+    // Rows at given positions (a cached step): row r gets the encoding of positions[r].
+    const int count = *std::max_element(positions.begin(), positions.end()) + 1;
+    const Tensor sin_table = spec_.positions == Positions::Sinusoidal ? sinusoidal_encoding(count, e) : Tensor{};
+    const float* table = spec_.positions == Positions::Sinusoidal ? sin_table.ptr() : pos_.data();
+    for (std::size_t r = 0; r < positions.size(); ++r)
+      for (int i = 0; i < e; ++i) x.data[r * e + i] += table[static_cast<std::size_t>(positions[r]) * e + i];
+  } else if (spec_.positions == Positions::Sinusoidal || spec_.positions == Positions::Learned) {
     Tensor pe = spec_.positions == Positions::Sinusoidal
                     ? sinusoidal_encoding(seq, e)
                     : Tensor({"S", "E"}, {seq, e},
@@ -307,19 +315,25 @@ Result<ForwardOutput> Transformer::forward(const ForwardInput& in, const Forward
                     rows.ptr() + static_cast<std::size_t>(b) * s.d_model);
       }
     }
-    const Tensor& picked = last ? rows : out.hidden;
-    const Tensor transformed = s.mlm_head() ? mlm_transform(picked, options.backend) : Tensor{};
-    const Tensor& features = s.mlm_head() ? transformed : picked;
-    const int row_count = last ? in.batch : in.batch * in.seq;
-    const Parameter& weight = s.tied_head() ? embed_ : head_.weight;
-    out.logits = Tensor({"B", "S", "V"}, {in.batch, last ? 1 : in.seq, s.vocab_size});
-    linear_parameter_rows(features.ptr(), row_count, s.d_model, weight, 0,
-                          head_.bias.empty() ? nullptr : head_.bias.data(), s.vocab_size, out.logits.ptr(),
-                          options.backend);
-    if (!all_finite(out.logits.ptr(), out.logits.size())) return overflow_error("the logits");
+    Result<Tensor> logits = head_logits(last ? rows : out.hidden, options.backend);
+    if (!logits) return logits.error_value();
+    out.logits = std::move(logits.value());
     Recorder(trace, -1, "", options.record).record(StageId::Logits, out.logits);
   }
   return out;
+}
+
+Result<Tensor> Transformer::head_logits(const Tensor& picked, Backend backend) const {
+  const ModelSpec& s = spec_;
+  const Tensor transformed = s.mlm_head() ? mlm_transform(picked, backend) : Tensor{};
+  const Tensor& features = s.mlm_head() ? transformed : picked;
+  const int batch = picked.shape[0], seq = picked.shape[1];
+  const Parameter& weight = s.tied_head() ? embed_ : head_.weight;
+  Tensor logits({"B", "S", "V"}, {batch, seq, s.vocab_size});
+  linear_parameter_rows(features.ptr(), batch * seq, s.d_model, weight, 0,
+                        head_.bias.empty() ? nullptr : head_.bias.data(), s.vocab_size, logits.ptr(), backend);
+  if (!all_finite(logits.ptr(), logits.size())) return overflow_error("the logits");
+  return logits;
 }
 
 Tensor Transformer::mlm_transform(const Tensor& hidden, Backend backend) const {

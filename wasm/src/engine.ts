@@ -1,5 +1,6 @@
 import { DEFAULT_SPEC } from './config.js';
 import { AttentionError, fromEngine } from './errors.js';
+import type { RawGenerationClass } from './generation.js';
 import { Model, type RawModel } from './model.js';
 import { type LoadPretrainedOptions, PretrainedModel, type RawPretrainedModule, loadPretrained } from './pretrained.js';
 import { Trainer, type RawTrainer } from './trainer.js';
@@ -56,6 +57,7 @@ export interface RawModule extends RawPretrainedModule {
   _PlaygroundRunner: new () => { run(texts: string[], source: string[], config: string): RawError & Partial<RawTrace> };
   _Model: new (spec: string, init: string, seed: number) => RawModel;
   _Trainer: new (model: RawModel, options: string, data: unknown) => RawTrainer;
+  _Generation: RawGenerationClass;
   HEAP8: Int8Array;
 }
 
@@ -247,7 +249,7 @@ export class AttentionEngine {
       raw.delete();
       throw fromEngine(failure.error);
     }
-    return new Model(raw);
+    return new Model(raw, this.#module._Generation);
   }
 
   /**

@@ -1,6 +1,7 @@
 // Model handles: a transformer of a ModelSpec with named parameters, living in the
 // engine until dispose() (or garbage collection) frees it.
 import { AttentionError, fromEngine } from './errors.js';
+import { checkGenerateOptions, Generation, type RawGenerationClass } from './generation.js';
 import { readTrace, type RawTrace } from './trace.js';
 import {
   checkHeadScoreOptions,
@@ -14,6 +15,7 @@ import {
 import type {
   ForwardInput,
   ForwardResult,
+  GenerateOptions,
   HeadScoreOptions,
   LogitAttributionOptions,
   LogitAttributionResult,
@@ -58,10 +60,12 @@ export class Model {
   /** The full spec, defaults filled in. */
   readonly spec: Readonly<ModelSpec>;
   #raw: RawModel | null;
+  readonly #generationClass: RawGenerationClass;
 
   /** @internal Use `engine.createModel()`. */
-  constructor(raw: RawModel) {
+  constructor(raw: RawModel, generationClass: RawGenerationClass) {
     this.#raw = raw;
+    this.#generationClass = generationClass;
     this.spec = Object.freeze(JSON.parse(raw.specJson()) as ModelSpec);
     finalizer.register(this, raw, this);
   }
@@ -189,6 +193,26 @@ export class Model {
     const result = raw.attentionRollout(checkRolloutOptions(options, this.spec));
     if (!(result instanceof Float32Array)) throw fromEngine(result.error!);
     return result;
+  }
+
+  /**
+   * Starts a generation from `ids` (a causal model with a head): the prompt runs once into
+   * a KV cache, then each `step()` of the returned Generation adds one token at the cost of
+   * one row. Bad settings throw an AttentionError naming the field. Dispose the generation
+   * when done (it keeps the model's weights alive until then).
+   */
+  generate(options: GenerateOptions): Generation {
+    const raw = this.#live();
+    const decoder = options?.tokenizer ?? null;
+    const { checked, stopStrings } = checkGenerateOptions(options, this.spec, decoder);
+    const top = options.topCandidates ?? 10;
+    if (typeof top !== 'number' || !Number.isInteger(top) || top < 0 || top > this.spec.vocabSize)
+      throw new AttentionError(`topCandidates must be 0..${this.spec.vocabSize}`, {
+        code: 'out_of_range',
+        field: 'topCandidates',
+        value: top,
+      });
+    return new Generation(new this.#generationClass(raw, checked), decoder, stopStrings, top);
   }
 
   /** Frees the model's memory in the engine; using it afterwards throws. */

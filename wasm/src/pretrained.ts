@@ -12,11 +12,12 @@ import {
   throwIfAborted,
 } from './checkpoint-files.js';
 import { AttentionError, describeValue, fromEngine } from './errors.js';
+import type { Generation, RawGenerationClass } from './generation.js';
 import type { ErrorCode } from './schema.js';
 import { Model, type RawModel } from './model.js';
 import { EngineTokenizer, type Encoding, type RawTokenizer, type Tokenizer } from './tokenizers.js';
 import { createHubTokenizer } from './hub-tokenizer/index.js';
-import type { ForwardInput, ForwardResult, ModelSpec } from './types.js';
+import type { ForwardInput, ForwardResult, GenerateOptions, ModelSpec } from './types.js';
 import { ENGINE, type Family, type FamilyTokenizer } from './schema.js';
 
 type RawError = { error?: { message: string; code: string; field: string } };
@@ -27,6 +28,7 @@ export interface RawPretrainedModule {
   _readShardIndex(json: string): RawError & { weightMap?: Record<string, string>; files?: string[] };
   _Gpt2Bpe: new (first: string, merges: string, fromTokenizerJson: boolean) => RawTokenizer;
   _WordPiece: new (first: string, config: string, fromTokenizerJson: boolean) => RawTokenizer;
+  _Generation: RawGenerationClass;
 }
 interface RawCheckpointLoader {
   error(): RawError | undefined;
@@ -124,6 +126,11 @@ export class PretrainedModel {
   /** model.forward: ids (and tokenTypes for BERT) in, hidden states, logits and the recorded stages out. */
   forward(input: ForwardInput): ForwardResult {
     return this.model.forward(input);
+  }
+
+  /** model.generate with this checkpoint's tokenizer: steps carry their text (piece), and stop strings work. */
+  generate(options: GenerateOptions): Generation {
+    return this.model.generate({ tokenizer: this.tokenizer, ...options });
   }
 
   get disposed(): boolean {
@@ -266,7 +273,7 @@ export async function loadPretrained(
     const skipped = loader.skipped();
     const raw = loader.finish();
     if (!raw) throw fromEngine(loader.error()!.error!);
-    const model = new Model(raw);
+    const model = new Model(raw, module._Generation);
     // A tokenizer.json may hold added tokens past the model's rows (Gemma 3's <image_soft_token>,
     // id 262144 of the 262144-row text models): tokenize() refuses a text that produces one.
     if (familyTokenizer(config.family) !== 'tokenizer.json' && tokenizer.vocabSize > model.spec.vocabSize) {

@@ -427,3 +427,51 @@ export interface Evaluation {
   sequenceAccuracy: number;
   examples: number;
 }
+
+/** model.generate's options. Defaults: temperature 1, topK 0 (off), topP 1, minP 0, repetitionPenalty 1, seed 0. */
+export interface GenerateOptions {
+  /** The prompt's token ids (1 or more, fewer than the model's maxSeq). */
+  ids: ArrayLike<number>;
+  /** New tokens at most: 1..maxSeq - ids.length (default min(16, that)). */
+  maxNewTokens?: number;
+  /** >= 0; 0 = greedy (the argmax, after the repetition penalty). */
+  temperature?: number;
+  /** Keep the k highest logits (ties kept); 0 = off. */
+  topK?: number;
+  /** Above 0, at most 1: keep the most likely tokens whose mass reaches topP (1 = off). */
+  topP?: number;
+  /** Between 0 and 1: drop tokens less likely than minP x the most likely one (0 = off). */
+  minP?: number;
+  /** > 0: the logits of tokens already in the text, positive ones divided by it and negative ones multiplied (1 = off). */
+  repetitionPenalty?: number;
+  /** The sampler's seed: the same seed and settings give the same tokens. */
+  seed?: number;
+  /** End-of-sequence ids, and strings (decoded text, with a tokenizer) that end the generation once generated. */
+  stop?: Array<number | string>;
+  /** Candidates reported per step (default 10). */
+  topCandidates?: number;
+  /** Decodes pieces and stop strings (PretrainedModel.generate passes its tokenizer). */
+  tokenizer?: { decode(ids: ArrayLike<number>): string };
+}
+
+/** One step of a Generation. */
+export interface GenerationStep {
+  /** The new token and where it went (0-based over prompt + generated). */
+  token: number;
+  position: number;
+  /** Its text, when there is a tokenizer; else null. */
+  piece: string | null;
+  /** The most likely tokens of the distribution the token was drawn from (after the
+   *  penalty, temperature and filters; for greedy the same at temperature 1), descending. */
+  candidates: { token: number; probability: number; piece: string | null }[];
+  /** That distribution's entropy, in nats. */
+  entropy: number;
+  /** attention[layer][head]: the new token's weights over positions 0..position (0 where not visible). */
+  attention: Float32Array[][];
+  /** The KV cache's bytes per layer after the step (H_kv heads; a window layer holds its window only). */
+  cacheBytes: number[];
+  /** The step's time in the engine, in milliseconds. */
+  ms: number;
+  /** True when this was the last step (an end-of-sequence id, a stop string, maxNewTokens). */
+  done: boolean;
+}

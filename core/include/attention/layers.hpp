@@ -95,6 +95,13 @@ Tensor feed_forward(const Tensor& x, const FeedForwardWeights& w, Activation act
 Result<Tensor> encoder_layer(const Tensor& x, const EncoderLayerWeights& w, const LayerOptions& options,
                              const Tensor* key_padding, bool causal, const Recorder& recorder = {});
 
+// A causal layer (encoder_layer with causal true, no padding mask) over a block of new rows
+// whose self-attention reads and extends a KV cache: cached_self_attention (multi_head.hpp)
+// with the same first, rows and block. x: (B, Sn, E) -> (B, Sn, E). Records nothing.
+Result<Tensor> cached_layer(const Tensor& x, const EncoderLayerWeights& w, const LayerOptions& options,
+                            const LayerKvCache& cache, const std::vector<int>& first, const std::vector<int>& rows,
+                            CachedBlock& block);
+
 // x: (B, St, E) target; memory: (B, Ss, E) encoder output. Self-attention is causal
 // unless `causal` is false. -> (B, St, E)
 Result<Tensor> decoder_layer(const Tensor& x, const Tensor& memory, const DecoderLayerWeights& w,

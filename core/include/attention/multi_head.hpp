@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "attention/backend.hpp"
+#include "attention/kv_cache.hpp"
 #include "attention/linear.hpp"
 #include "attention/norm.hpp"
 #include "attention/result.hpp"
@@ -107,6 +108,24 @@ Result<StructuralMasks> structural_masks(int sq, int sk, bool causal, int window
 Result<MultiHeadResult> multi_head_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                                              const MultiHeadWeights& weights, const MultiHeadOptions& options,
                                              const Recorder& recorder = {});
+
+// Causal self-attention of a block of new rows against a layer's KV cache (kv_cache.hpp):
+// the same projections, qkNorm, RoPE, masks-as-blocked-scores and
+// scaled_dot_product_attention as multi_head_attention, one call per sequence with a query
+// block of rows[b] rows at absolute positions first[b].. and the keys of the cache and of
+// the block itself. options: heads, kv_heads, head_dim, score_scale, rope (a table covering
+// first[b] + Sn), alibi, window, scale, ablated_heads, backend (causal is implied).
+// x: (B, Sn, E); first[b]: sequence b's cached length; rows[b]: its real rows, 1..Sn (the
+// rest is right padding: its output is out_proj's bias alone and its keys are not kept).
+// -> (B, Sn, E). The cache is only read: the block's keys and values come back in `block`.
+struct CachedBlock {
+  std::vector<std::vector<float>> k, v;  // per sequence (H_kv, rows[b], d_h): K rotated, V as projected
+  Tensor last_weights;                   // (B, H, P): each sequence's last real row's weights over
+                                         // positions 0..P-1 (0 where not visible), P = max(first + rows)
+};
+Result<Tensor> cached_self_attention(const Tensor& x, const MultiHeadWeights& weights, const MultiHeadOptions& options,
+                                     const LayerKvCache& cache, const std::vector<int>& first,
+                                     const std::vector<int>& rows, CachedBlock& block);
 
 // context: (B, H, Sq, d_v); the blocks of the listed heads become 0 (head ablation).
 void zero_heads(Tensor& context, const std::vector<int>& heads);

@@ -37,7 +37,9 @@ RopeTable rope_table(const RopeSettings& settings, int positions);
 
 // heads: (B, H, S, d_h) with S <= table.positions, rotated in place by position s.
 // inverse = true turns back (the transpose of the rotation: the backward of a rotation).
+// first_position: the absolute position of row 0 (a cached step's rows continue the cache).
 void apply_rope(Tensor& heads, const RopeTable& table, bool inverse = false);
-void apply_rope(float* heads, int batch_heads, int seq, int head_dim, const RopeTable& table, bool inverse = false);
+void apply_rope(float* heads, int batch_heads, int seq, int head_dim, const RopeTable& table, bool inverse = false,
+                int first_position = 0);
 
 }  // namespace attention

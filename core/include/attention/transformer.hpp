@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "attention/kv_cache.hpp"
 #include "attention/layers.hpp"
 #include "attention/param.hpp"
 #include "attention/result.hpp"
@@ -117,9 +118,25 @@ class Transformer {
   // The stack's input h = embed[ids] + positions (+ token_type[types]), normalised when
   // the spec has embedNorm: (B, S, E), recording embeddings, positions, token types and
   // input under `outer`; an Error if float32 overflowed. Ids are checked; `types` is
-  // empty or (B, S) checked segment ids.
+  // empty or (B, S) checked segment ids. `positions`: (B, S) absolute positions of the rows
+  // (below maxSeq), or empty for 0..S-1 in every sequence.
   Result<Tensor> embed_input(const std::vector<int>& ids, int batch, int seq, const std::string& stack,
-                             const Recorder& outer = {}, const std::vector<int>& types = {}) const;
+                             const Recorder& outer = {}, const std::vector<int>& types = {},
+                             const std::vector<int>& positions = {}) const;
+
+  // Incremental decoding (causal single stacks): an empty cache for `batch` sequences, and
+  // a forward over a block of new rows that continues each sequence from its cached length
+  // (kv_cache.hpp). in.ids: (B, Sn) right-padded; in.lengths: the real new rows of each
+  // sequence, 1..Sn (empty = all Sn). The logits equal those of forward() over each
+  // sequence's whole text at its last real row; the cache is extended only when the whole
+  // step succeeded (an Error leaves it as it was).
+  KvCache new_cache(int batch) const;
+  Status check_cached(const ForwardInput& in, const KvCache& cache) const;
+  struct CachedStep {
+    Tensor logits;                  // (B, V): at each sequence's last real new row
+    std::vector<Tensor> attention;  // per layer (B, H, P): that row's weights over positions 0..P-1
+  };
+  Result<CachedStep> forward_cached(const ForwardInput& in, KvCache& cache, Backend backend = Backend::Fast) const;
 
   // The parts, for the preset fillers, training (train/backprop.cpp) and tests.
   std::vector<EncoderLayerWeights>& encoder_layers() { return layers_; }
@@ -146,6 +163,8 @@ class Transformer {
   std::vector<Parameter*> parameter_list();
   // The 'mlm' head's transform of hidden (B, S, E) -> (B, S, E).
   Tensor mlm_transform(const Tensor& hidden, Backend backend) const;
+  // The output head over rows: (B, S, E) -> (B, S, V).
+  Result<Tensor> head_logits(const Tensor& rows, Backend backend) const;
 
   ModelSpec spec_;
   Parameter embed_, pos_, token_type_;
@@ -172,6 +191,8 @@ struct LayerPositions {
 LayerPositions layer_positions(const ModelSpec& spec, int layer, const RopeTables& tables);
 // The factor of q . k: 1/sqrt(queryPreAttnScalar) when set, else 0 (= 1/sqrt(d_h)).
 float score_scale(const ModelSpec& spec);
+// The options every layer of the spec shares (positions and ablations are set per layer).
+LayerOptions layer_options(const ModelSpec& spec, Backend backend);
 
 // The heads of `layer` in `heads`, as MultiHeadOptions::ablated_heads takes them.
 std::vector<int> heads_of_layer(const std::vector<HeadRef>& heads, int layer);

@@ -1,0 +1,44 @@
+#pragma once
+// The key/value cache of incremental decoding (a causal single stack): per layer and per
+// sequence, the rotated keys and the values of every position seen so far, so that a new
+// token costs one row (its projections, and its query against the cached keys) instead of
+// a full forward over the whole text.
+//
+// Logically each layer holds K and V of shape (B, H_kv, S, d_h). Stored per sequence b as
+// (H_kv, capacity, d_h) with each slot's absolute position, because the sequences of a
+// batch have their own lengths: a sequence's slots hold its real tokens only, so padding
+// never enters the cache. A global layer's slot is the position itself (the capacity grows
+// by doubling); a sliding-window layer of window W keeps a ring of W slots (slot =
+// position mod W): its cache is bounded by the window, whatever the length.
+#include <cstddef>
+#include <vector>
+
+namespace attention {
+
+struct SequenceKv {
+  int capacity = 0;            // slots
+  std::vector<float> k, v;     // (H_kv, capacity, d_h): keys after qkNorm and RoPE, values as projected
+  std::vector<int> positions;  // (capacity): the absolute position in each slot, -1 = empty
+};
+
+struct LayerKvCache {
+  int kv_heads = 1, head_dim = 1;
+  int window = 0;                     // 0 = global (every position kept), else the ring's size
+  std::vector<SequenceKv> sequences;  // (B)
+
+  // Slots in use over the batch x 2 (K and V) x H_kv x d_h x 4 bytes.
+  std::size_t bytes() const;
+  // Appends the keys and values of `rows` new positions of sequence b starting at
+  // `first_position`: k_new and v_new are (H_kv, rows, d_h). A window layer keeps the last W.
+  void append(int b, int first_position, int rows, const float* k_new, const float* v_new);
+};
+
+struct KvCache {
+  std::vector<LayerKvCache> layers;
+  std::vector<int> lengths;  // (B) positions seen by each sequence: its next token's position
+
+  int batch() const { return static_cast<int>(lengths.size()); }
+  std::vector<std::size_t> bytes_per_layer() const;
+};
+
+}  // namespace attention

@@ -1,0 +1,36 @@
+#pragma once
+// The generation handle (model.generate in the TypeScript API): a core Generation
+// (generation.hpp) with the model it reads kept alive, and its steps copied out to JS.
+#include <emscripten/val.h>
+
+#include <memory>
+#include <optional>
+
+#include "attention/generation.hpp"
+#include "model_handle.hpp"
+
+namespace attention::js {
+
+class GenerationHandle {
+ public:
+  // settings: { ids, maxNewTokens, temperature, topK, topP, minP, repetitionPenalty, seed,
+  // stopIds } (checked by the TypeScript side first; the core checks again).
+  GenerationHandle(const ModelHandle& model, val settings);
+  val error() const { return failure_; }
+  // { token, position, candidates: { ids: Int32Array, probabilities: Float64Array }, entropy,
+  //   attention: Float32Array (L, H, P), heads, positions (P), cacheBytes: number[], ms, done } or { error }
+  val step(int top_count);
+  // A new handle (check error() on it): the prefix up to `position`, `token` there.
+  GenerationHandle* fork(int position, int token) const;
+  val tokens() const;
+  int prompt_length() const { return generation_ ? generation_->prompt_length() : 0; }
+  bool done() const { return generation_ ? generation_->done() : true; }
+
+ private:
+  GenerationHandle() : failure_(val::undefined()) {}
+  std::shared_ptr<Transformer> model_;
+  std::optional<Generation> generation_;
+  val failure_;
+};
+
+}  // namespace attention::js
