@@ -2,6 +2,7 @@
 // warm-up, median of repeated runs; prints one JSON object per line. Built for
 // native-release and for both wasm presets (run by bench/run.mjs under Node).
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "attention/param.hpp"
@@ -74,6 +75,60 @@ int main() {
             median_ms([&] { gemm_low_bit(variant.fn, storage, m, n, k, a.data(), low.row_bits(0), nullptr, c.data()); },
                       slow ? 3 : 15),
             low.bytes());
+      }
+    }
+  }
+  // Decode's GEMV, y = x W^T with one row of x, on the shapes a decoder runs per token
+  // (SmolLM2-135M's down projection, a 1024 square, Llama 3.2 1B's down projection): wall time,
+  // the bytes of W read per second, and, beside them, the copy bandwidth of this memory
+  // (memcpy of a 256 MB buffer: each byte read once and written once), the limit a
+  // memory-bound GEMV approaches. "n x k": W's rows x its columns.
+  {
+    const std::size_t copy_bytes = std::size_t{256} << 20;
+    std::vector<unsigned char> from(copy_bytes, 1), to(copy_bytes, 0);
+    const double copy_ms = median_ms([&] { std::memcpy(to.data(), from.data(), copy_bytes); }, 7);
+    std::printf("{\"kernel\":\"memcpy\",\"shape\":\"copy 256 MB\",\"ms\":%.4f,\"bytesPerSecond\":%.4g}\n", copy_ms,
+                copy_bytes / copy_ms * 1e3);
+  }
+  struct Gemv {
+    int n, k;
+    const char* what;
+  };
+  const Gemv gemvs[] = {{576, 1536, "GEMV 1 x 576 x 1536"},
+                        {1024, 1024, "GEMV 1 x 1024 x 1024"},
+                        {2048, 8192, "GEMV 1 x 2048 x 8192"}};
+  for (const Gemv& s : gemvs) {
+    const int m = 1;
+    const std::vector<float> a = filled(static_cast<std::size_t>(s.k), 1.0f);
+    std::vector<float> c(static_cast<std::size_t>(s.n));
+    const double flops = 2.0 * s.n * s.k;
+    const auto print = [&](const std::string& name, double ms, std::size_t weight_bytes) {
+      std::printf(
+          "{\"kernel\":\"%s\",\"shape\":\"%s\",\"gemv\":true,\"m\":%d,\"n\":%d,\"k\":%d,\"ms\":%.4f,\"gflops\":%.2f,"
+          "\"weightBytes\":%zu,\"bytesPerSecond\":%.4g}\n",
+          name.c_str(), s.what, m, s.n, s.k, ms, flops / ms / 1e6, weight_bytes, weight_bytes / ms * 1e3);
+    };
+    attention::Parameter weight("w", {s.n, s.k}, filled(static_cast<std::size_t>(s.n) * s.k, 0.5f));
+    const PackedWeight packed = pack_weight(weight.data(), s.n, s.k);
+    print(fastest_gemm().name + (packed.panels.empty() ? "" : "_packed"),
+          median_ms([&] { gemm_fast(m, s.n, s.k, a.data(), weight.data(), Layout::NT, 1.0f, nullptr, c.data(), &packed); },
+                    15),
+          weight.bytes());
+    for (attention::Storage storage : {attention::Storage::BF16, attention::Storage::F16, attention::Storage::Q8_0}) {
+      attention::Parameter low("w", {s.n, s.k}, weight.values());
+      low.set_storage(storage);
+      // The fast path (the last variant) and the in-register kernels; the scalar spec and the
+      // block-widening ones are timed on the 1024 shapes above.
+      for (const auto& variant : low_bit_gemm_variants(storage)) {
+        const bool in_registers = variant.name.find("gemv") != std::string::npos ||
+                                  variant.name.find("4x2") != std::string::npos ||
+                                  &variant == &low_bit_gemm_variants(storage).back();
+        if (!in_registers) continue;
+        print(variant.name,
+              median_ms(
+                  [&] { gemm_low_bit(variant.fn, storage, m, s.n, s.k, a.data(), low.row_bits(0), nullptr, c.data()); },
+                  15),
+              low.bytes());
       }
     }
   }

@@ -177,8 +177,21 @@ const lines = [
   '| shape | kernel | weight MB | GFLOP/s |',
   '|---|---|---|---|',
   ...kernels
-    .filter((k) => k.weightBytes !== undefined)
+    .filter((k) => k.weightBytes !== undefined && !k.gemv)
     .map((k) => `| ${k.shape} | ${k.kernel} | ${(k.weightBytes / 2 ** 20).toFixed(2)} | ${k.gflops.toFixed(1)} |`),
+  '',
+  `Decode's GEMV (1 row of x), weight bytes read per second; copy bandwidth (memcpy): ${(
+    kernels.find((k) => k.kernel === 'memcpy').bytesPerSecond / 1e9
+  ).toFixed(1)} GB/s`,
+  '',
+  '| shape | kernel | weight MB | µs | weight GB/s | GFLOP/s |',
+  '|---|---|---|---|---|---|',
+  ...kernels
+    .filter((k) => k.gemv)
+    .map(
+      (k) =>
+        `| ${k.shape} | ${k.kernel} | ${(k.weightBytes / 2 ** 20).toFixed(2)} | ${(k.ms * 1000).toFixed(0)} | ${(k.bytesPerSecond / 1e9).toFixed(1)} | ${k.gflops.toFixed(1)} |`,
+    ),
   '',
   'Training, one step (forward + backward + optimizer) of a causal pre-LN transformer on the same batch, ms (single thread):',
   '',

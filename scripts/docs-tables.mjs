@@ -95,7 +95,7 @@ export function benchBlocks(
   // Kernels the bench timed in GFLOP/s (the softmax rows carry no GFLOP figure); the rows
   // of a linear layer with its weight held in 16 or 8 bits (they carry weightBytes) have their own table.
   const gemm = latest.kernels.filter((k) => k.gflops && k.weightBytes === undefined);
-  const lowBit = latest.kernels.filter((k) => k.weightBytes !== undefined);
+  const lowBit = latest.kernels.filter((k) => k.weightBytes !== undefined && !k.gemv);
   const baseline = (shape) =>
     lowBit.find((k) => k.shape === shape && k.kernel.startsWith('gemm_f32_') && !/w_/.test(k.kernel));
   blocks['bench-low-bit'] = lowBit.length
@@ -110,6 +110,32 @@ export function benchBlocks(
         ]),
       )
     : ['(not measured yet: npm run bench)'];
+  // Decode's GEMV (one row of x) on a decoder's shapes: wall time, the weight's bytes read per
+  // second, that against the copy bandwidth of wasm memory measured in the same run (memcpy),
+  // and the wall time against float32's.
+  const gemv = latest.kernels.filter((k) => k.gemv);
+  const copy = latest.kernels.find((k) => k.kernel === 'memcpy');
+  const gemvBaseline = (shape) => gemv.find((k) => k.shape === shape && !/w_/.test(k.kernel));
+  blocks['bench-gemv'] =
+    gemv.length && copy
+      ? [
+          `Copy bandwidth of wasm memory (memcpy of 256 MB, same run): ${(copy.bytesPerSecond / 1e9).toFixed(1)} GB/s.`,
+          '',
+          ...table(
+            ['shape', 'kernel', 'weight', 'µs', 'weight GB/s', 'of copy bandwidth', 'GFLOP/s', 'speed vs float32'],
+            gemv.map((k) => [
+              k.shape,
+              k.kernel,
+              `${(k.weightBytes / 2 ** 20).toFixed(2)} MB`,
+              (k.ms * 1000).toFixed(0),
+              (k.bytesPerSecond / 1e9).toFixed(1),
+              `${((100 * k.bytesPerSecond) / copy.bytesPerSecond).toFixed(0)}%`,
+              k.gflops.toFixed(1),
+              x(gemvBaseline(k.shape).ms, k.ms),
+            ]),
+          ),
+        ]
+      : ['(not measured yet: npm run bench)'];
   const kernelNames = [...new Set(gemm.map((k) => k.kernel))];
   const shapes = [...new Set(gemm.map((k) => k.shape))];
   blocks['bench-kernels'] = table(
@@ -477,6 +503,7 @@ export const FILES = {
     'bench-attention',
     'bench-kernels',
     'bench-low-bit',
+    'bench-gemv',
     'bench-training',
     'bench-modern-training',
     'bench-latency',

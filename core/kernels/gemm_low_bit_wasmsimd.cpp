@@ -1,8 +1,10 @@
-// The low-bit GEMM for 128-bit wasm SIMD, C = A W^T + bias, in two ways and a choice:
+// The low-bit GEMM for 128-bit wasm SIMD, C = A W^T + bias, in three ways and a choice:
+//   gemv: 1 to 4 rows of A (decode), W's rows read in place, 4 of them per tile (below).
 //   4x2: W's rows read in place (no packing: panels would be a second copy of the weight).
 //   5x8: 256 rows of W at a time widened into a float block that the float GEMM's 5x8 tile
 //        packs and multiplies (the widening is shared by every row of A).
-//   the fast path: 5x8 from the format's kWidenFromRows rows of A on (F16, Q8_0: 16), else 4x2.
+//   the fast path: gemv up to kGemvUpToRows (4) rows of A; 5x8 from the format's
+//   kWidenFromRows rows of A on (F16, Q8_0: 16); else 4x2.
 // The 4x2 kernel: a tile takes 4 rows of A
 // and 2 rows of W and runs along K 8 values at a time: W's 8 values are widened in
 // registers (BF16: a shift; F16: the bits moved to float32's places and rebiased by a
@@ -35,6 +37,8 @@ struct Group {
 // kernel that widening blocks did not pay off.
 struct Bf16 {
   static constexpr Storage kStorage = Storage::BF16;
+  static constexpr bool kScaled = false;  // load8 gives the values themselves
+  static constexpr bool kSplit = true;    // the GEMV reads 8 values as even and odd halves
   static constexpr int kWidenFromRows = 1 << 30;
   static inline Group group(const std::uint8_t* row, int p) {
     return {row + 2 * static_cast<std::size_t>(p), wasm_f32x4_splat(0.0f)};
@@ -44,10 +48,19 @@ struct Bf16 {
     lo = wasm_i32x4_shl(wasm_u32x4_extend_low_u16x8(v), 16);
     hi = wasm_i32x4_shl(wasm_u32x4_extend_high_u16x8(v), 16);
   }
+  // The GEMV's load: 8 values as read, a 32-bit lane holding values 2i (low half) and 2i + 1:
+  // even = values 0, 2, 4, 6 and odd = 1, 3, 5, 7, each one op (A's rows are reordered to match).
+  static inline void load8_split(const Group& g, int offset, v128_t& even, v128_t& odd) {
+    const v128_t v = wasm_v128_load(g.at + 2 * offset);
+    even = wasm_i32x4_shl(v, 16);
+    odd = wasm_v128_and(v, wasm_i32x4_splat(static_cast<int>(0xffff0000u)));
+  }
 };
 
 struct F16 {
   static constexpr Storage kStorage = Storage::F16;
+  static constexpr bool kScaled = false;
+  static constexpr bool kSplit = true;
   static constexpr int kWidenFromRows = 16;
   static inline v128_t widen4(v128_t h) {  // 4 halves in the low 16 bits of each lane
     const v128_t sign = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x8000)), 16);
@@ -65,22 +78,67 @@ struct F16 {
     lo = widen4(wasm_u32x4_extend_low_u16x8(v));
     hi = widen4(wasm_u32x4_extend_high_u16x8(v));
   }
+  // 4 halves in the high 16 bits of each lane (low bits zero), widened exactly without a
+  // table: an arithmetic shift by 3 moves exponent and mantissa to float32's places (the
+  // sign's copies in bits 30..28 cleared, the sign stays in bit 31), so the bits read as
+  // the half's value times 2^-112 (normals and subnormals alike); a multiply by 2^112 rebiases.
+  // Infinity and NaN (exponent 31) keep sign and mantissa with float32's exponent 255.
+  static inline v128_t widen4_high(v128_t y) {
+    const v128_t moved = wasm_v128_and(wasm_i32x4_shr(y, 3), wasm_i32x4_splat(static_cast<int>(0x8fffffffu)));
+    const v128_t finite = wasm_f32x4_mul(moved, wasm_f32x4_splat(0x1.0p112f));
+    const v128_t special = wasm_v128_or(moved, wasm_i32x4_splat(0x7f800000));
+    const v128_t exponent_bits = wasm_i32x4_splat(0x7c000000);
+    const v128_t is_special = wasm_i32x4_eq(wasm_v128_and(y, exponent_bits), exponent_bits);
+    return wasm_v128_bitselect(special, finite, is_special);
+  }
+  static inline void load8_split(const Group& g, int offset, v128_t& even, v128_t& odd) {
+    const v128_t v = wasm_v128_load(g.at + 2 * offset);
+    even = widen4_high(wasm_i32x4_shl(v, 16));
+    odd = widen4_high(wasm_v128_and(v, wasm_i32x4_splat(static_cast<int>(0xffff0000u))));
+  }
 };
 
 struct Q8 {
   static constexpr Storage kStorage = Storage::Q8_0;
+  static constexpr bool kScaled = true;  // load8_unscaled gives q; a value is q times the group's d
+  static constexpr bool kSplit = false;
   static constexpr int kWidenFromRows = 16;
   static inline Group group(const std::uint8_t* row, int p) {
     const unsigned u = static_cast<unsigned>(p);
     const std::uint8_t* block = row + static_cast<std::size_t>(u / kQ8BlockValues) * kQ8BlockBytes;
     return {block + 2 + u % kQ8BlockValues, wasm_f32x4_splat(widen_f16(load_u16(block)))};
   }
+  // int32 lanes (values of int8) -> float, exactly: the bits of 1.5 x 2^23 plus q read as
+  // the float 1.5 x 2^23 + q (its last place is 1), minus 1.5 x 2^23. Not f32x4.convert: LLVM 14
+  // folds convert(extend(i8 -> i16 -> i32)) into a conversion from i16 that wasm lacks and
+  // scalarizes it (one f32.convert_i32_s a value: Q8_0 ran at a quarter of BF16's speed).
+  static inline v128_t to_float(v128_t q32) {
+    const v128_t magic = wasm_i32x4_splat(0x4b400000);
+    return wasm_f32x4_sub(wasm_i32x4_add(q32, magic), magic);
+  }
   static inline void load8(const Group& g, int offset, v128_t& lo, v128_t& hi) {
     const v128_t q = wasm_i16x8_load8x8(g.at + offset);
-    lo = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_extend_low_i16x8(q)), g.d);
-    hi = wasm_f32x4_mul(wasm_f32x4_convert_i32x4(wasm_i32x4_extend_high_i16x8(q)), g.d);
+    lo = wasm_f32x4_mul(to_float(wasm_i32x4_extend_low_i16x8(q)), g.d);
+    hi = wasm_f32x4_mul(to_float(wasm_i32x4_extend_high_i16x8(q)), g.d);
+  }
+  static inline void load8_unscaled(const Group& g, int offset, v128_t& lo, v128_t& hi) {
+    const v128_t q = wasm_i16x8_load8x8(g.at + offset);
+    lo = to_float(wasm_i32x4_extend_low_i16x8(q));
+    hi = to_float(wasm_i32x4_extend_high_i16x8(q));
   }
 };
+
+// The GEMV's load of 8 values: BF16 and F16 as even and odd values (against A's rows
+// reordered so), Q8_0 in order and without the scale.
+template <class F>
+inline void load8_unscaled(const Group& g, int offset, v128_t& lo, v128_t& hi) {
+  if constexpr (F::kScaled)
+    F::load8_unscaled(g, offset, lo, hi);
+  else if constexpr (F::kSplit)
+    F::load8_split(g, offset, lo, hi);
+  else
+    F::load8(g, offset, lo, hi);
+}
 
 // C[i0 .. i0 + R)[j0 .. j0 + C) = A's R rows . W's C rows + bias.
 template <class F, int R, int C>
@@ -152,6 +210,138 @@ void multiply(const LowBitGemmArgs& g) {
   if (j < g.n) row_tiles<F, 1>(g, j);
 }
 
+// GEMV (decode: 1 to 4 rows of A): R rows of A by C rows of W, W's rows read in place once
+// per R rows of A. Unlike the 4x2 tile, each 8-value step's two products are summed in a
+// fresh register before one add into a row's accumulator (the 4x2 tile's two dependent adds
+// a step were its limit at M = 1: a chain of adds, not memory), C = 4 chains run side by
+// side, and Q8_0's scale multiplies a block's sum once (sum_p a_p q_p) d instead of each
+// value: the same products, rounded in another order (within the scalar spec's tolerance).
+template <class F, int R, int C>
+void gemv_tile(const LowBitGemmArgs& g, int i0, int j0) {
+  const float* a[R];
+  const std::uint8_t* w[C];
+  for (int r = 0; r < R; ++r) a[r] = g.a + static_cast<std::size_t>(i0 + r) * g.lda;
+  for (int c = 0; c < C; ++c) w[c] = g.w + static_cast<std::size_t>(j0 + c) * g.w_row_bytes;
+  v128_t acc[R][C];
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) acc[r][c] = wasm_f32x4_splat(0.0f);
+  // sum[r][c] += A's row r (8 values at p) . W's row c (8 values from its group, offset on).
+  const auto step = [&](v128_t(&sum)[R][C], const Group(&groups)[C], int offset, int p)
+                        __attribute__((always_inline)) {
+    v128_t lo[C], hi[C];
+    for (int c = 0; c < C; ++c) load8_unscaled<F>(groups[c], offset, lo[c], hi[c]);
+    for (int r = 0; r < R; ++r) {
+      const v128_t a_lo = wasm_v128_load(a[r] + p), a_hi = wasm_v128_load(a[r] + p + 4);
+      for (int c = 0; c < C; ++c)
+        sum[r][c] = wasm_f32x4_add(sum[r][c], wasm_f32x4_add(wasm_f32x4_mul(a_lo, lo[c]), wasm_f32x4_mul(a_hi, hi[c])));
+    }
+  };
+  // Adds a group's sums, times its scale, to the accumulators.
+  const auto scale_into_acc = [&](v128_t(&sum)[R][C], const Group(&groups)[C]) __attribute__((always_inline)) {
+    for (int r = 0; r < R; ++r)
+      for (int c = 0; c < C; ++c) acc[r][c] = wasm_f32x4_add(acc[r][c], wasm_f32x4_mul(sum[r][c], groups[c].d));
+  };
+  Group groups[C];
+  int p = 0;
+  for (; p + kQ8BlockValues <= g.k; p += kQ8BlockValues) {  // whole groups of 32 (a Q8_0 block each)
+    for (int c = 0; c < C; ++c) groups[c] = F::group(w[c], p);
+    if constexpr (F::kScaled) {
+      v128_t sum[R][C];
+      for (int r = 0; r < R; ++r)
+        for (int c = 0; c < C; ++c) sum[r][c] = wasm_f32x4_splat(0.0f);
+      for (int offset = 0; offset < kQ8BlockValues; offset += 8) step(sum, groups, offset, p + offset);
+      scale_into_acc(sum, groups);
+    } else {
+      for (int offset = 0; offset < kQ8BlockValues; offset += 8) step(acc, groups, offset, p + offset);
+    }
+  }
+  for (; p + 8 <= g.k; p += 8) {
+    for (int c = 0; c < C; ++c) groups[c] = F::group(w[c], p);
+    if constexpr (F::kScaled) {
+      v128_t sum[R][C];
+      for (int r = 0; r < R; ++r)
+        for (int c = 0; c < C; ++c) sum[r][c] = wasm_f32x4_splat(0.0f);
+      step(sum, groups, 0, p);
+      scale_into_acc(sum, groups);
+    } else {
+      step(acc, groups, 0, p);
+    }
+  }
+  for (int r = 0; r < R; ++r)
+    for (int c = 0; c < C; ++c) {
+      const v128_t v = acc[r][c];
+      float sum = (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1)) +
+                  (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
+      for (int q = p; q < g.k; ++q) sum += a[r][q] * widen_value(F::kStorage, w[c], q);
+      g.c[static_cast<std::size_t>(i0 + r) * g.ldc + j0 + c] = sum + (g.bias ? g.bias[j0 + c] : 0.0f);
+    }
+}
+
+// W's rows C at a time (4 with 1 or 2 rows of A: the registers allow it; 2 with 3 or 4),
+// each tile over all of A's rows, R <= 4 at a time.
+template <class F, int C>
+void gemv_rows(const LowBitGemmArgs& g, int j0) {
+  int i = 0;
+  for (; i + 4 <= g.m; i += 4) gemv_tile<F, 4, (C > 2 ? 2 : C)>(g, i, j0);
+  switch (g.m - i) {
+    case 3:
+      gemv_tile<F, 3, (C > 2 ? 2 : C)>(g, i, j0);
+      break;
+    case 2:
+      gemv_tile<F, 2, C>(g, i, j0);
+      break;
+    case 1:
+      gemv_tile<F, 1, C>(g, i, j0);
+      break;
+    default:
+      break;
+  }
+}
+
+template <class F>
+void gemv_on(const LowBitGemmArgs& g) {
+  int j = 0;
+  if (g.m <= 2) {
+    for (; j + 4 <= g.n; j += 4) gemv_rows<F, 4>(g, j);
+  } else {
+    for (; j + 4 <= g.n; j += 4) {  // 2 rows of W at a time, twice: the same W rows, A's groups of 4
+      gemv_rows<F, 2>(g, j);
+      gemv_rows<F, 2>(g, j + 2);
+    }
+  }
+  for (; j + 2 <= g.n; j += 2) gemv_rows<F, 2>(g, j);
+  if (j < g.n) gemv_rows<F, 1>(g, j);
+}
+
+// BF16 and F16 widen a lane's two halves in place (even and odd values), so A's rows are
+// copied with each run of 8 values reordered 0 2 4 6 1 3 5 7 (the tail after the last whole
+// 8 as it is): M x K floats, a small copy next to W's N x K values.
+template <class F>
+void gemv(const LowBitGemmArgs& g) {
+  if (g.m <= 0 || g.n <= 0) return;
+  if constexpr (!F::kSplit) {
+    gemv_on<F>(g);
+  } else {
+    thread_local std::vector<float> reordered;
+    reordered.resize(static_cast<std::size_t>(g.m) * std::max(g.k, 1));
+    for (int i = 0; i < g.m; ++i) {
+      const float* from = g.a + static_cast<std::size_t>(i) * g.lda;
+      float* to = reordered.data() + static_cast<std::size_t>(i) * g.k;
+      int p = 0;
+      for (; p + 8 <= g.k; p += 8) {
+        const v128_t lo = wasm_v128_load(from + p), hi = wasm_v128_load(from + p + 4);
+        wasm_v128_store(to + p, wasm_i32x4_shuffle(lo, hi, 0, 2, 4, 6));
+        wasm_v128_store(to + p + 4, wasm_i32x4_shuffle(lo, hi, 1, 3, 5, 7));
+      }
+      for (; p < g.k; ++p) to[p] = from[p];
+    }
+    LowBitGemmArgs on = g;
+    on.a = reordered.data();
+    on.lda = g.k;
+    gemv_on<F>(on);
+  }
+}
+
 // Rows [j0, j0 + rows) of W widened into float rows of K (8 values at a time).
 template <class F>
 void widen_rows(const LowBitGemmArgs& g, int j0, int rows, float* out) {
@@ -197,10 +387,15 @@ void widened_blocks(const LowBitGemmArgs& g) {
   }
 }
 
+// kGemvUpToRows: up to this many rows of A, the fast path runs the GEMV kernel.
+constexpr int kGemvUpToRows = 4;
+
 template <class F>
 void fastest(const LowBitGemmArgs& g) {
   if (g.m >= F::kWidenFromRows)
     widened_blocks<F>(g);
+  else if (g.m <= kGemvUpToRows)
+    gemv<F>(g);
   else
     multiply<F>(g);
 }
@@ -210,6 +405,9 @@ void fastest(const LowBitGemmArgs& g) {
 void gemm_f32_bf16w_4x2_wasmsimd(const LowBitGemmArgs& g) { multiply<Bf16>(g); }
 void gemm_f32_f16w_4x2_wasmsimd(const LowBitGemmArgs& g) { multiply<F16>(g); }
 void gemm_f32_q8_0w_4x2_wasmsimd(const LowBitGemmArgs& g) { multiply<Q8>(g); }
+void gemm_f32_bf16w_gemv_wasmsimd(const LowBitGemmArgs& g) { gemv<Bf16>(g); }
+void gemm_f32_f16w_gemv_wasmsimd(const LowBitGemmArgs& g) { gemv<F16>(g); }
+void gemm_f32_q8_0w_gemv_wasmsimd(const LowBitGemmArgs& g) { gemv<Q8>(g); }
 void gemm_f32_bf16w_5x8_wasmsimd(const LowBitGemmArgs& g) { widened_blocks<Bf16>(g); }
 void gemm_f32_f16w_5x8_wasmsimd(const LowBitGemmArgs& g) { widened_blocks<F16>(g); }
 void gemm_f32_q8_0w_5x8_wasmsimd(const LowBitGemmArgs& g) { widened_blocks<Q8>(g); }

@@ -89,11 +89,16 @@ void gemm_f32_q8_0w_eigen(const LowBitGemmArgs& args);
 void gemm_f32_bf16w_4x2_wasmsimd(const LowBitGemmArgs& args);
 void gemm_f32_f16w_4x2_wasmsimd(const LowBitGemmArgs& args);
 void gemm_f32_q8_0w_4x2_wasmsimd(const LowBitGemmArgs& args);
+// GEMV (decode, 1 to 4 rows of A; any M works): 4 rows of W per tile with 1 or 2 rows of A,
+// each step's products summed before one add per accumulator, Q8_0's scale once per block.
+void gemm_f32_bf16w_gemv_wasmsimd(const LowBitGemmArgs& args);
+void gemm_f32_f16w_gemv_wasmsimd(const LowBitGemmArgs& args);
+void gemm_f32_q8_0w_gemv_wasmsimd(const LowBitGemmArgs& args);
 // 256 rows of W at a time widened into a float block for the float GEMM's 5x8 tile (prefill).
 void gemm_f32_bf16w_5x8_wasmsimd(const LowBitGemmArgs& args);
 void gemm_f32_f16w_5x8_wasmsimd(const LowBitGemmArgs& args);
 void gemm_f32_q8_0w_5x8_wasmsimd(const LowBitGemmArgs& args);
-// The fast path: F16 and Q8_0 5x8 from 16 rows of A on, else (and BF16 always) 4x2.
+// The fast path: GEMV up to 4 rows of A; F16 and Q8_0 5x8 from 16 rows of A on; else 4x2.
 void gemm_f32_bf16w_wasmsimd(const LowBitGemmArgs& args);
 void gemm_f32_f16w_wasmsimd(const LowBitGemmArgs& args);
 void gemm_f32_q8_0w_wasmsimd(const LowBitGemmArgs& args);

@@ -64,6 +64,7 @@ const std::vector<Variant<LowBitGemmFn>>& low_bit_gemm_variants(Storage storage)
       {"gemm_f32_bf16w_eigen", &gemm_f32_bf16w_eigen},
 #ifdef __wasm_simd128__
       {"gemm_f32_bf16w_4x2_wasmsimd", &gemm_f32_bf16w_4x2_wasmsimd},
+      {"gemm_f32_bf16w_gemv_wasmsimd", &gemm_f32_bf16w_gemv_wasmsimd},
       {"gemm_f32_bf16w_5x8_wasmsimd", &gemm_f32_bf16w_5x8_wasmsimd},
       {"gemm_f32_bf16w_wasmsimd", &gemm_f32_bf16w_wasmsimd},
 #endif
@@ -73,6 +74,7 @@ const std::vector<Variant<LowBitGemmFn>>& low_bit_gemm_variants(Storage storage)
       {"gemm_f32_f16w_eigen", &gemm_f32_f16w_eigen},
 #ifdef __wasm_simd128__
       {"gemm_f32_f16w_4x2_wasmsimd", &gemm_f32_f16w_4x2_wasmsimd},
+      {"gemm_f32_f16w_gemv_wasmsimd", &gemm_f32_f16w_gemv_wasmsimd},
       {"gemm_f32_f16w_5x8_wasmsimd", &gemm_f32_f16w_5x8_wasmsimd},
       {"gemm_f32_f16w_wasmsimd", &gemm_f32_f16w_wasmsimd},
 #endif
@@ -82,6 +84,7 @@ const std::vector<Variant<LowBitGemmFn>>& low_bit_gemm_variants(Storage storage)
       {"gemm_f32_q8_0w_eigen", &gemm_f32_q8_0w_eigen},
 #ifdef __wasm_simd128__
       {"gemm_f32_q8_0w_4x2_wasmsimd", &gemm_f32_q8_0w_4x2_wasmsimd},
+      {"gemm_f32_q8_0w_gemv_wasmsimd", &gemm_f32_q8_0w_gemv_wasmsimd},
       {"gemm_f32_q8_0w_5x8_wasmsimd", &gemm_f32_q8_0w_5x8_wasmsimd},
       {"gemm_f32_q8_0w_wasmsimd", &gemm_f32_q8_0w_wasmsimd},
 #endif

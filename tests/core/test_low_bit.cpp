@@ -133,6 +133,43 @@ INSTANTIATE_TEST_SUITE_P(OddShapes, LowBitGemm,
                                            std::make_tuple(1, 65, 97), std::make_tuple(17, 66, 130),
                                            std::make_tuple(64, 9, 256), std::make_tuple(8, 300, 40)));
 
+// Every variant widens each value exactly: with x's rows one-hot (row r picks column p_r),
+// y = x W^T is W's column p_r, one product of 1 and a widened value plus zeros, the same in
+// any summation order. W holds F16's extremes (subnormals down to 2^-24, 65504, -0) and
+// values whose F16, BF16 and Q8_0 forms differ; 1 to 4 rows of x (the GEMV) and 5.
+TEST(LowBitGemm, EveryVariantWidensEachValueExactly) {
+  const int n = 13, k = 77;  // k: two Q8_0 blocks, a run of 8 and a tail of 5
+  const float specials[] = {0x1.0p-24f, -0x1.0p-24f, 0x1.ff8p-15f, 0x1.0p-14f, 65504.0f, -65504.0f,
+                            -0.0f,       1.0f / 3,     -2.5e-3f,     1000.125f,  3.0e-7f,  -7.0e-6f};
+  std::vector<float> w(static_cast<std::size_t>(n) * k);
+  for (std::size_t i = 0; i < w.size(); ++i)
+    w[i] = specials[i % std::size(specials)] * (i % 5 == 4 ? -1.0f : 1.0f);
+  for (Storage storage : {Storage::BF16, Storage::F16, Storage::Q8_0}) {
+    Parameter weight("w", {n, k}, w);
+    weight.set_storage(storage);
+    const std::vector<float> widened = weight.widened();
+    for (int m = 1; m <= 5; ++m) {
+      for (int p0 : {0, 31, 32, 64, 70, 76}) {
+        std::vector<float> a(static_cast<std::size_t>(m) * k, 0.0f);
+        for (int r = 0; r < m; ++r) a[static_cast<std::size_t>(r) * k + (p0 + 9 * r) % k] = 1.0f;
+        for (const auto& variant : kernels::low_bit_gemm_variants(storage)) {
+          std::vector<float> c(static_cast<std::size_t>(m) * n, -7.0f);
+          kernels::gemm_low_bit(variant.fn, storage, m, n, k, a.data(), weight.row_bits(0), nullptr, c.data());
+          for (int r = 0; r < m; ++r)
+            for (int j = 0; j < n; ++j) {
+              const float want = widened[static_cast<std::size_t>(j) * k + (p0 + 9 * r) % k];
+              const float got = c[static_cast<std::size_t>(r) * n + j];
+              // -0 widened may come back +0 (0 + -0): compare values, and the bits where nonzero.
+              ASSERT_TRUE(got == want && (want == 0.0f || std::signbit(got) == std::signbit(want)))
+                  << variant.name << " m " << m << " row " << r << " W row " << j << ": " << got << ", widened "
+                  << want;
+            }
+        }
+      }
+    }
+  }
+}
+
 TEST(LowBitGemm, RegistryNamesWhatIsBuilt) {
   EXPECT_EQ(kernels::low_bit_gemm_variants(Storage::BF16).front().name, "gemm_f32_bf16w_scalar");
   EXPECT_EQ(kernels::low_bit_gemm_variants(Storage::F16).front().name, "gemm_f32_f16w_scalar");

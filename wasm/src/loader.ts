@@ -9,7 +9,8 @@ export interface LoadOptions {
    * 'auto' (default) picks 'simd-threads' on a cross-origin isolated page with wasm SIMD,
    * else 'simd' when the runtime supports wasm SIMD, else 'scalar'. In Node, 'auto' never
    * picks threads (their workers keep the process alive until `engine.dispose()`); ask for
-   * 'simd-threads' to get them.
+   * 'simd-threads' to get them. Where the threaded engine cannot be created (its shared memory
+   * reserves its 4 GB maximum up front: docs/limits.md), 'auto' loads 'simd' instead.
    */
   build?: Build | 'auto';
   /**
@@ -70,6 +71,25 @@ export async function loadWith(
   builds: Partial<Record<Build, BuildFiles>>,
 ): Promise<AttentionEngine> {
   const build = await chooseBuild(options.build, 'simd-threads' in builds);
+  try {
+    return await instantiate(read, options, builds, build);
+  } catch (error) {
+    // The threaded engine's shared memory reserves its 4 GB maximum's address space when it
+    // is created; where that is refused (32-bit browsers, some phones) 'auto' takes the
+    // single-threaded SIMD engine. Bytes given as wasmBinary are the threaded build's: no retry.
+    const picked = (options.build ?? 'auto') === 'auto';
+    if (picked && build === 'simd-threads' && options.wasmBinary === undefined && builds.simd)
+      return instantiate(read, options, builds, 'simd');
+    throw error;
+  }
+}
+
+async function instantiate(
+  read: BinaryReader,
+  options: LoadOptions,
+  builds: Partial<Record<Build, BuildFiles>>,
+  build: Build,
+): Promise<AttentionEngine> {
   const threads = build === 'simd-threads' ? threadCount(options.threads) : 1;
   const files = builds[build]!;
   const relaxed = chooseRelaxedSimd(options.relaxedSimd, build) && files.relaxedWasm !== undefined;
