@@ -176,7 +176,8 @@ Result<Tensor> Transformer::embed_input(const std::vector<int>& ids, int batch, 
   return x;
 }
 
-Status Transformer::check_input(const ForwardInput& in, bool recording, const RecordFilter* kept) const {
+Status Transformer::check_input(const ForwardInput& in, bool recording, const RecordFilter* kept,
+                                LogitRows logit_rows) const {
   const ModelSpec& s = spec_;
   const bool enc_dec = s.encoder_decoder();
   if (Status st = check_ids("ids", in.ids, in.batch, in.seq, s.vocab_size, in.lengths, "lengths", s.max_seq); !st)
@@ -200,6 +201,11 @@ Status Transformer::check_input(const ForwardInput& in, bool recording, const Re
   if (recording && kept != nullptr)  // a few stages kept: the working set plus exactly those
     floats = std::min(floats, estimate_forward_floats(s, in.batch, in.seq, source_seq, false) +
                                   recorded_stage_floats(s, *kept, in.batch, in.seq, source_seq));
+  if (s.head != OutputHead::None && logit_rows != LogitRows::All) {
+    // The estimate counts (B, S, V) logits; a next-token view asks for (B, 1, V) or none.
+    const double vocab = s.vocab_size, all = static_cast<double>(in.batch) * in.seq * vocab;
+    floats -= all - (logit_rows == LogitRows::Last ? in.batch * vocab : 0.0);
+  }
   if (floats > static_cast<double>(kMaxTraceFloats))
     return Error{"this forward pass would need about " + std::to_string(static_cast<long long>(floats * 4) >> 20) +
                      " MiB; the limit is " + std::to_string(kMaxTraceFloats * 4 >> 20) +
@@ -239,7 +245,8 @@ std::vector<int> heads_of_layer(const std::vector<HeadRef>& heads, int layer) {
 Result<ForwardOutput> Transformer::forward(const ForwardInput& in, const ForwardOptions& options) const {
   const ModelSpec& s = spec_;
   const bool enc_dec = s.encoder_decoder();
-  if (Status st = check_input(in, options.record != nullptr, options.record); !st) return st.error_value();
+  if (Status st = check_input(in, options.record != nullptr, options.record, options.logits); !st)
+    return st.error_value();
   if (Status st = check_ablated_heads(options.ablated_heads); !st) return st.error_value();
 
   ForwardOutput out;

@@ -343,3 +343,30 @@ TEST(Transformer, TheMemoryCheckCountsOnlyTheStagesTheFilterKeeps) {
   ASSERT_EQ(out.value().trace.stages.size(), 4u);
   EXPECT_EQ(out.value().trace.stages[3].tensor.shape, (std::vector<int>{1, 16, s, s}));
 }
+
+// ... and the logits it asks for: a next-token view's one row per sequence, not (B, S, V).
+TEST(Transformer, TheMemoryCheckCountsOnlyTheLogitRowsAskedFor) {
+  ModelSpec spec;
+  spec.vocab_size = 200'000;
+  spec.d_model = 16;
+  spec.heads = 2;
+  spec.layers = 1;
+  spec.ffn_dim = 16;
+  spec.max_seq = 512;
+  spec.causal = true;
+  Result<Transformer> made = Transformer::create(spec);
+  ASSERT_TRUE(made.ok()) << made.error();
+  ForwardInput in;
+  in.batch = 1;
+  in.seq = 400;  // 400 x 200,000 logits = 80 M floats, over the limit
+  in.ids.assign(400, 7);
+  ForwardOptions all;
+  Result<ForwardOutput> refused = made.value().forward(in, all);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error_value().code, error_code::kLimitExceeded);
+  ForwardOptions last;
+  last.logits = LogitRows::Last;
+  Result<ForwardOutput> out = made.value().forward(in, last);
+  ASSERT_TRUE(out.ok()) << out.error();
+  EXPECT_EQ(out.value().logits.shape, (std::vector<int>{1, 1, 200'000}));
+}

@@ -108,8 +108,10 @@ class Transformer {
 
   // The checks forward() makes before it allocates: ids in the vocabulary, lengths,
   // sequence lengths within maxSeq, and the memory a pass would hold (with the stages
-  // `kept` keeps when `recording`; every stage when `kept` is null).
-  Status check_input(const ForwardInput& input, bool recording, const RecordFilter* kept = nullptr) const;
+  // `kept` keeps when `recording`, every stage when `kept` is null; the logits' rows as
+  // `logit_rows` asks).
+  Status check_input(const ForwardInput& input, bool recording, const RecordFilter* kept = nullptr,
+                     LogitRows logit_rows = LogitRows::All) const;
 
   // Heads to ablate (ForwardOptions::ablated_heads): layers and heads in range, and a
   // single stack.
