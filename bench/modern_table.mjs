@@ -67,7 +67,7 @@ export function modernTable(run) {
       `the others from the run of ${run.date.slice(0, 16).replace('T', ' ')} (commit ${run.commit.slice(0, 7)}).`
     : '';
   return [
-    `Run of ${run.date.slice(0, 10)}: SmolLM2-135M and Qwen3-0.6B${llama ? ' and Llama 3.2 1B' : ''} (random weights, their published config.json), ` +
+    `Run of ${run.date.slice(0, 10)}: SmolLM2-135M${llama ? ', Qwen3-0.6B and Llama 3.2 1B' : ' and Qwen3-0.6B'} (random weights, their published config.json), ` +
       `${smol.seq} tokens; headless Chromium ${run.machine.chromium}, ${run.machine.cpu}, ${run.machine.cores} cores, ` +
       `one thread, wasm SIMD; onnxruntime-web ${r.version} (wasm, numThreads 1, graphOptimizationLevel all); ` +
       `${run.runs} rounds after a ${run.warmMs / 1000} s warm-up.${runsNote}`,
@@ -101,7 +101,14 @@ export function modernTable(run) {
     ...(llama ? [loadRow('Llama 3.2 1B, BF16 file', llama, llamaModel.sizes['model.safetensors'], 'BF16')] : []),
     '',
     bigForward('Qwen3-0.6B', q, qwen, 'BF16'),
-    ...(llama ? ['', bigForward('Llama 3.2 1B', llama, llamaModel, 'BF16')] : []),
+    ...(llama
+      ? [
+          '',
+          bigForward('Llama 3.2 1B', llama, llamaModel, 'BF16') +
+            ` The renderer also holds the fetched file (${MB(llamaModel.sizes['model.safetensors'])}) while the engine loads from it: its peak RSS counts both.`,
+          '',
+        ]
+      : []),
     `Against the float64 PyTorch reference (largest absolute difference): onnxruntime-web logits ${e(r.check.logits.maxAbs)} ` +
       `(of a largest ${r.check.logits.maxAbsOfExpected.toFixed(2)}), attentions ${e(r.check.attentions.maxAbs)}` +
       [
@@ -119,7 +126,7 @@ export function modernTable(run) {
         )
         .join('') +
       '.',
-    `Machine load average at the start ${results.loadAverageAtStart.map((l) => l.toFixed(1)).join(', ')}, ` +
+    `Machine load average${run.sources ? ' of the full run' : ''} at the start ${results.loadAverageAtStart.map((l) => l.toFixed(1)).join(', ')}, ` +
       `at the end ${results.loadAverageAtEnd.map((l) => l.toFixed(1)).join(', ')}.`,
   ];
 }
