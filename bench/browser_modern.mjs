@@ -317,7 +317,12 @@ const qwenArgs = {
   layers: qwen.config.num_hidden_layers,
   forwards: QWEN_FORWARDS,
 };
-const modelSummary = (e) => ({ seq: e.seq, layers: e.config.num_hidden_layers, parameters: e.parameters, sizes: e.sizes });
+const modelSummary = (e) => ({
+  seq: e.seq,
+  layers: e.config.num_hidden_layers,
+  parameters: e.parameters,
+  sizes: e.sizes,
+});
 const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
 const machine = (chromium) => ({ cpu: cpus()[0]?.model ?? 'unknown CPU', cores: cpus().length, chromium });
 const resultsFile = `${ROOT}bench/results/pretrained-modern.json`;
@@ -329,13 +334,15 @@ if (BIG) {
   const measured = (promise) => promise.catch((error) => ({ notMeasured: `failed: ${error.message.split('\n')[0]}` }));
   const qwen3 = await measured(part(ours, qwenArgs));
   console.log('qwen3', JSON.stringify(qwen3));
-  const llamaQ8 = await measured(part(ours, {
-    base: base(LLAMA),
-    files: hubFiles('model.safetensors'),
-    weights: 'q8_0',
-    ids: llama.input_ids,
-    layers: llama.config.num_hidden_layers,
-  }));
+  const llamaQ8 = await measured(
+    part(ours, {
+      base: base(LLAMA),
+      files: hubFiles('model.safetensors'),
+      weights: 'q8_0',
+      ids: llama.input_ids,
+      layers: llama.config.num_hidden_layers,
+    }),
+  );
   console.log('llama', JSON.stringify(llamaQ8));
   const run = JSON.parse(readFileSync(resultsFile, 'utf8'));
   const big = { date: new Date().toISOString(), commit, machine: machine(qwen3.chromium ?? llamaQ8.chromium) };

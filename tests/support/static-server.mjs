@@ -29,7 +29,10 @@ export async function serveDirectory(root, { isolated = false, headHtml = '' } =
       let file = normalize(join(root, path));
       if (file !== root && !file.startsWith(root.endsWith(sep) ? root : root + sep)) throw new Error('outside root');
       if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
-      const headers = { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', ...(isolated ? ISOLATION : {}) };
+      const headers = {
+        'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+        ...(isolated ? ISOLATION : {}),
+      };
       if (!(headHtml && extname(file) === '.html')) {
         // Streamed: a checkpoint may be larger than readFile's 2 GiB (Llama 3.2 1B's 2.5 GB file).
         const { size } = await stat(file);
