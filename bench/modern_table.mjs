@@ -28,26 +28,49 @@ export function modernTable(run) {
   const t = results.timing;
   const r = results.ort;
   const q = results.qwen3;
-  // The heap peak over the load and the forwards against the weights as held plus the trace.
-  const peakOf = (p) =>
-    p.afterRuns?.heapPeak == null || p.afterLoad.weightBytes == null
-      ? '–'
-      : `${MB(p.afterRuns.heapPeak)}, ${(p.afterRuns.heapPeak / (p.afterLoad.weightBytes.total + p.traceBytes)).toFixed(2)}x`;
+  const llama = results.llama; // only in a run with --big
+  const llamaModel = models['llama3.2-1b'];
+  // The heap peak over the load and the forwards, and the wasm memory's peak (it only grows: its
+  // size after the forwards), each against the weights as held plus the trace.
+  const ratio = (p, peak) =>
+    peak == null || p.afterLoad.weightBytes == null || p.traceBytes == null
+      ? null
+      : peak / (p.afterLoad.weightBytes.total + p.traceBytes);
+  const peakOf = (p, peak) => (ratio(p, peak) == null ? MB(peak) : `${MB(peak)}, ${ratio(p, peak).toFixed(2)}x`);
   const loadRow = (label, p, file, dtype) =>
     p.notMeasured
       ? `| ${label} | ${MB(file)} | ${notMeasured(p)} | | | | | | | |`
-      : `| ${label} | ${MB(file)} | ${held(p, dtype)} | ${ms(p.fetchMs)} | ${ms(p.loadMs)} | ${MB(p.afterLoad.weightBytes?.total)} | ${peakOf(p)} | ${MB(p.afterLoad.wasmMemory)} | ${MB(p.afterRuns?.wasmMemory)} | ${MB(p.peakRssBytes)} |`;
+      : `| ${label} | ${MB(file)} | ${held(p, dtype)} | ${ms(p.fetchMs)} | ${ms(p.loadMs)} | ${MB(p.afterLoad.weightBytes?.total)} | ${peakOf(p, p.afterRuns?.heapPeak)} | ${MB(p.afterLoad.wasmMemory)} | ${peakOf(p, p.afterRuns?.wasmMemory)} | ${MB(p.peakRssBytes)} |`;
+  // The issue's rule for the big models: peak wasm memory <= bound x (weights held + trace).
+  const bigForward = (name, p, model, dtype) => {
+    if (p.notMeasured || p.forwardNotMeasured)
+      return `${name} forward: not measured: ${p.notMeasured ?? p.forwardNotMeasured}.`;
+    const r = ratio(p, p.afterRuns.wasmMemory);
+    const times = p.forwardMs.length ? `, then median ${ms(medianOf(p.forwardMs))} ms of ${p.forwardMs.length}` : '';
+    return (
+      `${name} (weights held as ${held(p, dtype)}), ${model.seq} tokens, ${model.layers} attentions recorded: ` +
+      `first forward ${ms(p.firstForwardMs)} ms${times}; peak wasm memory ${MB(p.afterRuns.wasmMemory)} = ` +
+      `${r.toFixed(2)}x (weights held ${MB(p.afterLoad.weightBytes.total)} + trace ${MB(p.traceBytes)})` +
+      (run.memoryBound == null ? '.' : `, bound ${run.memoryBound}x: ${r <= run.memoryBound ? 'met' : 'not met'}.`)
+    );
+  };
   const layers = smol.layers;
   // Each file as the engine held it (an engine without the weights option widens BF16 to float32).
   const heldAs = (p, file, dtype) => (p.notMeasured ? `${file} file` : `${file} file held as ${held(p, dtype)}`);
   const f32 = heldAs(results.f32, 'F32', 'F32');
   const bf16 = heldAs(results.bf16, 'BF16', 'BF16');
   const q8 = heldAs(results.q8, 'BF16', 'BF16');
+  // Which rows come from which run (a --big run replaces the big models' rows of a full run).
+  const runsNote = run.sources
+    ? ` The Qwen3-0.6B and Llama 3.2 1B rows are from a later run of ${run.sources.big.date.slice(0, 16).replace('T', ' ')} ` +
+      `(\`--big\`, commit ${run.sources.big.commit.slice(0, 7)}; load average ${run.sources.big.loadAverageAtStart[0].toFixed(1)} at its start); ` +
+      `the others from the run of ${run.date.slice(0, 16).replace('T', ' ')} (commit ${run.commit.slice(0, 7)}).`
+    : '';
   return [
-    `Run of ${run.date.slice(0, 10)}: SmolLM2-135M and Qwen3-0.6B (random weights, their published config.json), ` +
+    `Run of ${run.date.slice(0, 10)}: SmolLM2-135M${llama ? ', Qwen3-0.6B and Llama 3.2 1B' : ' and Qwen3-0.6B'} (random weights, their published config.json), ` +
       `${smol.seq} tokens; headless Chromium ${run.machine.chromium}, ${run.machine.cpu}, ${run.machine.cores} cores, ` +
       `one thread, wasm SIMD; onnxruntime-web ${r.version} (wasm, numThreads 1, graphOptimizationLevel all); ` +
-      `${run.runs} rounds after a ${run.warmMs / 1000} s warm-up.`,
+      `${run.runs} rounds after a ${run.warmMs / 1000} s warm-up.${runsNote}`,
     '',
     '| SmolLM2-135M, forward | median ms | fastest ms | ort / this, median of the per-round ratios |',
     '|---|---|---|---|',
@@ -68,18 +91,24 @@ export function modernTable(run) {
       ...modernTarget(run),
     ),
     '',
-    '| load from local files | file | weights held as | fetch ms | load from bytes ms | weights held | heap peak (load, forwards), / (weights + trace) | wasm memory after load | after the forwards (peak) | renderer peak RSS |',
+    '| load from local files | file | weights held as | fetch ms | load from bytes ms | weights held | heap peak (load, forwards), / (weights + trace) | wasm memory after load | after the forwards (peak), / (weights + trace) | renderer peak RSS |',
     '|---|---|---|---|---|---|---|---|---|---|',
     loadRow('SmolLM2-135M, F32 file', results.f32, smol.sizes['model.safetensors'], 'F32'),
     loadRow('SmolLM2-135M, BF16 file', results.bf16, smol.sizes['model-bf16/model.safetensors'], 'BF16'),
     loadRow('SmolLM2-135M, BF16 file', results.q8, smol.sizes['model-bf16/model.safetensors'], 'BF16'),
     `| onnxruntime-web, SmolLM2-135M ONNX (session creation) | ${MB(smol.sizes[onnxFile])} | float32 | ${ms(r.fetchMs)} | ${ms(r.loadMs)} | – | – | – | – | ${MB(r.peakRssBytes)} |`,
     loadRow('Qwen3-0.6B, BF16 file', q, qwen.sizes['model.safetensors'], 'BF16'),
+    ...(llama ? [loadRow('Llama 3.2 1B, BF16 file', llama, llamaModel.sizes['model.safetensors'], 'BF16')] : []),
     '',
-    q.notMeasured || q.forwardNotMeasured
-      ? `Qwen3-0.6B forward: not measured: ${q.notMeasured ?? q.forwardNotMeasured}.`
-      : `Qwen3-0.6B (weights held as ${held(q, 'BF16')}), ${qwen.seq} tokens, ${qwen.layers} attentions recorded: ` +
-        `first forward ${ms(q.firstForwardMs)} ms, then median ${ms(medianOf(q.forwardMs))} ms of ${q.forwardMs.length}.`,
+    bigForward('Qwen3-0.6B', q, qwen, 'BF16'),
+    ...(llama
+      ? [
+          '',
+          bigForward('Llama 3.2 1B', llama, llamaModel, 'BF16') +
+            ` The renderer also holds the fetched file (${MB(llamaModel.sizes['model.safetensors'])}) while the engine loads from it: its peak RSS counts both.`,
+          '',
+        ]
+      : []),
     `Against the float64 PyTorch reference (largest absolute difference): onnxruntime-web logits ${e(r.check.logits.maxAbs)} ` +
       `(of a largest ${r.check.logits.maxAbsOfExpected.toFixed(2)}), attentions ${e(r.check.attentions.maxAbs)}` +
       [
@@ -97,7 +126,7 @@ export function modernTable(run) {
         )
         .join('') +
       '.',
-    `Machine load average at the start ${results.loadAverageAtStart.map((l) => l.toFixed(1)).join(', ')}, ` +
+    `Machine load average${run.sources ? ' of the full run' : ''} at the start ${results.loadAverageAtStart.map((l) => l.toFixed(1)).join(', ')}, ` +
       `at the end ${results.loadAverageAtEnd.map((l) => l.toFixed(1)).join(', ')}.`,
   ];
 }

@@ -4,7 +4,9 @@
 # bench/browser_latency.mjs (keystroke to painted frame, default and heavy settings, in
 # Chromium and Firefox ESR; bench/results/latency.json), browser_train.mjs and
 # browser_pretrained.mjs (GPT-2 small against onnxruntime-web in Chromium) and browser_modern.mjs
-# (SmolLM2-135M against onnxruntime-web, Qwen3-0.6B, F32 / BF16 / 8-bit loads, in Chromium). Takes a
+# (SmolLM2-135M against onnxruntime-web, Qwen3-0.6B, F32 / BF16 / 8-bit loads, in Chromium; then with
+# --big Qwen3-0.6B in BF16 and Llama 3.2 1B in 8 bits against the memory rule, writing a 2.5 GB
+# checkpoint into bench/.cache the first time). Takes a
 # few minutes; run it on a quiet machine.
 #
 # `npm run bench -- --build-only` builds every bench target and stops (CI runs it so, through
@@ -34,3 +36,4 @@ node bench/browser_train.mjs
 node bench/browser_pretrained.mjs
 /usr/bin/python3 bench/make_modern.py  # SmolLM2-135M and Qwen3-0.6B; skipped when bench/.cache has them
 node bench/browser_modern.mjs
+node bench/browser_modern.mjs --big  # Qwen3-0.6B BF16 and Llama 3.2 1B q8_0: load, forward, peak memory

@@ -7,7 +7,7 @@
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
-import { readFileSync } from 'node:fs';
+import { createReadStream, readFileSync } from 'node:fs';
 
 const ISOLATION = JSON.parse(readFileSync(new URL('../../web/cross-origin-isolation.json', import.meta.url), 'utf8'));
 
@@ -29,17 +29,23 @@ export async function serveDirectory(root, { isolated = false, headHtml = '' } =
       let file = normalize(join(root, path));
       if (file !== root && !file.startsWith(root.endsWith(sep) ? root : root + sep)) throw new Error('outside root');
       if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
-      let body = await readFile(file);
-      if (headHtml && extname(file) === '.html') {
-        const html = body.toString('utf8');
-        const head = /<head(\s[^>]*)?>/i; // not <header>
-        body = head.test(html) ? html.replace(head, (tag) => tag + headHtml) : headHtml + html;
-      }
-      response.writeHead(200, {
+      const headers = {
         'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
         ...(isolated ? ISOLATION : {}),
-      });
-      response.end(body);
+      };
+      if (!(headHtml && extname(file) === '.html')) {
+        // Streamed: a checkpoint may be larger than readFile's 2 GiB (Llama 3.2 1B's 2.5 GB file).
+        const { size } = await stat(file);
+        const body = createReadStream(file);
+        await new Promise((resolve, reject) => body.once('open', resolve).once('error', reject));
+        response.writeHead(200, { ...headers, 'content-length': size });
+        body.once('error', () => response.destroy()).pipe(response);
+        return;
+      }
+      const html = (await readFile(file)).toString('utf8');
+      const head = /<head(\s[^>]*)?>/i; // not <header>
+      response.writeHead(200, headers);
+      response.end(head.test(html) ? html.replace(head, (tag) => tag + headHtml) : headHtml + html);
     } catch {
       response.writeHead(404, { 'content-type': 'text/plain' });
       response.end('not found');

@@ -237,6 +237,11 @@ describe.each(BUILDS)('%s build', (build) => {
     const files = Object.entries(filesOf('gpt2-tiny')).map(([name, bytes]) => new File([bytes as BlobPart], name));
     const m = await engine.loadPretrained({ files });
     expect(m.spec.vocabSize).toBe(557);
+    // A File is read as a stream (checkpoint-files.ts's readBlob): the same weights as from bytes.
+    const fromBytes = await engine.loadPretrained({ files: filesOf('gpt2-tiny') });
+    const input = { ids: Int32Array.from([5, 17, 300, 2]), batch: 1, seq: 4 };
+    expect(Array.from(m.forward(input).logits!)).toEqual(Array.from(fromBytes.forward(input).logits!));
+    fromBytes.dispose();
     m.dispose();
     const nested = Object.fromEntries(Object.entries(filesOf('gpt2-tiny')).map(([n, b]) => [`gpt2-tiny/${n}`, b]));
     const again = await engine.loadPretrained({ files: nested });

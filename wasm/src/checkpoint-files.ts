@@ -84,12 +84,31 @@ export function filesSource(files: unknown, onProgress?: (p: LoadProgress) => vo
           ? value
           : value instanceof ArrayBuffer
             ? new Uint8Array(value)
-            : new Uint8Array(await value.arrayBuffer());
+            : await readBlob(value, name);
       throwIfAborted(signal);
       onProgress?.({ file: name, loaded: bytes.length, total: bytes.length });
       return bytes;
     },
   };
+}
+
+// A File or Blob, read as a stream into one array of its size: Chromium's blob.arrayBuffer() fails
+// (NotReadableError) on a file above 2 GiB, such as Llama 3.2 1B's 2.5 GB model.safetensors.
+async function readBlob(blob: Blob, name: string): Promise<Uint8Array> {
+  const bytes = new Uint8Array(blob.size);
+  const reader = blob.stream().getReader();
+  let at = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (at + value.length > bytes.length)
+      throw new AttentionError(`${name} grew while it was read (${blob.size} bytes)`, { field: 'files', value: name });
+    bytes.set(value, at);
+    at += value.length;
+  }
+  if (at !== bytes.length)
+    throw new AttentionError(`${name}: ${blob.size} bytes announced, ${at} read`, { field: 'files', value: name });
+  return bytes;
 }
 
 const REPO = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)?$/;
