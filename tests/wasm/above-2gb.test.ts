@@ -34,7 +34,8 @@ async function engineWithRaw(build: Build): Promise<{ engine: AttentionEngine; r
     ...files,
     factory: async () => {
       const factory = await files.factory();
-      return (async (options: Parameters<Factory>[0]) => (raw = (await factory(options)) as unknown as Raw)) as Factory;
+      return (async (options: Parameters<Factory>[0]) =>
+        (raw = (await factory(options)) as unknown as Raw)) as unknown as Factory;
     },
   };
   const engine = await loadWith(read, { build, threads: 2 }, { [build]: wrapped });
