@@ -52,6 +52,12 @@ const REPOS = {
     ...decoderCheckpoint({ layers: 30, heads: 16, kvHeads: 4, headDim: 2, hidden: 32, vocab, maxPositions: 64 }),
     ...tokenizerFiles,
   },
+  // Llama 3.2 1B's depth and Qwen3-0.6B's heads (28 x 16, GQA 2:1): past 126 tokens only the weights fit, and 260 is the longest text shown
+  // (model/recorded-stages.ts: the engine's check and the page's bound).
+  'llama-28x16-long': {
+    ...decoderCheckpoint({ layers: 28, heads: 16, kvHeads: 8, headDim: 2, hidden: 32, vocab, maxPositions: 512 }),
+    ...tokenizerFiles,
+  },
   'long-512': {
     ...decoderCheckpoint({ layers: 2, heads: 4, kvHeads: 2, headDim: 8, hidden: 32, vocab, maxPositions: 512 }),
     ...tokenizerFiles,
@@ -117,7 +123,14 @@ async function openWith(repo, width = 1400) {
   await page.locator('#pretrained-base').fill(hub.url);
   await page.locator('#pretrained-repo').fill(repo);
   await page.locator('button[data-action="load"]').click();
-  await page.locator('[data-testid="pretrained-dialog"]').waitFor({ state: 'hidden', timeout: 30_000 });
+  await page
+    .locator('[data-testid="pretrained-dialog"]')
+    .waitFor({ state: 'hidden', timeout: 30_000 })
+    .catch(async (error) =>
+      assert.fail(
+        `${error.message}\nthe dialog says: ${await page.locator('[data-testid="pretrained-dialog"]').textContent()}`,
+      ),
+    );
   return { page, errors };
 }
 
@@ -131,6 +144,18 @@ async function showView(page, view) {
       params.set('view', v);
       location.hash = params.toString();
     }, view);
+}
+
+/** Sets one view setting through the page's hash (as a link would). */
+async function setInHash(page, name, value) {
+  await page.evaluate(
+    ([n, v]) => {
+      const params = new URLSearchParams(location.hash.slice(1));
+      params.set(n, v);
+      location.hash = params.toString();
+    },
+    [name, value],
+  );
 }
 
 /** How long the page's main thread takes to answer a frame request, ms: it must stay responsive. */
@@ -505,6 +530,122 @@ describe('the views at the sizes of today\u2019s models', () => {
     assert.match(said.text, /65,536/);
     assert.equal(said.longest, Math.floor(Math.sqrt(65_536 / 4))); // four heads' lines within MAX_VIEW_CELLS
     assert.equal(await inPlayground(page, (root) => root.querySelectorAll('ap-line-view').length), 0);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('a 260-token text on 28 layers x 16 heads: the weights drawn, the views that need more say what was not recorded', async () => {
+    const { page, errors } = await openWith('llama-28x16-long');
+    const text = Array.from({ length: 258 }, () => 'the').join(' ');
+    assert.equal(referencePieces(LLAMA, text).length, 260); // BOS, "t" "he", then 257 words
+    await page.locator('#setting-text').fill(text);
+    await showView(page, 'heads');
+    const started = Date.now();
+    const delays = [];
+    const drawn = page.waitForFunction(
+      () => {
+        const maps = document
+          .querySelector('ap-playground')
+          .shadowRoot.querySelectorAll('.view:not(.stale) ap-heatmap');
+        return (
+          maps.length === 16 &&
+          [...maps].every((m) => m.shadowRoot.querySelector('image[data-cells]') && m.rows === 260)
+        );
+      },
+      null,
+      { timeout: 60_000, polling: 100 },
+    );
+    let done = false;
+    drawn.then(
+      () => (done = true),
+      () => (done = true),
+    );
+    while (!done) delays.push(await frameDelay(page));
+    await drawn.catch(async (error) =>
+      assert.fail(
+        `${error.message}\n${await inPlayground(page, (root) => {
+          const maps = [...root.querySelectorAll('.view:not(.stale) ap-heatmap')];
+          return `${maps.length} heatmaps, rows ${maps.map((m) => m.rows)}; ${root.querySelector('.view')?.textContent}; ${root.querySelector('[data-setting="text"]')?.textContent}`;
+        })}`,
+      ),
+    );
+    const tookMs = Date.now() - started;
+    assert.ok(tookMs < 30_000, `drawn in ${tookMs} ms`);
+    assert.ok(Math.max(...delays) < 1000, `the page stalled ${Math.round(Math.max(...delays))} ms`);
+    // every cell of the first head drawn in its image
+    const cells = await page
+      .locator('.view ap-heatmap')
+      .first()
+      .evaluate((el) => Number(el.shadowRoot.querySelector('image').dataset.cells));
+    assert.equal(cells, 260 * 260);
+    await page.screenshot({ path: `${SHOTS}/modern-long-28x16.png` });
+    // Hovering a cell gives its weight, and says the scores were not recorded.
+    const box = await page
+      .locator('.view ap-heatmap')
+      .first()
+      .evaluate((el) => {
+        const r = el.shadowRoot.querySelector('image').getBoundingClientRect();
+        return { x: r.left, y: r.top, cell: Number(el.shadowRoot.querySelector('svg').dataset.cell) };
+      });
+    await page.mouse.move(box.x + box.cell * 2.5, box.y + box.cell * 5.5);
+    const tip = await page
+      .locator('.view ap-heatmap')
+      .first()
+      .evaluate((el) => el.shadowRoot.querySelector('.tip')?.textContent ?? '');
+    assert.match(tip, /query “·the” \(5\) → key “he” \(2\), head 0/);
+    assert.match(tip, /weight\s+softmax over the row = 0\.\d+/);
+    assert.match(tip, /scores\s+not recorded for a text this long/);
+
+    // The scores were not recorded at this length: the heads view says so in their place.
+    await setInHash(page, 'stage', 'scores');
+    const note = page.locator('[data-testid="not-recorded"]');
+    await note.waitFor({ timeout: 10_000 });
+    assert.match(await note.textContent(), /draws the scores: for a\s+text this long \(260 tokens\)/);
+    assert.match(await note.textContent(), /a text of at most 126 tokens records every attention stage/);
+    assert.equal(await inPlayground(page, (root) => root.querySelectorAll('.view:not(.stale) ap-heatmap').length), 0);
+    // Step by step reads every stage of a head: it says which, and names the views that draw this text.
+    await setInHash(page, 'stage', 'weights');
+    await showView(page, 'steps');
+    await page.waitForFunction(
+      () =>
+        /the scores, scaled scores, masked scores and the contexts/.test(
+          document.querySelector('ap-playground').shadowRoot.querySelector('[data-testid="not-recorded"]')
+            ?.textContent ?? '',
+        ),
+      null,
+      { timeout: 10_000 },
+    );
+    // The masks were recorded: the Masks view draws them.
+    await showView(page, 'masks');
+    await page.waitForFunction(
+      () =>
+        document.querySelector('ap-playground').shadowRoot.querySelectorAll('.view:not(.stale) ap-heatmap[data-mask]')
+          .length > 0,
+      null,
+      { timeout: 20_000 },
+    );
+    // Layers x heads draws every layer's weights as thumbnails.
+    await showView(page, 'overview');
+    await page.waitForFunction(
+      () =>
+        document
+          .querySelector('ap-playground')
+          .shadowRoot.querySelector('.view:not(.stale) ap-overview')
+          ?.shadowRoot.querySelectorAll('canvas[data-layer]').length ===
+        28 * 16,
+      null,
+      { timeout: 30_000 },
+    );
+    // One token past the limit (260 tokens for this 28 x 16 model) is refused at the text box with the reason.
+    await page.locator('#setting-text').fill(Array.from({ length: 259 }, () => 'the').join(' '));
+    await page
+      .locator('[data-setting="text"] .error, [data-setting="text"] [role="alert"]')
+      .first()
+      .waitFor({ timeout: 30_000 });
+    assert.match(
+      await page.locator('[data-setting="text"]').textContent(),
+      /261 tokens long; its 28 × 16 attention maps are shown for at most 260 tokens \(the softmax weights alone; every attention stage up to 126\)/,
+    );
     assert.deepEqual(errors, []);
     await page.close();
   });

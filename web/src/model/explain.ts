@@ -27,15 +27,26 @@ export function explainCell(
   const scores = get('scores'),
     scaled = get('scaled'),
     weights = get('weights');
-  if (!scores || !scaled || !weights) return [];
-  const k = row * scores.cols + col;
+  if (!weights) return [];
+  const k = row * weights.cols + col;
   const { queries, keys } = axisTokens(trace, block);
   const q = queries[sequence][row] ?? '<pad>',
     key = keys[sequence][col] ?? '<pad>';
-  const dk = trace.config.dModel / trace.config.heads;
   const reason = blockedReason(trace, block, layer, sequence, row, col);
+  const cell = `query “${q}” (${row}) → key “${key}” (${col}), head ${head}`;
+  // A long text on a big model records only the weights (model/recorded-stages.ts): the cell says so.
+  if (!scores || !scaled)
+    return [
+      cell,
+      reason
+        ? `weight  0 (blocked: ${REASONS[reason]})`
+        : `weight  softmax over the row = ${formatValue(weights.values[k])}`,
+      `row sum ${formatValue(rowSum(weights, row))}`,
+      'scores  not recorded for a text this long',
+    ];
+  const dk = trace.config.dModel / trace.config.heads;
   const lines = [
-    `query “${q}” (${row}) → key “${key}” (${col}), head ${head}`,
+    cell,
     `score   q·k = ${formatValue(scores.values[k])}`,
     trace.config.scale
       ? `scaled  ${formatValue(scores.values[k])} / √${dk} = ${formatValue(scaled.values[k])}`

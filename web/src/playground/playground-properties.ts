@@ -11,6 +11,7 @@ import type { Prediction, PretrainedInfo } from '../model/pretrained-info.js';
 import type { ExploreModel, ModelChoice } from './explore-models.js';
 import { DEFAULT_STATE, type State } from '../settings/settings.js';
 import type { Snapshot } from '../model/comparison.js';
+import type { Recorded } from '../model/recorded-stages.js';
 
 export abstract class PlaygroundProperties extends LitElement {
   static override properties = {
@@ -28,7 +29,8 @@ export abstract class PlaygroundProperties extends LitElement {
     modelError: { state: true },
     pretrained: { state: true },
     predictions: { state: true },
-    attentionOnly: { state: true },
+    recorded: { state: true },
+    stagesUpTo: { state: true },
     rendered: { state: true },
     baseline: { state: true },
     drafts: { state: true },
@@ -62,8 +64,10 @@ export abstract class PlaygroundProperties extends LitElement {
   declare pretrained: PretrainedInfo | null;
   /** The pretrained model's guesses for the trace shown. */
   declare predictions: Prediction[];
-  /** The trace shown has only the attention stages (a long text on a big model). */
-  declare attentionOnly: boolean;
+  /** Which stages the trace shown has: fewer for a long text on a big model (model/recorded-stages.ts). */
+  declare recorded: Recorded;
+  /** The longest text whose run keeps every attention stage (a view left without them says so). */
+  declare stagesUpTo: number;
   /** With chat turns: the text the chat template made of them (what the model reads), else ''. */
   declare rendered: string;
   /** The result pinned as the 'changes' view's baseline (null: compare with the previous result). */
@@ -91,7 +95,8 @@ export abstract class PlaygroundProperties extends LitElement {
     this.modelError = '';
     this.pretrained = null;
     this.predictions = [];
-    this.attentionOnly = false;
+    this.recorded = 'every';
+    this.stagesUpTo = 0;
     this.rendered = '';
     this.baseline = null;
     this.defaults = DEFAULT_STATE;

@@ -236,7 +236,8 @@ export class Playground extends PlaygroundProperties {
               ],
               () =>
                 viewBody(ctx, {
-                  attentionOnly: this.attentionOnly && !!this.pretrained,
+                  recorded: this.pretrained ? this.recorded : 'every',
+                  stagesUpTo: this.stagesUpTo,
                   baseline: this.baseline,
                   previous: this.#runs.previous,
                   current: this.#runs.current!,

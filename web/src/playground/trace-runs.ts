@@ -202,7 +202,8 @@ export class TraceRuns {
     this.#traceText = text;
     host.trace = outcome.trace;
     host.predictions = outcome.predictions ?? [];
-    host.attentionOnly = outcome.attentionOnly ?? false;
+    host.recorded = outcome.recorded ?? 'every';
+    host.stagesUpTo = outcome.stagesUpTo ?? 0;
     host.rendered = outcome.rendered ?? '';
     host.status = `${outcome.build} engine · ${outcome.milliseconds.toFixed(2)} ms · wasm heap ${(outcome.heapBytes / 1024).toFixed(0)} KiB`;
     host.heapBytes = outcome.heapBytes;

@@ -8,6 +8,7 @@ import { blocksFor, settingByName, shownValue, type Setting, type State } from '
 import { hiddenBy, whyNote, type LessonWeights, type View } from '../settings/why-notes.js';
 import { changesView } from './changes-view.js';
 import { referenceFor, type Snapshot } from '../model/comparison.js';
+import { unrecordedFor, type Recorded } from '../model/recorded-stages.js';
 import { axisTokens, findStage, type Block } from '../model/trace-model.js';
 import { type ColorScale, weightScale } from '../ui/colors.js';
 import {
@@ -54,8 +55,10 @@ export function viewContext(trace: Trace, state: State): ViewContext {
 }
 
 export interface ViewExtras {
-  /** A pretrained model on a long text: only the attention stages were recorded (the Shapes view says so). */
-  attentionOnly: boolean;
+  /** Which stages the trace has: a pretrained model on a long text records fewer (the views that read them say so). */
+  recorded: Recorded;
+  /** The longest text whose run keeps every attention stage (the worker's rule, model/recorded-stages.ts). */
+  stagesUpTo: number;
   /** The result shown, and the pinned baseline and the previous result (What changed compares with one of them). */
   current: Snapshot;
   baseline: Snapshot | null;
@@ -147,7 +150,18 @@ export function viewBody(ctx: ViewContext, extras: ViewExtras) {
   }`;
 }
 
+/** In place of a view that reads stages this long text's run did not record: which, and why. */
+function unrecordedNote(ctx: ViewContext, missing: string, longest: number) {
+  const tokens = axisTokens(ctx.trace, ctx.block).queries[ctx.sequence]?.length ?? 0;
+  return html`<p class="hint warn" role="status" data-testid="not-recorded" data-longest=${longest}>This view draws ${missing}: for a
+    text this long (${tokens} tokens) on a model this size, only the softmax weights and the masks of every layer were
+    recorded, to keep the page’s memory bounded. All heads and One head (Stage: weights), Masks and Layers × heads
+    draw this text; a text of at most ${longest} tokens records every attention stage.</p>`;
+}
+
 function viewOnly(ctx: ViewContext, extras: ViewExtras) {
+  const missing = unrecordedFor(extras.recorded, ctx.state.view, ctx.state.stage);
+  if (missing) return unrecordedNote(ctx, missing, extras.stagesUpTo);
   const refusal = drawRefusal(ctx);
   if (refusal) return refusal;
   const perRow = ctx.state.colorScale === 'row';
@@ -176,9 +190,11 @@ function viewOnly(ctx: ViewContext, extras: ViewExtras) {
       return html`<ap-legend masks label="Key:"></ap-legend>${crossMaskNote(ctx)}${masksView(ctx)}`;
     case 'shapes':
       return html`${
-        extras.attentionOnly
-          ? html`<p class="hint" data-testid="attention-only">This text is long
-      for a model this size: only the attention stages were recorded, so only they are listed.</p>`
+        extras.recorded !== 'every'
+          ? html`<p class="hint" data-testid="attention-only" data-recorded=${extras.recorded}>This text is long
+      for a model this size: only ${
+        extras.recorded === 'weights' ? 'the softmax weights and the masks' : 'the attention stages'
+      } were recorded, so only they are listed.</p>`
           : nothing
       }${shapesView(ctx)}`;
     case 'rows':

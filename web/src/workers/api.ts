@@ -6,6 +6,7 @@
 // loaded here too, with progress out and a way to cancel.
 import type { AttentionEngine, RunInput, Trace } from 'attention-playground';
 import type { LoadOutcome, Prediction, PretrainedProgress, PretrainedSource } from '../model/pretrained-info.js';
+import type { Recorded } from '../model/recorded-stages.js';
 import { PretrainedModels, isPretrainedRun, type PretrainedRunInput } from './pretrained-run.js';
 import { InputError, TrainedModels, isTrainedRun, type TrainedRunInput } from './trained-trace.js';
 
@@ -20,8 +21,10 @@ export type RunOutcome =
       heapBytes: number;
       /** A pretrained model's guesses (next token, or each [MASK]); absent for the other models. */
       predictions?: Prediction[];
-      /** A pretrained model on a long text: only its attention stages were recorded. */
-      attentionOnly?: boolean;
+      /** A pretrained model's run: which stages were recorded (fewer for a long text). */
+      recorded?: Recorded;
+      /** With recorded: the longest text whose run keeps every attention stage. */
+      stagesUpTo?: number;
       /** A pretrained model given chat turns: the text its chat template made of them (what it read). */
       rendered?: string;
     }
@@ -50,7 +53,12 @@ export function engineApi(load: () => Promise<AttentionEngine>): Required<Engine
         if (isPretrainedRun(input)) {
           const result = await (pretrained ??= new PretrainedModels(attention)).trace(input);
           trace = result.trace;
-          extra = { predictions: result.predictions, attentionOnly: result.attentionOnly, rendered: result.rendered };
+          extra = {
+            predictions: result.predictions,
+            recorded: result.recorded,
+            stagesUpTo: result.stagesUpTo,
+            rendered: result.rendered,
+          };
         } else
           trace = isTrainedRun(input) ? (trained ??= new TrainedModels(attention)).trace(input) : attention.run(input);
         const milliseconds = performance.now() - started;

@@ -17,6 +17,13 @@ import {
 import { InputError } from './trained-trace.js';
 import { pieceText } from '../model/token-label.js';
 import { parseTurns, type ChatTurn } from '../model/chat-turns.js';
+import {
+  longestShown,
+  longestWithStages,
+  recordedFor,
+  recordPatterns,
+  type Recorded,
+} from '../model/recorded-stages.js';
 
 /** Whether the checkpoint's tokenizer files carry a chat template. */
 function hasChatTemplate(model: PretrainedModel): boolean {
@@ -49,8 +56,10 @@ export interface PretrainedRunInput {
 export interface PretrainedTrace {
   trace: Trace;
   predictions: Prediction[];
-  /** Set when the text is too long for every stage: only the attention stages were recorded. */
-  attentionOnly: boolean;
+  /** Which stages were recorded: fewer for a long text (model/recorded-stages.ts). */
+  recorded: Recorded;
+  /** The longest text whose run keeps every attention stage (what a view left without them says). */
+  stagesUpTo: number;
   /** With chat turns: the text the template rendered, special tokens included (what the model read). */
   rendered?: string;
 }
@@ -59,9 +68,6 @@ export function isPretrainedRun(input: object): input is PretrainedRunInput {
   return 'pretrained' in input;
 }
 
-/** Floats of recorded stages per run: above this only attention is kept; the attention alone may take ATTENTION_BUDGET. */
-const FULL_BUDGET = 8_000_000;
-const ATTENTION_BUDGET = 40_000_000;
 const TOP = 5;
 
 /** How a piece shows (model/token-label.ts pieceText): its text with a leading space as '·', a WordPiece piece as it is. */
@@ -74,11 +80,6 @@ export function candidateText(decoded: string, id: number, family: Family): stri
   if (familyTokenizer(family) !== 'wordpiece' && (decoded === '' || decoded.includes('\uFFFD')))
     return `(bytes of a character, id ${id})`;
   return displayPiece(decoded, decoded, family);
-}
-
-/** The longest text (in tokens) whose attention stages fit the budget. */
-export function longestShown(info: Pick<PretrainedInfo, 'layers' | 'heads' | 'maxSeq'>): number {
-  return Math.min(info.maxSeq, Math.floor(Math.sqrt(ATTENTION_BUDGET / (info.layers * info.heads * 5))));
 }
 
 export class PretrainedModels {
@@ -197,26 +198,26 @@ export class PretrainedModels {
     const seq = encoding.ids.length;
     if (seq > info.maxSeq)
       throw new InputError(`The text is ${seq} tokens long; this model reads at most ${info.maxSeq}. Shorten it.`);
-    const shown = longestShown(info);
-    if (seq > shown)
-      throw new InputError(
-        `The text is ${seq} tokens long; its ${info.layers} \u00d7 ${info.heads} attention maps are shown for at most ${shown} tokens. Shorten it.`,
-      );
-    const stack = info.causal ? 'decoder' : 'encoder';
     const { spec } = model;
-    const full = spec.layers * seq * (spec.dModel * 16 + spec.ffnDim * 2) + spec.layers * spec.heads * seq * seq * 5;
-    const attentionOnly = full > FULL_BUDGET;
     // Only the logits a prediction reads: GPT-2's last row (its output layer over the whole
     // vocabulary costs as much as a third of the layers), BERT's when a [MASK] is typed.
     const mask = info.causal ? null : model.tokenizer.idOf('[MASK]');
     const logits = info.causal ? 'last' : mask !== null && encoding.ids.includes(mask) ? 'all' : 'none';
+    const shape = { ...spec, maxSeq: info.maxSeq };
+    const shown = longestShown(shape, logits);
+    if (seq > shown)
+      throw new InputError(
+        `The text is ${seq} tokens long; its ${info.layers} \u00d7 ${info.heads} attention maps are shown for at most ${shown} tokens (the softmax weights alone; every attention stage up to ${longestWithStages(shape, logits)}). Shorten it.`,
+      );
+    const stack = info.causal ? 'decoder' : 'encoder';
+    const recorded = recordedFor(shape, seq, logits);
     const result = model.forward({
       ids: encoding.ids,
       batch: 1,
       seq,
       logits,
       ...(spec.typeVocabSize > 0 ? { tokenTypes: encoding.tokenTypes } : {}),
-      record: { stages: attentionOnly ? [`${stack}.input`, `${stack}.self_attn.*`] : [`${stack}.*`] },
+      record: { stages: recordPatterns(recorded, stack) },
     });
     const tokens = encoding.tokens.map((piece, i) =>
       displayPiece(piece, model.tokenizer.decode([encoding.ids[i]]), info.family),
@@ -243,7 +244,13 @@ export class PretrainedModels {
       normType: spec.normType === 'layernorm' ? 'layernorm' : 'rmsnorm',
     } as unknown as ModelConfig;
     const trace: Trace = { mode: stack, config, tokens: [tokens], sourceTokens: [], stages: result.trace!.stages };
-    return { trace, predictions: this.#predictions(result.logits, encoding.ids, info), attentionOnly, rendered };
+    return {
+      trace,
+      predictions: this.#predictions(result.logits, encoding.ids, info),
+      recorded,
+      stagesUpTo: longestWithStages(shape, logits),
+      rendered,
+    };
   }
 
   #predictions(logits: Float32Array | null, ids: Int32Array, info: PretrainedInfo): Prediction[] {
