@@ -94,9 +94,8 @@ int main() {
     int n, k;
     const char* what;
   };
-  const Gemv gemvs[] = {{576, 1536, "GEMV 1 x 576 x 1536"},
-                        {1024, 1024, "GEMV 1 x 1024 x 1024"},
-                        {2048, 8192, "GEMV 1 x 2048 x 8192"}};
+  const Gemv gemvs[] = {
+      {576, 1536, "GEMV 1 x 576 x 1536"}, {1024, 1024, "GEMV 1 x 1024 x 1024"}, {2048, 8192, "GEMV 1 x 2048 x 8192"}};
   for (const Gemv& s : gemvs) {
     const int m = 1;
     const std::vector<float> a = filled(static_cast<std::size_t>(s.k), 1.0f);
@@ -110,10 +109,11 @@ int main() {
     };
     attention::Parameter weight("w", {s.n, s.k}, filled(static_cast<std::size_t>(s.n) * s.k, 0.5f));
     const PackedWeight packed = pack_weight(weight.data(), s.n, s.k);
-    print(fastest_gemm().name + (packed.panels.empty() ? "" : "_packed"),
-          median_ms([&] { gemm_fast(m, s.n, s.k, a.data(), weight.data(), Layout::NT, 1.0f, nullptr, c.data(), &packed); },
-                    15),
-          weight.bytes());
+    print(
+        fastest_gemm().name + (packed.panels.empty() ? "" : "_packed"),
+        median_ms(
+            [&] { gemm_fast(m, s.n, s.k, a.data(), weight.data(), Layout::NT, 1.0f, nullptr, c.data(), &packed); }, 15),
+        weight.bytes());
     for (attention::Storage storage : {attention::Storage::BF16, attention::Storage::F16, attention::Storage::Q8_0}) {
       attention::Parameter low("w", {s.n, s.k}, weight.values());
       low.set_storage(storage);

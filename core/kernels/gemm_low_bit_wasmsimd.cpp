@@ -226,8 +226,7 @@ void gemv_tile(const LowBitGemmArgs& g, int i0, int j0) {
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c) acc[r][c] = wasm_f32x4_splat(0.0f);
   // sum[r][c] += A's row r (8 values at p) . W's row c (8 values from its group, offset on).
-  const auto step = [&](v128_t(&sum)[R][C], const Group(&groups)[C], int offset, int p)
-                        __attribute__((always_inline)) {
+  const auto step = [&](v128_t(&sum)[R][C], const Group(&groups)[C], int offset, int p) __attribute__((always_inline)) {
     v128_t lo[C], hi[C];
     for (int c = 0; c < C; ++c) load8_unscaled<F>(groups[c], offset, lo[c], hi[c]);
     for (int r = 0; r < R; ++r) {

@@ -140,10 +140,9 @@ INSTANTIATE_TEST_SUITE_P(OddShapes, LowBitGemm,
 TEST(LowBitGemm, EveryVariantWidensEachValueExactly) {
   const int n = 13, k = 77;  // k: two Q8_0 blocks, a run of 8 and a tail of 5
   const float specials[] = {0x1.0p-24f, -0x1.0p-24f, 0x1.ff8p-15f, 0x1.0p-14f, 65504.0f, -65504.0f,
-                            -0.0f,       1.0f / 3,     -2.5e-3f,     1000.125f,  3.0e-7f,  -7.0e-6f};
+                            -0.0f,      1.0f / 3,    -2.5e-3f,     1000.125f,  3.0e-7f,  -7.0e-6f};
   std::vector<float> w(static_cast<std::size_t>(n) * k);
-  for (std::size_t i = 0; i < w.size(); ++i)
-    w[i] = specials[i % std::size(specials)] * (i % 5 == 4 ? -1.0f : 1.0f);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = specials[i % std::size(specials)] * (i % 5 == 4 ? -1.0f : 1.0f);
   for (Storage storage : {Storage::BF16, Storage::F16, Storage::Q8_0}) {
     Parameter weight("w", {n, k}, w);
     weight.set_storage(storage);
