@@ -12,7 +12,9 @@
 #include <string>
 #include <vector>
 
+#ifndef ATTENTION_LIGHT_BINDINGS
 #include "analysis_bindings.hpp"
+#endif
 #include "attention/backend.hpp"
 #include "attention/model.hpp"
 #include "attention/multi_head.hpp"
@@ -21,7 +23,9 @@
 #include "attention/trainer.hpp"
 #include "attention/transformer.hpp"
 #include "attention/weights_io.hpp"
+#ifndef ATTENTION_LIGHT_BINDINGS
 #include "generation_handle.hpp"
+#endif
 #include "js_values.hpp"
 #include "model_handle.hpp"
 
@@ -32,10 +36,12 @@ void reset_heap_peak();
 
 using emscripten::val;
 using namespace attention;
+#ifndef ATTENTION_LIGHT_BINDINGS
 using attention::js::attention_rollout_js;
 using attention::js::head_scores_js;
 using attention::js::logit_attribution_js;
 using attention::js::logit_lens_js;
+#endif
 using attention::js::ModelHandle;
 using attention::js::parse_json;
 using attention::js::read_forward_input;
@@ -352,10 +358,16 @@ EMSCRIPTEN_BINDINGS(attention_engine) {
       .function("saveWeights", &ModelHandle::save_weights)
       .function("weightBytes", &ModelHandle::weight_bytes)
       .function("forward", &ModelHandle::forward)
+#ifndef ATTENTION_LIGHT_BINDINGS
       .function("headScores", &head_scores_js)
       .function("logitLens", &logit_lens_js)
       .function("logitAttribution", &logit_attribution_js)
-      .function("attentionRollout", &attention_rollout_js);
+      .function("attentionRollout", &attention_rollout_js)
+#endif
+      ;
+#ifndef ATTENTION_LIGHT_BINDINGS
+  // Not in the element's light engine (ATTENTION_LIGHT_BINDINGS, wasm/CMakeLists.txt): the
+  // element draws, trains and reads checkpoints; it neither generates nor runs the head tools.
   emscripten::class_<attention::js::GenerationHandle>("_Generation")
       .constructor<const ModelHandle&, val>()
       .function("error", &attention::js::GenerationHandle::error)
@@ -364,6 +376,7 @@ EMSCRIPTEN_BINDINGS(attention_engine) {
       .function("tokens", &attention::js::GenerationHandle::tokens)
       .function("promptLength", &attention::js::GenerationHandle::prompt_length)
       .function("done", &attention::js::GenerationHandle::done);
+#endif
   emscripten::class_<TrainerHandle>("_Trainer")
       .constructor<const ModelHandle&, std::string, val>()
       .function("error", &TrainerHandle::error)

@@ -84,6 +84,21 @@ export class Model {
     return this.#raw;
   }
 
+  /** The live model, in an engine that has `tool` (the element's light engine has neither generation nor the head tools). */
+  #withTool(tool: 'headScores' | 'logitLens' | 'logitAttribution' | 'attentionRollout' | 'generate'): RawModel {
+    const raw = this.#live();
+    const present = tool === 'generate' ? this.#generationClass !== undefined : typeof raw[tool] === 'function';
+    if (!present)
+      throw new AttentionError(
+        `this engine build has no ${tool} (the element's light engine): load the package's engine`,
+        {
+          code: 'invalid_argument',
+          field: tool,
+        },
+      );
+    return raw;
+  }
+
   /** Every parameter, name and shape, in the fixed order (PyTorch's state_dict order). */
   parameters(): ParameterInfo[] {
     return JSON.parse(this.#live().parametersJson()) as ParameterInfo[];
@@ -146,7 +161,7 @@ export class Model {
    * Single stacks only (GPT-2, BERT, the playground's and hub models); see docs/heads.md.
    */
   headScores(options: HeadScoreOptions): Float32Array {
-    const raw = this.#live();
+    const raw = this.#withTool('headScores');
     const result = raw.headScores(checkHeadScoreOptions(options, this.spec));
     if (!(result instanceof Float32Array)) throw fromEngine(result.error!);
     return result;
@@ -161,7 +176,7 @@ export class Model {
    * causal LMs); an MLM head (BERT) throws (field 'model'). See docs/heads.md.
    */
   logitLens(options: LogitLensOptions): LogitLensResult {
-    const raw = this.#live();
+    const raw = this.#withTool('logitLens');
     const result = raw.logitLens(checkLogitLensOptions(options, this.spec));
     if ('error' in result && result.error) throw fromEngine(result.error);
     return result as LogitLensResult;
@@ -176,7 +191,7 @@ export class Model {
    * post-LN (BERT) or sandwich-norm (Gemma 3) model throws (field 'model'). See docs/heads.md.
    */
   logitAttribution(options: LogitAttributionOptions): LogitAttributionResult {
-    const raw = this.#live();
+    const raw = this.#withTool('logitAttribution');
     const result = raw.logitAttribution(checkLogitAttributionOptions(options, this.spec));
     if ('error' in result && result.error) throw fromEngine(result.error);
     return result as LogitAttributionResult;
@@ -189,7 +204,7 @@ export class Model {
    * Single stacks only. See docs/heads.md.
    */
   attentionRollout(options: { ids: ArrayLike<number> }): Float32Array {
-    const raw = this.#live();
+    const raw = this.#withTool('attentionRollout');
     const result = raw.attentionRollout(checkRolloutOptions(options, this.spec));
     if (!(result instanceof Float32Array)) throw fromEngine(result.error!);
     return result;
@@ -202,7 +217,7 @@ export class Model {
    * when done (it keeps the model's weights alive until then).
    */
   generate(options: GenerateOptions): Generation {
-    const raw = this.#live();
+    const raw = this.#withTool('generate');
     const decoder = options?.tokenizer ?? null;
     const { checked, stopStrings } = checkGenerateOptions(options, this.spec, decoder);
     const top = options.topCandidates ?? 10;
