@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { AttentionEngine, Build } from '../../dist/node.js';
 import { SINGLE_THREADED_BUILDS, loadWith, type BuildFiles, type Factory } from '../../dist/loader.js';
 import { THREADED_BUILD } from '../../dist/threaded-build.js';
-import { ROOT } from './helpers.js';
+import { ROOT, expectRowsClose } from './helpers.js';
 
 const GiB = 2 ** 30;
 const DIR = `${ROOT}tests/reference/fixtures/hub/`;
@@ -60,26 +60,6 @@ function fillBelow2GiB(raw: Raw): number {
     if (p >= end) return p;
   }
   throw new Error('the free chunks below the blocks did not run out');
-}
-
-// Real (unpadded) query rows of a (B, G, S, W) array agree with PyTorch to 1e-4 relative.
-function expectRowsClose(
-  got: Float32Array,
-  want: number[],
-  e: { batch: number; seq: number; lengths: number[] },
-  groups: number,
-  width: number,
-  what: string,
-) {
-  expect(got.length).toBe(want.length);
-  for (let b = 0; b < e.batch; b++)
-    for (let g = 0; g < groups; g++)
-      for (let q = 0; q < e.lengths[b]; q++)
-        for (let c = 0; c < width; c++) {
-          const i = ((b * groups + g) * e.seq + q) * width + c;
-          if (!(Math.abs(got[i] - want[i]) <= 1e-4 * Math.max(1, Math.abs(want[i]))))
-            expect.fail(`${what}[${b},${g},${q},${c}]: ${got[i]}, PyTorch ${want[i]}`);
-        }
 }
 
 const engines: AttentionEngine[] = [];

@@ -3,7 +3,13 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'vitest';
-import { loadAttention, type AttentionEngine, type Build, type MultiHeadAttentionInput } from '../../dist/node.js';
+import {
+  AttentionError,
+  loadAttention,
+  type AttentionEngine,
+  type Build,
+  type MultiHeadAttentionInput,
+} from '../../dist/node.js';
 
 export const BUILDS: Build[] = ['simd', 'scalar'];
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -51,4 +57,35 @@ export function smallAttentionInput(): MultiHeadAttentionInput {
     outProjWeight: ramp(E * E, 2.1),
     outProjBias: ramp(E, 0.4),
   };
+}
+
+/** The AttentionError a promise rejects with (fails the test on anything else, or none). */
+export async function rejection(promise: Promise<unknown>): Promise<AttentionError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(AttentionError);
+    return error as AttentionError;
+  }
+  throw new Error('expected an AttentionError');
+}
+
+// Real (unpadded) query rows of a (B, G, S, W) array agree with PyTorch to 1e-4 relative.
+export function expectRowsClose(
+  got: Float32Array,
+  want: number[],
+  e: { batch: number; seq: number; lengths: number[] },
+  groups: number,
+  width: number,
+  what: string,
+) {
+  expect(got.length).toBe(want.length);
+  for (let b = 0; b < e.batch; b++)
+    for (let g = 0; g < groups; g++)
+      for (let q = 0; q < e.lengths[b]; q++)
+        for (let c = 0; c < width; c++) {
+          const i = ((b * groups + g) * e.seq + q) * width + c;
+          if (!(Math.abs(got[i] - want[i]) <= 1e-4 * Math.max(1, Math.abs(want[i]))))
+            expect.fail(`${what}[${b},${g},${q},${c}]: ${got[i]}, PyTorch ${want[i]}`);
+        }
 }

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { Tokenizer as RustTokenizer } from 'tokenizers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AttentionError, type AttentionEngine, type PretrainedModel } from '../../dist/node.js';
-import { BUILDS, ROOT, engineFor } from './helpers.js';
+import { BUILDS, ROOT, engineFor, expectRowsClose, rejection } from './helpers.js';
 
 const DIR = `${ROOT}tests/reference/fixtures/hub/`;
 const filesOf = (dir: string, except: string[] = []): Record<string, Uint8Array> =>
@@ -42,36 +42,6 @@ const CASES: [string, string, string][] = [
   ['mistral-tiny', 'mistral', 'mistral-tiny'],
   ['gemma3-bidirectional-tiny', 'gemma3_text', 'gemma3-bidirectional-tiny'],
 ];
-
-async function rejection(promise: Promise<unknown>): Promise<AttentionError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(AttentionError);
-    return error as AttentionError;
-  }
-  throw new Error('expected an AttentionError');
-}
-
-// Real (unpadded) query rows of a (B, G, S, W) array agree with PyTorch to 1e-4 relative.
-function expectRowsClose(
-  got: Float32Array,
-  want: number[],
-  e: { batch: number; seq: number; lengths: number[] },
-  groups: number,
-  width: number,
-  what: string,
-) {
-  expect(got.length).toBe(want.length);
-  for (let b = 0; b < e.batch; b++)
-    for (let g = 0; g < groups; g++)
-      for (let q = 0; q < e.lengths[b]; q++)
-        for (let c = 0; c < width; c++) {
-          const i = ((b * groups + g) * e.seq + q) * width + c;
-          if (!(Math.abs(got[i] - want[i]) <= 1e-4 * Math.max(1, Math.abs(want[i]))))
-            expect.fail(`${what}[${b},${g},${q},${c}]: ${got[i]}, PyTorch ${want[i]}`);
-        }
-}
 
 function checkForward(m: PretrainedModel, golden: string) {
   const e = expectedOf(golden);

@@ -8,8 +8,8 @@ import { createServer, type Server } from 'node:http';
 import { readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AttentionError, type AttentionEngine, type PretrainedModel } from '../../dist/node.js';
-import { BUILDS, ROOT, engineFor, expectClose } from './helpers.js';
+import { type AttentionEngine, type PretrainedModel } from '../../dist/node.js';
+import { BUILDS, ROOT, engineFor, expectClose, rejection } from './helpers.js';
 
 const DIR = `${ROOT}tests/reference/fixtures/pretrained/`;
 const filesOf = (dir: string, except: string[] = []): Record<string, Uint8Array> =>
@@ -20,16 +20,6 @@ const filesOf = (dir: string, except: string[] = []): Record<string, Uint8Array>
   );
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const expectedOf = (dir: string): any => JSON.parse(readFileSync(`${DIR}${dir}/expected.json`, 'utf8'));
-
-async function rejection(promise: Promise<unknown>): Promise<AttentionError> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(AttentionError);
-    return error as AttentionError;
-  }
-  throw new Error('expected an AttentionError');
-}
 
 // Real (unpadded) rows of a (B, H?, S, W) array agree with PyTorch to 1e-4 relative.
 function expectRowsClose(
