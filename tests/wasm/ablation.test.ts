@@ -4,18 +4,8 @@
 // against an independent construction (the head's out_proj columns zeroed in a copy of
 // the weights); bad heads are AttentionErrors with code, field and value.
 import { describe, expect, it } from 'vitest';
-import { AttentionError, DEFAULT_SPEC, type Model, type ModelSpec } from '../../dist/node.js';
-import { BUILDS, engineFor, expectClose } from './helpers.js';
-
-function thrown(call: () => unknown): AttentionError {
-  try {
-    call();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AttentionError);
-    return error as AttentionError;
-  }
-  throw new Error('expected an AttentionError');
-}
+import { DEFAULT_SPEC, type Model, type ModelSpec } from '../../dist/node.js';
+import { BUILDS, engineFor, expectClose, thrown } from './helpers.js';
 
 /** A copy of a .safetensors file (F32) with one tensor's values edited. */
 function editTensor(

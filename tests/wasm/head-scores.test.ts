@@ -3,19 +3,8 @@
 // grouped K/V heads through createModel + loadWeights), the shipped induction checkpoint's
 // induction head, and bad options as coded AttentionErrors with field and value.
 import { describe, expect, it } from 'vitest';
-import { AttentionError } from '../../dist/node.js';
 import { checkpoint, referenceModel } from './analysis-models.js';
-import { BUILDS, engineFor, expectClose, fixture } from './helpers.js';
-
-function thrown(call: () => unknown): AttentionError {
-  try {
-    call();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AttentionError);
-    return error as AttentionError;
-  }
-  throw new Error('expected an AttentionError');
-}
+import { BUILDS, engineFor, expectClose, fixture, thrown } from './helpers.js';
 
 describe.each(BUILDS)('headScores (%s)', (build) => {
   it('matches the PyTorch reference (TransformerLens definitions) on GPT-2, Llama and Qwen 2', async () => {

@@ -89,3 +89,14 @@ export function expectRowsClose(
             expect.fail(`${what}[${b},${g},${q},${c}]: ${got[i]}, PyTorch ${want[i]}`);
         }
 }
+
+/** The AttentionError a call throws (fails the test on anything else, or none). */
+export function thrown(call: () => unknown): AttentionError {
+  try {
+    call();
+  } catch (error) {
+    expect(error).toBeInstanceOf(AttentionError);
+    return error as AttentionError;
+  }
+  throw new Error('expected an AttentionError');
+}

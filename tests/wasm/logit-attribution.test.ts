@@ -3,19 +3,8 @@
 // Qwen 2; the parts add up to the logit; the induction head carries the copied token; bad
 // options and post-LN models are coded errors.
 import { describe, expect, it } from 'vitest';
-import { AttentionError } from '../../dist/node.js';
 import { checkpoint, referenceModel } from './analysis-models.js';
-import { BUILDS, engineFor, expectClose, fixture } from './helpers.js';
-
-function thrown(call: () => unknown): AttentionError {
-  try {
-    call();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AttentionError);
-    return error as AttentionError;
-  }
-  throw new Error('expected an AttentionError');
-}
+import { BUILDS, engineFor, expectClose, fixture, thrown } from './helpers.js';
 
 const sum = (a: ArrayLike<number>) => Array.from(a).reduce((s, v) => s + v, 0);
 

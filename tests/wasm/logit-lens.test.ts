@@ -2,19 +2,8 @@
 // each block, final norm, unembedding: tests/reference/fixtures/heads.json) on GPT-2, Llama
 // and Qwen 2; the last layer is the model's own prediction; bad options are coded errors.
 import { describe, expect, it } from 'vitest';
-import { AttentionError } from '../../dist/node.js';
 import { checkpoint, referenceModel } from './analysis-models.js';
-import { BUILDS, engineFor, expectClose, fixture } from './helpers.js';
-
-function thrown(call: () => unknown): AttentionError {
-  try {
-    call();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AttentionError);
-    return error as AttentionError;
-  }
-  throw new Error('expected an AttentionError');
-}
+import { BUILDS, engineFor, expectClose, fixture, thrown } from './helpers.js';
 
 describe.each(BUILDS)('logitLens (%s)', (build) => {
   it('matches the PyTorch reference on GPT-2, Llama and Qwen 2', async () => {

@@ -7,8 +7,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AttentionError, DEFAULT_SPEC, ENGINE, type ModelSpec } from '../../dist/node.js';
-import { BUILDS, ROOT, engineFor, expectClose, fixture } from './helpers.js';
+import { DEFAULT_SPEC, ENGINE, type ModelSpec } from '../../dist/node.js';
+import { BUILDS, ROOT, engineFor, expectClose, fixture, thrown } from './helpers.js';
 
 const MODELS = `${ROOT}tests/reference/fixtures/models/`;
 const CASES = [
@@ -33,16 +33,6 @@ const inputOf = (f: any) => ({
     ? { sourceIds: Int32Array.from(f.source_ids), sourceSeq: f.source_seq, sourceLengths: f.source_lengths }
     : {}),
 });
-
-function thrown(call: () => unknown): AttentionError {
-  try {
-    call();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AttentionError);
-    return error as AttentionError;
-  }
-  throw new Error('expected an AttentionError');
-}
 
 describe.each(BUILDS)('%s build', (build) => {
   it.each(CASES)('matches PyTorch: %s', async (name) => {

@@ -6,24 +6,14 @@
 // settings are AttentionErrors naming the setting; the trainer learns with every option on.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { AttentionError, type ModelSpec } from '../../dist/node.js';
-import { BUILDS, ROOT, engineFor, expectClose } from './helpers.js';
+import { type ModelSpec } from '../../dist/node.js';
+import { BUILDS, ROOT, engineFor, expectClose, thrown } from './helpers.js';
 
 const MODERN = `${ROOT}tests/reference/fixtures/modern/`;
 const CASES = ['llama', 'llama3_scaled_tied', 'qwen2', 'qwen3', 'gemma3', 'alibi', 'partial_rotary_linear'];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const fixtureOf = (name: string): any => JSON.parse(readFileSync(`${MODERN}${name}.json`, 'utf8'));
-
-function thrown(call: () => unknown): AttentionError {
-  try {
-    call();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AttentionError);
-    return error as AttentionError;
-  }
-  throw new Error('expected an AttentionError');
-}
 
 describe.each(BUILDS)('%s build', (build) => {
   it.each(CASES)('matches the PyTorch reference: %s', async (name) => {

@@ -1,8 +1,8 @@
 // Training through the npm package: every task trains to its documented accuracy
 // (small, seeded), the API's checks, determinism, gradients and snapshots, both builds.
 import { describe, expect, it } from 'vitest';
-import { AttentionError, TASKS, type CreateTrainerOptions, type ModelSpec } from '../../dist/node.js';
-import { BUILDS, engineFor } from './helpers.js';
+import { TASKS, type CreateTrainerOptions, type ModelSpec } from '../../dist/node.js';
+import { BUILDS, engineFor, thrown } from './helpers.js';
 
 const SMALL: Partial<ModelSpec> = {
   dModel: 32,
@@ -34,16 +34,6 @@ const TRAINED: [string, CreateTrainerOptions['task'], number, number, Partial<Mo
     { batchSize: 128, optimizer: { lr: 5e-3, weightDecay: 1.0, warmup: 20, schedule: 'cosine', totalSteps: 600 } },
   ],
 ];
-
-function thrown(call: () => unknown): AttentionError {
-  try {
-    call();
-  } catch (error) {
-    expect(error).toBeInstanceOf(AttentionError);
-    return error as AttentionError;
-  }
-  throw new Error('expected an AttentionError');
-}
 
 function vocabFor(task: NonNullable<CreateTrainerOptions['task']>): { vocabSize: number; maxSeq: number } {
   const n = task.length ?? 8,
