@@ -9,6 +9,8 @@ import type { LoadOutcome, Prediction, PretrainedProgress, PretrainedSource } fr
 import type { Recorded } from '../model/recorded-stages.js';
 import { PretrainedModels, isPretrainedRun, type PretrainedRunInput } from './pretrained-run.js';
 import { InputError, TrainedModels, isTrainedRun, type TrainedRunInput } from './trained-trace.js';
+import type { HeadsOutcome, HeadsProgress, HeadsRequest } from '../model/heads-results.js';
+import type { HeadsRunner } from './heads-run.js';
 
 export type EngineRequest = RunInput | TrainedRunInput | PretrainedRunInput;
 
@@ -37,12 +39,25 @@ export interface EngineApi {
   loadPretrained?(source: PretrainedSource, onProgress: (p: PretrainedProgress) => void): Promise<LoadOutcome>;
   /** Stops the load under way: it answers with code 'aborted'. */
   cancelPretrained?(): Promise<void> | void;
+  /** A "What heads do" tool on a model held here (heads-run.ts), with progress out. */
+  heads?(request: HeadsRequest, onProgress: (p: HeadsProgress) => void): Promise<HeadsOutcome>;
+  /** Stops the heads tool under way: it answers with code 'aborted'. */
+  cancelHeads?(): Promise<void> | void;
 }
 
-export function engineApi(load: () => Promise<AttentionEngine>): Required<EngineApi> {
+/**
+ * The tools a page adds (the one-tag element leaves them out: its bundle inlines this file). heads: makes the
+ * heads runner (heads-run.ts) on the models held here.
+ */
+export interface EngineTools {
+  heads?: (models: { trained: () => TrainedModels; pretrained: () => PretrainedModels }) => HeadsRunner;
+}
+
+export function engineApi(load: () => Promise<AttentionEngine>, tools: EngineTools = {}): Required<EngineApi> {
   let engine: Promise<AttentionEngine> | null = null;
   let trained: TrainedModels | null = null;
   let pretrained: PretrainedModels | null = null;
+  let heads: HeadsRunner | null = null;
   return {
     async run(input) {
       const attention = await (engine ??= load());
@@ -82,6 +97,23 @@ export function engineApi(load: () => Promise<AttentionEngine>): Required<Engine
     },
     cancelPretrained() {
       pretrained?.cancel();
+    },
+    async heads(request, onProgress) {
+      let attention: AttentionEngine;
+      try {
+        attention = await (engine ??= load());
+      } catch (error) {
+        return { ok: false, error: `the engine did not load: ${String(error)}`, code: 'engine' };
+      }
+      if (!tools.heads) return { ok: false, error: 'this engine has no head tools', code: 'unsupported' };
+      heads ??= tools.heads({
+        trained: () => (trained ??= new TrainedModels(attention)),
+        pretrained: () => (pretrained ??= new PretrainedModels(attention)),
+      });
+      return heads.run(request, onProgress);
+    },
+    cancelHeads() {
+      heads?.cancel();
     },
   };
 }

@@ -4,6 +4,7 @@
 // stale work, and one playground never cancels another's.
 import type { EngineApi, EngineRequest, RunOutcome } from './api.js';
 import type { LoadOutcome, PretrainedProgress, PretrainedSource } from '../model/pretrained-info.js';
+import type { HeadsOutcome, HeadsProgress, HeadsRequest } from '../model/heads-results.js';
 
 export type { EngineRequest, LoadOutcome, PretrainedProgress, PretrainedSource, RunOutcome };
 
@@ -50,6 +51,22 @@ export class EngineClient {
   /** Stops the pretrained load under way, if any. */
   cancelPretrained(): void {
     void this.#api?.cancelPretrained?.();
+  }
+
+  /** Runs a "What heads do" tool where the engine runs (one at a time: a newer one replaces the one under way). */
+  async heads(request: HeadsRequest, onProgress: (p: HeadsProgress) => void): Promise<HeadsOutcome> {
+    const api = (this.#api ??= this.#connect());
+    if (!api.heads) return { ok: false, error: 'this page\u2019s engine has no head tools', code: 'unsupported' };
+    try {
+      return await api.heads(request, onProgress);
+    } catch (error) {
+      return { ok: false, error: `the engine failed: ${String(error)}`, code: 'engine' };
+    }
+  }
+
+  /** Stops the heads tool under way, if any. */
+  cancelHeads(): void {
+    void this.#api?.cancelHeads?.();
   }
 
   async #drain(): Promise<void> {

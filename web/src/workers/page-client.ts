@@ -23,6 +23,8 @@ export function pageEngineClient(): EngineClient {
       // The progress callback stays on the page; the worker calls it through a proxy.
       loadPretrained: (source, onProgress) => remote.loadPretrained(source, Comlink.proxy(onProgress)),
       cancelPretrained: () => remote.cancelPretrained(),
+      heads: (request, onProgress) => remote.heads(request, Comlink.proxy(onProgress)),
+      cancelHeads: () => remote.cancelHeads(),
     };
   });
   return pageEngine;

@@ -164,6 +164,11 @@ export class PretrainedModels {
     }
   }
 
+  /** The loaded checkpoint if it is the one of `key`, else null (only one is kept). */
+  loaded(key: string): { model: PretrainedModel; info: PretrainedInfo } | null {
+    return this.#model && this.#info?.key === key ? { model: this.#model, info: this.#info } : null;
+  }
+
   /** Stops the load under way, if any (it then answers with code 'aborted'). */
   cancel(): void {
     this.#loading?.abort();

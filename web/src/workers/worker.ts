@@ -5,10 +5,13 @@ import * as Comlink from 'comlink';
 import { loadAttention as loadSingleThreaded } from 'attention-playground';
 import { loadAttention } from 'attention-playground/threads';
 import { engineApi } from './api.js';
+import { HeadsRunner } from './heads-run.js';
 import { SINGLE_THREADED } from './worker-watchdog.js';
 
 const engine = self.name === SINGLE_THREADED ? loadSingleThreaded() : loadAttention();
-const api = engineApi(() => engine);
+const api = engineApi(() => engine, {
+  heads: ({ trained, pretrained }) => new HeadsRunner(trained, pretrained),
+});
 
 Comlink.expose({
   async run(input: Parameters<typeof api.run>[0]) {
@@ -21,6 +24,8 @@ Comlink.expose({
   // onProgress is a Comlink proxy of the page's callback (page-client.ts): each call posts a message back.
   loadPretrained: api.loadPretrained,
   cancelPretrained: api.cancelPretrained,
+  heads: api.heads, // onProgress: a Comlink proxy, as loadPretrained's
+  cancelHeads: api.cancelHeads,
   ready: () =>
     engine.then(
       (e) => e.build,
