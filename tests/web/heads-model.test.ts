@@ -51,7 +51,6 @@ describe('the heads view\u2019s URL state', () => {
       ablation: 'mean',
       clean: 'a b',
       corrupted: 'a c',
-      over: 'resid',
     };
     const hash = headsStateToHash(state);
     expect(hash.startsWith('#heads&')).toBe(true);
@@ -210,15 +209,29 @@ describe('the heads view\u2019s figures', () => {
       corruptedTokens: ['a', 'c'],
       good: { id: 1, token: 'b', probability: 0.5 },
       bad: { id: 2, token: 'c', probability: 0.5 },
-      over: 'resid',
-      cols: 2,
-      exact: [1, 0, 0.5, 0.5],
-      estimate: [0.9, 0.1, 0.4, 0.6],
-      milliseconds: { exact: 1, estimate: 1 },
+      difference: { clean: 2, corrupted: -1 },
+      maps: {
+        resid: {
+          cols: 2,
+          exact: [1, 0, 0.5, 0.5],
+          estimate: [0.9, 0.1, 0.4, 0.6],
+          milliseconds: { exact: 1, estimate: 1 },
+        },
+        heads: {
+          cols: 3,
+          exact: [0, 0, 0, 0.25, 0.5, 0],
+          estimate: [0, 0, 0, 0.2, 0.7, 0],
+          milliseconds: { exact: 1, estimate: 1 },
+        },
+      },
     };
     const patchLines = patchCsv(patch).trim().split('\n');
-    expect(patchLines[0]).toBe('"layer","position","clean_token","exact_recovered","attribution_estimate"');
-    expect(patchLines[4]).toBe('1,1,"b",0.5,0.6');
+    expect(patchLines).toHaveLength(1 + 4 + 6);
+    expect(patchLines[0]).toBe(
+      '"patched","layer","position","clean_token","head","exact_recovered","attribution_estimate"',
+    );
+    expect(patchLines[4]).toBe('"resid",1,1,"b","",0.5,0.6');
+    expect(patchLines[9]).toBe('"heads",1,"","",1,0.5,0.7');
     expect(headsFileName('lens', 'pretrained:gpt2 small', 'csv')).toBe('heads-lens-pretrained-gpt2-small.csv');
   });
 });

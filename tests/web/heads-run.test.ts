@@ -144,10 +144,7 @@ describe('the heads view on the shipped induction model', () => {
       progress,
     );
     expect(far).toMatchObject({ ok: false, field: 'ablate' });
-    const lengths = await api.heads(
-      { tool: 'patch', model: induction, clean: '8 0 9', corrupted: '8 0', over: 'heads' },
-      progress,
-    );
+    const lengths = await api.heads({ tool: 'patch', model: induction, clean: '8 0 9', corrupted: '8 0' }, progress);
     expect(lengths).toMatchObject({ ok: false, field: 'corrupted' });
     expect((lengths as { error: string }).error).toMatch(/clean one is 3 tokens, the corrupted one 2/);
     const seen: number[] = [];

@@ -11,7 +11,7 @@ import type {
   PatchResult,
   RankResult,
 } from './heads-results.js';
-import type { DetectSort } from './heads-state.js';
+import { PATCH_OVER, type DetectSort } from './heads-state.js';
 
 export const DETECTORS: readonly HeadScoreKind[] = ['previous', 'duplicate', 'induction'];
 
@@ -246,15 +246,26 @@ export function attributionCsv(result: AttributeResult): string {
   );
 }
 
+/** Both patching maps, one row per cell: which map, layer, column, the exact share recovered and the estimate. */
 export function patchCsv(result: PatchResult): string {
   const rows: (string | number)[][] = [];
-  const column = result.over === 'resid' ? 'position' : 'head';
-  for (let layer = 0; layer < result.layers; layer++)
-    for (let c = 0; c < result.cols; c++) {
-      const i = layer * result.cols + c;
-      rows.push([layer, c, result.over === 'resid' ? result.cleanTokens[c] : '', result.exact[i], result.estimate[i]]);
-    }
-  return csv(['layer', column, 'clean_token', 'exact_recovered', 'attribution_estimate'], rows);
+  for (const over of PATCH_OVER) {
+    const map = result.maps[over];
+    for (let layer = 0; layer < result.layers; layer++)
+      for (let c = 0; c < map.cols; c++) {
+        const i = layer * map.cols + c;
+        rows.push([
+          over,
+          layer,
+          over === 'resid' ? c : '',
+          over === 'resid' ? result.cleanTokens[c] : '',
+          over === 'heads' ? c : '',
+          map.exact[i],
+          map.estimate[i],
+        ]);
+      }
+  }
+  return csv(['patched', 'layer', 'position', 'clean_token', 'head', 'exact_recovered', 'attribution_estimate'], rows);
 }
 
 /** A figure's file name: the tool, the model, the extension ('heads-lens-induction.svg'). */

@@ -4,6 +4,8 @@
 import type { HeadScoreKind } from 'attention-playground';
 import type { Ablation, HeadRefState, PatchOver } from './heads-state.js';
 
+export type { PatchOver };
+
 /** A loaded model where the worker keeps it: a trained one by its reference, a pretrained one by its key. */
 export type HeadsModelRef =
   { trained: { key: string; settings: string; weights: Uint8Array } } | { pretrained: { key: string } };
@@ -30,7 +32,7 @@ export type HeadsRequest =
     }
   | { tool: 'lens'; model: HeadsModelRef; text: string }
   | { tool: 'attribute'; model: HeadsModelRef; text: string; token: number | null; against: number | null }
-  | { tool: 'patch'; model: HeadsModelRef; clean: string; corrupted: string; over: PatchOver };
+  | { tool: 'patch'; model: HeadsModelRef; clean: string; corrupted: string };
 
 /** A candidate token: its id, its text as shown, its probability where one was read. */
 export interface TokenChoice {
@@ -120,20 +122,26 @@ export interface AttributeResult extends Shaped {
   logit: number;
 }
 
+/** One patching map, exact and estimated: the share of the logit difference recovered, (L, cols). */
+export interface PatchMaps {
+  /** Columns: S (resid: each position's residual stream) or H (heads: each head's output at every position). */
+  cols: number;
+  exact: number[];
+  /** Attribution patching's first-order estimate of the same. */
+  estimate: number[];
+  milliseconds: { exact: number; estimate: number };
+}
+
 export interface PatchResult extends Shaped {
   tool: 'patch';
   cleanTokens: string[];
   corruptedTokens: string[];
+  /** The clean prompt's answer and the corrupted one's: the logit difference is logit(good) - logit(bad). */
   good: TokenChoice;
   bad: TokenChoice;
-  over: PatchOver;
-  /** Columns of the maps: S (resid) or H (heads). */
-  cols: number;
-  /** (L, cols): the share of the logit difference recovered by exact patching. */
-  exact: number[];
-  /** (L, cols): attribution patching's first-order estimate of the same. */
-  estimate: number[];
-  milliseconds: { exact: number; estimate: number };
+  /** logit(good) - logit(bad) on the clean and on the corrupted prompt. */
+  difference: { clean: number; corrupted: number };
+  maps: Record<PatchOver, PatchMaps>;
 }
 
 export type HeadsResult = DetectResult | AblateResult | RankResult | LensResult | AttributeResult | PatchResult;

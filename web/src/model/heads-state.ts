@@ -18,6 +18,7 @@ export const HEAD_TOOL_LABELS: Record<HeadTool, string> = {
 
 export const ABLATIONS = ['zero', 'mean'] as const;
 export type Ablation = (typeof ABLATIONS)[number];
+/** What patching swaps in, one map each: the residual stream at a layer and position, or a head's output. */
 export const PATCH_OVER = ['resid', 'heads'] as const;
 export type PatchOver = (typeof PATCH_OVER)[number];
 /** The detector grid's sort keys: a detector's score, or layer then head. */
@@ -49,7 +50,6 @@ export interface HeadsState {
   ablation: Ablation;
   clean: string;
   corrupted: string;
-  over: PatchOver;
 }
 
 /** The patching example of issue 29: an indirect-object sentence and the same with the other name repeated. */
@@ -71,7 +71,6 @@ export const DEFAULT_HEADS_STATE: HeadsState = {
   ablation: 'zero',
   clean: PATCH_EXAMPLE.clean,
   corrupted: PATCH_EXAMPLE.corrupted,
-  over: 'heads',
 };
 
 /** The hash's first word: the page's router sends '#heads...' here. */
@@ -102,7 +101,6 @@ export function headsStateToHash(state: HeadsState): string {
   set('ablation', state.ablation, d.ablation);
   set('clean', state.clean, d.clean);
   set('corrupted', state.corrupted, d.corrupted);
-  set('over', state.over, d.over);
   const rest = params.toString();
   return `#${HEADS_ROUTE}${rest ? `&${rest}` : ''}`;
 }
@@ -151,9 +149,6 @@ export function headsStateFromHash(hash: string): { state: HeadsState; problems:
         break;
       case 'ablation':
         state.ablation = choice(name, raw, ABLATIONS) ?? state.ablation;
-        break;
-      case 'over':
-        state.over = choice(name, raw, PATCH_OVER) ?? state.over;
         break;
       case 'head': {
         const head = parseHead(raw);

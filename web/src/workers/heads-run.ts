@@ -17,13 +17,14 @@ import type {
   HeadsProgress,
   HeadsRequest,
   LensResult,
+  PatchMaps,
   PatchResult,
   PredictionRead,
   RankEntry,
   RankResult,
   TokenChoice,
 } from '../model/heads-results.js';
-import type { Ablation, HeadRefState, PatchOver } from '../model/heads-state.js';
+import { PATCH_OVER, type Ablation, type HeadRefState, type PatchOver } from '../model/heads-state.js';
 import { parseProbeInput } from '../model/probe-input.js';
 import { candidateText, displayPiece, type PretrainedModels } from './pretrained-run.js';
 import { InputError, type TrainedModels } from './trained-trace.js';
@@ -394,23 +395,34 @@ async function patch(
   const good = topChoices(held, cleanLogits, 1)[0];
   let bad = topChoices(held, corruptedLogits, 1)[0];
   if (bad.id === good.id) bad = topChoices(held, cleanLogits, 2)[1];
-  const options = {
-    clean,
-    corrupted,
-    position: clean.length - 1,
-    tokens: [good.id, bad.id] as [number, number],
-    over: request.over,
-  };
-  const total = 2;
-  await step(0, total, 'exact patching');
-  const t0 = performance.now();
-  const exact = await patchMap(held.model, { ...options, method: 'exact' }, signal, (p) =>
-    step(p, 1, 'exact patching'),
-  );
-  const t1 = performance.now();
-  await step(1, total, 'attribution patching');
-  const estimate = await patchMap(held.model, { ...options, method: 'attribution' }, signal, () => Promise.resolve());
-  const t2 = performance.now();
+  const options = { clean, corrupted, position: clean.length - 1, tokens: [good.id, bad.id] as [number, number] };
+  // Four runs, each a step of the progress: exact and attribution patching over the residual stream, then over heads.
+  const maps = {} as Record<PatchOver, PatchMaps>;
+  const total = PATCH_OVER.length * 2;
+  let done = 0;
+  for (const over of PATCH_OVER) {
+    const what = over === 'resid' ? 'the residual stream' : 'each head';
+    await step(done, total, `exact patching of ${what}`);
+    const t0 = performance.now();
+    const at = done;
+    const exact = await patchMap(held.model, { ...options, over, method: 'exact' }, signal, (share) =>
+      step(at + share, total, `exact patching of ${what}`),
+    );
+    const t1 = performance.now();
+    await step(++done, total, `attribution patching of ${what}`);
+    const estimate = await patchMap(held.model, { ...options, over, method: 'attribution' }, signal, () =>
+      Promise.resolve(),
+    );
+    const t2 = performance.now();
+    done++;
+    maps[over] = {
+      cols: over === 'resid' ? clean.length : held.heads,
+      exact: Array.from(exact),
+      estimate: Array.from(estimate),
+      milliseconds: { exact: t1 - t0, estimate: t2 - t1 },
+    };
+  }
+  const measure = (logits: Float32Array) => logits[good.id] - logits[bad.id];
   return {
     tool: 'patch',
     tokens: held.pieces(clean),
@@ -420,11 +432,8 @@ async function patch(
     corruptedTokens: held.pieces(corrupted),
     good: { ...good, probability: softmaxAt(cleanLogits, good.id) },
     bad: { ...bad, probability: softmaxAt(corruptedLogits, bad.id) },
-    over: request.over,
-    cols: request.over === 'resid' ? clean.length : held.heads,
-    exact: Array.from(exact),
-    estimate: Array.from(estimate),
-    milliseconds: { exact: t1 - t0, estimate: t2 - t1 },
+    difference: { clean: measure(cleanLogits), corrupted: measure(corruptedLogits) },
+    maps,
   };
 }
 
