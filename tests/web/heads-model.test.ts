@@ -9,6 +9,7 @@ import {
   headsStateFromHash,
   headsStateToHash,
   isHeadsHash,
+  patchPair,
   toggleHead,
   type HeadsState,
 } from '../../web/src/model/heads-state.js';
@@ -100,6 +101,17 @@ const detect: DetectResult = {
     { name: 'broad', score: 0.6 },
   ],
 };
+
+describe('a trained model\u2019s patching pair', () => {
+  it('changes the token after the earlier copy of the last one (an induction model\u2019s answer), else the first', () => {
+    const induction = '8 0 9 3 2 1 7 6 8 0 9 3 2 1 7'.split(' ');
+    const pair = patchPair(induction)!;
+    expect(pair.clean).toEqual(induction);
+    expect(pair.corrupted.join(' ')).toBe('8 0 9 3 2 1 7 8 8 0 9 3 2 1 7');
+    expect(patchPair(['a', 'b', 'c'])!.corrupted).toEqual(['b', 'b', 'c']);
+    expect(patchPair(['a', 'a'])).toBeNull();
+  });
+});
 
 describe('the heads view\u2019s figures', () => {
   it('sorts the detector grid by a score, highest first; finds the best head', () => {

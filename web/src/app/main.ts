@@ -1,10 +1,15 @@
-// The playground page: Explore (<ap-playground>: type and look, untrained weights) or
-// Train (<ap-train>: train a small model in a worker and watch it learn), chosen by the
-// URL hash ('#train...' is the Train view); each keeps its settings in the hash. The page's
+// The playground page: Explore (<ap-playground>: type and look, untrained weights), Train
+// (<ap-train>: train a small model in a worker and watch it learn) or What heads do
+// (<ap-heads>: detectors, ablation, logit lens, attribution and patching on the model),
+// chosen by the URL hash ('#train...' is the Train view, '#heads...' the heads view); each
+// keeps its settings in the hash. The page's
 // theme (light or dark) follows the system until the theme button picks one (ui/theme.ts).
 import { type Playground, setDefaultEngine } from '../playground/playground.js';
 import '../train/train-view.js';
 import '../pretrained/pretrained-loader.js';
+import type { HeadsView } from '../heads/heads-view.js';
+import '../heads/heads-view.js';
+import { isHeadsHash } from '../model/heads-state.js';
 import { setCheckpointBase } from '../model/checkpoint.js';
 import { pageEngineClient } from '../workers/page-client.js';
 import { startTrainingWorker } from '../workers/train-client.js';
@@ -38,6 +43,13 @@ const INTROS = {
       `setting and press ${RUN_BUTTON.start} to train that from step 0.`,
     short: 'Train a small transformer here and watch its heads form.',
   },
+  heads: {
+    long:
+      'Attention shows where a head looks, not what it does to the answer. Score every head as a previous-token, ' +
+      'duplicate or induction head, switch heads off and watch the prediction change, read each layer through the ' +
+      'logit lens, see what each head writes into the answer, and patch a clean run into a corrupted one.',
+    short: 'What each head does to the prediction.',
+  },
 };
 
 /** The intro in full, and in one line for a phone (index.html shows one of them). */
@@ -52,13 +64,14 @@ function showIntro(intro: HTMLElement, text: { long: string; short: string }): v
 }
 
 function route(): void {
-  const mode = location.hash.startsWith('#train') ? 'train' : 'explore';
-  const tag = mode === 'train' ? 'ap-train' : 'ap-playground';
+  const mode = location.hash.startsWith('#train') ? 'train' : isHeadsHash(location.hash) ? 'heads' : 'explore';
+  const tag = { train: 'ap-train', heads: 'ap-heads', explore: 'ap-playground' }[mode];
   const slot = document.getElementById('page')!;
   if (slot.firstElementChild?.localName !== tag) {
     const element = document.createElement(tag);
     element.setAttribute('sync-hash', '');
     if (tag === 'ap-playground') (element as Playground).defaults = PAGE_DEFAULT_STATE; // the first view: positional heads
+    if (tag === 'ap-heads') (element as HeadsView).engine = pageEngineClient; // the same worker: a model loaded on Explore is there
     slot.replaceChildren(element);
   }
   showIntro(document.getElementById('intro')!, INTROS[mode]);

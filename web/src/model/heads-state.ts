@@ -205,3 +205,19 @@ export function exploreHeadHash(model: string, text: string, head: HeadRefState)
   params.set('head', String(head.head));
   return `#${params.toString()}`;
 }
+
+/**
+ * A trained model's patching pair from its prompt tokens: the clean prompt as it is, the corrupted one with one token
+ * changed where an induction-like model reads its answer (right after the earlier copy of the last token), else the
+ * first; the replacement is another token of the prompt. Null when the prompt has one distinct token only.
+ */
+export function patchPair(tokens: readonly string[]): { clean: string[]; corrupted: string[] } | null {
+  const last = tokens.length - 1;
+  const copy = tokens.lastIndexOf(tokens[last], last - 1);
+  const at = copy >= 0 && copy + 1 < last ? copy + 1 : 0;
+  const other = tokens.find((t) => t !== tokens[at]);
+  if (other === undefined) return null;
+  const corrupted = [...tokens];
+  corrupted[at] = other;
+  return { clean: [...tokens], corrupted };
+}

@@ -1,0 +1,41 @@
+// The "What heads do" view's styles (design tokens from ui/tokens.ts through CONTROL_STYLES).
+import { css } from 'lit';
+import { CONTROL_STYLES } from '../ui/controls.js';
+
+export const HEADS_STYLES = [
+  CONTROL_STYLES,
+  css`
+    :host { display: block; font: var(--ap-text-md)/var(--ap-leading) var(--ap-font); color: var(--ap-text); }
+    .bar { display: flex; flex-wrap: wrap; gap: var(--ap-space-3); align-items: flex-end; margin-bottom: var(--ap-space-3); }
+    .bar .setting { margin: 0; }
+    .text-box { flex: 1 1 22rem; }
+    .text-box textarea { min-height: 2.4rem; font-family: var(--ap-mono); }
+    [role='tablist'] { display: flex; flex-wrap: wrap; gap: var(--ap-space-1); margin: var(--ap-space-2) 0 var(--ap-space-3); }
+    [role='tab'][aria-selected='true'] { background: var(--ap-accent); border-color: var(--ap-accent); color: var(--ap-on-accent); }
+    .status { display: flex; align-items: center; gap: var(--ap-space-2); min-height: 2rem; color: var(--ap-text-muted);
+      font-size: var(--ap-text-sm); }
+    .status progress { width: 12rem; }
+    .note { color: var(--ap-text-muted); font-size: var(--ap-text-sm); max-width: 60rem; }
+    .problems { color: var(--ap-warn); font-size: var(--ap-text-sm); }
+    .figure { border: 1px solid var(--ap-border); border-radius: var(--ap-radius-lg); padding: var(--ap-space-3);
+      margin-bottom: var(--ap-space-3); background: var(--ap-surface); overflow-x: auto; }
+    .figure h3 { margin: 0 0 var(--ap-space-2); font-size: var(--ap-text-lg); }
+    .exports { display: flex; gap: var(--ap-space-1); margin-top: var(--ap-space-2); }
+    .maps { display: grid; grid-template-columns: repeat(auto-fill, minmax(18rem, 1fr)); gap: var(--ap-space-3); }
+    table.detectors { border-collapse: collapse; font-variant-numeric: tabular-nums; }
+    table.detectors th, table.detectors td { padding: 0.2rem 0.6rem; border-bottom: 1px solid var(--ap-border); text-align: right; }
+    table.detectors td.label { text-align: left; }
+    table.detectors tr[aria-selected='true'] td { background: var(--ap-highlight); font-weight: 700; }
+    table.detectors tbody tr { cursor: pointer; }
+    table.detectors th button { min-height: 0; padding: 0.1rem 0.4rem; }
+    table.detectors th button[aria-pressed='true'] { background: var(--ap-accent-soft); border-color: var(--ap-accent); }
+    .switches { display: grid; gap: 0.2rem var(--ap-space-2); align-items: center; margin-bottom: var(--ap-space-2); }
+    .switches label { font-weight: 400; display: inline-flex; gap: 0.25rem; align-items: center; font-family: var(--ap-mono);
+      font-size: var(--ap-text-sm); }
+    .change { font-size: var(--ap-text-md); }
+    .change strong { font-variant-numeric: tabular-nums; }
+    ol.ranking { margin: 0; padding-left: 1.6rem; font-variant-numeric: tabular-nums; }
+    .chosen { font-weight: 700; }
+    a { color: var(--ap-accent); }
+  `,
+];
