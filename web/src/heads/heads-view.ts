@@ -154,24 +154,27 @@ export class HeadsView extends LitElement {
   async #resolve(): Promise<HeadsModel | null> {
     const id = this.state.model;
     if (!id) return null;
-    if (this.#model?.id === id) return this.#model;
-    try {
-      const model = await headsModel(id);
+    let model = this.#model?.id === id ? this.#model : null;
+    if (!model) {
+      try {
+        model = await headsModel(id);
+      } catch (error) {
+        this.#model = null;
+        this.#modelError = error instanceof Error ? error.message : String(error);
+        this.requestUpdate();
+        return null;
+      }
       if (this.state.model !== id) return null;
       this.#model = model;
       this.#modelError = '';
-      if (!this.state.text) {
-        // First use of this model: start from its own texts (a link that names them keeps its own).
-        const fresh = !location.hash.includes('clean=') && !location.hash.includes('corrupted=');
-        this.#set({ text: model.example, ...(fresh ? { clean: model.clean, corrupted: model.corrupted } : {}) });
-      }
-      return model;
-    } catch (error) {
-      this.#model = null;
-      this.#modelError = error instanceof Error ? error.message : String(error);
-      this.requestUpdate();
-      return null;
     }
+    if (!this.state.text) {
+      // No text yet (a model picked, a link without one): start from the model's own texts, and its patching pair
+      // unless the link names one.
+      const named = /[#&](clean|corrupted)=/.test(location.hash);
+      this.#set({ text: model.example, ...(named ? {} : { clean: model.clean, corrupted: model.corrupted }) });
+    }
+    return model;
   }
 
   #requests(ref: HeadsModelRef): HeadsRequest[] {

@@ -24,9 +24,11 @@ const NEGATIVE = '#d0782a';
 export function barsSvg(spec: BarsSpec) {
   const extent = Math.max(1e-9, ...spec.bars.map((b) => Math.abs(b.value)));
   const hasNegative = spec.bars.some((b) => b.value < 0);
-  const zero = LABEL + (hasNegative ? PLOT / 2 : 0);
+  // A negative bar's number goes left of it: then the plot starts a number's width after the labels.
+  const left = LABEL + (hasNegative ? NUMBER : 0);
+  const zero = left + (hasNegative ? PLOT / 2 : 0);
   const scale = (hasNegative ? PLOT / 2 : PLOT) / extent;
-  const width = LABEL + PLOT + NUMBER;
+  const width = left + PLOT + NUMBER;
   const height = TOP + spec.bars.length * ROW + AXIS;
   return html`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width=${width} height=${height}
     role="img" aria-label=${`${spec.caption}: ${spec.bars.length} bars of ${spec.valueAxis}`} font-family="system-ui, sans-serif" font-size="12">
@@ -44,7 +46,7 @@ export function barsSvg(spec: BarsSpec) {
       </g>`;
     })}
     <line x1=${zero} x2=${zero} y1=${TOP} y2=${TOP + spec.bars.length * ROW} stroke="#555"></line>
-    <text x=${LABEL + PLOT / 2} y=${height - 8} text-anchor="middle" fill="#555">${spec.valueAxis}</text>
+    <text x=${left + PLOT / 2} y=${height - 8} text-anchor="middle" fill="#555">${spec.valueAxis}</text>
   </svg>`;
 }
 
