@@ -26,6 +26,7 @@ import {
   patchAgreement,
   patchCsv,
 } from '../../web/src/model/heads-figures.js';
+import { meanReference } from '../../web/src/model/mean-reference.js';
 import type {
   AblateResult,
   AttributeResult,
@@ -245,5 +246,22 @@ describe('the heads view\u2019s figures', () => {
     expect(patchLines[4]).toBe('"resid",1,1,"b","",0.5,0.6');
     expect(patchLines[9]).toBe('"heads",1,"","",1,0.5,0.7');
     expect(headsFileName('lens', 'pretrained:gpt2 small', 'csv')).toBe('heads-lens-pretrained-gpt2-small.csv');
+  });
+});
+
+describe('the mean ablation\u2019s reference batch', () => {
+  it('is the same for the same vocabulary, length and seed, in range, and differs with the seed', () => {
+    const a = meanReference(10, 7),
+      b = meanReference(10, 7);
+    expect(a).toHaveLength(16);
+    expect(a.map((s) => Array.from(s))).toEqual(b.map((s) => Array.from(s)));
+    for (const s of a) {
+      expect(s).toHaveLength(7);
+      for (const id of s) expect(id >= 0 && id < 10).toBe(true);
+    }
+    // every id of a small vocabulary turns up (the draws are spread)
+    expect(new Set(a.flatMap((s) => Array.from(s))).size).toBe(10);
+    expect(Array.from(meanReference(10, 7, 16, 2)[0])).not.toEqual(Array.from(a[0]));
+    expect(() => meanReference(0, 7)).toThrow(RangeError);
   });
 });

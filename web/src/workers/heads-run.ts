@@ -5,7 +5,14 @@
 // yield to the worker's message loop, so a cancel arrives between them; progress goes out
 // after each. The engine's API for the tools that are still landing (mean and MLP ablation,
 // patching) is reached through the small adapter at the end of this file.
-import type { HeadRef, HeadScoreKind, Model, PretrainedModel } from 'attention-playground';
+import type {
+  HeadRef,
+  HeadScoreKind,
+  Model,
+  PatchOptions,
+  PatchResult as EnginePatchResult,
+  PretrainedModel,
+} from 'attention-playground';
 import { HEAD_SCORE_KINDS } from 'attention-playground';
 import { headLabel } from '../model/head-patterns.js';
 import type {
@@ -26,6 +33,7 @@ import type {
 } from '../model/heads-results.js';
 import { PATCH_OVER, type Ablation, type HeadRefState, type PatchOver } from '../model/heads-state.js';
 import { parseProbeInput } from '../model/probe-input.js';
+import { meanReference } from '../model/mean-reference.js';
 import { candidateText, displayPiece, type PretrainedModels } from './pretrained-run.js';
 import { InputError, type TrainedModels } from './trained-trace.js';
 
@@ -76,7 +84,8 @@ export class HeadsRunner {
     };
     try {
       const held = this.#held(request.model);
-      const result = await this.#tool(held, request, step, controller.signal);
+      const report = (p: HeadsProgress) => onProgress?.(p);
+      const result = await this.#tool(held, request, step, controller.signal, report);
       return { ok: true, result, milliseconds: performance.now() - started };
     } catch (error) {
       if (error instanceof Aborted || controller.signal.aborted)
@@ -101,6 +110,7 @@ export class HeadsRunner {
     request: HeadsRequest,
     step: (done: number, total: number, what: string) => Promise<void>,
     signal: AbortSignal,
+    report: (p: HeadsProgress) => void,
   ) {
     switch (request.tool) {
       case 'detect':
@@ -114,7 +124,7 @@ export class HeadsRunner {
       case 'attribute':
         return Promise.resolve(attribute(held, request));
       case 'patch':
-        return patch(held, request, step, signal);
+        return patch(held, request, step, signal, report);
     }
   }
 
@@ -310,7 +320,7 @@ async function rank(
   const parts: Omit<RankEntry, 'change'>[] = [];
   for (let layer = 0; layer < held.layers; layer++)
     for (let head = 0; head < held.heads; head++) parts.push({ part: 'head', layer, head });
-  if (canAblateMlps(held.model, request.ablation))
+  if (canAblateMlps(held.model))
     for (let layer = 0; layer < held.layers; layer++) parts.push({ part: 'mlp', layer, head: -1 });
   const ranking: RankEntry[] = [];
   for (const [i, part] of parts.entries()) {
@@ -381,6 +391,7 @@ async function patch(
   request: Extract<HeadsRequest, { tool: 'patch' }>,
   step: (done: number, total: number, what: string) => Promise<void>,
   signal: AbortSignal,
+  report: (p: HeadsProgress) => void,
 ): Promise<PatchResult> {
   const clean = held.encode(request.clean, 'clean');
   const corrupted = held.encode(request.corrupted, 'corrupted');
@@ -403,16 +414,14 @@ async function patch(
   for (const over of PATCH_OVER) {
     const what = over === 'resid' ? 'the residual stream' : 'each head';
     await step(done, total, `exact patching of ${what}`);
-    const t0 = performance.now();
     const at = done;
+    const t0 = performance.now();
     const exact = await patchMap(held.model, { ...options, over, method: 'exact' }, signal, (share) =>
-      step(at + share, total, `exact patching of ${what}`),
+      report({ done: at + share, total, what: `exact patching of ${what}` }),
     );
     const t1 = performance.now();
     await step(++done, total, `attribution patching of ${what}`);
-    const estimate = await patchMap(held.model, { ...options, over, method: 'attribution' }, signal, () =>
-      Promise.resolve(),
-    );
+    const estimate = await patchMap(held.model, { ...options, over, method: 'attribution' }, signal, () => {});
     const t2 = performance.now();
     done++;
     maps[over] = {
@@ -437,22 +446,16 @@ async function patch(
   };
 }
 
-// ---- The adapter: the engine's tools that are still landing (issue 29), in one place. ----
+// ---- The adapter: the engine's tools that land with issue 29's other parts, in one place. ----
 
-interface PatchCall {
-  clean: Int32Array;
-  corrupted: Int32Array;
-  position: number;
-  tokens: [number, number];
-  over: PatchOver;
-  method: 'exact' | 'attribution';
-}
+/** The engine's patching (heads-patch), where this build has it. */
+type Patching = { patch?: (options: PatchOptions) => Promise<EnginePatchResult> };
+/** The engine's MLP and mean ablation came with model.ablationRanking (heads-ablate): its presence says the build has them. */
+type Ranking = { ablationRanking?: unknown };
 
-/** Whether this engine switches MLPs off (mean or zero); main's forward has head zeroing only. */
-function canAblateMlps(model: Model, ablation: Ablation): boolean {
-  void model;
-  void ablation;
-  return false;
+/** Whether this engine switches MLPs off and ablates by the mean (main's forward zeroes heads only). */
+function canAblateMlps(model: Model): boolean {
+  return typeof (model as Model & Ranking).ablationRanking === 'function';
 }
 
 /** The last position's logits (V) with heads and MLPs switched off, or null without an output head. */
@@ -463,9 +466,10 @@ function ablatedForward(
   mlps: number[],
   ablation: Ablation,
 ): Float32Array | null {
-  if (mlps.length > 0 || ablation === 'mean')
+  const ablating = heads.length > 0 || mlps.length > 0;
+  if (ablating && (mlps.length > 0 || ablation === 'mean') && !canAblateMlps(model))
     throw new FieldError(
-      'This engine build switches heads off by zeroing only (mean ablation and MLPs come with the engine\u2019s next ablation tools).',
+      'This engine build switches heads off by zeroing only (mean ablation and MLPs come with the engine\u2019s ablation tools).',
       mlps.length > 0 ? 'mlps' : 'ablation',
     );
   const result = model.forward({
@@ -474,28 +478,28 @@ function ablatedForward(
     seq: ids.length,
     logits: 'last',
     ...(heads.length ? { ablate: heads } : {}),
+    ...(mlps.length ? { ablateMlps: mlps } : {}),
+    ...(ablating && ablation === 'mean'
+      ? { ablation: 'mean' as const, meanOver: meanReference(model.spec.vocabSize, ids.length) }
+      : {}),
   });
   return result.logits;
 }
 
-/** The (L, S) or (L, H) patching map of one method; progress as a share 0..1. */
+/** The (L, S) or (L, H) patching map of one method; progress as a share 0..1 of the run. */
 async function patchMap(
   model: Model,
-  call: PatchCall,
+  options: PatchOptions,
   signal: AbortSignal,
-  progress: (share: number) => Promise<void>,
+  progress: (share: number) => void,
 ): Promise<Float32Array> {
-  const tool = (model as unknown as { patch?: (o: object) => Float32Array | Promise<Float32Array> }).patch;
-  if (typeof tool !== 'function')
+  const patching = model as Model & Patching;
+  if (typeof patching.patch !== 'function')
     throw new Error('Activation patching is not in this engine build yet (model.patch, issue 29).');
-  let last = Promise.resolve();
-  const result = await tool.call(model, {
-    ...call,
+  const result = await patching.patch({
+    ...options,
     signal,
-    onProgress: (p: { done: number; total: number }) => {
-      last = progress(p.total ? p.done / p.total : 0);
-    },
+    onProgress: (p) => progress(p.total ? p.done / p.total : 0),
   });
-  await last;
-  return result;
+  return result.recovered;
 }
