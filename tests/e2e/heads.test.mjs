@@ -1,0 +1,167 @@
+// The "What heads do" view (#heads, <ap-heads>) in real Chromium against the production build
+// (dist-web/), on the shipped induction checkpoint: a shared link opens the detector grid, whose
+// induction column finds the model's induction head (layer 1, head 0) and opens it in the
+// Explore views; switching that head off changes the prediction; the logit lens and the
+// attribution bars are drawn from the engine's numbers; every figure downloads as PNG, SVG and
+// CSV (the CSV holds the numbers shown); a long ranking shows progress and stops on Cancel.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { openPage } from '../support/browser.mjs';
+import { SHOTS, useSite } from '../support/site.mjs';
+
+const site = useSite('checkpoints/index.json');
+/** The induction checkpoint's probe without its last token: at the last position the model predicts '6'. */
+const PROMPT = '8 0 9 3 2 1 7 6 8 0 9 3 2 1 7';
+
+async function open(hash) {
+  const { page, errors } = await openPage(
+    site.browser,
+    { viewport: { width: 1280, height: 1000 }, acceptDownloads: true },
+    { onlyFrom: site.url },
+  );
+  await page.goto(site.url + hash);
+  return { page, errors };
+}
+
+/** Downloads a figure in a format; returns the file's name and text. */
+async function download(page, tool, format) {
+  const [file] = await Promise.all([
+    page.waitForEvent('download'),
+    page.locator(`ap-heads [data-testid="exports-${tool}"] button[data-format="${format}"]`).click(),
+  ]);
+  return {
+    name: file.suggestedFilename(),
+    text: readFileSync(await file.path(), format === 'png' ? 'latin1' : 'utf8'),
+  };
+}
+
+describe('the What heads do view', () => {
+  test('a shared link opens the detectors; the induction column finds head 1.0, which opens in the Explore views', async () => {
+    const { page, errors } = await open('#heads&model=induction&sort=induction');
+    const rows = page.locator('ap-heads [data-testid="detector-table"] tbody tr');
+    await rows.first().waitFor();
+    assert.equal(await rows.count(), 4, '2 layers x 2 heads');
+    assert.equal(await rows.first().getAttribute('data-head'), '1.0', 'sorted by the induction score, highest first');
+    const score = Number(await rows.first().locator('td[data-kind="induction"]').textContent());
+    assert.ok(Math.abs(score - 0.589) < 0.005, `induction score ${score} (docs/heads.md: 0.589)`);
+    assert.match(await rows.first().locator('td.label').textContent(), /^induction/);
+    // The text the tools read is the model's example, and it went into the link.
+    assert.equal(await page.locator('ap-heads #text').inputValue(), PROMPT);
+    const linked = new URLSearchParams((await page.evaluate(() => location.hash)).replace(/^#heads&?/, ''));
+    assert.deepEqual([linked.get('model'), linked.get('sort'), linked.get('text')], ['induction', 'induction', PROMPT]);
+    // Three detector heatmaps (layer x head).
+    assert.equal(await page.locator('ap-heads ap-heatmap[data-detector]').count(), 3);
+    await page.screenshot({ path: `${SHOTS}/heads-detect.png`, fullPage: true });
+
+    // Export: PNG, SVG and CSV download; the CSV holds the scores shown.
+    const png = await download(page, 'detect', 'png');
+    assert.equal(png.name, 'heads-detect-induction.png');
+    assert.equal(png.text.slice(1, 4), 'PNG');
+    const svg = await download(page, 'detect', 'svg');
+    assert.match(svg.text, /<svg[^>]*>/);
+    assert.match(svg.text, /induction score/);
+    const csv = await download(page, 'detect', 'csv');
+    const lines = csv.text.trim().split('\n');
+    assert.equal(
+      lines[0],
+      '"layer","head","previous_score","duplicate_score","induction_score","pattern_label","pattern_score"',
+    );
+    const head10 = lines.find((l) => l.startsWith('1,0,')).split(',');
+    assert.equal(Number(head10[4]).toFixed(3), score.toFixed(3));
+
+    // A head clicked is chosen (in the link too) and opens in the Explore views.
+    await rows.first().click();
+    await page.locator('ap-heads [data-testid="chosen-head"]').waitFor();
+    assert.match(await page.evaluate(() => location.hash), /head=1\.0/);
+    await page.locator('ap-heads [data-testid="open-head"]').click();
+    await page.locator('ap-playground').waitFor();
+    const hash = new URLSearchParams((await page.evaluate(() => location.hash)).slice(1));
+    assert.deepEqual(
+      [hash.get('model'), hash.get('view'), hash.get('layer'), hash.get('head'), hash.get('text')],
+      ['induction', 'head', '1', '0', PROMPT],
+    );
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('ablation: switching off head 1.0 changes the prediction; the ranking puts the circuit first', async () => {
+    const { page, errors } = await open('#heads&model=induction&tool=ablate');
+    const change = page.locator('ap-heads [data-testid="ablation-change"]');
+    await change.waitFor();
+    assert.match(await change.textContent(), /stays \u20186\u2019/);
+    // The ranked "depends on" list: the induction head and the previous-token head it reads.
+    const ranked = page.locator('ap-heads [data-testid="ranking"] li');
+    await ranked.first().waitFor();
+    assert.deepEqual((await ranked.evaluateAll((items) => items.slice(0, 2).map((li) => li.dataset.part))).sort(), [
+      '0.1',
+      '1.0',
+    ]);
+    await page.locator('ap-heads input[data-head="1.0"]').check();
+    await page.locator('ap-heads [data-testid="new-top"]').waitFor();
+    const before = Number(await change.getAttribute('data-before')),
+      after = Number(await change.getAttribute('data-after'));
+    assert.ok(before > 0.9 && after < before - 0.3, `p('6') ${before} -> ${after}`);
+    assert.match(await page.evaluate(() => location.hash), /ablate=1\.0/);
+    // The ranking's CSV holds every head.
+    const csv = await download(page, 'rank', 'csv');
+    assert.equal(csv.text.trim().split('\n').length, 1 + 4);
+    await page.screenshot({ path: `${SHOTS}/heads-ablate.png`, fullPage: true });
+
+    // A shared link reopens the same state: the head switched off, the same change.
+    const link = await page.evaluate(() => location.href);
+    const again = await site.browser.newPage();
+    await again.goto(link);
+    await again.locator('ap-heads [data-testid="new-top"]').waitFor();
+    assert.equal(await again.locator('ap-heads input[data-head="1.0"]').isChecked(), true);
+    assert.equal(
+      Number(await again.locator('ap-heads [data-testid="ablation-change"]').getAttribute('data-after')),
+      after,
+    );
+    await again.close();
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('the logit lens and the attribution bars', async () => {
+    const { page, errors } = await open('#heads&model=induction&tool=lens');
+    const lens = page.locator('ap-heads [data-testid="figure-lens"]');
+    await lens.waitFor();
+    // 2 layers x 15 positions of cells; after the last layer, the last position's top token is the prediction '6'.
+    assert.equal(await lens.locator('g[data-row]').count(), 2 * 15);
+    assert.equal(await lens.locator('g[data-row="1"][data-col="14"] text').textContent(), '6');
+    assert.match(
+      await lens.locator('[data-testid="lens-final"]').textContent(),
+      /\u20186\u2019, layer by layer:\s+L0 0\.\d+, L1 0\.99/,
+    );
+    const csv = await download(page, 'lens', 'csv');
+    const row = csv.text
+      .trim()
+      .split('\n')
+      .find((l) => l.startsWith('1,14,"7",1,'));
+    assert.match(row, /^1,14,"7",1,"6",0\.99/);
+
+    await page.locator('ap-heads #tab-attribute').click();
+    const bars = page.locator('ap-heads [data-testid="figure-attribute"] g[data-bar]');
+    await bars.first().waitFor();
+    assert.equal(await bars.count(), 1 + 2 * (2 + 1) + 1, 'embed, each layer\u2019s 2 heads and MLP, biases');
+    const values = Object.fromEntries(
+      await bars.evaluateAll((gs) => gs.map((g) => [g.dataset.bar, Number(g.dataset.value)])),
+    );
+    const best = Object.entries(values).sort((a, b) => b[1] - a[1])[0][0];
+    assert.equal(best, 'L1H0');
+    // Explain a difference of two tokens: the link keeps it.
+    await page.locator('ap-heads #against').selectOption({ index: 1 });
+    await page.waitForFunction(() => /against=\d+/.test(location.hash));
+    await page.locator('ap-heads [data-testid="figure-attribute"] h3').waitFor();
+    await page.waitForFunction(() =>
+      document
+        .querySelector('ap-heads')
+        .shadowRoot.querySelector('[data-testid="figure-attribute"] .note')
+        ?.textContent.includes('\u2212 logit('),
+    );
+    await page.screenshot({ path: `${SHOTS}/heads-attribute.png`, fullPage: true });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
