@@ -164,4 +164,48 @@ describe('the What heads do view', () => {
     assert.deepEqual(errors, []);
     await page.close();
   });
+
+  test('a long ranking shows its progress and stops on Cancel', async () => {
+    // A bigger model, handed over from the Train view after 2 steps: 4 layers of 8 heads, so the ranking switches off
+    // 32 heads one by one, in steps the worker yields between.
+    const { page, errors } = await open(
+      '#train&task=induction&dModel=128&ffnDim=256&heads=8&layers=4&steps=2&evalEvery=1&stopAt=0',
+    );
+    await page.locator('ap-train button[data-action="start"]:not([disabled])').click();
+    await page.locator('ap-train button[data-action="explore"]:not([disabled])').click();
+    await page.waitForFunction(() => location.hash.startsWith('#model=trained'));
+    await page.evaluate(() => {
+      location.hash = '#heads&model=trained';
+    });
+    await page.locator('ap-heads [data-testid="detector-table"] tbody tr').first().waitFor();
+    assert.equal(await page.locator('ap-heads [data-testid="detector-table"] tbody tr').count(), 32);
+    // Cancel as soon as the ranking reports progress (the ablation before it is one forward pass).
+    const seen = page.evaluate(
+      () =>
+        new Promise((resolve) => {
+          const root = document.querySelector('ap-heads').shadowRoot;
+          const observer = new MutationObserver(() => {
+            const progress = root.querySelector('[data-testid="progress"]');
+            if (progress && /switching off/.test(root.querySelector('.status').textContent)) {
+              observer.disconnect();
+              const shown = { value: progress.value, max: progress.max };
+              root.querySelector('[data-testid="cancel"]').click();
+              resolve(shown);
+            }
+          });
+          observer.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
+        }),
+    );
+    await page.locator('ap-heads #tab-ablate').click();
+    const progress = await seen;
+    assert.equal(progress.max, 32, 'one step per head');
+    assert.ok(progress.value < 32);
+    assert.equal(await page.locator('ap-heads [data-testid="error"]').textContent(), 'Cancelled.');
+    assert.equal(await page.locator('ap-heads [data-testid="ranking"]').count(), 0);
+    // The page answered throughout, and the next request runs.
+    await page.locator('ap-heads input[data-head="3.7"]').check();
+    await page.locator('ap-heads [data-testid="ranking"] li').first().waitFor();
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
 });
