@@ -21,7 +21,7 @@ const induction = checkpoint('induction');
 const REPEAT = '8 0 9 3 2 1 7 6 8 0 9 3 2 1 7';
 
 let engine: AttentionEngine;
-let api: EngineApi;
+let api: Required<EngineApi>;
 beforeAll(async () => {
   engine = await loadAttention();
   api = engineApi(() => Promise.resolve(engine), {

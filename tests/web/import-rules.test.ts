@@ -51,6 +51,7 @@ describe('import rules', () => {
     expect([...folders].sort()).toEqual([
       'app',
       'element',
+      'heads',
       'model',
       'playground',
       'pretrained',
@@ -84,6 +85,8 @@ describe('import rules', () => {
     file('train/train-view.ts', ['train/train-report.ts']);
     file('train/train-report.ts', ['node:fs']); // a node: builtin
     file('pretrained/pretrained-loader.ts');
+    file('heads/heads-view.ts', ['heads/heads-export.ts']);
+    file('heads/heads-export.ts', ['playground/playground.ts']); // feature -> feature
     file('element/attention-playground.ts', ['playground/playground.ts', 'train/train-view.ts']);
     file('element/index.ts', ['element/attention-playground.ts', 'app/main.ts']); // element -> app
     // The entries: a feature's entry element file is allowed, anything else of a feature is not.
@@ -91,13 +94,17 @@ describe('import rules', () => {
       'playground/playground.ts',
       'train/train-view.ts',
       'pretrained/pretrained-loader.ts',
+      'heads/heads-view.ts',
       'element/attention-playground.ts',
       'train/train-report.ts',
+      'heads/heads-export.ts',
     ]);
     const result = await check(FIXTURE);
     expect(listed(result)).toEqual([
+      'entries-import-feature-entries-only: web/src/app/main.ts -> web/src/heads/heads-export.ts',
       'entries-import-feature-entries-only: web/src/app/main.ts -> web/src/train/train-report.ts',
       'entries-import-feature-entries-only: web/src/element/index.ts -> web/src/app/main.ts',
+      'features-not-each-other: web/src/heads/heads-export.ts -> web/src/playground/playground.ts',
       'features-not-each-other: web/src/playground/playground.ts -> web/src/train/train-report.ts',
       'model-imports-only-model: web/src/model/colors.ts -> web/src/ui/heatmap.ts',
       'model-without-lit: web/src/model/view.ts -> node_modules/lit/development/index.d.ts',
