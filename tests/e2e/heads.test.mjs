@@ -4,22 +4,48 @@
 // Explore views; switching that head off changes the prediction; the logit lens and the
 // attribution bars are drawn from the engine's numbers; every figure downloads as PNG, SVG and
 // CSV (the CSV holds the numbers shown); a long ranking shows progress and stops on Cancel.
-import { describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { openPage } from '../support/browser.mjs';
-import { SHOTS, useSite } from '../support/site.mjs';
+import { ROOT, SHOTS, useSite } from '../support/site.mjs';
 
 const site = useSite('checkpoints/index.json');
 /** The induction checkpoint's probe without its last token: at the last position the model predicts '6'. */
 const PROMPT = '8 0 9 3 2 1 7 6 8 0 9 3 2 1 7';
 
+// The tiny GPT-2 of tests/reference/fixtures/pretrained, served in the hub's layout ({base}/{repo}/resolve/main/{file}).
+const GPT2 = `${ROOT}tests/reference/fixtures/pretrained/gpt2-tiny/`;
+const hub = { url: '', server: null };
+before(async () => {
+  hub.server = createServer((request, response) => {
+    const headers = { 'access-control-allow-origin': '*', 'cross-origin-resource-policy': 'cross-origin' };
+    const match = /^\/gpt2-tiny\/resolve\/main\/([\w.-]+)$/.exec(new URL(request.url, 'http://x').pathname);
+    let body = null;
+    try {
+      if (match && match[1] !== 'expected.json') body = readFileSync(GPT2 + match[1]);
+    } catch {
+      body = null;
+    }
+    response.writeHead(body ? 200 : 404, { ...headers, 'content-type': 'application/octet-stream' });
+    response.end(body ?? 'not found');
+  });
+  await new Promise((resolve) => hub.server.listen(0, '127.0.0.1', resolve));
+  hub.url = `http://127.0.0.1:${hub.server.address().port}`;
+});
+after(() => new Promise((resolve) => hub.server.close(resolve)));
+
 async function open(hash) {
-  const { page, errors } = await openPage(
-    site.browser,
-    { viewport: { width: 1280, height: 1000 }, acceptDownloads: true },
-    { onlyFrom: site.url },
-  );
+  const { page, errors } = await openPage(site.browser, {
+    viewport: { width: 1280, height: 1000 },
+    acceptDownloads: true,
+  });
+  page.on('request', (request) => {
+    const url = request.url();
+    if (![site.url, hub.url, 'blob:', 'data:'].some((prefix) => url.startsWith(prefix)))
+      errors.push(`external request: ${url}`);
+  });
   await page.goto(site.url + hash);
   return { page, errors };
 }
@@ -205,6 +231,45 @@ describe('the What heads do view', () => {
     // The page answered throughout, and the next request runs.
     await page.locator('ap-heads input[data-head="3.7"]').check();
     await page.locator('ap-heads [data-testid="ranking"] li').first().waitFor();
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('a pretrained GPT-2 loaded on the Explore page: its heads, its lens, and patching prompts of different lengths', async () => {
+    const { page, errors } = await open('');
+    await page.locator('ap-playground ap-heatmap').first().waitFor({ timeout: 20_000 });
+    await page.locator('button[data-action="open-pretrained"]').click();
+    await page.locator('#pretrained-base').fill(hub.url);
+    await page.locator('#pretrained-repo').fill('gpt2-tiny');
+    await page.locator('button[data-action="load"]').click();
+    await page.locator('[data-testid="pretrained-dialog"]').waitFor({ state: 'hidden', timeout: 20_000 });
+    // The header's link to the view: the loaded model is in the picker, and the same worker holds it.
+    await page.locator('nav a[data-mode="heads"]').click();
+    await page.locator('ap-heads #model option[value="pretrained:gpt2-tiny"]').waitFor({ state: 'attached' });
+    await page.locator('ap-heads #model').selectOption('pretrained:gpt2-tiny');
+    const rows = page.locator('ap-heads [data-testid="detector-table"] tbody tr');
+    await page.waitForFunction(
+      () =>
+        document.querySelector('ap-heads').shadowRoot.querySelectorAll('[data-testid="detector-table"] tbody tr')
+          .length === 8,
+    );
+    assert.equal(await rows.count(), 2 * 4);
+    assert.equal(await page.locator('ap-heads #text').inputValue(), 'The cat sat on the mat.');
+    await page.locator('ap-heads #tab-lens').click();
+    const lens = page.locator('ap-heads [data-testid="figure-lens"]');
+    await lens.waitFor();
+    // "The cat sat on the mat." is 10 of its tokens (tests/e2e/pretrained.test.mjs): 2 layers x 10 cells.
+    assert.equal(await lens.locator('g[data-row]').count(), 2 * 10);
+    // Patching: the indirect-object pair; a name that tokenizes into another number of pieces is refused, and says so.
+    await page.locator('ap-heads #tab-patch').click();
+    assert.equal(
+      await page.locator('ap-heads #clean').inputValue(),
+      'When Mary and John went to the store, John gave a drink to',
+    );
+    await page.locator('ap-heads #corrupted').fill('When Mary and John went to the store, Bartholomew gave a drink to');
+    const refused = page.locator('ap-heads [data-testid="error-corrupted"]');
+    await refused.waitFor();
+    assert.match(await refused.textContent(), /the clean one is \d+ tokens, the corrupted one \d+/);
     assert.deepEqual(errors, []);
     await page.close();
   });
