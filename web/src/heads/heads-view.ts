@@ -168,12 +168,10 @@ export class HeadsView extends LitElement {
       this.#model = model;
       this.#modelError = '';
     }
-    if (!this.state.text) {
-      // No text yet (a model picked, a link without one): start from the model's own texts, and its patching pair
-      // unless the link names one.
-      const named = /[#&](clean|corrupted)=/.test(location.hash);
-      this.#set({ text: model.example, ...(named ? {} : { clean: model.clean, corrupted: model.corrupted }) });
-    }
+    // Empty boxes (a model picked, a link without them) start from the model's own texts.
+    const { text, clean, corrupted } = this.state;
+    if (!text || !clean || !corrupted)
+      this.#set({ text: text || model.example, clean: clean || model.clean, corrupted: corrupted || model.corrupted });
     return model;
   }
 
@@ -214,7 +212,7 @@ export class HeadsView extends LitElement {
     const sequence = ++this.#sequence;
     const model = await this.#resolve();
     if (sequence !== this.#sequence) return;
-    if (!model || !this.state.text) {
+    if (!model || !this.state.text || !this.state.clean || !this.state.corrupted) {
       this.requestUpdate();
       return;
     }
@@ -321,7 +319,18 @@ export class HeadsView extends LitElement {
 
   #pickModel(model: string) {
     if (model === this.state.model) return;
-    this.#set({ model, text: '', token: null, against: null, head: null, ablate: [], mlps: [] });
+    // The new model's own texts (resolved in #run): another model's tokens need not be this one's.
+    this.#set({
+      model,
+      text: '',
+      clean: '',
+      corrupted: '',
+      token: null,
+      against: null,
+      head: null,
+      ablate: [],
+      mlps: [],
+    });
   }
 
   #fieldError(field: string) {

@@ -33,7 +33,7 @@ export interface HeadRefState {
 export interface HeadsState {
   /** '' = no model yet; a shipped checkpoint's id, 'trained' or a loaded pretrained model's id (as the Explore page's). */
   model: string;
-  /** The text every tool but patching reads. */
+  /** The text every tool but patching reads; '' = the model's example (filled in when the model is known). */
   text: string;
   tool: HeadTool;
   /** The chosen head (opened in the Explore views from here), or null. */
@@ -48,6 +48,7 @@ export interface HeadsState {
   /** Layers whose MLP is switched off. */
   mlps: number[];
   ablation: Ablation;
+  /** The patching prompts; '' = the model's own pair (filled in when the model is known). */
   clean: string;
   corrupted: string;
 }
@@ -69,8 +70,8 @@ export const DEFAULT_HEADS_STATE: HeadsState = {
   ablate: [],
   mlps: [],
   ablation: 'zero',
-  clean: PATCH_EXAMPLE.clean,
-  corrupted: PATCH_EXAMPLE.corrupted,
+  clean: '',
+  corrupted: '',
 };
 
 /** The hash's first word: the page's router sends '#heads...' here. */
