@@ -55,7 +55,7 @@ void expect_matches(const Patching& got, const json& want, const json& grid) {
 
 TEST(Patching, MatchesPyTorchHooksAndAutograd) {
   const json g = golden();
-  ASSERT_EQ(g["cases"].size(), 4u);
+  ASSERT_EQ(g["cases"].size(), 5u);
   for (const json& c : g["cases"]) {
     const Transformer model = load(c["source"]);
     for (const auto& [over, over_name] : {std::pair{PatchOver::Resid, "resid"}, std::pair{PatchOver::Heads, "heads"}})
@@ -73,7 +73,7 @@ TEST(Patching, TheInductionHeadRecoversTheCopiedToken) {
   // The shipped induction model: patching layer 1's head 0 (its induction head) from the clean
   // repeat restores the copied token's whole margin; the other heads restore little.
   const json g = golden();
-  const json& c = g["cases"][3];
+  const json& c = g["cases"][4];
   ASSERT_EQ(c["name"], "induction");
   const Transformer model = load(c["source"]);
   Result<Patching> heads = activation_patching(model, options_of(c, PatchOver::Heads, PatchMethod::Exact));

@@ -9,6 +9,8 @@ Models (float64 copies of the float32 weights the engine loads):
   gpt2-tiny  hf_models.Gpt2Reference on fixtures/pretrained/gpt2-tiny (GPT-2's layout)
   llama      hf_modern.HfCausalLM on fixtures/modern/llama (RMSNorm, RoPE, grouped K/V heads)
   gemma3     hf_modern.HfCausalLM on fixtures/modern/gemma3 (sandwich norms, sliding window)
+  post-encoder  models.SingleStack on fixtures/models/post_relu_sinusoidal (post-LN, no causal
+             mask: an encoder with a linear head)
   induction  models.SingleStack (nn.TransformerEncoderLayer) on the shipped, trained
              web/public/checkpoints/induction.safetensors; each layer's nn.MultiheadAttention
              is run by HookedAttention below, which computes the same attention with plain ops
@@ -94,14 +96,21 @@ def modern_case(name):
 
 
 def checkpoint_case(name):
-    path = os.path.join(ROOT, "web", "public", "checkpoints", name + ".safetensors")
-    tensors, metadata = safetensors_io.read(path)
-    spec = json.loads(metadata["spec"])
+    tensors, metadata = safetensors_io.read(os.path.join(ROOT, "web", "public", "checkpoints", name + ".safetensors"))
+    return playground_case(json.loads(metadata["spec"]), tensors)
+
+
+def fixture_model_case(name):
+    spec = json.load(open(os.path.join(OUT, "models", name + ".json")))["spec"]
+    return playground_case(spec, safetensors_io.read(os.path.join(OUT, "models", name + ".safetensors"))[0])
+
+
+def playground_case(spec, tensors):
     model = models.build(spec)
     model.load_state_dict(tensors)
     md = copy.deepcopy(model).double().train()  # dropout 0; train mode keeps PyTorch off its fast path
     run = lambda ids: md(ids, [ids.shape[1]])[1]  # noqa: E731
-    ids = torch.tensor([[0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2]])
+    ids = (torch.arange(spec["maxSeq"]) % spec["vocabSize"])[None]
     want = run(ids)
     for layer in md.layers:
         layer.self_attn = HookedAttention(layer.self_attn)
@@ -203,6 +212,8 @@ CASES = [
      "corrupted": [1, 4, 7, 3, 4, 7, 10], "position": 5, "good": 2, "bad": 3},
     {"name": "gemma3", "source": "modern/gemma3", "clean": [1, 4, 7, 2, 4, 7, 10],
      "corrupted": [1, 4, 7, 3, 4, 7, 10], "position": 4, "good": 2, "bad": 3},
+    {"name": "post-encoder", "source": "models/post_relu_sinusoidal", "clean": [3, 7, 1, 9, 4, 2],
+     "corrupted": [3, 7, 5, 9, 4, 2], "position": 5, "good": 10, "bad": 11},
     # The trained induction model: the repeat of 8 0 9 3 2 1 7 6 predicts 7 after "... 2 1";
     # the corrupted prompt had 4 there in its first half.
     {"name": "induction", "source": "checkpoint/induction", "clean": [8, 0, 9, 3, 2, 1, 7, 6, 8, 0, 9, 3, 2, 1],
@@ -216,6 +227,8 @@ def build(case):
         return gpt2_case()
     if kind == "modern":
         return modern_case(name)
+    if kind == "models":
+        return fixture_model_case(name)
     return checkpoint_case(name)
 
 
