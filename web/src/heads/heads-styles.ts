@@ -29,6 +29,7 @@ export const HEADS_STYLES = [
     table.detectors tr[aria-selected='true'] td { background: var(--ap-highlight); font-weight: 700; }
     table.detectors tbody tr { cursor: pointer; }
     table.detectors th button { min-height: 0; padding: 0.1rem 0.4rem; }
+    table.detectors th button.head { font-family: var(--ap-mono); }
     table.detectors th button[aria-pressed='true'] { background: var(--ap-accent-soft); border-color: var(--ap-accent); }
     .switches { display: grid; justify-content: start; gap: 0.2rem var(--ap-space-2); align-items: center; margin-bottom: var(--ap-space-2); }
     .switches label { font-weight: 400; display: inline-flex; gap: 0.25rem; align-items: center; font-family: var(--ap-mono);

@@ -432,7 +432,9 @@ export class HeadsView extends LitElement {
             (r) =>
               html`<tr data-head="${r.layer}.${r.head}" aria-selected=${head && hasHead([head], r) ? 'true' : 'false'}
                 @click=${() => this.#selectHead({ layer: r.layer, head: r.head })}>
-                <th scope="row">L${r.layer}H${r.head}</th>
+                <th scope="row">
+                  <button class="head" aria-label=${`Choose head ${r.layer}.${r.head}`}>L${r.layer}H${r.head}</button>
+                </th>
                 ${DETECTORS.map((k) => html`<td data-kind=${k}>${r.scores[k].toFixed(3)}</td>`)}
                 <td class="label">${r.label} (${r.labelScore.toFixed(2)})</td>
               </tr>`,
