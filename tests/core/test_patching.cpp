@@ -163,6 +163,20 @@ TEST(Patching, BadOptionsAreCodedErrors) {
   o.clean.clear();
   o.corrupted.clear();
   fails(o, error_code::kOutOfRange, "clean");
+  // Models it does not apply to: no output head (field "model"); 16-bit weights (read_only:
+  // the layers run training's float32 arithmetic).
+  const Transformer headless = load("models/post_gelutanh_nopos_causal");
+  Result<Patching> refused = activation_patching(headless, ok);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error_value().field, "model") << refused.error();
+  Transformer low_bit = load(c["source"]);
+  low_bit.visit_parameters([](Parameter& p) {
+    if (p.shape().size() == 2 && p.name().find("in_proj_weight") != std::string::npos) p.set_storage(Storage::BF16);
+  });
+  ASSERT_FALSE(low_bit.writable());
+  refused = activation_patching(low_bit, ok);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error_value().code, error_code::kReadOnly) << refused.error();
   EXPECT_EQ(parse_patch_over("layers").error_value().field, "over");
   EXPECT_EQ(parse_patch_method("fast").error_value().field, "method");
   EXPECT_TRUE(parse_patch_over("heads"));
