@@ -3,7 +3,9 @@
 // induction column finds the model's induction head (layer 1, head 0) and opens it in the
 // Explore views; switching that head off changes the prediction; the logit lens and the
 // attribution bars are drawn from the engine's numbers; every figure downloads as PNG, SVG and
-// CSV (the CSV holds the numbers shown); a long ranking shows progress and stops on Cancel.
+// CSV (the CSV holds the numbers shown); a long ranking shows progress and stops on Cancel;
+// patching draws both maps, exact and estimated, with progress, and stops on Cancel; a GPT-2
+// loaded on the Explore page works here too.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
@@ -226,6 +228,7 @@ describe('the What heads do view', () => {
     const progress = await seen;
     assert.equal(progress.max, 32, 'one step per head');
     assert.ok(progress.value < 32);
+    await page.screenshot({ path: `${SHOTS}/heads-cancel.png`, fullPage: true });
     assert.equal(await page.locator('ap-heads [data-testid="error"]').textContent(), 'Cancelled.');
     assert.equal(await page.locator('ap-heads [data-testid="ranking"]').count(), 0);
     // The page answered throughout, and the next request runs.
@@ -270,6 +273,87 @@ describe('the What heads do view', () => {
     const refused = page.locator('ap-heads [data-testid="error-corrupted"]');
     await refused.waitFor();
     assert.match(await refused.textContent(), /the clean one is \d+ tokens, the corrupted one \d+/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('patching: both maps, exact and attribution, with progress and their agreement; Cancel stops it', async () => {
+    const { page, errors } = await open('#heads&model=induction&tool=patch');
+    // Record every progress the view shows while patching runs.
+    const progressSeen = page.evaluate(
+      () =>
+        new Promise((resolve) => {
+          const seen = [];
+          const observe = () => {
+            const root = document.querySelector('ap-heads')?.shadowRoot;
+            if (!root) return void setTimeout(observe, 10);
+            const observer = new MutationObserver(() => {
+              const progress = root.querySelector('[data-testid="progress"]');
+              if (progress) seen.push(root.querySelector('.status').textContent.trim().split('\u2026')[0]);
+              if (root.querySelector('[data-testid="figure-patch"]')) {
+                observer.disconnect();
+                resolve(seen);
+              }
+            });
+            observer.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
+          };
+          observe();
+        }),
+    );
+    const figure = page.locator('ap-heads [data-testid="figure-patch"]');
+    await figure.waitFor({ timeout: 20_000 });
+    const seen = await progressSeen;
+    assert.ok(
+      seen.some((s) => /exact patching of the residual stream/.test(s)),
+      JSON.stringify(seen),
+    );
+    assert.ok(
+      seen.some((s) => /attribution patching of each head/.test(s)),
+      JSON.stringify(seen),
+    );
+    // Both maps, each exact and estimated: residual stream (2 layers x 15 positions) and heads (2 x 2).
+    assert.equal(await figure.locator('[data-over="resid"] ap-heatmap').count(), 2);
+    assert.equal(await figure.locator('[data-over="heads"] ap-heatmap').count(), 2);
+    assert.deepEqual(
+      await figure.locator('[data-over="resid"] ap-heatmap').evaluateAll((maps) => maps.map((m) => [m.rows, m.cols])),
+      [
+        [2, 15],
+        [2, 15],
+      ],
+    );
+    const agreement = figure.locator('[data-testid="agreement-heads"]');
+    assert.match(await agreement.textContent(), /Agreement: correlation -?\d\.\d{3}/);
+    // The CSV: the induction head recovers most of the difference when patched exactly (0.90 on this pair).
+    const csv = await download(page, 'patch', 'csv');
+    const lines = csv.text.trim().split('\n');
+    assert.equal(lines.length, 1 + 2 * 15 + 2 * 2);
+    const head10 = lines.find((l) => l.startsWith('"heads",1,"","",0,')).split(',');
+    assert.ok(Number(head10[5]) > 0.85, `head 1.0 exact: ${head10[5]}`);
+    const heatmaps = await download(page, 'patch', 'svg');
+    assert.equal((heatmaps.text.match(/class="panel"/g) ?? []).length, 4);
+    await page.screenshot({ path: `${SHOTS}/heads-patch.png`, fullPage: true });
+
+    // A change of prompt runs again; Cancel stops it and says so, and the prompts stay in the link.
+    const cancelled = page.evaluate(
+      () =>
+        new Promise((resolve) => {
+          const root = document.querySelector('ap-heads').shadowRoot;
+          const observer = new MutationObserver(() => {
+            const cancel = root.querySelector('[data-testid="cancel"]');
+            if (cancel) {
+              observer.disconnect();
+              cancel.click();
+              resolve(true);
+            }
+          });
+          observer.observe(root, { subtree: true, childList: true });
+        }),
+    );
+    await page.locator('ap-heads #corrupted').fill('8 0 9 3 2 1 7 5 8 0 9 3 2 1 7');
+    await cancelled;
+    await page.locator('ap-heads [data-testid="error"]').waitFor();
+    assert.equal(await page.locator('ap-heads [data-testid="error"]').textContent(), 'Cancelled.');
+    assert.match(await page.evaluate(() => location.hash), /corrupted=8\+0\+9\+3\+2\+1\+7\+5/);
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -127,6 +127,32 @@ describe('the heads view on the shipped induction model', () => {
     expect(a.headParts.indexOf(Math.max(...a.headParts))).toBe(2);
   });
 
+  it('patching: both maps of the induction model, exact and attribution; head 1.0 recovers most of the difference', async () => {
+    const corrupted = '8 0 9 3 2 1 7 8 8 0 9 3 2 1 7'; // the token after the earlier '7' changed: the copy points elsewhere
+    const seen: string[] = [];
+    const r = resultOf(
+      await api.heads({ tool: 'patch', model: induction, clean: REPEAT, corrupted }, (p) => seen.push(p.what)),
+      'patch',
+    );
+    expect(r.good.token).toBe('6');
+    expect(r.bad.token).not.toBe('6');
+    expect(r.difference.clean).toBeGreaterThan(r.difference.corrupted);
+    expect([r.maps.resid.cols, r.maps.resid.exact.length, r.maps.resid.estimate.length]).toEqual([15, 30, 30]);
+    expect([r.maps.heads.cols, r.maps.heads.exact.length, r.maps.heads.estimate.length]).toEqual([2, 4, 4]);
+    // The induction head 1.0 carries most of the difference, exactly and by the (smaller, first-order) estimate.
+    expect(r.maps.heads.exact[2]).toBeGreaterThan(0.85);
+    expect(r.maps.heads.estimate[2]).toBeGreaterThan(0.5);
+    expect(r.maps.heads.estimate[2]).toBeLessThan(r.maps.heads.exact[2]);
+    for (const map of [r.maps.heads.exact, r.maps.heads.estimate]) expect(map.indexOf(Math.max(...map))).toBe(2);
+    // The residual stream: the changed position (7) restores the clean run entering either layer; the last position
+    // (the same token in both prompts) restores nothing entering layer 0.
+    expect(r.maps.resid.exact[7]).toBeCloseTo(1, 3);
+    expect(r.maps.resid.exact[15 + 7]).toBeCloseTo(1, 1);
+    expect(Math.abs(r.maps.resid.exact[14])).toBeLessThan(1e-3);
+    expect(seen).toContain('exact patching of the residual stream');
+    expect(seen).toContain('attribution patching of each head');
+  });
+
   it('bad input comes back at its box; a mean or MLP ablation this engine lacks is said so; a cancel says cancelled', async () => {
     const bad = await api.heads({ tool: 'lens', model: induction, text: '8 0 x' }, progress);
     expect(bad).toMatchObject({ ok: false, field: 'text' });

@@ -210,6 +210,7 @@ export class HeadsView extends LitElement {
 
   async #run() {
     const sequence = ++this.#sequence;
+    this.busy = null; // an older run's progress, if any: it no longer counts
     const model = await this.#resolve();
     if (sequence !== this.#sequence) return;
     if (!model || !this.state.text || !this.state.clean || !this.state.corrupted) {
@@ -222,12 +223,15 @@ export class HeadsView extends LitElement {
       if (this.#results.has(key)) continue;
       this.busy = { done: 0, total: 1, what: HEAD_TOOL_LABELS[this.state.tool] };
       const engine = this.engine?.();
+      // Progress comes through its own message port: a late one may arrive after the outcome, and is dropped.
+      let answered = false;
       const outcome: HeadsOutcome = engine
         ? await engine.heads(request, (p) => {
-            if (sequence === this.#sequence) this.busy = p;
+            if (!answered && sequence === this.#sequence) this.busy = p;
           })
         : { ok: false, error: 'This page has no engine.' };
-      if (sequence !== this.#sequence) return; // a newer run took over
+      answered = true;
+      if (sequence !== this.#sequence) return; // a newer run took over (and shows its own progress)
       this.busy = null;
       if (!outcome.ok) {
         this.error =
