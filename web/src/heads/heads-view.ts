@@ -44,6 +44,8 @@ import { HashWriter } from '../ui/hash-writer.js';
 import { barsSvg } from '../ui/bars.js';
 import { textGridSvg } from '../ui/text-grid.js';
 import '../ui/heatmap.js';
+import '../ui/legend.js';
+import { weightScale } from '../ui/colors.js';
 import { headsModel, headsModelChoices, type HeadsModel, type HeadsModelChoice } from './heads-models.js';
 import {
   FIGURE_NAMES,
@@ -85,6 +87,10 @@ export class HeadsView extends LitElement {
   #model: HeadsModel | null = null;
   #modelError = '';
   #results = new Map<string, HeadsResult>();
+  /** Requests under way in the worker, by key. */
+  #pending = new Map<string, Promise<HeadsOutcome>>();
+  /** The request whose progress the status line shows. */
+  #showing = '';
   #problems: string[] = [];
   #sequence = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -218,19 +224,31 @@ export class HeadsView extends LitElement {
       return;
     }
     this.error = null;
+    const engine = this.engine?.();
     for (const request of this.#requests(model.ref)) {
       const key = this.#key(request);
       if (this.#results.has(key)) continue;
+      if (!engine) {
+        this.error = { message: 'This page has no engine.' };
+        return;
+      }
+      // A request already under way (asked by an older run: only the chosen head or the sort changed since) is
+      // awaited, not asked again; a different one replaces it in the worker.
+      let pending = this.#pending.get(key);
+      if (!pending) {
+        pending = engine.heads(request, (p) => {
+          if (this.#pending.has(key) && this.#showing === key) this.busy = p;
+        });
+        this.#pending.set(key, pending);
+        // Attached first, so it runs before any run awaiting the outcome: a late progress is dropped from then on.
+        void pending.then((outcome) => {
+          this.#pending.delete(key);
+          if (outcome.ok) this.#keep(key, outcome.result);
+        });
+      }
+      this.#showing = key;
       this.busy = { done: 0, total: 1, what: HEAD_TOOL_LABELS[this.state.tool] };
-      const engine = this.engine?.();
-      // Progress comes through its own message port: a late one may arrive after the outcome, and is dropped.
-      let answered = false;
-      const outcome: HeadsOutcome = engine
-        ? await engine.heads(request, (p) => {
-            if (!answered && sequence === this.#sequence) this.busy = p;
-          })
-        : { ok: false, error: 'This page has no engine.' };
-      answered = true;
+      const outcome = await pending;
       if (sequence !== this.#sequence) return; // a newer run took over (and shows its own progress)
       this.busy = null;
       if (!outcome.ok) {
@@ -238,10 +256,13 @@ export class HeadsView extends LitElement {
           outcome.code === 'aborted' ? { message: 'Cancelled.' } : { message: outcome.error, field: outcome.field };
         return;
       }
-      this.#results.set(key, outcome.result);
-      if (this.#results.size > KEEP) this.#results.delete(this.#results.keys().next().value as string);
     }
     this.requestUpdate();
+  }
+
+  #keep(key: string, result: HeadsResult) {
+    this.#results.set(key, result);
+    if (this.#results.size > KEEP) this.#results.delete(this.#results.keys().next().value as string);
   }
 
   #result<T extends HeadsResult['tool']>(tool: T): Result<T> | null {
@@ -409,6 +430,7 @@ export class HeadsView extends LitElement {
         first half of each sequence has no copies to find, so an induction head scores about one half at best. The label is
         the head\u2019s best pattern on your text.
       </p>
+      <ap-legend .scale=${weightScale(1)} label="score" no-blocked></ap-legend>
       <div class="maps">
         ${DETECTORS.map((kind) => {
           const spec = detectorHeatmap(result, kind);
@@ -570,6 +592,7 @@ export class HeadsView extends LitElement {
         top next token in each cell, its probability as colour (hover a cell for the runners-up). Early layers were never
         trained to be read this way: a view, not the model\u2019s belief.
       </p>
+      <ap-legend .scale=${spec.scale} label="probability of the top token" no-blocked></ap-legend>
       ${textGridSvg(spec)}
       <p class="note" data-testid="lens-final">
         The final prediction \u2018${result.prediction[seq - 1]}\u2019, layer by layer:
@@ -611,6 +634,7 @@ export class HeadsView extends LitElement {
         const map = result.maps[over];
         const agreement = patchAgreement(map.exact, map.estimate);
         return html`<div data-over=${over}>
+          <ap-legend .scale=${patchHeatmap(result, over, 'exact').scale} label="share of the difference recovered" no-blocked></ap-legend>
           <div class="maps">
             ${(['exact', 'estimate'] as const).map((method) => {
               const spec = patchHeatmap(result, over, method);
