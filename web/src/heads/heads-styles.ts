@@ -1,9 +1,11 @@
 // The "What heads do" view's styles (design tokens from ui/tokens.ts through CONTROL_STYLES).
 import { css } from 'lit';
 import { CONTROL_STYLES } from '../ui/controls.js';
+import { PICTURE_INK } from '../ui/tokens.js';
 
 export const HEADS_STYLES = [
   CONTROL_STYLES,
+  PICTURE_INK,
   css`
     :host { display: block; font: var(--ap-text-md)/var(--ap-leading) var(--ap-font); color: var(--ap-text); }
     .bar { display: flex; flex-wrap: wrap; gap: var(--ap-space-3); align-items: flex-end; margin-bottom: var(--ap-space-3); }

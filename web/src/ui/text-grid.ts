@@ -1,7 +1,7 @@
 // A grid of cells that each hold a short text on a colour (the logit lens: layers x positions,
 // each cell the top token, coloured by its probability). Drawn from a TextGridSpec by one
 // function, for the screen and an exported picture alike (textGridPicture). Every string is a
-// text node: tokens are typed text.
+// text node: tokens are typed text. On screen the paper and labels follow the theme (PICTURE_INK).
 import { html, render, svg } from 'lit';
 import { shownLabel } from './heatmap-layout.js';
 import { textColorOn, type ColorScale } from './colors.js';
@@ -47,16 +47,16 @@ export function textGridSvg(spec: TextGridSpec, select?: (row: number, col: numb
     }
   return html`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width=${width} height=${height}
     role="img" aria-label=${`${spec.caption}: ${spec.rows} ${spec.rowAxis} by ${spec.cols} ${spec.colAxis}`} font-family="system-ui, sans-serif">
-    <rect width=${width} height=${height} fill="#fff"></rect>
-    <text x="2" y="14" font-size="12" fill="#555">${spec.rowAxis} ↓</text>
-    <text x=${LEFT} y="14" font-size="12" fill="#555">${spec.colAxis} →</text>
+    <rect class="pic-paper" width=${width} height=${height} fill="#fff"></rect>
+    <text x="2" y="14" font-size="12" fill="#555" class="pic-ink-muted">${spec.rowAxis} ↓</text>
+    <text x=${LEFT} y="14" font-size="12" fill="#555" class="pic-ink-muted">${spec.colAxis} →</text>
     ${spec.colLabels.map(
       (label, c) =>
-        svg`<text x=${LEFT + c * CELL_W + CELL_W / 2} y=${TOP - 8} text-anchor="middle" font-size="12" fill="#222">${shownLabel(label)}</text>`,
+        svg`<text x=${LEFT + c * CELL_W + CELL_W / 2} y=${TOP - 8} text-anchor="middle" font-size="12" fill="#222" class="pic-ink">${shownLabel(label)}</text>`,
     )}
     ${spec.rowLabels.map(
       (label, r) =>
-        svg`<text x=${LEFT - 6} y=${TOP + r * CELL_H + 17} text-anchor="end" font-size="12" fill="#222">${label}</text>`,
+        svg`<text x=${LEFT - 6} y=${TOP + r * CELL_H + 17} text-anchor="end" font-size="12" fill="#222" class="pic-ink">${label}</text>`,
     )}
     ${cells}
   </svg>`;
