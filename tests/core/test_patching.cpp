@@ -1,7 +1,7 @@
 // Activation patching and attribution patching (attention/analysis/patching.hpp) against
 // PyTorch forward hooks and autograd (tests/reference/generate_patching_fixtures.py) on GPT-2,
-// Llama, Gemma 3 and the trained induction model; the steps, the bad options, and the model
-// left as it was.
+// BERT, Llama, Gemma 3, a post-LN encoder and the trained induction model; the steps, the bad
+// options, and the model left as it was.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -55,7 +55,7 @@ void expect_matches(const Patching& got, const json& want, const json& grid) {
 
 TEST(Patching, MatchesPyTorchHooksAndAutograd) {
   const json g = golden();
-  ASSERT_EQ(g["cases"].size(), 5u);
+  ASSERT_EQ(g["cases"].size(), 6u);
   for (const json& c : g["cases"]) {
     const Transformer model = load(c["source"]);
     for (const auto& [over, over_name] : {std::pair{PatchOver::Resid, "resid"}, std::pair{PatchOver::Heads, "heads"}})
@@ -73,7 +73,7 @@ TEST(Patching, TheInductionHeadRecoversTheCopiedToken) {
   // The shipped induction model: patching layer 1's head 0 (its induction head) from the clean
   // repeat restores the copied token's whole margin; the other heads restore little.
   const json g = golden();
-  const json& c = g["cases"][4];
+  const json& c = g["cases"][5];
   ASSERT_EQ(c["name"], "induction");
   const Transformer model = load(c["source"]);
   Result<Patching> heads = activation_patching(model, options_of(c, PatchOver::Heads, PatchMethod::Exact));
@@ -132,7 +132,7 @@ TEST(Patching, RunsInStepsAndLeavesTheModelAsItWas) {
 
 TEST(Patching, BadOptionsAreCodedErrors) {
   const json g = golden();
-  const json& c = g["cases"][1];
+  const json& c = g["cases"][2];
   const Transformer model = load(c["source"]);
   const auto fails = [&](PatchingOptions o, const std::string& code, const std::string& field) {
     Result<Patching> r = activation_patching(model, o);

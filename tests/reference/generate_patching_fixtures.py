@@ -7,6 +7,8 @@ and tests/wasm/patching.test.ts.
 
 Models (float64 copies of the float32 weights the engine loads):
   gpt2-tiny  hf_models.Gpt2Reference on fixtures/pretrained/gpt2-tiny (GPT-2's layout)
+  bert-tiny  hf_models.BertReference on fixtures/pretrained/bert-tiny (post-LN encoder, token types
+             0, the MLM head's transform and tied decoder)
   llama      hf_modern.HfCausalLM on fixtures/modern/llama (RMSNorm, RoPE, grouped K/V heads)
   gemma3     hf_modern.HfCausalLM on fixtures/modern/gemma3 (sandwich norms, sliding window)
   post-encoder  models.SingleStack on fixtures/models/post_relu_sinusoidal (post-LN, no causal
@@ -74,14 +76,19 @@ class HookedAttention(nn.Module):
         return self.out_proj(merged), None
 
 
-def gpt2_case():
-    d = os.path.join(OUT, "pretrained", "gpt2-tiny")
+def pretrained_case(name):
+    d = os.path.join(OUT, "pretrained", name)
     config = json.load(open(os.path.join(d, "config.json")))
     model = hf_models.build(config)
     state = {k: v for k, v in safetensors_io.read_typed(os.path.join(d, "model.safetensors"))[0].items()
              if k not in hf_models.buffer_names(model)}
     model.load_state_dict(state, strict=False)
     md = copy.deepcopy(model).double().eval()
+    if config["model_type"] == "bert":  # blocks: BertLayer; its context enters attention.output.dense
+        blocks = list(md.bert.encoder.layer)
+        return {"md": md, "blocks": blocks, "projections": [b.attention.output.dense for b in blocks],
+                "heads": config["num_attention_heads"],
+                "logits": lambda ids: md(ids, torch.ones_like(ids), torch.zeros_like(ids))["logits"]}
     return {"md": md, "blocks": list(md.h), "projections": [b.attn.c_proj for b in md.h],
             "heads": config["n_head"], "logits": lambda ids: md(ids, torch.ones_like(ids))["logits"]}
 
@@ -208,6 +215,8 @@ CASES = [
     # name, source (as tests/core/analysis_fixture.hpp loads it), the two prompts, position, good, bad
     {"name": "gpt2-tiny", "source": "pretrained/gpt2-tiny", "clean": [5, 300, 17, 9, 300, 17, 44, 2],
      "corrupted": [5, 357, 17, 9, 300, 17, 44, 2], "position": 7, "good": 300, "bad": 357},
+    {"name": "bert-tiny", "source": "pretrained/bert-tiny", "clean": [2, 100, 200, 300, 400, 500, 3],
+     "corrupted": [2, 100, 250, 300, 400, 500, 3], "position": 4, "good": 192, "bad": 301},
     {"name": "llama", "source": "modern/llama", "clean": [1, 4, 7, 2, 4, 7, 10],
      "corrupted": [1, 4, 7, 3, 4, 7, 10], "position": 5, "good": 2, "bad": 3},
     {"name": "gemma3", "source": "modern/gemma3", "clean": [1, 4, 7, 2, 4, 7, 10],
@@ -224,7 +233,7 @@ CASES = [
 def build(case):
     kind, name = case["source"].split("/")
     if kind == "pretrained":
-        return gpt2_case()
+        return pretrained_case(name)
     if kind == "modern":
         return modern_case(name)
     if kind == "models":

@@ -1,7 +1,7 @@
 // model.patch() through the package, both builds: exact and attribution patching against the
 // PyTorch reference (forward hooks and autograd: tests/reference/fixtures/patching.json) on
-// GPT-2, Llama, Gemma 3 and the trained induction model; progress, cancelling through an
-// AbortSignal, and bad options as coded errors.
+// GPT-2, BERT, Llama, Gemma 3, a post-LN encoder and the trained induction model; progress,
+// cancelling through an AbortSignal, and bad options as coded errors.
 import { describe, expect, it } from 'vitest';
 import type { AttentionEngine, Model } from '../../dist/node.js';
 import { checkpoint, referenceModel } from './analysis-models.js';
@@ -39,7 +39,7 @@ describe.each(BUILDS)('patch (%s)', (build) => {
   it('reports progress, stops on its signal, and refuses bad options', async () => {
     const engine = await engineFor(build);
     const model = checkpoint(engine, 'induction');
-    const c = fixture('patching.json').cases[4];
+    const c = fixture('patching.json').cases[5];
     const base = { clean: c.clean, corrupted: c.corrupted, tokens: [c.good, c.bad] as [number, number] };
     const seen: [number, number][] = [];
     const r = await model.patch({ ...base, over: 'heads', onProgress: (p) => seen.push([p.done, p.total]) });

@@ -225,8 +225,9 @@ export class Model {
    * the layers after each patch from the cached corrupted run; `'attribution'` is the
    * gradient estimate from one forward of each prompt and one backward. Runs in chunks with
    * `onProgress` between them; `signal` stops it (an AttentionError, code 'aborted'). Single
-   * stacks with a plain head and float32 weights (a BERT MLM head, an encoder–decoder or 16-
-   * and 8-bit weights reject). See docs/heads.md.
+   * stacks with an output head (GPT-2, BERT through its MLM head, the hub's causal LMs, the
+   * playground's models) and float32 weights: an encoder–decoder, a model without a head and
+   * 16- or 8-bit weights reject. See docs/heads.md.
    */
   async patch(options: PatchOptions): Promise<PatchResult> {
     const raw = this.#withTool('startPatching');

@@ -8,11 +8,9 @@
 #include <string>
 #include <utility>
 
-#include "attention/analysis/unembed.hpp"
 #include "attention/layers.hpp"
 #include "attention/linear.hpp"
 #include "attention/masks.hpp"
-#include "attention/norm.hpp"
 #include "src/train/layer_backprop.hpp"
 
 namespace attention {
@@ -93,19 +91,56 @@ Floats direction(const Transformer& m, int good, int bad, float* bias_diff) {
   return d;
 }
 
+// What the unembedding reads from rows (count, E) of the stack's output: the final norm when
+// the spec has one, then an MLM head's transform (dense, activation, norm; BERT) when it has
+// one, as the forward pass's head. The tape keeps what readout_backward needs.
+struct ReadoutTape {
+  NormTape final_norm, mlm_norm;
+  Floats dense_in, pre;  // the transform's input and its dense output (count, E)
+};
+
+Floats readout(const Transformer& m, Floats rows, int count, ReadoutTape& t) {
+  const ModelSpec& s = m.spec();
+  const int e = s.d_model;
+  if (s.has_final_norm()) rows = norm_forward(rows, count, e, m.final_norm(), t.final_norm);
+  if (!s.mlm_head()) return rows;
+  t.dense_in = std::move(rows);
+  t.pre = linear_slice(t.dense_in, count, e, m.mlm_dense().weight, m.mlm_dense().bias, 0, e, Backend::Fast);
+  Floats out = t.pre;
+  for (float& v : out) v = activate(v, s.activation);  // as Transformer::mlm_transform
+  return s.layer_norm ? norm_forward(out, count, e, m.mlm_norm(), t.mlm_norm) : out;
+}
+
+// d (one row's readout, E) -> d (that row of the stack's output); adds into the head's and
+// norms' gradients.
+Floats readout_backward(Transformer& m, Floats d, const ReadoutTape& t) {
+  const ModelSpec& s = m.spec();
+  const int e = s.d_model;
+  if (s.mlm_head()) {
+    if (s.layer_norm) d = norm_backward(d, 1, e, m.mlm_norm(), t.mlm_norm);
+    Floats dpre = zeros(d.size());
+    grad::activation_backward(t.pre.data(), d.data(), d.size(), s.activation, dpre.data());
+    Floats din = zeros(static_cast<std::size_t>(e));
+    linear_slice_backward(t.dense_in, dpre, 1, e, m.mlm_dense().weight, m.mlm_dense().bias, 0, e, &din, Backend::Fast);
+    d = std::move(din);
+  }
+  if (s.has_final_norm()) d = norm_backward(d, 1, e, m.final_norm(), t.final_norm);
+  return d;
+}
+
 // d = logit[good] - logit[bad] of each of `count` rows (E) of the stack's output.
 std::vector<float> logit_differences(const Transformer& m, const float* rows, int count, int good, int bad) {
   const ModelSpec& s = m.spec();
   const int e = s.d_model;
-  Floats normed(rows, rows + static_cast<std::size_t>(count) * e);
-  if (s.has_final_norm()) norm_rows(normed.data(), count, e, m.final_norm(), normed.data());
+  ReadoutTape scratch;
+  const Floats read = readout(m, Floats(rows, rows + static_cast<std::size_t>(count) * e), count, scratch);
   float bias_diff = 0;
   const Floats d = direction(m, good, bad, &bias_diff);
   std::vector<float> out(static_cast<std::size_t>(count));
   for (int r = 0; r < count; ++r) {
     double sum = bias_diff;
     for (int i = 0; i < e; ++i)
-      sum += static_cast<double>(normed[static_cast<std::size_t>(r) * e + i]) * d[static_cast<std::size_t>(i)];
+      sum += static_cast<double>(read[static_cast<std::size_t>(r) * e + i]) * d[static_cast<std::size_t>(i)];
     out[static_cast<std::size_t>(r)] = static_cast<float>(sum);
   }
   return out;
@@ -116,8 +151,8 @@ std::vector<float> logit_differences(const Transformer& m, const float* rows, in
 Floats merged_gradient(const Floats& dout, const MultiHeadWeights& w, const ModelSpec& s, const AttentionTape& t,
                        int rows) {
   const int e = s.d_model, qd = s.heads * s.head_dim();
-  Floats dproj = dout;
-  if (s.attn_activation != Activation::None)
+  Floats dproj = s.attn_activation == Activation::None ? dout : zeros(dout.size());
+  if (s.attn_activation != Activation::None)  // adds into dproj
     grad::activation_backward(t.projected.data(), dout.data(), dout.size(), s.attn_activation, dproj.data());
   Floats dmerged = zeros(static_cast<std::size_t>(rows) * qd);
   const float* weight = w.out_proj_weight.data();
@@ -138,7 +173,7 @@ struct PatchingRun::Tape {
   StackShape stack;
   RopeTables ropes;
   std::vector<LayerTape> layers;  // (L)
-  NormTape final_norm;            // of the position's row
+  ReadoutTape readout;            // of the position's row
 };
 
 namespace {
@@ -166,7 +201,7 @@ Result<Floats> run_prompt(const Transformer& m, const std::vector<int>& ids, int
   }
   Floats row(x.begin() + static_cast<std::ptrdiff_t>(position) * e,
              x.begin() + static_cast<std::ptrdiff_t>(position + 1) * e);
-  if (tape && s.has_final_norm()) norm_forward(row, 1, e, m.final_norm(), t.final_norm);
+  if (tape) readout(m, row, 1, t.readout);
   return row;
 }
 
@@ -186,7 +221,11 @@ Result<PatchMethod> parse_patch_method(const std::string& name) {
 
 Result<PatchingRun> PatchingRun::start(const Transformer& model, const PatchingOptions& o) {
   const ModelSpec& s = model.spec();
-  if (Status ok = check_unembeddable(s); !ok) return ok.error_value();
+  if (s.encoder_decoder())
+    return Error("patching reads a single stack; the model is an encoder–decoder", error_code::kInvalidArgument,
+                 "model");
+  if (s.head == OutputHead::None)
+    return Error("patching reads logits; the model has no output head", error_code::kInvalidArgument, "model");
   if (Status ok = model.writable(); !ok)
     return Error("patching runs the float32 forward and backward: " + ok.error_value().message, error_code::kReadOnly,
                  "model");
@@ -257,8 +296,8 @@ Status PatchingRun::step() {
     const auto drop = [&] { writable.visit_parameters([](Parameter& p) { std::vector<float>().swap(p.grad); }); };
     Tape& t = *tape_;
     float bias_diff = 0;
-    Floats dhidden = direction(m, options_.good, options_.bad, &bias_diff);  // d d / d (normed row)
-    if (s.has_final_norm()) dhidden = norm_backward(dhidden, 1, e, writable.final_norm(), t.final_norm);
+    // d d / d (the row the unembedding reads) -> d d / d (the stack's output row)
+    const Floats dhidden = readout_backward(writable, direction(m, options_.good, options_.bad, &bias_diff), t.readout);
     Floats dx = zeros(static_cast<std::size_t>(seq) * e);
     std::copy(dhidden.begin(), dhidden.end(), dx.begin() + static_cast<std::ptrdiff_t>(position_) * e);
     for (int l = s.layers - 1; l >= 0; --l) {

@@ -15,10 +15,10 @@
 // from one forward of each prompt and one backward of d through the engine's backward pass
 // (core/src/train/layer_backprop.hpp); for 'resid' the product is summed over E, for 'heads'
 // over every position and d_h of the head.
-// Single stacks with a plain head ('linear' or 'tied': GPT-2, the hub's causal LMs, the
-// playground's decoders and encoders); an MLM head (BERT) or an encoder–decoder is refused
-// (field "model"), and so are 16- and 8-bit weights (read_only: the backward's arithmetic
-// reads float32 weights).
+// Single stacks with an output head, causal or not: GPT-2, BERT (its MLM head's transform is
+// read through, forward and backward), the hub's causal LMs, the playground's models. An
+// encoder–decoder or a model without a head is refused (field "model"), and so are 16- and
+// 8-bit weights (read_only: the layers run training's float32 arithmetic).
 #include <memory>
 #include <string>
 #include <vector>
@@ -57,7 +57,7 @@ struct Patching {
 // It must outlive the run.
 class PatchingRun {
  public:
-  // Errors: "model" (not a single stack with a plain head), read_only (low-bit weights),
+  // Errors: "model" (an encoder–decoder, no head), read_only (low-bit weights),
   // "corrupted" (a different length: shape_mismatch), "clean" / "corrupted" (ids out of the
   // vocabulary, too long), "position", "tokens" (out_of_range; or the same difference on both
   // prompts, which leaves nothing to recover), the forward pass's memory limit.
