@@ -2,7 +2,7 @@
 // on the shipped checkpoints: the induction detector finds the induction model's head 1.0,
 // ablating it breaks the prediction the lens and the attribution credit to it, the ranking puts
 // it first, bad input comes back as an error at its box, and a cancelled ranking says so.
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadAttention, type AttentionEngine } from '../../dist/node.js';
 import { engineApi, type EngineApi } from '../../web/src/workers/api.js';
@@ -36,6 +36,46 @@ function resultOf<T extends HeadsResult['tool']>(outcome: HeadsOutcome, tool: T)
 }
 
 const progress = () => {};
+
+describe('the heads view on a pretrained BERT (a masked-language model)', () => {
+  it('reads the prediction at the last [MASK], the one the Explore page shows there', async () => {
+    const dir = new URL('../reference/fixtures/pretrained/bert-tiny/', import.meta.url);
+    const files = readdirSync(dir)
+      .filter((f) => f !== 'expected.json')
+      .map((f) => new File([readFileSync(new URL(f, dir))], f));
+    const loaded = await api.loadPretrained({ files }, () => {});
+    if (!loaded.ok) throw new Error(loaded.error);
+    const text = 'The cat [MASK] on the mat.';
+    const explored = await api.run({ pretrained: { key: loaded.model.key }, text });
+    if (!explored.ok) throw new Error(explored.error);
+    const [mask] = explored.predictions!;
+    expect(mask.kind).toBe('mask');
+    const model: HeadsModelRef = { pretrained: { key: loaded.model.key } };
+    const r = resultOf(
+      await api.heads(
+        {
+          tool: 'ablate',
+          model,
+          text,
+          heads: [{ layer: 0, head: 0 }],
+          mlps: [],
+          ablation: 'zero',
+          token: null,
+          against: null,
+        },
+        progress,
+      ),
+      'ablate',
+    );
+    expect(r.target.id).toBe(mask.candidates[0].id);
+    expect(r.before.probability).toBeCloseTo(mask.candidates[0].probability, 5);
+    expect(r.before.top.map((c) => c.id)).toEqual(mask.candidates.map((c) => c.id));
+    expect(r.tokens).toEqual(explored.trace.tokens[0]);
+    // Detectors run on an encoder too (its attention to later keys counts against every pattern).
+    const d = resultOf(await api.heads({ tool: 'detect', model, text }, progress), 'detect');
+    expect(d.scores.previous).toHaveLength(loaded.model.layers * loaded.model.heads);
+  });
+});
 
 describe('the heads view on the shipped sort model', () => {
   it('labels its second layer’s head 3 a content head on a sorting example (no position pattern explains it)', async () => {

@@ -333,7 +333,7 @@ export class HeadsView extends LitElement {
 
   #textBox() {
     return html`<div class="setting text-box">
-      <label for="text">Text (every tool reads the prediction at its last token)</label>
+      <label for="text">Text (every tool reads the prediction after its last token; BERT: at its last [MASK])</label>
       <textarea id="text" rows="1" .value=${this.state.text} aria-invalid=${this.error?.field === 'text' ? 'true' : 'false'}
         @input=${(e: Event) => this.#set({ text: (e.target as HTMLTextAreaElement).value }, true)}></textarea>
       ${this.#fieldError('text')}

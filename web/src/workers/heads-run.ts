@@ -50,6 +50,8 @@ interface Held {
   heads: number;
   causal: boolean;
   encode(text: string, field: string): Int32Array;
+  /** The position whose prediction the tools read: the last token; in a masked-language model, its last [MASK] if any. */
+  position(ids: Int32Array): number;
   tokenText(id: number): string;
   pieces(ids: Int32Array): string[];
 }
@@ -145,6 +147,7 @@ export class HeadsRunner {
             throw new FieldError(`${parsed.ids.length} tokens: this model reads at most ${model.spec.maxSeq}.`, field);
           return Int32Array.from(parsed.ids);
         },
+        position: (ids) => ids.length - 1,
         tokenText: (id) => vocabulary[id] ?? `#${id}`,
         pieces: (ids) => Array.from(ids, (id) => vocabulary[id] ?? `#${id}`),
       };
@@ -221,14 +224,19 @@ function pretrainedHeld(loaded: PretrainedModel, family: PretrainedModel['family
         throw new FieldError(`The text is ${ids.length} tokens long; this model reads at most ${maxSeq}.`, field);
       return ids;
     },
+    position(ids) {
+      const mask = model.spec.causal ? null : tokenizer.idOf('[MASK]');
+      const at = mask === null ? -1 : ids.lastIndexOf(mask);
+      return at >= 0 ? at : ids.length - 1;
+    },
     tokenText: (id) => candidateText(tokenizer.decode([id]), id, family),
     pieces: (ids) => Array.from(ids, (id) => displayPiece(tokenizer.decode([id]), tokenizer.decode([id]), family)),
   };
 }
 
-/** The last position's logits (V) of a run with these ablations. */
+/** The logits (V) at the position the tools read (Held.position) of a run with these ablations. */
 function lastLogits(held: Held, ids: Int32Array, heads: HeadRef[], mlps: number[], ablation: Ablation): Float32Array {
-  const result = ablatedForward(held.model, ids, heads, mlps, ablation);
+  const result = ablatedForward(held.model, ids, held.position(ids), heads, mlps, ablation);
   if (!result) throw new Error('This model has no output head: there is no prediction to change.');
   return result;
 }
@@ -366,7 +374,7 @@ function attribute(held: Held, request: Extract<HeadsRequest, { tool: 'attribute
   const { target, against } = targetOf(held, base, request.token, request.against);
   const parts = held.model.logitAttribution({
     ids,
-    position: ids.length - 1,
+    position: held.position(ids),
     token: target.id,
     ...(against ? { against: against.id } : {}),
   });
@@ -406,7 +414,7 @@ async function patch(
   const good = topChoices(held, cleanLogits, 1)[0];
   let bad = topChoices(held, corruptedLogits, 1)[0];
   if (bad.id === good.id) bad = topChoices(held, cleanLogits, 2)[1];
-  const options = { clean, corrupted, position: clean.length - 1, tokens: [good.id, bad.id] as [number, number] };
+  const options = { clean, corrupted, position: held.position(clean), tokens: [good.id, bad.id] as [number, number] };
   // Four runs, each a step of the progress: exact and attribution patching over the residual stream, then over heads.
   const maps = {} as Record<PatchOver, PatchMaps>;
   const total = PATCH_OVER.length * 2;
@@ -458,10 +466,11 @@ function canAblateMlps(model: Model): boolean {
   return typeof (model as Model & Ranking).ablationRanking === 'function';
 }
 
-/** The last position's logits (V) with heads and MLPs switched off, or null without an output head. */
+/** The logits (V) at `position` with heads and MLPs switched off, or null without an output head. */
 function ablatedForward(
   model: Model,
   ids: Int32Array,
+  position: number,
   heads: HeadRef[],
   mlps: number[],
   ablation: Ablation,
@@ -472,18 +481,22 @@ function ablatedForward(
       'This engine build switches heads off by zeroing only (mean ablation and MLPs come with the engine\u2019s ablation tools).',
       mlps.length > 0 ? 'mlps' : 'ablation',
     );
+  const last = position === ids.length - 1;
   const result = model.forward({
     ids,
     batch: 1,
     seq: ids.length,
-    logits: 'last',
+    // The last row alone where that is the one read (GPT-2's output layer is a third of its forward).
+    logits: last ? 'last' : 'all',
     ...(heads.length ? { ablate: heads } : {}),
     ...(mlps.length ? { ablateMlps: mlps } : {}),
     ...(ablating && ablation === 'mean'
       ? { ablation: 'mean' as const, meanOver: meanReference(model.spec.vocabSize, ids.length) }
       : {}),
   });
-  return result.logits;
+  if (!result.logits) return null;
+  const vocab = model.spec.vocabSize;
+  return last ? result.logits : result.logits.subarray(position * vocab, (position + 1) * vocab);
 }
 
 /** The (L, S) or (L, H) patching map of one method; progress as a share 0..1 of the run. */
