@@ -4,7 +4,7 @@
 //   settings/  the settings tables and their URL hash form: model/ only
 //   ui/        generic elements and helpers (heatmap, legend, curves, drawer, colours, exports): model/ only
 //   workers/   the engine and training workers, their clients and watchdog: model/ and settings/
-//   playground/, train/, pretrained/   features: ui/, model/, settings/, workers/, never each other
+//   playground/, train/, pretrained/, generate/   features: ui/, model/, settings/, workers/, never each other
 //   app/, element/   the entries (the site's pages; the <attention-playground> element, the
 //              package's ./element): like the features, and the one exception: they compose
 //              the features, so they may import each feature's entry element file
@@ -16,9 +16,10 @@ const FEATURE_ENTRIES = [
   'train/train-view\\.ts',
   'pretrained/pretrained-loader\\.ts',
   'element/attention-playground\\.ts',
+  'generate/generate-panel\\.ts',
 ];
 const SRC = '^web/src/';
-const FEATURES = '(app|playground|train|pretrained|element)';
+const FEATURES = '(app|playground|train|pretrained|generate|element)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

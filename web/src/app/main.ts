@@ -13,6 +13,7 @@ import { PAGE_DEFAULT_STATE } from '../settings/settings.js';
 import { RUN_BUTTON } from '../model/training-data.js';
 import { adoptTokens } from '../ui/tokens.js';
 import { setUpTheme } from '../ui/theme.js';
+import { attachGeneratePanel } from './generate-slot.js';
 
 adoptTokens(document);
 setUpTheme(document.documentElement, document.querySelector<HTMLButtonElement>('#theme'));
@@ -60,6 +61,7 @@ function route(): void {
     element.setAttribute('sync-hash', '');
     if (tag === 'ap-playground') (element as Playground).defaults = PAGE_DEFAULT_STATE; // the first view: positional heads
     slot.replaceChildren(element);
+    if (tag === 'ap-playground') attachGeneratePanel(element as Playground, pageEngineClient());
   }
   showIntro(document.getElementById('intro')!, INTROS[mode]);
   for (const link of document.querySelectorAll<HTMLAnchorElement>('nav a')) {

@@ -9,6 +9,7 @@ import type { LoadOutcome, Prediction, PretrainedProgress, PretrainedSource } fr
 import type { Recorded } from '../model/recorded-stages.js';
 import { PretrainedModels, isPretrainedRun, type PretrainedRunInput } from './pretrained-run.js';
 import { InputError, TrainedModels, isTrainedRun, type TrainedRunInput } from './trained-trace.js';
+import type { GenerationApi, HeldModels } from './generation-run.js';
 
 export type EngineRequest = RunInput | TrainedRunInput | PretrainedRunInput;
 
@@ -31,7 +32,7 @@ export type RunOutcome =
   /** field: 'text' when what was typed is the problem (shown at the text box). */
   | { ok: false; error: string; field?: 'text' };
 
-export interface EngineApi {
+export interface EngineApi extends Partial<GenerationApi> {
   run(input: EngineRequest): Promise<RunOutcome>;
   /** Loads a pretrained checkpoint (the previous one is freed once this one is ready). */
   loadPretrained?(source: PretrainedSource, onProgress: (p: PretrainedProgress) => void): Promise<LoadOutcome>;
@@ -39,11 +40,21 @@ export interface EngineApi {
   cancelPretrained?(): Promise<void> | void;
 }
 
-export function engineApi(load: () => Promise<AttentionEngine>): Required<EngineApi> {
+/** The requests every engine answers; `extend` adds more on the same models (the site's worker: generation-run.ts). */
+export function engineApi<Extra extends object = object>(
+  load: () => Promise<AttentionEngine>,
+  extend?: (held: HeldModels) => Extra,
+): Required<Pick<EngineApi, 'run' | 'loadPretrained' | 'cancelPretrained'>> & Extra {
   let engine: Promise<AttentionEngine> | null = null;
   let trained: TrainedModels | null = null;
   let pretrained: PretrainedModels | null = null;
+  const extra = extend?.({
+    engine: () => (engine ??= load()),
+    pretrained: async () => (pretrained ??= new PretrainedModels(await (engine ??= load()))),
+    trained: async () => (trained ??= new TrainedModels(await (engine ??= load()))),
+  });
   return {
+    ...(extra as Extra),
     async run(input) {
       const attention = await (engine ??= load());
       const started = performance.now();

@@ -169,12 +169,18 @@ export class PretrainedModels {
     this.#loading?.abort();
   }
 
-  /** The trace and predictions of the typed text; InputError for text the model cannot read. */
-  async trace(input: PretrainedRunInput): Promise<PretrainedTrace> {
+  /** The model loaded under `key` and its facts; Error when another one (or none) is loaded now. */
+  loaded(key: string): { model: PretrainedModel; info: PretrainedInfo } {
     const model = this.#model,
       info = this.#info;
-    if (!model || !info || info.key !== input.pretrained.key)
+    if (!model || !info || info.key !== key)
       throw new Error('This pretrained model is no longer loaded (only one is kept at a time): load it again.');
+    return { model, info };
+  }
+
+  /** The typed text's tokens (chat turns rendered by the model's template); InputError for text the model cannot read. */
+  async encode(input: PretrainedRunInput) {
+    const { model, info } = this.loaded(input.pretrained.key);
     const lines = input.text.split('\n');
     let encoding;
     let rendered: string | undefined;
@@ -195,6 +201,12 @@ export class PretrainedModels {
       if (input.text.trim() === '') throw new InputError('Type some text first.');
       encoding = model.tokenizer.encode(input.text);
     }
+    return { model, info, encoding, rendered };
+  }
+
+  /** The trace and predictions of the typed text; InputError for text the model cannot read. */
+  async trace(input: PretrainedRunInput): Promise<PretrainedTrace> {
+    const { model, info, encoding, rendered } = await this.encode(input);
     const seq = encoding.ids.length;
     if (seq > info.maxSeq)
       throw new InputError(`The text is ${seq} tokens long; this model reads at most ${info.maxSeq}. Shorten it.`);

@@ -32,7 +32,7 @@ export const MAX_SEQUENCES = 16;
 /** Built models kept at once (each holds a trainer: its weights and optimizer state, a few hundred KB). */
 const KEEP = 4;
 
-interface Built {
+export interface Built {
   trainer: Trainer;
   vocabulary: string[];
   characters: boolean;
@@ -93,6 +93,11 @@ export class TrainedModels {
   dispose(): void {
     for (const built of this.#built.values()) built.trainer.dispose();
     this.#built.clear();
+  }
+
+  /** The model built for `ref` (kept for the next request): its trainer's model, vocabulary and whether tokens are characters. */
+  built(ref: TrainedModelRef): Readonly<Built> {
+    return this.#model(ref);
   }
 
   #model(ref: TrainedModelRef): Built {
