@@ -458,16 +458,12 @@ export class GeneratePanel extends LitElement {
                 })
               : html`<p class="why">Step once to see the distribution the next token is drawn from.</p>`
           }
-          ${branchTreeView(
-            branchTree(this.#explored),
-            this.state.path,
-            branch?.tokens.slice(branch.opened.promptLength) ?? [],
-            {
-              textOf: (path) => this.#textOf(path),
-              onPick: (path) => void this.goTo(path),
-              disabled: this.running,
-            },
-          )}
+          ${branchTreeView(branchTree(this.#explored), this.state.path, {
+            textOf: (path) => this.#textOf(path),
+            separator: branch?.opened.separator ?? '',
+            onPick: (path) => void this.goTo(path),
+            disabled: this.running,
+          })}
         </div>
         <div>
           ${facts && this.#cacheBytes.length ? cacheView(this.#cacheBytes, facts, branch!.ids.length) : nothing}
@@ -502,12 +498,13 @@ export class GeneratePanel extends LitElement {
 
   #text(branch: Branch) {
     const { promptLength } = branch.opened;
+    const gap = branch.opened.separator;
     return html`<p class="text" data-testid="generated-text">${branch.tokens.map((t, i) =>
       i < promptLength
-        ? html`<span class="token prompt-token">${t}</span>`
+        ? html`<span class="token prompt-token">${t}</span>${gap}`
         : html`<button class="token new-token ${this.selected === i ? 'selected' : ''}" data-position=${i}
             title="the distribution this token was drawn from" ?disabled=${!this.#steps.has(i)}
-            @click=${() => (this.selected = this.selected === i ? null : i)}>${t}</button>`,
+            @click=${() => (this.selected = this.selected === i ? null : i)}>${t}</button>${gap}`,
     )}</p>`;
   }
 }
