@@ -1,6 +1,7 @@
 // Each new token's attention as the row being added to the heatmap of every head of one
-// layer (ui/heatmap.ts; the newest row is the last one drawn), and the same layer's heads
-// overlaid in the line view (ui/line-view.ts). A layer picker chooses the layer.
+// layer (ui/heatmap.ts; the newest row is the last one drawn), and the newest token's row
+// of the same layer's heads overlaid in the line view (ui/line-view.ts). A layer picker
+// chooses the layer.
 import { html } from 'lit';
 import { schemeTableau10 } from 'd3-scale-chromatic';
 import '../ui/heatmap.js';
@@ -31,6 +32,9 @@ export function attentionGrowth(o: GrowthOptions) {
     color: schemeTableau10[h % schemeTableau10.length],
     weights: headMatrix(o.attention, heads, seq, o.layer, h),
   }));
+  // The line view: the newest token's row alone (1, S) per head, each head in its colour (thousands of lines for
+  // the whole matrix would cost the page a long task per step).
+  const newest = overlay.map((h) => ({ ...h, weights: h.weights.subarray((seq - 1) * seq, seq * seq) }));
   return html`<section class="growth" aria-label="Attention of each new token" data-testid="attention-growth"
       data-rows=${seq} data-layer=${o.layer}>
     <h3>Attention, one row per new token</h3>
@@ -46,7 +50,9 @@ export function attentionGrowth(o: GrowthOptions) {
         </figure>`,
       )}
     </div>
-    <ap-line-view .weights=${overlay[0]?.weights ?? new Float32Array()} .rows=${seq} .cols=${seq} .rowLabels=${labels}
-      .colLabels=${labels} .overlay=${overlay} caption=${`layer ${o.layer}, every head`}></ap-line-view>
+    <h3>The newest token’s attention, every head of layer ${o.layer}</h3>
+    <ap-line-view .weights=${newest[0]?.weights ?? new Float32Array()} .rows=${1} .cols=${seq}
+      .rowLabels=${labels.slice(-1)} .colLabels=${labels} .overlay=${newest}
+      caption=${`layer ${o.layer}, every head, the newest token`}></ap-line-view>
   </section>`;
 }
