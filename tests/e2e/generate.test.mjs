@@ -54,6 +54,19 @@ const shownTokens = (page) =>
     .locator('[data-testid="generated-text"] .token')
     .evaluateAll((tokens) => tokens.map((t) => t.textContent.trim()));
 
+/** Every head's heatmap drawn with `rows` rows (one head is brought up to date per frame). */
+const headsDrawn = (page, heads, rows) =>
+  page.waitForFunction(
+    ([h, r]) => {
+      const figures = [...document.querySelector('ap-generate-panel').shadowRoot.querySelectorAll('figure.head')];
+      return (
+        figures.length === h && figures.every((f) => f.dataset.rows === String(r) && f.querySelector('ap-heatmap'))
+      );
+    },
+    [heads, rows],
+    { timeout: 10_000 },
+  );
+
 const hashPath = (page) => page.evaluate(() => new URLSearchParams(location.hash.slice(1)).get('gen.path'));
 
 describe('the Generate panel', () => {
@@ -81,7 +94,7 @@ describe('the Generate panel', () => {
     assert.match(rest, /%$/);
     // its attention row joined every head's heatmap (4 heads of layer 0: 10 rows each), and the cache holds 10 positions per layer
     assert.equal(await page.locator('[data-testid="attention-growth"]').getAttribute('data-rows'), '10');
-    assert.equal(await page.locator('[data-testid="attention-growth"] ap-heatmap').count(), 4);
+    await headsDrawn(page, 4, 10);
     assert.deepEqual(
       await page
         .locator('[data-testid="kv-cache"] .cache-row')
@@ -155,7 +168,7 @@ describe('the Generate panel', () => {
     assert.equal(await other.page.locator('#gen-temperature').inputValue(), '0');
     assert.equal(await other.page.locator('#gen-prompt').inputValue(), PROMPT);
     assert.equal(await other.page.locator('#setting-model').inputValue(), 'reverse');
-    assert.equal(await other.page.locator('[data-testid="attention-growth"]').getAttribute('data-rows'), '11');
+    await headsDrawn(other.page, 4, 11);
     await other.page.locator('button[data-action="step"]').click();
     await waitForTokens(other.page, 12);
     assert.deepEqual((await shownTokens(other.page)).slice(9), next);
@@ -176,6 +189,10 @@ describe('the Generate panel', () => {
       .map((f) => `${GPT2}${f}`);
     await page.locator('#pretrained-files').setInputFiles(files);
     await page.locator('[data-testid="pretrained-dialog"]').waitFor({ state: 'hidden', timeout: 15_000 });
+    // the panel starts from the playground's text on the model loaded; a prompt typed replaces it
+    await page.waitForFunction(
+      () => document.querySelector('ap-generate-panel').state.prompt === 'The cat sat on the mat.',
+    );
     await page.locator('#gen-prompt').fill('The cat sat on the');
     // GPT-2's pieces of the prompt: The ·c at ·s at ·on ·the
     await waitForTokens(page, 7);

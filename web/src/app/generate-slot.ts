@@ -7,6 +7,7 @@ import type { Playground } from '../playground/playground.js';
 import '../generate/generate-panel.js';
 import type { GeneratePanel, GenerationSource } from '../generate/generate-panel.js';
 import type { EngineClient } from '../workers/client.js';
+import { DEFAULT_GENERATION_STATE } from '../model/generation-state.js';
 
 interface Follow {
   source: GenerationSource | null;
@@ -45,12 +46,25 @@ function follow(playground: Playground): Follow {
   };
 }
 
+/**
+ * A prompt to start from on the playground's model: its text, a trained model's up to its task's separator '|' (what
+ * comes after it is the answer the model is to write).
+ */
+function promptFor(playground: Playground, source: GenerationSource): string {
+  const text = playground.state.text.split('\n')[0] ?? '';
+  if ('trained' in source && text.includes('|')) return text.slice(0, text.indexOf('|') + 1);
+  return text;
+}
+
 /** Puts a Generate panel after `playground` and keeps it on the playground's model. */
 export function attachGeneratePanel(playground: Playground, engine: EngineClient): GeneratePanel {
   const panel = document.createElement('ap-generate-panel');
   panel.syncHash = true;
   panel.engine = engine.generation();
   let last = '';
+  // The prompt the panel was given here (null: a link's or the person's, kept whatever the model).
+  let suggested: string | null =
+    panel.state.prompt === DEFAULT_GENERATION_STATE.prompt ? DEFAULT_GENERATION_STATE.prompt : null;
   const update = () => {
     const next = follow(playground);
     const key = JSON.stringify([
@@ -63,6 +77,10 @@ export function attachGeneratePanel(playground: Playground, engine: EngineClient
     panel.source = next.source;
     panel.unavailable = next.unavailable;
     panel.chatAvailable = next.chat;
+    if (next.source && suggested !== null && panel.state.prompt === suggested) {
+      suggested = promptFor(playground, next.source);
+      if (suggested !== panel.state.prompt) panel.state = { ...panel.state, prompt: suggested, path: [] };
+    }
   };
   playground.addEventListener('trace', update);
   playground.after(panel);

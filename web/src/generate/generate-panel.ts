@@ -40,7 +40,7 @@ import { GENERATE_STYLES } from './generate-styles.js';
 import { nextTokenChart } from './next-token-chart.js';
 import { branchTreeView } from './branch-tree-view.js';
 import { cacheView } from './cache-view.js';
-import { attentionGrowth } from './attention-growth.js';
+import { HeadFrames, attentionGrowth } from './attention-growth.js';
 
 export type { GenerationState } from '../model/generation-state.js';
 export type { GenerationApi, GenerationSource } from '../workers/generation-run.js';
@@ -105,6 +105,8 @@ export class GeneratePanel extends LitElement {
   /** The position whose distribution the chart shows (null: the latest step's). */
   declare selected: number | null;
 
+  /** The state as this element last set it (another one was set from outside). */
+  #assigned: GenerationState | null = null;
   #branch: Branch | null = null;
   #steps = new Map<number, KeptStep>();
   #explored: number[][] = [];
@@ -117,6 +119,8 @@ export class GeneratePanel extends LitElement {
   #opening: Promise<Branch | null> | null = null;
   #openTimer: ReturnType<typeof setTimeout> | undefined;
   #frame = 0;
+  /** The heatmaps drawn, one head brought up to date per frame. */
+  #heads = new HeadFrames();
   #hash = new HashWriter(this, 300);
 
   static override get observedAttributes(): string[] {
@@ -125,7 +129,7 @@ export class GeneratePanel extends LitElement {
 
   constructor() {
     super();
-    this.state = { ...DEFAULT_GENERATION_STATE, path: [] };
+    this.#assign({ ...DEFAULT_GENERATION_STATE, path: [] });
     this.source = null;
     this.engine = null;
     this.unavailable = '';
@@ -163,6 +167,12 @@ export class GeneratePanel extends LitElement {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
+    // A state set from outside (the `state` property): open its branch; the hash follows.
+    if (changed.has('state') && this.state !== this.#assigned) {
+      const before = (changed.get('state') as GenerationState | undefined) ?? DEFAULT_GENERATION_STATE;
+      this.#assigned = this.state;
+      this.#changed(before, this.state, false);
+    }
     if (changed.has('source') || changed.has('engine') || changed.has('unavailable')) {
       this.#branch = null;
       this.#steps.clear();
@@ -201,18 +211,44 @@ export class GeneratePanel extends LitElement {
     await this.#open();
   }
 
+  /** One drawing per frame, however fast the steps come; each brings one more head's heatmap up to date. */
+  #nextFrame(): void {
+    if (this.#frame) return;
+    this.#frame = requestAnimationFrame(() => {
+      this.#frame = 0;
+      const branch = this.#branch;
+      if (branch) this.#heads.advance(branch.attention, branch.opened.model.heads, this.layer, branch.tokens);
+      this.requestUpdate();
+    });
+  }
+
+  protected override updated(): void {
+    const branch = this.#branch;
+    if (branch && this.#heads.behind(branch.attention, branch.opened.model.heads, this.layer)) this.#nextFrame();
+  }
+
   #emit(): void {
     this.dispatchEvent(
       new CustomEvent('generation-state', { detail: { state: this.state }, bubbles: true, composed: true }),
     );
   }
 
+  /** The state, set here (not from outside: willUpdate tells them apart). */
+  #assign(state: GenerationState): void {
+    this.#assigned = this.state = state;
+  }
+
   /** A new state: the hash follows (typing: once it pauses); `byPerson`: announced with an event. */
   #setState(state: GenerationState, byPerson: boolean, typing = false): void {
     const before = this.state;
-    this.state = state;
-    if (this.syncHash) this.#hash.write(() => withGenerationState(location.hash, this.state), typing);
+    this.#assign(state);
     if (byPerson) this.#emit();
+    this.#changed(before, state, typing);
+  }
+
+  /** After a change of the state: the hash, and the branch to open (a new prompt starts the tree again). */
+  #changed(before: GenerationState, state: GenerationState, typing: boolean): void {
+    if (this.syncHash) this.#hash.write(() => withGenerationState(location.hash, this.state), typing);
     if (before.prompt !== state.prompt || before.chat !== state.chat) {
       this.#steps.clear();
       this.#explored = state.path.length ? [[...state.path]] : [];
@@ -223,7 +259,7 @@ export class GeneratePanel extends LitElement {
   #readHash(): void {
     const { state, problems } = generationStateFromHash(location.hash);
     this.error = problems.join(' ');
-    this.state = state;
+    this.#assign(state);
     this.#explored = state.path.length ? [[...state.path]] : [];
     this.#scheduleOpen(0);
   }
@@ -339,14 +375,9 @@ export class GeneratePanel extends LitElement {
     this.#stepMs.push(step.ms);
     this.#runTokens++;
     this.#runWallMs = performance.now() - this.#runStarted;
-    this.state = { ...this.state, path: [...this.state.path, step.token] };
+    this.#assign({ ...this.state, path: [...this.state.path, step.token] });
     this.#explored = withPath(this.#explored, this.state.path);
-    // one drawing per frame, however fast the steps come
-    if (!this.#frame)
-      this.#frame = requestAnimationFrame(() => {
-        this.#frame = 0;
-        this.requestUpdate();
-      });
+    this.#nextFrame();
   }
 
   #onPrompt = (event: Event) => {
@@ -475,7 +506,7 @@ export class GeneratePanel extends LitElement {
               attention: branch.attention,
               facts,
               tokens: branch.tokens,
-              promptLength: branch.opened.promptLength,
+              frames: this.#heads.frames,
               layer: this.layer,
               onLayer: (layer) => (this.layer = layer),
             })

@@ -317,7 +317,7 @@ export class GenerationRuns implements GenerationApi {
         promptTokens: encoding.tokens.map((piece, i) =>
           displayPiece(piece, tokenizer.decode([encoding.ids[i]]), info.family),
         ),
-        text: (id: number) => candidateText(tokenizer.decode([id]), id, info.family),
+        text: (id: number) => candidateText(tokenizer.decode([id]), id, info.family, true),
         rendered,
         eos: tokenizer.specialTokens.eos,
         decode: (ids: ArrayLike<number>) => tokenizer.decode(ids),
