@@ -84,11 +84,11 @@ describe('the Generate panel', () => {
       b.map((e) => ({
         text: e.querySelector('.label').textContent,
         p: Number(e.querySelector('.value').dataset.probability),
-        drawn: e.classList.contains('drawn'),
+        chosen: e.classList.contains('chosen'),
       })),
     );
     assert.equal(bars.length, 10);
-    assert.deepEqual(bars[0], { ...bars[0], text: '6', drawn: true });
+    assert.deepEqual(bars[0], { ...bars[0], text: '6', chosen: true });
     assert.ok(bars[0].p > 0.9 && bars[0].p < 1, `p(6) = ${bars[0].p}`);
     const rest = await page.locator('[data-testid="rest"]').textContent();
     assert.match(rest, /%$/);
@@ -133,6 +133,9 @@ describe('the Generate panel', () => {
     await waitForTokens(page, 10);
     assert.deepEqual((await shownTokens(page)).slice(9), ['2']);
     assert.equal(await hashPath(page), '2');
+    // the same position's distribution, now with '2' the branch's token there
+    assert.equal(await page.locator('[data-testid="next-token-chart"]').getAttribute('data-position'), '9');
+    assert.equal(await page.locator('[data-testid="next-token-chart"] .bar.chosen .label').textContent(), '2');
     await page.locator('button[data-action="step"]').click();
     await waitForTokens(page, 11);
     const branchTwo = (await shownTokens(page)).slice(9);
@@ -154,6 +157,10 @@ describe('the Generate panel', () => {
     await page.locator('[data-testid="branch-tree"] button.branch[data-path^="2."]').click();
     await waitForTokens(page, 11);
     assert.deepEqual((await shownTokens(page)).slice(9), branchTwo);
+    // its last token's distribution is still there (seen on this branch before), and the tree names every token
+    assert.equal(await page.locator('[data-testid="next-token-chart"]').getAttribute('data-position'), '10');
+    assert.equal(await page.locator('[data-testid="next-token-chart"] .bar.chosen .label').textContent(), branchTwo[1]);
+    assert.doesNotMatch(await page.locator('[data-testid="branch-tree"]').textContent(), /#/);
     await page.screenshot({ path: `${SHOTS}/generate-branch.png`, fullPage: true });
 
     // A copied link reopens the same prompt, settings and branch, and steps on as this page does

@@ -45,10 +45,9 @@ import { HeadFrames, attentionGrowth } from './attention-growth.js';
 export type { GenerationState } from '../model/generation-state.js';
 export type { GenerationApi, GenerationSource } from '../workers/generation-run.js';
 
-/** A step kept for its position: the distribution it drew from, and the settings it drew with. */
+/** A step kept for its prefix: the distribution it drew from, and the settings it drew with. */
 interface KeptStep {
   position: number;
-  token: number;
   candidates: Candidate[];
   drawn: Filters;
   entropy: number;
@@ -108,7 +107,10 @@ export class GeneratePanel extends LitElement {
   /** The state as this element last set it (another one was set from outside). */
   #assigned: GenerationState | null = null;
   #branch: Branch | null = null;
-  #steps = new Map<number, KeptStep>();
+  /** The steps seen since the prompt was set, by the ids before them: any branch with that prefix has that distribution next. */
+  #steps = new Map<string, KeptStep>();
+  /** Each token's text as seen (the branch's, the candidates'), for the tree's labels. */
+  #texts = new Map<number, string>();
   #explored: number[][] = [];
   #cacheBytes: number[] = [];
   #stepMs: number[] = [];
@@ -176,6 +178,7 @@ export class GeneratePanel extends LitElement {
     if (changed.has('source') || changed.has('engine') || changed.has('unavailable')) {
       this.#branch = null;
       this.#steps.clear();
+      this.#texts.clear();
       this.#explored = this.state.path.length ? [[...this.state.path]] : [];
       this.#scheduleOpen(0);
     }
@@ -307,11 +310,7 @@ export class GeneratePanel extends LitElement {
       }
       this.error = '';
       this.#heapBytes = opened.heapBytes;
-      // steps after the branch's end described another branch
-      const end = opened.ids.length;
-      for (const p of [...this.#steps.keys()])
-        if (p >= end || (p >= opened.promptLength && this.#steps.get(p)!.token !== opened.ids[p]))
-          this.#steps.delete(p);
+      opened.ids.forEach((id, i) => this.#texts.set(id, opened.tokens[i]));
       this.#explored = withPath(this.#explored, state.path);
       this.layer = Math.min(this.layer, opened.model.layers - 1);
       return (this.#branch = {
@@ -364,9 +363,9 @@ export class GeneratePanel extends LitElement {
     branch.attention = withNewRow(branch.attention, layers, heads, branch.ids.length, step.attention);
     branch.ids.push(step.token);
     branch.tokens.push(step.text);
-    this.#steps.set(step.position, {
+    for (const c of step.candidates) this.#texts.set(c.token, c.text);
+    this.#steps.set(prefixKey(branch.ids, step.position), {
       position: step.position,
-      token: step.token,
       candidates: step.candidates,
       drawn,
       entropy: step.entropy,
@@ -423,12 +422,16 @@ export class GeneratePanel extends LitElement {
     </label>`;
   }
 
-  /** The step the chart shows: the selected position's, else the latest. */
+  /** The distribution of the branch's token at `position`, if a step drew it (on this branch or another with its prefix). */
+  #stepAt(position: number): KeptStep | null {
+    const branch = this.#branch;
+    if (!branch || position < branch.opened.promptLength || position >= branch.ids.length) return null;
+    return this.#steps.get(prefixKey(branch.ids, position)) ?? null;
+  }
+
+  /** The step the chart shows: the selected position's, else the branch's last token's. */
   #shownStep(): KeptStep | null {
-    if (this.selected !== null) return this.#steps.get(this.selected) ?? null;
-    let latest: KeptStep | null = null;
-    for (const s of this.#steps.values()) if (!latest || s.position > latest.position) latest = s;
-    return latest;
+    return this.#stepAt(this.selected ?? (this.#branch?.ids.length ?? 0) - 1);
   }
 
   override render() {
@@ -481,7 +484,7 @@ export class GeneratePanel extends LitElement {
             shown && step
               ? nextTokenChart(shown, {
                   position: step.position,
-                  drawnToken: step.token,
+                  chosenToken: branch!.ids[step.position],
                   entropy: step.entropy,
                   sameSettings: sameFilters(step.drawn, filtersOf(this.state)),
                   onPick: (token) => void this.branch(step.position, token),
@@ -515,16 +518,10 @@ export class GeneratePanel extends LitElement {
     </section>`;
   }
 
-  /** The text of a path's last token, if this branch shows it. */
+  /** The text of a path's last token, as seen. */
   #textOf(path: number[]): string {
-    const branch = this.#branch;
-    if (!branch) return `#${path[path.length - 1]}`;
-    const at = branch.opened.promptLength + path.length - 1;
-    if (branch.ids[at] === path[path.length - 1] && samePath(this.state.path.slice(0, path.length), path))
-      return branch.tokens[at];
-    for (const s of this.#steps.values())
-      for (const c of s.candidates) if (c.token === path[path.length - 1]) return c.text;
-    return `#${path[path.length - 1]}`;
+    const id = path[path.length - 1];
+    return this.#texts.get(id) ?? `#${id}`;
   }
 
   #text(branch: Branch) {
@@ -534,10 +531,15 @@ export class GeneratePanel extends LitElement {
       i < promptLength
         ? html`<span class="token prompt-token">${t}</span>${gap}`
         : html`<button class="token new-token ${this.selected === i ? 'selected' : ''}" data-position=${i}
-            title="the distribution this token was drawn from" ?disabled=${!this.#steps.has(i)}
+            title="the distribution this token was drawn from" ?disabled=${!this.#stepAt(i)}
             @click=${() => (this.selected = this.selected === i ? null : i)}>${t}</button>${gap}`,
     )}</p>`;
   }
+}
+
+/** The ids before `position`, as a key. */
+function prefixKey(ids: readonly number[], position: number): string {
+  return ids.slice(0, position).join('.');
 }
 
 function samePath(a: readonly number[], b: readonly number[]): boolean {
