@@ -16,6 +16,7 @@ import {
   type GenerationOpen,
   type GenerationOpened,
   type GenerationSource,
+  type HeldModels,
   type StepView,
 } from '../../web/src/workers/generation-run.js';
 import { redistribute, type Filters } from '../../web/src/model/next-token.js';
@@ -24,7 +25,7 @@ import {
   samplerSettings,
   type SamplerSettings,
 } from '../../web/src/model/generation-state.js';
-import { withNewRow } from '../../web/src/model/generation-view.js';
+import { cacheLayers, withNewRow } from '../../web/src/model/generation-view.js';
 
 const folder = new URL('../../web/public/checkpoints/', import.meta.url);
 const record = JSON.parse(readFileSync(new URL('reverse.json', folder), 'utf8')) as CheckpointRecord;
@@ -37,6 +38,7 @@ const GPT2 = new URL('../reference/fixtures/pretrained/gpt2-tiny/', import.meta.
 
 let engine: AttentionEngine;
 let runs: GenerationRuns;
+let runsModels: HeldModels;
 let gpt2: GenerationSource;
 beforeAll(async () => {
   engine = await loadAttention();
@@ -48,11 +50,12 @@ beforeAll(async () => {
   const loaded = await pretrained.load({ files, name: 'gpt2-tiny' });
   if (!loaded.ok) throw new Error(loaded.error);
   gpt2 = { pretrained: { key: loaded.model.key } };
-  runs = new GenerationRuns({
+  runsModels = {
     engine: async () => engine,
     pretrained: async () => pretrained,
     trained: async () => trained,
-  });
+  };
+  runs = new GenerationRuns(runsModels);
 });
 
 const DEFAULTS = samplerSettings(DEFAULT_GENERATION_STATE);
@@ -184,6 +187,47 @@ describe('the Generate panel where the engine runs', () => {
     await open(gpt2, 'The cat sat on the', { maxNewTokens: 5, seed: 3 });
     expect((await steps(5)).map((s) => s.token)).toEqual(first);
     expect(await runs.generationDispose()).toBe(before);
+  });
+
+  it('modern checkpoints: a window layer’s cache holds its window, one K/V head’s bytes; chat turns rendered by the template', async () => {
+    const HUB = new URL('../reference/fixtures/hub/', import.meta.url);
+    const filesOf = (dir: string) =>
+      readdirSync(new URL(dir, HUB))
+        .filter((f) => f !== 'expected.json')
+        .map((f) => new File([readFileSync(new URL(`${dir}/${f}`, HUB))], f));
+    const pretrained = await runsModels.pretrained();
+    // Gemma 3: window 3 on every layer but each 2nd, one K/V head of d_h 16 for 4 query heads
+    const gemma = await pretrained.load({ files: filesOf('gemma3-text-tiny'), name: 'gemma3' });
+    if (!gemma.ok) throw new Error(gemma.error);
+    const opened = await open({ pretrained: { key: gemma.model.key } }, 'The cat sat on the mat', { maxNewTokens: 4 });
+    expect(opened.model).toMatchObject({ layers: 3, heads: 4, kvHeads: 1, headDim: 16, window: 3, windowPattern: 2 });
+    const got = await steps(4);
+    const seq = opened.ids.length + 4;
+    const perPosition = 2 * 1 * 16 * 4;
+    expect(cacheLayers(got.at(-1)!.cacheBytes, 1, 16).map((l) => l.positions)).toEqual([3, seq, 3]);
+    expect(got.at(-1)!.cacheBytes).toEqual([3 * perPosition, seq * perPosition, 3 * perPosition]);
+    // the window layer's row: 0 outside the last 3 positions
+    const row = got.at(-1)!.attention.subarray(0, seq); // layer 0, head 0
+    expect(Array.from(row.subarray(0, seq - 3)).every((w) => w === 0)).toBe(true);
+    expect(row.subarray(seq - 3).reduce((a, b) => a + b, 0)).toBeCloseTo(1, 5);
+    // Qwen 2's chat template renders the turns; the prompt is what it renders, as the playground reads it
+    const qwen = await pretrained.load({ files: filesOf('qwen2-tiny'), name: 'qwen2' });
+    if (!qwen.ok) throw new Error(qwen.error);
+    const turns = 'system: Be brief.\nuser: What sat on the mat?';
+    const chat = await runs.generationOpen({
+      source: { pretrained: { key: qwen.model.key } },
+      prompt: turns,
+      chat: true,
+      settings: DEFAULTS,
+      path: [],
+    });
+    if (!chat.ok) throw new Error(chat.error);
+    const run = await pretrained.trace({ pretrained: { key: qwen.model.key }, text: turns, chat: true });
+    expect(chat.rendered).toBe(run.rendered);
+    expect(chat.rendered).toMatch(/<\|im_start\|>assistant\n$/);
+    expect(chat.tokens).toEqual(run.trace.tokens[0]);
+    expect((await steps(1)).length).toBe(1);
+    await runs.generationDispose();
   });
 
   it('answers bad input with a message naming the field, never a throw', async () => {
