@@ -13,6 +13,7 @@ import { ROOT, SHOTS, useSite } from '../support/site.mjs';
 
 const site = useSite('checkpoints/index.json');
 const GPT2 = `${ROOT}tests/reference/fixtures/pretrained/gpt2-tiny/`;
+const BERT = `${ROOT}tests/reference/fixtures/pretrained/bert-tiny/`;
 const PROMPT = '3 7 1 1 1 0 5 6 |';
 
 async function open(hash) {
@@ -190,12 +191,24 @@ describe('the Generate panel', () => {
     // the untrained model cannot generate, and says why
     await page.locator('[data-testid="generate-unavailable"]').waitFor({ timeout: 15_000 });
     assert.match(await page.locator('[data-testid="generate-unavailable"]').textContent(), /no output head/);
-    await page.locator('button[data-action="open-pretrained"]').click();
-    const files = readdirSync(GPT2)
-      .filter((f) => f !== 'expected.json')
-      .map((f) => `${GPT2}${f}`);
-    await page.locator('#pretrained-files').setInputFiles(files);
-    await page.locator('[data-testid="pretrained-dialog"]').waitFor({ state: 'hidden', timeout: 15_000 });
+    // nor can BERT, an encoder
+    const load = async (dir) => {
+      await page.locator('button[data-action="open-pretrained"]').click();
+      await page.locator('#pretrained-files').setInputFiles(
+        readdirSync(dir)
+          .filter((f) => f !== 'expected.json')
+          .map((f) => `${dir}${f}`),
+      );
+      await page.locator('[data-testid="pretrained-dialog"]').waitFor({ state: 'hidden', timeout: 15_000 });
+    };
+    await load(BERT);
+    await page.waitForFunction(() =>
+      /is an encoder/.test(
+        document.querySelector('ap-generate-panel').shadowRoot.querySelector('[data-testid="generate-unavailable"]')
+          ?.textContent ?? '',
+      ),
+    );
+    await load(GPT2);
     // the panel starts from the playground's text on the model loaded; a prompt typed replaces it
     await page.waitForFunction(
       () => document.querySelector('ap-generate-panel').state.prompt === 'The cat sat on the mat.',
