@@ -72,6 +72,20 @@ const hashPath = (page) => page.evaluate(() => new URLSearchParams(location.hash
 
 describe('the Generate panel', () => {
   test('on the reverse model: step, branch on a candidate, back in the tree, and a link that reopens the branch', async () => {
+    // Closed until opened (nothing runs); opened, it starts from the model's example up to its '|', which a link leaves out
+    const plain = await open('#model=reverse');
+    await plain.page.locator('button[data-action="open-generate"]').click();
+    await waitForTokens(plain.page, 9);
+    assert.deepEqual(await shownTokens(plain.page), PROMPT.split(' '));
+    await plain.page.locator('#gen-temperature').evaluate((input) => {
+      input.value = '0.5';
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await plain.page.waitForFunction(() => location.hash.includes('gen.temperature=0.5'));
+    assert.doesNotMatch(await plain.page.evaluate(() => location.hash), /gen\.prompt/);
+    assert.deepEqual(plain.errors, []);
+    await plain.page.close();
+
     const link = `#model=reverse&gen.prompt=${encodeURIComponent(PROMPT)}&gen.temperature=0`;
     const { page, errors } = await open(link);
     await waitForTokens(page, 9);
