@@ -12,7 +12,7 @@ import type { SamplerSettings } from '../model/generation-state.js';
 import { TOP_CANDIDATES } from '../model/next-token.js';
 import { parseProbeInput } from '../model/probe-input.js';
 import type { PretrainedModels } from './pretrained-run.js';
-import { candidateText, displayPiece } from './pretrained-run.js';
+import { NOT_LOADED, candidateText, displayPiece } from './pretrained-run.js';
 import { InputError, type TrainedModelRef, type TrainedModels } from './trained-trace.js';
 
 /** The model to generate with: the pretrained checkpoint loaded under `key`, or a trained model. */
@@ -122,6 +122,13 @@ function failure(error: unknown): GenerationFailure {
     error: e?.message ?? String(error),
     field: error instanceof InputError ? 'prompt' : (e?.field ?? ''),
   };
+}
+
+/** The checkpoint loaded under `key`; Error when another one (or none) is loaded now. */
+function loadedOrThrow(models: PretrainedModels, key: string) {
+  const held = models.loaded(key);
+  if (!held) throw new Error(NOT_LOADED);
+  return held;
 }
 
 /** The softmax weights of `ids` in every layer, packed (L, H, S, S). */
@@ -316,7 +323,7 @@ export class GenerationRuns implements GenerationApi {
       const models = await this.pretrained();
       const given = input.ids;
       const { model, info, encoding, rendered } = given
-        ? { ...models.loaded(input.source.pretrained.key), encoding: null, rendered: undefined }
+        ? { ...loadedOrThrow(models, input.source.pretrained.key), encoding: null, rendered: undefined }
         : await models.encode({ pretrained: input.source.pretrained, text: input.prompt, chat: input.chat });
       const tokenizer = model.tokenizer;
       const text = (id: number) => candidateText(tokenizer.decode([id]), id, info.family, true);
