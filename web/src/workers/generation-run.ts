@@ -110,6 +110,9 @@ export interface HeldModels {
   trained(): Promise<TrainedModels>;
 }
 
+/** Steps posted to the page and not yet acknowledged, at most. */
+const STEPS_AHEAD = 4;
+
 interface Session {
   generation: Generation | null;
   text: (id: number) => string;
@@ -254,17 +257,21 @@ export class GenerationRuns implements GenerationApi {
       return { ok: false, error: 'No generation is open: press Generate or Step again.', field: 'generation' };
     this.#stop = false;
     let steps = 0;
+    // Across the worker boundary onStep answers once the page has the step: at most STEPS_AHEAD
+    // steps are on their way, so they never pile up ahead of the page, and the run's end waits
+    // for them all (it never overtakes its last step).
+    const delivering: Promise<void>[] = [];
     try {
       while (steps < count && session.generation && !session.generation.done && !this.#stop) {
         const step = session.generation.step();
         steps++;
-        // Awaited: across the worker boundary the answer comes back once the page has the step, so
-        // steps never pile up ahead of the page, and the run's end never overtakes its last step.
-        await onStep(this.#view(step, session));
+        delivering.push(Promise.resolve(onStep(this.#view(step, session))));
+        if (delivering.length >= STEPS_AHEAD) await delivering.shift();
         // Between steps the worker reads its messages: a stop, or a new branch, takes effect here.
         await new Promise((resolve) => setTimeout(resolve, 0));
         if (this.#session !== session) break;
       }
+      await Promise.all(delivering);
     } catch (error) {
       return failure(error);
     }
