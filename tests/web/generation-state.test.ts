@@ -100,6 +100,11 @@ describe('the Generate panel\u2019s drawing data', () => {
     expect(() => rows.add(new Float32Array(5))).toThrow(/expected 1 x 2 x 4/);
     expect(() => new AttentionRows(new Float32Array(7), 1, 2, 2)).toThrow(/expected 1 x 2 x 2 x 2/);
     expect(Array.from(futureBlocked(3))).toEqual([0, 1, 1, 0, 0, 1, 0, 0, 0]);
+    // the opened tokens' rows not recorded (a long text): 0, and the new rows as given
+    const bare = new AttentionRows(null, 1, 1, 2);
+    bare.add(Float32Array.from([0.25, 0.25, 0.5]));
+    expect(bare.recorded).toBe(false);
+    expect(Array.from(bare.head(0, 0))).toEqual([0, 0, 0, 0, 0, 0, 0.25, 0.25, 0.5]);
   });
 
   it('reads the cache\u2019s bytes as positions held, and what grouped-query attention saves', () => {

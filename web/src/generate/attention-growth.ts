@@ -93,6 +93,12 @@ export function attentionGrowth(o: GrowthOptions) {
   return html`<section class="growth" aria-label="Attention of each new token" data-testid="attention-growth"
       data-rows=${seq} data-layer=${o.layer}>
     <h3>Attention, one row per new token</h3>
+    ${
+      o.attention.recorded
+        ? nothing
+        : html`<p class="why" data-testid="rows-not-recorded">The opened tokens\u2019 rows are not drawn: a text this
+          long is past what the page records of every layer and head. Each new token\u2019s row is.</p>`
+    }
     <label>Layer <select @change=${(e: Event) => o.onLayer(Number((e.target as HTMLSelectElement).value))}>
       ${Array.from({ length: layers }, (_, l) => html`<option value=${l} ?selected=${l === o.layer}>${l}</option>`)}
     </select></label>

@@ -4,23 +4,29 @@
 // (tests/web/generation-view.test.ts).
 
 /**
- * A branch's attention as it grows: the opened tokens' (L, H, S0, S0) weights, then one (L, H, p + 1) row per new
- * token at position p. A step costs its row only; a head's (S, S) matrix is built when it is drawn.
+ * A branch's attention as it grows: the opened tokens' (L, H, S0, S0) weights (null: not recorded, drawn as 0), then
+ * one (L, H, p + 1) row per new token at position p. A step costs its row only; a head's (S, S) matrix is built when
+ * it is drawn.
  */
 export class AttentionRows {
   readonly layers: number;
   readonly heads: number;
-  readonly #base: Float32Array;
+  readonly #base: Float32Array | null;
   readonly #baseSeq: number;
   readonly #rows: Float32Array[] = [];
 
-  constructor(base: Float32Array, layers: number, heads: number, seq: number) {
-    if (base.length !== layers * heads * seq * seq)
+  constructor(base: Float32Array | null, layers: number, heads: number, seq: number) {
+    if (base && base.length !== layers * heads * seq * seq)
       throw new Error(`the weights are ${base.length} values; expected ${layers} x ${heads} x ${seq} x ${seq}`);
     this.#base = base;
     this.#baseSeq = seq;
     this.layers = layers;
     this.heads = heads;
+  }
+
+  /** Whether the opened tokens' rows were recorded. */
+  get recorded(): boolean {
+    return this.#base !== null;
   }
 
   /** Positions so far. */
@@ -41,7 +47,7 @@ export class AttentionRows {
     const m = layer * this.heads + head;
     if (i < this.#baseSeq) {
       const S = this.#baseSeq;
-      return this.#base.subarray((m * S + i) * S, (m * S + i) * S + i + 1);
+      return this.#base ? this.#base.subarray((m * S + i) * S, (m * S + i) * S + i + 1) : new Float32Array(i + 1);
     }
     const width = i + 1;
     return this.#rows[i - this.#baseSeq].subarray(m * width, (m + 1) * width);

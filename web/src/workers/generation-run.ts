@@ -11,6 +11,7 @@ import type { AttentionEngine, Generation, GenerationStep, Model } from 'attenti
 import type { SamplerSettings } from '../model/generation-state.js';
 import { TOP_CANDIDATES } from '../model/next-token.js';
 import { parseProbeInput } from '../model/probe-input.js';
+import { longestShown } from '../model/recorded-stages.js';
 import type { PretrainedModels } from './pretrained-run.js';
 import { NOT_LOADED, candidateText, displayPiece } from './pretrained-run.js';
 import { InputError, type TrainedModelRef, type TrainedModels } from './trained-trace.js';
@@ -58,8 +59,9 @@ export interface GenerationOpened {
   rendered?: string;
   /** What goes between two tokens shown in a row: ' ' for a trained model's word tokens, else '' (pieces carry their spaces). */
   separator: string;
-  /** (L, H, S, S) softmax weights of prompt + path, from one recorded forward. */
-  attention: Float32Array;
+  /** (L, H, S, S) softmax weights of prompt + path, from one recorded forward; null past the longest text whose
+   *  weights the page shows (recorded-stages.ts longestShown): then only the new tokens' rows are drawn. */
+  attention: Float32Array | null;
   /** No step can follow: the branch used the new tokens allowed, or the model's context. */
   done: boolean;
   /** New tokens this branch may still add. */
@@ -204,7 +206,8 @@ export class GenerationRuns implements GenerationApi {
         };
       const kvHeads = spec.kvHeads || spec.heads;
       const headDim = spec.headDim || spec.dModel / spec.heads;
-      const attention = recordedAttention(model, ids, spec.layers, spec.heads);
+      const attention =
+        ids.length <= longestShown(spec, 'none') ? recordedAttention(model, ids, spec.layers, spec.heads) : null;
       const remaining = Math.min(input.settings.maxNewTokens - input.path.length, spec.maxSeq - ids.length);
       const generation =
         remaining > 0

@@ -37,7 +37,7 @@ Comlink.expose({
   // The Generate panel (generation-run.ts): onStep is a Comlink proxy of the panel's callback.
   async generationOpen(input: Parameters<typeof api.generationOpen>[0]) {
     const opened = await api.generationOpen(input);
-    return opened.ok ? Comlink.transfer(opened, [opened.attention.buffer as ArrayBuffer]) : opened;
+    return opened.ok && opened.attention ? Comlink.transfer(opened, [opened.attention.buffer as ArrayBuffer]) : opened;
   },
   generationRun: api.generationRun,
   generationStop: api.generationStop,
