@@ -83,6 +83,22 @@ describe('the Generate panel', () => {
     });
     await plain.page.waitForFunction(() => location.hash.includes('gen.temperature=0.5'));
     assert.doesNotMatch(await plain.page.evaluate(() => location.hash), /gen\.prompt/);
+    // max new tokens ends a Generate; more allowed, the same branch goes on
+    const maxNew = async (n) =>
+      plain.page.locator('#gen-maxNewTokens').evaluate((input, value) => {
+        input.value = String(value);
+        input.dispatchEvent(new Event('change', { bubbles: true }));
+      }, n);
+    await maxNew(2);
+    await plain.page.locator('button[data-action="generate"]').click();
+    await waitForTokens(plain.page, 11);
+    assert.equal((await status(plain.page)).done, true);
+    assert.equal(await plain.page.locator('button[data-action="generate"]').isDisabled(), true);
+    const firstTwo = await shownTokens(plain.page);
+    await maxNew(4);
+    await plain.page.locator('button[data-action="generate"]').click();
+    await waitForTokens(plain.page, 13);
+    assert.deepEqual((await shownTokens(plain.page)).slice(0, 11), firstTwo);
     assert.deepEqual(plain.errors, []);
     await plain.page.close();
 

@@ -464,6 +464,8 @@ export class GeneratePanel extends LitElement {
     const step = this.#shownStep();
     const shown =
       step && facts ? redistribute(step.candidates, step.drawn, filtersOf(this.state), facts.vocabSize) : null;
+    // a finished branch steps on once a setting changes (more new tokens allowed): the next run reopens it
+    const canRun = !this.running && !!branch && (!branch.done || branch.key !== this.#key());
     const sliders = GENERATION_SETTINGS.filter((s) => s.place === 'slider');
     const drawer = GENERATION_SETTINGS.filter((s) => s.place === 'drawer');
     const engineMs = this.#stepMs.reduce((a, b) => a + b, 0);
@@ -482,8 +484,8 @@ export class GeneratePanel extends LitElement {
         ${branch?.opened.rendered ? html`<p class="rendered" title="what the model reads">${branch.opened.rendered}</p>` : nothing}
       </div>
       <div class="actions">
-        <button data-action="generate" ?disabled=${this.running || !branch || branch.done} @click=${() => this.generate()}>Generate</button>
-        <button data-action="step" ?disabled=${this.running || !branch || branch.done} @click=${() => this.step()}>Step</button>
+        <button data-action="generate" ?disabled=${!canRun} @click=${() => this.generate()}>Generate</button>
+        <button data-action="step" ?disabled=${!canRun} @click=${() => this.step()}>Step</button>
         <button data-action="stop" ?disabled=${!this.running} @click=${() => this.stop()}>Stop</button>
         <span class="speed" data-testid="speed" aria-live="off">${speedText(this.#runTokens, this.#runWallMs, engineMs, this.#stepMs.length)}</span>
         <span class="status" data-testid="generate-status" data-running=${this.running ? '1' : '0'}
