@@ -18,6 +18,12 @@
 // and settings (likewise a shipped model named by `model` in Explore mode).
 // An engine that cannot run in this browser (the one-file element's needs wasm SIMD) is
 // said in the element instead of the views.
+// Generate mode: with `generate` the element shows the Generate panel (generate/, loaded on
+// demand: useGeneration) on the model the playground below it holds (a shipped trained
+// decoder by `model`, or a pretrained one loaded with the model picker), its state from the
+// panel's attributes (prompt, temperature, top-k, top-p, min-p, repetition-penalty, seed,
+// max-new-tokens, path, chat; model/generation-state.ts), and a link that reopens it all in
+// the playground page. The playground itself shows only when `controls` is given.
 import { checkpointPlan } from '../model/checkpoint-plans.js';
 import { LitElement, css, html, nothing } from 'lit';
 import '../playground/playground.js';
@@ -27,6 +33,18 @@ import type { EngineClient } from '../workers/client.js';
 import { checkpointUrl, loadCheckpoint } from '../model/checkpoint.js';
 import { DEFAULT_STATE, SETTINGS, parseSetting, type Setting, type State } from '../settings/settings.js';
 import { DEFAULT_TRAIN_STATE, TRAIN_SETTINGS, type TrainState } from '../settings/train-settings.js';
+import {
+  GENERATION_FIELDS,
+  attributeName,
+  generationStateFromAttributes,
+  type GenerationState,
+} from '../model/generation-state.js';
+import { choiceKey, generationChoice, type GenerationChoice } from '../model/generation-source.js';
+import { playgroundLink } from '../settings/playground-link.js';
+import type { Playground } from '../playground/playground.js';
+import type { TrainedModelRef } from '../workers/trained-trace.js';
+import type { GenerationApi } from '../workers/generation-run.js';
+import { generationSessions } from '../workers/generation-sessions.js';
 
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 /** The element's own attributes (everything else must be a setting's). */
@@ -36,6 +54,8 @@ const OWN = [
   'checkpoint',
   'train',
   'autostart',
+  'generate',
+  'playground',
   'class',
   'style',
   'id',
@@ -46,10 +66,24 @@ const OWN = [
 ];
 const EXPLORE_ATTRIBUTES = (SETTINGS as readonly Setting[]).map((s) => kebab(s.name));
 const TRAIN_ATTRIBUTES = TRAIN_SETTINGS.map((s) => kebab(s.name));
-const ATTRIBUTES = [...new Set([...EXPLORE_ATTRIBUTES, ...TRAIN_ATTRIBUTES, 'checkpoint', 'train', 'autostart'])];
+const GENERATE_ATTRIBUTES = GENERATION_FIELDS.map(attributeName);
+const ATTRIBUTES = [
+  ...new Set([
+    ...EXPLORE_ATTRIBUTES,
+    ...TRAIN_ATTRIBUTES,
+    ...GENERATE_ATTRIBUTES,
+    'checkpoint',
+    'train',
+    'autostart',
+    'generate',
+    'playground',
+  ]),
+];
 
 let engineFactory: (() => EngineClient) | null = null;
 let sharedEngine: EngineClient | null = null;
+/** Each element's view of the shared engine's generation (workers/generation-sessions.ts), null: none. */
+let generationSession: (() => GenerationApi) | null | undefined;
 let engineProblem: string | null = null;
 
 /**
@@ -59,6 +93,19 @@ let engineProblem: string | null = null;
 export function useEngine(factory: () => EngineClient, problem: string | null = null): void {
   engineFactory = factory;
   engineProblem = problem;
+}
+
+/** How generate mode gets the Generate panel defined, and the playground page its link opens (set by the entry). */
+interface GenerationPart {
+  load(): Promise<unknown>;
+  playground: URL;
+}
+let generationPart: GenerationPart | null = null;
+let generationLoad: Promise<unknown> | null = null;
+
+/** Chooses how elements in generate mode get the Generate panel (set once by the entry module). */
+export function useGeneration(part: GenerationPart): void {
+  generationPart = part;
 }
 
 /**
@@ -96,6 +143,10 @@ export class AttentionPlaygroundElement extends LitElement {
     trainState: { state: true },
     problems: { state: true },
     checkpointError: { state: true },
+    generation: { state: true },
+    choice: { state: true },
+    generateError: { state: true },
+    generateReady: { state: true },
   };
   declare controls: string;
   declare compareText: string;
@@ -106,6 +157,17 @@ export class AttentionPlaygroundElement extends LitElement {
   declare problems: string[];
   /** Why the `checkpoint` attribute's checkpoint could not be read ('' when it could, or while reading). */
   declare checkpointError: string;
+  /** Generate mode's state (the panel's attributes), or null outside generate mode. */
+  declare generation: GenerationState | null;
+  /** The model the panel generates with, read off the playground after each of its runs. */
+  declare choice: GenerationChoice<TrainedModelRef> | null;
+  /** Why the Generate panel could not be loaded ('' when it could). */
+  declare generateError: string;
+  declare generateReady: boolean;
+  /** This element's generation requests (the same object each render: a new one would reset the panel). */
+  #generationApi: GenerationApi | null = null;
+  /** The panel's state as it is now (it grows as it generates), for the playground link. */
+  #shownGeneration: GenerationState | null = null;
   /** The checkpoint last asked for (each is read once; a change of attribute reads the new one). */
   #checkedCheckpoint = '';
   #observer: IntersectionObserver | null = null;
@@ -120,6 +182,7 @@ export class AttentionPlaygroundElement extends LitElement {
       border: 1px dashed #bbb; border-radius: 6px; }
     .error { color: #b00020; font: 0.85rem system-ui, sans-serif; }
     .unavailable { padding: 1rem; border: 1px solid currentColor; border-radius: 6px; }
+    .open { display: inline-block; margin-top: 0.4rem; font: 0.85rem system-ui, sans-serif; }
   `;
 
   constructor() {
@@ -131,6 +194,10 @@ export class AttentionPlaygroundElement extends LitElement {
     this.trainState = null;
     this.problems = [];
     this.checkpointError = '';
+    this.generation = null;
+    this.choice = null;
+    this.generateError = '';
+    this.generateReady = false;
   }
 
   override attributeChangedCallback(name: string, old: string | null, value: string | null): void {
@@ -177,18 +244,39 @@ export class AttentionPlaygroundElement extends LitElement {
     const table = (train ? TRAIN_SETTINGS : SETTINGS) as readonly Setting[];
     const state = { ...(train ? DEFAULT_TRAIN_STATE : DEFAULT_STATE) } as Record<string, unknown>;
     const problems: string[] = [];
-    const known = new Set([...OWN, ...(train ? TRAIN_ATTRIBUTES : EXPLORE_ATTRIBUTES)]);
+    const generate = !train && this.hasAttribute('generate');
+    const known = new Set([
+      ...OWN,
+      ...(train ? TRAIN_ATTRIBUTES : EXPLORE_ATTRIBUTES),
+      ...(generate ? GENERATE_ATTRIBUTES : []),
+    ]);
     for (const { name } of this.attributes)
       if (!known.has(name) && !name.startsWith('data-') && !name.startsWith('aria-'))
         problems.push(`${name}: not a setting ${train ? 'of the Train view' : 'of the playground'}`);
+    let generation: GenerationState | null = null;
+    if (generate) {
+      const parsed = generationStateFromAttributes((name) => this.getAttribute(name));
+      problems.push(...parsed.problems);
+      generation = parsed.state;
+    }
     for (const setting of table) {
+      if (generate && setting.name === 'seed') continue; // the sampler's seed there (a trained model has its weights)
       const raw =
         this.getAttribute(kebab(setting.name)) ??
-        (setting.name === 'text' && !train ? this.textContent?.trim() || null : null);
+        (setting.name === 'text' && !train ? this.textContent?.trim() || generation?.prompt || null : null);
       if (raw === null) continue;
       const parsed = parseSetting(setting, setting.type === 'bool' && raw === '' ? '1' : raw);
       if ('error' in parsed) problems.push(`${kebab(setting.name)}: ${parsed.error}`);
       else state[setting.name] = parsed.value;
+    }
+    // A new object resets the panel to it: only when the attributes say something new.
+    if (
+      this.generation === null ||
+      generation === null ||
+      JSON.stringify(generation) !== JSON.stringify(this.generation)
+    ) {
+      this.generation = generation;
+      this.#shownGeneration = null;
     }
     if (train) this.trainState = state as TrainState;
     else {
@@ -233,7 +321,72 @@ export class AttentionPlaygroundElement extends LitElement {
         checkpoint=${this.getAttribute('checkpoint') ?? ''} ?autostart=${this.hasAttribute('autostart')}></ap-train>`;
     }
     sharedEngine ??= engineFactory?.() ?? null;
+    if (this.generation) return html`${problems.length ? problems : nothing}${this.#generateMode(this.generation)}`;
     return html`${problems.length ? problems : nothing}<ap-playground .state=${this.state} .engine=${sharedEngine}
       controls=${this.controls} compare-text=${this.compareText}></ap-playground>`;
   }
+
+  /**
+   * The playground (hidden unless `controls` is given: it loads the model and says what is wrong with the text),
+   * the Generate panel on its model once the panel's code is here, and the link to the playground page.
+   */
+  #generateMode(generation: GenerationState) {
+    if (!this.generateReady && !this.generateError) void this.#loadGeneration();
+    const choice = this.choice;
+    const panel = this.generateError
+      ? html`<p class="error" role="alert" data-problem="generate">${this.generateError}</p>`
+      : this.generateReady
+        ? html`<ap-generate-panel .state=${generation} .engine=${this.#generation()}
+            .source=${choice?.source ?? null} .unavailable=${choice?.unavailable ?? ''}
+            .chatAvailable=${choice?.chat ?? false} @generation-state=${this.#onGenerationState}></ap-generate-panel>`
+        : html`<div class="waiting" part="placeholder">loading the Generate panel</div>`;
+    const link =
+      choice?.source && 'trained' in choice.source && generationPart
+        ? html`<a class="open" data-testid="open-in-playground" target="_blank" rel="noopener"
+            href=${playgroundLink(
+              new URL(this.getAttribute('playground') ?? generationPart.playground.href, location.href),
+              this.state,
+              this.#shownGeneration ?? generation,
+            )}>Open in the playground</a>`
+        : nothing;
+    return html`<div ?hidden=${!this.hasAttribute('controls')}><ap-playground .state=${this.state} .engine=${sharedEngine}
+      controls=${this.getAttribute('controls') ?? 'none'} @trace=${this.#onTrace}></ap-playground></div>${panel}${link}`;
+  }
+
+  #generation(): GenerationApi | null {
+    if (generationSession === undefined) {
+      const shared = sharedEngine?.generation() ?? null;
+      generationSession = shared && generationSessions(shared);
+    }
+    return (this.#generationApi ??= generationSession?.() ?? null);
+  }
+
+  async #loadGeneration(): Promise<void> {
+    if (!generationPart) {
+      this.generateError = 'This page offers no Generate panel.';
+      return;
+    }
+    try {
+      await (generationLoad ??= generationPart.load());
+      this.generateReady = true;
+    } catch (error) {
+      generationLoad = null; // tried again by the next element
+      this.generateError = `The Generate panel could not be loaded: ${(error as Error)?.message ?? String(error)}`;
+    }
+  }
+
+  /** After each run of the playground: the model it shows, as the panel's (a new one only when it changed). */
+  #onTrace = (event: Event) => {
+    const playground = event.currentTarget as Playground;
+    const choice = generationChoice(
+      playground.pretrained,
+      playground.state.model !== '' ? (playground.model?.ref ?? null) : null,
+    );
+    if (!this.choice || choiceKey(choice) !== choiceKey(this.choice)) this.choice = choice;
+  };
+
+  #onGenerationState = (event: Event) => {
+    this.#shownGeneration = (event as CustomEvent<{ state: GenerationState }>).detail.state;
+    this.requestUpdate();
+  };
 }
