@@ -26,6 +26,7 @@
 // the playground page. The playground itself shows only when `controls` is given.
 import { checkpointPlan } from '../model/checkpoint-plans.js';
 import { LitElement, css, html, nothing } from 'lit';
+import { guard } from 'lit/directives/guard.js';
 import '../playground/playground.js';
 import '../train/train-view.js';
 import '../pretrained/pretrained-loader.js';
@@ -336,7 +337,7 @@ export class AttentionPlaygroundElement extends LitElement {
     const panel = this.generateError
       ? html`<p class="error" role="alert" data-problem="generate">${this.generateError}</p>`
       : this.generateReady
-        ? html`<ap-generate-panel .state=${generation} .engine=${this.#generation()}
+        ? html`<ap-generate-panel .state=${guard([generation], () => generation)} .engine=${this.#generation()}
             .source=${choice?.source ?? null} .unavailable=${choice?.unavailable ?? ''}
             .chatAvailable=${choice?.chat ?? false} @generation-state=${this.#onGenerationState}></ap-generate-panel>`
         : html`<div class="waiting" part="placeholder">loading the Generate panel</div>`;
