@@ -74,7 +74,7 @@ function showGeneration(): void {
   const generation = parseGenerationState(generationEntries);
   problems.push(...generation.problems);
   if (!params.has('text')) playground.state = { ...playground.state, text: generation.state.prompt };
-  playground.hidden = controls === null;
+  if (controls === null) playground.style.display = 'none'; // it still loads the model and runs
   const panel = attachGeneratePanel(playground, pageEngineClient(), generation.state);
   const link = document.createElement('a');
   link.textContent = 'Open in the playground';

@@ -27,6 +27,7 @@
 import { checkpointPlan } from '../model/checkpoint-plans.js';
 import { LitElement, css, html, nothing } from 'lit';
 import { guard } from 'lit/directives/guard.js';
+import { keyed } from 'lit/directives/keyed.js';
 import '../playground/playground.js';
 import '../train/train-view.js';
 import '../pretrained/pretrained-loader.js';
@@ -270,7 +271,7 @@ export class AttentionPlaygroundElement extends LitElement {
       if ('error' in parsed) problems.push(`${kebab(setting.name)}: ${parsed.error}`);
       else state[setting.name] = parsed.value;
     }
-    // A new object resets the panel to it: only when the attributes say something new.
+    // A new object is a new panel (keyed): only when the attributes say something new.
     if (
       this.generation === null ||
       generation === null ||
@@ -329,7 +330,8 @@ export class AttentionPlaygroundElement extends LitElement {
 
   /**
    * The playground (hidden unless `controls` is given: it loads the model and says what is wrong with the text),
-   * the Generate panel on its model once the panel's code is here, and the link to the playground page.
+   * the Generate panel on its model once the panel's code is here, and the link to the playground page. Both
+   * get their state only when the attributes give a new one (guard), not at each render: they change their own.
    */
   #generateMode(generation: GenerationState) {
     if (!this.generateReady && !this.generateError) void this.#loadGeneration();
@@ -337,9 +339,12 @@ export class AttentionPlaygroundElement extends LitElement {
     const panel = this.generateError
       ? html`<p class="error" role="alert" data-problem="generate">${this.generateError}</p>`
       : this.generateReady
-        ? html`<ap-generate-panel .state=${guard([generation], () => generation)} .engine=${this.#generation()}
+        ? keyed(
+            generation,
+            html`<ap-generate-panel .state=${guard([generation], () => generation)} .engine=${this.#generation()}
             .source=${choice?.source ?? null} .unavailable=${choice?.unavailable ?? ''}
-            .chatAvailable=${choice?.chat ?? false} @generation-state=${this.#onGenerationState}></ap-generate-panel>`
+            .chatAvailable=${choice?.chat ?? false} @generation-state=${this.#onGenerationState}></ap-generate-panel>`,
+          )
         : html`<div class="waiting" part="placeholder">loading the Generate panel</div>`;
     const link =
       choice?.source && 'trained' in choice.source && generationPart
@@ -350,7 +355,7 @@ export class AttentionPlaygroundElement extends LitElement {
               this.#shownGeneration ?? generation,
             )}>Open in the playground</a>`
         : nothing;
-    return html`<div ?hidden=${!this.hasAttribute('controls')}><ap-playground .state=${this.state} .engine=${sharedEngine}
+    return html`<div ?hidden=${!this.hasAttribute('controls')}><ap-playground .state=${guard([this.state], () => this.state)} .engine=${sharedEngine}
       controls=${this.getAttribute('controls') ?? 'none'} @trace=${this.#onTrace}></ap-playground></div>${panel}${link}`;
   }
 
