@@ -4,9 +4,10 @@
 // keeps its state in the URL hash ('gen.*' keys) beside the playground's settings.
 import type { Playground } from '../playground/playground.js';
 import '../generate/generate-panel.js';
-import type { GeneratePanel, GenerationState } from '../generate/generate-panel.js';
+import type { GeneratePanel, GenerationSource, GenerationState } from '../generate/generate-panel.js';
 import type { EngineClient } from '../workers/client.js';
 import { choiceKey, generationChoice } from '../model/generation-source.js';
+import { DEFAULT_GENERATION_STATE } from '../model/generation-state.js';
 
 /** What the playground shows, as the panel's model (model/generation-source.ts). */
 function follow(playground: Playground) {
@@ -14,6 +15,16 @@ function follow(playground: Playground) {
     playground.pretrained,
     playground.state.model !== '' ? (playground.model?.ref ?? null) : null,
   );
+}
+
+/**
+ * A prompt to start from on the playground's model: its text, a trained model's up to its task's separator '|' (what
+ * comes after it is the answer the model is to write).
+ */
+function promptFor(playground: Playground, source: GenerationSource): string {
+  const text = playground.state.text.split('\n')[0] ?? '';
+  if ('trained' in source && text.includes('|')) return text.slice(0, text.indexOf('|') + 1);
+  return text;
 }
 
 /**
@@ -30,6 +41,9 @@ export function attachGeneratePanel(
   else panel.syncHash = true;
   panel.engine = engine.generation();
   let last = '';
+  // The prompt the panel was given here (null: a link's or the person's, kept whatever the model).
+  let suggested: string | null =
+    panel.state.prompt === DEFAULT_GENERATION_STATE.prompt ? DEFAULT_GENERATION_STATE.prompt : null;
   const update = () => {
     const next = follow(playground);
     const key = choiceKey(next);
@@ -38,6 +52,10 @@ export function attachGeneratePanel(
     panel.source = next.source;
     panel.unavailable = next.unavailable;
     panel.chatAvailable = next.chat;
+    if (next.source && suggested !== null && panel.state.prompt === suggested) {
+      suggested = promptFor(playground, next.source);
+      if (suggested !== panel.state.prompt) panel.state = { ...panel.state, prompt: suggested, path: [] };
+    }
   };
   playground.addEventListener('trace', update);
   playground.after(panel);

@@ -5,6 +5,8 @@ import type { BranchNode } from '../model/generation-view.js';
 
 export interface TreeOptions {
   textOf(path: number[]): string;
+  /** Between two tokens of a branch's words. */
+  separator: string;
   onPick(path: number[]): void;
   disabled: boolean;
 }
@@ -27,17 +29,12 @@ function nodeView(node: BranchNode, current: readonly number[], o: TreeOptions):
       : same(current, end.path.slice(0, current.length)) && current.length >= node.path.length;
   return html`<li>
     <button class="branch ${onBranch ? 'current' : ''}" data-path=${end.path.join('.')} ?disabled=${o.disabled}
-      @click=${() => o.onPick(end.path)}>${words.join('')}</button>
+      @click=${() => o.onPick(end.path)}>${words.join(o.separator)}</button>
     ${end.children.length ? html`<ul>${end.children.map((c) => nodeView(c, current, o))}</ul>` : nothing}
   </li>`;
 }
 
-export function branchTreeView(
-  root: BranchNode,
-  current: readonly number[],
-  _tokens: readonly string[],
-  o: TreeOptions,
-) {
+export function branchTreeView(root: BranchNode, current: readonly number[], o: TreeOptions) {
   if (root.children.length === 0) return nothing;
   return html`<nav class="tree" aria-label="Branches" data-testid="branch-tree">
     <h3>Branches</h3>

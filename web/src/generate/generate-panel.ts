@@ -40,15 +40,14 @@ import { GENERATE_STYLES } from './generate-styles.js';
 import { nextTokenChart } from './next-token-chart.js';
 import { branchTreeView } from './branch-tree-view.js';
 import { cacheView } from './cache-view.js';
-import { attentionGrowth } from './attention-growth.js';
+import { HeadFrames, attentionGrowth } from './attention-growth.js';
 
 export type { GenerationState } from '../model/generation-state.js';
 export type { GenerationApi, GenerationSource } from '../workers/generation-run.js';
 
-/** A step kept for its position: the distribution it drew from, and the settings it drew with. */
+/** A step kept for its prefix: the distribution it drew from, and the settings it drew with. */
 interface KeptStep {
   position: number;
-  token: number;
   candidates: Candidate[];
   drawn: Filters;
   entropy: number;
@@ -105,8 +104,13 @@ export class GeneratePanel extends LitElement {
   /** The position whose distribution the chart shows (null: the latest step's). */
   declare selected: number | null;
 
+  /** The state as this element last set it (another one was set from outside). */
+  #assigned: GenerationState | null = null;
   #branch: Branch | null = null;
-  #steps = new Map<number, KeptStep>();
+  /** The steps seen since the prompt was set, by the ids before them: any branch with that prefix has that distribution next. */
+  #steps = new Map<string, KeptStep>();
+  /** Each token's text as seen (the branch's, the candidates'), for the tree's labels. */
+  #texts = new Map<number, string>();
   #explored: number[][] = [];
   #cacheBytes: number[] = [];
   #stepMs: number[] = [];
@@ -117,6 +121,8 @@ export class GeneratePanel extends LitElement {
   #opening: Promise<Branch | null> | null = null;
   #openTimer: ReturnType<typeof setTimeout> | undefined;
   #frame = 0;
+  /** The heatmaps drawn, one head brought up to date per frame. */
+  #heads = new HeadFrames();
   #hash = new HashWriter(this, 300);
 
   static override get observedAttributes(): string[] {
@@ -125,7 +131,7 @@ export class GeneratePanel extends LitElement {
 
   constructor() {
     super();
-    this.state = { ...DEFAULT_GENERATION_STATE, path: [] };
+    this.#assign({ ...DEFAULT_GENERATION_STATE, path: [] });
     this.source = null;
     this.engine = null;
     this.unavailable = '';
@@ -163,9 +169,16 @@ export class GeneratePanel extends LitElement {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
+    // A state set from outside (the `state` property): open its branch; the hash follows.
+    if (changed.has('state') && this.state !== this.#assigned) {
+      const before = (changed.get('state') as GenerationState | undefined) ?? DEFAULT_GENERATION_STATE;
+      this.#assigned = this.state;
+      this.#changed(before, this.state, false);
+    }
     if (changed.has('source') || changed.has('engine') || changed.has('unavailable')) {
       this.#branch = null;
       this.#steps.clear();
+      this.#texts.clear();
       this.#explored = this.state.path.length ? [[...this.state.path]] : [];
       this.#scheduleOpen(0);
     }
@@ -201,18 +214,44 @@ export class GeneratePanel extends LitElement {
     await this.#open();
   }
 
+  /** One drawing per frame, however fast the steps come; each brings one more head's heatmap up to date. */
+  #nextFrame(): void {
+    if (this.#frame) return;
+    this.#frame = requestAnimationFrame(() => {
+      this.#frame = 0;
+      const branch = this.#branch;
+      if (branch) this.#heads.advance(branch.attention, branch.opened.model.heads, this.layer, branch.tokens);
+      this.requestUpdate();
+    });
+  }
+
+  protected override updated(): void {
+    const branch = this.#branch;
+    if (branch && this.#heads.behind(branch.attention, branch.opened.model.heads, this.layer)) this.#nextFrame();
+  }
+
   #emit(): void {
     this.dispatchEvent(
       new CustomEvent('generation-state', { detail: { state: this.state }, bubbles: true, composed: true }),
     );
   }
 
+  /** The state, set here (not from outside: willUpdate tells them apart). */
+  #assign(state: GenerationState): void {
+    this.#assigned = this.state = state;
+  }
+
   /** A new state: the hash follows (typing: once it pauses); `byPerson`: announced with an event. */
   #setState(state: GenerationState, byPerson: boolean, typing = false): void {
     const before = this.state;
-    this.state = state;
-    if (this.syncHash) this.#hash.write(() => withGenerationState(location.hash, this.state), typing);
+    this.#assign(state);
     if (byPerson) this.#emit();
+    this.#changed(before, state, typing);
+  }
+
+  /** After a change of the state: the hash, and the branch to open (a new prompt starts the tree again). */
+  #changed(before: GenerationState, state: GenerationState, typing: boolean): void {
+    if (this.syncHash) this.#hash.write(() => withGenerationState(location.hash, this.state), typing);
     if (before.prompt !== state.prompt || before.chat !== state.chat) {
       this.#steps.clear();
       this.#explored = state.path.length ? [[...state.path]] : [];
@@ -223,7 +262,7 @@ export class GeneratePanel extends LitElement {
   #readHash(): void {
     const { state, problems } = generationStateFromHash(location.hash);
     this.error = problems.join(' ');
-    this.state = state;
+    this.#assign(state);
     this.#explored = state.path.length ? [[...state.path]] : [];
     this.#scheduleOpen(0);
   }
@@ -271,11 +310,7 @@ export class GeneratePanel extends LitElement {
       }
       this.error = '';
       this.#heapBytes = opened.heapBytes;
-      // steps after the branch's end described another branch
-      const end = opened.ids.length;
-      for (const p of [...this.#steps.keys()])
-        if (p >= end || (p >= opened.promptLength && this.#steps.get(p)!.token !== opened.ids[p]))
-          this.#steps.delete(p);
+      opened.ids.forEach((id, i) => this.#texts.set(id, opened.tokens[i]));
       this.#explored = withPath(this.#explored, state.path);
       this.layer = Math.min(this.layer, opened.model.layers - 1);
       return (this.#branch = {
@@ -328,9 +363,9 @@ export class GeneratePanel extends LitElement {
     branch.attention = withNewRow(branch.attention, layers, heads, branch.ids.length, step.attention);
     branch.ids.push(step.token);
     branch.tokens.push(step.text);
-    this.#steps.set(step.position, {
+    for (const c of step.candidates) this.#texts.set(c.token, c.text);
+    this.#steps.set(prefixKey(branch.ids, step.position), {
       position: step.position,
-      token: step.token,
       candidates: step.candidates,
       drawn,
       entropy: step.entropy,
@@ -339,14 +374,9 @@ export class GeneratePanel extends LitElement {
     this.#stepMs.push(step.ms);
     this.#runTokens++;
     this.#runWallMs = performance.now() - this.#runStarted;
-    this.state = { ...this.state, path: [...this.state.path, step.token] };
+    this.#assign({ ...this.state, path: [...this.state.path, step.token] });
     this.#explored = withPath(this.#explored, this.state.path);
-    // one drawing per frame, however fast the steps come
-    if (!this.#frame)
-      this.#frame = requestAnimationFrame(() => {
-        this.#frame = 0;
-        this.requestUpdate();
-      });
+    this.#nextFrame();
   }
 
   #onPrompt = (event: Event) => {
@@ -392,12 +422,16 @@ export class GeneratePanel extends LitElement {
     </label>`;
   }
 
-  /** The step the chart shows: the selected position's, else the latest. */
+  /** The distribution of the branch's token at `position`, if a step drew it (on this branch or another with its prefix). */
+  #stepAt(position: number): KeptStep | null {
+    const branch = this.#branch;
+    if (!branch || position < branch.opened.promptLength || position >= branch.ids.length) return null;
+    return this.#steps.get(prefixKey(branch.ids, position)) ?? null;
+  }
+
+  /** The step the chart shows: the selected position's, else the branch's last token's. */
   #shownStep(): KeptStep | null {
-    if (this.selected !== null) return this.#steps.get(this.selected) ?? null;
-    let latest: KeptStep | null = null;
-    for (const s of this.#steps.values()) if (!latest || s.position > latest.position) latest = s;
-    return latest;
+    return this.#stepAt(this.selected ?? (this.#branch?.ids.length ?? 0) - 1);
   }
 
   override render() {
@@ -450,7 +484,7 @@ export class GeneratePanel extends LitElement {
             shown && step
               ? nextTokenChart(shown, {
                   position: step.position,
-                  drawnToken: step.token,
+                  chosenToken: branch!.ids[step.position],
                   entropy: step.entropy,
                   sameSettings: sameFilters(step.drawn, filtersOf(this.state)),
                   onPick: (token) => void this.branch(step.position, token),
@@ -458,16 +492,12 @@ export class GeneratePanel extends LitElement {
                 })
               : html`<p class="why">Step once to see the distribution the next token is drawn from.</p>`
           }
-          ${branchTreeView(
-            branchTree(this.#explored),
-            this.state.path,
-            branch?.tokens.slice(branch.opened.promptLength) ?? [],
-            {
-              textOf: (path) => this.#textOf(path),
-              onPick: (path) => void this.goTo(path),
-              disabled: this.running,
-            },
-          )}
+          ${branchTreeView(branchTree(this.#explored), this.state.path, {
+            textOf: (path) => this.#textOf(path),
+            separator: branch?.opened.separator ?? '',
+            onPick: (path) => void this.goTo(path),
+            disabled: this.running,
+          })}
         </div>
         <div>
           ${facts && this.#cacheBytes.length ? cacheView(this.#cacheBytes, facts, branch!.ids.length) : nothing}
@@ -479,7 +509,7 @@ export class GeneratePanel extends LitElement {
               attention: branch.attention,
               facts,
               tokens: branch.tokens,
-              promptLength: branch.opened.promptLength,
+              frames: this.#heads.frames,
               layer: this.layer,
               onLayer: (layer) => (this.layer = layer),
             })
@@ -488,28 +518,28 @@ export class GeneratePanel extends LitElement {
     </section>`;
   }
 
-  /** The text of a path's last token, if this branch shows it. */
+  /** The text of a path's last token, as seen. */
   #textOf(path: number[]): string {
-    const branch = this.#branch;
-    if (!branch) return `#${path[path.length - 1]}`;
-    const at = branch.opened.promptLength + path.length - 1;
-    if (branch.ids[at] === path[path.length - 1] && samePath(this.state.path.slice(0, path.length), path))
-      return branch.tokens[at];
-    for (const s of this.#steps.values())
-      for (const c of s.candidates) if (c.token === path[path.length - 1]) return c.text;
-    return `#${path[path.length - 1]}`;
+    const id = path[path.length - 1];
+    return this.#texts.get(id) ?? `#${id}`;
   }
 
   #text(branch: Branch) {
     const { promptLength } = branch.opened;
+    const gap = branch.opened.separator;
     return html`<p class="text" data-testid="generated-text">${branch.tokens.map((t, i) =>
       i < promptLength
-        ? html`<span class="token prompt-token">${t}</span>`
+        ? html`<span class="token prompt-token">${t}</span>${gap}`
         : html`<button class="token new-token ${this.selected === i ? 'selected' : ''}" data-position=${i}
-            title="the distribution this token was drawn from" ?disabled=${!this.#steps.has(i)}
-            @click=${() => (this.selected = this.selected === i ? null : i)}>${t}</button>`,
+            title="the distribution this token was drawn from" ?disabled=${!this.#stepAt(i)}
+            @click=${() => (this.selected = this.selected === i ? null : i)}>${t}</button>${gap}`,
     )}</p>`;
   }
+}
+
+/** The ids before `position`, as a key. */
+function prefixKey(ids: readonly number[], position: number): string {
+  return ids.slice(0, position).join('.');
 }
 
 function samePath(a: readonly number[], b: readonly number[]): boolean {

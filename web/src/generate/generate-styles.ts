@@ -44,7 +44,7 @@ export const GENERATE_STYLES = [
   .bar .label, .rest .label { white-space: pre; overflow: hidden; text-overflow: ellipsis; }
   .track { height: 0.8rem; background: var(--ap-border); border-radius: 2px; overflow: hidden; }
   .fill { display: block; height: 100%; background: var(--ap-accent); }
-  .bar.drawn { border-color: var(--ap-accent); border-width: 2px; }
+  .bar.chosen { border-color: var(--ap-accent); border-width: 2px; }
   .bar.filtered .fill { background: transparent; }
   .bar.filtered { opacity: 0.6; }
   .rest .fill { background: var(--ap-border-strong); }

@@ -6,10 +6,11 @@
 // then the softmax. The repetition penalty is not re-applied (it is in the candidates'
 // logits already). For tokens beyond the candidates, "the rest", only their total mass is
 // known: it is spread evenly over the vocabulary's other tokens, an approximation the
-// result says it made (`exact` false). When the candidates hold every token the draw kept
-// (a small vocabulary, or top-k / top-p at the draw), the result is exact as long as the
-// new settings keep no token the draw filtered out. Vitest checks it against the engine's
-// own probabilities (tests/web/next-token.test.ts). No DOM.
+// result says it made (`exact` false). It is exact when the candidates hold every token the
+// new filters weigh: the draw kept the whole vocabulary and every token is a candidate (a
+// small vocabulary), or the new top-k keeps no more tokens than the draw's candidates hold
+// (a draw with top-k). Tokens the draw filtered out are unknown and stay out. Vitest checks
+// it against the engine's own probabilities (tests/web/generation-run.test.ts). No DOM.
 
 /** Candidates a step reports (the worker asks the engine for these many). */
 export const TOP_CANDIDATES = 64;
@@ -54,6 +55,10 @@ interface Group {
 
 const NEG_INF = -Infinity;
 
+function sameFilters(a: Filters, b: Filters): boolean {
+  return a.temperature === b.temperature && a.topK === b.topK && a.topP === b.topP && a.minP === b.minP;
+}
+
 function softmaxGroups(groups: Group[]): number[] {
   let top = NEG_INF;
   for (const g of groups) if (g.count > 0 && g.score > top) top = g.score;
@@ -74,13 +79,23 @@ export function redistribute(
 ): ShownDistribution {
   const known = candidates.filter((c) => c.probability > 0);
   if (known.length === 0) return { bars: [], rest: 1, kept: 0, exact: false };
+  const restMass = Math.max(0, 1 - known.reduce((s, c) => s + c.probability, 0));
+  if (sameFilters(drawn, next))
+    return {
+      bars: candidates.slice(0, SHOWN_CANDIDATES).map((c) => ({ ...c, kept: c.probability > 0 })),
+      rest: Math.max(0, 1 - candidates.slice(0, SHOWN_CANDIDATES).reduce((s, c) => s + c.probability, 0)),
+      kept: restMass < 1e-9 ? known.length : vocabSize,
+      exact: true,
+    };
   // Logits up to one constant: p = softmax(z / T) over the kept tokens, so z = T log p (+ c).
   const drawnT = drawn.temperature > 0 ? drawn.temperature : 1;
   const groups: Group[] = known.map((c) => ({ score: drawnT * Math.log(c.probability), count: 1, candidate: c }));
-  const restMass = Math.max(0, 1 - known.reduce((s, c) => s + c.probability, 0));
   const others = vocabSize - known.length;
-  const exact = restMass < 1e-9 || others === 0;
-  if (!exact) groups.push({ score: drawnT * Math.log(restMass / others), count: others, candidate: null });
+  const whole = restMass < 1e-9 || others === 0; // the candidates hold every token the draw kept
+  // Exact when every token the new filters weigh (top-p and min-p renormalise over what top-k keeps) is known: the
+  // draw kept the whole vocabulary, or the new top-k keeps no more than the known, most likely, tokens.
+  const exact = whole && (known.length >= vocabSize || (next.topK > 0 && next.topK <= known.length));
+  if (!whole) groups.push({ score: drawnT * Math.log(restMass / others), count: others, candidate: null });
   const T = next.temperature > 0 ? next.temperature : 1;
   for (const g of groups) g.score /= T;
   const total = groups.reduce((s, g) => s + g.count, 0);
@@ -99,9 +114,14 @@ export function redistribute(
   }
   if (next.topP < 1) {
     const p = softmaxGroups(groups);
-    // ascending; stable on ties as the engine's stable_sort (the candidates come in descending order, so reverse)
-    const order = groups.map((_, i) => i).reverse();
-    order.sort((a, b) => groups[a].score - groups[b].score);
+    // ascending, ties in token order as the engine's stable sort of the vocabulary (the rest first: its ids are unknown)
+    const tokenOf = (i: number) => groups[i].candidate?.token ?? -1;
+    const order = groups.map((_, i) => i);
+    order.sort((a, b) => {
+      const x = groups[a].score,
+        y = groups[b].score;
+      return x < y ? -1 : x > y ? 1 : tokenOf(a) - tokenOf(b);
+    });
     const kept = groups.reduce((s, g) => s + (g.score === NEG_INF ? 0 : g.count), 0);
     let cumulative = 0,
       passed = 0;

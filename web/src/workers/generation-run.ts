@@ -54,6 +54,8 @@ export interface GenerationOpened {
   promptLength: number;
   /** With chat turns: the text the template rendered (what the model reads). */
   rendered?: string;
+  /** What goes between two tokens shown in a row: ' ' for a trained model's word tokens, else '' (pieces carry their spaces). */
+  separator: string;
   /** (L, H, S, S) softmax weights of prompt + path, from one recorded forward. */
   attention: Float32Array;
   /** No step can follow: the branch used the new tokens allowed, or the model's context. */
@@ -93,7 +95,7 @@ export interface RunEnded {
 export interface GenerationApi {
   generationOpen(input: GenerationOpen): Promise<GenerationOpened | GenerationFailure>;
   /** Steps up to `count` times, calling onStep after each; ends early at the end or on generationStop(). */
-  generationRun(count: number, onStep: (step: StepView) => void): Promise<RunEnded | GenerationFailure>;
+  generationRun(count: number, onStep: (step: StepView) => void | Promise<void>): Promise<RunEnded | GenerationFailure>;
   generationStop(): void;
   /** Frees the generation; answers the engine's heap bytes afterwards. */
   generationDispose(): Promise<number>;
@@ -161,7 +163,8 @@ export class GenerationRuns implements GenerationApi {
     this.#free();
     const engine = await this.engine();
     try {
-      const { model, name, promptIds, promptTokens, text, rendered, eos, decode } = await this.#resolve(input);
+      const { model, name, promptIds, promptTokens, text, rendered, eos, decode, separator } =
+        await this.#resolve(input);
       const { spec } = model;
       if (!spec.causal || spec.head === 'none')
         return { ok: false, error: `${name} is not a causal language model: it cannot generate.`, field: 'model' };
@@ -212,6 +215,7 @@ export class GenerationRuns implements GenerationApi {
         ids,
         promptLength: promptIds.length,
         rendered,
+        separator,
         attention,
         done: generation === null,
         remaining: Math.max(remaining, 0),
@@ -223,7 +227,10 @@ export class GenerationRuns implements GenerationApi {
     }
   }
 
-  async generationRun(count: number, onStep: (step: StepView) => void): Promise<RunEnded | GenerationFailure> {
+  async generationRun(
+    count: number,
+    onStep: (step: StepView) => void | Promise<void>,
+  ): Promise<RunEnded | GenerationFailure> {
     const session = this.#session;
     const engine = await this.engine();
     if (!session)
@@ -234,7 +241,9 @@ export class GenerationRuns implements GenerationApi {
       while (steps < count && session.generation && !session.generation.done && !this.#stop) {
         const step = session.generation.step();
         steps++;
-        onStep(this.#view(step, session));
+        // Awaited: across the worker boundary the answer comes back once the page has the step, so
+        // steps never pile up ahead of the page, and the run's end never overtakes its last step.
+        await onStep(this.#view(step, session));
         // Between steps the worker reads its messages: a stop, or a new branch, takes effect here.
         await new Promise((resolve) => setTimeout(resolve, 0));
         if (this.#session !== session) break;
@@ -308,10 +317,11 @@ export class GenerationRuns implements GenerationApi {
         promptTokens: encoding.tokens.map((piece, i) =>
           displayPiece(piece, tokenizer.decode([encoding.ids[i]]), info.family),
         ),
-        text: (id: number) => candidateText(tokenizer.decode([id]), id, info.family),
+        text: (id: number) => candidateText(tokenizer.decode([id]), id, info.family, true),
         rendered,
         eos: tokenizer.specialTokens.eos,
         decode: (ids: ArrayLike<number>) => tokenizer.decode(ids),
+        separator: '',
       };
     }
     const built = (await this.trained()).built(input.source.trained);
@@ -329,6 +339,7 @@ export class GenerationRuns implements GenerationApi {
       rendered: undefined,
       eos: null,
       decode: (ids: ArrayLike<number>) => Array.from(ids, text).join(built.characters ? '' : ' '),
+      separator: built.characters ? '' : ' ',
     };
   }
 }

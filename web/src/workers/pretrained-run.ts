@@ -75,10 +75,13 @@ export function displayPiece(piece: string, decoded: string, family: Family): st
   return pieceText(piece, decoded, familyTokenizer(family) === 'wordpiece');
 }
 
-/** A candidate token as text: decoded (GPT-2's leading space as '·'); a GPT-2 piece that is only part of a character says so. */
-export function candidateText(decoded: string, id: number, family: Family): string {
+/**
+ * A candidate token as text: decoded (GPT-2's leading space as '·'); a GPT-2 piece that is only part of a character
+ * says so ('short': as '⟨id⟩', for a running text).
+ */
+export function candidateText(decoded: string, id: number, family: Family, short = false): string {
   if (familyTokenizer(family) !== 'wordpiece' && (decoded === '' || decoded.includes('\uFFFD')))
-    return `(bytes of a character, id ${id})`;
+    return short ? `\u27e8${id}\u27e9` : `(bytes of a character, id ${id})`;
   return displayPiece(decoded, decoded, family);
 }
 
