@@ -6,8 +6,9 @@
 // is seeded, so these numbers are the reader's numbers too.
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
 import { openPage } from '../support/browser.mjs';
-import { SHOTS, useSite } from '../support/site.mjs';
+import { ROOT, SHOTS, useSite } from '../support/site.mjs';
 
 const site = useSite('tutorial.html');
 let page, errors;
@@ -181,6 +182,56 @@ describe('the tutorial\u2019s section on how a language model writes', () => {
       text,
       /After the first step a layer holds 10 positions \(the 9 of the prompt and the new token\), 2\.6 kB/,
     );
+  });
+
+  test('grouped K/V heads and windows: a window layer holds its window, the cache without GQA is H / H_kv times larger', async () => {
+    const text = await claim('gen-cache-modern');
+    // The tiny Gemma 3 of the fixtures, offline, as the reader loads Gemma 3 270M: 4 query heads to 1 K/V
+    // head of d_h 16, 3 layers, a window of 3 in every layer but each 2nd.
+    const fixture = `${ROOT}tests/reference/fixtures/hub/gemma3-text-tiny/`;
+    const element = page.locator('#generate attention-playground[controls="model"]');
+    await element.scrollIntoViewIfNeeded();
+    await element.locator('button[data-action="open-pretrained"]').click();
+    await element.locator('#pretrained-files').setInputFiles(
+      readdirSync(fixture)
+        .filter((f) => f !== 'expected.json')
+        .map((f) => fixture + f),
+    );
+    await element.locator('[data-testid="pretrained-note"]').waitFor({ timeout: 30_000 });
+    const generate = element.locator('ap-generate-panel');
+    await generate.locator('[data-testid="generated-text"]').waitFor({ timeout: 20_000 });
+    const cache = generate.locator('[data-testid="kv-cache"]');
+    const rows = async () =>
+      cache
+        .locator('.cache-row')
+        .evaluateAll((r) => r.map((e) => ({ bytes: Number(e.dataset.bytes), positions: Number(e.dataset.positions) })));
+    const [heads, kvHeads, headDim, window] = [4, 1, 16, 3];
+    const perPosition = 2 * kvHeads * headDim * 4;
+    await press(generate, 'step');
+    const seq = Number(await generate.locator('[data-testid="generate-status"]').getAttribute('data-tokens'));
+    assert.ok(seq > window + 1, `the prompt and a token (${seq}) are longer than the window`);
+    const first = await rows();
+    assert.deepEqual(
+      first,
+      [window, seq, window].map((p) => ({ bytes: p * perPosition, positions: p })),
+    );
+    await press(generate, 'step');
+    const second = await rows();
+    assert.deepEqual(
+      second.map((r) => r.positions),
+      [window, seq + 1, window],
+      'the window layers stop, the global one grows by one',
+    );
+    const caption = (await cache.locator('figcaption').textContent()).replace(/\s+/g, ' ');
+    const kB = (bytes) => `${(bytes / 1e3).toFixed(1)} kB`;
+    const total = second.reduce((a, r) => a + r.bytes, 0);
+    const ungrouped = 3 * (seq + 1) * 2 * heads * headDim * 4;
+    assert.match(caption, new RegExp(`KV cache: ${kB(total)} \\(K and V of 1 K/V head × 16`));
+    assert.match(caption, new RegExp(`${kB(ungrouped)} without grouped-query attention \\(4 heads\\)`));
+    // Where no window cuts it (the global layer), exactly H / H_kv = 4 times.
+    assert.equal((2 * heads * (seq + 1) * headDim * 4) / second[1].bytes, heads / kvHeads);
+    assert.match(text, /H \/ Hkv = 4 times as large where no window cuts it/);
+    assert.match(text, /each window layer's bar holds at most its window of positions/);
     await page.locator('#generate').screenshot({ path: `${SHOTS}/tutorial-generate.png` });
     assert.deepEqual(errors, []);
   });
