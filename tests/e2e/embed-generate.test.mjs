@@ -123,13 +123,15 @@ describe('the one-tag element in generate mode', () => {
     );
     const { page, errors } = await openPage(browser, { viewport: { width: 1100, height: 900 } });
     await page.goto(url);
+    // The panel's attribute names and ranges come with its part: said once it is here.
+    const panel = page.locator('#bad ap-generate-panel');
+    await panel.locator('[data-testid="generated-text"]').waitFor({ timeout: 20_000 });
     const alerts = (await page.locator('#bad [role="alert"]').allTextContents()).join('\n');
     assert.match(alerts, /Temperature is '-1'; it must be 0 to 2\./);
     assert.match(alerts, /Top-k is 'x'; it must be a whole number 0 to 100\./);
     assert.match(alerts, /top-q: not a setting of the playground/);
+    assert.equal(alerts.split('\n').length, 3, alerts);
     // The rest of the attributes still count: the panel opens on them (the bad ones at their defaults).
-    const panel = page.locator('#bad ap-generate-panel');
-    await panel.locator('[data-testid="generated-text"]').waitFor({ timeout: 20_000 });
     assert.equal(await panel.locator('label:has(input[data-setting="temperature"]) output').textContent(), '1');
     await page.locator('#untrained').scrollIntoViewIfNeeded();
     assert.match(

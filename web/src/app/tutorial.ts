@@ -15,7 +15,7 @@ setUpTheme(document.documentElement, document.querySelector<HTMLButtonElement>('
 useEngine((): EngineClient => pageEngineClient());
 // Generate mode's panel comes with the page's code when a section first needs it; its worker generates.
 useGeneration({
-  load: () => import('../generate/generate-panel.js'),
+  load: () => import('../generate/embed-part.js').then((m) => m.GENERATE_PART),
   playground: new URL('index.html', location.href),
 });
 setTrainingRunner(startTrainingWorker); // each training element in a worker of its own

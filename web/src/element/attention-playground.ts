@@ -35,14 +35,9 @@ import type { EngineClient } from '../workers/client.js';
 import { checkpointUrl, loadCheckpoint } from '../model/checkpoint.js';
 import { DEFAULT_STATE, SETTINGS, parseSetting, type Setting, type State } from '../settings/settings.js';
 import { DEFAULT_TRAIN_STATE, TRAIN_SETTINGS, type TrainState } from '../settings/train-settings.js';
-import {
-  GENERATION_FIELDS,
-  attributeName,
-  generationStateFromAttributes,
-  type GenerationState,
-} from '../model/generation-state.js';
-import { choiceKey, generationChoice, type GenerationChoice } from '../model/generation-source.js';
-import { playgroundLink } from '../settings/playground-link.js';
+import type { GenerationState } from '../model/generation-state.js';
+import type { GenerationChoice } from '../model/generation-source.js';
+import type { GeneratePart } from '../generate/embed-part.js';
 import type { Playground } from '../playground/playground.js';
 import type { TrainedModelRef } from '../workers/trained-trace.js';
 import type { GenerationApi } from '../workers/generation-run.js';
@@ -68,12 +63,11 @@ const OWN = [
 ];
 const EXPLORE_ATTRIBUTES = (SETTINGS as readonly Setting[]).map((s) => kebab(s.name));
 const TRAIN_ATTRIBUTES = TRAIN_SETTINGS.map((s) => kebab(s.name));
-const GENERATE_ATTRIBUTES = GENERATION_FIELDS.map(attributeName);
 const ATTRIBUTES = [
   ...new Set([
     ...EXPLORE_ATTRIBUTES,
     ...TRAIN_ATTRIBUTES,
-    ...GENERATE_ATTRIBUTES,
+    'prompt', // the rest of the panel's attributes come with its part (GeneratePart.attributes)
     'checkpoint',
     'train',
     'autostart',
@@ -97,13 +91,15 @@ export function useEngine(factory: () => EngineClient, problem: string | null = 
   engineProblem = problem;
 }
 
-/** How generate mode gets the Generate panel defined, and the playground page its link opens (set by the entry). */
+/** How generate mode gets the Generate feature's part (set by the entry), and the playground page its link opens. */
 interface GenerationPart {
-  load(): Promise<unknown>;
+  load(): Promise<GeneratePart>;
   playground: URL;
 }
 let generationPart: GenerationPart | null = null;
-let generationLoad: Promise<unknown> | null = null;
+let generationLoad: Promise<GeneratePart> | null = null;
+/** The part once loaded: the panel defined, its attributes and their parse, the model choice, the link. */
+let part: GeneratePart | null = null;
 
 /** Chooses how elements in generate mode get the Generate panel (set once by the entry module). */
 export function useGeneration(part: GenerationPart): void {
@@ -159,7 +155,7 @@ export class AttentionPlaygroundElement extends LitElement {
   declare problems: string[];
   /** Why the `checkpoint` attribute's checkpoint could not be read ('' when it could, or while reading). */
   declare checkpointError: string;
-  /** Generate mode's state (the panel's attributes), or null outside generate mode. */
+  /** Generate mode's state (the panel's attributes), or null outside generate mode and until its part is here. */
   declare generation: GenerationState | null;
   /** The model the panel generates with, read off the playground after each of its runs. */
   declare choice: GenerationChoice<TrainedModelRef> | null;
@@ -168,11 +164,14 @@ export class AttentionPlaygroundElement extends LitElement {
   declare generateReady: boolean;
   /** This element's generation requests (the same object each render: a new one would reset the panel). */
   #generationApi: GenerationApi | null = null;
+  /** The playground that last ran (its model is the panel's). */
+  #playground: Playground | null = null;
   /** The panel's state as it is now (it grows as it generates), for the playground link. */
   #shownGeneration: GenerationState | null = null;
   /** The checkpoint last asked for (each is read once; a change of attribute reads the new one). */
   #checkedCheckpoint = '';
   #observer: IntersectionObserver | null = null;
+  #attributes: MutationObserver | null = null;
 
   static override get observedAttributes(): string[] {
     return [...super.observedAttributes, ...ATTRIBUTES];
@@ -210,6 +209,11 @@ export class AttentionPlaygroundElement extends LitElement {
   override connectedCallback(): void {
     super.connectedCallback();
     this.#readAttributes();
+    // The panel's attributes are known only once its part is here (not to observedAttributes): watched so.
+    this.#attributes ??= new MutationObserver(() => {
+      if (this.#generateMode()) this.#readAttributes();
+    });
+    this.#attributes.observe(this, { attributes: true });
     // Start the engine only once the element is (nearly) on screen.
     if (typeof IntersectionObserver === 'undefined') {
       this.visible = true;
@@ -229,6 +233,7 @@ export class AttentionPlaygroundElement extends LitElement {
 
   override disconnectedCallback(): void {
     this.#observer?.disconnect();
+    this.#attributes?.disconnect();
     super.disconnectedCallback();
   }
 
@@ -246,18 +251,19 @@ export class AttentionPlaygroundElement extends LitElement {
     const table = (train ? TRAIN_SETTINGS : SETTINGS) as readonly Setting[];
     const state = { ...(train ? DEFAULT_TRAIN_STATE : DEFAULT_STATE) } as Record<string, unknown>;
     const problems: string[] = [];
-    const generate = !train && this.hasAttribute('generate');
+    const generate = this.#generateMode();
     const known = new Set([
       ...OWN,
       ...(train ? TRAIN_ATTRIBUTES : EXPLORE_ATTRIBUTES),
-      ...(generate ? GENERATE_ATTRIBUTES : []),
+      ...(generate ? (part?.attributes ?? []) : []),
     ]);
     for (const { name } of this.attributes)
-      if (!known.has(name) && !name.startsWith('data-') && !name.startsWith('aria-'))
+      // In generate mode, until the panel's part is here, its attribute names are not known: said then.
+      if (!known.has(name) && !name.startsWith('data-') && !name.startsWith('aria-') && !(generate && !part))
         problems.push(`${name}: not a setting ${train ? 'of the Train view' : 'of the playground'}`);
     let generation: GenerationState | null = null;
-    if (generate) {
-      const parsed = generationStateFromAttributes((name) => this.getAttribute(name));
+    if (generate && part) {
+      const parsed = part.fromAttributes((name) => this.getAttribute(name));
       problems.push(...parsed.problems);
       generation = parsed.state;
     }
@@ -265,7 +271,9 @@ export class AttentionPlaygroundElement extends LitElement {
       if (generate && setting.name === 'seed') continue; // the sampler's seed there (a trained model has its weights)
       const raw =
         this.getAttribute(kebab(setting.name)) ??
-        (setting.name === 'text' && !train ? this.textContent?.trim() || generation?.prompt || null : null);
+        (setting.name === 'text' && !train
+          ? this.textContent?.trim() || (generate ? this.getAttribute('prompt') : null) || null
+          : null);
       if (raw === null) continue;
       const parsed = parseSetting(setting, setting.type === 'bool' && raw === '' ? '1' : raw);
       if ('error' in parsed) problems.push(`${kebab(setting.name)}: ${parsed.error}`);
@@ -282,7 +290,8 @@ export class AttentionPlaygroundElement extends LitElement {
     }
     if (train) this.trainState = state as TrainState;
     else {
-      this.state = state as State;
+      // Generate mode reads its attributes again once the panel's part is here: the same state stays the same object.
+      if (!generate || JSON.stringify(state) !== JSON.stringify(this.state)) this.state = state as State;
       this.trainState = null;
     }
     this.problems = problems;
@@ -323,7 +332,7 @@ export class AttentionPlaygroundElement extends LitElement {
         checkpoint=${this.getAttribute('checkpoint') ?? ''} ?autostart=${this.hasAttribute('autostart')}></ap-train>`;
     }
     sharedEngine ??= engineFactory?.() ?? null;
-    if (this.generation) return html`${problems.length ? problems : nothing}${this.#generateMode(this.generation)}`;
+    if (this.#generateMode()) return html`${problems.length ? problems : nothing}${this.#generateView()}`;
     return html`${problems.length ? problems : nothing}<ap-playground .state=${this.state} .engine=${sharedEngine}
       controls=${this.controls} compare-text=${this.compareText}></ap-playground>`;
   }
@@ -333,12 +342,12 @@ export class AttentionPlaygroundElement extends LitElement {
    * the Generate panel on its model once the panel's code is here, and the link to the playground page. Both
    * get their state only when the attributes give a new one (guard), not at each render: they change their own.
    */
-  #generateMode(generation: GenerationState) {
+  #generateView() {
     if (!this.generateReady && !this.generateError) void this.#loadGeneration();
-    const choice = this.choice;
+    const { choice, generation } = this;
     const panel = this.generateError
       ? html`<p class="error" role="alert" data-problem="generate">${this.generateError}</p>`
-      : this.generateReady
+      : this.generateReady && generation
         ? keyed(
             generation,
             html`<ap-generate-panel .state=${guard([generation], () => generation)} .engine=${this.#generation()}
@@ -347,9 +356,9 @@ export class AttentionPlaygroundElement extends LitElement {
           )
         : html`<div class="waiting" part="placeholder">loading the Generate panel</div>`;
     const link =
-      choice?.source && 'trained' in choice.source && generationPart
+      choice?.source && 'trained' in choice.source && generationPart && part && generation
         ? html`<a class="open" data-testid="open-in-playground" target="_blank" rel="noopener"
-            href=${playgroundLink(
+            href=${part.link(
               new URL(this.getAttribute('playground') ?? generationPart.playground.href, location.href),
               this.state,
               this.#shownGeneration ?? generation,
@@ -373,7 +382,9 @@ export class AttentionPlaygroundElement extends LitElement {
       return;
     }
     try {
-      await (generationLoad ??= generationPart.load());
+      part = await (generationLoad ??= generationPart.load());
+      this.#readAttributes(); // the panel's attributes can be read now
+      if (this.#playground) this.#choose(this.#playground);
       this.generateReady = true;
     } catch (error) {
       generationLoad = null; // tried again by the next element
@@ -381,15 +392,25 @@ export class AttentionPlaygroundElement extends LitElement {
     }
   }
 
-  /** After each run of the playground: the model it shows, as the panel's (a new one only when it changed). */
+  /** Generate mode: `generate` outside train mode. */
+  #generateMode(): boolean {
+    return this.hasAttribute('generate') && !this.#trainMode();
+  }
+
+  /** After each run of the playground: the model it shows is the panel's. */
   #onTrace = (event: Event) => {
-    const playground = event.currentTarget as Playground;
-    const choice = generationChoice(
+    this.#playground = event.currentTarget as Playground;
+    if (part) this.#choose(this.#playground);
+  };
+
+  /** The playground's model as the panel's (a new one only when it changed: a new object resets the panel). */
+  #choose(playground: Playground): void {
+    const choice = part!.choice(
       playground.pretrained,
       playground.state.model !== '' ? (playground.model?.ref ?? null) : null,
     );
-    if (!this.choice || choiceKey(choice) !== choiceKey(this.choice)) this.choice = choice;
-  };
+    if (!this.choice || part!.choiceKey(choice) !== part!.choiceKey(this.choice)) this.choice = choice;
+  }
 
   #onGenerationState = (event: Event) => {
     this.#shownGeneration = (event as CustomEvent<{ state: GenerationState }>).detail.state;

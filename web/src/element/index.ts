@@ -22,6 +22,7 @@ import { setCheckpointBase } from '../model/checkpoint.js';
 import { pageTrainingRunner } from '../workers/page-training.js';
 import { setTrainingRunner } from '../workers/train-run.js';
 import type { GenerationApi, HeldModels } from '../workers/generation-run.js';
+import type { GeneratePart } from '../generate/embed-part.js';
 import { AttentionPlaygroundElement, useEngine, useGeneration } from './attention-playground.js';
 import { PRETRAINED_SCRIPT } from './pretrained-script.js';
 import { GENERATE_SCRIPT, GENERATE_GLOBAL } from './generate-script.js';
@@ -76,16 +77,16 @@ function loadFullEngine(): Promise<AttentionEngine> {
     }));
 }
 
-/** The Generate panel's script: it defines <ap-generate-panel> and hands over its engine side (GenerationRuns). */
+/** The Generate panel's script: the feature's part for embeds (it defines <ap-generate-panel>) and its engine side. */
 const loadGeneratePart = () =>
   scriptBeside(GENERATE_SCRIPT, GENERATE_GLOBAL, 'the Generate panel') as Promise<
-    new (held: HeldModels) => GenerationApi
+    GeneratePart & { GenerationRuns: new (held: HeldModels) => GenerationApi }
   >;
 
 /** Generation on the models the full engine holds, its code fetched on the first request. */
 function generationOnFullEngine(held: HeldModels): GenerationApi {
   let runs: Promise<GenerationApi> | null = null;
-  const ready = () => (runs ??= loadGeneratePart().then((Runs) => new Runs(held)));
+  const ready = () => (runs ??= loadGeneratePart().then((loaded) => new loaded.GenerationRuns(held)));
   const failed = (error: unknown) => ({ ok: false as const, error: (error as Error).message, field: 'engine' });
   return {
     generationOpen: (input) => ready().then((r) => r.generationOpen(input), failed),
