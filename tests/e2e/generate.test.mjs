@@ -13,6 +13,7 @@ import { ROOT, SHOTS, useSite } from '../support/site.mjs';
 
 const site = useSite('checkpoints/index.json');
 const GPT2 = `${ROOT}tests/reference/fixtures/pretrained/gpt2-tiny/`;
+const BERT = `${ROOT}tests/reference/fixtures/pretrained/bert-tiny/`;
 const PROMPT = '3 7 1 1 1 0 5 6 |';
 
 async function open(hash) {
@@ -71,6 +72,20 @@ const hashPath = (page) => page.evaluate(() => new URLSearchParams(location.hash
 
 describe('the Generate panel', () => {
   test('on the reverse model: step, branch on a candidate, back in the tree, and a link that reopens the branch', async () => {
+    // Closed until opened (nothing runs); opened, it starts from the model's example up to its '|', which a link leaves out
+    const plain = await open('#model=reverse');
+    await plain.page.locator('button[data-action="open-generate"]').click();
+    await waitForTokens(plain.page, 9);
+    assert.deepEqual(await shownTokens(plain.page), PROMPT.split(' '));
+    await plain.page.locator('#gen-temperature').evaluate((input) => {
+      input.value = '0.5';
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await plain.page.waitForFunction(() => location.hash.includes('gen.temperature=0.5'));
+    assert.doesNotMatch(await plain.page.evaluate(() => location.hash), /gen\.prompt/);
+    assert.deepEqual(plain.errors, []);
+    await plain.page.close();
+
     const link = `#model=reverse&gen.prompt=${encodeURIComponent(PROMPT)}&gen.temperature=0`;
     const { page, errors } = await open(link);
     await waitForTokens(page, 9);
@@ -190,12 +205,24 @@ describe('the Generate panel', () => {
     // the untrained model cannot generate, and says why
     await page.locator('[data-testid="generate-unavailable"]').waitFor({ timeout: 15_000 });
     assert.match(await page.locator('[data-testid="generate-unavailable"]').textContent(), /no output head/);
-    await page.locator('button[data-action="open-pretrained"]').click();
-    const files = readdirSync(GPT2)
-      .filter((f) => f !== 'expected.json')
-      .map((f) => `${GPT2}${f}`);
-    await page.locator('#pretrained-files').setInputFiles(files);
-    await page.locator('[data-testid="pretrained-dialog"]').waitFor({ state: 'hidden', timeout: 15_000 });
+    // nor can BERT, an encoder
+    const load = async (dir) => {
+      await page.locator('button[data-action="open-pretrained"]').click();
+      await page.locator('#pretrained-files').setInputFiles(
+        readdirSync(dir)
+          .filter((f) => f !== 'expected.json')
+          .map((f) => `${dir}${f}`),
+      );
+      await page.locator('[data-testid="pretrained-dialog"]').waitFor({ state: 'hidden', timeout: 15_000 });
+    };
+    await load(BERT);
+    await page.waitForFunction(() =>
+      /is an encoder/.test(
+        document.querySelector('ap-generate-panel').shadowRoot.querySelector('[data-testid="generate-unavailable"]')
+          ?.textContent ?? '',
+      ),
+    );
+    await load(GPT2);
     // the panel starts from the playground's text on the model loaded; a prompt typed replaces it
     await page.waitForFunction(
       () => document.querySelector('ap-generate-panel').state.prompt === 'The cat sat on the mat.',

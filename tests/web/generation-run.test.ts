@@ -125,8 +125,20 @@ describe('the Generate panel where the engine runs', () => {
       got.map((s) => s.token),
     );
     expect(whole.ids.length).toBe(seq);
+    const wholeAttention = whole.attention;
+    // the prompt as ids gives the same
+    const byIds = await runs.generationOpen({
+      source: { trained: reverse },
+      prompt: '',
+      ids: opened.ids,
+      chat: false,
+      settings: { ...DEFAULTS, temperature: 0 },
+      path: [],
+    });
+    expect(byIds).toMatchObject({ ok: true, tokens: opened.tokens, promptLength: 9 });
+    expect((await steps(1))[0].text).toBe('6');
     expect(whole.done).toBe(true);
-    for (let i = 0; i < attention.length; i++) expect(attention[i]).toBeCloseTo(whole.attention[i], 5);
+    for (let i = 0; i < attention.length; i++) expect(attention[i]).toBeCloseTo(wholeAttention[i], 5);
   });
 
   it('redraws the distribution for other settings as the engine\u2019s sampler gives it (every token a candidate)', async () => {
@@ -263,6 +275,15 @@ describe('the Generate panel where the engine runs', () => {
       path: [],
     });
     expect(temperature).toMatchObject({ ok: false, field: 'temperature' });
+    const ids = await runs.generationOpen({
+      source: { trained: reverse },
+      prompt: '',
+      ids: [3, 99],
+      chat: false,
+      settings: DEFAULTS,
+      path: [],
+    });
+    expect(ids).toMatchObject({ ok: false, field: 'ids' });
     expect(await runs.generationRun(1, () => {})).toMatchObject({ ok: false, field: 'generation' });
   });
 });

@@ -41,9 +41,10 @@ export function attachGeneratePanel(
   else panel.syncHash = true;
   panel.engine = engine.generation();
   let last = '';
-  // The prompt the panel was given here (null: a link's or the person's, kept whatever the model).
-  let suggested: string | null =
-    panel.state.prompt === DEFAULT_GENERATION_STATE.prompt ? DEFAULT_GENERATION_STATE.prompt : null;
+  // The panel's prompt follows the playground's text on each model (a link leaves it out: the panel's defaults),
+  // unless a link or the person gave another.
+  let suggested: string | null = panel.state.prompt === panel.defaults.prompt ? panel.defaults.prompt : null;
+  let first = true;
   const update = () => {
     const next = follow(playground);
     const key = choiceKey(next);
@@ -54,8 +55,12 @@ export function attachGeneratePanel(
     panel.chatAvailable = next.chat;
     if (next.source && suggested !== null && panel.state.prompt === suggested) {
       suggested = promptFor(playground, next.source);
-      if (suggested !== panel.state.prompt) panel.state = { ...panel.state, prompt: suggested, path: [] };
+      panel.defaults = { ...DEFAULT_GENERATION_STATE, prompt: suggested };
+      // a link's branch belongs to the first model it opens on; another model starts the prompt again
+      if (suggested !== panel.state.prompt)
+        panel.state = { ...panel.state, prompt: suggested, path: first ? panel.state.path : [] };
     }
+    if (next.source) first = false;
   };
   playground.addEventListener('trace', update);
   playground.after(panel);

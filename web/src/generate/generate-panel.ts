@@ -6,10 +6,12 @@
 // 'gen.*' keys, so a copied link or an embed reopens the same prompt, settings and branch.
 //
 // Public interface (kept stable: the element and iframe embed it):
-//   properties  state: GenerationState   source: GenerationSource | null   engine: GenerationApi | null
+//   properties  state: GenerationState   defaults: GenerationState (what a link leaves out)
+//               source: GenerationSource | null   engine: GenerationApi | null
 //               unavailable: string ('' or why this model cannot generate)   chatAvailable: boolean
+//               open: boolean (closed, it is a button that opens it, and nothing runs)
 //   attributes  prompt, chat, temperature, top-k, top-p, min-p, repetition-penalty, seed,
-//               max-new-tokens, path (ids joined by '.'), sync-hash
+//               max-new-tokens, path (ids joined by '.'), open, sync-hash
 //   methods     step(), generate(), stop(), branch(position, token), goTo(path)
 //   events      'generation-state' (detail: { state }) after each change of the state
 //
@@ -25,6 +27,7 @@ import {
   GENERATION_SETTINGS,
   attributeName,
   generationStateFromAttributes,
+  generationHashPart,
   generationStateFromHash,
   samplerSettings,
   withGenerationState,
@@ -73,9 +76,11 @@ function filtersOf(state: SamplerSettings): Filters {
 export class GeneratePanel extends LitElement {
   static override properties = {
     state: { attribute: false },
+    defaults: { attribute: false },
     source: { attribute: false },
     engine: { attribute: false },
     unavailable: { type: String },
+    open: { type: Boolean, reflect: true },
     chatAvailable: { type: Boolean, attribute: 'chat-available' },
     syncHash: { type: Boolean, attribute: 'sync-hash' },
     layer: { state: true },
@@ -87,12 +92,16 @@ export class GeneratePanel extends LitElement {
 
   /** The prompt, the sampler's settings and the branch (model/generation-state.ts). */
   declare state: GenerationState;
+  /** What each field is when the hash does not say (a link names only what differs): the page's prompt to start from. */
+  declare defaults: GenerationState;
   /** The model the worker generates with; null: none chosen. */
   declare source: GenerationSource | null;
   /** Where generation runs (the page's worker: workers/page-client.ts pageGenerationApi). */
   declare engine: GenerationApi | null;
   /** Why the model shown cannot generate ('' when it can): an encoder (BERT), untrained weights, … */
   declare unavailable: string;
+  /** Shown in full and generating (closed: a button that opens it; nothing runs). */
+  declare open: boolean;
   /** The model's tokenizer has a chat template: the prompt may be chat turns. */
   declare chatAvailable: boolean;
   /** Mirror the state in the URL hash ('gen.*' keys) and read it from there. */
@@ -132,9 +141,11 @@ export class GeneratePanel extends LitElement {
   constructor() {
     super();
     this.#assign({ ...DEFAULT_GENERATION_STATE, path: [] });
+    this.defaults = DEFAULT_GENERATION_STATE;
     this.source = null;
     this.engine = null;
     this.unavailable = '';
+    this.open = false;
     this.chatAvailable = false;
     this.syncHash = false;
     this.layer = 0;
@@ -175,6 +186,7 @@ export class GeneratePanel extends LitElement {
       this.#assigned = this.state;
       this.#changed(before, this.state, false);
     }
+    if (changed.has('open') && this.open) this.#scheduleOpen(0);
     if (changed.has('source') || changed.has('engine') || changed.has('unavailable')) {
       this.#branch = null;
       this.#steps.clear();
@@ -251,7 +263,7 @@ export class GeneratePanel extends LitElement {
 
   /** After a change of the state: the hash, and the branch to open (a new prompt starts the tree again). */
   #changed(before: GenerationState, state: GenerationState, typing: boolean): void {
-    if (this.syncHash) this.#hash.write(() => withGenerationState(location.hash, this.state), typing);
+    if (this.syncHash) this.#hash.write(() => withGenerationState(location.hash, this.state, this.defaults), typing);
     if (before.prompt !== state.prompt || before.chat !== state.chat) {
       this.#steps.clear();
       this.#explored = state.path.length ? [[...state.path]] : [];
@@ -260,7 +272,8 @@ export class GeneratePanel extends LitElement {
   }
 
   #readHash(): void {
-    const { state, problems } = generationStateFromHash(location.hash);
+    if (generationHashPart(location.hash) !== '') this.open = true; // a link with the panel's state opens it
+    const { state, problems } = generationStateFromHash(location.hash, this.defaults);
     this.error = problems.join(' ');
     this.#assign(state);
     this.#explored = state.path.length ? [[...state.path]] : [];
@@ -269,7 +282,7 @@ export class GeneratePanel extends LitElement {
 
   #onHashChange = () => {
     this.#hash.cancel();
-    if (withGenerationState(location.hash, this.state) === (location.hash || '')) return;
+    if (withGenerationState(location.hash, this.state, this.defaults) === (location.hash || '')) return;
     this.#readHash();
   };
 
@@ -281,7 +294,7 @@ export class GeneratePanel extends LitElement {
 
   #scheduleOpen(delay: number): void {
     clearTimeout(this.#openTimer);
-    if (!this.source || !this.engine || this.unavailable) return;
+    if (!this.open || !this.source || !this.engine || this.unavailable) return;
     this.#openTimer = setTimeout(() => void this.#open(), delay);
   }
 
@@ -289,7 +302,7 @@ export class GeneratePanel extends LitElement {
   async #open(): Promise<Branch | null> {
     clearTimeout(this.#openTimer);
     const { engine, source } = this;
-    if (!engine || !source || this.unavailable) return null;
+    if (!this.open || !engine || !source || this.unavailable) return null;
     const key = this.#key();
     if (this.#branch?.key === key) return this.#branch;
     if (this.#opening) await this.#opening;
@@ -441,6 +454,12 @@ export class GeneratePanel extends LitElement {
     if (!this.source)
       return html`<section class="panel" aria-label="Generate"><h2>Generate</h2>
         <p class="why">Pick a model that writes (a trained decoder, or a real model) to generate with it.</p></section>`;
+    if (!this.open)
+      return html`<section class="panel" aria-label="Generate"><h2>Generate</h2>
+        <p class="why">Watch this model write, one token at a time: the distribution each token is drawn from, its
+          attention in every head, the KV cache as it grows.
+          <button data-action="open-generate" @click=${() => (this.open = true)}>Generate with this model</button></p>
+      </section>`;
     const branch = this.#branch;
     const facts = branch?.opened.model;
     const step = this.#shownStep();

@@ -23,6 +23,8 @@ export interface GenerationOpen {
   /** Text, or chat turns ("role: text" lines) when `chat` and the model has a chat template. */
   prompt: string;
   chat: boolean;
+  /** The prompt as token ids, in place of `prompt` (which is then ignored). */
+  ids?: number[];
   settings: SamplerSettings;
   /** The branch: token ids after the prompt. */
   path: number[];
@@ -169,7 +171,15 @@ export class GenerationRuns implements GenerationApi {
       if (!spec.causal || spec.head === 'none')
         return { ok: false, error: `${name} is not a causal language model: it cannot generate.`, field: 'model' };
       const ids = [...promptIds, ...input.path];
-      const bad = input.path.findIndex((id) => !Number.isInteger(id) || id < 0 || id >= spec.vocabSize);
+      const outside = (list: number[]) =>
+        list.findIndex((id) => !Number.isInteger(id) || id < 0 || id >= spec.vocabSize);
+      if (input.ids && (input.ids.length === 0 || outside(input.ids) >= 0))
+        return {
+          ok: false,
+          error: `The prompt's ids must be 1 or more token ids 0..${spec.vocabSize - 1}.`,
+          field: 'ids',
+        };
+      const bad = outside(input.path);
       if (bad >= 0)
         return {
           ok: false,
@@ -304,20 +314,20 @@ export class GenerationRuns implements GenerationApi {
   async #resolve(input: GenerationOpen) {
     if ('pretrained' in input.source) {
       const models = await this.pretrained();
-      const { model, info, encoding, rendered } = await models.encode({
-        pretrained: input.source.pretrained,
-        text: input.prompt,
-        chat: input.chat,
-      });
+      const given = input.ids;
+      const { model, info, encoding, rendered } = given
+        ? { ...models.loaded(input.source.pretrained.key), encoding: null, rendered: undefined }
+        : await models.encode({ pretrained: input.source.pretrained, text: input.prompt, chat: input.chat });
       const tokenizer = model.tokenizer;
+      const text = (id: number) => candidateText(tokenizer.decode([id]), id, info.family, true);
       return {
         model: model.model,
         name: info.name,
-        promptIds: Array.from(encoding.ids),
-        promptTokens: encoding.tokens.map((piece, i) =>
-          displayPiece(piece, tokenizer.decode([encoding.ids[i]]), info.family),
-        ),
-        text: (id: number) => candidateText(tokenizer.decode([id]), id, info.family, true),
+        promptIds: given ?? Array.from(encoding!.ids),
+        promptTokens: given
+          ? given.map(text)
+          : encoding!.tokens.map((piece, i) => displayPiece(piece, tokenizer.decode([encoding!.ids[i]]), info.family)),
+        text,
         rendered,
         eos: tokenizer.specialTokens.eos,
         decode: (ids: ArrayLike<number>) => tokenizer.decode(ids),
@@ -325,16 +335,20 @@ export class GenerationRuns implements GenerationApi {
       };
     }
     const built = (await this.trained()).built(input.source.trained);
-    const line = input.prompt.split('\n')[0] ?? '';
-    const parsed = parseProbeInput(built.characters ? line : line.trim(), built.vocabulary, built.characters);
-    if ('error' in parsed) throw new InputError(parsed.error);
-    if (parsed.ids.length === 0) throw new InputError('Type some tokens first.');
     const text = (id: number) => built.vocabulary[id] ?? `#${id}`;
+    let promptIds = input.ids;
+    if (!promptIds) {
+      const line = input.prompt.split('\n')[0] ?? '';
+      const parsed = parseProbeInput(built.characters ? line : line.trim(), built.vocabulary, built.characters);
+      if ('error' in parsed) throw new InputError(parsed.error);
+      if (parsed.ids.length === 0) throw new InputError('Type some tokens first.');
+      promptIds = parsed.ids;
+    }
     return {
       model: built.trainer.model,
       name: 'the trained model',
-      promptIds: parsed.ids,
-      promptTokens: parsed.ids.map(text),
+      promptIds,
+      promptTokens: promptIds.map(text),
       text,
       rendered: undefined,
       eos: null,
