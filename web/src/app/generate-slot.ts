@@ -29,7 +29,7 @@ function promptFor(playground: Playground, source: GenerationSource): string {
 
 /**
  * Puts a Generate panel after `playground` and keeps it on the playground's model. Its state
- * lives in the URL hash, or, given `state` (the iframe's, from its query), starts there.
+ * lives in the URL hash, or, given `state` (the iframe's, from its query), starts there, open.
  */
 export function attachGeneratePanel(
   playground: Playground,
@@ -37,7 +37,7 @@ export function attachGeneratePanel(
   state?: GenerationState,
 ): GeneratePanel {
   const panel = document.createElement('ap-generate-panel');
-  if (state) panel.state = state;
+  if (state) Object.assign(panel, { state, open: true });
   else panel.syncHash = true;
   panel.engine = engine.generation();
   let last = '';

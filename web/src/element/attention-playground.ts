@@ -350,7 +350,7 @@ export class AttentionPlaygroundElement extends LitElement {
       : this.generateReady && generation
         ? keyed(
             generation,
-            html`<ap-generate-panel .state=${guard([generation], () => generation)} .engine=${this.#generation()}
+            html`<ap-generate-panel open .state=${guard([generation], () => generation)} .engine=${this.#generation()}
             .source=${choice?.source ?? null} .unavailable=${choice?.unavailable ?? ''}
             .chatAvailable=${choice?.chat ?? false} @generation-state=${this.#onGenerationState}></ap-generate-panel>`,
           )
