@@ -93,6 +93,9 @@ describe('the one-tag element in generate mode', () => {
     const bar = panel.locator('[data-testid="next-token-chart"] button.bar').first();
     assert.equal((await bar.locator('.label').textContent()).trim(), '4');
     assert.equal((await bar.locator('.value').textContent()).trim(), '97.0%');
+    // Drawn with the design tokens the element carries (the panel has none of its own): the bar is filled.
+    const fill = await bar.locator('.fill').evaluate((e) => getComputedStyle(e).backgroundColor);
+    assert.notEqual(fill, 'rgba(0, 0, 0, 0)');
     await press(panel, 'generate');
     assert.deepEqual(await written(panel), '4 2 6 0 3 7 1 5'.split(' '));
     // Attributes change the generation: another prompt opens a new branch.

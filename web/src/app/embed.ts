@@ -24,6 +24,7 @@ import {
 } from '../model/generation-state.js';
 import { playgroundLink } from '../settings/playground-link.js';
 import { attachGeneratePanel } from './generate-slot.js';
+import { adoptTokens } from '../ui/tokens.js';
 import { trainStateFromHash } from '../settings/train-settings.js';
 
 setDefaultEngine(pageEngineClient);
@@ -71,6 +72,7 @@ if (checkpoint !== null || trainMode) {
 
 /** The Generate panel after the playground (hidden without ?controls), and the link to the playground page. */
 function showGeneration(): void {
+  adoptTokens(document); // the panel reads the design tokens from the page, as on the playground page
   const generation = parseGenerationState(generationEntries);
   problems.push(...generation.problems);
   if (!params.has('text')) playground.state = { ...playground.state, text: generation.state.prompt };

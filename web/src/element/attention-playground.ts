@@ -26,6 +26,7 @@
 // the playground page. The playground itself shows only when `controls` is given.
 import { checkpointPlan } from '../model/checkpoint-plans.js';
 import { LitElement, css, html, nothing } from 'lit';
+import { TOKENS } from '../ui/tokens.js';
 import { guard } from 'lit/directives/guard.js';
 import { keyed } from 'lit/directives/keyed.js';
 import '../playground/playground.js';
@@ -177,14 +178,18 @@ export class AttentionPlaygroundElement extends LitElement {
     return [...super.observedAttributes, ...ATTRIBUTES];
   }
 
-  static override styles = css`
+  // The design tokens on the host: the Generate panel (generate mode) reads them, and has none of its own.
+  static override styles = [
+    TOKENS,
+    css`
     :host { display: block; container-type: inline-size; }
     .waiting { min-height: 12rem; display: grid; place-items: center; color: #666; font: 0.9rem system-ui, sans-serif;
       border: 1px dashed #bbb; border-radius: 6px; }
     .error { color: #b00020; font: 0.85rem system-ui, sans-serif; }
     .unavailable { padding: 1rem; border: 1px solid currentColor; border-radius: 6px; }
     .open { display: inline-block; margin-top: 0.4rem; font: 0.85rem system-ui, sans-serif; }
-  `;
+  `,
+  ];
 
   constructor() {
     super();
