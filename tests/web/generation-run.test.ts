@@ -25,7 +25,7 @@ import {
   samplerSettings,
   type SamplerSettings,
 } from '../../web/src/model/generation-state.js';
-import { cacheLayers, withNewRow } from '../../web/src/model/generation-view.js';
+import { AttentionRows, cacheLayers } from '../../web/src/model/generation-view.js';
 
 const folder = new URL('../../web/public/checkpoints/', import.meta.url);
 const record = JSON.parse(readFileSync(new URL('reverse.json', folder), 'utf8')) as CheckpointRecord;
@@ -115,9 +115,9 @@ describe('the Generate panel where the engine runs', () => {
     // cache: 2 layers, K and V of 4 heads x 8 per position, 16 positions held after the last step fed its token (17 minus none)
     expect(got.at(-1)!.cacheBytes).toEqual([17 * 2 * 4 * 8 * 4, 17 * 2 * 4 * 8 * 4]);
     // The rows the steps reported equal the recorded forward of the whole branch
-    let attention = opened.attention;
-    let seq = opened.ids.length;
-    for (const s of got) attention = withNewRow(attention, 2, 4, seq++, s.attention);
+    const rows = new AttentionRows(opened.attention, 2, 4, opened.ids.length);
+    for (const s of got) rows.add(s.attention);
+    const seq = rows.seq;
     const whole = await open(
       { trained: reverse },
       PROMPT,
@@ -138,7 +138,13 @@ describe('the Generate panel where the engine runs', () => {
     expect(byIds).toMatchObject({ ok: true, tokens: opened.tokens, promptLength: 9 });
     expect((await steps(1))[0].text).toBe('6');
     expect(whole.done).toBe(true);
-    for (let i = 0; i < attention.length; i++) expect(attention[i]).toBeCloseTo(wholeAttention[i], 5);
+    const once = new AttentionRows(wholeAttention, 2, 4, seq);
+    for (let l = 0; l < 2; l++)
+      for (let h = 0; h < 4; h++) {
+        const grown = rows.head(l, h),
+          recorded = once.head(l, h);
+        for (let i = 0; i < seq * seq; i++) expect(grown[i]).toBeCloseTo(recorded[i], 5);
+      }
   });
 
   it('redraws the distribution for other settings as the engine\u2019s sampler gives it (every token a candidate)', async () => {

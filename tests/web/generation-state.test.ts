@@ -14,12 +14,11 @@ import {
 } from '../../web/src/model/generation-state.js';
 import { stateFromHash } from '../../web/src/settings/settings.js';
 import {
+  AttentionRows,
   branchTree,
   cacheLayers,
   cacheWithoutGrouping,
   futureBlocked,
-  headMatrix,
-  withNewRow,
   withPath,
 } from '../../web/src/model/generation-view.js';
 
@@ -92,12 +91,14 @@ describe('the Generate panel\u2019s state', () => {
 describe('the Generate panel\u2019s drawing data', () => {
   it('adds each new token\u2019s row to every head\u2019s matrix', () => {
     // L = 1, H = 2, S = 2 -> 3
-    const attention = Float32Array.from([1, 0, 0.5, 0.5, 1, 0, 0.25, 0.75]);
-    const row = Float32Array.from([0.2, 0.3, 0.5, 0.1, 0.1, 0.8]);
-    const grown = withNewRow(attention, 1, 2, 2, row);
-    expect(Array.from(headMatrix(grown, 2, 3, 0, 0))).toEqual([1, 0, 0, 0.5, 0.5, 0, 0.2, 0.3, 0.5].map(Math.fround));
-    expect(Array.from(headMatrix(grown, 2, 3, 0, 1))).toEqual([1, 0, 0, 0.25, 0.75, 0, 0.1, 0.1, 0.8].map(Math.fround));
-    expect(() => withNewRow(attention, 1, 2, 2, new Float32Array(5))).toThrow(/expected 1 x 2 x 3/);
+    const rows = new AttentionRows(Float32Array.from([1, 0, 0.5, 0.5, 1, 0, 0.25, 0.75]), 1, 2, 2);
+    rows.add(Float32Array.from([0.2, 0.3, 0.5, 0.1, 0.1, 0.8]));
+    expect(rows.seq).toBe(3);
+    expect(Array.from(rows.head(0, 0))).toEqual([1, 0, 0, 0.5, 0.5, 0, 0.2, 0.3, 0.5].map(Math.fround));
+    expect(Array.from(rows.head(0, 1))).toEqual([1, 0, 0, 0.25, 0.75, 0, 0.1, 0.1, 0.8].map(Math.fround));
+    expect(Array.from(rows.row(0, 1, 1))).toEqual([0.25, 0.75]);
+    expect(() => rows.add(new Float32Array(5))).toThrow(/expected 1 x 2 x 4/);
+    expect(() => new AttentionRows(new Float32Array(7), 1, 2, 2)).toThrow(/expected 1 x 2 x 2 x 2/);
     expect(Array.from(futureBlocked(3))).toEqual([0, 1, 1, 0, 0, 1, 0, 0, 0]);
   });
 

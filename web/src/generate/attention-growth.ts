@@ -9,12 +9,12 @@ import '../ui/heatmap.js';
 import '../ui/line-view.js';
 import type { AxisLabel } from '../ui/heatmap.js';
 import { weightScale } from '../ui/colors.js';
-import { futureBlocked, headMatrix } from '../model/generation-view.js';
+import { futureBlocked, type AttentionRows } from '../model/generation-view.js';
 import type { GenerationModelFacts } from '../workers/generation-run.js';
 
 /** One head's heatmap as drawn: its (seq, seq) weights of one branch's attention. */
 interface HeadFrame {
-  source: Float32Array;
+  source: AttentionRows;
   seq: number;
   values: Float32Array;
   labels: AxisLabel[];
@@ -30,42 +30,45 @@ export class HeadFrames {
     return this.#frames;
   }
 
-  /** Whether a head of `layer` draws other weights than `attention`'s. */
-  behind(attention: Float32Array, heads: number, layer: number): boolean {
+  #current(f: HeadFrame | undefined, attention: AttentionRows): boolean {
+    return f?.source === attention && f.seq === attention.seq;
+  }
+
+  /** Whether a head of `layer` draws other weights than `attention`'s now. */
+  behind(attention: AttentionRows, layer: number): boolean {
     if (layer !== this.#layer) return true;
-    for (let h = 0; h < heads; h++) if (this.#frames[h]?.source !== attention) return true;
+    for (let h = 0; h < attention.heads; h++) if (!this.#current(this.#frames[h], attention)) return true;
     return false;
   }
 
-  /** Brings the head furthest behind up to date with `attention` (L, H, S, S) of `tokens`. */
-  advance(attention: Float32Array, heads: number, layer: number, tokens: readonly string[]): void {
+  /** Brings the head furthest behind up to date with `attention`, whose tokens are `tokens`. */
+  advance(attention: AttentionRows, layer: number, tokens: readonly string[]): void {
     if (layer !== this.#layer) {
       this.#frames = [];
       this.#layer = layer;
     }
     let stalest = -1;
-    for (let h = 0; h < heads; h++) {
+    for (let h = 0; h < attention.heads; h++) {
       const f = this.#frames[h];
-      if (f?.source === attention) continue;
+      if (this.#current(f, attention)) continue;
       if (stalest < 0 || (f?.seq ?? -1) < (this.#frames[stalest]?.seq ?? -1)) stalest = h;
     }
     if (stalest < 0) return;
-    const seq = tokens.length;
-    const labels = tokens.map((t) => ({ label: t, pad: false }));
+    const seq = attention.seq;
     const same = this.#frames.find((f) => f?.seq === seq);
     this.#frames[stalest] = {
       source: attention,
       seq,
-      values: headMatrix(attention, heads, seq, layer, stalest),
-      labels: same && same.source === attention ? same.labels : labels,
+      values: attention.head(layer, stalest),
+      labels:
+        same && same.source === attention ? same.labels : tokens.slice(0, seq).map((t) => ({ label: t, pad: false })),
       blocked: same ? same.blocked : futureBlocked(seq),
     };
   }
 }
 
 export interface GrowthOptions {
-  /** (L, H, S, S) */
-  attention: Float32Array;
+  attention: AttentionRows;
   facts: GenerationModelFacts;
   tokens: readonly string[];
   frames: readonly (HeadFrame | undefined)[];
@@ -77,7 +80,7 @@ const SCALE = weightScale();
 const colorOf = (head: number) => schemeTableau10[head % schemeTableau10.length];
 
 export function attentionGrowth(o: GrowthOptions) {
-  const seq = o.tokens.length;
+  const seq = o.attention.seq;
   const { heads, layers } = o.facts;
   const labels = o.tokens.map((t) => ({ label: t, pad: false }));
   // The line view: the newest token's row alone (1, S) per head, each head in its colour (the whole matrix's
@@ -85,7 +88,7 @@ export function attentionGrowth(o: GrowthOptions) {
   const newest = Array.from({ length: heads }, (_, h) => ({
     head: h,
     color: colorOf(h),
-    weights: headMatrix(o.attention, heads, seq, o.layer, h).subarray((seq - 1) * seq, seq * seq),
+    weights: o.attention.row(o.layer, h, seq - 1),
   }));
   return html`<section class="growth" aria-label="Attention of each new token" data-testid="attention-growth"
       data-rows=${seq} data-layer=${o.layer}>

@@ -36,7 +36,7 @@ import {
   type SamplerSettings,
 } from '../model/generation-state.js';
 import { redistribute, type Candidate, type Filters } from '../model/next-token.js';
-import { branchTree, withNewRow, withPath } from '../model/generation-view.js';
+import { AttentionRows, branchTree, withPath } from '../model/generation-view.js';
 import type { GenerationApi, GenerationOpened, GenerationSource, StepView } from '../workers/generation-run.js';
 import { HashWriter } from '../ui/hash-writer.js';
 import { GENERATE_STYLES } from './generate-styles.js';
@@ -62,8 +62,8 @@ interface Branch {
   opened: GenerationOpened;
   tokens: string[];
   ids: number[];
-  /** (L, H, S, S) */
-  attention: Float32Array;
+  /** Every layer's and head's weights of the branch's tokens, one row more per step. */
+  attention: AttentionRows;
   done: boolean;
 }
 
@@ -232,14 +232,14 @@ export class GeneratePanel extends LitElement {
     this.#frame = requestAnimationFrame(() => {
       this.#frame = 0;
       const branch = this.#branch;
-      if (branch) this.#heads.advance(branch.attention, branch.opened.model.heads, this.layer, branch.tokens);
+      if (branch) this.#heads.advance(branch.attention, this.layer, branch.tokens);
       this.requestUpdate();
     });
   }
 
   protected override updated(): void {
     const branch = this.#branch;
-    if (branch && this.#heads.behind(branch.attention, branch.opened.model.heads, this.layer)) this.#nextFrame();
+    if (branch && this.#heads.behind(branch.attention, this.layer)) this.#nextFrame();
   }
 
   #emit(): void {
@@ -331,7 +331,7 @@ export class GeneratePanel extends LitElement {
         opened,
         tokens: [...opened.tokens],
         ids: [...opened.ids],
-        attention: opened.attention,
+        attention: new AttentionRows(opened.attention, opened.model.layers, opened.model.heads, opened.ids.length),
         done: opened.done,
       });
     })();
@@ -372,8 +372,7 @@ export class GeneratePanel extends LitElement {
 
   #onStep(branch: Branch, step: StepView, drawn: Filters): void {
     if (this.#branch !== branch) return;
-    const { layers, heads } = branch.opened.model;
-    branch.attention = withNewRow(branch.attention, layers, heads, branch.ids.length, step.attention);
+    branch.attention.add(step.attention);
     branch.ids.push(step.token);
     branch.tokens.push(step.text);
     for (const c of step.candidates) this.#texts.set(c.token, c.text);

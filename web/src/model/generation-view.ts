@@ -3,36 +3,57 @@
 // the tree of branches explored, and the speed. No DOM: Vitest tests it in Node
 // (tests/web/generation-view.test.ts).
 
-/** (L, H, S, S) weights, plus the new token's row per layer and head (L, H, S + 1) -> (L, H, S + 1, S + 1). */
-export function withNewRow(
-  attention: Float32Array,
-  layers: number,
-  heads: number,
-  seq: number,
-  row: Float32Array,
-): Float32Array {
-  const next = seq + 1;
-  if (row.length !== layers * heads * next)
-    throw new Error(`the new row has ${row.length} weights; expected ${layers} x ${heads} x ${next}`);
-  const out = new Float32Array(layers * heads * next * next);
-  for (let m = 0; m < layers * heads; m++) {
-    for (let i = 0; i < seq; i++)
-      out.set(attention.subarray((m * seq + i) * seq, (m * seq + i + 1) * seq), (m * next + i) * next);
-    out.set(row.subarray(m * next, (m + 1) * next), (m * next + seq) * next);
-  }
-  return out;
-}
+/**
+ * A branch's attention as it grows: the opened tokens' (L, H, S0, S0) weights, then one (L, H, p + 1) row per new
+ * token at position p. A step costs its row only; a head's (S, S) matrix is built when it is drawn.
+ */
+export class AttentionRows {
+  readonly layers: number;
+  readonly heads: number;
+  readonly #base: Float32Array;
+  readonly #baseSeq: number;
+  readonly #rows: Float32Array[] = [];
 
-/** One head's (S, S) matrix of an (L, H, S, S) array. */
-export function headMatrix(
-  attention: Float32Array,
-  heads: number,
-  seq: number,
-  layer: number,
-  head: number,
-): Float32Array {
-  const begin = (layer * heads + head) * seq * seq;
-  return attention.subarray(begin, begin + seq * seq);
+  constructor(base: Float32Array, layers: number, heads: number, seq: number) {
+    if (base.length !== layers * heads * seq * seq)
+      throw new Error(`the weights are ${base.length} values; expected ${layers} x ${heads} x ${seq} x ${seq}`);
+    this.#base = base;
+    this.#baseSeq = seq;
+    this.layers = layers;
+    this.heads = heads;
+  }
+
+  /** Positions so far. */
+  get seq(): number {
+    return this.#baseSeq + this.#rows.length;
+  }
+
+  /** The new token's row per layer and head, (L, H, seq + 1). */
+  add(row: Float32Array): void {
+    const width = this.seq + 1;
+    if (row.length !== this.layers * this.heads * width)
+      throw new Error(`the new row has ${row.length} weights; expected ${this.layers} x ${this.heads} x ${width}`);
+    this.#rows.push(row);
+  }
+
+  /** Query i's weights over keys 0..i in one head, (i + 1). */
+  row(layer: number, head: number, i: number): Float32Array {
+    const m = layer * this.heads + head;
+    if (i < this.#baseSeq) {
+      const S = this.#baseSeq;
+      return this.#base.subarray((m * S + i) * S, (m * S + i) * S + i + 1);
+    }
+    const width = i + 1;
+    return this.#rows[i - this.#baseSeq].subarray(m * width, (m + 1) * width);
+  }
+
+  /** One head's (S, S) weights (0 above the diagonal: the future). */
+  head(layer: number, head: number): Float32Array {
+    const S = this.seq;
+    const out = new Float32Array(S * S);
+    for (let i = 0; i < S; i++) out.set(this.row(layer, head, i), i * S);
+    return out;
+  }
 }
 
 /** The causal mask of S positions, (S, S): 1 where a key is in the query's future. */

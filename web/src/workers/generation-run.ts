@@ -12,7 +12,7 @@ import type { SamplerSettings } from '../model/generation-state.js';
 import { TOP_CANDIDATES } from '../model/next-token.js';
 import { parseProbeInput } from '../model/probe-input.js';
 import type { PretrainedModels } from './pretrained-run.js';
-import { candidateText, displayPiece } from './pretrained-run.js';
+import { NOT_LOADED, candidateText, displayPiece } from './pretrained-run.js';
 import { InputError, type TrainedModelRef, type TrainedModels } from './trained-trace.js';
 
 /** The model to generate with: the pretrained checkpoint loaded under `key`, or a trained model. */
@@ -110,6 +110,9 @@ export interface HeldModels {
   trained(): Promise<TrainedModels>;
 }
 
+/** Steps posted to the page and not yet acknowledged, at most. */
+const STEPS_AHEAD = 4;
+
 interface Session {
   generation: Generation | null;
   text: (id: number) => string;
@@ -122,6 +125,13 @@ function failure(error: unknown): GenerationFailure {
     error: e?.message ?? String(error),
     field: error instanceof InputError ? 'prompt' : (e?.field ?? ''),
   };
+}
+
+/** The checkpoint loaded under `key`; Error when another one (or none) is loaded now. */
+function loadedOrThrow(models: PretrainedModels, key: string) {
+  const held = models.loaded(key);
+  if (!held) throw new Error(NOT_LOADED);
+  return held;
 }
 
 /** The softmax weights of `ids` in every layer, packed (L, H, S, S). */
@@ -247,17 +257,21 @@ export class GenerationRuns implements GenerationApi {
       return { ok: false, error: 'No generation is open: press Generate or Step again.', field: 'generation' };
     this.#stop = false;
     let steps = 0;
+    // Across the worker boundary onStep answers once the page has the step: at most STEPS_AHEAD
+    // steps are on their way, so they never pile up ahead of the page, and the run's end waits
+    // for them all (it never overtakes its last step).
+    const delivering: Promise<void>[] = [];
     try {
       while (steps < count && session.generation && !session.generation.done && !this.#stop) {
         const step = session.generation.step();
         steps++;
-        // Awaited: across the worker boundary the answer comes back once the page has the step, so
-        // steps never pile up ahead of the page, and the run's end never overtakes its last step.
-        await onStep(this.#view(step, session));
+        delivering.push(Promise.resolve(onStep(this.#view(step, session))));
+        if (delivering.length >= STEPS_AHEAD) await delivering.shift();
         // Between steps the worker reads its messages: a stop, or a new branch, takes effect here.
         await new Promise((resolve) => setTimeout(resolve, 0));
         if (this.#session !== session) break;
       }
+      await Promise.all(delivering);
     } catch (error) {
       return failure(error);
     }
@@ -316,7 +330,7 @@ export class GenerationRuns implements GenerationApi {
       const models = await this.pretrained();
       const given = input.ids;
       const { model, info, encoding, rendered } = given
-        ? { ...models.loaded(input.source.pretrained.key), encoding: null, rendered: undefined }
+        ? { ...loadedOrThrow(models, input.source.pretrained.key), encoding: null, rendered: undefined }
         : await models.encode({ pretrained: input.source.pretrained, text: input.prompt, chat: input.chat });
       const tokenizer = model.tokenizer;
       const text = (id: number) => candidateText(tokenizer.decode([id]), id, info.family, true);

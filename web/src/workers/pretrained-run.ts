@@ -64,6 +64,9 @@ export interface PretrainedTrace {
   rendered?: string;
 }
 
+/** What a request for a checkpoint no longer held is told. */
+export const NOT_LOADED = 'This pretrained model is no longer loaded (only one is kept at a time): load it again.';
+
 export function isPretrainedRun(input: object): input is PretrainedRunInput {
   return 'pretrained' in input;
 }
@@ -167,23 +170,21 @@ export class PretrainedModels {
     }
   }
 
+  /** The loaded checkpoint if it is the one of `key`, else null (only one is kept). */
+  loaded(key: string): { model: PretrainedModel; info: PretrainedInfo } | null {
+    return this.#model && this.#info?.key === key ? { model: this.#model, info: this.#info } : null;
+  }
+
   /** Stops the load under way, if any (it then answers with code 'aborted'). */
   cancel(): void {
     this.#loading?.abort();
   }
 
-  /** The model loaded under `key` and its facts; Error when another one (or none) is loaded now. */
-  loaded(key: string): { model: PretrainedModel; info: PretrainedInfo } {
-    const model = this.#model,
-      info = this.#info;
-    if (!model || !info || info.key !== key)
-      throw new Error('This pretrained model is no longer loaded (only one is kept at a time): load it again.');
-    return { model, info };
-  }
-
   /** The typed text's tokens (chat turns rendered by the model's template); InputError for text the model cannot read. */
   async encode(input: PretrainedRunInput) {
-    const { model, info } = this.loaded(input.pretrained.key);
+    const held = this.loaded(input.pretrained.key);
+    if (!held) throw new Error(NOT_LOADED);
+    const { model, info } = held;
     const lines = input.text.split('\n');
     let encoding;
     let rendered: string | undefined;

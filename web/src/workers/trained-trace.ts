@@ -32,6 +32,7 @@ export const MAX_SEQUENCES = 16;
 /** Built models kept at once (each holds a trainer: its weights and optimizer state, a few hundred KB). */
 const KEEP = 4;
 
+/** A trained model as built here: its trainer (whose model runs), vocabulary and config. */
 export interface Built {
   trainer: Trainer;
   vocabulary: string[];
@@ -54,7 +55,7 @@ export class TrainedModels {
 
   /** The trace of the typed text; throws InputError for bad input, Error for a model that does not build. */
   trace(input: TrainedRunInput): Trace {
-    const model = this.#model(input.trained);
+    const model = this.built(input.trained);
     const { maxSeq } = model.trainer.model.spec;
     const lines = inputLines(input.text, model.characters);
     if (lines.length === 0) throw new InputError('Type some tokens first.');
@@ -95,12 +96,8 @@ export class TrainedModels {
     this.#built.clear();
   }
 
-  /** The model built for `ref` (kept for the next request): its trainer's model, vocabulary and whether tokens are characters. */
-  built(ref: TrainedModelRef): Readonly<Built> {
-    return this.#model(ref);
-  }
-
-  #model(ref: TrainedModelRef): Built {
+  /** The model of these settings and weights, built once and kept (the last KEEP used). */
+  built(ref: TrainedModelRef): Built {
     const kept = this.#built.get(ref.key);
     if (kept) {
       this.#built.delete(ref.key); // re-insert: now the most recently used
