@@ -17,6 +17,7 @@ const FEATURE_ENTRIES = [
   'pretrained/pretrained-loader\\.ts',
   'element/attention-playground\\.ts',
   'generate/generate-panel\\.ts',
+  'generate/embed-part\\.ts',
 ];
 const SRC = '^web/src/';
 const FEATURES = '(app|playground|train|pretrained|generate|element)';

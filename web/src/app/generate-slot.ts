@@ -1,49 +1,20 @@
 // The Generate panel on the Explore page: <ap-generate-panel> after the playground,
-// following the model the playground shows (after each of its runs, its 'trace' event): a
-// loaded pretrained checkpoint or a trained decoder generates; an encoder (BERT), a model
-// without an output head or the untrained playground model say why they cannot. The panel
+// following the model the playground shows (after each of its runs, its 'trace' event;
+// which models generate: model/generation-source.ts). The panel
 // keeps its state in the URL hash ('gen.*' keys) beside the playground's settings.
 import type { Playground } from '../playground/playground.js';
 import '../generate/generate-panel.js';
-import type { GeneratePanel, GenerationSource } from '../generate/generate-panel.js';
+import type { GeneratePanel, GenerationSource, GenerationState } from '../generate/generate-panel.js';
 import type { EngineClient } from '../workers/client.js';
+import { choiceKey, generationChoice } from '../model/generation-source.js';
 import { DEFAULT_GENERATION_STATE } from '../model/generation-state.js';
 
-interface Follow {
-  source: GenerationSource | null;
-  unavailable: string;
-  chat: boolean;
-}
-
-/** What the playground shows, as the panel's model. */
-function follow(playground: Playground): Follow {
-  const info = playground.pretrained;
-  if (info) {
-    if (!info.causal)
-      return {
-        source: null,
-        chat: false,
-        unavailable:
-          `${info.name} is an encoder: it reads the whole text at once, in both directions, and guesses masked ` +
-          'words; it has no next token to write. Load a causal model (GPT-2, SmolLM2, Qwen, Llama, Gemma) to generate.',
-      };
-    if (!info.predicts)
-      return {
-        source: null,
-        chat: false,
-        unavailable: `${info.name} has no output head (no logits): it cannot write.`,
-      };
-    return { source: { pretrained: { key: info.key } }, unavailable: '', chat: info.chat };
-  }
-  if (playground.state.model !== '' && playground.model)
-    return { source: { trained: playground.model.ref }, unavailable: '', chat: false };
-  return {
-    source: null,
-    chat: false,
-    unavailable:
-      'The untrained playground model has no output head to predict a next token with. Pick a trained model in the ' +
-      'Model picker, or try a real model (GPT-2), to generate.',
-  };
+/** What the playground shows, as the panel's model (model/generation-source.ts). */
+function follow(playground: Playground) {
+  return generationChoice(
+    playground.pretrained,
+    playground.state.model !== '' ? (playground.model?.ref ?? null) : null,
+  );
 }
 
 /**
@@ -56,10 +27,18 @@ function promptFor(playground: Playground, source: GenerationSource): string {
   return text;
 }
 
-/** Puts a Generate panel after `playground` and keeps it on the playground's model. */
-export function attachGeneratePanel(playground: Playground, engine: EngineClient): GeneratePanel {
+/**
+ * Puts a Generate panel after `playground` and keeps it on the playground's model. Its state
+ * lives in the URL hash, or, given `state` (the iframe's, from its query), starts there, open.
+ */
+export function attachGeneratePanel(
+  playground: Playground,
+  engine: EngineClient,
+  state?: GenerationState,
+): GeneratePanel {
   const panel = document.createElement('ap-generate-panel');
-  panel.syncHash = true;
+  if (state) Object.assign(panel, { state, open: true });
+  else panel.syncHash = true;
   panel.engine = engine.generation();
   let last = '';
   // The panel's prompt follows the playground's text on each model (a link leaves it out: the panel's defaults),
@@ -68,11 +47,7 @@ export function attachGeneratePanel(playground: Playground, engine: EngineClient
   let first = true;
   const update = () => {
     const next = follow(playground);
-    const key = JSON.stringify([
-      next.source && 'pretrained' in next.source ? next.source : next.source?.trained.key,
-      next.unavailable,
-      next.chat,
-    ]);
+    const key = choiceKey(next);
     if (key === last) return;
     last = key;
     panel.source = next.source;
