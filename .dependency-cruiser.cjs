@@ -4,7 +4,7 @@
 //   settings/  the settings tables and their URL hash form: model/ only
 //   ui/        generic elements and helpers (heatmap, legend, curves, drawer, colours, exports): model/ only
 //   workers/   the engine and training workers, their clients and watchdog: model/ and settings/
-//   playground/, train/, pretrained/, heads/   features: ui/, model/, settings/, workers/, never each other
+//   playground/, train/, pretrained/, generate/, heads/   features: ui/, model/, settings/, workers/, never each other
 //   app/, element/   the entries (the site's pages; the <attention-playground> element, the
 //              package's ./element): like the features, and the one exception: they compose
 //              the features, so they may import each feature's entry element file
@@ -17,9 +17,11 @@ const FEATURE_ENTRIES = [
   'pretrained/pretrained-loader\\.ts',
   'heads/heads-view\\.ts',
   'element/attention-playground\\.ts',
+  'generate/generate-panel\\.ts',
+  'generate/embed-part\\.ts',
 ];
 const SRC = '^web/src/';
-const FEATURES = '(app|playground|train|pretrained|heads|element)';
+const FEATURES = '(app|playground|train|pretrained|generate|heads|element)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -85,7 +87,7 @@ module.exports = {
       name: 'features-not-each-other',
       severity: 'error',
       comment: 'A feature never imports another feature: what two features share belongs in model/ or ui/.',
-      from: { path: `${SRC}(playground|train|pretrained|heads)/` },
+      from: { path: `${SRC}(playground|train|pretrained|generate|heads)/` },
       to: { path: `${SRC}${FEATURES}/`, pathNot: `${SRC}$1/` },
     },
     {

@@ -16,4 +16,4 @@ cp web/src/element/element.d.ts dist/element.d.ts
 rm -rf dist/checkpoints && cp -r web/public/checkpoints dist/checkpoints
 npx vite build --logLevel warn
 cp dist/element.js dist-web/attention-playground.js
-cp dist/attention-playground-pretrained.js dist-web/
+cp dist/attention-playground-pretrained.js dist/attention-playground-generate.js dist-web/

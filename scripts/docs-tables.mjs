@@ -486,12 +486,15 @@ export function sizeBlocks(sizes = readJson('dist/sizes.json'), budget = readJso
   const kb = (bytes) => `${(Math.round(bytes / 10_000) * 10).toLocaleString('en-US')} KB`;
   const element = sizes['dist/element.js'];
   const pretrained = sizes['dist/attention-playground-pretrained.js'];
+  const generate = sizes['dist/attention-playground-generate.js'];
   return {
     'element-size': [
       `\`attention-playground.js\` (the package's \`dist/element.js\`): about ${kb(element.raw)}, ${kb(element.gzip)} ` +
         `gzip-compressed, as a server sends it (budget: ${kb(budget.maxGzipBytes)} gzip, held by ` +
         '`tests/package/element-size.test.mjs`). Loaded only when someone loads a pretrained checkpoint in the ' +
-        `element: \`attention-playground-pretrained.js\`, about ${kb(pretrained.raw)}, ${kb(pretrained.gzip)} gzip. ` +
+        `element: \`attention-playground-pretrained.js\`, about ${kb(pretrained.raw)}, ${kb(pretrained.gzip)} gzip; ` +
+        'also loaded by an element in generate mode, with `attention-playground-generate.js` (the Generate panel), ' +
+        `about ${kb(generate.raw)}, ${kb(generate.gzip)} gzip. ` +
         'Sizes of the last `npm run build` (its `size:` lines, `dist/sizes.json`), rounded to 10 KB.',
     ],
   };

@@ -501,6 +501,7 @@ describe('the tutorial page', () => {
       'gqa',
       'window',
       'modern-block',
+      'generate',
     ]);
     const expected = {
       linear: 'ap-row-wise',
@@ -519,6 +520,7 @@ describe('the tutorial page', () => {
       gqa: 'ap-head-split',
       window: 'ap-heatmap[data-mask="window"]',
       'modern-block': 'ap-tensor-view',
+      generate: 'ap-generate-panel [data-testid="generated-text"]',
     };
     for (const [id, selector] of Object.entries(expected)) {
       await page.locator(`#${id}`).scrollIntoViewIfNeeded();

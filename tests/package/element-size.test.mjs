@@ -25,6 +25,10 @@ test('the one-file element stays within its gzip budget', () => {
 
 test("the build's size record is the size of the files built", () => {
   const record = JSON.parse(readFileSync(`${ROOT}dist/sizes.json`, 'utf8'));
-  for (const file of ['dist/element.js', 'dist/attention-playground-pretrained.js'])
+  for (const file of [
+    'dist/element.js',
+    'dist/attention-playground-pretrained.js',
+    'dist/attention-playground-generate.js',
+  ])
     assert.deepEqual(record[file], sizeOf(file), file);
 });

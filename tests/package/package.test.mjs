@@ -59,6 +59,7 @@ test('the tarball holds the engine builds, the JS and the types, and nothing els
     'package/dist/element.js',
     'package/dist/element.d.ts',
     'package/dist/attention-playground-pretrained.js',
+    'package/dist/attention-playground-generate.js',
   ])
     assert.ok(listing.includes(file), `${file} missing from the tarball`);
   assert.ok(!listing.some((f) => f.includes('/core/') || f.includes('/tests/') || f.endsWith('.cpp')));

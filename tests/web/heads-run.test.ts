@@ -5,8 +5,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadAttention, type AttentionEngine } from '../../dist/node.js';
-import { engineApi, type EngineApi } from '../../web/src/workers/api.js';
-import { HeadsRunner } from '../../web/src/workers/heads-run.js';
+import { engineApi } from '../../web/src/workers/api.js';
+import { headsApi } from '../../web/src/workers/heads-run.js';
 import type { CheckpointRecord } from '../../web/src/model/checkpoint.js';
 import type { HeadsModelRef, HeadsOutcome, HeadsResult } from '../../web/src/model/heads-results.js';
 
@@ -21,12 +21,10 @@ const induction = checkpoint('induction');
 const REPEAT = '8 0 9 3 2 1 7 6 8 0 9 3 2 1 7';
 
 let engine: AttentionEngine;
-let api: Required<EngineApi>;
+let api: ReturnType<typeof engineApi<ReturnType<typeof headsApi>>>;
 beforeAll(async () => {
   engine = await loadAttention();
-  api = engineApi(() => Promise.resolve(engine), {
-    heads: ({ trained, pretrained }) => new HeadsRunner(trained, pretrained),
-  });
+  api = engineApi(() => Promise.resolve(engine), headsApi);
 });
 
 function resultOf<T extends HeadsResult['tool']>(outcome: HeadsOutcome, tool: T): Extract<HeadsResult, { tool: T }> {

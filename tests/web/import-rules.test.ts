@@ -51,6 +51,7 @@ describe('import rules', () => {
     expect([...folders].sort()).toEqual([
       'app',
       'element',
+      'generate',
       'heads',
       'model',
       'playground',

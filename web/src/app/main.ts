@@ -18,6 +18,7 @@ import { PAGE_DEFAULT_STATE } from '../settings/settings.js';
 import { RUN_BUTTON } from '../model/training-data.js';
 import { adoptTokens } from '../ui/tokens.js';
 import { setUpTheme } from '../ui/theme.js';
+import { attachGeneratePanel } from './generate-slot.js';
 
 adoptTokens(document);
 setUpTheme(document.documentElement, document.querySelector<HTMLButtonElement>('#theme'));
@@ -73,6 +74,7 @@ function route(): void {
     if (tag === 'ap-playground') (element as Playground).defaults = PAGE_DEFAULT_STATE; // the first view: positional heads
     if (tag === 'ap-heads') (element as HeadsView).engine = pageEngineClient; // the same worker: a model loaded on Explore is there
     slot.replaceChildren(element);
+    if (tag === 'ap-playground') attachGeneratePanel(element as Playground, pageEngineClient());
   }
   showIntro(document.getElementById('intro')!, INTROS[mode]);
   for (const link of document.querySelectorAll<HTMLAnchorElement>('nav a')) {

@@ -18,8 +18,17 @@
 // and settings (likewise a shipped model named by `model` in Explore mode).
 // An engine that cannot run in this browser (the one-file element's needs wasm SIMD) is
 // said in the element instead of the views.
+// Generate mode: with `generate` the element shows the Generate panel (generate/, loaded on
+// demand: useGeneration) on the model the playground below it holds (a shipped trained
+// decoder by `model`, or a pretrained one loaded with the model picker), its state from the
+// panel's attributes (prompt, temperature, top-k, top-p, min-p, repetition-penalty, seed,
+// max-new-tokens, path, chat; model/generation-state.ts), and a link that reopens it all in
+// the playground page. The playground itself shows only when `controls` is given.
 import { checkpointPlan } from '../model/checkpoint-plans.js';
 import { LitElement, css, html, nothing } from 'lit';
+import { TOKENS } from '../ui/tokens.js';
+import { guard } from 'lit/directives/guard.js';
+import { keyed } from 'lit/directives/keyed.js';
 import '../playground/playground.js';
 import '../train/train-view.js';
 import '../pretrained/pretrained-loader.js';
@@ -27,6 +36,13 @@ import type { EngineClient } from '../workers/client.js';
 import { checkpointUrl, loadCheckpoint } from '../model/checkpoint.js';
 import { DEFAULT_STATE, SETTINGS, parseSetting, type Setting, type State } from '../settings/settings.js';
 import { DEFAULT_TRAIN_STATE, TRAIN_SETTINGS, type TrainState } from '../settings/train-settings.js';
+import type { GenerationState } from '../model/generation-state.js';
+import type { GenerationChoice } from '../model/generation-source.js';
+import type { GeneratePart } from '../generate/embed-part.js';
+import type { Playground } from '../playground/playground.js';
+import type { TrainedModelRef } from '../workers/trained-trace.js';
+import type { GenerationApi } from '../workers/generation-run.js';
+import { generationSessions } from '../workers/generation-sessions.js';
 
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 /** The element's own attributes (everything else must be a setting's). */
@@ -36,6 +52,8 @@ const OWN = [
   'checkpoint',
   'train',
   'autostart',
+  'generate',
+  'playground',
   'class',
   'style',
   'id',
@@ -46,10 +64,23 @@ const OWN = [
 ];
 const EXPLORE_ATTRIBUTES = (SETTINGS as readonly Setting[]).map((s) => kebab(s.name));
 const TRAIN_ATTRIBUTES = TRAIN_SETTINGS.map((s) => kebab(s.name));
-const ATTRIBUTES = [...new Set([...EXPLORE_ATTRIBUTES, ...TRAIN_ATTRIBUTES, 'checkpoint', 'train', 'autostart'])];
+const ATTRIBUTES = [
+  ...new Set([
+    ...EXPLORE_ATTRIBUTES,
+    ...TRAIN_ATTRIBUTES,
+    'prompt', // the rest of the panel's attributes come with its part (GeneratePart.attributes)
+    'checkpoint',
+    'train',
+    'autostart',
+    'generate',
+    'playground',
+  ]),
+];
 
 let engineFactory: (() => EngineClient) | null = null;
 let sharedEngine: EngineClient | null = null;
+/** Each element's view of the shared engine's generation (workers/generation-sessions.ts), null: none. */
+let generationSession: (() => GenerationApi) | null | undefined;
 let engineProblem: string | null = null;
 
 /**
@@ -59,6 +90,21 @@ let engineProblem: string | null = null;
 export function useEngine(factory: () => EngineClient, problem: string | null = null): void {
   engineFactory = factory;
   engineProblem = problem;
+}
+
+/** How generate mode gets the Generate feature's part (set by the entry), and the playground page its link opens. */
+interface GenerationPart {
+  load(): Promise<GeneratePart>;
+  playground: URL;
+}
+let generationPart: GenerationPart | null = null;
+let generationLoad: Promise<GeneratePart> | null = null;
+/** The part once loaded: the panel defined, its attributes and their parse, the model choice, the link. */
+let part: GeneratePart | null = null;
+
+/** Chooses how elements in generate mode get the Generate panel (set once by the entry module). */
+export function useGeneration(part: GenerationPart): void {
+  generationPart = part;
 }
 
 /**
@@ -96,6 +142,10 @@ export class AttentionPlaygroundElement extends LitElement {
     trainState: { state: true },
     problems: { state: true },
     checkpointError: { state: true },
+    generation: { state: true },
+    choice: { state: true },
+    generateError: { state: true },
+    generateReady: { state: true },
   };
   declare controls: string;
   declare compareText: string;
@@ -106,21 +156,40 @@ export class AttentionPlaygroundElement extends LitElement {
   declare problems: string[];
   /** Why the `checkpoint` attribute's checkpoint could not be read ('' when it could, or while reading). */
   declare checkpointError: string;
+  /** Generate mode's state (the panel's attributes), or null outside generate mode and until its part is here. */
+  declare generation: GenerationState | null;
+  /** The model the panel generates with, read off the playground after each of its runs. */
+  declare choice: GenerationChoice<TrainedModelRef> | null;
+  /** Why the Generate panel could not be loaded ('' when it could). */
+  declare generateError: string;
+  declare generateReady: boolean;
+  /** This element's generation requests (the same object each render: a new one would reset the panel). */
+  #generationApi: GenerationApi | null = null;
+  /** The playground that last ran (its model is the panel's). */
+  #playground: Playground | null = null;
+  /** The panel's state as it is now (it grows as it generates), for the playground link. */
+  #shownGeneration: GenerationState | null = null;
   /** The checkpoint last asked for (each is read once; a change of attribute reads the new one). */
   #checkedCheckpoint = '';
   #observer: IntersectionObserver | null = null;
+  #attributes: MutationObserver | null = null;
 
   static override get observedAttributes(): string[] {
     return [...super.observedAttributes, ...ATTRIBUTES];
   }
 
-  static override styles = css`
+  // The design tokens on the host: the Generate panel (generate mode) reads them, and has none of its own.
+  static override styles = [
+    TOKENS,
+    css`
     :host { display: block; container-type: inline-size; }
     .waiting { min-height: 12rem; display: grid; place-items: center; color: #666; font: 0.9rem system-ui, sans-serif;
       border: 1px dashed #bbb; border-radius: 6px; }
     .error { color: #b00020; font: 0.85rem system-ui, sans-serif; }
     .unavailable { padding: 1rem; border: 1px solid currentColor; border-radius: 6px; }
-  `;
+    .open { display: inline-block; margin-top: 0.4rem; font: 0.85rem system-ui, sans-serif; }
+  `,
+  ];
 
   constructor() {
     super();
@@ -131,6 +200,10 @@ export class AttentionPlaygroundElement extends LitElement {
     this.trainState = null;
     this.problems = [];
     this.checkpointError = '';
+    this.generation = null;
+    this.choice = null;
+    this.generateError = '';
+    this.generateReady = false;
   }
 
   override attributeChangedCallback(name: string, old: string | null, value: string | null): void {
@@ -141,6 +214,11 @@ export class AttentionPlaygroundElement extends LitElement {
   override connectedCallback(): void {
     super.connectedCallback();
     this.#readAttributes();
+    // The panel's attributes are known only once its part is here (not to observedAttributes): watched so.
+    this.#attributes ??= new MutationObserver(() => {
+      if (this.#generateMode()) this.#readAttributes();
+    });
+    this.#attributes.observe(this, { attributes: true });
     // Start the engine only once the element is (nearly) on screen.
     if (typeof IntersectionObserver === 'undefined') {
       this.visible = true;
@@ -160,6 +238,7 @@ export class AttentionPlaygroundElement extends LitElement {
 
   override disconnectedCallback(): void {
     this.#observer?.disconnect();
+    this.#attributes?.disconnect();
     super.disconnectedCallback();
   }
 
@@ -177,22 +256,47 @@ export class AttentionPlaygroundElement extends LitElement {
     const table = (train ? TRAIN_SETTINGS : SETTINGS) as readonly Setting[];
     const state = { ...(train ? DEFAULT_TRAIN_STATE : DEFAULT_STATE) } as Record<string, unknown>;
     const problems: string[] = [];
-    const known = new Set([...OWN, ...(train ? TRAIN_ATTRIBUTES : EXPLORE_ATTRIBUTES)]);
+    const generate = this.#generateMode();
+    const known = new Set([
+      ...OWN,
+      ...(train ? TRAIN_ATTRIBUTES : EXPLORE_ATTRIBUTES),
+      ...(generate ? (part?.attributes ?? []) : []),
+    ]);
     for (const { name } of this.attributes)
-      if (!known.has(name) && !name.startsWith('data-') && !name.startsWith('aria-'))
+      // In generate mode, until the panel's part is here, its attribute names are not known: said then.
+      if (!known.has(name) && !name.startsWith('data-') && !name.startsWith('aria-') && !(generate && !part))
         problems.push(`${name}: not a setting ${train ? 'of the Train view' : 'of the playground'}`);
+    let generation: GenerationState | null = null;
+    if (generate && part) {
+      const parsed = part.fromAttributes((name) => this.getAttribute(name));
+      problems.push(...parsed.problems);
+      generation = parsed.state;
+    }
     for (const setting of table) {
+      if (generate && setting.name === 'seed') continue; // the sampler's seed there (a trained model has its weights)
       const raw =
         this.getAttribute(kebab(setting.name)) ??
-        (setting.name === 'text' && !train ? this.textContent?.trim() || null : null);
+        (setting.name === 'text' && !train
+          ? this.textContent?.trim() || (generate ? this.getAttribute('prompt') : null) || null
+          : null);
       if (raw === null) continue;
       const parsed = parseSetting(setting, setting.type === 'bool' && raw === '' ? '1' : raw);
       if ('error' in parsed) problems.push(`${kebab(setting.name)}: ${parsed.error}`);
       else state[setting.name] = parsed.value;
     }
+    // A new object is a new panel (keyed): only when the attributes say something new.
+    if (
+      this.generation === null ||
+      generation === null ||
+      JSON.stringify(generation) !== JSON.stringify(this.generation)
+    ) {
+      this.generation = generation;
+      this.#shownGeneration = null;
+    }
     if (train) this.trainState = state as TrainState;
     else {
-      this.state = state as State;
+      // Generate mode reads its attributes again once the panel's part is here: the same state stays the same object.
+      if (!generate || JSON.stringify(state) !== JSON.stringify(this.state)) this.state = state as State;
       this.trainState = null;
     }
     this.problems = problems;
@@ -233,7 +337,88 @@ export class AttentionPlaygroundElement extends LitElement {
         checkpoint=${this.getAttribute('checkpoint') ?? ''} ?autostart=${this.hasAttribute('autostart')}></ap-train>`;
     }
     sharedEngine ??= engineFactory?.() ?? null;
+    if (this.#generateMode()) return html`${problems.length ? problems : nothing}${this.#generateView()}`;
     return html`${problems.length ? problems : nothing}<ap-playground .state=${this.state} .engine=${sharedEngine}
       controls=${this.controls} compare-text=${this.compareText}></ap-playground>`;
   }
+
+  /**
+   * The playground (hidden unless `controls` is given: it loads the model and says what is wrong with the text),
+   * the Generate panel on its model once the panel's code is here, and the link to the playground page. Both
+   * get their state only when the attributes give a new one (guard), not at each render: they change their own.
+   */
+  #generateView() {
+    if (!this.generateReady && !this.generateError) void this.#loadGeneration();
+    const { choice, generation } = this;
+    const panel = this.generateError
+      ? html`<p class="error" role="alert" data-problem="generate">${this.generateError}</p>`
+      : this.generateReady && generation
+        ? keyed(
+            generation,
+            html`<ap-generate-panel open .state=${guard([generation], () => generation)} .engine=${this.#generation()}
+            .source=${choice?.source ?? null} .unavailable=${choice?.unavailable ?? ''}
+            .chatAvailable=${choice?.chat ?? false} @generation-state=${this.#onGenerationState}></ap-generate-panel>`,
+          )
+        : html`<div class="waiting" part="placeholder">loading the Generate panel</div>`;
+    const link =
+      choice?.source && 'trained' in choice.source && generationPart && part && generation
+        ? html`<a class="open" data-testid="open-in-playground" target="_blank" rel="noopener"
+            href=${part.link(
+              new URL(this.getAttribute('playground') ?? generationPart.playground.href, location.href),
+              this.state,
+              this.#shownGeneration ?? generation,
+            )}>Open in the playground</a>`
+        : nothing;
+    return html`<div ?hidden=${!this.hasAttribute('controls')}><ap-playground .state=${guard([this.state], () => this.state)} .engine=${sharedEngine}
+      controls=${this.getAttribute('controls') ?? 'none'} @trace=${this.#onTrace}></ap-playground></div>${panel}${link}`;
+  }
+
+  #generation(): GenerationApi | null {
+    if (generationSession === undefined) {
+      const shared = sharedEngine?.generation() ?? null;
+      generationSession = shared && generationSessions(shared);
+    }
+    return (this.#generationApi ??= generationSession?.() ?? null);
+  }
+
+  async #loadGeneration(): Promise<void> {
+    if (!generationPart) {
+      this.generateError = 'This page offers no Generate panel.';
+      return;
+    }
+    try {
+      part = await (generationLoad ??= generationPart.load());
+      this.#readAttributes(); // the panel's attributes can be read now
+      if (this.#playground) this.#choose(this.#playground);
+      this.generateReady = true;
+    } catch (error) {
+      generationLoad = null; // tried again by the next element
+      this.generateError = `The Generate panel could not be loaded: ${(error as Error)?.message ?? String(error)}`;
+    }
+  }
+
+  /** Generate mode: `generate` outside train mode. */
+  #generateMode(): boolean {
+    return this.hasAttribute('generate') && !this.#trainMode();
+  }
+
+  /** After each run of the playground: the model it shows is the panel's. */
+  #onTrace = (event: Event) => {
+    this.#playground = event.currentTarget as Playground;
+    if (part) this.#choose(this.#playground);
+  };
+
+  /** The playground's model as the panel's (a new one only when it changed: a new object resets the panel). */
+  #choose(playground: Playground): void {
+    const choice = part!.choice(
+      playground.pretrained,
+      playground.state.model !== '' ? (playground.model?.ref ?? null) : null,
+    );
+    if (!this.choice || part!.choiceKey(choice) !== part!.choiceKey(this.choice)) this.choice = choice;
+  }
+
+  #onGenerationState = (event: Event) => {
+    this.#shownGeneration = (event as CustomEvent<{ state: GenerationState }>).detail.state;
+    this.requestUpdate();
+  };
 }

@@ -7,6 +7,13 @@
 import type { ReactiveController, ReactiveControllerHost } from 'lit';
 import { settingByName, stateFromHash, stateToHash } from '../settings/settings.js';
 import { HashWriter } from '../ui/hash-writer.js';
+import { generationHashPart } from '../model/generation-hash.js';
+
+/** The playground's hash with the Generate panel's keys of the hash now kept after it (the panel writes those). */
+function withPanelKeys(hash: string): string {
+  const panel = generationHashPart(location.hash);
+  return panel ? `${hash || '#'}${hash ? '&' : ''}${panel}` : hash;
+}
 import type { PlaygroundProperties } from './playground-properties.js';
 
 export class HashSync implements ReactiveController {
@@ -41,12 +48,13 @@ export class HashSync implements ReactiveController {
   /** The URL hash follows the state: at once, or (typing: `input` events) once typing pauses. */
   write(typing = false): void {
     const { host } = this;
-    if (host.syncHash) this.#writer.write(() => stateToHash(host.state, host.defaults, host.drafts), typing);
+    if (host.syncHash)
+      this.#writer.write(() => withPanelKeys(stateToHash(host.state, host.defaults, host.drafts)), typing);
   }
 
   #onHashChange = () => {
     this.#writer.cancel(); // the hash now says what to show
-    if (location.hash === stateToHash(this.host.state, this.host.defaults, this.host.drafts)) return;
+    if (location.hash === withPanelKeys(stateToHash(this.host.state, this.host.defaults, this.host.drafts))) return;
     this.#read();
   };
 

@@ -13,6 +13,7 @@ import {
   type SettingInfo,
 } from 'attention-playground';
 import type { Setting } from '../model/setting.js';
+import { GENERATION_HASH_PREFIX } from '../model/generation-hash.js';
 import { ALL_BLOCKS, HEATMAP_STAGES, type Block } from '../model/trace-model.js';
 
 export type { BoolSetting, ChoiceSetting, IntSetting, NumberSetting, Setting, TextSetting } from '../model/setting.js';
@@ -350,6 +351,7 @@ export function stateFromHash(
   const problems: string[] = [];
   const rejected: Record<string, { raw: string; error: string }> = {};
   for (const [name, raw] of new URLSearchParams(hash.replace(/^#/, ''))) {
+    if (name.startsWith(GENERATION_HASH_PREFIX)) continue; // the Generate panel's (model/generation-state.ts)
     const setting = settingByName(name);
     if (!setting) {
       problems.push(`unknown setting '${name}' in the link`);

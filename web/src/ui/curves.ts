@@ -6,6 +6,7 @@
 import { LitElement, css, html, nothing, render, svg } from 'lit';
 import { scaleLinear, scaleLog } from 'd3-scale';
 import { PICTURE_INK } from './tokens.js';
+import { defineOnce } from './define.js';
 
 export interface Series {
   label: string;
@@ -295,7 +296,7 @@ export class Curves extends LitElement {
   }
 }
 
-customElements.define('ap-curves', Curves);
+defineOnce('ap-curves', Curves);
 
 declare global {
   interface HTMLElementTagNameMap {

@@ -24,6 +24,7 @@ import {
 import { placeTip } from './tip-placement.js';
 import { PICTURE_INK } from './tokens.js';
 import { HostWidth } from './host-width.js';
+import { defineOnce } from './define.js';
 
 export type { AxisLabel } from './heatmap-layout.js';
 export { MIN_BARE_CELL, MIN_CELL, fitColumns, gridWidth } from './heatmap-layout.js';
@@ -429,7 +430,7 @@ function scrollbarWidth(): number {
   return scrollbar;
 }
 
-customElements.define('ap-heatmap', Heatmap);
+defineOnce('ap-heatmap', Heatmap);
 
 declare global {
   interface HTMLElementTagNameMap {

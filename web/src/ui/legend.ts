@@ -3,6 +3,7 @@
 import { LitElement, css, html, unsafeCSS } from 'lit';
 import { formatValue } from '../model/words.js';
 import { ALLOWED_FILL, BLOCKED_FILL, type ColorScale, rowScaleEnds } from './colors.js';
+import { defineOnce } from './define.js';
 
 export class Legend extends LitElement {
   static override properties = {
@@ -58,4 +59,4 @@ export class Legend extends LitElement {
       ${this.noBlocked ? '' : html`<span class=${this.plainBlocked ? 'plain-blocked' : 'blocked'} aria-hidden="true"></span><span>blocked (−∞ before softmax, 0 after)</span>`}`;
   }
 }
-customElements.define('ap-legend', Legend);
+defineOnce('ap-legend', Legend);

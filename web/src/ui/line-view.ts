@@ -10,6 +10,7 @@ import { LitElement, css, html, nothing, render, svg } from 'lit';
 import { tokenLabel } from '../model/token-label.js';
 import type { AxisLabel } from './heatmap-layout.js';
 import { PICTURE_INK } from './tokens.js';
+import { defineOnce } from './define.js';
 
 const ROW = 22;
 const WIDTH = 360;
@@ -205,4 +206,4 @@ export class LineView extends LitElement {
     </figure>`;
   }
 }
-customElements.define('ap-line-view', LineView);
+defineOnce('ap-line-view', LineView);

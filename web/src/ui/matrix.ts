@@ -7,6 +7,7 @@ import { LitElement, css, html, svg } from 'lit';
 import { tokenLabel } from '../model/token-label.js';
 import { BLOCKED_FILL, type ColorScale } from './colors.js';
 import { HostWidth } from './host-width.js';
+import { defineOnce } from './define.js';
 
 /** A run of columns drawn with a coloured band above it, e.g. head 1's d_k columns. */
 export interface ColumnBand {
@@ -145,7 +146,7 @@ export class Matrix extends LitElement {
   }
 }
 
-customElements.define('ap-matrix', Matrix);
+defineOnce('ap-matrix', Matrix);
 
 declare global {
   interface HTMLElementTagNameMap {

@@ -6,6 +6,7 @@
 // export draws the same picture from the same data (thumbnailCanvas).
 import { LitElement, css, html, unsafeCSS } from 'lit';
 import { BLOCKED_FILL, rowTop, weightScale } from './colors.js';
+import { defineOnce } from './define.js';
 
 export interface Thumbnail {
   layer: number;
@@ -182,4 +183,4 @@ export class Overview extends LitElement {
     </div>`;
   }
 }
-customElements.define('ap-overview', Overview);
+defineOnce('ap-overview', Overview);

@@ -9,8 +9,8 @@ import type { LoadOutcome, Prediction, PretrainedProgress, PretrainedSource } fr
 import type { Recorded } from '../model/recorded-stages.js';
 import { PretrainedModels, isPretrainedRun, type PretrainedRunInput } from './pretrained-run.js';
 import { InputError, TrainedModels, isTrainedRun, type TrainedRunInput } from './trained-trace.js';
-import type { HeadsOutcome, HeadsProgress, HeadsRequest } from '../model/heads-results.js';
-import type { HeadsRunner } from './heads-run.js';
+import type { GenerationApi, HeldModels } from './generation-run.js';
+import type { HeadsApi } from './heads-run.js';
 
 export type EngineRequest = RunInput | TrainedRunInput | PretrainedRunInput;
 
@@ -33,32 +33,29 @@ export type RunOutcome =
   /** field: 'text' when what was typed is the problem (shown at the text box). */
   | { ok: false; error: string; field?: 'text' };
 
-export interface EngineApi {
+export interface EngineApi extends Partial<GenerationApi>, Partial<HeadsApi> {
   run(input: EngineRequest): Promise<RunOutcome>;
   /** Loads a pretrained checkpoint (the previous one is freed once this one is ready). */
   loadPretrained?(source: PretrainedSource, onProgress: (p: PretrainedProgress) => void): Promise<LoadOutcome>;
   /** Stops the load under way: it answers with code 'aborted'. */
   cancelPretrained?(): Promise<void> | void;
-  /** A "What heads do" tool on a model held here (heads-run.ts), with progress out. */
-  heads?(request: HeadsRequest, onProgress: (p: HeadsProgress) => void): Promise<HeadsOutcome>;
-  /** Stops the heads tool under way: it answers with code 'aborted'. */
-  cancelHeads?(): Promise<void> | void;
 }
 
-/**
- * The tools a page adds (the one-tag element leaves them out: its bundle inlines this file). heads: makes the
- * heads runner (heads-run.ts) on the models held here.
- */
-export interface EngineTools {
-  heads?: (models: { trained: () => TrainedModels; pretrained: () => PretrainedModels }) => HeadsRunner;
-}
-
-export function engineApi(load: () => Promise<AttentionEngine>, tools: EngineTools = {}): Required<EngineApi> {
+/** The requests every engine answers; `extend` adds more on the same models (the site's worker: generation-run.ts). */
+export function engineApi<Extra extends object = object>(
+  load: () => Promise<AttentionEngine>,
+  extend?: (held: HeldModels) => Extra,
+): Required<Pick<EngineApi, 'run' | 'loadPretrained' | 'cancelPretrained'>> & Extra {
   let engine: Promise<AttentionEngine> | null = null;
   let trained: TrainedModels | null = null;
   let pretrained: PretrainedModels | null = null;
-  let heads: HeadsRunner | null = null;
+  const extra = extend?.({
+    engine: () => (engine ??= load()),
+    pretrained: async () => (pretrained ??= new PretrainedModels(await (engine ??= load()))),
+    trained: async () => (trained ??= new TrainedModels(await (engine ??= load()))),
+  });
   return {
+    ...(extra as Extra),
     async run(input) {
       const attention = await (engine ??= load());
       const started = performance.now();
@@ -97,23 +94,6 @@ export function engineApi(load: () => Promise<AttentionEngine>, tools: EngineToo
     },
     cancelPretrained() {
       pretrained?.cancel();
-    },
-    async heads(request, onProgress) {
-      let attention: AttentionEngine;
-      try {
-        attention = await (engine ??= load());
-      } catch (error) {
-        return { ok: false, error: `the engine did not load: ${String(error)}`, code: 'engine' };
-      }
-      if (!tools.heads) return { ok: false, error: 'this engine has no head tools', code: 'unsupported' };
-      heads ??= tools.heads({
-        trained: () => (trained ??= new TrainedModels(attention)),
-        pretrained: () => (pretrained ??= new PretrainedModels(attention)),
-      });
-      return heads.run(request, onProgress);
-    },
-    cancelHeads() {
-      heads?.cancel();
     },
   };
 }

@@ -4,6 +4,7 @@
 // stale work, and one playground never cancels another's.
 import type { EngineApi, EngineRequest, RunOutcome } from './api.js';
 import type { LoadOutcome, PretrainedProgress, PretrainedSource } from '../model/pretrained-info.js';
+import type { GenerationApi } from './generation-run.js';
 import type { HeadsOutcome, HeadsProgress, HeadsRequest } from '../model/heads-results.js';
 
 export type { EngineRequest, LoadOutcome, PretrainedProgress, PretrainedSource, RunOutcome };
@@ -46,6 +47,19 @@ export class EngineClient {
     } catch (error) {
       return { ok: false, error: `the engine failed: ${String(error)}`, code: 'engine', field: '' };
     }
+  }
+
+  /** The engine's generation requests (the Generate panel's), or null where this engine has none. */
+  generation(): GenerationApi | null {
+    const api = (this.#api ??= this.#connect());
+    const { generationOpen, generationRun, generationStop, generationDispose } = api;
+    if (!generationOpen || !generationRun || !generationStop || !generationDispose) return null;
+    return {
+      generationOpen: (input) => generationOpen.call(api, input),
+      generationRun: (count, onStep) => generationRun.call(api, count, onStep),
+      generationStop: () => generationStop.call(api),
+      generationDispose: () => generationDispose.call(api),
+    };
   }
 
   /** Stops the pretrained load under way, if any. */

@@ -34,8 +34,9 @@ import type {
 import { PATCH_OVER, type Ablation, type HeadRefState, type PatchOver } from '../model/heads-state.js';
 import { parseProbeInput } from '../model/probe-input.js';
 import { meanReference } from '../model/mean-reference.js';
-import { candidateText, displayPiece, type PretrainedModels } from './pretrained-run.js';
-import { InputError, type TrainedModels } from './trained-trace.js';
+import { candidateText, displayPiece } from './pretrained-run.js';
+import { InputError } from './trained-trace.js';
+import type { HeldModels } from './generation-run.js';
 
 /** The detectors' random sequences: 16 of 2 x 7 tokens (docs/heads.md's numbers for the shipped induction model). */
 const DETECTOR = { seed: 1, length: 7, batch: 16 };
@@ -59,15 +60,36 @@ interface Held {
 /** Stops the run: the outcome says 'aborted'. */
 class Aborted extends Error {}
 
+/** The heads view's requests of the engine worker (api.ts EngineApi; the site's worker adds them: worker.ts). */
+export interface HeadsApi {
+  /** Runs one tool on a model held here, with progress out; a newer request replaces the one under way. */
+  heads(request: HeadsRequest, onProgress: (p: HeadsProgress) => void): Promise<HeadsOutcome>;
+  /** Stops the tool under way: it answers with code 'aborted'. */
+  cancelHeads(): void;
+}
+
+/** The heads requests on the models an engine API holds (api.ts engineApi's `extend`). */
+export function headsApi(held: HeldModels): HeadsApi {
+  const runner = new HeadsRunner(held);
+  return {
+    async heads(request, onProgress) {
+      try {
+        await held.engine();
+      } catch (error) {
+        return { ok: false, error: `the engine did not load: ${String(error)}`, code: 'engine' };
+      }
+      return runner.run(request, onProgress);
+    },
+    cancelHeads: () => runner.cancel(),
+  };
+}
+
 const pause = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 export class HeadsRunner {
   #controller: AbortController | null = null;
 
-  constructor(
-    private readonly trained: () => TrainedModels,
-    private readonly pretrained: () => PretrainedModels,
-  ) {}
+  constructor(private readonly models: HeldModels) {}
 
   /** Stops the run under way, if any (it then answers with code 'aborted'). */
   cancel(): void {
@@ -85,7 +107,8 @@ export class HeadsRunner {
       if (controller.signal.aborted) throw new Aborted();
     };
     try {
-      const held = this.#held(request.model);
+      const held = await this.#held(request.model);
+      if (controller.signal.aborted) throw new Aborted();
       const report = (p: HeadsProgress) => onProgress?.(p);
       const result = await this.#tool(held, request, step, controller.signal, report);
       return { ok: true, result, milliseconds: performance.now() - started };
@@ -130,9 +153,9 @@ export class HeadsRunner {
     }
   }
 
-  #held(ref: HeadsModelRef): Held {
+  async #held(ref: HeadsModelRef): Promise<Held> {
     if ('trained' in ref) {
-      const built = this.trained().built(ref.trained);
+      const built = (await this.models.trained()).built(ref.trained);
       const { model } = built.trainer;
       const vocabulary = built.vocabulary;
       return {
@@ -152,7 +175,7 @@ export class HeadsRunner {
         pieces: (ids) => Array.from(ids, (id) => vocabulary[id] ?? `#${id}`),
       };
     }
-    const loaded = this.pretrained().loaded(ref.pretrained.key);
+    const loaded = (await this.models.pretrained()).loaded(ref.pretrained.key);
     if (!loaded)
       throw new Error(
         'This pretrained model is not loaded in this tab: load it on the Explore page (\u201cLoad a pretrained model\u2026\u201d), then come back.',

@@ -23,6 +23,11 @@ export function pageEngineClient(): EngineClient {
       // The progress callback stays on the page; the worker calls it through a proxy.
       loadPretrained: (source, onProgress) => remote.loadPretrained(source, Comlink.proxy(onProgress)),
       cancelPretrained: () => remote.cancelPretrained(),
+      generationOpen: (input) => remote.generationOpen(input),
+      // Each step comes back through a proxy of the panel's callback (one message per step).
+      generationRun: (count, onStep) => remote.generationRun(count, Comlink.proxy(onStep)),
+      generationStop: () => remote.generationStop(),
+      generationDispose: () => remote.generationDispose(),
       heads: (request, onProgress) => remote.heads(request, Comlink.proxy(onProgress)),
       cancelHeads: () => remote.cancelHeads(),
     };

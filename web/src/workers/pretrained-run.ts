@@ -64,6 +64,9 @@ export interface PretrainedTrace {
   rendered?: string;
 }
 
+/** What a request for a checkpoint no longer held is told. */
+export const NOT_LOADED = 'This pretrained model is no longer loaded (only one is kept at a time): load it again.';
+
 export function isPretrainedRun(input: object): input is PretrainedRunInput {
   return 'pretrained' in input;
 }
@@ -75,10 +78,13 @@ export function displayPiece(piece: string, decoded: string, family: Family): st
   return pieceText(piece, decoded, familyTokenizer(family) === 'wordpiece');
 }
 
-/** A candidate token as text: decoded (GPT-2's leading space as '·'); a GPT-2 piece that is only part of a character says so. */
-export function candidateText(decoded: string, id: number, family: Family): string {
+/**
+ * A candidate token as text: decoded (GPT-2's leading space as '·'); a GPT-2 piece that is only part of a character
+ * says so ('short': as '⟨id⟩', for a running text).
+ */
+export function candidateText(decoded: string, id: number, family: Family, short = false): string {
   if (familyTokenizer(family) !== 'wordpiece' && (decoded === '' || decoded.includes('\uFFFD')))
-    return `(bytes of a character, id ${id})`;
+    return short ? `\u27e8${id}\u27e9` : `(bytes of a character, id ${id})`;
   return displayPiece(decoded, decoded, family);
 }
 
@@ -174,12 +180,11 @@ export class PretrainedModels {
     this.#loading?.abort();
   }
 
-  /** The trace and predictions of the typed text; InputError for text the model cannot read. */
-  async trace(input: PretrainedRunInput): Promise<PretrainedTrace> {
-    const model = this.#model,
-      info = this.#info;
-    if (!model || !info || info.key !== input.pretrained.key)
-      throw new Error('This pretrained model is no longer loaded (only one is kept at a time): load it again.');
+  /** The typed text's tokens (chat turns rendered by the model's template); InputError for text the model cannot read. */
+  async encode(input: PretrainedRunInput) {
+    const held = this.loaded(input.pretrained.key);
+    if (!held) throw new Error(NOT_LOADED);
+    const { model, info } = held;
     const lines = input.text.split('\n');
     let encoding;
     let rendered: string | undefined;
@@ -200,6 +205,12 @@ export class PretrainedModels {
       if (input.text.trim() === '') throw new InputError('Type some text first.');
       encoding = model.tokenizer.encode(input.text);
     }
+    return { model, info, encoding, rendered };
+  }
+
+  /** The trace and predictions of the typed text; InputError for text the model cannot read. */
+  async trace(input: PretrainedRunInput): Promise<PretrainedTrace> {
+    const { model, info, encoding, rendered } = await this.encode(input);
     const seq = encoding.ids.length;
     if (seq > info.maxSeq)
       throw new InputError(`The text is ${seq} tokens long; this model reads at most ${info.maxSeq}. Shorten it.`);

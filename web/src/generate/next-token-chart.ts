@@ -1,0 +1,43 @@
+// The next-token distribution as bars (model/next-token.ts's ShownDistribution): the top
+// candidates under the panel's settings and "the rest"; a bar is a button: "what if this
+// token?" branches there. Text as Lit text bindings only.
+import { html, nothing } from 'lit';
+import type { ShownDistribution } from '../model/next-token.js';
+
+export interface ChartOptions {
+  position: number;
+  /** The token the branch shown has at this position (drawn, or chosen to branch). */
+  chosenToken: number;
+  entropy: number;
+  /** The sliders are where they were at the draw (else the bars are the preview of the new settings). */
+  sameSettings: boolean;
+  onPick(token: number): void;
+  disabled: boolean;
+}
+
+const percent = (p: number) => `${(p * 100).toFixed(p < 0.001 && p > 0 ? 3 : 1)}%`;
+
+export function nextTokenChart(shown: ShownDistribution, o: ChartOptions) {
+  return html`<figure class="chart" data-testid="next-token-chart" data-position=${o.position}>
+    <figcaption>Position ${o.position}: the distribution its token is drawn from${
+      o.sameSettings ? nothing : html` <em>(redrawn for the settings now; the next step draws with them)</em>`
+    } · entropy ${o.entropy.toFixed(2)} nats at the draw · ${shown.kept.toLocaleString('en')} tokens possible${
+      shown.exact ? nothing : html` <span title="the spread of the tokens beyond the candidates is estimated">≈</span>`
+    }</figcaption>
+    <ol class="bars">
+      ${shown.bars.map(
+        (b) => html`<li>
+          <button class="bar ${b.token === o.chosenToken ? 'chosen' : ''} ${b.kept ? '' : 'filtered'}" data-token=${b.token}
+            ?disabled=${o.disabled} title=${`what if “${b.text}”? Branch here with it`} @click=${() => o.onPick(b.token)}>
+            <span class="label">${b.text}</span>
+            <span class="track"><span class="fill" style=${`width:${(b.probability * 100).toFixed(2)}%`}></span></span>
+            <span class="value" data-probability=${b.probability}>${b.kept ? percent(b.probability) : 'filtered out'}</span>
+          </button>
+        </li>`,
+      )}
+      <li class="rest"><span class="label">the rest</span>
+        <span class="track"><span class="fill" style=${`width:${(shown.rest * 100).toFixed(2)}%`}></span></span>
+        <span class="value" data-testid="rest">${percent(shown.rest)}</span></li>
+    </ol>
+  </figure>`;
+}

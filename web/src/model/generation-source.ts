@@ -1,0 +1,49 @@
+// Which model a Generate panel generates with, read off what a playground shows: a loaded
+// pretrained checkpoint or a trained decoder generates; an encoder (BERT), a checkpoint
+// without an output head or the untrained playground model get a sentence saying why not.
+// Shared by the Explore page (app/generate-slot.ts) and the element's generate mode
+// (element/attention-playground.ts), so both say the same.
+import type { PretrainedInfo } from './pretrained-info.js';
+
+/** What the panel is given: a model to generate with (pretrained by key, or the trained model's ref), or why none. */
+export type GenerationChoice<Ref extends { key: string }> =
+  | { source: { pretrained: { key: string } } | { trained: Ref }; unavailable: ''; chat: boolean }
+  | { source: null; unavailable: string; chat: false };
+
+/** The playground's model as the panel's choice: `trained` is the trained model's ref when one is shown. */
+export function generationChoice<Ref extends { key: string }>(
+  pretrained: Pick<PretrainedInfo, 'key' | 'name' | 'causal' | 'predicts' | 'chat'> | null,
+  trained: Ref | null,
+): GenerationChoice<Ref> {
+  if (pretrained) {
+    if (!pretrained.causal)
+      return {
+        source: null,
+        chat: false,
+        unavailable:
+          `${pretrained.name} is an encoder: it reads the whole text at once, in both directions, and guesses masked ` +
+          'words; it has no next token to write. Load a causal model (GPT-2, SmolLM2, Qwen, Llama, Gemma) to generate.',
+      };
+    if (!pretrained.predicts)
+      return {
+        source: null,
+        chat: false,
+        unavailable: `${pretrained.name} has no output head (no logits): it cannot write.`,
+      };
+    return { source: { pretrained: { key: pretrained.key } }, unavailable: '', chat: pretrained.chat };
+  }
+  if (trained !== null) return { source: { trained }, unavailable: '', chat: false };
+  return {
+    source: null,
+    chat: false,
+    unavailable:
+      'The untrained playground model has no output head to predict a next token with. Pick a trained model in the ' +
+      'Model picker, or try a real model (GPT-2), to generate.',
+  };
+}
+
+/** Tells choices apart (a new key: the panel gets the new model). */
+export function choiceKey(choice: GenerationChoice<{ key: string }>): string {
+  const { source } = choice;
+  return JSON.stringify([source && 'trained' in source ? source.trained.key : source, choice.unavailable, choice.chat]);
+}
