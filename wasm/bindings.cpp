@@ -37,7 +37,9 @@ void reset_heap_peak();
 using emscripten::val;
 using namespace attention;
 #ifndef ATTENTION_LIGHT_BINDINGS
+using attention::js::ablation_ranking_js;
 using attention::js::attention_rollout_js;
+using attention::js::forward_ablated_js;
 using attention::js::head_scores_js;
 using attention::js::logit_attribution_js;
 using attention::js::logit_lens_js;
@@ -363,6 +365,8 @@ EMSCRIPTEN_BINDINGS(attention_engine) {
       .function("logitLens", &logit_lens_js)
       .function("logitAttribution", &logit_attribution_js)
       .function("attentionRollout", &attention_rollout_js)
+      .function("forwardAblated", &forward_ablated_js)
+      .function("ablationRanking", &ablation_ranking_js)
 #endif
       ;
 #ifndef ATTENTION_LIGHT_BINDINGS
