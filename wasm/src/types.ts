@@ -436,7 +436,10 @@ export interface CreateModelOptions {
 }
 
 /** A training batch: ids with the targets each position should predict (every head trains). */
-export interface TrainingBatch extends Omit<ForwardInput, 'record' | 'ablate'> {
+export interface TrainingBatch extends Omit<
+  ForwardInput,
+  'record' | 'ablate' | 'ablateMlps' | 'ablation' | 'meanOver'
+> {
   /** (B, S) target ids; -100 = not scored (PyTorch's ignore_index). */
   targets: Int32Array;
 }

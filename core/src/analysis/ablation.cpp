@@ -7,6 +7,7 @@
 #include <string>
 
 #include "attention/analysis/unembed.hpp"
+#include "attention/masks.hpp"
 
 namespace attention {
 
@@ -112,7 +113,7 @@ Result<AblationRanking> ablation_ranking(const Transformer& model, const Ablatio
   // reference sequences too) and compute only that row's logits.
   const bool cut = s.causal;
   const int seq = cut ? o.position + 1 : full_seq;
-  const int row_at = cut ? 0 : o.position;  // the logits row read
+  const int row_at = o.position;  // the row whose prediction is read
   AblationMeans means;
   if (o.mean) {
     std::vector<int> reference;
@@ -124,39 +125,91 @@ Result<AblationRanking> ablation_ranking(const Transformer& model, const Ablatio
     means = std::move(made.value());
   }
 
-  const int layers = s.layers, heads = s.heads, parts = layers * heads + layers;
+  const int layers = s.layers, heads = s.heads, e = s.d_model, parts = layers * heads + layers;
   const std::vector<int> ids(o.ids.begin(), o.ids.begin() + seq);
+  // The clean run, keeping every layer's input: an ablation in layer l leaves layers 0..l-1 as
+  // they were, so its rows start from layer l's clean input (B rows of (S, E)).
+  ForwardInput input;
+  input.batch = 1;
+  input.seq = seq;
+  input.ids = ids;
+  RecordFilter filter;
+  filter.patterns = {std::string(kEncoderStack) + ".input", std::string(kDecoderStack) + ".input",
+                     std::string(kEncoderStack) + ".output", std::string(kDecoderStack) + ".output"};
+  ForwardOptions clean_options;
+  clean_options.record = &filter;
+  clean_options.logits = LogitRows::None;
+  Result<ForwardOutput> clean = model.forward(input, clean_options);
+  if (!clean) return clean.error_value();
+  std::vector<Tensor> layer_input(static_cast<std::size_t>(layers) + 1);  // [L]: the last layer's output
+  for (Stage& stage : clean.value().trace.stages) {
+    if (stage.id == StageId::Input && stage.layer < 0) layer_input[0] = std::move(stage.tensor);
+    if (stage.id == StageId::LayerOutput && stage.layer >= 0) layer_input[stage.layer + 1] = std::move(stage.tensor);
+  }
+
+  // Item 0 is the clean run; item 1 + i ablates part i (i < L H: head (i / H, i % H); else an MLP).
+  std::vector<float> probability(parts + 1), logit_diff(parts + 1);
+  // x: (B, S, E) outputs of the last layer -> each row's prediction at the position, into items.
+  auto read_out = [&](const Tensor& x, const std::vector<int>& items) {
+    const int rows = static_cast<int>(items.size());
+    std::vector<float> picked(static_cast<std::size_t>(rows) * e);
+    for (int r = 0; r < rows; ++r)
+      std::copy_n(x.ptr() + (static_cast<std::size_t>(r) * seq + row_at) * e, e,
+                  picked.data() + static_cast<std::size_t>(r) * e);
+    const std::vector<float> logits = unembed_rows(model, picked.data(), rows, Backend::Fast);  // (B, V)
+    for (int r = 0; r < rows; ++r) {
+      const float* row = logits.data() + static_cast<std::size_t>(r) * s.vocab_size;
+      probability[items[r]] = static_cast<float>(softmax(row, s.vocab_size)[o.token]);
+      logit_diff[items[r]] = row[o.token] - (o.against >= 0 ? row[o.against] : 0.0f);
+    }
+  };
+  read_out(layer_input[layers], {0});
+
   const double per_row = estimate_forward_floats(s, 1, seq, 0, false);
   const int chunk = static_cast<int>(
       std::clamp(static_cast<double>(kMaxTraceFloats) / 2 / std::max(per_row, 1.0), 1.0, double{kRankingChunk}));
-  // Item 0 is the clean run; item 1 + i ablates part i.
-  std::vector<float> probability(parts + 1), logit_diff(parts + 1);
-  for (int first = 0; first <= parts; first += chunk) {
-    const int rows = std::min(chunk, parts + 1 - first);
-    ForwardInput input;
-    input.batch = rows;
-    input.seq = seq;
-    for (int r = 0; r < rows; ++r) input.ids.insert(input.ids.end(), ids.begin(), ids.end());
-    ForwardOptions options;
-    options.logits = cut ? LogitRows::Last : LogitRows::All;
-    options.means = o.mean ? &means : nullptr;
-    for (int r = 0; r < rows; ++r) {
-      const int part = first + r - 1;
-      if (part < 0) continue;
-      if (part < layers * heads)
-        options.ablated_heads.push_back(HeadRef{part / heads, part % heads, r});
-      else
-        options.ablated_mlps.push_back(MlpRef{part - layers * heads, r});
-    }
-    Result<ForwardOutput> out = model.forward(input, options);
-    if (!out) return out.error_value();
-    const int logit_rows = cut ? 1 : seq;
-    for (int r = 0; r < rows; ++r) {
-      const float* logits =
-          out.value().logits.ptr() + (static_cast<std::size_t>(r) * logit_rows + row_at) * s.vocab_size;
-      const std::vector<double> p = softmax(logits, s.vocab_size);
-      probability[first + r] = static_cast<float>(p[o.token]);
-      logit_diff[first + r] = logits[o.token] - (o.against >= 0 ? logits[o.against] : 0.0f);
+  const RopeTables ropes = rope_tables(s, seq);
+  for (int first_layer = 0; first_layer < layers; ++first_layer) {
+    // The parts of this layer: its heads, then its MLP (H + 1 rows, in passes of at most `chunk`).
+    std::vector<int> layer_parts;
+    for (int h = 0; h < heads; ++h) layer_parts.push_back(first_layer * heads + h);
+    layer_parts.push_back(layers * heads + first_layer);
+    for (std::size_t begin = 0; begin < layer_parts.size(); begin += chunk) {
+      const int rows = static_cast<int>(std::min(layer_parts.size() - begin, static_cast<std::size_t>(chunk)));
+      std::vector<HeadRef> ablated_heads;
+      std::vector<MlpRef> ablated_mlps;
+      std::vector<int> items;
+      for (int r = 0; r < rows; ++r) {
+        const int part = layer_parts[begin + r];
+        if (part < layers * heads)
+          ablated_heads.push_back(HeadRef{first_layer, part % heads, r});
+        else
+          ablated_mlps.push_back(MlpRef{first_layer, r});
+        items.push_back(part + 1);
+      }
+      Tensor x({"B", "S", "E"}, {rows, seq, e});
+      for (int r = 0; r < rows; ++r)
+        std::copy(layer_input[first_layer].data.begin(), layer_input[first_layer].data.end(),
+                  x.data.begin() + static_cast<std::ptrdiff_t>(r) * seq * e);
+      const Tensor padding = key_padding_mask(std::vector<int>(rows, seq), seq);  // nothing padded
+      for (int l = first_layer; l < layers; ++l) {  // as Transformer::forward runs a single stack
+        LayerOptions lo = layer_options(s, Backend::Fast);
+        const LayerPositions positions = layer_positions(s, l, ropes);
+        lo.rope = positions.rope;
+        lo.alibi = positions.alibi;
+        lo.window = positions.window;
+        if (l == first_layer) {
+          lo.ablated_heads = heads_of_layer(ablated_heads, l);
+          lo.ablated_rows = head_rows_of_layer(ablated_heads, l);
+          lo.ablated_mlp_rows = mlp_rows_of_layer(ablated_mlps, l);
+          lo.head_means = o.mean ? &means.heads[l] : nullptr;
+          lo.mlp_mean = o.mean ? &means.mlps[l] : nullptr;
+        }
+        Result<Tensor> y = encoder_layer(x, model.encoder_layers()[l], lo, &padding, s.causal);
+        if (!y) return y.error_value();
+        x = std::move(y.value());
+      }
+      read_out(x, items);
     }
   }
 

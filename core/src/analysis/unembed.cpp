@@ -19,14 +19,14 @@ Status check_unembeddable(const ModelSpec& spec) {
   return Ok{};
 }
 
-std::vector<float> unembed_rows(const Transformer& model, const float* rows, int row_count) {
+std::vector<float> unembed_rows(const Transformer& model, const float* rows, int row_count, Backend backend) {
   const ModelSpec& s = model.spec();
   std::vector<float> normed(rows, rows + static_cast<std::size_t>(row_count) * s.d_model);
   if (s.has_final_norm()) norm_rows(normed.data(), row_count, s.d_model, model.final_norm(), normed.data());
   if (s.mlm_head()) {  // BERT's transform: LayerNorm(act(x W_d^T + b_d)), (R, E)
     std::vector<float> dense(normed.size());
     linear_parameter_rows(normed.data(), row_count, s.d_model, model.mlm_dense().weight, 0,
-                          model.mlm_dense().bias.data(), s.d_model, dense.data(), Backend::Reference);
+                          model.mlm_dense().bias.data(), s.d_model, dense.data(), backend);
     for (float& v : dense) v = activate(v, s.activation);
     if (s.layer_norm)
       norm_rows(dense.data(), row_count, s.d_model, model.mlm_norm(), normed.data());
@@ -37,7 +37,7 @@ std::vector<float> unembed_rows(const Transformer& model, const float* rows, int
   std::vector<float> logits(static_cast<std::size_t>(row_count) * s.vocab_size);
   linear_parameter_rows(normed.data(), row_count, s.d_model, weight, 0,
                         model.head().bias.empty() ? nullptr : model.head().bias.data(), s.vocab_size, logits.data(),
-                        Backend::Reference);
+                        backend);
   return logits;
 }
 

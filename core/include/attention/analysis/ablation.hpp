@@ -44,8 +44,9 @@ struct AblationRanking {
   std::vector<int> order;
 };
 
-// Every head and every MLP ablated alone, in batched forward passes (one ablation per batch
-// row; a causal model's ids are cut after the position, which its prediction does not see).
+// Every head and every MLP ablated alone, in batched passes: one ablation per batch row, each
+// layer's parts run from that layer's clean input (the layers before it are not run again); a
+// causal model's ids are cut after the position, which its prediction does not see.
 // Errors: "position", "token", "against" (out_of_range), "meanOver" (as ablation_means, or
 // missing with mean, or given without it), "model" (an encoder–decoder or no output head),
 // and the forward pass's ("ids").

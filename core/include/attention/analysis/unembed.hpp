@@ -17,7 +17,8 @@ Status check_unembeddable(const ModelSpec& spec);
 
 // rows: (R, E) residual streams -> (R, V) logits: final_norm(rows) W^T + b, or with an MLM head
 // norm(act(rows W_d^T + b_d)) W^T + b.
-std::vector<float> unembed_rows(const Transformer& model, const float* rows, int row_count);
+std::vector<float> unembed_rows(const Transformer& model, const float* rows, int row_count,
+                                Backend backend = Backend::Reference);
 
 // Softmax of one row of V logits, in double.
 std::vector<double> softmax(const float* logits, int vocab);
