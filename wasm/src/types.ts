@@ -326,7 +326,7 @@ export interface PatchOptions {
   corrupted: ArrayLike<number>;
   /** The position whose next-token logits are read (0..S-1; default the last). */
   position?: number;
-  /** [good, bad]: the metric is logit[good] - logit[bad] at `position`. */
+  /** The two tokens `[good, bad]`; the metric is `logit[good] - logit[bad]` at `position`. */
   tokens: [number, number];
   /** 'resid' (default): the residual stream entering layer l at position p; 'heads': head h's output (its context before out_proj, every position) at layer l. */
   over?: PatchOver;
