@@ -131,9 +131,9 @@ describe('the What heads do view', () => {
       after = Number(await change.getAttribute('data-after'));
     assert.ok(before > 0.9 && after < before - 0.3, `p('6') ${before} -> ${after}`);
     assert.match(await page.evaluate(() => location.hash), /ablate=1\.0/);
-    // The ranking's CSV holds every head.
+    // The ranking's CSV holds every head and MLP.
     const csv = await download(page, 'rank', 'csv');
-    assert.equal(csv.text.trim().split('\n').length, 1 + 4);
+    assert.equal(csv.text.trim().split('\n').length, 1 + 4 + 2);
     await page.screenshot({ path: `${SHOTS}/heads-ablate.png`, fullPage: true });
 
     // A shared link reopens the same state: the head switched off, the same change.
@@ -147,6 +147,19 @@ describe('the What heads do view', () => {
       after,
     );
     await again.close();
+
+    // Mean ablation, and an MLP switched off too: the link says so, and the change is shown again.
+    await page.locator('ap-heads #ablation').selectOption('mean');
+    await page.locator('ap-heads input[data-mlp="1"]').check();
+    await page.waitForFunction(() => /ablation=mean/.test(location.hash) && /mlps=1/.test(location.hash));
+    await page.waitForFunction(() =>
+      document
+        .querySelector('ap-heads')
+        .shadowRoot.querySelector('[data-testid="figure-rank"] .note')
+        ?.textContent.includes('mean ablation'),
+    );
+    const meanAfter = Number(await change.getAttribute('data-after'));
+    assert.ok(meanAfter < before, `mean ablation of head 1.0 and MLP 1: p('6') ${before} -> ${meanAfter}`);
     assert.deepEqual(errors, []);
     await page.close();
   });

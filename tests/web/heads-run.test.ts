@@ -7,6 +7,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadAttention, type AttentionEngine } from '../../dist/node.js';
 import { engineApi } from '../../web/src/workers/api.js';
 import { headsApi } from '../../web/src/workers/heads-run.js';
+import { TrainedModels } from '../../web/src/workers/trained-trace.js';
+import { meanReference } from '../../web/src/model/mean-reference.js';
 import type { CheckpointRecord } from '../../web/src/model/checkpoint.js';
 import type { HeadsModelRef, HeadsOutcome, HeadsResult } from '../../web/src/model/heads-results.js';
 
@@ -137,6 +139,7 @@ describe('the heads view on the shipped induction model', () => {
       'rank',
     );
     expect(ranked.ranking.filter((e) => e.part === 'head')).toHaveLength(4);
+    expect(ranked.ranking.filter((e) => e.part === 'mlp')).toHaveLength(2);
     // The circuit's two heads first (the previous-token head 0.1 that the induction head 1.0 reads), each a drop of
     // several logits; the other two heads change it by less than one.
     const top = ranked.ranking.slice(0, 2).map((e) => `${e.layer}.${e.head}`);
@@ -145,6 +148,33 @@ describe('the heads view on the shipped induction model', () => {
     for (const e of ranked.ranking.slice(2)) expect(Math.abs(e.change)).toBeLessThan(1);
     const inductionHead = ranked.ranking.find((e) => e.layer === 1 && e.head === 0)!;
     expect(inductionHead.change).toBeCloseTo(r.after.logit - r.before.logit, 4);
+  });
+
+  it('the ranking equals the engine\u2019s model.ablationRanking, every head and MLP, zero and mean', async () => {
+    const built = new TrainedModels(engine).built((induction as Extract<HeadsModelRef, { trained: unknown }>).trained);
+    const { model } = built.trainer;
+    const ids = Int32Array.from(REPEAT.split(' '), (t) => built.vocabulary.indexOf(t));
+    for (const ablation of ['zero', 'mean'] as const) {
+      const mine = resultOf(
+        await api.heads(
+          { tool: 'rank', model: induction, text: REPEAT, ablation, token: null, against: null },
+          progress,
+        ),
+        'rank',
+      );
+      const theirs = model.ablationRanking({
+        ids,
+        token: mine.target.id,
+        ablation,
+        ...(ablation === 'mean' ? { meanOver: meanReference(model.spec.vocabSize, ids.length) } : {}),
+      });
+      expect(mine.logit).toBeCloseTo(theirs.logitDiff, 4);
+      for (const e of mine.ranking) {
+        const change =
+          e.part === 'head' ? theirs.heads.logitDiffChange[e.layer * 2 + e.head] : theirs.mlps.logitDiffChange[e.layer];
+        expect(e.change, `${ablation} ${e.part} ${e.layer}.${e.head}`).toBeCloseTo(change, 3);
+      }
+    }
   });
 
   it('lens and attribution: the last layer predicts \u20186\u2019, and head 1.0 writes most of its logit', async () => {
