@@ -3,16 +3,9 @@
 // activation patching, on the trained or pretrained model the worker already holds
 // (trained-trace.ts, pretrained-run.ts). Long work (a ranking, patching) runs in steps that
 // yield to the worker's message loop, so a cancel arrives between them; progress goes out
-// after each. The engine's API for the tools that are still landing (mean and MLP ablation,
-// patching) is reached through the small adapter at the end of this file.
-import type {
-  HeadRef,
-  HeadScoreKind,
-  Model,
-  PatchOptions,
-  PatchResult as EnginePatchResult,
-  PretrainedModel,
-} from 'attention-playground';
+// after each. The ranking switches each part off in its own forward pass (model.ablationRanking
+// computes the same in one call, without progress: tests/web/heads-run.test.ts compares them).
+import type { HeadRef, HeadScoreKind, Model, PatchOptions, PretrainedModel } from 'attention-playground';
 import { HEAD_SCORE_KINDS } from 'attention-playground';
 import { headLabel } from '../model/head-patterns.js';
 import type {
@@ -351,8 +344,7 @@ async function rank(
   const parts: Omit<RankEntry, 'change'>[] = [];
   for (let layer = 0; layer < held.layers; layer++)
     for (let head = 0; head < held.heads; head++) parts.push({ part: 'head', layer, head });
-  if (canAblateMlps(held.model))
-    for (let layer = 0; layer < held.layers; layer++) parts.push({ part: 'mlp', layer, head: -1 });
+  for (let layer = 0; layer < held.layers; layer++) parts.push({ part: 'mlp', layer, head: -1 });
   const ranking: RankEntry[] = [];
   for (const [i, part] of parts.entries()) {
     if (i % 4 === 0) await step(i, parts.length, 'switching off each part in turn');
@@ -477,18 +469,6 @@ async function patch(
   };
 }
 
-// ---- The adapter: the engine's tools that land with issue 29's other parts, in one place. ----
-
-/** The engine's patching (heads-patch), where this build has it. */
-type Patching = { patch?: (options: PatchOptions) => Promise<EnginePatchResult> };
-/** The engine's MLP and mean ablation came with model.ablationRanking (heads-ablate): its presence says the build has them. */
-type Ranking = { ablationRanking?: unknown };
-
-/** Whether this engine switches MLPs off and ablates by the mean (main's forward zeroes heads only). */
-function canAblateMlps(model: Model): boolean {
-  return typeof (model as Model & Ranking).ablationRanking === 'function';
-}
-
 /** The logits (V) at `position` with heads and MLPs switched off, or null without an output head. */
 function ablatedForward(
   model: Model,
@@ -499,11 +479,6 @@ function ablatedForward(
   ablation: Ablation,
 ): Float32Array | null {
   const ablating = heads.length > 0 || mlps.length > 0;
-  if (ablating && (mlps.length > 0 || ablation === 'mean') && !canAblateMlps(model))
-    throw new FieldError(
-      'This engine build switches heads off by zeroing only (mean ablation and MLPs come with the engine\u2019s ablation tools).',
-      mlps.length > 0 ? 'mlps' : 'ablation',
-    );
   const last = position === ids.length - 1;
   const result = model.forward({
     ids,
@@ -529,10 +504,7 @@ async function patchMap(
   signal: AbortSignal,
   progress: (share: number) => void,
 ): Promise<Float32Array> {
-  const patching = model as Model & Patching;
-  if (typeof patching.patch !== 'function')
-    throw new Error('Activation patching is not in this engine build yet (model.patch, issue 29).');
-  const result = await patching.patch({
+  const result = await model.patch({
     ...options,
     signal,
     onProgress: (p) => progress(p.total ? p.done / p.total : 0),
