@@ -208,7 +208,7 @@ describe('the What heads do view', () => {
 
   test('a long ranking shows its progress and stops on Cancel', async () => {
     // A bigger model, handed over from the Train view after 2 steps: 4 layers of 8 heads, so the ranking switches off
-    // 32 heads one by one, in steps the worker yields between.
+    // 32 heads and 4 MLPs one by one, in steps the worker yields between.
     const { page, errors } = await open(
       '#train&task=induction&dModel=128&ffnDim=256&heads=8&layers=4&steps=2&evalEvery=1&stopAt=0',
     );
@@ -239,8 +239,8 @@ describe('the What heads do view', () => {
     );
     await page.locator('ap-heads #tab-ablate').click();
     const progress = await seen;
-    assert.equal(progress.max, 32, 'one step per head');
-    assert.ok(progress.value < 32);
+    assert.equal(progress.max, 32 + 4, 'one step per head and per MLP');
+    assert.ok(progress.value < 32 + 4);
     await page.screenshot({ path: `${SHOTS}/heads-cancel.png`, fullPage: true });
     assert.equal(await page.locator('ap-heads [data-testid="error"]').textContent(), 'Cancelled.');
     assert.equal(await page.locator('ap-heads [data-testid="ranking"]').count(), 0);
