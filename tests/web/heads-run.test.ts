@@ -141,11 +141,12 @@ describe('the heads view on the shipped induction model', () => {
     expect(ranked.ranking.filter((e) => e.part === 'head')).toHaveLength(4);
     expect(ranked.ranking.filter((e) => e.part === 'mlp')).toHaveLength(2);
     // The circuit's two heads first (the previous-token head 0.1 that the induction head 1.0 reads), each a drop of
-    // several logits; the other two heads change it by less than one.
+    // several logits; the other two heads change it by less than one (the MLPs come between or after).
     const top = ranked.ranking.slice(0, 2).map((e) => `${e.layer}.${e.head}`);
     expect(top.sort()).toEqual(['0.1', '1.0']);
     expect(ranked.ranking[1].change).toBeLessThan(-3);
-    for (const e of ranked.ranking.slice(2)) expect(Math.abs(e.change)).toBeLessThan(1);
+    for (const e of ranked.ranking.slice(2).filter((p) => p.part === 'head'))
+      expect(Math.abs(e.change)).toBeLessThan(1);
     const inductionHead = ranked.ranking.find((e) => e.layer === 1 && e.head === 0)!;
     expect(inductionHead.change).toBeCloseTo(r.after.logit - r.before.logit, 4);
   });

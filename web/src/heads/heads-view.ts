@@ -89,7 +89,7 @@ export class HeadsView extends LitElement {
     super.disconnectedCallback();
     window.removeEventListener('hashchange', this.#onHashChange);
     clearTimeout(this.#timer);
-    this.engine?.().cancelHeads();
+    void this.engine?.().headTools()?.cancelHeads();
   }
 
   #onHashChange = () => {
@@ -191,21 +191,23 @@ export class HeadsView extends LitElement {
       return;
     }
     this.error = null;
-    const engine = this.engine?.();
+    const engine = this.engine?.().headTools();
     for (const request of this.#requests(model.ref)) {
       const key = this.#key(request);
       if (this.#results.has(key)) continue;
       if (!engine) {
-        this.error = { message: 'This page has no engine.' };
+        this.error = { message: 'This page\u2019s engine has no head tools.' };
         return;
       }
       // A request already under way (asked by an older run: only the chosen head or the sort changed since) is
       // awaited, not asked again; a different one replaces it in the worker.
       let pending = this.#pending.get(key);
       if (!pending) {
-        pending = engine.heads(request, (p) => {
-          if (this.#pending.has(key) && this.#showing === key) this.busy = p;
-        });
+        pending = engine
+          .heads(request, (p) => {
+            if (this.#pending.has(key) && this.#showing === key) this.busy = p;
+          })
+          .catch((error: unknown): HeadsOutcome => ({ ok: false, error: `the engine failed: ${String(error)}` }));
         this.#pending.set(key, pending);
         // Attached first, so it runs before any run awaiting the outcome: a late progress is dropped from then on.
         void pending.then((outcome) => {
@@ -239,7 +241,7 @@ export class HeadsView extends LitElement {
   }
 
   #cancel = () => {
-    this.engine?.().cancelHeads();
+    void this.engine?.().headTools()?.cancelHeads();
   };
 
   #export(result: HeadsResult, format: FigureFormat) {

@@ -5,7 +5,6 @@
 import type { EngineApi, EngineRequest, RunOutcome } from './api.js';
 import type { LoadOutcome, PretrainedProgress, PretrainedSource } from '../model/pretrained-info.js';
 import type { GenerationApi } from './generation-run.js';
-import type { HeadsOutcome, HeadsProgress, HeadsRequest } from '../model/heads-results.js';
 
 export type { EngineRequest, LoadOutcome, PretrainedProgress, PretrainedSource, RunOutcome };
 
@@ -67,20 +66,10 @@ export class EngineClient {
     void this.#api?.cancelPretrained?.();
   }
 
-  /** Runs a "What heads do" tool where the engine runs (one at a time: a newer one replaces the one under way). */
-  async heads(request: HeadsRequest, onProgress: (p: HeadsProgress) => void): Promise<HeadsOutcome> {
+  /** The engine's head tools (the heads view's: heads-run.ts), or null where this engine has none. */
+  headTools(): Pick<Required<EngineApi>, 'heads' | 'cancelHeads'> | null {
     const api = (this.#api ??= this.#connect());
-    if (!api.heads) return { ok: false, error: 'this page\u2019s engine has no head tools', code: 'unsupported' };
-    try {
-      return await api.heads(request, onProgress);
-    } catch (error) {
-      return { ok: false, error: `the engine failed: ${String(error)}`, code: 'engine' };
-    }
-  }
-
-  /** Stops the heads tool under way, if any. */
-  cancelHeads(): void {
-    void this.#api?.cancelHeads?.();
+    return api.heads && api.cancelHeads ? (api as Required<EngineApi>) : null;
   }
 
   async #drain(): Promise<void> {
