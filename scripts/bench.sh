@@ -3,7 +3,8 @@
 # and the kernel timer, then runs bench/run.mjs (engines, trace, kernels) and
 # bench/browser_latency.mjs (keystroke to painted frame, default and heavy settings, in
 # Chromium and Firefox ESR; bench/results/latency.json), browser_train.mjs and
-# browser_pretrained.mjs (GPT-2 small against onnxruntime-web in Chromium) and browser_modern.mjs
+# browser_pretrained.mjs (GPT-2 small against onnxruntime-web in Chromium), browser_heads.mjs (the
+# head tools on GPT-2 small: activation and attribution patching, detectors) and browser_modern.mjs
 # (SmolLM2-135M against onnxruntime-web, Qwen3-0.6B, F32 / BF16 / 8-bit loads, in Chromium; then with
 # --big Qwen3-0.6B in BF16 and Llama 3.2 1B in 8 bits against the memory rule, writing a 2.5 GB
 # checkpoint into bench/.cache the first time). Takes a
@@ -34,6 +35,7 @@ node bench/browser_latency.mjs
 node bench/browser_train.mjs
 /usr/bin/python3 bench/make_gpt2.py  # GPT-2 small for the next one; skipped when bench/.cache/gpt2-small is complete
 node bench/browser_pretrained.mjs
+node bench/browser_heads.mjs  # the head tools on the same GPT-2 small: patching, attribution, detectors
 /usr/bin/python3 bench/make_modern.py  # SmolLM2-135M and Qwen3-0.6B; skipped when bench/.cache has them
 node bench/browser_modern.mjs
 node bench/browser_modern.mjs --big  # Qwen3-0.6B BF16 and Llama 3.2 1B q8_0: load, forward, peak memory

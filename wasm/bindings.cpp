@@ -14,6 +14,7 @@
 
 #ifndef ATTENTION_LIGHT_BINDINGS
 #include "analysis_bindings.hpp"
+#include "patching_handle.hpp"
 #endif
 #include "attention/backend.hpp"
 #include "attention/model.hpp"
@@ -363,6 +364,7 @@ EMSCRIPTEN_BINDINGS(attention_engine) {
       .function("logitLens", &logit_lens_js)
       .function("logitAttribution", &logit_attribution_js)
       .function("attentionRollout", &attention_rollout_js)
+      .function("startPatching", &attention::js::start_patching_js, emscripten::allow_raw_pointers())
 #endif
       ;
 #ifndef ATTENTION_LIGHT_BINDINGS
@@ -376,6 +378,10 @@ EMSCRIPTEN_BINDINGS(attention_engine) {
       .function("tokens", &attention::js::GenerationHandle::tokens)
       .function("promptLength", &attention::js::GenerationHandle::prompt_length)
       .function("done", &attention::js::GenerationHandle::done);
+  emscripten::class_<attention::js::PatchingHandle>("_Patching")
+      .function("error", &attention::js::PatchingHandle::error)
+      .function("step", &attention::js::PatchingHandle::step)
+      .function("result", &attention::js::PatchingHandle::result);
 #endif
   emscripten::class_<TrainerHandle>("_Trainer")
       .constructor<const ModelHandle&, std::string, val>()

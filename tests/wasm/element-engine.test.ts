@@ -49,6 +49,15 @@ describe("the element's engine", () => {
     trainer.dispose();
   });
 
+  it('leaves out the head tools: model.patch rejects with a coded error naming the missing method', async () => {
+    const engine = await loadAttention();
+    const model = engine.createModel({ vocabSize: 8, dModel: 16, heads: 2, layers: 1, ffnDim: 16, maxSeq: 8 });
+    const patched = model.patch({ clean: [1, 2], corrupted: [1, 3], tokens: [2, 3] });
+    await expect(patched).rejects.toBeInstanceOf(AttentionError);
+    await expect(patched).rejects.toMatchObject({ code: 'invalid_argument', field: 'startPatching' });
+    model.dispose();
+  });
+
   it('with the full engine (the on-demand script hands over its factory), loads a pretrained checkpoint', async () => {
     const dir = `${ROOT}tests/reference/fixtures/pretrained/gpt2-tiny/`;
     const files = Object.fromEntries(

@@ -22,10 +22,13 @@ import type {
   LogitLensOptions,
   LogitLensResult,
   ModelSpec,
+  PatchOptions,
+  PatchResult,
   ParameterInfo,
   WeightBytes,
 } from './types.js';
 import { checkForwardInput, type CheckedForwardInput } from './validate.js';
+import { checkPatchOptions, runPatching, type CheckedPatchOptions, type RawPatching } from './patching.js';
 
 type RawError = { error?: { message: string; code: string; field: string } };
 
@@ -45,6 +48,7 @@ export interface RawModel {
   logitLens(options: CheckedLogitLensOptions): LogitLensResult | RawError;
   logitAttribution(options: CheckedLogitAttributionOptions): LogitAttributionResult | RawError;
   attentionRollout(options: { ids: Int32Array }): Float32Array | RawError;
+  startPatching(options: CheckedPatchOptions): RawPatching;
   delete(): void;
 }
 
@@ -85,7 +89,9 @@ export class Model {
   }
 
   /** The live model, in an engine that has `tool` (the element's light engine has neither generation nor the head tools). */
-  #withTool(tool: 'headScores' | 'logitLens' | 'logitAttribution' | 'attentionRollout' | 'generate'): RawModel {
+  #withTool(
+    tool: 'headScores' | 'logitLens' | 'logitAttribution' | 'attentionRollout' | 'startPatching' | 'generate',
+  ): RawModel {
     const raw = this.#live();
     const present = tool === 'generate' ? this.#generationClass !== undefined : typeof raw[tool] === 'function';
     if (!present)
@@ -208,6 +214,25 @@ export class Model {
     const result = raw.attentionRollout(checkRolloutOptions(options, this.spec));
     if (!(result instanceof Float32Array)) throw fromEngine(result.error!);
     return result;
+  }
+
+  /**
+   * Activation patching of two prompts of the same length: the share of the logit difference
+   * logit[good] - logit[bad] at `position` (default the last) that each clean activation
+   * restores in the corrupted run, (patched - corrupted) / (clean - corrupted), as a
+   * Float32Array of shape [L, S] (`over: 'resid'`, the residual stream entering each layer at
+   * each position) or [L, H] (`over: 'heads'`, each head's output). `method: 'exact'` reruns
+   * the layers after each patch from the cached corrupted run; `'attribution'` is the
+   * gradient estimate from one forward of each prompt and one backward. Runs in chunks with
+   * `onProgress` between them; `signal` stops it (an AttentionError, code 'aborted'). Single
+   * stacks with an output head (GPT-2, BERT through its MLM head, the hub's causal LMs, the
+   * playground's models) and float32 weights: an encoder–decoder, a model without a head and
+   * 16- or 8-bit weights reject. See docs/heads.md.
+   */
+  async patch(options: PatchOptions): Promise<PatchResult> {
+    const raw = this.#withTool('startPatching');
+    const { checked, onProgress, signal } = checkPatchOptions(options, this.spec);
+    return runPatching(() => raw.startPatching(checked), checked, onProgress, signal);
   }
 
   /**

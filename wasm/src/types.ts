@@ -260,6 +260,51 @@ export interface LogitAttributionResult {
   logit: number;
 }
 
+/** What `model.patch()` patches: the residual stream entering each layer at each position, or each head's output. */
+export type PatchOver = 'resid' | 'heads';
+/** How `model.patch()` measures: rerunning the model per patch, or the first-order (gradient) estimate. */
+export type PatchMethod = 'exact' | 'attribution';
+
+/** How far a `model.patch()` run is: `done` of `total` chunks (a chunk is one layer's batch of patched runs). */
+export interface PatchProgress {
+  done: number;
+  total: number;
+}
+
+/** The argument of `model.patch()`: two prompts of the same length and the logit difference to recover (docs/heads.md). */
+export interface PatchOptions {
+  /** Token ids of the clean prompt (S), whose activations are patched in. */
+  clean: ArrayLike<number>;
+  /** Token ids of the corrupted prompt (S, the same length), into which they are patched. */
+  corrupted: ArrayLike<number>;
+  /** The position whose next-token logits are read (0..S-1; default the last). */
+  position?: number;
+  /** The two tokens `[good, bad]`; the metric is `logit[good] - logit[bad]` at `position`. */
+  tokens: [number, number];
+  /** 'resid' (default): the residual stream entering layer l at position p; 'heads': head h's output (its context before out_proj, every position) at layer l. */
+  over?: PatchOver;
+  /** 'exact' (default): rerun the layers after each patch; 'attribution': one forward of each prompt and one backward (gradient x activation difference). */
+  method?: PatchMethod;
+  /** Called after each chunk of work (exact: one per layer; attribution: one per pass). */
+  onProgress?: (progress: PatchProgress) => void;
+  /** Stops the run between chunks: the promise rejects with an AttentionError (code 'aborted'); the model is unchanged. */
+  signal?: AbortSignal;
+}
+
+/** The share of the logit difference each patch recovers (docs/heads.md). */
+export interface PatchResult {
+  over: PatchOver;
+  method: PatchMethod;
+  /** [L, S] for 'resid', [L, H] for 'heads'. */
+  shape: [number, number];
+  /** shape, row-major: (patched - corrupted) / (clean - corrupted) of the logit difference; 1 = all recovered, 0 = none. */
+  recovered: Float32Array;
+  /** logit[good] - logit[bad] at `position` on the clean prompt. */
+  cleanDiff: number;
+  /** The same on the corrupted prompt. */
+  corruptedDiff: number;
+}
+
 export interface ForwardInput {
   /** (B, S) token ids, 0 <= id < vocabSize. */
   ids: Int32Array;

@@ -159,6 +159,8 @@ class Transformer {
   const Parameter& embed() const { return embed_; }
   const LayerNormWeights& final_norm() const { return norm_; }
   const LinearWeights& head() const { return head_; }
+  const LinearWeights& mlm_dense() const { return head_dense_; }  // head 'mlm': its transform
+  const LayerNormWeights& mlm_norm() const { return head_norm_; }
 
  private:
   Transformer(const ModelSpec& spec, Storage matrix_storage);
