@@ -17,6 +17,8 @@ checkpoints (models.SingleStack), loaded as generate_ablation_fixtures.py loads 
         LayerNorm), the hub models' final RMSNorm and unembedding, the toy models' final LayerNorm and
         head; softmax; the top 3 ids and probabilities per layer and position, the final prediction
         and its probability after each layer (asserting the last layer gives the model's own output).
+  headScores: the head detectors (generate_head_fixtures.scores: TransformerLens's 'mul' measure) on the
+        engine's repeated random tokens (seed 7, length 5, batch 3).
   rollout: the float64 attention weights per layer (the toy models' recomputed from
         nn.MultiheadAttention's weights, asserting the module's own output), averaged over heads,
         R = prod (0.5 I + 0.5 A_l).
@@ -34,6 +36,7 @@ import generate_head_fixtures as gh
 from common import OUT
 
 TOP_K = 3
+SCORES = {"seed": 7, "length": 5, "batch": 3}  # the detectors' repeated random tokens (S = 10)
 CASES = [
     # (name, source, loader, ids, attribution case or None)
     ("bert-tiny-mlm", "pretrained/bert-tiny-mlm", ga.bert_site, [2, 40, 13, 7, 300, 12, 3], None),
@@ -93,15 +96,20 @@ def lens(site, ids):
 
 
 def attentions(site, ids):
-    """Per layer (H, S, S) float64 weights."""
-    x = torch.tensor([ids])
+    """Per layer (H, S, S) float64 weights of one sequence."""
+    return [a[0] for a in batch_attentions(site, [ids])]
+
+
+def batch_attentions(site, rows):
+    """Per layer (B, H, S, S) float64 weights of equal-length sequences."""
+    x = torch.tensor(rows)
     m = site.model
     if site.kind == "gpt2":
-        return [a[0] for a in m(x)["attentions"]]
+        return m(x)["attentions"]
     if site.kind == "bert":
-        return [a[0] for a in m(x, torch.ones_like(x), torch.zeros_like(x))["attentions"]]
+        return m(x, torch.ones_like(x), torch.zeros_like(x))["attentions"]
     if site.kind == "hub":
-        return [a[0] for a in m(x, torch.ones_like(x))["attentions"]]
+        return m(x, torch.ones_like(x))["attentions"]
     weights = []
 
     def hook(mha, args, out):
@@ -117,7 +125,7 @@ def attentions(site, ids):
         a = torch.softmax(scores, -1)
         own = (a @ v).transpose(1, 2).reshape(b, s, e) @ mha.out_proj.weight.T + mha.out_proj.bias
         assert torch.allclose(own, out[0], rtol=0, atol=1e-12)
-        weights.append(a[0])
+        weights.append(a)
 
     hooks = [layer.self_attn.register_forward_hook(hook) for layer in m.layers]
     try:
@@ -140,8 +148,11 @@ def rollout(site, ids):
 def main():
     cases = []
     for name, source, loader, ids, dla in CASES:
-        site, _ = loader(source)
+        site, vocab = loader(source)
         case = {"name": name, "source": source, "ids": ids, "lens": lens(site, ids), "rollout": rollout(site, ids)}
+        rows = gh.repeated_random_tokens(SCORES["seed"], SCORES["length"], SCORES["batch"], vocab)
+        weights = batch_attentions(site, rows)
+        case["headScores"] = {**SCORES, "scores": {k: gh.scores(weights, rows, k) for k in gh.KINDS}}
         if dla is not None:
             case["attribution"] = gh.attribution_of(site.model, "modern", {"ids": ids, **dla})
         cases.append(case)
