@@ -88,7 +88,6 @@ TEST(HeadCoverage, DetectorsLensRolloutAndAttributionMatchPyTorchOnBertHubFamili
     if (!c.contains("attribution")) {  // BERT (post-LN, MLM head) and Gemma 3 (sandwich norms)
       o.position = seq - 1;
       Result<LogitAttribution> refused = logit_attribution(model, o);
-      if (c["source"].get<std::string>().find('/') == std::string::npos) continue;  // toy models: not checked here
       ASSERT_FALSE(refused);
       EXPECT_EQ(refused.error_value().field, "model");
       continue;

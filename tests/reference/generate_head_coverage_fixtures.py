@@ -23,7 +23,9 @@ checkpoints (models.SingleStack), loaded as generate_ablation_fixtures.py loads 
         nn.MultiheadAttention's weights, asserting the module's own output), averaged over heads,
         R = prod (0.5 I + 0.5 A_l).
   attribution: generate_head_fixtures.attribution_of (pre-hooks on o_proj, hooks on the MLPs, the final
-        norm's frozen scale) on the pre-norm hub families (not Gemma 3: sandwich norms; not BERT: post-LN).
+        norm's frozen scale) on the pre-norm hub families (not Gemma 3: sandwich norms; not BERT: post-LN),
+        and toy_attribution's same arithmetic on the pre-LN toy models (each head's output from its
+        recomputed context z and its columns of out_proj.weight).
 """
 import copy
 import json
@@ -145,6 +147,56 @@ def rollout(site, ids):
     return r.tolist()
 
 
+def toy_attribution(site, ids, case):
+    """Direct logit attribution of a pre-LN toy model (nn.TransformerEncoderLayer, norm_first): the same
+    arithmetic as generate_head_fixtures.attribution_of, each head's output from its context z
+    (recomputed from nn.MultiheadAttention's weights, checked against its output) times its columns of
+    out_proj.weight; the MLP's output is linear2's; the final LayerNorm's scale frozen at the full run."""
+    m = site.model
+    assert m.spec["norm"] == "pre" and m.spec["finalNorm"] and m.spec["head"] == "linear"
+    kept = {"z": [], "mlp": []}
+
+    def z_hook(mha, args, out):
+        z = ga.toy_z(mha, args[0], m.spec["causal"])
+        own = z.reshape(*z.shape[:2], -1) @ mha.out_proj.weight.T + mha.out_proj.bias
+        assert torch.allclose(own, out[0], rtol=0, atol=1e-12)
+        kept["z"].append(z)
+
+    hooks = [m.layers[0].register_forward_pre_hook(lambda _m, args: kept.__setitem__("embed", args[0])),
+             m.norm.register_forward_pre_hook(lambda _m, args: kept.__setitem__("resid", args[0]))]
+    hooks += [layer.self_attn.register_forward_hook(z_hook) for layer in m.layers]
+    hooks += [layer.linear2.register_forward_hook(lambda _m, _i, out: kept["mlp"].append(out)) for layer in m.layers]
+    x = torch.tensor([ids])
+    try:
+        with torch.no_grad():
+            logits = site.logits(x)[0, case["position"]]
+    finally:
+        for h in hooks:
+            h.remove()
+    pos, token, against = case["position"], case["token"], case["against"]
+    w_u, b_u = m.head.weight, m.head.bias
+    direction = w_u[token] - (w_u[against] if against >= 0 else 0)
+    resid = kept["resid"][0, pos]
+    scale = torch.sqrt(resid.var(unbiased=False) + m.norm.eps)
+    read = lambda c: ((c - c.mean()) / scale * m.norm.weight) @ direction  # noqa: E731
+    heads, biases = [], m.norm.bias @ direction + b_u[token] - (b_u[against] if against >= 0 else 0)
+    for layer, z in zip(m.layers, kept["z"]):
+        w_o = layer.self_attn.out_proj.weight  # (E, H d)
+        d = z.shape[-1]
+        heads.append([float(read(z[0, pos, h] @ w_o[:, h * d:(h + 1) * d].T)) for h in range(z.shape[2])])
+        biases = biases + read(layer.self_attn.out_proj.bias)
+    out = {**case, "ids": ids, "embed": float(read(kept["embed"][0, pos])), "heads": heads,
+           "mlps": [float(read(o[0, pos])) for o in kept["mlp"]], "biases": float(biases),
+           "logit": float(logits[token] - (logits[against] if against >= 0 else 0))}
+    total = out["embed"] + sum(map(sum, heads)) + sum(out["mlps"]) + out["biases"]
+    assert abs(total - out["logit"]) < 1e-9, (total, out["logit"])  # the parts add up
+    return out
+
+
+TOY_DLA = {"sort": {"position": 11, "token": 5, "against": 6}, "reverse": {"position": 10, "token": 8, "against": -1},
+           "induction": {"position": 6, "token": 7, "against": -1}}
+
+
 def main():
     cases = []
     for name, source, loader, ids, dla in CASES:
@@ -155,6 +207,8 @@ def main():
         case["headScores"] = {**SCORES, "scores": {k: gh.scores(weights, rows, k) for k in gh.KINDS}}
         if dla is not None:
             case["attribution"] = gh.attribution_of(site.model, "modern", {"ids": ids, **dla})
+        if name in TOY_DLA:
+            case["attribution"] = toy_attribution(site, ids, TOY_DLA[name])
         cases.append(case)
         print(name, "final prediction", case["lens"]["prediction"])
     path = os.path.join(OUT, "heads-coverage.json")
