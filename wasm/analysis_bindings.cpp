@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "attention/analysis/ablation.hpp"
 #include "attention/analysis/attention_rollout.hpp"
 #include "attention/analysis/head_scores.hpp"
 #include "attention/analysis/logit_attribution.hpp"
@@ -69,6 +70,46 @@ val attention_rollout_js(ModelHandle& model, val options) {
   Result<Tensor> r = attention_rollout(*model.shared(), read_ints(options["ids"]));
   if (!r) return error(r.error_value());
   return to_float32_array(r.value().data);
+}
+
+val forward_ablated_js(ModelHandle& model, val input) {
+  ForwardOptions options;
+  options.ablated_heads = read_heads(input["ablate"]);
+  const std::vector<int> mlps = read_ints(input["ablateMlps"]);
+  for (int layer : mlps) options.ablated_mlps.push_back(MlpRef{layer});
+  Result<AblationMeans> means = Error("unused");
+  if (input["ablation"].as<std::string>() == "mean") {
+    means = ablation_means(*model.shared(), read_ints(input["meanOver"]), input["meanCount"].as<int>(),
+                           input["seq"].as<int>());
+    if (!means) return error(means.error_value());
+    options.means = &means.value();
+  }
+  return model.forward_with(input, std::move(options));
+}
+
+val ablation_ranking_js(ModelHandle& model, val options) {
+  AblationRankingOptions o;
+  o.ids = read_ints(options["ids"]);
+  o.position = options["position"].as<int>();
+  o.token = options["token"].as<int>();
+  o.against = options["against"].as<int>();
+  o.mean = options["mean"].as<bool>();
+  if (o.mean) {
+    o.mean_over = read_ints(options["meanOver"]);
+    o.mean_count = options["meanCount"].as<int>();
+  }
+  Result<AblationRanking> r = ablation_ranking(*model.shared(), o);
+  if (!r) return error(r.error_value());
+  const AblationRanking& a = r.value();
+  val out = val::object();
+  out.set("probability", a.probability);
+  out.set("logitDiff", a.logit_diff);
+  out.set("headProbabilityChange", to_float32_array(a.head_probability_change));
+  out.set("headLogitDiffChange", to_float32_array(a.head_logit_diff_change));
+  out.set("mlpProbabilityChange", to_float32_array(a.mlp_probability_change));
+  out.set("mlpLogitDiffChange", to_float32_array(a.mlp_logit_diff_change));
+  out.set("order", to_int32_array(a.order));
+  return out;
 }
 
 }  // namespace attention::js

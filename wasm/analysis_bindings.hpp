@@ -21,4 +21,13 @@ val logit_attribution_js(ModelHandle& model, val options);
 // { ids: Int32Array (S) } -> Float32Array (S, S).
 val attention_rollout_js(ModelHandle& model, val options);
 
+// The forward input with ablate, ablateMlps (layers), ablation ('zero' | 'mean'), meanOver
+// (Int32Array (N, S) or null) and meanCount (N) -> what forward returns.
+val forward_ablated_js(ModelHandle& model, val input);
+
+// { ids: Int32Array (S), position, token, against (-1 = none), mean: bool, meanOver: Int32Array (N, S)
+// or null, meanCount } -> { probability, logitDiff, headProbabilityChange, headLogitDiffChange:
+// Float32Array (L, H), mlpProbabilityChange, mlpLogitDiffChange: Float32Array (L), order: Int32Array }.
+val ablation_ranking_js(ModelHandle& model, val options);
+
 }  // namespace attention::js

@@ -38,7 +38,9 @@ void reset_heap_peak();
 using emscripten::val;
 using namespace attention;
 #ifndef ATTENTION_LIGHT_BINDINGS
+using attention::js::ablation_ranking_js;
 using attention::js::attention_rollout_js;
+using attention::js::forward_ablated_js;
 using attention::js::head_scores_js;
 using attention::js::logit_attribution_js;
 using attention::js::logit_lens_js;
@@ -365,6 +367,8 @@ EMSCRIPTEN_BINDINGS(attention_engine) {
       .function("logitAttribution", &logit_attribution_js)
       .function("attentionRollout", &attention_rollout_js)
       .function("startPatching", &attention::js::start_patching_js, emscripten::allow_raw_pointers())
+      .function("forwardAblated", &forward_ablated_js)
+      .function("ablationRanking", &ablation_ranking_js)
 #endif
       ;
 #ifndef ATTENTION_LIGHT_BINDINGS

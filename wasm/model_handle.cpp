@@ -104,15 +104,19 @@ val ModelHandle::weight_bytes() const {
 val ModelHandle::save_weights() const { return to_uint8_array(save_safetensors(*model_)); }
 
 val ModelHandle::forward(val in) const {
+  ForwardOptions options;
+  options.ablated_heads = read_heads(in["ablate"]);
+  return forward_with(in, std::move(options));
+}
+
+val ModelHandle::forward_with(const val& in, ForwardOptions options) const {
   ForwardInput input = read_forward_input(in);
   RecordFilter filter;
-  ForwardOptions options;
   if (!in["record"].isNull()) {
     filter.patterns = emscripten::vecFromJSArray<std::string>(in["record"]["stages"]);
     filter.layers = emscripten::vecFromJSArray<int>(in["record"]["layers"]);
     options.record = &filter;
   }
-  options.ablated_heads = read_heads(in["ablate"]);
   const val logits = in["logits"];  // 'all' | 'last' | 'none', checked by the TypeScript side
   const std::string rows = logits.isString() ? logits.as<std::string>() : "all";
   options.logits = rows == "last" ? LogitRows::Last : rows == "none" ? LogitRows::None : LogitRows::All;

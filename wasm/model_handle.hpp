@@ -38,6 +38,8 @@ class ModelHandle {
   // { total, f32, bf16, f16, q8_0 }: bytes of parameter values held, by storage.
   val weight_bytes() const;
   val forward(val in) const;
+  // forward() with the ablations already read (the head tools' forwardAblated adds MLPs and means).
+  val forward_with(const val& in, ForwardOptions options) const;
   const std::shared_ptr<Transformer>& shared() const { return model_; }
 
  private:

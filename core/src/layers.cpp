@@ -55,6 +55,10 @@ MultiHeadOptions attention_options(const LayerOptions& options, const Tensor* ke
                                    const std::vector<int>& ablated_heads, bool self_attention) {
   MultiHeadOptions mha;
   mha.ablated_heads = ablated_heads;
+  if (self_attention && !ablated_heads.empty()) {
+    mha.ablated_rows = options.ablated_rows;
+    mha.head_means = options.head_means;
+  }
   mha.heads = options.heads;
   mha.kv_heads = options.kv_heads;
   mha.head_dim = options.head_dim;
@@ -120,8 +124,24 @@ void activate_all(std::vector<float>& values, Activation activation, Backend bac
     for (float& v : values) v = activate(v, activation);
 }
 
+namespace {
+// out (B, S, E): the listed rows (-1: every row) become 0 or mean (S, E).
+void ablate_mlp(Tensor& out, const std::vector<int>& rows, const Tensor* mean) {
+  const int batch = out.shape[0];
+  const std::size_t block = out.size() / static_cast<std::size_t>(batch);  // (S, E)
+  for (int row : rows)
+    for (int b = row < 0 ? 0 : row; b < (row < 0 ? batch : row + 1); ++b) {
+      float* dst = out.ptr() + static_cast<std::size_t>(b) * block;
+      if (mean)
+        std::copy_n(mean->ptr(), block, dst);
+      else
+        std::fill_n(dst, block, 0.0f);
+    }
+}
+}  // namespace
+
 Tensor feed_forward(const Tensor& x, const FeedForwardWeights& w, Activation activation, Backend backend,
-                    const Recorder& recorder) {
+                    const Recorder& recorder, const std::function<void(Tensor&)>& edit_output) {
   if (w.gated) {
     // [gate; up] = x W1^T: (..., 2F), then linear2(act(gate) * up).
     const Tensor both = linear(x, w.linear1, "F", backend);
@@ -143,6 +163,7 @@ Tensor feed_forward(const Tensor& x, const FeedForwardWeights& w, Activation act
     for (std::size_t i = 0; i < product.size(); ++i) product.data[i] *= up.data[i];
     recorder.record(StageId::FfnProduct, product);
     Tensor out = linear(product, w.linear2, x.axes.back(), backend);
+    if (edit_output) edit_output(out);
     recorder.record(StageId::FfnOutput, out);
     return out;
   }
@@ -151,6 +172,7 @@ Tensor feed_forward(const Tensor& x, const FeedForwardWeights& w, Activation act
   activate_all(hidden.data, activation, backend);
   recorder.record(StageId::FfnActivated, hidden);
   Tensor out = linear(hidden, w.linear2, x.axes.back(), backend);
+  if (edit_output) edit_output(out);
   recorder.record(StageId::FfnOutput, out);
   return out;
 }
@@ -163,7 +185,9 @@ Result<Tensor> encoder_layer(const Tensor& x, const EncoderLayerWeights& w, cons
   });
   if (!h) return h;
   return sublayer(h.value(), w.norm2, w.post_norm2, options, recorder, 2, [&](const Tensor& in) -> Result<Tensor> {
-    return feed_forward(in, w.ffn, options.activation, options.backend, recorder);
+    if (options.ablated_mlp_rows.empty()) return feed_forward(in, w.ffn, options.activation, options.backend, recorder);
+    return feed_forward(in, w.ffn, options.activation, options.backend, recorder,
+                        [&](Tensor& out) { ablate_mlp(out, options.ablated_mlp_rows, options.mlp_mean); });
   });
 }
 

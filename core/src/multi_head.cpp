@@ -212,6 +212,22 @@ void zero_heads(Tensor& context, const std::vector<int>& heads) {
       std::fill_n(context.ptr() + (static_cast<std::size_t>(b) * count + h) * block, block, 0.0f);
 }
 
+void ablate_heads(Tensor& context, const MultiHeadOptions& options) {
+  const int batch = context.shape[0], count = context.shape[1];
+  const std::size_t block = static_cast<std::size_t>(context.shape[2]) * context.shape[3];  // (Sq, d_v)
+  for (std::size_t i = 0; i < options.ablated_heads.size(); ++i) {
+    const int h = options.ablated_heads[i];
+    const int row = options.ablated_rows.empty() ? -1 : options.ablated_rows[i];
+    for (int b = row < 0 ? 0 : row; b < (row < 0 ? batch : row + 1); ++b) {
+      float* dst = context.ptr() + (static_cast<std::size_t>(b) * count + h) * block;
+      if (options.head_means)
+        std::copy_n(options.head_means->ptr() + static_cast<std::size_t>(h) * block, block, dst);
+      else
+        std::fill_n(dst, block, 0.0f);
+    }
+  }
+}
+
 Tensor view_as_heads(const Tensor& x, int heads) {
   return Tensor({x.axes[0], x.axes[1], "H", "d_k"}, {x.shape[0], x.shape[1], heads, x.shape[2] / heads}, x.data);
 }
@@ -383,7 +399,7 @@ Result<MultiHeadResult> multi_head_attention(const Tensor& query, const Tensor& 
   // +inf scores are fine (softmax takes the limit); NaN means +inf met -inf in a dot product.
   if (st.nan_scores) return overflow_error("the scores Q K^T");
   st.output.axes = {"B", "H", "Sq", "d_k"};
-  zero_heads(st.output, options.ablated_heads);
+  ablate_heads(st.output, options);
   Tensor merged = merge_heads(st.output);  // (B, Sq, H d_h)
   Tensor output({"B", "Sq", "E"}, {batch, sq, e});
   linear_parameter_rows(merged.ptr(), batch * sq, hs.q_dim(), w.out_proj_weight, 0, bias_rows(w.out_proj_bias, 0), e,

@@ -235,6 +235,59 @@ Status Transformer::check_ablated_heads(const std::vector<HeadRef>& heads) const
   return Ok{};
 }
 
+Status Transformer::check_ablation(const ForwardOptions& options, int batch, int seq) const {
+  if (Status st = check_ablated_heads(options.ablated_heads); !st) return st;
+  for (std::size_t i = 0; i < options.ablated_heads.size(); ++i)
+    if (options.ablated_heads[i].row < -1 || options.ablated_heads[i].row >= batch)
+      return Error{"ablate[" + std::to_string(i) + "].row is " + std::to_string(options.ablated_heads[i].row) +
+                       ", outside -1.." + std::to_string(batch - 1),
+                   kOutOfRange, "ablate.row"};
+  if (!options.ablated_mlps.empty() && spec_.encoder_decoder())
+    return Error{
+        "MLP ablation switches off layers of a single stack; this model is an encoder–decoder (encoderLayers > 0)",
+        error_code::kInvalidArgument, "ablateMlps"};
+  for (std::size_t i = 0; i < options.ablated_mlps.size(); ++i) {
+    const MlpRef& m = options.ablated_mlps[i];
+    if (m.layer < 0 || m.layer >= spec_.layers)
+      return Error{"ablateMlps[" + std::to_string(i) + "] is " + std::to_string(m.layer) + ", outside the layers 0.." +
+                       std::to_string(spec_.layers - 1),
+                   kOutOfRange, "ablateMlps"};
+    if (m.row < -1 || m.row >= batch)
+      return Error{"ablateMlps[" + std::to_string(i) + "].row is " + std::to_string(m.row) + ", outside -1.." +
+                       std::to_string(batch - 1),
+                   kOutOfRange, "ablateMlps.row"};
+  }
+  if (const AblationMeans* means = options.means) {
+    if (means->seq != seq)
+      return Error{"the mean ablation's reference sequences have " + std::to_string(means->seq) +
+                       " positions; this forward pass has " + std::to_string(seq),
+                   error_code::kShapeMismatch, "meanOver"};
+    const std::size_t layers = static_cast<std::size_t>(spec_.layers);
+    const std::size_t head_block = static_cast<std::size_t>(spec_.heads) * seq * spec_.head_dim();
+    const std::size_t mlp_block = static_cast<std::size_t>(seq) * spec_.d_model;
+    bool shaped = means->heads.size() == layers && means->mlps.size() == layers;
+    for (std::size_t l = 0; shaped && l < layers; ++l)
+      shaped = means->heads[l].size() == head_block && means->mlps[l].size() == mlp_block;
+    if (!shaped)
+      return Error{"the mean ablation's means were not made for this model", error_code::kShapeMismatch, "meanOver"};
+  }
+  return Ok{};
+}
+
+std::vector<int> head_rows_of_layer(const std::vector<HeadRef>& heads, int layer) {
+  std::vector<int> out;
+  for (const HeadRef& h : heads)
+    if (h.layer == layer) out.push_back(h.row);
+  return out;
+}
+
+std::vector<int> mlp_rows_of_layer(const std::vector<MlpRef>& mlps, int layer) {
+  std::vector<int> out;
+  for (const MlpRef& m : mlps)
+    if (m.layer == layer) out.push_back(m.row);
+  return out;
+}
+
 std::vector<int> heads_of_layer(const std::vector<HeadRef>& heads, int layer) {
   std::vector<int> out;
   for (const HeadRef& h : heads)
@@ -247,7 +300,7 @@ Result<ForwardOutput> Transformer::forward(const ForwardInput& in, const Forward
   const bool enc_dec = s.encoder_decoder();
   if (Status st = check_input(in, options.record != nullptr, options.record, options.logits); !st)
     return st.error_value();
-  if (Status st = check_ablated_heads(options.ablated_heads); !st) return st.error_value();
+  if (Status st = check_ablation(options, in.batch, enc_dec ? in.source_seq : in.seq); !st) return st.error_value();
 
   ForwardOutput out;
   Trace* trace = options.record ? &out.trace : nullptr;
@@ -268,6 +321,10 @@ Result<ForwardOutput> Transformer::forward(const ForwardInput& in, const Forward
   for (std::size_t l = 0; l < layers_.size(); ++l) {
     Recorder recorder(trace, static_cast<int>(l), stack + ".", options.record);
     lo.ablated_heads = heads_of_layer(options.ablated_heads, static_cast<int>(l));
+    lo.ablated_rows = head_rows_of_layer(options.ablated_heads, static_cast<int>(l));
+    lo.ablated_mlp_rows = mlp_rows_of_layer(options.ablated_mlps, static_cast<int>(l));
+    lo.head_means = options.means ? &options.means->heads[l] : nullptr;
+    lo.mlp_mean = options.means ? &options.means->mlps[l] : nullptr;
     const LayerPositions positions = layer_positions(s, static_cast<int>(l), ropes);
     lo.rope = positions.rope;
     lo.alibi = positions.alibi;

@@ -42,11 +42,12 @@ inline Transformer load_checkpoint(const std::string& id) {
   return model.value();
 }
 
-// A tiny reference model of fixtures/heads.json by its source: a hub directory (GPT-2) or a
+// A tiny reference model of fixtures/heads.json or ablation.json by its source: a checkpoint directory
+// (pretrained/ GPT-2 or BERT, hub/ the modern families) or a
 // modern fixture (Llama, Qwen 2 with grouped K/V heads).
 inline Transformer load_reference_model(const std::string& source) {
   const std::string dir = std::string(ATTENTION_FIXTURE_DIR) + "/";
-  if (source.rfind("pretrained/", 0) == 0) {
+  if (source.rfind("pretrained/", 0) == 0 || source.rfind("hub/", 0) == 0) {
     Result<pretrained::HubConfig> config = pretrained::read_config(read_text(dir + source + "/config.json"));
     EXPECT_TRUE(config) << config.error();
     Result<pretrained::CheckpointLoader> loader = pretrained::CheckpointLoader::create(config.value());

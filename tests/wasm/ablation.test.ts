@@ -192,6 +192,10 @@ describe.each(BUILDS)('%s build', (build) => {
       record: null,
       logits: 'all',
       ablate: [{ layer: 5, head: 0 }],
+      ablateMlps: [],
+      ablation: 'zero',
+      meanOver: null,
+      meanCount: 0,
     });
     expect(raw.error).toMatchObject({ code: 'out_of_range', field: 'ablate.layer' });
     expect(model.forward(INPUT).hidden).toEqual(intact);

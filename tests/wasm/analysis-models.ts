@@ -1,5 +1,6 @@
 // The models the analysis tools' tests run on: the tiny PyTorch reference models of
-// tests/reference/fixtures/heads.json (GPT-2 through loadPretrained, the modern fixtures through
+// tests/reference/fixtures/heads.json and ablation.json (GPT-2, BERT and the hub families through
+// loadPretrained, the modern fixtures through
 // createModel + loadWeights) and the shipped checkpoints.
 import { readFileSync, readdirSync } from 'node:fs';
 import type { AttentionEngine, Model } from '../../dist/node.js';
@@ -15,13 +16,15 @@ function specOf(safetensors: Uint8Array): Record<string, unknown> {
 }
 
 export async function referenceModel(engine: AttentionEngine, source: string): Promise<Model> {
-  if (source.startsWith('pretrained/')) {
+  if (source.startsWith('pretrained/') || source.startsWith('hub/')) {
     const dir = FIXTURES + source;
     const files = Object.fromEntries(
       readdirSync(dir)
         .filter((f) => f !== 'expected.json')
         .map((f) => [f, bytes(`${dir}/${f}`)]),
     );
+    // bert-tiny-mlm holds weights only: its vocabulary is bert-tiny's (as pretrained.test.ts loads it).
+    if (source === 'pretrained/bert-tiny-mlm') files['vocab.txt'] = bytes(`${FIXTURES}pretrained/bert-tiny/vocab.txt`);
     return (await engine.loadPretrained({ files })).model;
   }
   const f = JSON.parse(readFileSync(`${FIXTURES}${source}.json`, 'utf8'));

@@ -96,4 +96,27 @@ describe("the element's engine", () => {
       globalThis.DecompressionStream = stream;
     }
   });
+
+  it('ablates heads by zero, and leaves MLP and mean ablation and the ablation ranking to the full engine', async () => {
+    const engine = await loadAttention();
+    const model = engine.createModel({ vocabSize: 8, dModel: 16, heads: 2, layers: 1, ffnDim: 16, maxSeq: 8 });
+    const input = { ids: Int32Array.from([1, 2, 3]), batch: 1, seq: 3 };
+    const off = model.forward({ ...input, ablate: [{ layer: 0, head: 1 }] }).logits!;
+    expect(off.some((v, i) => v !== model.forward(input).logits![i])).toBe(true);
+    for (const [call, field] of [
+      [() => model.forward({ ...input, ablateMlps: [0] }), 'forwardAblated'],
+      [() => model.forward({ ...input, ablation: 'mean', meanOver: [[1, 2, 3]] }), 'forwardAblated'],
+      [() => model.ablationRanking({ ids: [1, 2, 3], token: 2 }), 'ablationRanking'],
+    ] as const) {
+      let error: unknown = null;
+      try {
+        call();
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(AttentionError);
+      expect(error).toMatchObject({ code: 'invalid_argument', field });
+    }
+    model.dispose();
+  });
 });

@@ -1,8 +1,17 @@
 // The arguments of the read-only analysis tools (issue 29): checked here with coded
 // AttentionErrors (field and value) before the engine sees them; the core checks again.
 import { AttentionError, describeValue } from './errors.js';
-import type { HeadScoreKind, HeadScoreOptions, LogitAttributionOptions, LogitLensOptions, ModelSpec } from './types.js';
-import { checkInteger } from './validate.js';
+import type {
+  AblationEffect,
+  AblationRankingOptions,
+  AblationRankingResult,
+  HeadScoreKind,
+  HeadScoreOptions,
+  LogitAttributionOptions,
+  LogitLensOptions,
+  ModelSpec,
+} from './types.js';
+import { checkAblationKind, checkInteger } from './validate.js';
 
 /** The detection patterns of `model.headScores()` (TransformerLens's head_detector.py names, shortened). */
 export const HEAD_SCORE_KINDS: readonly HeadScoreKind[] = ['previous', 'duplicate', 'induction'];
@@ -112,4 +121,78 @@ export function checkLogitAttributionOptions(raw: unknown, spec: ModelSpec): Che
 export function checkRolloutOptions(raw: unknown, spec: ModelSpec): { ids: Int32Array } {
   const o = checkOptionsObject('attentionRollout', raw, ['ids']);
   return { ids: checkIds(o.ids, spec) };
+}
+
+export interface CheckedAblationRankingOptions extends CheckedLogitAttributionOptions {
+  mean: boolean;
+  meanOver: Int32Array | null;
+  meanCount: number;
+}
+
+export function checkAblationRankingOptions(raw: unknown, spec: ModelSpec): CheckedAblationRankingOptions {
+  const o = checkOptionsObject('ablationRanking', raw, [
+    'ids',
+    'position',
+    'token',
+    'against',
+    'ablation',
+    'meanOver',
+  ]) as Partial<AblationRankingOptions>;
+  if (spec.encoderLayers > 0)
+    throw new AttentionError(
+      'the ablation ranking needs a single stack; this model is an encoder–decoder (encoderLayers > 0)',
+      { field: 'model', value: spec.encoderLayers },
+    );
+  const { ids, position, token, against } = checkLogitAttributionOptions(
+    { ids: o.ids, position: o.position, token: o.token, against: o.against },
+    spec,
+  );
+  const kind = checkAblationKind(o.ablation, o.meanOver, ids.length, spec);
+  return {
+    ids,
+    position,
+    token,
+    against,
+    mean: kind.ablation === 'mean',
+    meanOver: kind.meanOver,
+    meanCount: kind.meanCount,
+  };
+}
+
+/** What the engine's ablationRanking returns. */
+export interface RawAblationRanking {
+  probability: number;
+  logitDiff: number;
+  headProbabilityChange: Float32Array;
+  headLogitDiffChange: Float32Array;
+  mlpProbabilityChange: Float32Array;
+  mlpLogitDiffChange: Float32Array;
+  /** Parts ranked: i < L H is head (i / H, i % H), else the MLP of layer i - L H. */
+  order: Int32Array;
+}
+
+/** The package's result: the engine's changes, and every part as an entry in the engine's order. */
+export function ablationRankingResult(raw: RawAblationRanking, heads: number): AblationRankingResult {
+  const headCount = raw.headProbabilityChange.length;
+  const ranked: AblationEffect[] = Array.from(raw.order, (i) => {
+    const head = i < headCount;
+    const probabilityChange = head ? raw.headProbabilityChange[i] : raw.mlpProbabilityChange[i - headCount];
+    const logitDiffChange = head ? raw.headLogitDiffChange[i] : raw.mlpLogitDiffChange[i - headCount];
+    return {
+      kind: head ? 'head' : 'mlp',
+      layer: head ? Math.floor(i / heads) : i - headCount,
+      head: head ? i % heads : -1,
+      probability: raw.probability + probabilityChange,
+      probabilityChange,
+      logitDiff: raw.logitDiff + logitDiffChange,
+      logitDiffChange,
+    };
+  });
+  return {
+    probability: raw.probability,
+    logitDiff: raw.logitDiff,
+    heads: { probabilityChange: raw.headProbabilityChange, logitDiffChange: raw.headLogitDiffChange },
+    mlps: { probabilityChange: raw.mlpProbabilityChange, logitDiffChange: raw.mlpLogitDiffChange },
+    ranked,
+  };
 }

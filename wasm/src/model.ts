@@ -4,15 +4,21 @@ import { AttentionError, fromEngine } from './errors.js';
 import { checkGenerateOptions, Generation, type RawGenerationClass } from './generation.js';
 import { readTrace, type RawTrace } from './trace.js';
 import {
+  ablationRankingResult,
+  checkAblationRankingOptions,
   checkHeadScoreOptions,
   checkLogitAttributionOptions,
   checkLogitLensOptions,
   checkRolloutOptions,
+  type CheckedAblationRankingOptions,
   type CheckedHeadScoreOptions,
   type CheckedLogitAttributionOptions,
   type CheckedLogitLensOptions,
+  type RawAblationRanking,
 } from './analysis.js';
 import type {
+  AblationRankingOptions,
+  AblationRankingResult,
   ForwardInput,
   ForwardResult,
   GenerateOptions,
@@ -31,6 +37,7 @@ import { checkForwardInput, type CheckedForwardInput } from './validate.js';
 import { checkPatchOptions, runPatching, type CheckedPatchOptions, type RawPatching } from './patching.js';
 
 type RawError = { error?: { message: string; code: string; field: string } };
+type RawForwardResult = RawError & Partial<RawTrace> & { hidden?: Float32Array; logits?: Float32Array | null };
 
 /** The raw Embind model (private: only this file and engine.ts talk to it). */
 export interface RawModel {
@@ -41,9 +48,9 @@ export interface RawModel {
   loadWeights(bytes: Uint8Array): RawError | undefined;
   saveWeights(): Uint8Array;
   weightBytes(): WeightBytes;
-  forward(
-    input: CheckedForwardInput,
-  ): RawError & Partial<RawTrace> & { hidden?: Float32Array; logits?: Float32Array | null };
+  forward(input: CheckedForwardInput): RawForwardResult;
+  forwardAblated(input: CheckedForwardInput): RawForwardResult;
+  ablationRanking(options: CheckedAblationRankingOptions): RawAblationRanking | RawError;
   headScores(options: CheckedHeadScoreOptions): Float32Array | RawError;
   logitLens(options: CheckedLogitLensOptions): LogitLensResult | RawError;
   logitAttribution(options: CheckedLogitAttributionOptions): LogitAttributionResult | RawError;
@@ -90,7 +97,15 @@ export class Model {
 
   /** The live model, in an engine that has `tool` (the element's light engine has neither generation nor the head tools). */
   #withTool(
-    tool: 'headScores' | 'logitLens' | 'logitAttribution' | 'attentionRollout' | 'startPatching' | 'generate',
+    tool:
+      | 'headScores'
+      | 'logitLens'
+      | 'logitAttribution'
+      | 'attentionRollout'
+      | 'startPatching'
+      | 'forwardAblated'
+      | 'ablationRanking'
+      | 'generate',
   ): RawModel {
     const raw = this.#live();
     const present = tool === 'generate' ? this.#generationClass !== undefined : typeof raw[tool] === 'function';
@@ -149,7 +164,11 @@ export class Model {
   forward(input: ForwardInput): ForwardResult {
     const raw = this.#live();
     const checked = checkForwardInput(input, this.spec);
-    const result = raw.forward(checked);
+    // MLP and mean ablation run in the head tools' binding (not in the element's light engine).
+    const result =
+      checked.ablateMlps.length > 0 || checked.ablation === 'mean'
+        ? this.#withTool('forwardAblated').forwardAblated(checked)
+        : raw.forward(checked);
     if (result.error) throw fromEngine(result.error);
     return {
       hidden: result.hidden!,
@@ -178,8 +197,8 @@ export class Model {
    * model's final norm and unembedding, as if it were the last layer. Per layer and position
    * the `topK` likeliest next tokens with their probabilities, and the probability of the
    * model's final prediction layer by layer (shapes on {@link LogitLensResult}). Needs a
-   * single stack with a plain output head (GPT-2, the playground's decoders, the hub's
-   * causal LMs); an MLM head (BERT) throws (field 'model'). See docs/heads.md.
+   * single stack with an output head (GPT-2, the playground's decoders, the hub's causal LMs,
+   * BERT through its MLM head); a model without one throws (field 'model'). See docs/heads.md.
    */
   logitLens(options: LogitLensOptions): LogitLensResult {
     const raw = this.#withTool('logitLens');
@@ -233,6 +252,22 @@ export class Model {
     const raw = this.#withTool('startPatching');
     const { checked, onProgress, signal } = checkPatchOptions(options, this.spec);
     return runPatching(() => raw.startPatching(checked), checked, onProgress, signal);
+  }
+
+  /**
+   * Which heads and MLPs the prediction at `position` depends on: each head and each MLP is
+   * ablated alone ('zero', or 'mean' over the reference sequences `meanOver`, as in `forward`)
+   * and the probability of `token` and the logit difference logit(token) - logit(against) (or
+   * logit(token)) are read again. Returns the clean values, the changes per head (L, H) and per
+   * MLP (L), and every part ranked by the size of its logit difference change (shapes on
+   * {@link AblationRankingResult}). In a causal model the prediction is the next token; in BERT,
+   * the token at `position`. Single stacks with an output head. See docs/heads.md.
+   */
+  ablationRanking(options: AblationRankingOptions): AblationRankingResult {
+    const raw = this.#withTool('ablationRanking');
+    const result = raw.ablationRanking(checkAblationRankingOptions(options, this.spec));
+    if ('error' in result && result.error) throw fromEngine(result.error);
+    return ablationRankingResult(result as RawAblationRanking, this.spec.heads);
   }
 
   /**

@@ -197,6 +197,53 @@ export interface HeadRef {
   head: number;
 }
 
+/** What an ablated head or MLP writes: nothing ('zero') or its per-position mean over a reference batch ('mean'). */
+export type AblationKind = 'zero' | 'mean';
+
+/** The argument of `model.ablationRanking()`: one sequence, the prediction to explain, how to ablate. */
+export interface AblationRankingOptions {
+  /** Token ids (S). */
+  ids: ArrayLike<number>;
+  /** The position whose prediction is explained (0..S-1; default the last): the next token in a causal model, the token at that position in BERT. */
+  position?: number;
+  /** The token whose probability and logit are followed. */
+  token: number;
+  /** If given, the logit difference logit(token) - logit(against) is followed; else logit(token). */
+  against?: number;
+  /** 'zero' (default) or 'mean' (needs `meanOver`). */
+  ablation?: AblationKind;
+  /** The reference batch of mean ablation: sequences of exactly S tokens each (1..64 of them). */
+  meanOver?: ArrayLike<number>[];
+}
+
+/** The effect of ablating one head or one MLP (alone) on the prediction. */
+export interface AblationEffect {
+  kind: 'head' | 'mlp';
+  layer: number;
+  /** The head (0..heads-1), or -1 for an MLP. */
+  head: number;
+  /** The token's probability with this part ablated, and its change from the clean run. */
+  probability: number;
+  probabilityChange: number;
+  /** The logit difference (or the logit) with this part ablated, and its change. */
+  logitDiff: number;
+  logitDiffChange: number;
+}
+
+/** `model.ablationRanking()`: every head and MLP ablated one at a time (docs/heads.md). */
+export interface AblationRankingResult {
+  /** The clean run's probability of `token` at `position`. */
+  probability: number;
+  /** The clean run's logit(token) - logit(against), or logit(token) without `against`. */
+  logitDiff: number;
+  /** (L, H): each head's change of the probability / of the logit difference when ablated alone. */
+  heads: { probabilityChange: Float32Array; logitDiffChange: Float32Array };
+  /** (L): each MLP's changes likewise. */
+  mlps: { probabilityChange: Float32Array; logitDiffChange: Float32Array };
+  /** Every head and MLP, the largest |logitDiffChange| first (ties: heads before MLPs, lower layer, lower head). */
+  ranked: AblationEffect[];
+}
+
 /** A detection pattern of `model.headScores()`: the previous token; earlier copies of the current token; the token right after an earlier copy. */
 export type HeadScoreKind = 'previous' | 'duplicate' | 'induction';
 
@@ -328,6 +375,23 @@ export interface ForwardInput {
    */
   ablate?: HeadRef[];
   /**
+   * Layers whose MLP (the feed-forward sub-layer) is switched off: its output (B, S, E),
+   * before any post-norm and the residual add, becomes zero or, with `ablation: 'mean'`,
+   * its per-position mean over `meanOver`. Single stacks only. Default: none.
+   */
+  ablateMlps?: number[];
+  /**
+   * What an ablated head's context and an ablated MLP's output become: 'zero' (default) or
+   * 'mean', the per-position mean over the reference batch `meanOver` (TransformerLens's
+   * mean ablation: position s of every sequence gets the mean of position s).
+   */
+  ablation?: AblationKind;
+  /**
+   * The reference batch of mean ablation (only with `ablation: 'mean'`): one or more
+   * sequences of token ids, each exactly `seq` long (at most 64 sequences).
+   */
+  meanOver?: ArrayLike<number>[];
+  /**
    * Which logits to compute: 'all' (B, S, V), 'last' (B, 1, V) at each sequence's last
    * real position (a next-token prediction: GPT-2 small's output layer over 50257 tokens
    * is a third of its forward), or 'none'. Default 'all'.
@@ -372,7 +436,10 @@ export interface CreateModelOptions {
 }
 
 /** A training batch: ids with the targets each position should predict (every head trains). */
-export interface TrainingBatch extends Omit<ForwardInput, 'record' | 'ablate'> {
+export interface TrainingBatch extends Omit<
+  ForwardInput,
+  'record' | 'ablate' | 'ablateMlps' | 'ablation' | 'meanOver'
+> {
   /** (B, S) target ids; -100 = not scored (PyTorch's ignore_index). */
   targets: Int32Array;
 }

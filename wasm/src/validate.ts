@@ -6,6 +6,7 @@ import { CONFIG_SCHEMA, LIMITS, MODEL_SPEC_SCHEMA, MODES } from './config.js';
 import { AttentionError, describeValue } from './errors.js';
 import { checkValue, defaultsOf, ruleProblems, type ErrorCode, type SchemaInfo } from './schema.js';
 import type {
+  AblationKind,
   AttentionWeights,
   CreateTrainerOptions,
   EvaluateOptions,
@@ -382,6 +383,12 @@ export interface CheckedForwardInput {
   sourceLengths: Int32Array | null;
   record: { stages: string[]; layers: number[] } | null;
   ablate: HeadRef[];
+  /** Layers whose MLP is ablated. */
+  ablateMlps: number[];
+  ablation: AblationKind;
+  /** With 'mean': the reference ids (N, S), row-major, and N. */
+  meanOver: Int32Array | null;
+  meanCount: number;
   logits: 'all' | 'last' | 'none';
 }
 
@@ -397,6 +404,9 @@ const FORWARD_KEYS = new Set([
   'sourceLengths',
   'record',
   'ablate',
+  'ablateMlps',
+  'ablation',
+  'meanOver',
 ]);
 
 function checkLengths(name: string, value: unknown, batch: number, seq: number): Int32Array | null {
@@ -443,6 +453,70 @@ function checkAblate(value: unknown, spec: ModelSpec): HeadRef[] {
   });
 }
 
+/** MLPs to switch off: layers within the spec's, for a single stack. */
+function checkAblateMlps(value: unknown, spec: ModelSpec): number[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value))
+    fail(`ablateMlps must be an array of layers, got ${describeValue(value)}`, 'ablateMlps', describeValue(value));
+  if (value.length > 0 && spec.encoderLayers > 0)
+    fail(
+      'MLP ablation switches off layers of a single stack; this model is an encoder–decoder (encoderLayers > 0)',
+      'ablateMlps',
+      value.length,
+    );
+  return value.map((layer) => checkInteger('ablateMlps', layer, 0, spec.layers - 1));
+}
+
+/** Most reference sequences of a mean ablation (the core's kMaxMeanOver). */
+export const MAX_MEAN_OVER = 64;
+
+/**
+ * What ablated parts write, and the reference batch of 'mean': `meanOver` sequences of exactly
+ * `seq` ids each (ids in the vocabulary), given with 'mean' only.
+ */
+export function checkAblationKind(
+  ablation: unknown,
+  meanOver: unknown,
+  seq: number,
+  spec: ModelSpec,
+): { ablation: AblationKind; meanOver: Int32Array | null; meanCount: number } {
+  const kind = ablation === undefined ? 'zero' : ablation;
+  if (kind !== 'zero' && kind !== 'mean')
+    fail(`ablation must be 'zero' or 'mean', got ${describeValue(kind)}`, 'ablation', describeValue(kind));
+  if (kind === 'zero') {
+    if (meanOver !== undefined) fail("meanOver is only for ablation: 'mean'", 'meanOver', describeValue(meanOver));
+    return { ablation: kind, meanOver: null, meanCount: 0 };
+  }
+  if (!Array.isArray(meanOver))
+    fail(
+      `ablation 'mean' needs meanOver: an array of reference sequences of ${seq} token ids, got ${describeValue(meanOver)}`,
+      'meanOver',
+      describeValue(meanOver),
+    );
+  if (meanOver.length < 1 || meanOver.length > MAX_MEAN_OVER)
+    fail(
+      `meanOver must hold 1..${MAX_MEAN_OVER} reference sequences, got ${meanOver.length}`,
+      'meanOver',
+      meanOver.length,
+      'out_of_range',
+    );
+  const flat = new Int32Array(meanOver.length * seq);
+  meanOver.forEach((row: unknown, n) => {
+    if (!(Array.isArray(row) || ArrayBuffer.isView(row)))
+      fail(`meanOver[${n}] must be an array of token ids, got ${describeValue(row)}`, 'meanOver', describeValue(row));
+    const ids = row as ArrayLike<unknown>;
+    if (ids.length !== seq)
+      fail(
+        `meanOver[${n}] has ${ids.length} tokens; every reference sequence needs the ${seq} of the input`,
+        'meanOver',
+        ids.length,
+        'shape_mismatch',
+      );
+    for (let i = 0; i < seq; i++) flat[n * seq + i] = checkInteger('meanOver', ids[i], 0, spec.vocabSize - 1);
+  });
+  return { ablation: kind, meanOver: flat, meanCount: meanOver.length };
+}
+
 /** The argument of model.forward(): sizes and types here; ids against the vocabulary in the engine. */
 export function checkForwardInput(raw: unknown, spec: ModelSpec): CheckedForwardInput {
   const input = checkObject('forward input', raw) as Partial<ForwardInput>;
@@ -481,6 +555,8 @@ export function checkForwardInput(raw: unknown, spec: ModelSpec): CheckedForward
     sourceLengths: encoderDecoder ? checkLengths('sourceLengths', input.sourceLengths, batch, sourceSeq) : null,
     record: checkRecord(input.record),
     ablate: checkAblate(input.ablate, spec),
+    ablateMlps: checkAblateMlps(input.ablateMlps, spec),
+    ...checkAblationKind(input.ablation, input.meanOver, seq, spec),
     logits: checkLogitRows(input.logits),
   };
 }
@@ -506,6 +582,8 @@ export type CheckedTrainingBatch = CheckedForwardInput & { targets: Int32Array }
 export function checkTrainingBatch(raw: unknown, spec: ModelSpec): CheckedTrainingBatch {
   const input = checkObject('batch', raw) as Partial<TrainingBatch>;
   if ('ablate' in input) fail('a training batch trains every head: ablate is for forward() and evaluate()', 'ablate');
+  for (const key of ['ablateMlps', 'ablation', 'meanOver'])
+    if (key in input) fail(`a training batch trains every part: ${key} is for forward()`, key);
   if ('logits' in input) fail('a training batch scores every position: logits is for forward()', 'logits');
   const { targets, ...rest } = input;
   const checked = checkForwardInput(rest, spec);

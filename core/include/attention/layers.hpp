@@ -8,6 +8,7 @@
 // LayerNorms, change the FFN activation or put an activation after each attention
 // sub-layer (after out_proj, before the residual add), and watch what happens.
 // Without LayerNorm (layer_norm false) each norm is the identity: x + f(x) either way.
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -82,13 +83,19 @@ struct LayerOptions {
   NormPlacement norm = NormPlacement::Post;
   // Self-attention heads switched off (MultiHeadOptions::ablated_heads); cross-attention keeps all.
   std::vector<int> ablated_heads;
+  std::vector<int> ablated_rows;       // MultiHeadOptions::ablated_rows
+  const Tensor* head_means = nullptr;  // MultiHeadOptions::head_means (H, S, d_h)
+  // Batch rows (-1: every row) whose MLP output (B, S, E) is replaced: by 0, or by mlp_mean (S, E).
+  std::vector<int> ablated_mlp_rows;
+  const Tensor* mlp_mean = nullptr;
   Backend backend = Backend::Fast;
 };
 
 // x: (..., E) -> (..., E). Records ffn.hidden, ffn.activated (..., F) and ffn.output;
 // gated: ffn.gate, ffn.up, ffn.activated (of the gate), ffn.product (..., F) and ffn.output.
+// edit_output, if given, changes the output before it is recorded (MLP ablation).
 Tensor feed_forward(const Tensor& x, const FeedForwardWeights& w, Activation activation, Backend backend,
-                    const Recorder& recorder = {});
+                    const Recorder& recorder = {}, const std::function<void(Tensor&)>& edit_output = {});
 
 // x: (B, S, E); key_padding: (B, S) 1 = padding, or null; causal for decoder-only
 // stacks. -> (B, S, E)

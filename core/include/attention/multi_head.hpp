@@ -64,6 +64,10 @@ struct MultiHeadOptions {
   // (B, Sq, d_v) per head, is zero before the merge, so out_proj sees nothing of them
   // (the same as zeroing their d_v columns of out_proj's weight); weights stay as computed.
   std::vector<int> ablated_heads;
+  // Parallel to ablated_heads (or empty: every row): the batch row each applies to, -1 = every row.
+  std::vector<int> ablated_rows;
+  // Mean ablation: null = zero; else (H, Sq, d_v), the value each ablated head's context takes.
+  const Tensor* head_means = nullptr;
   Backend backend = Backend::Fast;
 };
 
@@ -129,6 +133,9 @@ Result<Tensor> cached_self_attention(const Tensor& x, const MultiHeadWeights& we
 
 // context: (B, H, Sq, d_v); the blocks of the listed heads become 0 (head ablation).
 void zero_heads(Tensor& context, const std::vector<int>& heads);
+// context: (B, H, Sq, d_v); options' ablated heads, each in its row (ablated_rows) or every
+// row, become 0 or, with head_means (H, Sq, d_v), their mean (mean ablation).
+void ablate_heads(Tensor& context, const MultiHeadOptions& options);
 
 // (B, S, E) -> (B, S, H, d_k): the same numbers, the last axis read as H blocks of d_k.
 Tensor view_as_heads(const Tensor& x, int heads);

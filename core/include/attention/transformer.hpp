@@ -32,6 +32,23 @@ struct ForwardInput {
 struct HeadRef {
   int layer = 0;
   int head = 0;
+  int row = -1;  // the batch row it applies to, 0..B-1, or -1 for every row (ablation_ranking
+                 // runs one ablation per row)
+};
+
+// The MLP (the feed-forward sub-layer) of layer `layer` of a single stack, in batch row `row`
+// (-1: every row).
+struct MlpRef {
+  int layer = 0;
+  int row = -1;
+};
+
+// Mean ablation's replacements: per-position means over a reference batch of S-token
+// sequences (core/include/attention/analysis/ablation.hpp computes them).
+struct AblationMeans {
+  int seq = 0;                // S: the forward pass must have exactly this many positions
+  std::vector<Tensor> heads;  // per layer (H, S, d_h): each head's context, weights x V
+  std::vector<Tensor> mlps;   // per layer (S, E): the MLP's output, before any post-norm
 };
 
 // Which rows of the logits a forward pass computes (the output layer over a large
@@ -51,6 +68,12 @@ struct ForwardOptions {
   // its weights are computed and recorded as usual. Single stacks only: an
   // encoder–decoder is refused (field "ablate"). Bad entries: "ablate.layer", "ablate.head".
   std::vector<HeadRef> ablated_heads;
+  // MLPs switched off (repeats allowed): the feed-forward sub-layer's output (B, S, E), before
+  // any post-norm and the residual add, is zero (or its mean). Bad entries: "ablateMlps".
+  std::vector<MlpRef> ablated_mlps;
+  // Mean ablation: null = ablated heads and MLPs write zero; else each writes its per-position
+  // mean from here (means->seq must equal the forward's seq: field "meanOver").
+  const AblationMeans* means = nullptr;
 };
 
 struct ForwardOutput {
@@ -116,6 +139,9 @@ class Transformer {
   // Heads to ablate (ForwardOptions::ablated_heads): layers and heads in range, and a
   // single stack.
   Status check_ablated_heads(const std::vector<HeadRef>& heads) const;
+  // Every ablation of a forward pass over `batch` rows of `seq` positions: the heads, the
+  // MLPs ("ablateMlps"), their rows (-1..batch-1) and the means' shapes ("meanOver").
+  Status check_ablation(const ForwardOptions& options, int batch, int seq) const;
 
   // The stack's input h = embed[ids] + positions (+ token_type[types]), normalised when
   // the spec has embedNorm: (B, S, E), recording embeddings, positions, token types and
@@ -200,6 +226,10 @@ LayerOptions layer_options(const ModelSpec& spec, Backend backend);
 
 // The heads of `layer` in `heads`, as MultiHeadOptions::ablated_heads takes them.
 std::vector<int> heads_of_layer(const std::vector<HeadRef>& heads, int layer);
+// Their rows, in the same order (MultiHeadOptions::ablated_rows).
+std::vector<int> head_rows_of_layer(const std::vector<HeadRef>& heads, int layer);
+// The rows whose MLP of `layer` is ablated (-1: every row), as LayerOptions::ablated_mlp_rows.
+std::vector<int> mlp_rows_of_layer(const std::vector<MlpRef>& mlps, int layer);
 
 // Floats one forward pass holds at most (with every stage recorded when `recording`).
 double estimate_forward_floats(const ModelSpec& spec, int batch, int seq, int source_seq, bool recording);

@@ -13,6 +13,11 @@ namespace {
 
 Status check_decomposable(const ModelSpec& s) {
   if (Status ok = check_unembeddable(s); !ok) return ok;
+  if (s.mlm_head())
+    return Error(
+        "direct logit attribution needs a linear path to the logits; an MLM head (BERT) transforms the "
+        "hidden states first (dense, activation, norm)",
+        error_code::kInvalidArgument, "model");
   if (s.layer_norm && s.norm == NormPlacement::Post)
     return Error(
         "direct logit attribution needs a pre-LN model: in a post-LN model every layer renormalises the "
