@@ -311,10 +311,10 @@ TEST(Ablation, BadArgumentsAreCodedErrorsAndChangeNothing) {
   EXPECT_TRUE(close(model.forward(two_rows()).value().logits, before, 0.0));
 }
 
-TEST(AblationRanking, OnTheSortModelALastLayerHeadMattersMost) {
+TEST(AblationRanking, OnTheSortModelTheContentHeadMattersMost) {
   // The shipped sort checkpoint (docs/training.md): x1..x8 | then the sorted symbols. Of its heads,
-  // predicting an output symbol depends most on a last-layer one (the content head that finds the
-  // next symbol: tests/web/checkpoints.test.ts finds it by its pattern).
+  // predicting an output symbol depends most on a last-layer one, the content head that finds the
+  // next symbol (tests/web/checkpoints.test.ts finds a last-layer content head by its pattern).
   const Transformer model = analysis_fixture::load_checkpoint("sort");
   AblationRankingOptions o;
   o.ids = {7, 2, 9, 4, 3, 8, 5, 6, 10, 2, 3, 4};  // 8 symbols, the separator (10), then 2 3 4 sorted so far
@@ -329,6 +329,24 @@ TEST(AblationRanking, OnTheSortModelALastLayerHeadMattersMost) {
   ASSERT_NE(head, got.order.end());
   EXPECT_EQ(*head / got.heads, got.layers - 1);
   EXPECT_LT(got.head_logit_diff_change[*head], -1.0f);
+  // ... and it is a content head: at the position it looks most at the input symbol it predicts
+  // (5, position 6), which no position pattern finds.
+  ForwardInput in;
+  in.batch = 1;
+  in.seq = static_cast<int>(o.ids.size());
+  in.ids = o.ids;
+  RecordFilter weights;
+  weights.patterns = {"*.self_attn.weights"};
+  weights.layers = {got.layers - 1};
+  ForwardOptions record;
+  record.record = &weights;
+  const Trace trace = model.forward(in, record).value().trace;
+  const Stage* w = trace.find(got.layers - 1, "decoder.self_attn.weights");  // (1, H, S, S)
+  ASSERT_NE(w, nullptr);
+  const int s = in.seq;
+  const float* row = w->tensor.ptr() + (static_cast<std::size_t>(*head % got.heads) * s + o.position) * s;
+  EXPECT_EQ(std::max_element(row, row + s) - row, 6);
+  EXPECT_GT(row[6], 0.5f);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // The read-only head tools on BERT, the hub families and the shipped toy models (issue 29's
 // coverage), against PyTorch (tests/reference/generate_head_coverage_fixtures.py,
-// fixtures/heads-coverage.json): the logit lens (BERT through its MLM head), attention rollout,
+// fixtures/heads-coverage.json): the head detectors, the logit lens (BERT through its MLM head),
+// attention rollout,
 // and direct logit attribution where it applies; where it does not (BERT, Gemma 3's sandwich
 // norms) a coded error.
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 
 #include "analysis_fixture.hpp"
 #include "attention/analysis/attention_rollout.hpp"
+#include "attention/analysis/head_scores.hpp"
 #include "attention/analysis/logit_attribution.hpp"
 #include "attention/analysis/logit_lens.hpp"
 
@@ -34,7 +36,7 @@ Transformer model_of_case(const json& c) {
   return analysis_fixture::load_reference_model(source);
 }
 
-TEST(HeadCoverage, LensRolloutAndAttributionMatchPyTorchOnBertHubFamiliesAndToyModels) {
+TEST(HeadCoverage, DetectorsLensRolloutAndAttributionMatchPyTorchOnBertHubFamiliesAndToyModels) {
   const json golden = coverage();
   ASSERT_EQ(golden["cases"].size(), 10u);
   for (const json& c : golden["cases"]) {
@@ -60,6 +62,21 @@ TEST(HeadCoverage, LensRolloutAndAttributionMatchPyTorchOnBertHubFamiliesAndToyM
       }
     EXPECT_EQ(got.prediction, want["prediction"].get<std::vector<int>>());
 
+    const json& detectors = c["headScores"];
+    for (const char* kind : {"previous", "duplicate", "induction"}) {
+      HeadScoreOptions options;
+      options.kind = parse_head_pattern(kind).value();
+      options.seed = detectors["seed"];
+      options.length = detectors["length"];
+      options.batch = detectors["batch"];
+      Result<Tensor> scores = head_scores(model, options);
+      ASSERT_TRUE(scores) << scores.error();
+      for (int l = 0; l < model.spec().layers; ++l)
+        for (int h = 0; h < model.spec().heads; ++h)
+          expect_near(scores.value().data[static_cast<std::size_t>(l) * model.spec().heads + h],
+                      detectors["scores"][kind][l][h], std::string(kind) + " score");
+    }
+
     Result<Tensor> rollout = attention_rollout(model, ids);
     ASSERT_TRUE(rollout) << rollout.error();
     for (int q = 0; q < seq; ++q)
@@ -71,7 +88,6 @@ TEST(HeadCoverage, LensRolloutAndAttributionMatchPyTorchOnBertHubFamiliesAndToyM
     if (!c.contains("attribution")) {  // BERT (post-LN, MLM head) and Gemma 3 (sandwich norms)
       o.position = seq - 1;
       Result<LogitAttribution> refused = logit_attribution(model, o);
-      if (c["source"].get<std::string>().find('/') == std::string::npos) continue;  // toy models: not checked here
       ASSERT_FALSE(refused);
       EXPECT_EQ(refused.error_value().field, "model");
       continue;

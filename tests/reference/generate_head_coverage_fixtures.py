@@ -17,11 +17,15 @@ checkpoints (models.SingleStack), loaded as generate_ablation_fixtures.py loads 
         LayerNorm), the hub models' final RMSNorm and unembedding, the toy models' final LayerNorm and
         head; softmax; the top 3 ids and probabilities per layer and position, the final prediction
         and its probability after each layer (asserting the last layer gives the model's own output).
+  headScores: the head detectors (generate_head_fixtures.scores: TransformerLens's 'mul' measure) on the
+        engine's repeated random tokens (seed 7, length 5, batch 3).
   rollout: the float64 attention weights per layer (the toy models' recomputed from
         nn.MultiheadAttention's weights, asserting the module's own output), averaged over heads,
         R = prod (0.5 I + 0.5 A_l).
   attribution: generate_head_fixtures.attribution_of (pre-hooks on o_proj, hooks on the MLPs, the final
-        norm's frozen scale) on the pre-norm hub families (not Gemma 3: sandwich norms; not BERT: post-LN).
+        norm's frozen scale) on the pre-norm hub families (not Gemma 3: sandwich norms; not BERT: post-LN),
+        and toy_attribution's same arithmetic on the pre-LN toy models (each head's output from its
+        recomputed context z and its columns of out_proj.weight).
 """
 import copy
 import json
@@ -34,6 +38,7 @@ import generate_head_fixtures as gh
 from common import OUT
 
 TOP_K = 3
+SCORES = {"seed": 7, "length": 5, "batch": 3}  # the detectors' repeated random tokens (S = 10)
 CASES = [
     # (name, source, loader, ids, attribution case or None)
     ("bert-tiny-mlm", "pretrained/bert-tiny-mlm", ga.bert_site, [2, 40, 13, 7, 300, 12, 3], None),
@@ -93,15 +98,20 @@ def lens(site, ids):
 
 
 def attentions(site, ids):
-    """Per layer (H, S, S) float64 weights."""
-    x = torch.tensor([ids])
+    """Per layer (H, S, S) float64 weights of one sequence."""
+    return [a[0] for a in batch_attentions(site, [ids])]
+
+
+def batch_attentions(site, rows):
+    """Per layer (B, H, S, S) float64 weights of equal-length sequences."""
+    x = torch.tensor(rows)
     m = site.model
     if site.kind == "gpt2":
-        return [a[0] for a in m(x)["attentions"]]
+        return m(x)["attentions"]
     if site.kind == "bert":
-        return [a[0] for a in m(x, torch.ones_like(x), torch.zeros_like(x))["attentions"]]
+        return m(x, torch.ones_like(x), torch.zeros_like(x))["attentions"]
     if site.kind == "hub":
-        return [a[0] for a in m(x, torch.ones_like(x))["attentions"]]
+        return m(x, torch.ones_like(x))["attentions"]
     weights = []
 
     def hook(mha, args, out):
@@ -117,7 +127,7 @@ def attentions(site, ids):
         a = torch.softmax(scores, -1)
         own = (a @ v).transpose(1, 2).reshape(b, s, e) @ mha.out_proj.weight.T + mha.out_proj.bias
         assert torch.allclose(own, out[0], rtol=0, atol=1e-12)
-        weights.append(a[0])
+        weights.append(a)
 
     hooks = [layer.self_attn.register_forward_hook(hook) for layer in m.layers]
     try:
@@ -137,13 +147,68 @@ def rollout(site, ids):
     return r.tolist()
 
 
+def toy_attribution(site, ids, case):
+    """Direct logit attribution of a pre-LN toy model (nn.TransformerEncoderLayer, norm_first): the same
+    arithmetic as generate_head_fixtures.attribution_of, each head's output from its context z
+    (recomputed from nn.MultiheadAttention's weights, checked against its output) times its columns of
+    out_proj.weight; the MLP's output is linear2's; the final LayerNorm's scale frozen at the full run."""
+    m = site.model
+    assert m.spec["norm"] == "pre" and m.spec["finalNorm"] and m.spec["head"] == "linear"
+    kept = {"z": [], "mlp": []}
+
+    def z_hook(mha, args, out):
+        z = ga.toy_z(mha, args[0], m.spec["causal"])
+        own = z.reshape(*z.shape[:2], -1) @ mha.out_proj.weight.T + mha.out_proj.bias
+        assert torch.allclose(own, out[0], rtol=0, atol=1e-12)
+        kept["z"].append(z)
+
+    hooks = [m.layers[0].register_forward_pre_hook(lambda _m, args: kept.__setitem__("embed", args[0])),
+             m.norm.register_forward_pre_hook(lambda _m, args: kept.__setitem__("resid", args[0]))]
+    hooks += [layer.self_attn.register_forward_hook(z_hook) for layer in m.layers]
+    hooks += [layer.linear2.register_forward_hook(lambda _m, _i, out: kept["mlp"].append(out)) for layer in m.layers]
+    x = torch.tensor([ids])
+    try:
+        with torch.no_grad():
+            logits = site.logits(x)[0, case["position"]]
+    finally:
+        for h in hooks:
+            h.remove()
+    pos, token, against = case["position"], case["token"], case["against"]
+    w_u, b_u = m.head.weight, m.head.bias
+    direction = w_u[token] - (w_u[against] if against >= 0 else 0)
+    resid = kept["resid"][0, pos]
+    scale = torch.sqrt(resid.var(unbiased=False) + m.norm.eps)
+    read = lambda c: ((c - c.mean()) / scale * m.norm.weight) @ direction  # noqa: E731
+    heads, biases = [], m.norm.bias @ direction + b_u[token] - (b_u[against] if against >= 0 else 0)
+    for layer, z in zip(m.layers, kept["z"]):
+        w_o = layer.self_attn.out_proj.weight  # (E, H d)
+        d = z.shape[-1]
+        heads.append([float(read(z[0, pos, h] @ w_o[:, h * d:(h + 1) * d].T)) for h in range(z.shape[2])])
+        biases = biases + read(layer.self_attn.out_proj.bias)
+    out = {**case, "ids": ids, "embed": float(read(kept["embed"][0, pos])), "heads": heads,
+           "mlps": [float(read(o[0, pos])) for o in kept["mlp"]], "biases": float(biases),
+           "logit": float(logits[token] - (logits[against] if against >= 0 else 0))}
+    total = out["embed"] + sum(map(sum, heads)) + sum(out["mlps"]) + out["biases"]
+    assert abs(total - out["logit"]) < 1e-9, (total, out["logit"])  # the parts add up
+    return out
+
+
+TOY_DLA = {"sort": {"position": 11, "token": 5, "against": 6}, "reverse": {"position": 10, "token": 8, "against": -1},
+           "induction": {"position": 6, "token": 7, "against": -1}}
+
+
 def main():
     cases = []
     for name, source, loader, ids, dla in CASES:
-        site, _ = loader(source)
+        site, vocab = loader(source)
         case = {"name": name, "source": source, "ids": ids, "lens": lens(site, ids), "rollout": rollout(site, ids)}
+        rows = gh.repeated_random_tokens(SCORES["seed"], SCORES["length"], SCORES["batch"], vocab)
+        weights = batch_attentions(site, rows)
+        case["headScores"] = {**SCORES, "scores": {k: gh.scores(weights, rows, k) for k in gh.KINDS}}
         if dla is not None:
             case["attribution"] = gh.attribution_of(site.model, "modern", {"ids": ids, **dla})
+        if name in TOY_DLA:
+            case["attribution"] = toy_attribution(site, ids, TOY_DLA[name])
         cases.append(case)
         print(name, "final prediction", case["lens"]["prediction"])
     path = os.path.join(OUT, "heads-coverage.json")

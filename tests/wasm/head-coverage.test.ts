@@ -1,6 +1,6 @@
-// The read-only head tools through the package on BERT (the logit lens through its MLM head), the
-// hub families and the shipped toy models, both builds, against PyTorch
-// (tests/reference/fixtures/heads-coverage.json): the lens, attention rollout, and direct logit
+// The read-only head tools through the package on BERT, the hub families and the shipped toy
+// models, both builds, against PyTorch (tests/reference/fixtures/heads-coverage.json): the head
+// detectors, the logit lens (BERT's through its MLM head), attention rollout, and direct logit
 // attribution where it applies; BERT and Gemma 3 refuse attribution with a coded error.
 import { describe, expect, it } from 'vitest';
 import type { Model } from '../../dist/node.js';
@@ -16,6 +16,9 @@ describe.each(BUILDS)('head tools on more models (%s)', (build) => {
       const model: Model = c.source.includes('/')
         ? await referenceModel(engine, c.source)
         : checkpoint(engine, c.source);
+      const { seed, length, batch, scores } = c.headScores;
+      for (const kind of ['previous', 'duplicate', 'induction'] as const)
+        expectClose(model.headScores({ kind, seed, length, batch }), scores[kind].flat(), 1e-4);
       const lens = model.logitLens({ ids: c.ids, topK: c.lens.topK });
       expect(Array.from(lens.topIds), c.name).toEqual(c.lens.topIds.flat(2));
       expectClose(lens.topProbs, c.lens.topProbs.flat(2), 1e-4);
@@ -33,7 +36,7 @@ describe.each(BUILDS)('head tools on more models (%s)', (build) => {
         expectClose(got.heads, a.heads.flat(), 1e-4);
         expectClose(got.mlps, a.mlps, 1e-4);
         expectClose([got.embed, got.biases, got.logit], [a.embed, a.biases, a.logit], 1e-4);
-      } else if (c.source.includes('/')) {
+      } else {
         const e = thrown(() => model.logitAttribution({ ids: c.ids, token: 1 }));
         expect([e.code, e.field], c.name).toEqual(['invalid_argument', 'model']);
       }
