@@ -1,7 +1,8 @@
 // Writes the docs' generated blocks, so numbers are never copied by hand:
 //   - docs/performance.md: the bench tables, from bench/results/latest.json (npm run bench),
 //     latency.json (bench/browser_latency.mjs), pretrained.json (bench/browser_pretrained.mjs) and
-//     pretrained-modern.json (bench/browser_modern.mjs, whose own table function makes its block);
+//     pretrained-modern.json (bench/browser_modern.mjs, whose own table function makes its block) and
+//     decode.json (bench/browser_decode.mjs, likewise: bench/decode_table.mjs);
 //   - docs/embedding.md: the one-file element's size, from the build's record (dist/sizes.json)
 //     and its budget (web/src/element/size-budget.json);
 //   - docs/limits.md: the engine's limits and setting ranges, and docs/api.md: the error
@@ -13,6 +14,7 @@
 //        node scripts/docs-tables.mjs --check   (exit 1 if a block differs; writes nothing)
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { decodeTable } from '../bench/decode_table.mjs';
 import { modernTable, modernTarget } from '../bench/modern_table.mjs';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -39,9 +41,10 @@ export function benchBlocks(
     pretrained: readJson('bench/results/pretrained.json'),
     modern: readJson('bench/results/modern.json'),
     pretrainedModern: readJson('bench/results/pretrained-modern.json'),
+    decode: readJson('bench/results/decode.json'),
   },
 ) {
-  const { latest, latency, pretrained, modern, pretrainedModern } = results;
+  const { latest, latency, pretrained, modern, pretrainedModern, decode } = results;
   const blocks = {};
   const m = latest.machine;
   const versions = latest.mha[0].versions;
@@ -335,6 +338,9 @@ export function benchBlocks(
   // SmolLM2-135M and Qwen3-0.6B in Chromium (bench/browser_modern.mjs): the bench's own table.
   blocks['bench-pretrained-modern'] = modernTable(pretrainedModern);
 
+  // Decoding (bench/browser_decode.mjs): the bench's own table.
+  if (decode) blocks['bench-decode'] = decodeTable(decode);
+
   // The modern block (bench/modern_train.mjs, its own run): against the classic block at
   // equal FLOPs and tfjs-wasm doing the same model, and its share of the best simd GEMM.
   const modernOfGemm = modern.training.map((r) => r.flops / 1e6 / r.ms.simd / bestGemm);
@@ -509,6 +515,7 @@ export const FILES = {
     'bench-latency',
     'bench-pretrained',
     'bench-pretrained-modern',
+    'bench-decode',
     'bench-targets',
   ],
   'docs/limits.md': ['limits-engine', 'limits-playground', 'limits-model-spec'],
