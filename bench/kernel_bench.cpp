@@ -3,6 +3,7 @@
 // native-release and for both wasm presets (run by bench/run.mjs under Node).
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <vector>
 
 #include "attention/param.hpp"
@@ -14,7 +15,9 @@ using namespace attention::kernels;
 using bench::filled;
 using bench::median_ms;
 
-int main() {
+int main(int argc, char** argv) {
+  // `kernel_bench gemv`: only the GEMV part (decode's kernels), for a quick look while tuning.
+  const bool gemv_only = argc > 1 && std::strcmp(argv[1], "gemv") == 0;
   struct Shape {
     int m, n, k;
     Layout layout;
@@ -27,7 +30,7 @@ int main() {
       {512, 64, 512, Layout::NN, "weights V per head (S=512, d_k=64)"},
       {256, 256, 256, Layout::NT, "square 256"},
   };
-  for (const Shape& s : shapes) {
+  for (const Shape& s : gemv_only ? std::vector<Shape>{} : std::vector<Shape>(std::begin(shapes), std::end(shapes))) {
     const std::vector<float> a = filled(static_cast<std::size_t>(s.m) * s.k, 1.0f);
     const std::vector<float> b = filled(static_cast<std::size_t>(s.n) * s.k, 0.5f);
     std::vector<float> c(static_cast<std::size_t>(s.m) * s.n);
@@ -45,7 +48,7 @@ int main() {
   // once (the fast path's panels, "_packed"), and W held in BF16 / F16 / Q8_0 through each
   // low-bit variant. Decode-like (1 row), 16 rows (where the wasm fast path switches), and
   // prefill-like (64 rows).
-  for (const int m : {1, 16, 64}) {
+  for (const int m : gemv_only ? std::vector<int>{} : std::vector<int>{1, 16, 64}) {
     const int n = 1024, k = 1024;
     const char* what = m == 1    ? "decode (1 x 1024 x 1024)"
                        : m == 16 ? "16 rows (16 x 1024 x 1024)"
@@ -132,6 +135,7 @@ int main() {
       }
     }
   }
+  if (gemv_only) return 0;
   const int rows = 12 * 512, n = 512;
   std::vector<float> scores = filled(static_cast<std::size_t>(rows) * n, 8.0f);
   for (const auto& variant : softmax_variants()) {

@@ -7,7 +7,9 @@
 # head tools on GPT-2 small: activation and attribution patching, detectors) and browser_modern.mjs
 # (SmolLM2-135M against onnxruntime-web, Qwen3-0.6B, F32 / BF16 / 8-bit loads, in Chromium; then with
 # --big Qwen3-0.6B in BF16 and Llama 3.2 1B in 8 bits against the memory rule, writing a 2.5 GB
-# checkpoint into bench/.cache the first time). Takes a
+# checkpoint into bench/.cache the first time), and browser_decode.mjs (decoding: a 64-token prompt then
+# 64 greedy tokens, GPT-2 small and SmolLM2-135M, one thread and two, against onnxruntime-web's
+# decode graph with past keys and values from bench/make_decode.py; bench/results/decode.json). Takes a
 # few minutes; run it on a quiet machine.
 #
 # `npm run bench -- --build-only` builds every bench target and stops (CI runs it so, through
@@ -26,6 +28,7 @@ NODE_PATH=/usr/share/nodejs cmake --build --preset wasm-simd --target kernel_ben
 if $build_only; then
   for script in bench/*.mjs; do node --check "$script"; done
   /usr/bin/python3 bench/make_modern.py --check  # the modern checkpoints' pipeline, shrunk (seconds)
+  /usr/bin/python3 bench/make_decode.py --check  # the decode graphs' export, shrunk (seconds)
   echo "bench: every target built, every script parses"
   exit 0
 fi
@@ -39,3 +42,5 @@ node bench/browser_heads.mjs  # the head tools on the same GPT-2 small: patching
 /usr/bin/python3 bench/make_modern.py  # SmolLM2-135M and Qwen3-0.6B; skipped when bench/.cache has them
 node bench/browser_modern.mjs
 node bench/browser_modern.mjs --big  # Qwen3-0.6B BF16 and Llama 3.2 1B q8_0: load, forward, peak memory
+/usr/bin/python3 bench/make_decode.py  # the decode graphs (ONNX with past K/V); skipped when there
+node bench/browser_decode.mjs  # decoding speed and its share of the memory bandwidth

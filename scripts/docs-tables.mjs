@@ -3,6 +3,7 @@
 //     latency.json (bench/browser_latency.mjs), pretrained.json (bench/browser_pretrained.mjs) and
 //     pretrained-modern.json (bench/browser_modern.mjs, whose own table function makes its block) and
 //     heads.json (bench/browser_heads.mjs, likewise: bench/heads_table.mjs);
+//     decode.json (bench/browser_decode.mjs, likewise: bench/decode_table.mjs);
 //   - docs/embedding.md: the one-file element's size, from the build's record (dist/sizes.json)
 //     and its budget (web/src/element/size-budget.json);
 //   - docs/limits.md: the engine's limits and setting ranges, and docs/api.md: the error
@@ -15,6 +16,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { headsTable } from '../bench/heads_table.mjs';
+import { decodeTable } from '../bench/decode_table.mjs';
 import { modernTable, modernTarget } from '../bench/modern_table.mjs';
 
 export const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -42,9 +44,10 @@ export function benchBlocks(
     modern: readJson('bench/results/modern.json'),
     pretrainedModern: readJson('bench/results/pretrained-modern.json'),
     heads: readJson('bench/results/heads.json'),
+    decode: readJson('bench/results/decode.json'),
   },
 ) {
-  const { latest, latency, pretrained, modern, pretrainedModern, heads } = results;
+  const { latest, latency, pretrained, modern, pretrainedModern, heads, decode } = results;
   const blocks = {};
   const m = latest.machine;
   const versions = latest.mha[0].versions;
@@ -339,6 +342,9 @@ export function benchBlocks(
   blocks['bench-pretrained-modern'] = modernTable(pretrainedModern);
   if (heads) blocks['bench-heads'] = headsTable(heads);
 
+  // Decoding (bench/browser_decode.mjs): the bench's own table.
+  if (decode) blocks['bench-decode'] = decodeTable(decode);
+
   // The modern block (bench/modern_train.mjs, its own run): against the classic block at
   // equal FLOPs and tfjs-wasm doing the same model, and its share of the best simd GEMM.
   const modernOfGemm = modern.training.map((r) => r.flops / 1e6 / r.ms.simd / bestGemm);
@@ -517,6 +523,7 @@ export const FILES = {
     'bench-pretrained',
     'bench-pretrained-modern',
     'bench-heads',
+    'bench-decode',
     'bench-targets',
   ],
   'docs/limits.md': ['limits-engine', 'limits-playground', 'limits-model-spec'],

@@ -23,6 +23,15 @@ namespace attention::kernels {
 
 namespace {
 
+// The GEMV's constants (masks, the F16 rebias, Q8_0's magic number), built once per tile from a
+// zero LLVM cannot see through: LLVM 14 rematerializes a v128.const at every use inside a loop,
+// and V8 builds each one anew from immediates (a few instructions; no constant pool), which
+// was most of F16's and Q8_0's widening (F16's GEMV ran at a quarter of BF16's speed). Made
+// from an opaque value, the constants are loop-invariant locals that stay in registers.
+volatile int opaque_zero_value = 0;
+inline int opaque_zero() { return opaque_zero_value; }
+inline v128_t splat_bits(unsigned bits, int zero) { return wasm_i32x4_splat(static_cast<int>(bits) + zero); }
+
 // Where a run of W's values starts: group(row, p) for the value p of a row (the values up to
 // the end of p's group of 32, a Q8_0 block, share it: the block's scale is read once), then
 // load8(group, offset) widens the 8 values from p + offset (offset a multiple of 8).
@@ -40,6 +49,7 @@ struct Bf16 {
   static constexpr bool kScaled = false;  // load8 gives the values themselves
   static constexpr bool kSplit = true;    // the GEMV reads 8 values as even and odd halves
   static constexpr int kWidenFromRows = 1 << 30;
+  static constexpr int kGemvTileRows = 1;  // rows of W per GEMV tile (1 or 2 rows of A): see gemv_on
   static inline Group group(const std::uint8_t* row, int p) {
     return {row + 2 * static_cast<std::size_t>(p), wasm_f32x4_splat(0.0f)};
   }
@@ -50,10 +60,14 @@ struct Bf16 {
   }
   // The GEMV's load: 8 values as read, a 32-bit lane holding values 2i (low half) and 2i + 1:
   // even = values 0, 2, 4, 6 and odd = 1, 3, 5, 7, each one op (A's rows are reordered to match).
-  static inline void load8_split(const Group& g, int offset, v128_t& even, v128_t& odd) {
+  struct Consts {
+    v128_t high;  // a lane's upper half
+    explicit Consts(int zero) : high(splat_bits(0xffff0000u, zero)) {}
+  };
+  static inline void load8_split(const Group& g, int offset, v128_t& even, v128_t& odd, const Consts& k) {
     const v128_t v = wasm_v128_load(g.at + 2 * offset);
     even = wasm_i32x4_shl(v, 16);
-    odd = wasm_v128_and(v, wasm_i32x4_splat(static_cast<int>(0xffff0000u)));
+    odd = wasm_v128_and(v, k.high);
   }
 };
 
@@ -62,6 +76,7 @@ struct F16 {
   static constexpr bool kScaled = false;
   static constexpr bool kSplit = true;
   static constexpr int kWidenFromRows = 16;
+  static constexpr int kGemvTileRows = 4;
   static inline v128_t widen4(v128_t h) {  // 4 halves in the low 16 bits of each lane
     const v128_t sign = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x8000)), 16);
     const v128_t magnitude = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x7fff)), 13);
@@ -83,18 +98,30 @@ struct F16 {
   // sign's copies in bits 30..28 cleared, the sign stays in bit 31), so the bits read as
   // the half's value times 2^-112 (normals and subnormals alike); a multiply by 2^112 rebiases.
   // Infinity and NaN (exponent 31) keep sign and mantissa with float32's exponent 255.
-  static inline v128_t widen4_high(v128_t y) {
-    const v128_t moved = wasm_v128_and(wasm_i32x4_shr(y, 3), wasm_i32x4_splat(static_cast<int>(0x8fffffffu)));
-    const v128_t finite = wasm_f32x4_mul(moved, wasm_f32x4_splat(0x1.0p112f));
-    const v128_t special = wasm_v128_or(moved, wasm_i32x4_splat(0x7f800000));
-    const v128_t exponent_bits = wasm_i32x4_splat(0x7c000000);
-    const v128_t is_special = wasm_i32x4_eq(wasm_v128_and(y, exponent_bits), exponent_bits);
+  struct Consts {
+    v128_t high;      // a lane's upper half
+    v128_t moved;     // the sign and the shifted exponent and mantissa (0x8fffffff)
+    v128_t rebias;    // 2^112 as float32 bits
+    v128_t infinity;  // float32's exponent 255
+    v128_t exponent;  // a half's exponent bits, in the upper half
+    explicit Consts(int zero)
+        : high(splat_bits(0xffff0000u, zero)),
+          moved(splat_bits(0x8fffffffu, zero)),
+          rebias(splat_bits(0x77800000u, zero)),
+          infinity(splat_bits(0x7f800000u, zero)),
+          exponent(splat_bits(0x7c000000u, zero)) {}
+  };
+  static inline v128_t widen4_high(v128_t y, const Consts& k) {
+    const v128_t moved = wasm_v128_and(wasm_i32x4_shr(y, 3), k.moved);
+    const v128_t finite = wasm_f32x4_mul(moved, k.rebias);
+    const v128_t special = wasm_v128_or(moved, k.infinity);
+    const v128_t is_special = wasm_i32x4_eq(wasm_v128_and(y, k.exponent), k.exponent);
     return wasm_v128_bitselect(special, finite, is_special);
   }
-  static inline void load8_split(const Group& g, int offset, v128_t& even, v128_t& odd) {
+  static inline void load8_split(const Group& g, int offset, v128_t& even, v128_t& odd, const Consts& k) {
     const v128_t v = wasm_v128_load(g.at + 2 * offset);
-    even = widen4_high(wasm_i32x4_shl(v, 16));
-    odd = widen4_high(wasm_v128_and(v, wasm_i32x4_splat(static_cast<int>(0xffff0000u))));
+    even = widen4_high(wasm_i32x4_shl(v, 16), k);
+    odd = widen4_high(wasm_v128_and(v, k.high), k);
   }
 };
 
@@ -103,6 +130,7 @@ struct Q8 {
   static constexpr bool kScaled = true;  // load8_unscaled gives q; a value is q times the group's d
   static constexpr bool kSplit = false;
   static constexpr int kWidenFromRows = 16;
+  static constexpr int kGemvTileRows = 1;
   static inline Group group(const std::uint8_t* row, int p) {
     const unsigned u = static_cast<unsigned>(p);
     const std::uint8_t* block = row + static_cast<std::size_t>(u / kQ8BlockValues) * kQ8BlockBytes;
@@ -121,23 +149,25 @@ struct Q8 {
     lo = wasm_f32x4_mul(to_float(wasm_i32x4_extend_low_i16x8(q)), g.d);
     hi = wasm_f32x4_mul(to_float(wasm_i32x4_extend_high_i16x8(q)), g.d);
   }
-  static inline void load8_unscaled(const Group& g, int offset, v128_t& lo, v128_t& hi) {
+  struct Consts {
+    v128_t magic;  // 1.5 x 2^23 as float32 bits (to_float)
+    explicit Consts(int zero) : magic(splat_bits(0x4b400000u, zero)) {}
+  };
+  static inline void load8_unscaled(const Group& g, int offset, v128_t& lo, v128_t& hi, const Consts& k) {
     const v128_t q = wasm_i16x8_load8x8(g.at + offset);
-    lo = to_float(wasm_i32x4_extend_low_i16x8(q));
-    hi = to_float(wasm_i32x4_extend_high_i16x8(q));
+    lo = wasm_f32x4_sub(wasm_i32x4_add(wasm_i32x4_extend_low_i16x8(q), k.magic), k.magic);
+    hi = wasm_f32x4_sub(wasm_i32x4_add(wasm_i32x4_extend_high_i16x8(q), k.magic), k.magic);
   }
 };
 
 // The GEMV's load of 8 values: BF16 and F16 as even and odd values (against A's rows
 // reordered so), Q8_0 in order and without the scale.
 template <class F>
-inline void load8_unscaled(const Group& g, int offset, v128_t& lo, v128_t& hi) {
+inline void load8_unscaled(const Group& g, int offset, v128_t& lo, v128_t& hi, const typename F::Consts& k) {
   if constexpr (F::kScaled)
-    F::load8_unscaled(g, offset, lo, hi);
-  else if constexpr (F::kSplit)
-    F::load8_split(g, offset, lo, hi);
+    F::load8_unscaled(g, offset, lo, hi, k);
   else
-    F::load8(g, offset, lo, hi);
+    F::load8_split(g, offset, lo, hi, k);
 }
 
 // C[i0 .. i0 + R)[j0 .. j0 + C) = A's R rows . W's C rows + bias.
@@ -225,10 +255,11 @@ void gemv_tile(const LowBitGemmArgs& g, int i0, int j0) {
   v128_t acc[R][C];
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c) acc[r][c] = wasm_f32x4_splat(0.0f);
+  const typename F::Consts k(opaque_zero());
   // sum[r][c] += A's row r (8 values at p) . W's row c (8 values from its group, offset on).
   const auto step = [&](v128_t(&sum)[R][C], const Group(&groups)[C], int offset, int p) __attribute__((always_inline)) {
     v128_t lo[C], hi[C];
-    for (int c = 0; c < C; ++c) load8_unscaled<F>(groups[c], offset, lo[c], hi[c]);
+    for (int c = 0; c < C; ++c) load8_unscaled<F>(groups[c], offset, lo[c], hi[c], k);
     for (int r = 0; r < R; ++r) {
       const v128_t a_lo = wasm_v128_load(a[r] + p), a_hi = wasm_v128_load(a[r] + p + 4);
       for (int c = 0; c < C; ++c)
@@ -297,10 +328,18 @@ void gemv_rows(const LowBitGemmArgs& g, int j0) {
   }
 }
 
+// With 1 or 2 rows of A, a tile takes F::kGemvTileRows rows of W: BF16 and Q8_0 one, so W
+// is read as one sequential stream. Four rows side by side are four streams, each only a
+// row long (1152 bytes for SmolLM2's BF16 rows of 576), too short for the hardware prefetcher:
+// SmolLM2's BF16 LM head (49152 x 576) took 9.3 ms with 4 and 2.3 ms with 1 (25 GB/s), Q8_0's
+// 14.3 and 7.7 ms. F16's widening is the bound, and its 4 independent rows keep it busier. A
+// value's sum is the same whatever the tile: the results do not change.
 template <class F>
 void gemv_on(const LowBitGemmArgs& g) {
   int j = 0;
-  if (g.m <= 2) {
+  if (g.m <= 2 && F::kGemvTileRows == 1) {
+    for (; j < g.n; ++j) gemv_rows<F, 1>(g, j);
+  } else if (g.m <= 2) {
     for (; j + 4 <= g.n; j += 4) gemv_rows<F, 4>(g, j);
   } else {
     for (; j + 4 <= g.n; j += 4) {  // 2 rows of W at a time, twice: the same W rows, A's groups of 4

@@ -30,10 +30,10 @@ namespace attention::kernels {
 
 namespace {
 
-constexpr int kMR = kFastGemmTileRows;  // rows of the register tile
-constexpr int kNR = 8;                  // columns: two f32x4
-constexpr int kKC = 256;                // depth of a block
-constexpr int kNC = 256;                // columns of a block: 32 panels
+constexpr int kMR = kFastGemmTileRows;     // rows of the register tile
+constexpr int kNR = 8;                     // columns: two f32x4
+constexpr int kKC = 256;                   // depth of a block
+constexpr int kNC = kFastGemmColumnBlock;  // columns of a block: 32 panels
 static_assert(kNC % kNR == 0, "a block holds whole panels");
 
 int panel_count(int n) { return (n + kNR - 1) / kNR; }

@@ -65,6 +65,10 @@ using PackedGemmFn = void (*)(const GemmArgs&, const float* panels);
 
 // Rows of the fast GEMM's register tile: threads split C's rows at multiples of it.
 constexpr int kFastGemmTileRows = 5;
+// Columns of the packed GEMM's column block (256, 32 panels of 8; gemm_wasmsimd.cpp's kNC):
+// a product of few rows (decode's GEMV) is split across threads along C's columns at
+// multiples of it, so each thread's part of the packed panels is one contiguous run.
+constexpr int kFastGemmColumnBlock = 256;
 
 void gemm_f32_scalar(const GemmArgs& args);
 void gemm_f32_eigen(const GemmArgs& args);

@@ -161,6 +161,31 @@ void split_rows(const GemmArgs& args, const std::function<void(const GemmArgs&)>
   });
 }
 
+// A product of fewer rows than two tiles (decode's GEMV, M = 1): split along C's columns
+// instead, `block` columns at a time (each column is the same dot products wherever the
+// split falls, so results do not depend on the thread count); run(j0, j1) computes columns
+// [j0, j1). Without threads, or for little work, one call over every column.
+void split_columns(const GemmArgs& args, int block, const std::function<void(int j0, int j1)>& run) {
+  const double flops = 2.0 * args.m * args.n * args.k;
+  const int blocks = (args.n + block - 1) / block;
+  if (max_threads() < 2 || flops < kMinParallelFlops || blocks < 2) {
+    run(0, args.n);
+    return;
+  }
+  // Chunks of at least kMinParallelFlops, give or take a block (rounded down: a 768 x 768
+  // GEMV's 3 blocks of 256 columns still split, 2 + 1).
+  const int min_chunk = std::max(1, static_cast<int>(kMinParallelFlops / (flops / blocks)));
+  parallel_for(blocks, min_chunk, [&](int b0, int b1) { run(b0 * block, std::min(args.n, b1 * block)); });
+}
+
+// Few rows of A: by columns; else by rows.
+bool few_rows(const GemmArgs& args) { return args.m < 2 * kRowBlock; }
+
+// Rows of W (C's columns) a thread takes at a time in the low-bit GEMM of few rows: whole
+// 4-row tiles of the wasm GEMV, whole 64-row blocks of the native kernel's widening (so each
+// part multiplies the blocks the unsplit product does).
+constexpr int kLowBitColumnBlock = 64;
+
 }  // namespace
 
 PackedWeight pack_weight(const float* weight, int n, int k) {
@@ -173,10 +198,22 @@ void gemm_fast(int m, int n, int k, const float* a, const float* b, Layout layou
                float* c, const PackedWeight* packed) {
   const auto& fast = fastest_gemm();
   const GemmArgs args = dense(m, n, k, a, b, layout, alpha, bias, c);
-  if (packed && !packed->panels.empty() && fast.gemm_packed)
+  const bool panels = packed && !packed->panels.empty() && fast.gemm_packed;
+  if (panels && few_rows(args)) {
+    // Columns [j0, j1) of C: in the packed layout the column blocks from j0 (a multiple of
+    // kFastGemmColumnBlock) on, j0 K floats in; each block is multiplied as it is unsplit.
+    split_columns(args, kFastGemmColumnBlock, [&](int j0, int j1) {
+      GemmArgs part = args;
+      part.n = j1 - j0;
+      part.c = args.c + j0;
+      part.bias = args.bias ? args.bias + j0 : nullptr;
+      fast.gemm_packed(part, packed->panels.data() + static_cast<std::size_t>(j0) * k);
+    });
+  } else if (panels) {
     split_rows(args, [&](const GemmArgs& part) { fast.gemm_packed(part, packed->panels.data()); });
-  else
+  } else {
     split_rows(args, fast.fn);
+  }
 }
 
 void gemm(GemmFn fn, int m, int n, int k, const float* a, const float* b, Layout layout, float alpha, const float* bias,
@@ -189,6 +226,23 @@ void gemm_low_bit(LowBitGemmFn fn, Storage storage, int m, int n, int k, const f
   // The row-splitting of the float products, on the same arguments (only m, a and c change).
   GemmArgs shape = dense(m, n, k, a, nullptr, Layout::NT, 1.0f, bias, c);
   const std::size_t w_row_bytes = row_bytes(storage, k);
+  if (few_rows(shape)) {  // W's rows [j0, j1): C's columns
+    split_columns(shape, kLowBitColumnBlock, [&](int j0, int j1) {
+      LowBitGemmArgs args;
+      args.m = m;
+      args.n = j1 - j0;
+      args.k = k;
+      args.a = a;
+      args.lda = k;
+      args.w = w + static_cast<std::size_t>(j0) * w_row_bytes;
+      args.w_row_bytes = w_row_bytes;
+      args.bias = bias ? bias + j0 : nullptr;
+      args.c = c + j0;
+      args.ldc = n;
+      fn(args);
+    });
+    return;
+  }
   split_rows(shape, [&](const GemmArgs& part) {
     LowBitGemmArgs args;
     args.m = part.m;

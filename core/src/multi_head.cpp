@@ -541,10 +541,22 @@ Result<Tensor> cached_self_attention(const Tensor& x, const MultiHeadWeights& w,
             alibi.data[(static_cast<std::size_t>(h) * n + i) * sk + j] =
                 -slopes[h] * static_cast<float>(std::abs(p0 + i - key_positions[static_cast<std::size_t>(j)]));
     }
-    const bool grouped = hs.kv_heads != hs.heads;
-    AttentionStages st = scaled_dot_product_attention(
-        qb, grouped ? repeat_kv(kb, hs.heads) : kb, grouped ? repeat_kv(vb, hs.heads) : vb, &blocked, options.scale,
-        options.backend, false, options.alibi ? &alibi : nullptr, options.score_scale);
+    // GQA without repeat_kv's copies: the G = H / H_kv query heads of a K/V head attend to it
+    // as G n query rows, (1, H, n, d_h) read as (1, H_kv, G n, d_h) (the same memory, as are
+    // ALiBi's (H, n, Sk) as (H_kv, G n, Sk) and the results' (1, H_kv, G n, .) as (1, H, n, .)),
+    // with the blocked rows repeated G times. Each row's numbers are those of the repeated form.
+    const int group = hs.heads / hs.kv_heads;
+    if (group > 1) {
+      qb = Tensor({"B", "H_kv", "Sq", "d_h"}, {1, hs.kv_heads, group * n, d}, std::move(qb.data));
+      Tensor repeated({"B", "Sq", "Sk"}, {1, group * n, sk});
+      for (int g = 0; g < group; ++g)
+        std::copy(blocked.data.begin(), blocked.data.end(),
+                  repeated.data.begin() + static_cast<std::ptrdiff_t>(g) * n * sk);
+      blocked = std::move(repeated);
+      if (options.alibi) alibi = Tensor({"H_kv", "Sq", "Sk"}, {hs.kv_heads, group * n, sk}, std::move(alibi.data));
+    }
+    AttentionStages st = scaled_dot_product_attention(qb, kb, vb, &blocked, options.scale, options.backend, false,
+                                                      options.alibi ? &alibi : nullptr, options.score_scale);
     if (st.nan_scores) return overflow_error("the scores Q K^T");
     for (int h = 0; h < hs.heads; ++h) {
       std::copy_n(st.output.ptr() + static_cast<std::size_t>(h) * n * dd, static_cast<std::size_t>(n) * dd,

@@ -3,13 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <mutex>
 #include <vector>
 
 #include "attention/attention.hpp"
 #include "attention/parallel.hpp"
+#include "attention/param.hpp"
 #include "attention/random.hpp"
 #include "attention/trainer.hpp"
+#include "kernels/kernels.hpp"
+#include "test_util.hpp"
 
 namespace attention {
 namespace {
@@ -150,6 +154,46 @@ TEST(Parallel, LargeAttentionIsBitForBitTheSameWithAnyThreadCount) {
     EXPECT_TRUE(many.weights.data == one.weights.data) << threads << " threads";
     EXPECT_TRUE(many.output.data == one.output.data) << threads << " threads";
     EXPECT_TRUE(many.scores.data == one.scores.data) << threads << " threads";
+  }
+}
+
+// Decode's GEMV (one row of A) is split along C's columns (W's rows): with any thread count
+// the float GEMM (its packed panels where it packs) and every low-bit storage give the same
+// numbers, bit for bit, and they match the scalar spec. 2 x 2100 x 1024 flops: 9 blocks of
+// 256 columns (the last ragged), split in 2 or 3.
+TEST(Parallel, DecodeGemvIsBitForBitTheSameWithAnyThreadCount) {
+  ThreadsReset reset;
+  const int m = 1, n = 2100, k = 1024;
+  ASSERT_GE(2.0 * m * n * k, 4 * kMinParallelFlops);
+  const std::vector<float> a = testing::random_vector(static_cast<std::size_t>(k), 41);
+  const std::vector<float> w = testing::random_vector(static_cast<std::size_t>(n) * k, 42, 0.5f);
+  const std::vector<float> bias = testing::random_vector(static_cast<std::size_t>(n), 43);
+  const kernels::PackedWeight packed = kernels::pack_weight(w.data(), n, k);
+  const auto run = [&](int threads, int storage) {
+    set_max_threads(threads);
+    std::vector<float> c(static_cast<std::size_t>(n), -7.0f);
+    if (storage < 0) {
+      kernels::gemm_fast(m, n, k, a.data(), w.data(), kernels::Layout::NT, 1.0f, bias.data(), c.data(), &packed);
+    } else {
+      Parameter low("w", {n, k}, w);
+      low.set_storage(static_cast<Storage>(storage));
+      kernels::gemm_low_bit(kernels::fastest_low_bit_gemm(low.storage()).fn, low.storage(), m, n, k, a.data(),
+                            low.row_bits(0), bias.data(), c.data());
+    }
+    return c;
+  };
+  for (int storage :
+       {-1, static_cast<int>(Storage::BF16), static_cast<int>(Storage::F16), static_cast<int>(Storage::Q8_0)}) {
+    const std::vector<float> one = run(1, storage);
+    // The spec: the scalar GEMM on the weights as stored (widened).
+    std::vector<float> spec(static_cast<std::size_t>(n));
+    Parameter held("w", {n, k}, w);
+    if (storage >= 0) held.set_storage(static_cast<Storage>(storage));
+    const std::vector<float> widened = held.widened();
+    kernels::gemm(&kernels::gemm_f32_scalar, m, n, k, a.data(), widened.data(), kernels::Layout::NT, 1.0f, bias.data(),
+                  spec.data());
+    EXPECT_TRUE(testing::all_close(one, spec, 2e-6 * std::sqrt(static_cast<double>(k)) + 1e-5)) << storage;
+    for (int threads : {2, 3}) EXPECT_TRUE(run(threads, storage) == one) << storage << ", " << threads << " threads";
   }
 }
 

@@ -32,6 +32,7 @@ describe('generated blocks match the generator', () => {
       pretrained: JSON.parse(readFileSync(`${ROOT}bench/results/pretrained.json`, 'utf8')),
       modern: JSON.parse(readFileSync(`${ROOT}bench/results/modern.json`, 'utf8')),
       pretrainedModern: JSON.parse(readFileSync(`${ROOT}bench/results/pretrained-modern.json`, 'utf8')),
+      decode: JSON.parse(readFileSync(`${ROOT}bench/results/decode.json`, 'utf8')),
     };
     const before = benchBlocks(results)['bench-attention'].join('\n');
     latest.mha[0].simd *= 2;
