@@ -290,6 +290,18 @@ describe('the What heads do view', () => {
     await page.close();
   });
 
+  test('patching identical prompts: the engine\u2019s refusal (a field with no box of its own) is shown', async () => {
+    const same = PROMPT.replaceAll(' ', '+');
+    const { page, errors } = await open(`#heads&model=induction&tool=patch&clean=${same}&corrupted=${same}`);
+    const message = page.locator('ap-heads [data-testid="error"]');
+    await message.waitFor({ timeout: 20_000 });
+    assert.match(await message.textContent(), /same logit difference/);
+    assert.equal(await page.locator('ap-heads [data-testid="figure-patch"]').count(), 0);
+    await page.screenshot({ path: `${SHOTS}/heads-patch-same.png`, fullPage: true });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('patching: both maps, exact and attribution, with progress and their agreement; Cancel stops it', async () => {
     const { page, errors } = await open('#heads&model=induction&tool=patch');
     // Record every progress the view shows while patching runs.

@@ -301,7 +301,7 @@ export class HeadsView extends LitElement {
             ? html`<span>${this.busy.what}\u2026</span>
               <progress data-testid="progress" max=${this.busy.total} value=${this.busy.done}></progress>
               <button data-testid="cancel" @click=${this.#cancel}>Cancel</button>`
-            : this.error && !this.error.field
+            : this.error && !this.#boxes().includes(this.error.field ?? '')
               ? html`<span class="error" data-testid="error">${this.error.message}</span>`
               : nothing
         }
@@ -325,6 +325,11 @@ export class HeadsView extends LitElement {
       ablate: [],
       mlps: [],
     });
+  }
+
+  /** The typed boxes the current tool shows: an error with another field (or none) goes to the status line. */
+  #boxes(): string[] {
+    return this.state.tool === 'patch' ? ['clean', 'corrupted'] : ['text'];
   }
 
   #fieldError(field: string) {
