@@ -64,6 +64,38 @@ async function download(page, tool, format) {
   };
 }
 
+/**
+ * An exported SVG drawn in the page: every title, legend and caption line ends inside the picture, clear of its
+ * right edge (the margin, 16 px, and more), and no two panels' captions overlap.
+ */
+async function assertFits(page, svgText, what) {
+  const problems = await page.evaluate((text) => {
+    const holder = document.createElement('div');
+    holder.innerHTML = text; // the view's own export
+    document.body.append(holder);
+    const svg = holder.querySelector('svg');
+    const width = Number(svg.getAttribute('width')),
+      left = svg.getBoundingClientRect().left;
+    const found = [];
+    for (const t of svg.querySelectorAll('.title text, .legend text, g.panel > text')) {
+      const right = t.getBoundingClientRect().right - left;
+      if (right > width - 24) found.push(`\u201c${t.textContent}\u201d ends at ${Math.round(right)} of ${width}`);
+    }
+    const captions = [...svg.querySelectorAll('g.panel')].map((g) =>
+      [...g.querySelectorAll(':scope > text')].map((t) => [t.textContent, t.getBoundingClientRect()]),
+    );
+    for (let i = 0; i < captions.length; i++)
+      for (let j = i + 1; j < captions.length; j++)
+        for (const [a, ra] of captions[i])
+          for (const [b, rb] of captions[j])
+            if (ra.left < rb.right && rb.left < ra.right && ra.top < rb.bottom && rb.top < ra.bottom)
+              found.push(`\u201c${a}\u201d overlaps \u201c${b}\u201d`);
+    holder.remove();
+    return found;
+  }, svgText);
+  assert.deepEqual(problems, [], what);
+}
+
 describe('the What heads do view', () => {
   test('a shared link opens the detectors; the induction column finds head 1.0, which opens in the Explore views', async () => {
     const { page, errors } = await open('#heads&model=induction&sort=induction');
@@ -89,6 +121,7 @@ describe('the What heads do view', () => {
     const svg = await download(page, 'detect', 'svg');
     assert.match(svg.text, /<svg[^>]*>/);
     assert.match(svg.text, /induction score/);
+    await assertFits(page, svg.text, 'the detectors\u2019 figure (2 heads: narrow panels)');
     const csv = await download(page, 'detect', 'csv');
     const lines = csv.text.trim().split('\n');
     assert.equal(
@@ -134,6 +167,7 @@ describe('the What heads do view', () => {
     // The ranking's CSV holds every head and MLP.
     const csv = await download(page, 'rank', 'csv');
     assert.equal(csv.text.trim().split('\n').length, 1 + 4 + 2);
+    await assertFits(page, (await download(page, 'rank', 'svg')).text, 'the ranking\u2019s figure');
     await page.screenshot({ path: `${SHOTS}/heads-ablate.png`, fullPage: true });
 
     // A shared link reopens the same state: the head switched off, the same change.

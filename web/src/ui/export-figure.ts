@@ -9,11 +9,43 @@ const NS = 'http://www.w3.org/2000/svg';
 const MARGIN = 16;
 const GAP = 18;
 const CAPTION_LINE = 17;
+// The least an average glyph counts for (the text is measured where a canvas can: textWidth).
 const CAPTION_CHAR_PX = 7.8; // the bold 13 px caption font
-const CHAR_PX = 7; // an average glyph of the 12 px title font: enough to wrap text inside the picture
-const HEADING_CHAR_PX = 8.5; // the same for the bold 15 px heading
+const CHAR_PX = 7; // the 12 px title font
+const HEADING_CHAR_PX = 8.5; // the bold 15 px heading
 const MIN_WIDTH = 520;
 const TEXT_MAX = 1000;
+const HEADING_FONT = '700 15px system-ui, sans-serif';
+const TEXT_FONT = '12px system-ui, sans-serif';
+const CAPTION_FONT = '600 13px system-ui, sans-serif';
+/** Room for an SVG opened elsewhere, whose system-ui may be a little wider than the browser's that measured it. */
+const MEASURE_SLACK = 1.08;
+
+let measurer: CanvasRenderingContext2D | null | undefined;
+
+/**
+ * A line's width in a font: measured by the browser (which also draws the PNG), with some slack, and never less
+ * than `perChar` a character (where nothing can measure, e.g. a test's DOM without canvas, the estimate alone).
+ */
+function textWidth(text: string, font: string, perChar: number): number {
+  const estimate = Array.from(text).length * perChar;
+  if (measurer === undefined) {
+    try {
+      measurer = document.createElement('canvas').getContext('2d');
+    } catch {
+      measurer = null;
+    }
+  }
+  if (!measurer) return estimate;
+  measurer.font = font;
+  return Math.max(estimate, measurer.measureText(text).width * MEASURE_SLACK);
+}
+
+/** The widest a character of `text` draws on average in a font (what wrapping by characters needs). */
+function charWidth(text: string, font: string, perChar: number): number {
+  const n = Array.from(text).length;
+  return n ? textWidth(text, font, perChar) / n : perChar;
+}
 
 /** A picture of the view: an SVG (drawn by a component) and its caption. */
 export interface Panel {
@@ -121,7 +153,7 @@ function drawLegend(legend: Legend, defs: SVGDefsElement, width: number): { grou
   const items: { width: number; draw: (x: number, y: number) => SVGElement[] }[] = [];
   const textItem = (text: string, extra: Record<string, string | number> = {}) =>
     items.push({
-      width: Array.from(text).length * CHAR_PX,
+      width: textWidth(text, extra['font-weight'] ? `600 ${TEXT_FONT}` : TEXT_FONT, CHAR_PX),
       draw: (x, y) => [el('text', { x, y: y + 11, ...extra }, text)],
     });
   if (legend.scale) {
@@ -139,7 +171,7 @@ function drawLegend(legend: Legend, defs: SVGDefsElement, width: number): { grou
   }
   for (const swatch of legend.swatches ?? []) {
     items.push({
-      width: 24 + Array.from(swatch.label).length * CHAR_PX,
+      width: 24 + textWidth(swatch.label, TEXT_FONT, CHAR_PX),
       draw: (x, y) => [
         swatch.shape === 'line'
           ? el('line', {
@@ -205,18 +237,28 @@ function layout(sizes: { width: number; height: number; caption: number }[], max
 
 /** The whole picture as one standalone SVG element (not attached to the page). */
 export function composeFigure(spec: FigureSpec): SVGSVGElement {
-  // A caption wraps to its panel's width (at least 160 px), so that neighbours' captions never overlap.
+  // A caption wraps to its panel's width (at least 160 px); the panel's place in the rows is as wide as the wider of
+  // the panel and its caption's lines, so that neighbours' captions never overlap.
   const captions = spec.panels.map((p) =>
-    wrapText(p.caption, Math.floor(Math.max(160, svgSize(p.svg).width) / CAPTION_CHAR_PX), 3),
+    wrapText(
+      p.caption,
+      Math.floor(Math.max(160, svgSize(p.svg).width) / charWidth(p.caption, CAPTION_FONT, CAPTION_CHAR_PX)),
+      3,
+    ),
   );
   const sizes = spec.panels.map((p, i) => ({ ...svgSize(p.svg), caption: captions[i].length * CAPTION_LINE + 6 }));
-  const widest = Math.max(0, ...sizes.map((s) => s.width));
-  const grid = layout(sizes, Math.max(1100, widest), spec.columns);
+  const slots = sizes.map((size, i) => ({
+    ...size,
+    width: Math.max(size.width, ...captions[i].map((line) => textWidth(line, CAPTION_FONT, CAPTION_CHAR_PX))),
+  }));
+  const widest = Math.max(0, ...slots.map((s) => s.width));
+  const grid = layout(slots, Math.max(1100, widest), spec.columns);
   // Wide enough for the heading on one line (up to TEXT_MAX); a long input wraps at TEXT_MAX, where lines still read well.
-  const headingWidth = Math.min(TEXT_MAX, Array.from(spec.heading).length * HEADING_CHAR_PX);
+  const headingChar = charWidth(spec.heading, HEADING_FONT, HEADING_CHAR_PX);
+  const headingWidth = Math.min(TEXT_MAX, Array.from(spec.heading).length * headingChar);
   const width = Math.max(MIN_WIDTH, headingWidth, grid.width) + 2 * MARGIN;
   const inner = width - 2 * MARGIN;
-  const textWidth = Math.min(inner, TEXT_MAX);
+  const linesWidth = Math.min(inner, TEXT_MAX);
   const root = el('svg', { xmlns: NS, 'font-family': 'system-ui, sans-serif' });
   const defs = el('defs');
   root.append(defs);
@@ -225,12 +267,13 @@ export function composeFigure(spec: FigureSpec): SVGSVGElement {
 
   const title = el('g', { class: 'title', fill: '#111' });
   let y = MARGIN + 15;
-  for (const line of wrapText(spec.heading, Math.floor(textWidth / HEADING_CHAR_PX), 4)) {
+  for (const line of wrapText(spec.heading, Math.floor(linesWidth / headingChar + 1e-6), 4)) {
     title.append(el('text', { x: MARGIN, y, 'font-size': 15, 'font-weight': 700 }, line));
     y += 20;
   }
   for (const { label, text } of spec.texts) {
-    const lines = wrapText(`${label} ${text}`, Math.floor(textWidth / CHAR_PX), 12);
+    const line = `${label} ${text}`;
+    const lines = wrapText(line, Math.floor(linesWidth / charWidth(line, TEXT_FONT, CHAR_PX) + 1e-6), 12);
     for (const line of lines) {
       title.append(el('text', { x: MARGIN, y, 'font-size': 12 }, line));
       y += 16;
