@@ -146,6 +146,45 @@ describe('the What heads do view', () => {
     await page.close();
   });
 
+  test('on a phone: the chosen head reads as selected, and the detector table scrolls on its own', async () => {
+    const { page, errors } = await open('#heads&model=induction&head=1.0');
+    await page.setViewportSize({ width: 390, height: 844 });
+    const chosen = page.locator('ap-heads [data-testid="detector-table"] tr[aria-selected="true"] td').first();
+    await chosen.waitFor();
+    const looks = await page.evaluate(() => {
+      const root = document.querySelector('ap-heads').shadowRoot;
+      const cell = getComputedStyle(root.querySelector('tr[aria-selected="true"] td'));
+      const figure = root.querySelector('[data-testid="figure-detect"]');
+      const table = root.querySelector('[data-testid="detector-table"]');
+      const scroller = table.parentElement;
+      scroller.scrollLeft = scroller.scrollWidth;
+      const last = table.querySelector('thead th:last-child').getBoundingClientRect();
+      return {
+        colors: [cell.color, cell.backgroundColor],
+        figureOverflows: figure.scrollWidth > figure.clientWidth,
+        lastShown: last.right <= scroller.getBoundingClientRect().right + 1 && scroller.scrollLeft > 0,
+      };
+    });
+    const luminance = (rgb) => {
+      const [r, g, b] = rgb
+        .match(/[\d.]+/g)
+        .slice(0, 3)
+        .map((c) => {
+          const v = Number(c) / 255;
+          return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+        });
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const [text, back] = looks.colors.map(luminance);
+    const contrast = (Math.max(text, back) + 0.05) / (Math.min(text, back) + 0.05);
+    assert.ok(contrast >= 4.5, `the chosen row's text ${looks.colors.join(' on ')}: contrast ${contrast.toFixed(2)}`);
+    assert.equal(looks.figureOverflows, false, 'the figure (its heading, notes and exports) fits the screen');
+    assert.ok(looks.lastShown, 'the table scrolls sideways to its last column');
+    await page.screenshot({ path: `${SHOTS}/heads-phone.png`, fullPage: true });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('ablation: switching off head 1.0 changes the prediction; the ranking puts the circuit first', async () => {
     const { page, errors } = await open('#heads&model=induction&tool=ablate');
     const change = page.locator('ap-heads [data-testid="ablation-change"]');

@@ -61,7 +61,7 @@ export function detectPanel(result: Result<'detect'> | null, state: HeadsState, 
             row-axis="layer" col-axis="head" col-unit="heads" show-numbers @cell-select=${onCell}></ap-heatmap>`;
         })}
       </div>
-      <table class="detectors" data-testid="detector-table">
+      <div class="table-scroll"><table class="detectors" data-testid="detector-table">
         <thead>
           <tr>
             ${DETECT_SORTS.map(
@@ -88,7 +88,7 @@ export function detectPanel(result: Result<'detect'> | null, state: HeadsState, 
               </tr>`,
           )}
         </tbody>
-      </table>
+      </table></div>
       ${act.exports(result)}
     </section>`;
 }

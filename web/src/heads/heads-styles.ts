@@ -27,12 +27,26 @@ export const HEADS_STYLES = [
     .maps { display: grid; grid-template-columns: repeat(auto-fill, minmax(18rem, 1fr)); gap: var(--ap-space-3); }
     table.detectors { border-collapse: collapse; font-variant-numeric: tabular-nums; }
     table.detectors th, table.detectors td { padding: 0.2rem 0.6rem; border-bottom: 1px solid var(--ap-border); text-align: right; }
-    table.detectors td.label { text-align: left; }
-    table.detectors tr[aria-selected='true'] td { background: var(--ap-highlight); font-weight: 700; }
+    table.detectors td.label { text-align: left; white-space: nowrap; }
+    /* A table wider than the screen scrolls sideways on its own (the figure's text stays put); shadows at the edges
+       say there is more (each uncovered once scrolled to its end). */
+    .table-scroll { max-width: 100%; overflow-x: auto;
+      background: linear-gradient(to right, var(--ap-surface) 40%, transparent) left / 2rem 100% no-repeat local,
+        linear-gradient(to left, var(--ap-surface) 40%, transparent) right / 2rem 100% no-repeat local,
+        radial-gradient(farthest-side at 0 50%, #0003, transparent) left / 0.6rem 100% no-repeat scroll,
+        radial-gradient(farthest-side at 100% 50%, #0003, transparent) right / 0.6rem 100% no-repeat scroll; }
+    /* The chosen head: the selection's colours (as a pressed button's), the text keeping its contrast. */
+    table.detectors tr[aria-selected='true'] > * { background: var(--ap-accent-soft); color: var(--ap-text); font-weight: 700; }
+    table.detectors tr[aria-selected='true'] > th { box-shadow: inset 3px 0 0 var(--ap-accent); }
     table.detectors tbody tr { cursor: pointer; }
     table.detectors th button { min-height: 0; padding: 0.1rem 0.4rem; }
     table.detectors th button.head { font-family: var(--ap-mono); }
     table.detectors th button[aria-pressed='true'] { background: var(--ap-accent-soft); border-color: var(--ap-accent); }
+    @media (max-width: 40rem) {
+      table.detectors { font-size: var(--ap-text-sm); }
+      table.detectors th, table.detectors td { padding: 0.2rem 0.3rem; }
+      table.detectors th button { padding: 0.1rem 0.25rem; }
+    }
     .switches { display: grid; justify-content: start; gap: 0.2rem var(--ap-space-2); align-items: center; margin-bottom: var(--ap-space-2); }
     .switches label { font-weight: 400; display: inline-flex; gap: 0.25rem; align-items: center; font-family: var(--ap-mono);
       font-size: var(--ap-text-sm); }
