@@ -272,7 +272,7 @@ describe('the What heads do view', () => {
       document
         .querySelector('ap-heads')
         .shadowRoot.querySelector('[data-testid="figure-attribute"] .note')
-        ?.textContent.includes('\u2212 logit('),
+        ?.textContent.includes(') - logit('),
     );
     await page.screenshot({ path: `${SHOTS}/heads-attribute.png`, fullPage: true });
     assert.deepEqual(errors, []);
@@ -419,6 +419,8 @@ describe('the What heads do view', () => {
         [2, 15],
       ],
     );
+    // One minus sign in the view: the operator is the numbers' hyphen-minus (the corrupted run's d is negative).
+    assert.match(await figure.locator('.note').first().textContent(), /\) - logit\(.*run\u2019s\s+-\d/s);
     const agreement = figure.locator('[data-testid="agreement-heads"]');
     assert.match(await agreement.textContent(), /Agreement: correlation -?\d\.\d{3}/);
     // The CSV: the induction head recovers most of the difference when patched exactly (0.90 on this pair).

@@ -148,7 +148,7 @@ describe('the heads view\u2019s figures', () => {
     const lines = attributionCsv(result).trim().split('\n');
     expect(lines).toHaveLength(9);
     expect(lines[5]).toBe('"head",1,0,4,"6","x""y"');
-    expect(logitName(result.target, result.against)).toBe('logit(\u20186\u2019) \u2212 logit(\u2018x"y\u2019)');
+    expect(logitName(result.target, result.against)).toBe('logit(\u20186\u2019) - logit(\u2018x"y\u2019)');
   });
 
   it('says what an ablation changed', () => {

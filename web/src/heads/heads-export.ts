@@ -188,7 +188,7 @@ function figure(result: HeadsResult, model: string, text: string, head: HeadRefS
         }),
       );
       return {
-        heading: `What heads do: activation patching, the share of logit(\u2018${result.good.token}\u2019) \u2212 logit(\u2018${result.bad.token}\u2019) recovered`,
+        heading: `What heads do: activation patching, the share of logit(\u2018${result.good.token}\u2019) - logit(\u2018${result.bad.token}\u2019) recovered`,
         texts: [
           texts[0],
           { label: 'Clean:', text: result.cleanTokens.join(' ') },

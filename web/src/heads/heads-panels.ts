@@ -251,7 +251,7 @@ export function patchPanel(result: Result<'patch'> | null, act: PanelActions) {
       <h3>Activation patching</h3>
       <p class="note">
         Each cell: the corrupted prompt run with one activation taken from the clean run, and the share of
-        logit(\u2018${result.good.token}\u2019) \u2212 logit(\u2018${result.bad.token}\u2019) that comes back (0: none, 1: all of the
+        logit(\u2018${result.good.token}\u2019) - logit(\u2018${result.bad.token}\u2019) that comes back (0: none, 1: all of the
         clean run\u2019s ${formatValue(result.difference.clean)} against the corrupted run\u2019s
         ${formatValue(result.difference.corrupted)}). Attribution patching estimates every cell at once from one forward and one
         backward pass (a first-order guess).

@@ -87,10 +87,13 @@ export function attributionBars(result: AttributeResult): Bar[] {
   return bars;
 }
 
-/** What the logit explained is, for people: "logit of ‘6’" or "logit(‘Mary’) − logit(‘John’)". */
+/**
+ * What the logit explained is, for people: "logit of ‘6’" or "logit(‘Mary’) - logit(‘John’)". The minus is the
+ * hyphen-minus, as in the numbers beside it (formatValue's -5.474): the view writes one minus sign.
+ */
 export function logitName(target: { token: string }, against: { token: string } | null): string {
   return against
-    ? `logit(\u2018${target.token}\u2019) \u2212 logit(\u2018${against.token}\u2019)`
+    ? `logit(\u2018${target.token}\u2019) - logit(\u2018${against.token}\u2019)`
     : `logit of \u2018${target.token}\u2019`;
 }
 
