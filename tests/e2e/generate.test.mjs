@@ -216,6 +216,33 @@ describe('the Generate panel', () => {
     await page.close();
   });
 
+  test('another model drops the branch, its distributions, cache and speed, and the link its path', async () => {
+    const { page, errors } = await open('#model=sort&gen.temperature=0&gen.prompt=7+2+9+4+3+8+5+6+%7C&gen.path=2.3');
+    await waitForTokens(page, 11); // a link's branch is kept on the model it opens on
+    await page.locator('button[data-action="step"]').click();
+    await waitForTokens(page, 12);
+    await page.locator('[data-testid="kv-cache"]').waitFor();
+    // Generate, and pick another model while it writes
+    await page.locator('button[data-action="generate"]').click();
+    await page.locator('#setting-model').selectOption('reverse');
+    await page.waitForFunction(() => !new URLSearchParams(location.hash.slice(1)).has('gen.path'));
+    await waitForTokens(page, 9);
+    await page.waitForTimeout(300); // a step of the old model would land now
+    assert.equal((await status(page)).tokens, 9);
+    assert.deepEqual(await shownTokens(page), '7 2 9 4 3 8 5 6 |'.split(' '));
+    assert.equal(await hashPath(page), null);
+    assert.equal(await page.locator('[data-testid="kv-cache"]').count(), 0);
+    assert.equal(await page.locator('[data-testid="branch-tree"]').count(), 0);
+    assert.equal(await page.locator('[data-testid="next-token-chart"]').count(), 0);
+    assert.equal(await page.locator('[data-testid="speed"]').textContent(), '');
+    // and it writes the reversed input
+    await page.locator('button[data-action="step"]').click();
+    await waitForTokens(page, 10);
+    assert.equal((await shownTokens(page))[9], '6');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('on GPT-2 from files: Generate in the worker, Stop in the middle, no long task on the page', async () => {
     const { page, errors } = await open('#gen.maxNewTokens=26&gen.seed=5');
     // the untrained model cannot generate, and says why

@@ -127,6 +127,8 @@ export class GeneratePanel extends LitElement {
   #runTokens = 0;
   #runWallMs = 0;
   #heapBytes = 0;
+  /** The model the state's branch (its token ids) belongs to: another model's ids mean other tokens. */
+  #pathSource: string | null = null;
   #opening: Promise<Branch | null> | null = null;
   #openTimer: ReturnType<typeof setTimeout> | undefined;
   #frame = 0;
@@ -180,20 +182,48 @@ export class GeneratePanel extends LitElement {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
+    const stateFromOutside = changed.has('state') && this.state !== this.#assigned;
     // A state set from outside (the `state` property): open its branch; the hash follows.
-    if (changed.has('state') && this.state !== this.#assigned) {
+    if (stateFromOutside) {
       const before = (changed.get('state') as GenerationState | undefined) ?? DEFAULT_GENERATION_STATE;
       this.#assigned = this.state;
       this.#changed(before, this.state, false);
     }
     if (changed.has('open') && this.open) this.#scheduleOpen(0);
     if (changed.has('source') || changed.has('engine') || changed.has('unavailable')) {
+      if (changed.has('source')) this.#modelChanged(stateFromOutside);
       this.#branch = null;
       this.#steps.clear();
       this.#texts.clear();
       this.#explored = this.state.path.length ? [[...this.state.path]] : [];
       this.#scheduleOpen(0);
     }
+  }
+
+  /**
+   * Another model: its branch, distributions, cache and speed are the old model's, dropped (a run of the old model
+   * stops). The branch's ids stay only on the first model (a link's) or when a state came with the new model.
+   */
+  #modelChanged(stateFromOutside: boolean): void {
+    const source = this.source;
+    const key = source
+      ? 'trained' in source
+        ? `trained:${source.trained.key}`
+        : `pretrained:${source.pretrained.key}`
+      : null;
+    if (key === null || key === this.#pathSource) return;
+    const before = this.#pathSource;
+    this.#pathSource = key;
+    if (before === null) return;
+    if (this.running) void this.engine?.generationStop();
+    this.#steps.clear();
+    this.#texts.clear();
+    this.#cacheBytes = [];
+    this.#stepMs = [];
+    this.#runTokens = 0;
+    this.#runWallMs = 0;
+    this.selected = null;
+    if (!stateFromOutside && this.state.path.length) this.#setState({ ...this.state, path: [] }, true);
   }
 
   /** One new token (opening the branch first if the prompt, branch or settings changed). */
@@ -316,6 +346,7 @@ export class GeneratePanel extends LitElement {
         settings: samplerSettings(state),
         path: state.path,
       });
+      if (this.source !== source) return null; // another model was picked meanwhile: its own open follows
       if (!opened.ok) {
         this.error = opened.error;
         this.#branch = null;
