@@ -243,6 +243,15 @@ describe('the Generate panel', () => {
     await page.close();
   });
 
+  test('a link to a pretrained model not loaded in this tab says to load it again', async () => {
+    const { page, errors } = await open('#model=pretrained%3AGPT2LMHeadModel&gen.temperature=0');
+    const why = page.locator('[data-testid="generate-unavailable"]');
+    await why.waitFor({ timeout: 15_000 });
+    assert.match(await why.textContent(), /\u2018GPT2LMHeadModel\u2019 is not loaded in this tab: load it again/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('on GPT-2 from files: Generate in the worker, Stop in the middle, no long task on the page', async () => {
     const { page, errors } = await open('#gen.maxNewTokens=26&gen.seed=5');
     // the untrained model cannot generate, and says why
