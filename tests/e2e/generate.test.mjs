@@ -239,6 +239,17 @@ describe('the Generate panel', () => {
     await page.locator('button[data-action="step"]').click();
     await waitForTokens(page, 10);
     assert.equal((await shownTokens(page))[9], '6');
+    // A prompt that cannot be read: its error alone, nothing of the branch before it (nor an "Opening…" that never ends)
+    for (const [prompt, error] of [
+      ['3 7 x |', /'x' is not a token of this task/],
+      ['', /Type some tokens first/],
+    ]) {
+      await page.locator('#gen-prompt').fill(prompt);
+      await page.locator('[data-testid="generate-error"]', { hasText: error }).waitFor();
+      const text = await page.locator('ap-generate-panel').evaluate((p) => p.shadowRoot.textContent);
+      assert.doesNotMatch(text, /Opening|Step once|tokens\/s|done:/);
+      assert.equal(await page.locator('[data-testid="kv-cache"]').count(), 0);
+    }
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -129,6 +129,8 @@ export class GeneratePanel extends LitElement {
   #heapBytes = 0;
   /** The model the state's branch (its token ids) belongs to: another model's ids mean other tokens. */
   #pathSource: string | null = null;
+  /** The last open failed (its error is shown, alone: nothing of a branch is open). */
+  #failed = false;
   #opening: Promise<Branch | null> | null = null;
   #openTimer: ReturnType<typeof setTimeout> | undefined;
   #frame = 0;
@@ -350,9 +352,14 @@ export class GeneratePanel extends LitElement {
       if (!opened.ok) {
         this.error = opened.error;
         this.#branch = null;
+        this.#failed = true;
+        this.#cacheBytes = []; // an earlier branch's and run's
+        this.#stepMs = [];
+        this.#runTokens = 0;
         return null;
       }
       this.error = '';
+      this.#failed = false;
       this.#heapBytes = opened.heapBytes;
       opened.ids.forEach((id, i) => this.#texts.set(id, opened.tokens[i]));
       this.#explored = withPath(this.#explored, state.path);
@@ -500,6 +507,8 @@ export class GeneratePanel extends LitElement {
     const sliders = GENERATION_SETTINGS.filter((s) => s.place === 'slider');
     const drawer = GENERATION_SETTINGS.filter((s) => s.place === 'drawer');
     const engineMs = this.#stepMs.reduce((a, b) => a + b, 0);
+    // the prompt (or branch) could not be opened: its error alone, nothing of an earlier branch or run
+    const failed = !branch && this.#failed;
     return html`<section class="panel" aria-label="Generate">
       <h2>Generate</h2>
       <div class="prompt">
@@ -518,7 +527,7 @@ export class GeneratePanel extends LitElement {
         <button data-action="generate" ?disabled=${!canRun} @click=${() => this.generate()}>Generate</button>
         <button data-action="step" ?disabled=${!canRun} @click=${() => this.step()}>Step</button>
         <button data-action="stop" ?disabled=${!this.running} @click=${() => this.stop()}>Stop</button>
-        <span class="speed" data-testid="speed" aria-live="off">${speedText(this.#runTokens, this.#runWallMs, engineMs, this.#stepMs.length)}</span>
+        <span class="speed" data-testid="speed" aria-live="off">${failed ? '' : speedText(this.#runTokens, this.#runWallMs, engineMs, this.#stepMs.length)}</span>
         <span class="status" data-testid="generate-status" data-running=${this.running ? '1' : '0'}
           data-done=${branch?.done ? '1' : '0'} data-heap-bytes=${this.#heapBytes}
           data-tokens=${branch ? branch.ids.length : 0}>${
@@ -528,8 +537,11 @@ export class GeneratePanel extends LitElement {
       ${this.error ? html`<p class="error" role="alert" data-testid="generate-error">${this.error}</p>` : nothing}
       <div class="sliders">${sliders.map((s) => this.#settingControl(s))}</div>
       <details class="drawer"><summary>More settings</summary>${drawer.map((s) => this.#settingControl(s))}</details>
-      ${branch ? this.#text(branch) : html`<p class="why">Opening…</p>`}
-      <div class="columns">
+      ${branch ? this.#text(branch) : failed ? nothing : html`<p class="why">Opening…</p>`}
+      ${
+        failed
+          ? nothing
+          : html`<div class="columns">
         <div>
           ${
             shown && step
@@ -553,7 +565,8 @@ export class GeneratePanel extends LitElement {
         <div>
           ${facts && this.#cacheBytes.length ? cacheView(this.#cacheBytes, facts, branch!.ids.length) : nothing}
         </div>
-      </div>
+      </div>`
+      }
       ${
         branch && facts
           ? attentionGrowth({
