@@ -93,6 +93,10 @@ describe('the Generate panel', () => {
     await plain.page.locator('button[data-action="generate"]').click();
     await waitForTokens(plain.page, 11);
     assert.equal((await status(plain.page)).done, true);
+    assert.match(
+      await plain.page.locator('[data-testid="generate-status"]').textContent(),
+      /done: max new tokens \(2\) reached/,
+    );
     assert.equal(await plain.page.locator('button[data-action="generate"]').isDisabled(), true);
     const firstTwo = await shownTokens(plain.page);
     await maxNew(4);
@@ -322,6 +326,10 @@ describe('the Generate panel', () => {
     await page.locator('button[data-action="generate"]').click();
     await waitForTokens(page, 32);
     assert.equal((await status(page)).done, true);
+    assert.match(
+      await page.locator('[data-testid="generate-status"]').textContent(),
+      /done: the context is full \(the model reads at most 32 tokens\)/,
+    );
     const longTasks = await page.evaluate(() => window.longTasks);
     assert.deepEqual(longTasks, [], `main-thread tasks of 50 ms or more while generating: ${longTasks}`);
     await page.screenshot({ path: `${SHOTS}/generate-gpt2.png`, fullPage: true });

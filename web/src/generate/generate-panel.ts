@@ -36,7 +36,7 @@ import {
   type SamplerSettings,
 } from '../model/generation-state.js';
 import { redistribute, type Candidate, type Filters } from '../model/next-token.js';
-import { AttentionRows, branchTree, withPath } from '../model/generation-view.js';
+import { AttentionRows, branchTree, doneText, withPath } from '../model/generation-view.js';
 import type { GenerationApi, GenerationOpened, GenerationSource, StepView } from '../workers/generation-run.js';
 import { HashWriter } from '../ui/hash-writer.js';
 import { GENERATE_STYLES } from './generate-styles.js';
@@ -65,6 +65,8 @@ interface Branch {
   /** Every layer's and head's weights of the branch's tokens, one row more per step. */
   attention: AttentionRows;
   done: boolean;
+  /** Max new tokens as the branch was opened (a run goes on with it). */
+  maxNewTokens: number;
 }
 
 const OBSERVED = [...GENERATION_FIELDS.map(attributeName)];
@@ -371,6 +373,7 @@ export class GeneratePanel extends LitElement {
         ids: [...opened.ids],
         attention: new AttentionRows(opened.attention, opened.model.layers, opened.model.heads, opened.ids.length),
         done: opened.done,
+        maxNewTokens: state.maxNewTokens,
       });
     })();
     try {
@@ -531,7 +534,7 @@ export class GeneratePanel extends LitElement {
         <span class="status" data-testid="generate-status" data-running=${this.running ? '1' : '0'}
           data-done=${branch?.done ? '1' : '0'} data-heap-bytes=${this.#heapBytes}
           data-tokens=${branch ? branch.ids.length : 0}>${
-            this.running ? 'generating…' : branch?.done ? 'done: no more new tokens on this branch' : ''
+            this.running ? 'generating…' : branch?.done ? this.#doneText(branch) : ''
           }</span>
       </div>
       ${this.error ? html`<p class="error" role="alert" data-testid="generate-error">${this.error}</p>` : nothing}
@@ -580,6 +583,17 @@ export class GeneratePanel extends LitElement {
           : nothing
       }
     </section>`;
+  }
+
+  /** Why a finished branch takes no more tokens. */
+  #doneText(branch: Branch): string {
+    return doneText({
+      newTokens: branch.ids.length - branch.opened.promptLength,
+      maxNewTokens: branch.maxNewTokens,
+      length: branch.ids.length,
+      maxSeq: branch.opened.model.maxSeq,
+      lastToken: branch.tokens[branch.tokens.length - 1] ?? '',
+    });
   }
 
   /** The text of a path's last token, as seen. */
