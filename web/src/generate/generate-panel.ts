@@ -504,7 +504,9 @@ export class GeneratePanel extends LitElement {
     const facts = branch?.opened.model;
     const step = this.#shownStep();
     const shown =
-      step && facts ? redistribute(step.candidates, step.drawn, filtersOf(this.state), facts.vocabSize) : null;
+      step && facts
+        ? redistribute(step.candidates, step.drawn, filtersOf(this.state), facts.vocabSize, step.entropy)
+        : null;
     // a finished branch steps on once a setting changes (more new tokens allowed): the next run reopens it
     const canRun = !this.running && !!branch && (!branch.done || branch.key !== this.#key());
     const sliders = GENERATION_SETTINGS.filter((s) => s.place === 'slider');
