@@ -93,6 +93,10 @@ describe('the Generate panel', () => {
     await plain.page.locator('button[data-action="generate"]').click();
     await waitForTokens(plain.page, 11);
     assert.equal((await status(plain.page)).done, true);
+    assert.match(
+      await plain.page.locator('[data-testid="generate-status"]').textContent(),
+      /done: max new tokens \(2\) reached/,
+    );
     assert.equal(await plain.page.locator('button[data-action="generate"]').isDisabled(), true);
     const firstTwo = await shownTokens(plain.page);
     await maxNew(4);
@@ -216,6 +220,53 @@ describe('the Generate panel', () => {
     await page.close();
   });
 
+  test('another model drops the branch, its distributions, cache and speed, and the link its path', async () => {
+    const { page, errors } = await open('#model=sort&gen.temperature=0&gen.prompt=7+2+9+4+3+8+5+6+%7C&gen.path=2.3');
+    await waitForTokens(page, 11); // a link's branch is kept on the model it opens on
+    await page.locator('button[data-action="step"]').click();
+    await waitForTokens(page, 12);
+    await page.locator('[data-testid="kv-cache"]').waitFor();
+    // Generate, and pick another model while it writes
+    await page.locator('button[data-action="generate"]').click();
+    await page.locator('#setting-model').selectOption('reverse');
+    await page.waitForFunction(() => !new URLSearchParams(location.hash.slice(1)).has('gen.path'));
+    await waitForTokens(page, 9);
+    await page.waitForTimeout(300); // a step of the old model would land now
+    assert.equal((await status(page)).tokens, 9);
+    assert.deepEqual(await shownTokens(page), '7 2 9 4 3 8 5 6 |'.split(' '));
+    assert.equal(await hashPath(page), null);
+    assert.equal(await page.locator('[data-testid="kv-cache"]').count(), 0);
+    assert.equal(await page.locator('[data-testid="branch-tree"]').count(), 0);
+    assert.equal(await page.locator('[data-testid="next-token-chart"]').count(), 0);
+    assert.equal(await page.locator('[data-testid="speed"]').textContent(), '');
+    // and it writes the reversed input
+    await page.locator('button[data-action="step"]').click();
+    await waitForTokens(page, 10);
+    assert.equal((await shownTokens(page))[9], '6');
+    // A prompt that cannot be read: its error alone, nothing of the branch before it (nor an "Opening…" that never ends)
+    for (const [prompt, error] of [
+      ['3 7 x |', /'x' is not a token of this task/],
+      ['', /Type some tokens first/],
+    ]) {
+      await page.locator('#gen-prompt').fill(prompt);
+      await page.locator('[data-testid="generate-error"]', { hasText: error }).waitFor();
+      const text = await page.locator('ap-generate-panel').evaluate((p) => p.shadowRoot.textContent);
+      assert.doesNotMatch(text, /Opening|Step once|tokens\/s|done:/);
+      assert.equal(await page.locator('[data-testid="kv-cache"]').count(), 0);
+    }
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('a link to a pretrained model not loaded in this tab says to load it again', async () => {
+    const { page, errors } = await open('#model=pretrained%3AGPT2LMHeadModel&gen.temperature=0');
+    const why = page.locator('[data-testid="generate-unavailable"]');
+    await why.waitFor({ timeout: 15_000 });
+    assert.match(await why.textContent(), /\u2018GPT2LMHeadModel\u2019 is not loaded in this tab: load it again/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('on GPT-2 from files: Generate in the worker, Stop in the middle, no long task on the page', async () => {
     const { page, errors } = await open('#gen.maxNewTokens=26&gen.seed=5');
     // the untrained model cannot generate, and says why
@@ -275,6 +326,10 @@ describe('the Generate panel', () => {
     await page.locator('button[data-action="generate"]').click();
     await waitForTokens(page, 32);
     assert.equal((await status(page)).done, true);
+    assert.match(
+      await page.locator('[data-testid="generate-status"]').textContent(),
+      /done: the context is full \(the model reads at most 32 tokens\)/,
+    );
     const longTasks = await page.evaluate(() => window.longTasks);
     assert.deepEqual(longTasks, [], `main-thread tasks of 50 ms or more while generating: ${longTasks}`);
     await page.screenshot({ path: `${SHOTS}/generate-gpt2.png`, fullPage: true });

@@ -41,7 +41,10 @@ const written = (generate) =>
     .allTextContents()
     .then((t) => t.map((s) => s.trim()));
 
-/** The chart as shown: its caption and each bar's label and value, in order. */
+/**
+ * The chart as shown: its caption, the entropy it gives (the redrawn distribution's once a slider moved) and the
+ * draw's, and each bar's label and value, in order.
+ */
 async function chart(generate) {
   const figure = generate.locator('[data-testid="next-token-chart"]');
   await figure.waitFor();
@@ -52,7 +55,8 @@ async function chart(generate) {
       value: b.querySelector('.value').textContent.trim(),
     })),
   );
-  return { caption, entropy: caption.match(/entropy ([\d.]+) nats/)[1], bars };
+  const entropy = caption.match(/entropy ([\d.]+) nats/)[1];
+  return { caption, entropy, drawn: caption.match(/\(([\d.]+) at the draw\)/)?.[1] ?? entropy, bars };
 }
 
 /** Moves a slider as a reader does (its input event), and waits until its value is shown beside it. */
@@ -120,7 +124,10 @@ describe('the tutorial\u2019s section on how a language model writes', () => {
     // The first token's distribution again, redrawn as the slider moves (the draw was at T = 2).
     await generate.locator('[data-testid="generated-text"] .new-token').first().click();
     await slide(generate, 'temperature', 1);
-    assert.equal((await chart(generate)).bars[0].value, '97.0%');
+    const back = await chart(generate);
+    assert.equal(back.bars[0].value, '97.0%');
+    // the caption's entropy follows the redraw: T = 1's again, beside the draw's at T = 2
+    assert.deepEqual([back.entropy, back.drawn], [cold.entropy, hot.entropy]);
     await slide(generate, 'temperature', 0.5);
     const sharp = await chart(generate);
     assert.deepEqual(sharp.bars[0], { token: '4', value: '100.0%' });
@@ -143,10 +150,10 @@ describe('the tutorial\u2019s section on how a language model writes', () => {
     );
     assert.equal(await generate.locator('[data-testid="rest"]').textContent(), '0.0%');
     assert.match(cut.caption, / 2 tokens possible/);
-    const hot = await chart(await panel(1));
-    assert.ok(Number(cut.entropy) < Number(hot.entropy));
+    const hot = await chart(await panel(1)); // its sliders moved since (the previous test): its draw's entropy, at T = 2
+    assert.ok(Number(cut.entropy) < Number(hot.drawn));
     assert.match(text, /4 with 91\.1% and 6 with 8\.9%, which add up to 100%/);
-    assert.match(text, new RegExp(`the entropy falls from ${hot.entropy} to ${cut.entropy} nats`));
+    assert.match(text, new RegExp(`the entropy falls from ${hot.drawn} to ${cut.entropy} nats`));
   });
 
   test('the KV cache: 2 x H_kv x positions x d_h x 4 bytes per layer, one position more per token', async () => {

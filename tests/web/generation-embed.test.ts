@@ -31,6 +31,11 @@ describe('which model a panel generates with', () => {
       'bert-tiny has no output head (no logits): it cannot write.',
     );
     expect(generationChoice(null, null).unavailable).toMatch(/^The untrained playground model has no output head/);
+    // a link to a pretrained model loaded from files in another tab: load it again (not "the untrained model")
+    expect(generationChoice(null, null, 'GPT2LMHeadModel').unavailable).toBe(
+      'The pretrained model \u2018GPT2LMHeadModel\u2019 is not loaded in this tab: load it again with ' +
+        '\u201cLoad a pretrained model\u2026\u201d in the Model picker to generate with it.',
+    );
     // Keys tell models apart, and the same model again is the same key.
     const keys = [
       generationChoice(null, trained),

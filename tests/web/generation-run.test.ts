@@ -163,6 +163,8 @@ describe('the Generate panel where the engine runs', () => {
       const shown = redistribute(base.candidates, filters({}), filters(next), vocab);
       expect(shown.exact, JSON.stringify(next)).toBe(true);
       expectSameDistribution(shown, engineStep);
+      // the caption's entropy is the redrawn distribution's: the engine's for those settings
+      expect(shown.entropy, JSON.stringify(next)).toBeCloseTo(engineStep.entropy, 4);
       // and back: from the filtered draw to the same settings gives what it drew from
       expectSameDistribution(redistribute(engineStep.candidates, filters(next), filters(next), vocab), engineStep);
     }
@@ -179,13 +181,17 @@ describe('the Generate panel where the engine runs', () => {
     ]) {
       const shown = redistribute(base.candidates, filters(drawn), filters(next), 557);
       expect(shown.exact).toBe(true);
-      expectSameDistribution(shown, await firstStep(gpt2, prompt, next));
+      const engineStep = await firstStep(gpt2, prompt, next);
+      expectSameDistribution(shown, engineStep);
+      expect(shown.entropy, JSON.stringify(next)).toBeCloseTo(engineStep.entropy, 4);
     }
     const open = await firstStep(gpt2, prompt, {});
     const estimate = redistribute(open.candidates, filters({}), filters({ temperature: 0.5 }), 557);
     expect(estimate.exact).toBe(false);
     expect(estimate.rest).toBeGreaterThan(0);
     expect(estimate.kept).toBe(557);
+    // the same settings keep the draw's entropy (the engine's, over every token)
+    expect(redistribute(open.candidates, filters({}), filters({}), 557, open.entropy).entropy).toBe(open.entropy);
   });
 
   it('stops a run between steps, and a disposed generation leaves the heap where it was', async () => {

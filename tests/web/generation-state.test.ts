@@ -18,6 +18,7 @@ import {
   branchTree,
   cacheLayers,
   cacheWithoutGrouping,
+  doneText,
   futureBlocked,
   withPath,
 } from '../../web/src/model/generation-view.js';
@@ -134,5 +135,16 @@ describe('the Generate panel\u2019s drawing data', () => {
       [5, [1, 5]],
     ]);
     expect(root.children[0].children[0].children[0].path).toEqual([1, 2, 3]);
+  });
+
+  it('says why a branch is done: max new tokens, the context, or the end-of-sequence token', () => {
+    const end = { newTokens: 16, maxNewTokens: 16, length: 25, maxSeq: 26, lastToken: '3' };
+    expect(doneText(end)).toBe('done: max new tokens (16) reached; raise it under More settings to go on');
+    expect(doneText({ ...end, newTokens: 10, length: 26 })).toBe(
+      'done: the context is full (the model reads at most 26 tokens)',
+    );
+    expect(doneText({ ...end, newTokens: 3, length: 10, lastToken: '<|endoftext|>' })).toBe(
+      'done: the model wrote its end-of-sequence token \u201c<|endoftext|>\u201d',
+    );
   });
 });

@@ -8,12 +8,16 @@ import type { GeneratePanel, GenerationSource, GenerationState } from '../genera
 import type { EngineClient } from '../workers/client.js';
 import { choiceKey, generationChoice } from '../model/generation-source.js';
 import { DEFAULT_GENERATION_STATE } from '../model/generation-state.js';
+import { PRETRAINED_PREFIX, isPretrainedId } from '../model/pretrained-models.js';
 
 /** What the playground shows, as the panel's model (model/generation-source.ts). */
 function follow(playground: Playground) {
+  const { model } = playground.state;
   return generationChoice(
     playground.pretrained,
-    playground.state.model !== '' ? (playground.model?.ref ?? null) : null,
+    model !== '' ? (playground.model?.ref ?? null) : null,
+    // a link to a checkpoint loaded from files in another tab: the playground says to load it again, and so does the panel
+    isPretrainedId(model) ? model.slice(PRETRAINED_PREFIX.length) : null,
   );
 }
 

@@ -36,7 +36,7 @@ import {
   type SamplerSettings,
 } from '../model/generation-state.js';
 import { redistribute, type Candidate, type Filters } from '../model/next-token.js';
-import { AttentionRows, branchTree, withPath } from '../model/generation-view.js';
+import { AttentionRows, branchTree, doneText, withPath } from '../model/generation-view.js';
 import type { GenerationApi, GenerationOpened, GenerationSource, StepView } from '../workers/generation-run.js';
 import { HashWriter } from '../ui/hash-writer.js';
 import { GENERATE_STYLES } from './generate-styles.js';
@@ -65,6 +65,8 @@ interface Branch {
   /** Every layer's and head's weights of the branch's tokens, one row more per step. */
   attention: AttentionRows;
   done: boolean;
+  /** Max new tokens as the branch was opened (a run goes on with it). */
+  maxNewTokens: number;
 }
 
 const OBSERVED = [...GENERATION_FIELDS.map(attributeName)];
@@ -127,6 +129,10 @@ export class GeneratePanel extends LitElement {
   #runTokens = 0;
   #runWallMs = 0;
   #heapBytes = 0;
+  /** The model the state's branch (its token ids) belongs to: another model's ids mean other tokens. */
+  #pathSource: string | null = null;
+  /** The last open failed (its error is shown, alone: nothing of a branch is open). */
+  #failed = false;
   #opening: Promise<Branch | null> | null = null;
   #openTimer: ReturnType<typeof setTimeout> | undefined;
   #frame = 0;
@@ -180,20 +186,48 @@ export class GeneratePanel extends LitElement {
   }
 
   protected override willUpdate(changed: PropertyValues<this>): void {
+    const stateFromOutside = changed.has('state') && this.state !== this.#assigned;
     // A state set from outside (the `state` property): open its branch; the hash follows.
-    if (changed.has('state') && this.state !== this.#assigned) {
+    if (stateFromOutside) {
       const before = (changed.get('state') as GenerationState | undefined) ?? DEFAULT_GENERATION_STATE;
       this.#assigned = this.state;
       this.#changed(before, this.state, false);
     }
     if (changed.has('open') && this.open) this.#scheduleOpen(0);
     if (changed.has('source') || changed.has('engine') || changed.has('unavailable')) {
+      if (changed.has('source')) this.#modelChanged(stateFromOutside);
       this.#branch = null;
       this.#steps.clear();
       this.#texts.clear();
       this.#explored = this.state.path.length ? [[...this.state.path]] : [];
       this.#scheduleOpen(0);
     }
+  }
+
+  /**
+   * Another model: its branch, distributions, cache and speed are the old model's, dropped (a run of the old model
+   * stops). The branch's ids stay only on the first model (a link's) or when a state came with the new model.
+   */
+  #modelChanged(stateFromOutside: boolean): void {
+    const source = this.source;
+    const key = source
+      ? 'trained' in source
+        ? `trained:${source.trained.key}`
+        : `pretrained:${source.pretrained.key}`
+      : null;
+    if (key === null || key === this.#pathSource) return;
+    const before = this.#pathSource;
+    this.#pathSource = key;
+    if (before === null) return;
+    if (this.running) void this.engine?.generationStop();
+    this.#steps.clear();
+    this.#texts.clear();
+    this.#cacheBytes = [];
+    this.#stepMs = [];
+    this.#runTokens = 0;
+    this.#runWallMs = 0;
+    this.selected = null;
+    if (!stateFromOutside && this.state.path.length) this.#setState({ ...this.state, path: [] }, true);
   }
 
   /** One new token (opening the branch first if the prompt, branch or settings changed). */
@@ -316,12 +350,18 @@ export class GeneratePanel extends LitElement {
         settings: samplerSettings(state),
         path: state.path,
       });
+      if (this.source !== source) return null; // another model was picked meanwhile: its own open follows
       if (!opened.ok) {
         this.error = opened.error;
         this.#branch = null;
+        this.#failed = true;
+        this.#cacheBytes = []; // an earlier branch's and run's
+        this.#stepMs = [];
+        this.#runTokens = 0;
         return null;
       }
       this.error = '';
+      this.#failed = false;
       this.#heapBytes = opened.heapBytes;
       opened.ids.forEach((id, i) => this.#texts.set(id, opened.tokens[i]));
       this.#explored = withPath(this.#explored, state.path);
@@ -333,6 +373,7 @@ export class GeneratePanel extends LitElement {
         ids: [...opened.ids],
         attention: new AttentionRows(opened.attention, opened.model.layers, opened.model.heads, opened.ids.length),
         done: opened.done,
+        maxNewTokens: state.maxNewTokens,
       });
     })();
     try {
@@ -463,12 +504,16 @@ export class GeneratePanel extends LitElement {
     const facts = branch?.opened.model;
     const step = this.#shownStep();
     const shown =
-      step && facts ? redistribute(step.candidates, step.drawn, filtersOf(this.state), facts.vocabSize) : null;
+      step && facts
+        ? redistribute(step.candidates, step.drawn, filtersOf(this.state), facts.vocabSize, step.entropy)
+        : null;
     // a finished branch steps on once a setting changes (more new tokens allowed): the next run reopens it
     const canRun = !this.running && !!branch && (!branch.done || branch.key !== this.#key());
     const sliders = GENERATION_SETTINGS.filter((s) => s.place === 'slider');
     const drawer = GENERATION_SETTINGS.filter((s) => s.place === 'drawer');
     const engineMs = this.#stepMs.reduce((a, b) => a + b, 0);
+    // the prompt (or branch) could not be opened: its error alone, nothing of an earlier branch or run
+    const failed = !branch && this.#failed;
     return html`<section class="panel" aria-label="Generate">
       <h2>Generate</h2>
       <div class="prompt">
@@ -487,18 +532,21 @@ export class GeneratePanel extends LitElement {
         <button data-action="generate" ?disabled=${!canRun} @click=${() => this.generate()}>Generate</button>
         <button data-action="step" ?disabled=${!canRun} @click=${() => this.step()}>Step</button>
         <button data-action="stop" ?disabled=${!this.running} @click=${() => this.stop()}>Stop</button>
-        <span class="speed" data-testid="speed" aria-live="off">${speedText(this.#runTokens, this.#runWallMs, engineMs, this.#stepMs.length)}</span>
+        <span class="speed" data-testid="speed" aria-live="off">${failed ? '' : speedText(this.#runTokens, this.#runWallMs, engineMs, this.#stepMs.length)}</span>
         <span class="status" data-testid="generate-status" data-running=${this.running ? '1' : '0'}
           data-done=${branch?.done ? '1' : '0'} data-heap-bytes=${this.#heapBytes}
           data-tokens=${branch ? branch.ids.length : 0}>${
-            this.running ? 'generating…' : branch?.done ? 'done: no more new tokens on this branch' : ''
+            this.running ? 'generating…' : branch?.done ? this.#doneText(branch) : ''
           }</span>
       </div>
       ${this.error ? html`<p class="error" role="alert" data-testid="generate-error">${this.error}</p>` : nothing}
       <div class="sliders">${sliders.map((s) => this.#settingControl(s))}</div>
       <details class="drawer"><summary>More settings</summary>${drawer.map((s) => this.#settingControl(s))}</details>
-      ${branch ? this.#text(branch) : html`<p class="why">Opening…</p>`}
-      <div class="columns">
+      ${branch ? this.#text(branch) : failed ? nothing : html`<p class="why">Opening…</p>`}
+      ${
+        failed
+          ? nothing
+          : html`<div class="columns">
         <div>
           ${
             shown && step
@@ -522,7 +570,8 @@ export class GeneratePanel extends LitElement {
         <div>
           ${facts && this.#cacheBytes.length ? cacheView(this.#cacheBytes, facts, branch!.ids.length) : nothing}
         </div>
-      </div>
+      </div>`
+      }
       ${
         branch && facts
           ? attentionGrowth({
@@ -536,6 +585,17 @@ export class GeneratePanel extends LitElement {
           : nothing
       }
     </section>`;
+  }
+
+  /** Why a finished branch takes no more tokens. */
+  #doneText(branch: Branch): string {
+    return doneText({
+      newTokens: branch.ids.length - branch.opened.promptLength,
+      maxNewTokens: branch.maxNewTokens,
+      length: branch.ids.length,
+      maxSeq: branch.opened.model.maxSeq,
+      lastToken: branch.tokens[branch.tokens.length - 1] ?? '',
+    });
   }
 
   /** The text of a path's last token, as seen. */

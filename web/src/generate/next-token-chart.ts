@@ -8,6 +8,7 @@ export interface ChartOptions {
   position: number;
   /** The token the branch shown has at this position (drawn, or chosen to branch). */
   chosenToken: number;
+  /** The entropy at the draw (the engine's); the caption gives the shown distribution's (`shown.entropy`). */
   entropy: number;
   /** The sliders are where they were at the draw (else the bars are the preview of the new settings). */
   sameSettings: boolean;
@@ -21,7 +22,7 @@ export function nextTokenChart(shown: ShownDistribution, o: ChartOptions) {
   return html`<figure class="chart" data-testid="next-token-chart" data-position=${o.position}>
     <figcaption>Position ${o.position}: the distribution its token is drawn from${
       o.sameSettings ? nothing : html` <em>(redrawn for the settings now; the next step draws with them)</em>`
-    } · entropy ${o.entropy.toFixed(2)} nats at the draw · ${shown.kept.toLocaleString('en')} tokens possible${
+    } · ${entropyText(shown, o)} · ${shown.kept.toLocaleString('en')} tokens possible${
       shown.exact ? nothing : html` <span title="the spread of the tokens beyond the candidates is estimated">≈</span>`
     }</figcaption>
     <ol class="bars">
@@ -40,4 +41,12 @@ export function nextTokenChart(shown: ShownDistribution, o: ChartOptions) {
         <span class="value" data-testid="rest">${percent(shown.rest)}</span></li>
     </ol>
   </figure>`;
+}
+
+/** The shown distribution's entropy: the draw's, or the redrawn one's ('≈' when the redraw is), beside the draw's. */
+function entropyText(shown: ShownDistribution, o: ChartOptions) {
+  if (o.sameSettings || !Number.isFinite(shown.entropy)) return html`entropy ${o.entropy.toFixed(2)} nats`;
+  return html`entropy ${
+    shown.exact ? nothing : html`<span title="the spread of the tokens beyond the candidates is estimated">≈</span>`
+  }${shown.entropy.toFixed(2)} nats (${o.entropy.toFixed(2)} at the draw)`;
 }

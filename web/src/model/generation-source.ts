@@ -10,10 +10,14 @@ export type GenerationChoice<Ref extends { key: string }> =
   | { source: { pretrained: { key: string } } | { trained: Ref }; unavailable: ''; chat: boolean }
   | { source: null; unavailable: string; chat: false };
 
-/** The playground's model as the panel's choice: `trained` is the trained model's ref when one is shown. */
+/**
+ * The playground's model as the panel's choice: `trained` is the trained model's ref when one is shown; `notLoaded`
+ * the name of the pretrained model the playground's setting asks for when it is not loaded in this tab (a link).
+ */
 export function generationChoice<Ref extends { key: string }>(
   pretrained: Pick<PretrainedInfo, 'key' | 'name' | 'causal' | 'predicts' | 'chat'> | null,
   trained: Ref | null,
+  notLoaded: string | null = null,
 ): GenerationChoice<Ref> {
   if (pretrained) {
     if (!pretrained.causal)
@@ -33,6 +37,14 @@ export function generationChoice<Ref extends { key: string }>(
     return { source: { pretrained: { key: pretrained.key } }, unavailable: '', chat: pretrained.chat };
   }
   if (trained !== null) return { source: { trained }, unavailable: '', chat: false };
+  if (notLoaded !== null)
+    return {
+      source: null,
+      chat: false,
+      unavailable:
+        `The pretrained model \u2018${notLoaded}\u2019 is not loaded in this tab: load it again with ` +
+        '\u201cLoad a pretrained model\u2026\u201d in the Model picker to generate with it.',
+    };
   return {
     source: null,
     chat: false,

@@ -130,3 +130,26 @@ export function withPath(paths: readonly number[][], path: readonly number[]): n
 export function tokensPerSecond(count: number, ms: number): number {
   return ms > 0 ? (count * 1000) / ms : 0;
 }
+
+/** What a finished branch knows of why it ended. */
+export interface BranchEnd {
+  /** Tokens after the prompt, and the most the settings it was opened with allowed. */
+  newTokens: number;
+  maxNewTokens: number;
+  /** Prompt and new tokens, and the model's context. */
+  length: number;
+  maxSeq: number;
+  /** The last token as shown. */
+  lastToken: string;
+}
+
+/**
+ * Why a branch takes no more new tokens, as the panel's status says it: max new tokens reached, the context full, or
+ * else the model wrote a stop token (its end-of-sequence token: the worker stops at that one only).
+ */
+export function doneText(end: BranchEnd): string {
+  if (end.newTokens >= end.maxNewTokens)
+    return `done: max new tokens (${end.maxNewTokens}) reached; raise it under More settings to go on`;
+  if (end.length >= end.maxSeq) return `done: the context is full (the model reads at most ${end.maxSeq} tokens)`;
+  return `done: the model wrote its end-of-sequence token \u201c${end.lastToken}\u201d`;
+}

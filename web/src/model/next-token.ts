@@ -44,6 +44,8 @@ export interface ShownDistribution {
   kept: number;
   /** False when the spread of the tokens beyond the candidates had to be guessed. */
   exact: boolean;
+  /** The distribution's entropy in nats (approximate unless `exact`: the tokens beyond the candidates spread evenly). */
+  entropy: number;
 }
 
 /** A group of tokens sharing one score (the rest is one group of many tokens). */
@@ -69,16 +71,19 @@ function softmaxGroups(groups: Group[]): number[] {
 
 /**
  * The distribution under `next`, from `candidates` drawn under `drawn` (probabilities of one step, descending) and
- * the vocabulary's size. Greedy (temperature 0) is shown as the engine shows it: the filters at temperature 1.
+ * the vocabulary's size; `drawnEntropy` is the drawn distribution's entropy (the engine's, over every token), which the
+ * result keeps when the filters are the same. Greedy (temperature 0) is shown as the engine shows it: the filters at
+ * temperature 1.
  */
 export function redistribute(
   candidates: readonly Candidate[],
   drawn: Filters,
   next: Filters,
   vocabSize: number,
+  drawnEntropy = NaN,
 ): ShownDistribution {
   const known = candidates.filter((c) => c.probability > 0);
-  if (known.length === 0) return { bars: [], rest: 1, kept: 0, exact: false };
+  if (known.length === 0) return { bars: [], rest: 1, kept: 0, exact: false, entropy: drawnEntropy };
   const restMass = Math.max(0, 1 - known.reduce((s, c) => s + c.probability, 0));
   if (sameFilters(drawn, next))
     return {
@@ -86,6 +91,7 @@ export function redistribute(
       rest: Math.max(0, 1 - candidates.slice(0, SHOWN_CANDIDATES).reduce((s, c) => s + c.probability, 0)),
       kept: restMass < 1e-9 ? known.length : vocabSize,
       exact: true,
+      entropy: drawnEntropy,
     };
   // Logits up to one constant: p = softmax(z / T) over the kept tokens, so z = T log p (+ c).
   const drawnT = drawn.temperature > 0 ? drawn.temperature : 1;
@@ -158,5 +164,6 @@ export function redistribute(
   // candidates the draw had filtered out (probability 0) stay out: their logits are unknown
   const rest = Math.max(0, 1 - bars.reduce((s, b) => s + b.probability, 0));
   const kept = groups.reduce((s, g, i) => s + (p[i] > 0 ? g.count : 0), 0);
-  return { bars, rest, kept, exact };
+  const entropy = groups.reduce((s, g, i) => s - (p[i] > 0 ? g.count * p[i] * Math.log(p[i]) : 0), 0);
+  return { bars, rest, kept, exact, entropy };
 }
