@@ -1,5 +1,6 @@
 // The low-bit GEMM for 128-bit wasm SIMD, C = A W^T + bias, in three ways and a choice:
-//   gemv: 1 to 4 rows of A (decode), W's rows read in place, 4 of them per tile (below).
+//   gemv: 1 to 4 rows of A (decode), W's rows read in place, 1 to 4 of them per tile (below;
+//         F16 widens finite groups without its infinity/NaN select, Q8_0 converts by i32x4.dot).
 //   4x2: W's rows read in place (no packing: panels would be a second copy of the weight).
 //   5x8: 256 rows of W at a time widened into a float block that the float GEMM's 5x8 tile
 //        packs and multiplies (the widening is shared by every row of A).
@@ -49,7 +50,8 @@ struct Bf16 {
   static constexpr bool kScaled = false;  // load8 gives the values themselves
   static constexpr bool kSplit = true;    // the GEMV reads 8 values as even and odd halves
   static constexpr int kWidenFromRows = 1 << 30;
-  static constexpr int kGemvTileRows = 1;  // rows of W per GEMV tile (1 or 2 rows of A): see gemv_on
+  static constexpr int kGemvTileRows = 1;         // rows of W per GEMV tile (1 or 2 rows of A): see gemv_on
+  static constexpr bool kFiniteFastPath = false;  // F16 only: see there
   static inline Group group(const std::uint8_t* row, int p) {
     return {row + 2 * static_cast<std::size_t>(p), wasm_f32x4_splat(0.0f)};
   }
@@ -109,7 +111,12 @@ struct F16 {
           moved(splat_bits(0x8fffffffu, zero)),
           rebias(splat_bits(0x77800000u, zero)),
           infinity(splat_bits(0x7f800000u, zero)),
-          exponent(splat_bits(0x7c000000u, zero)) {}
+          exponent(splat_bits(0x7c000000u, zero)),
+          moved_odd(splat_bits(0x8fffe000u, zero)),
+          finite_top16(splat_bits(0xf7fff7ffu, zero)) {}
+    // The GEMV's path for finite halves (has_special, load8_split_finite).
+    v128_t moved_odd;     // as moved, without the even half's bits shifted in below
+    v128_t finite_top16;  // a finite half's largest magnitude shifted left by 1, in each 16-bit lane
   };
   static inline v128_t widen4_high(v128_t y, const Consts& k) {
     const v128_t moved = wasm_v128_and(wasm_i32x4_shr(y, 3), k.moved);
@@ -123,14 +130,39 @@ struct F16 {
     even = widen4_high(wasm_i32x4_shl(v, 16), k);
     odd = widen4_high(wasm_v128_and(v, k.high), k);
   }
+  // The GEMV's fast path: when a group of 32 halves holds no infinity or NaN (exponent 31),
+  // widen4_high's select is not needed: moved times 2^112 is exact for zeros, subnormals and
+  // normals, 3 or 4 ops per 4 halves instead of 7 or 8 (the odd halves skip the shift to the
+  // top: the arithmetic shift by 3 brings them there, moved_odd drops the even half's bits).
+  // The same float for every half as widen4_high, so the results do not change. A model's
+  // weights are finite, so the branch is always predicted, and when W's owner knows so
+  // (LowBitGemmArgs::w_finite: a model's Parameter) the check is skipped. (An integer add of 112 << 23
+  // instead of the multiply would be exact for normals only: the check for zero and
+  // subnormal halves, about 0.3% of a model's, took 9% of a group's branches and all it
+  // saved, measured: docs/performance.md.) has_special: does a group need widen4_high?
+  // A half's magnitude shifted left by 1 (the sign dropped) is above finite_top16 exactly
+  // for exponent 31.
+  static constexpr bool kFiniteFastPath = true;
+  static inline bool has_special(const Group& g, const Consts& k) {
+    v128_t top = wasm_i16x8_shl(wasm_v128_load(g.at), 1);
+    for (int i = 1; i < kQ8BlockValues / 8; ++i)
+      top = wasm_u16x8_max(top, wasm_i16x8_shl(wasm_v128_load(g.at + 16 * i), 1));
+    return wasm_v128_any_true(wasm_u16x8_gt(top, k.finite_top16));
+  }
+  static inline void load8_split_finite(const Group& g, int offset, v128_t& even, v128_t& odd, const Consts& k) {
+    const v128_t v = wasm_v128_load(g.at + 2 * offset);
+    even = wasm_f32x4_mul(wasm_v128_and(wasm_i32x4_shr(wasm_i32x4_shl(v, 16), 3), k.moved), k.rebias);
+    odd = wasm_f32x4_mul(wasm_v128_and(wasm_i32x4_shr(v, 3), k.moved_odd), k.rebias);
+  }
 };
 
 struct Q8 {
   static constexpr Storage kStorage = Storage::Q8_0;
   static constexpr bool kScaled = true;  // load8_unscaled gives q; a value is q times the group's d
-  static constexpr bool kSplit = false;
+  static constexpr bool kSplit = true;   // the GEMV reads 8 values as even and odd halves
   static constexpr int kWidenFromRows = 16;
   static constexpr int kGemvTileRows = 1;
+  static constexpr bool kFiniteFastPath = false;
   static inline Group group(const std::uint8_t* row, int p) {
     const unsigned u = static_cast<unsigned>(p);
     const std::uint8_t* block = row + static_cast<std::size_t>(u / kQ8BlockValues) * kQ8BlockBytes;
@@ -149,14 +181,19 @@ struct Q8 {
     lo = wasm_f32x4_mul(to_float(wasm_i32x4_extend_low_i16x8(q)), g.d);
     hi = wasm_f32x4_mul(to_float(wasm_i32x4_extend_high_i16x8(q)), g.d);
   }
+  // The GEMV's load: 8 values as int16 (one extending load), then even = values 0, 2, 4, 6 and
+  // odd = 1, 3, 5, 7 as int32 by a dot product with (1, 0) and (0, 1) pairs (i32x4.dot_i16x8_s:
+  // one instruction, and opaque to LLVM, so f32x4.convert after it stays one instruction),
+  // converted exactly: 5 ops per 8 values instead of the extend-and-magic-number's 7.
   struct Consts {
-    v128_t magic;  // 1.5 x 2^23 as float32 bits (to_float)
-    explicit Consts(int zero) : magic(splat_bits(0x4b400000u, zero)) {}
+    v128_t even;  // int16 pairs (1, 0)
+    v128_t odd;   // int16 pairs (0, 1)
+    explicit Consts(int zero) : even(splat_bits(0x00000001u, zero)), odd(splat_bits(0x00010000u, zero)) {}
   };
-  static inline void load8_unscaled(const Group& g, int offset, v128_t& lo, v128_t& hi, const Consts& k) {
+  static inline void load8_unscaled(const Group& g, int offset, v128_t& even, v128_t& odd, const Consts& k) {
     const v128_t q = wasm_i16x8_load8x8(g.at + offset);
-    lo = wasm_f32x4_sub(wasm_i32x4_add(wasm_i32x4_extend_low_i16x8(q), k.magic), k.magic);
-    hi = wasm_f32x4_sub(wasm_i32x4_add(wasm_i32x4_extend_high_i16x8(q), k.magic), k.magic);
+    even = wasm_f32x4_convert_i32x4(wasm_i32x4_dot_i16x8(q, k.even));
+    odd = wasm_f32x4_convert_i32x4(wasm_i32x4_dot_i16x8(q, k.odd));
   }
 };
 
@@ -257,9 +294,11 @@ void gemv_tile(const LowBitGemmArgs& g, int i0, int j0) {
     for (int c = 0; c < C; ++c) acc[r][c] = wasm_f32x4_splat(0.0f);
   const typename F::Consts k(opaque_zero());
   // sum[r][c] += A's row r (8 values at p) . W's row c (8 values from its group, offset on).
-  const auto step = [&](v128_t(&sum)[R][C], const Group(&groups)[C], int offset, int p) __attribute__((always_inline)) {
+  // load(group, offset, lo, hi): load8_unscaled, or F16's fast path for finite halves.
+  const auto step = [&](v128_t(&sum)[R][C], const Group(&groups)[C], int offset, int p, auto load)
+      __attribute__((always_inline)) {
     v128_t lo[C], hi[C];
-    for (int c = 0; c < C; ++c) load8_unscaled<F>(groups[c], offset, lo[c], hi[c], k);
+    for (int c = 0; c < C; ++c) load(groups[c], offset, lo[c], hi[c]);
     for (int r = 0; r < R; ++r) {
       const v128_t a_lo = wasm_v128_load(a[r] + p), a_hi = wasm_v128_load(a[r] + p + 4);
       for (int c = 0; c < C; ++c)
@@ -271,18 +310,34 @@ void gemv_tile(const LowBitGemmArgs& g, int i0, int j0) {
     for (int r = 0; r < R; ++r)
       for (int c = 0; c < C; ++c) acc[r][c] = wasm_f32x4_add(acc[r][c], wasm_f32x4_mul(sum[r][c], groups[c].d));
   };
+  const auto load = [&](const Group& group, int offset, v128_t& lo, v128_t& hi) __attribute__((always_inline)) {
+    load8_unscaled<F>(group, offset, lo, hi, k);
+  };
   Group groups[C];
   int p = 0;
   for (; p + kQ8BlockValues <= g.k; p += kQ8BlockValues) {  // whole groups of 32 (a Q8_0 block each)
     for (int c = 0; c < C; ++c) groups[c] = F::group(w[c], p);
-    if constexpr (F::kScaled) {
+    if constexpr (F::kFiniteFastPath) {
+      bool special = false;
+      if (!g.w_finite)
+        for (int c = 0; c < C; ++c) special |= F::has_special(groups[c], k);
+      if (__builtin_expect(special, 0)) {
+        for (int offset = 0; offset < kQ8BlockValues; offset += 8) step(acc, groups, offset, p + offset, load);
+      } else {
+        const auto load_finite = [&](const Group& group, int offset, v128_t& lo, v128_t& hi)
+            __attribute__((always_inline)) {
+          F::load8_split_finite(group, offset, lo, hi, k);
+        };
+        for (int offset = 0; offset < kQ8BlockValues; offset += 8) step(acc, groups, offset, p + offset, load_finite);
+      }
+    } else if constexpr (F::kScaled) {
       v128_t sum[R][C];
       for (int r = 0; r < R; ++r)
         for (int c = 0; c < C; ++c) sum[r][c] = wasm_f32x4_splat(0.0f);
-      for (int offset = 0; offset < kQ8BlockValues; offset += 8) step(sum, groups, offset, p + offset);
+      for (int offset = 0; offset < kQ8BlockValues; offset += 8) step(sum, groups, offset, p + offset, load);
       scale_into_acc(sum, groups);
     } else {
-      for (int offset = 0; offset < kQ8BlockValues; offset += 8) step(acc, groups, offset, p + offset);
+      for (int offset = 0; offset < kQ8BlockValues; offset += 8) step(acc, groups, offset, p + offset, load);
     }
   }
   for (; p + 8 <= g.k; p += 8) {
@@ -291,10 +346,10 @@ void gemv_tile(const LowBitGemmArgs& g, int i0, int j0) {
       v128_t sum[R][C];
       for (int r = 0; r < R; ++r)
         for (int c = 0; c < C; ++c) sum[r][c] = wasm_f32x4_splat(0.0f);
-      step(sum, groups, 0, p);
+      step(sum, groups, 0, p, load);
       scale_into_acc(sum, groups);
     } else {
-      step(acc, groups, 0, p);
+      step(acc, groups, 0, p, load);
     }
   }
   for (int r = 0; r < R; ++r)
@@ -332,7 +387,8 @@ void gemv_rows(const LowBitGemmArgs& g, int j0) {
 // is read as one sequential stream. Four rows side by side are four streams, each only a
 // row long (1152 bytes for SmolLM2's BF16 rows of 576), too short for the hardware prefetcher:
 // SmolLM2's BF16 LM head (49152 x 576) took 9.3 ms with 4 and 2.3 ms with 1 (25 GB/s), Q8_0's
-// 14.3 and 7.7 ms. F16's widening is the bound, and its 4 independent rows keep it busier. A
+// 14.3 and 7.7 ms. F16's widening is the bound, and its 4 independent rows keep it busier
+// (with the finite fast path too: SmolLM2's 576 x 1536 0.12 ms with 4, 0.145 with 1). A
 // value's sum is the same whatever the tile: the results do not change.
 template <class F>
 void gemv_on(const LowBitGemmArgs& g) {

@@ -52,6 +52,9 @@ struct LowBitGemmArgs {
   const float* bias = nullptr;  // (N) or nullptr
   float* c = nullptr;           // (M, N), row stride ldc
   int ldc = 0;
+  // Every value of W is finite (no infinity or NaN), known by its owner: F16's GEMV then skips
+  // its per-group check for them (a kernel must give the same results either way).
+  bool w_finite = false;
 };
 
 using GemmFn = void (*)(const GemmArgs&);
@@ -160,8 +163,9 @@ void gemm(GemmFn fn, int m, int n, int k, const float* a, const float* b, Layout
 
 // C (m, n) = A (m, k) W^T + bias with W's rows held in `storage` (dense A and C), split
 // over threads by rows of C like the other products.
+// w_finite: every value of W is finite (LowBitGemmArgs::w_finite).
 void gemm_low_bit(LowBitGemmFn fn, Storage storage, int m, int n, int k, const float* a, const std::uint8_t* w,
-                  const float* bias, float* c);
+                  const float* bias, float* c, bool w_finite = false);
 
 // Convenience: C (m, n) += op(A) * op(B) with dense rows; A stored (m, k), or (k, m) if trans_a.
 void gemm_accumulate(GemmFn fn, int m, int n, int k, const float* a, bool trans_a, const float* b, Layout layout,

@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <tuple>
@@ -121,6 +122,11 @@ TEST_P(LowBitGemm, VariantsMatchTheScalarSpec) {
         kernels::gemm_low_bit(variant.fn, storage, m, n, k, a.data(), weight.row_bits(0), b, actual.data());
         EXPECT_TRUE(all_close(actual, expected, std::max(1e-5, 2e-6 * std::sqrt(static_cast<double>(k)))))
             << variant.name << (b ? " bias" : "");
+        // Told that W is finite (as a model's Parameter tells it), a kernel gives the same floats.
+        std::vector<float> told_finite(expected.size(), -7.0f);
+        kernels::gemm_low_bit(variant.fn, storage, m, n, k, a.data(), weight.row_bits(0), b, told_finite.data(),
+                              /*w_finite=*/true);
+        EXPECT_EQ(told_finite, actual) << variant.name << (b ? " bias" : "");
       }
     }
   }
@@ -164,6 +170,48 @@ TEST(LowBitGemm, EveryVariantWidensEachValueExactly) {
                   << want;
             }
         }
+      }
+    }
+  }
+}
+
+// F16's infinities and NaN (F16's GEMV widens groups of 32 without its select for them unless
+// a group holds one): each variant gives the spec's infinity or NaN in the rows that hold
+// one, wherever it sits (first group, second group, the run of 8, the tail), and the spec's
+// values in the other rows.
+TEST(LowBitGemm, F16InfinityAndNaNGiveWhatTheSpecGives) {
+  const int n = 7, k = 77;
+  std::vector<float> w = random_vector(static_cast<std::size_t>(n) * k, 41, 0.5f);
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::pair<int, float> placed[] = {{5, inf}, {40, -inf}, {33, std::nanf("")}, {66, inf}, {75, -inf}};
+  for (int row = 0; row < 5; ++row) w[static_cast<std::size_t>(row) * k + placed[row].first] = placed[row].second;
+  Parameter weight("w", {n, k}, w);
+  weight.set_storage(Storage::F16);
+  ASSERT_FALSE(weight.all_finite());
+  const auto& variants = kernels::low_bit_gemm_variants(Storage::F16);
+  for (int m = 1; m <= 5; ++m) {
+    std::vector<float> a = random_vector(static_cast<std::size_t>(m) * k, 42 + m, 0.5f);
+    for (float& x : a) x += 1.0f;  // all > 0: an infinity times them stays one
+    std::vector<float> expected(static_cast<std::size_t>(m) * n);
+    kernels::gemm_low_bit(variants.front().fn, Storage::F16, m, n, k, a.data(), weight.row_bits(0), nullptr,
+                          expected.data());
+    for (int r = 0; r < m; ++r) {
+      EXPECT_EQ(expected[static_cast<std::size_t>(r) * n + 0], inf);
+      EXPECT_EQ(expected[static_cast<std::size_t>(r) * n + 1], -inf);
+      EXPECT_TRUE(std::isnan(expected[static_cast<std::size_t>(r) * n + 2]));
+      EXPECT_TRUE(std::isfinite(expected[static_cast<std::size_t>(r) * n + 5]));
+    }
+    for (const auto& variant : variants) {
+      std::vector<float> actual(expected.size(), -7.0f);
+      kernels::gemm_low_bit(variant.fn, Storage::F16, m, n, k, a.data(), weight.row_bits(0), nullptr, actual.data());
+      for (std::size_t i = 0; i < expected.size(); ++i) {
+        if (std::isfinite(expected[i]))
+          EXPECT_NEAR(actual[i], expected[i], 1e-4 * (1 + std::abs(expected[i])))
+              << variant.name << " m " << m << " " << i;
+        else if (std::isnan(expected[i]))
+          EXPECT_TRUE(std::isnan(actual[i])) << variant.name << " m " << m << " " << i;
+        else
+          EXPECT_EQ(actual[i], expected[i]) << variant.name << " m " << m << " " << i;
       }
     }
   }
