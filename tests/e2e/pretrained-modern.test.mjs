@@ -369,7 +369,13 @@ describe('Llama and Gemma 3 checkpoints in the playground', () => {
     });
     const shownText = page.locator('[data-testid="rendered-prompt"] pre');
     await shownText.waitFor({ timeout: 20_000 });
-    assert.equal(await shownText.textContent(), rendered);
+    // The box shows the default text's turn first; the typed turns follow after the debounce.
+    let promptShown = await shownText.textContent();
+    for (const started = Date.now(); promptShown !== rendered && Date.now() - started < 20_000; ) {
+      await page.waitForTimeout(100);
+      promptShown = await shownText.textContent();
+    }
+    assert.equal(promptShown, rendered);
     // The rendered text read as it is: one BOS (the template's), the special tokens whole.
     const reference = new ReferenceTokenizer(JSON.parse(LLAMA['tokenizer.json']), JSON.parse(chatConfig));
     const pieces = reference.encode(rendered, { add_special_tokens: false }).tokens.map(shown);
