@@ -371,7 +371,7 @@ describe('Llama and Gemma 3 checkpoints in the playground', () => {
     await shownText.waitFor({ timeout: 20_000 });
     // The box shows the default text's turn first; the typed turns follow after the debounce.
     let promptShown = await shownText.textContent();
-    for (const started = Date.now(); promptShown !== rendered && Date.now() - started < 20_000; ) {
+    for (const started = Date.now(); promptShown !== rendered && Date.now() - started < 20_000;) {
       await page.waitForTimeout(100);
       promptShown = await shownText.textContent();
     }
