@@ -138,10 +138,11 @@ describe('the one-tag element in generate mode', () => {
     // The rest of the attributes still count: the panel opens on them (the bad ones at their defaults).
     assert.equal(await panel.locator('label:has(input[data-setting="temperature"]) output').textContent(), '1');
     await page.locator('#untrained').scrollIntoViewIfNeeded();
-    assert.match(
-      await page.locator('#untrained [data-testid="generate-unavailable"]').textContent(),
-      /The untrained playground model has no output head to predict a next token with/,
-    );
+    const untrained = await page.locator('#untrained [data-testid="generate-unavailable"]').textContent();
+    assert.match(untrained, /The untrained playground model has no output head to predict a next token with/);
+    // this element shows no Model picker (no controls): the message names its model attribute instead
+    assert.match(untrained, /the element’s model attribute \(model="reverse"/);
+    assert.doesNotMatch(untrained, /picker/i);
     assert.equal(await page.locator('#untrained [data-testid="open-in-playground"]').count(), 0);
     assert.deepEqual(errors, []);
     await page.close();

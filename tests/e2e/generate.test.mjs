@@ -195,6 +195,15 @@ describe('the Generate panel', () => {
     // the same position's distribution, now with '2' the branch's token there
     assert.equal(await page.locator('[data-testid="next-token-chart"]').getAttribute('data-position'), '9');
     assert.equal(await page.locator('[data-testid="next-token-chart"] .bar.chosen .label').textContent(), '2');
+    // greedy filters '2' out, but this branch has it: picked, not 'filtered out' (which the others still say)
+    assert.equal(
+      await page.locator('[data-testid="next-token-chart"] .bar.chosen .value').textContent(),
+      'picked (outside the filters)',
+    );
+    assert.equal(
+      await page.locator('[data-testid="next-token-chart"] .bar.filtered:not(.chosen) .value').first().textContent(),
+      'filtered out',
+    );
     await page.locator('button[data-action="step"]').click();
     await waitForTokens(page, 11);
     const branchTwo = (await shownTokens(page)).slice(9);

@@ -265,6 +265,26 @@ describe('the Generate panel where the engine runs', () => {
     expect(await runs.generationDispose()).toBe(before);
   });
 
+  it('writes a token one way in the prompt, the new tokens and the candidates: escapes and byte fragments', async () => {
+    const opened = await open(gpt2, 'a\u0003\u00e9');
+    const fragments = opened.tokens.filter((t) => /^\u27e8\d+\u27e9$/.test(t));
+    expect(opened.tokens).toContain('\\x03');
+    expect(fragments.length).toBe(2); // é's two bytes, each only part of the character
+    expect(fragments).toEqual(opened.ids.slice(-2).map((id) => `\u27e8${id}\u27e9`));
+    const shown = [...opened.tokens, ...(await steps(3)).flatMap((s) => [s.text, ...s.candidates.map((c) => c.text)])];
+    expect(shown.filter((t) => /[\p{Cc}\uFFFD]/u.test(t))).toEqual([]);
+    // the same id is written the same wherever it comes: a byte fragment of the prompt as the tree names it
+    const named = await runs.generationOpen({
+      source: gpt2,
+      prompt: 'x',
+      chat: false,
+      settings: DEFAULTS,
+      path: [],
+      names: opened.ids,
+    });
+    expect(named.ok && named.names).toEqual(opened.tokens);
+  });
+
   it('modern checkpoints: a window layer’s cache holds its window, one K/V head’s bytes; chat turns rendered by the template', async () => {
     const HUB = new URL('../reference/fixtures/hub/', import.meta.url);
     const filesOf = (dir: string) =>

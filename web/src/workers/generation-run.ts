@@ -12,6 +12,7 @@ import type { SamplerSettings } from '../model/generation-state.js';
 import { TOP_CANDIDATES } from '../model/next-token.js';
 import { parseProbeInput } from '../model/probe-input.js';
 import { longestShown } from '../model/recorded-stages.js';
+import { tokenLabel } from '../model/token-label.js';
 import type { PretrainedModels } from './pretrained-run.js';
 import { NOT_LOADED, candidateText, displayPiece } from './pretrained-run.js';
 import { InputError, type TrainedModelRef, type TrainedModels } from './trained-trace.js';
@@ -397,14 +398,21 @@ export class GenerationRuns implements GenerationApi {
         ? { ...loadedOrThrow(models, input.source.pretrained.key), encoding: null, rendered: undefined }
         : await models.encode({ pretrained: input.source.pretrained, text: input.prompt, chat: input.chat });
       const tokenizer = model.tokenizer;
-      const text = (id: number) => candidateText(tokenizer.decode([id]), id, info.family, true);
+      // One form for a token wherever the panel writes it (the text, the bars, the tree), as the heatmaps' labels
+      // write it (model/token-label.ts): a control character as its escape ('\x03', '↵'), a byte that is only
+      // part of a character as '⟨id⟩' (candidateText), in the prompt as in what is generated.
+      const text = (id: number) => tokenLabel(candidateText(tokenizer.decode([id]), id, info.family, true));
+      const promptToken = (piece: string, id: number) => {
+        const decoded = tokenizer.decode([id]);
+        return decoded.includes('\uFFFD') ? text(id) : tokenLabel(displayPiece(piece, decoded, info.family));
+      };
       return {
         model: model.model,
         name: info.name,
         promptIds: given ?? Array.from(encoding!.ids),
         promptTokens: given
           ? given.map(text)
-          : encoding!.tokens.map((piece, i) => displayPiece(piece, tokenizer.decode([encoding!.ids[i]]), info.family)),
+          : encoding!.tokens.map((piece, i) => promptToken(piece, encoding!.ids[i])),
         text,
         rendered,
         eos: tokenizer.specialTokens.eos,
@@ -413,7 +421,7 @@ export class GenerationRuns implements GenerationApi {
       };
     }
     const built = (await this.trained()).built(input.source.trained);
-    const text = (id: number) => built.vocabulary[id] ?? `#${id}`;
+    const text = (id: number) => tokenLabel(built.vocabulary[id] ?? `#${id}`);
     let promptIds = input.ids;
     if (!promptIds) {
       const line = input.prompt.split('\n')[0] ?? '';
