@@ -165,6 +165,19 @@ describe('the Generate panel', () => {
     );
     assert.match(await page.locator('[data-testid="speed"]').textContent(), /tokens\/s/);
     assert.equal(await hashPath(page), '6');
+    // the heatmaps' colour legend (the playground's, softmax weights 0 to 1) beside a layer menu styled as the page's
+    const legend = page.locator('[data-testid="attention-growth"] ap-legend');
+    assert.match(
+      await legend.evaluate((l) => l.shadowRoot.textContent.replace(/\s+/g, ' ')),
+      /softmax weights\): 0\.000 1\.000 blocked/,
+    );
+    assert.deepEqual(
+      await page.locator('[data-testid="growth-layer"]').evaluate((s) => {
+        const style = getComputedStyle(s);
+        return [style.appearance, style.borderTopLeftRadius, style.minHeight !== 'auto'];
+      }),
+      ['none', '6px', true],
+    );
 
     // The temperature slider redraws the bars at once (no engine run): at 2 the top candidate loses mass
     await page.locator('#gen-temperature').evaluate((input) => {
@@ -184,26 +197,28 @@ describe('the Generate panel', () => {
       input.dispatchEvent(new Event('input', { bubbles: true }));
     });
 
-    // "What if this token?": branch on '2' at the same position, then step on from there
-    await page
-      .locator('[data-testid="next-token-chart"] .bar', { hasText: /^\s*2\s/ })
-      .first()
-      .click();
+    // "What if this token?": branch on '2' at the same position, then step on from there. With top-k 1 the sliders
+    // filter '2' out; branched on, it is the branch's token there: picked, not 'filtered out'
+    const topK = (k) =>
+      page.locator('#gen-topK').evaluate((input, value) => {
+        input.value = String(value);
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+      }, k);
+    await topK(1);
+    const barTwo = page.locator('[data-testid="next-token-chart"] .bar', { hasText: /^\s*2\s/ }).first();
+    assert.equal(await barTwo.locator('.value').textContent(), 'filtered out');
+    await barTwo.click();
     await waitForTokens(page, 10);
+    assert.equal(
+      await page.locator('[data-testid="next-token-chart"] .bar.chosen .value').textContent(),
+      'picked (outside the filters)',
+    );
+    await topK(0);
     assert.deepEqual((await shownTokens(page)).slice(9), ['2']);
     assert.equal(await hashPath(page), '2');
     // the same position's distribution, now with '2' the branch's token there
     assert.equal(await page.locator('[data-testid="next-token-chart"]').getAttribute('data-position'), '9');
     assert.equal(await page.locator('[data-testid="next-token-chart"] .bar.chosen .label').textContent(), '2');
-    // greedy filters '2' out, but this branch has it: picked, not 'filtered out' (which the others still say)
-    assert.equal(
-      await page.locator('[data-testid="next-token-chart"] .bar.chosen .value').textContent(),
-      'picked (outside the filters)',
-    );
-    assert.equal(
-      await page.locator('[data-testid="next-token-chart"] .bar.filtered:not(.chosen) .value').first().textContent(),
-      'filtered out',
-    );
     await page.locator('button[data-action="step"]').click();
     await waitForTokens(page, 11);
     const branchTwo = (await shownTokens(page)).slice(9);
