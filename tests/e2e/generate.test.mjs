@@ -262,7 +262,7 @@ describe('the Generate panel', () => {
     const shownThere = await panelView(other.page);
     assert.equal(shownThere.bars.length, 10);
     assert.deepEqual(shownThere, shownHere);
-    assert.match(await other.page.locator('[data-testid="speed"]').textContent(), /tokens\/s/);
+    assert.match(await other.page.locator('[data-testid="speed"]').textContent(), /^replayed: [\d.]+ tokens\/s/);
     // the first new token's distribution too (the chart of a token clicked)
     await other.page.locator('[data-testid="generated-text"] button.token[data-position="9"]').click();
     assert.equal(await other.page.locator('[data-testid="next-token-chart"]').getAttribute('data-position'), '9');

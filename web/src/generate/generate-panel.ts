@@ -130,6 +130,8 @@ export class GeneratePanel extends LitElement {
   #stepMs: number[] = [];
   #runStarted = 0;
   #runTokens = 0;
+  /** The speed shown is a replay's (a link's branch stepped through again, its open included), not a run's. */
+  #replaySpeed = false;
   #runWallMs = 0;
   #heapBytes = 0;
   /** The model the state's branch (its token ids) belongs to: another model's ids mean other tokens. */
@@ -307,8 +309,8 @@ export class GeneratePanel extends LitElement {
   #setState(state: GenerationState, byPerson: boolean, typing = false): void {
     const before = this.state;
     this.#assign(state);
-    if (byPerson) this.#emit();
     this.#changed(before, state, typing);
+    if (byPerson) this.#emit(); // after #changed: a new prompt's state has its tree (none) by then
   }
 
   /** After a change of the state: the hash, and the branch to open (a new prompt starts the tree again). */
@@ -428,6 +430,7 @@ export class GeneratePanel extends LitElement {
     this.#cacheBytes = opened.cacheBytes;
     this.#stepMs = opened.replayed.map((step) => step.ms);
     this.#runTokens = opened.replayed.length;
+    this.#replaySpeed = true;
     this.#runWallMs = wallMs;
   }
 
@@ -473,6 +476,7 @@ export class GeneratePanel extends LitElement {
     this.#cacheBytes = step.cacheBytes;
     this.#stepMs.push(step.ms);
     this.#runTokens++;
+    this.#replaySpeed = false;
     this.#runWallMs = performance.now() - this.#runStarted;
     this.#assign({ ...this.state, path: [...this.state.path, step.token] });
     this.#explore(withPath(this.#explored, this.state.path));
@@ -579,7 +583,7 @@ export class GeneratePanel extends LitElement {
         <button data-action="generate" ?disabled=${!canRun} @click=${() => this.generate()}>Generate</button>
         <button data-action="step" ?disabled=${!canRun} @click=${() => this.step()}>Step</button>
         <button data-action="stop" ?disabled=${!this.running} @click=${() => this.stop()}>Stop</button>
-        <span class="speed" data-testid="speed" aria-live="off">${failed ? '' : speedText(this.#runTokens, this.#runWallMs, engineMs, this.#stepMs.length)}</span>
+        <span class="speed" data-testid="speed" aria-live="off">${failed ? '' : `${this.#replaySpeed && this.#runTokens ? 'replayed: ' : ''}${speedText(this.#runTokens, this.#runWallMs, engineMs, this.#stepMs.length)}`}</span>
         <span class="status" data-testid="generate-status" data-running=${this.running ? '1' : '0'}
           data-done=${branch?.done ? '1' : '0'} data-heap-bytes=${this.#heapBytes}
           data-tokens=${branch ? branch.ids.length : 0}>${
