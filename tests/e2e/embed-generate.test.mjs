@@ -114,7 +114,18 @@ describe('the one-tag element in generate mode', () => {
     assert.equal(hash.get('gen.temperature'), '0');
     assert.equal(hash.get('gen.maxNewTokens'), '8');
     assert.equal(hash.get('gen.path').split('.').length, 8);
-    await page.locator('#g').screenshot({ path: `${SHOTS}/element-generate.png` });
+    assert.equal(hash.get('gen.tree'), null); // the branches of the prompt before are not this prompt's
+    // The path and tree attributes reopen a branch (replayed: its distribution shows) and the tree's other branches
+    await page.locator('#g').evaluate((e) => {
+      e.setAttribute('path', '8.7');
+      e.setAttribute('tree', '0-1.2');
+    });
+    await panel.locator('[data-testid="next-token-chart"][data-position="10"]').waitFor({ timeout: 20_000 });
+    assert.deepEqual(await written(panel), ['8', '7']);
+    assert.deepEqual(
+      await panel.locator('[data-testid="branch-tree"] button.branch').evaluateAll((b) => b.map((e) => e.dataset.path)),
+      ['', '1.2', '8.7'],
+    );
     assert.deepEqual(errors, []);
     await page.close();
   });

@@ -170,6 +170,7 @@ export class GeneratePanel extends LitElement {
     if (!OBSERVED.includes(name) || old === value) return;
     const { state, problems } = generationStateFromAttributes((n) => this.getAttribute(n), this.state);
     this.error = problems.join(' ');
+    this.#explored = exploredOf(state); // the tree the attributes name (the one shown, when they do not)
     this.#setState(state, false);
   }
 
@@ -196,6 +197,7 @@ export class GeneratePanel extends LitElement {
     if (stateFromOutside) {
       const before = (changed.get('state') as GenerationState | undefined) ?? DEFAULT_GENERATION_STATE;
       this.#assigned = this.state;
+      this.#explored = exploredOf(this.state); // the tree it names
       this.#changed(before, this.state, false);
     }
     if (changed.has('open') && this.open) this.#scheduleOpen(0);
