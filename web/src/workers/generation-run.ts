@@ -6,7 +6,10 @@
 // yields to the worker's message queue, so a stop is read at once (within one step).
 // Opening again (another branch, other settings) or disposing frees the engine's cache:
 // the heap is back where it was. The branch's attention (prompt and path rows, every layer
-// and head) comes from one recorded forward; each new token's row from its step.
+// and head) comes from one recorded forward; each new token's row from its step. A branch
+// whose distributions the page has not seen (a link's) is opened with `replay`: stepped
+// through token by token, each step forced to the branch's token (a fork where the sampler
+// drew another), so its candidates, the cache and the steps' times come back too.
 import type { AttentionEngine, Generation, GenerationStep, Model } from 'attention-playground';
 import type { SamplerSettings } from '../model/generation-state.js';
 import { TOP_CANDIDATES } from '../model/next-token.js';
