@@ -130,6 +130,8 @@ export class GeneratePanel extends LitElement {
   #stepMs: number[] = [];
   #runStarted = 0;
   #runTokens = 0;
+  /** Tokens of the branch being stepped through again (0: no replay under way). */
+  #replaying = 0;
   /** The speed shown is a replay's (a link's branch stepped through again, its open included), not a run's. */
   #replaySpeed = false;
   #runWallMs = 0;
@@ -365,6 +367,8 @@ export class GeneratePanel extends LitElement {
     // a branch whose distributions this panel has not seen (a link's) is stepped through again in the worker
     const replay = this.#needsReplay(state);
     const names = [...new Set(this.#explored.flat())].filter((id) => !this.#texts.has(id));
+    this.#replaying = replay ? state.path.length : 0;
+    if (replay) this.requestUpdate();
     this.#opening = (async () => {
       const started = performance.now();
       const opened = await engine.generationOpen({
@@ -410,6 +414,7 @@ export class GeneratePanel extends LitElement {
       return await this.#opening;
     } finally {
       this.#opening = null;
+      this.#replaying = 0;
       this.requestUpdate();
     }
   }
@@ -595,7 +600,17 @@ export class GeneratePanel extends LitElement {
       ${this.error ? html`<p class="error" role="alert" data-testid="generate-error">${this.error}</p>` : nothing}
       <div class="sliders">${sliders.map((s) => this.#settingControl(s))}</div>
       <details class="drawer"><summary>More settings</summary>${drawer.map((s) => this.#settingControl(s))}</details>
-      ${branch ? this.#text(branch) : failed ? nothing : html`<p class="why">Opening…</p>`}
+      ${
+        branch
+          ? this.#text(branch)
+          : failed
+            ? nothing
+            : html`<p class="why" data-testid="generate-opening">${
+                this.#replaying
+                  ? `Stepping through the branch’s ${this.#replaying} tokens again, for the distribution of each…`
+                  : 'Opening…'
+              }</p>`
+      }
       ${
         failed
           ? nothing
