@@ -114,7 +114,18 @@ describe('the one-tag element in generate mode', () => {
     assert.equal(hash.get('gen.temperature'), '0');
     assert.equal(hash.get('gen.maxNewTokens'), '8');
     assert.equal(hash.get('gen.path').split('.').length, 8);
-    await page.locator('#g').screenshot({ path: `${SHOTS}/element-generate.png` });
+    assert.equal(hash.get('gen.tree'), null); // the branches of the prompt before are not this prompt's
+    // The path and tree attributes reopen a branch (replayed: its distribution shows) and the tree's other branches
+    await page.locator('#g').evaluate((e) => {
+      e.setAttribute('path', '8.7');
+      e.setAttribute('tree', '0-1.2');
+    });
+    await panel.locator('[data-testid="next-token-chart"][data-position="10"]').waitFor({ timeout: 20_000 });
+    assert.deepEqual(await written(panel), ['8', '7']);
+    assert.deepEqual(
+      await panel.locator('[data-testid="branch-tree"] button.branch').evaluateAll((b) => b.map((e) => e.dataset.path)),
+      ['', '1.2', '8.7'],
+    );
     assert.deepEqual(errors, []);
     await page.close();
   });
@@ -138,10 +149,11 @@ describe('the one-tag element in generate mode', () => {
     // The rest of the attributes still count: the panel opens on them (the bad ones at their defaults).
     assert.equal(await panel.locator('label:has(input[data-setting="temperature"]) output').textContent(), '1');
     await page.locator('#untrained').scrollIntoViewIfNeeded();
-    assert.match(
-      await page.locator('#untrained [data-testid="generate-unavailable"]').textContent(),
-      /The untrained playground model has no output head to predict a next token with/,
-    );
+    const untrained = await page.locator('#untrained [data-testid="generate-unavailable"]').textContent();
+    assert.match(untrained, /The untrained playground model has no output head to predict a next token with/);
+    // this element shows no Model picker (no controls): the message names its model attribute instead
+    assert.match(untrained, /the element’s model attribute \(model="reverse"/);
+    assert.doesNotMatch(untrained, /picker/i);
     assert.equal(await page.locator('#untrained [data-testid="open-in-playground"]').count(), 0);
     assert.deepEqual(errors, []);
     await page.close();

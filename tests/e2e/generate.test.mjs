@@ -68,6 +68,30 @@ const headsDrawn = (page, heads, rows) =>
     { timeout: 10_000 },
   );
 
+/** What the panel shows of its branch: the chart's bars and position, the cache's rows, the tree's branches. */
+const panelView = (page) =>
+  page.locator('ap-generate-panel').evaluate((panel) => {
+    const root = panel.shadowRoot;
+    const chart = root.querySelector('[data-testid="next-token-chart"]');
+    return {
+      position: chart?.dataset.position ?? null,
+      bars: [...(chart?.querySelectorAll('.bar') ?? [])].map((b) => [
+        b.querySelector('.label').textContent,
+        Number(b.querySelector('.value').dataset.probability).toFixed(6),
+        b.classList.contains('chosen'),
+      ]),
+      cache: [...root.querySelectorAll('[data-testid="kv-cache"] .cache-row')].map((r) => [
+        r.dataset.positions,
+        r.dataset.bytes,
+      ]),
+      tree: [...root.querySelectorAll('[data-testid="branch-tree"] button.branch')].map((b) => [
+        b.dataset.path,
+        b.textContent.trim(),
+        b.classList.contains('current'),
+      ]),
+    };
+  });
+
 const hashPath = (page) => page.evaluate(() => new URLSearchParams(location.hash.slice(1)).get('gen.path'));
 
 describe('the Generate panel', () => {
@@ -141,6 +165,19 @@ describe('the Generate panel', () => {
     );
     assert.match(await page.locator('[data-testid="speed"]').textContent(), /tokens\/s/);
     assert.equal(await hashPath(page), '6');
+    // the heatmaps' colour legend (the playground's, softmax weights 0 to 1) beside a layer menu styled as the page's
+    const legend = page.locator('[data-testid="attention-growth"] ap-legend');
+    assert.match(
+      await legend.evaluate((l) => l.shadowRoot.textContent.replace(/\s+/g, ' ')),
+      /softmax weights\): 0\.000 1\.000 blocked/,
+    );
+    assert.deepEqual(
+      await page.locator('[data-testid="growth-layer"]').evaluate((s) => {
+        const style = getComputedStyle(s);
+        return [style.appearance, style.borderTopLeftRadius, style.minHeight !== 'auto'];
+      }),
+      ['none', '6px', true],
+    );
 
     // The temperature slider redraws the bars at once (no engine run): at 2 the top candidate loses mass
     await page.locator('#gen-temperature').evaluate((input) => {
@@ -160,12 +197,23 @@ describe('the Generate panel', () => {
       input.dispatchEvent(new Event('input', { bubbles: true }));
     });
 
-    // "What if this token?": branch on '2' at the same position, then step on from there
-    await page
-      .locator('[data-testid="next-token-chart"] .bar', { hasText: /^\s*2\s/ })
-      .first()
-      .click();
+    // "What if this token?": branch on '2' at the same position, then step on from there. With top-k 1 the sliders
+    // filter '2' out; branched on, it is the branch's token there: picked, not 'filtered out'
+    const topK = (k) =>
+      page.locator('#gen-topK').evaluate((input, value) => {
+        input.value = String(value);
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+      }, k);
+    await topK(1);
+    const barTwo = page.locator('[data-testid="next-token-chart"] .bar', { hasText: /^\s*2\s/ }).first();
+    assert.equal(await barTwo.locator('.value').textContent(), 'filtered out');
+    await barTwo.click();
     await waitForTokens(page, 10);
+    assert.equal(
+      await page.locator('[data-testid="next-token-chart"] .bar.chosen .value').textContent(),
+      'picked (outside the filters)',
+    );
+    await topK(0);
     assert.deepEqual((await shownTokens(page)).slice(9), ['2']);
     assert.equal(await hashPath(page), '2');
     // the same position's distribution, now with '2' the branch's token there
@@ -198,15 +246,28 @@ describe('the Generate panel', () => {
     assert.doesNotMatch(await page.locator('[data-testid="branch-tree"]').textContent(), /#/);
     await page.screenshot({ path: `${SHOTS}/generate-branch.png`, fullPage: true });
 
-    // A copied link reopens the same prompt, settings and branch, and steps on as this page does
+    // A copied link reopens the same prompt, settings and branch, with what the panel showed: the last step's
+    // candidates, the cache, the tree (its other branch too); and steps on as this page does
     const shared = await page.evaluate(() => location.hash);
     assert.match(shared, /gen\.path=2\.\d+/);
+    assert.match(shared, /gen\.tree=0-6(&|$)/);
+    const shownHere = await panelView(page);
     await page.locator('button[data-action="step"]').click();
     await waitForTokens(page, 12);
     const next = (await shownTokens(page)).slice(9);
     const other = await open(shared);
     await waitForTokens(other.page, 11);
     assert.deepEqual((await shownTokens(other.page)).slice(9), branchTwo);
+    await other.page.locator('[data-testid="next-token-chart"]').waitFor();
+    const shownThere = await panelView(other.page);
+    assert.equal(shownThere.bars.length, 10);
+    assert.deepEqual(shownThere, shownHere);
+    assert.match(await other.page.locator('[data-testid="speed"]').textContent(), /^replayed: [\d.]+ tokens\/s/);
+    // the first new token's distribution too (the chart of a token clicked)
+    await other.page.locator('[data-testid="generated-text"] button.token[data-position="9"]').click();
+    assert.equal(await other.page.locator('[data-testid="next-token-chart"]').getAttribute('data-position'), '9');
+    assert.equal(await other.page.locator('[data-testid="next-token-chart"] .bar.chosen .label').textContent(), '2');
+    await other.page.locator('[data-testid="generated-text"] button.token[data-position="9"]').click();
     assert.equal(await other.page.locator('#gen-temperature').inputValue(), '0');
     assert.equal(await other.page.locator('#gen-prompt').inputValue(), PROMPT);
     assert.equal(await other.page.locator('#setting-model').inputValue(), 'reverse');
@@ -304,13 +365,14 @@ describe('the Generate panel', () => {
         type: 'longtask',
       });
     });
-    // Generate, and Stop once two tokens are in: the worker ends between two steps
+    // Generate, and Stop once two tokens are in: the worker ends after the step in flight (at most one more token
+    // than the panel had when Stop was pressed)
     const stopped = await page.evaluate(async () => {
-      const root = document.querySelector('ap-generate-panel').shadowRoot;
-      const tokens = () => Number(root.querySelector('[data-testid="generate-status"]').dataset.tokens);
-      root.querySelector('button[data-action="generate"]').click();
+      const panel = document.querySelector('ap-generate-panel');
+      const tokens = () => 7 + panel.state.path.length;
+      panel.shadowRoot.querySelector('button[data-action="generate"]').click();
       while (tokens() < 9) await new Promise((r) => setTimeout(r, 0));
-      root.querySelector('button[data-action="stop"]').click();
+      panel.shadowRoot.querySelector('button[data-action="stop"]').click();
       return tokens();
     });
     await page.waitForFunction(
@@ -319,7 +381,10 @@ describe('the Generate panel', () => {
           .running === '0',
     );
     const after = await status(page);
-    assert.ok(after.tokens >= stopped && after.tokens < 32, `stopped at ${after.tokens} tokens`);
+    assert.ok(
+      after.tokens >= stopped && after.tokens <= stopped + 1,
+      `Stop at ${stopped} tokens, stopped at ${after.tokens}`,
+    );
     assert.equal(after.done, false);
     assert.equal((await hashPath(page)).split('.').length, after.tokens - 7);
     // Generate again runs to the end (26 new tokens would pass the context of 32: it ends there, at 25)

@@ -31,6 +31,12 @@ describe('which model a panel generates with', () => {
       'bert-tiny has no output head (no logits): it cannot write.',
     );
     expect(generationChoice(null, null).unavailable).toMatch(/^The untrained playground model has no output head/);
+    expect(generationChoice(null, null).unavailable).toMatch(/in the Model picker/);
+    // an element without a Model picker names what it has: its model attribute
+    const element = generationChoice(null, null, null, 'attribute').unavailable;
+    expect(element).toMatch(/^The untrained playground model has no output head/);
+    expect(element).toMatch(/model attribute \(model="reverse"/);
+    expect(element).not.toMatch(/picker/i);
     // a link to a pretrained model loaded from files in another tab: load it again (not "the untrained model")
     expect(generationChoice(null, null, 'GPT2LMHeadModel').unavailable).toBe(
       'The pretrained model \u2018GPT2LMHeadModel\u2019 is not loaded in this tab: load it again with ' +

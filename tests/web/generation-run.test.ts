@@ -213,6 +213,78 @@ describe('the Generate panel where the engine runs', () => {
     expect(await runs.generationDispose()).toBe(before);
   });
 
+  it('replays a link\u2019s branch: each token\u2019s distribution and the cache as its steps gave them, forced tokens too', async () => {
+    const prompt = 'The cat sat on the';
+    const settings = { maxNewTokens: 8, seed: 11, temperature: 1.3 };
+    const before = await runs.generationDispose();
+    await open(gpt2, prompt, settings);
+    const sampled = await steps(6);
+    const path = sampled.map((s) => s.token);
+    const replay = async (branch: number[], names: number[] = []) => {
+      const opened = await runs.generationOpen({
+        source: gpt2,
+        prompt,
+        chat: false,
+        settings: { ...DEFAULTS, ...settings },
+        path: branch,
+        replay: true,
+        names,
+      });
+      if (!opened.ok) throw new Error(opened.error);
+      return opened;
+    };
+    // the same branch: every step's candidates and entropy again, the cache after the last, and the sampler where it
+    // was (the next two tokens are the ones the first run went on with)
+    const again = await replay(path, [path[0], 99999]);
+    expect(again.names).toEqual([sampled[0].text, '#99999']);
+    expect(again.replayed.map((r) => r.position)).toEqual(sampled.map((s) => s.position));
+    again.replayed.forEach((r, i) => {
+      expect(r.candidates.map((c) => c.token)).toEqual(sampled[i].candidates.map((c) => c.token));
+      r.candidates.forEach((c, j) => expect(c.probability).toBeCloseTo(sampled[i].candidates[j].probability, 6));
+      expect(r.entropy).toBeCloseTo(sampled[i].entropy, 6);
+    });
+    expect(again.cacheBytes).toEqual(sampled.at(-1)!.cacheBytes);
+    expect(again.done).toBe(false);
+    const continued = await steps(2);
+    await open(gpt2, prompt, settings);
+    expect(continued.map((s) => s.token)).toEqual((await steps(8)).slice(6).map((s) => s.token));
+    // a forced token the sampler did not draw (a branch): the steps after it are that branch's distributions,
+    // as a plain open of the branch's prefix then gives them
+    const other = sampled[2].candidates.find((c) => c.token !== path[2])!.token;
+    const branch = [...path.slice(0, 2), other, 7];
+    const forced = await replay(branch);
+    expect(forced.ids.slice(forced.promptLength)).toEqual(branch);
+    await open(gpt2, prompt, settings, branch.slice(0, 3));
+    const plain = (await steps(1))[0];
+    expect(forced.replayed[3].candidates.map((c) => c.token)).toEqual(plain.candidates.map((c) => c.token));
+    expect(forced.replayed[3].entropy).toBeCloseTo(plain.entropy, 6);
+    expect(forced.cacheBytes).toEqual(plain.cacheBytes);
+    // a branch as long as max new tokens is done, and nothing stays on the heap after
+    const full = await replay([...path, 5, 6]);
+    expect(full.done).toBe(true);
+    expect(await runs.generationDispose()).toBe(before);
+  });
+
+  it('writes a token one way in the prompt, the new tokens and the candidates: escapes and byte fragments', async () => {
+    const opened = await open(gpt2, 'a\u0003\u00e9');
+    const fragments = opened.tokens.filter((t) => /^\u27e8\d+\u27e9$/.test(t));
+    expect(opened.tokens).toContain('\\x03');
+    expect(fragments.length).toBe(2); // é's two bytes, each only part of the character
+    expect(fragments).toEqual(opened.ids.slice(-2).map((id) => `\u27e8${id}\u27e9`));
+    const shown = [...opened.tokens, ...(await steps(3)).flatMap((s) => [s.text, ...s.candidates.map((c) => c.text)])];
+    expect(shown.filter((t) => /[\p{Cc}\uFFFD]/u.test(t))).toEqual([]);
+    // the same id is written the same wherever it comes: a byte fragment of the prompt as the tree names it
+    const named = await runs.generationOpen({
+      source: gpt2,
+      prompt: 'x',
+      chat: false,
+      settings: DEFAULTS,
+      path: [],
+      names: opened.ids,
+    });
+    expect(named.ok && named.names).toEqual(opened.tokens);
+  });
+
   it('modern checkpoints: a window layer’s cache holds its window, one K/V head’s bytes; chat turns rendered by the template', async () => {
     const HUB = new URL('../reference/fixtures/hub/', import.meta.url);
     const filesOf = (dir: string) =>

@@ -9,6 +9,9 @@ import {
   generationHashPart,
   generationStateFromAttributes,
   generationStateFromHash,
+  MAX_TREE_IDS,
+  formatTree,
+  linkTree,
   withGenerationState,
   type GenerationState,
 } from '../../web/src/model/generation-state.js';
@@ -35,6 +38,7 @@ const STATE: GenerationState = {
   seed: 7,
   maxNewTokens: 30,
   path: [464, 3290, 0],
+  tree: [[464, 11], [464, 3290, 0, 5, 6], [464, 3290, 7], [13]],
 };
 
 describe('the Generate panel\u2019s state', () => {
@@ -65,6 +69,7 @@ describe('the Generate panel\u2019s state', () => {
       'seed',
       'max-new-tokens',
       'path',
+      'tree',
     ]);
     const attributes: Record<string, string> = { prompt: 'Once', temperature: '0.5', 'top-k': '3', path: '1.2.3' };
     const { state, problems } = generationStateFromAttributes((name) => attributes[name] ?? null);
@@ -74,7 +79,7 @@ describe('the Generate panel\u2019s state', () => {
 
   it('names each bad value and keeps the value it had', () => {
     const { state, problems } = generationStateFromHash(
-      '#gen.temperature=-1&gen.topP=0&gen.topK=2.5&gen.path=1.x&gen.seed=abc&gen.chat=maybe&gen.colour=red&gen.minP=0.5',
+      '#gen.temperature=-1&gen.topP=0&gen.topK=2.5&gen.path=1.x&gen.seed=abc&gen.chat=maybe&gen.colour=red&gen.minP=0.5&gen.tree=0-1_3-2',
     );
     expect(state).toEqual({ ...DEFAULT_GENERATION_STATE, minP: 0.5 });
     expect(problems).toEqual([
@@ -85,7 +90,26 @@ describe('the Generate panel\u2019s state', () => {
       "path: 'x' is not a token id (ids are joined by '.').",
       "Seed is 'abc'; it must be a whole number 0 to 2147483647.",
       "chat is 'maybe'; it must be 1 or 0.",
+      "tree: '3-2' is not a branch ('shared-ids', shared at most the branch before's length).",
     ]);
+  });
+
+  it('writes the tree\u2019s other branches once each, their shared starts once, and within a link\u2019s size', () => {
+    expect(formatTree(STATE.tree)).toBe('0-464.11_1-3290.0.5.6_2-7_0-13');
+    expect(withGenerationState('', STATE)).toContain('gen.tree=0-464.11_1-3290.0.5.6_2-7_0-13');
+    // the path shown is not written again in the tree; the others are, in the order explored
+    const explored = [[1, 2], [1, 3, 4], [9]];
+    expect(linkTree(explored, [1, 3, 4])).toEqual({ tree: [[1, 2], [9]], dropped: 0 });
+    // too many ids: the newest branches are kept, the oldest counted as left out
+    const many = Array.from({ length: 40 }, (_, i) => Array.from({ length: 20 }, (_, j) => i * 100 + j));
+    const { tree, dropped } = linkTree(many, []);
+    expect(tree.length * 20).toBeLessThanOrEqual(MAX_TREE_IDS);
+    expect(tree.length + dropped).toBe(40);
+    expect(dropped).toBeGreaterThan(0);
+    expect(tree.at(-1)).toEqual(many.at(-1));
+    expect(generationStateFromHash(withGenerationState('', { ...DEFAULT_GENERATION_STATE, tree })).state.tree).toEqual(
+      tree,
+    );
   });
 });
 

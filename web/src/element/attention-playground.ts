@@ -413,6 +413,9 @@ export class AttentionPlaygroundElement extends LitElement {
     const choice = part!.choice(
       playground.pretrained,
       playground.state.model !== '' ? (playground.model?.ref ?? null) : null,
+      null,
+      // without a Model picker shown (controls without 'model'), the element's model attribute picks the model
+      /(^|,)\s*(all|model)\s*(,|$)/.test(this.getAttribute('controls') ?? '') ? 'picker' : 'attribute',
     );
     if (!this.choice || part!.choiceKey(choice) !== part!.choiceKey(this.choice)) this.choice = choice;
   }

@@ -16,7 +16,7 @@ import type { Trace } from 'attention-playground';
  * Generate mode: `generate` shows the Generate panel on the model the element holds (a shipped
  * trained decoder named by `model`, or a pretrained one loaded with the model picker), its
  * state as attributes (prompt, chat, temperature, top-k, top-p, min-p, repetition-penalty,
- * seed, max-new-tokens, path), and a link to the playground page (`playground`: its URL,
+ * seed, max-new-tokens, path, tree), and a link to the playground page (`playground`: its URL,
  * default index.html beside the script); it loads attention-playground-generate.js and
  * attention-playground-pretrained.js from beside the element's script.
  */

@@ -1,12 +1,13 @@
 // Each new token's attention as the row being added to the heatmap of every head of one
 // layer (ui/heatmap.ts; the newest row is the last one drawn), and the newest token's row
 // of the same layer's heads overlaid in the line view (ui/line-view.ts). A layer picker
-// chooses the layer. A heatmap takes ~10 ms to draw here: HeadFrames brings one head up to
+// chooses the layer; the colour legend (ui/legend.ts) is the playground's for softmax weights. A heatmap takes ~10 ms to draw here: HeadFrames brings one head up to
 // date per animation frame, so a step never costs the page a long task however many heads.
 import { html, nothing } from 'lit';
 import { schemeTableau10 } from 'd3-scale-chromatic';
 import '../ui/heatmap.js';
 import '../ui/line-view.js';
+import '../ui/legend.js';
 import type { AxisLabel } from '../ui/heatmap.js';
 import { weightScale } from '../ui/colors.js';
 import { futureBlocked, type AttentionRows } from '../model/generation-view.js';
@@ -99,9 +100,12 @@ export function attentionGrowth(o: GrowthOptions) {
         : html`<p class="why" data-testid="rows-not-recorded">The opened tokens\u2019 rows are not drawn: a text this
           long is past what the page records of every layer and head. Each new token\u2019s row is.</p>`
     }
-    <label>Layer <select @change=${(e: Event) => o.onLayer(Number((e.target as HTMLSelectElement).value))}>
-      ${Array.from({ length: layers }, (_, l) => html`<option value=${l} ?selected=${l === o.layer}>${l}</option>`)}
-    </select></label>
+    <div class="growth-controls">
+      <label>Layer <select data-testid="growth-layer" @change=${(e: Event) => o.onLayer(Number((e.target as HTMLSelectElement).value))}>
+        ${Array.from({ length: layers }, (_, l) => html`<option value=${l} ?selected=${l === o.layer}>${l}</option>`)}
+      </select></label>
+      <ap-legend .scale=${SCALE} plain-blocked label="Colour (softmax weights):"></ap-legend>
+    </div>
     <div class="heads">
       ${Array.from({ length: heads }, (_, h) => {
         const f = o.frames[h];

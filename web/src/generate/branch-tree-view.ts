@@ -9,6 +9,8 @@ export interface TreeOptions {
   separator: string;
   onPick(path: number[]): void;
   disabled: boolean;
+  /** Branches too many for a link: the link leaves this many out. */
+  dropped: number;
 }
 
 function same(a: readonly number[], b: readonly number[]) {
@@ -41,5 +43,11 @@ export function branchTreeView(root: BranchNode, current: readonly number[], o: 
     <ul><li><button class="branch ${current.length === 0 ? 'current' : ''}" data-path="" ?disabled=${o.disabled}
       @click=${() => o.onPick([])}>(the prompt)</button>
       <ul>${root.children.map((c) => nodeView(c, current, o))}</ul></li></ul>
+    ${
+      o.dropped
+        ? html`<p class="why" data-testid="tree-dropped">A link keeps this branch and the newest others: the
+            ${o.dropped === 1 ? 'oldest branch is' : `${o.dropped} oldest branches are`} too long for it and left out.</p>`
+        : nothing
+    }
   </nav>`;
 }

@@ -29,6 +29,7 @@ import {
   generationStateFromAttributes,
   generationHashPart,
   generationStateFromHash,
+  linkTree,
   samplerSettings,
   withGenerationState,
   type GenerationSetting,
@@ -123,10 +124,16 @@ export class GeneratePanel extends LitElement {
   /** Each token's text as seen (the branch's, the candidates'), for the tree's labels. */
   #texts = new Map<number, string>();
   #explored: number[][] = [];
+  /** Branches of the tree the link leaves out (too many ids for a URL). */
+  #dropped = 0;
   #cacheBytes: number[] = [];
   #stepMs: number[] = [];
   #runStarted = 0;
   #runTokens = 0;
+  /** Tokens of the branch being stepped through again (0: no replay under way). */
+  #replaying = 0;
+  /** The speed shown is a replay's (a link's branch stepped through again, its open included), not a run's. */
+  #replaySpeed = false;
   #runWallMs = 0;
   #heapBytes = 0;
   /** The model the state's branch (its token ids) belongs to: another model's ids mean other tokens. */
@@ -165,6 +172,7 @@ export class GeneratePanel extends LitElement {
     if (!OBSERVED.includes(name) || old === value) return;
     const { state, problems } = generationStateFromAttributes((n) => this.getAttribute(n), this.state);
     this.error = problems.join(' ');
+    this.#explored = exploredOf(state); // the tree the attributes name (the one shown, when they do not)
     this.#setState(state, false);
   }
 
@@ -191,6 +199,7 @@ export class GeneratePanel extends LitElement {
     if (stateFromOutside) {
       const before = (changed.get('state') as GenerationState | undefined) ?? DEFAULT_GENERATION_STATE;
       this.#assigned = this.state;
+      this.#explored = exploredOf(this.state); // the tree it names
       this.#changed(before, this.state, false);
     }
     if (changed.has('open') && this.open) this.#scheduleOpen(0);
@@ -199,7 +208,7 @@ export class GeneratePanel extends LitElement {
       this.#branch = null;
       this.#steps.clear();
       this.#texts.clear();
-      this.#explored = this.state.path.length ? [[...this.state.path]] : [];
+      this.#explore(exploredOf(this.state));
       this.#scheduleOpen(0);
     }
   }
@@ -220,6 +229,7 @@ export class GeneratePanel extends LitElement {
     this.#pathSource = key;
     if (before === null) return;
     if (this.running) void this.engine?.generationStop();
+    if (!stateFromOutside) this.#explore([]);
     this.#steps.clear();
     this.#texts.clear();
     this.#cacheBytes = [];
@@ -282,35 +292,47 @@ export class GeneratePanel extends LitElement {
     );
   }
 
-  /** The state, set here (not from outside: willUpdate tells them apart). */
+  /** The state, set here (not from outside: willUpdate tells them apart), its tree the branches explored but its own. */
   #assign(state: GenerationState): void {
-    this.#assigned = this.state = state;
+    const { tree, dropped } = linkTree(this.#explored, state.path);
+    this.#dropped = dropped;
+    this.#assigned = this.state = { ...state, tree };
+  }
+
+  /** The branches explored are `paths` now (the state's tree follows). */
+  #explore(paths: number[][]): void {
+    this.#explored = paths;
+    this.#assign(this.state);
+  }
+
+  #writeHash(typing = false): void {
+    if (this.syncHash) this.#hash.write(() => withGenerationState(location.hash, this.state, this.defaults), typing);
   }
 
   /** A new state: the hash follows (typing: once it pauses); `byPerson`: announced with an event. */
   #setState(state: GenerationState, byPerson: boolean, typing = false): void {
     const before = this.state;
     this.#assign(state);
-    if (byPerson) this.#emit();
     this.#changed(before, state, typing);
+    if (byPerson) this.#emit(); // after #changed: a new prompt's state has its tree (none) by then
   }
 
   /** After a change of the state: the hash, and the branch to open (a new prompt starts the tree again). */
   #changed(before: GenerationState, state: GenerationState, typing: boolean): void {
-    if (this.syncHash) this.#hash.write(() => withGenerationState(location.hash, this.state, this.defaults), typing);
     if (before.prompt !== state.prompt || before.chat !== state.chat) {
       this.#steps.clear();
-      this.#explored = state.path.length ? [[...state.path]] : [];
+      this.#explore(exploredOf(state));
       this.#scheduleOpen(typing ? 400 : 0);
     } else if (!samePath(before.path, state.path) && !this.running) this.#scheduleOpen(0);
+    this.#writeHash(typing);
   }
 
   #readHash(): void {
     if (generationHashPart(location.hash) !== '') this.open = true; // a link with the panel's state opens it
     const { state, problems } = generationStateFromHash(location.hash, this.defaults);
     this.error = problems.join(' ');
+    this.#explored = exploredOf(state);
     this.#assign(state);
-    this.#explored = state.path.length ? [[...state.path]] : [];
     this.#scheduleOpen(0);
   }
 
@@ -342,15 +364,24 @@ export class GeneratePanel extends LitElement {
     if (this.#opening) await this.#opening;
     if (this.#branch?.key === key) return this.#branch;
     const state = this.state;
+    // a branch whose distributions this panel has not seen (a link's) is stepped through again in the worker
+    const replay = this.#needsReplay(state);
+    const names = [...new Set(this.#explored.flat())].filter((id) => !this.#texts.has(id));
+    this.#replaying = replay ? state.path.length : 0;
+    if (replay) this.requestUpdate();
     this.#opening = (async () => {
+      const started = performance.now();
       const opened = await engine.generationOpen({
         source,
         prompt: state.prompt,
         chat: state.chat && this.chatAvailable,
         settings: samplerSettings(state),
         path: state.path,
+        replay,
+        names,
       });
       if (this.source !== source) return null; // another model was picked meanwhile: its own open follows
+      if (!opened.ok && opened.field === 'superseded') return null; // another open ended this one: its own follows
       if (!opened.ok) {
         this.error = opened.error;
         this.#branch = null;
@@ -364,7 +395,10 @@ export class GeneratePanel extends LitElement {
       this.#failed = false;
       this.#heapBytes = opened.heapBytes;
       opened.ids.forEach((id, i) => this.#texts.set(id, opened.tokens[i]));
-      this.#explored = withPath(this.#explored, state.path);
+      names.forEach((id, i) => this.#texts.set(id, opened.names[i]));
+      if (opened.replayed.length) this.#replayed(opened, filtersOf(state), performance.now() - started);
+      this.#explore(withPath(this.#explored, state.path));
+      this.#writeHash();
       this.layer = Math.min(this.layer, opened.model.layers - 1);
       return (this.#branch = {
         key,
@@ -380,8 +414,31 @@ export class GeneratePanel extends LitElement {
       return await this.#opening;
     } finally {
       this.#opening = null;
+      this.#replaying = 0;
       this.requestUpdate();
     }
+  }
+
+  /** Whether a position of `state`'s branch lacks the distribution it was drawn from (a link's branch: all of them). */
+  #needsReplay(state: GenerationState): boolean {
+    const opened = this.#branch?.opened;
+    if (state.path.length === 0) return false;
+    if (!opened) return true;
+    const ids = [...opened.ids.slice(0, opened.promptLength), ...state.path];
+    return state.path.some((_, i) => !this.#steps.has(prefixKey(ids, opened.promptLength + i)));
+  }
+
+  /** A branch stepped through again: its steps' distributions, the cache it grew and the speed of its steps. */
+  #replayed(opened: GenerationOpened, drawn: Filters, wallMs: number): void {
+    for (const step of opened.replayed) {
+      for (const c of step.candidates) this.#texts.set(c.token, c.text);
+      this.#steps.set(prefixKey(opened.ids, step.position), { ...step, drawn });
+    }
+    this.#cacheBytes = opened.cacheBytes;
+    this.#stepMs = opened.replayed.map((step) => step.ms);
+    this.#runTokens = opened.replayed.length;
+    this.#replaySpeed = true;
+    this.#runWallMs = wallMs;
   }
 
   async #run(count: number): Promise<void> {
@@ -426,19 +483,20 @@ export class GeneratePanel extends LitElement {
     this.#cacheBytes = step.cacheBytes;
     this.#stepMs.push(step.ms);
     this.#runTokens++;
+    this.#replaySpeed = false;
     this.#runWallMs = performance.now() - this.#runStarted;
     this.#assign({ ...this.state, path: [...this.state.path, step.token] });
-    this.#explored = withPath(this.#explored, this.state.path);
+    this.#explore(withPath(this.#explored, this.state.path));
     this.#nextFrame();
   }
 
   #onPrompt = (event: Event) => {
     const prompt = (event.target as HTMLTextAreaElement).value;
-    this.#setState({ ...this.state, prompt, path: [] }, true, true);
+    this.#setState({ ...this.state, prompt, path: [], tree: [] }, true, true);
   };
 
   #onChat = (event: Event) => {
-    this.#setState({ ...this.state, chat: (event.target as HTMLInputElement).checked, path: [] }, true);
+    this.#setState({ ...this.state, chat: (event.target as HTMLInputElement).checked, path: [], tree: [] }, true);
   };
 
   #onSetting(setting: GenerationSetting, event: Event) {
@@ -532,7 +590,7 @@ export class GeneratePanel extends LitElement {
         <button data-action="generate" ?disabled=${!canRun} @click=${() => this.generate()}>Generate</button>
         <button data-action="step" ?disabled=${!canRun} @click=${() => this.step()}>Step</button>
         <button data-action="stop" ?disabled=${!this.running} @click=${() => this.stop()}>Stop</button>
-        <span class="speed" data-testid="speed" aria-live="off">${failed ? '' : speedText(this.#runTokens, this.#runWallMs, engineMs, this.#stepMs.length)}</span>
+        <span class="speed" data-testid="speed" aria-live="off">${failed ? '' : `${this.#replaySpeed && this.#runTokens ? 'replayed: ' : ''}${speedText(this.#runTokens, this.#runWallMs, engineMs, this.#stepMs.length)}`}</span>
         <span class="status" data-testid="generate-status" data-running=${this.running ? '1' : '0'}
           data-done=${branch?.done ? '1' : '0'} data-heap-bytes=${this.#heapBytes}
           data-tokens=${branch ? branch.ids.length : 0}>${
@@ -542,7 +600,17 @@ export class GeneratePanel extends LitElement {
       ${this.error ? html`<p class="error" role="alert" data-testid="generate-error">${this.error}</p>` : nothing}
       <div class="sliders">${sliders.map((s) => this.#settingControl(s))}</div>
       <details class="drawer"><summary>More settings</summary>${drawer.map((s) => this.#settingControl(s))}</details>
-      ${branch ? this.#text(branch) : failed ? nothing : html`<p class="why">Opening…</p>`}
+      ${
+        branch
+          ? this.#text(branch)
+          : failed
+            ? nothing
+            : html`<p class="why" data-testid="generate-opening">${
+                this.#replaying
+                  ? `Stepping through the branch’s ${this.#replaying} tokens again, for the distribution of each…`
+                  : 'Opening…'
+              }</p>`
+      }
       ${
         failed
           ? nothing
@@ -565,6 +633,7 @@ export class GeneratePanel extends LitElement {
             separator: branch?.opened.separator ?? '',
             onPick: (path) => void this.goTo(path),
             disabled: this.running,
+            dropped: this.#dropped,
           })}
         </div>
         <div>
@@ -620,6 +689,12 @@ export class GeneratePanel extends LitElement {
 /** The ids before `position`, as a key. */
 function prefixKey(ids: readonly number[], position: number): string {
   return ids.slice(0, position).join('.');
+}
+
+/** The branches a state names: its tree and its path. */
+function exploredOf(state: GenerationState): number[][] {
+  const tree = state.tree.map((p) => [...p]);
+  return state.path.length ? withPath(tree, state.path) : tree;
 }
 
 function samePath(a: readonly number[], b: readonly number[]): boolean {

@@ -1,9 +1,11 @@
 // The Generate panel's styles (the page's design tokens: ui/tokens.ts).
 import { css } from 'lit';
 import { FIGURE_STYLES } from '../ui/tokens.js';
+import { FIELD_STYLES } from '../ui/controls.js';
 
 export const GENERATE_STYLES = [
   FIGURE_STYLES,
+  FIELD_STYLES,
   css`
   :host { display: block; font: var(--ap-text-md)/var(--ap-leading) var(--ap-font); color: var(--ap-text); container-type: inline-size; }
   .panel { border-top: 1px solid var(--ap-border); margin-top: 1rem; padding-top: 0.5rem; }
@@ -57,6 +59,9 @@ export const GENERATE_STYLES = [
   .cache-row { display: grid; grid-template-columns: 4.5rem minmax(4rem, 1fr) 8rem; gap: 0.4rem; align-items: center; font-size: var(--ap-text-sm); }
   .cells { height: 0.7rem; background: var(--ap-border); border-radius: 2px; overflow: hidden; }
   .held { display: block; height: 100%; background: var(--ap-accent); transition: width 0.1s; }
+  .growth-controls { display: flex; flex-wrap: wrap; align-items: center; gap: 0.4rem 1.2rem; margin-bottom: 0.4rem; }
+  .growth-controls label { display: inline-flex; align-items: center; gap: 0.4rem; font-size: var(--ap-text-sm); font-weight: 700; }
+  .growth-controls select { font-size: var(--ap-text-sm); }
   .heads { display: flex; flex-wrap: wrap; gap: 0.5rem; }
   .head { margin: 0; width: 14rem; max-width: 100%; }
   .growth ap-line-view { display: block; max-width: 30rem; }

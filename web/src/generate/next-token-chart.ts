@@ -32,7 +32,7 @@ export function nextTokenChart(shown: ShownDistribution, o: ChartOptions) {
             ?disabled=${o.disabled} title=${`what if “${b.text}”? Branch here with it`} @click=${() => o.onPick(b.token)}>
             <span class="label">${b.text}</span>
             <span class="track"><span class="fill" style=${`width:${(b.probability * 100).toFixed(2)}%`}></span></span>
-            <span class="value" data-probability=${b.probability}>${b.kept ? percent(b.probability) : 'filtered out'}</span>
+            <span class="value" data-probability=${b.probability}>${valueText(b, b.token === o.chosenToken)}</span>
           </button>
         </li>`,
       )}
@@ -41,6 +41,15 @@ export function nextTokenChart(shown: ShownDistribution, o: ChartOptions) {
         <span class="value" data-testid="rest">${percent(shown.rest)}</span></li>
     </ol>
   </figure>`;
+}
+
+/**
+ * A bar's value: its probability, or for a token the settings filter out 'filtered out', unless the branch has it
+ * there (a person branched on it: it was picked, not drawn).
+ */
+function valueText(bar: ShownDistribution['bars'][number], chosen: boolean): string {
+  if (bar.kept) return percent(bar.probability);
+  return chosen ? 'picked (outside the filters)' : 'filtered out';
 }
 
 /** The shown distribution's entropy: the draw's, or the redrawn one's ('≈' when the redraw is), beside the draw's. */

@@ -18,6 +18,8 @@ export function generationChoice<Ref extends { key: string }>(
   pretrained: Pick<PretrainedInfo, 'key' | 'name' | 'causal' | 'predicts' | 'chat'> | null,
   trained: Ref | null,
   notLoaded: string | null = null,
+  /** Where the person picks another model: the page's Model picker, or (an element without one) its `model` attribute. */
+  picker: 'picker' | 'attribute' = 'picker',
 ): GenerationChoice<Ref> {
   if (pretrained) {
     if (!pretrained.causal)
@@ -49,8 +51,10 @@ export function generationChoice<Ref extends { key: string }>(
     source: null,
     chat: false,
     unavailable:
-      'The untrained playground model has no output head to predict a next token with. Pick a trained model in the ' +
-      'Model picker, or try a real model (GPT-2), to generate.',
+      'The untrained playground model has no output head to predict a next token with. ' +
+      (picker === 'picker'
+        ? 'Pick a trained model in the Model picker, or try a real model (GPT-2), to generate.'
+        : 'Name a trained model in the element\u2019s model attribute (model="reverse", "sort" or "induction") to generate.'),
   };
 }
 

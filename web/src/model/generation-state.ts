@@ -112,6 +112,8 @@ export type SamplerSettings = Record<SamplerName, number>;
 export const MAX_PROMPT_LENGTH = 2000;
 /** The most tokens of a branch (after the prompt) kept in the state. */
 export const MAX_PATH_LENGTH = 512;
+/** The most token ids the other branches of the tree take in a link (beyond them, the oldest branches are left out). */
+export const MAX_TREE_IDS = 512;
 
 export interface GenerationState extends SamplerSettings {
   /** The prompt: text, or chat turns ("role: text" lines, model/chat-turns.ts) when `chat`. */
@@ -120,17 +122,20 @@ export interface GenerationState extends SamplerSettings {
   chat: boolean;
   /** The branch shown: the token ids after the prompt, in order (generated or chosen). */
   path: number[];
+  /** The other branches explored (their token ids after the prompt), in the order first explored: the tree. */
+  tree: number[][];
 }
 
 export const DEFAULT_GENERATION_STATE: Readonly<GenerationState> = Object.freeze({
   prompt: 'The cat sat on the',
   chat: false,
   path: [],
+  tree: [],
   ...(Object.fromEntries(GENERATION_SETTINGS.map((s) => [s.name, s.default])) as SamplerSettings),
 });
 
-/** The state's fields by name, as the hash and the attributes name them: the settings, then prompt, chat and path. */
-export const GENERATION_FIELDS = ['prompt', 'chat', ...GENERATION_SETTINGS.map((s) => s.name), 'path'] as const;
+/** The state's fields by name, as the hash and the attributes name them: prompt, chat, the settings, path and tree. */
+export const GENERATION_FIELDS = ['prompt', 'chat', ...GENERATION_SETTINGS.map((s) => s.name), 'path', 'tree'] as const;
 export type GenerationField = (typeof GENERATION_FIELDS)[number];
 
 export { GENERATION_HASH_PREFIX, generationHashPart } from './generation-hash.js';
@@ -175,6 +180,7 @@ export function parseField(field: GenerationField, raw: string): { value: unknow
     if (bad >= 0) return { error: `path: '${parts[bad]}' is not a token id (ids are joined by '.').` };
     return { value: ids };
   }
+  if (field === 'tree') return parseTree(raw);
   const s = settingOf(field)!;
   const value = raw.trim() === '' ? NaN : Number(raw);
   const ok =
@@ -191,7 +197,70 @@ export function parseField(field: GenerationField, raw: string): { value: unknow
 export function formatField(field: GenerationField, value: unknown): string {
   if (field === 'chat') return value ? '1' : '0';
   if (field === 'path') return (value as number[]).join('.');
+  if (field === 'tree') return formatTree(value as number[][]);
   return String(value);
+}
+
+/**
+ * The tree's branches in a link, each sharing a start with the one before it written once: 'shared-ids' with
+ * `shared` the count of leading ids it has in common with the branch before, then its own ids joined by '.';
+ * branches joined by '_' (characters a URL keeps as they are). [[5, 6, 7], [5, 6, 9], [2]] -> '0-5.6.7_2-9_0-2'.
+ */
+export function formatTree(tree: readonly (readonly number[])[]): string {
+  return tree
+    .map((branch, i) => {
+      const before = tree[i - 1] ?? [];
+      let shared = 0;
+      while (shared < before.length && shared < branch.length - 1 && before[shared] === branch[shared]) shared++;
+      return `${shared}-${branch.slice(shared).join('.')}`;
+    })
+    .join('_');
+}
+
+/** The ids formatTree writes of `tree` (each branch's own, past what it shares with the one before). */
+function writtenIds(tree: readonly (readonly number[])[]): number {
+  return formatTree(tree)
+    .split('_')
+    .reduce((n, part) => n + part.split('-')[1].split('.').length, 0);
+}
+
+function parseTree(raw: string): { value: number[][] } | { error: string } {
+  if (raw === '') return { value: [] };
+  const tree: number[][] = [];
+  let ids = 0;
+  for (const part of raw.split('_')) {
+    const match = /^(\d+)-(\d+(?:\.\d+)*)$/.exec(part);
+    const shared = match ? Number(match[1]) : NaN;
+    const before = tree[tree.length - 1] ?? [];
+    if (!match || shared > before.length)
+      return { error: `tree: '${part}' is not a branch ('shared-ids', shared at most the branch before's length).` };
+    const own = match[2].split('.').map(Number);
+    if (own.some((id) => !Number.isSafeInteger(id))) return { error: `tree: '${part}' has an id too large.` };
+    const branch = [...before.slice(0, shared), ...own];
+    ids += branch.length;
+    if (branch.length > MAX_PATH_LENGTH || ids > MAX_TREE_IDS * 4)
+      return { error: `The tree's branches are too long (${ids} tokens and more).` };
+    tree.push(branch);
+  }
+  return { value: tree };
+}
+
+/**
+ * The branches of `explored` a link carries beside `path`: every one but `path` itself, the newest first kept while
+ * their ids written stay within MAX_TREE_IDS; `dropped` counts those left out.
+ */
+export function linkTree(
+  explored: readonly (readonly number[])[],
+  path: readonly number[],
+): { tree: number[][]; dropped: number } {
+  const others = explored.filter((p) => !(p.length === path.length && p.every((v, i) => v === path[i])));
+  const kept: number[][] = [];
+  for (let i = others.length - 1; i >= 0; i--) {
+    const candidate = [[...others[i]], ...kept];
+    if (writtenIds(candidate) > MAX_TREE_IDS) break;
+    kept.unshift([...others[i]]);
+  }
+  return { tree: kept, dropped: others.length - kept.length };
 }
 
 /**
@@ -202,7 +271,7 @@ export function parseGenerationState(
   entries: Iterable<[GenerationField, string]>,
   base: Readonly<GenerationState> = DEFAULT_GENERATION_STATE,
 ): { state: GenerationState; problems: string[] } {
-  const state = { ...base, path: [...base.path] } as Record<string, unknown>;
+  const state = { ...base, path: [...base.path], tree: base.tree.map((p) => [...p]) } as Record<string, unknown>;
   const problems: string[] = [];
   for (const [field, raw] of entries) {
     const parsed = parseField(field, raw);
@@ -213,7 +282,9 @@ export function parseGenerationState(
 }
 
 function sameValue(a: unknown, b: unknown): boolean {
-  return Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((v, i) => v === b[i]) : a === b;
+  return Array.isArray(a) && Array.isArray(b)
+    ? a.length === b.length && a.every((v, i) => sameValue(v, b[i]))
+    : a === b;
 }
 
 /** The fields that differ from `defaults`, as (field, text) pairs. */

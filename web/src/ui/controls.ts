@@ -80,16 +80,8 @@ export function renderControl(
   </div>`;
 }
 
-/** The controls' look, with the design tokens it is made of (an element that adopts it has them on its :host). */
-export const CONTROL_STYLES = css`
-  ${TOKENS}
-  .setting { display: flex; flex-direction: column; gap: 0.2rem; margin-bottom: var(--ap-space-3); }
-  /* A switch: the box and its label on one line, the help and any error below. */
-  .setting.bool { flex-direction: row; flex-wrap: wrap; align-items: center; gap: 0.15rem var(--ap-space-2); }
-  .setting.bool input { order: -1; }
-  .setting.bool small, .setting.bool .error { flex-basis: 100%; }
-  label { font-weight: 600; font-size: var(--ap-text-sm); color: var(--ap-text); }
-  small { color: var(--ap-text-muted); font-size: var(--ap-text-xs); line-height: 1.35; }
+/** The look of a number box, a text box, a menu and a text area: CONTROL_STYLES's, and any panel's with its own layout. */
+export const FIELD_STYLES = css`
   input[type='number'], input[type='text'], select, textarea {
     font: var(--ap-text-md)/1.3 var(--ap-font); color: var(--ap-text); background: var(--ap-bg);
     border: 1px solid var(--ap-border-strong); border-radius: var(--ap-radius); max-width: 100%; box-sizing: border-box;
@@ -102,6 +94,19 @@ export const CONTROL_STYLES = css`
   textarea { width: 100%; resize: vertical; padding: 0.4rem 0.55rem; }
   input:hover, select:hover, textarea:hover { border-color: var(--ap-accent); }
   input:focus-visible, select:focus-visible, textarea:focus-visible { outline: 3px solid var(--ap-focus); outline-offset: 1px; }
+`;
+
+/** The controls' look, with the design tokens it is made of (an element that adopts it has them on its :host). */
+export const CONTROL_STYLES = css`
+  ${TOKENS}
+  .setting { display: flex; flex-direction: column; gap: 0.2rem; margin-bottom: var(--ap-space-3); }
+  /* A switch: the box and its label on one line, the help and any error below. */
+  .setting.bool { flex-direction: row; flex-wrap: wrap; align-items: center; gap: 0.15rem var(--ap-space-2); }
+  .setting.bool input { order: -1; }
+  .setting.bool small, .setting.bool .error { flex-basis: 100%; }
+  label { font-weight: 600; font-size: var(--ap-text-sm); color: var(--ap-text); }
+  small { color: var(--ap-text-muted); font-size: var(--ap-text-xs); line-height: 1.35; }
+  ${FIELD_STYLES}
   input[aria-invalid='true'] { border-color: var(--ap-danger); }
   input[type='checkbox'] { width: 1.1rem; height: 1.1rem; margin: 0; accent-color: var(--ap-accent); cursor: pointer; }
   .slider-pair { display: flex; align-items: center; gap: var(--ap-space-2); max-width: 100%; }

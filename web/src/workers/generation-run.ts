@@ -6,12 +6,16 @@
 // yields to the worker's message queue, so a stop is read at once (within one step).
 // Opening again (another branch, other settings) or disposing frees the engine's cache:
 // the heap is back where it was. The branch's attention (prompt and path rows, every layer
-// and head) comes from one recorded forward; each new token's row from its step.
+// and head) comes from one recorded forward; each new token's row from its step. A branch
+// whose distributions the page has not seen (a link's) is opened with `replay`: stepped
+// through token by token, each step forced to the branch's token (a fork where the sampler
+// drew another), so its candidates, the cache and the steps' times come back too.
 import type { AttentionEngine, Generation, GenerationStep, Model } from 'attention-playground';
 import type { SamplerSettings } from '../model/generation-state.js';
 import { TOP_CANDIDATES } from '../model/next-token.js';
 import { parseProbeInput } from '../model/probe-input.js';
 import { longestShown } from '../model/recorded-stages.js';
+import { tokenLabel } from '../model/token-label.js';
 import type { PretrainedModels } from './pretrained-run.js';
 import { NOT_LOADED, candidateText, displayPiece } from './pretrained-run.js';
 import { InputError, type TrainedModelRef, type TrainedModels } from './trained-trace.js';
@@ -29,6 +33,22 @@ export interface GenerationOpen {
   settings: SamplerSettings;
   /** The branch: token ids after the prompt. */
   path: number[];
+  /**
+   * Step through the branch's tokens (forced: where the sampler draws another, the generation forks to the branch's
+   * token), so each of its tokens comes with the distribution it was chosen from and the cache as it grew (a link
+   * reopened); false: one prefill, the distributions are not known.
+   */
+  replay?: boolean;
+  /** Token ids whose text the page wants (a link's other branches, for the tree's labels). */
+  names?: number[];
+}
+
+/** A token of the branch stepped through again (GenerationOpen's replay): what its step showed. */
+export interface ReplayedStep {
+  position: number;
+  candidates: StepView['candidates'];
+  entropy: number;
+  ms: number;
 }
 
 /** The model's shape as the panel draws it. */
@@ -67,6 +87,11 @@ export interface GenerationOpened {
   /** New tokens this branch may still add. */
   remaining: number;
   heapBytes: number;
+  /** With replay: each branch token's step, in order, and the cache's bytes per layer after the last. */
+  replayed: ReplayedStep[];
+  cacheBytes: number[];
+  /** The text of each of GenerationOpen's `names`. */
+  names: string[];
 }
 
 /** One step as it crosses to the page. */
@@ -112,8 +137,11 @@ export interface HeldModels {
   trained(): Promise<TrainedModels>;
 }
 
-/** Steps posted to the page and not yet acknowledged, at most. */
-const STEPS_AHEAD = 4;
+/**
+ * Steps posted to the page and not yet acknowledged, at most: one, so a Stop pressed on the page ends the run after
+ * the step in flight (at most one more token than the page showed), never after steps already computed ahead.
+ */
+const STEPS_AHEAD = 1;
 
 interface Session {
   generation: Generation | null;
@@ -209,18 +237,43 @@ export class GenerationRuns implements GenerationApi {
       const attention =
         ids.length <= longestShown(spec, 'none') ? recordedAttention(model, ids, spec.layers, spec.heads) : null;
       const remaining = Math.min(input.settings.maxNewTokens - input.path.length, spec.maxSeq - ids.length);
-      const generation =
-        remaining > 0
-          ? model.generate({
-              ids,
-              ...input.settings,
-              maxNewTokens: remaining,
-              stop: eos === null ? [] : [eos],
-              topCandidates: Math.min(TOP_CANDIDATES, spec.vocabSize),
-              tokenizer: { decode },
-            })
-          : null;
-      this.#session = { generation, text };
+      const options = {
+        ...input.settings,
+        stop: eos === null ? [] : [eos],
+        topCandidates: Math.min(TOP_CANDIDATES, spec.vocabSize),
+        tokenizer: { decode },
+      };
+      const session: Session = { generation: null, text };
+      this.#session = session;
+      const replayed: ReplayedStep[] = [];
+      let cacheBytes: number[] = [];
+      if (input.replay && input.path.length > 0 && promptIds.length < spec.maxSeq) {
+        // The budget counts from the prompt: the branch's tokens, then what the settings allow after them.
+        const budget = Math.min(
+          Math.max(input.settings.maxNewTokens, input.path.length),
+          spec.maxSeq - promptIds.length,
+        );
+        session.generation = model.generate({ ids: promptIds, ...options, maxNewTokens: budget });
+        for (const [i, token] of input.path.entries()) {
+          const position = promptIds.length + i;
+          if (session.generation.done)
+            session.generation = this.#forked(session.generation, position - 1, ids[position - 1]);
+          const step = session.generation.step();
+          if (step.token !== token) session.generation = this.#forked(session.generation, position, token);
+          const view = this.#view(step, session);
+          replayed.push({ position, candidates: view.candidates, entropy: view.entropy, ms: view.ms });
+          cacheBytes = step.cacheBytes;
+          // Between steps the worker reads its messages: a newer open (another branch) ends this one.
+          await new Promise((resolve) => setTimeout(resolve, 0));
+          if (this.#session !== session)
+            return { ok: false, error: 'Another branch was opened meanwhile.', field: 'superseded' };
+        }
+        if (remaining <= 0) {
+          session.generation.dispose();
+          session.generation = null;
+        }
+      } else if (remaining > 0) session.generation = model.generate({ ids, ...options, maxNewTokens: remaining });
+      const { generation } = session;
       return {
         ok: true,
         model: {
@@ -240,9 +293,14 @@ export class GenerationRuns implements GenerationApi {
         rendered,
         separator,
         attention,
-        done: generation === null,
+        done: generation === null || generation.done,
         remaining: Math.max(remaining, 0),
         heapBytes: engine.heapBytesInUse(),
+        replayed,
+        cacheBytes,
+        names: (input.names ?? []).map((id) =>
+          Number.isInteger(id) && id >= 0 && id < spec.vocabSize ? text(id) : `#${id}`,
+        ),
       };
     } catch (error) {
       this.#free();
@@ -261,7 +319,7 @@ export class GenerationRuns implements GenerationApi {
     this.#stop = false;
     let steps = 0;
     // Across the worker boundary onStep answers once the page has the step: at most STEPS_AHEAD
-    // steps are on their way, so they never pile up ahead of the page, and the run's end waits
+    // steps are on their way, so they never run ahead of the page, and the run's end waits
     // for them all (it never overtakes its last step).
     const delivering: Promise<void>[] = [];
     try {
@@ -295,6 +353,13 @@ export class GenerationRuns implements GenerationApi {
   async generationDispose(): Promise<number> {
     this.#free();
     return (await this.engine()).heapBytesInUse();
+  }
+
+  /** `generation` with `token` at `position` in place of the token drawn there (the old one freed). */
+  #forked(generation: Generation, position: number, token: number): Generation {
+    const forked = generation.fork(position, token);
+    generation.dispose();
+    return forked;
   }
 
   #free(): void {
@@ -336,14 +401,21 @@ export class GenerationRuns implements GenerationApi {
         ? { ...loadedOrThrow(models, input.source.pretrained.key), encoding: null, rendered: undefined }
         : await models.encode({ pretrained: input.source.pretrained, text: input.prompt, chat: input.chat });
       const tokenizer = model.tokenizer;
-      const text = (id: number) => candidateText(tokenizer.decode([id]), id, info.family, true);
+      // One form for a token wherever the panel writes it (the text, the bars, the tree), as the heatmaps' labels
+      // write it (model/token-label.ts): a control character as its escape ('\x03', '↵'), a byte that is only
+      // part of a character as '⟨id⟩' (candidateText), in the prompt as in what is generated.
+      const text = (id: number) => tokenLabel(candidateText(tokenizer.decode([id]), id, info.family, true));
+      const promptToken = (piece: string, id: number) => {
+        const decoded = tokenizer.decode([id]);
+        return decoded.includes('\uFFFD') ? text(id) : tokenLabel(displayPiece(piece, decoded, info.family));
+      };
       return {
         model: model.model,
         name: info.name,
         promptIds: given ?? Array.from(encoding!.ids),
         promptTokens: given
           ? given.map(text)
-          : encoding!.tokens.map((piece, i) => displayPiece(piece, tokenizer.decode([encoding!.ids[i]]), info.family)),
+          : encoding!.tokens.map((piece, i) => promptToken(piece, encoding!.ids[i])),
         text,
         rendered,
         eos: tokenizer.specialTokens.eos,
@@ -352,7 +424,7 @@ export class GenerationRuns implements GenerationApi {
       };
     }
     const built = (await this.trained()).built(input.source.trained);
-    const text = (id: number) => built.vocabulary[id] ?? `#${id}`;
+    const text = (id: number) => tokenLabel(built.vocabulary[id] ?? `#${id}`);
     let promptIds = input.ids;
     if (!promptIds) {
       const line = input.prompt.split('\n')[0] ?? '';

@@ -9,20 +9,27 @@ import type { GenerationApi, GenerationOpen } from './generation-run.js';
 /** A GenerationApi per panel, all on `shared`. */
 export function generationSessions(shared: GenerationApi): () => GenerationApi {
   let active: object | null = null;
+  // One open at a time: an open that replays a branch steps through it, and another panel's open meanwhile would end it.
+  let opening: Promise<unknown> = Promise.resolve();
+  const queued = (input: GenerationOpen) => {
+    const outcome = opening.then(() => shared.generationOpen(input));
+    opening = outcome.catch(() => undefined);
+    return outcome;
+  };
   return () => {
     const me = {};
     let opened: GenerationOpen | null = null;
     return {
       async generationOpen(input) {
+        const outcome = await queued(input);
         active = me;
-        const outcome = await shared.generationOpen(input);
         opened = outcome.ok ? { ...input, path: outcome.ids.slice(outcome.promptLength) } : null;
         return outcome;
       },
       async generationRun(count, onStep) {
         if (active !== me && opened) {
           active = me;
-          const reopened = await shared.generationOpen(opened);
+          const reopened = await queued({ ...opened, replay: false });
           if (!reopened.ok) return reopened;
         }
         return shared.generationRun(count, (step) => {
