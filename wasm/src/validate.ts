@@ -124,46 +124,7 @@ export function checkSettings<T>(schema: SchemaInfo, raw: unknown, what: string)
 export const checkConfig = (raw: unknown): ModelConfig => checkSettings<ModelConfig>(CONFIG_SCHEMA, raw, 'config');
 export const checkSpec = (raw: unknown): ModelSpec => checkSettings<ModelSpec>(MODEL_SPEC_SCHEMA, raw, 'spec');
 
-const MHA_KEYS = new Set([
-  'query',
-  'key',
-  'value',
-  'batch',
-  'querySeq',
-  'keySeq',
-  'embedDim',
-  'heads',
-  'kdim',
-  'vdim',
-  'inProjWeight',
-  'qProjWeight',
-  'kProjWeight',
-  'vProjWeight',
-  'inProjBias',
-  'outProjWeight',
-  'outProjBias',
-  'bias',
-  'keyPaddingMask',
-  'causal',
-  'attnMask',
-  'scale',
-  'weights',
-  'needWeights',
-  'averageAttnWeights',
-]);
-const WEIGHT_KEYS = new Set([
-  'embedDim',
-  'kdim',
-  'vdim',
-  'inProjWeight',
-  'qProjWeight',
-  'kProjWeight',
-  'vProjWeight',
-  'inProjBias',
-  'outProjWeight',
-  'outProjBias',
-  'bias',
-]);
+// The weight arrays, each checked by checkWeightArrays.
 const WEIGHT_ARRAYS = [
   'inProjWeight',
   'qProjWeight',
@@ -173,6 +134,26 @@ const WEIGHT_ARRAYS = [
   'outProjWeight',
   'outProjBias',
 ] as const;
+// prepareWeights's argument: the weights and their sizes.
+const WEIGHT_KEYS = new Set<string>(['embedDim', 'kdim', 'vdim', 'bias', ...WEIGHT_ARRAYS]);
+// multiHeadAttention's argument: the inputs and their options, and the weights (or prepared ones).
+const MHA_KEYS = new Set<string>([
+  ...WEIGHT_KEYS,
+  'query',
+  'key',
+  'value',
+  'batch',
+  'querySeq',
+  'keySeq',
+  'heads',
+  'keyPaddingMask',
+  'causal',
+  'attnMask',
+  'scale',
+  'weights',
+  'needWeights',
+  'averageAttnWeights',
+]);
 
 function checkWeightArrays(input: Partial<AttentionWeights>, e: number): CheckedWeights {
   const kdim = input.kdim === undefined ? e : checkInteger('kdim', input.kdim, 1, 8192);
