@@ -5,7 +5,7 @@
 // and leave the model as it was.
 import { describe, expect, it } from 'vitest';
 import { checkpoint, referenceModel } from './analysis-models.js';
-import { BUILDS, engineFor, expectClose, fixture, thrown } from './helpers.js';
+import { BUILDS, engineFor, expectClose, fixture, thrown, uncheckedForwardInput } from './helpers.js';
 import type { Model } from '../../dist/node.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -116,20 +116,8 @@ describe.each(BUILDS)('ablation (%s)', (build) => {
     e = thrown(() => model.ablationRanking({ ids, token: 1, mean: true } as never));
     expect([e.code, e.field]).toEqual(['invalid_argument', 'mean']);
     // The engine checks again, whatever reaches it.
-    const unchecked = {
-      ...input,
-      lengths: null,
-      tokenTypes: null,
-      sourceIds: null,
-      sourceSeq: 0,
-      sourceLengths: null,
-      record: null,
-      logits: 'all' as const,
-      ablate: [],
-    };
-    let raw = model
-      .raw()
-      .forwardAblated({ ...unchecked, ablateMlps: [9], ablation: 'zero', meanOver: null, meanCount: 0 });
+    const unchecked = uncheckedForwardInput(input);
+    let raw = model.raw().forwardAblated({ ...unchecked, ablateMlps: [9] });
     expect([raw.error?.code, raw.error?.field]).toEqual(['out_of_range', 'ablateMlps']);
     raw = model.raw().forwardAblated({ ...unchecked, ablateMlps: [0], ablation: 'mean', meanOver: ids, meanCount: 2 });
     expect([raw.error?.code, raw.error?.field]).toEqual(['shape_mismatch', 'meanOver']);

@@ -5,7 +5,7 @@
 // the weights); bad heads are AttentionErrors with code, field and value.
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SPEC, type Model, type ModelSpec } from '../../dist/node.js';
-import { BUILDS, engineFor, expectClose, thrown } from './helpers.js';
+import { BUILDS, engineFor, expectClose, thrown, uncheckedForwardInput } from './helpers.js';
 
 /** A copy of a .safetensors file (F32) with one tensor's values edited. */
 function editTensor(
@@ -182,21 +182,7 @@ describe.each(BUILDS)('%s build', (build) => {
       expect([e.code, e.field, e.value], JSON.stringify(ablate)).toEqual([code, field, value]);
     }
     // The engine checks again, whatever reaches it.
-    const raw = model.raw().forward({
-      ...INPUT,
-      lengths: null,
-      tokenTypes: null,
-      sourceIds: null,
-      sourceSeq: 0,
-      sourceLengths: null,
-      record: null,
-      logits: 'all',
-      ablate: [{ layer: 5, head: 0 }],
-      ablateMlps: [],
-      ablation: 'zero',
-      meanOver: null,
-      meanCount: 0,
-    });
+    const raw = model.raw().forward({ ...uncheckedForwardInput(INPUT), ablate: [{ layer: 5, head: 0 }] });
     expect(raw.error).toMatchObject({ code: 'out_of_range', field: 'ablate.layer' });
     expect(model.forward(INPUT).hidden).toEqual(intact);
 

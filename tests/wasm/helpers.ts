@@ -100,3 +100,28 @@ export function thrown(call: () => unknown): AttentionError {
   }
   throw new Error('expected an AttentionError');
 }
+
+/**
+ * A forward input as the package passes it to the engine, every field given (no padding, no
+ * ablation): for tests that call model.raw() to check that the engine checks again, whatever
+ * reaches it.
+ */
+export function uncheckedForwardInput({ ids, batch, seq }: { ids: Int32Array; batch: number; seq: number }) {
+  return {
+    ids,
+    batch,
+    seq,
+    lengths: null,
+    tokenTypes: null,
+    sourceIds: null,
+    sourceSeq: 0,
+    sourceLengths: null,
+    record: null,
+    logits: 'all' as const,
+    ablate: [] as { layer: number; head: number }[],
+    ablateMlps: [] as number[],
+    ablation: 'zero' as 'zero' | 'mean',
+    meanOver: null as Int32Array | null,
+    meanCount: 0,
+  };
+}
