@@ -32,6 +32,17 @@ val to_int32_array(const std::vector<int>& v) {
   out.call<void>("set", val(emscripten::typed_memory_view(v.size(), v.data())));
   return out;
 }
+
+// The prediction a tool explains, as the package passes it: the text's ids, the position, the
+// target token and the token it is compared against (LogitAttributionOptions,
+// AblationRankingOptions).
+template <typename Options>
+void read_target(const val& options, Options& o) {
+  o.ids = read_ints(options["ids"]);
+  o.position = options["position"].as<int>();
+  o.token = options["token"].as<int>();
+  o.against = options["against"].as<int>();
+}
 }  // namespace
 
 val logit_lens_js(ModelHandle& model, val options) {
@@ -51,10 +62,7 @@ val logit_lens_js(ModelHandle& model, val options) {
 
 val logit_attribution_js(ModelHandle& model, val options) {
   LogitAttributionOptions o;
-  o.ids = read_ints(options["ids"]);
-  o.position = options["position"].as<int>();
-  o.token = options["token"].as<int>();
-  o.against = options["against"].as<int>();
+  read_target(options, o);
   Result<LogitAttribution> r = logit_attribution(*model.shared(), o);
   if (!r) return error(r.error_value());
   val out = val::object();
@@ -89,10 +97,7 @@ val forward_ablated_js(ModelHandle& model, val input) {
 
 val ablation_ranking_js(ModelHandle& model, val options) {
   AblationRankingOptions o;
-  o.ids = read_ints(options["ids"]);
-  o.position = options["position"].as<int>();
-  o.token = options["token"].as<int>();
-  o.against = options["against"].as<int>();
+  read_target(options, o);
   o.mean = options["mean"].as<bool>();
   if (o.mean) {
     o.mean_over = read_ints(options["meanOver"]);
