@@ -97,6 +97,22 @@ else
 fi
 [ "$fuzz_rc" = 0 ] || status=1
 
+stage "the reference scripts and their committed fixtures against each other (tests/reference/selfcheck*.py, PyTorch)"
+# Each checks fixtures the other suites compare against: an independent float64 forward from
+# the raw weights, the safetensors reader's rejections, the modern families' invariants.
+selfcheck_ok=0; selfcheck_bad=0
+for script in tests/reference/selfcheck*.py; do
+  if /usr/bin/python3 "$script" > "test-output/$(basename "$script" .py).log" 2>&1; then
+    selfcheck_ok=$((selfcheck_ok + 1))
+  else
+    echo "reference-selfcheck: $script failed (test-output/$(basename "$script" .py).log):"
+    tail -20 "test-output/$(basename "$script" .py).log"
+    selfcheck_bad=$((selfcheck_bad + 1))
+  fi
+done
+record reference-selfcheck "$selfcheck_ok" "$selfcheck_bad"
+[ "$selfcheck_bad" = 0 ] && [ "$selfcheck_ok" -gt 0 ] || status=1
+
 stage "build: wasm engines, the package (TypeScript facade, element bundle), the site"
 if ! bash scripts/build.sh; then echo "build failed"; record build 0 1; status=1; fi
 
