@@ -9,9 +9,10 @@
 // The 4x2 kernel: a tile takes 4 rows of A
 // and 2 rows of W and runs along K 8 values at a time: W's 8 values are widened in
 // registers (BF16: a shift; F16: the bits moved to float32's places and rebiased by a
-// multiply, which the GEMV moves into x's rows when they are small enough; Q8_0: int8 -> float times the block's scale,
-// exact), then multiplied with A's 8 values into 8 f32x4 accumulators, summed across lanes at the end. Each row of W is
-// read from memory once per 4 rows of A, which is what decode (M = 1) is bound by.
+// multiply, which the GEMV moves into x's rows when they are small enough; Q8_0: int8 ->
+// float times the block's scale, exact), then multiplied with A's 8 values into 8 f32x4
+// accumulators, summed across lanes at the end. Each row of W is read from memory once per
+// 4 rows of A, which is what decode (M = 1) is bound by.
 #ifdef __wasm_simd128__
 #include <wasm_simd128.h>
 
