@@ -247,6 +247,9 @@ TEST(LowBitGemm, F16GemvGivesTheSameBitsWithTheRebiasInXOrInW) {
       pair.resize(2 * static_cast<std::size_t>(k), 0.25f);
       pair[k + 17] = 0x1.0p15f;
       for (const auto& variant : kernels::low_bit_gemm_variants(Storage::F16)) {
+        // Native Eigen multiplies 1 row (a GEMV) and 2 rows (a GEMM) with sums in other orders: not
+        // comparable bit for bit (VariantsMatchTheScalarSpec checks it); the spec and the wasm kernels are.
+        if (variant.name.find("eigen") != std::string::npos) continue;
         for (bool w_finite : {false, !with_special}) {
           std::vector<float> alone(n, -7.0f), beside(2 * static_cast<std::size_t>(n), -7.0f);
           kernels::gemm_low_bit(variant.fn, Storage::F16, 1, n, k, x.data(), weight.row_bits(0), nullptr, alone.data(),
