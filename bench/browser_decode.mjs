@@ -11,6 +11,7 @@
 //   ours F32:   model.safetensors (F32), loadPretrained({ weights: 'auto' }): float32 weights;
 //   ours 16-bit: the 16-bit file (GPT-2: model-f16, SmolLM2: model-bf16), weights: 'auto' (kept 16-bit);
 //   ours q8_0:  the 16-bit file quantized on load (weights: 'q8_0');
+//   ours bf16:  the F32 file rounded to BF16 on load (weights: 'bf16'; GPT-2 then reads BF16, not F16);
 //   ort:        decode.onnx, float32.
 // A round of an engine: prefill = model.generate({ ids: prompt, maxNewTokens: 64, temperature: 0 })
 // (our engine runs the prompt through the cached forward there) or the graph on the prompt with an
@@ -195,6 +196,7 @@ for (const [name, model] of Object.entries(MODELS)) {
       ours('f32', 'model.safetensors', 'auto'),
       ours('low', model.low, 'auto'),
       ours('q8', model.low, 'q8_0'),
+      ours('bf16', 'model.safetensors', 'bf16'),
       [loadOrt, { base, threads, kv: expected.kv, slot: 'ort' }],
       [timeDecoding, { prompt: expected.prompt, newTokens: NEW_TOKENS, rounds: ROUNDS }],
     ]);

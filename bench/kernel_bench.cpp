@@ -144,8 +144,21 @@ int main(int argc, char** argv) {
               15);
         };
         print(variant.name, time(low.all_finite()), low.bytes());
-        if (storage == attention::Storage::F16 && &variant == &low_bit_gemm_variants(storage).back())
+        if (storage == attention::Storage::F16 && &variant == &low_bit_gemm_variants(storage).back()) {
           print(variant.name + "_checked", time(false), low.bytes());
+          // x with one value of 2^15: F16's GEMV keeps the rebias in W's widening then (x times
+          // 2^112 would overflow), the path every call took before the rebias moved into x.
+          std::vector<float> large = a;
+          large[0] = 0x1.0p15f;
+          print(variant.name + "_x_rebias_in_w",
+                median_ms(
+                    [&] {
+                      gemm_low_bit(variant.fn, storage, m, s.n, s.k, large.data(), low.row_bits(0), nullptr, c.data(),
+                                   low.all_finite());
+                    },
+                    15),
+                low.bytes());
+        }
       }
     }
   }

@@ -53,7 +53,7 @@ class JsBytes : public pretrained::ByteSource {
 // config.json -> a loader that takes the checkpoint's files one by one.
 class CheckpointLoaderHandle {
  public:
-  // weights: "f32" | "auto" | "q8_0", or "" for the default (pretrained::LoadOptions).
+  // weights: a pretrained::kWeightsModes name, or "" for the default (pretrained::LoadOptions).
   CheckpointLoaderHandle(std::string config_json, std::string weights) : failure_(val::undefined()) {
     pretrained::LoadOptions options;
     if (!weights.empty()) {

@@ -9,9 +9,10 @@
 // The 4x2 kernel: a tile takes 4 rows of A
 // and 2 rows of W and runs along K 8 values at a time: W's 8 values are widened in
 // registers (BF16: a shift; F16: the bits moved to float32's places and rebiased by a
-// multiply; Q8_0: int8 -> float times the block's scale, exact), then multiplied with
-// A's 8 values into 8 f32x4 accumulators, summed across lanes at the end. Each row of W
-// is read from memory once per 4 rows of A, which is what decode (M = 1) is bound by.
+// multiply, which the GEMV moves into x's rows when they are small enough; Q8_0: int8 ->
+// float times the block's scale, exact), then multiplied with A's 8 values into 8 f32x4
+// accumulators, summed across lanes at the end. Each row of W is read from memory once per
+// 4 rows of A, which is what decode (M = 1) is bound by.
 #ifdef __wasm_simd128__
 #include <wasm_simd128.h>
 
@@ -52,6 +53,7 @@ struct Bf16 {
   static constexpr int kWidenFromRows = 1 << 30;
   static constexpr int kGemvTileRows = 1;         // rows of W per GEMV tile (1 or 2 rows of A): see gemv_on
   static constexpr bool kFiniteFastPath = false;  // F16 only: see there
+  static constexpr bool kPrescalable = false;     // F16 only: see there
   static inline Group group(const std::uint8_t* row, int p) {
     return {row + 2 * static_cast<std::size_t>(p), wasm_f32x4_splat(0.0f)};
   }
@@ -154,6 +156,32 @@ struct F16 {
     even = wasm_f32x4_mul(wasm_v128_and(wasm_i32x4_shr(wasm_i32x4_shl(v, 16), 3), k.moved), k.rebias);
     odd = wasm_f32x4_mul(wasm_v128_and(wasm_i32x4_shr(v, 3), k.moved_odd), k.rebias);
   }
+  // The rebias moved into x: when every |x| < kPrescaleBelow (2^15; x times 2^112 stays below
+  // float32's 2^128), the GEMV multiplies x's rows by kPrescale (2^112, exact) once per call and
+  // widens W's halves without the multiply: moved times (x 2^112) is the same real number as
+  // (moved 2^112) times x, so every product rounds to the same float and the sums, in the same
+  // order, are bit for bit the same (2 of the finite path's 7 widening ops per 8 halves saved).
+  // Infinity and NaN keep their select: times x 2^112 they give what they gave times x.
+  static constexpr bool kPrescalable = true;
+  static constexpr float kPrescale = 0x1.0p112f;
+  static constexpr float kPrescaleBelow = 0x1.0p15f;
+  static inline v128_t widen4_high_prescaled(v128_t y, const Consts& k) {
+    const v128_t moved = wasm_v128_and(wasm_i32x4_shr(y, 3), k.moved);
+    const v128_t special = wasm_v128_or(moved, k.infinity);
+    const v128_t is_special = wasm_i32x4_eq(wasm_v128_and(y, k.exponent), k.exponent);
+    return wasm_v128_bitselect(special, moved, is_special);
+  }
+  static inline void load8_split_prescaled(const Group& g, int offset, v128_t& even, v128_t& odd, const Consts& k) {
+    const v128_t v = wasm_v128_load(g.at + 2 * offset);
+    even = widen4_high_prescaled(wasm_i32x4_shl(v, 16), k);
+    odd = widen4_high_prescaled(wasm_v128_and(v, k.high), k);
+  }
+  static inline void load8_split_finite_prescaled(const Group& g, int offset, v128_t& even, v128_t& odd,
+                                                  const Consts& k) {
+    const v128_t v = wasm_v128_load(g.at + 2 * offset);
+    even = wasm_v128_and(wasm_i32x4_shr(wasm_i32x4_shl(v, 16), 3), k.moved);
+    odd = wasm_v128_and(wasm_i32x4_shr(v, 3), k.moved_odd);
+  }
 };
 
 struct Q8 {
@@ -163,6 +191,7 @@ struct Q8 {
   static constexpr int kWidenFromRows = 16;
   static constexpr int kGemvTileRows = 1;
   static constexpr bool kFiniteFastPath = false;
+  static constexpr bool kPrescalable = false;
   static inline Group group(const std::uint8_t* row, int p) {
     const unsigned u = static_cast<unsigned>(p);
     const std::uint8_t* block = row + static_cast<std::size_t>(u / kQ8BlockValues) * kQ8BlockBytes;
@@ -199,10 +228,13 @@ struct Q8 {
 
 // The GEMV's load of 8 values: BF16 and F16 as even and odd values (against A's rows
 // reordered so), Q8_0 in order and without the scale.
-template <class F>
+// Prescaled: F16's halves without the rebias (x's rows carry it: F16::kPrescale).
+template <class F, bool Prescaled>
 inline void load8_unscaled(const Group& g, int offset, v128_t& lo, v128_t& hi, const typename F::Consts& k) {
   if constexpr (F::kScaled)
     F::load8_unscaled(g, offset, lo, hi, k);
+  else if constexpr (Prescaled)
+    F::load8_split_prescaled(g, offset, lo, hi, k);
   else
     F::load8_split(g, offset, lo, hi, k);
 }
@@ -283,7 +315,9 @@ void multiply(const LowBitGemmArgs& g) {
 // a step were its limit at M = 1: a chain of adds, not memory), C = 4 chains run side by
 // side, and Q8_0's scale multiplies a block's sum once (sum_p a_p q_p) d instead of each
 // value: the same products, rounded in another order (within the scalar spec's tolerance).
-template <class F, int R, int C>
+// Prescaled (F16 only): A's rows were multiplied by F16::kPrescale, except the tail after
+// the last whole 8 (the scalar loop below widens W's values with their rebias).
+template <class F, int R, int C, bool Prescaled>
 void gemv_tile(const LowBitGemmArgs& g, int i0, int j0) {
   const float* a[R];
   const std::uint8_t* w[C];
@@ -311,7 +345,7 @@ void gemv_tile(const LowBitGemmArgs& g, int i0, int j0) {
       for (int c = 0; c < C; ++c) acc[r][c] = wasm_f32x4_add(acc[r][c], wasm_f32x4_mul(sum[r][c], groups[c].d));
   };
   const auto load = [&](const Group& group, int offset, v128_t& lo, v128_t& hi) __attribute__((always_inline)) {
-    load8_unscaled<F>(group, offset, lo, hi, k);
+    load8_unscaled<F, Prescaled>(group, offset, lo, hi, k);
   };
   Group groups[C];
   int p = 0;
@@ -326,7 +360,10 @@ void gemv_tile(const LowBitGemmArgs& g, int i0, int j0) {
       } else {
         const auto load_finite = [&](const Group& group, int offset, v128_t& lo, v128_t& hi)
             __attribute__((always_inline)) {
-          F::load8_split_finite(group, offset, lo, hi, k);
+          if constexpr (Prescaled)
+            F::load8_split_finite_prescaled(group, offset, lo, hi, k);
+          else
+            F::load8_split_finite(group, offset, lo, hi, k);
         };
         for (int offset = 0; offset < kQ8BlockValues; offset += 8) step(acc, groups, offset, p + offset, load_finite);
       }
@@ -364,19 +401,19 @@ void gemv_tile(const LowBitGemmArgs& g, int i0, int j0) {
 
 // W's rows C at a time (4 with 1 or 2 rows of A: the registers allow it; 2 with 3 or 4),
 // each tile over all of A's rows, R <= 4 at a time.
-template <class F, int C>
+template <class F, int C, bool Prescaled>
 void gemv_rows(const LowBitGemmArgs& g, int j0) {
   int i = 0;
-  for (; i + 4 <= g.m; i += 4) gemv_tile<F, 4, (C > 2 ? 2 : C)>(g, i, j0);
+  for (; i + 4 <= g.m; i += 4) gemv_tile<F, 4, (C > 2 ? 2 : C), Prescaled>(g, i, j0);
   switch (g.m - i) {
     case 3:
-      gemv_tile<F, 3, (C > 2 ? 2 : C)>(g, i, j0);
+      gemv_tile<F, 3, (C > 2 ? 2 : C), Prescaled>(g, i, j0);
       break;
     case 2:
-      gemv_tile<F, 2, C>(g, i, j0);
+      gemv_tile<F, 2, C, Prescaled>(g, i, j0);
       break;
     case 1:
-      gemv_tile<F, 1, C>(g, i, j0);
+      gemv_tile<F, 1, C, Prescaled>(g, i, j0);
       break;
     default:
       break;
@@ -390,40 +427,62 @@ void gemv_rows(const LowBitGemmArgs& g, int j0) {
 // 14.3 and 7.7 ms. F16's widening is the bound, and its 4 independent rows keep it busier
 // (with the finite fast path too: SmolLM2's 576 x 1536 0.12 ms with 4, 0.145 with 1). A
 // value's sum is the same whatever the tile: the results do not change.
-template <class F>
+template <class F, bool Prescaled = false>
 void gemv_on(const LowBitGemmArgs& g) {
   int j = 0;
   if (g.m <= 2 && F::kGemvTileRows == 1) {
-    for (; j < g.n; ++j) gemv_rows<F, 1>(g, j);
+    for (; j < g.n; ++j) gemv_rows<F, 1, Prescaled>(g, j);
   } else if (g.m <= 2) {
-    for (; j + 4 <= g.n; j += 4) gemv_rows<F, 4>(g, j);
+    for (; j + 4 <= g.n; j += 4) gemv_rows<F, 4, Prescaled>(g, j);
   } else {
     for (; j + 4 <= g.n; j += 4) {  // 2 rows of W at a time, twice: the same W rows, A's groups of 4
-      gemv_rows<F, 2>(g, j);
-      gemv_rows<F, 2>(g, j + 2);
+      gemv_rows<F, 2, Prescaled>(g, j);
+      gemv_rows<F, 2, Prescaled>(g, j + 2);
     }
   }
-  for (; j + 2 <= g.n; j += 2) gemv_rows<F, 2>(g, j);
-  if (j < g.n) gemv_rows<F, 1>(g, j);
+  for (; j + 2 <= g.n; j += 2) gemv_rows<F, 2, Prescaled>(g, j);
+  if (j < g.n) gemv_rows<F, 1, Prescaled>(g, j);
+}
+
+// Is every |A's value| in the first `upto` of each row below `below`? (NaN is not.)
+inline bool all_below(const LowBitGemmArgs& g, int upto, float below) {
+  const v128_t limit = wasm_f32x4_splat(below);
+  v128_t below_all = wasm_i32x4_splat(-1);
+  for (int i = 0; i < g.m; ++i) {
+    const float* row = g.a + static_cast<std::size_t>(i) * g.lda;
+    for (int p = 0; p + 4 <= upto; p += 4)
+      below_all = wasm_v128_and(below_all, wasm_f32x4_lt(wasm_f32x4_abs(wasm_v128_load(row + p)), limit));
+  }
+  return wasm_i32x4_all_true(below_all);
 }
 
 // BF16 and F16 widen a lane's two halves in place (even and odd values), so A's rows are
 // copied with each run of 8 values reordered 0 2 4 6 1 3 5 7 (the tail after the last whole
-// 8 as it is): M x K floats, a small copy next to W's N x K values.
+// 8 as it is): M x K floats, a small copy next to W's N x K values. F16's copy also takes
+// the rebias (times F16::kPrescale) when every value it scales is small enough.
 template <class F>
 void gemv(const LowBitGemmArgs& g) {
   if (g.m <= 0 || g.n <= 0) return;
   if constexpr (!F::kSplit) {
     gemv_on<F>(g);
   } else {
+    const int whole8 = g.k / 8 * 8;
+    bool prescaled = false;
+    float factor = 1.0f;  // times 1: the copy as it is
+    if constexpr (F::kPrescalable) {
+      prescaled = all_below(g, whole8, F::kPrescaleBelow);
+      if (prescaled) factor = F::kPrescale;
+    }
+    const v128_t scale = wasm_f32x4_splat(factor);
     thread_local std::vector<float> reordered;
     reordered.resize(static_cast<std::size_t>(g.m) * std::max(g.k, 1));
     for (int i = 0; i < g.m; ++i) {
       const float* from = g.a + static_cast<std::size_t>(i) * g.lda;
       float* to = reordered.data() + static_cast<std::size_t>(i) * g.k;
       int p = 0;
-      for (; p + 8 <= g.k; p += 8) {
-        const v128_t lo = wasm_v128_load(from + p), hi = wasm_v128_load(from + p + 4);
+      for (; p < whole8; p += 8) {
+        const v128_t lo = wasm_f32x4_mul(wasm_v128_load(from + p), scale);
+        const v128_t hi = wasm_f32x4_mul(wasm_v128_load(from + p + 4), scale);
         wasm_v128_store(to + p, wasm_i32x4_shuffle(lo, hi, 0, 2, 4, 6));
         wasm_v128_store(to + p + 4, wasm_i32x4_shuffle(lo, hi, 1, 3, 5, 7));
       }
@@ -432,6 +491,12 @@ void gemv(const LowBitGemmArgs& g) {
     LowBitGemmArgs on = g;
     on.a = reordered.data();
     on.lda = g.k;
+    if constexpr (F::kPrescalable) {
+      if (prescaled) {
+        gemv_on<F, true>(on);
+        return;
+      }
+    }
     gemv_on<F>(on);
   }
 }

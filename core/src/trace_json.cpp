@@ -71,9 +71,12 @@ Json engine_description() {
   Json families = Json::array();
   for (const pretrained::FamilyInfo& f : pretrained::family_infos())
     families.push_back({{"name", f.model_type}, {"tokenizer", f.tokenizer}});
+  Json weights_modes = Json::array();  // loadPretrained's `weights`
+  for (pretrained::WeightsMode mode : pretrained::kWeightsModes) weights_modes.push_back(pretrained::to_string(mode));
   return {{"playground", describe(playground_schema())},
           {"limits", limits},
           {"families", families},
+          {"weightsModes", weights_modes},
           {"blocks", blocks},
           {"modelSpec", describe(model_spec_schema())},
           {"optimizer", describe(optimizer_schema())},

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -212,6 +213,65 @@ TEST(LowBitGemm, F16InfinityAndNaNGiveWhatTheSpecGives) {
           EXPECT_TRUE(std::isnan(actual[i])) << variant.name << " m " << m << " " << i;
         else
           EXPECT_EQ(actual[i], expected[i]) << variant.name << " m " << m << " " << i;
+      }
+    }
+  }
+}
+
+// F16's GEMV moves W's rebias (2^112) into x when every |x| < 2^15, and keeps it in W's
+// widening otherwise: the same products rounded the same way, so the bits must not change.
+// A row of x alone (small: the rebias in x) must give the very bits it gives beside a row
+// holding 2^15 (the whole call keeps the rebias in W; each row's sums run in the same order
+// whatever the other rows). x spans float32's subnormals (products that underflow), zeros,
+// -0 and values just below 2^15; W F16's subnormals, zeros, 65504, and (second round) an
+// infinity and a NaN in groups of 32 and in the run of 8.
+TEST(LowBitGemm, F16GemvGivesTheSameBitsWithTheRebiasInXOrInW) {
+  const int n = 9, k = 109;  // three groups of 32, a run of 8 and a tail of 5
+  const float w_specials[] = {0x1.0p-24f, -0x1.8p-20f, 0x1.ff8p-15f, 0.0f, -0.0f, 65504.0f, -3.0e-7f};
+  const float x_specials[] = {0x1.0p-149f,    -0x1.0p-130f,    1.0e-30f,   0.0f,     -0.0f,
+                              0x1.fffffep14f, -0x1.fffffep14f, 12345.678f, -1.0e-20f};
+  for (bool with_special : {false, true}) {
+    std::vector<float> w = random_vector(static_cast<std::size_t>(n) * k, 61, 2.0f);
+    for (std::size_t i = 0; i < w.size(); i += 5) w[i] = w_specials[(i / 5) % std::size(w_specials)];
+    if (with_special) {
+      w[0 * k + 40] = std::numeric_limits<float>::infinity();
+      w[3 * k + 100] = std::nanf("");
+    }
+    Parameter weight("w", {n, k}, w);
+    weight.set_storage(Storage::F16);
+    ASSERT_EQ(weight.all_finite(), !with_special);
+    for (int trial = 0; trial < 3; ++trial) {
+      std::vector<float> x = random_vector(static_cast<std::size_t>(k), 70 + trial, trial == 0 ? 1.0f : 30000.0f);
+      for (std::size_t i = trial; i < x.size(); i += 4) x[i] = x_specials[(i / 4) % std::size(x_specials)];
+      std::vector<float> pair = x;
+      pair.resize(2 * static_cast<std::size_t>(k), 0.25f);
+      pair[k + 17] = 0x1.0p15f;
+      for (const auto& variant : kernels::low_bit_gemm_variants(Storage::F16)) {
+        // Native Eigen multiplies 1 row (a GEMV) and 2 rows (a GEMM) with sums in other orders: not
+        // comparable bit for bit (VariantsMatchTheScalarSpec checks it); the spec and the wasm kernels are.
+        if (variant.name.find("eigen") != std::string::npos) continue;
+        for (bool w_finite : {false, !with_special}) {
+          std::vector<float> alone(n, -7.0f), beside(2 * static_cast<std::size_t>(n), -7.0f);
+          kernels::gemm_low_bit(variant.fn, Storage::F16, 1, n, k, x.data(), weight.row_bits(0), nullptr, alone.data(),
+                                w_finite);
+          kernels::gemm_low_bit(variant.fn, Storage::F16, 2, n, k, pair.data(), weight.row_bits(0), nullptr,
+                                beside.data(), w_finite);
+          for (int j = 0; j < n; ++j) {
+            if (std::isnan(beside[j])) {
+              EXPECT_TRUE(std::isnan(alone[j])) << variant.name << " W row " << j;
+              continue;
+            }
+            std::uint32_t a_bits, b_bits;
+            std::memcpy(&a_bits, &alone[j], 4);
+            std::memcpy(&b_bits, &beside[j], 4);
+            EXPECT_EQ(a_bits, b_bits) << variant.name << " trial " << trial << " W row " << j << ": " << alone[j]
+                                      << " alone, " << beside[j] << " beside 2^15";
+          }
+          if (with_special) {
+            EXPECT_EQ(alone[0], std::numeric_limits<float>::infinity() * (x[40] > 0 ? 1.0f : -1.0f)) << variant.name;
+            EXPECT_TRUE(std::isnan(alone[3])) << variant.name;
+          }
+        }
       }
     }
   }
@@ -465,7 +525,7 @@ TEST(LowBitCheckpoints, TheParameterLimitCountsTheStorageTheMatricesTake) {
 }
 
 TEST(LowBitCheckpoints, AnUnknownWeightsModeNamesTheFieldAndValue) {
-  for (const char* good : {"f32", "auto", "q8_0"}) {
+  for (const char* good : {"f32", "auto", "bf16", "q8_0"}) {
     Result<pretrained::WeightsMode> mode = pretrained::parse_weights_mode(good);
     ASSERT_TRUE(mode);
     EXPECT_EQ(std::string(pretrained::to_string(mode.value())), good);
@@ -475,6 +535,52 @@ TEST(LowBitCheckpoints, AnUnknownWeightsModeNamesTheFieldAndValue) {
   EXPECT_EQ(bad.error_value().code, error_code::kInvalidArgument);
   EXPECT_EQ(bad.error_value().field, "weights");
   EXPECT_NE(bad.error().find("'int4'"), std::string::npos);
+  EXPECT_NE(bad.error().find("'f32', 'auto', 'bf16' or 'q8_0'"), std::string::npos) << bad.error();
+}
+
+// Weights 'bf16': every matrix BF16, each value the file's rounded to nearest-even (F32 and
+// F16 files; the rounding is checked against PyTorch's bits above), a BF16 file as stored;
+// the rest F32; the logits close to the float model's (the measured deviation: docs/pretrained.md).
+TEST(LowBitCheckpoints, Bf16RoundsEveryMatrixToNearestEvenOnLoad) {
+  for (const char* dir : {"gpt2-tiny", "gpt2-tiny-f16", "gpt2-tiny-bf16", "gpt2-tiny-untied", "gpt2-tiny-lmhead"}) {
+    SCOPED_TRACE(dir);
+    Result<Transformer> wide = load(dir, pretrained::WeightsMode::F32);
+    Result<Transformer> held = load(dir, pretrained::WeightsMode::BF16);
+    ASSERT_TRUE(wide) << wide.error();
+    ASSERT_TRUE(held) << held.error();
+    const std::size_t matrices = matrix_values(held.value());
+    const Transformer::WeightBytes bytes = held.value().weight_bytes();
+    EXPECT_EQ(bytes.bf16, 2 * matrices);
+    EXPECT_EQ(bytes.f16 + bytes.q8_0, 0u);
+    EXPECT_EQ(bytes.f32, wide.value().weight_bytes().total() - 4 * matrices);
+    std::size_t rounded = 0;
+    wide.value().visit_parameters([&](const Parameter& p) {
+      const Parameter* q = held.value().find_parameter(p.name());
+      ASSERT_NE(q, nullptr);
+      const std::vector<float> got = q->widened();
+      if (q->storage() != Storage::BF16) {
+        EXPECT_EQ(got, p.values()) << p.name();
+        return;
+      }
+      for (std::size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(got[i], widen_bf16(round_to_bf16(p.values()[i]))) << p.name() << " " << i;
+        rounded += got[i] != p.values()[i];
+      }
+    });
+    if (std::string(dir) == "gpt2-tiny-bf16")
+      EXPECT_EQ(rounded, 0u);
+    else
+      EXPECT_GT(rounded, matrices / 2);
+    // Close to the float model (as Q8_0's check above): the largest logit difference against the largest logit.
+    const std::vector<float> want = logits_of(wide.value()), got = logits_of(held.value());
+    ASSERT_EQ(got.size(), want.size());
+    double max_diff = 0, max_abs = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      max_diff = std::max(max_diff, std::fabs(double(got[i]) - want[i]));
+      max_abs = std::max(max_abs, std::fabs(double(want[i])));
+    }
+    EXPECT_LT(max_diff, 0.05 * max_abs);
+  }
 }
 
 }  // namespace

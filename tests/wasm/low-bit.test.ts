@@ -4,7 +4,9 @@
 // with 'q8_0' in 34 bytes per block of 32, and with 'f32' in 4; 'auto' computes what 'f32'
 // computes (the same values, widened exactly: 1e-4); the heap's peak during an 'auto' load
 // stays under 1.3 x the weights held plus a fixed 1 MB; a bad option names the field and
-// value; a model held in 16 or 8 bits refuses to load weights (read_only) but saves them widened.
+// value; a model held in 16 or 8 bits refuses to load weights (read_only) but saves them widened;
+// 'bf16' holds the matrices of F32 and F16 files (the same generator's values) in BF16, each value
+// the reference's round-to-nearest-even of the file's (bf16Round below), and a BF16 file as 'auto' does.
 // The numbers against PyTorch are test_low_bit.cpp's and pretrained.test.ts's.
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -17,9 +19,29 @@ const E = 256,
   VOCAB = 4096,
   POSITIONS = 64;
 
-// A GPT-2 checkpoint in BF16: hub names and Conv1D (in, out) layouts; values uniform in
-// (-0.125, 0.125) (norm weights 1), truncated to BF16 from a fixed LCG.
-function bf16Checkpoint(): Record<string, Uint8Array> {
+type FileDType = 'BF16' | 'F16' | 'F32';
+const DTYPE_BYTES: Record<FileDType, number> = { BF16: 2, F16: 2, F32: 4 };
+
+// A float32 value's bits as F16, truncated (the file holds whatever half the bits say; the
+// engine's widening of them is test_low_bit.cpp's): normals, subnormals below 2^-14, zeros.
+function f16Bits(value: number, f32Bits: number): number {
+  const sign = (f32Bits >>> 16) & 0x8000;
+  const exponent = ((f32Bits >>> 23) & 0xff) - 127 + 15;
+  if (exponent > 0) return sign | (exponent << 10) | ((f32Bits >>> 13) & 0x3ff);
+  return sign | Math.floor(Math.abs(value) / 2 ** -24);
+}
+
+// The reference rounding to BF16 (round to nearest, ties to even, on the float32 bits; finite
+// values), widened back to a float.
+function bf16Round(values: Float32Array): Float32Array {
+  const bits = new Uint32Array(values.slice().buffer);
+  for (let i = 0; i < bits.length; i++) bits[i] = ((bits[i] + 0x7fff + ((bits[i] >>> 16) & 1)) >>> 16) << 16;
+  return new Float32Array(bits.buffer);
+}
+
+// A GPT-2 checkpoint (BF16 by default): hub names and Conv1D (in, out) layouts; values uniform
+// in (-0.125, 0.125) (norm weights 1) from a fixed LCG, truncated to BF16 or F16 or as float32.
+function bf16Checkpoint(dtype: FileDType = 'BF16'): Record<string, Uint8Array> {
   const tensors: [string, number[]][] = [
     ['wte.weight', [VOCAB, E]],
     ['wpe.weight', [POSITIONS, E]],
@@ -43,8 +65,8 @@ function bf16Checkpoint(): Record<string, Uint8Array> {
   const header: Record<string, unknown> = {};
   let offset = 0;
   for (const [name, shape] of tensors) {
-    const bytes = 2 * shape.reduce((a, b) => a * b, 1);
-    header[name] = { dtype: 'BF16', shape, data_offsets: [offset, offset + bytes] };
+    const bytes = DTYPE_BYTES[dtype] * shape.reduce((a, b) => a * b, 1);
+    header[name] = { dtype, shape, data_offsets: [offset, offset + bytes] };
     offset += bytes;
   }
   const json = new TextEncoder().encode(JSON.stringify(header));
@@ -59,10 +81,12 @@ function bf16Checkpoint(): Record<string, Uint8Array> {
   for (const [name, shape] of tensors) {
     const n = shape.reduce((a, b) => a * b, 1);
     const isNormWeight = /ln_.*\.weight$/.test(name);
-    for (let i = 0; i < n; i++, at += 2) {
+    for (let i = 0; i < n; i++, at += DTYPE_BYTES[dtype]) {
       state = (Math.imul(state, 1103515245) + 12345) >>> 0;
       f[0] = isNormWeight ? 1 : ((state / 2 ** 32) * 2 - 1) * 0.125;
-      data.setUint16(at, bits[0] >>> 16, true);
+      if (dtype === 'BF16') data.setUint16(at, bits[0] >>> 16, true);
+      else if (dtype === 'F16') data.setUint16(at, f16Bits(f[0], bits[0]), true);
+      else data.setFloat32(at, f[0], true);
     }
   }
   const config = { ...JSON.parse(readFileSync(`${TINY}config.json`, 'utf8')) };
@@ -149,6 +173,52 @@ describe.each(BUILDS)('%s build', (build) => {
     wide.dispose();
   });
 
+  it("holds every matrix in BF16 with weights 'bf16': F32 and F16 values rounded to nearest-even, BF16 as stored", async () => {
+    for (const dtype of ['F32', 'F16'] as const) {
+      const file = bf16Checkpoint(dtype);
+      const held = await engine.loadPretrained({ files: file, weights: 'bf16' });
+      const wide = await engine.loadPretrained({ files: file, weights: 'f32' });
+      const matrices = matrixValues(held, 'bf16');
+      expect(matrices).toBe(VOCAB * E + LAYERS * 12 * E * E);
+      const bytes = held.model.weightBytes();
+      expect(bytes.bf16).toBe(2 * matrices);
+      expect(bytes.total).toBe(bytes.f32 + bytes.bf16);
+      let rounded = 0,
+        ties = 0;
+      for (const p of held.model.parameters()) {
+        const exact = wide.model.parameter(p.name);
+        const got = held.model.parameter(p.name);
+        // vectors stay float32; matrices: the reference rounding (a loop: toEqual on 10^6 floats takes seconds)
+        const want = p.storage === 'bf16' ? bf16Round(exact) : exact;
+        expect(got.length, p.name).toBe(want.length);
+        let differ = 0;
+        for (let i = 0; i < want.length; i++) if (!Object.is(got[i], want[i])) differ++;
+        expect(differ, `${dtype} ${p.name}: values other than the reference's`).toBe(0);
+        if (p.storage !== 'bf16') continue;
+        const low = new Uint32Array(exact.slice().buffer);
+        for (let i = 0; i < exact.length; i++) {
+          if (got[i] !== exact[i]) rounded++;
+          if ((low[i] & 0xffff) === 0x8000) ties++;
+        }
+      }
+      expect(rounded).toBeGreaterThan(matrices / 2); // F32 and F16 both carry bits BF16 drops
+      if (dtype === 'F16') expect(ties).toBeGreaterThan(1000); // ties to even, exercised
+      expectClose(logitsOf(held), logitsOf(wide), 0.05);
+      expect(() => held.model.loadWeights(held.model.saveWeights())).toThrow(
+        expect.objectContaining({ code: 'read_only', field: 'embed.weight' }),
+      );
+      held.dispose();
+      wide.dispose();
+    }
+    const asStored = await engine.loadPretrained({ files, weights: 'bf16' });
+    const auto = await engine.loadPretrained({ files, weights: 'auto' });
+    expect(asStored.model.weightBytes()).toEqual(auto.model.weightBytes());
+    const [stored, asAuto] = [logitsOf(asStored), logitsOf(auto)];
+    expect(stored.every((v, i) => Object.is(v, asAuto[i]))).toBe(true);
+    asStored.dispose();
+    auto.dispose();
+  });
+
   it('a model held in 16 bits refuses new weights but saves them widened; a bad option names its value', async () => {
     const narrow = await engine.loadPretrained({ files, weights: 'auto' });
     const saved = narrow.model.saveWeights();
@@ -159,5 +229,6 @@ describe.each(BUILDS)('%s build', (build) => {
     const error = await engine.loadPretrained({ files, weights: 'int4' as never }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AttentionError);
     expect(error).toMatchObject({ code: 'invalid_argument', field: 'weights', value: 'int4' });
+    expect((error as Error).message).toContain("'bf16'");
   });
 });

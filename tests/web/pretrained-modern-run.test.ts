@@ -95,7 +95,7 @@ describe('modern checkpoints where the engine runs', () => {
   it('held in 8 bits when the page asks (a real model\u2019s `weights`): the same attention, close, moved by Q8_0\u2019s rounding', async () => {
     const api = engineApi(() => Promise.resolve(engine));
     const text = 'The cat sat on the mat.';
-    const weightsOf = async (weights?: 'q8_0') => {
+    const weightsOf = async (weights?: 'q8_0' | 'bf16') => {
       const loaded = await api.loadPretrained({ files: filesOf('llama-tiny'), name: 'llama', weights }, () => {});
       if (!loaded.ok) throw new Error(loaded.error);
       const outcome = await api.run({ pretrained: { key: loaded.model.key }, text });
@@ -109,6 +109,12 @@ describe('modern checkpoints where the engine runs', () => {
     expect(most).toBeGreaterThan(0); // the option reached the engine
     // the tiny fixture's random d=32 rows round coarsely: 0.09 measured here; docs/pretrained.md has real models' numbers
     expect(most).toBeLessThan(0.2);
+    // 'bf16' (a real model may declare it too): the F32 fixture's matrices rounded to BF16, closer than Q8_0
+    const bf16 = await weightsOf('bf16');
+    let mostBf16 = 0;
+    full.forEach((v, i) => (mostBf16 = Math.max(mostBf16, Math.abs(v - bf16[i]))));
+    expect(mostBf16).toBeGreaterThan(0);
+    expect(mostBf16).toBeLessThan(most);
   });
 
   it('a bidirectional Gemma 3: no causal mask (an encoder stack), no next token and no [MASK] to guess', async () => {

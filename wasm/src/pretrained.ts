@@ -18,7 +18,7 @@ import { Model, type RawModel } from './model.js';
 import { EngineTokenizer, type Encoding, type RawTokenizer, type Tokenizer } from './tokenizers.js';
 import { createHubTokenizer } from './hub-tokenizer/index.js';
 import type { ForwardInput, ForwardResult, GenerateOptions, ModelSpec } from './types.js';
-import { ENGINE, type Family, type FamilyTokenizer } from './schema.js';
+import { ENGINE, type Family, type FamilyTokenizer, type WeightsMode } from './schema.js';
 
 type RawError = { error?: { message: string; code: string; field: string } };
 
@@ -53,15 +53,16 @@ export interface LoadPretrainedOptions {
   /**
    * How the matrix weights are held in memory (docs/pretrained.md, "Weights in memory"):
    * 'auto' (the default) keeps F16 / BF16 files in 16 bits and F32 files in F32; 'f32'
-   * widens everything to float32 (needed to train or write the weights); 'q8_0' quantizes
+   * widens everything to float32 (needed to train or write the weights); 'bf16' holds every
+   * matrix in BF16 (F32 and F16 values rounded to nearest-even on load); 'q8_0' quantizes
    * each matrix on load to 8 bits (blocks of 32 with one scale). Models held in 16 or 8
    * bits are read-only.
    */
   weights?: WeightsMode;
 }
 
-/** LoadPretrainedOptions.weights. */
-export type WeightsMode = 'f32' | 'auto' | 'q8_0';
+/** LoadPretrainedOptions.weights: the engine's modes (ENGINE.weightsModes). */
+export type { WeightsMode };
 
 const OPTION_KEYS = new Set(['files', 'repo', 'baseUrl', 'onProgress', 'signal', 'weights']);
 
@@ -242,7 +243,7 @@ export async function loadPretrained(
       value: describeValue(options.onProgress),
     });
   if (options.weights !== undefined && typeof options.weights !== 'string')
-    throw new AttentionError("weights must be 'f32', 'auto' or 'q8_0'", {
+    throw new AttentionError(`weights must be one of ${ENGINE.weightsModes.map((m) => `'${m}'`).join(', ')}`, {
       field: 'weights',
       value: describeValue(options.weights),
     });

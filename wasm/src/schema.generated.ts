@@ -1445,5 +1445,11 @@ export const ENGINE = {
         "type": "int"
       }
     ]
-  }
+  },
+  "weightsModes": [
+    "f32",
+    "auto",
+    "bf16",
+    "q8_0"
+  ]
 } as const;

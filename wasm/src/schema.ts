@@ -56,6 +56,8 @@ export type StageKind = (typeof ENGINE.stages)[number]['kind'];
 export type Family = (typeof ENGINE.families)[number]['name'];
 /** The tokenizer a family's checkpoints carry: GPT-2's byte-level BPE or BERT's WordPiece. */
 export type FamilyTokenizer = (typeof ENGINE.families)[number]['tokenizer'];
+/** How loadPretrained holds a checkpoint's matrices (its `weights` option; docs/pretrained.md, "Weights in memory"). */
+export type WeightsMode = (typeof ENGINE.weightsModes)[number];
 export type MaskKind = NonNullable<Extract<(typeof ENGINE.stages)[number], { mask: string }>['mask']>;
 
 /** The engine's error codes, in its order. */

@@ -94,11 +94,15 @@ Result<ShardIndex> read_shard_index(const std::string& json_text);
 //   Auto  as the file stores each matrix: F16 and BF16 stay 16-bit, F32 stays F32
 //         (a matrix whose parts come in different dtypes is held F32). Results are
 //         those of the float32 engine on the file's values; the model is read-only.
+//   BF16  every matrix BF16: F32 and F16 values rounded to nearest-even on load (F16 keeps
+//         8 of its 11 significant bits), BF16 files as stored (2 bytes a value; read-only).
 //   Q8_0  quantized on load to ggml's 8-bit blocks (1.0625 bytes a value; read-only).
-// The package and docs name them "f32", "auto", "q8_0".
-enum class WeightsMode { F32, Auto, Q8_0 };
+// The package and docs name them by to_string: "f32", "auto", "bf16", "q8_0".
+enum class WeightsMode { F32, Auto, BF16, Q8_0 };
+inline constexpr WeightsMode kWeightsModes[] = {WeightsMode::F32, WeightsMode::Auto, WeightsMode::BF16,
+                                                WeightsMode::Q8_0};
 const char* to_string(WeightsMode mode);
-// "f32" | "auto" | "q8_0"; anything else is an Error (kInvalidArgument, field "weights").
+// One of kWeightsModes by its name; anything else is an Error (kInvalidArgument, field "weights").
 Result<WeightsMode> parse_weights_mode(const std::string& text);
 
 // A checkpoint file the loader reads in pieces.

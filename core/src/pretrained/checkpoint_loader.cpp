@@ -1,6 +1,7 @@
 // CheckpointLoader: hub .safetensors files, one at a time, into a new Transformer.
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <set>
 
 #include "attention/safetensors.hpp"
@@ -28,6 +29,8 @@ const char* to_string(WeightsMode mode) {
       return "f32";
     case WeightsMode::Auto:
       return "auto";
+    case WeightsMode::BF16:
+      return "bf16";
     case WeightsMode::Q8_0:
       return "q8_0";
   }
@@ -35,9 +38,15 @@ const char* to_string(WeightsMode mode) {
 }
 
 Result<WeightsMode> parse_weights_mode(const std::string& text) {
-  for (WeightsMode mode : {WeightsMode::F32, WeightsMode::Auto, WeightsMode::Q8_0})
-    if (text == to_string(mode)) return mode;
-  return Error{"weights must be 'f32', 'auto' or 'q8_0', not '" + text + "'", error_code::kInvalidArgument, "weights"};
+  std::string names;
+  for (std::size_t i = 0; i < std::size(kWeightsModes); ++i) {
+    if (text == to_string(kWeightsModes[i])) return kWeightsModes[i];
+    names += (i == 0                              ? "'"
+              : i + 1 == std::size(kWeightsModes) ? " or '"
+                                                  : ", '") +
+             std::string(to_string(kWeightsModes[i])) + "'";
+  }
+  return Error{"weights must be " + names + ", not '" + text + "'", error_code::kInvalidArgument, "weights"};
 }
 
 struct CheckpointLoader::State {
@@ -64,7 +73,7 @@ Result<CheckpointLoader> CheckpointLoader::create(const HubConfig& config, const
   // arrives (BF16 until then: 2 bytes a value).
   const Storage storage = options.weights == WeightsMode::F32    ? Storage::F32
                           : options.weights == WeightsMode::Q8_0 ? Storage::Q8_0
-                                                                 : Storage::BF16;
+                                                                 : Storage::BF16;  // Auto, BF16
   Result<Transformer> model = Transformer::create(config.spec, storage);
   if (!model) return model.error_value();
   auto state =
@@ -189,19 +198,20 @@ Storage storage_of(safetensors::DType dtype) {
 // compared element by element after decoding, so F16 and F32 copies of one tensor agree.
 // `first` is the tensor in this file that fills the slot, or null when an earlier file did.
 // a, b: the bytes of `second` and of `first` (null when an earlier file filled the slot).
+// rounded: the slot holds its values rounded on load (weights 'bf16', 'q8_0').
 Status check_alias(const safetensors::TensorInfo& second, const safetensors::TensorInfo* first, const HubTarget& target,
                    const std::uint8_t* a, const std::uint8_t* b, const std::string& file_name,
-                   const std::string& first_name, const std::string& why) {
+                   const std::string& first_name, const std::string& why, bool rounded) {
   const Parameter& p = *target.parameter;
-  if (!first && p.storage() == Storage::Q8_0 && !target.transpose) {
-    // The slot holds quantized values: the second tensor must quantize to the same blocks.
+  if (!first && rounded && p.low_bit() && !target.transpose) {
+    // The slot holds rounded or quantized values: the second tensor must store to the same bits.
     const int cols = p.cols(), rows = static_cast<int>(second.count / static_cast<std::size_t>(cols));
     std::vector<float> row(static_cast<std::size_t>(cols));
     std::vector<std::uint8_t> bits(p.row_bytes());
     for (int r = 0; r < rows; ++r) {
       const std::uint8_t* bytes = a + static_cast<std::size_t>(r) * cols * second.element_size;
       if (Status s = read_rows(second, bytes, false, cols, r, 1, row.data()); !s) return s;
-      store_row(Storage::Q8_0, row.data(), cols, bits.data());
+      store_row(p.storage(), row.data(), cols, bits.data());
       if (!std::equal(bits.begin(), bits.end(), p.row_bits(target.row_begin + r)))
         return Error{file_name + ": tensor '" + second.name + "' and tensor '" + first_name + "' are one tensor (" +
                          why + "), but the file gives them different values (row " + std::to_string(r) + ")",
@@ -333,7 +343,9 @@ Status CheckpointLoader::add_file(const ByteSource& file, const std::string& fil
     const std::uint8_t* a = bytes_at(file, section + t->begin, t->end - t->begin, raw);
     const std::uint8_t* b =
         first ? bytes_at(file, section + first->begin, first->end - first->begin, raw_first) : nullptr;
-    if (Status same = check_alias(*t, first, *target, a, b, file_name, first_name, alias.alias_of); !same) return same;
+    const bool rounded = st.options.weights == WeightsMode::BF16 || st.options.weights == WeightsMode::Q8_0;
+    if (Status same = check_alias(*t, first, *target, a, b, file_name, first_name, alias.alias_of, rounded); !same)
+      return same;
     skipped.emplace_back(t->name, "the same values as '" + first_name + "' (" + alias.alias_of + ")");
   }
 

@@ -90,8 +90,11 @@ export interface RealModel {
   declaredBytes: number;
   /** The hub serves its files only to signed-in people who accepted its licence: a page without their token gets 401. */
   gated?: boolean;
-  /** 'q8_0': the engine holds its matrices in 8 bits (its 16-bit weights would pass the engine's parameter limit). */
-  weights?: 'q8_0';
+  /**
+   * 'q8_0': the engine holds its matrices in 8 bits (its 16-bit weights would pass the engine's parameter limit);
+   * 'bf16': in BF16, rounded on load from an F32 or F16 file (half of F32's memory; decodes at BF16's speed).
+   */
+  weights?: 'q8_0' | 'bf16';
 }
 
 /** What the loader reads of a Llama, Qwen or Gemma checkpoint: the tokenizer's config holds its chat template. */

@@ -273,7 +273,9 @@ export class RealModelCard extends LitElement {
           }; this browser then keeps it, so the next visit does not download it again.${
             step.model.weights === 'q8_0'
               ? ' The engine holds its weights in 8 bits (Q8_0), to fit this browser\u2019s memory.'
-              : ''
+              : step.model.weights === 'bf16'
+                ? ' The engine holds its weights in 16 bits (BF16, rounded from the file\u2019s values).'
+                : ''
           }</span>
           <button type="button" class="primary" data-action="download-real" @click=${() => this.#load(step.model, step.bytes)}>
             Download ${formatBytes(step.bytes, null)}</button>
