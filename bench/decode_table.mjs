@@ -7,7 +7,13 @@ const pct = (share) => `${Math.round(share * 100)}%`;
 const MB = (bytes) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
 const GBs = (bytes) => `${(bytes / 1e9).toFixed(1)} GB/s`;
 
-const LABELS = { f32: 'ours, F32', low: 'ours, 16-bit', q8: 'ours, q8_0', ort: 'onnxruntime-web, F32' };
+const LABELS = {
+  f32: 'ours, F32',
+  low: 'ours, 16-bit',
+  q8: 'ours, q8_0',
+  q8i: 'ours, q8_0, int16 activations',
+  ort: 'onnxruntime-web, F32',
+};
 const LOW = { 'gpt2-small': 'F16', 'smollm2-135m': 'BF16' };
 
 /** Per engine of a part: prefill ms, decode tokens/s, the ratio to ort, bytes per token, bandwidth share. */
