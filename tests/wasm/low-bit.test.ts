@@ -4,7 +4,9 @@
 // with 'q8_0' in 34 bytes per block of 32, and with 'f32' in 4; 'auto' computes what 'f32'
 // computes (the same values, widened exactly: 1e-4); the heap's peak during an 'auto' load
 // stays under 1.3 x the weights held plus a fixed 1 MB; a bad option names the field and
-// value; a model held in 16 or 8 bits refuses to load weights (read_only) but saves them widened.
+// value; a model held in 16 or 8 bits refuses to load weights (read_only) but saves them widened;
+// q8Activations 'int16' (activations rounded to int16 per block) stays within 2e-4 of 'q8_0''s
+// logits, its greedy steps follow the full forward, and its bad uses are coded errors.
 // The numbers against PyTorch are test_low_bit.cpp's and pretrained.test.ts's.
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
