@@ -443,8 +443,10 @@ void gemv(const LowBitGemmArgs& g) {
 // load of W's int8 to int16, per row of A one i32x4.dot_i16x8_s with its int16 and one
 // i32x4.add (exact: a lane sums 8 products of at most 128 x 32767); per block the i32x4
 // converted to float times d_w d_a into the row's accumulator. W's padding in its last block
-// meets A's zeros there, so every block is whole.
-template <int R>
+// meets A's zeros there, so every block is whole. kFinite (W's owner knows its values finite,
+// LowBitGemmArgs::w_finite, so each scale is): the scale widens without widen_f16's infinity/NaN
+// select, the same float (F16's finite fast path, one half).
+template <int R, bool kFinite>
 void gemv_int16_tile(const LowBitGemmArgs& g, const std::int16_t* qa, const float* da, int i0, int j) {
   const int blocks = int16_blocks(g.k);
   const std::int16_t* x[R];
@@ -458,7 +460,10 @@ void gemv_int16_tile(const LowBitGemmArgs& g, const std::int16_t* qa, const floa
   for (int r = 0; r < R; ++r) acc[r] = wasm_f32x4_splat(0.0f);
   for (int b = 0; b < blocks; ++b) {
     const std::uint8_t* block = w + static_cast<std::size_t>(b) * kQ8BlockBytes;
-    const float dw = widen_f16(load_u16(block));
+    const std::uint16_t h = load_u16(block);
+    const float dw =
+        kFinite ? float_from_bits((std::uint32_t{h & 0x7fffu} << 13) | (std::uint32_t{h & 0x8000u} << 16)) * 0x1.0p112f
+                : widen_f16(h);
     v128_t sum[R];
     for (int r = 0; r < R; ++r) sum[r] = wasm_i32x4_splat(0);
     for (int offset = 0; offset < kQ8BlockValues; offset += 8) {
@@ -478,8 +483,30 @@ void gemv_int16_tile(const LowBitGemmArgs& g, const std::int16_t* qa, const floa
   }
 }
 
-// A's rows rounded once per call (M x K values, cheap next to W's N x K), then W's rows one at
-// a time, each against up to 4 rows of A: W is read as one sequential stream (kGemvTileRows 1).
+// W's rows one at a time, each against up to 4 rows of A: W is read as one sequential stream
+// (kGemvTileRows 1).
+template <bool kFinite>
+void gemv_int16_rows(const LowBitGemmArgs& g, const std::int16_t* qa, const float* da) {
+  for (int j = 0; j < g.n; ++j) {
+    int i = 0;
+    for (; i + 4 <= g.m; i += 4) gemv_int16_tile<4, kFinite>(g, qa, da, i, j);
+    switch (g.m - i) {
+      case 3:
+        gemv_int16_tile<3, kFinite>(g, qa, da, i, j);
+        break;
+      case 2:
+        gemv_int16_tile<2, kFinite>(g, qa, da, i, j);
+        break;
+      case 1:
+        gemv_int16_tile<1, kFinite>(g, qa, da, i, j);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+// A's rows rounded once per call (M x K values, cheap next to W's N x K), then W's rows.
 void gemv_int16(const LowBitGemmArgs& g) {
   if (g.m <= 0 || g.n <= 0) return;
   const int blocks = int16_blocks(g.k);
@@ -491,23 +518,10 @@ void gemv_int16(const LowBitGemmArgs& g) {
     round_row_int16(g.a + static_cast<std::size_t>(i) * g.lda, g.k,
                     qa.data() + static_cast<std::size_t>(i) * blocks * kQ8BlockValues,
                     da.data() + static_cast<std::size_t>(i) * blocks);
-  for (int j = 0; j < g.n; ++j) {
-    int i = 0;
-    for (; i + 4 <= g.m; i += 4) gemv_int16_tile<4>(g, qa.data(), da.data(), i, j);
-    switch (g.m - i) {
-      case 3:
-        gemv_int16_tile<3>(g, qa.data(), da.data(), i, j);
-        break;
-      case 2:
-        gemv_int16_tile<2>(g, qa.data(), da.data(), i, j);
-        break;
-      case 1:
-        gemv_int16_tile<1>(g, qa.data(), da.data(), i, j);
-        break;
-      default:
-        break;
-    }
-  }
+  if (g.w_finite)
+    gemv_int16_rows<true>(g, qa.data(), da.data());
+  else
+    gemv_int16_rows<false>(g, qa.data(), da.data());
 }
 
 // A kernel on floats: with a_int16, on A's rows rounded and widened back.
