@@ -12,6 +12,7 @@
 //   ours 16-bit: the 16-bit file (GPT-2: model-f16, SmolLM2: model-bf16), weights: 'auto' (kept 16-bit);
 //   ours q8_0:  the 16-bit file quantized on load (weights: 'q8_0');
 //   ours bf16:  the F32 file rounded to BF16 on load (weights: 'bf16'; GPT-2 then reads BF16, not F16);
+//   ours q8_0 int16: the same with q8Activations: 'int16' (the GEMV in integers);
 //   ort:        decode.onnx, float32.
 // A round of an engine: prefill = model.generate({ ids: prompt, maxNewTokens: 64, temperature: 0 })
 // (our engine runs the prompt through the cached forward there) or the graph on the prompt with an
@@ -88,13 +89,13 @@ async function copyBandwidth({ seconds }) {
 }
 
 // In the page: our engine with one weights file and option, kept in window.engines[slot].
-async function loadOurs({ base, files, weightsFile, weights, threads, slot }) {
+async function loadOurs({ base, files, weightsFile, weights, q8Activations, threads, slot }) {
   const { bench } = window;
   const { loadAttention } = await import(threads > 1 ? '/dist/threads.js' : '/dist/index.js');
   const engine = await loadAttention(threads > 1 ? { build: 'simd-threads', threads } : { build: 'simd' });
   const t0 = performance.now();
   const bytes = await bench.fetchAll(base, [...files, weightsFile]);
-  const m = await engine.loadPretrained({ files: bytes, weights });
+  const m = await engine.loadPretrained({ files: bytes, weights, ...(q8Activations ? { q8Activations } : {}) });
   window.engines = { ...window.engines, [slot]: { kind: 'ours', m } };
   return {
     [slot]: {
@@ -103,6 +104,7 @@ async function loadOurs({ base, files, weightsFile, weights, threads, slot }) {
       kernels: engine.kernels,
       weightsFile,
       weights,
+      q8Activations,
       loadMs: performance.now() - t0,
       weightBytes: m.model.weightBytes(),
     },
@@ -187,9 +189,9 @@ for (const [name, model] of Object.entries(MODELS)) {
   const expected = JSON.parse(readFileSync(`${ROOT}bench/.cache/${name}/decode.json`, 'utf8'));
   const base = `/bench/.cache/${name}/`;
   for (const threads of threadCounts) {
-    const ours = (slot, weightsFile, weights) => [
+    const ours = (slot, weightsFile, weights, q8Activations) => [
       loadOurs,
-      { base, files: model.files, weightsFile, weights, threads, slot },
+      { base, files: model.files, weightsFile, weights, q8Activations, threads, slot },
     ];
     const started = performance.now();
     const result = await part(copyBandwidth, { seconds: 1 }, [
@@ -197,6 +199,7 @@ for (const [name, model] of Object.entries(MODELS)) {
       ours('low', model.low, 'auto'),
       ours('q8', model.low, 'q8_0'),
       ours('bf16', 'model.safetensors', 'bf16'),
+      ours('q8i', model.low, 'q8_0', 'int16'),
       [loadOrt, { base, threads, kv: expected.kv, slot: 'ort' }],
       [timeDecoding, { prompt: expected.prompt, newTokens: NEW_TOKENS, rounds: ROUNDS }],
     ]);

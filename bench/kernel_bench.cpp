@@ -136,10 +136,11 @@ int main(int argc, char** argv) {
         if (!in_registers) continue;
         // As a model runs it: W's owner says whether its values are all finite (F16's GEMV skips
         // its check then); F16's fast path is timed without that too ("_checked").
-        const auto time = [&](bool w_finite) {
+        const auto time = [&](bool w_finite, bool a_int16 = false) {
           return median_ms(
               [&] {
-                gemm_low_bit(variant.fn, storage, m, s.n, s.k, a.data(), low.row_bits(0), nullptr, c.data(), w_finite);
+                gemm_low_bit(variant.fn, storage, m, s.n, s.k, a.data(), low.row_bits(0), nullptr, c.data(), w_finite,
+                             a_int16);
               },
               15);
         };
@@ -159,6 +160,9 @@ int main(int argc, char** argv) {
                     15),
                 low.bytes());
         }
+        // Q8_0 with the activations rounded to int16 (q8Activations 'int16': the GEMV in integers).
+        if (storage == attention::Storage::Q8_0 && variant.name.find("4x2") == std::string::npos)
+          print(variant.name + "_int16", time(low.all_finite(), true), low.bytes());
       }
     }
   }

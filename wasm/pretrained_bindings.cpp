@@ -53,9 +53,19 @@ class JsBytes : public pretrained::ByteSource {
 // config.json -> a loader that takes the checkpoint's files one by one.
 class CheckpointLoaderHandle {
  public:
-  // weights: a pretrained::kWeightsModes name, or "" for the default (pretrained::LoadOptions).
-  CheckpointLoaderHandle(std::string config_json, std::string weights) : failure_(val::undefined()) {
+  // weights: a pretrained::kWeightsModes name, or "" for the default (pretrained::LoadOptions);
+  // q8_activations: "f32" | "int16", or "" for the default.
+  CheckpointLoaderHandle(std::string config_json, std::string weights, std::string q8_activations)
+      : failure_(val::undefined()) {
     pretrained::LoadOptions options;
+    if (!q8_activations.empty()) {
+      Result<pretrained::Q8Activations> mode = pretrained::parse_q8_activations(q8_activations);
+      if (!mode) {
+        failure_ = js::error(mode.error_value());
+        return;
+      }
+      options.q8_activations = mode.value();
+    }
     if (!weights.empty()) {
       Result<pretrained::WeightsMode> mode = pretrained::parse_weights_mode(weights);
       if (!mode) {
@@ -230,7 +240,7 @@ class WordPieceHandle : public TokenizerHandle<WordPieceTokenizer> {
 EMSCRIPTEN_BINDINGS(attention_pretrained) {
   emscripten::function("_readShardIndex", &read_shard_index_js);
   emscripten::class_<CheckpointLoaderHandle>("_CheckpointLoader")
-      .constructor<std::string, std::string>()
+      .constructor<std::string, std::string, std::string>()
       .function("error", &CheckpointLoaderHandle::error)
       .function("config", &CheckpointLoaderHandle::config)
       .function("addFile", &CheckpointLoaderHandle::add_file)

@@ -3,6 +3,8 @@
 // not a copy of W) and multiplies each block with Eigen: the native fast path.
 #include <Eigen/Core>
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <vector>
 
 #include "kernels.hpp"
@@ -25,6 +27,11 @@ inline float element(const std::uint8_t* row, int p) {
 
 template <Storage S>
 void scalar(const LowBitGemmArgs& g) {
+  if (g.a_int16) {
+    thread_local std::vector<float> rounded;
+    scalar<S>(with_rounded_a(g, rounded));
+    return;
+  }
   for (int i = 0; i < g.m; ++i)
     for (int j = 0; j < g.n; ++j) {
       const std::uint8_t* row = g.w + static_cast<std::size_t>(j) * g.w_row_bytes;
@@ -39,6 +46,11 @@ constexpr int kWidenRows = 64;  // rows of W widened at a time: 64 K floats of s
 template <Storage S>
 void widened_blocks(const LowBitGemmArgs& g) {
   if (g.m <= 0 || g.n <= 0) return;
+  if (g.a_int16) {
+    thread_local std::vector<float> rounded;
+    widened_blocks<S>(with_rounded_a(g, rounded));
+    return;
+  }
   thread_local std::vector<float> scratch;  // (kWidenRows, K), reused across calls
   scratch.resize(static_cast<std::size_t>(kWidenRows) * std::max(g.k, 1));
   for (int j0 = 0; j0 < g.n; j0 += kWidenRows) {
@@ -63,6 +75,42 @@ void widened_blocks(const LowBitGemmArgs& g) {
 }
 
 }  // namespace
+
+void round_row_int16(const float* x, int k, std::int16_t* q, float* scales) {
+  constexpr float kLargest = 32767.0f;
+  for (int b = 0; b < int16_blocks(k); ++b) {
+    const int begin = b * kQ8BlockValues, end = std::min(k, begin + kQ8BlockValues);
+    float largest = 0.0f;
+    bool finite = true;
+    for (int p = begin; p < end; ++p) {
+      finite = finite && std::isfinite(x[p]);
+      largest = std::max(largest, std::fabs(x[p]));
+    }
+    const float d = finite ? largest / kLargest : std::numeric_limits<float>::quiet_NaN();
+    scales[b] = d;
+    for (int p = begin; p < begin + kQ8BlockValues; ++p)
+      q[p] = p < end && d > 0.0f
+                 ? static_cast<std::int16_t>(std::min(kLargest, std::max(-kLargest, std::round(x[p] / d))))
+                 : std::int16_t{0};
+  }
+}
+
+LowBitGemmArgs with_rounded_a(const LowBitGemmArgs& g, std::vector<float>& scratch) {
+  const int blocks = int16_blocks(g.k);
+  std::vector<std::int16_t> q(static_cast<std::size_t>(blocks) * kQ8BlockValues);
+  std::vector<float> scales(static_cast<std::size_t>(blocks));
+  scratch.resize(static_cast<std::size_t>(std::max(g.m, 0)) * std::max(g.k, 1));
+  for (int i = 0; i < g.m; ++i) {
+    round_row_int16(g.a + static_cast<std::size_t>(i) * g.lda, g.k, q.data(), scales.data());
+    float* row = scratch.data() + static_cast<std::size_t>(i) * g.k;
+    for (int p = 0; p < g.k; ++p) row[p] = static_cast<float>(q[p]) * scales[p / kQ8BlockValues];
+  }
+  LowBitGemmArgs rounded = g;
+  rounded.a = scratch.data();
+  rounded.lda = g.k;
+  rounded.a_int16 = false;
+  return rounded;
+}
 
 void gemm_f32_bf16w_scalar(const LowBitGemmArgs& g) { scalar<Storage::BF16>(g); }
 void gemm_f32_f16w_scalar(const LowBitGemmArgs& g) { scalar<Storage::F16>(g); }

@@ -6,6 +6,8 @@
 //        packs and multiplies (the widening is shared by every row of A).
 //   the fast path: gemv up to kGemvUpToRows (4) rows of A; 5x8 from the format's
 //   kWidenFromRows rows of A on (F16, Q8_0: 16); else 4x2.
+//   With LowBitGemmArgs::a_int16, Q8_0's gemv multiplies in integers (gemv_int16, below); every
+//   other kernel multiplies A's rows rounded and widened back (with_rounded_a).
 // The 4x2 kernel: a tile takes 4 rows of A
 // and 2 rows of W and runs along K 8 values at a time: W's 8 values are widened in
 // registers (BF16: a shift; F16: the bits moved to float32's places and rebiased by a
@@ -501,6 +503,100 @@ void gemv(const LowBitGemmArgs& g) {
   }
 }
 
+// Q8_0's GEMV with A's rows rounded to int16 (LowBitGemmArgs::a_int16): R rows of A (qa:
+// (M, blocks x 32) int16, da: (M, blocks) scales) by W's row j. Per 8 values: one extending
+// load of W's int8 to int16, per row of A one i32x4.dot_i16x8_s with its int16 and one
+// i32x4.add (exact: a lane sums 8 products of at most 128 x 32767); per block the i32x4
+// converted to float times d_w d_a into the row's accumulator. W's padding in its last block
+// meets A's zeros there, so every block is whole. kFinite (W's owner knows its values finite,
+// LowBitGemmArgs::w_finite, so each scale is): the scale widens without widen_f16's infinity/NaN
+// select, the same float (F16's finite fast path, one half).
+template <int R, bool kFinite>
+void gemv_int16_tile(const LowBitGemmArgs& g, const std::int16_t* qa, const float* da, int i0, int j) {
+  const int blocks = int16_blocks(g.k);
+  const std::int16_t* x[R];
+  const float* dx[R];
+  for (int r = 0; r < R; ++r) {
+    x[r] = qa + static_cast<std::size_t>(i0 + r) * blocks * kQ8BlockValues;
+    dx[r] = da + static_cast<std::size_t>(i0 + r) * blocks;
+  }
+  const std::uint8_t* w = g.w + static_cast<std::size_t>(j) * g.w_row_bytes;
+  v128_t acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = wasm_f32x4_splat(0.0f);
+  for (int b = 0; b < blocks; ++b) {
+    const std::uint8_t* block = w + static_cast<std::size_t>(b) * kQ8BlockBytes;
+    const std::uint16_t h = load_u16(block);
+    const float dw =
+        kFinite ? float_from_bits((std::uint32_t{h & 0x7fffu} << 13) | (std::uint32_t{h & 0x8000u} << 16)) * 0x1.0p112f
+                : widen_f16(h);
+    v128_t sum[R];
+    for (int r = 0; r < R; ++r) sum[r] = wasm_i32x4_splat(0);
+    for (int offset = 0; offset < kQ8BlockValues; offset += 8) {
+      const v128_t q = wasm_i16x8_load8x8(block + 2 + offset);
+      for (int r = 0; r < R; ++r)
+        sum[r] = wasm_i32x4_add(sum[r], wasm_i32x4_dot_i16x8(q, wasm_v128_load(x[r] + b * kQ8BlockValues + offset)));
+    }
+    for (int r = 0; r < R; ++r)
+      acc[r] =
+          wasm_f32x4_add(acc[r], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(sum[r]), wasm_f32x4_splat(dw * dx[r][b])));
+  }
+  for (int r = 0; r < R; ++r) {
+    const v128_t v = acc[r];
+    const float sum = (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1)) +
+                      (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
+    g.c[static_cast<std::size_t>(i0 + r) * g.ldc + j] = sum + (g.bias ? g.bias[j] : 0.0f);
+  }
+}
+
+// W's rows one at a time, each against up to 4 rows of A: W is read as one sequential stream
+// (kGemvTileRows 1).
+template <bool kFinite>
+void gemv_int16_rows(const LowBitGemmArgs& g, const std::int16_t* qa, const float* da) {
+  for (int j = 0; j < g.n; ++j) {
+    int i = 0;
+    for (; i + 4 <= g.m; i += 4) gemv_int16_tile<4, kFinite>(g, qa, da, i, j);
+    switch (g.m - i) {
+      case 3:
+        gemv_int16_tile<3, kFinite>(g, qa, da, i, j);
+        break;
+      case 2:
+        gemv_int16_tile<2, kFinite>(g, qa, da, i, j);
+        break;
+      case 1:
+        gemv_int16_tile<1, kFinite>(g, qa, da, i, j);
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+// A's rows rounded once per call (M x K values, cheap next to W's N x K), then W's rows.
+void gemv_int16(const LowBitGemmArgs& g) {
+  if (g.m <= 0 || g.n <= 0) return;
+  const int blocks = int16_blocks(g.k);
+  thread_local std::vector<std::int16_t> qa;
+  thread_local std::vector<float> da;
+  qa.resize(static_cast<std::size_t>(g.m) * blocks * kQ8BlockValues);
+  da.resize(static_cast<std::size_t>(g.m) * blocks);
+  for (int i = 0; i < g.m; ++i)
+    round_row_int16(g.a + static_cast<std::size_t>(i) * g.lda, g.k,
+                    qa.data() + static_cast<std::size_t>(i) * blocks * kQ8BlockValues,
+                    da.data() + static_cast<std::size_t>(i) * blocks);
+  if (g.w_finite)
+    gemv_int16_rows<true>(g, qa.data(), da.data());
+  else
+    gemv_int16_rows<false>(g, qa.data(), da.data());
+}
+
+// A kernel on floats: with a_int16, on A's rows rounded and widened back.
+template <void (*Kernel)(const LowBitGemmArgs&)>
+void on_float_a(const LowBitGemmArgs& g) {
+  if (!g.a_int16) return Kernel(g);
+  thread_local std::vector<float> rounded;
+  Kernel(with_rounded_a(g, rounded));
+}
+
 // Rows [j0, j0 + rows) of W widened into float rows of K (8 values at a time).
 template <class F>
 void widen_rows(const LowBitGemmArgs& g, int j0, int rows, float* out) {
@@ -549,27 +645,36 @@ void widened_blocks(const LowBitGemmArgs& g) {
 // kGemvUpToRows: up to this many rows of A, the fast path runs the GEMV kernel.
 constexpr int kGemvUpToRows = 4;
 
+// Q8_0's GEMV: in integers with a_int16.
+template <class F>
+void gemv_any(const LowBitGemmArgs& g) {
+  if constexpr (F::kStorage == Storage::Q8_0) {
+    if (g.a_int16) return gemv_int16(g);
+  }
+  on_float_a<gemv<F>>(g);
+}
+
 template <class F>
 void fastest(const LowBitGemmArgs& g) {
   if (g.m >= F::kWidenFromRows)
-    widened_blocks<F>(g);
+    on_float_a<widened_blocks<F>>(g);
   else if (g.m <= kGemvUpToRows)
-    gemv<F>(g);
+    gemv_any<F>(g);
   else
-    multiply<F>(g);
+    on_float_a<multiply<F>>(g);
 }
 
 }  // namespace
 
-void gemm_f32_bf16w_4x2_wasmsimd(const LowBitGemmArgs& g) { multiply<Bf16>(g); }
-void gemm_f32_f16w_4x2_wasmsimd(const LowBitGemmArgs& g) { multiply<F16>(g); }
-void gemm_f32_q8_0w_4x2_wasmsimd(const LowBitGemmArgs& g) { multiply<Q8>(g); }
-void gemm_f32_bf16w_gemv_wasmsimd(const LowBitGemmArgs& g) { gemv<Bf16>(g); }
-void gemm_f32_f16w_gemv_wasmsimd(const LowBitGemmArgs& g) { gemv<F16>(g); }
-void gemm_f32_q8_0w_gemv_wasmsimd(const LowBitGemmArgs& g) { gemv<Q8>(g); }
-void gemm_f32_bf16w_5x8_wasmsimd(const LowBitGemmArgs& g) { widened_blocks<Bf16>(g); }
-void gemm_f32_f16w_5x8_wasmsimd(const LowBitGemmArgs& g) { widened_blocks<F16>(g); }
-void gemm_f32_q8_0w_5x8_wasmsimd(const LowBitGemmArgs& g) { widened_blocks<Q8>(g); }
+void gemm_f32_bf16w_4x2_wasmsimd(const LowBitGemmArgs& g) { on_float_a<multiply<Bf16>>(g); }
+void gemm_f32_f16w_4x2_wasmsimd(const LowBitGemmArgs& g) { on_float_a<multiply<F16>>(g); }
+void gemm_f32_q8_0w_4x2_wasmsimd(const LowBitGemmArgs& g) { on_float_a<multiply<Q8>>(g); }
+void gemm_f32_bf16w_gemv_wasmsimd(const LowBitGemmArgs& g) { gemv_any<Bf16>(g); }
+void gemm_f32_f16w_gemv_wasmsimd(const LowBitGemmArgs& g) { gemv_any<F16>(g); }
+void gemm_f32_q8_0w_gemv_wasmsimd(const LowBitGemmArgs& g) { gemv_any<Q8>(g); }
+void gemm_f32_bf16w_5x8_wasmsimd(const LowBitGemmArgs& g) { on_float_a<widened_blocks<Bf16>>(g); }
+void gemm_f32_f16w_5x8_wasmsimd(const LowBitGemmArgs& g) { on_float_a<widened_blocks<F16>>(g); }
+void gemm_f32_q8_0w_5x8_wasmsimd(const LowBitGemmArgs& g) { on_float_a<widened_blocks<Q8>>(g); }
 void gemm_f32_bf16w_wasmsimd(const LowBitGemmArgs& g) { fastest<Bf16>(g); }
 void gemm_f32_f16w_wasmsimd(const LowBitGemmArgs& g) { fastest<F16>(g); }
 void gemm_f32_q8_0w_wasmsimd(const LowBitGemmArgs& g) { fastest<Q8>(g); }

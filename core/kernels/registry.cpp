@@ -222,7 +222,7 @@ void gemm(GemmFn fn, int m, int n, int k, const float* a, const float* b, Layout
 }
 
 void gemm_low_bit(LowBitGemmFn fn, Storage storage, int m, int n, int k, const float* a, const std::uint8_t* w,
-                  const float* bias, float* c, bool w_finite) {
+                  const float* bias, float* c, bool w_finite, bool a_int16) {
   // The row-splitting of the float products, on the same arguments (only m, a and c change).
   GemmArgs shape = dense(m, n, k, a, nullptr, Layout::NT, 1.0f, bias, c);
   const std::size_t w_row_bytes = row_bytes(storage, k);
@@ -240,6 +240,7 @@ void gemm_low_bit(LowBitGemmFn fn, Storage storage, int m, int n, int k, const f
       args.c = c + j0;
       args.ldc = n;
       args.w_finite = w_finite;
+      args.a_int16 = a_int16;
       fn(args);
     });
     return;
@@ -257,6 +258,7 @@ void gemm_low_bit(LowBitGemmFn fn, Storage storage, int m, int n, int k, const f
     args.c = part.c;
     args.ldc = n;
     args.w_finite = w_finite;
+    args.a_int16 = a_int16;
     fn(args);
   });
 }

@@ -27,7 +27,8 @@ void linear_parameter_rows(const float* x, int rows, int in, const Parameter& we
   const Storage storage = weight.storage();
   const kernels::LowBitGemmFn fn = backend == Backend::Reference ? kernels::low_bit_gemm_variants(storage).front().fn
                                                                  : kernels::fastest_low_bit_gemm(storage).fn;
-  kernels::gemm_low_bit(fn, storage, rows, out, in, x, weight.row_bits(row_begin), bias, y, weight.all_finite());
+  kernels::gemm_low_bit(fn, storage, rows, out, in, x, weight.row_bits(row_begin), bias, y, weight.all_finite(),
+                        weight.int16_activations());
 }
 
 static std::vector<int> with_last(std::vector<int> shape, int last) {

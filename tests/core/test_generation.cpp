@@ -329,13 +329,14 @@ std::vector<std::uint8_t> file_bytes(const std::string& path) {
 }
 
 // A hub checkpoint (config.json, model.safetensors) through the checkpoint loader, as a user loads it.
-Transformer hub_checkpoint(const std::string& dir, WeightsMode mode = WeightsMode::Auto);
+Transformer hub_checkpoint(const std::string& dir, WeightsMode mode = WeightsMode::Auto,
+                           Q8Activations activations = Q8Activations::F32);
 Transformer gpt2_tiny() { return hub_checkpoint(std::string(ATTENTION_FIXTURE_DIR) + "/pretrained/gpt2-tiny/"); }
-Transformer hub_checkpoint(const std::string& dir, WeightsMode mode) {
+Transformer hub_checkpoint(const std::string& dir, WeightsMode mode, Q8Activations activations) {
   const std::vector<std::uint8_t> config = file_bytes(dir + "config.json");
   Result<HubConfig> c = read_config(std::string(config.begin(), config.end()));
   EXPECT_TRUE(c.ok()) << c.error();
-  CheckpointLoader loader = CheckpointLoader::create(c.value(), {mode}).value();
+  CheckpointLoader loader = CheckpointLoader::create(c.value(), {mode, activations}).value();
   const std::vector<std::uint8_t> weights = file_bytes(dir + "model.safetensors");
   EXPECT_TRUE(loader.add_file(weights.data(), weights.size(), "model.safetensors").ok());
   return loader.finish().value();
@@ -443,4 +444,16 @@ TEST(KvCache, Q8WeightsCachedStepsEqualTheFullForward) {
   const Transformer m = hub_checkpoint(std::string(ATTENTION_FIXTURE_DIR) + "/hub/llama-tiny/", WeightsMode::Q8_0);
   expect_cached_equals_full(m, 20, 5, Backend::Reference, "llama-tiny q8_0 reference");
   expect_cached_equals_full(m, 20, 5, Backend::Fast, "llama-tiny q8_0 fast", fast_tolerance("llama-tiny"));
+}
+
+// With q8Activations 'int16' the cached steps' GEMV multiplies in integers and the full
+// forward's GEMM on the rounded rows: each row is rounded by the same rule. The reference
+// computes each row's x bit for bit the same both ways (1e-5 holds); the fast paths' x differ
+// by float rounding, and where x / d_x lies within that of a half a rounding flips, moving a
+// product by d_x |w| (max|x_block| / 32767): measured up to 1.9e-4, so 5e-4 here.
+TEST(KvCache, Q8WeightsWithInt16ActivationsCachedStepsEqualTheFullForward) {
+  const Transformer m =
+      hub_checkpoint(std::string(ATTENTION_FIXTURE_DIR) + "/hub/llama-tiny/", WeightsMode::Q8_0, Q8Activations::Int16);
+  expect_cached_equals_full(m, 20, 5, Backend::Reference, "llama-tiny q8_0 int16 reference");
+  expect_cached_equals_full(m, 20, 5, Backend::Fast, "llama-tiny q8_0 int16 fast", 5e-4);
 }

@@ -7,6 +7,8 @@
 // value; a model held in 16 or 8 bits refuses to load weights (read_only) but saves them widened;
 // 'bf16' holds the matrices of F32 and F16 files (the same generator's values) in BF16, each value
 // the reference's round-to-nearest-even of the file's (bf16Round below), and a BF16 file as 'auto' does.
+// q8Activations 'int16' (activations rounded to int16 per block) stays within 2e-4 of 'q8_0''s
+// logits, its greedy steps follow the full forward, and its bad uses are coded errors.
 // The numbers against PyTorch are test_low_bit.cpp's and pretrained.test.ts's.
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -217,6 +219,59 @@ describe.each(BUILDS)('%s build', (build) => {
     expect(stored.every((v, i) => Object.is(v, asAuto[i]))).toBe(true);
     asStored.dispose();
     auto.dispose();
+  });
+
+  // q8Activations 'int16' (docs/pretrained.md): each row of activations rounded per block of 32
+  // to int16 before the products with the Q8_0 matrices; the decode GEMV multiplies in integers.
+  it("with q8Activations 'int16' stays within 2e-4 of 'q8_0''s logits, and cached steps follow the full forward", async () => {
+    const exact = await engine.loadPretrained({ files, weights: 'q8_0' });
+    const rounded = await engine.loadPretrained({ files, weights: 'q8_0', q8Activations: 'int16' });
+    expect(rounded.model.weightBytes()).toEqual(exact.model.weightBytes());
+    const got = logitsOf(rounded),
+      want = logitsOf(exact);
+    let worst = 0,
+      largest = 0;
+    for (let i = 0; i < got.length; i++) {
+      worst = Math.max(worst, Math.abs(got[i] - want[i]));
+      largest = Math.max(largest, Math.abs(want[i]));
+    }
+    expect(worst).toBeGreaterThan(0); // the option is on
+    expect(worst).toBeLessThan(2e-4 * largest);
+    // Greedy steps (the cache's GEMV, one row) pick the argmax of a full forward (the GEMM).
+    const gen = rounded.model.generate({ ids: [5, 300, 17], maxNewTokens: 8, temperature: 0 });
+    while (!gen.done) {
+      const before = gen.tokens;
+      const out = rounded.forward({ ids: Int32Array.from(before), batch: 1, seq: before.length, logits: 'last' });
+      const logits = out.logits!;
+      let best = 0;
+      for (let i = 1; i < logits.length; i++) if (logits[i] > logits[best]) best = i;
+      expect(gen.step().token).toBe(best);
+    }
+    gen.dispose();
+    exact.dispose();
+    rounded.dispose();
+  });
+
+  it("q8Activations takes 'f32' or 'int16', and 'int16' only with weights 'q8_0'", async () => {
+    const heapBefore = engine.heapBytesInUse();
+    for (const [options, value] of [
+      [{ weights: 'q8_0', q8Activations: 'int8' }, 'int8'],
+      [{ weights: 'auto', q8Activations: 'int16' }, 'int16'],
+      [{ weights: 'f32', q8Activations: 'int16' }, 'int16'],
+      [{ q8Activations: 'int16' }, 'int16'],
+    ] as const) {
+      const error = await engine.loadPretrained({ files, ...options }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(AttentionError);
+      expect(error).toMatchObject({ code: 'invalid_argument', field: 'q8Activations', value });
+    }
+    const typed = await engine.loadPretrained({ files, weights: 'q8_0', q8Activations: 16 as never }).catch((e) => e);
+    expect(typed).toMatchObject({ field: 'q8Activations', value: '16' });
+    const same = await engine.loadPretrained({ files, weights: 'q8_0', q8Activations: 'f32' });
+    const exact = await engine.loadPretrained({ files, weights: 'q8_0' });
+    expect(logitsOf(same)).toEqual(logitsOf(exact)); // 'f32' is the default, unchanged
+    same.dispose();
+    exact.dispose();
+    expect(engine.heapBytesInUse()).toBe(heapBefore);
   });
 
   it('a model held in 16 bits refuses new weights but saves them widened; a bad option names its value', async () => {

@@ -24,7 +24,7 @@ type RawError = { error?: { message: string; code: string; field: string } };
 
 /** The raw Embind surface this file uses (see pretrained_bindings.cpp). */
 export interface RawPretrainedModule {
-  _CheckpointLoader: new (config: string, weights: string) => RawCheckpointLoader;
+  _CheckpointLoader: new (config: string, weights: string, q8Activations: string) => RawCheckpointLoader;
   _readShardIndex(json: string): RawError & { weightMap?: Record<string, string>; files?: string[] };
   _Gpt2Bpe: new (first: string, merges: string, fromTokenizerJson: boolean) => RawTokenizer;
   _WordPiece: new (first: string, config: string, fromTokenizerJson: boolean) => RawTokenizer;
@@ -59,12 +59,22 @@ export interface LoadPretrainedOptions {
    * bits are read-only.
    */
   weights?: WeightsMode;
+  /**
+   * How products with the 'q8_0' matrices take the activations (docs/pretrained.md, "Weights in
+   * memory"): 'f32' (the default) as they are; 'int16' rounds each row per block of 32 to
+   * int16 first (d = max|x| / 32767), so decoding multiplies in integers, faster and within
+   * about 1e-4 of 'f32''s logits. 'int16' needs weights 'q8_0'.
+   */
+  q8Activations?: Q8Activations;
 }
 
 /** LoadPretrainedOptions.weights: the engine's modes (ENGINE.weightsModes). */
 export type { WeightsMode };
 
-const OPTION_KEYS = new Set(['files', 'repo', 'baseUrl', 'onProgress', 'signal', 'weights']);
+/** LoadPretrainedOptions.q8Activations. */
+export type Q8Activations = 'f32' | 'int16';
+
+const OPTION_KEYS = new Set(['files', 'repo', 'baseUrl', 'onProgress', 'signal', 'weights', 'q8Activations']);
 
 /** A checkpoint's model with its tokenizer. Call dispose() when done: both live in the engine. */
 export class PretrainedModel {
@@ -247,6 +257,11 @@ export async function loadPretrained(
       field: 'weights',
       value: describeValue(options.weights),
     });
+  if (options.q8Activations !== undefined && typeof options.q8Activations !== 'string')
+    throw new AttentionError("q8Activations must be 'f32' or 'int16'", {
+      field: 'q8Activations',
+      value: describeValue(options.q8Activations),
+    });
   const { onProgress, signal } = options;
   const source =
     options.files !== undefined
@@ -255,10 +270,17 @@ export async function loadPretrained(
 
   const configText = await text(source, 'config.json');
   if (configText === null) throw missing(source, 'a model', 'config.json');
-  const loader = new module._CheckpointLoader(configText, options.weights ?? '');
+  const loader = new module._CheckpointLoader(configText, options.weights ?? '', options.q8Activations ?? '');
   let tokenizer: Tokenizer | null = null;
   try {
     const failure = loader.error();
+    if (failure?.error?.field === 'q8Activations')
+      // the engine checks the option and its weights: give the value back too
+      throw new AttentionError(failure.error.message, {
+        code: failure.error.code as ErrorCode,
+        field: 'q8Activations',
+        value: options.q8Activations,
+      });
     if (failure?.error)
       throw failure.error.field === 'weights' // the engine checks the mode: give the value back too
         ? new AttentionError(failure.error.message, {

@@ -89,6 +89,12 @@ class Parameter {
 
   std::uint64_t version() const { return version_; }
 
+  // Products with this matrix round each row of activations per block of 32 to int16 first
+  // (Q8_0's integer option: kernels.hpp's round_row_int16, LowBitGemmArgs::a_int16; set by a
+  // loader with q8Activations 'int16', docs/pretrained.md). Off by default.
+  bool int16_activations() const { return int16_activations_; }
+  void set_int16_activations(bool on) { int16_activations_ = on; }
+
   // No NaN or infinity among the values: checked once per version (a model's forward
   // asks for every weight on every call).
   bool all_finite() const;
@@ -116,6 +122,7 @@ class Parameter {
   std::vector<std::uint8_t> bits_;  // other storage: rows() x row_bytes()
   std::size_t count_ = 0;           // other storage: the number of values
   std::uint64_t version_ = 0;
+  bool int16_activations_ = false;
 
   struct PackedEntry {
     int row_begin, rows, cols;

@@ -105,6 +105,15 @@ const char* to_string(WeightsMode mode);
 // One of kWeightsModes by its name; anything else is an Error (kInvalidArgument, field "weights").
 Result<WeightsMode> parse_weights_mode(const std::string& text);
 
+// How products with Q8_0 matrices take the activations (docs/pretrained.md, "Weights in
+// memory"): F32 as they are; Int16 rounded per block of 32 to int16 first, so decoding's
+// GEMV multiplies in integers (kernels.hpp's round_row_int16). Int16 only with weights Q8_0.
+// The package and docs name them "f32", "int16" (the option q8Activations).
+enum class Q8Activations { F32, Int16 };
+const char* to_string(Q8Activations mode);
+// "f32" | "int16"; anything else is an Error (kInvalidArgument, field "q8Activations").
+Result<Q8Activations> parse_q8_activations(const std::string& text);
+
 // A checkpoint file the loader reads in pieces.
 class ByteSource {
  public:
@@ -119,6 +128,8 @@ class ByteSource {
 struct LoadOptions {
   // The default: see docs/pretrained.md ("Weights in memory") for why.
   WeightsMode weights = WeightsMode::Auto;
+  // Int16 with weights other than Q8_0 is an Error (kInvalidArgument, field "q8Activations").
+  Q8Activations q8_activations = Q8Activations::F32;
 };
 
 // Builds a model from checkpoint files given one at a time, so each file's bytes can

@@ -49,6 +49,15 @@ Result<WeightsMode> parse_weights_mode(const std::string& text) {
   return Error{"weights must be " + names + ", not '" + text + "'", error_code::kInvalidArgument, "weights"};
 }
 
+const char* to_string(Q8Activations mode) { return mode == Q8Activations::Int16 ? "int16" : "f32"; }
+
+Result<Q8Activations> parse_q8_activations(const std::string& text) {
+  for (Q8Activations mode : {Q8Activations::F32, Q8Activations::Int16})
+    if (text == to_string(mode)) return mode;
+  return Error{"q8Activations must be 'f32' or 'int16', not '" + text + "'", error_code::kInvalidArgument,
+               "q8Activations"};
+}
+
 struct CheckpointLoader::State {
   HubConfig config;
   LoadOptions options;
@@ -68,6 +77,10 @@ CheckpointLoader& CheckpointLoader::operator=(CheckpointLoader&&) noexcept = def
 CheckpointLoader::~CheckpointLoader() = default;
 
 Result<CheckpointLoader> CheckpointLoader::create(const HubConfig& config, const LoadOptions& options) {
+  if (options.q8_activations != Q8Activations::F32 && options.weights != WeightsMode::Q8_0)
+    return Error{std::string("q8Activations '") + to_string(options.q8_activations) + "' needs weights 'q8_0', not '" +
+                     to_string(options.weights) + "'",
+                 error_code::kInvalidArgument, "q8Activations"};
   // The matrices are made in their final storage (zeros), so no float copy of the model
   // is ever allocated; under Auto each one takes its file's dtype when its first tensor
   // arrives (BF16 until then: 2 bytes a value).
@@ -414,6 +427,10 @@ Result<Transformer> CheckpointLoader::finish() {
     p->set_storage(Storage::F32);  // (they are biases, F32 already)
     p->mutable_values().assign(p->size(), 0.0f);
   }
+  if (st.options.q8_activations == Q8Activations::Int16)
+    st.model.visit_parameters([](Parameter& p) {
+      if (p.storage() == Storage::Q8_0) p.set_int16_activations(true);
+    });
   st.broken = true;  // the model leaves; this loader is spent
   return std::move(st.model);
 }
