@@ -80,12 +80,12 @@ Result<GenerationStep> Generation::step(int top_count) {
   // with the filters at temperature 1.
   SamplerSettings shown = settings_.sampler;
   if (shown.temperature == 0.0) shown.temperature = 1.0;
-  const std::vector<double> p = sampling_distribution(logits_.data(), vocab, shown, tokens_);
+  const Distribution distribution = sampling_distribution_and_entropy(logits_.data(), vocab, shown, tokens_);
+  const std::vector<double>& p = distribution.p;
   GenerationStep out;
   out.token = sampler_.next(p, logits_.data(), vocab, tokens_);
   out.position = static_cast<int>(tokens_.size());
-  for (double v : p)
-    if (v > 0) out.entropy -= v * std::log(v);
+  out.entropy = distribution.entropy;
   std::vector<int> order(static_cast<std::size_t>(vocab));
   for (int i = 0; i < vocab; ++i) order[i] = i;
   const int count = std::min(std::max(top_count, 0), vocab);

@@ -24,12 +24,14 @@ Error out_of_range(const char* field, double value, const std::string& rule) {
   return Error{std::string(field) + " is " + number_text(value) + "; " + rule, error_code::kOutOfRange, field};
 }
 
-std::vector<double> softmax(const std::vector<double>& scores) {
+// softmax of the scores; `sum` (if given) receives Z = sum exp(s_i - max s).
+std::vector<double> softmax(const std::vector<double>& scores, double* sum_out = nullptr) {
   const double top = *std::max_element(scores.begin(), scores.end());
   std::vector<double> p(scores.size());
   double sum = 0;
   for (std::size_t i = 0; i < p.size(); ++i) sum += p[i] = scores[i] == kNegInf ? 0.0 : std::exp(scores[i] - top);
   for (double& v : p) v /= sum;
+  if (sum_out) *sum_out = sum;
   return p;
 }
 
@@ -96,9 +98,26 @@ std::vector<double> sampling_distribution(const float* logits, int vocab, const 
   return softmax(processed_scores(logits, vocab, s, history));
 }
 
+Distribution sampling_distribution_and_entropy(const float* logits, int vocab, const SamplerSettings& s,
+                                               const std::vector<int>& history) {
+  const std::vector<double> scores = processed_scores(logits, vocab, s, history);
+  Distribution out;
+  double sum = 0;
+  out.p = softmax(scores, &sum);
+  const double top = *std::max_element(scores.begin(), scores.end());
+  double expected_gap = 0;  // sum p_i (s_i - m), over the tokens kept
+  for (std::size_t i = 0; i < scores.size(); ++i)
+    if (out.p[i] > 0) expected_gap += out.p[i] * (scores[i] - top);
+  out.entropy = std::max(0.0, std::log(sum) - expected_gap);
+  return out;
+}
+
 int Sampler::next(const std::vector<double>& distribution, const float* logits, int vocab,
                   const std::vector<int>& history) {
   if (settings_.temperature == 0.0) {
+    // No penalty: the argmax of the logits themselves (float to double keeps their order and
+    // ties), without a copy of the vocabulary's scores.
+    if (settings_.repetition_penalty == 1.0) return static_cast<int>(std::max_element(logits, logits + vocab) - logits);
     SamplerSettings penalty_only;
     penalty_only.repetition_penalty = settings_.repetition_penalty;
     const std::vector<double> scores = processed_scores(logits, vocab, penalty_only, history);

@@ -149,3 +149,44 @@ TEST(Sampler, BadSettingsNameTheirField) {
   EXPECT_EQ(field([](SamplerSettings& s) { s.repetition_penalty = -1; }), "repetitionPenalty");
   EXPECT_EQ(field([](SamplerSettings& s) { s.top_p = 1; }), "ok");
 }
+
+// The entropy a generation step shows, computed without a logarithm per token
+// (sampling_distribution_and_entropy), equals -sum p log p of the same distribution, with and
+// without filters, temperature and penalty; its distribution is sampling_distribution's.
+TEST(Sampler, EntropyEqualsMinusSumPLogP) {
+  std::vector<SamplerSettings> cases(5);
+  cases[1].temperature = 0.4;
+  cases[2].top_k = 3;
+  cases[3].top_p = 0.7;
+  cases[3].temperature = 1.7;
+  cases[4].repetition_penalty = 1.3;
+  cases[4].min_p = 0.1;
+  for (const SamplerSettings& s : cases) {
+    const Distribution d = sampling_distribution_and_entropy(kLogits.data(), 8, s, {0, 4});
+    const std::vector<double> p = sampling_distribution(kLogits.data(), 8, s, {0, 4});
+    EXPECT_EQ(d.p, p);
+    double entropy = 0;
+    for (double v : p)
+      if (v > 0) entropy -= v * std::log(v);
+    EXPECT_NEAR(d.entropy, entropy, 1e-12);
+    EXPECT_GT(entropy, 0.1);
+  }
+  // One token left (top-k 1): no uncertainty.
+  SamplerSettings one;
+  one.top_k = 1;
+  EXPECT_NEAR(sampling_distribution_and_entropy(kLogits.data(), 8, one, {}).entropy, 0.0, 1e-15);
+}
+
+// Greedy without a penalty reads the logits directly, with one the penalised scores: both the
+// first largest.
+TEST(Sampler, GreedyTakesTheFirstLargestWithAndWithoutPenalty) {
+  const std::vector<float> tied = {0.5f, 3.0f, -1.0f, 3.0f, 2.9f};
+  SamplerSettings greedy;
+  greedy.temperature = 0;
+  Sampler plain(greedy);
+  EXPECT_EQ(plain.next({}, tied.data(), 5, {}), 1);
+  greedy.repetition_penalty = 1.1;  // 3.0 / 1.1 < 2.9 for the tokens seen
+  Sampler penalised(greedy);
+  EXPECT_EQ(penalised.next({}, tied.data(), 5, {1, 3}), 4);
+  EXPECT_EQ(penalised.next({}, tied.data(), 5, {}), 1);
+}

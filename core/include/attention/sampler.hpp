@@ -33,6 +33,16 @@ std::vector<double> processed_scores(const float* logits, int vocab, const Sampl
 std::vector<double> sampling_distribution(const float* logits, int vocab, const SamplerSettings& settings,
                                           const std::vector<int>& history);
 
+// sampling_distribution and its entropy in nats, -sum p log p, from the same pass of exp: with
+// p_i = exp(s_i - m) / Z (m the largest score), -sum p_i log p_i = log Z - sum p_i (s_i - m), so
+// no logarithm per token (a generation step computes it over the whole vocabulary).
+struct Distribution {
+  std::vector<double> p;  // (V)
+  double entropy = 0;
+};
+Distribution sampling_distribution_and_entropy(const float* logits, int vocab, const SamplerSettings& settings,
+                                               const std::vector<int>& history);
+
 class Sampler {
  public:
   explicit Sampler(const SamplerSettings& settings) : settings_(settings), rng_(settings.seed) {}
