@@ -5,7 +5,7 @@ export { Model } from './model.js';
 export { HEAD_SCORE_KINDS } from './analysis.js';
 export { PATCH_METHODS, PATCH_OVER } from './patching.js';
 export { Generation } from './generation.js';
-export { PretrainedModel, type LoadPretrainedOptions, type WeightsMode } from './pretrained.js';
+export { PretrainedModel, type LoadPretrainedOptions, type Q8Activations, type WeightsMode } from './pretrained.js';
 export type { CheckpointFiles, CheckpointFile, LoadProgress } from './checkpoint-files.js';
 export type {
   Tokenizer,
