@@ -148,7 +148,8 @@ int main(int argc, char** argv) {
         if (storage == attention::Storage::F16 && &variant == &low_bit_gemm_variants(storage).back()) {
           print(variant.name + "_checked", time(false), low.bytes());
           // x with one value of 2^15: F16's GEMV keeps the rebias in W's widening then (x times
-          // 2^112 would overflow), the path every call took before the rebias moved into x.
+          // 2^112 would overflow), with the infinity/NaN select per half (since 2026-11-27, commit
+          // after 3f52105: before, the finite path without the select, the old fast path).
           std::vector<float> large = a;
           large[0] = 0x1.0p15f;
           print(variant.name + "_x_rebias_in_w",

@@ -118,7 +118,7 @@ struct F16 {
           exponent(splat_bits(0x7c000000u, zero)),
           moved_odd(splat_bits(0x8fffe000u, zero)),
           finite_top16(splat_bits(0xf7fff7ffu, zero)) {}
-    // The GEMV's path for finite halves (has_special, load8_split_finite).
+    // The GEMV's path for finite halves (has_special, load8_split_finite_prescaled).
     v128_t moved_odd;     // as moved, without the even half's bits shifted in below
     v128_t finite_top16;  // a finite half's largest magnitude shifted left by 1, in each 16-bit lane
   };
@@ -135,7 +135,7 @@ struct F16 {
     odd = widen4_high(wasm_v128_and(v, k.high), k);
   }
   // The GEMV's fast path: when a group of 32 halves holds no infinity or NaN (exponent 31),
-  // widen4_high's select is not needed: moved times 2^112 is exact for zeros, subnormals and
+  // widen4_high's select is not needed: moved times 2^112 (folded into x, below) is exact for zeros, subnormals and
   // normals, 3 or 4 ops per 4 halves instead of 7 or 8 (the odd halves skip the shift to the
   // top: the arithmetic shift by 3 brings them there, moved_odd drops the even half's bits).
   // The same float for every half as widen4_high, so the results do not change. A model's
@@ -153,17 +153,16 @@ struct F16 {
       top = wasm_u16x8_max(top, wasm_i16x8_shl(wasm_v128_load(g.at + 16 * i), 1));
     return wasm_v128_any_true(wasm_u16x8_gt(top, k.finite_top16));
   }
-  static inline void load8_split_finite(const Group& g, int offset, v128_t& even, v128_t& odd, const Consts& k) {
-    const v128_t v = wasm_v128_load(g.at + 2 * offset);
-    even = wasm_f32x4_mul(wasm_v128_and(wasm_i32x4_shr(wasm_i32x4_shl(v, 16), 3), k.moved), k.rebias);
-    odd = wasm_f32x4_mul(wasm_v128_and(wasm_i32x4_shr(v, 3), k.moved_odd), k.rebias);
-  }
   // The rebias moved into x: when every |x| < kPrescaleBelow (2^15; x times 2^112 stays below
   // float32's 2^128), the GEMV multiplies x's rows by kPrescale (2^112, exact) once per call and
   // widens W's halves without the multiply: moved times (x 2^112) is the same real number as
   // (moved 2^112) times x, so every product rounds to the same float and the sums, in the same
   // order, are bit for bit the same (2 of the finite path's 7 widening ops per 8 halves saved).
   // Infinity and NaN keep their select: times x 2^112 they give what they gave times x.
+  // Only prescaled calls take the finite fast path: a call with some |x| >= 2^15 (rare: a
+  // model's activations stay far below) widens every half with the select (load8_split), so
+  // the GEMV's tiles are compiled once with the fast path, not twice: the one-file element
+  // carries this code (its size budget, docs/embedding.md), about 3.5 KB gzip.
   static constexpr bool kPrescalable = true;
   static constexpr float kPrescale = 0x1.0p112f;
   static constexpr float kPrescaleBelow = 0x1.0p15f;
@@ -353,7 +352,7 @@ void gemv_tile(const LowBitGemmArgs& g, int i0, int j0) {
   int p = 0;
   for (; p + kQ8BlockValues <= g.k; p += kQ8BlockValues) {  // whole groups of 32 (a Q8_0 block each)
     for (int c = 0; c < C; ++c) groups[c] = F::group(w[c], p);
-    if constexpr (F::kFiniteFastPath) {
+    if constexpr (F::kFiniteFastPath && Prescaled) {
       bool special = false;
       if (!g.w_finite)
         for (int c = 0; c < C; ++c) special |= F::has_special(groups[c], k);
@@ -362,10 +361,7 @@ void gemv_tile(const LowBitGemmArgs& g, int i0, int j0) {
       } else {
         const auto load_finite = [&](const Group& group, int offset, v128_t& lo, v128_t& hi)
             __attribute__((always_inline)) {
-          if constexpr (Prescaled)
-            F::load8_split_finite_prescaled(group, offset, lo, hi, k);
-          else
-            F::load8_split_finite(group, offset, lo, hi, k);
+          F::load8_split_finite_prescaled(group, offset, lo, hi, k);
         };
         for (int offset = 0; offset < kQ8BlockValues; offset += 8) step(acc, groups, offset, p + offset, load_finite);
       }
@@ -402,24 +398,18 @@ void gemv_tile(const LowBitGemmArgs& g, int i0, int j0) {
 }
 
 // W's rows C at a time (4 with 1 or 2 rows of A: the registers allow it; 2 with 3 or 4),
-// each tile over all of A's rows, R <= 4 at a time.
+// each tile over all of A's rows, R <= 4 at a time. Three rows left run as 2 + 1 (W's rows
+// read twice; a value's sum is the same whatever the tile): no tile of 3 rows to compile,
+// which the one-file element's size budget counts (docs/embedding.md).
 template <class F, int C, bool Prescaled>
 void gemv_rows(const LowBitGemmArgs& g, int j0) {
   int i = 0;
   for (; i + 4 <= g.m; i += 4) gemv_tile<F, 4, (C > 2 ? 2 : C), Prescaled>(g, i, j0);
-  switch (g.m - i) {
-    case 3:
-      gemv_tile<F, 3, (C > 2 ? 2 : C), Prescaled>(g, i, j0);
-      break;
-    case 2:
-      gemv_tile<F, 2, C, Prescaled>(g, i, j0);
-      break;
-    case 1:
-      gemv_tile<F, 1, C, Prescaled>(g, i, j0);
-      break;
-    default:
-      break;
+  if (g.m - i >= 2) {
+    gemv_tile<F, 2, C, Prescaled>(g, i, j0);
+    i += 2;
   }
+  if (g.m - i == 1) gemv_tile<F, 1, C, Prescaled>(g, i, j0);
 }
 
 // With 1 or 2 rows of A, a tile takes F::kGemvTileRows rows of W: BF16 and Q8_0 one, so W
@@ -555,19 +545,11 @@ void gemv_int16_rows(const LowBitGemmArgs& g, const std::int16_t* qa, const floa
   for (int j = 0; j < g.n; ++j) {
     int i = 0;
     for (; i + 4 <= g.m; i += 4) gemv_int16_tile<4, kFinite>(g, qa, da, i, j);
-    switch (g.m - i) {
-      case 3:
-        gemv_int16_tile<3, kFinite>(g, qa, da, i, j);
-        break;
-      case 2:
-        gemv_int16_tile<2, kFinite>(g, qa, da, i, j);
-        break;
-      case 1:
-        gemv_int16_tile<1, kFinite>(g, qa, da, i, j);
-        break;
-      default:
-        break;
+    if (g.m - i >= 2) {  // three rows left: 2 + 1, as gemv_rows
+      gemv_int16_tile<2, kFinite>(g, qa, da, i, j);
+      i += 2;
     }
+    if (g.m - i == 1) gemv_int16_tile<1, kFinite>(g, qa, da, i, j);
   }
 }
 
