@@ -551,18 +551,28 @@ TEST(LowBitCheckpoints, Int16ActivationsStayWithinATenThousandthOfQ8_0) {
   }
 }
 
+// A load option's parser: each good name reads back as itself (to_string), and a bad one is an
+// invalid_argument naming the field and the value. Returns the bad one's message.
+template <typename Parse>
+std::string expect_names_and_refusal(Parse parse, std::initializer_list<const char*> good, const char* bad,
+                                     const char* field) {
+  for (const char* name : good) {
+    auto mode = parse(name);
+    EXPECT_TRUE(mode) << name;
+    if (mode) EXPECT_EQ(std::string(pretrained::to_string(mode.value())), name);
+  }
+  auto refused = parse(bad);
+  EXPECT_FALSE(refused) << bad;
+  if (refused) return "";
+  EXPECT_EQ(refused.error_value().code, error_code::kInvalidArgument);
+  EXPECT_EQ(refused.error_value().field, field);
+  EXPECT_NE(refused.error().find(std::string("'") + bad + "'"), std::string::npos) << refused.error();
+  return refused.error();
+}
+
 // The option's values and its rule: 'int16' only with weights 'q8_0'.
 TEST(LowBitCheckpoints, Int16ActivationsNeedQ8_0AndAKnownName) {
-  for (const char* good : {"f32", "int16"}) {
-    Result<pretrained::Q8Activations> mode = pretrained::parse_q8_activations(good);
-    ASSERT_TRUE(mode);
-    EXPECT_EQ(std::string(pretrained::to_string(mode.value())), good);
-  }
-  Result<pretrained::Q8Activations> bad = pretrained::parse_q8_activations("int8");
-  ASSERT_FALSE(bad);
-  EXPECT_EQ(bad.error_value().code, error_code::kInvalidArgument);
-  EXPECT_EQ(bad.error_value().field, "q8Activations");
-  EXPECT_NE(bad.error().find("'int8'"), std::string::npos);
+  expect_names_and_refusal(pretrained::parse_q8_activations, {"f32", "int16"}, "int8", "q8Activations");
   Result<pretrained::HubConfig> config = pretrained::read_config(read_text(kDir + "gpt2-tiny-bf16/config.json"));
   ASSERT_TRUE(config);
   for (pretrained::WeightsMode weights : {pretrained::WeightsMode::F32, pretrained::WeightsMode::Auto}) {
@@ -677,17 +687,9 @@ TEST(LowBitCheckpoints, TheParameterLimitCountsTheStorageTheMatricesTake) {
 }
 
 TEST(LowBitCheckpoints, AnUnknownWeightsModeNamesTheFieldAndValue) {
-  for (const char* good : {"f32", "auto", "bf16", "q8_0"}) {
-    Result<pretrained::WeightsMode> mode = pretrained::parse_weights_mode(good);
-    ASSERT_TRUE(mode);
-    EXPECT_EQ(std::string(pretrained::to_string(mode.value())), good);
-  }
-  Result<pretrained::WeightsMode> bad = pretrained::parse_weights_mode("int4");
-  ASSERT_FALSE(bad);
-  EXPECT_EQ(bad.error_value().code, error_code::kInvalidArgument);
-  EXPECT_EQ(bad.error_value().field, "weights");
-  EXPECT_NE(bad.error().find("'int4'"), std::string::npos);
-  EXPECT_NE(bad.error().find("'f32', 'auto', 'bf16' or 'q8_0'"), std::string::npos) << bad.error();
+  const std::string message =
+      expect_names_and_refusal(pretrained::parse_weights_mode, {"f32", "auto", "bf16", "q8_0"}, "int4", "weights");
+  EXPECT_NE(message.find("'f32', 'auto', 'bf16' or 'q8_0'"), std::string::npos) << message;
 }
 
 // Weights 'bf16': every matrix BF16, each value the file's rounded to nearest-even (F32 and
