@@ -9,31 +9,14 @@ import { readFileSync } from 'node:fs';
 import { loadAttention } from '../dist/node.js';
 
 const ROOT = new URL('../', import.meta.url).pathname;
+// The files beside each model's config (bench/make_gpt2.py, bench/make_modern.py).
+const GPT2 = { model: 'gpt2-small', tokenizer: ['config.json', 'vocab.json', 'merges.txt'] };
+const SMOLLM2 = { model: 'smollm2-135m', tokenizer: ['config.json', 'tokenizer.json', 'tokenizer_config.json'] };
 const CASES = [
-  {
-    model: 'gpt2-small',
-    tokenizer: ['config.json', 'vocab.json', 'merges.txt'],
-    file: 'model.safetensors',
-    weights: 'bf16',
-  },
-  {
-    model: 'gpt2-small',
-    tokenizer: ['config.json', 'vocab.json', 'merges.txt'],
-    file: 'model-f16/model.safetensors',
-    weights: 'bf16',
-  },
-  {
-    model: 'gpt2-small',
-    tokenizer: ['config.json', 'vocab.json', 'merges.txt'],
-    file: 'model.safetensors',
-    weights: 'q8_0',
-  },
-  {
-    model: 'smollm2-135m',
-    tokenizer: ['config.json', 'tokenizer.json', 'tokenizer_config.json'],
-    file: 'model.safetensors',
-    weights: 'bf16',
-  },
+  { ...GPT2, file: 'model.safetensors', weights: 'bf16' },
+  { ...GPT2, file: 'model-f16/model.safetensors', weights: 'bf16' },
+  { ...GPT2, file: 'model.safetensors', weights: 'q8_0' },
+  { ...SMOLLM2, file: 'model.safetensors', weights: 'bf16' },
 ];
 
 const engine = await loadAttention({ build: 'simd' });
