@@ -122,17 +122,20 @@ struct F16 {
     v128_t moved_odd;     // as moved, without the even half's bits shifted in below
     v128_t finite_top16;  // a finite half's largest magnitude shifted left by 1, in each 16-bit lane
   };
+  // kRebias false: the finite halves without the multiply by 2^112 (x carries it: kPrescale).
+  template <bool kRebias = true>
   static inline v128_t widen4_high(v128_t y, const Consts& k) {
     const v128_t moved = wasm_v128_and(wasm_i32x4_shr(y, 3), k.moved);
-    const v128_t finite = wasm_f32x4_mul(moved, k.rebias);
+    const v128_t finite = kRebias ? wasm_f32x4_mul(moved, k.rebias) : moved;
     const v128_t special = wasm_v128_or(moved, k.infinity);
     const v128_t is_special = wasm_i32x4_eq(wasm_v128_and(y, k.exponent), k.exponent);
     return wasm_v128_bitselect(special, finite, is_special);
   }
+  template <bool kRebias = true>
   static inline void load8_split(const Group& g, int offset, v128_t& even, v128_t& odd, const Consts& k) {
     const v128_t v = wasm_v128_load(g.at + 2 * offset);
-    even = widen4_high(wasm_i32x4_shl(v, 16), k);
-    odd = widen4_high(wasm_v128_and(v, k.high), k);
+    even = widen4_high<kRebias>(wasm_i32x4_shl(v, 16), k);
+    odd = widen4_high<kRebias>(wasm_v128_and(v, k.high), k);
   }
   // The GEMV's fast path: when a group of 32 halves holds no infinity or NaN (exponent 31),
   // widen4_high's select is not needed: moved times 2^112 (folded into x, below) is exact for zeros, subnormals and
@@ -166,17 +169,6 @@ struct F16 {
   static constexpr bool kPrescalable = true;
   static constexpr float kPrescale = 0x1.0p112f;
   static constexpr float kPrescaleBelow = 0x1.0p15f;
-  static inline v128_t widen4_high_prescaled(v128_t y, const Consts& k) {
-    const v128_t moved = wasm_v128_and(wasm_i32x4_shr(y, 3), k.moved);
-    const v128_t special = wasm_v128_or(moved, k.infinity);
-    const v128_t is_special = wasm_i32x4_eq(wasm_v128_and(y, k.exponent), k.exponent);
-    return wasm_v128_bitselect(special, moved, is_special);
-  }
-  static inline void load8_split_prescaled(const Group& g, int offset, v128_t& even, v128_t& odd, const Consts& k) {
-    const v128_t v = wasm_v128_load(g.at + 2 * offset);
-    even = widen4_high_prescaled(wasm_i32x4_shl(v, 16), k);
-    odd = widen4_high_prescaled(wasm_v128_and(v, k.high), k);
-  }
   static inline void load8_split_finite_prescaled(const Group& g, int offset, v128_t& even, v128_t& odd,
                                                   const Consts& k) {
     const v128_t v = wasm_v128_load(g.at + 2 * offset);
@@ -235,7 +227,7 @@ inline void load8_unscaled(const Group& g, int offset, v128_t& lo, v128_t& hi, c
   if constexpr (F::kScaled)
     F::load8_unscaled(g, offset, lo, hi, k);
   else if constexpr (Prescaled)
-    F::load8_split_prescaled(g, offset, lo, hi, k);
+    F::template load8_split<false>(g, offset, lo, hi, k);
   else
     F::load8_split(g, offset, lo, hi, k);
 }
