@@ -481,6 +481,16 @@ TEST(LowBitCheckpoints, AutoKeepsBf16AndF16WeightsInTwoBytesAndGivesTheF32Result
   }
 }
 
+// The largest |got - want| and the largest |want| (the logits' scale), in double.
+std::pair<double, double> largest_difference(const std::vector<float>& got, const std::vector<float>& want) {
+  double max_diff = 0, max_abs = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    max_diff = std::max(max_diff, std::fabs(double(got[i]) - want[i]));
+    max_abs = std::max(max_abs, std::fabs(double(want[i])));
+  }
+  return {max_diff, max_abs};
+}
+
 TEST(LowBitCheckpoints, Q8_0HoldsAnEighthPlusTheScalesAndStaysClose) {
   Result<Transformer> wide = load("gpt2-tiny-bf16", pretrained::WeightsMode::F32);
   Result<Transformer> q8 = load("gpt2-tiny-bf16", pretrained::WeightsMode::Q8_0);
@@ -505,11 +515,7 @@ TEST(LowBitCheckpoints, Q8_0HoldsAnEighthPlusTheScalesAndStaysClose) {
   const std::vector<float> want = logits_of(wide.value());
   const std::vector<float> got = logits_of(q8.value());
   ASSERT_EQ(got.size(), want.size());
-  double max_diff = 0, max_abs = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    max_diff = std::max(max_diff, std::fabs(double(got[i]) - want[i]));
-    max_abs = std::max(max_abs, std::fabs(double(want[i])));
-  }
+  const auto [max_diff, max_abs] = largest_difference(got, want);
   EXPECT_GT(max_diff, 0.0);
   EXPECT_LT(max_diff, 0.05 * max_abs);
 }
@@ -539,11 +545,7 @@ TEST(LowBitCheckpoints, Int16ActivationsStayWithinATenThousandthOfQ8_0) {
     const std::vector<float> want = logits_of(exact.value(), backend);
     const std::vector<float> got = logits_of(rounded.value(), backend);
     ASSERT_EQ(got.size(), want.size());
-    double max_diff = 0, max_abs = 0;
-    for (std::size_t i = 0; i < got.size(); ++i) {
-      max_diff = std::max(max_diff, std::fabs(double(got[i]) - want[i]));
-      max_abs = std::max(max_abs, std::fabs(double(want[i])));
-    }
+    const auto [max_diff, max_abs] = largest_difference(got, want);
     EXPECT_GT(max_diff, 0.0);
     EXPECT_LT(max_diff, 2e-4 * max_abs) << "measured " << max_diff / max_abs;
     std::printf("int16 activations, %s: max |logit - q8_0's| = %.3g of the max logit %.3g\n",
@@ -728,11 +730,7 @@ TEST(LowBitCheckpoints, Bf16RoundsEveryMatrixToNearestEvenOnLoad) {
     // Close to the float model (as Q8_0's check above): the largest logit difference against the largest logit.
     const std::vector<float> want = logits_of(wide.value()), got = logits_of(held.value());
     ASSERT_EQ(got.size(), want.size());
-    double max_diff = 0, max_abs = 0;
-    for (std::size_t i = 0; i < got.size(); ++i) {
-      max_diff = std::max(max_diff, std::fabs(double(got[i]) - want[i]));
-      max_abs = std::max(max_abs, std::fabs(double(want[i])));
-    }
+    const auto [max_diff, max_abs] = largest_difference(got, want);
     EXPECT_LT(max_diff, 0.05 * max_abs);
   }
 }

@@ -117,6 +117,17 @@ const matrixValues = (m: PretrainedModel, storage: string) =>
     .filter((p) => p.storage === storage)
     .reduce((sum, p) => sum + p.shape[0] * p.shape[1], 0);
 
+/** The largest |got - want| and the largest |want| (the logits' scale). */
+function largestDifference(got: ArrayLike<number>, want: ArrayLike<number>): { worst: number; largest: number } {
+  let worst = 0,
+    largest = 0;
+  for (let i = 0; i < got.length; i++) {
+    worst = Math.max(worst, Math.abs(got[i] - want[i]));
+    largest = Math.max(largest, Math.abs(want[i]));
+  }
+  return { worst, largest };
+}
+
 describe.each(BUILDS)('%s build', (build) => {
   let engine: AttentionEngine;
   let files: Record<string, Uint8Array>;
@@ -163,12 +174,7 @@ describe.each(BUILDS)('%s build', (build) => {
     // Close to the float model, not equal (8 bits: docs/pretrained.md gives the measured deviation).
     const got = logitsOf(q8),
       want = logitsOf(wide);
-    let worst = 0,
-      largest = 0;
-    for (let i = 0; i < got.length; i++) {
-      worst = Math.max(worst, Math.abs(got[i] - want[i]));
-      largest = Math.max(largest, Math.abs(want[i]));
-    }
+    const { worst, largest } = largestDifference(got, want);
     expect(worst).toBeGreaterThan(0);
     expect(worst).toBeLessThan(0.05 * largest);
     q8.dispose();
@@ -229,12 +235,7 @@ describe.each(BUILDS)('%s build', (build) => {
     expect(rounded.model.weightBytes()).toEqual(exact.model.weightBytes());
     const got = logitsOf(rounded),
       want = logitsOf(exact);
-    let worst = 0,
-      largest = 0;
-    for (let i = 0; i < got.length; i++) {
-      worst = Math.max(worst, Math.abs(got[i] - want[i]));
-      largest = Math.max(largest, Math.abs(want[i]));
-    }
+    const { worst, largest } = largestDifference(got, want);
     expect(worst).toBeGreaterThan(0); // the option is on
     expect(worst).toBeLessThan(2e-4 * largest);
     // Greedy steps (the cache's GEMV, one row) pick the argmax of a full forward (the GEMM).
