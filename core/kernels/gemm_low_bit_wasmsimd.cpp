@@ -306,8 +306,9 @@ void multiply(const LowBitGemmArgs& g) {
 // per R rows of A. Unlike the 4x2 tile, each 8-value step's two products are summed in a
 // fresh register before one add into a row's accumulator (the 4x2 tile's two dependent adds
 // a step were its limit at M = 1: a chain of adds, not memory), C = 4 chains run side by
-// side, and Q8_0's scale multiplies a block's sum once (sum_p a_p q_p) d instead of each
-// value: the same products, rounded in another order (within the scalar spec's tolerance).
+// side, and a group of 32 values is summed in fresh registers before one add into the
+// accumulator (Q8_0's scale multiplies that sum once, (sum_p a_p q_p) d, instead of each
+// value): the same products, rounded in another order (within the scalar spec's tolerance).
 // Prescaled (F16 only): A's rows were multiplied by F16::kPrescale, except the tail after
 // the last whole 8 (the scalar loop below widens W's values with their rebias).
 template <class F, int R, int C, bool Prescaled>
@@ -332,10 +333,20 @@ void gemv_tile(const LowBitGemmArgs& g, int i0, int j0) {
         sum[r][c] = wasm_f32x4_add(sum[r][c], wasm_f32x4_add(wasm_f32x4_mul(a_lo, lo[c]), wasm_f32x4_mul(a_hi, hi[c])));
     }
   };
-  // Adds a group's sums, times its scale, to the accumulators.
-  const auto scale_into_acc = [&](v128_t(&sum)[R][C], const Group(&groups)[C]) __attribute__((always_inline)) {
+  // Adds a group's sums (times its scale, Q8_0) to the accumulators.
+  const auto into_acc = [&](v128_t(&sum)[R][C], const Group(&groups)[C]) __attribute__((always_inline)) {
     for (int r = 0; r < R; ++r)
-      for (int c = 0; c < C; ++c) acc[r][c] = wasm_f32x4_add(acc[r][c], wasm_f32x4_mul(sum[r][c], groups[c].d));
+      for (int c = 0; c < C; ++c)
+        acc[r][c] = wasm_f32x4_add(acc[r][c], F::kScaled ? wasm_f32x4_mul(sum[r][c], groups[c].d) : sum[r][c]);
+  };
+  // A group's steps summed in fresh registers, then added to the accumulators: the only chain
+  // carried from group to group is one add per group (per step, BF16's GEMV was bound by it).
+  const auto group_steps = [&](const Group(&groups)[C], int p, int values, auto load) __attribute__((always_inline)) {
+    v128_t sum[R][C];
+    for (int r = 0; r < R; ++r)
+      for (int c = 0; c < C; ++c) sum[r][c] = wasm_f32x4_splat(0.0f);
+    for (int offset = 0; offset < values; offset += 8) step(sum, groups, offset, p + offset, load);
+    into_acc(sum, groups);
   };
   const auto load = [&](const Group& group, int offset, v128_t& lo, v128_t& hi) __attribute__((always_inline)) {
     load8_unscaled<F, Prescaled>(group, offset, lo, hi, k);
@@ -349,35 +360,21 @@ void gemv_tile(const LowBitGemmArgs& g, int i0, int j0) {
       if (!g.w_finite)
         for (int c = 0; c < C; ++c) special |= F::has_special(groups[c], k);
       if (__builtin_expect(special, 0)) {
-        for (int offset = 0; offset < kQ8BlockValues; offset += 8) step(acc, groups, offset, p + offset, load);
+        group_steps(groups, p, kQ8BlockValues, load);
       } else {
         const auto load_finite = [&](const Group& group, int offset, v128_t& lo, v128_t& hi)
             __attribute__((always_inline)) {
           F::load8_split_finite_prescaled(group, offset, lo, hi, k);
         };
-        for (int offset = 0; offset < kQ8BlockValues; offset += 8) step(acc, groups, offset, p + offset, load_finite);
+        group_steps(groups, p, kQ8BlockValues, load_finite);
       }
-    } else if constexpr (F::kScaled) {
-      v128_t sum[R][C];
-      for (int r = 0; r < R; ++r)
-        for (int c = 0; c < C; ++c) sum[r][c] = wasm_f32x4_splat(0.0f);
-      for (int offset = 0; offset < kQ8BlockValues; offset += 8) step(sum, groups, offset, p + offset, load);
-      scale_into_acc(sum, groups);
     } else {
-      for (int offset = 0; offset < kQ8BlockValues; offset += 8) step(acc, groups, offset, p + offset, load);
+      group_steps(groups, p, kQ8BlockValues, load);
     }
   }
   for (; p + 8 <= g.k; p += 8) {
     for (int c = 0; c < C; ++c) groups[c] = F::group(w[c], p);
-    if constexpr (F::kScaled) {
-      v128_t sum[R][C];
-      for (int r = 0; r < R; ++r)
-        for (int c = 0; c < C; ++c) sum[r][c] = wasm_f32x4_splat(0.0f);
-      step(sum, groups, 0, p, load);
-      scale_into_acc(sum, groups);
-    } else {
-      step(acc, groups, 0, p, load);
-    }
+    group_steps(groups, p, 8, load);
   }
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c) {
