@@ -58,48 +58,13 @@ const std::vector<Variant<ActivationFn>>& silu_variants() {
   return variants;
 }
 
-const std::vector<Variant<LowBitGemmFn>>& low_bit_gemm_variants(Storage storage) {
-  static const std::vector<Variant<LowBitGemmFn>> bf16 = {
-      {"gemm_f32_bf16w_scalar", &gemm_f32_bf16w_scalar},
-      {"gemm_f32_bf16w_eigen", &gemm_f32_bf16w_eigen},
-#ifdef __wasm_simd128__
-      {"gemm_f32_bf16w_4x2_wasmsimd", &gemm_f32_bf16w_4x2_wasmsimd},
-      {"gemm_f32_bf16w_gemv_wasmsimd", &gemm_f32_bf16w_gemv_wasmsimd},
-      {"gemm_f32_bf16w_5x8_wasmsimd", &gemm_f32_bf16w_5x8_wasmsimd},
-      {"gemm_f32_bf16w_wasmsimd", &gemm_f32_bf16w_wasmsimd},
-#endif
-  };
-  static const std::vector<Variant<LowBitGemmFn>> f16 = {
-      {"gemm_f32_f16w_scalar", &gemm_f32_f16w_scalar},
-      {"gemm_f32_f16w_eigen", &gemm_f32_f16w_eigen},
-#ifdef __wasm_simd128__
-      {"gemm_f32_f16w_4x2_wasmsimd", &gemm_f32_f16w_4x2_wasmsimd},
-      {"gemm_f32_f16w_gemv_wasmsimd", &gemm_f32_f16w_gemv_wasmsimd},
-      {"gemm_f32_f16w_5x8_wasmsimd", &gemm_f32_f16w_5x8_wasmsimd},
-      {"gemm_f32_f16w_wasmsimd", &gemm_f32_f16w_wasmsimd},
-#endif
-  };
-  static const std::vector<Variant<LowBitGemmFn>> q8_0 = {
-      {"gemm_f32_q8_0w_scalar", &gemm_f32_q8_0w_scalar},
-      {"gemm_f32_q8_0w_eigen", &gemm_f32_q8_0w_eigen},
-#ifdef __wasm_simd128__
-      {"gemm_f32_q8_0w_4x2_wasmsimd", &gemm_f32_q8_0w_4x2_wasmsimd},
-      {"gemm_f32_q8_0w_gemv_wasmsimd", &gemm_f32_q8_0w_gemv_wasmsimd},
-      {"gemm_f32_q8_0w_5x8_wasmsimd", &gemm_f32_q8_0w_5x8_wasmsimd},
-      {"gemm_f32_q8_0w_wasmsimd", &gemm_f32_q8_0w_wasmsimd},
-#endif
-  };
-  return storage == Storage::F16 ? f16 : storage == Storage::Q8_0 ? q8_0 : bf16;
-}
-
 // The last variant listed is the one the fast path uses: the wasm SIMD kernels
 // where built (the relaxed GEMM in a .wasm rewritten for it), else Eigen for GEMM and
-// the scalar softmax and GELU.
+// the scalar softmax and GELU. The low-bit GEMM's list is in registry_low_bit.cpp.
 const Variant<GemmFn>& fastest_gemm() { return gemm_variants().back(); }
 const Variant<SoftmaxFn>& fastest_softmax() { return softmax_variants().back(); }
 const Variant<ActivationFn>& fastest_gelu_tanh() { return gelu_tanh_variants().back(); }
 const Variant<ActivationFn>& fastest_silu() { return silu_variants().back(); }
-const Variant<LowBitGemmFn>& fastest_low_bit_gemm(Storage storage) { return low_bit_gemm_variants(storage).back(); }
 
 }  // namespace attention::kernels
 

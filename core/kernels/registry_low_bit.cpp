@@ -1,0 +1,45 @@
+// The low-bit GEMM's variants (kernels.hpp), in a file of their own so that an engine which
+// never holds low-bit weights links another list instead (the one-tag element's engine:
+// wasm/low_bit_spec_only.cpp) and leaves the wasm SIMD low-bit kernels out of its .wasm.
+#include "kernels.hpp"
+
+namespace attention::kernels {
+
+const std::vector<Variant<LowBitGemmFn>>& low_bit_gemm_variants(Storage storage) {
+  static const std::vector<Variant<LowBitGemmFn>> bf16 = {
+      {"gemm_f32_bf16w_scalar", &gemm_f32_bf16w_scalar},
+      {"gemm_f32_bf16w_eigen", &gemm_f32_bf16w_eigen},
+#ifdef __wasm_simd128__
+      {"gemm_f32_bf16w_4x2_wasmsimd", &gemm_f32_bf16w_4x2_wasmsimd},
+      {"gemm_f32_bf16w_gemv_wasmsimd", &gemm_f32_bf16w_gemv_wasmsimd},
+      {"gemm_f32_bf16w_5x8_wasmsimd", &gemm_f32_bf16w_5x8_wasmsimd},
+      {"gemm_f32_bf16w_wasmsimd", &gemm_f32_bf16w_wasmsimd},
+#endif
+  };
+  static const std::vector<Variant<LowBitGemmFn>> f16 = {
+      {"gemm_f32_f16w_scalar", &gemm_f32_f16w_scalar},
+      {"gemm_f32_f16w_eigen", &gemm_f32_f16w_eigen},
+#ifdef __wasm_simd128__
+      {"gemm_f32_f16w_4x2_wasmsimd", &gemm_f32_f16w_4x2_wasmsimd},
+      {"gemm_f32_f16w_gemv_wasmsimd", &gemm_f32_f16w_gemv_wasmsimd},
+      {"gemm_f32_f16w_5x8_wasmsimd", &gemm_f32_f16w_5x8_wasmsimd},
+      {"gemm_f32_f16w_wasmsimd", &gemm_f32_f16w_wasmsimd},
+#endif
+  };
+  static const std::vector<Variant<LowBitGemmFn>> q8_0 = {
+      {"gemm_f32_q8_0w_scalar", &gemm_f32_q8_0w_scalar},
+      {"gemm_f32_q8_0w_eigen", &gemm_f32_q8_0w_eigen},
+#ifdef __wasm_simd128__
+      {"gemm_f32_q8_0w_4x2_wasmsimd", &gemm_f32_q8_0w_4x2_wasmsimd},
+      {"gemm_f32_q8_0w_gemv_wasmsimd", &gemm_f32_q8_0w_gemv_wasmsimd},
+      {"gemm_f32_q8_0w_5x8_wasmsimd", &gemm_f32_q8_0w_5x8_wasmsimd},
+      {"gemm_f32_q8_0w_wasmsimd", &gemm_f32_q8_0w_wasmsimd},
+#endif
+  };
+  return storage == Storage::F16 ? f16 : storage == Storage::Q8_0 ? q8_0 : bf16;
+}
+
+// The last variant listed is the one the fast path uses.
+const Variant<LowBitGemmFn>& fastest_low_bit_gemm(Storage storage) { return low_bit_gemm_variants(storage).back(); }
+
+}  // namespace attention::kernels
