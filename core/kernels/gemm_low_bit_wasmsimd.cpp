@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "kernels.hpp"
+#include "relaxed_simd.hpp"
 
 namespace attention::kernels {
 
@@ -56,6 +57,7 @@ struct Bf16 {
   static constexpr int kGemvTileRows = 1;         // rows of W per GEMV tile (1 or 2 rows of A): see gemv_on
   static constexpr bool kFiniteFastPath = false;  // F16 only: see there
   static constexpr bool kPrescalable = false;     // F16 only: see there
+  static constexpr bool kRelaxedMadd = false;     // the GEMV's products: mul + add (Relaxed<F>: madd)
   static inline Group group(const std::uint8_t* row, int p) {
     return {row + 2 * static_cast<std::size_t>(p), wasm_f32x4_splat(0.0f)};
   }
@@ -167,6 +169,7 @@ struct F16 {
   // the GEMV's tiles are compiled once with the fast path, not twice: the one-file element
   // carries this code (its size budget, docs/embedding.md), about 3.5 KB gzip.
   static constexpr bool kPrescalable = true;
+  static constexpr bool kRelaxedMadd = false;
   static constexpr float kPrescale = 0x1.0p112f;
   static constexpr float kPrescaleBelow = 0x1.0p15f;
   static inline void load8_split_finite_prescaled(const Group& g, int offset, v128_t& even, v128_t& odd,
@@ -185,6 +188,7 @@ struct Q8 {
   static constexpr int kGemvTileRows = 1;
   static constexpr bool kFiniteFastPath = false;
   static constexpr bool kPrescalable = false;
+  static constexpr bool kRelaxedMadd = false;
   static inline Group group(const std::uint8_t* row, int p) {
     const unsigned u = static_cast<unsigned>(p);
     const std::uint8_t* block = row + static_cast<std::size_t>(u / kQ8BlockValues) * kQ8BlockBytes;
@@ -217,6 +221,14 @@ struct Q8 {
     even = wasm_f32x4_convert_i32x4(wasm_i32x4_dot_i16x8(q, k.even));
     odd = wasm_f32x4_convert_i32x4(wasm_i32x4_dot_i16x8(q, k.odd));
   }
+};
+
+// A format whose GEMV multiplies and adds with relaxed SIMD's madd (fused or not, the engine's
+// choice: relaxed_simd.hpp), only in a .wasm rewritten for it, where the registry lists it:
+// two operations a step instead of four.
+template <class F>
+struct Relaxed : F {
+  static constexpr bool kRelaxedMadd = true;
 };
 
 // The GEMV's load of 8 values: BF16 and F16 as even and odd values (against A's rows
@@ -329,8 +341,13 @@ void gemv_tile(const LowBitGemmArgs& g, int i0, int j0) {
     for (int c = 0; c < C; ++c) load(groups[c], offset, lo[c], hi[c]);
     for (int r = 0; r < R; ++r) {
       const v128_t a_lo = wasm_v128_load(a[r] + p), a_hi = wasm_v128_load(a[r] + p + 4);
-      for (int c = 0; c < C; ++c)
-        sum[r][c] = wasm_f32x4_add(sum[r][c], wasm_f32x4_add(wasm_f32x4_mul(a_lo, lo[c]), wasm_f32x4_mul(a_hi, hi[c])));
+      for (int c = 0; c < C; ++c) {
+        if constexpr (F::kRelaxedMadd)
+          sum[r][c] = attention_relaxed_madd_f32x4(a_hi, hi[c], attention_relaxed_madd_f32x4(a_lo, lo[c], sum[r][c]));
+        else
+          sum[r][c] =
+              wasm_f32x4_add(sum[r][c], wasm_f32x4_add(wasm_f32x4_mul(a_lo, lo[c]), wasm_f32x4_mul(a_hi, hi[c])));
+      }
     }
   };
   // Adds a group's sums (times its scale, Q8_0) to the accumulators.
@@ -649,6 +666,19 @@ void gemm_f32_q8_0w_5x8_wasmsimd(const LowBitGemmArgs& g) { on_float_a<widened_b
 void gemm_f32_bf16w_wasmsimd(const LowBitGemmArgs& g) { fastest<Bf16>(g); }
 void gemm_f32_f16w_wasmsimd(const LowBitGemmArgs& g) { fastest<F16>(g); }
 void gemm_f32_q8_0w_wasmsimd(const LowBitGemmArgs& g) { fastest<Q8>(g); }
+// The relaxed twins: the GEMV with madd (Relaxed<F>), the rest as above.
+void gemm_f32_bf16w_gemv_wasmrelaxed(const LowBitGemmArgs& g) { gemv_any<Relaxed<Bf16>>(g); }
+void gemm_f32_f16w_gemv_wasmrelaxed(const LowBitGemmArgs& g) { gemv_any<Relaxed<F16>>(g); }
+void gemm_f32_q8_0w_gemv_wasmrelaxed(const LowBitGemmArgs& g) { gemv_any<Relaxed<Q8>>(g); }
+void gemm_f32_bf16w_wasmrelaxed(const LowBitGemmArgs& g) {
+  g.m <= kGemvUpToRows ? gemv_any<Relaxed<Bf16>>(g) : fastest<Bf16>(g);
+}
+void gemm_f32_f16w_wasmrelaxed(const LowBitGemmArgs& g) {
+  g.m <= kGemvUpToRows ? gemv_any<Relaxed<F16>>(g) : fastest<F16>(g);
+}
+void gemm_f32_q8_0w_wasmrelaxed(const LowBitGemmArgs& g) {
+  g.m <= kGemvUpToRows ? gemv_any<Relaxed<Q8>>(g) : fastest<Q8>(g);
+}
 
 }  // namespace attention::kernels
 #endif  // __wasm_simd128__

@@ -127,6 +127,14 @@ void gemm_f32_q8_0w_5x8_wasmsimd(const LowBitGemmArgs& args);
 void gemm_f32_bf16w_wasmsimd(const LowBitGemmArgs& args);
 void gemm_f32_f16w_wasmsimd(const LowBitGemmArgs& args);
 void gemm_f32_q8_0w_wasmsimd(const LowBitGemmArgs& args);
+// The GEMV, and the fast path with it, with relaxed SIMD's madd: only in a .wasm rewritten for
+// it (relaxed_simd.hpp), where the registry lists them.
+void gemm_f32_bf16w_gemv_wasmrelaxed(const LowBitGemmArgs& args);
+void gemm_f32_f16w_gemv_wasmrelaxed(const LowBitGemmArgs& args);
+void gemm_f32_q8_0w_gemv_wasmrelaxed(const LowBitGemmArgs& args);
+void gemm_f32_bf16w_wasmrelaxed(const LowBitGemmArgs& args);
+void gemm_f32_f16w_wasmrelaxed(const LowBitGemmArgs& args);
+void gemm_f32_q8_0w_wasmrelaxed(const LowBitGemmArgs& args);
 void gelu_tanh_wasmsimd(float* data, std::size_t n);
 void silu_wasmsimd(float* data, std::size_t n);
 void gemm_f32_5x8_wasmsimd(const GemmArgs& args);

@@ -2,40 +2,75 @@
 // never holds low-bit weights links another list instead (the one-tag element's engine:
 // wasm/low_bit_spec_only.cpp) and leaves the wasm SIMD low-bit kernels out of its .wasm.
 #include "kernels.hpp"
+#include "relaxed_simd.hpp"
 
 namespace attention::kernels {
 
+namespace {
+
+// The list for one storage, the relaxed GEMV and fast path last where the .wasm was rewritten.
+std::vector<Variant<LowBitGemmFn>> listed(std::vector<Variant<LowBitGemmFn>> list,
+                                          [[maybe_unused]] std::vector<Variant<LowBitGemmFn>> relaxed) {
+#ifdef __wasm_simd128__
+  if (relaxed_simd_available()) list.insert(list.end(), relaxed.begin(), relaxed.end());
+#endif
+  return list;
+}
+
+}  // namespace
+
 const std::vector<Variant<LowBitGemmFn>>& low_bit_gemm_variants(Storage storage) {
-  static const std::vector<Variant<LowBitGemmFn>> bf16 = {
-      {"gemm_f32_bf16w_scalar", &gemm_f32_bf16w_scalar},
-      {"gemm_f32_bf16w_eigen", &gemm_f32_bf16w_eigen},
+  static const std::vector<Variant<LowBitGemmFn>> bf16 = listed(
+      {
+          {"gemm_f32_bf16w_scalar", &gemm_f32_bf16w_scalar},
+          {"gemm_f32_bf16w_eigen", &gemm_f32_bf16w_eigen},
 #ifdef __wasm_simd128__
-      {"gemm_f32_bf16w_4x2_wasmsimd", &gemm_f32_bf16w_4x2_wasmsimd},
-      {"gemm_f32_bf16w_gemv_wasmsimd", &gemm_f32_bf16w_gemv_wasmsimd},
-      {"gemm_f32_bf16w_5x8_wasmsimd", &gemm_f32_bf16w_5x8_wasmsimd},
-      {"gemm_f32_bf16w_wasmsimd", &gemm_f32_bf16w_wasmsimd},
+          {"gemm_f32_bf16w_4x2_wasmsimd", &gemm_f32_bf16w_4x2_wasmsimd},
+          {"gemm_f32_bf16w_gemv_wasmsimd", &gemm_f32_bf16w_gemv_wasmsimd},
+          {"gemm_f32_bf16w_5x8_wasmsimd", &gemm_f32_bf16w_5x8_wasmsimd},
+          {"gemm_f32_bf16w_wasmsimd", &gemm_f32_bf16w_wasmsimd},
 #endif
-  };
-  static const std::vector<Variant<LowBitGemmFn>> f16 = {
-      {"gemm_f32_f16w_scalar", &gemm_f32_f16w_scalar},
-      {"gemm_f32_f16w_eigen", &gemm_f32_f16w_eigen},
+      },
+      {
 #ifdef __wasm_simd128__
-      {"gemm_f32_f16w_4x2_wasmsimd", &gemm_f32_f16w_4x2_wasmsimd},
-      {"gemm_f32_f16w_gemv_wasmsimd", &gemm_f32_f16w_gemv_wasmsimd},
-      {"gemm_f32_f16w_5x8_wasmsimd", &gemm_f32_f16w_5x8_wasmsimd},
-      {"gemm_f32_f16w_wasmsimd", &gemm_f32_f16w_wasmsimd},
+          {"gemm_f32_bf16w_gemv_wasmrelaxed", &gemm_f32_bf16w_gemv_wasmrelaxed},
+          {"gemm_f32_bf16w_wasmrelaxed", &gemm_f32_bf16w_wasmrelaxed},
 #endif
-  };
-  static const std::vector<Variant<LowBitGemmFn>> q8_0 = {
-      {"gemm_f32_q8_0w_scalar", &gemm_f32_q8_0w_scalar},
-      {"gemm_f32_q8_0w_eigen", &gemm_f32_q8_0w_eigen},
+      });
+  static const std::vector<Variant<LowBitGemmFn>> f16 = listed(
+      {
+          {"gemm_f32_f16w_scalar", &gemm_f32_f16w_scalar},
+          {"gemm_f32_f16w_eigen", &gemm_f32_f16w_eigen},
 #ifdef __wasm_simd128__
-      {"gemm_f32_q8_0w_4x2_wasmsimd", &gemm_f32_q8_0w_4x2_wasmsimd},
-      {"gemm_f32_q8_0w_gemv_wasmsimd", &gemm_f32_q8_0w_gemv_wasmsimd},
-      {"gemm_f32_q8_0w_5x8_wasmsimd", &gemm_f32_q8_0w_5x8_wasmsimd},
-      {"gemm_f32_q8_0w_wasmsimd", &gemm_f32_q8_0w_wasmsimd},
+          {"gemm_f32_f16w_4x2_wasmsimd", &gemm_f32_f16w_4x2_wasmsimd},
+          {"gemm_f32_f16w_gemv_wasmsimd", &gemm_f32_f16w_gemv_wasmsimd},
+          {"gemm_f32_f16w_5x8_wasmsimd", &gemm_f32_f16w_5x8_wasmsimd},
+          {"gemm_f32_f16w_wasmsimd", &gemm_f32_f16w_wasmsimd},
 #endif
-  };
+      },
+      {
+#ifdef __wasm_simd128__
+          {"gemm_f32_f16w_gemv_wasmrelaxed", &gemm_f32_f16w_gemv_wasmrelaxed},
+          {"gemm_f32_f16w_wasmrelaxed", &gemm_f32_f16w_wasmrelaxed},
+#endif
+      });
+  static const std::vector<Variant<LowBitGemmFn>> q8_0 = listed(
+      {
+          {"gemm_f32_q8_0w_scalar", &gemm_f32_q8_0w_scalar},
+          {"gemm_f32_q8_0w_eigen", &gemm_f32_q8_0w_eigen},
+#ifdef __wasm_simd128__
+          {"gemm_f32_q8_0w_4x2_wasmsimd", &gemm_f32_q8_0w_4x2_wasmsimd},
+          {"gemm_f32_q8_0w_gemv_wasmsimd", &gemm_f32_q8_0w_gemv_wasmsimd},
+          {"gemm_f32_q8_0w_5x8_wasmsimd", &gemm_f32_q8_0w_5x8_wasmsimd},
+          {"gemm_f32_q8_0w_wasmsimd", &gemm_f32_q8_0w_wasmsimd},
+#endif
+      },
+      {
+#ifdef __wasm_simd128__
+          {"gemm_f32_q8_0w_gemv_wasmrelaxed", &gemm_f32_q8_0w_gemv_wasmrelaxed},
+          {"gemm_f32_q8_0w_wasmrelaxed", &gemm_f32_q8_0w_wasmrelaxed},
+#endif
+      });
   return storage == Storage::F16 ? f16 : storage == Storage::Q8_0 ? q8_0 : bf16;
 }
 

@@ -216,6 +216,9 @@ TEST(SiluVariants, MatchTheScalarReference) {
 TEST(Kernels, DISABLED_RelaxedSimdIsInUse) {
   EXPECT_TRUE(relaxed_simd_available());
   EXPECT_EQ(gemm_variants().back().name, "gemm_f32_5x8_wasmrelaxed");
+  EXPECT_EQ(fastest_low_bit_gemm(attention::Storage::BF16).name, "gemm_f32_bf16w_wasmrelaxed");
+  EXPECT_EQ(fastest_low_bit_gemm(attention::Storage::F16).name, "gemm_f32_f16w_wasmrelaxed");
+  EXPECT_EQ(fastest_low_bit_gemm(attention::Storage::Q8_0).name, "gemm_f32_q8_0w_wasmrelaxed");
 }
 #endif
 
