@@ -229,7 +229,7 @@ describe('layout and accessibility', () => {
           await legend.locator('[data-key="allowed"]').textContent(),
           /allowed: the query may attend to this key/,
         );
-        assert.match(await legend.locator('[data-key="blocked"]').textContent(), /blocked: the score becomes −∞/);
+        assert.match(await legend.locator('[data-key="blocked"]').textContent(), /blocked: the score becomes -∞/);
         await page.screenshot({ path: `${SHOTS}/masks-legend.png`, fullPage: true });
       }
       assert.deepEqual(errors, []);

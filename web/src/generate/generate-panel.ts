@@ -45,6 +45,7 @@ import { nextTokenChart } from './next-token-chart.js';
 import { branchTreeView } from './branch-tree-view.js';
 import { cacheView } from './cache-view.js';
 import { HeadFrames, attentionGrowth } from './attention-growth.js';
+import { fixed } from '../model/words.js';
 
 export type { GenerationState } from '../model/generation-state.js';
 export type { GenerationApi, GenerationSource } from '../workers/generation-run.js';
@@ -710,7 +711,7 @@ function speedText(tokens: number, wallMs: number, engineMs: number, steps: numb
   if (tokens === 0) return '';
   const wall = wallMs > 0 ? (tokens * 1000) / wallMs : 0;
   const engine = engineMs > 0 ? (steps * 1000) / engineMs : 0;
-  return `${wall.toFixed(1)} tokens/s (engine alone ${engine.toFixed(1)})`;
+  return `${fixed(wall, 1)} tokens/s (engine alone ${fixed(engine, 1)})`;
 }
 
 customElements.define('ap-generate-panel', GeneratePanel);

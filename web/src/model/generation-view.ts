@@ -2,6 +2,7 @@
 // head growing one row per new token, the KV cache per layer (bytes and positions held),
 // the tree of branches explored, and the speed. No DOM: Vitest tests it in Node
 // (tests/web/generation-view.test.ts).
+import { fixed } from './words.js';
 
 /**
  * A branch's attention as it grows: the opened tokens' (L, H, S0, S0) weights (null: not recorded, drawn as 0), then
@@ -89,8 +90,8 @@ export function cacheWithoutGrouping(positions: number, layers: number, heads: n
 
 /** '1.2 MB', '36.9 kB', '512 B'. */
 export function bytesText(bytes: number): string {
-  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
-  if (bytes >= 1e3) return `${(bytes / 1e3).toFixed(1)} kB`;
+  if (bytes >= 1e6) return `${fixed(bytes / 1e6, 1)} MB`;
+  if (bytes >= 1e3) return `${fixed(bytes / 1e3, 1)} kB`;
   return `${bytes} B`;
 }
 
