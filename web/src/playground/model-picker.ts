@@ -40,7 +40,7 @@ export function fixedSettings(model: ExploreModel) {
   return html`<section class="trained-model" data-testid="fixed-settings" aria-label="The trained model">
     <p class="note">${model.label}: its training fixed these settings (the untrained model has the playground\u2019s).</p>
     ${model.about ? html`<p class="about">${model.about}</p>` : nothing}
-    <dl>${rows.map((s) => html`<dt>${s.label}</dt><dd data-fixed=${s.name}>${shownValue(s, state[s.name])}</dd>`)}</dl>
+    <dl>${rows.map((s) => html`<dt>${s.label}</dt><dd data-fixed=${s.name}>${shownValue(s, state[s.name], state)}</dd>`)}</dl>
   </section>`;
 }
 

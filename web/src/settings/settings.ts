@@ -15,6 +15,7 @@ import {
 import type { Setting } from '../model/setting.js';
 import { GENERATION_HASH_PREFIX } from '../model/generation-hash.js';
 import { ALL_BLOCKS, HEATMAP_STAGES, type Block } from '../model/trace-model.js';
+import { zeroDefaultText } from '../model/zero-defaults.js';
 
 export type { BoolSetting, ChoiceSetting, IntSetting, NumberSetting, Setting, TextSetting } from '../model/setting.js';
 
@@ -312,11 +313,14 @@ export function formatSetting(setting: Setting, value: unknown): string {
   return String(value);
 }
 
-/** A value as the page shows it to a person (formatSetting is the URL's form): on / off, a choice's label, else as is. */
-export function shownValue(setting: Setting, value: unknown): string {
+/**
+ * A value as the page shows it to a person (formatSetting is the URL's form): on / off, a choice's label, a defaulted
+ * 0 as what it resolves to in `state` ('default (4)', model/zero-defaults.ts), else as is.
+ */
+export function shownValue(setting: Setting, value: unknown, state: Readonly<Record<string, unknown>> = {}): string {
   if (setting.type === 'bool') return value ? 'on' : 'off';
   if (setting.type === 'choice') return setting.labels?.[String(value)] ?? String(value);
-  return formatSetting(setting, value);
+  return zeroDefaultText(setting.name, value, state) ?? formatSetting(setting, value);
 }
 
 /**
