@@ -12,7 +12,9 @@ export const HEADS_STYLES = [
     .bar .setting { margin: 0; }
     .text-box { flex: 1 1 22rem; }
     .text-box textarea { min-height: 2.4rem; font-family: var(--ap-mono); }
-    [role='tablist'] { display: flex; flex-wrap: wrap; gap: var(--ap-space-1); margin: var(--ap-space-2) 0 var(--ap-space-3); }
+    .tool-bar { display: flex; flex-wrap: wrap; align-items: center; gap: var(--ap-space-1) var(--ap-space-3);
+      margin: var(--ap-space-2) 0 var(--ap-space-3); }
+    [role='tablist'] { display: flex; flex-wrap: wrap; gap: var(--ap-space-1); }
     button[role='tab'][aria-selected='true'], button[role='tab'][aria-selected='true']:hover:not(:disabled) {
       background: var(--ap-accent); border-color: var(--ap-accent); color: var(--ap-on-accent); }
     .status { display: flex; align-items: center; gap: var(--ap-space-2); min-height: 2rem; color: var(--ap-text-muted);
