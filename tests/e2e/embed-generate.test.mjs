@@ -158,6 +158,35 @@ describe('the one-tag element in generate mode', () => {
     assert.deepEqual(errors, []);
     await page.close();
 
+    // A pretrained model that is not loaded (a tab loads one only with its Model picker): the panel says so, as the
+    // playground page's does, and how this element loads one; without a picker shown, not "in the Model picker".
+    const gone = await openPage(browser, { viewport: { width: 1100, height: 900 } });
+    await gone.page.goto(
+      authorPage(
+        'not-loaded.html',
+        `<attention-playground id="gone" generate model="pretrained:GPT2LMHeadModel"></attention-playground>
+        <attention-playground id="picker" generate controls="model" model="pretrained:GPT2LMHeadModel"></attention-playground>`,
+      ),
+    );
+    const why = gone.page.locator('#gone [data-testid="generate-unavailable"]');
+    await why.waitFor({ timeout: 20_000 });
+    assert.match(await why.textContent(), /\u2018GPT2LMHeadModel\u2019 is not loaded in this tab/);
+    assert.match(await why.textContent(), /controls="model"/);
+    const withPicker = gone.page.locator('#picker [data-testid="generate-unavailable"]');
+    await withPicker.waitFor({ timeout: 20_000 });
+    assert.match(
+      await withPicker.textContent(),
+      /\u2018GPT2LMHeadModel\u2019 is not loaded in this tab: load it again with \u201cLoad a pretrained model\u2026\u201d in the Model picker/,
+    );
+    // the playground the picker shows says it too, in the page's words
+    assert.match(
+      await gone.page.locator('#picker [data-testid="model-error"]').textContent(),
+      /\u2018GPT2LMHeadModel\u2019 is not loaded in this tab/,
+    );
+    await gone.page.screenshot({ path: `${SHOTS}/embed-generate-not-loaded.png`, fullPage: true });
+    assert.deepEqual(gone.errors, []);
+    await gone.page.close();
+
     const alone = await openPage(browser, { viewport: { width: 1100, height: 900 } });
     await alone.page.goto(
       authorPage(

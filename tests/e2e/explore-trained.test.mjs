@@ -97,6 +97,11 @@ describe('the Explore page on a trained model', () => {
       },
       { task: 'Reverse', length: '8', dModel: '32', heads: '4', layers: '2', ffnDim: '64' },
     );
+    // a 0 that stands for a default reads as what it resolves to (H, E / H), not as 0
+    assert.deepEqual(
+      { kvHeads: fixed.kvHeads, headDim: fixed.headDim, window: fixed.window },
+      { kvHeads: 'default (4)', headDim: 'default (8)', window: 'none' },
+    );
     assert.equal(await page.locator('ap-controls').count(), 0);
     assert.equal(await page.locator('#setting-mode').count(), 0);
 

@@ -106,6 +106,14 @@ describe('the What heads do view', () => {
     const score = Number(await rows.first().locator('td[data-kind="induction"]').textContent());
     assert.ok(Math.abs(score - 0.589) < 0.005, `induction score ${score} (docs/heads.md: 0.589)`);
     assert.match(await rows.first().locator('td.label').textContent(), /^induction/);
+    // No empty band under the tabs: the idle status line sits beside them, and the panel follows the tabs' row.
+    const gap = await page.evaluate(() => {
+      const root = document.querySelector('ap-heads').shadowRoot;
+      const tabs = root.querySelector('[role="tablist"]').getBoundingClientRect();
+      const panel = root.querySelector('[role="tabpanel"]').getBoundingClientRect();
+      return panel.top - tabs.bottom;
+    });
+    assert.ok(gap >= 0 && gap <= 20, `the panel starts ${gap} px under the tabs`);
     // The text the tools read is the model's example, and it went into the link.
     assert.equal(await page.locator('ap-heads #text').inputValue(), PROMPT);
     const linked = new URLSearchParams((await page.evaluate(() => location.hash)).replace(/^#heads&?/, ''));

@@ -107,6 +107,46 @@ describe('layout and accessibility', () => {
     await page.close();
   });
 
+  test('on a phone, a table scrolled sideways or down keeps its headers in sight', async () => {
+    const { page, errors } = await openPage(
+      site.browser,
+      { viewport: { width: 390, height: 844 } },
+      { onlyFrom: site.url },
+    );
+    await page.goto(`${site.url}#view=steps`); // Step by step draws small matrices, no heatmap
+    const walk = page.locator('ap-head-walk');
+    await walk.locator('table[data-row-of="scores"]').waitFor();
+    // Scrolled to its right end, and down (a tall table scrolls in its own box): each header cell still within the box.
+    const seen = await walk.evaluate((el) => {
+      const table = el.shadowRoot.querySelector('table[data-row-of="scores"]');
+      const scroller = table.parentElement;
+      scroller.style.maxHeight = '3rem'; // this table is 3 rows: make it taller than its box, to scroll it down too
+      scroller.scrollLeft = scroller.scrollWidth;
+      scroller.scrollTop = scroller.scrollHeight;
+      const box = scroller.getBoundingClientRect();
+      const inside = (cell) => {
+        const r = cell.getBoundingClientRect();
+        return r.left >= box.left - 1 && r.right <= box.right + 1 && r.top >= box.top - 1 && r.bottom <= box.bottom + 1;
+      };
+      const rowHeader = table.querySelector('tbody th[scope="row"]');
+      const lastColumn = [...table.querySelectorAll('thead th')].at(-1);
+      return {
+        scrolled: [scroller.scrollLeft, scroller.scrollTop],
+        rowHeader: [rowHeader.textContent, inside(rowHeader)],
+        columnHeader: [lastColumn.textContent, inside(lastColumn)],
+      };
+    });
+    assert.ok(seen.scrolled[0] > 50 && seen.scrolled[1] > 0, `scrolled by ${seen.scrolled}`);
+    assert.deepEqual(seen.rowHeader, ['engine', true]);
+    assert.deepEqual(seen.columnHeader, ['check', true]);
+    await walk.evaluate((el) =>
+      el.shadowRoot.querySelector('table[data-row-of="scores"]').parentElement.scrollIntoView({ block: 'center' }),
+    );
+    await page.screenshot({ path: `${SHOTS}/phone-sticky-table.png` });
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
   test('the block diagram\u2019s boxes follow the WAI-ARIA tabs pattern', async () => {
     const { page, errors } = await open('#text=the+cat+sat');
     const tabs = page.locator('[role="tablist"] [role="tab"]');
@@ -229,7 +269,7 @@ describe('layout and accessibility', () => {
           await legend.locator('[data-key="allowed"]').textContent(),
           /allowed: the query may attend to this key/,
         );
-        assert.match(await legend.locator('[data-key="blocked"]').textContent(), /blocked: the score becomes −∞/);
+        assert.match(await legend.locator('[data-key="blocked"]').textContent(), /blocked: the score becomes -∞/);
         await page.screenshot({ path: `${SHOTS}/masks-legend.png`, fullPage: true });
       }
       assert.deepEqual(errors, []);

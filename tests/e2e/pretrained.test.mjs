@@ -77,14 +77,14 @@ before(async () => {
 after(() => new Promise((resolve) => hub.server.close(resolve)));
 
 /** A page that records console errors and any request to a server other than the site and the hub. */
-async function open() {
+async function open(hash = '') {
   const { page, errors } = await openPage(site.browser, { viewport: { width: 1280, height: 1000 } });
   page.on('request', (request) => {
     const url = request.url();
     if (![site.url, hub.url, 'blob:', 'data:'].some((prefix) => url.startsWith(prefix)))
       errors.push(`external request: ${url}`);
   });
-  await page.goto(site.url);
+  await page.goto(site.url + hash);
   await page.locator('ap-heatmap').first().waitFor({ timeout: 20_000 });
   return { page, errors };
 }
@@ -160,8 +160,8 @@ const shownWeights = (page) =>
     ),
   );
 
-/** The shown weights of one layer against expected.json's attentions (batch item 0) within 1e-4. */
-async function checkLayer(page, expected, layer, heads, seq) {
+/** The shown weights of one layer against expected.json's attentions (batch item 0) within `tolerance`. */
+async function checkLayer(page, expected, layer, heads, seq, tolerance = 1e-4) {
   const shown = await shownWeights(page);
   assert.equal(shown.length, heads, `layer ${layer}: heatmaps`);
   shown.forEach((cells, h) => {
@@ -170,7 +170,7 @@ async function checkLayer(page, expected, layer, heads, seq) {
       const want = expected.attentions[layer][(h * expected.seq + row) * expected.seq + col];
       const got = value ?? 0; // blocked (the causal mask): PyTorch's weight is 0
       assert.ok(
-        Math.abs(got - want) <= 1e-4,
+        Math.abs(got - want) <= tolerance,
         `layer ${layer} head ${h} [${row},${col}]: shown ${got}, PyTorch ${want}`,
       );
     }
@@ -290,6 +290,49 @@ describe('pretrained checkpoints on the Explore page', () => {
     await page.locator('#setting-text').fill('the cat sat on the mat '.repeat(8));
     await page.locator('[data-setting="text"] .error, [data-setting="text"] [role="alert"]').first().waitFor();
     assert.match(await page.locator('[data-setting="text"]').textContent(), /tokens long; this model reads at most 32/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  test('weights in memory: a link\u2019s bf16 is the dialog\u2019s pick, and GPT-2 loads held in BF16', async () => {
+    const { page, errors } = await open('#weights=bf16');
+    await openLoader(page);
+    const mode = (m) => page.locator(`input[name="weights"][value="${m}"]`);
+    const int16 = page.locator('input[name="q8Activations"]');
+    // one radio button per engine mode, each with its line; the link's pick checked; int16 only with q8_0
+    assert.deepEqual(await page.locator('input[name="weights"]').evaluateAll((inputs) => inputs.map((i) => i.value)), [
+      'f32',
+      'auto',
+      'bf16',
+      'q8_0',
+    ]);
+    assert.equal(await mode('bf16').isChecked(), true);
+    assert.match(
+      await page.locator('label.mode:has(input[value="bf16"])').textContent(),
+      /bf16: BF16, 2 bytes a value: half of float32.s memory/,
+    );
+    assert.equal(await int16.isDisabled(), true);
+    await mode('q8_0').check();
+    await page.waitForFunction(() => /weights=q8_0/.test(location.hash));
+    assert.equal(await int16.isEnabled(), true);
+    await int16.check();
+    await page.waitForFunction(() => /q8Activations=int16/.test(location.hash));
+    await page.screenshot({ path: `${SHOTS}/pretrained-weights-held.png` });
+    await mode('bf16').check();
+    await page.waitForFunction(() => /weights=bf16/.test(location.hash));
+    assert.equal(await int16.isDisabled(), true);
+
+    await loadByName(page, 'gpt2-tiny');
+    await loaderClosed(page);
+    // the summary says how the model is held: its matrices in BF16
+    const held = page.locator('[data-testid="pretrained-summary"] dt:text-is("Weights in memory") + dd');
+    assert.match(await held.textContent(), /^bf16: [\d.]+ kB \(f32 [\d.]+ kB, bf16 [\d.]+ kB\)$/);
+    const hash = new URL(page.url()).hash;
+    assert.match(hash, /model=pretrained%3Agpt2-tiny/);
+    assert.match(hash, /weights=bf16/);
+    // its heads still PyTorch's, within BF16's rounding of the weights
+    await waitForRows(page, GPT2_TOKENS);
+    await checkLayer(page, GPT2, 0, 4, 10, 2e-2);
     assert.deepEqual(errors, []);
     await page.close();
   });

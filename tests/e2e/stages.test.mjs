@@ -371,7 +371,7 @@ describe('step by step names the masks the block has', () => {
           const walk = document.querySelector('ap-playground').shadowRoot.querySelector('ap-head-walk');
           const found = walk?.shadowRoot.textContent
             .replace(/\s+/g, ' ')
-            .match(/the scaled score, or −∞ where the key is padding( \(no causal mask here\)| or in the future)?/);
+            .match(/the scaled score, or -∞ where the key is padding( \(no causal mask here\)| or in the future)?/);
           return found?.[0] ?? false;
         },
         null,
@@ -384,11 +384,11 @@ describe('step by step names the masks the block has', () => {
     };
     assert.equal(
       await maskStep('#view=steps&sequence=1'),
-      'the scaled score, or −∞ where the key is padding (no causal mask here)',
+      'the scaled score, or -∞ where the key is padding (no causal mask here)',
     );
     assert.equal(
       await maskStep('#view=steps&sequence=1&mode=decoder'),
-      'the scaled score, or −∞ where the key is padding or in the future',
+      'the scaled score, or -∞ where the key is padding or in the future',
     );
   });
 });

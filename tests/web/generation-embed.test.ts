@@ -42,6 +42,10 @@ describe('which model a panel generates with', () => {
       'The pretrained model \u2018GPT2LMHeadModel\u2019 is not loaded in this tab: load it again with ' +
         '\u201cLoad a pretrained model\u2026\u201d in the Model picker to generate with it.',
     );
+    // an element without a picker shown: how it loads one (its picker, controls="model"), not "load it again"
+    const notLoaded = generationChoice(null, null, 'GPT2LMHeadModel', 'attribute').unavailable;
+    expect(notLoaded).toMatch(/^The pretrained model \u2018GPT2LMHeadModel\u2019 is not loaded in this tab: /);
+    expect(notLoaded).toMatch(/only with its Model picker: show it \(controls="model"\)/);
     // Keys tell models apart, and the same model again is the same key.
     const keys = [
       generationChoice(null, trained),

@@ -23,6 +23,8 @@ import {
   cacheWithoutGrouping,
   doneText,
   futureBlocked,
+  MEASURABLE_STEP_MS,
+  speedText,
   withPath,
 } from '../../web/src/model/generation-view.js';
 
@@ -130,6 +132,21 @@ describe('the Generate panel\u2019s drawing data', () => {
     bare.add(Float32Array.from([0.25, 0.25, 0.5]));
     expect(bare.recorded).toBe(false);
     expect(Array.from(bare.head(0, 0))).toEqual([0, 0, 0, 0, 0, 0, 0.25, 0.25, 0.5]);
+  });
+
+  it('turns the engine\u2019s step time into a rate only when the step clock can measure it', () => {
+    expect(speedText(0, 100, 10, 0)).toBe('');
+    // 20 tokens in 400 ms of wall time, 16 engine steps of 5 ms each
+    expect(speedText(20, 400, 80, 16)).toBe('50.0 tokens/s (engine alone 200.0 tokens/s)');
+    // a replayed branch of a small model: 16 steps timed 0 or 0.1 ms (the clock's ticks), not 6250 tokens/s
+    expect(speedText(16, 204.8, 2.56, 16)).toBe(`78.1 tokens/s (engine alone <${MEASURABLE_STEP_MS} ms per token)`);
+    expect(speedText(4, 100, 0, 4)).toBe(`40.0 tokens/s (engine alone <${MEASURABLE_STEP_MS} ms per token)`);
+    // just at the bound: a rate
+    expect(speedText(2, 1000, 2 * MEASURABLE_STEP_MS, 2)).toBe(
+      `2.0 tokens/s (engine alone ${1000 / MEASURABLE_STEP_MS}.0 tokens/s)`,
+    );
+    // no engine steps timed: the wall rate alone
+    expect(speedText(3, 1000, 0, 0)).toBe('3.0 tokens/s');
   });
 
   it('reads the cache\u2019s bytes as positions held, and what grouped-query attention saves', () => {

@@ -8,10 +8,13 @@ import {
   modelConfig,
   parseSetting,
   settingByName,
+  shownValue,
   splitLines,
   stateFromHash,
   stateToHash,
 } from '../../web/src/settings/settings.js';
+import { TRAIN_SETTINGS, trainSettingByName, trainStateFromHash } from '../../web/src/settings/train-settings.js';
+import { ZERO_MEANS, zeroDefaultText } from '../../web/src/model/zero-defaults.js';
 
 describe('settings', () => {
   it('declares every setting once, with a default that parses', () => {
@@ -121,5 +124,44 @@ describe('settings', () => {
     expect(parseSetting(settingByName('text')!, 'x'.repeat(5000))).toEqual({
       error: expect.stringMatching(/at most 4000/),
     });
+  });
+});
+
+describe('a 0 that stands for something else', () => {
+  const reverse = trainStateFromHash('#train&task=reverse&dModel=32&ffnDim=64').state;
+
+  it('reads as what it resolves to in the state, not as 0', () => {
+    const shown = (name: string) => shownValue(trainSettingByName(name)!, reverse[name], reverse);
+    expect(reverse.kvHeads).toBe(0);
+    expect(reverse.heads).toBe(4);
+    expect(shown('kvHeads')).toBe('default (4)');
+    expect(shown('headDim')).toBe('default (8)');
+    expect(shown('queryPreAttnScalar')).toBe('default (8)');
+    expect(shown('window')).toBe('none');
+    expect(shown('evalLength')).toBe(`default (${reverse.length})`);
+    expect(shown('dModel')).toBe('32');
+    // a value set is shown as it is, and headDim set carries over to the scalar
+    const set = { ...reverse, kvHeads: 2, headDim: 16 };
+    expect(shownValue(trainSettingByName('kvHeads')!, 2, set)).toBe('2');
+    expect(shownValue(trainSettingByName('queryPreAttnScalar')!, 0, set)).toBe('default (16)');
+    // the playground's table: FFN width 0 is 4 × d_model, K/V heads 0 one per head
+    expect(shownValue(settingByName('ffnDim')!, 0, DEFAULT_STATE)).toBe(`default (${4 * DEFAULT_STATE.dModel})`);
+    expect(shownValue(settingByName('kvHeads')!, 0, DEFAULT_STATE)).toBe(`default (${DEFAULT_STATE.heads})`);
+  });
+
+  it('says "default" alone when the other settings give no value (heads not dividing d_model)', () => {
+    expect(zeroDefaultText('headDim', 0, { dModel: 30, heads: 4 })).toBe('default');
+    expect(zeroDefaultText('headDim', 3, { dModel: 30, heads: 4 })).toBeNull();
+    expect(zeroDefaultText('seed', 0, {})).toBeNull();
+    expect(zeroDefaultText('clipNorm', 0, {})).toBe('off');
+    expect(zeroDefaultText('stopAt', 0, {})).toBe('never');
+  });
+
+  it('covers every setting whose declaration gives 0 a meaning', () => {
+    const declared = [...SETTINGS, ...TRAIN_SETTINGS]
+      .filter((s) => /\b0 =|\(0: /.test(s.help ?? ''))
+      .map((s) => s.name);
+    expect(declared.length).toBeGreaterThan(5);
+    expect([...new Set(declared)].filter((name) => !(name in ZERO_MEANS))).toEqual([]);
   });
 });

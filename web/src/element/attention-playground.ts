@@ -43,6 +43,7 @@ import type { Playground } from '../playground/playground.js';
 import type { TrainedModelRef } from '../workers/trained-trace.js';
 import type { GenerationApi } from '../workers/generation-run.js';
 import { generationSessions } from '../workers/generation-sessions.js';
+import { PRETRAINED_PREFIX, isPretrainedId } from '../model/pretrained-models.js';
 
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 /** The element's own attributes (everything else must be a setting's). */
@@ -408,12 +409,26 @@ export class AttentionPlaygroundElement extends LitElement {
     if (part) this.#choose(this.#playground);
   };
 
+  /**
+   * A model the playground does not run (a pretrained one not loaded in this tab) fires no 'trace': the panel is told
+   * after each render instead, so it says why, as the page's does.
+   */
+  protected override updated(): void {
+    if (!part || !this.#generateMode()) return;
+    const playground = this.renderRoot.querySelector<Playground>('ap-playground');
+    if (!playground) return;
+    this.#playground = playground;
+    this.#choose(playground);
+  }
+
   /** The playground's model as the panel's (a new one only when it changed: a new object resets the panel). */
   #choose(playground: Playground): void {
+    const { model } = playground.state;
     const choice = part!.choice(
       playground.pretrained,
-      playground.state.model !== '' ? (playground.model?.ref ?? null) : null,
-      null,
+      model !== '' ? (playground.model?.ref ?? null) : null,
+      // a pretrained model the playground's setting names but this tab has not loaded: the panel says so
+      isPretrainedId(model) ? model.slice(PRETRAINED_PREFIX.length) : null,
       // without a Model picker shown (controls without 'model'), the element's model attribute picks the model
       /(^|,)\s*(all|model)\s*(,|$)/.test(this.getAttribute('controls') ?? '') ? 'picker' : 'attribute',
     );

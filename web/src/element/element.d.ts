@@ -5,7 +5,8 @@ import type { Trace } from 'attention-playground';
  * <attention-playground>: a live attention view for tutorials. Attributes: every
  * playground setting in kebab-case (text, source, mode, d-model, heads, kv-heads, layers, window, seed,
  * preset, scale, residual, positional, positions, activation, ffn, norm, norm-type, view, stage, color-scale, block, layer,
- * head, sequence, overlay, tensor, model), plus `controls` ('all' | 'none' | a comma list of setting names,
+ * head, sequence, overlay, tensor, model, weights, q8-activations — how a pretrained checkpoint loaded with the model
+ * picker holds its weights), plus `controls` ('all' | 'none' | a comma list of setting names,
  * 'views', 'export', 'model', 'status' — the engine, milliseconds and heap line — and 'all') and `compare-text`. Fires 'trace' (detail.trace) after each run.
  * Train mode: `checkpoint` (a shipped checkpoint's id — sort, reverse, induction — or the
  * URL of a checkpoint's .json) shows a trained model; `train` with the Train view's

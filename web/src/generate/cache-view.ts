@@ -4,6 +4,7 @@
 import { html, nothing } from 'lit';
 import { bytesText, cacheLayers, cacheWithoutGrouping } from '../model/generation-view.js';
 import type { GenerationModelFacts } from '../workers/generation-run.js';
+import { fixed } from '../model/words.js';
 
 export function cacheView(bytes: readonly number[], facts: GenerationModelFacts, positions: number) {
   const layers = cacheLayers(bytes, facts.kvHeads, facts.headDim);
@@ -21,7 +22,7 @@ export function cacheView(bytes: readonly number[], facts: GenerationModelFacts,
       ${layers.map(
         (l) => html`<div class="cache-row" data-layer=${l.layer} data-bytes=${l.bytes} data-positions=${l.positions}>
           <span class="label">layer ${l.layer}</span>
-          <span class="cells"><span class="held" style=${`width:${((l.positions / width) * 100).toFixed(1)}%`}></span></span>
+          <span class="cells"><span class="held" style=${`width:${fixed((l.positions / width) * 100, 1)}%`}></span></span>
           <span class="value">${l.positions} pos · ${bytesText(l.bytes)}</span>
         </div>`,
       )}

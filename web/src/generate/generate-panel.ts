@@ -37,7 +37,7 @@ import {
   type SamplerSettings,
 } from '../model/generation-state.js';
 import { redistribute, type Candidate, type Filters } from '../model/next-token.js';
-import { AttentionRows, branchTree, doneText, withPath } from '../model/generation-view.js';
+import { AttentionRows, branchTree, doneText, speedText, withPath } from '../model/generation-view.js';
 import type { GenerationApi, GenerationOpened, GenerationSource, StepView } from '../workers/generation-run.js';
 import { HashWriter } from '../ui/hash-writer.js';
 import { GENERATE_STYLES } from './generate-styles.js';
@@ -703,14 +703,6 @@ function samePath(a: readonly number[], b: readonly number[]): boolean {
 
 function sameFilters(a: Filters, b: Filters): boolean {
   return a.temperature === b.temperature && a.topK === b.topK && a.topP === b.topP && a.minP === b.minP;
-}
-
-/** 'tokens/s 42.1 (engine 55.0)': over the wall time of the last run, and the engine's own step time. */
-function speedText(tokens: number, wallMs: number, engineMs: number, steps: number): string {
-  if (tokens === 0) return '';
-  const wall = wallMs > 0 ? (tokens * 1000) / wallMs : 0;
-  const engine = engineMs > 0 ? (steps * 1000) / engineMs : 0;
-  return `${wall.toFixed(1)} tokens/s (engine alone ${engine.toFixed(1)})`;
 }
 
 customElements.define('ap-generate-panel', GeneratePanel);

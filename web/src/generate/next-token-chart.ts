@@ -3,6 +3,7 @@
 // token?" branches there. Text as Lit text bindings only.
 import { html, nothing } from 'lit';
 import type { ShownDistribution } from '../model/next-token.js';
+import { fixed } from '../model/words.js';
 
 export interface ChartOptions {
   position: number;
@@ -16,7 +17,7 @@ export interface ChartOptions {
   disabled: boolean;
 }
 
-const percent = (p: number) => `${(p * 100).toFixed(p < 0.001 && p > 0 ? 3 : 1)}%`;
+const percent = (p: number) => `${fixed(p * 100, p < 0.001 && p > 0 ? 3 : 1)}%`;
 
 export function nextTokenChart(shown: ShownDistribution, o: ChartOptions) {
   return html`<figure class="chart" data-testid="next-token-chart" data-position=${o.position}>
@@ -31,13 +32,13 @@ export function nextTokenChart(shown: ShownDistribution, o: ChartOptions) {
           <button class="bar ${b.token === o.chosenToken ? 'chosen' : ''} ${b.kept ? '' : 'filtered'}" data-token=${b.token}
             ?disabled=${o.disabled} title=${`what if “${b.text}”? Branch here with it`} @click=${() => o.onPick(b.token)}>
             <span class="label">${b.text}</span>
-            <span class="track"><span class="fill" style=${`width:${(b.probability * 100).toFixed(2)}%`}></span></span>
+            <span class="track"><span class="fill" style=${`width:${fixed(b.probability * 100, 2)}%`}></span></span>
             <span class="value" data-probability=${b.probability}>${valueText(b, b.token === o.chosenToken)}</span>
           </button>
         </li>`,
       )}
       <li class="rest"><span class="label">the rest</span>
-        <span class="track"><span class="fill" style=${`width:${(shown.rest * 100).toFixed(2)}%`}></span></span>
+        <span class="track"><span class="fill" style=${`width:${fixed(shown.rest * 100, 2)}%`}></span></span>
         <span class="value" data-testid="rest">${percent(shown.rest)}</span></li>
     </ol>
   </figure>`;
@@ -54,8 +55,8 @@ function valueText(bar: ShownDistribution['bars'][number], chosen: boolean): str
 
 /** The shown distribution's entropy: the draw's, or the redrawn one's ('≈' when the redraw is), beside the draw's. */
 function entropyText(shown: ShownDistribution, o: ChartOptions) {
-  if (o.sameSettings || !Number.isFinite(shown.entropy)) return html`entropy ${o.entropy.toFixed(2)} nats`;
+  if (o.sameSettings || !Number.isFinite(shown.entropy)) return html`entropy ${fixed(o.entropy, 2)} nats`;
   return html`entropy ${
     shown.exact ? nothing : html`<span title="the spread of the tokens beyond the candidates is estimated">≈</span>`
-  }${shown.entropy.toFixed(2)} nats (${o.entropy.toFixed(2)} at the draw)`;
+  }${fixed(shown.entropy, 2)} nats (${fixed(o.entropy, 2)} at the draw)`;
 }

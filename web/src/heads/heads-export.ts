@@ -22,6 +22,7 @@ import { barsPicture, type BarsSpec } from '../ui/bars.js';
 import { heatmapPicture, type HeatmapSpec } from '../ui/heatmap.js';
 import { textGridPicture, type TextGridSpec } from '../ui/text-grid.js';
 import { scoreScale, weightScale } from '../ui/colors.js';
+import { fixed } from '../model/words.js';
 
 export type FigureFormat = 'png' | 'svg' | 'csv';
 
@@ -86,9 +87,9 @@ export function lensGrid(result: Extract<HeadsResult, { tool: 'lens' }>): TextGr
         `layer ${layer}, after \u2018${result.tokens[p]}\u2019: ` +
           Array.from(
             { length: result.topK },
-            (_, k) => `\u2018${result.top[at + k]}\u2019 ${result.probs[at + k].toFixed(3)}`,
+            (_, k) => `\u2018${result.top[at + k]}\u2019 ${fixed(result.probs[at + k], 3)}`,
           ).join(', ') +
-          `; the final prediction \u2018${result.prediction[p]}\u2019 ${result.predictionProbs[layer * seq + p].toFixed(3)}`,
+          `; the final prediction \u2018${result.prediction[p]}\u2019 ${fixed(result.predictionProbs[layer * seq + p], 3)}`,
       );
     }
   return {
@@ -165,7 +166,7 @@ function figure(result: HeadsResult, model: string, text: string, head: HeadRefS
       return {
         heading: `What heads do: direct logit attribution of the ${logitName(result.target, result.against)}`,
         texts,
-        legend: { note: `The parts sum to ${result.logit.toFixed(4)}.` },
+        legend: { note: `The parts sum to ${fixed(result.logit, 4)}.` },
         panels: [panel(barsPicture(spec), spec.caption)],
       };
     }
@@ -174,7 +175,7 @@ function figure(result: HeadsResult, model: string, text: string, head: HeadRefS
       return {
         heading: `What heads do: each part switched off alone, by the change of the ${logitName(result.target, result.against)}`,
         texts,
-        legend: { note: `Full run: ${result.logit.toFixed(4)}.` },
+        legend: { note: `Full run: ${fixed(result.logit, 4)}.` },
         panels: [panel(barsPicture(spec), spec.caption)],
       };
     }

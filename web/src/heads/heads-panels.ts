@@ -20,7 +20,7 @@ import {
   logitName,
   patchAgreement,
 } from '../model/heads-figures.js';
-import { formatValue } from '../model/words.js';
+import { fixed, formatValue } from '../model/words.js';
 import { barsSvg } from '../ui/bars.js';
 import { textGridSvg } from '../ui/text-grid.js';
 import { weightScale } from '../ui/colors.js';
@@ -83,8 +83,8 @@ export function detectPanel(result: Result<'detect'> | null, state: HeadsState, 
                 <th scope="row">
                   <button class="head" aria-label=${`Choose head ${r.layer}.${r.head}`}>L${r.layer}H${r.head}</button>
                 </th>
-                ${DETECTORS.map((k) => html`<td data-kind=${k}>${r.scores[k].toFixed(3)}</td>`)}
-                <td class="label">${r.label} (${r.labelScore.toFixed(2)})</td>
+                ${DETECTORS.map((k) => html`<td data-kind=${k}>${fixed(r.scores[k], 3)}</td>`)}
+                <td class="label">${r.label} (${fixed(r.labelScore, 2)})</td>
               </tr>`,
           )}
         </tbody>
@@ -104,7 +104,7 @@ function tokenPickers(target: TokenChoice, against: TokenChoice | null, candidat
         <select id="token" @change=${(e: Event) => act.set({ token: pick((e.target as HTMLSelectElement).value) })}>
           ${options.map(
             (c) =>
-              html`<option value=${c.id} ?selected=${c.id === target.id}>\u2018${c.token}\u2019 (p ${c.probability.toFixed(3)})</option>`,
+              html`<option value=${c.id} ?selected=${c.id === target.id}>\u2018${c.token}\u2019 (p ${fixed(c.probability, 3)})</option>`,
           )}
         </select>
       </div>
@@ -170,8 +170,8 @@ export function ablatePanel(
         ${
           result && change
             ? html`<p class="change" data-testid="ablation-change" data-before=${change.probability[0]} data-after=${change.probability[1]}>
-              p(\u2018${result.target.token}\u2019) <strong>${change.probability[0].toFixed(3)}</strong> \u2192
-              <strong>${change.probability[1].toFixed(3)}</strong>; ${logitName(result.target, result.against)}
+              p(\u2018${result.target.token}\u2019) <strong>${fixed(change.probability[0], 3)}</strong> \u2192
+              <strong>${fixed(change.probability[1], 3)}</strong>; ${logitName(result.target, result.against)}
               <strong>${formatValue(change.logit[0])}</strong> \u2192 <strong>${formatValue(change.logit[1])}</strong>
               (${change.logitChange >= 0 ? '+' : ''}${formatValue(change.logitChange)}). The top prediction
               ${
@@ -222,7 +222,7 @@ export function lensPanel(result: Result<'lens'> | null, act: PanelActions) {
       ${textGridSvg(spec)}
       <p class="note" data-testid="lens-final">
         The final prediction \u2018${result.prediction[seq - 1]}\u2019, layer by layer:
-        ${Array.from({ length: result.layers }, (_, l) => `L${l} ${last(l).toFixed(3)}`).join(', ')}.
+        ${Array.from({ length: result.layers }, (_, l) => `L${l} ${fixed(last(l), 3)}`).join(', ')}.
       </p>
       ${act.exports(result)}
     </section>`;
@@ -270,10 +270,10 @@ export function patchPanel(result: Result<'patch'> | null, act: PanelActions) {
             })}
           </div>
           <p class="note" data-testid="agreement-${over}" data-correlation=${agreement.correlation}>
-            Agreement: correlation ${Number.isNaN(agreement.correlation) ? 'undefined (a constant map)' : agreement.correlation.toFixed(3)};
-            the same sign in ${(agreement.sameSign * 100).toFixed(0)}% of the cells; ${agreement.topShared} of the exact map\u2019s
+            Agreement: correlation ${Number.isNaN(agreement.correlation) ? 'undefined (a constant map)' : fixed(agreement.correlation, 3)};
+            the same sign in ${fixed(agreement.sameSign * 100, 0)}% of the cells; ${agreement.topShared} of the exact map\u2019s
             ${agreement.top} largest cells also among the estimate\u2019s; the largest gap ${formatValue(agreement.largestGap)}.
-            Exact ${(map.milliseconds.exact / 1000).toFixed(2)} s, attribution ${(map.milliseconds.estimate / 1000).toFixed(2)} s.
+            Exact ${fixed(map.milliseconds.exact / 1000, 2)} s, attribution ${fixed(map.milliseconds.estimate / 1000, 2)} s.
           </p>
         </div>`;
       })}

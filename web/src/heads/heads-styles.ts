@@ -12,7 +12,9 @@ export const HEADS_STYLES = [
     .bar .setting { margin: 0; }
     .text-box { flex: 1 1 22rem; }
     .text-box textarea { min-height: 2.4rem; font-family: var(--ap-mono); }
-    [role='tablist'] { display: flex; flex-wrap: wrap; gap: var(--ap-space-1); margin: var(--ap-space-2) 0 var(--ap-space-3); }
+    .tool-bar { display: flex; flex-wrap: wrap; align-items: center; gap: var(--ap-space-1) var(--ap-space-3);
+      margin: var(--ap-space-2) 0 var(--ap-space-3); }
+    [role='tablist'] { display: flex; flex-wrap: wrap; gap: var(--ap-space-1); }
     button[role='tab'][aria-selected='true'], button[role='tab'][aria-selected='true']:hover:not(:disabled) {
       background: var(--ap-accent); border-color: var(--ap-accent); color: var(--ap-on-accent); }
     .status { display: flex; align-items: center; gap: var(--ap-space-2); min-height: 2rem; color: var(--ap-text-muted);
@@ -30,11 +32,15 @@ export const HEADS_STYLES = [
     table.detectors td.label { text-align: left; white-space: nowrap; }
     /* A table wider than the screen scrolls sideways on its own (the figure's text stays put); shadows at the edges
        say there is more (each uncovered once scrolled to its end). */
-    .table-scroll { max-width: 100%; overflow-x: auto;
+    .table-scroll { max-width: 100%; max-height: 70vh; overflow: auto;
       background: linear-gradient(to right, var(--ap-surface) 40%, transparent) left / 2rem 100% no-repeat local,
         linear-gradient(to left, var(--ap-surface) 40%, transparent) right / 2rem 100% no-repeat local,
         radial-gradient(farthest-side at 0 50%, #0003, transparent) left / 0.6rem 100% no-repeat scroll,
         radial-gradient(farthest-side at 100% 50%, #0003, transparent) right / 0.6rem 100% no-repeat scroll; }
+    /* Scrolled, the table keeps its headers in sight: the column names at the top, the heads at the left. */
+    table.detectors thead th { position: sticky; top: 0; z-index: 1; background: var(--ap-surface); }
+    table.detectors tbody th { position: sticky; left: 0; z-index: 1; background: var(--ap-surface); }
+    table.detectors thead th:first-child { left: 0; z-index: 2; }
     /* The chosen head: the selection's colours (as a pressed button's), the text keeping its contrast. */
     table.detectors tr[aria-selected='true'] > * { background: var(--ap-accent-soft); color: var(--ap-text); font-weight: 700; }
     table.detectors tr[aria-selected='true'] > th { box-shadow: inset 3px 0 0 var(--ap-accent); }

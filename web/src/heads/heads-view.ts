@@ -288,23 +288,26 @@ export class HeadsView extends LitElement {
         ${state.tool === 'patch' ? this.#patchBoxes() : this.#textBox()}
       </div>
       ${this.#modelError ? html`<p class="error" role="alert" data-testid="model-error">${this.#modelError}</p>` : nothing}
-      <div role="tablist" aria-label="Tool">
-        ${HEAD_TOOLS.map(
-          (tool) =>
-            html`<button role="tab" id="tab-${tool}" aria-selected=${tool === state.tool ? 'true' : 'false'}
-              @click=${() => this.#set({ tool })}>${HEAD_TOOL_LABELS[tool]}</button>`,
-        )}
-      </div>
-      <div class="status" role="status" aria-live="polite">
-        ${
-          this.busy
-            ? html`<span>${this.busy.what}\u2026</span>
-              <progress data-testid="progress" max=${this.busy.total} value=${this.busy.done}></progress>
-              <button data-testid="cancel" @click=${this.#cancel}>Cancel</button>`
-            : this.error && !this.#boxes().includes(this.error.field ?? '')
-              ? html`<span class="error" data-testid="error">${this.error.message}</span>`
-              : nothing
-        }
+      <!-- The status line sits beside the tabs (below them where they wrap): an idle one takes no band of its own. -->
+      <div class="tool-bar">
+        <div role="tablist" aria-label="Tool">
+          ${HEAD_TOOLS.map(
+            (tool) =>
+              html`<button role="tab" id="tab-${tool}" aria-selected=${tool === state.tool ? 'true' : 'false'}
+                @click=${() => this.#set({ tool })}>${HEAD_TOOL_LABELS[tool]}</button>`,
+          )}
+        </div>
+        <div class="status" role="status" aria-live="polite">
+          ${
+            this.busy
+              ? html`<span>${this.busy.what}\u2026</span>
+                <progress data-testid="progress" max=${this.busy.total} value=${this.busy.done}></progress>
+                <button data-testid="cancel" @click=${this.#cancel}>Cancel</button>`
+              : this.error && !this.#boxes().includes(this.error.field ?? '')
+                ? html`<span class="error" data-testid="error">${this.error.message}</span>`
+                : nothing
+          }
+        </div>
       </div>
       ${this.#chosenHead()}
       <div role="tabpanel" aria-labelledby="tab-${state.tool}">${this.#panel(state.tool)}</div>

@@ -10,6 +10,7 @@
 // the source (the encoder's output), into W_k and W_v. No DOM: Vitest tests it in Node.
 import type { Stage, Trace } from 'attention-playground';
 import { layerInput } from './flow-model.js';
+import { MINUS_INFINITY } from './words.js';
 import { stepSettings, type Stack } from './stage-values.js';
 import { findStage, type Block } from './trace-model.js';
 
@@ -197,7 +198,7 @@ export function blockDiagram(trace: Trace, block: Block, layer: number): BlockDi
     boxes.push(stageBox('scaled', '÷√d_k', scaled, '', { help: 'scaled down by √d_k', perHead: true }));
   const mask = inBlock('mask');
   if (mask && masksSomething(trace, block, layer)) {
-    const box = stageBox('mask', 'mask', mask, '', { help: 'blocked pairs become −∞', perHead: true });
+    const box = stageBox('mask', 'mask', mask, '', { help: `blocked pairs become ${MINUS_INFINITY}`, perHead: true });
     box.covers.push({ view: 'heads', name: 'stage', values: ['masked'] });
     boxes.push(box);
   }

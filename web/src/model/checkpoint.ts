@@ -7,6 +7,7 @@
 // and the folder's index.json lists the records' ids and titles.
 import { base64ToBytes, bytesToBase64 } from './base64.js';
 import type { CurvePoint, Probe, ProbeHead } from './training-data.js';
+import { fixed } from './words.js';
 
 export const CHECKPOINT_FORMAT = 'attention-playground-checkpoint/1';
 
@@ -51,7 +52,7 @@ export interface Checkpoint {
   weights: Uint8Array;
 }
 
-const round = (x: number, digits: number) => Number(x.toFixed(digits));
+const round = (x: number, digits: number) => Number(fixed(x, digits));
 
 export function packProbe(probe: Probe): PackedProbe {
   return {

@@ -1,7 +1,7 @@
 // The text a heatmap cell's tooltip shows: the exact value at each stage, how it
 // was computed, the row sum, and why a cell is blocked.
 import type { Trace } from 'attention-playground';
-import { formatValue } from './words.js';
+import { MINUS_INFINITY, formatValue } from './words.js';
 import { axisTokens, blockedReason, findStage, headSlice, rowSum, type Block } from './trace-model.js';
 
 const REASONS = {
@@ -51,7 +51,9 @@ export function explainCell(
     trace.config.scale
       ? `scaled  ${formatValue(scores.values[k])} / √${dk} = ${formatValue(scaled.values[k])}`
       : `scaled  scaling off: ${formatValue(scaled.values[k])}`,
-    reason ? `masked  −∞ (blocked: ${REASONS[reason]})` : `masked  not blocked: ${formatValue(scaled.values[k])}`,
+    reason
+      ? `masked  ${MINUS_INFINITY} (blocked: ${REASONS[reason]})`
+      : `masked  not blocked: ${formatValue(scaled.values[k])}`,
     `weight  softmax over the row = ${formatValue(weights.values[k])}`,
     `row sum ${formatValue(rowSum(weights, row))}`,
   ];

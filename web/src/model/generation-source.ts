@@ -44,8 +44,11 @@ export function generationChoice<Ref extends { key: string }>(
       source: null,
       chat: false,
       unavailable:
-        `The pretrained model \u2018${notLoaded}\u2019 is not loaded in this tab: load it again with ` +
-        '\u201cLoad a pretrained model\u2026\u201d in the Model picker to generate with it.',
+        `The pretrained model \u2018${notLoaded}\u2019 is not loaded in this tab: ` +
+        (picker === 'picker'
+          ? 'load it again with \u201cLoad a pretrained model\u2026\u201d in the Model picker to generate with it.'
+          : 'an element loads one only with its Model picker: show it (controls="model") and use ' +
+            '\u201cLoad a pretrained model\u2026\u201d to generate with it.'),
     };
   return {
     source: null,

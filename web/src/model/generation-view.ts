@@ -1,7 +1,8 @@
 // What the Generate panel draws of a generation, as plain data: the attention of every
 // head growing one row per new token, the KV cache per layer (bytes and positions held),
 // the tree of branches explored, and the speed. No DOM: Vitest tests it in Node
-// (tests/web/generation-view.test.ts).
+// (tests/web/generation-state.test.ts).
+import { fixed } from './words.js';
 
 /**
  * A branch's attention as it grows: the opened tokens' (L, H, S0, S0) weights (null: not recorded, drawn as 0), then
@@ -87,10 +88,35 @@ export function cacheWithoutGrouping(positions: number, layers: number, heads: n
   return layers * positions * 2 * heads * headDim * 4;
 }
 
+/**
+ * The shortest engine time per token the speed line turns into a rate, ms. The engine's step clock reads
+ * performance.now (through emscripten), which a page without cross-origin isolation gets in steps of 0.1 ms
+ * (Chromium; coarser elsewhere): a step of a small model times as 0 or 0.1 ms, and a rate made of such ticks
+ * ('engine alone 6250.0') measures the clock, not the engine. From ten ticks per token the rate is within 10%.
+ */
+export const MEASURABLE_STEP_MS = 1;
+
+/**
+ * The speed line: tokens/s over the run's wall time (`wallMs`, from the click to the last token), and the engine's
+ * own rate over its `steps` timed steps (`engineMs` in all); below MEASURABLE_STEP_MS a token, the engine's time is
+ * said as a bound, not a rate. '' before any token.
+ */
+export function speedText(tokens: number, wallMs: number, engineMs: number, steps: number): string {
+  if (tokens === 0) return '';
+  const wall = wallMs > 0 ? `${fixed((tokens * 1000) / wallMs, 1)} tokens/s` : 'tokens/s not measured';
+  if (steps === 0) return wall;
+  const perStep = engineMs / steps;
+  const engine =
+    perStep < MEASURABLE_STEP_MS
+      ? `<${MEASURABLE_STEP_MS} ms per token`
+      : `${fixed((steps * 1000) / engineMs, 1)} tokens/s`;
+  return `${wall} (engine alone ${engine})`;
+}
+
 /** '1.2 MB', '36.9 kB', '512 B'. */
 export function bytesText(bytes: number): string {
-  if (bytes >= 1e6) return `${(bytes / 1e6).toFixed(1)} MB`;
-  if (bytes >= 1e3) return `${(bytes / 1e3).toFixed(1)} kB`;
+  if (bytes >= 1e6) return `${fixed(bytes / 1e6, 1)} MB`;
+  if (bytes >= 1e3) return `${fixed(bytes / 1e3, 1)} kB`;
   return `${bytes} B`;
 }
 

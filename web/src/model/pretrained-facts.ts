@@ -1,8 +1,10 @@
 // A loaded pretrained model's facts in a few words, for its summary beside the view: its
 // heads (grouped-query attention: how many query heads share each K/V head), how positions
-// enter, where its sliding window applies, its norm. No DOM: Vitest tests it in Node.
+// enter, where its sliding window applies, its norm, how its weights are held. No DOM: Vitest tests it in Node.
 import type { PretrainedInfo } from './pretrained-info.js';
 import { count } from './words.js';
+import { formatBytes } from './pretrained-models.js';
+import { DEFAULT_Q8_ACTIVATIONS, usesQ8Activations } from './weights-modes.js';
 
 /** How a pretrained model's heads read keys and values: each its own, or grouped (which query heads share each K/V head). */
 export function headsFact(info: Pick<PretrainedInfo, 'heads' | 'kvHeads' | 'headDim'>): string {
@@ -30,6 +32,16 @@ export function windowFact(info: Pick<PretrainedInfo, 'window' | 'windowPattern'
   if (info.windowPattern > 1)
     return `${info.window} tokens in local layers; every ${ordinal(info.windowPattern)} layer is global`;
   return `${info.window} tokens in every layer`;
+}
+
+/** How the loaded model holds its weights: the mode asked for, then the bytes held by storage ('bf16: 62.4 kB (f32 8.0 kB, bf16 54.4 kB)'). */
+export function heldFact(info: Pick<PretrainedInfo, 'held'>): string {
+  const { weights, q8Activations, bytes } = info.held;
+  const int = usesQ8Activations(weights) && q8Activations !== DEFAULT_Q8_ACTIVATIONS;
+  const parts = Object.entries(bytes)
+    .filter(([storage, n]) => storage !== 'total' && n > 0)
+    .map(([storage, n]) => `${storage} ${formatBytes(n, null)}`);
+  return `${weights}${int ? `, ${q8Activations} activations` : ''}: ${formatBytes(bytes.total, null)} (${parts.join(', ')})`;
 }
 
 export const NORM_NAMES: Record<string, string> = {

@@ -2,7 +2,14 @@
 // (plain data: it crosses the worker boundary): what to load, the bytes read, the loaded
 // model's facts, the outcome, and the model's guesses. The worker's side is
 // workers/pretrained-run.ts; the panel that asks for a load is pretrained/.
-import { ENGINE, type Family, type FamilyTokenizer, type WeightsMode } from 'attention-playground';
+import {
+  ENGINE,
+  type Family,
+  type FamilyTokenizer,
+  type Q8Activations,
+  type WeightBytes,
+  type WeightsMode,
+} from 'attention-playground';
 
 /** The tokenizer a family's checkpoints carry, as the engine declares it. */
 export function familyTokenizer(family: Family): FamilyTokenizer {
@@ -10,10 +17,14 @@ export function familyTokenizer(family: Family): FamilyTokenizer {
 }
 
 /** What the page asks to load: the person's files (File objects clone into the worker) or a model name on a hub. */
-export type PretrainedSource = ({ files: File[]; name?: string } | { repo: string; baseUrl: string }) & {
-  /** How the engine holds the matrices (engine.loadPretrained's `weights`): default 'auto' (16-bit files stay 16-bit). */
+export type PretrainedSource = ({ files: File[]; name?: string } | { repo: string; baseUrl: string }) & HeldAs;
+
+/** How the engine holds the matrices (engine.loadPretrained's options; model/weights-modes.ts): default 'auto', 'f32'. */
+export interface HeldAs {
   weights?: WeightsMode;
-};
+  /** With weights 'q8_0': 'int16' rounds the activations so the products run in integers. */
+  q8Activations?: Q8Activations;
+}
 
 export interface PretrainedProgress {
   file: string;
@@ -56,6 +67,8 @@ export interface PretrainedInfo {
   chat: boolean;
   /** The tensors the engine had no use for, with why. */
   skipped: [string, string][];
+  /** How it was loaded, and the bytes of parameter values held, in total and by storage ('f32', 'bf16', 'f16', 'q8_0'). */
+  held: { weights: WeightsMode; q8Activations: Q8Activations; bytes: WeightBytes };
 }
 
 export type LoadOutcome =
@@ -77,9 +90,7 @@ export interface Prediction {
 }
 
 /** What the loading panel asks for: the person's files (a picked folder's name names the model), or a model name on a hub. */
-export type LoadRequest = ({ files: File[]; name: string } | { repo: string; baseUrl: string }) & {
-  weights?: WeightsMode;
-};
+export type LoadRequest = ({ files: File[]; name: string } | { repo: string; baseUrl: string }) & HeldAs;
 
 /**
  * What the loading panel (<ap-pretrained-loader>, pretrained/) works on, kept by the element that shows it, so that it

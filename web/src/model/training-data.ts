@@ -2,6 +2,7 @@
 // checkpoints store it): the points of its curves, and the probe (the model on one held-out
 // example: every head's attention and the model's predictions). The runs themselves are
 // workers/training.ts's.
+import { fixed } from './words.js';
 
 export interface CurvePoint {
   step: number;
@@ -80,7 +81,7 @@ export function barelyDiffer(runs: readonly { heldOut: readonly CurvePoint[] }[]
     if (Math.max(...steps) - Math.min(...steps) > SAME_TIME * Math.max(...steps)) return '';
   }
   return (
-    `The runs barely differ (held-out sequences right within ${(100 * spread).toFixed(1)} points of each other): ` +
+    `The runs barely differ (held-out sequences right within ${fixed(100 * spread, 1)} points of each other): ` +
     'on these settings the compared setting makes no clear difference.'
   );
 }

@@ -5,7 +5,7 @@
 // and as recomputed here from the step above (model/walk-model.ts), with a check mark where
 // they agree. The followed row is this element's own choice; data in, nothing out.
 import { html, nothing } from 'lit';
-import { formatValue } from '../model/words.js';
+import { MINUS_INFINITY, formatValue } from '../model/words.js';
 import { scoreScale, weightScale, type ColorScale } from '../ui/colors.js';
 import { axisTokens, paddedLabels } from '../model/trace-model.js';
 import {
@@ -31,9 +31,9 @@ const STEP_TEXT: Record<WalkStep['name'], { title: string; how: (w: HeadWalk) =>
     how: (w) => (w.divisor === 1 ? 'scaling is off: the scores as they are' : `score ÷ ${formatValue(w.divisor)}`),
   },
   masked: {
-    title: '3. Mask: −∞ where blocked',
+    title: `3. Mask: ${MINUS_INFINITY} where blocked`,
     how: (w) =>
-      `the scaled score, or −∞ where the key is padding${
+      `the scaled score, or ${MINUS_INFINITY} where the key is padding${
         w.causal ? ' or in the future' : ' (no causal mask here)'
       }${w.additiveRow ? ', plus the float mask' : ''}`,
   },
@@ -133,7 +133,7 @@ export class HeadWalkView extends LessonView {
     const blockedHere = future + earlier + padding;
     return html`<p class="note" data-testid="mask-bites" data-blocked=${blockedHere}>${
       parts.length
-        ? `In row ${w.row} the mask blocks ${parts.join(' and ')}: ${blockedHere} of ${w.sk} keys get −∞ here.`
+        ? `In row ${w.row} the mask blocks ${parts.join(' and ')}: ${blockedHere} of ${w.sk} keys get ${MINUS_INFINITY} here.`
         : anywhere
           ? `Row ${w.row} blocks no key; other rows do: follow one of them to see the mask bite.`
           : `The mask blocks nothing in this sentence: ${

@@ -16,7 +16,12 @@ export const LESSON_STYLES = [
   .side { display: flex; flex-wrap: wrap; gap: var(--ap-space-3) var(--ap-space-5); align-items: flex-start; margin: 0.4rem 0; }
   figure { margin: 0; min-width: 0; max-width: 100%; }
   figcaption { font: 600 var(--ap-text-sm) var(--ap-font); margin-bottom: 0.2rem; }
-  .scroll { max-width: 100%; overflow-x: auto; }
+  /* A table wider (or taller) than its box scrolls in it, its headers staying in sight: the column names at the top,
+     the row names ('engine', 'recomputed', a token) at the left, so a scrolled cell still says what it is. */
+  .scroll { max-width: 100%; max-height: 70vh; overflow: auto; }
+  .scroll thead th { position: sticky; top: 0; z-index: 1; }
+  .scroll th[scope='row'], .scroll thead th:first-child { position: sticky; left: 0; z-index: 1; }
+  .scroll thead th:first-child { z-index: 2; }
   table { border-collapse: collapse; font: var(--ap-text-xs) var(--ap-mono); margin: 0.3rem 0; }
   th, td { border: 1px solid var(--ap-border); padding: 0.1rem 0.35rem; text-align: right; white-space: nowrap; }
   th { font-weight: 600; background: var(--ap-surface); }

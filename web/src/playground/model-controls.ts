@@ -4,6 +4,7 @@
 import { LitElement, css, html, nothing } from 'lit';
 import { SETTINGS, type Setting, type State } from '../settings/settings.js';
 import { CONTROL_STYLES, renderControl, settingInput } from '../ui/controls.js';
+import { zeroDefaultText } from '../model/zero-defaults.js';
 
 export class Controls extends LitElement {
   static override properties = {
@@ -44,7 +45,9 @@ export class Controls extends LitElement {
     );
     const typed = 'heads' in this.drafts || 'dModel' in this.drafts; // then the state's numbers are not the boxes'
     return html`${shown.map(
-      (s) => html`${renderControl(s, this.drafts[s.name] ?? state[s.name], this.errors[s.name], this.#onInput)}
+      (s) => html`${renderControl(s, this.drafts[s.name] ?? state[s.name], this.errors[s.name], this.#onInput, {
+        defaulted: zeroDefaultText(s.name, this.drafts[s.name] ?? state[s.name], state),
+      })}
       ${
         s.name === 'heads' && !typed && this.state.dModel % this.state.heads === 0
           ? html`<p class="dk" data-testid="dk">d_k = d_model / heads = ${this.state.dModel} / ${this.state.heads} = <strong>${this.state.dModel / this.state.heads}</strong></p>`

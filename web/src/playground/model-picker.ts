@@ -10,7 +10,7 @@ import { familyTokenizer, type PretrainedInfo } from '../model/pretrained-info.j
 import { shownTrainSettings, trainStateFromHash } from '../settings/train-settings.js';
 import { count } from '../model/words.js';
 import { CHAT_EXAMPLE } from '../model/chat-turns.js';
-import { NORM_NAMES, headsFact, positionsFact, windowFact } from '../model/pretrained-facts.js';
+import { NORM_NAMES, headsFact, heldFact, positionsFact, windowFact } from '../model/pretrained-facts.js';
 
 export const UNTRAINED_LABEL = 'Untrained playground model';
 
@@ -40,7 +40,7 @@ export function fixedSettings(model: ExploreModel) {
   return html`<section class="trained-model" data-testid="fixed-settings" aria-label="The trained model">
     <p class="note">${model.label}: its training fixed these settings (the untrained model has the playground\u2019s).</p>
     ${model.about ? html`<p class="about">${model.about}</p>` : nothing}
-    <dl>${rows.map((s) => html`<dt>${s.label}</dt><dd data-fixed=${s.name}>${shownValue(s, state[s.name])}</dd>`)}</dl>
+    <dl>${rows.map((s) => html`<dt>${s.label}</dt><dd data-fixed=${s.name}>${shownValue(s, state[s.name], state)}</dd>`)}</dl>
   </section>`;
 }
 
@@ -57,6 +57,7 @@ export function pretrainedSummary(info: PretrainedInfo) {
     ['Norm', NORM_NAMES[info.normType] ?? info.normType],
     ['Vocabulary', String(info.vocabSize)],
     ['Longest text', `${info.maxSeq} tokens`],
+    ['Weights in memory', heldFact(info)],
   ];
   return html`<section class="trained-model" data-testid="pretrained-summary" aria-label="The pretrained model">
     <p class="note">${info.name}: a pretrained checkpoint; its config.json fixed these settings.</p>

@@ -189,7 +189,8 @@ export class Playground extends PlaygroundProperties {
         ? html`
       ${
         picker
-          ? html`${modelPicker(this.state.model, this.choices, this.#models.onModel)}<ap-pretrained-loader .host=${this.#models.panel}></ap-pretrained-loader>`
+          ? html`${modelPicker(this.state.model, this.choices, this.#models.onModel)}<ap-pretrained-loader .host=${this.#models.panel}
+              .weights=${this.state.weights} .q8Activations=${this.state.q8Activations}></ap-pretrained-loader>`
           : nothing
       }
       ${modelControls.length ? html`<ap-controls .state=${this.state} .errors=${errors} .drafts=${this.drafts} .only=${modelControls}></ap-controls>` : nothing}

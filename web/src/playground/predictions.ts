@@ -6,6 +6,7 @@
 import { html, nothing } from 'lit';
 import { tokenLabel } from '../model/token-label.js';
 import { familyTokenizer, type Prediction, type PretrainedInfo } from '../model/pretrained-info.js';
+import { fixed } from '../model/words.js';
 
 export function predictionsView(info: PretrainedInfo, predictions: Prediction[], tokens: string[]) {
   const body = !info.predicts
@@ -29,7 +30,7 @@ export function predictionsView(info: PretrainedInfo, predictions: Prediction[],
           <ol>${p.candidates.map(
             (c) => html`<li data-id=${c.id} data-probability=${c.probability}>
             <span class="token" title=${tokenLabel(c.token)}>${tokenLabel(c.token)}</span><span class="track"><span class="bar"
-              style=${`width:${Math.max(1, 100 * c.probability)}%`}></span></span><span class="num">${(100 * c.probability).toFixed(1)}%</span></li>`,
+              style=${`width:${Math.max(1, 100 * c.probability)}%`}></span></span><span class="num">${fixed(100 * c.probability, 1)}%</span></li>`,
           )}</ol>
         </figure>`,
         );

@@ -21,6 +21,7 @@ import {
 import type { Snapshot } from '../model/comparison.js';
 import type { PlaygroundProperties } from './playground-properties.js';
 import { SlowRun } from './delayed-flags.js';
+import { fixed } from '../model/words.js';
 
 export class TraceRuns {
   /** A run that takes a while marks the view it will replace. */
@@ -205,7 +206,7 @@ export class TraceRuns {
     host.recorded = outcome.recorded ?? 'every';
     host.stagesUpTo = outcome.stagesUpTo ?? 0;
     host.rendered = outcome.rendered ?? '';
-    host.status = `${outcome.build} engine · ${outcome.milliseconds.toFixed(2)} ms · wasm heap ${(outcome.heapBytes / 1024).toFixed(0)} KiB`;
+    host.status = `${outcome.build} engine · ${fixed(outcome.milliseconds, 2)} ms · wasm heap ${fixed(outcome.heapBytes / 1024, 0)} KiB`;
     host.heapBytes = outcome.heapBytes;
     host.dispatchEvent(new CustomEvent('trace', { detail: { trace: outcome.trace }, bubbles: true, composed: true }));
   }

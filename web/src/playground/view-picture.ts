@@ -35,6 +35,7 @@ import {
 import { heatmapPicture, type HeatmapSpec } from '../ui/heatmap.js';
 import { linePicture, type LineSpec } from '../ui/line-view.js';
 import { thumbnailCanvas } from '../ui/overview.js';
+import { MINUS_INFINITY } from '../model/words.js';
 
 const STAGE_LEGEND: Record<string, string> = {
   scores: 'Score',
@@ -43,7 +44,11 @@ const STAGE_LEGEND: Record<string, string> = {
   weights: 'Weight',
 };
 const LINE_NOTE = 'line opacity and width = softmax weight (query on the left → key on the right)';
-const BLOCKED_SWATCH = { label: 'blocked (−∞ before softmax, 0 after)', color: BLOCKED_FILL, shape: 'hatch' } as const;
+const BLOCKED_SWATCH = {
+  label: `blocked (${MINUS_INFINITY} before softmax, 0 after)`,
+  color: BLOCKED_FILL,
+  shape: 'hatch',
+} as const;
 /** An overview thumbnail's side in the picture, px (about its size on screen). */
 const THUMBNAIL_SIDE = 72;
 

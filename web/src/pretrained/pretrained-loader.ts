@@ -4,7 +4,9 @@
 // aria-expanded and aria-controls). The dialog says where checkpoint files come from and
 // which families the engine reads, and loads one from the person's files (a drop zone for
 // files or a folder that shows dragging, loading and failure, or the file and folder
-// pickers) or by its name on a hub (base URL editable). It shows the bytes read per file,
+// pickers) or by its name on a hub (base URL editable), holding the weights as the person picks
+// (model/weights-modes.ts: the engine's modes, each in a line; the picks are the page's settings, so
+// a link keeps them). It shows the bytes read per file,
 // a Cancel button while loading, and what went wrong, as text. Its state and loads are
 // `host`'s (pretrained-loading.ts; the playground's PretrainedPanel, which picks the
 // loaded model), so they outlive the dialog being closed.
@@ -14,6 +16,17 @@ import { LitElement, css, html, nothing } from 'lit';
 import { familyNames, formatBytes, realModels } from '../model/pretrained-models.js';
 import type { LoadRequest, PretrainedPanelHost } from '../model/pretrained-info.js';
 import { TOKENS } from '../ui/tokens.js';
+import {
+  DEFAULT_Q8_ACTIVATIONS,
+  DEFAULT_WEIGHTS,
+  WEIGHTS_MODES,
+  type Q8Activations,
+  type WeightsMode,
+  heldOptions,
+  q8ActivationsWords,
+  usesQ8Activations,
+  weightsWords,
+} from '../model/weights-modes.js';
 import { loadPretrainedForPanel } from './pretrained-loading.js';
 import './real-model.js';
 
@@ -45,10 +58,15 @@ export class PretrainedLoader extends LitElement {
     dragging: { state: true },
     from: { state: true },
     host: { attribute: false },
+    weights: { attribute: false },
+    q8Activations: { attribute: false },
   };
   /** Where the dialog's state is kept and loads go (without one, it loads nothing). */
   declare host: PretrainedPanelHost | null;
   declare dragging: boolean;
+  /** How the next load holds the weights: the page's settings (a pick here is sent up as a setting-input). */
+  declare weights: WeightsMode;
+  declare q8Activations: Q8Activations;
   /** What the dialog last loaded from: its files (the drop zone) or a hub name (the form); null: nothing yet. */
   declare from: 'files' | 'hub' | null;
   #unwatch: (() => void) | null = null;
@@ -58,6 +76,8 @@ export class PretrainedLoader extends LitElement {
     this.dragging = false;
     this.from = null;
     this.host = null;
+    this.weights = DEFAULT_WEIGHTS;
+    this.q8Activations = DEFAULT_Q8_ACTIVATIONS;
   }
 
   static override styles = [
@@ -97,6 +117,13 @@ export class PretrainedLoader extends LitElement {
       progress { width: 100%; height: 0.5rem; accent-color: var(--ap-accent); }
       .error { color: var(--ap-danger); white-space: pre-wrap; overflow-wrap: anywhere; }
       .note { color: var(--ap-ok); }
+      .held { margin: var(--ap-space-3) 0 0; padding: var(--ap-space-2) var(--ap-space-3); border: 1px solid var(--ap-border);
+        border-radius: var(--ap-radius); }
+      .held legend { font-weight: 600; padding: 0 var(--ap-space-1); }
+      .held .mode { display: flex; gap: var(--ap-space-2); align-items: baseline; margin: 0.15rem 0; font-weight: 400;
+        font-size: var(--ap-text-xs); }
+      .held .sub { margin-left: 1.4rem; }
+      .held input { accent-color: var(--ap-accent); margin: 0; flex: 0 0 auto; }
       dialog + .note { margin: var(--ap-space-1) 0 0; }
     `,
   ];
@@ -164,7 +191,7 @@ export class PretrainedLoader extends LitElement {
     const host = this.host;
     if (!host) return;
     this.from = 'repo' in request ? 'hub' : 'files';
-    const info = await loadPretrainedForPanel(host, request);
+    const info = await loadPretrainedForPanel(host, { ...request, ...heldOptions(this.weights, this.q8Activations) });
     if (!info) return; // the dialog stays, saying what went wrong
     host.open = false; // done: the model's heads show behind it
     await host.pretrainedLoaded(info);
@@ -185,6 +212,31 @@ export class PretrainedLoader extends LitElement {
     const repo = (this.renderRoot.querySelector('#pretrained-repo') as HTMLInputElement).value.trim();
     const baseUrl = (this.renderRoot.querySelector('#pretrained-base') as HTMLInputElement).value.trim();
     void this.#load({ repo, baseUrl });
+  }
+
+  /** A pick of how the weights are held: a setting of the page (the playground stores it, and the link says it). */
+  #onHeld(name: 'weights' | 'q8Activations', raw: string) {
+    this.dispatchEvent(new CustomEvent('setting-input', { detail: { name, raw }, bubbles: true, composed: true }));
+  }
+
+  /** The engine's weights modes as radio buttons, each with its line, and int16 activations for 8-bit weights. */
+  #heldChoice() {
+    const { weights, q8Activations } = this;
+    const int16: Q8Activations = 'int16';
+    return html`<fieldset class="held" data-testid="weights-held" ?disabled=${this.host!.loading}>
+      <legend>Weights in memory</legend>
+      ${WEIGHTS_MODES.map(
+        (mode) => html`<label class="mode"><input type="radio" name="weights" value=${mode} .checked=${mode === weights}
+          @change=${() => this.#onHeld('weights', mode)}><span><code>${mode}</code>: ${weightsWords(mode)}</span></label>`,
+      )}
+      <label class="mode sub"><input type="checkbox" name="q8Activations" .checked=${q8Activations === int16}
+        ?disabled=${!usesQ8Activations(weights)} @change=${(e: Event) =>
+          this.#onHeld(
+            'q8Activations',
+            (e.target as HTMLInputElement).checked ? int16 : DEFAULT_Q8_ACTIVATIONS,
+          )}><span><code>${int16}</code>
+        activations (with <code>q8_0</code>): ${q8ActivationsWords(int16)}</span></label>
+    </fieldset>`;
   }
 
   #onDragOver(event: DragEvent) {
@@ -237,6 +289,7 @@ export class PretrainedLoader extends LitElement {
               @change=${this.#onFiles}></label>
           </div>
         </div>
+        ${this.#heldChoice()}
         <form @submit=${this.#onLoadByName}>
           <label for="pretrained-repo">Or a model\u2019s name on a hub</label>
           <input id="pretrained-repo" type="text" placeholder=${`gpt2, ${realModels().find((m) => m.family !== 'gpt2')?.repo ?? 'bert-base-uncased'} or owner/name`} autocomplete="off" spellcheck="false">

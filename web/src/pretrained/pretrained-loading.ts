@@ -32,8 +32,8 @@ export async function loadPretrainedForPanel(
   };
   const source =
     'repo' in request
-      ? { repo: request.repo, baseUrl: request.baseUrl, weights: request.weights }
-      : { files: request.files, name: request.name, weights: request.weights };
+      ? { repo: request.repo, baseUrl: request.baseUrl, weights: request.weights, q8Activations: request.q8Activations }
+      : { files: request.files, name: request.name, weights: request.weights, q8Activations: request.q8Activations };
   const outcome = await panel.loadPretrained(source, onProgress);
   panel.loading = false;
   if (!outcome.ok) {

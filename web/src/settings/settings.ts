@@ -15,6 +15,8 @@ import {
 import type { Setting } from '../model/setting.js';
 import { GENERATION_HASH_PREFIX } from '../model/generation-hash.js';
 import { ALL_BLOCKS, HEATMAP_STAGES, type Block } from '../model/trace-model.js';
+import { zeroDefaultText } from '../model/zero-defaults.js';
+import { DEFAULT_Q8_ACTIVATIONS, DEFAULT_WEIGHTS, Q8_ACTIVATIONS, WEIGHTS_MODES } from '../model/weights-modes.js';
 
 export type { BoolSetting, ChoiceSetting, IntSetting, NumberSetting, Setting, TextSetting } from '../model/setting.js';
 
@@ -52,6 +54,25 @@ const TRAINED_SETTINGS = [
     maxLength: 100,
     default: '',
     help: 'A trained model fixes its own settings and reads its task\u2019s tokens.',
+  },
+  // How the next pretrained checkpoint's matrices are held (the loading dialog's choice; model/weights-modes.ts).
+  {
+    name: 'weights',
+    group: 'trained',
+    type: 'choice',
+    label: 'Weights in memory',
+    default: DEFAULT_WEIGHTS,
+    choices: WEIGHTS_MODES,
+    help: 'How a pretrained checkpoint\u2019s matrices are held when it loads.',
+  },
+  {
+    name: 'q8Activations',
+    group: 'trained',
+    type: 'choice',
+    label: 'Activations with 8-bit weights',
+    default: DEFAULT_Q8_ACTIVATIONS,
+    choices: Q8_ACTIVATIONS,
+    help: 'With weights q8_0: int16 rounds the activations so the products run in integers.',
   },
 ] as const satisfies readonly Setting[];
 
@@ -312,11 +333,14 @@ export function formatSetting(setting: Setting, value: unknown): string {
   return String(value);
 }
 
-/** A value as the page shows it to a person (formatSetting is the URL's form): on / off, a choice's label, else as is. */
-export function shownValue(setting: Setting, value: unknown): string {
+/**
+ * A value as the page shows it to a person (formatSetting is the URL's form): on / off, a choice's label, a defaulted
+ * 0 as what it resolves to in `state` ('default (4)', model/zero-defaults.ts), else as is.
+ */
+export function shownValue(setting: Setting, value: unknown, state: Readonly<Record<string, unknown>> = {}): string {
   if (setting.type === 'bool') return value ? 'on' : 'off';
   if (setting.type === 'choice') return setting.labels?.[String(value)] ?? String(value);
-  return formatSetting(setting, value);
+  return zeroDefaultText(setting.name, value, state) ?? formatSetting(setting, value);
 }
 
 /**

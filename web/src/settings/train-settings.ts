@@ -366,7 +366,7 @@ export const TRAIN_SETTINGS: readonly TrainSetting[] = [
     ropeOriginalContext: { label: 'Llama 3: original context' },
     window: { label: 'Sliding window' },
     windowPattern: { label: 'Global layer every' },
-    ropeLocalTheta: { label: 'RoPE base of local layers (0: the same)' },
+    ropeLocalTheta: { label: 'RoPE base of local layers' },
     normType: {
       label: 'Norm',
       labels: { layernorm: 'LayerNorm', rmsnorm: 'RMSNorm', rmsnorm_offset: 'RMSNorm × (1 + w) (Gemma)' },
@@ -381,7 +381,7 @@ export const TRAIN_SETTINGS: readonly TrainSetting[] = [
     mlpBias: { label: 'Biases in the FFN' },
     headBias: { label: 'Bias on the logits' },
     embedScale: { label: 'Embeddings × √d_model (Gemma)' },
-    queryPreAttnScalar: { label: 'Scores ÷ √this (0: √d_h)' },
+    queryPreAttnScalar: { label: 'Scores ÷ √this (Gemma)' },
   }),
   ...fromSchema(OPTIMIZER_SCHEMA, 'optimizer', 'optimizer', {
     lr: { label: 'Learning rate', start: 3e-3 },

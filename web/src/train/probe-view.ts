@@ -5,6 +5,7 @@ import type { Ablation, Probe, ProbeHead } from '../model/training-data.js';
 import { weightScale } from '../ui/colors.js';
 import { fitColumns, gridWidth } from '../ui/heatmap.js';
 import { VAGUE, headLabel as patternLabel, type HeadLabel, type PatternScore } from '../model/head-patterns.js';
+import { fixed } from '../model/words.js';
 
 /** Whitespace tokens (character-level text) made visible. */
 export const visible = (token: string) => token.replace(/ /g, '␣').replace(/\n/g, '⏎');
@@ -50,7 +51,7 @@ export function probeView(probe: Probe, heading: string, options: ProbeOptions) 
         <small>${
           expected === null && probe.typed === undefined
             ? '·'
-            : `${visible(probe.predicted[i])} ${(100 * probe.confidence[i]).toFixed(0)}%`
+            : `${visible(probe.predicted[i])} ${fixed(100 * probe.confidence[i], 0)}%`
         }</small></span>`;
     })}</div>
     <ap-legend .scale=${scale} label="Attention weight:"></ap-legend>
@@ -66,7 +67,7 @@ export function probeView(probe: Probe, heading: string, options: ProbeOptions) 
         return html`<div class="head ${off ? 'off' : ''}"><ap-heatmap data-layer=${h.layer} data-head=${h.head} data-pattern=${best.name}
         .values=${h.weights} .rows=${probe.seq} .cols=${probe.seq} .rowLabels=${labels} .colLabels=${labels} .blocked=${blocked}
         .scale=${scale} row-axis="query" col-axis="key"
-        caption=${`Layer ${h.layer} · head ${h.head}: ${best.name}${step === 0 ? ' (untrained)' : ''} (${best.score.toFixed(2)}${best.rows ? ' on the rows not scored' : ''}) · weights (Sq, Sk) = (${probe.seq}, ${probe.seq})`}
+        caption=${`Layer ${h.layer} · head ${h.head}: ${best.name}${step === 0 ? ' (untrained)' : ''} (${fixed(best.score, 2)}${best.rows ? ' on the rows not scored' : ''}) · weights (Sq, Sk) = (${probe.seq}, ${probe.seq})`}
       ></ap-heatmap>${
         switches
           ? html`<button class="head-switch" data-action="head-off" data-layer=${h.layer} data-head=${h.head}
@@ -118,13 +119,13 @@ export function headLabel(probe: Probe, head: ProbeHead, step?: number): HeadLab
 
 /** What switching heads off did, measured on the held-out set at `step`, beside the same run with every head on. */
 export function ablationSummary(a: Ablation, step: number) {
-  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+  const pct = (x: number) => `${fixed(100 * x, 1)}%`;
   const names = a.heads.map(headKey).join(', ');
   const several = a.heads.length > 1;
   return html`<p class="ablation" data-testid="ablation" data-sequences=${a.ablated.sequenceAccuracy}
     data-baseline=${a.baseline.sequenceAccuracy}>With head${several ? 's' : ''} ${names} off at step ${step}, held-out:
     sequences right ${pct(a.ablated.sequenceAccuracy)} (all heads on: ${pct(a.baseline.sequenceAccuracy)}), tokens right
-    ${pct(a.ablated.accuracy)} (${pct(a.baseline.accuracy)}), loss ${a.ablated.loss.toFixed(3)} (${a.baseline.loss.toFixed(3)}).
+    ${pct(a.ablated.accuracy)} (${pct(a.baseline.accuracy)}), loss ${fixed(a.ablated.loss, 3)} (${fixed(a.baseline.loss, 3)}).
     The guesses above are the model's with ${several ? 'those heads' : 'that head'} off.</p>`;
 }
 

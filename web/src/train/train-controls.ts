@@ -10,6 +10,7 @@ import { shownValue } from '../settings/settings.js';
 import { trainSettingByName, type TrainSetting, type TrainState } from '../settings/train-settings.js';
 import { count } from '../model/words.js';
 import { renderControl } from '../ui/controls.js';
+import { zeroDefaultText } from '../model/zero-defaults.js';
 
 const GROUPS: [TrainSetting['group'], string][] = [
   ['task', 'Task'],
@@ -28,7 +29,13 @@ export function trainSettings(
 ) {
   return html`${GROUPS.filter(([group]) => shown.some((s) => s.group === group)).map(
     ([group, title]) => html`<fieldset><legend>${title}</legend>
-      ${shown.filter((s) => s.group === group).map((s) => renderControl(s, state[s.name], errors[s.name], () => {}))}
+      ${shown
+        .filter((s) => s.group === group)
+        .map((s) =>
+          renderControl(s, state[s.name], errors[s.name], () => {}, {
+            defaulted: zeroDefaultText(s.name, state[s.name], state),
+          }),
+        )}
     </fieldset>`,
   )}
     ${

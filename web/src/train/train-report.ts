@@ -6,6 +6,7 @@ import type { CurvesSpec, Dash, Series } from '../ui/curves.js';
 import '../ui/curves.js';
 import type { TrainRun } from '../workers/train-run.js';
 import { barelyDiffer, type CurvePoint } from '../model/training-data.js';
+import { fixed } from '../model/words.js';
 
 const COLORS = { train: '#1a73e8', heldOut: '#e8175d', sequence: '#2e7d32' };
 /** Each compared run's line style (the colours tell the curves apart). */
@@ -15,12 +16,12 @@ const DASHES: Dash[] = ['solid', 'dashed', 'dotted', 'dashdot', 'long'];
 export function progressLine(run: TrainRun, name: string, steps: number): string {
   const last = run.lastHeldOut;
   const parts = [`${name ? `${name}: ` : ''}step ${run.step} of ${steps}`];
-  if (run.rate > 0) parts.push(`${run.rate.toFixed(0)} steps/s`);
-  if (run.trainingMs > 0) parts.push(`${(run.trainingMs / 1000).toFixed(1)} s training`); // none for a shown checkpoint
+  if (run.rate > 0) parts.push(`${fixed(run.rate, 0)} steps/s`);
+  if (run.trainingMs > 0) parts.push(`${fixed(run.trainingMs / 1000, 1)} s training`); // none for a shown checkpoint
   if (run.rate > 0 && run.status === 'running')
-    parts.push(`at most ${(Math.max(0, steps - run.step) / run.rate).toFixed(0)} s left`);
+    parts.push(`at most ${fixed(Math.max(0, steps - run.step) / run.rate, 0)} s left`);
   if (last)
-    parts.push(`held-out: loss ${last.loss.toFixed(3)}, sequences right ${(100 * last.sequenceAccuracy).toFixed(1)}%`);
+    parts.push(`held-out: loss ${fixed(last.loss, 3)}, sequences right ${fixed(100 * last.sequenceAccuracy, 1)}%`);
   return parts.join(' · ');
 }
 
@@ -34,10 +35,10 @@ export function comparisonSummary(runs: readonly TrainRun[], name: (i: number) =
   const lines = runs.map((run, i) => {
     const reached = run.reached(goal);
     const last = run.lastHeldOut;
-    const loss = last ? `held-out loss ${last.loss.toFixed(3)} at step ${last.step}` : 'not evaluated yet';
+    const loss = last ? `held-out loss ${fixed(last.loss, 3)} at step ${last.step}` : 'not evaluated yet';
     return reached
-      ? `${name(i)} reached ${(100 * goal).toFixed(0)}% of held-out sequences right at step ${reached.step}; ${loss}.`
-      : `${name(i)} has not reached ${(100 * goal).toFixed(0)}% (best ${(100 * Math.max(0, ...run.heldOut.map((p) => p.sequenceAccuracy))).toFixed(1)}%); ${loss}.`;
+      ? `${name(i)} reached ${fixed(100 * goal, 0)}% of held-out sequences right at step ${reached.step}; ${loss}.`
+      : `${name(i)} has not reached ${fixed(100 * goal, 0)}% (best ${fixed(100 * Math.max(0, ...run.heldOut.map((p) => p.sequenceAccuracy)), 1)}%); ${loss}.`;
   });
   // Stop at 0 trains every run to its last step; the summary still needs a yardstick, and says which.
   if (stopAt <= 0) lines.push('(Stop at accuracy is 0, so the runs do not stop early; 99% is the yardstick here.)');

@@ -55,7 +55,7 @@ export function rowTop(values: Float32Array, i: number, cols: number): number {
 /** What the ends of the legend's colour bar stand for when each row has its own scale. */
 export function rowScaleEnds(kind: ColorScale['kind']): [string, string] {
   return kind === 'diverging'
-    ? ['−(the row\u2019s largest |score|)', '+(the row\u2019s largest |score|)']
+    ? ['-(the row\u2019s largest |score|)', '+(the row\u2019s largest |score|)']
     : ['0', 'the row\u2019s largest weight'];
 }
 

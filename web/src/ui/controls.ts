@@ -37,7 +37,8 @@ export function renderControl(
   value: unknown,
   error: string | undefined,
   onInput: (e: Event) => void,
-  options: { max?: number } = {},
+  /** max: a tighter maximum than the setting's; defaulted: what a 0 that stands for something else means ('default (4)'). */
+  options: { max?: number; defaulted?: string | null } = {},
 ) {
   const id = `setting-${setting.name}`;
   const describedBy = error ? `${id}-error` : nothing;
@@ -75,6 +76,7 @@ export function renderControl(
   }
   return html`<div class="setting ${setting.type}" data-setting=${setting.name}>
     <label for=${id}>${setting.label}</label>${control}
+    ${options.defaulted ? html`<output class="defaulted" for=${id} data-testid="defaulted">= ${options.defaulted}</output>` : nothing}
     ${setting.help ? html`<small>${setting.help}</small>` : nothing}
     ${error ? html`<p class="error" id=${`${id}-error`} role="alert">${error}</p>` : nothing}
   </div>`;
@@ -106,6 +108,7 @@ export const CONTROL_STYLES = css`
   .setting.bool small, .setting.bool .error { flex-basis: 100%; }
   label { font-weight: 600; font-size: var(--ap-text-sm); color: var(--ap-text); }
   small { color: var(--ap-text-muted); font-size: var(--ap-text-xs); line-height: 1.35; }
+  .defaulted { font-size: var(--ap-text-xs); color: var(--ap-text); }
   ${FIELD_STYLES}
   input[aria-invalid='true'] { border-color: var(--ap-danger); }
   input[type='checkbox'] { width: 1.1rem; height: 1.1rem; margin: 0; accent-color: var(--ap-accent); cursor: pointer; }

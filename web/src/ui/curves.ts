@@ -7,6 +7,7 @@ import { LitElement, css, html, nothing, render, svg } from 'lit';
 import { scaleLinear, scaleLog } from 'd3-scale';
 import { PICTURE_INK } from './tokens.js';
 import { defineOnce } from './define.js';
+import { fixed } from '../model/words.js';
 
 export interface Series {
   label: string;
@@ -76,7 +77,7 @@ function thin(points: readonly { x: number; y: number }[]) {
 }
 
 const format = (v: number) =>
-  Math.abs(v) >= 100 || v === 0 ? v.toFixed(0) : Math.abs(v) >= 0.01 ? v.toPrecision(3) : v.toExponential(1);
+  Math.abs(v) >= 100 || v === 0 ? fixed(v, 0) : Math.abs(v) >= 0.01 ? v.toPrecision(3) : v.toExponential(1);
 
 /**
  * One format for a whole axis (not "8.00 / 0.900 / 1.0e-3"): plain decimals with as many places as the
@@ -88,7 +89,7 @@ export function tickFormat(ticks: readonly number[]): (v: number) => string {
   if (smallest < 1e-4) return (v) => (v === 0 ? '0' : v.toExponential(0).replace('e+', 'e'));
   // Enough places for the smallest tick's two significant digits (a log axis's 0.02, a linear one's 0.25).
   const places = Math.min(6, Math.max(0, 1 - Math.floor(Math.log10(smallest))));
-  return (v) => String(Number(v.toFixed(places)));
+  return (v) => String(Number(fixed(v, places)));
 }
 
 /** At most this many labelled ticks on a log axis: more and the labels crowd the plot's 200-odd pixels. */
@@ -164,7 +165,7 @@ export function curvesSvg(spec: CurvesSpec, hover: Hover | null = null) {
     ${spec.series.map((s) => {
       const pts = thin(s.points).filter((p) => Number.isFinite(p.y) && (!spec.log || p.y > 0));
       if (pts.length === 0) return nothing;
-      const d = pts.map((p, i) => `${i ? 'L' : 'M'}${x(p.x).toFixed(1)},${clampY(p.y).toFixed(1)}`).join('');
+      const d = pts.map((p, i) => `${i ? 'L' : 'M'}${fixed(x(p.x), 1)},${fixed(clampY(p.y), 1)}`).join('');
       return svg`<path d=${d} fill="none" stroke=${s.color} stroke-width="1.6" stroke-dasharray=${DASH_ARRAY[s.dash ?? 'solid']}
         data-series=${s.label} data-points=${s.points.length}></path>`;
     })}

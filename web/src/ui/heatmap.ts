@@ -7,7 +7,7 @@
 // is heatmapSvg(), a function of a HeatmapSpec, so that an export draws the same picture
 // from the same data (heatmapPicture) instead of copying it off the screen.
 import { LitElement, css, html, nothing, render, svg } from 'lit';
-import { formatValue } from '../model/words.js';
+import { fixed, formatValue } from '../model/words.js';
 import { tokenLabel } from '../model/token-label.js';
 import { BLOCKED_FILL, type ColorScale, textColorOn } from './colors.js';
 import {
@@ -64,8 +64,13 @@ function isBlocked(spec: HeatmapSpec, i: number, j: number): boolean {
   return !!spec.blocked && spec.blocked[i * spec.cols + j] === 1;
 }
 
-const cellNumber = (value: number) =>
-  Math.abs(value) >= 10 ? value.toFixed(0) : value.toFixed(2).replace(/^(-?)0\./, '$1.');
+/** A cell's number: whole from 10 up, else 2 decimals, with its leading digit and never a signed zero (words.ts). */
+const cellNumber = (value: number) => fixed(value, Math.abs(value) >= 10 ? 0 : 2);
+/** About the width of one character of a cell's number, in NUMBER_FONT (digits are 0.56 em in the UI sans fonts). */
+const NUMBER_CHAR_EM = 0.56;
+/** A number wider than its cell ('-0.25' in an 18 px cell) is squeezed to the cell rather than run into the next one. */
+const squeezeTo = (text: string, column: number) =>
+  text.length * NUMBER_CHAR_EM * NUMBER_FONT > column - 3 ? column - 3 : nothing;
 
 /** A raster's picture, kept per values array while its colours stay the same (a hover redraws, the picture does not change). */
 const rasters = new WeakMap<
@@ -137,9 +142,12 @@ function cells(spec: HeatmapSpec, at: HeatmapLayout, select: Interaction['select
       const fill = (spec.rowScales?.[i] ?? spec.scale).color(value);
       out.push(svg`<rect x=${x} y=${y} width=${column} height=${cell} fill=${fill} stroke="#fff" class="pic-rim" stroke-width=${outline}
         data-row=${i} data-col=${j} data-value=${value} @mouseenter=${enter}></rect>`);
-      if (at.numbers)
+      if (at.numbers) {
+        const text = cellNumber(value);
+        const squeeze = squeezeTo(text, column);
         out.push(svg`<text x=${x + cell / 2} y=${y + cell / 2 + NUMBER_FONT * 0.36} font-size=${NUMBER_FONT} text-anchor="middle"
-          fill=${textColorOn(fill)} pointer-events="none">${cellNumber(value)}</text>`);
+          textLength=${squeeze} lengthAdjust="spacingAndGlyphs" fill=${textColorOn(fill)} pointer-events="none">${text}</text>`);
+      }
     }
   return out;
 }

@@ -1,7 +1,7 @@
 // <ap-legend>: the colour bar of a heatmap scale, its end values, and the
 // swatch that marks blocked cells; with `masks`, the Masks view's two swatches (allowed, blocked).
 import { LitElement, css, html, unsafeCSS } from 'lit';
-import { formatValue } from '../model/words.js';
+import { MINUS_INFINITY, formatValue } from '../model/words.js';
 import { ALLOWED_FILL, BLOCKED_FILL, type ColorScale, rowScaleEnds } from './colors.js';
 import { defineOnce } from './define.js';
 
@@ -47,7 +47,7 @@ export class Legend extends LitElement {
     if (this.masks)
       return html`<span>${this.label}</span>
       <span class="allowed" aria-hidden="true"></span><span data-key="allowed">allowed: the query may attend to this key (its score goes on to the softmax)</span>
-      <span class="blocked" aria-hidden="true"></span><span data-key="blocked">blocked: the score becomes −∞, so its weight after the softmax is exactly 0</span>`;
+      <span class="blocked" aria-hidden="true"></span><span data-key="blocked">blocked: the score becomes ${MINUS_INFINITY}, so its weight after the softmax is exactly 0</span>`;
     if (!this.scale) return html``;
     const stops = Array.from({ length: 11 }, (_, i) => `${this.scale!.at(i / 10)} ${i * 10}%`).join(', ');
     const [low, high] = this.perRow ? rowScaleEnds(this.scale.kind) : this.scale.domain.map(formatValue);
@@ -56,7 +56,7 @@ export class Legend extends LitElement {
       <span class="bar" role="img" aria-label=${`colour scale from ${low} to ${high}${this.perRow ? ', in each row' : ''}`}
         style=${`background: linear-gradient(to right, ${stops})`}></span>
       <span>${high}</span>
-      ${this.noBlocked ? '' : html`<span class=${this.plainBlocked ? 'plain-blocked' : 'blocked'} aria-hidden="true"></span><span>blocked (−∞ before softmax, 0 after)</span>`}`;
+      ${this.noBlocked ? '' : html`<span class=${this.plainBlocked ? 'plain-blocked' : 'blocked'} aria-hidden="true"></span><span>blocked (${MINUS_INFINITY} before softmax, 0 after)</span>`}`;
   }
 }
 defineOnce('ap-legend', Legend);

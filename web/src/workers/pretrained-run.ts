@@ -17,6 +17,7 @@ import {
 import { InputError } from './trained-trace.js';
 import { pieceText } from '../model/token-label.js';
 import { parseTurns, type ChatTurn } from '../model/chat-turns.js';
+import { DEFAULT_Q8_ACTIVATIONS, DEFAULT_WEIGHTS } from '../model/weights-modes.js';
 import {
   longestShown,
   longestWithStages,
@@ -115,7 +116,10 @@ export class PretrainedModels {
       onProgress?.({ file: p.file, loaded: p.loaded, total: p.total });
     };
     try {
-      const held = source.weights ? { weights: source.weights } : {};
+      const held = {
+        ...(source.weights ? { weights: source.weights } : {}),
+        ...(source.q8Activations ? { q8Activations: source.q8Activations } : {}),
+      };
       const model =
         'files' in source
           ? await this.#engine.loadPretrained({
@@ -160,6 +164,11 @@ export class PretrainedModels {
         causal: spec.causal,
         chat: hasChatTemplate(model),
         skipped: model.skipped.map(([a, b]) => [a, b]),
+        held: {
+          weights: source.weights ?? DEFAULT_WEIGHTS,
+          q8Activations: source.q8Activations ?? DEFAULT_Q8_ACTIVATIONS,
+          bytes: { ...model.model.weightBytes() },
+        },
       };
       return { ok: true, model: this.#info };
     } catch (error) {

@@ -14,6 +14,7 @@ import type {
 import type { RunLimits } from '../settings/train-settings.js';
 import { headSlice } from '../model/trace-model.js';
 import type { Ablation, CurvePoint, HeadRef, Probe, ProbeHead } from '../model/training-data.js';
+import { fixed } from '../model/words.js';
 
 /** Wall time of training between two progress events. */
 export const SLICE_MS = 150;
@@ -267,8 +268,8 @@ export class TrainingSession {
       const reached = this.#limits.stopAt > 0 && last.sequenceAccuracy >= this.#limits.stopAt;
       this.#status = 'done';
       this.#message = reached
-        ? `Reached ${(100 * last.sequenceAccuracy).toFixed(1)}% held-out sequence accuracy at step ${report.step}.`
-        : `Ran ${report.step} steps: held-out sequence accuracy ${(100 * last.sequenceAccuracy).toFixed(1)}%.`;
+        ? `Reached ${fixed(100 * last.sequenceAccuracy, 1)}% held-out sequence accuracy at step ${report.step}.`
+        : `Ran ${report.step} steps: held-out sequence accuracy ${fixed(100 * last.sequenceAccuracy, 1)}%.`;
     }
   }
 
