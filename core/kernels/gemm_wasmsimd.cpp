@@ -16,6 +16,18 @@
 // Relaxed SIMD's madd over mul + add on the same products, alternating runs: 1.21x in
 // Node 20 (--experimental-wasm-relaxed-simd), 1.35x in Chromium 156 (noisy machine).
 //
+// Decode's product of one row of A (gemm_fast, kFastGemmGemvUpToRows) runs the GEMV on the
+// same panels instead (gemm_f32_gemv_*: any number of rows, each alone): the tile's one row
+// has only two chains of dependent adds, so it waits on their latency (relaxed madd: 4
+// cycles); the GEMV sums the depth in three chains (six accumulators; V8 spills eight).
+// Measured in Node 20 (kernel_bench f32gemv, W in cache, tile vs GEMV alternating, one
+// run, load average 5 to 10 on the 2 cores): relaxed 1.84x to 1.99x on GPT-2's and
+// SmolLM2's layer shapes (36 -> 72 GB/s of W), plain mul + add 0.99x to 1.02x (its tile
+// already ran at 65 GB/s); with 2 or 4 rows the GEMV was 0.65x / 0.95x (plain) and
+// 1.1x / 1.2x (relaxed), and slower on the LM heads, so the tile keeps them. The GEMV sums
+// in another order than the tile: a row's result differs from the tile's by rounding
+// (cached decoding against the full forward: 1.3e-5 relative, test_generation.cpp).
+//
 // A may be stored transposed (trans_a) and C may be accumulated into (the backward's needs).
 #ifdef __wasm_simd128__
 #include <wasm_simd128.h>
