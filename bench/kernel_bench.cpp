@@ -16,8 +16,61 @@ using bench::filled;
 using bench::median_ms;
 
 int main(int argc, char** argv) {
-  // `kernel_bench gemv`: only the GEMV part (decode's kernels), for a quick look while tuning.
+  // `kernel_bench gemv`: only the GEMV part (decode's kernels), for a quick look while tuning;
+  // `kernel_bench f32gemv`: only the float32 GEMV against the 5x8 tile it replaced (wasm SIMD).
   const bool gemv_only = argc > 1 && std::strcmp(argv[1], "gemv") == 0;
+  const bool f32_gemv_only = argc > 1 && std::strcmp(argv[1], "f32gemv") == 0;
+#ifdef __wasm_simd128__
+  // Decode's float32 products (W's rows n x its columns k; GPT-2 small's QKV, MLP up, MLP down
+  // and LM head, SmolLM2-135M's MLP up, down and LM head), 1, 2 and 4 rows of x, on the same
+  // packed panels: the fast variant's GEMV (gemv_packed, what gemm_fast runs up to
+  // kFastGemmGemvUpToRows rows) against its 5x8 tile (gemm_packed), alternating tile, GEMV,
+  // tile, GEMV (a busy machine slows both alike); the speed-up is the ratio of the sums of
+  // the two medians of each.
+  {
+    struct F32Gemv {
+      int n, k;
+      const char* what;
+    };
+    const F32Gemv shapes[] = {{2304, 768, "GPT-2 QKV"},       {3072, 768, "GPT-2 MLP up"},
+                              {768, 3072, "GPT-2 MLP down"},  {50257, 768, "GPT-2 LM head"},
+                              {1536, 576, "SmolLM2 MLP up"},  {576, 1536, "SmolLM2 MLP down"},
+                              {49152, 576, "SmolLM2 LM head"}};
+    const Variant<GemmFn>& fast = fastest_gemm();
+    for (const F32Gemv& s :
+         f32_gemv_only ? std::vector<F32Gemv>(std::begin(shapes), std::end(shapes)) : std::vector<F32Gemv>{})
+      for (const int m : {1, 2, 4}) {
+        const std::vector<float> a = filled(static_cast<std::size_t>(m) * s.k, 1.0f);
+        const std::vector<float> w = filled(static_cast<std::size_t>(s.n) * s.k, 0.04f);
+        std::vector<float> c(static_cast<std::size_t>(m) * s.n);
+        const PackedWeight packed = pack_weight(w.data(), s.n, s.k);
+        GemmArgs args;
+        args.m = m;
+        args.n = s.n;
+        args.k = s.k;
+        args.a = a.data();
+        args.lda = s.k;
+        args.ldb = s.k;
+        args.c = c.data();
+        args.ldc = s.n;
+        const auto time = [&](PackedGemmFn fn) { return median_ms([&] { fn(args, packed.panels.data()); }, 15); };
+        double tile_ms = 0, gemv_ms = 0;
+        for (int round = 0; round < 2; ++round) {
+          tile_ms += time(fast.gemm_packed);
+          gemv_ms += time(fast.gemv_packed);
+        }
+        std::printf(
+            "{\"kernel\":\"%s\",\"shape\":\"%s\",\"m\":%d,\"n\":%d,\"k\":%d,\"tileMs\":%.4f,\"gemvMs\":%.4f,"
+            "\"speedup\":%.3f,\"gemvBytesPerSecond\":%.4g}\n",
+            fast.name.c_str(), s.what, m, s.n, s.k, tile_ms / 2, gemv_ms / 2, tile_ms / gemv_ms,
+            4.0 * s.n * s.k / (gemv_ms / 2) * 1e3);
+        std::fflush(stdout);
+      }
+    if (f32_gemv_only) return 0;
+  }
+#else
+  if (f32_gemv_only) return 0;
+#endif
   struct Shape {
     int m, n, k;
     Layout layout;

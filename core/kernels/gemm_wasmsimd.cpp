@@ -16,6 +16,18 @@
 // Relaxed SIMD's madd over mul + add on the same products, alternating runs: 1.21x in
 // Node 20 (--experimental-wasm-relaxed-simd), 1.35x in Chromium 156 (noisy machine).
 //
+// Decode's product of one row of A (gemm_fast, kFastGemmGemvUpToRows) runs the GEMV on the
+// same panels instead (gemm_f32_gemv_*: any number of rows, each alone): the tile's one row
+// has only two chains of dependent adds, so it waits on their latency (relaxed madd: 4
+// cycles); the GEMV sums the depth in three chains (six accumulators; V8 spills eight).
+// Measured in Node 20 (kernel_bench f32gemv, W in cache, tile vs GEMV alternating, one
+// run, load average 5 to 10 on the 2 cores): relaxed 1.84x to 1.99x on GPT-2's and
+// SmolLM2's layer shapes (36 -> 72 GB/s of W), plain mul + add 0.99x to 1.02x (its tile
+// already ran at 65 GB/s); with 2 or 4 rows the GEMV was 0.65x / 0.95x (plain) and
+// 1.1x / 1.2x (relaxed), and slower on the LM heads, so the tile keeps them. The GEMV sums
+// in another order than the tile: a row's result differs from the tile's by rounding
+// (cached decoding against the full forward: 1.3e-5 relative, test_generation.cpp).
+//
 // A may be stored transposed (trans_a) and C may be accumulated into (the backward's needs).
 #ifdef __wasm_simd128__
 #include <wasm_simd128.h>
@@ -134,19 +146,9 @@ inline __attribute__((always_inline)) void multiply_add_step(const float* a, int
   }
 }
 
-// c (ROWS, cols) (+)= sums over the slice: op(a) (ROWS, kl) * slice (kl, 8), cols <= 8.
-// TRANS_A: a is stored (K, M) with row stride lda, so the tile's ROWS values at step p
-// are contiguous at a + p lda. Two steps per iteration (measured ~4% faster in Chromium).
-template <class Madd, int ROWS, bool TRANS_A>
-void tile(const float* a, int lda, const float* slice, int kl, const Epilogue& e, float* c, int ldc, int cols) {
-  v128_t acc0[ROWS], acc1[ROWS];
-  for (int r = 0; r < ROWS; ++r) acc0[r] = acc1[r] = wasm_f32x4_splat(0.0f);
-  int p = 0;
-  for (; p + 2 <= kl; p += 2) {
-    multiply_add_step<Madd, ROWS, TRANS_A>(a, lda, slice + p * kNR, p, acc0, acc1);
-    multiply_add_step<Madd, ROWS, TRANS_A>(a, lda, slice + (p + 1) * kNR, p + 1, acc0, acc1);
-  }
-  if (p < kl) multiply_add_step<Madd, ROWS, TRANS_A>(a, lda, slice + p * kNR, p, acc0, acc1);
+// c (ROWS, cols) (+)= the tile's sums (lo: columns 0..3, hi: 4..7), by the epilogue e.
+template <int ROWS>
+void store(const v128_t (&acc0)[ROWS], const v128_t (&acc1)[ROWS], const Epilogue& e, float* c, int ldc, int cols) {
   const v128_t scale = wasm_f32x4_splat(e.alpha);
   alignas(16) float padded_bias[kNR] = {0, 0, 0, 0, 0, 0, 0, 0};
   if (e.last && e.bias)
@@ -185,6 +187,56 @@ void tile(const float* a, int lda, const float* slice, int kl, const Epilogue& e
   }
 }
 
+// c (ROWS, cols) (+)= sums over the slice: op(a) (ROWS, kl) * slice (kl, 8), cols <= 8.
+// TRANS_A: a is stored (K, M) with row stride lda, so the tile's ROWS values at step p
+// are contiguous at a + p lda. Two steps per iteration (measured ~4% faster in Chromium).
+template <class Madd, int ROWS, bool TRANS_A>
+void tile(const float* a, int lda, const float* slice, int kl, const Epilogue& e, float* c, int ldc, int cols) {
+  v128_t acc0[ROWS], acc1[ROWS];
+  for (int r = 0; r < ROWS; ++r) acc0[r] = acc1[r] = wasm_f32x4_splat(0.0f);
+  int p = 0;
+  for (; p + 2 <= kl; p += 2) {
+    multiply_add_step<Madd, ROWS, TRANS_A>(a, lda, slice + p * kNR, p, acc0, acc1);
+    multiply_add_step<Madd, ROWS, TRANS_A>(a, lda, slice + (p + 1) * kNR, p + 1, acc0, acc1);
+  }
+  if (p < kl) multiply_add_step<Madd, ROWS, TRANS_A>(a, lda, slice + p * kNR, p, acc0, acc1);
+  store<ROWS>(acc0, acc1, e, c, ldc, cols);
+}
+
+// The GEMV's tile (few rows of A): the same sums as `tile`, but along the depth in
+// kGemvChains independent chains (step p of the slice goes to chain p mod 3), so that
+// 6 multiply-adds a row are in flight instead of 2: `tile`'s one row waits on the latency
+// of its two chains of adds (or fused multiply-adds), not on memory. The chains are summed
+// at the end as (chain 0 + chain 1) + chain 2. Three chains, not four: V8 keeps 6
+// accumulators, their 6 loads of B and 3 splats of A in registers, but spills 8 of them
+// (it loads a whole iteration's B first), and measured in Node 20 (GEMV 1 x 2304 x 768,
+// W in cache, GB/s of W): plain 1 / 2 / 3 / 4 chains 63 / 74 / 78 / 45, relaxed
+// 34 / 65 / 78 / 52. A tile of 2 rows with 2 or 3 chains spills too (21 to 24 GB/s), so
+// each row runs alone: the rows of a call reread the slice from L1.
+constexpr int kGemvChains = 3;
+
+template <class Madd, int ROWS, bool TRANS_A>
+void gemv_tile(const float* a, int lda, const float* slice, int kl, const Epilogue& e, float* c, int ldc, int cols) {
+  static_assert(kGemvChains == 3, "the steps and the chains' sum below are written out for 3");
+  v128_t acc0[kGemvChains][ROWS], acc1[kGemvChains][ROWS];
+  for (int h = 0; h < kGemvChains; ++h)
+    for (int r = 0; r < ROWS; ++r) acc0[h][r] = acc1[h][r] = wasm_f32x4_splat(0.0f);
+  int p = 0;
+  for (; p + kGemvChains <= kl; p += kGemvChains)
+    for (int h = 0; h < kGemvChains; ++h)
+      multiply_add_step<Madd, ROWS, TRANS_A>(a, lda, slice + (p + h) * kNR, p + h, acc0[h], acc1[h]);
+  // The last kl mod 3 steps into chains 0 and 1 (constant indices: an index known only at
+  // run time keeps the arrays in memory).
+  if (p < kl) multiply_add_step<Madd, ROWS, TRANS_A>(a, lda, slice + p * kNR, p, acc0[0], acc1[0]);
+  if (p + 1 < kl) multiply_add_step<Madd, ROWS, TRANS_A>(a, lda, slice + (p + 1) * kNR, p + 1, acc0[1], acc1[1]);
+  v128_t sum0[ROWS], sum1[ROWS];
+  for (int r = 0; r < ROWS; ++r) {
+    sum0[r] = wasm_f32x4_add(wasm_f32x4_add(acc0[0][r], acc0[1][r]), acc0[2][r]);
+    sum1[r] = wasm_f32x4_add(wasm_f32x4_add(acc1[0][r], acc1[1][r]), acc1[2][r]);
+  }
+  store<ROWS>(sum0, sum1, e, c, ldc, cols);
+}
+
 template <class Madd, int ROWS, bool TRANS_A>
 void row_tile_over_block(const GemmArgs& g, const float* a, const float* block, int n0, int block_panels, int kl,
                          Epilogue e, float* c) {
@@ -196,15 +248,39 @@ void row_tile_over_block(const GemmArgs& g, const float* a, const float* block, 
   }
 }
 
-// C = alpha op(A) op(B) + bias, or C += that when g.accumulate (then K <= kKC: one depth block).
+// The GEMV over one block: for each panel slice (8 KB, in L1 after the first row), each
+// row of A on its own, so a row's sums do not depend on how many rows there are.
 template <class Madd, bool TRANS_A>
-void multiply(const GemmArgs& g, const float* packed) {
+void gemv_over_block(const GemmArgs& g, const float* a, const float* block, int n0, int block_panels, int kl,
+                     Epilogue e) {
+  for (int q = 0; q < block_panels; ++q) {
+    const int j0 = n0 + q * kNR;
+    e.bias = g.bias ? g.bias + j0 : nullptr;
+    const float* slice = block + static_cast<std::size_t>(q) * kl * kNR;
+    for (int i = 0; i < g.m; ++i)
+      gemv_tile<Madd, 1, TRANS_A>(TRANS_A ? a + i : a + static_cast<std::size_t>(i) * g.lda, g.lda, slice, kl, e,
+                                  g.c + static_cast<std::size_t>(i) * g.ldc + j0, g.ldc, std::min(kNR, g.n - j0));
+  }
+}
+
+enum class Path { Tile, Gemv };
+
+// C = alpha op(A) op(B) + bias, or C += that when g.accumulate (then K <= kKC: one depth block).
+// Every row by the 5x8 tile, or (Path::Gemv) each row alone by the GEMV.
+template <class Madd, bool TRANS_A>
+void multiply(const GemmArgs& g, const float* packed, Path path) {
+  const bool gemv = path == Path::Gemv;
   for (int n0 = 0; n0 < g.n; n0 += kNC) {
     const int block_panels = panel_count(std::min(kNC, g.n - n0));
     for (int k0 = 0; k0 == 0 || k0 < g.k; k0 += kKC) {
       const int kl = std::min(kKC, g.k - k0);
       const float* block = packed + block_offset(n0, block_panels, k0, g.k);
       const Epilogue e{k0 == 0, k0 + kl >= g.k, g.accumulate, g.alpha, nullptr};
+      if (gemv) {
+        gemv_over_block<Madd, TRANS_A>(g, TRANS_A ? g.a + static_cast<std::size_t>(k0) * g.lda : g.a + k0, block, n0,
+                                       block_panels, kl, e);
+        continue;
+      }
       for (int i = 0; i < g.m; i += kMR) {
         // op(A)'s rows from i, columns from k0: at a + i lda + k0, or (trans_a) a + k0 lda + i.
         const float* a =
@@ -234,7 +310,7 @@ void multiply(const GemmArgs& g, const float* packed) {
 }
 
 template <class Madd>
-void multiply_packed(const GemmArgs& g, const float* packed) {
+void multiply_packed(const GemmArgs& g, const float* packed, Path path) {
   if (g.m <= 0 || g.n <= 0) return;
   if (g.accumulate && g.k > kKC) {
     // The depth blocks are summed in C, which here holds what the product is added to:
@@ -244,7 +320,7 @@ void multiply_packed(const GemmArgs& g, const float* packed) {
     apart.c = product.get();
     apart.ldc = g.n;
     apart.accumulate = false;
-    multiply_packed<Madd>(apart, packed);
+    multiply_packed<Madd>(apart, packed, path);
     for (int i = 0; i < g.m; ++i) {
       float* row = g.c + static_cast<std::size_t>(i) * g.ldc;
       const float* add = product.get() + static_cast<std::size_t>(i) * g.n;
@@ -253,13 +329,13 @@ void multiply_packed(const GemmArgs& g, const float* packed) {
     return;
   }
   if (g.trans_a)
-    multiply<Madd, true>(g, packed);
+    multiply<Madd, true>(g, packed, path);
   else
-    multiply<Madd, false>(g, packed);
+    multiply<Madd, false>(g, packed, path);
 }
 
 template <class Madd>
-void pack_and_multiply(const GemmArgs& g) {
+void pack_and_multiply(const GemmArgs& g, Path path) {
   if (g.m <= 0 || g.n <= 0) return;
   // The packed panels: on the stack when small (most attention heads), else on the
   // heap; never zero-filled first, pack_b writes every element.
@@ -273,7 +349,7 @@ void pack_and_multiply(const GemmArgs& g) {
     packed = heap_buffer.get();
   }
   pack_b(g, packed);
-  multiply_packed<Madd>(g, packed);
+  multiply_packed<Madd>(g, packed, path);
 }
 
 }  // namespace
@@ -284,12 +360,22 @@ std::vector<float> pack_f32_5x8_wasmsimd(const GemmArgs& g) {
   return packed;
 }
 
-void gemm_f32_5x8_wasmsimd_packed(const GemmArgs& g, const float* packed) { multiply_packed<MulAdd>(g, packed); }
-void gemm_f32_5x8_wasmsimd(const GemmArgs& g) { pack_and_multiply<MulAdd>(g); }
-void gemm_f32_5x8_wasmrelaxed_packed(const GemmArgs& g, const float* packed) {
-  multiply_packed<RelaxedMadd>(g, packed);
+void gemm_f32_5x8_wasmsimd_packed(const GemmArgs& g, const float* packed) {
+  multiply_packed<MulAdd>(g, packed, Path::Tile);
 }
-void gemm_f32_5x8_wasmrelaxed(const GemmArgs& g) { pack_and_multiply<RelaxedMadd>(g); }
+void gemm_f32_5x8_wasmsimd(const GemmArgs& g) { pack_and_multiply<MulAdd>(g, Path::Tile); }
+void gemm_f32_5x8_wasmrelaxed_packed(const GemmArgs& g, const float* packed) {
+  multiply_packed<RelaxedMadd>(g, packed, Path::Tile);
+}
+void gemm_f32_5x8_wasmrelaxed(const GemmArgs& g) { pack_and_multiply<RelaxedMadd>(g, Path::Tile); }
+void gemm_f32_gemv_wasmsimd_packed(const GemmArgs& g, const float* packed) {
+  multiply_packed<MulAdd>(g, packed, Path::Gemv);
+}
+void gemm_f32_gemv_wasmsimd(const GemmArgs& g) { pack_and_multiply<MulAdd>(g, Path::Gemv); }
+void gemm_f32_gemv_wasmrelaxed_packed(const GemmArgs& g, const float* packed) {
+  multiply_packed<RelaxedMadd>(g, packed, Path::Gemv);
+}
+void gemm_f32_gemv_wasmrelaxed(const GemmArgs& g) { pack_and_multiply<RelaxedMadd>(g, Path::Gemv); }
 
 }  // namespace attention::kernels
 #endif  // __wasm_simd128__

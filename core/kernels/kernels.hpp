@@ -86,6 +86,12 @@ using PackedGemmFn = void (*)(const GemmArgs&, const float* panels);
 
 // Rows of the fast GEMM's register tile: threads split C's rows at multiples of it.
 constexpr int kFastGemmTileRows = 5;
+// Rows of A up to which gemm_fast multiplies packed panels by the variant's GEMV
+// (gemv_packed: decode of one sequence) instead of its register tile: one. With 2 or 4 rows
+// the tile, which loads B once for all of them, was as fast or faster (docs/performance.md,
+// "Decode: one row of x"). The two sum in other orders, so a row's result differs between
+// them by float rounding.
+constexpr int kFastGemmGemvUpToRows = 1;
 // Columns of the packed GEMM's column block (256, 32 panels of 8; gemm_wasmsimd.cpp's kNC):
 // a product of few rows (decode's GEMV) is split across threads along C's columns at
 // multiples of it, so each thread's part of the packed panels is one contiguous run.
@@ -140,10 +146,17 @@ void silu_wasmsimd(float* data, std::size_t n);
 void gemm_f32_5x8_wasmsimd(const GemmArgs& args);
 std::vector<float> pack_f32_5x8_wasmsimd(const GemmArgs& args);
 void gemm_f32_5x8_wasmsimd_packed(const GemmArgs& args, const float* panels);
-// The same with relaxed SIMD's fused multiply-add: only in a .wasm rewritten for it
-// (relaxed_simd.hpp), where the registry lists it; same packing.
+// The GEMV on the same panels: each row of A alone, its products summed in three chains
+// along the depth (decode's product of one row; any number of rows works).
+void gemm_f32_gemv_wasmsimd(const GemmArgs& args);
+void gemm_f32_gemv_wasmsimd_packed(const GemmArgs& args, const float* panels);
+// The same two with relaxed SIMD's fused multiply-add: only in a .wasm rewritten for it
+// (relaxed_simd.hpp), where the registry lists them; same packing.
 void gemm_f32_5x8_wasmrelaxed(const GemmArgs& args);
 void gemm_f32_5x8_wasmrelaxed_packed(const GemmArgs& args, const float* panels);
+void gemm_f32_gemv_wasmrelaxed(const GemmArgs& args);
+void gemm_f32_gemv_wasmrelaxed_packed(const GemmArgs& args, const float* panels);
+
 void softmax_rows_wasmsimd(float* data, int rows, int n);
 #endif
 
@@ -153,6 +166,7 @@ struct Variant {
   Fn fn;
   PackFn pack = nullptr;               // GEMM variants that pack op(B): how
   PackedGemmFn gemm_packed = nullptr;  // ... and the product with panels packed earlier
+  PackedGemmFn gemv_packed = nullptr;  // ... and with few rows of A (kFastGemmGemvUpToRows), if not the same
 };
 
 // Every variant built here, the scalar reference first.
@@ -179,7 +193,8 @@ struct PackedWeight {
 PackedWeight pack_weight(const float* weight, int n, int k);
 
 // C = A * op(B) with dense rows; `packed`, if not null and not empty, is op(B) packed by
-// pack_weight for the fastest variant and replaces the packing step.
+// pack_weight for the fastest variant and replaces the packing step (then up to
+// kFastGemmGemvUpToRows rows of A are multiplied by the variant's gemv_packed, if any).
 void gemm_fast(int m, int n, int k, const float* a, const float* b, Layout layout, float alpha, const float* bias,
                float* c, const PackedWeight* packed = nullptr);
 

@@ -15,13 +15,18 @@ const std::vector<Variant<GemmFn>>& gemm_variants() {
         {"gemm_f32_scalar", &gemm_f32_scalar},
         {"gemm_f32_eigen", &gemm_f32_eigen},
 #ifdef __wasm_simd128__
-        {"gemm_f32_5x8_wasmsimd", &gemm_f32_5x8_wasmsimd, &pack_f32_5x8_wasmsimd, &gemm_f32_5x8_wasmsimd_packed},
+        {"gemm_f32_gemv_wasmsimd", &gemm_f32_gemv_wasmsimd, &pack_f32_5x8_wasmsimd, &gemm_f32_gemv_wasmsimd_packed},
+        {"gemm_f32_5x8_wasmsimd", &gemm_f32_5x8_wasmsimd, &pack_f32_5x8_wasmsimd, &gemm_f32_5x8_wasmsimd_packed,
+         &gemm_f32_gemv_wasmsimd_packed},
 #endif
     };
 #ifdef __wasm_simd128__
-    if (relaxed_simd_available())
+    if (relaxed_simd_available()) {
+      list.push_back({"gemm_f32_gemv_wasmrelaxed", &gemm_f32_gemv_wasmrelaxed, &pack_f32_5x8_wasmsimd,
+                      &gemm_f32_gemv_wasmrelaxed_packed});
       list.push_back({"gemm_f32_5x8_wasmrelaxed", &gemm_f32_5x8_wasmrelaxed, &pack_f32_5x8_wasmsimd,
-                      &gemm_f32_5x8_wasmrelaxed_packed});
+                      &gemm_f32_5x8_wasmrelaxed_packed, &gemm_f32_gemv_wasmrelaxed_packed});
+    }
 #endif
     return list;
   }();
@@ -165,6 +170,9 @@ void gemm_fast(int m, int n, int k, const float* a, const float* b, Layout layou
   const GemmArgs args = dense(m, n, k, a, b, layout, alpha, bias, c);
   const bool panels = packed && !packed->panels.empty() && fast.gemm_packed;
   if (panels && few_rows(args)) {
+    // Decode's one row by the GEMV (its sums along the depth in independent chains), more by the tile.
+    static_assert(kFastGemmGemvUpToRows < 2 * kRowBlock, "few rows");
+    const PackedGemmFn product = m <= kFastGemmGemvUpToRows && fast.gemv_packed ? fast.gemv_packed : fast.gemm_packed;
     // Columns [j0, j1) of C: in the packed layout the column blocks from j0 (a multiple of
     // kFastGemmColumnBlock) on, j0 K floats in; each block is multiplied as it is unsplit.
     split_columns(args, kFastGemmColumnBlock, [&](int j0, int j1) {
@@ -172,7 +180,7 @@ void gemm_fast(int m, int n, int k, const float* a, const float* b, Layout layou
       part.n = j1 - j0;
       part.c = args.c + j0;
       part.bias = args.bias ? args.bias + j0 : nullptr;
-      fast.gemm_packed(part, packed->panels.data() + static_cast<std::size_t>(j0) * k);
+      product(part, packed->panels.data() + static_cast<std::size_t>(j0) * k);
     });
   } else if (panels) {
     split_rows(args, [&](const GemmArgs& part) { fast.gemm_packed(part, packed->panels.data()); });

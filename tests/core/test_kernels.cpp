@@ -144,7 +144,70 @@ INSTANTIATE_TEST_SUITE_P(
                       std::make_tuple(65, 63, 65), std::make_tuple(1, 33, 64), std::make_tuple(67, 1, 5),
                       std::make_tuple(130, 24, 96), std::make_tuple(9, 20, 600), std::make_tuple(70, 17, 513),
                       // several column and depth blocks of the packed layout, ragged at both ends
-                      std::make_tuple(13, 523, 520), std::make_tuple(6, 257, 256), std::make_tuple(7, 256, 257)));
+                      std::make_tuple(13, 523, 520), std::make_tuple(6, 257, 256), std::make_tuple(7, 256, 257),
+                      // decode's few rows (the float GEMV: the _gemv_ variants, and the fast path at one
+                      // row): K not a multiple of 4, 8 or 256, N not of 8, several column and depth blocks
+                      std::make_tuple(1, 263, 771), std::make_tuple(2, 19, 517), std::make_tuple(3, 300, 258),
+                      std::make_tuple(4, 13, 259)));
+
+#ifdef __wasm_simd128__
+// The float GEMV (gemm_fast's product of kFastGemmGemvUpToRows row of A with packed panels:
+// decode of one sequence; the _gemv_ variants run it on any number of rows) sums each row
+// alone, so a row's result is the same bits whatever the other rows, and the same in any
+// part of C's columns that starts at a column block (kFastGemmColumnBlock: how threads split
+// decode's product, gemm_fast), so the thread count changes nothing. It sums in another
+// order than the 5x8 tile (three chains along the depth), so it matches the tile within
+// sum_tolerance only (both match the scalar spec, above).
+TEST(GemmVariants, FloatGemvRowsAndColumnPartsGiveTheSameBits) {
+  constexpr int kRows = 4;
+  const int n = 2 * kFastGemmColumnBlock + 37, k = 517;
+  const std::vector<float> a = random_vector(static_cast<std::size_t>(kRows) * k, 31);
+  const std::vector<float> b = random_vector(static_cast<std::size_t>(n) * k, 32);
+  const std::vector<float> bias = random_vector(static_cast<std::size_t>(n), 33);
+  const Variant<GemmFn>& fast = fastest_gemm();
+  const Variant<GemmFn>& gemv = gemm_variants()[gemm_variants().size() - 2];
+  ASSERT_NE(gemv.name.find("_gemv_"), std::string::npos);
+  ASSERT_EQ(fast.gemv_packed, gemv.gemm_packed);
+  const PackedWeight packed = pack_weight(b.data(), n, k);
+  GemmArgs args;
+  args.n = n;
+  args.k = k;
+  args.a = a.data();
+  args.lda = k;
+  args.bias = bias.data();
+  args.ldc = n;
+  // Each row alone, all columns at once: what the fast path gives.
+  std::vector<float> alone(static_cast<std::size_t>(kRows) * n, -7.0f);
+  for (int i = 0; i < kRows; ++i)
+    gemm_fast(1, n, k, a.data() + static_cast<std::size_t>(i) * k, b.data(), Layout::NT, 1.0f, bias.data(),
+              alone.data() + static_cast<std::size_t>(i) * n, &packed);
+  for (int m = 1; m <= kRows; ++m) {
+    SCOPED_TRACE(std::to_string(m) + " rows");
+    const std::vector<float> expected(alone.begin(), alone.begin() + static_cast<std::ptrdiff_t>(m) * n);
+    std::vector<float> whole(expected.size(), -7.0f), parts(expected.size(), -7.0f);
+    args.m = m;
+    args.c = whole.data();
+    gemv.gemm_packed(args, packed.panels.data());
+    EXPECT_EQ(whole, expected);
+    // Columns [0, 256) and [256, n) as split_columns cuts them: the second part's panels
+    // from 256 K floats on.
+    for (const auto& [j0, j1] : {std::pair{0, kFastGemmColumnBlock}, std::pair{kFastGemmColumnBlock, n}}) {
+      GemmArgs part = args;
+      part.n = j1 - j0;
+      part.c = parts.data() + j0;
+      part.bias = bias.data() + j0;
+      gemv.gemm_packed(part, packed.panels.data() + static_cast<std::size_t>(j0) * k);
+    }
+    EXPECT_EQ(parts, expected);
+    // The 5x8 tile on the same rows: the same sums in another order.
+    std::vector<float> tiled(expected.size());
+    args.c = tiled.data();
+    fast.gemm_packed(args, packed.panels.data());
+    EXPECT_TRUE(all_close(tiled, expected, sum_tolerance(k)));
+    EXPECT_FALSE(tiled == expected);  // the GEMV did run: its order rounds some sums otherwise
+  }
+}
+#endif
 
 class SoftmaxVariants : public ::testing::TestWithParam<int> {};
 
@@ -224,6 +287,11 @@ TEST(Kernels, DISABLED_RelaxedSimdIsInUse) {
 
 TEST(Kernels, RegistryNamesWhatIsBuilt) {
   EXPECT_EQ(gemm_variants().front().name, "gemm_f32_scalar");
+#ifdef __wasm_simd128__
+  // The GEMV alone before the fast path (5x8 tile and GEMV) in each of its two forms.
+  EXPECT_EQ(gemm_variants()[gemm_variants().size() - 2].name,
+            relaxed_simd_available() ? "gemm_f32_gemv_wasmrelaxed" : "gemm_f32_gemv_wasmsimd");
+#endif
   EXPECT_EQ(softmax_variants().front().name, "softmax_rows_scalar");
   EXPECT_EQ(gelu_tanh_variants().front().name, "gelu_tanh_scalar");
 #ifdef __wasm_simd128__
