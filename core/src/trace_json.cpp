@@ -73,10 +73,14 @@ Json engine_description() {
     families.push_back({{"name", f.model_type}, {"tokenizer", f.tokenizer}});
   Json weights_modes = Json::array();  // loadPretrained's `weights`
   for (pretrained::WeightsMode mode : pretrained::kWeightsModes) weights_modes.push_back(pretrained::to_string(mode));
+  Json q8_activations_modes = Json::array();  // loadPretrained's `q8Activations`
+  for (pretrained::Q8Activations mode : pretrained::kQ8ActivationsModes)
+    q8_activations_modes.push_back(pretrained::to_string(mode));
   return {{"playground", describe(playground_schema())},
           {"limits", limits},
           {"families", families},
           {"weightsModes", weights_modes},
+          {"q8ActivationsModes", q8_activations_modes},
           {"blocks", blocks},
           {"modelSpec", describe(model_spec_schema())},
           {"optimizer", describe(optimizer_schema())},

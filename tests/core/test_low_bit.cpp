@@ -579,7 +579,9 @@ std::string expect_names_and_refusal(Parse parse, std::initializer_list<const ch
 
 // The option's values and its rule: 'int16' only with weights 'q8_0'.
 TEST(LowBitCheckpoints, Int16ActivationsNeedQ8_0AndAKnownName) {
-  expect_names_and_refusal(pretrained::parse_q8_activations, {"f32", "int16"}, "int8", "q8Activations");
+  const std::string message =
+      expect_names_and_refusal(pretrained::parse_q8_activations, {"f32", "int16"}, "int8", "q8Activations");
+  EXPECT_EQ(message, "q8Activations must be 'f32' or 'int16', not 'int8'");
   Result<pretrained::HubConfig> config = pretrained::read_config(read_text(kDir + "gpt2-tiny-bf16/config.json"));
   ASSERT_TRUE(config);
   for (pretrained::WeightsMode weights : {pretrained::WeightsMode::F32, pretrained::WeightsMode::Auto}) {

@@ -12,7 +12,7 @@
 // The numbers against PyTorch are test_low_bit.cpp's and pretrained.test.ts's.
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { AttentionError, type AttentionEngine, type PretrainedModel } from '../../dist/node.js';
+import { AttentionError, ENGINE, type AttentionEngine, type PretrainedModel } from '../../dist/node.js';
 import { BUILDS, ROOT, engineFor, expectClose } from './helpers.js';
 
 const TINY = `${ROOT}tests/reference/fixtures/pretrained/gpt2-tiny/`;
@@ -268,6 +268,9 @@ describe.each(BUILDS)('%s build', (build) => {
     }
     const typed = await engine.loadPretrained({ files, weights: 'q8_0', q8Activations: 16 as never }).catch((e) => e);
     expect(typed).toMatchObject({ field: 'q8Activations', value: '16' });
+    // The modes are the engine's list (C++'s kQ8ActivationsModes), which both messages name.
+    expect(ENGINE.q8ActivationsModes).toEqual(['f32', 'int16']);
+    expect((typed as Error).message).toBe("q8Activations must be one of 'f32', 'int16'");
     const same = await engine.loadPretrained({ files, weights: 'q8_0', q8Activations: 'f32' });
     const exact = await engine.loadPretrained({ files, weights: 'q8_0' });
     expect(logitsOf(same)).toEqual(logitsOf(exact)); // 'f32' is the default, unchanged

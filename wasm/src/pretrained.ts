@@ -18,7 +18,7 @@ import { Model, type RawModel } from './model.js';
 import { EngineTokenizer, type Encoding, type RawTokenizer, type Tokenizer } from './tokenizers.js';
 import { createHubTokenizer } from './hub-tokenizer/index.js';
 import type { ForwardInput, ForwardResult, GenerateOptions, ModelSpec } from './types.js';
-import { ENGINE, type Family, type FamilyTokenizer, type WeightsMode } from './schema.js';
+import { ENGINE, type Family, type FamilyTokenizer, type Q8Activations, type WeightsMode } from './schema.js';
 
 type RawError = { error?: { message: string; code: string; field: string } };
 
@@ -71,8 +71,8 @@ export interface LoadPretrainedOptions {
 /** LoadPretrainedOptions.weights: the engine's modes (ENGINE.weightsModes). */
 export type { WeightsMode };
 
-/** LoadPretrainedOptions.q8Activations. */
-export type Q8Activations = 'f32' | 'int16';
+/** LoadPretrainedOptions.q8Activations: the engine's modes (ENGINE.q8ActivationsModes). */
+export type { Q8Activations };
 
 const OPTION_KEYS = new Set(['files', 'repo', 'baseUrl', 'onProgress', 'signal', 'weights', 'q8Activations']);
 
@@ -258,10 +258,13 @@ export async function loadPretrained(
       value: describeValue(options.weights),
     });
   if (options.q8Activations !== undefined && typeof options.q8Activations !== 'string')
-    throw new AttentionError("q8Activations must be 'f32' or 'int16'", {
-      field: 'q8Activations',
-      value: describeValue(options.q8Activations),
-    });
+    throw new AttentionError(
+      `q8Activations must be one of ${ENGINE.q8ActivationsModes.map((m) => `'${m}'`).join(', ')}`,
+      {
+        field: 'q8Activations',
+        value: describeValue(options.q8Activations),
+      },
+    );
   const { onProgress, signal } = options;
   const source =
     options.files !== undefined

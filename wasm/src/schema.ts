@@ -58,6 +58,8 @@ export type Family = (typeof ENGINE.families)[number]['name'];
 export type FamilyTokenizer = (typeof ENGINE.families)[number]['tokenizer'];
 /** How loadPretrained holds a checkpoint's matrices (its `weights` option; docs/pretrained.md, "Weights in memory"). */
 export type WeightsMode = (typeof ENGINE.weightsModes)[number];
+/** loadPretrained's q8Activations: the engine's modes, as C++ lists them (pretrained.hpp). */
+export type Q8Activations = (typeof ENGINE.q8ActivationsModes)[number];
 export type MaskKind = NonNullable<Extract<(typeof ENGINE.stages)[number], { mask: string }>['mask']>;
 
 /** The engine's error codes, in its order. */

@@ -108,10 +108,12 @@ Result<WeightsMode> parse_weights_mode(const std::string& text);
 // How products with Q8_0 matrices take the activations (docs/pretrained.md, "Weights in
 // memory"): F32 as they are; Int16 rounded per block of 32 to int16 first, so decoding's
 // GEMV multiplies in integers (kernels.hpp's round_row_int16). Int16 only with weights Q8_0.
-// The package and docs name them "f32", "int16" (the option q8Activations).
+// The package and docs name them by to_string: "f32", "int16" (the option q8Activations).
 enum class Q8Activations { F32, Int16 };
+inline constexpr Q8Activations kQ8ActivationsModes[] = {Q8Activations::F32, Q8Activations::Int16};
 const char* to_string(Q8Activations mode);
-// "f32" | "int16"; anything else is an Error (kInvalidArgument, field "q8Activations").
+// One of kQ8ActivationsModes by its name; anything else is an Error (kInvalidArgument, field
+// "q8Activations").
 Result<Q8Activations> parse_q8_activations(const std::string& text);
 
 // A checkpoint file the loader reads in pieces.

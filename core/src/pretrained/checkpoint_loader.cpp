@@ -37,25 +37,28 @@ const char* to_string(WeightsMode mode) {
   return "?";
 }
 
-Result<WeightsMode> parse_weights_mode(const std::string& text) {
+namespace {
+
+// The mode of `modes` named `text`, else an Error naming them all: "<field> must be 'a', 'b'
+// or 'c', not '<text>'".
+template <class Mode, std::size_t N>
+Result<Mode> parse_mode(const Mode (&modes)[N], const std::string& text, const char* field) {
   std::string names;
-  for (std::size_t i = 0; i < std::size(kWeightsModes); ++i) {
-    if (text == to_string(kWeightsModes[i])) return kWeightsModes[i];
-    names += (i == 0                              ? "'"
-              : i + 1 == std::size(kWeightsModes) ? " or '"
-                                                  : ", '") +
-             std::string(to_string(kWeightsModes[i])) + "'";
+  for (std::size_t i = 0; i < N; ++i) {
+    if (text == to_string(modes[i])) return modes[i];
+    names += (i == 0 ? "'" : i + 1 == N ? " or '" : ", '") + std::string(to_string(modes[i])) + "'";
   }
-  return Error{"weights must be " + names + ", not '" + text + "'", error_code::kInvalidArgument, "weights"};
+  return Error{std::string(field) + " must be " + names + ", not '" + text + "'", error_code::kInvalidArgument, field};
 }
+
+}  // namespace
+
+Result<WeightsMode> parse_weights_mode(const std::string& text) { return parse_mode(kWeightsModes, text, "weights"); }
 
 const char* to_string(Q8Activations mode) { return mode == Q8Activations::Int16 ? "int16" : "f32"; }
 
 Result<Q8Activations> parse_q8_activations(const std::string& text) {
-  for (Q8Activations mode : {Q8Activations::F32, Q8Activations::Int16})
-    if (text == to_string(mode)) return mode;
-  return Error{"q8Activations must be 'f32' or 'int16', not '" + text + "'", error_code::kInvalidArgument,
-               "q8Activations"};
+  return parse_mode(kQ8ActivationsModes, text, "q8Activations");
 }
 
 struct CheckpointLoader::State {

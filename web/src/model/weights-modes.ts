@@ -1,7 +1,7 @@
 // How the engine holds a pretrained checkpoint's matrices (engine.loadPretrained's `weights`,
 // and with 'q8_0' its `q8Activations`; docs/pretrained.md, "Weights in memory"): the page's
-// choices are the engine's own list (ENGINE.weightsModes, declared in C++) and the package's
-// Q8Activations type, each said in one line (memory, speed, exactness). The compiler holds
+// choices are the engine's own lists (ENGINE.weightsModes and ENGINE.q8ActivationsModes,
+// declared in C++), each said in one line (memory, speed, exactness). The compiler holds
 // the lines to the list: a mode the engine adds without a line here does not build.
 import { ENGINE, type Q8Activations, type WeightsMode } from 'attention-playground';
 
@@ -27,8 +27,8 @@ const Q8_ACTIVATIONS_WORDS: Record<Q8Activations, string> = {
   int16: 'activations rounded to int16 so the products run in integers: the fastest decoding; logits within about 1e-4',
 };
 
-/** The activation modes, from the package's type (the engine exports no list of them). */
-export const Q8_ACTIVATIONS = Object.keys(Q8_ACTIVATIONS_WORDS) as Q8Activations[];
+/** The engine's activation modes, in its order. */
+export const Q8_ACTIVATIONS: readonly Q8Activations[] = ENGINE.q8ActivationsModes;
 
 export const weightsWords = (mode: WeightsMode): string => WEIGHTS_WORDS[mode];
 export const q8ActivationsWords = (mode: Q8Activations): string => Q8_ACTIVATIONS_WORDS[mode];
