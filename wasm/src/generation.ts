@@ -201,12 +201,13 @@ export class Generation {
     }
     const heads = r.heads!,
       positions = r.positions!;
+    // Views into the step's one (L, H, P) array (the engine's copy, owned by JS): no copy per head.
     const attention: Float32Array[][] = [];
     for (let l = 0; l * heads * positions < r.attention!.length; l++) {
       const layer: Float32Array[] = [];
       for (let h = 0; h < heads; h++) {
         const begin = (l * heads + h) * positions;
-        layer.push(r.attention!.slice(begin, begin + positions));
+        layer.push(r.attention!.subarray(begin, begin + positions));
       }
       attention.push(layer);
     }
