@@ -252,6 +252,20 @@ TEST(Sampler, TopPCutsWhereTheStableSortDoes) {
       }
 }
 
+// The cut inside a run of equal scores that mixes +0 and -0 (equal as numbers: the stable
+// order keeps them by id): e^3, four zeros, e^-1 over 24.45; with top-p 0.88 the mass allowed
+// out (0.12) takes the -1 and the first two zeros by id (cumulative 0.097, the third would
+// make 0.138).
+TEST(Sampler, TopPKeepsSignedZerosInIdOrder) {
+  const std::vector<float> logits = {3.0f, 0.0f, -0.0f, 0.0f, -0.0f, -1.0f};
+  SamplerSettings s;
+  s.top_p = 0.88;
+  const std::vector<double> scores = processed_scores(logits.data(), 6, s, {});
+  const double out = -std::numeric_limits<double>::infinity();
+  EXPECT_EQ(scores, (std::vector<double>{3.0, out, out, 0.0, -0.0, out}));
+  EXPECT_EQ(scores, top_p_by_stable_sort(std::vector<double>(logits.begin(), logits.end()), 0.88));
+}
+
 // A step's candidates (top_candidates, one pass) are a full sort's first `count`: probability
 // descending, the lower id first on ties, tokens without mass last.
 TEST(Sampler, TopCandidatesAreAFullSortsFirst) {
