@@ -46,15 +46,11 @@ val GenerationHandle::step(int top_count) {
   candidates.set("probabilities", val::global("Float64Array").new_(val::array(probabilities)));
   out.set("candidates", candidates);
   out.set("entropy", s.entropy);
-  std::size_t total = 0;  // (L, H, P): each layer's (H, P) copied once, straight into the JS array
-  for (const Tensor& t : s.attention) total += t.size();
-  val attention = val::global("Float32Array").new_(total);
-  std::size_t offset = 0;
-  for (const Tensor& t : s.attention) {
-    attention.call<void>("set", val(emscripten::typed_memory_view(t.size(), t.ptr())), offset);
-    offset += t.size();
-  }
-  out.set("attention", attention);
+  // (L, H, P): the layers side by side in a buffer the handle keeps, then one copy to JS (one
+  // call across the boundary, not one per layer: 30 for SmolLM2).
+  attention_rows_.clear();
+  for (const Tensor& t : s.attention) attention_rows_.insert(attention_rows_.end(), t.data.begin(), t.data.end());
+  out.set("attention", to_float32_array(attention_rows_));
   out.set("heads", s.attention.empty() ? 0 : s.attention[0].shape[0]);
   out.set("positions", s.attention.empty() ? 0 : s.attention[0].shape[1]);
   std::vector<double> bytes(s.cache_bytes.begin(), s.cache_bytes.end());
