@@ -46,9 +46,11 @@ val GenerationHandle::step(int top_count) {
   candidates.set("probabilities", val::global("Float64Array").new_(val::array(probabilities)));
   out.set("candidates", candidates);
   out.set("entropy", s.entropy);
-  std::vector<float> attention;  // (L, H, P)
-  for (const Tensor& t : s.attention) attention.insert(attention.end(), t.data.begin(), t.data.end());
-  out.set("attention", to_float32_array(attention));
+  // (L, H, P): the layers side by side in a buffer the handle keeps, then one copy to JS (one
+  // call across the boundary, not one per layer: 30 for SmolLM2).
+  attention_rows_.clear();
+  for (const Tensor& t : s.attention) attention_rows_.insert(attention_rows_.end(), t.data.begin(), t.data.end());
+  out.set("attention", to_float32_array(attention_rows_));
   out.set("heads", s.attention.empty() ? 0 : s.attention[0].shape[0]);
   out.set("positions", s.attention.empty() ? 0 : s.attention[0].shape[1]);
   std::vector<double> bytes(s.cache_bytes.begin(), s.cache_bytes.end());

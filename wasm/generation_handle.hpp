@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
 #include "attention/generation.hpp"
 #include "model_handle.hpp"
@@ -30,6 +31,7 @@ class GenerationHandle {
   GenerationHandle() : failure_(val::undefined()) {}
   std::shared_ptr<Transformer> model_;
   std::optional<Generation> generation_;
+  std::vector<float> attention_rows_;  // the last step's (L, H, P), its buffer reused
   val failure_;
 };
 

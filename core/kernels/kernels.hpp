@@ -11,6 +11,9 @@
 //            about -inf, all-blocked rows and +inf).
 //   GELU (tanh approximation): n values in place, each gelu_tanh(x).
 //   SiLU: n values in place, each silu(x) = x sigmoid(x) (SwiGLU's gate).
+//   Dot rows: out[j] = alpha * sum_i x[i] rows[j][i] for `count` rows of n (decode: q against K).
+//   Weighted sum of rows: out[i] += sum_j w[j] rows[j][i], rows with w[j] = 0 skipped (decode:
+//            the weights against V; a blocked key's row is never read).
 //   Low-bit GEMM: C (M, N) = A (M, K) W^T + bias (N), W (N, K) held row by row in 16 or
 //            8 bits (storage.hpp), widened on the fly (never a float copy of W). The
 //            scalar variant is the spec: each product a[i][p] * widen(W[j][p]) summed in
@@ -79,6 +82,8 @@ using GemmFn = void (*)(const GemmArgs&);
 using LowBitGemmFn = void (*)(const LowBitGemmArgs&);
 using SoftmaxFn = void (*)(float* data, int rows, int n);
 using ActivationFn = void (*)(float* data, std::size_t n);
+using DotRowsFn = void (*)(const float* x, const float* rows, int count, int n, float alpha, float* out);
+using WeightedSumRowsFn = void (*)(const float* weights, const float* rows, int count, int n, float* out);
 // For variants that repack op(B) (the wasm SIMD kernel): pack once, multiply many times.
 // pack: (args with b, ldb, n, k, layout) -> panels; gemm_packed: args.b is ignored.
 using PackFn = std::vector<float> (*)(const GemmArgs&);
@@ -107,6 +112,8 @@ void gelu_tanh_scalar(float* data, std::size_t n);
 // x * sigmoid(x), with exp of a non-positive argument only (no overflow).
 float silu(float x);
 void silu_scalar(float* data, std::size_t n);
+void dot_rows_scalar(const float* x, const float* rows, int count, int n, float alpha, float* out);
+void weighted_sum_rows_scalar(const float* weights, const float* rows, int count, int n, float* out);
 void gemm_f32_bf16w_scalar(const LowBitGemmArgs& args);
 void gemm_f32_f16w_scalar(const LowBitGemmArgs& args);
 void gemm_f32_q8_0w_scalar(const LowBitGemmArgs& args);
@@ -158,6 +165,8 @@ void gemm_f32_gemv_wasmrelaxed(const GemmArgs& args);
 void gemm_f32_gemv_wasmrelaxed_packed(const GemmArgs& args, const float* panels);
 
 void softmax_rows_wasmsimd(float* data, int rows, int n);
+void dot_rows_wasmsimd(const float* x, const float* rows, int count, int n, float alpha, float* out);
+void weighted_sum_rows_wasmsimd(const float* weights, const float* rows, int count, int n, float* out);
 #endif
 
 template <class Fn>
@@ -174,6 +183,8 @@ const std::vector<Variant<GemmFn>>& gemm_variants();
 const std::vector<Variant<SoftmaxFn>>& softmax_variants();
 const std::vector<Variant<ActivationFn>>& gelu_tanh_variants();
 const std::vector<Variant<ActivationFn>>& silu_variants();
+const std::vector<Variant<DotRowsFn>>& dot_rows_variants();
+const std::vector<Variant<WeightedSumRowsFn>>& weighted_sum_rows_variants();
 // The low-bit GEMM's variants for one storage (BF16, F16 or Q8_0), the scalar reference first.
 const std::vector<Variant<LowBitGemmFn>>& low_bit_gemm_variants(Storage storage);
 
@@ -183,6 +194,8 @@ const Variant<GemmFn>& fastest_gemm();
 const Variant<SoftmaxFn>& fastest_softmax();
 const Variant<ActivationFn>& fastest_gelu_tanh();
 const Variant<ActivationFn>& fastest_silu();
+const Variant<DotRowsFn>& fastest_dot_rows();
+const Variant<WeightedSumRowsFn>& fastest_weighted_sum_rows();
 const Variant<LowBitGemmFn>& fastest_low_bit_gemm(Storage storage);
 
 // A weight matrix packed once for the fast GEMM (empty where the fast GEMM does not pack).

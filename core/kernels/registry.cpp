@@ -63,6 +63,26 @@ const std::vector<Variant<ActivationFn>>& silu_variants() {
   return variants;
 }
 
+const std::vector<Variant<DotRowsFn>>& dot_rows_variants() {
+  static const std::vector<Variant<DotRowsFn>> variants = {
+      {"dot_rows_scalar", &dot_rows_scalar},
+#ifdef __wasm_simd128__
+      {"dot_rows_wasmsimd", &dot_rows_wasmsimd},
+#endif
+  };
+  return variants;
+}
+
+const std::vector<Variant<WeightedSumRowsFn>>& weighted_sum_rows_variants() {
+  static const std::vector<Variant<WeightedSumRowsFn>> variants = {
+      {"weighted_sum_rows_scalar", &weighted_sum_rows_scalar},
+#ifdef __wasm_simd128__
+      {"weighted_sum_rows_wasmsimd", &weighted_sum_rows_wasmsimd},
+#endif
+  };
+  return variants;
+}
+
 // The last variant listed is the one the fast path uses: the wasm SIMD kernels
 // where built (the relaxed GEMM in a .wasm rewritten for it), else Eigen for GEMM and
 // the scalar softmax and GELU. The low-bit GEMM's list is in registry_low_bit.cpp.
@@ -70,6 +90,8 @@ const Variant<GemmFn>& fastest_gemm() { return gemm_variants().back(); }
 const Variant<SoftmaxFn>& fastest_softmax() { return softmax_variants().back(); }
 const Variant<ActivationFn>& fastest_gelu_tanh() { return gelu_tanh_variants().back(); }
 const Variant<ActivationFn>& fastest_silu() { return silu_variants().back(); }
+const Variant<DotRowsFn>& fastest_dot_rows() { return dot_rows_variants().back(); }
+const Variant<WeightedSumRowsFn>& fastest_weighted_sum_rows() { return weighted_sum_rows_variants().back(); }
 
 }  // namespace attention::kernels
 

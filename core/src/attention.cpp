@@ -17,6 +17,10 @@ constexpr float kNegInf = -std::numeric_limits<float>::infinity();
 
 void softmax_row(float* row, int length) { kernels::softmax_rows_scalar(row, 1, length); }
 
+float attention_score_factor(bool scale, float setting, int dk) {
+  return !scale ? 1.0f : setting > 0.0f ? setting : 1.0f / std::sqrt(static_cast<float>(dk));
+}
+
 AttentionStages scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* blocked,
                                              bool scale, Backend backend, bool keep_stages, const Tensor* additive,
                                              float factor_setting) {
@@ -30,9 +34,7 @@ AttentionStages scaled_dot_product_attention(const Tensor& q, const Tensor& k, c
   const bool reference = backend == Backend::Reference;
   const kernels::GemmFn gemm = reference ? &kernels::gemm_f32_scalar : kernels::fastest_gemm().fn;
   const kernels::SoftmaxFn softmax = reference ? &kernels::softmax_rows_scalar : kernels::fastest_softmax().fn;
-  const float factor = !scale                  ? 1.0f
-                       : factor_setting > 0.0f ? factor_setting
-                                               : 1.0f / std::sqrt(static_cast<float>(dk));
+  const float factor = attention_score_factor(scale, factor_setting, dk);
   const std::size_t score_block = static_cast<std::size_t>(sq) * sk;
 
   AttentionStages st;

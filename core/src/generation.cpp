@@ -80,18 +80,12 @@ Result<GenerationStep> Generation::step(int top_count) {
   // with the filters at temperature 1.
   SamplerSettings shown = settings_.sampler;
   if (shown.temperature == 0.0) shown.temperature = 1.0;
-  const Distribution distribution = sampling_distribution_and_entropy(logits_.data(), vocab, shown, tokens_);
-  const std::vector<double>& p = distribution.p;
+  sampling_distribution_and_entropy(logits_.data(), vocab, shown, tokens_, distribution_);
   GenerationStep out;
-  out.token = sampler_.next(p, logits_.data(), vocab, tokens_);
+  out.token = sampler_.next(distribution_, logits_.data(), vocab, tokens_);
   out.position = static_cast<int>(tokens_.size());
-  out.entropy = distribution.entropy;
-  std::vector<int> order(static_cast<std::size_t>(vocab));
-  for (int i = 0; i < vocab; ++i) order[i] = i;
-  const int count = std::min(std::max(top_count, 0), vocab);
-  std::partial_sort(order.begin(), order.begin() + count, order.end(),
-                    [&](int a, int b) { return p[a] > p[b] || (p[a] == p[b] && a < b); });
-  for (int i = 0; i < count; ++i) out.candidates.emplace_back(order[i], p[order[i]]);
+  out.entropy = distribution_.entropy;
+  out.candidates = top_candidates(distribution_, top_count);
   if (Status st = feed({out.token}, &out.attention); !st) return st.error_value();
   tokens_.push_back(out.token);
   const int generated = static_cast<int>(tokens_.size()) - prompt_length_;

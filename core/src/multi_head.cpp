@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "attention/attention.hpp"
@@ -11,6 +12,7 @@
 #include "attention/masks.hpp"
 #include "attention/numeric.hpp"
 #include "attention/positional.hpp"
+#include "kernels/kernels.hpp"
 
 namespace attention {
 
@@ -452,6 +454,71 @@ Result<MultiHeadResult> multi_head_attention(const Tensor& query, const Tensor& 
 
 namespace attention {
 
+namespace {
+
+// One new row of a sequence (a generation step) against its cache: q (H, Sn, d_h) with the row
+// at index 0 of each head's Sn, and the row's own k and v (H_kv, 1, d_h), at `position`.
+struct DecodeRow {
+  const float* q;
+  int q_stride_rows;  // Sn
+  const float* k;
+  const float* v;
+  int position;
+};
+
+// The row's attention straight from the cache's slots (H_kv, capacity, d_h), without the
+// general path's copies of K and V and its GEMM's packing of K: per query head, the scores
+// against every slot up to the last in use and the row itself (kernels' dot_rows), the same
+// rules as the general path (an empty slot, a key beyond the window: blocked; ALiBi's bias;
+// the same softmax kernel), then the weights against V (weighted_sum_rows). Writes each head's
+// context row (stride Sn rows) and its weights at their positions (stride P); false if a
+// score is NaN. Tested against the general path (Backend::Reference) in test_generation.cpp.
+bool decode_one_row(const DecodeRow& row, const SequenceKv& c, const HeadShape& hs, const MultiHeadOptions& options,
+                    const std::vector<float>& slopes, float* context, int context_stride_rows, float* weights,
+                    int weights_stride) {
+  const int d = hs.head_dim, group = hs.heads / hs.kv_heads;
+  const std::size_t dd = static_cast<std::size_t>(d);
+  int used = 0;  // slots 0..used-1 hold every cached key (a ring may have none empty; a global layer's are 0..len-1)
+  for (int slot = 0; slot < c.capacity; ++slot)
+    if (c.positions[static_cast<std::size_t>(slot)] >= 0) used = slot + 1;
+  const int sk = used + 1;  // + the row itself, last
+  const float factor = attention_score_factor(options.scale, options.score_scale, d);
+  const kernels::DotRowsFn dot = kernels::fastest_dot_rows().fn;
+  const kernels::WeightedSumRowsFn weighted_sum = kernels::fastest_weighted_sum_rows().fn;
+  std::vector<float> scores(static_cast<std::size_t>(sk));
+  for (int h = 0; h < hs.heads; ++h) {
+    const std::size_t g = static_cast<std::size_t>(h / group);
+    const float* q = row.q + static_cast<std::size_t>(h) * row.q_stride_rows * dd;
+    const float* keys = c.k.data() + g * c.capacity * dd;
+    const float* values = c.v.data() + g * c.capacity * dd;
+    dot(q, keys, used, d, factor, scores.data());
+    dot(q, row.k + g * dd, 1, d, factor, scores.data() + used);
+    for (int j = 0; j < used; ++j) {
+      const int kp = c.positions[static_cast<std::size_t>(j)];
+      if (kp < 0) {
+        scores[j] = -std::numeric_limits<float>::infinity();  // an empty slot: no key
+        continue;
+      }
+      if (std::isnan(scores[j])) return false;
+      if (options.alibi) scores[j] += -slopes[h] * static_cast<float>(std::abs(row.position - kp));
+      if (options.window > 0 && kp <= row.position - options.window)
+        scores[j] = -std::numeric_limits<float>::infinity();
+    }
+    if (std::isnan(scores[used])) return false;
+    kernels::fastest_softmax().fn(scores.data(), 1, sk);
+    float* out = context + static_cast<std::size_t>(h) * context_stride_rows * dd;
+    weighted_sum(scores.data(), values, used, d, out);
+    weighted_sum(scores.data() + used, row.v + g * dd, 1, d, out);
+    float* w = weights + static_cast<std::size_t>(h) * weights_stride;
+    for (int j = 0; j < used; ++j)
+      if (c.positions[static_cast<std::size_t>(j)] >= 0) w[c.positions[static_cast<std::size_t>(j)]] = scores[j];
+    w[row.position] = scores[used];
+  }
+  return true;
+}
+
+}  // namespace
+
 Result<Tensor> cached_self_attention(const Tensor& x, const MultiHeadWeights& w, const MultiHeadOptions& options,
                                      const LayerKvCache& cache, const std::vector<int>& first,
                                      const std::vector<int>& rows, CachedBlock& block) {
@@ -494,8 +561,24 @@ Result<Tensor> cached_self_attention(const Tensor& x, const MultiHeadWeights& w,
       apply_rope(qb_all, hs.heads, sn, d, *options.rope, false, p0);
       apply_rope(kb_all, hs.kv_heads, sn, d, *options.rope, false, p0);
     }
-    // Keys: the cached slots in use, then the block's own real rows. (B=1, H_kv, Sk, d_h)
     const SequenceKv& c = cache.sequences[static_cast<std::size_t>(b)];
+    block.k[b].resize(static_cast<std::size_t>(hs.kv_heads) * n * dd);
+    block.v[b].resize(block.k[b].size());
+    for (int h = 0; h < hs.kv_heads; ++h) {
+      const std::size_t from = static_cast<std::size_t>(h) * sn * dd, count = static_cast<std::size_t>(n) * dd;
+      std::copy_n(kb_all + from, count, block.k[b].data() + h * count);
+      std::copy_n(vb_all + from, count, block.v[b].data() + h * count);
+    }
+    if (n == 1 && options.backend != Backend::Reference) {
+      // A generation step: its one row attends to the cache in place (decode_one_row).
+      const DecodeRow row{qb_all, sn, block.k[b].data(), block.v[b].data(), p0};
+      float* context_rows = context.ptr() + static_cast<std::size_t>(b) * hs.heads * sn * dd;
+      float* weights_rows = block.last_weights.ptr() + static_cast<std::size_t>(b) * hs.heads * span;
+      if (!decode_one_row(row, c, hs, options, slopes, context_rows, sn, weights_rows, span))
+        return overflow_error("the scores Q K^T");
+      continue;
+    }
+    // Keys: the cached slots in use, then the block's own real rows. (B=1, H_kv, Sk, d_h)
     std::vector<int> slots, key_positions;
     for (int slot = 0; slot < c.capacity; ++slot)
       if (c.positions[static_cast<std::size_t>(slot)] >= 0) {
@@ -505,8 +588,6 @@ Result<Tensor> cached_self_attention(const Tensor& x, const MultiHeadWeights& w,
     const int cached = static_cast<int>(slots.size()), sk = cached + n;
     for (int r = 0; r < n; ++r) key_positions.push_back(p0 + r);
     Tensor kb({"B", "H_kv", "Sk", "d_h"}, {1, hs.kv_heads, sk, d}), vb = kb;
-    block.k[b].resize(static_cast<std::size_t>(hs.kv_heads) * n * dd);
-    block.v[b].resize(block.k[b].size());
     for (int h = 0; h < hs.kv_heads; ++h) {
       for (int i = 0; i < cached; ++i) {
         std::copy_n(c.k.data() + (static_cast<std::size_t>(h) * c.capacity + slots[i]) * dd, dd,
@@ -517,8 +598,6 @@ Result<Tensor> cached_self_attention(const Tensor& x, const MultiHeadWeights& w,
       const std::size_t from = static_cast<std::size_t>(h) * sn * dd, count = static_cast<std::size_t>(n) * dd;
       std::copy_n(kb_all + from, count, kb.ptr() + (static_cast<std::size_t>(h) * sk + cached) * dd);
       std::copy_n(vb_all + from, count, vb.ptr() + (static_cast<std::size_t>(h) * sk + cached) * dd);
-      std::copy_n(kb_all + from, count, block.k[b].data() + h * count);
-      std::copy_n(vb_all + from, count, block.v[b].data() + h * count);
     }
     Tensor qb({"B", "H", "Sq", "d_h"}, {1, hs.heads, n, d});
     for (int h = 0; h < hs.heads; ++h)

@@ -80,7 +80,9 @@ Result<Transformer::CachedStep> Transformer::forward_cached(const ForwardInput& 
   }
   Result<Tensor> x = embed_input(in.ids, batch, sn, kDecoderStack, {}, {}, positions);
   if (!x) return x.error_value();
-  const RopeTables ropes = rope_tables(s, span);
+  if (s.positions == Positions::Rope && cache.rope.global.positions < span)
+    cache.rope = rope_tables(s, std::min(s.max_seq, std::max(span, 2 * cache.rope.global.positions)));
+  const RopeTables& ropes = cache.rope;
   LayerOptions lo = layer_options(s, backend);
   CachedStep out;
   std::vector<CachedBlock> blocks(layers_.size());

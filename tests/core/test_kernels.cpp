@@ -273,6 +273,53 @@ TEST(SiluVariants, MatchTheScalarReference) {
   }
 }
 
+// The decode step's attention kernels: every variant equals the scalar reference exactly (each
+// adds its products in the spec's order), for head sizes with and without a tail past the
+// vectors and key counts from one row on.
+TEST(DecodeAttentionVariants, DotRowsMatchTheScalarReference) {
+  for (int n : {1, 3, 4, 7, 8, 9, 16, 63, 64, 65, 128})
+    for (int count : {1, 2, 5, 33}) {
+      const std::vector<float> x = random_vector(static_cast<std::size_t>(n), 7 + n, 2.0f);
+      const std::vector<float> rows = random_vector(static_cast<std::size_t>(count) * n, 11 + count, 2.0f);
+      std::vector<float> expected(static_cast<std::size_t>(count));
+      dot_rows_scalar(x.data(), rows.data(), count, n, 0.125f, expected.data());
+      float by_hand = 0.0f;  // the spec, row 0: alpha times the plain sum
+      for (int i = 0; i < n; ++i) by_hand += x[i] * rows[i];
+      EXPECT_FLOAT_EQ(expected[0], 0.125f * by_hand);
+      for (const auto& variant : dot_rows_variants()) {
+        std::vector<float> actual(static_cast<std::size_t>(count), -1.0f);
+        variant.fn(x.data(), rows.data(), count, n, 0.125f, actual.data());
+        EXPECT_EQ(actual, expected) << variant.name << " n " << n << " count " << count;  // the spec's order
+      }
+    }
+}
+
+TEST(DecodeAttentionVariants, WeightedSumsMatchTheScalarReferenceAndSkipZeroWeights) {
+  constexpr float nan = std::numeric_limits<float>::quiet_NaN();
+  for (int n : {1, 3, 4, 7, 8, 64, 65})
+    for (int count : {1, 2, 5, 33}) {
+      std::vector<float> weights = random_vector(static_cast<std::size_t>(count), 3 + count, 1.0f);
+      std::vector<float> rows = random_vector(static_cast<std::size_t>(count) * n, 5 + n, 2.0f);
+      // Blocked keys (weight 0): their rows (here NaN, as an unwritten slot could hold) are not
+      // read, whether alone or inside a block of four rows.
+      for (int j : {0, 6}) {
+        if (j >= count) continue;
+        weights[static_cast<std::size_t>(j)] = 0.0f;
+        for (int i = 0; i < n; ++i) rows[static_cast<std::size_t>(j) * n + i] = nan;
+      }
+      const std::vector<float> start = random_vector(static_cast<std::size_t>(n), 9, 1.0f);
+      std::vector<float> expected = start;
+      weighted_sum_rows_scalar(weights.data(), rows.data(), count, n, expected.data());
+      for (float v : expected) EXPECT_TRUE(std::isfinite(v));
+      if (count == 2) EXPECT_FLOAT_EQ(expected[0], start[0] + weights[1] * rows[static_cast<std::size_t>(n)]);
+      for (const auto& variant : weighted_sum_rows_variants()) {
+        std::vector<float> actual = start;
+        variant.fn(weights.data(), rows.data(), count, n, actual.data());
+        EXPECT_EQ(actual, expected) << variant.name << " n " << n << " count " << count;  // the spec's order
+      }
+    }
+}
+
 #ifdef __wasm_simd128__
 // Run only on the relaxed-SIMD twin of this suite (scripts/run-relaxed.cjs): there the
 // rewrite must have taken, so the GemmVariants tests above covered the relaxed kernel.
@@ -299,6 +346,8 @@ TEST(Kernels, RegistryNamesWhatIsBuilt) {
   EXPECT_EQ(fastest_silu().name, "silu_wasmsimd");
   EXPECT_EQ(fastest_gemm().name, relaxed_simd_available() ? "gemm_f32_5x8_wasmrelaxed" : "gemm_f32_5x8_wasmsimd");
   EXPECT_EQ(fastest_softmax().name, "softmax_rows_wasmsimd");
+  EXPECT_EQ(fastest_dot_rows().name, "dot_rows_wasmsimd");
+  EXPECT_EQ(fastest_weighted_sum_rows().name, "weighted_sum_rows_wasmsimd");
 #else
   EXPECT_EQ(fastest_gemm().name, "gemm_f32_eigen");
 #endif

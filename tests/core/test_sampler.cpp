@@ -6,7 +6,10 @@
 // logits (transformers' RepetitionPenaltyLogitsProcessor); greedy is the argmax.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
+#include <set>
 
 #include "attention/sampler.hpp"
 
@@ -116,8 +119,8 @@ TEST(Sampler, RepetitionPenaltyDividesPositiveAndMultipliesNegativeLogits) {
   // Greedy takes the argmax after the penalty: 1.5 now beats 2.0 / 2.
   s.temperature = 0;
   Sampler greedy(s);
-  EXPECT_EQ(greedy.next({}, kLogits.data(), 8, {0}), 1);
-  EXPECT_EQ(greedy.next({}, kLogits.data(), 8, {}), 0);
+  EXPECT_EQ(greedy.next(std::vector<double>{}, kLogits.data(), 8, {0}), 1);
+  EXPECT_EQ(greedy.next(std::vector<double>{}, kLogits.data(), 8, {}), 0);
 }
 
 TEST(Sampler, TheSameSeedGivesTheSameDraws) {
@@ -162,9 +165,10 @@ TEST(Sampler, EntropyEqualsMinusSumPLogP) {
   cases[4].repetition_penalty = 1.3;
   cases[4].min_p = 0.1;
   for (const SamplerSettings& s : cases) {
-    const Distribution d = sampling_distribution_and_entropy(kLogits.data(), 8, s, {0, 4});
+    Distribution d;
+    sampling_distribution_and_entropy(kLogits.data(), 8, s, {0, 4}, d);
     const std::vector<double> p = sampling_distribution(kLogits.data(), 8, s, {0, 4});
-    EXPECT_EQ(d.p, p);
+    for (int i = 0; i < 8; ++i) EXPECT_EQ(d.probability(i), p[i]) << i;  // bit for bit
     double entropy = 0;
     for (double v : p)
       if (v > 0) entropy -= v * std::log(v);
@@ -174,7 +178,135 @@ TEST(Sampler, EntropyEqualsMinusSumPLogP) {
   // One token left (top-k 1): no uncertainty.
   SamplerSettings one;
   one.top_k = 1;
-  EXPECT_NEAR(sampling_distribution_and_entropy(kLogits.data(), 8, one, {}).entropy, 0.0, 1e-15);
+  Distribution single;
+  sampling_distribution_and_entropy(kLogits.data(), 8, one, {}, single);
+  EXPECT_NEAR(single.entropy, 0.0, 1e-15);
+}
+
+namespace {
+
+// A vocabulary of 3000 logits with repeated values (ties) for the step's fast paths below.
+std::vector<float> tied_logits() {
+  std::vector<float> logits(3000);
+  SplitMix64 rng(17);
+  for (float& v : logits) v = static_cast<float>(rng.next() % 400) * 0.02f - 4.0f;
+  return logits;
+}
+
+std::vector<SamplerSettings> step_cases() {
+  std::vector<SamplerSettings> cases(5);
+  cases[1].temperature = 0.6;
+  cases[1].repetition_penalty = 1.4;
+  cases[2].top_k = 7;  // fewer tokens with mass than some counts below
+  cases[3].top_p = 0.5;
+  cases[4].min_p = 0.05;
+  cases[4].temperature = 1.3;
+  for (std::size_t i = 0; i < cases.size(); ++i) cases[i].seed = 40 + i;
+  return cases;
+}
+
+// Top-p as transformers' TopPLogitsWarper computes it, by a comparison sort: the tokens in
+// ascending order of score (std::stable_sort: ties by id), out while the mass summed from the
+// smallest up stays <= 1 - top_p, never the largest. The sampler's cut must equal it bit for bit.
+std::vector<double> top_p_by_stable_sort(std::vector<double> scores, double top_p) {
+  const double top = *std::max_element(scores.begin(), scores.end());
+  std::vector<double> p(scores.size());
+  double sum = 0;
+  for (std::size_t i = 0; i < p.size(); ++i)
+    sum += p[i] = scores[i] == -std::numeric_limits<double>::infinity() ? 0.0 : std::exp(scores[i] - top);
+  for (double& v : p) v /= sum;
+  std::vector<int> order(scores.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return scores[a] < scores[b]; });
+  double cumulative = 0;
+  for (std::size_t i = 0; i + 1 < order.size(); ++i) {
+    cumulative += p[order[i]];
+    if (cumulative <= 1.0 - top_p) scores[order[i]] = -std::numeric_limits<double>::infinity();
+  }
+  return scores;
+}
+
+}  // namespace
+
+TEST(Sampler, TopPCutsWhereTheStableSortDoes) {
+  std::vector<float> logits = tied_logits();
+  logits[10] = 0.0f;  // signed zeros compare equal: ties kept in id order
+  logits[11] = -0.0f;
+  logits[12] = 0.0f;
+  const int vocab = static_cast<int>(logits.size());
+  for (double temperature : {1.0, 0.35})
+    for (int top_k : {0, 40})
+      for (double top_p : {0.02, 0.3, 0.5, 0.9, 0.999}) {
+        SamplerSettings s;
+        s.temperature = temperature;
+        s.top_k = top_k;
+        SamplerSettings before_top_p = s;
+        s.top_p = top_p;
+        const std::vector<double> expected =
+            top_p_by_stable_sort(processed_scores(logits.data(), vocab, before_top_p, {}), top_p);
+        const std::vector<double> actual = processed_scores(logits.data(), vocab, s, {});
+        EXPECT_EQ(actual, expected) << "T " << temperature << " top-k " << top_k << " top-p " << top_p;
+        const auto kept = std::count_if(actual.begin(), actual.end(), [](double v) { return std::isfinite(v); });
+        EXPECT_GE(kept, 1);
+        if (top_p <= 0.5) EXPECT_LT(kept, top_k > 0 ? top_k : vocab);  // the cut removed tokens
+      }
+}
+
+// The cut inside a run of equal scores that mixes +0 and -0 (equal as numbers: the stable
+// order keeps them by id): e^3, four zeros, e^-1 over 24.45; with top-p 0.88 the mass allowed
+// out (0.12) takes the -1 and the first two zeros by id (cumulative 0.097, the third would
+// make 0.138).
+TEST(Sampler, TopPKeepsSignedZerosInIdOrder) {
+  const std::vector<float> logits = {3.0f, 0.0f, -0.0f, 0.0f, -0.0f, -1.0f};
+  SamplerSettings s;
+  s.top_p = 0.88;
+  const std::vector<double> scores = processed_scores(logits.data(), 6, s, {});
+  const double out = -std::numeric_limits<double>::infinity();
+  EXPECT_EQ(scores, (std::vector<double>{3.0, out, out, 0.0, -0.0, out}));
+  EXPECT_EQ(scores, top_p_by_stable_sort(std::vector<double>(logits.begin(), logits.end()), 0.88));
+}
+
+// A step's candidates (top_candidates, one pass) are a full sort's first `count`: probability
+// descending, the lower id first on ties, tokens without mass last.
+TEST(Sampler, TopCandidatesAreAFullSortsFirst) {
+  const std::vector<float> logits = tied_logits();
+  const int vocab = static_cast<int>(logits.size());
+  const std::vector<int> history = {3, 9, 9, 2999};
+  for (const SamplerSettings& s : step_cases()) {
+    Distribution d;
+    sampling_distribution_and_entropy(logits.data(), vocab, s, history, d);
+    const std::vector<double> p = sampling_distribution(logits.data(), vocab, s, history);
+    std::vector<int> order(static_cast<std::size_t>(vocab));
+    for (int i = 0; i < vocab; ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return p[a] > p[b]; });
+    for (int count : {0, 1, 10, 64, vocab, vocab + 5}) {
+      const std::vector<std::pair<int, double>> top = top_candidates(d, count);
+      ASSERT_EQ(static_cast<int>(top.size()), std::min(count, vocab));
+      for (std::size_t i = 0; i < top.size(); ++i) {
+        EXPECT_EQ(top[i].first, order[i]) << "count " << count << " rank " << i;
+        EXPECT_EQ(top[i].second, p[order[i]]);
+      }
+    }
+  }
+}
+
+// Draws from a step's Distribution are the draws from the probability vector, seed for seed.
+TEST(Sampler, DrawsFromTheStepDistributionEqualTheVectorsDraws) {
+  const std::vector<float> logits = tied_logits();
+  const int vocab = static_cast<int>(logits.size());
+  for (const SamplerSettings& s : step_cases()) {
+    Distribution d;
+    sampling_distribution_and_entropy(logits.data(), vocab, s, {5, 6}, d);
+    const std::vector<double> p = sampling_distribution(logits.data(), vocab, s, {5, 6});
+    Sampler from_step(s), from_vector(s);
+    std::set<int> distinct;
+    for (int i = 0; i < 2000; ++i) {
+      const int token = from_step.next(d, logits.data(), vocab, {5, 6});
+      ASSERT_EQ(token, from_vector.next(p, logits.data(), vocab, {5, 6})) << "draw " << i;
+      distinct.insert(token);
+    }
+    EXPECT_GT(distinct.size(), 3u);  // real draws, not one token
+  }
 }
 
 // Greedy without a penalty reads the logits directly, with one the penalised scores: both the
@@ -184,9 +316,9 @@ TEST(Sampler, GreedyTakesTheFirstLargestWithAndWithoutPenalty) {
   SamplerSettings greedy;
   greedy.temperature = 0;
   Sampler plain(greedy);
-  EXPECT_EQ(plain.next({}, tied.data(), 5, {}), 1);
+  EXPECT_EQ(plain.next(std::vector<double>{}, tied.data(), 5, {}), 1);
   greedy.repetition_penalty = 1.1;  // 3.0 / 1.1 < 2.9 for the tokens seen
   Sampler penalised(greedy);
-  EXPECT_EQ(penalised.next({}, tied.data(), 5, {1, 3}), 4);
-  EXPECT_EQ(penalised.next({}, tied.data(), 5, {}), 1);
+  EXPECT_EQ(penalised.next(std::vector<double>{}, tied.data(), 5, {1, 3}), 4);
+  EXPECT_EQ(penalised.next(std::vector<double>{}, tied.data(), 5, {}), 1);
 }

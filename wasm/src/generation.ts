@@ -146,6 +146,8 @@ export class Generation {
   readonly #decoder: Decoder | null;
   readonly #stopStrings: string[];
   readonly #topCount: number;
+  // Each id's text, decoded once: a step shows its token and ten candidates, mostly ids seen before.
+  readonly #pieces = new Map<number, string>();
   #stopped = false;
 
   /** @internal Use `model.generate()`. */
@@ -166,6 +168,13 @@ export class Generation {
   #live(): RawGeneration {
     if (!this.#raw) throw new AttentionError('this generation was disposed', { code: 'disposed', field: 'generation' });
     return this.#raw;
+  }
+
+  #piece(id: number): string | null {
+    if (!this.#decoder) return null;
+    let piece = this.#pieces.get(id);
+    if (piece === undefined) this.#pieces.set(id, (piece = this.#decoder.decode([id])));
+    return piece;
   }
 
   get disposed(): boolean {
@@ -193,7 +202,7 @@ export class Generation {
     const r = raw.step(this.#topCount);
     if (r.error) throw fromEngine(r.error);
     const token = r.token!;
-    const piece = this.#decoder ? this.#decoder.decode([token]) : null;
+    const piece = this.#piece(token);
     let done = r.done!;
     if (this.#decoder && this.#stopStrings.length > 0) {
       const text = this.#decoder.decode(raw.tokens().slice(this.promptLength));
@@ -201,12 +210,13 @@ export class Generation {
     }
     const heads = r.heads!,
       positions = r.positions!;
+    // Views into the step's one (L, H, P) array (the engine's copy, owned by JS): no copy per head.
     const attention: Float32Array[][] = [];
     for (let l = 0; l * heads * positions < r.attention!.length; l++) {
       const layer: Float32Array[] = [];
       for (let h = 0; h < heads; h++) {
         const begin = (l * heads + h) * positions;
-        layer.push(r.attention!.slice(begin, begin + positions));
+        layer.push(r.attention!.subarray(begin, begin + positions));
       }
       attention.push(layer);
     }
@@ -217,7 +227,7 @@ export class Generation {
       candidates: Array.from(r.candidates!.ids, (id, i) => ({
         token: id,
         probability: r.candidates!.probabilities[i],
-        piece: this.#decoder ? this.#decoder.decode([id]) : null,
+        piece: this.#piece(id),
       })),
       entropy: r.entropy!,
       attention,

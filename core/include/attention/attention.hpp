@@ -29,6 +29,8 @@ struct AttentionStages {
 // factor: the scale when `scale` is on; 0 = 1/sqrt(d_k) (Gemma's is 1/sqrt(queryPreAttnScalar)).
 // keep_stages = false computes only weights and output (scores, scaled and masked
 // stay empty): the scale is folded into Q K^T and the mask and softmax work in place.
+// The scores' factor: 1 without `scale`, else `setting` if positive, else 1/sqrt(d_k).
+float attention_score_factor(bool scale, float setting, int dk);
 AttentionStages scaled_dot_product_attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* blocked,
                                              bool scale, Backend backend = Backend::Fast, bool keep_stages = true,
                                              const Tensor* additive = nullptr, float factor = 0.0f);

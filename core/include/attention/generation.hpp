@@ -65,6 +65,7 @@ class Generation {
   std::vector<int> tokens_;
   int prompt_length_ = 0;
   std::vector<float> logits_;  // (V): the next token's
+  Distribution distribution_;  // the step's, its (V) buffer kept from step to step
   bool done_ = false;
 };
 

@@ -13,6 +13,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "attention/rope.hpp"
+
 namespace attention {
 
 struct SequenceKv {
@@ -33,9 +35,17 @@ struct LayerKvCache {
   void append(int b, int first_position, int rows, const float* k_new, const float* v_new);
 };
 
+// A model's RoPE tables over positions 0..positions-1 (transformer.hpp's rope_tables).
+struct RopeTables {
+  RopeTable global, local;  // local: only with ropeLocalTheta and a window
+};
+
 struct KvCache {
   std::vector<LayerKvCache> layers;
   std::vector<int> lengths;  // (B) positions seen by each sequence: its next token's position
+  // RoPE's tables for the positions decoded so far, extended by doubling as they grow (a row
+  // depends on its position only), so a step computes no sine or cosine: not counted in bytes().
+  RopeTables rope;
 
   int batch() const { return static_cast<int>(lengths.size()); }
   std::vector<std::size_t> bytes_per_layer() const;

@@ -5,6 +5,7 @@
 // argmax when temperature is 0 (greedy). Draws use SplitMix64 (random.hpp), so the same
 // seed gives the same tokens in the native and wasm builds.
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "attention/random.hpp"
@@ -33,15 +34,25 @@ std::vector<double> processed_scores(const float* logits, int vocab, const Sampl
 std::vector<double> sampling_distribution(const float* logits, int vocab, const SamplerSettings& settings,
                                           const std::vector<int>& history);
 
-// sampling_distribution and its entropy in nats, -sum p log p, from the same pass of exp: with
-// p_i = exp(s_i - m) / Z (m the largest score), -sum p_i log p_i = log Z - sum p_i (s_i - m), so
-// no logarithm per token (a generation step computes it over the whole vocabulary).
+// The distribution of a generation step, unnormalised so that a step computes it in one pass
+// of exp over the vocabulary and no division per token: weight_i = exp(s_i - m) (m the largest
+// score, 0 where filtered), p_i = weight_i / sum, bit for bit sampling_distribution's p_i (the
+// same exp, the same sum in the same order, the same division). The entropy in nats,
+// -sum p log p, with no logarithm per token: -sum p_i log p_i = log sum - sum weight_i (s_i - m) / sum.
 struct Distribution {
-  std::vector<double> p;  // (V)
+  std::vector<double> weights;  // (V); its buffer is reused from step to step
+  double sum = 0;
   double entropy = 0;
+  double probability(int i) const { return weights[static_cast<std::size_t>(i)] / sum; }
 };
-Distribution sampling_distribution_and_entropy(const float* logits, int vocab, const SamplerSettings& settings,
-                                               const std::vector<int>& history);
+// Fills `out` from the processors' scores (processed_scores' rules): no allocation once
+// out.weights holds V values (and none at all without top-p, min-p or a penalty).
+void sampling_distribution_and_entropy(const float* logits, int vocab, const SamplerSettings& settings,
+                                       const std::vector<int>& history, Distribution& out);
+// The `count` most probable tokens (0..V), by probability descending and the lower id first
+// on ties (a full sort's first `count`), with their probabilities: one pass over the
+// vocabulary keeping the best so far, no sort of it.
+std::vector<std::pair<int, double>> top_candidates(const Distribution& distribution, int count);
 
 class Sampler {
  public:
@@ -51,8 +62,14 @@ class Sampler {
   // 0, else a draw from `distribution` (sampling_distribution of the same row), which uses
   // one 53-bit uniform number of the generator.
   int next(const std::vector<double>& distribution, const float* logits, int vocab, const std::vector<int>& history);
+  // The same from a step's Distribution: the same token for the same seed (its p_i are the
+  // vector's, summed in the same order until the draw falls).
+  int next(const Distribution& distribution, const float* logits, int vocab, const std::vector<int>& history);
 
  private:
+  int greedy(const float* logits, int vocab, const std::vector<int>& history) const;
+  template <class Probability>
+  int draw(Probability p, int vocab);
   SamplerSettings settings_;
   SplitMix64 rng_;
 };

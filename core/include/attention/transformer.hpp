@@ -209,9 +209,7 @@ class Transformer {
 
 // Where positions enter one layer's self-attention (the modern block, spec.hpp): its
 // RoPE table (local layers may have their own base), ALiBi, and its window (0 = global).
-struct RopeTables {
-  RopeTable global, local;  // local: only with ropeLocalTheta and a window
-};
+// RopeTables (global and local tables): kv_cache.hpp, where a generation keeps them.
 RopeTables rope_tables(const ModelSpec& spec, int positions);
 struct LayerPositions {
   const RopeTable* rope = nullptr;
