@@ -1,7 +1,7 @@
 // The decode step's attention kernels: one query row against the K and V rows of a cache
 // (Sk rows of d_h values each, read in place), without a GEMM's packing of K for a single
-// row of Q. The scalar variants are the spec (kernels.hpp); the wasm SIMD ones sum in four
-// lanes and then across them (a different order: equal within float rounding).
+// row of Q. The scalar variants are the spec (kernels.hpp); the wasm SIMD ones add each row's
+// products in the spec's order (one row per lane), so they equal it exactly.
 #include <cstddef>
 
 #include "kernels.hpp"
@@ -31,8 +31,10 @@ void weighted_sum_rows_scalar(const float* weights, const float* rows, int count
 #ifdef __wasm_simd128__
 
 // Four rows at a time, one row per lane: a 4x4 block of the rows is transposed so that each
-// lane adds its row's products in order of i, as the scalar spec (and the GEMM's tile, which
-// the full forward's scores use) does: the same float results, not merely close ones.
+// lane adds its row's products in order of i, as the scalar spec does: the same float results,
+// not merely close ones. (The full forward's GEMM tile sums in that order too, but with relaxed
+// SIMD's fused madd in a relaxed .wasm, and V in blocks of 256 keys; ring caches of window
+// layers go in slot order: there the cached step is the full forward's within rounding.)
 void dot_rows_wasmsimd(const float* x, const float* rows, int count, int n, float alpha, float* out) {
   const int vector_end = n & ~3;
   const v128_t scale = wasm_f32x4_splat(alpha);

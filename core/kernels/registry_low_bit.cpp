@@ -1,6 +1,6 @@
 // The low-bit GEMM's variants (kernels.hpp), in a file of their own so that an engine which
 // never holds low-bit weights links another list instead (the one-tag element's engine:
-// wasm/low_bit_spec_only.cpp) and leaves the wasm SIMD low-bit kernels out of its .wasm.
+// core/kernels/registry_low_bit_spec_only.cpp) and leaves the wasm SIMD low-bit kernels out of its .wasm.
 #include "kernels.hpp"
 #include "relaxed_simd.hpp"
 

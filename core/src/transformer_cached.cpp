@@ -80,7 +80,10 @@ Result<Transformer::CachedStep> Transformer::forward_cached(const ForwardInput& 
   }
   Result<Tensor> x = embed_input(in.ids, batch, sn, kDecoderStack, {}, {}, positions);
   if (!x) return x.error_value();
-  if (s.positions == Positions::Rope && cache.rope.global.positions < span)
+  // Tables made for another rotary width (a cache from another model) would be read past
+  // their rows: made anew then, as when they are too short.
+  if (s.positions == Positions::Rope &&
+      (cache.rope.global.positions < span || cache.rope.global.rotary_dim != s.rotary_dim()))
     cache.rope = rope_tables(s, std::min(s.max_seq, std::max(span, 2 * cache.rope.global.positions)));
   const RopeTables& ropes = cache.rope;
   LayerOptions lo = layer_options(s, backend);

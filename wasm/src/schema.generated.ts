@@ -737,6 +737,10 @@ export const ENGINE = {
       }
     ]
   },
+  "q8ActivationsModes": [
+    "f32",
+    "int16"
+  ],
   "stages": [
     {
       "axes": [

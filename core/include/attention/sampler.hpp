@@ -46,7 +46,7 @@ struct Distribution {
   double probability(int i) const { return weights[static_cast<std::size_t>(i)] / sum; }
 };
 // Fills `out` from the processors' scores (processed_scores' rules): no allocation once
-// out.weights holds V values (and none at all without top-p, min-p or a penalty).
+// out.weights holds V values (and none at all without top-k, top-p or min-p).
 void sampling_distribution_and_entropy(const float* logits, int vocab, const SamplerSettings& settings,
                                        const std::vector<int>& history, Distribution& out);
 // The `count` most probable tokens (0..V), by probability descending and the lower id first
