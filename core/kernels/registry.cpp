@@ -191,7 +191,17 @@ void gemm_fast(int m, int n, int k, const float* a, const float* b, Layout layou
   const auto& fast = fastest_gemm();
   const GemmArgs args = dense(m, n, k, a, b, layout, alpha, bias, c);
   const bool panels = packed && !packed->panels.empty() && fast.gemm_packed;
-  if (panels && few_rows(args)) {
+  const float* panel_data = panels ? packed->panels.data() : nullptr;
+  // One row of a weight not packed (yet: a weight is packed on its second use, Parameter::
+  // packed_rows) is packed here and multiplied by the GEMV, as a packed weight's row is: a
+  // row's bits must not depend on whether its weight was packed yet (the same prompt would
+  // give other logits the second time). The tile's own call packs B the same way.
+  std::vector<float> packed_now;
+  if (!panels && m <= kFastGemmGemvUpToRows && fast.gemv_packed && fast.pack) {
+    packed_now = fast.pack(args);
+    panel_data = packed_now.data();
+  }
+  if (panel_data && few_rows(args)) {
     // Decode's one row by the GEMV (its sums along the depth in independent chains), more by the tile.
     static_assert(kFastGemmGemvUpToRows < 2 * kRowBlock, "few rows");
     const PackedGemmFn product = m <= kFastGemmGemvUpToRows && fast.gemv_packed ? fast.gemv_packed : fast.gemm_packed;
@@ -202,7 +212,7 @@ void gemm_fast(int m, int n, int k, const float* a, const float* b, Layout layou
       part.n = j1 - j0;
       part.c = args.c + j0;
       part.bias = args.bias ? args.bias + j0 : nullptr;
-      product(part, packed->panels.data() + static_cast<std::size_t>(j0) * k);
+      product(part, panel_data + static_cast<std::size_t>(j0) * k);
     });
   } else if (panels) {
     split_rows(args, [&](const GemmArgs& part) { fast.gemm_packed(part, packed->panels.data()); });

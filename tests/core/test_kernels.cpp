@@ -181,6 +181,14 @@ TEST(GemmVariants, FloatGemvRowsAndColumnPartsGiveTheSameBits) {
   for (int i = 0; i < kRows; ++i)
     gemm_fast(1, n, k, a.data() + static_cast<std::size_t>(i) * k, b.data(), Layout::NT, 1.0f, bias.data(),
               alone.data() + static_cast<std::size_t>(i) * n, &packed);
+  // A weight not packed yet (a model's weight on its first use) gives a row the same bits.
+  for (int i = 0; i < kRows; ++i) {
+    std::vector<float> unpacked(static_cast<std::size_t>(n), -7.0f);
+    gemm_fast(1, n, k, a.data() + static_cast<std::size_t>(i) * k, b.data(), Layout::NT, 1.0f, bias.data(),
+              unpacked.data(), nullptr);
+    EXPECT_TRUE(std::equal(unpacked.begin(), unpacked.end(), alone.begin() + static_cast<std::ptrdiff_t>(i) * n))
+        << "row " << i;
+  }
   for (int m = 1; m <= kRows; ++m) {
     SCOPED_TRACE(std::to_string(m) + " rows");
     const std::vector<float> expected(alone.begin(), alone.begin() + static_cast<std::ptrdiff_t>(m) * n);
