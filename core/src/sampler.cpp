@@ -27,13 +27,12 @@ Error out_of_range(const char* field, double value, const std::string& rule) {
 }
 
 // softmax of the scores; `sum` (if given) receives Z = sum exp(s_i - max s).
-std::vector<double> softmax(const std::vector<double>& scores, double* sum_out = nullptr) {
+std::vector<double> softmax(const std::vector<double>& scores) {
   const double top = *std::max_element(scores.begin(), scores.end());
   std::vector<double> p(scores.size());
   double sum = 0;
   for (std::size_t i = 0; i < p.size(); ++i) sum += p[i] = scores[i] == kNegInf ? 0.0 : std::exp(scores[i] - top);
   for (double& v : p) v /= sum;
-  if (sum_out) *sum_out = sum;
   return p;
 }
 
