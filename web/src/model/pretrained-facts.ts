@@ -4,7 +4,7 @@
 import type { PretrainedInfo } from './pretrained-info.js';
 import { count } from './words.js';
 import { formatBytes } from './pretrained-models.js';
-import { DEFAULT_Q8_ACTIVATIONS, usesQ8Activations } from './weights-modes.js';
+import { roundsActivations } from './weights-modes.js';
 
 /** How a pretrained model's heads read keys and values: each its own, or grouped (which query heads share each K/V head). */
 export function headsFact(info: Pick<PretrainedInfo, 'heads' | 'kvHeads' | 'headDim'>): string {
@@ -37,7 +37,7 @@ export function windowFact(info: Pick<PretrainedInfo, 'window' | 'windowPattern'
 /** How the loaded model holds its weights: the mode asked for, then the bytes held by storage ('bf16: 62.4 kB (f32 8.0 kB, bf16 54.4 kB)'). */
 export function heldFact(info: Pick<PretrainedInfo, 'held'>): string {
   const { weights, q8Activations, bytes } = info.held;
-  const int = usesQ8Activations(weights) && q8Activations !== DEFAULT_Q8_ACTIVATIONS;
+  const int = roundsActivations(weights, q8Activations);
   const parts = Object.entries(bytes)
     .filter(([storage, n]) => storage !== 'total' && n > 0)
     .map(([storage, n]) => `${storage} ${formatBytes(n, null)}`);

@@ -38,6 +38,11 @@ export function usesQ8Activations(weights: WeightsMode): boolean {
   return weights === 'q8_0';
 }
 
+/** Whether a load rounds the activations: a mode other than the default, with the weights it applies to. */
+export function roundsActivations(weights: WeightsMode, q8Activations: Q8Activations): boolean {
+  return usesQ8Activations(weights) && q8Activations !== DEFAULT_Q8_ACTIVATIONS;
+}
+
 /** loadPretrained's options for a choice: the activations' mode only where it applies, defaults left out. */
 export function heldOptions(
   weights: WeightsMode,
@@ -45,6 +50,6 @@ export function heldOptions(
 ): { weights?: WeightsMode; q8Activations?: Q8Activations } {
   return {
     ...(weights === DEFAULT_WEIGHTS ? {} : { weights }),
-    ...(usesQ8Activations(weights) && q8Activations !== DEFAULT_Q8_ACTIVATIONS ? { q8Activations } : {}),
+    ...(roundsActivations(weights, q8Activations) ? { q8Activations } : {}),
   };
 }
