@@ -4,7 +4,6 @@
 // and the real models that action offers, one declaration each.
 import { ENGINE } from 'attention-playground';
 import { familyTokenizer, type PretrainedInfo } from './pretrained-info.js';
-import { fixed } from './words.js';
 
 export const PRETRAINED_PREFIX = 'pretrained:';
 export const DEFAULT_HUB = 'https://huggingface.co';
@@ -65,14 +64,6 @@ export function rememberHubBaseUrl(url: string): void {
   } catch {
     // storage refused: the URL is used for this load only
   }
-}
-
-/** '12.3 / 497.8 MB', '4.1 kB', in the unit of the total (decimal units, as the hub writes sizes). */
-export function formatBytes(loaded: number, total: number | null): string {
-  const size = total ?? loaded;
-  const [unit, div] = size >= 1e9 ? ['GB', 1e9] : size >= 1e6 ? ['MB', 1e6] : size >= 1e3 ? ['kB', 1e3] : ['B', 1];
-  const f = (n: number) => (div === 1 ? String(n) : fixed(n / div, 1));
-  return total === null ? `${f(loaded)} ${unit}` : `${f(loaded)} / ${f(total)} ${unit}`;
 }
 
 /**

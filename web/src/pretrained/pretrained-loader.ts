@@ -13,7 +13,8 @@
 // The pretrained feature's entry: the pages and the element import it, which defines this
 // element and <ap-real-model> (real-model.ts); the playground shows both by their tags.
 import { LitElement, css, html, nothing } from 'lit';
-import { familyNames, formatBytes, realModels } from '../model/pretrained-models.js';
+import { familyNames, realModels } from '../model/pretrained-models.js';
+import { formatBytes } from '../model/words.js';
 import type { LoadRequest, PretrainedPanelHost } from '../model/pretrained-info.js';
 import { TOKENS } from '../ui/tokens.js';
 import {

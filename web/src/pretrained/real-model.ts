@@ -12,7 +12,8 @@
 import { LitElement, css, html, nothing } from 'lit';
 import type { PretrainedPanelHost } from '../model/pretrained-info.js';
 import { TOKENS } from '../ui/tokens.js';
-import { formatBytes, pretrainedId, pretrainedModel, realModels, type RealModel } from '../model/pretrained-models.js';
+import { pretrainedId, pretrainedModel, realModels, type RealModel } from '../model/pretrained-models.js';
+import { formatBytes } from '../model/words.js';
 import { loadPretrainedForPanel } from './pretrained-loading.js';
 import { DownloadError, cachedBytes, download, forget, hubBytes, type DownloadProgress } from './model-cache.js';
 
@@ -266,7 +267,7 @@ export class RealModelCard extends LitElement {
         // One sentence, one flex item (bare text and <strong> would each be one, and the line breaks between them).
         return html`<p class="step" data-testid="real-size" data-bytes=${step.bytes}>
           <span class="sentence">Downloading ${step.model.label} from ${this.#hubName()} takes
-          <strong>${formatBytes(step.bytes, null)}</strong>${
+          <strong>${formatBytes(step.bytes)}</strong>${
             step.declared
               ? ' (the size expected for it, as the hub did not report its file sizes)'
               : ' (the sizes the hub reports for its files)'
@@ -278,7 +279,7 @@ export class RealModelCard extends LitElement {
                 : ''
           }</span>
           <button type="button" class="primary" data-action="download-real" @click=${() => this.#load(step.model, step.bytes)}>
-            Download ${formatBytes(step.bytes, null)}</button>
+            Download ${formatBytes(step.bytes)}</button>
           <button type="button" data-action="cancel-real" @click=${() => this.#cancel()}>Not now</button></p>`;
       case 'downloading': {
         const loaded = step.progress.reduce((sum, p) => sum + p.loaded, 0);
@@ -313,7 +314,6 @@ export class RealModelCard extends LitElement {
               (m) =>
                 html`<option value=${m.repo} ?selected=${m === model}>${m.label} (${m.family}, ${formatBytes(
                   this.cached[m.repo] ?? m.declaredBytes,
-                  null,
                 )}${this.cached[m.repo] === undefined ? '' : ', in this browser'})</option>`,
             )}</select></label>`;
     return html`<section aria-label="Try a real model" data-testid="real-model">
@@ -324,7 +324,7 @@ export class RealModelCard extends LitElement {
       ${
         kept === undefined
           ? nothing
-          : html`<span class="cached" data-testid="real-cached">in this browser’s cache (${formatBytes(kept, null)})</span>
+          : html`<span class="cached" data-testid="real-cached">in this browser’s cache (${formatBytes(kept)})</span>
           <button type="button" data-action="forget-real" ?disabled=${busy} @click=${() => this.#forget(model)}>
             Remove from this browser’s cache</button>`
       }
