@@ -192,10 +192,10 @@ export class PretrainedLoader extends LitElement {
     const host = this.host;
     if (!host) return;
     this.from = 'repo' in request ? 'hub' : 'files';
-    const info = await loadPretrainedForPanel(host, { ...request, ...heldOptions(this.weights, this.q8Activations) });
-    if (!info) return; // the dialog stays, saying what went wrong
+    const loaded = await loadPretrainedForPanel(host, { ...request, ...heldOptions(this.weights, this.q8Activations) });
+    if (!loaded.ok) return; // the dialog stays, saying what went wrong
     host.open = false; // done: the model's heads show behind it
-    await host.pretrainedLoaded(info);
+    await host.pretrainedLoaded(loaded.info);
   }
 
   #onFiles(event: Event) {
