@@ -478,7 +478,7 @@ describe('Try a real model', () => {
   });
 
   test('the weights as picked under Weights in memory: said before the download, held, in the facts, and again on a reload', async () => {
-    const { page, errors } = await open({ width: 1400, height: 1000 }, '#weights=bf16');
+    const { page, errors } = await open({ width: 390, height: 844 }, '#weights=bf16'); // a phone
     const held = page.locator('[data-testid="pretrained-summary"] dt:text-is("Weights in memory") + dd');
     await page.locator('[data-action="try-real"]').click();
     const size = page.locator('[data-testid="real-size"] .sentence');
