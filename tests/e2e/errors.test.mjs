@@ -5,20 +5,9 @@
 // or embed says why instead of waiting, and unknown embed parameters are reported.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage } from '../support/browser.mjs';
 import { useSite } from '../support/site.mjs';
 
 const site = useSite();
-
-async function open(path) {
-  const { page, errors } = await openPage(
-    site.browser,
-    { viewport: { width: 1280, height: 900 } },
-    { onlyFrom: site.url },
-  );
-  await page.goto(site.url + path);
-  return { page, errors };
-}
 
 const firstHeatmapRows = (page) =>
   page.evaluate(() =>
@@ -34,7 +23,7 @@ const firstHeatmapRows = (page) =>
 
 describe('errors in the playground', () => {
   test('typing 1000 into d_model flashes no message about 1 or 10, and the view follows to 1000', async () => {
-    const { page, errors } = await open('#text=a+b+c');
+    const { page, errors } = await site.open('#text=a+b+c');
     await page.locator('ap-heatmap').first().waitFor();
     // Record every problem message that appears anywhere in the playground while typing.
     await page.evaluate(() => {
@@ -68,7 +57,7 @@ describe('errors in the playground', () => {
   });
 
   test('a value out of range stays in its box and in the URL, and the view is marked until it is fixed', async () => {
-    const { page, errors } = await open('#text=a+b+c');
+    const { page, errors } = await site.open('#text=a+b+c');
     await page.locator('ap-heatmap').first().waitFor();
     await page.locator('#setting-heads').fill('65');
     const message = page.locator('[data-setting="heads"] .error');
@@ -93,7 +82,7 @@ describe('errors in the playground', () => {
     assert.equal(await firstHeatmapRows(page), 'a b c');
     // The link reopens the same problem, explained, instead of waiting or silently using 4 heads.
     const link = page.url().slice(site.url.length);
-    const second = await open(link);
+    const second = await site.open(link);
     await second.page.locator('[data-testid="blocked"]').waitFor();
     assert.match(await second.page.locator('[data-testid="blocked"]').textContent(), /Heads must be between 1 and 64/);
     assert.equal(await second.page.locator('#setting-heads').inputValue(), '65');
@@ -111,7 +100,7 @@ describe('errors in the playground', () => {
   });
 
   test('a layer, head or sentence the result does not have is said, not clamped silently', async () => {
-    const { page, errors } = await open('#text=a+b&layer=7&sequence=5');
+    const { page, errors } = await site.open('#text=a+b&layer=7&sequence=5');
     await page.locator('ap-heatmap').first().waitFor();
     const notes = () => page.locator('[data-testid="out-of-range"]').allTextContents();
     assert.deepEqual(await notes(), [
@@ -145,7 +134,7 @@ describe('errors in the playground', () => {
       ['embed.html?dModel=5000&controls=none', /d_model must be between 1 and 1024/],
     ];
     for (const [path, why] of cases) {
-      const { page, errors } = await open(path);
+      const { page, errors } = await site.open(path);
       const shown = page.locator('[role="alert"]').filter({ hasText: why });
       await shown.first().waitFor({ timeout: 10_000 });
       await page.waitForTimeout(1500);
@@ -153,7 +142,7 @@ describe('errors in the playground', () => {
       assert.deepEqual(errors, [], path);
       await page.close();
     }
-    const { page, errors } = await open('embed.html?text=a+b&colour=red&view=sideways');
+    const { page, errors } = await site.open('embed.html?text=a+b&colour=red&view=sideways');
     await page.locator('ap-heatmap').first().waitFor();
     const note = await page.locator('[role="alert"]').allTextContents();
     assert.ok(

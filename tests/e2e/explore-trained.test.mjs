@@ -5,23 +5,12 @@
 // unknown model in a link gets a message instead of a wait.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage } from '../support/browser.mjs';
 import { SHOTS, useSite } from '../support/site.mjs';
 
 /** The reverse checkpoint's probe example (its record's last snapshot). */
 const REVERSE_EXAMPLE = '3 7 1 1 1 0 5 6 | 6 5 0 1 1 1 7 3';
 
 const site = useSite('checkpoints/index.json');
-
-async function open(hash) {
-  const { page, errors } = await openPage(
-    site.browser,
-    { viewport: { width: 1280, height: 900 } },
-    { onlyFrom: site.url },
-  );
-  await page.goto(site.url + hash);
-  return { page, errors };
-}
 
 /** Evaluates fn(shadowRoot of <ap-playground>, arg) in the page. */
 const inPlayground = (page, fn, arg) =>
@@ -69,7 +58,7 @@ async function assertNoMessage(page, view) {
 
 describe('the Explore page on a trained model', () => {
   test('a link opens the shipped reverse model on its example, and every view draws its trace', async () => {
-    const { page, errors } = await open('#model=reverse');
+    const { page, errors } = await site.open('#model=reverse');
     const tokens = REVERSE_EXAMPLE.split(' ');
     await waitForRows(page, tokens);
     assert.equal(await page.locator('#setting-model').inputValue(), 'reverse');
@@ -167,7 +156,7 @@ describe('the Explore page on a trained model', () => {
   });
 
   test('bad tokens are explained at the text box and the last view stays, marked stale', async () => {
-    const { page, errors } = await open('#model=reverse&text=1+2+%7C+2+1');
+    const { page, errors } = await site.open('#model=reverse&text=1+2+%7C+2+1');
     await waitForRows(page, ['1', '2', '|', '2', '1']);
     const stale = () => page.locator('ap-playground .view').getAttribute('data-stale');
     assert.equal(await stale(), '0');
@@ -197,7 +186,7 @@ describe('the Explore page on a trained model', () => {
   });
 
   test('the picker switches to another trained model and back to the untrained one', async () => {
-    const { page, errors } = await open('#text=the+cat+sat');
+    const { page, errors } = await site.open('#text=the+cat+sat');
     await waitForRows(page, ['the', 'cat', 'sat']);
     const options = await page
       .locator('#setting-model option')
@@ -230,7 +219,7 @@ describe('the Explore page on a trained model', () => {
   });
 
   test('picking a model starts on its own text\u2019s first sentence: no stale sentence number from the old text', async () => {
-    const { page, errors } = await open('#text=the+cat+sat%0Aa+dog&sequence=1&view=masks');
+    const { page, errors } = await site.open('#text=the+cat+sat%0Aa+dog&sequence=1&view=masks');
     await page.locator('[data-testid="out-of-range"]').waitFor({ state: 'detached' });
     assert.equal(await page.locator('#setting-sequence').inputValue(), '1');
     await page.locator('#setting-model').selectOption('reverse');
@@ -247,7 +236,7 @@ describe('the Explore page on a trained model', () => {
   });
 
   test('a link to a model that is not here says so instead of waiting', async () => {
-    const { page, errors } = await open('#model=nosuch');
+    const { page, errors } = await site.open('#model=nosuch');
     const message = page.locator('[data-testid="model-error"]');
     await message.waitFor({ timeout: 10_000 });
     assert.equal(

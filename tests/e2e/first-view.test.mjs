@@ -5,7 +5,6 @@
 // embeds keep the engine's defaults (random weights).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage } from '../support/browser.mjs';
 import { SHOTS, useSite } from '../support/site.mjs';
 
 const site = useSite();
@@ -25,12 +24,7 @@ const peaks = (page) =>
 
 describe('the first view', () => {
   test('opens on heads that attend by position, with a hint on what to try', async () => {
-    const { page, errors } = await openPage(
-      site.browser,
-      { viewport: { width: 1280, height: 900 } },
-      { onlyFrom: site.url },
-    );
-    await page.goto(site.url);
+    const { page, errors } = await site.open();
     await page.locator('ap-heatmap').first().waitFor();
     assert.equal(await page.locator('#setting-preset').inputValue(), 'positional');
     assert.equal(new URL(page.url()).hash, '', "the first view is the page's default: an empty hash");
@@ -110,12 +104,9 @@ describe('the first view', () => {
   });
 
   test("an embed keeps the engine's defaults: random weights, no page hint", async () => {
-    const { page, errors } = await openPage(
-      site.browser,
-      { viewport: { width: 1000, height: 900 } },
-      { onlyFrom: site.url },
-    );
-    await page.goto(`${site.url}embed.html?text=the+cat+sat+on+the+mat&controls=all`);
+    const { page, errors } = await site.open('embed.html?text=the+cat+sat+on+the+mat&controls=all', {
+      viewport: { width: 1000, height: 900 },
+    });
     await page.locator('ap-heatmap').first().waitFor();
     assert.equal(await page.locator('#setting-preset').inputValue(), 'random');
     assert.equal(await page.locator('[data-testid="weights-hint"]').count(), 0);

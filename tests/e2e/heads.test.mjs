@@ -159,6 +159,24 @@ describe('the What heads do view', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     const chosen = page.locator('ap-heads [data-testid="detector-table"] tr[aria-selected="true"] td').first();
     await chosen.waitFor();
+    // The tabs fill the width and wrap: the idle status line below them takes no band (it took 36 px), so the chosen
+    // head's line follows the tabs as closely as on a wide screen.
+    const band = () =>
+      page.evaluate(() => {
+        const root = document.querySelector('ap-heads').shadowRoot;
+        const tabs = root.querySelector('[role="tablist"]').getBoundingClientRect();
+        return {
+          gap: root.querySelector('[data-testid="chosen-head"]').getBoundingClientRect().top - tabs.bottom,
+          idle: !root.querySelector('[data-testid="progress"]'),
+          tabRows: Math.round(tabs.height / root.querySelector('[role="tab"]').getBoundingClientRect().height),
+        };
+      });
+    await page.waitForFunction(
+      () => !document.querySelector('ap-heads').shadowRoot.querySelector('[data-testid="progress"]'),
+    );
+    const shown = await band();
+    assert.ok(shown.tabRows >= 2, `the tabs wrap on a phone (${shown.tabRows} rows)`);
+    assert.ok(shown.idle && shown.gap >= 0 && shown.gap <= 20, `the chosen head starts ${shown.gap} px under the tabs`);
     const looks = await page.evaluate(() => {
       const root = document.querySelector('ap-heads').shadowRoot;
       const cell = getComputedStyle(root.querySelector('tr[aria-selected="true"] td'));
@@ -166,11 +184,26 @@ describe('the What heads do view', () => {
       const table = root.querySelector('[data-testid="detector-table"]');
       const scroller = table.parentElement;
       scroller.scrollLeft = scroller.scrollWidth;
+      scroller.scrollIntoView({ block: 'center' }); // elementFromPoint sees only what is on the screen
       const last = table.querySelector('thead th:last-child').getBoundingClientRect();
+      // Scrolled, the heads' column covers the start of the next: what shows just inside its edge, row by row, is the
+      // column's own cell (the header's too, above the scrolled headers), on an opaque background.
+      const covered = [...table.rows].map((row) => {
+        const sticky = row.cells[0];
+        const edge = sticky.getBoundingClientRect();
+        const under = row.cells[1].getBoundingClientRect();
+        const hit = root.elementFromPoint(edge.right - 2, (edge.top + edge.bottom) / 2);
+        return {
+          passesUnder: under.left < edge.right - 2,
+          onTop: sticky.contains(hit),
+          background: getComputedStyle(sticky).backgroundColor,
+        };
+      });
       return {
         colors: [cell.color, cell.backgroundColor],
         figureOverflows: figure.scrollWidth > figure.clientWidth,
         lastShown: last.right <= scroller.getBoundingClientRect().right + 1 && scroller.scrollLeft > 0,
+        covered,
       };
     });
     const luminance = (rgb) => {
@@ -188,6 +221,12 @@ describe('the What heads do view', () => {
     assert.ok(contrast >= 4.5, `the chosen row's text ${looks.colors.join(' on ')}: contrast ${contrast.toFixed(2)}`);
     assert.equal(looks.figureOverflows, false, 'the figure (its heading, notes and exports) fits the screen');
     assert.ok(looks.lastShown, 'the table scrolls sideways to its last column');
+    assert.equal(looks.covered.length, 1 + 4, 'the header row and 2 layers x 2 heads');
+    for (const [i, row] of looks.covered.entries()) {
+      assert.ok(row.passesUnder, `row ${i}: scrolled, the next column passes under the heads' column`);
+      assert.ok(row.onTop, `row ${i}: the heads' column stays on top of what passes under it`);
+      assert.match(row.background, /^rgb\(/, `row ${i}: the heads' column is opaque (${row.background})`);
+    }
     await page.screenshot({ path: `${SHOTS}/heads-phone.png`, fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();

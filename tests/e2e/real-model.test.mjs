@@ -91,8 +91,8 @@ before(async () => {
 });
 after(() => new Promise((resolve) => hub.server.close(resolve)));
 
-/** A page whose hub is the local one, that records console errors and any request elsewhere. */
-async function open(viewport = { width: 1400, height: 1000 }) {
+/** A page whose hub is the local one (at `hash`), that records console errors and any request elsewhere. */
+async function open(viewport = { width: 1400, height: 1000 }, hash = '') {
   const { page, errors } = await openPage(site.browser, { viewport });
   page.on('request', (request) => {
     const url = request.url();
@@ -100,7 +100,7 @@ async function open(viewport = { width: 1400, height: 1000 }) {
       errors.push(`external request: ${url}`);
   });
   await page.addInitScript(([key, url]) => localStorage.setItem(key, url), [HUB_KEY, hub.url]);
-  await page.goto(site.url);
+  await page.goto(site.url + hash);
   await page.locator('ap-heatmap').first().waitFor({ timeout: 20_000 });
   return { page, errors };
 }
@@ -333,7 +333,7 @@ describe('Try a real model', () => {
     assert.match(
       sentence.text,
       new RegExp(
-        `^Downloading GPT-2 small from 127\\.0\\.0\\.1:\\d+ takes ${(SIZE / 1000).toFixed(1)} kB \\(the sizes the hub reports for its files\\); this browser then keeps it, so the next visit does not download it again\\.$`,
+        `^Downloading GPT-2 small from 127\\.0\\.0\\.1:\\d+ takes ${(SIZE / 1000).toFixed(1)} kB \\(the sizes the hub reports for its files\\); this browser then keeps it, so the next visit does not download it again\\. The engine holds its weights as the file stores them \\(auto\\)\\.$`,
       ),
     );
     assert.ok(sentence.sizeOnFirstLine && sentence.sizeNotFirst, JSON.stringify(sentence));
@@ -379,7 +379,7 @@ describe('Try a real model', () => {
     await page.locator('[data-testid="real-note"]').filter({ hasText: 'loaded' }).waitFor({ timeout: 20_000 });
     assert.match(
       await page.locator('[data-testid="real-note"]').textContent(),
-      /GPT-2 small downloaded and loaded; this browser keeps it for next time: 2 layers × 4 heads/,
+      /GPT-2 small downloaded and loaded; this browser keeps it for next time: 2 layers × 4 heads, weights in auto\./,
     );
     assert.equal(await page.locator('#setting-model').inputValue(), `pretrained:${REPO}`);
     await waitForRows(page, GPT2_TOKENS);
@@ -474,6 +474,43 @@ describe('Try a real model', () => {
       errors.filter((e) => !/Failed to load resource: the server responded with a status of (500|405)/.test(e)),
       [],
     );
+    await page.close();
+  });
+
+  test('the weights as picked under Weights in memory: said before the download, held, in the facts, and again on a reload', async () => {
+    const { page, errors } = await open({ width: 390, height: 844 }, '#weights=bf16'); // a phone
+    const held = page.locator('[data-testid="pretrained-summary"] dt:text-is("Weights in memory") + dd');
+    await page.locator('[data-action="try-real"]').click();
+    const size = page.locator('[data-testid="real-size"] .sentence');
+    await size.waitFor();
+    assert.match(
+      (await size.textContent()).replace(/\s+/g, ' '),
+      /next visit does not download it again\. The engine holds its weights in bf16, as picked under “Weights in memory”\.$/,
+    );
+    await page.locator('[data-testid="real-model"]').screenshot({ path: `${SHOTS}/real-model-picked-mode.png` });
+    await page.locator('[data-action="download-real"]').click();
+    const note = page.locator('[data-testid="real-note"]').filter({ hasText: 'loaded' });
+    await note.waitFor({ timeout: 20_000 });
+    assert.match(
+      await note.textContent(),
+      /GPT-2 small downloaded and loaded.*: 2 layers × 4 heads, weights in bf16\./,
+    );
+    // The model's facts say how it is held (the tiny GPT-2's F32 matrices rounded to BF16, its biases and norms F32).
+    assert.match(await held.textContent(), /^bf16: [\d.]+ kB \(f32 [\d.]+ kB, bf16 [\d.]+ kB\)$/);
+    await page.screenshot({ path: `${SHOTS}/real-model-picked-mode-loaded.png` });
+    await page.locator('[data-testid="real-size"]').waitFor({ state: 'detached' });
+    const hash = new URLSearchParams(new URL(page.url()).hash.slice(1));
+    assert.deepEqual([hash.get('model'), hash.get('weights')], [`pretrained:${REPO}`, 'bf16']);
+    // The link reopens the same model held the same way (from this browser's cache).
+    await page.reload();
+    await page
+      .locator('[data-testid="real-note"]')
+      .filter({ hasText: 'loaded from this browser' })
+      .waitFor({ timeout: 20_000 });
+    assert.match(await page.locator('[data-testid="real-note"]').textContent(), /weights in bf16\./);
+    assert.match(await held.textContent(), /^bf16: /);
+    await waitForRows(page, GPT2_TOKENS);
+    assert.deepEqual(errors, []);
     await page.close();
   });
 });

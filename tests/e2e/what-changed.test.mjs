@@ -9,7 +9,6 @@
 // trained model (item 9).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage } from '../support/browser.mjs';
 import { SHOTS, useSite } from '../support/site.mjs';
 
 const site = useSite();
@@ -58,12 +57,7 @@ const inView = (page, selector) => page.locator(`ap-playground .view[data-view="
 
 describe('what changed', () => {
   test('a pinned baseline survives typing, layers, view settings and same-shape settings; unpin compares with the previous result', async () => {
-    const { page, errors } = await openPage(
-      site.browser,
-      { viewport: { width: 1280, height: 900 } },
-      { onlyFrom: site.url },
-    );
-    await page.goto(`${site.url}#text=the+cat+sat&view=changes&preset=random`); // random weights: Q reads the word, not only its position
+    const { page, errors } = await site.open('#text=the+cat+sat&view=changes&preset=random'); // random weights: Q reads the word, not only its position
     let view = await waitForView(page, (v) => v.reference === 'none', 'first result, nothing to compare with');
 
     // Pin "the cat sat", then type "the dog sat" keystroke by keystroke.
@@ -152,12 +146,7 @@ describe('what changed', () => {
   });
 
   test('on the first view\u2019s positional heads (a link), the view says they hide its point; Q ignores the word; an edit in another sentence is named', async () => {
-    const { page, errors } = await openPage(
-      site.browser,
-      { viewport: { width: 1280, height: 900 } },
-      { onlyFrom: site.url },
-    );
-    await page.goto(`${site.url}#view=changes`); // the page's defaults: Positional heads, two sentences
+    const { page, errors } = await site.open('#view=changes'); // the page's defaults: Positional heads, two sentences
     await waitForView(page, (v) => v.reference === 'none', 'first result');
     // A link keeps the weights it names (here the page's): the view says why they hide its point, one click from better.
     assert.match(
@@ -188,12 +177,7 @@ describe('what changed', () => {
   });
 
   test('typed text is shown as text, never as markup', async () => {
-    const { page, errors } = await openPage(
-      site.browser,
-      { viewport: { width: 1280, height: 900 } },
-      { onlyFrom: site.url },
-    );
-    await page.goto(`${site.url}#text=the+cat+sat&view=changes&preset=random`); // random weights: Q reads the word, not only its position
+    const { page, errors } = await site.open('#text=the+cat+sat&view=changes&preset=random'); // random weights: Q reads the word, not only its position
     await waitForView(page, (v) => v.reference === 'none', 'first result');
     await inView(page, 'button[data-action="pin"]').click();
     await page.locator('#setting-text').fill('the <b>dog</b> sat');
@@ -232,12 +216,7 @@ async function until(page, read, ok, what) {
 
 describe('why notes and the lessons\u2019 weights', () => {
   test('every view shows its own note, which changes with the view', async () => {
-    const { page, errors } = await openPage(
-      site.browser,
-      { viewport: { width: 1280, height: 900 } },
-      { onlyFrom: site.url },
-    );
-    await page.goto(site.url);
+    const { page, errors } = await site.open();
     await page.locator('ap-heatmap').first().waitFor();
     const views = await page.locator('button[data-view]').evaluateAll((bs) => bs.map((b) => b.dataset.view));
     assert.equal(views.length, 12);
@@ -259,12 +238,7 @@ describe('why notes and the lessons\u2019 weights', () => {
   });
 
   test('Row by row brings random weights: different words get different Q rows, K is not zero, the repeated word\u2019s Q rows are equal', async () => {
-    const { page, errors } = await openPage(
-      site.browser,
-      { viewport: { width: 1280, height: 900 } },
-      { onlyFrom: site.url },
-    );
-    await page.goto(site.url);
+    const { page, errors } = await site.open();
     await page.locator('ap-heatmap').first().waitFor();
     assert.equal((await noteAndWeights(page)).preset, 'positional');
     await page.locator('button[data-view="rows"]').click();
@@ -324,12 +298,7 @@ describe('why notes and the lessons\u2019 weights', () => {
   });
 
   test('the lessons\u2019 weights are a visit: back on softmax the positional heads and the link return, End included', async () => {
-    const { page, errors } = await openPage(
-      site.browser,
-      { viewport: { width: 1280, height: 900 } },
-      { onlyFrom: site.url },
-    );
-    await page.goto(site.url);
+    const { page, errors } = await site.open();
     await page.locator('ap-heatmap').first().waitFor();
     const hash = () => new URL(page.url()).hash;
     const before = hash();
@@ -402,12 +371,7 @@ describe('why notes and the lessons\u2019 weights', () => {
   });
 
   test('What changed brings random weights: the edited word\u2019s own output moves by more than 0.5, the weights and the FFN move', async () => {
-    const { page, errors } = await openPage(
-      site.browser,
-      { viewport: { width: 1280, height: 900 } },
-      { onlyFrom: site.url },
-    );
-    await page.goto(site.url);
+    const { page, errors } = await site.open();
     await page.locator('ap-heatmap').first().waitFor();
     await page.locator('button[data-view="changes"]').click();
     await until(
@@ -459,12 +423,11 @@ describe('why notes and the lessons\u2019 weights', () => {
   });
 
   test('Row by row on a phone wraps every caption inside the screen; on a trained model it advises only what that model allows', async () => {
-    const { page, errors } = await openPage(
-      site.browser,
-      { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true },
-      { onlyFrom: site.url },
-    );
-    await page.goto(`${site.url}#view=rows&preset=random`);
+    const { page, errors } = await site.open('#view=rows&preset=random', {
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+      hasTouch: true,
+    });
     const view = page.locator('ap-row-wise');
     await view.locator('[data-verdict]').waitFor();
     // No text of the view is cut: every caption, note and formula fits its box, and the view fits the screen.

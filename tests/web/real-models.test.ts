@@ -1,12 +1,15 @@
 // The real models "Try a real model" offers (web/src/model/pretrained-models.ts): one
 // declaration each, offered only once the engine reads the declared family; the hub's
-// file layout; the families the pretrained dialog names, from the engine's description.
+// file layout; the families the pretrained dialog names, from the engine's description; how
+// the quick start holds a model's weights (the person's pick, else the model's, else the default).
 import { describe, expect, it } from 'vitest';
 import { ENGINE } from '../../dist/index.js';
 import {
   REAL_MODELS,
   familyNames,
   hubFileUrl,
+  realModelHeld,
+  realModelHeldText,
   realModels,
   type RealModel,
 } from '../../web/src/model/pretrained-models.js';
@@ -80,5 +83,39 @@ describe('real models', () => {
     ];
     expect(familyNames(listed)).toContain('gpt2 (A, B)');
     expect(familyNames([])).toBe(names.length === 2 ? `${names[0]} and ${names[1]}` : familyNames([]));
+  });
+
+  it('holds the weights as the person picked under Weights in memory, else as the model declares, else auto', () => {
+    const gpt2 = REAL_MODELS.find((m) => m.repo === 'openai-community/gpt2')!;
+    const llama = REAL_MODELS.find((m) => m.repo === 'meta-llama/Llama-3.2-1B')!;
+    expect(gpt2.weights).toBeUndefined();
+    expect(llama.weights).toBe('q8_0');
+    // No pick (the settings' defaults): the model's own mode, else the engine's default.
+    expect(realModelHeld(gpt2, 'auto', 'f32')).toEqual({ weights: 'auto', q8Activations: 'f32', by: 'default' });
+    expect(realModelHeld(llama, 'auto', 'f32')).toEqual({ weights: 'q8_0', q8Activations: 'f32', by: 'model' });
+    // A pick wins, for a model that declares a mode too; int16 activations only where they apply.
+    expect(realModelHeld(gpt2, 'bf16', 'f32')).toEqual({ weights: 'bf16', q8Activations: 'f32', by: 'pick' });
+    expect(realModelHeld(llama, 'f32', 'f32')).toEqual({ weights: 'f32', q8Activations: 'f32', by: 'pick' });
+    expect(realModelHeld(gpt2, 'q8_0', 'int16')).toEqual({ weights: 'q8_0', q8Activations: 'int16', by: 'pick' });
+    expect(realModelHeld(gpt2, 'bf16', 'int16')).toEqual({ weights: 'bf16', q8Activations: 'f32', by: 'pick' });
+    // An int16 pick left over with auto weights is no pick: the model's mode, with float32 activations.
+    expect(realModelHeld(llama, 'auto', 'int16')).toEqual({ weights: 'q8_0', q8Activations: 'f32', by: 'model' });
+  });
+
+  it('says how the weights will be held, and why, before the download', () => {
+    const gpt2 = REAL_MODELS[0];
+    expect(realModelHeldText(realModelHeld(gpt2, 'auto', 'f32'))).toBe(
+      'The engine holds its weights as the file stores them (auto).',
+    );
+    expect(realModelHeldText(realModelHeld(gpt2, 'bf16', 'f32'))).toBe(
+      'The engine holds its weights in bf16, as picked under \u201cWeights in memory\u201d.',
+    );
+    expect(realModelHeldText(realModelHeld(gpt2, 'q8_0', 'int16'))).toBe(
+      'The engine holds its weights in q8_0, int16 activations, as picked under \u201cWeights in memory\u201d.',
+    );
+    expect(realModelHeldText(realModelHeld({ weights: 'q8_0' }, 'auto', 'f32'))).toMatch(
+      /in 8 bits \(q8_0\), to fit this browser\u2019s memory\.$/,
+    );
+    expect(realModelHeldText(realModelHeld({ weights: 'bf16' }, 'auto', 'f32'))).toMatch(/in 16 bits \(bf16, rounded/);
   });
 });

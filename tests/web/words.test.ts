@@ -5,7 +5,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { MINUS_INFINITY, count, fixed, formatValue } from '../../web/src/model/words.js';
+import { MINUS_INFINITY, count, fixed, formatBytes, formatValue } from '../../web/src/model/words.js';
 
 const WEB_SRC = fileURLToPath(new URL('../../web/src/', import.meta.url));
 
@@ -74,6 +74,25 @@ describe('count', () => {
   it('says one head, two heads', () => {
     expect(count(1, 'head')).toBe('1 head');
     expect(count(4, 'head')).toBe('4 heads');
+  });
+});
+
+describe('formatBytes', () => {
+  it('writes a size in decimal units, one decimal from a kB', () => {
+    expect(formatBytes(512)).toBe('512 B');
+    expect(formatBytes(999)).toBe('999 B');
+    expect(formatBytes(1000)).toBe('1.0 kB');
+    expect(formatBytes(2048)).toBe('2.0 kB');
+    expect(formatBytes(36_864)).toBe('36.9 kB'); // a KV cache: 2 x 4 K/V heads x 9 positions x 128 x 4 bytes
+    expect(formatBytes(1_234_567)).toBe('1.2 MB');
+    expect(formatBytes(2_480_800_000)).toBe('2.5 GB');
+  });
+
+  it('writes a part of a total in the total\u2019s unit', () => {
+    expect(formatBytes(12_300_000, 497_800_000)).toBe('12.3 / 497.8 MB');
+    expect(formatBytes(719, 719)).toBe('719 / 719 B');
+    expect(formatBytes(0, 2_000)).toBe('0.0 / 2.0 kB');
+    expect(formatBytes(2048, null)).toBe('2.0 kB');
   });
 });
 

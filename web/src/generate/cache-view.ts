@@ -2,9 +2,9 @@
 // window layer holds its window only: a ring), with its bytes; and what it would hold
 // without grouped-query attention's sharing of K/V heads.
 import { html, nothing } from 'lit';
-import { bytesText, cacheLayers, cacheWithoutGrouping } from '../model/generation-view.js';
+import { cacheLayers, cacheWithoutGrouping } from '../model/generation-view.js';
 import type { GenerationModelFacts } from '../workers/generation-run.js';
-import { fixed } from '../model/words.js';
+import { fixed, formatBytes } from '../model/words.js';
 
 export function cacheView(bytes: readonly number[], facts: GenerationModelFacts, positions: number) {
   const layers = cacheLayers(bytes, facts.kvHeads, facts.headDim);
@@ -12,10 +12,10 @@ export function cacheView(bytes: readonly number[], facts: GenerationModelFacts,
   const ungrouped = cacheWithoutGrouping(positions, facts.layers, facts.heads, facts.headDim);
   const width = Math.max(positions, 1);
   return html`<figure class="cache" data-testid="kv-cache" data-total-bytes=${total}>
-    <figcaption>KV cache: ${bytesText(total)} (K and V of ${facts.kvHeads} K/V head${facts.kvHeads > 1 ? 's' : ''} × ${facts.headDim}
+    <figcaption>KV cache: ${formatBytes(total)} (K and V of ${facts.kvHeads} K/V head${facts.kvHeads > 1 ? 's' : ''} × ${facts.headDim}
       per position and layer)${
         facts.kvHeads < facts.heads
-          ? html`; ${bytesText(ungrouped)} without grouped-query attention (${facts.heads} heads)`
+          ? html`; ${formatBytes(ungrouped)} without grouped-query attention (${facts.heads} heads)`
           : nothing
       }</figcaption>
     <div class="cache-rows">
@@ -23,7 +23,7 @@ export function cacheView(bytes: readonly number[], facts: GenerationModelFacts,
         (l) => html`<div class="cache-row" data-layer=${l.layer} data-bytes=${l.bytes} data-positions=${l.positions}>
           <span class="label">layer ${l.layer}</span>
           <span class="cells"><span class="held" style=${`width:${fixed((l.positions / width) * 100, 1)}%`}></span></span>
-          <span class="value">${l.positions} pos · ${bytesText(l.bytes)}</span>
+          <span class="value">${l.positions} pos · ${formatBytes(l.bytes)}</span>
         </div>`,
       )}
     </div>

@@ -12,13 +12,16 @@ export const HEADS_STYLES = [
     .bar .setting { margin: 0; }
     .text-box { flex: 1 1 22rem; }
     .text-box textarea { min-height: 2.4rem; font-family: var(--ap-mono); }
-    .tool-bar { display: flex; flex-wrap: wrap; align-items: center; gap: var(--ap-space-1) var(--ap-space-3);
+    /* No row gap: where the tabs fill the width (a phone) the status wraps below them, and an idle one (no height)
+       must leave no band; a busy one is as tall as a tab, which spaces it. */
+    .tool-bar { display: flex; flex-wrap: wrap; align-items: center; gap: 0 var(--ap-space-3);
       margin: var(--ap-space-2) 0 var(--ap-space-3); }
     [role='tablist'] { display: flex; flex-wrap: wrap; gap: var(--ap-space-1); }
     button[role='tab'][aria-selected='true'], button[role='tab'][aria-selected='true']:hover:not(:disabled) {
       background: var(--ap-accent); border-color: var(--ap-accent); color: var(--ap-on-accent); }
     .status { display: flex; align-items: center; gap: var(--ap-space-2); min-height: 2rem; color: var(--ap-text-muted);
       font-size: var(--ap-text-sm); }
+    .status.idle { min-height: 0; }
     .status progress { width: 12rem; }
     .note { color: var(--ap-text-muted); font-size: var(--ap-text-sm); max-width: 60rem; }
     .problems { color: var(--ap-warn); font-size: var(--ap-text-sm); }
@@ -39,11 +42,14 @@ export const HEADS_STYLES = [
         radial-gradient(farthest-side at 100% 50%, #0003, transparent) right / 0.6rem 100% no-repeat scroll; }
     /* Scrolled, the table keeps its headers in sight: the column names at the top, the heads at the left. */
     table.detectors thead th { position: sticky; top: 0; z-index: 1; background: var(--ap-surface); }
+    /* The heads' column is a pane of its own: opaque, above the cells it covers (its header above the scrolled
+       headers too), with an edge that says the columns pass under it. */
     table.detectors tbody th { position: sticky; left: 0; z-index: 1; background: var(--ap-surface); }
     table.detectors thead th:first-child { left: 0; z-index: 2; }
+    table.detectors tbody th, table.detectors thead th:first-child { box-shadow: inset -1px 0 0 var(--ap-border-strong); }
     /* The chosen head: the selection's colours (as a pressed button's), the text keeping its contrast. */
     table.detectors tr[aria-selected='true'] > * { background: var(--ap-accent-soft); color: var(--ap-text); font-weight: 700; }
-    table.detectors tr[aria-selected='true'] > th { box-shadow: inset 3px 0 0 var(--ap-accent); }
+    table.detectors tr[aria-selected='true'] > th { box-shadow: inset 3px 0 0 var(--ap-accent), inset -1px 0 0 var(--ap-border-strong); }
     table.detectors tbody tr { cursor: pointer; }
     table.detectors th button { min-height: 0; padding: 0.1rem 0.4rem; }
     table.detectors th button.head { font-family: var(--ap-mono); }

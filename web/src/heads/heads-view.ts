@@ -270,6 +270,8 @@ export class HeadsView extends LitElement {
 
   override render() {
     const { state } = this;
+    // An error naming no box the tool shows goes to the status line (the boxes show their own).
+    const statusError = this.error && !this.#boxes().includes(this.error.field ?? '') ? this.error : null;
     return html`
       ${this.#problems.length ? html`<p class="problems" role="status">${this.#problems.join(' ')}</p>` : nothing}
       <div class="bar">
@@ -297,14 +299,14 @@ export class HeadsView extends LitElement {
                 @click=${() => this.#set({ tool })}>${HEAD_TOOL_LABELS[tool]}</button>`,
           )}
         </div>
-        <div class="status" role="status" aria-live="polite">
+        <div class="status ${this.busy || statusError ? '' : 'idle'}" role="status" aria-live="polite">
           ${
             this.busy
               ? html`<span>${this.busy.what}\u2026</span>
                 <progress data-testid="progress" max=${this.busy.total} value=${this.busy.done}></progress>
                 <button data-testid="cancel" @click=${this.#cancel}>Cancel</button>`
-              : this.error && !this.#boxes().includes(this.error.field ?? '')
-                ? html`<span class="error" data-testid="error">${this.error.message}</span>`
+              : statusError
+                ? html`<span class="error" data-testid="error">${statusError.message}</span>`
                 : nothing
           }
         </div>

@@ -113,13 +113,6 @@ export function speedText(tokens: number, wallMs: number, engineMs: number, step
   return `${wall} (engine alone ${engine})`;
 }
 
-/** '1.2 MB', '36.9 kB', '512 B'. */
-export function bytesText(bytes: number): string {
-  if (bytes >= 1e6) return `${fixed(bytes / 1e6, 1)} MB`;
-  if (bytes >= 1e3) return `${fixed(bytes / 1e3, 1)} kB`;
-  return `${bytes} B`;
-}
-
 export interface BranchNode {
   /** The token ids from the prompt to here. */
   path: number[];

@@ -2,8 +2,7 @@
 // heads (grouped-query attention: how many query heads share each K/V head), how positions
 // enter, where its sliding window applies, its norm, how its weights are held. No DOM: Vitest tests it in Node.
 import type { PretrainedInfo } from './pretrained-info.js';
-import { count } from './words.js';
-import { formatBytes } from './pretrained-models.js';
+import { count, formatBytes } from './words.js';
 import { roundsActivations } from './weights-modes.js';
 
 /** How a pretrained model's heads read keys and values: each its own, or grouped (which query heads share each K/V head). */
@@ -40,8 +39,8 @@ export function heldFact(info: Pick<PretrainedInfo, 'held'>): string {
   const int = roundsActivations(weights, q8Activations);
   const parts = Object.entries(bytes)
     .filter(([storage, n]) => storage !== 'total' && n > 0)
-    .map(([storage, n]) => `${storage} ${formatBytes(n, null)}`);
-  return `${weights}${int ? `, ${q8Activations} activations` : ''}: ${formatBytes(bytes.total, null)} (${parts.join(', ')})`;
+    .map(([storage, n]) => `${storage} ${formatBytes(n)}`);
+  return `${weights}${int ? `, ${q8Activations} activations` : ''}: ${formatBytes(bytes.total)} (${parts.join(', ')})`;
 }
 
 export const NORM_NAMES: Record<string, string> = {

@@ -1,10 +1,16 @@
 // The pretrained checkpoint loaded on this page (one at a time: loading another frees it),
 // as the Explore page's picker lists it ('pretrained:<name>'); the hub's base URL the
 // person typed, remembered in localStorage (also where "Try a real model" downloads from);
-// and the real models that action offers, one declaration each.
+// and the real models that action offers, one declaration each, with how it holds their weights.
 import { ENGINE } from 'attention-playground';
 import { familyTokenizer, type PretrainedInfo } from './pretrained-info.js';
-import { fixed } from './words.js';
+import {
+  DEFAULT_Q8_ACTIVATIONS,
+  DEFAULT_WEIGHTS,
+  roundsActivations,
+  type Q8Activations,
+  type WeightsMode,
+} from './weights-modes.js';
 
 export const PRETRAINED_PREFIX = 'pretrained:';
 export const DEFAULT_HUB = 'https://huggingface.co';
@@ -65,14 +71,6 @@ export function rememberHubBaseUrl(url: string): void {
   } catch {
     // storage refused: the URL is used for this load only
   }
-}
-
-/** '12.3 / 497.8 MB', '4.1 kB', in the unit of the total (decimal units, as the hub writes sizes). */
-export function formatBytes(loaded: number, total: number | null): string {
-  const size = total ?? loaded;
-  const [unit, div] = size >= 1e9 ? ['GB', 1e9] : size >= 1e6 ? ['MB', 1e6] : size >= 1e3 ? ['kB', 1e3] : ['B', 1];
-  const f = (n: number) => (div === 1 ? String(n) : fixed(n / div, 1));
-  return total === null ? `${f(loaded)} ${unit}` : `${f(loaded)} / ${f(total)} ${unit}`;
 }
 
 /**
@@ -168,6 +166,47 @@ export const REAL_MODELS: readonly RealModel[] = [
     weights: 'q8_0',
   },
 ];
+
+/** How "Try a real model" holds a model's matrices, and whose choice that is. */
+export interface RealModelHeld {
+  weights: WeightsMode;
+  q8Activations: Q8Activations;
+  /** 'pick': the person's, under the loader's "Weights in memory"; 'model': its declaration; 'default': the engine's. */
+  by: 'pick' | 'model' | 'default';
+}
+
+/**
+ * The person's pick under "Weights in memory" (the page's settings `weights` and `q8Activations`, which the link
+ * keeps) where they made one, as for every other load; else the model's declared mode; else the engine's default.
+ * So the link's `weights` is what the model shown holds, and a pick of 'auto' (the default) leaves a model that
+ * declares its mode (Llama 3.2 1B's q8_0, to fit) to it.
+ */
+export function realModelHeld(
+  model: Pick<RealModel, 'weights'>,
+  weights: WeightsMode,
+  q8Activations: Q8Activations,
+): RealModelHeld {
+  if (weights !== DEFAULT_WEIGHTS)
+    return {
+      weights,
+      q8Activations: roundsActivations(weights, q8Activations) ? q8Activations : DEFAULT_Q8_ACTIVATIONS,
+      by: 'pick',
+    };
+  if (model.weights) return { weights: model.weights, q8Activations: DEFAULT_Q8_ACTIVATIONS, by: 'model' };
+  return { weights: DEFAULT_WEIGHTS, q8Activations: DEFAULT_Q8_ACTIVATIONS, by: 'default' };
+}
+
+/** The size sentence's last words: how the engine will hold the model, and why (said before anything downloads). */
+export function realModelHeldText(held: RealModelHeld): string {
+  const activations = roundsActivations(held.weights, held.q8Activations) ? `, ${held.q8Activations} activations` : '';
+  if (held.by === 'pick')
+    return `The engine holds its weights in ${held.weights}${activations}, as picked under \u201cWeights in memory\u201d.`;
+  if (held.weights === 'q8_0')
+    return 'The engine holds its weights in 8 bits (q8_0), to fit this browser\u2019s memory.';
+  if (held.weights === 'bf16')
+    return 'The engine holds its weights in 16 bits (bf16, rounded from the file\u2019s values).';
+  return `The engine holds its weights as the file stores them (${held.weights}).`;
+}
 
 /** The real models the engine can load (the others wait for their family). */
 export function realModels(list: readonly RealModel[] = REAL_MODELS): RealModel[] {

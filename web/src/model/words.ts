@@ -25,3 +25,14 @@ export function formatValue(value: number): string {
   if (abs !== 0 && (abs < 0.001 || abs >= 10000)) return value.toExponential(2);
   return fixed(value, abs >= 100 ? 1 : 3);
 }
+
+/**
+ * A size in bytes ('512 B', '36.9 kB', '1.2 MB', '2.5 GB'), or with `total` a part of it in the total's unit
+ * ('12.3 / 497.8 MB'): decimal units, as the hub writes sizes.
+ */
+export function formatBytes(bytes: number, total: number | null = null): string {
+  const size = total ?? bytes;
+  const [unit, div] = size >= 1e9 ? ['GB', 1e9] : size >= 1e6 ? ['MB', 1e6] : size >= 1e3 ? ['kB', 1e3] : ['B', 1];
+  const f = (n: number) => (div === 1 ? String(n) : fixed(n / div, 1));
+  return total === null ? `${f(bytes)} ${unit}` : `${f(bytes)} / ${f(total)} ${unit}`;
+}

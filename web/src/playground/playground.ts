@@ -214,7 +214,12 @@ export class Playground extends PlaygroundProperties {
         ${problems.map((message) => html`<p class="error" role="alert">${message}</p>`)}
         ${this.modelError ? html`<p class="error engine-error" role="alert" data-testid="model-error">${this.modelError}</p>` : nothing}
         ${this.engineError ? html`<p class="error engine-error" role="alert">${this.engineError}</p>` : nothing}
-        ${picker && this.syncHash ? html`<ap-real-model .host=${this.#models.panel}></ap-real-model>` : nothing}
+        ${
+          picker && this.syncHash
+            ? html`<ap-real-model .host=${this.#models.panel} .weights=${this.state.weights}
+          .q8Activations=${this.state.q8Activations}></ap-real-model>`
+            : nothing
+        }
         ${picker && this.syncHash ? weightsHint(this.#runs.traceModel === '' && ctx ? { ...this.state, ...ctx.trace.config } : this.state, ctx?.block) : nothing}
         ${
           ctx

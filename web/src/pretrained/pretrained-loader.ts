@@ -13,7 +13,8 @@
 // The pretrained feature's entry: the pages and the element import it, which defines this
 // element and <ap-real-model> (real-model.ts); the playground shows both by their tags.
 import { LitElement, css, html, nothing } from 'lit';
-import { familyNames, formatBytes, realModels } from '../model/pretrained-models.js';
+import { familyNames, realModels } from '../model/pretrained-models.js';
+import { formatBytes } from '../model/words.js';
 import type { LoadRequest, PretrainedPanelHost } from '../model/pretrained-info.js';
 import { TOKENS } from '../ui/tokens.js';
 import {
@@ -191,10 +192,10 @@ export class PretrainedLoader extends LitElement {
     const host = this.host;
     if (!host) return;
     this.from = 'repo' in request ? 'hub' : 'files';
-    const info = await loadPretrainedForPanel(host, { ...request, ...heldOptions(this.weights, this.q8Activations) });
-    if (!info) return; // the dialog stays, saying what went wrong
+    const loaded = await loadPretrainedForPanel(host, { ...request, ...heldOptions(this.weights, this.q8Activations) });
+    if (!loaded.ok) return; // the dialog stays, saying what went wrong
     host.open = false; // done: the model's heads show behind it
-    await host.pretrainedLoaded(info);
+    await host.pretrainedLoaded(loaded.info);
   }
 
   #onFiles(event: Event) {

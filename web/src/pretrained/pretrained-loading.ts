@@ -6,16 +6,19 @@ import type { LoadRequest, PretrainedInfo, PretrainedPanelHost, PretrainedProgre
 import { rememberHubBaseUrl, setPretrainedModel } from '../model/pretrained-models.js';
 import { explainDownloadFailure } from './network-failure.js';
 
-/** Loads the requested checkpoint, updating `panel` as it goes; the model once loaded (and remembered), else null. */
-export async function loadPretrainedForPanel(
-  panel: PretrainedPanelHost,
-  request: LoadRequest,
-): Promise<PretrainedInfo | null> {
-  if (panel.loading) return null;
+/**
+ * What a load came to: the model (loaded and remembered), or the failure's code (the AttentionError's, 'aborted' for a
+ * cancel, 'busy' while another load runs, 'no_name' without a name), whose words are the panel's loadError or loadNote.
+ */
+export type PanelLoad = { ok: true; info: PretrainedInfo } | { ok: false; code: string };
+
+/** Loads the requested checkpoint, updating `panel` as it goes. */
+export async function loadPretrainedForPanel(panel: PretrainedPanelHost, request: LoadRequest): Promise<PanelLoad> {
+  if (panel.loading) return { ok: false, code: 'busy' };
   if ('repo' in request) {
     if (!request.repo) {
       panel.loadError = 'Type a model name first (e.g. gpt2).';
-      return null;
+      return { ok: false, code: 'no_name' };
     }
     panel.hubUrl = request.baseUrl;
     rememberHubBaseUrl(request.baseUrl);
@@ -39,16 +42,16 @@ export async function loadPretrainedForPanel(
   if (!outcome.ok) {
     if (outcome.code === 'aborted') {
       panel.loadNote = 'Loading was cancelled; nothing was loaded.';
-      return null;
+      return { ok: false, code: outcome.code };
     }
     const names = outcome.field && !outcome.error.includes(outcome.field) ? ` (${outcome.field})` : '';
     // A download with no answer: what that likely means, not the browser's bare "Failed to fetch".
     const explained = outcome.code === 'network' ? explainDownloadFailure(outcome.error) : outcome.error;
     panel.loadError = explained !== outcome.error ? explained : `Could not load the model: ${outcome.error}${names}.`;
-    return null;
+    return { ok: false, code: outcome.code };
   }
   const info = outcome.model;
   setPretrainedModel(info);
   panel.loadNote = `Loaded ${info.name}: ${info.layers} layers \u00d7 ${info.heads} heads.`;
-  return info;
+  return { ok: true, info };
 }

@@ -7,12 +7,30 @@
 // them from there (and says so; a reload whose link names such a model loads it from there
 // at once), and offers to remove them. The model loads through the
 // same host as the dialog (pretrained-loading.ts), so a failure or a cancel leaves the
-// page and the model shown as they were. Data in: `host`; defined with the pretrained
-// feature's entry (pretrained-loader.ts).
+// page and the model shown as they were. It holds the weights as the person picked under the
+// loader's "Weights in memory" (the page's settings, as for the dialog's loads), else as the
+// model declares (model/pretrained-models.ts realModelHeld), and says so before the download.
+// Data in: `host`, `weights`, `q8Activations`; defined with the pretrained feature's entry
+// (pretrained-loader.ts).
 import { LitElement, css, html, nothing } from 'lit';
 import type { PretrainedPanelHost } from '../model/pretrained-info.js';
 import { TOKENS } from '../ui/tokens.js';
-import { formatBytes, pretrainedId, pretrainedModel, realModels, type RealModel } from '../model/pretrained-models.js';
+import {
+  pretrainedId,
+  pretrainedModel,
+  realModelHeld,
+  realModelHeldText,
+  realModels,
+  type RealModel,
+} from '../model/pretrained-models.js';
+import {
+  DEFAULT_Q8_ACTIVATIONS,
+  DEFAULT_WEIGHTS,
+  heldOptions,
+  type Q8Activations,
+  type WeightsMode,
+} from '../model/weights-modes.js';
+import { formatBytes } from '../model/words.js';
 import { loadPretrainedForPanel } from './pretrained-loading.js';
 import { DownloadError, cachedBytes, download, forget, hubBytes, type DownloadProgress } from './model-cache.js';
 
@@ -32,6 +50,8 @@ export class RealModelCard extends LitElement {
     message: { state: true },
     error: { state: true },
     chosen: { state: true },
+    weights: { attribute: false },
+    q8Activations: { attribute: false },
   };
   /** The pretrained dialog's state and loader (the playground's PretrainedPanel). */
   declare host: PretrainedPanelHost | null;
@@ -42,6 +62,9 @@ export class RealModelCard extends LitElement {
   declare error: string;
   /** The repo picked in the list of real models ('' until one is picked: the first). */
   declare chosen: string;
+  /** The page's settings: the person's pick under the loader's "Weights in memory". */
+  declare weights: WeightsMode;
+  declare q8Activations: Q8Activations;
   #controller: AbortController | null = null;
   #unwatch: (() => void) | null = null;
   #checkedUrl = '';
@@ -55,6 +78,8 @@ export class RealModelCard extends LitElement {
     this.message = '';
     this.error = '';
     this.chosen = '';
+    this.weights = DEFAULT_WEIGHTS;
+    this.q8Activations = DEFAULT_Q8_ACTIVATIONS;
   }
 
   static override styles = [
@@ -207,12 +232,23 @@ export class RealModelCard extends LitElement {
     }
     this.#controller = null;
     this.step = { kind: 'loading', model, fromCache: got.fromCache };
-    const info = await loadPretrainedForPanel(host, { files: got.files, name: model.repo, weights: model.weights });
+    const held = realModelHeld(model, this.weights, this.q8Activations);
+    const loaded = await loadPretrainedForPanel(host, {
+      files: got.files,
+      name: model.repo,
+      ...heldOptions(held.weights, held.q8Activations),
+    });
     this.step = { kind: 'idle' };
-    if (info) void this.#checkCache();
-    if (!info) {
-      // the host's words: cancelled, or what the engine found wrong (then the kept copy goes: it would fail again)
-      if (host.loadError) {
+    if (loaded.ok) void this.#checkCache();
+    if (!loaded.ok) {
+      // The host's words: cancelled, or what the engine found wrong. Then the kept copy goes (it would fail again),
+      // unless the files are sound and only the mode held too much (another pick under "Weights in memory" fits).
+      if (host.loadError && loaded.code === 'limit_exceeded') {
+        void this.#checkCache();
+        this.error = `${host.loadError} A mode that holds less, picked under \u201cWeights in memory\u201d, may fit${
+          got.notKept ? '' : ' (the files stay in this browser\u2019s cache)'
+        }.`;
+      } else if (host.loadError) {
         await forget(host.hubUrl, model);
         void this.#checkCache();
         this.error = got.notKept
@@ -226,7 +262,8 @@ export class RealModelCard extends LitElement {
       : got.notKept
         ? `downloaded and loaded (not kept in this browser: ${got.notKept})`
         : 'downloaded and loaded; this browser keeps it for next time';
-    this.message = `${model.label} ${how}: ${info.layers} layers \u00d7 ${info.heads} heads.`;
+    const { info } = loaded;
+    this.message = `${model.label} ${how}: ${info.layers} layers \u00d7 ${info.heads} heads, weights in ${info.held.weights}.`;
     host.loadNote = ''; // said here, not again under the dialog's button
     await host.pretrainedLoaded(info);
   }
@@ -266,19 +303,14 @@ export class RealModelCard extends LitElement {
         // One sentence, one flex item (bare text and <strong> would each be one, and the line breaks between them).
         return html`<p class="step" data-testid="real-size" data-bytes=${step.bytes}>
           <span class="sentence">Downloading ${step.model.label} from ${this.#hubName()} takes
-          <strong>${formatBytes(step.bytes, null)}</strong>${
+          <strong>${formatBytes(step.bytes)}</strong>${
             step.declared
               ? ' (the size expected for it, as the hub did not report its file sizes)'
               : ' (the sizes the hub reports for its files)'
-          }; this browser then keeps it, so the next visit does not download it again.${
-            step.model.weights === 'q8_0'
-              ? ' The engine holds its weights in 8 bits (Q8_0), to fit this browser\u2019s memory.'
-              : step.model.weights === 'bf16'
-                ? ' The engine holds its weights in 16 bits (BF16, rounded from the file\u2019s values).'
-                : ''
-          }</span>
+          }; this browser then keeps it, so the next visit does not download it again.
+          ${realModelHeldText(realModelHeld(step.model, this.weights, this.q8Activations))}</span>
           <button type="button" class="primary" data-action="download-real" @click=${() => this.#load(step.model, step.bytes)}>
-            Download ${formatBytes(step.bytes, null)}</button>
+            Download ${formatBytes(step.bytes)}</button>
           <button type="button" data-action="cancel-real" @click=${() => this.#cancel()}>Not now</button></p>`;
       case 'downloading': {
         const loaded = step.progress.reduce((sum, p) => sum + p.loaded, 0);
@@ -313,7 +345,6 @@ export class RealModelCard extends LitElement {
               (m) =>
                 html`<option value=${m.repo} ?selected=${m === model}>${m.label} (${m.family}, ${formatBytes(
                   this.cached[m.repo] ?? m.declaredBytes,
-                  null,
                 )}${this.cached[m.repo] === undefined ? '' : ', in this browser'})</option>`,
             )}</select></label>`;
     return html`<section aria-label="Try a real model" data-testid="real-model">
@@ -324,7 +355,7 @@ export class RealModelCard extends LitElement {
       ${
         kept === undefined
           ? nothing
-          : html`<span class="cached" data-testid="real-cached">in this browser’s cache (${formatBytes(kept, null)})</span>
+          : html`<span class="cached" data-testid="real-cached">in this browser’s cache (${formatBytes(kept)})</span>
           <button type="button" data-action="forget-real" ?disabled=${busy} @click=${() => this.#forget(model)}>
             Remove from this browser’s cache</button>`
       }
