@@ -3,8 +3,12 @@
 // native-release and for both wasm presets (run by bench/run.mjs under Node).
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <iterator>
 #include <vector>
+#ifdef __wasm_simd128__
+#include <wasm_simd128.h>
+#endif
 
 #include "attention/param.hpp"
 #include "kernels/kernels.hpp"
@@ -17,10 +21,85 @@ using bench::median_ms;
 
 int main(int argc, char** argv) {
   // `kernel_bench gemv`: only the GEMV part (decode's kernels), for a quick look while tuning;
-  // `kernel_bench f32gemv`: only the float32 GEMV against the 5x8 tile it replaced (wasm SIMD).
+  // `kernel_bench f32gemv`: only the float32 GEMV against the 5x8 tile it replaced (wasm SIMD),
+  // after its out-of-cache set; `kernel_bench f32gemv-memory`: only that set (a quick look).
   const bool gemv_only = argc > 1 && std::strcmp(argv[1], "gemv") == 0;
-  const bool f32_gemv_only = argc > 1 && std::strcmp(argv[1], "f32gemv") == 0;
+  const bool f32_gemv_memory_only = argc > 1 && std::strcmp(argv[1], "f32gemv-memory") == 0;
+  const bool f32_gemv_only = f32_gemv_memory_only || (argc > 1 && std::strcmp(argv[1], "f32gemv") == 0);
 #ifdef __wasm_simd128__
+  // Decode's float32 GEMV with W out of the caches, as in decoding (a model of 500 MB: each
+  // layer's W was evicted since the last token): one pass of one row of x through several
+  // packed matrices totalling more than 64 MB (four GPT-2 small layers' QKV, attention out,
+  // MLP up and down: 113 MB; GPT-2's LM head alone: 154 MB), against a read-only loop over the
+  // same packed bytes (f32x4 adds into four sums: the rate wasm can read this memory at, the
+  // GEMV's limit), alternating read, GEMV, read, GEMV; "ofRead" is the GEMV's share of it.
+  if (f32_gemv_only) {
+    struct Matrix {
+      int n, k;
+    };
+    struct MemorySet {
+      const char* what;
+      std::vector<Matrix> matrices;
+    };
+    std::vector<Matrix> gpt2_layers;
+    for (int layer = 0; layer < 4; ++layer)
+      for (const Matrix w : {Matrix{2304, 768}, Matrix{768, 768}, Matrix{3072, 768}, Matrix{768, 3072}})
+        gpt2_layers.push_back(w);
+    const MemorySet sets[] = {{"GPT-2 4 layers (113 MB)", gpt2_layers},
+                              {"GPT-2 LM head (154 MB)", {{50257, 768}}},
+                              {"SmolLM2 LM head (113 MB)", {{49152, 576}}}};
+    const Variant<GemmFn>& fast = fastest_gemm();
+    for (const MemorySet& set : sets) {
+      std::vector<PackedWeight> packed;
+      std::vector<std::vector<float>> xs, cs;
+      std::size_t bytes = 0;
+      for (const Matrix& w : set.matrices) {
+        const std::vector<float> values = filled(static_cast<std::size_t>(w.n) * w.k, 0.04f);
+        packed.push_back(pack_weight(values.data(), w.n, w.k));
+        bytes += packed.back().panels.size() * sizeof(float);
+        xs.push_back(filled(static_cast<std::size_t>(w.k), 1.0f));
+        cs.emplace_back(static_cast<std::size_t>(w.n));
+      }
+      const auto gemv_pass = [&] {
+        for (std::size_t i = 0; i < set.matrices.size(); ++i) {
+          GemmArgs args;
+          args.m = 1;
+          args.n = set.matrices[i].n;
+          args.k = set.matrices[i].k;
+          args.a = xs[i].data();
+          args.lda = args.k;
+          args.ldb = args.k;
+          args.c = cs[i].data();
+          args.ldc = args.n;
+          fast.gemv_packed(args, packed[i].panels.data());
+        }
+      };
+      volatile float read_sink = 0;
+      const auto read_pass = [&] {
+        v128_t sum[4] = {wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0)};
+        for (const PackedWeight& w : packed) {
+          const float* p = w.panels.data();
+          const std::size_t size = w.panels.size();  // a multiple of 8 k: whole steps of 16 when k is even
+          for (std::size_t i = 0; i + 16 <= size; i += 16)
+            for (int h = 0; h < 4; ++h) sum[h] = wasm_f32x4_add(sum[h], wasm_v128_load(p + i + 4 * h));
+        }
+        const v128_t all = wasm_f32x4_add(wasm_f32x4_add(sum[0], sum[1]), wasm_f32x4_add(sum[2], sum[3]));
+        read_sink = wasm_f32x4_extract_lane(all, 0) + wasm_f32x4_extract_lane(all, 3);
+      };
+      double read_ms = 0, gemv_ms = 0;
+      for (int round = 0; round < 2; ++round) {
+        read_ms += median_ms(read_pass, 7);
+        gemv_ms += median_ms(gemv_pass, 7);
+      }
+      std::printf(
+          "{\"kernel\":\"%s\",\"shape\":\"%s\",\"outOfCache\":true,\"m\":1,\"bytes\":%zu,\"readMs\":%.4f,"
+          "\"gemvMs\":%.4f,\"readBytesPerSecond\":%.4g,\"gemvBytesPerSecond\":%.4g,\"ofRead\":%.3f}\n",
+          fast.name.c_str(), set.what, bytes, read_ms / 2, gemv_ms / 2, bytes / (read_ms / 2) * 1e3,
+          bytes / (gemv_ms / 2) * 1e3, read_ms / gemv_ms);
+      std::fflush(stdout);
+    }
+    if (f32_gemv_memory_only) return 0;
+  }
   // Decode's float32 products (W's rows n x its columns k; GPT-2 small's QKV, MLP up, MLP down
   // and LM head, SmolLM2-135M's MLP up, down and LM head), 1, 2 and 4 rows of x, on the same
   // packed panels: the fast variant's GEMV (gemv_packed, what gemm_fast runs up to
