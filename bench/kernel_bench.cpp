@@ -1,6 +1,7 @@
 // Times every GEMM and softmax variant of the registry on a few shapes, after
 // warm-up, median of repeated runs; prints one JSON object per line. Built for
 // native-release and for both wasm presets (run by bench/run.mjs under Node).
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <initializer_list>
@@ -86,16 +87,64 @@ int main(int argc, char** argv) {
         const v128_t all = wasm_f32x4_add(wasm_f32x4_add(sum[0], sum[1]), wasm_f32x4_add(sum[2], sum[3]));
         read_sink = wasm_f32x4_extract_lane(all, 0) + wasm_f32x4_extract_lane(all, 3);
       };
-      double read_ms = 0, gemv_ms = 0;
+      // Two other orders over the same bytes, to see what a GEMV reading W so could gain:
+      // panel order (each panel slice through all its depth blocks: kKC-deep slices of 8 KB,
+      // 256 KB apart, then the next panel; what keeping a panel's sums in registers across the
+      // depth blocks would read), and two streams (the two halves of each matrix at once,
+      // 32 bytes of each in turn; what two panels in flight far apart would read).
+      const auto read_panel_order = [&] {
+        v128_t sum[4] = {wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0)};
+        constexpr int kColumns = 256, kDepth = 256, kPanel = 8;  // the packed layout's blocks and panels
+        for (std::size_t i = 0; i < packed.size(); ++i) {
+          const int n = set.matrices[i].n, k = set.matrices[i].k;
+          const float* base = packed[i].panels.data();
+          for (int n0 = 0; n0 < n; n0 += kColumns) {
+            const int block_panels = (std::min(kColumns, n - n0) + kPanel - 1) / kPanel;
+            for (int q = 0; q < block_panels; ++q)
+              for (int k0 = 0; k0 < k; k0 += kDepth) {
+                const int kl = std::min(kDepth, k - k0);
+                const float* slice =
+                    base +
+                    kPanel * (static_cast<std::size_t>(n0 / kPanel) * k + static_cast<std::size_t>(block_panels) * k0) +
+                    static_cast<std::size_t>(q) * kl * kPanel;
+                for (int f = 0; f + 16 <= kl * kPanel; f += 16)
+                  for (int h = 0; h < 4; ++h) sum[h] = wasm_f32x4_add(sum[h], wasm_v128_load(slice + f + 4 * h));
+              }
+          }
+        }
+        const v128_t all = wasm_f32x4_add(wasm_f32x4_add(sum[0], sum[1]), wasm_f32x4_add(sum[2], sum[3]));
+        read_sink = wasm_f32x4_extract_lane(all, 0) + wasm_f32x4_extract_lane(all, 3);
+      };
+      const auto read_two_streams = [&] {
+        v128_t sum[4] = {wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0)};
+        for (const PackedWeight& w : packed) {
+          const std::size_t half = w.panels.size() / 2 / 16 * 16;
+          const float* first = w.panels.data();
+          const float* second = first + half;
+          for (std::size_t i = 0; i + 8 <= half; i += 8) {
+            sum[0] = wasm_f32x4_add(sum[0], wasm_v128_load(first + i));
+            sum[1] = wasm_f32x4_add(sum[1], wasm_v128_load(first + i + 4));
+            sum[2] = wasm_f32x4_add(sum[2], wasm_v128_load(second + i));
+            sum[3] = wasm_f32x4_add(sum[3], wasm_v128_load(second + i + 4));
+          }
+        }
+        const v128_t all = wasm_f32x4_add(wasm_f32x4_add(sum[0], sum[1]), wasm_f32x4_add(sum[2], sum[3]));
+        read_sink = wasm_f32x4_extract_lane(all, 0) + wasm_f32x4_extract_lane(all, 3);
+      };
+      double read_ms = 0, gemv_ms = 0, panel_order_ms = 0, two_streams_ms = 0;
       for (int round = 0; round < 2; ++round) {
         read_ms += median_ms(read_pass, 7);
         gemv_ms += median_ms(gemv_pass, 7);
+        panel_order_ms += median_ms(read_panel_order, 7);
+        two_streams_ms += median_ms(read_two_streams, 7);
       }
       std::printf(
           "{\"kernel\":\"%s\",\"shape\":\"%s\",\"outOfCache\":true,\"m\":1,\"bytes\":%zu,\"readMs\":%.4f,"
-          "\"gemvMs\":%.4f,\"readBytesPerSecond\":%.4g,\"gemvBytesPerSecond\":%.4g,\"ofRead\":%.3f}\n",
+          "\"gemvMs\":%.4f,\"readBytesPerSecond\":%.4g,\"gemvBytesPerSecond\":%.4g,\"ofRead\":%.3f,"
+          "\"readPanelOrderBytesPerSecond\":%.4g,\"readTwoStreamsBytesPerSecond\":%.4g}\n",
           fast.name.c_str(), set.what, bytes, read_ms / 2, gemv_ms / 2, bytes / (read_ms / 2) * 1e3,
-          bytes / (gemv_ms / 2) * 1e3, read_ms / gemv_ms);
+          bytes / (gemv_ms / 2) * 1e3, read_ms / gemv_ms, bytes / (panel_order_ms / 2) * 1e3,
+          bytes / (two_streams_ms / 2) * 1e3);
       std::fflush(stdout);
     }
     if (f32_gemv_memory_only) return 0;
