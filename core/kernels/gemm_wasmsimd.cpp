@@ -37,9 +37,10 @@
 // alternating with this kernel): a 4-byte load 2 KB ahead twice per iteration (the same bits;
 // 0.52x to 0.79x against 0.78x to 1.01x), two panels of a block in flight 128 KB apart sharing
 // x's splat (two chains each, 8 accumulators: 0.56x to 0.93x against 0.94x to 1.08x; one chain
-// each: 0.66x to 1.18x against 0.82x to 1.12x). A panel kept in registers through all its depth
-// blocks was not built: reading the bytes in that order (slices 256 KB apart) ran at 0.4x to
-// 0.6x of the sequential read for GPT-2's K = 768.
+// each: 0.66x to 1.18x against 0.82x to 1.12x; in cache the two chains each ran 40 against 73 GB/s,
+// written with arrays or with eight named accumulators alike: V8 spills). A panel kept in registers through all its
+// depth blocks was not built: reading the bytes in that order (slices 256 KB apart) ran at 0.4x to 0.6x of the
+// sequential read for GPT-2's K = 768.
 //
 // A may be stored transposed (trans_a) and C may be accumulated into (the backward's needs).
 #ifdef __wasm_simd128__
