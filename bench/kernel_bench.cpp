@@ -1,10 +1,15 @@
 // Times every GEMM and softmax variant of the registry on a few shapes, after
 // warm-up, median of repeated runs; prints one JSON object per line. Built for
 // native-release and for both wasm presets (run by bench/run.mjs under Node).
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <initializer_list>
 #include <iterator>
 #include <vector>
+#ifdef __wasm_simd128__
+#include <wasm_simd128.h>
+#endif
 
 #include "attention/param.hpp"
 #include "kernels/kernels.hpp"
@@ -17,10 +22,133 @@ using bench::median_ms;
 
 int main(int argc, char** argv) {
   // `kernel_bench gemv`: only the GEMV part (decode's kernels), for a quick look while tuning;
-  // `kernel_bench f32gemv`: only the float32 GEMV against the 5x8 tile it replaced (wasm SIMD).
+  // `kernel_bench f32gemv`: only the float32 GEMV against the 5x8 tile it replaced (wasm SIMD),
+  // after its out-of-cache set; `kernel_bench f32gemv-memory`: only that set (a quick look).
   const bool gemv_only = argc > 1 && std::strcmp(argv[1], "gemv") == 0;
-  const bool f32_gemv_only = argc > 1 && std::strcmp(argv[1], "f32gemv") == 0;
+  const bool f32_gemv_memory_only = argc > 1 && std::strcmp(argv[1], "f32gemv-memory") == 0;
+  const bool f32_gemv_only = f32_gemv_memory_only || (argc > 1 && std::strcmp(argv[1], "f32gemv") == 0);
 #ifdef __wasm_simd128__
+  // Decode's float32 GEMV with W out of the caches, as in decoding (a model of 500 MB: each
+  // layer's W was evicted since the last token): one pass of one row of x through several
+  // packed matrices totalling more than 64 MB (four GPT-2 small layers' QKV, attention out,
+  // MLP up and down: 113 MB; GPT-2's LM head alone: 154 MB), against a read-only loop over the
+  // same packed bytes (f32x4 adds into four sums: the rate wasm can read this memory at, the
+  // GEMV's limit), alternating read, GEMV, read, GEMV; "ofRead" is the GEMV's share of it.
+  if (f32_gemv_only) {
+    struct Matrix {
+      int n, k;
+    };
+    struct MemorySet {
+      const char* what;
+      std::vector<Matrix> matrices;
+    };
+    std::vector<Matrix> gpt2_layers;
+    for (int layer = 0; layer < 4; ++layer)
+      for (const Matrix w : {Matrix{2304, 768}, Matrix{768, 768}, Matrix{3072, 768}, Matrix{768, 3072}})
+        gpt2_layers.push_back(w);
+    const MemorySet sets[] = {{"GPT-2 4 layers (113 MB)", gpt2_layers},
+                              {"GPT-2 LM head (154 MB)", {{50257, 768}}},
+                              {"SmolLM2 LM head (113 MB)", {{49152, 576}}}};
+    const Variant<GemmFn>& fast = fastest_gemm();
+    for (const MemorySet& set : sets) {
+      std::vector<PackedWeight> packed;
+      std::vector<std::vector<float>> xs, cs;
+      std::size_t bytes = 0;
+      for (const Matrix& w : set.matrices) {
+        const std::vector<float> values = filled(static_cast<std::size_t>(w.n) * w.k, 0.04f);
+        packed.push_back(pack_weight(values.data(), w.n, w.k));
+        bytes += packed.back().panels.size() * sizeof(float);
+        xs.push_back(filled(static_cast<std::size_t>(w.k), 1.0f));
+        cs.emplace_back(static_cast<std::size_t>(w.n));
+      }
+      const auto gemv_pass = [&] {
+        for (std::size_t i = 0; i < set.matrices.size(); ++i) {
+          GemmArgs args;
+          args.m = 1;
+          args.n = set.matrices[i].n;
+          args.k = set.matrices[i].k;
+          args.a = xs[i].data();
+          args.lda = args.k;
+          args.ldb = args.k;
+          args.c = cs[i].data();
+          args.ldc = args.n;
+          fast.gemv_packed(args, packed[i].panels.data());
+        }
+      };
+      volatile float read_sink = 0;
+      const auto read_pass = [&] {
+        v128_t sum[4] = {wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0)};
+        for (const PackedWeight& w : packed) {
+          const float* p = w.panels.data();
+          const std::size_t size = w.panels.size();  // a multiple of 8 k: whole steps of 16 when k is even
+          for (std::size_t i = 0; i + 16 <= size; i += 16)
+            for (int h = 0; h < 4; ++h) sum[h] = wasm_f32x4_add(sum[h], wasm_v128_load(p + i + 4 * h));
+        }
+        const v128_t all = wasm_f32x4_add(wasm_f32x4_add(sum[0], sum[1]), wasm_f32x4_add(sum[2], sum[3]));
+        read_sink = wasm_f32x4_extract_lane(all, 0) + wasm_f32x4_extract_lane(all, 3);
+      };
+      // Two other orders over the same bytes, to see what a GEMV reading W so could gain:
+      // panel order (each panel slice through all its depth blocks: kKC-deep slices of 8 KB,
+      // 256 KB apart, then the next panel; what keeping a panel's sums in registers across the
+      // depth blocks would read), and two streams (the two halves of each matrix at once,
+      // 32 bytes of each in turn; what two panels in flight far apart would read).
+      const auto read_panel_order = [&] {
+        v128_t sum[4] = {wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0)};
+        constexpr int kColumns = 256, kDepth = 256, kPanel = 8;  // the packed layout's blocks and panels
+        for (std::size_t i = 0; i < packed.size(); ++i) {
+          const int n = set.matrices[i].n, k = set.matrices[i].k;
+          const float* base = packed[i].panels.data();
+          for (int n0 = 0; n0 < n; n0 += kColumns) {
+            const int block_panels = (std::min(kColumns, n - n0) + kPanel - 1) / kPanel;
+            for (int q = 0; q < block_panels; ++q)
+              for (int k0 = 0; k0 < k; k0 += kDepth) {
+                const int kl = std::min(kDepth, k - k0);
+                const float* slice =
+                    base +
+                    kPanel * (static_cast<std::size_t>(n0 / kPanel) * k + static_cast<std::size_t>(block_panels) * k0) +
+                    static_cast<std::size_t>(q) * kl * kPanel;
+                for (int f = 0; f + 16 <= kl * kPanel; f += 16)
+                  for (int h = 0; h < 4; ++h) sum[h] = wasm_f32x4_add(sum[h], wasm_v128_load(slice + f + 4 * h));
+              }
+          }
+        }
+        const v128_t all = wasm_f32x4_add(wasm_f32x4_add(sum[0], sum[1]), wasm_f32x4_add(sum[2], sum[3]));
+        read_sink = wasm_f32x4_extract_lane(all, 0) + wasm_f32x4_extract_lane(all, 3);
+      };
+      const auto read_two_streams = [&] {
+        v128_t sum[4] = {wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0)};
+        for (const PackedWeight& w : packed) {
+          const std::size_t half = w.panels.size() / 2 / 16 * 16;
+          const float* first = w.panels.data();
+          const float* second = first + half;
+          for (std::size_t i = 0; i + 8 <= half; i += 8) {
+            sum[0] = wasm_f32x4_add(sum[0], wasm_v128_load(first + i));
+            sum[1] = wasm_f32x4_add(sum[1], wasm_v128_load(first + i + 4));
+            sum[2] = wasm_f32x4_add(sum[2], wasm_v128_load(second + i));
+            sum[3] = wasm_f32x4_add(sum[3], wasm_v128_load(second + i + 4));
+          }
+        }
+        const v128_t all = wasm_f32x4_add(wasm_f32x4_add(sum[0], sum[1]), wasm_f32x4_add(sum[2], sum[3]));
+        read_sink = wasm_f32x4_extract_lane(all, 0) + wasm_f32x4_extract_lane(all, 3);
+      };
+      double read_ms = 0, gemv_ms = 0, panel_order_ms = 0, two_streams_ms = 0;
+      for (int round = 0; round < 2; ++round) {
+        read_ms += median_ms(read_pass, 7);
+        gemv_ms += median_ms(gemv_pass, 7);
+        panel_order_ms += median_ms(read_panel_order, 7);
+        two_streams_ms += median_ms(read_two_streams, 7);
+      }
+      std::printf(
+          "{\"kernel\":\"%s\",\"shape\":\"%s\",\"outOfCache\":true,\"m\":1,\"bytes\":%zu,\"readMs\":%.4f,"
+          "\"gemvMs\":%.4f,\"readBytesPerSecond\":%.4g,\"gemvBytesPerSecond\":%.4g,\"ofRead\":%.3f,"
+          "\"readPanelOrderBytesPerSecond\":%.4g,\"readTwoStreamsBytesPerSecond\":%.4g}\n",
+          fast.name.c_str(), set.what, bytes, read_ms / 2, gemv_ms / 2, bytes / (read_ms / 2) * 1e3,
+          bytes / (gemv_ms / 2) * 1e3, read_ms / gemv_ms, bytes / (panel_order_ms / 2) * 1e3,
+          bytes / (two_streams_ms / 2) * 1e3);
+      std::fflush(stdout);
+    }
+    if (f32_gemv_memory_only) return 0;
+  }
   // Decode's float32 products (W's rows n x its columns k; GPT-2 small's QKV, MLP up, MLP down
   // and LM head, SmolLM2-135M's MLP up, down and LM head), 1, 2 and 4 rows of x, on the same
   // packed panels: the fast variant's GEMV (gemv_packed, what gemm_fast runs up to

@@ -28,6 +28,20 @@
 // in another order than the tile: a row's result differs from the tile's by rounding
 // (cached decoding against the full forward: 1.3e-5 relative, test_generation.cpp).
 //
+// Out of cache (decoding's case: kernel_bench f32gemv-memory, one pass of one row through
+// 4 GPT-2 layers' W, 113 MB, or an LM head, 113 / 154 MB, against a plain f32x4 read loop over
+// the same packed bytes in the same run; relaxed, Node 20, 2026-11-27, load average 3.5 to 6.7)
+// the GEMV reads W at 0.88x to 1.02x of that loop's rate (GPT-2 layers), 0.82x to 1.12x (LM
+// heads; plain mul + add 0.95x to 1.04x), while the loop itself ran at 15 to 37 GB/s from run to
+// run: the kernel is at what one thread reads, and these did not beat it (ratio of the read,
+// alternating with this kernel): a 4-byte load 2 KB ahead twice per iteration (the same bits;
+// 0.52x to 0.79x against 0.78x to 1.01x), two panels of a block in flight 128 KB apart sharing
+// x's splat (two chains each, 8 accumulators: 0.56x to 0.93x against 0.94x to 1.08x; one chain
+// each: 0.66x to 1.18x against 0.82x to 1.12x; in cache the two chains each ran 40 against 73 GB/s,
+// written with arrays or with eight named accumulators alike: V8 spills). A panel kept in registers through all its
+// depth blocks was not built: reading the bytes in that order (slices 256 KB apart) ran at 0.4x to 0.6x of the
+// sequential read for GPT-2's K = 768.
+//
 // A may be stored transposed (trans_a) and C may be accumulated into (the backward's needs).
 #ifdef __wasm_simd128__
 #include <wasm_simd128.h>
