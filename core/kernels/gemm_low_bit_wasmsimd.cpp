@@ -510,8 +510,10 @@ void gemv(const LowBitGemmArgs& g) {
 // finite, LowBitGemmArgs::w_finite, so each scale is): the scale widens without widen_f16's
 // infinity/NaN select, the same float (F16's finite fast path, one half).
 //
-// A Dot: X, A's rows as prepared once per call (prepare), and block(w, x, b, sum), sum[r]
-// += the block b's products of W (w: its 32 int8) with row r's, in i32x4 lanes.
+// A Dot: X, a row of A as gemv_integer prepares it once per call, and block(w, x, b, sum):
+// sum[r] += block b's products of W (w: its 32 int8) with row r's, in i32x4 lanes. (Int8's four
+// blocks at a time sum each block's lanes into one integer first; the last blocks, fewer than
+// four, take the per-lane epilogue, hence the plain twin's matching lanes.)
 //   Int16Dot (q8Activations 'int16'): per 8 values one extending load of W's int8 to int16,
 //     per row of A one i32x4.dot_i16x8_s and one i32x4.add: lane i sums the values 2i, 2i + 1
 //     of each 8.
