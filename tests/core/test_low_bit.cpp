@@ -71,6 +71,38 @@ TEST(LowBitConversions, RoundToBf16AndF16AsPyTorchDoes) {
   EXPECT_EQ(widen_bf16(0x3f80), 1.0f);
 }
 
+// Our quantizer never makes q = -128 (storage.hpp; the int8 GEMV's relaxed dot relies on it):
+// blocks whose largest magnitude is negative, at scales from 1e-30 to 1e30, with the other values
+// anywhere in between, quantize into [-127, 127], the extremes hit exactly; a matrix knows it
+// (Parameter::q8_symmetric) and knows when a written byte breaks it.
+TEST(LowBitConversions, Q8_0NeverMakesMinus128) {
+  const int rows = 61, cols = 96;  // 3 blocks a row
+  std::vector<float> values = random_vector(static_cast<std::size_t>(rows) * cols, 81);
+  SplitMix64 rng(82);
+  for (int r = 0; r < rows; ++r) {
+    const float scale = std::pow(10.0f, -30.0f + 60.0f * r / (rows - 1));
+    for (int b = 0; b < 3; ++b) {
+      float* block = values.data() + static_cast<std::size_t>(r) * cols + b * 32;
+      for (int i = 0; i < 32; ++i) block[i] *= scale;
+      block[(r + 7 * b) % 32] = -scale * (1.0f + 0.5f * static_cast<float>(rng.symmetric_unit() + 1.0));
+    }
+  }
+  Parameter w("w", {rows, cols}, values);
+  w.set_storage(Storage::Q8_0);
+  int extremes = 0;
+  for (int r = 0; r < rows; ++r)
+    for (int b = 0; b < 3; ++b)
+      for (int i = 0; i < 32; ++i) {
+        const auto q = static_cast<std::int8_t>(w.row_bits(r)[b * kQ8BlockBytes + 2 + i]);
+        EXPECT_NE(q, -128) << r << ", " << b << ", " << i;
+        extremes += q == -127;
+      }
+  EXPECT_GE(extremes, rows * 3);  // each block's largest magnitude, negative, is -127
+  EXPECT_TRUE(w.q8_symmetric());
+  w.mutable_row_bits(5)[2 + 40] = 0x80;
+  EXPECT_FALSE(w.q8_symmetric());
+}
+
 TEST(LowBitConversions, Q8_0MatchesTheNumpyReference) {
   for (const json& m : golden()["q8_0"]) {
     const int rows = m["rows"], cols = m["cols"];
