@@ -13,6 +13,7 @@
 //   ours q8_0:  the 16-bit file quantized on load (weights: 'q8_0');
 //   ours bf16:  the F32 file rounded to BF16 on load (weights: 'bf16'; GPT-2 then reads BF16, not F16);
 //   ours q8_0 int16: the same with q8Activations: 'int16' (the GEMV in integers);
+//   ours q8_0 int8: the same with q8Activations: 'int8' (ggml's Q8_0 x Q8_0: relaxed SIMD's integer dot);
 //   ort:        decode.onnx, float32.
 // A round of an engine: prefill = model.generate({ ids: prompt, maxNewTokens: 64, temperature: 0 })
 // (our engine runs the prompt through the cached forward there) or the graph on the prompt with an
@@ -200,6 +201,7 @@ for (const [name, model] of Object.entries(MODELS)) {
       ours('q8', model.low, 'q8_0'),
       ours('bf16', 'model.safetensors', 'bf16'),
       ours('q8i', model.low, 'q8_0', 'int16'),
+      ours('q8i8', model.low, 'q8_0', 'int8'),
       [loadOrt, { base, threads, kv: expected.kv, slot: 'ort' }],
       [timeDecoding, { prompt: expected.prompt, newTokens: NEW_TOKENS, rounds: ROUNDS }],
     ]);

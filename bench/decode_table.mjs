@@ -13,6 +13,7 @@ const LABELS = {
   q8: 'ours, q8_0',
   bf16: "ours, F32 file as 'bf16'",
   q8i: 'ours, q8_0, int16 activations',
+  q8i8: 'ours, q8_0, int8 activations',
   ort: 'onnxruntime-web, F32',
 };
 const LOW = { 'gpt2-small': 'F16', 'smollm2-135m': 'BF16' };

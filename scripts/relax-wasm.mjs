@@ -1,6 +1,7 @@
 // Makes the relaxed-SIMD twin of a linked .wasm (see core/kernels/relaxed_simd.hpp): every
-// call of the import attention_relaxed_madd_f32x4 becomes f32x4.relaxed_madd, and every call
-// of attention_relaxed_simd_rewritten becomes i32.const 1. Binaryen reads the module and
+// call of the import attention_relaxed_madd_f32x4 becomes f32x4.relaxed_madd, of
+// attention_relaxed_dot_i8x16_i7x16_add_s i32x4.relaxed_dot_i8x16_i7x16_add_s, and of
+// attention_relaxed_simd_rewritten i32.const 1. Binaryen reads the module and
 // writes it back; only those calls change.
 //
 //   node scripts/relax-wasm.mjs <glue.mjs> <in.wasm> <out.wasm>   an engine: glue + .wasm
@@ -15,6 +16,14 @@ const PLACEHOLDERS = {
     params: ['v128', 'v128', 'v128'],
     result: 'v128',
     replacement: '(f32x4.relaxed_madd',
+  },
+  // Only Q8_0's GEMV with int8 activations calls it: a .wasm without the low-bit kernels (the
+  // one-tag element's engine) does not import it.
+  attention_relaxed_dot_i8x16_i7x16_add_s: {
+    params: ['v128', 'v128', 'v128'],
+    result: 'v128',
+    replacement: '(i32x4.relaxed_dot_i8x16_i7x16_add_s',
+    optional: true,
   },
   attention_relaxed_simd_rewritten: { params: [], result: 'i32', replacement: '(i32.const 1' },
 };
@@ -40,6 +49,11 @@ function importField(glue, name) {
   return fields[0];
 }
 
+/** Does the glue's import object name `_name` at all? */
+function importNamed(glue, name) {
+  return new RegExp(`"?[\\w$]+"?\\s*:\\s*_${name}\\b`).test(glue);
+}
+
 function typeName(type) {
   for (const name of ['i32', 'i64', 'f32', 'f64', 'v128', 'none']) if (binaryen[name] === type) return name;
   return String(type);
@@ -63,6 +77,7 @@ function relax(glue, wasm) {
   module.setFeatures(features);
   const internalNames = {};
   for (const [name, expected] of Object.entries(PLACEHOLDERS)) {
+    if (expected.optional && !importNamed(glue, name)) continue;
     const field = importField(glue, name);
     for (let i = 0; i < module.getNumFunctions(); i++) {
       const info = binaryen.getFunctionInfo(module.getFunctionByIndex(i));
@@ -87,6 +102,7 @@ function relax(glue, wasm) {
   let text = module.emitText();
   module.dispose();
   for (const [name, { replacement }] of Object.entries(PLACEHOLDERS)) {
+    if (!internalNames[name]) continue; // an optional one this module does not import
     const call = new RegExp(`\\(call \\$${internalNames[name].replace(/[$.]/g, '\\$&')}(?=[\\s)])`, 'g');
     const count = (text.match(call) || []).length;
     if (name === 'attention_relaxed_madd_f32x4' && count === 0) fail(`no call of ${name} to rewrite`);

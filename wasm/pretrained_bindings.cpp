@@ -54,7 +54,7 @@ class JsBytes : public pretrained::ByteSource {
 class CheckpointLoaderHandle {
  public:
   // weights: a pretrained::kWeightsModes name, or "" for the default (pretrained::LoadOptions);
-  // q8_activations: "f32" | "int16", or "" for the default.
+  // q8_activations: a pretrained::kQ8ActivationsModes name, or "" for the default.
   CheckpointLoaderHandle(std::string config_json, std::string weights, std::string q8_activations)
       : failure_(val::undefined()) {
     pretrained::LoadOptions options;

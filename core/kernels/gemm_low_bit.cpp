@@ -27,7 +27,7 @@ inline float element(const std::uint8_t* row, int p) {
 
 template <Storage S>
 void scalar(const LowBitGemmArgs& g) {
-  if (g.a_int16) {
+  if (g.activations != Q8Activations::F32) {
     thread_local std::vector<float> rounded;
     scalar<S>(with_rounded_a(g, rounded));
     return;
@@ -46,7 +46,7 @@ constexpr int kWidenRows = 64;  // rows of W widened at a time: 64 K floats of s
 template <Storage S>
 void widened_blocks(const LowBitGemmArgs& g) {
   if (g.m <= 0 || g.n <= 0) return;
-  if (g.a_int16) {
+  if (g.activations != Q8Activations::F32) {
     thread_local std::vector<float> rounded;
     widened_blocks<S>(with_rounded_a(g, rounded));
     return;
@@ -76,9 +76,11 @@ void widened_blocks(const LowBitGemmArgs& g) {
 
 }  // namespace
 
-void round_row_int16(const float* x, int k, std::int16_t* q, float* scales) {
-  constexpr float kLargest = 32767.0f;
-  for (int b = 0; b < int16_blocks(k); ++b) {
+// The one rounding of activations (kernels.hpp): Q's largest value is the level count L.
+template <class Q>
+void round_row(const float* x, int k, Q* q, float* scales) {
+  constexpr float kLargest = std::numeric_limits<Q>::max();
+  for (int b = 0; b < q8_blocks(k); ++b) {
     const int begin = b * kQ8BlockValues, end = std::min(k, begin + kQ8BlockValues);
     float largest = 0.0f;
     bool finite = true;
@@ -89,26 +91,36 @@ void round_row_int16(const float* x, int k, std::int16_t* q, float* scales) {
     const float d = finite ? largest / kLargest : std::numeric_limits<float>::quiet_NaN();
     scales[b] = d;
     for (int p = begin; p < begin + kQ8BlockValues; ++p)
-      q[p] = p < end && d > 0.0f
-                 ? static_cast<std::int16_t>(std::min(kLargest, std::max(-kLargest, std::round(x[p] / d))))
-                 : std::int16_t{0};
+      q[p] = p < end && d > 0.0f ? static_cast<Q>(std::min(kLargest, std::max(-kLargest, std::round(x[p] / d)))) : Q{0};
   }
 }
+template void round_row<std::int16_t>(const float*, int, std::int16_t*, float*);
+template void round_row<std::int8_t>(const float*, int, std::int8_t*, float*);
 
-LowBitGemmArgs with_rounded_a(const LowBitGemmArgs& g, std::vector<float>& scratch) {
-  const int blocks = int16_blocks(g.k);
-  std::vector<std::int16_t> q(static_cast<std::size_t>(blocks) * kQ8BlockValues);
+namespace {
+template <class Q>
+void round_rows_back(const LowBitGemmArgs& g, float* out) {
+  const int blocks = q8_blocks(g.k);
+  std::vector<Q> q(static_cast<std::size_t>(blocks) * kQ8BlockValues);
   std::vector<float> scales(static_cast<std::size_t>(blocks));
-  scratch.resize(static_cast<std::size_t>(std::max(g.m, 0)) * std::max(g.k, 1));
   for (int i = 0; i < g.m; ++i) {
-    round_row_int16(g.a + static_cast<std::size_t>(i) * g.lda, g.k, q.data(), scales.data());
-    float* row = scratch.data() + static_cast<std::size_t>(i) * g.k;
+    round_row(g.a + static_cast<std::size_t>(i) * g.lda, g.k, q.data(), scales.data());
+    float* row = out + static_cast<std::size_t>(i) * g.k;
     for (int p = 0; p < g.k; ++p) row[p] = static_cast<float>(q[p]) * scales[p / kQ8BlockValues];
   }
+}
+}  // namespace
+
+LowBitGemmArgs with_rounded_a(const LowBitGemmArgs& g, std::vector<float>& scratch) {
+  scratch.resize(static_cast<std::size_t>(std::max(g.m, 0)) * std::max(g.k, 1));
+  if (g.activations == Q8Activations::Int8)
+    round_rows_back<std::int8_t>(g, scratch.data());
+  else
+    round_rows_back<std::int16_t>(g, scratch.data());
   LowBitGemmArgs rounded = g;
   rounded.a = scratch.data();
   rounded.lda = g.k;
-  rounded.a_int16 = false;
+  rounded.activations = Q8Activations::F32;
   return rounded;
 }
 

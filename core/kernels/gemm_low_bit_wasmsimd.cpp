@@ -6,8 +6,9 @@
 //        packs and multiplies (the widening is shared by every row of A).
 //   the fast path: gemv up to kGemvUpToRows (4) rows of A; 5x8 from the format's
 //   kWidenFromRows rows of A on (F16, Q8_0: 16); else 4x2.
-//   With LowBitGemmArgs::a_int16, Q8_0's gemv multiplies in integers (gemv_int16, below); every
-//   other kernel multiplies A's rows rounded and widened back (with_rounded_a).
+//   With LowBitGemmArgs::activations Int16 or Int8, Q8_0's gemv multiplies in integers
+//   (gemv_integer, below); every other kernel multiplies A's rows rounded and widened back
+//   (with_rounded_a).
 // The 4x2 kernel: a tile takes 4 rows of A
 // and 2 rows of W and runs along K 8 values at a time: W's 8 values are widened in
 // registers (BF16: a shift; F16: the bits moved to float32's places and rebiased by a
@@ -225,7 +226,8 @@ struct Q8 {
 
 // A format whose GEMV multiplies and adds with relaxed SIMD's madd (fused or not, the engine's
 // choice: relaxed_simd.hpp), only in a .wasm rewritten for it, where the registry lists it:
-// two operations a step instead of four.
+// two operations a step instead of four. Q8_0's with int8 activations uses relaxed SIMD's
+// integer dot too (gemv_integer).
 template <class F>
 struct Relaxed : F {
   static constexpr bool kRelaxedMadd = true;
@@ -499,27 +501,142 @@ void gemv(const LowBitGemmArgs& g) {
   }
 }
 
-// Q8_0's GEMV with A's rows rounded to int16 (LowBitGemmArgs::a_int16): R rows of A (qa:
-// (M, blocks x 32) int16, da: (M, blocks) scales) by W's row j. Per 8 values: one extending
-// load of W's int8 to int16, per row of A one i32x4.dot_i16x8_s with its int16 and one
-// i32x4.add (exact: a lane sums 8 products of at most 128 x 32767); per block the i32x4
-// converted to float times d_w d_a into the row's accumulator. W's padding in its last block
-// meets A's zeros there, so every block is whole. kFinite (W's owner knows its values finite,
-// LowBitGemmArgs::w_finite, so each scale is): the scale widens without widen_f16's infinity/NaN
-// select, the same float (F16's finite fast path, one half).
-template <int R, bool kFinite>
-void gemv_int16_tile(const LowBitGemmArgs& g, const std::int16_t* qa, const float* da, int i0, int j) {
-  const int blocks = int16_blocks(g.k);
-  const std::int16_t* x[R];
+// Q8_0's GEMV in integers, with A's rows rounded per block of 32 (LowBitGemmArgs::activations,
+// round_row): R rows of A by W's row j. Per block: the integer sum of q_w q_x in an i32x4
+// (exact: each lane sums at most 32 products of at most 128 x 32767), converted to float and
+// times d_w d_x into the row's accumulator, in the same order whatever the Dot below (so two
+// Dots whose lanes hold the same integer sums give the same bits). W's padding in its last
+// block meets A's zeros there, so every block is whole. kFinite (W's owner knows its values
+// finite, LowBitGemmArgs::w_finite, so each scale is): the scale widens without widen_f16's
+// infinity/NaN select, the same float (F16's finite fast path, one half).
+//
+// A Dot: X, a row of A as gemv_integer prepares it once per call, and block(w, x, b, sum):
+// sum[r] += block b's products of W (w: its 32 int8) with row r's, in i32x4 lanes. (Int8's four
+// blocks at a time sum each block's lanes into one integer first; the last blocks, fewer than
+// four, take the per-lane epilogue, hence the plain twin's matching lanes.)
+//   Int16Dot (q8Activations 'int16'): per 8 values one extending load of W's int8 to int16,
+//     per row of A one i32x4.dot_i16x8_s and one i32x4.add: lane i sums the values 2i, 2i + 1
+//     of each 8.
+//   Int8Dot (q8Activations 'int8', ggml's Q8_0 x Q8_0): lane i sums the values 4i .. 4i + 3 of
+//     each 16 (relaxed SIMD's i32x4.relaxed_dot_i8x16_i7x16_add_s does so).
+//     Relaxed: its second operand must be in [0, 127] for the same result on every engine, so
+//     x's sign moves to W (ggml's trick): b = |q_x|, a = (q_w ^ m) - m with m = -1 where
+//     q_x < 0 (both precomputed per call): sign(q_x) q_w |q_x| = q_w q_x, exactly, as long as
+//     q_w != -128 (-(-128) wraps to -128): only for W known free of -128
+//     (LowBitGemmArgs::w_q8_symmetric; our quantizer never makes it, storage.hpp), else the
+//     plain path. Per 16 values 3 operations per row of A (xor, sub, dot) and 2 loads of x.
+//     Plain (no relaxed SIMD, or -128 in W): the same lanes from int16 dots: W's 16 bytes
+//     shuffled so that the low 8 are values 0 1 4 5 8 9 12 13 and the high 8 are 2 3 6 7 10
+//     11 14 15, each widened and i32x4.dot_i16x8_s with x's int16 in the same order: lane i
+//     of the two dots' sum is 4i .. 4i + 3.
+struct Int16Dot {
+  static constexpr bool kFourBlocks = false;  // (the int16 mode's results as they were)
+  struct X {
+    const std::int16_t* q;  // (M, blocks x 32)
+  };
+  template <int R>
+  static inline void block(const std::uint8_t* w, const X (&x)[R], int b, v128_t (&sum)[R]) {
+    for (int offset = 0; offset < kQ8BlockValues; offset += 8) {
+      const v128_t q = wasm_i16x8_load8x8(w + offset);
+      for (int r = 0; r < R; ++r)
+        sum[r] = wasm_i32x4_add(sum[r], wasm_i32x4_dot_i16x8(q, wasm_v128_load(x[r].q + b * kQ8BlockValues + offset)));
+    }
+  }
+};
+
+struct Int8DotPlain {
+  static constexpr bool kFourBlocks = true;
+  struct X {
+    const std::int16_t* q;  // (M, blocks x 32): q_x widened, each 16 in the order 0 1 4 5 8 9 12 13 2 3 6 7 ...
+  };
+  static constexpr int kOrder[16] = {0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15};
+  template <int R>
+  static inline void block(const std::uint8_t* w, const X (&x)[R], int b, v128_t (&sum)[R]) {
+    for (int offset = 0; offset < kQ8BlockValues; offset += 16) {
+      const v128_t v = wasm_v128_load(w + offset);
+      const v128_t s = wasm_i8x16_shuffle(v, v, 0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15);
+      const v128_t lo = wasm_i16x8_extend_low_i8x16(s), hi = wasm_i16x8_extend_high_i8x16(s);
+      for (int r = 0; r < R; ++r) {
+        const std::int16_t* xq = x[r].q + b * kQ8BlockValues + offset;
+        const v128_t two = wasm_i32x4_add(wasm_i32x4_dot_i16x8(lo, wasm_v128_load(xq)),
+                                          wasm_i32x4_dot_i16x8(hi, wasm_v128_load(xq + 8)));
+        sum[r] = wasm_i32x4_add(sum[r], two);
+      }
+    }
+  }
+};
+
+struct Int8DotRelaxed {
+  static constexpr bool kFourBlocks = true;
+  struct X {
+    const std::uint8_t* magnitude;  // (M, blocks x 32): |q_x|
+    const std::int8_t* sign;        // (M, blocks x 32): -1 where q_x < 0, else 0
+  };
+  template <int R>
+  static inline void block(const std::uint8_t* w, const X (&x)[R], int b, v128_t (&sum)[R]) {
+    for (int offset = 0; offset < kQ8BlockValues; offset += 16) {
+      const v128_t v = wasm_v128_load(w + offset);
+      for (int r = 0; r < R; ++r) {
+        const std::size_t at = static_cast<std::size_t>(b) * kQ8BlockValues + offset;
+        const v128_t m = wasm_v128_load(x[r].sign + at);
+        const v128_t signed_w = wasm_i8x16_sub(wasm_v128_xor(v, m), m);
+        sum[r] = attention_relaxed_dot_i8x16_i7x16_add_s(signed_w, wasm_v128_load(x[r].magnitude + at), sum[r]);
+      }
+    }
+  }
+};
+
+template <int R, bool kFinite, class Dot>
+void gemv_integer_tile(const LowBitGemmArgs& g, const typename Dot::X* xs, const float* da, int i0, int j) {
+  const int blocks = q8_blocks(g.k);
+  typename Dot::X x[R];
   const float* dx[R];
   for (int r = 0; r < R; ++r) {
-    x[r] = qa + static_cast<std::size_t>(i0 + r) * blocks * kQ8BlockValues;
+    x[r] = xs[i0 + r];
     dx[r] = da + static_cast<std::size_t>(i0 + r) * blocks;
   }
   const std::uint8_t* w = g.w + static_cast<std::size_t>(j) * g.w_row_bytes;
   v128_t acc[R];
   for (int r = 0; r < R; ++r) acc[r] = wasm_f32x4_splat(0.0f);
-  for (int b = 0; b < blocks; ++b) {
+  int b = 0;
+  if constexpr (Dot::kFourBlocks) {
+    // Four blocks' sums, each reduced across its lanes (exact, in integers) into one lane of t
+    // (lane q: block b + q), converted at once and times their d_w d_x, a vector of four: one
+    // float epilogue per four blocks instead of one per block (with its scale's widening), the
+    // bound of the GEMV once its dot is one instruction (docs/performance.md).
+    const v128_t magnitude = wasm_i32x4_splat(0x7fff + opaque_zero()), sign = wasm_i32x4_splat(0x8000 + opaque_zero());
+    for (; b + 4 <= blocks; b += 4) {
+      const std::uint8_t* block = w + static_cast<std::size_t>(b) * kQ8BlockBytes;
+      v128_t sum[4][R];
+      for (int q = 0; q < 4; ++q) {
+        for (int r = 0; r < R; ++r) sum[q][r] = wasm_i32x4_splat(0);
+        Dot::block(block + q * kQ8BlockBytes + 2, x, b + q, sum[q]);
+      }
+      v128_t dw;
+      if constexpr (kFinite) {
+        const v128_t h = wasm_i32x4_make(load_u16(block), load_u16(block + kQ8BlockBytes),
+                                         load_u16(block + 2 * kQ8BlockBytes), load_u16(block + 3 * kQ8BlockBytes));
+        dw = wasm_f32x4_mul(
+            wasm_v128_or(wasm_i32x4_shl(wasm_v128_and(h, magnitude), 13), wasm_i32x4_shl(wasm_v128_and(h, sign), 16)),
+            wasm_f32x4_splat(0x1.0p112f));
+      } else {
+        dw = wasm_f32x4_make(widen_f16(load_u16(block)), widen_f16(load_u16(block + kQ8BlockBytes)),
+                             widen_f16(load_u16(block + 2 * kQ8BlockBytes)),
+                             widen_f16(load_u16(block + 3 * kQ8BlockBytes)));
+      }
+      for (int r = 0; r < R; ++r) {
+        const v128_t s01 = wasm_i32x4_add(wasm_i32x4_shuffle(sum[0][r], sum[1][r], 0, 2, 4, 6),
+                                          wasm_i32x4_shuffle(sum[0][r], sum[1][r], 1, 3, 5, 7));
+        const v128_t s23 = wasm_i32x4_add(wasm_i32x4_shuffle(sum[2][r], sum[3][r], 0, 2, 4, 6),
+                                          wasm_i32x4_shuffle(sum[2][r], sum[3][r], 1, 3, 5, 7));
+        const v128_t t =
+            wasm_i32x4_add(wasm_i32x4_shuffle(s01, s23, 0, 2, 4, 6), wasm_i32x4_shuffle(s01, s23, 1, 3, 5, 7));
+        acc[r] = wasm_f32x4_add(
+            acc[r], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(t), wasm_f32x4_mul(dw, wasm_v128_load(dx[r] + b))));
+      }
+    }
+  }
+  for (; b < blocks; ++b) {
     const std::uint8_t* block = w + static_cast<std::size_t>(b) * kQ8BlockBytes;
     const std::uint16_t h = load_u16(block);
     const float dw =
@@ -527,11 +644,7 @@ void gemv_int16_tile(const LowBitGemmArgs& g, const std::int16_t* qa, const floa
                 : widen_f16(h);
     v128_t sum[R];
     for (int r = 0; r < R; ++r) sum[r] = wasm_i32x4_splat(0);
-    for (int offset = 0; offset < kQ8BlockValues; offset += 8) {
-      const v128_t q = wasm_i16x8_load8x8(block + 2 + offset);
-      for (int r = 0; r < R; ++r)
-        sum[r] = wasm_i32x4_add(sum[r], wasm_i32x4_dot_i16x8(q, wasm_v128_load(x[r] + b * kQ8BlockValues + offset)));
-    }
+    Dot::block(block + 2, x, b, sum);
     for (int r = 0; r < R; ++r)
       acc[r] =
           wasm_f32x4_add(acc[r], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(sum[r]), wasm_f32x4_splat(dw * dx[r][b])));
@@ -546,41 +659,82 @@ void gemv_int16_tile(const LowBitGemmArgs& g, const std::int16_t* qa, const floa
 
 // W's rows one at a time, each against up to 4 rows of A: W is read as one sequential stream
 // (kGemvTileRows 1).
-template <bool kFinite>
-void gemv_int16_rows(const LowBitGemmArgs& g, const std::int16_t* qa, const float* da) {
+template <bool kFinite, class Dot>
+void gemv_integer_rows(const LowBitGemmArgs& g, const typename Dot::X* x, const float* da) {
   for (int j = 0; j < g.n; ++j) {
     int i = 0;
-    for (; i + 4 <= g.m; i += 4) gemv_int16_tile<4, kFinite>(g, qa, da, i, j);
+    for (; i + 4 <= g.m; i += 4) gemv_integer_tile<4, kFinite, Dot>(g, x, da, i, j);
     if (g.m - i >= 2) {  // three rows left: 2 + 1, as gemv_rows
-      gemv_int16_tile<2, kFinite>(g, qa, da, i, j);
+      gemv_integer_tile<2, kFinite, Dot>(g, x, da, i, j);
       i += 2;
     }
-    if (g.m - i == 1) gemv_int16_tile<1, kFinite>(g, qa, da, i, j);
+    if (g.m - i == 1) gemv_integer_tile<1, kFinite, Dot>(g, x, da, i, j);
   }
 }
 
-// A's rows rounded once per call (M x K values, cheap next to W's N x K), then W's rows.
-void gemv_int16(const LowBitGemmArgs& g) {
-  if (g.m <= 0 || g.n <= 0) return;
-  const int blocks = int16_blocks(g.k);
-  thread_local std::vector<std::int16_t> qa;
-  thread_local std::vector<float> da;
-  qa.resize(static_cast<std::size_t>(g.m) * blocks * kQ8BlockValues);
-  da.resize(static_cast<std::size_t>(g.m) * blocks);
-  for (int i = 0; i < g.m; ++i)
-    round_row_int16(g.a + static_cast<std::size_t>(i) * g.lda, g.k,
-                    qa.data() + static_cast<std::size_t>(i) * blocks * kQ8BlockValues,
-                    da.data() + static_cast<std::size_t>(i) * blocks);
+template <class Dot>
+void gemv_integer_on(const LowBitGemmArgs& g, const typename Dot::X* x, const float* da) {
   if (g.w_finite)
-    gemv_int16_rows<true>(g, qa.data(), da.data());
+    gemv_integer_rows<true, Dot>(g, x, da);
   else
-    gemv_int16_rows<false>(g, qa.data(), da.data());
+    gemv_integer_rows<false, Dot>(g, x, da);
 }
 
-// A kernel on floats: with a_int16, on A's rows rounded and widened back.
+// A's rows rounded once per call (M x K values, cheap next to W's N x K), then W's rows.
+// kRelaxed: Int8's relaxed Dot where W allows it (w_q8_symmetric) and the engine computes it
+// right (relaxed_dot_adds), else its plain twin.
+template <bool kRelaxed>
+void gemv_integer(const LowBitGemmArgs& g) {
+  if (g.m <= 0 || g.n <= 0) return;
+  const int blocks = q8_blocks(g.k);
+  const std::size_t row_values = static_cast<std::size_t>(blocks) * kQ8BlockValues;
+  const std::size_t values = static_cast<std::size_t>(g.m) * row_values;
+  thread_local std::vector<float> da;
+  thread_local std::vector<std::int16_t> q16;
+  da.resize(static_cast<std::size_t>(g.m) * blocks);
+  const auto a_row = [&](int i) { return g.a + static_cast<std::size_t>(i) * g.lda; };
+  if (g.activations == Q8Activations::Int16) {
+    q16.resize(values);
+    thread_local std::vector<Int16Dot::X> x;
+    x.resize(static_cast<std::size_t>(g.m));
+    for (int i = 0; i < g.m; ++i) {
+      round_row(a_row(i), g.k, q16.data() + i * row_values, da.data() + static_cast<std::size_t>(i) * blocks);
+      x[i] = {q16.data() + i * row_values};
+    }
+    return gemv_integer_on<Int16Dot>(g, x.data(), da.data());
+  }
+  thread_local std::vector<std::int8_t> q8;
+  q8.resize(values);
+  for (int i = 0; i < g.m; ++i)
+    round_row(a_row(i), g.k, q8.data() + i * row_values, da.data() + static_cast<std::size_t>(i) * blocks);
+  if (kRelaxed && g.w_q8_symmetric && relaxed_dot_adds()) {
+    thread_local std::vector<std::uint8_t> magnitude;
+    thread_local std::vector<std::int8_t> sign;
+    thread_local std::vector<Int8DotRelaxed::X> x;
+    magnitude.resize(values);
+    sign.resize(values);
+    x.resize(static_cast<std::size_t>(g.m));
+    for (std::size_t v = 0; v < values; v += 16) {
+      const v128_t q = wasm_v128_load(q8.data() + v);
+      wasm_v128_store(magnitude.data() + v, wasm_i8x16_abs(q));
+      wasm_v128_store(sign.data() + v, wasm_i8x16_shr(q, 7));
+    }
+    for (int i = 0; i < g.m; ++i) x[i] = {magnitude.data() + i * row_values, sign.data() + i * row_values};
+    return gemv_integer_on<Int8DotRelaxed>(g, x.data(), da.data());
+  }
+  q16.resize(values);
+  thread_local std::vector<Int8DotPlain::X> x;
+  x.resize(static_cast<std::size_t>(g.m));
+  for (std::size_t v = 0; v < values; v += 16)
+    for (int p = 0; p < 16; ++p) q16[v + p] = q8[v + Int8DotPlain::kOrder[p]];
+  for (int i = 0; i < g.m; ++i) x[i] = {q16.data() + i * row_values};
+  gemv_integer_on<Int8DotPlain>(g, x.data(), da.data());
+}
+
+// A kernel on floats: with activations Int16 or Int8, on A's rows rounded and widened back.
 template <void (*Kernel)(const LowBitGemmArgs&)>
 void on_float_a(const LowBitGemmArgs& g) {
-  if (!g.a_int16) return Kernel(g);
+  if (g.activations == Q8Activations::F32) return Kernel(g);
   thread_local std::vector<float> rounded;
   Kernel(with_rounded_a(g, rounded));
 }
@@ -633,11 +787,11 @@ void widened_blocks(const LowBitGemmArgs& g) {
 // kGemvUpToRows: up to this many rows of A, the fast path runs the GEMV kernel.
 constexpr int kGemvUpToRows = 4;
 
-// Q8_0's GEMV: in integers with a_int16.
+// Q8_0's GEMV: in integers with activations Int16 or Int8 (relaxed SIMD's dot in Relaxed<Q8>).
 template <class F>
 void gemv_any(const LowBitGemmArgs& g) {
   if constexpr (F::kStorage == Storage::Q8_0) {
-    if (g.a_int16) return gemv_int16(g);
+    if (g.activations != Q8Activations::F32) return gemv_integer<F::kRelaxedMadd>(g);
   }
   on_float_a<gemv<F>>(g);
 }

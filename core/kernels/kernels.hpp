@@ -18,9 +18,9 @@
 //            8 bits (storage.hpp), widened on the fly (never a float copy of W). The
 //            scalar variant is the spec: each product a[i][p] * widen(W[j][p]) summed in
 //            order of p in float, then + bias[j]: gemm_f32_scalar on the widened W.
-//            With a_int16 (Q8_0's integer option, docs/pretrained.md) each row of A is first
-//            rounded to int16 per block of 32 along K (round_row_int16); the spec is then the
-//            scalar variant on the rounded A, q_a d_a (every variant, any storage).
+//            With activations Int16 or Int8 (Q8_0's integer options, docs/pretrained.md) each
+//            row of A is first rounded per block of 32 along K (round_row); the spec is then
+//            the scalar variant on the rounded A, q_a d_a (every variant, any storage).
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -61,21 +61,28 @@ struct LowBitGemmArgs {
   // Every value of W is finite (no infinity or NaN), known by its owner: F16's GEMV then skips
   // its per-group check for them (a kernel must give the same results either way).
   bool w_finite = false;
-  // Round A's rows per block of 32 to int16 first (round_row_int16): Q8_0's GEMV then
-  // multiplies in integers; every other variant multiplies A rounded and widened back.
-  bool a_int16 = false;
+  // Q8_0: no q of W is -128 (Parameter::q8_symmetric): the int8 activations' relaxed GEMV
+  // needs it (its sign transfer negates q_w); without it that GEMV takes its exact twin.
+  bool w_q8_symmetric = false;
+  // A's rows as they are (F32) or rounded per block of 32 first (Int16, Int8: round_row):
+  // Q8_0's GEMV then multiplies in integers; every other variant multiplies A rounded and
+  // widened back.
+  Q8Activations activations = Q8Activations::F32;
 };
 
-// A row x of K values rounded per block of 32 consecutive values (Q8_0's blocks of W):
-// d = max|x_block| / 32767 (float32), q = round(x / d), half away from zero, so a block's
-// dot with W's is d_w d sum(q_w q) with the integer sum exact (|q_w q| <= 128 x 32767).
+// A row x of K values rounded per block of 32 consecutive values (Q8_0's blocks of W) to the
+// levels of Q, L = its largest value (int16: 32767, int8: 127; ggml's Q8_0 x Q8_0 for int8):
+// d = max|x_block| / L (float32), q = round(x / d) in [-L, L], half away from zero, so a
+// block's dot with W's is d_w d sum(q_w q) with the integer sum exact (|q_w q| <= 128 L).
 // A block of zeros, or one so small that d underflows to 0, gives d = 0 and q = 0; a block
 // holding an infinity or NaN gives d = NaN and q = 0 (the product is NaN, as the float one).
 // q: ceil(K / 32) x 32 values (the last block zero-padded, as W's); scales: ceil(K / 32).
-void round_row_int16(const float* x, int k, std::int16_t* q, float* scales);
-inline int int16_blocks(int k) { return (k + kQ8BlockValues - 1) / kQ8BlockValues; }
-// g with A replaced by its rows rounded (round_row_int16) and widened back, q d, into
-// `scratch` (M x K floats, lda K), and a_int16 off: what a float variant multiplies.
+// Defined for Q = std::int16_t and std::int8_t.
+template <class Q>
+void round_row(const float* x, int k, Q* q, float* scales);
+inline int q8_blocks(int k) { return (k + kQ8BlockValues - 1) / kQ8BlockValues; }
+// g with A replaced by its rows rounded (round_row to g.activations' levels) and widened
+// back, q d, into `scratch` (M x K floats, lda K), activations F32: what a float variant multiplies.
 LowBitGemmArgs with_rounded_a(const LowBitGemmArgs& g, std::vector<float>& scratch);
 
 using GemmFn = void (*)(const GemmArgs&);
@@ -217,10 +224,14 @@ void gemm(GemmFn fn, int m, int n, int k, const float* a, const float* b, Layout
 
 // C (m, n) = A (m, k) W^T + bias with W's rows held in `storage` (dense A and C), split
 // over threads by rows of C like the other products.
-// w_finite: every value of W is finite (LowBitGemmArgs::w_finite); a_int16: A's rows rounded
-// to int16 per block first (LowBitGemmArgs::a_int16).
+// What W's owner knows of it and how A's rows are taken (LowBitGemmArgs' fields of the same names).
+struct LowBitOptions {
+  bool w_finite = false;
+  bool w_q8_symmetric = false;
+  Q8Activations activations = Q8Activations::F32;
+};
 void gemm_low_bit(LowBitGemmFn fn, Storage storage, int m, int n, int k, const float* a, const std::uint8_t* w,
-                  const float* bias, float* c, bool w_finite = false, bool a_int16 = false);
+                  const float* bias, float* c, const LowBitOptions& options = {});
 
 // Convenience: C (m, n) += op(A) * op(B) with dense rows; A stored (m, k), or (k, m) if trans_a.
 void gemm_accumulate(GemmFn fn, int m, int n, int k, const float* a, bool trans_a, const float* b, Layout layout,

@@ -227,7 +227,7 @@ void gemm(GemmFn fn, int m, int n, int k, const float* a, const float* b, Layout
 }
 
 void gemm_low_bit(LowBitGemmFn fn, Storage storage, int m, int n, int k, const float* a, const std::uint8_t* w,
-                  const float* bias, float* c, bool w_finite, bool a_int16) {
+                  const float* bias, float* c, const LowBitOptions& options) {
   // The row-splitting of the float products, on the same arguments (only m, a and c change).
   GemmArgs shape = dense(m, n, k, a, nullptr, Layout::NT, 1.0f, bias, c);
   const std::size_t w_row_bytes = row_bytes(storage, k);
@@ -244,8 +244,9 @@ void gemm_low_bit(LowBitGemmFn fn, Storage storage, int m, int n, int k, const f
       args.bias = bias ? bias + j0 : nullptr;
       args.c = c + j0;
       args.ldc = n;
-      args.w_finite = w_finite;
-      args.a_int16 = a_int16;
+      args.w_finite = options.w_finite;
+      args.w_q8_symmetric = options.w_q8_symmetric;
+      args.activations = options.activations;
       fn(args);
     });
     return;
@@ -262,8 +263,9 @@ void gemm_low_bit(LowBitGemmFn fn, Storage storage, int m, int n, int k, const f
     args.bias = bias;
     args.c = part.c;
     args.ldc = n;
-    args.w_finite = w_finite;
-    args.a_int16 = a_int16;
+    args.w_finite = options.w_finite;
+    args.w_q8_symmetric = options.w_q8_symmetric;
+    args.activations = options.activations;
     fn(args);
   });
 }

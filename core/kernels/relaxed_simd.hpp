@@ -1,17 +1,24 @@
 #pragma once
-// Relaxed SIMD's fused multiply-add (f32x4.relaxed_madd) for the wasm SIMD kernels.
+// Relaxed SIMD's fused multiply-add (f32x4.relaxed_madd) and integer dot
+// (i32x4.relaxed_dot_i8x16_i7x16_add_s) for the wasm SIMD kernels.
 //
 // Debian's toolchain (LLVM 14) knows relaxed SIMD only by its prototype opcodes, which no
 // shipping engine accepts. So the kernels call two imported functions in its place, and
 // scripts/relax-wasm.mjs turns a linked .wasm into its relaxed twin: every call of
 // attention_relaxed_madd_f32x4(a, b, c) becomes f32x4.relaxed_madd (a b + c, fused or not,
-// the engine's choice), and attention_relaxed_simd_rewritten() becomes i32.const 1. In the
-// .wasm as linked, the second returns 0 (relaxed_simd_placeholders.js) and the registry
-// then never lists the kernels that call the first, so a build runs either way.
+// the engine's choice), every call of attention_relaxed_dot_i8x16_i7x16_add_s(a, b, c)
+// becomes i32x4.relaxed_dot_i8x16_i7x16_add_s (lane i: c_i + the sum of a_j b_j over the bytes
+// j = 4i .. 4i + 3, a signed; the same on every engine only when each b_j is in [0, 127]),
+// and attention_relaxed_simd_rewritten() becomes i32.const 1. In the .wasm as linked, the
+// last returns 0 (relaxed_simd_placeholders.js) and the registry then never lists the kernels
+// that call the others, so a build runs either way.
 #ifdef __wasm_simd128__
 #include <wasm_simd128.h>
 
+#include <cstdint>
+
 extern "C" v128_t attention_relaxed_madd_f32x4(v128_t a, v128_t b, v128_t c);
+extern "C" v128_t attention_relaxed_dot_i8x16_i7x16_add_s(v128_t a, v128_t b, v128_t c);
 extern "C" int attention_relaxed_simd_rewritten(void);
 
 namespace attention::kernels {
@@ -19,6 +26,24 @@ namespace attention::kernels {
 inline bool relaxed_simd_available() {
   static const bool available = attention_relaxed_simd_rewritten() == 1;
   return available;
+}
+// Whether the relaxed dot adds its accumulator as the proposal says (checked once, in a .wasm
+// rewritten for relaxed SIMD only): Node 20's V8 (relaxed SIMD behind a flag) compiles it wrong
+// in its baseline tier, Liftoff, returning twice the dot and dropping c (measured: its optimizing
+// tier and Chromium 156's both tiers are right). Every function starts in the baseline tier, so a
+// check run on the first call sees what the kernels' first calls get; where it fails, Q8_0's
+// int8 GEMV takes its plain twin (the same numbers). scripts/run-relaxed.cjs runs the relaxed
+// suite there without the baseline tier, so the relaxed dot is tested.
+inline bool relaxed_dot_adds() {
+  static const bool adds = [] {
+    static volatile int opaque_one = 1;  // LLVM must not fold the call's operands
+    const int one = opaque_one;
+    const v128_t r = attention_relaxed_dot_i8x16_i7x16_add_s(wasm_i8x16_splat(static_cast<std::int8_t>(-one)),
+                                                             wasm_i8x16_splat(static_cast<std::int8_t>(2 * one)),
+                                                             wasm_i32x4_splat(5 * one));
+    return wasm_i32x4_extract_lane(r, 0) == -3 && wasm_i32x4_extract_lane(r, 3) == -3;  // 4 x (-1 x 2) + 5
+  }();
+  return adds;
 }
 }  // namespace attention::kernels
 #endif

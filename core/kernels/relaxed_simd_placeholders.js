@@ -7,4 +7,7 @@ mergeInto(LibraryManager.library, {
   attention_relaxed_madd_f32x4: function () {
     throw new Error('attention_relaxed_madd_f32x4 called in a .wasm not rewritten for relaxed SIMD');
   },
+  attention_relaxed_dot_i8x16_i7x16_add_s: function () {
+    throw new Error('attention_relaxed_dot_i8x16_i7x16_add_s called in a .wasm not rewritten for relaxed SIMD');
+  },
 });

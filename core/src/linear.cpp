@@ -27,8 +27,11 @@ void linear_parameter_rows(const float* x, int rows, int in, const Parameter& we
   const Storage storage = weight.storage();
   const kernels::LowBitGemmFn fn = backend == Backend::Reference ? kernels::low_bit_gemm_variants(storage).front().fn
                                                                  : kernels::fastest_low_bit_gemm(storage).fn;
-  kernels::gemm_low_bit(fn, storage, rows, out, in, x, weight.row_bits(row_begin), bias, y, weight.all_finite(),
-                        weight.int16_activations());
+  kernels::LowBitOptions options;
+  options.w_finite = weight.all_finite();
+  options.w_q8_symmetric = weight.q8_symmetric();
+  options.activations = weight.q8_activations();
+  kernels::gemm_low_bit(fn, storage, rows, out, in, x, weight.row_bits(row_begin), bias, y, options);
 }
 
 static std::vector<int> with_last(std::vector<int> shape, int last) {

@@ -337,6 +337,8 @@ TEST(Kernels, DISABLED_RelaxedSimdIsInUse) {
   EXPECT_EQ(fastest_low_bit_gemm(attention::Storage::BF16).name, "gemm_f32_bf16w_wasmrelaxed");
   EXPECT_EQ(fastest_low_bit_gemm(attention::Storage::F16).name, "gemm_f32_f16w_wasmrelaxed");
   EXPECT_EQ(fastest_low_bit_gemm(attention::Storage::Q8_0).name, "gemm_f32_q8_0w_wasmrelaxed");
+  // The relaxed dot computes right here, so Q8_0's int8 GEMV tests (test_low_bit.cpp) ran it.
+  EXPECT_TRUE(relaxed_dot_adds());
 }
 #endif
 

@@ -169,7 +169,7 @@ TEST(Parallel, DecodeGemvIsBitForBitTheSameWithAnyThreadCount) {
   const std::vector<float> w = testing::random_vector(static_cast<std::size_t>(n) * k, 42, 0.5f);
   const std::vector<float> bias = testing::random_vector(static_cast<std::size_t>(n), 43);
   const kernels::PackedWeight packed = kernels::pack_weight(w.data(), n, k);
-  const auto run = [&](int threads, int storage, bool a_int16 = false) {
+  const auto run = [&](int threads, int storage, Q8Activations activations = Q8Activations::F32) {
     set_max_threads(threads);
     std::vector<float> c(static_cast<std::size_t>(n), -7.0f);
     if (storage < 0) {
@@ -178,7 +178,8 @@ TEST(Parallel, DecodeGemvIsBitForBitTheSameWithAnyThreadCount) {
       Parameter low("w", {n, k}, w);
       low.set_storage(static_cast<Storage>(storage));
       kernels::gemm_low_bit(kernels::fastest_low_bit_gemm(low.storage()).fn, low.storage(), m, n, k, a.data(),
-                            low.row_bits(0), bias.data(), c.data(), /*w_finite=*/false, a_int16);
+                            low.row_bits(0), bias.data(), c.data(),
+                            {/*w_finite=*/false, low.q8_symmetric(), activations});
     }
     return c;
   };
@@ -195,11 +196,14 @@ TEST(Parallel, DecodeGemvIsBitForBitTheSameWithAnyThreadCount) {
     EXPECT_TRUE(testing::all_close(one, spec, 2e-6 * std::sqrt(static_cast<double>(k)) + 1e-5)) << storage;
     for (int threads : {2, 3}) EXPECT_TRUE(run(threads, storage) == one) << storage << ", " << threads << " threads";
   }
-  // Q8_0 with A rounded to int16 (its GEMV in integers): each thread rounds A the same way.
-  const std::vector<float> one = run(1, static_cast<int>(Storage::Q8_0), true);
-  EXPECT_FALSE(one == run(1, static_cast<int>(Storage::Q8_0)));  // the option is on
-  for (int threads : {2, 3})
-    EXPECT_TRUE(run(threads, static_cast<int>(Storage::Q8_0), true) == one) << "int16, " << threads << " threads";
+  // Q8_0 with A rounded to int16 or int8 (its GEMV in integers): each thread rounds A the same way.
+  for (Q8Activations mode : {Q8Activations::Int16, Q8Activations::Int8}) {
+    const std::vector<float> one = run(1, static_cast<int>(Storage::Q8_0), mode);
+    EXPECT_FALSE(one == run(1, static_cast<int>(Storage::Q8_0)));  // the option is on
+    for (int threads : {2, 3})
+      EXPECT_TRUE(run(threads, static_cast<int>(Storage::Q8_0), mode) == one)
+          << static_cast<int>(mode) << ", " << threads << " threads";
+  }
 }
 
 }  // namespace

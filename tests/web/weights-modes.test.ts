@@ -37,8 +37,11 @@ describe('the weights modes the page offers', () => {
     const lines = WEIGHTS_MODES.map(weightsWords);
     expect(lines.every((l) => l.length > 20)).toBe(true);
     expect(new Set(lines).size).toBe(lines.length);
-    expect(Q8_ACTIVATIONS).toEqual(['f32', 'int16']);
+    expect(Q8_ACTIVATIONS).toEqual(['f32', 'int16', 'int8']);
     expect(q8ActivationsWords('int16')).toMatch(/integers/);
+    expect(q8ActivationsWords('int8')).toMatch(/int8/);
+    const activationLines = Q8_ACTIVATIONS.map(q8ActivationsWords);
+    expect(new Set(activationLines).size).toBe(activationLines.length);
   });
 
   it('pass only what differs from the defaults, and int16 activations only with q8_0 weights', () => {

@@ -739,7 +739,8 @@ export const ENGINE = {
   },
   "q8ActivationsModes": [
     "f32",
-    "int16"
+    "int16",
+    "int8"
   ],
   "stages": [
     {

@@ -89,15 +89,18 @@ class Parameter {
 
   std::uint64_t version() const { return version_; }
 
-  // Products with this matrix round each row of activations per block of 32 to int16 first
-  // (Q8_0's integer option: kernels.hpp's round_row_int16, LowBitGemmArgs::a_int16; set by a
-  // loader with q8Activations 'int16', docs/pretrained.md). Off by default.
-  bool int16_activations() const { return int16_activations_; }
-  void set_int16_activations(bool on) { int16_activations_ = on; }
+  // How products with this matrix take each row of activations (storage.hpp's Q8Activations:
+  // rounded per block of 32 to int16 or int8 levels first, kernels.hpp's round_row,
+  // LowBitGemmArgs::activations; set by a loader's q8Activations, docs/pretrained.md). F32 by default.
+  Q8Activations q8_activations() const { return q8_activations_; }
+  void set_q8_activations(Q8Activations mode) { q8_activations_ = mode; }
 
   // No NaN or infinity among the values: checked once per version (a model's forward
   // asks for every weight on every call).
   bool all_finite() const;
+  // Q8_0: no q of -128 (every q in [-127, 127], as our quantizer makes them, storage.hpp);
+  // checked once per version. True for any other storage.
+  bool q8_symmetric() const;
 
   // Room for a gradient: the same size as the values once training allocates it.
   std::vector<float> grad;
@@ -122,7 +125,7 @@ class Parameter {
   std::vector<std::uint8_t> bits_;  // other storage: rows() x row_bytes()
   std::size_t count_ = 0;           // other storage: the number of values
   std::uint64_t version_ = 0;
-  bool int16_activations_ = false;
+  Q8Activations q8_activations_ = Q8Activations::F32;
 
   struct PackedEntry {
     int row_begin, rows, cols;
@@ -133,6 +136,8 @@ class Parameter {
   mutable std::vector<PackedEntry> packed_;
   mutable std::uint64_t finite_checked_version_ = ~std::uint64_t{0};
   mutable bool finite_ = false;
+  mutable std::uint64_t symmetric_checked_version_ = ~std::uint64_t{0};
+  mutable bool symmetric_ = false;
 };
 
 // Number of elements of a shape (1 for an empty shape), for parameter shapes.

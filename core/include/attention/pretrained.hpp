@@ -105,12 +105,13 @@ const char* to_string(WeightsMode mode);
 // One of kWeightsModes by its name; anything else is an Error (kInvalidArgument, field "weights").
 Result<WeightsMode> parse_weights_mode(const std::string& text);
 
-// How products with Q8_0 matrices take the activations (docs/pretrained.md, "Weights in
-// memory"): F32 as they are; Int16 rounded per block of 32 to int16 first, so decoding's
-// GEMV multiplies in integers (kernels.hpp's round_row_int16). Int16 only with weights Q8_0.
-// The package and docs name them by to_string: "f32", "int16" (the option q8Activations).
-enum class Q8Activations { F32, Int16 };
-inline constexpr Q8Activations kQ8ActivationsModes[] = {Q8Activations::F32, Q8Activations::Int16};
+// How products with Q8_0 matrices take the activations (storage.hpp's Q8Activations;
+// docs/pretrained.md, "Weights in memory"): F32 as they are; Int16 or Int8 rounded per block
+// of 32 first, so decoding's GEMV multiplies in integers (kernels.hpp's round_row). Int16 and
+// Int8 only with weights Q8_0. The package and docs name them by to_string: "f32", "int16",
+// "int8" (the option q8Activations).
+using attention::Q8Activations;  // storage.hpp: the kernels take the same modes
+inline constexpr Q8Activations kQ8ActivationsModes[] = {Q8Activations::F32, Q8Activations::Int16, Q8Activations::Int8};
 const char* to_string(Q8Activations mode);
 // One of kQ8ActivationsModes by its name; anything else is an Error (kInvalidArgument, field
 // "q8Activations").
@@ -130,7 +131,7 @@ class ByteSource {
 struct LoadOptions {
   // The default: see docs/pretrained.md ("Weights in memory") for why.
   WeightsMode weights = WeightsMode::Auto;
-  // Int16 with weights other than Q8_0 is an Error (kInvalidArgument, field "q8Activations").
+  // Int16 or Int8 with weights other than Q8_0 is an Error (kInvalidArgument, field "q8Activations").
   Q8Activations q8_activations = Q8Activations::F32;
 };
 

@@ -13,7 +13,10 @@
 //         Quantizing (as ggml's quantize_row_q8_0_ref): d = max|x| / 127 (in float32),
 //         q = round(x * (1 / d)), rounding half away from zero (0 when d is 0), and the
 //         stored scale is d rounded to F16. A value reads back as f16(d) * q, exactly
-//         (an 11-bit by 8-bit product fits float32's 24 bits).
+//         (an 11-bit by 8-bit product fits float32's 24 bits). Every q our quantizer makes
+//         is in [-127, 127] (|x| d^-1 <= 127 up to rounding, far from 127.5), never -128:
+//         the int8 activations' GEMV relies on it (its sign transfer negates q_w), so a
+//         matrix says whether it holds (Parameter::q8_symmetric) and -128 takes the exact path.
 // Conversions to 16 bits round to nearest, ties to even, as PyTorch's .to(torch.bfloat16)
 // and .to(torch.float16) do (NaN becomes a quiet NaN, 0x7FC0 / 0x7E00; loaded weights
 // are checked finite first, so none is ever stored).
@@ -32,6 +35,12 @@ const char* to_string(Storage storage);
 
 inline constexpr int kQ8BlockValues = 32;  // values per Q8_0 block
 inline constexpr int kQ8BlockBytes = 34;   // F16 scale + 32 int8
+
+// How a product with a matrix takes its activations (x, A's rows): F32 as they are, or rounded
+// per block of 32 along K (Q8_0's blocks of W) to Int16 or Int8 levels first (kernels.hpp's
+// round_row), so Q8_0's GEMV multiplies in integers. The loader's option q8Activations names
+// them (pretrained.hpp's kQ8ActivationsModes: "f32", "int16", "int8").
+enum class Q8Activations : std::uint8_t { F32, Int16, Int8 };
 
 // Bytes one row of `cols` values takes in `storage`.
 std::size_t row_bytes(Storage storage, int cols);

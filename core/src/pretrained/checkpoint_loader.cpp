@@ -55,7 +55,9 @@ Result<Mode> parse_mode(const Mode (&modes)[N], const std::string& text, const c
 
 Result<WeightsMode> parse_weights_mode(const std::string& text) { return parse_mode(kWeightsModes, text, "weights"); }
 
-const char* to_string(Q8Activations mode) { return mode == Q8Activations::Int16 ? "int16" : "f32"; }
+const char* to_string(Q8Activations mode) {
+  return mode == Q8Activations::Int16 ? "int16" : mode == Q8Activations::Int8 ? "int8" : "f32";
+}
 
 Result<Q8Activations> parse_q8_activations(const std::string& text) {
   return parse_mode(kQ8ActivationsModes, text, "q8Activations");
@@ -430,9 +432,9 @@ Result<Transformer> CheckpointLoader::finish() {
     p->set_storage(Storage::F32);  // (they are biases, F32 already)
     p->mutable_values().assign(p->size(), 0.0f);
   }
-  if (st.options.q8_activations == Q8Activations::Int16)
-    st.model.visit_parameters([](Parameter& p) {
-      if (p.storage() == Storage::Q8_0) p.set_int16_activations(true);
+  if (st.options.q8_activations != Q8Activations::F32)
+    st.model.visit_parameters([&](Parameter& p) {
+      if (p.storage() == Storage::Q8_0) p.set_q8_activations(st.options.q8_activations);
     });
   st.broken = true;  // the model leaves; this loader is spent
   return std::move(st.model);
