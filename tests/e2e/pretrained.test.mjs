@@ -298,14 +298,18 @@ describe('pretrained checkpoints on the Explore page', () => {
     const { page, errors } = await open('#weights=bf16');
     await openLoader(page);
     const mode = (m) => page.locator(`input[name="weights"][value="${m}"]`);
-    const int16 = page.locator('input[name="q8Activations"]');
-    // one radio button per engine mode, each with its line; the link's pick checked; int16 only with q8_0
+    const int16 = page.locator('input[name="q8Activations"][value="int16"]');
+    // one radio button per engine mode, each with its line; the link's pick checked; the activation modes only with q8_0
     assert.deepEqual(await page.locator('input[name="weights"]').evaluateAll((inputs) => inputs.map((i) => i.value)), [
       'f32',
       'auto',
       'bf16',
       'q8_0',
     ]);
+    assert.deepEqual(
+      await page.locator('input[name="q8Activations"]').evaluateAll((inputs) => inputs.map((i) => i.value)),
+      ['f32', 'int16', 'int8'],
+    );
     assert.equal(await mode('bf16').isChecked(), true);
     assert.match(
       await page.locator('label.mode:has(input[value="bf16"])').textContent(),

@@ -20,6 +20,7 @@ import { TOKENS } from '../ui/tokens.js';
 import {
   DEFAULT_Q8_ACTIVATIONS,
   DEFAULT_WEIGHTS,
+  Q8_ACTIVATIONS,
   WEIGHTS_MODES,
   type Q8Activations,
   type WeightsMode,
@@ -220,23 +221,22 @@ export class PretrainedLoader extends LitElement {
     this.dispatchEvent(new CustomEvent('setting-input', { detail: { name, raw }, bubbles: true, composed: true }));
   }
 
-  /** The engine's weights modes as radio buttons, each with its line, and int16 activations for 8-bit weights. */
+  /** The engine's weights modes as radio buttons, each with its line, then its activation modes (for 8-bit weights only). */
   #heldChoice() {
     const { weights, q8Activations } = this;
-    const int16: Q8Activations = 'int16';
+    const roundable = usesQ8Activations(weights);
     return html`<fieldset class="held" data-testid="weights-held" ?disabled=${this.host!.loading}>
       <legend>Weights in memory</legend>
       ${WEIGHTS_MODES.map(
         (mode) => html`<label class="mode"><input type="radio" name="weights" value=${mode} .checked=${mode === weights}
           @change=${() => this.#onHeld('weights', mode)}><span><code>${mode}</code>: ${weightsWords(mode)}</span></label>`,
       )}
-      <label class="mode sub"><input type="checkbox" name="q8Activations" .checked=${q8Activations === int16}
-        ?disabled=${!usesQ8Activations(weights)} @change=${(e: Event) =>
-          this.#onHeld(
-            'q8Activations',
-            (e.target as HTMLInputElement).checked ? int16 : DEFAULT_Q8_ACTIVATIONS,
-          )}><span><code>${int16}</code>
-        activations (with <code>q8_0</code>): ${q8ActivationsWords(int16)}</span></label>
+      ${Q8_ACTIVATIONS.map(
+        (mode) => html`<label class="mode sub"><input type="radio" name="q8Activations" value=${mode}
+          .checked=${mode === (roundable ? q8Activations : DEFAULT_Q8_ACTIVATIONS)} ?disabled=${!roundable}
+          @change=${() => this.#onHeld('q8Activations', mode)}><span><code>${mode}</code>
+          activations (with <code>q8_0</code>): ${q8ActivationsWords(mode)}</span></label>`,
+      )}
     </fieldset>`;
   }
 

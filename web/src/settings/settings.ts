@@ -72,7 +72,7 @@ const TRAINED_SETTINGS = [
     label: 'Activations with 8-bit weights',
     default: DEFAULT_Q8_ACTIVATIONS,
     choices: Q8_ACTIVATIONS,
-    help: 'With weights q8_0: int16 rounds the activations so the products run in integers.',
+    help: `With weights q8_0: ${Q8_ACTIVATIONS.filter((mode) => mode !== DEFAULT_Q8_ACTIVATIONS).join(' or ')} rounds the activations so the products run in integers.`,
   },
 ] as const satisfies readonly Setting[];
 
