@@ -42,11 +42,11 @@ namespace attention::kernels {
 
 namespace {
 
-constexpr int kMR = kFastGemmTileRows;     // rows of the register tile
-constexpr int kNR = 8;                     // columns: two f32x4
-constexpr int kKC = 256;                   // depth of a block
-constexpr int kNC = kFastGemmColumnBlock;  // columns of a block: 32 panels
-static_assert(kNC % kNR == 0, "a block holds whole panels");
+constexpr int kMR = kFastGemmTileRows;      // rows of the register tile
+constexpr int kNR = kFastGemmPanelColumns;  // columns: two f32x4
+constexpr int kKC = 256;                    // depth of a block
+constexpr int kNC = kFastGemmColumnBlock;   // columns of a block: 32 panels
+static_assert(kNR == 8 && kNC % kNR == 0, "a panel is two f32x4; a block holds whole panels");
 
 int panel_count(int n) { return (n + kNR - 1) / kNR; }
 
@@ -248,12 +248,13 @@ void row_tile_over_block(const GemmArgs& g, const float* a, const float* block, 
   }
 }
 
-// The GEMV over one block: for each panel slice (8 KB, in L1 after the first row), each
-// row of A on its own, so a row's sums do not depend on how many rows there are.
+// The GEMV over panels [q0, q1) of one block: for each panel slice (8 KB, in L1 after the
+// first row), each row of A on its own, so a row's sums do not depend on how many rows there
+// are, nor on which panels a call takes.
 template <class Madd, bool TRANS_A>
-void gemv_over_block(const GemmArgs& g, const float* a, const float* block, int n0, int block_panels, int kl,
+void gemv_over_block(const GemmArgs& g, const float* a, const float* block, int n0, int q0, int q1, int kl,
                      Epilogue e) {
-  for (int q = 0; q < block_panels; ++q) {
+  for (int q = q0; q < q1; ++q) {
     const int j0 = n0 + q * kNR;
     e.bias = g.bias ? g.bias + j0 : nullptr;
     const float* slice = block + static_cast<std::size_t>(q) * kl * kNR;
@@ -277,7 +278,7 @@ void multiply(const GemmArgs& g, const float* packed, Path path) {
       const float* block = packed + block_offset(n0, block_panels, k0, g.k);
       const Epilogue e{k0 == 0, k0 + kl >= g.k, g.accumulate, g.alpha, nullptr};
       if (gemv) {
-        gemv_over_block<Madd, TRANS_A>(g, TRANS_A ? g.a + static_cast<std::size_t>(k0) * g.lda : g.a + k0, block, n0,
+        gemv_over_block<Madd, TRANS_A>(g, TRANS_A ? g.a + static_cast<std::size_t>(k0) * g.lda : g.a + k0, block, n0, 0,
                                        block_panels, kl, e);
         continue;
       }
@@ -305,6 +306,23 @@ void multiply(const GemmArgs& g, const float* packed, Path path) {
             break;
         }
       }
+    }
+  }
+}
+
+// The GEMV's columns [j0, j1) of C (j0 a multiple of kNR; j1 too, or N) from the whole
+// product's panels: in each column block the panels in the range, each depth block's slices
+// multiplied as the whole product multiplies them (the same bits in any part). A plain
+// product (gemm_fast's: A not transposed, C not accumulated into).
+template <class Madd>
+void gemv_columns(const GemmArgs& g, const float* packed, int j0, int j1) {
+  for (int n0 = j0 / kNC * kNC; n0 < j1; n0 += kNC) {
+    const int block_panels = panel_count(std::min(kNC, g.n - n0));
+    const int q0 = std::max(j0 - n0, 0) / kNR, q1 = panel_count(std::min(j1, n0 + kNC) - n0);
+    for (int k0 = 0; k0 == 0 || k0 < g.k; k0 += kKC) {
+      const int kl = std::min(kKC, g.k - k0);
+      const Epilogue e{k0 == 0, k0 + kl >= g.k, false, g.alpha, nullptr};
+      gemv_over_block<Madd, false>(g, g.a + k0, packed + block_offset(n0, block_panels, k0, g.k), n0, q0, q1, kl, e);
     }
   }
 }
@@ -376,6 +394,12 @@ void gemm_f32_gemv_wasmrelaxed_packed(const GemmArgs& g, const float* packed) {
   multiply_packed<RelaxedMadd>(g, packed, Path::Gemv);
 }
 void gemm_f32_gemv_wasmrelaxed(const GemmArgs& g) { pack_and_multiply<RelaxedMadd>(g, Path::Gemv); }
+void gemm_f32_gemv_wasmsimd_columns(const GemmArgs& g, const float* packed, int j0, int j1) {
+  gemv_columns<MulAdd>(g, packed, j0, j1);
+}
+void gemm_f32_gemv_wasmrelaxed_columns(const GemmArgs& g, const float* packed, int j0, int j1) {
+  gemv_columns<RelaxedMadd>(g, packed, j0, j1);
+}
 
 }  // namespace attention::kernels
 #endif  // __wasm_simd128__
