@@ -248,13 +248,12 @@ void row_tile_over_block(const GemmArgs& g, const float* a, const float* block, 
   }
 }
 
-// The GEMV over panels [q0, q1) of one block: for each panel slice (8 KB, in L1 after the
-// first row), each row of A on its own, so a row's sums do not depend on how many rows there
-// are, nor on which panels a call takes.
+// The GEMV over one block: for each panel slice (8 KB, in L1 after the first row), each
+// row of A on its own, so a row's sums do not depend on how many rows there are.
 template <class Madd, bool TRANS_A>
-void gemv_over_block(const GemmArgs& g, const float* a, const float* block, int n0, int q0, int q1, int kl,
+void gemv_over_block(const GemmArgs& g, const float* a, const float* block, int n0, int block_panels, int kl,
                      Epilogue e) {
-  for (int q = q0; q < q1; ++q) {
+  for (int q = 0; q < block_panels; ++q) {
     const int j0 = n0 + q * kNR;
     e.bias = g.bias ? g.bias + j0 : nullptr;
     const float* slice = block + static_cast<std::size_t>(q) * kl * kNR;
@@ -278,7 +277,7 @@ void multiply(const GemmArgs& g, const float* packed, Path path) {
       const float* block = packed + block_offset(n0, block_panels, k0, g.k);
       const Epilogue e{k0 == 0, k0 + kl >= g.k, g.accumulate, g.alpha, nullptr};
       if (gemv) {
-        gemv_over_block<Madd, TRANS_A>(g, TRANS_A ? g.a + static_cast<std::size_t>(k0) * g.lda : g.a + k0, block, n0, 0,
+        gemv_over_block<Madd, TRANS_A>(g, TRANS_A ? g.a + static_cast<std::size_t>(k0) * g.lda : g.a + k0, block, n0,
                                        block_panels, kl, e);
         continue;
       }
@@ -311,9 +310,11 @@ void multiply(const GemmArgs& g, const float* packed, Path path) {
 }
 
 // The GEMV's columns [j0, j1) of C (j0 a multiple of kNR; j1 too, or N) from the whole
-// product's panels: in each column block the panels in the range, each depth block's slices
-// multiplied as the whole product multiplies them (the same bits in any part). A plain
-// product (gemm_fast's: A not transposed, C not accumulated into).
+// product's panels: in each column block the panels in the range, each depth block's slice of
+// a panel multiplied by gemv_tile as gemv_over_block does (the same bits in any part). A plain
+// product (gemm_fast's: A not transposed, C not accumulated into). Its own loop rather than
+// gemv_over_block with a range of panels: that shared loop cost GPT-2's one-thread decode
+// about 7% in Node (alternating runs), which the kernel alone did not show.
 template <class Madd>
 void gemv_columns(const GemmArgs& g, const float* packed, int j0, int j1) {
   for (int n0 = j0 / kNC * kNC; n0 < j1; n0 += kNC) {
@@ -321,8 +322,16 @@ void gemv_columns(const GemmArgs& g, const float* packed, int j0, int j1) {
     const int q0 = std::max(j0 - n0, 0) / kNR, q1 = panel_count(std::min(j1, n0 + kNC) - n0);
     for (int k0 = 0; k0 == 0 || k0 < g.k; k0 += kKC) {
       const int kl = std::min(kKC, g.k - k0);
-      const Epilogue e{k0 == 0, k0 + kl >= g.k, false, g.alpha, nullptr};
-      gemv_over_block<Madd, false>(g, g.a + k0, packed + block_offset(n0, block_panels, k0, g.k), n0, q0, q1, kl, e);
+      Epilogue e{k0 == 0, k0 + kl >= g.k, false, g.alpha, nullptr};
+      const float* block = packed + block_offset(n0, block_panels, k0, g.k);
+      for (int q = q0; q < q1; ++q) {
+        const int col = n0 + q * kNR;
+        e.bias = g.bias ? g.bias + col : nullptr;
+        const float* slice = block + static_cast<std::size_t>(q) * kl * kNR;
+        for (int i = 0; i < g.m; ++i)
+          gemv_tile<Madd, 1, false>(g.a + static_cast<std::size_t>(i) * g.lda + k0, g.lda, slice, kl, e,
+                                    g.c + static_cast<std::size_t>(i) * g.ldc + col, g.ldc, std::min(kNR, g.n - col));
+      }
     }
   }
 }

@@ -173,6 +173,7 @@ void split_columns(const GemmArgs& args, int block, const std::function<void(int
   parallel_for(blocks, min_chunk, [&](int b0, int b1) { run(b0 * block, std::min(args.n, b1 * block)); });
 }
 
+#ifdef ATTENTION_THREADS
 // Decode's float GEMV (one row of A, packed panels): split along C's columns at panel edges
 // (kFastGemmPanelColumns), into even parts claimed by the threads (parallel_for_balanced), each
 // reading at least kMinParallelBytes of W; run(j0, j1) computes columns [j0, j1). Each column
@@ -190,6 +191,7 @@ void split_gemv_columns(const GemmArgs& args, const std::function<void(int j0, i
     run(p0 * kFastGemmPanelColumns, std::min(args.n, p1 * kFastGemmPanelColumns));
   });
 }
+#endif
 
 // Few rows of A: by columns; else by rows.
 bool few_rows(const GemmArgs& args) { return args.m < 2 * kRowBlock; }
@@ -222,12 +224,18 @@ void gemm_fast(int m, int n, int k, const float* a, const float* b, Layout layou
     packed_now = fast.pack(args);
     panel_data = packed_now.data();
   }
+#ifdef ATTENTION_THREADS
+  // Decode's one row by the GEMV (its sums along the depth in independent chains), in parts on
+  // the threads. Only in builds with threads: the single-threaded engine's gemm_fast keeps its
+  // code as it was (GPT-2's one-thread decode ran 7% to 10% slower in Node, alternating runs,
+  // with this branch compiled in and never taken, though the kernels timed alone were equal).
   if (panel_data && m <= kFastGemmGemvUpToRows && fast.gemv_columns && split_gemv(args)) {
-    // Decode's one row by the GEMV (its sums along the depth in independent chains), in parts
-    // on the threads; on one thread as a whole, below.
     split_gemv_columns(args, [&](int j0, int j1) { fast.gemv_columns(args, panel_data, j0, j1); });
-  } else if (panel_data && few_rows(args)) {
-    // Decode's one row by the GEMV on one thread; a few rows by the tile, split by column blocks.
+    return;
+  }
+#endif
+  if (panel_data && few_rows(args)) {
+    // Decode's one row by the GEMV on one thread, a few rows by the tile (split by column blocks).
     static_assert(kFastGemmGemvUpToRows < 2 * kRowBlock, "few rows");
     const PackedGemmFn product = m <= kFastGemmGemvUpToRows && fast.gemv_packed ? fast.gemv_packed : fast.gemm_packed;
     // Columns [j0, j1) of C: in the packed layout the column blocks from j0 (a multiple of
