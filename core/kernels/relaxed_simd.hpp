@@ -27,22 +27,24 @@ inline bool relaxed_simd_available() {
   static const bool available = attention_relaxed_simd_rewritten() == 1;
   return available;
 }
-// Whether the relaxed dot adds its accumulator as the proposal says (checked once, in a .wasm
-// rewritten for relaxed SIMD only): Node 20's V8 (relaxed SIMD behind a flag) compiles it wrong
-// in its baseline tier, Liftoff, returning twice the dot and dropping c (measured: its optimizing
-// tier and Chromium 156's both tiers are right). Every function starts in the baseline tier, so a
-// check run on the first call sees what the kernels' first calls get; where it fails, Q8_0's
-// int8 GEMV takes its plain twin (the same numbers). scripts/run-relaxed.cjs runs the relaxed
-// suite there without the baseline tier, so the relaxed dot is tested.
+// Whether the relaxed dot adds its accumulator as the proposal says (false in a .wasm not
+// rewritten for relaxed SIMD): Node 20's V8 (relaxed SIMD behind a flag) compiles it wrong in its
+// baseline tier, Liftoff, returning twice the dot and dropping c (measured: its optimizing tier
+// and Chromium 156's both tiers are right). Every function starts in the baseline tier and the
+// check runs once in a function of its own (never inlined into a kernel that may have tiered up
+// already), so it sees what a kernel's first calls get; where it fails, Q8_0's int8 GEMV takes
+// its plain twin (the same numbers). scripts/run-relaxed.cjs runs the relaxed suite there without
+// the baseline tier, so the relaxed dot is tested.
+[[gnu::noinline]] inline bool relaxed_dot_check() {
+  static volatile int opaque_one = 1;  // LLVM must not fold the call's operands
+  const int one = opaque_one;
+  const v128_t r = attention_relaxed_dot_i8x16_i7x16_add_s(wasm_i8x16_splat(static_cast<std::int8_t>(-one)),
+                                                           wasm_i8x16_splat(static_cast<std::int8_t>(2 * one)),
+                                                           wasm_i32x4_splat(5 * one));
+  return wasm_i32x4_extract_lane(r, 0) == -3 && wasm_i32x4_extract_lane(r, 3) == -3;  // 4 x (-1 x 2) + 5
+}
 inline bool relaxed_dot_adds() {
-  static const bool adds = [] {
-    static volatile int opaque_one = 1;  // LLVM must not fold the call's operands
-    const int one = opaque_one;
-    const v128_t r = attention_relaxed_dot_i8x16_i7x16_add_s(wasm_i8x16_splat(static_cast<std::int8_t>(-one)),
-                                                             wasm_i8x16_splat(static_cast<std::int8_t>(2 * one)),
-                                                             wasm_i32x4_splat(5 * one));
-    return wasm_i32x4_extract_lane(r, 0) == -3 && wasm_i32x4_extract_lane(r, 3) == -3;  // 4 x (-1 x 2) + 5
-  }();
+  static const bool adds = relaxed_simd_available() && relaxed_dot_check();
   return adds;
 }
 }  // namespace attention::kernels

@@ -34,7 +34,7 @@ export const Q8_ACTIVATIONS: readonly Q8Activations[] = ENGINE.q8ActivationsMode
 export const weightsWords = (mode: WeightsMode): string => WEIGHTS_WORDS[mode];
 export const q8ActivationsWords = (mode: Q8Activations): string => Q8_ACTIVATIONS_WORDS[mode];
 
-/** What the engine accepts with `weights`: 'int16' activations only with 8-bit weights (else it refuses the load). */
+/** What the engine accepts with `weights`: rounded activations ('int16', 'int8') only with 8-bit weights (else it refuses the load). */
 export function usesQ8Activations(weights: WeightsMode): boolean {
   return weights === 'q8_0';
 }
