@@ -612,18 +612,13 @@ void gemv_integer_tile(const LowBitGemmArgs& g, const typename Dot::X* xs, const
         for (int r = 0; r < R; ++r) sum[q][r] = wasm_i32x4_splat(0);
         Dot::block(block + q * kQ8BlockBytes + 2, x, b + q, sum[q]);
       }
-      v128_t dw;
-      if constexpr (kFinite) {
-        const v128_t h = wasm_i32x4_make(load_u16(block), load_u16(block + kQ8BlockBytes),
-                                         load_u16(block + 2 * kQ8BlockBytes), load_u16(block + 3 * kQ8BlockBytes));
-        dw = wasm_f32x4_mul(
-            wasm_v128_or(wasm_i32x4_shl(wasm_v128_and(h, magnitude), 13), wasm_i32x4_shl(wasm_v128_and(h, sign), 16)),
-            wasm_f32x4_splat(0x1.0p112f));
-      } else {
-        dw = wasm_f32x4_make(widen_f16(load_u16(block)), widen_f16(load_u16(block + kQ8BlockBytes)),
-                             widen_f16(load_u16(block + 2 * kQ8BlockBytes)),
-                             widen_f16(load_u16(block + 3 * kQ8BlockBytes)));
-      }
+      // The four scales: F16's widen4, or without its infinity/NaN select where W is finite.
+      const v128_t h = wasm_i32x4_make(load_u16(block), load_u16(block + kQ8BlockBytes),
+                                       load_u16(block + 2 * kQ8BlockBytes), load_u16(block + 3 * kQ8BlockBytes));
+      const v128_t dw = kFinite ? wasm_f32x4_mul(wasm_v128_or(wasm_i32x4_shl(wasm_v128_and(h, magnitude), 13),
+                                                              wasm_i32x4_shl(wasm_v128_and(h, sign), 16)),
+                                                 wasm_f32x4_splat(0x1.0p112f))
+                                : F16::widen4(h);
       for (int r = 0; r < R; ++r) {
         const v128_t s01 = wasm_i32x4_add(wasm_i32x4_shuffle(sum[0][r], sum[1][r], 0, 2, 4, 6),
                                           wasm_i32x4_shuffle(sum[0][r], sum[1][r], 1, 3, 5, 7));

@@ -29,8 +29,9 @@ void linear_parameter_rows(const float* x, int rows, int in, const Parameter& we
                                                                  : kernels::fastest_low_bit_gemm(storage).fn;
   kernels::LowBitOptions options;
   options.w_finite = weight.all_finite();
-  options.w_q8_symmetric = weight.q8_symmetric();
   options.activations = weight.q8_activations();
+  // Only the int8 activations' GEMV asks (its first use scans W once); other modes skip the scan.
+  options.w_q8_symmetric = options.activations == Q8Activations::Int8 && weight.q8_symmetric();
   kernels::gemm_low_bit(fn, storage, rows, out, in, x, weight.row_bits(row_begin), bias, y, options);
 }
 
