@@ -48,8 +48,9 @@ export function runsSimd(): boolean {
   return typeof WebAssembly === 'object' && WebAssembly.validate(SIMD_PROBE);
 }
 
-// () -> v128 { f32x4.relaxed_madd(v128.const 0, v128.const 0, v128.const 0) }: the one relaxed
-// SIMD instruction the engines' relaxed twins use (core/kernels/relaxed_simd.hpp).
+// () -> v128 { f32x4.relaxed_madd(v128.const 0, v128.const 0, v128.const 0) }. The relaxed twins
+// use this and i32x4.relaxed_dot_i8x16_i7x16_add_s (core/kernels/relaxed_simd.hpp); engines ship
+// the relaxed SIMD proposal whole, so validating one of its instructions tells whether both run.
 const ZERO_V128 = [0xfd, 0x0c, ...new Array<number>(16).fill(0)]; // v128.const 0
 const RELAXED_BODY = [0x00, ...ZERO_V128, ...ZERO_V128, ...ZERO_V128, 0xfd, 0x85, 0x02, 0x0b]; // no locals ... end
 const RELAXED_SIMD_PROBE = new Uint8Array([
