@@ -39,6 +39,11 @@ int main() {
   report("exp_weights",
          bench::median_ms([&] { sink = vocab_pass::exp_weights_plain(logits.data(), vocab, 1.0, top, w.data()).sum; }),
          bench::median_ms([&] { sink = vocab_pass::exp_weights(logits.data(), vocab, 1.0, top, w.data()).sum; }));
+  std::vector<double> gaps(static_cast<std::size_t>(vocab));
+  for (int i = 0; i < vocab; ++i) gaps[i] = logits[i] - top;
+  report("exp_each (the weights' exp without the sums)",
+         bench::median_ms([&] { vocab_pass::exp_each_plain(gaps.data(), vocab, w.data()); }),
+         bench::median_ms([&] { vocab_pass::exp_each(gaps.data(), vocab, w.data()); }));
   report("next_above (all below)",
          bench::median_ms([&] { sink = vocab_pass::next_above_plain(w.data(), 0, vocab, 2.0); }),
          bench::median_ms([&] { sink = vocab_pass::next_above(w.data(), 0, vocab, 2.0); }));

@@ -80,8 +80,13 @@ void exp_each_plain(const double* in, int n, double* out) {
 
 namespace {
 
-// True where libm's exp takes its main path: 2^-54 <= |x| < 512 (biased exponents 969..1031).
-inline bool exp_main_path(std::uint64_t bits) { return static_cast<std::uint32_t>(((bits >> 52) & 0x7ff) - 969) < 63u; }
+// True where both lanes take libm's main path: 2^-54 <= |x| < 512 (biased exponents 969 to
+// 1031, the range musl tests on the exponent bits; NaN fails both comparisons).
+inline bool exp_main_path(v128_t x) {
+  const v128_t magnitude = wasm_f64x2_abs(x);
+  return wasm_i64x2_all_true(wasm_v128_and(wasm_f64x2_ge(magnitude, wasm_f64x2_splat(0x1p-54)),
+                                           wasm_f64x2_lt(magnitude, wasm_f64x2_splat(512.0))));
+}
 
 // std::exp of both lanes when both take libm's main path (else false, nothing written):
 // musl's exp (Arm's: x = k ln2/128 + r, 2^(k/128) from the table, e^r - 1 by a degree-5
@@ -89,8 +94,7 @@ inline bool exp_main_path(std::uint64_t bits) { return static_cast<std::uint32_t
 // IEEE-rounded wasm instruction as there (wasm has no fused multiply-add to contract into),
 // so the lanes get the scalar bits.
 inline bool exp_lanes(v128_t x, v128_t* out) {
-  const std::uint64_t bits0 = wasm_u64x2_extract_lane(x, 0), bits1 = wasm_u64x2_extract_lane(x, 1);
-  if (!exp_main_path(bits0) || !exp_main_path(bits1)) return false;
+  if (!exp_main_path(x)) return false;
   const MuslExpData& d = __exp_data;
   const v128_t shift = wasm_f64x2_splat(d.shift);
   const v128_t z = wasm_f64x2_mul(wasm_f64x2_splat(d.invln2N), x);
@@ -98,12 +102,11 @@ inline bool exp_lanes(v128_t x, v128_t* out) {
   const v128_t kd = wasm_f64x2_sub(k_shifted, shift);
   const v128_t r = wasm_f64x2_add(wasm_f64x2_add(x, wasm_f64x2_mul(kd, wasm_f64x2_splat(d.negln2hiN))),
                                   wasm_f64x2_mul(kd, wasm_f64x2_splat(d.negln2loN)));
-  const std::size_t at0 = 2 * (wasm_u64x2_extract_lane(k_shifted, 0) % 128),
-                    at1 = 2 * (wasm_u64x2_extract_lane(k_shifted, 1) % 128);
-  const v128_t tail = wasm_i64x2_make(static_cast<std::int64_t>(d.tab[at0]), static_cast<std::int64_t>(d.tab[at1]));
-  const v128_t scale = wasm_i64x2_add(
-      wasm_i64x2_make(static_cast<std::int64_t>(d.tab[at0 + 1]), static_cast<std::int64_t>(d.tab[at1 + 1])),
-      wasm_i64x2_shl(k_shifted, 52 - 7));
+  // Each lane's table pair (the tail's bits, the scale's bits minus k << 45) in one load.
+  const v128_t pair0 = wasm_v128_load(d.tab + 2 * (wasm_u64x2_extract_lane(k_shifted, 0) % 128));
+  const v128_t pair1 = wasm_v128_load(d.tab + 2 * (wasm_u64x2_extract_lane(k_shifted, 1) % 128));
+  const v128_t tail = wasm_i64x2_shuffle(pair0, pair1, 0, 2);
+  const v128_t scale = wasm_i64x2_add(wasm_i64x2_shuffle(pair0, pair1, 1, 3), wasm_i64x2_shl(k_shifted, 52 - 7));
   const v128_t r2 = wasm_f64x2_mul(r, r);
   const v128_t c23 = wasm_f64x2_add(wasm_f64x2_splat(d.poly[0]), wasm_f64x2_mul(r, wasm_f64x2_splat(d.poly[1])));
   const v128_t c45 = wasm_f64x2_add(wasm_f64x2_splat(d.poly[2]), wasm_f64x2_mul(r, wasm_f64x2_splat(d.poly[3])));
