@@ -22,18 +22,23 @@ Status check_tokens(const std::vector<int>& ids, int vocab, const char* field) {
 
 }  // namespace
 
-Status Generation::feed(const std::vector<int>& ids, std::vector<Tensor>* attention) {
+Status Generation::feed(std::vector<int> ids, std::vector<Tensor>* attention) {
   ForwardInput in;
-  in.ids = ids;
   in.batch = 1;
   in.seq = static_cast<int>(ids.size());
+  in.ids = std::move(ids);
   Result<Transformer::CachedStep> r = model_->forward_cached(in, cache_, settings_.backend);
   if (!r) return r.error_value();
   logits_ = std::move(r.value().logits.data);
   if (attention) {
-    attention->clear();
-    for (Tensor& t : r.value().attention)  // (1, H, P) -> (H, P)
-      attention->push_back(Tensor({"H", "P"}, {t.shape[1], t.shape[2]}, std::move(t.data)));
+    // (1, H, P) -> (H, P): the forward's tensors taken over and renamed in place (their
+    // axes' and shape's buffers reused: no allocation per layer).
+    *attention = std::move(r.value().attention);
+    for (Tensor& t : *attention) {
+      const int heads = t.shape[1], positions = t.shape[2];
+      t.axes = {"H", "P"};
+      t.shape = {heads, positions};
+    }
   }
   return Ok{};
 }

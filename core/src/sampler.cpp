@@ -9,6 +9,8 @@
 #include <string>
 #include <utility>
 
+#include "attention/vocab_pass.hpp"
+
 namespace attention {
 
 namespace {
@@ -148,18 +150,25 @@ std::vector<double> sampling_distribution(const float* logits, int vocab, const 
 
 void sampling_distribution_and_entropy(const float* logits, int vocab, const SamplerSettings& s,
                                        const std::vector<int>& history, Distribution& out) {
-  std::vector<double>& w = out.weights;  // the scores, then in place their weights
-  process_scores(logits, vocab, s, history, w);
-  const double top = *std::max_element(w.begin(), w.end());
-  double sum = 0, expected_gap = 0;  // sum w_i, sum w_i (s_i - m)
-  for (double& v : w) {
-    const double gap = v - top;
-    v = v == kNegInf ? 0.0 : std::exp(gap);  // softmax()'s exp, term by term
-    sum += v;
-    if (v > 0) expected_gap += v * gap;
+  std::vector<double>& w = out.weights;
+  vocab_pass::WeightSums sums;
+  const bool filters = (s.top_k > 0 && s.top_k < vocab) || s.top_p < 1.0 || s.min_p > 0.0;
+  if (s.repetition_penalty == 1.0 && !filters) {
+    // The scores are the logits / T and nothing else, so they are read from the logits
+    // without a copy: division by T > 0 keeps their order, so the largest score is the
+    // largest logit / T (process_scores' scores, max_element's value, bit for bit).
+    w.resize(static_cast<std::size_t>(vocab));
+    const double divisor = s.temperature > 0 && s.temperature != 1.0 ? s.temperature : 1.0;
+    const float largest = vocab_pass::max_value(logits, vocab);
+    const double top = divisor == 1.0 ? static_cast<double>(largest) : static_cast<double>(largest) / divisor;
+    sums = vocab_pass::exp_weights(logits, vocab, divisor, top, w.data());
+  } else {
+    process_scores(logits, vocab, s, history, w);  // the scores, then in place their weights
+    const double top = *std::max_element(w.begin(), w.end());
+    sums = vocab_pass::exp_weights(w.data(), vocab, top, w.data());
   }
-  out.sum = sum;
-  out.entropy = std::max(0.0, std::log(sum) - expected_gap / sum);
+  out.sum = sums.sum;
+  out.entropy = std::max(0.0, std::log(sums.sum) - sums.expected_gap / sums.sum);
 }
 
 std::vector<std::pair<int, double>> top_candidates(const Distribution& d, int count) {
@@ -171,8 +180,9 @@ std::vector<std::pair<int, double>> top_candidates(const Distribution& d, int co
   // p = w / sum never increases when w does not, and a later id loses a tie: a token can
   // enter only with a weight above the last kept one's (then its probability decides).
   double floor_weight = -1;
-  for (int i = 0; i < vocab; ++i) {
-    if (d.weights[static_cast<std::size_t>(i)] <= floor_weight) continue;
+  const double* w = d.weights.data();
+  for (int i = vocab_pass::next_above(w, 0, vocab, floor_weight); i < vocab;
+       i = vocab_pass::next_above(w, i + 1, vocab, floor_weight)) {
     const double p = d.probability(i);
     if (static_cast<int>(best.size()) == count && !(p > best.back().second)) continue;
     auto at = std::upper_bound(best.begin(), best.end(), p,
@@ -187,7 +197,7 @@ std::vector<std::pair<int, double>> top_candidates(const Distribution& d, int co
 int Sampler::greedy(const float* logits, int vocab, const std::vector<int>& history) const {
   // No penalty: the argmax of the logits themselves (float to double keeps their order and
   // ties), without a copy of the vocabulary's scores.
-  if (settings_.repetition_penalty == 1.0) return static_cast<int>(std::max_element(logits, logits + vocab) - logits);
+  if (settings_.repetition_penalty == 1.0) return vocab_pass::argmax(logits, vocab);
   SamplerSettings penalty_only;
   penalty_only.repetition_penalty = settings_.repetition_penalty;
   const std::vector<double> scores = processed_scores(logits, vocab, penalty_only, history);

@@ -322,3 +322,31 @@ TEST(Sampler, GreedyTakesTheFirstLargestWithAndWithoutPenalty) {
   EXPECT_EQ(penalised.next(std::vector<double>{}, tied.data(), 5, {1, 3}), 4);
   EXPECT_EQ(penalised.next(std::vector<double>{}, tied.data(), 5, {}), 1);
 }
+
+// Without a penalty or filters a step reads its scores straight from the float logits (the
+// largest logit / T as the maximum, the weights two at a time with wasm SIMD): over a GPT-2
+// sized vocabulary with ties and a spread beyond exp's main path, its probabilities are
+// sampling_distribution's (the scores copied, max_element, std::exp) bit for bit.
+TEST(Sampler, StepDistributionFromTheLogitsIsTheSoftmaxsBits) {
+  std::vector<float> logits(50257);
+  SplitMix64 rng(23);
+  for (float& v : logits) v = static_cast<float>(rng.next() % 4000) * 0.01f - 20.0f;  // about 12 of each value
+  logits[7] = -700.0f;  // a gap beyond 512 at T = 1 (at T = 0.05, most gaps are)
+  logits[100] = 0.0f;
+  logits[50256] = -0.0f;
+  for (double temperature : {1.0, 0.7, 1.3, 0.05}) {
+    SamplerSettings s;
+    s.temperature = temperature;
+    Distribution d;
+    sampling_distribution_and_entropy(logits.data(), 50257, s, {1, 2, 3}, d);
+    const std::vector<double> p = sampling_distribution(logits.data(), 50257, s, {1, 2, 3});
+    int differ = 0;
+    for (int i = 0; i < 50257; ++i) differ += d.probability(i) != p[i];
+    EXPECT_EQ(differ, 0) << "T " << temperature;
+    double entropy = 0;
+    for (double v : p)
+      if (v > 0) entropy -= v * std::log(v);
+    EXPECT_NEAR(d.entropy, entropy, 1e-9) << "T " << temperature;
+    EXPECT_GT(d.entropy, 0.5);
+  }
+}

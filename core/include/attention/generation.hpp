@@ -53,7 +53,7 @@ class Generation {
  private:
   Generation(const Transformer& model, const GenerationSettings& settings)
       : model_(&model), settings_(settings), sampler_(settings.sampler) {}
-  Status feed(const std::vector<int>& ids, std::vector<Tensor>* attention);
+  Status feed(std::vector<int> ids, std::vector<Tensor>* attention);
   // start(), with the budget of new tokens checked (a fork's may already be spent) or not.
   static Result<Generation> begin(const Transformer& model, std::vector<int> prompt, const GenerationSettings& settings,
                                   bool check_budget);
