@@ -1,5 +1,5 @@
-// parallel_for: every index exactly once, in contiguous chunks, for any thread count;
-// nested calls run serially; builds without threads stay serial.
+// parallel_for and parallel_for_balanced: every index exactly once, in contiguous chunks, for
+// any thread count; nested calls run serially; builds without threads stay serial.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -41,6 +41,35 @@ TEST(Parallel, CoversEveryIndexOnceForAnyThreadCount) {
         for (int i = 0; i < count; ++i) EXPECT_EQ(hits[static_cast<std::size_t>(i)].load(), 1) << count << " " << i;
         EXPECT_LE(static_cast<int>(chunks.size()), effective);
         if (count > 0 && count < 2 * min_chunk) EXPECT_EQ(chunks.size(), 1u) << "too short to split";
+      }
+    }
+  }
+}
+
+// The balanced split: every index once, in chunks of at least min_chunk (a short last one
+// aside), up to kBalancedPiecesPerThread a thread (whichever thread takes them).
+TEST(Parallel, BalancedSplitCoversEveryIndexOnceInSmallerChunks) {
+  ThreadsReset reset;
+  for (int threads : {1, 2, 3}) {
+    const int effective = set_max_threads(threads);
+    for (int count : {0, 1, 5, 96, 1001}) {
+      for (int min_chunk : {1, 4, 600}) {
+        std::vector<std::atomic<int>> hits(static_cast<std::size_t>(count));
+        std::mutex mutex;
+        std::vector<std::pair<int, int>> chunks;
+        parallel_for_balanced(count, min_chunk, [&](int begin, int end) {
+          ASSERT_LT(begin, end);
+          for (int i = begin; i < end; ++i) hits[static_cast<std::size_t>(i)]++;
+          std::lock_guard<std::mutex> lock(mutex);
+          chunks.emplace_back(begin, end);
+        });
+        for (int i = 0; i < count; ++i) EXPECT_EQ(hits[static_cast<std::size_t>(i)].load(), 1) << count << " " << i;
+        const int most = count / min_chunk;
+        const int expected =
+            effective < 2 || most < 2 ? std::min(count, 1) : std::min(most, effective * kBalancedPiecesPerThread);
+        EXPECT_EQ(static_cast<int>(chunks.size()), expected) << count << " " << min_chunk << " " << effective;
+        for (const auto& [begin, end] : chunks)
+          if (expected > 1) EXPECT_GE(end - begin, min_chunk);
       }
     }
   }
