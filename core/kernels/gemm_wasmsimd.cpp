@@ -395,8 +395,8 @@ void pack_and_multiply(const GemmArgs& g, Path path) {
 
 }  // namespace
 
-std::vector<float> pack_f32_5x8_wasmsimd(const GemmArgs& g) {
-  std::vector<float> packed(static_cast<std::size_t>(panel_count(g.n)) * std::max(g.k, 1) * kNR);
+Panels pack_f32_5x8_wasmsimd(const GemmArgs& g) {
+  Panels packed(static_cast<std::size_t>(panel_count(g.n)) * std::max(g.k, 1) * kNR);
   pack_b(g, packed.data());
   return packed;
 }

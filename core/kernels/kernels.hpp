@@ -23,6 +23,7 @@
 //            the scalar variant on the rounded A, q_a d_a (every variant, any storage).
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -91,9 +92,31 @@ using SoftmaxFn = void (*)(float* data, int rows, int n);
 using ActivationFn = void (*)(float* data, std::size_t n);
 using DotRowsFn = void (*)(const float* x, const float* rows, int count, int n, float alpha, float* out);
 using WeightedSumRowsFn = void (*)(const float* weights, const float* rows, int count, int n, float* out);
+// Packed panels start on a page (4 KB), wherever the allocator would have put them: the same
+// GEMV ran GPT-2's one-thread decode 5% slower in Node when an unused field in the kernel lists
+// moved the allocations after it (docs/performance.md, "The threaded build's decode step").
+template <class T>
+struct PageAlignedAllocator {
+  using value_type = T;
+  static constexpr std::size_t kAlignment = 4096;
+  PageAlignedAllocator() = default;
+  template <class U>
+  explicit PageAlignedAllocator(const PageAlignedAllocator<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(kAlignment))); }
+  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t(kAlignment)); }
+  template <class U>
+  bool operator==(const PageAlignedAllocator<U>&) const {
+    return true;
+  }
+  template <class U>
+  bool operator!=(const PageAlignedAllocator<U>&) const {
+    return false;
+  }
+};
+using Panels = std::vector<float, PageAlignedAllocator<float>>;
 // For variants that repack op(B) (the wasm SIMD kernel): pack once, multiply many times.
 // pack: (args with b, ldb, n, k, layout) -> panels; gemm_packed: args.b is ignored.
-using PackFn = std::vector<float> (*)(const GemmArgs&);
+using PackFn = Panels (*)(const GemmArgs&);
 using PackedGemmFn = void (*)(const GemmArgs&, const float* panels);
 // Columns [j0, j1) of C of the product `whole` (A not transposed, C not accumulated into), from
 // its panels (j0 a multiple of kFastGemmPanelColumns; j1 too, or N): each column the same bits
@@ -166,7 +189,7 @@ void gemm_f32_q8_0w_wasmrelaxed(const LowBitGemmArgs& args);
 void gelu_tanh_wasmsimd(float* data, std::size_t n);
 void silu_wasmsimd(float* data, std::size_t n);
 void gemm_f32_5x8_wasmsimd(const GemmArgs& args);
-std::vector<float> pack_f32_5x8_wasmsimd(const GemmArgs& args);
+Panels pack_f32_5x8_wasmsimd(const GemmArgs& args);
 void gemm_f32_5x8_wasmsimd_packed(const GemmArgs& args, const float* panels);
 // The GEMV on the same panels: each row of A alone, its products summed in three chains
 // along the depth (decode's product of one row; any number of rows works).
@@ -218,7 +241,7 @@ const Variant<LowBitGemmFn>& fastest_low_bit_gemm(Storage storage);
 
 // A weight matrix packed once for the fast GEMM (empty where the fast GEMM does not pack).
 struct PackedWeight {
-  std::vector<float> panels;
+  Panels panels;
 };
 // weight: (n, k) as a linear layer's W (NT layout).
 PackedWeight pack_weight(const float* weight, int n, int k);

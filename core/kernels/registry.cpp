@@ -219,7 +219,7 @@ void gemm_fast(int m, int n, int k, const float* a, const float* b, Layout layou
   // packed_rows) is packed here and multiplied by the GEMV, as a packed weight's row is: a
   // row's bits must not depend on whether its weight was packed yet (the same prompt would
   // give other logits the second time). The tile's own call packs B the same way.
-  std::vector<float> packed_now;
+  Panels packed_now;
   if (!panels && m <= kFastGemmGemvUpToRows && fast.gemv_packed && fast.pack) {
     packed_now = fast.pack(args);
     panel_data = packed_now.data();

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <tuple>
 
@@ -61,6 +62,8 @@ TEST_P(GemmVariants, PackedOnceMatchesTheScalarReference) {
   }
 #ifdef __wasm_simd128__
   EXPECT_FALSE(packed.panels.empty());
+  // On a page, wherever the allocator is (PageAlignedAllocator: the GEMV's speed depended on it).
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(packed.panels.data()) % PageAlignedAllocator<float>::kAlignment, 0u);
 #endif
 }
 
@@ -129,7 +132,7 @@ TEST_P(GemmVariants, TransposedAAndAccumulateMatchTheScalarReference) {
             if (variant.gemm_packed) {  // the same through panels packed beforehand
               std::vector<float> again = c0;
               args.c = again.data();
-              const std::vector<float> panels = variant.pack(args);
+              const Panels panels = variant.pack(args);
               variant.gemm_packed(args, panels.data());
               EXPECT_EQ(again, actual);
             }
