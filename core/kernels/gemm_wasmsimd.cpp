@@ -56,11 +56,11 @@ namespace attention::kernels {
 
 namespace {
 
-constexpr int kMR = kFastGemmTileRows;     // rows of the register tile
-constexpr int kNR = 8;                     // columns: two f32x4
-constexpr int kKC = 256;                   // depth of a block
-constexpr int kNC = kFastGemmColumnBlock;  // columns of a block: 32 panels
-static_assert(kNC % kNR == 0, "a block holds whole panels");
+constexpr int kMR = kFastGemmTileRows;      // rows of the register tile
+constexpr int kNR = kFastGemmPanelColumns;  // columns: two f32x4
+constexpr int kKC = 256;                    // depth of a block
+constexpr int kNC = kFastGemmColumnBlock;   // columns of a block: 32 panels
+static_assert(kNR == 8 && kNC % kNR == 0, "a panel is two f32x4; a block holds whole panels");
 
 int panel_count(int n) { return (n + kNR - 1) / kNR; }
 
@@ -323,6 +323,33 @@ void multiply(const GemmArgs& g, const float* packed, Path path) {
   }
 }
 
+// The GEMV's columns [j0, j1) of C (j0 a multiple of kNR; j1 too, or N) from the whole
+// product's panels: in each column block the panels in the range, each depth block's slice of
+// a panel multiplied by gemv_tile as gemv_over_block does (the same bits in any part). A plain
+// product (gemm_fast's: A not transposed, C not accumulated into). Its own loop rather than
+// gemv_over_block with a range of panels: that shared loop cost GPT-2's one-thread decode
+// about 7% in Node (alternating runs), which the kernel alone did not show.
+template <class Madd>
+void gemv_columns(const GemmArgs& g, const float* packed, int j0, int j1) {
+  for (int n0 = j0 / kNC * kNC; n0 < j1; n0 += kNC) {
+    const int block_panels = panel_count(std::min(kNC, g.n - n0));
+    const int q0 = std::max(j0 - n0, 0) / kNR, q1 = panel_count(std::min(j1, n0 + kNC) - n0);
+    for (int k0 = 0; k0 == 0 || k0 < g.k; k0 += kKC) {
+      const int kl = std::min(kKC, g.k - k0);
+      Epilogue e{k0 == 0, k0 + kl >= g.k, false, g.alpha, nullptr};
+      const float* block = packed + block_offset(n0, block_panels, k0, g.k);
+      for (int q = q0; q < q1; ++q) {
+        const int col = n0 + q * kNR;
+        e.bias = g.bias ? g.bias + col : nullptr;
+        const float* slice = block + static_cast<std::size_t>(q) * kl * kNR;
+        for (int i = 0; i < g.m; ++i)
+          gemv_tile<Madd, 1, false>(g.a + static_cast<std::size_t>(i) * g.lda + k0, g.lda, slice, kl, e,
+                                    g.c + static_cast<std::size_t>(i) * g.ldc + col, g.ldc, std::min(kNR, g.n - col));
+      }
+    }
+  }
+}
+
 template <class Madd>
 void multiply_packed(const GemmArgs& g, const float* packed, Path path) {
   if (g.m <= 0 || g.n <= 0) return;
@@ -368,8 +395,8 @@ void pack_and_multiply(const GemmArgs& g, Path path) {
 
 }  // namespace
 
-std::vector<float> pack_f32_5x8_wasmsimd(const GemmArgs& g) {
-  std::vector<float> packed(static_cast<std::size_t>(panel_count(g.n)) * std::max(g.k, 1) * kNR);
+Panels pack_f32_5x8_wasmsimd(const GemmArgs& g) {
+  Panels packed(static_cast<std::size_t>(panel_count(g.n)) * std::max(g.k, 1) * kNR);
   pack_b(g, packed.data());
   return packed;
 }
@@ -390,6 +417,12 @@ void gemm_f32_gemv_wasmrelaxed_packed(const GemmArgs& g, const float* packed) {
   multiply_packed<RelaxedMadd>(g, packed, Path::Gemv);
 }
 void gemm_f32_gemv_wasmrelaxed(const GemmArgs& g) { pack_and_multiply<RelaxedMadd>(g, Path::Gemv); }
+void gemm_f32_gemv_wasmsimd_columns(const GemmArgs& g, const float* packed, int j0, int j1) {
+  gemv_columns<MulAdd>(g, packed, j0, j1);
+}
+void gemm_f32_gemv_wasmrelaxed_columns(const GemmArgs& g, const float* packed, int j0, int j1) {
+  gemv_columns<RelaxedMadd>(g, packed, j0, j1);
+}
 
 }  // namespace attention::kernels
 #endif  // __wasm_simd128__

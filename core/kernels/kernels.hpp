@@ -23,6 +23,7 @@
 //            the scalar variant on the rounded A, q_a d_a (every variant, any storage).
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -91,10 +92,36 @@ using SoftmaxFn = void (*)(float* data, int rows, int n);
 using ActivationFn = void (*)(float* data, std::size_t n);
 using DotRowsFn = void (*)(const float* x, const float* rows, int count, int n, float alpha, float* out);
 using WeightedSumRowsFn = void (*)(const float* weights, const float* rows, int count, int n, float* out);
+// Packed panels start on a page (4 KB), wherever the allocator would have put them: the same
+// GEMV ran GPT-2's one-thread decode 5% slower in Node when an unused field in the kernel lists
+// moved the allocations after it (docs/performance.md, "The threaded build's decode step").
+template <class T>
+struct PageAlignedAllocator {
+  using value_type = T;
+  static constexpr std::size_t kAlignment = 4096;
+  PageAlignedAllocator() = default;
+  template <class U>
+  explicit PageAlignedAllocator(const PageAlignedAllocator<U>&) {}
+  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(kAlignment))); }
+  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t(kAlignment)); }
+  template <class U>
+  bool operator==(const PageAlignedAllocator<U>&) const {
+    return true;
+  }
+  template <class U>
+  bool operator!=(const PageAlignedAllocator<U>&) const {
+    return false;
+  }
+};
+using Panels = std::vector<float, PageAlignedAllocator<float>>;
 // For variants that repack op(B) (the wasm SIMD kernel): pack once, multiply many times.
 // pack: (args with b, ldb, n, k, layout) -> panels; gemm_packed: args.b is ignored.
-using PackFn = std::vector<float> (*)(const GemmArgs&);
+using PackFn = Panels (*)(const GemmArgs&);
 using PackedGemmFn = void (*)(const GemmArgs&, const float* panels);
+// Columns [j0, j1) of C of the product `whole` (A not transposed, C not accumulated into), from
+// its panels (j0 a multiple of kFastGemmPanelColumns; j1 too, or N): each column the same bits
+// as in the whole product, so threads may split C's columns anywhere on a panel's edge.
+using PackedColumnsFn = void (*)(const GemmArgs& whole, const float* panels, int j0, int j1);
 
 // Rows of the fast GEMM's register tile: threads split C's rows at multiples of it.
 constexpr int kFastGemmTileRows = 5;
@@ -108,6 +135,10 @@ constexpr int kFastGemmGemvUpToRows = 1;
 // a product of few rows (decode's GEMV) is split across threads along C's columns at
 // multiples of it, so each thread's part of the packed panels is one contiguous run.
 constexpr int kFastGemmColumnBlock = 256;
+// Columns of a packed panel (gemm_wasmsimd.cpp's kNR): decode's GEMV (gemv_columns) is split
+// across threads at multiples of it, so the parts are even (a 768-column product in halves of
+// 384, not blocks of 256 and 512).
+constexpr int kFastGemmPanelColumns = 8;
 
 void gemm_f32_scalar(const GemmArgs& args);
 void gemm_f32_eigen(const GemmArgs& args);
@@ -158,18 +189,20 @@ void gemm_f32_q8_0w_wasmrelaxed(const LowBitGemmArgs& args);
 void gelu_tanh_wasmsimd(float* data, std::size_t n);
 void silu_wasmsimd(float* data, std::size_t n);
 void gemm_f32_5x8_wasmsimd(const GemmArgs& args);
-std::vector<float> pack_f32_5x8_wasmsimd(const GemmArgs& args);
+Panels pack_f32_5x8_wasmsimd(const GemmArgs& args);
 void gemm_f32_5x8_wasmsimd_packed(const GemmArgs& args, const float* panels);
 // The GEMV on the same panels: each row of A alone, its products summed in three chains
 // along the depth (decode's product of one row; any number of rows works).
 void gemm_f32_gemv_wasmsimd(const GemmArgs& args);
 void gemm_f32_gemv_wasmsimd_packed(const GemmArgs& args, const float* panels);
+void gemm_f32_gemv_wasmsimd_columns(const GemmArgs& whole, const float* panels, int j0, int j1);
 // The same two with relaxed SIMD's fused multiply-add: only in a .wasm rewritten for it
 // (relaxed_simd.hpp), where the registry lists them; same packing.
 void gemm_f32_5x8_wasmrelaxed(const GemmArgs& args);
 void gemm_f32_5x8_wasmrelaxed_packed(const GemmArgs& args, const float* panels);
 void gemm_f32_gemv_wasmrelaxed(const GemmArgs& args);
 void gemm_f32_gemv_wasmrelaxed_packed(const GemmArgs& args, const float* panels);
+void gemm_f32_gemv_wasmrelaxed_columns(const GemmArgs& whole, const float* panels, int j0, int j1);
 
 void softmax_rows_wasmsimd(float* data, int rows, int n);
 void dot_rows_wasmsimd(const float* x, const float* rows, int count, int n, float alpha, float* out);
@@ -180,9 +213,10 @@ template <class Fn>
 struct Variant {
   std::string name;
   Fn fn;
-  PackFn pack = nullptr;               // GEMM variants that pack op(B): how
-  PackedGemmFn gemm_packed = nullptr;  // ... and the product with panels packed earlier
-  PackedGemmFn gemv_packed = nullptr;  // ... and with few rows of A (kFastGemmGemvUpToRows), if not the same
+  PackFn pack = nullptr;                   // GEMM variants that pack op(B): how
+  PackedGemmFn gemm_packed = nullptr;      // ... and the product with panels packed earlier
+  PackedGemmFn gemv_packed = nullptr;      // ... and with few rows of A (kFastGemmGemvUpToRows), if not the same
+  PackedColumnsFn gemv_columns = nullptr;  // ... gemv_packed's product on a range of C's columns
 };
 
 // Every variant built here, the scalar reference first.
@@ -207,7 +241,7 @@ const Variant<LowBitGemmFn>& fastest_low_bit_gemm(Storage storage);
 
 // A weight matrix packed once for the fast GEMM (empty where the fast GEMM does not pack).
 struct PackedWeight {
-  std::vector<float> panels;
+  Panels panels;
 };
 // weight: (n, k) as a linear layer's W (NT layout).
 PackedWeight pack_weight(const float* weight, int n, int k);

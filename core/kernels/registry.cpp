@@ -1,6 +1,7 @@
 #include "kernels.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "attention/backend.hpp"
@@ -15,17 +16,19 @@ const std::vector<Variant<GemmFn>>& gemm_variants() {
         {"gemm_f32_scalar", &gemm_f32_scalar},
         {"gemm_f32_eigen", &gemm_f32_eigen},
 #ifdef __wasm_simd128__
-        {"gemm_f32_gemv_wasmsimd", &gemm_f32_gemv_wasmsimd, &pack_f32_5x8_wasmsimd, &gemm_f32_gemv_wasmsimd_packed},
+        {"gemm_f32_gemv_wasmsimd", &gemm_f32_gemv_wasmsimd, &pack_f32_5x8_wasmsimd, &gemm_f32_gemv_wasmsimd_packed,
+         nullptr, &gemm_f32_gemv_wasmsimd_columns},
         {"gemm_f32_5x8_wasmsimd", &gemm_f32_5x8_wasmsimd, &pack_f32_5x8_wasmsimd, &gemm_f32_5x8_wasmsimd_packed,
-         &gemm_f32_gemv_wasmsimd_packed},
+         &gemm_f32_gemv_wasmsimd_packed, &gemm_f32_gemv_wasmsimd_columns},
 #endif
     };
 #ifdef __wasm_simd128__
     if (relaxed_simd_available()) {
       list.push_back({"gemm_f32_gemv_wasmrelaxed", &gemm_f32_gemv_wasmrelaxed, &pack_f32_5x8_wasmsimd,
-                      &gemm_f32_gemv_wasmrelaxed_packed});
+                      &gemm_f32_gemv_wasmrelaxed_packed, nullptr, &gemm_f32_gemv_wasmrelaxed_columns});
       list.push_back({"gemm_f32_5x8_wasmrelaxed", &gemm_f32_5x8_wasmrelaxed, &pack_f32_5x8_wasmsimd,
-                      &gemm_f32_5x8_wasmrelaxed_packed, &gemm_f32_gemv_wasmrelaxed_packed});
+                      &gemm_f32_5x8_wasmrelaxed_packed, &gemm_f32_gemv_wasmrelaxed_packed,
+                      &gemm_f32_gemv_wasmrelaxed_columns});
     }
 #endif
     return list;
@@ -170,6 +173,26 @@ void split_columns(const GemmArgs& args, int block, const std::function<void(int
   parallel_for(blocks, min_chunk, [&](int b0, int b1) { run(b0 * block, std::min(args.n, b1 * block)); });
 }
 
+#ifdef ATTENTION_THREADS
+// Decode's float GEMV (one row of A, packed panels): split along C's columns at panel edges
+// (kFastGemmPanelColumns), into even parts claimed by the threads (parallel_for_balanced), each
+// reading at least kMinParallelBytes of W; run(j0, j1) computes columns [j0, j1). Each column
+// is the same sums wherever the split falls, so results do not depend on the thread count.
+// Whether to split it: false without threads or for less than two chunks' worth of W.
+bool split_gemv(const GemmArgs& args) {
+  const double w_bytes = static_cast<double>(sizeof(float)) * args.n * args.k;
+  return max_threads() >= 2 && w_bytes >= 2 * kMinParallelBytes && args.n >= 2 * kFastGemmPanelColumns;
+}
+void split_gemv_columns(const GemmArgs& args, const std::function<void(int j0, int j1)>& run) {
+  const int panels = (args.n + kFastGemmPanelColumns - 1) / kFastGemmPanelColumns;
+  const double panel_bytes = static_cast<double>(sizeof(float)) * kFastGemmPanelColumns * args.k;
+  const int min_chunk = std::max(1, static_cast<int>(std::ceil(kMinParallelBytes / panel_bytes)));
+  parallel_for_balanced(panels, min_chunk, [&](int p0, int p1) {
+    run(p0 * kFastGemmPanelColumns, std::min(args.n, p1 * kFastGemmPanelColumns));
+  });
+}
+#endif
+
 // Few rows of A: by columns; else by rows.
 bool few_rows(const GemmArgs& args) { return args.m < 2 * kRowBlock; }
 
@@ -196,13 +219,23 @@ void gemm_fast(int m, int n, int k, const float* a, const float* b, Layout layou
   // packed_rows) is packed here and multiplied by the GEMV, as a packed weight's row is: a
   // row's bits must not depend on whether its weight was packed yet (the same prompt would
   // give other logits the second time). The tile's own call packs B the same way.
-  std::vector<float> packed_now;
+  Panels packed_now;
   if (!panels && m <= kFastGemmGemvUpToRows && fast.gemv_packed && fast.pack) {
     packed_now = fast.pack(args);
     panel_data = packed_now.data();
   }
+#ifdef ATTENTION_THREADS
+  // Decode's one row by the GEMV (its sums along the depth in independent chains), in parts on
+  // the threads. Only in builds with threads: the single-threaded engine's gemm_fast keeps its
+  // code as it was (GPT-2's one-thread decode ran 7% to 10% slower in Node, alternating runs,
+  // with this branch compiled in and never taken, though the kernels timed alone were equal).
+  if (panel_data && m <= kFastGemmGemvUpToRows && fast.gemv_columns && split_gemv(args)) {
+    split_gemv_columns(args, [&](int j0, int j1) { fast.gemv_columns(args, panel_data, j0, j1); });
+    return;
+  }
+#endif
   if (panel_data && few_rows(args)) {
-    // Decode's one row by the GEMV (its sums along the depth in independent chains), more by the tile.
+    // Decode's one row by the GEMV on one thread, a few rows by the tile (split by column blocks).
     static_assert(kFastGemmGemvUpToRows < 2 * kRowBlock, "few rows");
     const PackedGemmFn product = m <= kFastGemmGemvUpToRows && fast.gemv_packed ? fast.gemv_packed : fast.gemm_packed;
     // Columns [j0, j1) of C: in the packed layout the column blocks from j0 (a multiple of

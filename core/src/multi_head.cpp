@@ -1,6 +1,7 @@
 #include "attention/multi_head.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include "attention/linear.hpp"
 #include "attention/masks.hpp"
 #include "attention/numeric.hpp"
+#include "attention/parallel.hpp"
 #include "attention/positional.hpp"
 #include "kernels/kernels.hpp"
 
@@ -473,6 +475,9 @@ struct DecodeRow {
 // the same softmax kernel), then the weights against V (weighted_sum_rows). Writes each head's
 // context row (stride Sn rows) and its weights at their positions (stride P); false if a
 // score is NaN. Tested against the general path (Backend::Reference) in test_generation.cpp.
+// In a build with threads the heads are split across them (each head's numbers are its own,
+// so any split gives the same bits: Parallel.DecodeAttentionIsBitForBitTheSameWithAnyThreadCount);
+// the one-thread engine runs them in one loop.
 bool decode_one_row(const DecodeRow& row, const SequenceKv& c, const HeadShape& hs, const MultiHeadOptions& options,
                     const std::vector<float>& slopes, float* context, int context_stride_rows, float* weights,
                     int weights_stride) {
@@ -485,36 +490,54 @@ bool decode_one_row(const DecodeRow& row, const SequenceKv& c, const HeadShape& 
   const float factor = attention_score_factor(options.scale, options.score_scale, d);
   const kernels::DotRowsFn dot = kernels::fastest_dot_rows().fn;
   const kernels::WeightedSumRowsFn weighted_sum = kernels::fastest_weighted_sum_rows().fn;
-  std::vector<float> scores(static_cast<std::size_t>(sk));
-  for (int h = 0; h < hs.heads; ++h) {
-    const std::size_t g = static_cast<std::size_t>(h / group);
-    const float* q = row.q + static_cast<std::size_t>(h) * row.q_stride_rows * dd;
-    const float* keys = c.k.data() + g * c.capacity * dd;
-    const float* values = c.v.data() + g * c.capacity * dd;
-    dot(q, keys, used, d, factor, scores.data());
-    dot(q, row.k + g * dd, 1, d, factor, scores.data() + used);
-    for (int j = 0; j < used; ++j) {
-      const int kp = c.positions[static_cast<std::size_t>(j)];
-      if (kp < 0) {
-        scores[j] = -std::numeric_limits<float>::infinity();  // an empty slot: no key
-        continue;
+  // Query heads [h0, h1), with `scores` (Sk) of the caller's: one buffer per thread.
+  const auto attend = [&](int h0, int h1, float* scores) {
+    for (int h = h0; h < h1; ++h) {
+      const std::size_t g = static_cast<std::size_t>(h / group);
+      const float* q = row.q + static_cast<std::size_t>(h) * row.q_stride_rows * dd;
+      const float* keys = c.k.data() + g * c.capacity * dd;
+      const float* values = c.v.data() + g * c.capacity * dd;
+      dot(q, keys, used, d, factor, scores);
+      dot(q, row.k + g * dd, 1, d, factor, scores + used);
+      for (int j = 0; j < used; ++j) {
+        const int kp = c.positions[static_cast<std::size_t>(j)];
+        if (kp < 0) {
+          scores[j] = -std::numeric_limits<float>::infinity();  // an empty slot: no key
+          continue;
+        }
+        if (std::isnan(scores[j])) return false;
+        if (options.alibi) scores[j] += -slopes[h] * static_cast<float>(std::abs(row.position - kp));
+        if (options.window > 0 && kp <= row.position - options.window)
+          scores[j] = -std::numeric_limits<float>::infinity();
       }
-      if (std::isnan(scores[j])) return false;
-      if (options.alibi) scores[j] += -slopes[h] * static_cast<float>(std::abs(row.position - kp));
-      if (options.window > 0 && kp <= row.position - options.window)
-        scores[j] = -std::numeric_limits<float>::infinity();
+      if (std::isnan(scores[used])) return false;
+      kernels::fastest_softmax().fn(scores, 1, sk);
+      float* out = context + static_cast<std::size_t>(h) * context_stride_rows * dd;
+      weighted_sum(scores, values, used, d, out);
+      weighted_sum(scores + used, row.v + g * dd, 1, d, out);
+      float* w = weights + static_cast<std::size_t>(h) * weights_stride;
+      for (int j = 0; j < used; ++j)
+        if (c.positions[static_cast<std::size_t>(j)] >= 0) w[c.positions[static_cast<std::size_t>(j)]] = scores[j];
+      w[row.position] = scores[used];
     }
-    if (std::isnan(scores[used])) return false;
-    kernels::fastest_softmax().fn(scores.data(), 1, sk);
-    float* out = context + static_cast<std::size_t>(h) * context_stride_rows * dd;
-    weighted_sum(scores.data(), values, used, d, out);
-    weighted_sum(scores.data() + used, row.v + g * dd, 1, d, out);
-    float* w = weights + static_cast<std::size_t>(h) * weights_stride;
-    for (int j = 0; j < used; ++j)
-      if (c.positions[static_cast<std::size_t>(j)] >= 0) w[c.positions[static_cast<std::size_t>(j)]] = scores[j];
-    w[row.position] = scores[used];
-  }
-  return true;
+    return true;
+  };
+#ifdef ATTENTION_THREADS
+  // A head reads its group's K and V (2 Sk d_h floats; a group's heads each read them again):
+  // split into parts of at least kMinParallelBytes, as the decode GEMV is. Query heads, not
+  // K/V groups: SmolLM2-135M's 9 heads split 5 / 4 where its 3 groups would split 2 / 1.
+  const double head_bytes = 2.0 * sizeof(float) * sk * d;
+  const int min_heads = std::max(1, static_cast<int>(std::ceil(kMinParallelBytes / head_bytes)));
+  std::atomic<bool> finite{true};
+  parallel_for(hs.heads, min_heads, [&](int h0, int h1) {
+    std::vector<float> scores(static_cast<std::size_t>(sk));
+    if (!attend(h0, h1, scores.data())) finite.store(false, std::memory_order_relaxed);
+  });
+  return finite.load(std::memory_order_relaxed);
+#else
+  std::vector<float> scores(static_cast<std::size_t>(sk));
+  return attend(0, hs.heads, scores.data());
+#endif
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <tuple>
 
@@ -61,6 +62,8 @@ TEST_P(GemmVariants, PackedOnceMatchesTheScalarReference) {
   }
 #ifdef __wasm_simd128__
   EXPECT_FALSE(packed.panels.empty());
+  // On a page, wherever the allocator is (PageAlignedAllocator: the GEMV's speed depended on it).
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(packed.panels.data()) % PageAlignedAllocator<float>::kAlignment, 0u);
 #endif
 }
 
@@ -129,7 +132,7 @@ TEST_P(GemmVariants, TransposedAAndAccumulateMatchTheScalarReference) {
             if (variant.gemm_packed) {  // the same through panels packed beforehand
               std::vector<float> again = c0;
               args.c = again.data();
-              const std::vector<float> panels = variant.pack(args);
+              const Panels panels = variant.pack(args);
               variant.gemm_packed(args, panels.data());
               EXPECT_EQ(again, actual);
             }
@@ -155,7 +158,8 @@ INSTANTIATE_TEST_SUITE_P(
 // decode of one sequence; the _gemv_ variants run it on any number of rows) sums each row
 // alone, so a row's result is the same bits whatever the other rows, and the same in any
 // part of C's columns that starts at a column block (kFastGemmColumnBlock: how threads split
-// decode's product, gemm_fast), so the thread count changes nothing. It sums in another
+// a few rows' product) or, by gemv_columns, at a panel (how threads split decode's one row,
+// gemm_fast), so the thread count changes nothing. It sums in another
 // order than the 5x8 tile (three chains along the depth), so it matches the tile within
 // sum_tolerance only (both match the scalar spec, above).
 TEST(GemmVariants, FloatGemvRowsAndColumnPartsGiveTheSameBits) {
@@ -207,6 +211,17 @@ TEST(GemmVariants, FloatGemvRowsAndColumnPartsGiveTheSameBits) {
       gemv.gemm_packed(part, packed.panels.data() + static_cast<std::size_t>(j0) * k);
     }
     EXPECT_EQ(parts, expected);
+    // Parts cut at any panel's edge (gemv_columns: how threads split decode's product), inside
+    // a column block and across one, the last one ragged.
+    std::vector<float> panel_parts(expected.size(), -7.0f);
+    ASSERT_NE(gemv.gemv_columns, nullptr);
+    ASSERT_EQ(fast.gemv_columns, gemv.gemv_columns);
+    GemmArgs into_parts = args;
+    into_parts.c = panel_parts.data();
+    for (const auto& [j0, j1] : {std::pair{0, 8}, std::pair{8, 136}, std::pair{136, kFastGemmColumnBlock + 24},
+                                 std::pair{kFastGemmColumnBlock + 24, n}})
+      gemv.gemv_columns(into_parts, packed.panels.data(), j0, j1);
+    EXPECT_EQ(panel_parts, expected);
     // The 5x8 tile on the same rows: the same sums in another order.
     std::vector<float> tiled(expected.size());
     args.c = tiled.data();

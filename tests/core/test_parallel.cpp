@@ -1,5 +1,7 @@
-// parallel_for: every index exactly once, in contiguous chunks, for any thread count;
-// nested calls run serially; builds without threads stay serial.
+// parallel_for and parallel_for_balanced: every index exactly once, in contiguous chunks, for
+// any thread count; nested calls run serially; builds without threads stay serial. What the
+// core splits (training, attention, decode's GEMV and its attention over the cache) gives the
+// same bits with any thread count.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -12,6 +14,7 @@
 #include "attention/param.hpp"
 #include "attention/random.hpp"
 #include "attention/trainer.hpp"
+#include "attention/transformer.hpp"
 #include "kernels/kernels.hpp"
 #include "test_util.hpp"
 
@@ -41,6 +44,35 @@ TEST(Parallel, CoversEveryIndexOnceForAnyThreadCount) {
         for (int i = 0; i < count; ++i) EXPECT_EQ(hits[static_cast<std::size_t>(i)].load(), 1) << count << " " << i;
         EXPECT_LE(static_cast<int>(chunks.size()), effective);
         if (count > 0 && count < 2 * min_chunk) EXPECT_EQ(chunks.size(), 1u) << "too short to split";
+      }
+    }
+  }
+}
+
+// The balanced split: every index once, in chunks of at least min_chunk (a short last one
+// aside), up to kBalancedPiecesPerThread a thread (whichever thread takes them).
+TEST(Parallel, BalancedSplitCoversEveryIndexOnceInSmallerChunks) {
+  ThreadsReset reset;
+  for (int threads : {1, 2, 3}) {
+    const int effective = set_max_threads(threads);
+    for (int count : {0, 1, 5, 96, 1001}) {
+      for (int min_chunk : {1, 4, 600}) {
+        std::vector<std::atomic<int>> hits(static_cast<std::size_t>(count));
+        std::mutex mutex;
+        std::vector<std::pair<int, int>> chunks;
+        parallel_for_balanced(count, min_chunk, [&](int begin, int end) {
+          ASSERT_LT(begin, end);
+          for (int i = begin; i < end; ++i) hits[static_cast<std::size_t>(i)]++;
+          std::lock_guard<std::mutex> lock(mutex);
+          chunks.emplace_back(begin, end);
+        });
+        for (int i = 0; i < count; ++i) EXPECT_EQ(hits[static_cast<std::size_t>(i)].load(), 1) << count << " " << i;
+        const int most = count / min_chunk;
+        const int expected =
+            effective < 2 || most < 2 ? std::min(count, 1) : std::min(most, effective * kBalancedPiecesPerThread);
+        EXPECT_EQ(static_cast<int>(chunks.size()), expected) << count << " " << min_chunk << " " << effective;
+        for (const auto& [begin, end] : chunks)
+          if (expected > 1) EXPECT_GE(end - begin, min_chunk);
       }
     }
   }
@@ -203,6 +235,68 @@ TEST(Parallel, DecodeGemvIsBitForBitTheSameWithAnyThreadCount) {
     for (int threads : {2, 3})
       EXPECT_TRUE(run(threads, static_cast<int>(Storage::Q8_0), mode) == one)
           << static_cast<int>(mode) << ", " << threads << " threads";
+  }
+}
+
+// Decode's attention over the cache (multi_head.cpp's decode_one_row) is split by query heads
+// across threads: with 1, 2 and 3 threads every cached step's logits and attention rows are
+// the same bits, for multi-head attention (GPT-2's block) and grouped-query attention (RoPE,
+// 6 heads on 2 K/V heads: a thread's heads may cross a group). Heads of d_h = 64 over 261+
+// keys read 2 x 4 x 261 x 64 bytes >= kMinParallelBytes each, so every step splits.
+TEST(Parallel, DecodeAttentionIsBitForBitTheSameWithAnyThreadCount) {
+  ThreadsReset reset;
+  const int prompt = 260, steps = 4, d = 64;
+  ASSERT_GE(2.0 * sizeof(float) * (prompt + 1) * d, kMinParallelBytes);
+  ModelSpec mha;
+  mha.vocab_size = 50;
+  mha.heads = 4;
+  mha.d_model = mha.heads * d;
+  mha.layers = 1;
+  mha.ffn_dim = 64;
+  mha.max_seq = prompt + steps;
+  mha.positions = Positions::Learned;
+  mha.causal = true;
+  mha.norm = NormPlacement::Pre;
+  mha.final_norm = true;
+  mha.activation = Activation::GELUTanh;
+  mha.head = OutputHead::Tied;
+  ModelSpec gqa = mha;
+  gqa.heads = 6;
+  gqa.kv_heads = 2;
+  gqa.head_dim_setting = d;
+  gqa.d_model = 128;
+  gqa.positions = Positions::Rope;
+  gqa.norm_type = NormType::RmsNorm;
+  gqa.ffn = FfnKind::Gated;
+  gqa.activation = Activation::SiLU;
+  gqa.qkv_bias = gqa.out_bias = gqa.mlp_bias = gqa.head_bias = false;
+  for (const ModelSpec& spec : {mha, gqa}) {
+    Transformer m = Transformer::create(spec).value();
+    m.initialize_random(5);
+    SplitMix64 rng(9);
+    std::vector<int> ids(static_cast<std::size_t>(prompt + steps));
+    for (int& t : ids) t = static_cast<int>(rng.next() % static_cast<std::uint64_t>(spec.vocab_size));
+    // The prompt as one block, then `steps` rows one at a time: each step's logits and rows.
+    const auto decode = [&](int threads) {
+      set_max_threads(threads);
+      KvCache cache = m.new_cache(1);
+      std::vector<std::vector<float>> out;
+      for (int n = prompt; n <= prompt + steps; ++n) {
+        ForwardInput in;
+        in.batch = 1;
+        in.ids = n == prompt ? std::vector<int>(ids.begin(), ids.begin() + prompt) : std::vector<int>{ids[n - 1]};
+        in.seq = static_cast<int>(in.ids.size());
+        Result<Transformer::CachedStep> step = m.forward_cached(in, cache);
+        EXPECT_TRUE(step.ok()) << step.error();
+        if (!step.ok()) return out;
+        out.push_back(step.value().logits.data);
+        for (const Tensor& row : step.value().attention) out.push_back(row.data);
+      }
+      return out;
+    };
+    const std::vector<std::vector<float>> one = decode(1);
+    ASSERT_EQ(one.size(), static_cast<std::size_t>((steps + 1) * (1 + spec.layers)));
+    for (int threads : {2, 3}) EXPECT_TRUE(decode(threads) == one) << spec.kv_head_count() << " K/V heads, " << threads;
   }
 }
 

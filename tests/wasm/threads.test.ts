@@ -67,8 +67,10 @@ describe('the threaded build', () => {
     b.stages.forEach((s, i) => expect(s.data, s.name).toEqual(a.stages[i].data));
   });
 
-  it('decodes to the same steps as the SIMD build, bit for bit, with 2 and 3 threads (the GEMV split by columns)', async () => {
-    // Big enough that each one-row GEMV is split across threads: 2 x 384 x 1536 flops and more.
+  it('decodes to the same steps as the SIMD build, bit for bit, with 2 and 3 threads (the GEMV split by columns, the attention by heads)', async () => {
+    // Big enough that each one-row GEMV is split across threads (2 x 384 x 1536 flops and more)
+    // and so is the attention over the cache: a head (d_h 64) reads 2 x 4 x 261+ x 64 bytes of
+    // K and V a step, over the core's 128 KB a part (kMinParallelBytes).
     const spec = {
       vocabSize: 3000,
       dModel: 384,
@@ -76,7 +78,7 @@ describe('the threaded build', () => {
       kvHeads: 2,
       layers: 2,
       ffnDim: 1536,
-      maxSeq: 40,
+      maxSeq: 272,
       positions: 'rope',
       causal: true,
       norm: 'pre',
@@ -88,7 +90,8 @@ describe('the threaded build', () => {
     } as const;
     const steps = (engine: AttentionEngine) => {
       const model = engine.createModel(spec, { seed: 5 });
-      const gen = model.generate({ ids: [5, 17, 2999, 40], maxNewTokens: 8, temperature: 0, topCandidates: 5 });
+      const ids = Array.from({ length: 260 }, (_, i) => (i * 37 + 5) % 3000);
+      const gen = model.generate({ ids, maxNewTokens: 8, temperature: 0, topCandidates: 5 });
       const out = [];
       while (!gen.done) {
         const s = gen.step();
