@@ -24,7 +24,7 @@ bash scripts/setup.sh
 cmake --preset native-bench >/dev/null
 cmake --build --preset native-bench --target native_bench train_step_bench
 if ! $build_only || [ ! -f dist/wasm/attention-simd.wasm ]; then bash scripts/build.sh; fi
-NODE_PATH=/usr/share/nodejs cmake --build --preset wasm-simd --target kernel_bench
+NODE_PATH=/usr/share/nodejs cmake --build --preset wasm-simd --target kernel_bench sampler_bench
 if $build_only; then
   for script in bench/*.mjs; do node --check "$script"; done
   /usr/bin/python3 bench/make_modern.py --check  # the modern checkpoints' pipeline, shrunk (seconds)

@@ -313,6 +313,7 @@ val fast_kernels_js() {
   result.set("softmax", kernels.softmax);
   result.set("geluTanh", kernels.gelu_tanh);
   result.set("relaxedSimd", kernels.relaxed_simd);
+  result.set("relaxedDot", kernels.relaxed_dot);
   return result;
 }
 

@@ -47,6 +47,7 @@
 #include <wasm_simd128.h>
 
 #include <algorithm>
+#include <cassert>
 #include <memory>
 
 #include "kernels.hpp"
@@ -327,10 +328,11 @@ void multiply(const GemmArgs& g, const float* packed, Path path) {
 // product's panels: in each column block the panels in the range, each depth block's slice of
 // a panel multiplied by gemv_tile as gemv_over_block does (the same bits in any part). A plain
 // product (gemm_fast's: A not transposed, C not accumulated into). Its own loop rather than
-// gemv_over_block with a range of panels: that shared loop cost GPT-2's one-thread decode
-// about 7% in Node (alternating runs), which the kernel alone did not show.
+// gemv_over_block with a range of panels: that shared loop slowed GPT-2's one-thread decode in
+// Node, which the kernel alone did not show (docs/performance.md).
 template <class Madd>
 void gemv_columns(const GemmArgs& g, const float* packed, int j0, int j1) {
+  assert(!g.trans_a && !g.accumulate);  // the only product its callers (split_gemv) make
   for (int n0 = j0 / kNC * kNC; n0 < j1; n0 += kNC) {
     const int block_panels = panel_count(std::min(kNC, g.n - n0));
     const int q0 = std::max(j0 - n0, 0) / kNR, q1 = panel_count(std::min(j1, n0 + kNC) - n0);

@@ -93,7 +93,7 @@ using ActivationFn = void (*)(float* data, std::size_t n);
 using DotRowsFn = void (*)(const float* x, const float* rows, int count, int n, float alpha, float* out);
 using WeightedSumRowsFn = void (*)(const float* weights, const float* rows, int count, int n, float* out);
 // Packed panels start on a page (4 KB), wherever the allocator would have put them: the same
-// GEMV ran GPT-2's one-thread decode 5% slower in Node when an unused field in the kernel lists
+// GEMV ran GPT-2's one-thread decode slower in Node when an unused field in the kernel lists
 // moved the allocations after it (docs/performance.md, "The threaded build's decode step").
 template <class T>
 struct PageAlignedAllocator {
@@ -238,6 +238,10 @@ const Variant<ActivationFn>& fastest_silu();
 const Variant<DotRowsFn>& fastest_dot_rows();
 const Variant<WeightedSumRowsFn>& fastest_weighted_sum_rows();
 const Variant<LowBitGemmFn>& fastest_low_bit_gemm(Storage storage);
+// Whether Q8_0's int8-activations GEMV multiplies with relaxed SIMD's integer dot in this
+// engine (relaxed_simd.hpp: a .wasm rewritten for relaxed SIMD whose runtime computes the dot
+// right); false where it takes its plain twin, and in an engine without the low-bit kernels.
+bool int8_relaxed_dot();
 
 // A weight matrix packed once for the fast GEMM (empty where the fast GEMM does not pack).
 struct PackedWeight {

@@ -105,6 +105,7 @@ FastKernels fast_kernels() {
 #ifdef __wasm_simd128__
   kernels.relaxed_simd = kernels::fastest_gemm().fn == &kernels::gemm_f32_5x8_wasmrelaxed;
 #endif
+  kernels.relaxed_dot = kernels::int8_relaxed_dot();
   return kernels;
 }
 
@@ -227,8 +228,8 @@ void gemm_fast(int m, int n, int k, const float* a, const float* b, Layout layou
 #ifdef ATTENTION_THREADS
   // Decode's one row by the GEMV (its sums along the depth in independent chains), in parts on
   // the threads. Only in builds with threads: the single-threaded engine's gemm_fast keeps its
-  // code as it was (GPT-2's one-thread decode ran 7% to 10% slower in Node, alternating runs,
-  // with this branch compiled in and never taken, though the kernels timed alone were equal).
+  // code as it was (GPT-2's one-thread decode ran slower in Node with this branch compiled in
+  // and never taken, though the kernels timed alone were equal: docs/performance.md).
   if (panel_data && m <= kFastGemmGemvUpToRows && fast.gemv_columns && split_gemv(args)) {
     split_gemv_columns(args, [&](int j0, int j1) { fast.gemv_columns(args, panel_data, j0, j1); });
     return;

@@ -75,6 +75,14 @@ const std::vector<Variant<LowBitGemmFn>>& low_bit_gemm_variants(Storage storage)
 }
 
 // The last variant listed is the one the fast path uses.
+bool int8_relaxed_dot() {
+#ifdef __wasm_simd128__
+  return relaxed_simd_available() && relaxed_dot_adds();
+#else
+  return false;
+#endif
+}
+
 const Variant<LowBitGemmFn>& fastest_low_bit_gemm(Storage storage) { return low_bit_gemm_variants(storage).back(); }
 
 }  // namespace attention::kernels

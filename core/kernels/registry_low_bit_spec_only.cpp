@@ -16,4 +16,6 @@ const std::vector<Variant<LowBitGemmFn>>& low_bit_gemm_variants(Storage storage)
 
 const Variant<LowBitGemmFn>& fastest_low_bit_gemm(Storage storage) { return low_bit_gemm_variants(storage).back(); }
 
+bool int8_relaxed_dot() { return false; }
+
 }  // namespace attention::kernels

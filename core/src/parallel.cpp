@@ -64,7 +64,9 @@ class Pool {
       if (spin < kSpins) continue;
       caller_sleeping_.store(true);
       std::unique_lock<std::mutex> lock(mutex_);
-      done_.wait(lock, [this] { return remaining_.load(std::memory_order_acquire) == 0; });
+      // seq_cst, as the worker's decrement and its read of caller_sleeping_: with acquire here the
+      // two sides could each miss the other's store, and this wait has no timeout.
+      done_.wait(lock, [this] { return remaining_.load() == 0; });
       caller_sleeping_.store(false);
       break;
     }

@@ -18,7 +18,7 @@ import { bf16Checkpoint } from './gpt2-checkpoint.js';
 import { ROOT } from './helpers.js';
 
 interface Run {
-  kernels: { gemm: string; relaxedSimd: boolean };
+  kernels: { gemm: string; relaxedSimd: boolean; relaxedDot: boolean };
   steps: { token: number; ids: number[]; probabilities: number[] }[];
 }
 
@@ -28,7 +28,7 @@ const decode = (relaxed: boolean, nodeFlags: string[] = []): Run =>
     execFileSync(
       process.execPath,
       [...nodeFlags, `${ROOT}tests/wasm/relaxed-engine-run.mjs`, dir, relaxed ? 'relaxed' : 'plain'],
-      { encoding: 'utf8', timeout: 120_000 },
+      { encoding: 'utf8', timeout: 50_000 }, // under Vitest's 60 s test timeout, so a slow child says why
     ),
   );
 
@@ -53,7 +53,7 @@ describe('the relaxed SIMD engine, int8 activations, in Node with the relaxed SI
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('the plain engine decodes 8 steps with mul + add', () => {
-    expect(plain.kernels.relaxedSimd).toBe(false);
+    expect(plain.kernels).toMatchObject({ relaxedSimd: false, relaxedDot: false });
     expect(plain.steps).toHaveLength(8);
     // Random weights: a spread of candidates, not one token with all the mass.
     expect(plain.steps[0].probabilities[0]).toBeLessThan(0.5);
@@ -61,13 +61,15 @@ describe('the relaxed SIMD engine, int8 activations, in Node with the relaxed SI
 
   it('with Liftoff off, the relaxed twin (and its integer dot) decodes as the plain engine', () => {
     const run = decode(true, ['--experimental-wasm-relaxed-simd', '--no-liftoff']);
-    expect(run.kernels.relaxedSimd).toBe(true);
+    expect(run.kernels).toMatchObject({ relaxedSimd: true, relaxedDot: true });
     expectSameDecoding(run, plain);
   });
 
   it("with Liftoff on, the engine sees Node 20's miscompiled dot and decodes as the plain engine", () => {
     const run = decode(true, ['--experimental-wasm-relaxed-simd']);
     expect(run.kernels.relaxedSimd).toBe(true);
+    // Node 20's V8 has the bug: its engine must have seen it (a later Node may compute it right).
+    if (process.versions.node.startsWith('20.')) expect(run.kernels.relaxedDot).toBe(false);
     expectSameDecoding(run, plain);
   });
 });

@@ -68,7 +68,8 @@ describe('the threaded build', () => {
   });
 
   it('decodes to the same steps as the SIMD build, bit for bit, with 2 and 3 threads (the GEMV split by columns, the attention by heads)', async () => {
-    // Big enough that each one-row GEMV is split across threads (2 x 384 x 1536 flops and more)
+    // Big enough that the one-row GEMVs with enough of W to split (the core's split_gemv) are split
+    // across threads
     // and so is the attention over the cache: a head (d_h 64) reads 2 x 4 x 261+ x 64 bytes of
     // K and V a step, over the core's 128 KB a part (kMinParallelBytes).
     const spec = {

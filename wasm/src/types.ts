@@ -13,6 +13,12 @@ export interface FastKernels {
   geluTanh: string;
   /** Whether the GEMM uses relaxed SIMD's fused multiply-add (the SIMD builds' relaxed twin). */
   relaxedSimd: boolean;
+  /**
+   * Whether Q8_0's int8-activations GEMV (`q8Activations: 'int8'`) uses relaxed SIMD's integer
+   * dot: the relaxed twin on a runtime that computes it right (Node 20 computes it wrong in its
+   * baseline compiler, so there the engine takes the plain twin, with the same numbers).
+   */
+  relaxedDot: boolean;
 }
 
 /** Every playground setting (the model's and `mode`) as the engine declares them. */

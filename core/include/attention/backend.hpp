@@ -14,6 +14,7 @@ enum class Backend { Reference, Fast };
 struct FastKernels {
   std::string gemm, softmax, gelu_tanh;
   bool relaxed_simd = false;  // the GEMM uses relaxed SIMD's fused multiply-add
+  bool relaxed_dot = false;   // Q8_0's int8 GEMV uses relaxed SIMD's integer dot (kernels::int8_relaxed_dot)
 };
 FastKernels fast_kernels();
 

@@ -34,17 +34,16 @@ inline int min_chunk_for(double flops_per_item) {
   return items >= 1 << 30 ? 1 << 30 : items <= 1 ? 1 : static_cast<int>(items + 0.999999);
 }
 
-// Calls fn(begin, end) on disjoint chunks covering [0, count), at least `min_chunk` long
-// (except a short last one), in parallel when threads are set and the range is worth it:
+// Calls fn(begin, end) on disjoint near-equal chunks covering [0, count), each at least
+// `min_chunk` long, in parallel when threads are set and the range is worth it:
 // one chunk a thread, each claimed by whichever thread is free first. Calls made from inside
 // a chunk run serially (no nested splitting).
 void parallel_for(int count, int min_chunk, const std::function<void(int begin, int end)>& fn);
 
 // The same in up to kBalancedPiecesPerThread chunks a thread, for work that costs the same cut
 // finer (a GEMV streaming W: its parts read W once whatever their number); with more than one,
-// a thread that starts late (a wake-up) or runs slower takes fewer, the others more. One: in
-// Chromium's decode bench with two threads, alternating builds, one piece a thread measured
-// best (GPT-2 small and SmolLM2-135M 72.2 and 61.7 tokens/s; 65.4 and 60.9 without the split).
+// a thread that starts late (a wake-up) or runs slower takes fewer, the others more. At one (what
+// Chromium's decode bench measured best, docs/performance.md) it splits as parallel_for does.
 inline constexpr int kBalancedPiecesPerThread = 1;
 void parallel_for_balanced(int count, int min_chunk, const std::function<void(int begin, int end)>& fn);
 
