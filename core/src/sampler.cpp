@@ -87,13 +87,18 @@ Status check_sampler_settings(const SamplerSettings& s) {
 
 namespace {
 
+// What process_scores does besides reading the logits: divide by T (temperature 0, greedy,
+// and 1 leave them as they are), and filter with top-k (a k below V).
+bool divides_by_temperature(const SamplerSettings& s) { return s.temperature > 0 && s.temperature != 1.0; }
+bool top_k_filters(const SamplerSettings& s, int vocab) { return s.top_k > 0 && s.top_k < vocab; }
+
 // processed_scores into `scores` (resized to V; its buffer reused).
 void process_scores(const float* logits, int vocab, const SamplerSettings& s, const std::vector<int>& history,
                     std::vector<double>& scores) {
   scores.resize(static_cast<std::size_t>(vocab));
   // Temperature (TemperatureLogitsWarper) in the same pass as the copy: each score is the
   // logit as a double, divided by T.
-  const bool divide = s.temperature > 0 && s.temperature != 1.0;
+  const bool divide = divides_by_temperature(s);
   if (divide)
     for (int i = 0; i < vocab; ++i) scores[i] = static_cast<double>(logits[i]) / s.temperature;
   else
@@ -108,7 +113,7 @@ void process_scores(const float* logits, int vocab, const SamplerSettings& s, co
         const double penalised = x < 0 ? x * p : x / p;
         scores[t] = divide ? penalised / s.temperature : penalised;
       }
-  if (s.top_k > 0 && s.top_k < vocab) {  // below the k-th largest score: out
+  if (top_k_filters(s, vocab)) {  // below the k-th largest score: out
     std::vector<double> sorted = scores;
     std::nth_element(sorted.begin(), sorted.begin() + (s.top_k - 1), sorted.end(), std::greater<double>());
     const double kth = sorted[static_cast<std::size_t>(s.top_k - 1)];
@@ -152,13 +157,13 @@ void sampling_distribution_and_entropy(const float* logits, int vocab, const Sam
                                        const std::vector<int>& history, Distribution& out) {
   std::vector<double>& w = out.weights;
   vocab_pass::WeightSums sums;
-  const bool filters = (s.top_k > 0 && s.top_k < vocab) || s.top_p < 1.0 || s.min_p > 0.0;
+  const bool filters = top_k_filters(s, vocab) || s.top_p < 1.0 || s.min_p > 0.0;
   if (s.repetition_penalty == 1.0 && !filters) {
     // The scores are the logits / T and nothing else, so they are read from the logits
     // without a copy: division by T > 0 keeps their order, so the largest score is the
     // largest logit / T (process_scores' scores, max_element's value, bit for bit).
     w.resize(static_cast<std::size_t>(vocab));
-    const double divisor = s.temperature > 0 && s.temperature != 1.0 ? s.temperature : 1.0;
+    const double divisor = divides_by_temperature(s) ? s.temperature : 1.0;
     const float largest = vocab_pass::max_value(logits, vocab);
     const double top = divisor == 1.0 ? static_cast<double>(largest) : static_cast<double>(largest) / divisor;
     sums = vocab_pass::exp_weights(logits, vocab, divisor, top, w.data());

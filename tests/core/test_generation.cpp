@@ -18,6 +18,7 @@
 #include "attention/tasks.hpp"
 #include "attention/weights_io.hpp"
 #include "pytorch_training.hpp"
+#include "test_util.hpp"
 
 using namespace attention;
 using namespace attention::testing;
@@ -29,20 +30,7 @@ namespace {
 const std::string kDir = std::string(ATTENTION_FIXTURE_DIR) + "/modern/";
 
 Transformer gpt2_like(int layers = 2) {
-  ModelSpec s;
-  s.vocab_size = 50;
-  s.d_model = 32;
-  s.heads = 4;
-  s.layers = layers;
-  s.ffn_dim = 64;
-  s.max_seq = 24;
-  s.positions = Positions::Learned;
-  s.causal = true;
-  s.norm = NormPlacement::Pre;
-  s.final_norm = true;
-  s.activation = Activation::GELUTanh;
-  s.head = OutputHead::Tied;
-  Transformer m = Transformer::create(s).value();
+  Transformer m = Transformer::create(attention::testing::gpt2_like_spec(layers)).value();
   m.initialize_random(7);
   return m;
 }

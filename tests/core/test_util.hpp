@@ -7,9 +7,30 @@
 #include <vector>
 
 #include "attention/random.hpp"
+#include "attention/spec.hpp"
 #include "attention/tensor.hpp"
 
 namespace attention::testing {
+
+// A small GPT-2-shaped decoder (learned positions, pre-norm, a final norm, tanh-GELU, the head
+// tied to the embeddings): vocabulary 50, d_model 32, 4 heads, FFN 64, 24 positions; callers
+// change the sizes they need.
+inline ModelSpec gpt2_like_spec(int layers = 2) {
+  ModelSpec s;
+  s.vocab_size = 50;
+  s.d_model = 32;
+  s.heads = 4;
+  s.layers = layers;
+  s.ffn_dim = 64;
+  s.max_seq = 24;
+  s.positions = Positions::Learned;
+  s.causal = true;
+  s.norm = NormPlacement::Pre;
+  s.final_norm = true;
+  s.activation = Activation::GELUTanh;
+  s.head = OutputHead::Tied;
+  return s;
+}
 
 inline Tensor random_tensor(std::vector<std::string> axes, std::vector<int> shape, std::uint64_t seed,
                             float amplitude = 1.0f) {
