@@ -4,7 +4,10 @@
 // one at a time, so a worker that wakes late (or is descheduled: the machine is shared) takes
 // fewer, and the caller waits only for pieces already running, never for a worker to wake.
 // One parallel_for at a time: nested calls (from a piece) run serially, which also keeps the
-// pool from waiting on itself.
+// pool from waiting on itself. A piece that throws (natively: a bad_alloc; the wasm builds have
+// no exceptions) does not end the call early: the other pieces still run, the first exception
+// is kept, and the caller rethrows it once every piece is done, so no worker is left holding
+// the caller's fn and every thread leaves the parallel region.
 #include "attention/parallel.hpp"
 
 #include <algorithm>
@@ -13,9 +16,11 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 #endif
 
@@ -70,6 +75,8 @@ class Pool {
       caller_sleeping_.store(false);
       break;
     }
+    // Every piece has ended (remaining_ is 0, acquired above), so nothing writes error_ now.
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
   }
 
  private:
@@ -98,13 +105,22 @@ class Pool {
       // The claimed piece keeps the call open (remaining_ > 0): job_ and count_ stay put.
       const int begin = static_cast<int>(static_cast<long long>(count_) * next / pieces);
       const int end = static_cast<int>(static_cast<long long>(count_) * (next + 1) / pieces);
-      if (begin < end) (*job_)(begin, end);
+      if (begin < end) run_piece(begin, end);
       if (remaining_.fetch_sub(1) == 1 && caller_sleeping_.load()) {
         { std::lock_guard<std::mutex> lock(mutex_); }
         done_.notify_one();
       }
     }
     in_parallel_region = false;
+  }
+
+  void run_piece(int begin, int end) {
+    try {
+      (*job_)(begin, end);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!error_) error_ = std::current_exception();  // the first; the rest are dropped
+    }
   }
 
   void work(std::uint64_t seen) {
@@ -145,6 +161,7 @@ class Pool {
   std::atomic<bool> stopping_{false}, caller_sleeping_{false};
   const std::function<void(int, int)>* job_ = nullptr;
   int count_ = 0;
+  std::exception_ptr error_;  // the first exception a piece threw in this call (under mutex_)
 };
 
 Pool& pool() {

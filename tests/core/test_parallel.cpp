@@ -1,12 +1,15 @@
 // parallel_for and parallel_for_balanced: every index exactly once, in contiguous chunks, for
 // any thread count; nested calls run serially; builds without threads stay serial. What the
 // core splits (training, attention, decode's GEMV and its attention over the cache) gives the
-// same bits with any thread count.
+// same bits with any thread count. A piece that throws reaches the caller after every piece.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <mutex>
+#include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "attention/attention.hpp"
@@ -91,6 +94,35 @@ TEST(Parallel, NestedCallsRunSerially) {
       });
   });
   EXPECT_EQ(total.load(), 80);
+}
+
+// A piece that throws: every other piece still runs, the caller gets the exception once all
+// have ended, and the pool works as before afterwards, in parallel again (the caller left the
+// parallel region: were it stuck there, the next call would run serially and its two pieces
+// would never be seen running at once).
+TEST(Parallel, APieceThatThrowsReachesTheCallerAfterEveryPiece) {
+  ThreadsReset reset;
+  const int threads = set_max_threads(2);
+  for (int throwing_piece : {0, 1}) {
+    std::atomic<int> ran{0};
+    EXPECT_THROW(parallel_for(2, 1,
+                              [&](int begin, int) {
+                                ++ran;
+                                if (begin == throwing_piece) throw std::runtime_error("piece failed");
+                              }),
+                 std::runtime_error);
+    EXPECT_EQ(ran.load(), 2) << "the other piece ran to its end";
+  }
+  if (threads < 2) return;  // a build without threads: the serial call threw above, nothing more to see
+  std::atomic<int> started{0};
+  std::atomic<bool> overlapped{false};
+  parallel_for(2, 1, [&](int, int) {
+    ++started;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (started.load() < 2 && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+    if (started.load() == 2) overlapped = true;
+  });
+  EXPECT_TRUE(overlapped.load()) << "after the throw, the next call's two pieces ran at the same time";
 }
 
 TEST(Parallel, ThreadCountIsClamped) {
