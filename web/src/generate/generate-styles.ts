@@ -38,7 +38,7 @@ export const GENERATE_STYLES = [
   .new-token.selected { outline: 2px solid var(--ap-focus); }
   .columns { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 1rem; }
   @container (max-width: 40rem) { .columns { grid-template-columns: minmax(0, 1fr); } }
-  .chart { margin: 0; }
+  .chart, .cache { margin: 0; }
   .chart figcaption, .cache figcaption { font-size: var(--ap-text-sm); margin-bottom: 0.3rem; }
   .bars { list-style: none; padding: 0; margin: 0; }
   .bars li { margin: 0.1rem 0; }
