@@ -316,9 +316,13 @@ describe('pretrained checkpoints on the Explore page', () => {
       /bf16: BF16, 2 bytes a value: half of float32.s memory/,
     );
     assert.equal(await int16.isDisabled(), true);
+    // disabled, an activation mode keeps its name but not its line (a narrow dialog stays short)
+    const int16Label = page.locator('label.mode:has(input[name="q8Activations"][value="int16"])');
+    assert.doesNotMatch(await int16Label.textContent(), /integers/);
     await mode('q8_0').check();
     await page.waitForFunction(() => /weights=q8_0/.test(location.hash));
     assert.equal(await int16.isEnabled(), true);
+    assert.match(await int16Label.textContent(), /int16\s+activations \(with q8_0\): .*integers/s);
     await int16.check();
     await page.waitForFunction(() => /q8Activations=int16/.test(location.hash));
     await page.screenshot({ path: `${SHOTS}/pretrained-weights-held.png` });

@@ -221,7 +221,10 @@ export class PretrainedLoader extends LitElement {
     this.dispatchEvent(new CustomEvent('setting-input', { detail: { name, raw }, bubbles: true, composed: true }));
   }
 
-  /** The engine's weights modes as radio buttons, each with its line, then its activation modes (for 8-bit weights only). */
+  /**
+   * The engine's weights modes as radio buttons, each with its line, then its activation modes (for 8-bit weights
+   * only: with other weights they stay, disabled, without their lines, so a narrow dialog is not three lines each).
+   */
   #heldChoice() {
     const { weights, q8Activations } = this;
     const roundable = usesQ8Activations(weights);
@@ -235,7 +238,7 @@ export class PretrainedLoader extends LitElement {
         (mode) => html`<label class="mode sub"><input type="radio" name="q8Activations" value=${mode}
           .checked=${mode === (roundable ? q8Activations : DEFAULT_Q8_ACTIVATIONS)} ?disabled=${!roundable}
           @change=${() => this.#onHeld('q8Activations', mode)}><span><code>${mode}</code>
-          activations (with <code>q8_0</code>): ${q8ActivationsWords(mode)}</span></label>`,
+          activations (with <code>q8_0</code>)${roundable ? html`: ${q8ActivationsWords(mode)}` : nothing}</span></label>`,
       )}
     </fieldset>`;
   }
