@@ -167,11 +167,9 @@ struct F16 {
   // order, are bit for bit the same (2 of the finite path's 7 widening ops per 8 halves saved).
   // Infinity and NaN keep their select: times x 2^112 they give what they gave times x.
   // Only prescaled calls take the finite fast path: a call with some |x| >= 2^15 (rare: a
-  // model's activations stay far below) widens every half with the select (load8_split).
-  // Decode's one row of x against a W known finite (w_finite) runs tiles compiled without the
-  // per-group check and its select (gemv_one_row_finite): their loop keeps only the two masks
-  // it uses live (docs/performance.md, "Decoding in the browser"); other prescaled calls check
-  // each group (three tiles compiled twice, not every tile).
+  // model's activations stay far below) widens every half with the select (load8_split), so
+  // the GEMV's tiles are compiled once with the fast path, not twice: the one-file element
+  // carries this code (its size budget, docs/embedding.md), about 3.5 KB gzip.
   static constexpr bool kPrescalable = true;
   static constexpr bool kRelaxedMadd = false;
   static constexpr float kPrescale = 0x1.0p112f;
@@ -328,7 +326,7 @@ void multiply(const LowBitGemmArgs& g) {
 // value): the same products, rounded in another order (within the scalar spec's tolerance).
 // Prescaled (F16 only): A's rows were multiplied by F16::kPrescale, except the tail after
 // the last whole 8 (the scalar loop below widens W's values with their rebias).
-template <class F, int R, int C, bool Prescaled, bool Finite>
+template <class F, int R, int C, bool Prescaled>
 void gemv_tile(const LowBitGemmArgs& g, int i0, int j0) {
   const float* a[R];
   const std::uint8_t* w[C];
@@ -378,19 +376,17 @@ void gemv_tile(const LowBitGemmArgs& g, int i0, int j0) {
   for (; p + kQ8BlockValues <= g.k; p += kQ8BlockValues) {  // whole groups of 32 (a Q8_0 block each)
     for (int c = 0; c < C; ++c) groups[c] = F::group(w[c], p);
     if constexpr (F::kFiniteFastPath && Prescaled) {
-      const auto load_finite = [&](const Group& group, int offset, v128_t& lo, v128_t& hi)
-          __attribute__((always_inline)) {
-        F::load8_split_finite_prescaled(group, offset, lo, hi, k);
-      };
-      if constexpr (Finite) {
-        group_steps(groups, p, kQ8BlockValues, load_finite);
-      } else {
-        bool special = false;
+      bool special = false;
+      if (!g.w_finite)
         for (int c = 0; c < C; ++c) special |= F::has_special(groups[c], k);
-        if (__builtin_expect(special, 0))
-          group_steps(groups, p, kQ8BlockValues, load);
-        else
-          group_steps(groups, p, kQ8BlockValues, load_finite);
+      if (__builtin_expect(special, 0)) {
+        group_steps(groups, p, kQ8BlockValues, load);
+      } else {
+        const auto load_finite = [&](const Group& group, int offset, v128_t& lo, v128_t& hi)
+            __attribute__((always_inline)) {
+          F::load8_split_finite_prescaled(group, offset, lo, hi, k);
+        };
+        group_steps(groups, p, kQ8BlockValues, load_finite);
       }
     } else {
       group_steps(groups, p, kQ8BlockValues, load);
@@ -417,12 +413,12 @@ void gemv_tile(const LowBitGemmArgs& g, int i0, int j0) {
 template <class F, int C, bool Prescaled>
 void gemv_rows(const LowBitGemmArgs& g, int j0) {
   int i = 0;
-  for (; i + 4 <= g.m; i += 4) gemv_tile<F, 4, (C > 2 ? 2 : C), Prescaled, false>(g, i, j0);
+  for (; i + 4 <= g.m; i += 4) gemv_tile<F, 4, (C > 2 ? 2 : C), Prescaled>(g, i, j0);
   if (g.m - i >= 2) {
-    gemv_tile<F, 2, C, Prescaled, false>(g, i, j0);
+    gemv_tile<F, 2, C, Prescaled>(g, i, j0);
     i += 2;
   }
-  if (g.m - i == 1) gemv_tile<F, 1, C, Prescaled, false>(g, i, j0);
+  if (g.m - i == 1) gemv_tile<F, 1, C, Prescaled>(g, i, j0);
 }
 
 // With 1 or 2 rows of A, a tile takes F::kGemvTileRows rows of W: BF16 and Q8_0 one, so W
@@ -447,16 +443,6 @@ void gemv_on(const LowBitGemmArgs& g) {
   }
   for (; j + 2 <= g.n; j += 2) gemv_rows<F, 2, Prescaled>(g, j);
   if (j < g.n) gemv_rows<F, 1, Prescaled>(g, j);
-}
-
-// Decode's one row of A against a W known finite, A prescaled: W's rows 4 at a time (as gemv_on
-// with 1 row of A) by tiles without the per-group check (only these three are compiled twice).
-template <class F>
-void gemv_one_row_finite(const LowBitGemmArgs& g) {
-  int j = 0;
-  for (; j + 4 <= g.n; j += 4) gemv_tile<F, 1, 4, true, true>(g, 0, j);
-  for (; j + 2 <= g.n; j += 2) gemv_tile<F, 1, 2, true, true>(g, 0, j);
-  if (j < g.n) gemv_tile<F, 1, 1, true, true>(g, 0, j);
 }
 
 // Is every |A's value| in the first `upto` of each row below `below`? (NaN is not.)
@@ -508,10 +494,7 @@ void gemv(const LowBitGemmArgs& g) {
     on.lda = g.k;
     if constexpr (F::kPrescalable) {
       if (prescaled) {
-        if (g.w_finite && g.m == 1)
-          gemv_one_row_finite<F>(on);
-        else
-          gemv_on<F, true>(on);
+        gemv_on<F, true>(on);
         return;
       }
     }
