@@ -6,6 +6,8 @@
 //
 //   node scripts/relax-wasm.mjs <glue.mjs> <in.wasm> <out.wasm>   an engine: glue + .wasm
 //   node scripts/relax-wasm.mjs <in.js> <out.js>                   a one-file build (base64 inside)
+//   --keep-names (first): keep the name section of a build linked with --profiling-funcs, so a
+//   CPU profile of the relaxed twin names its functions (bench/profile_decode.mjs).
 //
 // emcc -O2+ renames imports (e.g. "a"."q"): the glue's import object tells which is which.
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -61,6 +63,7 @@ function typeName(type) {
 
 /** The relaxed twin of `wasm` (bytes), given its glue's text. */
 function relax(glue, wasm) {
+  binaryen.setDebugInfo(keepNames);
   const module = binaryen.readBinary(wasm);
   const F = binaryen.Features;
   // What emcc 3.1.6 emits (with -pthread: atomics), plus relaxed SIMD.
@@ -117,7 +120,8 @@ function relax(glue, wasm) {
   return bytes;
 }
 
-const args = process.argv.slice(2);
+const keepNames = process.argv[2] === '--keep-names';
+const args = process.argv.slice(keepNames ? 3 : 2);
 if (args.length === 3) {
   const [gluePath, inPath, outPath] = args;
   linkedInputs = [gluePath, inPath];

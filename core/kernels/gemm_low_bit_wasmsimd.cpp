@@ -20,6 +20,7 @@
 #include <wasm_simd128.h>
 
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 #include "kernels.hpp"
@@ -501,6 +502,74 @@ void gemv(const LowBitGemmArgs& g) {
   }
 }
 
+// A whole block of 32 values rounded as round_row does: d = max|x| / L (NaN with an infinity
+// or NaN in the block, then q = 0), q = round(x / d) half away from zero, clamped to [-L, L].
+// The quotient is f32x4.div's (IEEE, the scalar's); half away from zero as trunc(y) plus y's
+// sign where |y - trunc(y)| >= 0.5 (y - trunc(y) is exact), which is std::round's value; the
+// clamp and the narrowing conversions are exact on |q| <= L.
+template <class Q>
+inline void round_block(const float* x, Q* q, float& scale) {
+  constexpr float kLargest = std::numeric_limits<Q>::max();
+  v128_t v[kQ8BlockValues / 4];
+  v128_t largest = wasm_f32x4_splat(0.0f);
+  v128_t finite = wasm_i32x4_splat(-1);
+  const v128_t infinity = wasm_f32x4_splat(std::numeric_limits<float>::infinity());
+  for (int i = 0; i < kQ8BlockValues / 4; ++i) {
+    v[i] = wasm_v128_load(x + 4 * i);
+    const v128_t magnitude = wasm_f32x4_abs(v[i]);
+    finite = wasm_v128_and(finite, wasm_f32x4_lt(magnitude, infinity));  // false for NaN
+    largest = wasm_f32x4_pmax(largest, magnitude);
+  }
+  if (!wasm_i32x4_all_true(finite)) {
+    scale = std::numeric_limits<float>::quiet_NaN();
+    std::fill(q, q + kQ8BlockValues, Q{0});
+    return;
+  }
+  largest = wasm_f32x4_pmax(largest, wasm_i32x4_shuffle(largest, largest, 2, 3, 0, 1));
+  largest = wasm_f32x4_pmax(largest, wasm_i32x4_shuffle(largest, largest, 1, 0, 3, 2));
+  const float d = wasm_f32x4_extract_lane(largest, 0) / kLargest;
+  scale = d;
+  if (!(d > 0.0f)) {
+    std::fill(q, q + kQ8BlockValues, Q{0});
+    return;
+  }
+  const v128_t dv = wasm_f32x4_splat(d), half = wasm_f32x4_splat(0.5f), one = wasm_f32x4_splat(1.0f);
+  const v128_t top = wasm_f32x4_splat(kLargest), bottom = wasm_f32x4_splat(-kLargest);
+  const v128_t sign_bit = wasm_i32x4_splat(static_cast<int>(0x80000000u));
+  v128_t ints[kQ8BlockValues / 4];
+  for (int i = 0; i < kQ8BlockValues / 4; ++i) {
+    const v128_t y = wasm_f32x4_div(v[i], dv);
+    const v128_t t = wasm_f32x4_trunc(y);
+    const v128_t away = wasm_f32x4_ge(wasm_f32x4_abs(wasm_f32x4_sub(y, t)), half);
+    const v128_t step = wasm_v128_and(away, wasm_v128_or(one, wasm_v128_and(y, sign_bit)));  // +-1 or 0
+    const v128_t r = wasm_f32x4_min(top, wasm_f32x4_max(bottom, wasm_f32x4_add(t, step)));
+    ints[i] = wasm_i32x4_trunc_sat_f32x4(r);
+  }
+  for (int i = 0; i < kQ8BlockValues / 8; ++i) {
+    const v128_t q16 = wasm_i16x8_narrow_i32x4(ints[2 * i], ints[2 * i + 1]);
+    if constexpr (sizeof(Q) == 2) {
+      wasm_v128_store(q + 8 * i, q16);
+    } else if (i % 2 == 1) {
+      const v128_t previous = wasm_i16x8_narrow_i32x4(ints[2 * i - 2], ints[2 * i - 1]);
+      wasm_v128_store(q + 8 * (i - 1), wasm_i8x16_narrow_i16x8(previous, q16));
+    }
+  }
+}
+
+}  // namespace
+
+template <class Q>
+void round_row_wasmsimd(const float* x, int k, Q* q, float* scales) {
+  const int whole = k / kQ8BlockValues;
+  for (int b = 0; b < whole; ++b) round_block(x + b * kQ8BlockValues, q + b * kQ8BlockValues, scales[b]);
+  if (whole * kQ8BlockValues < k)
+    round_row(x + whole * kQ8BlockValues, k - whole * kQ8BlockValues, q + whole * kQ8BlockValues, scales + whole);
+}
+template void round_row_wasmsimd<std::int16_t>(const float*, int, std::int16_t*, float*);
+template void round_row_wasmsimd<std::int8_t>(const float*, int, std::int8_t*, float*);
+
+namespace {
+
 // Q8_0's GEMV in integers, with A's rows rounded per block of 32 (LowBitGemmArgs::activations,
 // round_row): R rows of A by W's row j. Per block: the integer sum of q_w q_x in an i32x4
 // (exact: each lane sums at most 32 products of at most 128 x 32767), converted to float and
@@ -520,11 +589,13 @@ void gemv(const LowBitGemmArgs& g) {
 //   Int8Dot (q8Activations 'int8', ggml's Q8_0 x Q8_0): lane i sums the values 4i .. 4i + 3 of
 //     each 16 (relaxed SIMD's i32x4.relaxed_dot_i8x16_i7x16_add_s does so).
 //     Relaxed: its second operand must be in [0, 127] for the same result on every engine, so
-//     x's sign moves to W (ggml's trick): b = |q_x|, a = (q_w ^ m) - m with m = -1 where
-//     q_x < 0 (both precomputed per call): sign(q_x) q_w |q_x| = q_w q_x, exactly, as long as
-//     q_w != -128 (-(-128) wraps to -128): only for W known free of -128
-//     (LowBitGemmArgs::w_q8_symmetric; our quantizer never makes it, storage.hpp), else the
-//     plain path. Per 16 values 3 operations per row of A (xor, sub, dot) and 2 loads of x.
+//     x is split into its positive and negative parts, b+ = max(q_x, 0) and b- = max(-q_x, 0)
+//     (both precomputed per call): q_w q_x = q_w b+ - q_w b-, two dots per 16 values per row
+//     of A into two sums, one subtract per block (was ggml's sign transfer, a = (q_w ^ m) - m
+//     against |q_x|: an xor, a subtract and a dot per 16 values; measured in
+//     docs/performance.md, "Decoding in the browser"). The split holds for any q_w, -128 too; the relaxed
+//     path is still taken only for W known free of -128 (LowBitGemmArgs::w_q8_symmetric), which
+//     the sign transfer needed, else the plain path (the same sums).
 //     Plain (no relaxed SIMD, or -128 in W): the same lanes from int16 dots: W's 16 bytes
 //     shuffled so that the low 8 are values 0 1 4 5 8 9 12 13 and the high 8 are 2 3 6 7 10
 //     11 14 15, each widened and i32x4.dot_i16x8_s with x's int16 in the same order: lane i
@@ -569,20 +640,22 @@ struct Int8DotPlain {
 struct Int8DotRelaxed {
   static constexpr bool kFourBlocks = true;
   struct X {
-    const std::uint8_t* magnitude;  // (M, blocks x 32): |q_x|
-    const std::int8_t* sign;        // (M, blocks x 32): -1 where q_x < 0, else 0
+    const std::uint8_t* positive;  // (M, blocks x 32): max(q_x, 0)
+    const std::uint8_t* negative;  // (M, blocks x 32): max(-q_x, 0)
   };
   template <int R>
   static inline void block(const std::uint8_t* w, const X (&x)[R], int b, v128_t (&sum)[R]) {
+    v128_t negative[R];
+    for (int r = 0; r < R; ++r) negative[r] = wasm_i32x4_splat(0);
     for (int offset = 0; offset < kQ8BlockValues; offset += 16) {
       const v128_t v = wasm_v128_load(w + offset);
       for (int r = 0; r < R; ++r) {
         const std::size_t at = static_cast<std::size_t>(b) * kQ8BlockValues + offset;
-        const v128_t m = wasm_v128_load(x[r].sign + at);
-        const v128_t signed_w = wasm_i8x16_sub(wasm_v128_xor(v, m), m);
-        sum[r] = attention_relaxed_dot_i8x16_i7x16_add_s(signed_w, wasm_v128_load(x[r].magnitude + at), sum[r]);
+        sum[r] = attention_relaxed_dot_i8x16_i7x16_add_s(v, wasm_v128_load(x[r].positive + at), sum[r]);
+        negative[r] = attention_relaxed_dot_i8x16_i7x16_add_s(v, wasm_v128_load(x[r].negative + at), negative[r]);
       }
     }
+    for (int r = 0; r < R; ++r) sum[r] = wasm_i32x4_sub(sum[r], negative[r]);
   }
 };
 
@@ -693,7 +766,7 @@ void gemv_integer(const LowBitGemmArgs& g) {
     thread_local std::vector<Int16Dot::X> x;
     x.resize(static_cast<std::size_t>(g.m));
     for (int i = 0; i < g.m; ++i) {
-      round_row(a_row(i), g.k, q16.data() + i * row_values, da.data() + static_cast<std::size_t>(i) * blocks);
+      round_row_wasmsimd(a_row(i), g.k, q16.data() + i * row_values, da.data() + static_cast<std::size_t>(i) * blocks);
       x[i] = {q16.data() + i * row_values};
     }
     return gemv_integer_on<Int16Dot>(g, x.data(), da.data());
@@ -701,20 +774,21 @@ void gemv_integer(const LowBitGemmArgs& g) {
   thread_local std::vector<std::int8_t> q8;
   q8.resize(values);
   for (int i = 0; i < g.m; ++i)
-    round_row(a_row(i), g.k, q8.data() + i * row_values, da.data() + static_cast<std::size_t>(i) * blocks);
+    round_row_wasmsimd(a_row(i), g.k, q8.data() + i * row_values, da.data() + static_cast<std::size_t>(i) * blocks);
   if (kRelaxed && g.w_q8_symmetric && relaxed_dot_adds()) {
-    thread_local std::vector<std::uint8_t> magnitude;
-    thread_local std::vector<std::int8_t> sign;
+    thread_local std::vector<std::uint8_t> positive;
+    thread_local std::vector<std::uint8_t> negative;
     thread_local std::vector<Int8DotRelaxed::X> x;
-    magnitude.resize(values);
-    sign.resize(values);
+    positive.resize(values);
+    negative.resize(values);
     x.resize(static_cast<std::size_t>(g.m));
+    const v128_t zero = wasm_i8x16_splat(0);
     for (std::size_t v = 0; v < values; v += 16) {
-      const v128_t q = wasm_v128_load(q8.data() + v);
-      wasm_v128_store(magnitude.data() + v, wasm_i8x16_abs(q));
-      wasm_v128_store(sign.data() + v, wasm_i8x16_shr(q, 7));
+      const v128_t q = wasm_v128_load(q8.data() + v);  // in [-127, 127]: -q does not wrap
+      wasm_v128_store(positive.data() + v, wasm_i8x16_max(q, zero));
+      wasm_v128_store(negative.data() + v, wasm_i8x16_max(wasm_i8x16_neg(q), zero));
     }
-    for (int i = 0; i < g.m; ++i) x[i] = {magnitude.data() + i * row_values, sign.data() + i * row_values};
+    for (int i = 0; i < g.m; ++i) x[i] = {positive.data() + i * row_values, negative.data() + i * row_values};
     return gemv_integer_on<Int8DotRelaxed>(g, x.data(), da.data());
   }
   q16.resize(values);

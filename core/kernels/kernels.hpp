@@ -82,6 +82,12 @@ struct LowBitGemmArgs {
 template <class Q>
 void round_row(const float* x, int k, Q* q, float* scales);
 inline int q8_blocks(int k) { return (k + kQ8BlockValues - 1) / kQ8BlockValues; }
+#ifdef __wasm_simd128__
+// round_row in wasm SIMD, the same q and scales bit for bit (the whole blocks 8 lanes x 4 at a
+// time, the last partial block by round_row): the integer GEMV rounds x once per call with it.
+template <class Q>
+void round_row_wasmsimd(const float* x, int k, Q* q, float* scales);
+#endif
 // g with A replaced by its rows rounded (round_row to g.activations' levels) and widened
 // back, q d, into `scratch` (M x K floats, lda K), activations F32: what a float variant multiplies.
 LowBitGemmArgs with_rounded_a(const LowBitGemmArgs& g, std::vector<float>& scratch);

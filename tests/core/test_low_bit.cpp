@@ -212,6 +212,44 @@ TEST(LowBitGemm, Int16RoundingOfARowKeepsFifteenBitsPerBlock) {
 }
 TEST(LowBitGemm, Int8RoundingOfARowKeepsSevenBitsPerBlock) { expect_rounding_keeps_levels_per_block<std::int8_t>(); }
 
+#ifdef __wasm_simd128__
+// The integer GEMV's rounding (round_row_wasmsimd) is the spec's, round_row, bit for bit: every
+// q and every scale (NaN included) over rows with ties at half a level, a zero block, a block
+// whose scale underflows to 0, signed zeros, an infinity, a NaN and a partial last block.
+template <class Q>
+void expect_simd_rounding_is_the_specs() {
+  constexpr float kLargest = std::numeric_limits<Q>::max();
+  for (const int k : {32, 70, 96, 768}) {
+    for (const float scale : {1e-3f, 1.0f, 300.0f}) {
+      std::vector<float> x = random_vector(static_cast<std::size_t>(k), 7 + k, scale);
+      if (k >= 64) {
+        // Block 0: d = 0.25 exactly (largest L / 4), values on and between half levels.
+        x[0] = kLargest / 4;
+        for (int p = 1; p < 32; ++p) x[p] = (static_cast<float>(p % 11) - 5.5f) * 0.25f * (p % 2 ? 1.0f : -1.0f);
+        x[1] = -0.0f;
+        for (int p = 32; p < 64; ++p) x[p] = p % 3 ? 1e-44f : 0.0f;  // d underflows to 0
+      }
+      if (k == 96) {
+        x[70] = std::numeric_limits<float>::infinity();
+        x[64] = -0.0f;
+      }
+      if (k == 768) x[700] = std::numeric_limits<float>::quiet_NaN();
+      const int blocks = kernels::q8_blocks(k);
+      std::vector<Q> want(static_cast<std::size_t>(blocks) * 32, 99), got(want.size(), 98);
+      std::vector<float> want_d(static_cast<std::size_t>(blocks), -1.0f), got_d(want_d.size(), -2.0f);
+      kernels::round_row(x.data(), k, want.data(), want_d.data());
+      kernels::round_row_wasmsimd(x.data(), k, got.data(), got_d.data());
+      EXPECT_EQ(got, want) << "k " << k << " scale " << scale;
+      EXPECT_EQ(std::memcmp(got_d.data(), want_d.data(), want_d.size() * sizeof(float)), 0) << k << " " << scale;
+    }
+  }
+}
+TEST(LowBitGemm, WasmSimdRoundingIsTheSpecsBitForBit) {
+  expect_simd_rounding_is_the_specs<std::int16_t>();
+  expect_simd_rounding_is_the_specs<std::int8_t>();
+}
+#endif
+
 // With activations Int16 or Int8, the scalar spec multiplies A's rows rounded (q d) exactly as
 // the float spec does, every variant matches it (Q8_0's GEMV in integers, Int8's relaxed dot and
 // its plain twin), and the rounding moves a result by at most half a step per value:

@@ -1,0 +1,74 @@
+// A/B of engine builds on greedy decode steps of GPT-2 small in one Chromium page: each variant
+// (a relaxed .wasm under the worktree, the glue dist/wasm/attention-simd.mjs) with one weights
+// option, 64-step runs alternated. Usage: node bench/ab_decode.mjs f16 dist/ab/a.wasm dist/ab/b.wasm
+import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { ROOT, pageHelpers } from './browser_support.mjs';
+import { serveDirectory } from '../tests/support/static-server.mjs';
+import { launchChromium } from '../tests/support/browser.mjs';
+
+const name = 'gpt2-small';
+const files = ['config.json', 'vocab.json', 'merges.txt'];
+const configs = {
+  f32: ['model.safetensors', 'auto'],
+  f16: ['model-f16/model.safetensors', 'auto'],
+  q8: ['model-f16/model.safetensors', 'q8_0'],
+  q8i: ['model-f16/model.safetensors', 'q8_0', 'int16'],
+  q8i8: ['model-f16/model.safetensors', 'q8_0', 'int8'],
+};
+const [key, ...variants] = process.argv.slice(2);
+const rounds = Number(process.env.AB_ROUNDS ?? 6);
+const [weightsFile, weights, q8Activations] = configs[key];
+const expected = JSON.parse(readFileSync(`${ROOT}bench/.cache/${name}/decode.json`, 'utf8'));
+const server = await serveDirectory(ROOT, { isolated: true });
+const browser = await launchChromium();
+try {
+  const page = await browser.newPage();
+  await page.addInitScript(pageHelpers);
+  await page.goto(`${server.url}bench/.cache/page.html`);
+  const tokens = await page.evaluate(
+    async ({ base, files, weightsFile, weights, q8Activations, variants, prompt }) => {
+      const { loadAttention } = await import('/dist/index.js');
+      const bytes = await window.bench.fetchAll(base, [...files, weightsFile]);
+      window.models = [];
+      const out = [];
+      for (const v of variants) {
+        const engine = await loadAttention({ build: 'simd', locateWasm: () => new URL('/' + v, location.href) });
+        const m = await engine.loadPretrained({ files: bytes, weights, ...(q8Activations ? { q8Activations } : {}) });
+        window.models.push(m);
+        const gen = m.generate({ ids: prompt, maxNewTokens: 64, temperature: 0 });
+        const t = [];
+        for (let i = 0; i < 64; i++) t.push(gen.step().token);
+        gen.dispose();
+        out.push(t.join(','));
+      }
+      window.run = (i) => {
+        const gen = window.models[i].generate({ ids: prompt, maxNewTokens: 64, temperature: 0 });
+        const t1 = performance.now();
+        for (let s = 0; s < 64; s++) gen.step();
+        const ms = (performance.now() - t1) / 64;
+        gen.dispose();
+        return ms;
+      };
+      return out;
+    },
+    { base: `/bench/.cache/${name}/`, files, weightsFile, weights, q8Activations, variants, prompt: expected.prompt },
+  );
+  const times = variants.map(() => []);
+  for (let r = 0; r < rounds; r++)
+    for (let i = 0; i < variants.length; i++) times[i].push(await page.evaluate((i) => window.run(i), i));
+  const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
+  console.log(
+    `${key}, load ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}; same tokens: ${tokens.every((t) => t === tokens[0])}`,
+  );
+  variants.forEach((v, i) =>
+    console.log(
+      `  ${v}: median ${median(times[i]).toFixed(2)} ms/step (${(1000 / median(times[i])).toFixed(1)} tok/s) runs ${times[i].map((t) => t.toFixed(2)).join(' ')}`,
+    ),
+  );
+} finally {
+  await browser.close();
+  await server.close();
+}
