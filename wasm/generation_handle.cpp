@@ -9,6 +9,16 @@
 
 namespace attention::js {
 
+namespace {
+
+// A JS copy of the values (Int32Array or Float64Array): one call across the boundary.
+template <class T>
+val copy_to_js(const std::vector<T>& values) {
+  return val(emscripten::typed_memory_view(values.size(), values.data())).call<val>("slice");
+}
+
+}  // namespace
+
 GenerationHandle::GenerationHandle(const ModelHandle& model, val in)
     : model_(model.shared()), failure_(val::undefined()) {
   GenerationSettings g;
@@ -35,15 +45,16 @@ val GenerationHandle::step(int top_count) {
   val out = val::object();
   out.set("token", s.token);
   out.set("position", s.position);
-  std::vector<int> ids;
-  std::vector<double> probabilities;
+  // Each array copied to JS in one call (a view's slice), not one call per value.
+  candidate_ids_.clear();
+  candidate_probabilities_.clear();
   for (const auto& [id, p] : s.candidates) {
-    ids.push_back(id);
-    probabilities.push_back(p);
+    candidate_ids_.push_back(id);
+    candidate_probabilities_.push_back(p);
   }
   val candidates = val::object();
-  candidates.set("ids", val::global("Int32Array").new_(val::array(ids)));
-  candidates.set("probabilities", val::global("Float64Array").new_(val::array(probabilities)));
+  candidates.set("ids", copy_to_js(candidate_ids_));
+  candidates.set("probabilities", copy_to_js(candidate_probabilities_));
   out.set("candidates", candidates);
   out.set("entropy", s.entropy);
   // (L, H, P): the layers side by side in a buffer the handle keeps, then one copy to JS (one
@@ -53,8 +64,8 @@ val GenerationHandle::step(int top_count) {
   out.set("attention", to_float32_array(attention_rows_));
   out.set("heads", s.attention.empty() ? 0 : s.attention[0].shape[0]);
   out.set("positions", s.attention.empty() ? 0 : s.attention[0].shape[1]);
-  std::vector<double> bytes(s.cache_bytes.begin(), s.cache_bytes.end());
-  out.set("cacheBytes", val::array(bytes));
+  cache_bytes_.assign(s.cache_bytes.begin(), s.cache_bytes.end());
+  out.set("cacheBytes", val::global("Array").call<val>("from", copy_to_js(cache_bytes_)));  // number[]
   out.set("ms", s.ms);
   out.set("done", s.done);
   return out;

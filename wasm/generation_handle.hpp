@@ -31,7 +31,11 @@ class GenerationHandle {
   GenerationHandle() : failure_(val::undefined()) {}
   std::shared_ptr<Transformer> model_;
   std::optional<Generation> generation_;
-  std::vector<float> attention_rows_;  // the last step's (L, H, P), its buffer reused
+  // The last step's arrays on their way to JS, their buffers reused from step to step.
+  std::vector<float> attention_rows_;  // (L, H, P)
+  std::vector<int> candidate_ids_;
+  std::vector<double> candidate_probabilities_;
+  std::vector<double> cache_bytes_;  // (L)
   val failure_;
 };
 

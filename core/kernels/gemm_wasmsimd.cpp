@@ -161,14 +161,31 @@ inline __attribute__((always_inline)) void multiply_add_step(const float* a, int
   }
 }
 
+// A panel's bias (cols <= 8 of it) as two vectors, 0 past cols. A whole panel's is loaded
+// where it is: padding every panel's (a loop the compiler makes a call to memcpy) slowed a
+// decode step measurably (docs/performance.md). Out of line, so store stays small enough to
+// be inlined into the tiles.
+__attribute__((noinline)) void load_bias_padded(const float* bias, int cols, v128_t& lo, v128_t& hi) {
+  alignas(16) float padded[kNR] = {0, 0, 0, 0, 0, 0, 0, 0};
+  for (int j = 0; j < cols; ++j) padded[j] = bias[j];
+  lo = wasm_v128_load(padded);
+  hi = wasm_v128_load(padded + 4);
+}
+
+inline void load_bias(const float* bias, int cols, v128_t& lo, v128_t& hi) {
+  if (cols < kNR) return load_bias_padded(bias, cols, lo, hi);
+  lo = wasm_v128_load(bias);
+  hi = wasm_v128_load(bias + 4);
+}
+
 // c (ROWS, cols) (+)= the tile's sums (lo: columns 0..3, hi: 4..7), by the epilogue e.
+// Always inlined: the 5-row tile's call to it was kept out of line otherwise.
 template <int ROWS>
-void store(const v128_t (&acc0)[ROWS], const v128_t (&acc1)[ROWS], const Epilogue& e, float* c, int ldc, int cols) {
+__attribute__((always_inline)) inline void store(const v128_t (&acc0)[ROWS], const v128_t (&acc1)[ROWS],
+                                                 const Epilogue& e, float* c, int ldc, int cols) {
   const v128_t scale = wasm_f32x4_splat(e.alpha);
-  alignas(16) float padded_bias[kNR] = {0, 0, 0, 0, 0, 0, 0, 0};
-  if (e.last && e.bias)
-    for (int j = 0; j < cols; ++j) padded_bias[j] = e.bias[j];
-  const v128_t bias0 = wasm_v128_load(padded_bias), bias1 = wasm_v128_load(padded_bias + 4);
+  v128_t bias0 = wasm_f32x4_splat(0.0f), bias1 = bias0;
+  if (e.last && e.bias) load_bias(e.bias, cols, bias0, bias1);
   for (int r = 0; r < ROWS; ++r) {
     float* out = c + static_cast<std::size_t>(r) * ldc;
     alignas(16) float tmp[kNR];

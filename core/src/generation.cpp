@@ -27,13 +27,12 @@ Status Generation::feed(std::vector<int> ids, std::vector<Tensor>* attention) {
   in.batch = 1;
   in.seq = static_cast<int>(ids.size());
   in.ids = std::move(ids);
-  Result<Transformer::CachedStep> r = model_->forward_cached(in, cache_, settings_.backend);
-  if (!r) return r.error_value();
-  logits_ = std::move(r.value().logits.data);
+  if (Status st = model_->forward_cached(in, cache_, settings_.backend, forward_); !st) return st;
+  logits_.swap(forward_.logits.data);  // the previous step's buffer is the next forward's
   if (attention) {
     // (1, H, P) -> (H, P): the forward's tensors taken over and renamed in place (their
     // axes' and shape's buffers reused: no allocation per layer).
-    *attention = std::move(r.value().attention);
+    *attention = std::move(forward_.attention);
     for (Tensor& t : *attention) {
       const int heads = t.shape[1], positions = t.shape[2];
       t.axes = {"H", "P"};
@@ -71,6 +70,10 @@ Result<Generation> Generation::begin(const Transformer& model, std::vector<int> 
                  kOutOfRange, "maxNewTokens"};
   Generation g(model, settings);
   g.cache_ = model.new_cache(1);
+  // Room for the whole budget at once (prompt + maxNewTokens, within the context): the cache
+  // is never re-laid out (copied to a buffer twice its size) in the middle of a generation.
+  const int budget = static_cast<int>(std::min<long long>(s.max_seq, total));
+  for (LayerKvCache& layer : g.cache_.layers) layer.reserve(budget);
   g.prompt_length_ = static_cast<int>(prompt.size());
   if (Status st = g.feed(prompt, nullptr); !st) return st.error_value();
   g.tokens_ = std::move(prompt);

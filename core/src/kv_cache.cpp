@@ -52,6 +52,10 @@ void LayerKvCache::append(int b, int first_position, int rows, const float* k_ne
   }
 }
 
+void LayerKvCache::reserve(int positions) {
+  for (SequenceKv& s : sequences) grow(s, kv_heads, head_dim, window > 0 ? window : positions);
+}
+
 std::vector<std::size_t> KvCache::bytes_per_layer() const {
   std::vector<std::size_t> out;
   for (const LayerKvCache& l : layers) out.push_back(l.bytes());

@@ -238,6 +238,8 @@ Tensor view_as_heads(const Tensor& x, int heads) {
 
 Tensor split_heads(const Tensor& x, int heads) {
   const int batch = x.shape[0], seq = x.shape[1], dk = x.shape[2] / heads;
+  // One row a sequence (a decode step): (B, 1, H d_k) and (B, H, 1, d_k) are the same floats.
+  if (seq == 1) return Tensor({"B", "H", x.axes[1], "d_k"}, {batch, heads, seq, dk}, x.data);
   Tensor out({"B", "H", x.axes[1], "d_k"}, {batch, heads, seq, dk});
   // (b, s, h*d_k + d) -> (b, h, s, d): move each head's d_k-wide slice of each row.
   for (int b = 0; b < batch; ++b)
@@ -251,6 +253,7 @@ Tensor split_heads(const Tensor& x, int heads) {
 
 Tensor merge_heads(const Tensor& x) {
   const int batch = x.shape[0], heads = x.shape[1], seq = x.shape[2], dk = x.shape[3];
+  if (seq == 1) return Tensor({"B", x.axes[2], "E"}, {batch, seq, heads * dk}, x.data);  // as in split_heads
   Tensor out({"B", x.axes[2], "E"}, {batch, seq, heads * dk});
   for (int b = 0; b < batch; ++b)
     for (int h = 0; h < heads; ++h)
@@ -585,12 +588,18 @@ Result<Tensor> cached_self_attention(const Tensor& x, const MultiHeadWeights& w,
       apply_rope(kb_all, hs.kv_heads, sn, d, *options.rope, false, p0);
     }
     const SequenceKv& c = cache.sequences[static_cast<std::size_t>(b)];
-    block.k[b].resize(static_cast<std::size_t>(hs.kv_heads) * n * dd);
-    block.v[b].resize(block.k[b].size());
-    for (int h = 0; h < hs.kv_heads; ++h) {
-      const std::size_t from = static_cast<std::size_t>(h) * sn * dd, count = static_cast<std::size_t>(n) * dd;
-      std::copy_n(kb_all + from, count, block.k[b].data() + h * count);
-      std::copy_n(vb_all + from, count, block.v[b].data() + h * count);
+    const std::size_t kept = static_cast<std::size_t>(hs.kv_heads) * n * dd;
+    if (n == sn) {  // no padding rows (a generation's steps): (H_kv, n, d_h) as they are
+      block.k[b].assign(kb_all, kb_all + kept);
+      block.v[b].assign(vb_all, vb_all + kept);
+    } else {
+      block.k[b].resize(kept);
+      block.v[b].resize(kept);
+      for (int h = 0; h < hs.kv_heads; ++h) {
+        const std::size_t from = static_cast<std::size_t>(h) * sn * dd, count = static_cast<std::size_t>(n) * dd;
+        std::copy_n(kb_all + from, count, block.k[b].data() + h * count);
+        std::copy_n(vb_all + from, count, block.v[b].data() + h * count);
+      }
     }
     if (n == 1 && options.backend != Backend::Reference) {
       // A generation step: its one row attends to the cache in place (decode_one_row).

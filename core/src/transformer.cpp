@@ -379,25 +379,29 @@ Result<ForwardOutput> Transformer::forward(const ForwardInput& in, const Forward
                     rows.ptr() + static_cast<std::size_t>(b) * s.d_model);
       }
     }
-    Result<Tensor> logits = head_logits(last ? rows : out.hidden, options.backend);
-    if (!logits) return logits.error_value();
-    out.logits = std::move(logits.value());
+    if (Status st = head_logits(last ? rows : out.hidden, options.backend, out.logits); !st) return st.error_value();
     Recorder(trace, -1, "", options.record).record(StageId::Logits, out.logits);
   }
   return out;
 }
 
-Result<Tensor> Transformer::head_logits(const Tensor& picked, Backend backend) const {
+Status Transformer::head_logits(const Tensor& picked, Backend backend, Tensor& logits) const {
   const ModelSpec& s = spec_;
   const Tensor transformed = s.mlm_head() ? mlm_transform(picked, backend) : Tensor{};
   const Tensor& features = s.mlm_head() ? transformed : picked;
   const int batch = picked.shape[0], seq = picked.shape[1];
   const Parameter& weight = s.tied_head() ? embed_ : head_.weight;
-  Tensor logits({"B", "S", "V"}, {batch, seq, s.vocab_size});
+  const std::size_t count = static_cast<std::size_t>(batch) * seq * s.vocab_size;
+  if (logits.data.size() == count) {  // the GEMM writes every element: no zeroing first
+    logits.axes = {"B", "S", "V"};
+    logits.shape = {batch, seq, s.vocab_size};
+  } else {
+    logits = Tensor({"B", "S", "V"}, {batch, seq, s.vocab_size});
+  }
   linear_parameter_rows(features.ptr(), batch * seq, s.d_model, weight, 0,
                         head_.bias.empty() ? nullptr : head_.bias.data(), s.vocab_size, logits.ptr(), backend);
   if (!all_finite(logits.ptr(), logits.size())) return overflow_error("the logits");
-  return logits;
+  return Ok{};
 }
 
 Tensor Transformer::mlm_transform(const Tensor& hidden, Backend backend) const {

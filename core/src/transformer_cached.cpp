@@ -66,6 +66,12 @@ Status Transformer::check_cached(const ForwardInput& in, const KvCache& cache) c
 
 Result<Transformer::CachedStep> Transformer::forward_cached(const ForwardInput& in, KvCache& cache,
                                                             Backend backend) const {
+  CachedStep out;
+  if (Status st = forward_cached(in, cache, backend, out); !st) return st.error_value();
+  return out;
+}
+
+Status Transformer::forward_cached(const ForwardInput& in, KvCache& cache, Backend backend, CachedStep& out) const {
   if (Status st = check_cached(in, cache); !st) return st.error_value();
   const ModelSpec& s = spec_;
   const int batch = in.batch, sn = in.seq;
@@ -87,7 +93,6 @@ Result<Transformer::CachedStep> Transformer::forward_cached(const ForwardInput& 
     cache.rope = rope_tables(s, std::min(s.max_seq, std::max(span, 2 * cache.rope.global.positions)));
   const RopeTables& ropes = cache.rope;
   LayerOptions lo = layer_options(s, backend);
-  CachedStep out;
   std::vector<CachedBlock> blocks(layers_.size());
   for (std::size_t l = 0; l < layers_.size(); ++l) {
     const LayerPositions p = layer_positions(s, static_cast<int>(l), ropes);
@@ -104,17 +109,18 @@ Result<Transformer::CachedStep> Transformer::forward_cached(const ForwardInput& 
   for (int b = 0; b < batch; ++b)
     std::copy_n(x.value().ptr() + (static_cast<std::size_t>(b) * sn + rows[b] - 1) * s.d_model, s.d_model,
                 last.ptr() + static_cast<std::size_t>(b) * s.d_model);
-  Result<Tensor> logits = head_logits(last, backend);
-  if (!logits) return logits.error_value();
-  out.logits = Tensor({"B", "V"}, {batch, s.vocab_size}, std::move(logits.value().data));
+  if (Status st = head_logits(last, backend, out.logits); !st) return st.error_value();
+  out.logits.axes = {"B", "V"};  // (B, 1, V) read as (B, V): the same floats
+  out.logits.shape = {batch, s.vocab_size};
   // Every layer succeeded: now the cache takes the block's keys and values.
+  out.attention.clear();
   for (std::size_t l = 0; l < layers_.size(); ++l) {
     for (int b = 0; b < batch; ++b)
       cache.layers[l].append(b, first[b], rows[b], blocks[l].k[b].data(), blocks[l].v[b].data());
     out.attention.push_back(std::move(blocks[l].last_weights));
   }
   for (int b = 0; b < batch; ++b) cache.lengths[b] += rows[b];
-  return out;
+  return Ok{};
 }
 
 }  // namespace attention

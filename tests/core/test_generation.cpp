@@ -295,6 +295,38 @@ TEST(Generation, ForkKeepsThePrefixPutsTheTokenThereAndSharesNothing) {
   EXPECT_EQ(last.value().tokens().size(), static_cast<std::size_t>(m.spec().max_seq));
 }
 
+TEST(Generation, TheCacheHoldsTheWholeBudgetFromTheStartAndIsNeverReLaidOut) {
+  // A generation reserves prompt + maxNewTokens slots at once (within the context), so its
+  // steps append in place: every layer's K and V stay where they were from step to step.
+  const Transformer m = gpt2_like();
+  GenerationSettings g;
+  g.sampler.temperature = 0;
+  g.max_new_tokens = 10;
+  Generation gen = Generation::start(m, {1, 2, 3}, g).value();
+  std::vector<const float*> keys, values;
+  for (const LayerKvCache& layer : gen.cache().layers) {
+    EXPECT_EQ(layer.sequences[0].capacity, 13);
+    keys.push_back(layer.sequences[0].k.data());
+    values.push_back(layer.sequences[0].v.data());
+  }
+  const std::size_t first_bytes = gen.cache().bytes_per_layer()[0];
+  while (!gen.done()) ASSERT_TRUE(gen.step().ok());
+  for (std::size_t l = 0; l < keys.size(); ++l) {
+    EXPECT_EQ(gen.cache().layers[l].sequences[0].capacity, 13);
+    EXPECT_EQ(gen.cache().layers[l].sequences[0].k.data(), keys[l]);
+    EXPECT_EQ(gen.cache().layers[l].sequences[0].v.data(), values[l]);
+  }
+  // The bytes reported count the filled slots, not the reserved ones: 3 positions, then 13.
+  EXPECT_EQ(gen.cache().bytes_per_layer()[0], first_bytes / 3 * 13);
+  // The whole context at most: a fork's prefix + maxNewTokens can go beyond it.
+  g.max_new_tokens = m.spec().max_seq - 3;
+  Generation full = Generation::start(m, {1, 2, 3}, g).value();
+  EXPECT_EQ(full.cache().layers[0].sequences[0].capacity, m.spec().max_seq);
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE(full.step().ok());
+  Generation child = full.fork(5, 9).value();
+  EXPECT_EQ(child.cache().layers[0].sequences[0].capacity, m.spec().max_seq);
+}
+
 TEST(Generation, BadSettingsAreCodedErrors) {
   const Transformer m = gpt2_like();
   auto field = [&](auto change, std::vector<int> prompt = {1}) {

@@ -65,6 +65,9 @@ class Generation {
   std::vector<int> tokens_;
   int prompt_length_ = 0;
   std::vector<float> logits_;  // (V): the next token's
+  // The cached forward's output, kept from step to step: its logits' buffer (V floats) is
+  // reused and swapped with logits_ when a step succeeds (a failed one leaves logits_ as it was).
+  Transformer::CachedStep forward_;
   Distribution distribution_;  // the step's, its (V) buffer kept from step to step
   bool done_ = false;
 };

@@ -33,6 +33,9 @@ struct LayerKvCache {
   // Appends the keys and values of `rows` new positions of sequence b starting at
   // `first_position`: k_new and v_new are (H_kv, rows, d_h). A window layer keeps the last W.
   void append(int b, int first_position, int rows, const float* k_new, const float* v_new);
+  // Room for `positions` slots in every sequence of a global layer (a window layer's ring is
+  // its window), so appends up to there never re-lay the cache out; nothing is filled.
+  void reserve(int positions);
 };
 
 // A model's RoPE tables over positions 0..positions-1 (transformer.hpp's rope_tables).

@@ -165,6 +165,9 @@ class Transformer {
     std::vector<Tensor> attention;  // per layer (B, H, P): that row's weights over positions 0..P-1
   };
   Result<CachedStep> forward_cached(const ForwardInput& in, KvCache& cache, Backend backend = Backend::Fast) const;
+  // The same into `out`, whose logits' buffer is reused when it already has (B, V) floats (a
+  // generation's steps: no allocation or zeroing of V floats a step); its attention is replaced.
+  Status forward_cached(const ForwardInput& in, KvCache& cache, Backend backend, CachedStep& out) const;
 
   // The parts, for the preset fillers, training (train/backprop.cpp) and tests.
   std::vector<EncoderLayerWeights>& encoder_layers() { return layers_; }
@@ -193,8 +196,9 @@ class Transformer {
   std::vector<Parameter*> parameter_list();
   // The 'mlm' head's transform of hidden (B, S, E) -> (B, S, E).
   Tensor mlm_transform(const Tensor& hidden, Backend backend) const;
-  // The output head over rows: (B, S, E) -> (B, S, V).
-  Result<Tensor> head_logits(const Tensor& rows, Backend backend) const;
+  // The output head over rows: (B, S, E) -> logits (B, S, V), every element written (its
+  // buffer reused when it already holds B S V floats).
+  Status head_logits(const Tensor& rows, Backend backend, Tensor& logits) const;
 
   ModelSpec spec_;
   Parameter embed_, pos_, token_type_;
