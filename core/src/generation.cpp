@@ -72,7 +72,14 @@ Result<Generation> Generation::begin(const Transformer& model, std::vector<int> 
   g.cache_ = model.new_cache(1);
   // Room for the whole budget at once (prompt + maxNewTokens, within the context): the cache
   // is never re-laid out (copied to a buffer twice its size) in the middle of a generation.
-  const int budget = static_cast<int>(std::min<long long>(s.max_seq, total));
+  // Up to kMaxReservedCacheBytes: a larger budget (a long generation of a big model, maybe
+  // stopped early) is not held before it is used, and beyond that the cache grows by doubling.
+  std::size_t bytes_per_position = 0;  // the global layers' K and V of one position
+  for (const LayerKvCache& layer : g.cache_.layers)
+    if (layer.window == 0) bytes_per_position += 2 * sizeof(float) * layer.kv_heads * layer.head_dim;
+  const long long affordable =
+      bytes_per_position ? static_cast<long long>(kMaxReservedCacheBytes / bytes_per_position) : total;
+  const int budget = static_cast<int>(std::min<long long>({s.max_seq, total, std::max<long long>(affordable, 1)}));
   for (LayerKvCache& layer : g.cache_.layers) layer.reserve(budget);
   g.prompt_length_ = static_cast<int>(prompt.size());
   if (Status st = g.feed(prompt, nullptr); !st) return st.error_value();

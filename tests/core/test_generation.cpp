@@ -327,6 +327,27 @@ TEST(Generation, TheCacheHoldsTheWholeBudgetFromTheStartAndIsNeverReLaidOut) {
   EXPECT_EQ(child.cache().layers[0].sequences[0].capacity, m.spec().max_seq);
 }
 
+// A budget whose cache is beyond kMaxReservedCacheBytes reserves that much only (the rest comes
+// by doubling as it fills): a long maxNewTokens for a big model holds nothing it has not used.
+TEST(Generation, TheReservedCacheStopsAtItsLimit) {
+  ModelSpec s = attention::testing::gpt2_like_spec(2);
+  s.d_model = 1024;  // K and V of 2 layers: 16 KiB a position, so the limit is 4096 positions
+  s.heads = 16;
+  s.max_seq = 8192;
+  const Transformer m = Transformer::create(s).value();
+  const std::size_t per_position = 2 * 2 * sizeof(float) * 1024;
+  const int cap = static_cast<int>(kMaxReservedCacheBytes / per_position);
+  ASSERT_LT(cap, s.max_seq);
+  GenerationSettings g;
+  g.sampler.temperature = 0;
+  g.max_new_tokens = s.max_seq - 1;
+  Generation big = Generation::start(m, {1}, g).value();
+  EXPECT_EQ(big.cache().layers[0].sequences[0].capacity, cap);
+  ASSERT_TRUE(big.step().ok());
+  g.max_new_tokens = 99;
+  EXPECT_EQ(Generation::start(m, {1}, g).value().cache().layers[1].sequences[0].capacity, 100);
+}
+
 TEST(Generation, BadSettingsAreCodedErrors) {
   const Transformer m = gpt2_like();
   auto field = [&](auto change, std::vector<int> prompt = {1}) {

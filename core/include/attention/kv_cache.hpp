@@ -38,6 +38,10 @@ struct LayerKvCache {
   void reserve(int positions);
 };
 
+// The most a generation reserves for its KV cache when it begins (Generation::begin): a longer
+// budget's cache grows by doubling as it fills.
+inline constexpr std::size_t kMaxReservedCacheBytes = std::size_t{64} << 20;
+
 // A model's RoPE tables over positions 0..positions-1 (transformer.hpp's rope_tables).
 struct RopeTables {
   RopeTable global, local;  // local: only with ropeLocalTheta and a window
