@@ -17,6 +17,12 @@ const configs = {
   q8i8: ['model-f16/model.safetensors', 'q8_0', 'int8'],
 };
 const [key, ...variants] = process.argv.slice(2);
+if (!configs[key] || variants.length === 0) {
+  console.error(
+    `usage: [AB_ROUNDS=6] node bench/ab_decode.mjs <${Object.keys(configs).join('|')}> <a.wasm> [b.wasm ...]`,
+  );
+  process.exit(2);
+}
 const rounds = Number(process.env.AB_ROUNDS ?? 6);
 const [weightsFile, weights, q8Activations] = configs[key];
 const expected = JSON.parse(readFileSync(`${ROOT}bench/.cache/${name}/decode.json`, 'utf8'));

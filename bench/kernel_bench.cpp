@@ -321,7 +321,6 @@ int main(int argc, char** argv) {
         const auto time = [&](bool w_finite, Q8Activations activations = Q8Activations::F32) {
           LowBitOptions options;
           options.w_finite = w_finite;
-          options.w_q8_symmetric = low.q8_symmetric();
           options.activations = activations;
           return median_ms(
               [&] {

@@ -139,5 +139,5 @@ if (args.length === 3) {
   const relaxed = Buffer.from(relax(js, wasm)).toString('base64');
   writeFileSync(outPath, js.slice(0, start + prefix.length) + relaxed + js.slice(end));
 } else {
-  fail('usage: relax-wasm.mjs <glue.mjs> <in.wasm> <out.wasm> | <in.js> <out.js>');
+  fail('usage: relax-wasm.mjs [--keep-names] <glue.mjs> <in.wasm> <out.wasm> | <in.js> <out.js>');
 }

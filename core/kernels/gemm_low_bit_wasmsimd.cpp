@@ -593,10 +593,8 @@ namespace {
 //     (both precomputed per call): q_w q_x = q_w b+ - q_w b-, two dots per 16 values per row
 //     of A into two sums, one subtract per block (was ggml's sign transfer, a = (q_w ^ m) - m
 //     against |q_x|: an xor, a subtract and a dot per 16 values; measured in
-//     docs/performance.md, "Decoding in the browser"). The split holds for any q_w, -128 too; the relaxed
-//     path is still taken only for W known free of -128 (LowBitGemmArgs::w_q8_symmetric), which
-//     the sign transfer needed, else the plain path (the same sums).
-//     Plain (no relaxed SIMD, or -128 in W): the same lanes from int16 dots: W's 16 bytes
+//     docs/performance.md, "Decoding in the browser"). The split holds for any q_w, -128 too.
+//     Plain (no relaxed SIMD): the same lanes from int16 dots: W's 16 bytes
 //     shuffled so that the low 8 are values 0 1 4 5 8 9 12 13 and the high 8 are 2 3 6 7 10
 //     11 14 15, each widened and i32x4.dot_i16x8_s with x's int16 in the same order: lane i
 //     of the two dots' sum is 4i .. 4i + 3.
@@ -749,8 +747,8 @@ void gemv_integer_on(const LowBitGemmArgs& g, const typename Dot::X* x, const fl
 }
 
 // A's rows rounded once per call (M x K values, cheap next to W's N x K), then W's rows.
-// kRelaxed: Int8's relaxed Dot where W allows it (w_q8_symmetric) and the engine computes it
-// right (relaxed_dot_adds), else its plain twin.
+// kRelaxed: Int8's relaxed Dot where the engine computes it right (relaxed_dot_adds), else its
+// plain twin.
 template <bool kRelaxed>
 void gemv_integer(const LowBitGemmArgs& g) {
   if (g.m <= 0 || g.n <= 0) return;
@@ -775,7 +773,7 @@ void gemv_integer(const LowBitGemmArgs& g) {
   q8.resize(values);
   for (int i = 0; i < g.m; ++i)
     round_row_wasmsimd(a_row(i), g.k, q8.data() + i * row_values, da.data() + static_cast<std::size_t>(i) * blocks);
-  if (kRelaxed && g.w_q8_symmetric && relaxed_dot_adds()) {
+  if (kRelaxed && relaxed_dot_adds()) {
     thread_local std::vector<std::uint8_t> positive;
     thread_local std::vector<std::uint8_t> negative;
     thread_local std::vector<Int8DotRelaxed::X> x;

@@ -62,9 +62,6 @@ struct LowBitGemmArgs {
   // Every value of W is finite (no infinity or NaN), known by its owner: F16's GEMV then skips
   // its per-group check for them (a kernel must give the same results either way).
   bool w_finite = false;
-  // Q8_0: no q of W is -128 (Parameter::q8_symmetric): the int8 activations' relaxed GEMV
-  // needs it (its sign transfer negates q_w); without it that GEMV takes its exact twin.
-  bool w_q8_symmetric = false;
   // A's rows as they are (F32) or rounded per block of 32 first (Int16, Int8: round_row):
   // Q8_0's GEMV then multiplies in integers; every other variant multiplies A rounded and
   // widened back.
@@ -271,7 +268,6 @@ void gemm(GemmFn fn, int m, int n, int k, const float* a, const float* b, Layout
 // What W's owner knows of it and how A's rows are taken (LowBitGemmArgs' fields of the same names).
 struct LowBitOptions {
   bool w_finite = false;
-  bool w_q8_symmetric = false;
   Q8Activations activations = Q8Activations::F32;
 };
 void gemm_low_bit(LowBitGemmFn fn, Storage storage, int m, int n, int k, const float* a, const std::uint8_t* w,

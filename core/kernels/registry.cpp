@@ -279,7 +279,6 @@ void gemm_low_bit(LowBitGemmFn fn, Storage storage, int m, int n, int k, const f
       args.c = c + j0;
       args.ldc = n;
       args.w_finite = options.w_finite;
-      args.w_q8_symmetric = options.w_q8_symmetric;
       args.activations = options.activations;
       fn(args);
     });
@@ -298,7 +297,6 @@ void gemm_low_bit(LowBitGemmFn fn, Storage storage, int m, int n, int k, const f
     args.c = part.c;
     args.ldc = n;
     args.w_finite = options.w_finite;
-    args.w_q8_symmetric = options.w_q8_symmetric;
     args.activations = options.activations;
     fn(args);
   });

@@ -79,7 +79,9 @@ Result<Generation> Generation::begin(const Transformer& model, std::vector<int> 
     if (layer.window == 0) bytes_per_position += 2 * sizeof(float) * layer.kv_heads * layer.head_dim;
   const long long affordable =
       bytes_per_position ? static_cast<long long>(kMaxReservedCacheBytes / bytes_per_position) : total;
-  const int budget = static_cast<int>(std::min<long long>({s.max_seq, total, std::max<long long>(affordable, 1)}));
+  // A prompt longer than that is held whole all the same (the prefill appends it at once).
+  const int budget = static_cast<int>(
+      std::min<long long>({s.max_seq, total, std::max<long long>(affordable, static_cast<long long>(prompt.size()))}));
   for (LayerKvCache& layer : g.cache_.layers) layer.reserve(budget);
   g.prompt_length_ = static_cast<int>(prompt.size());
   if (Status st = g.feed(prompt, nullptr); !st) return st.error_value();

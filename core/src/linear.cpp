@@ -30,8 +30,6 @@ void linear_parameter_rows(const float* x, int rows, int in, const Parameter& we
   kernels::LowBitOptions options;
   options.w_finite = weight.all_finite();
   options.activations = weight.q8_activations();
-  // Only the int8 activations' GEMV asks (its first use scans W once); other modes skip the scan.
-  options.w_q8_symmetric = options.activations == Q8Activations::Int8 && weight.q8_symmetric();
   kernels::gemm_low_bit(fn, storage, rows, out, in, x, weight.row_bits(row_begin), bias, y, options);
 }
 

@@ -157,17 +157,6 @@ bool Parameter::all_finite() const {
   return finite_;
 }
 
-bool Parameter::q8_symmetric() const {
-  if (storage_ != Storage::Q8_0) return true;
-  if (symmetric_checked_version_ != version_) {
-    symmetric_ = true;
-    for (std::size_t block = 0; block + kQ8BlockBytes <= bits_.size(); block += kQ8BlockBytes)
-      for (int i = 0; i < kQ8BlockValues; ++i) symmetric_ = symmetric_ && bits_[block + 2 + i] != 0x80u;
-    symmetric_checked_version_ = version_;
-  }
-  return symmetric_;
-}
-
 const kernels::PackedWeight* Parameter::packed_rows(int row_begin, int rows, int cols) const {
   // Low-bit weights are never packed: the low-bit kernels read their rows in place, and
   // panels would be a second copy of the weight.

@@ -66,7 +66,7 @@ void store_u16(std::uint16_t v, std::uint8_t* p) {
 }
 
 // One Q8_0 block of n <= 32 values (zero-padded to 32). Every q is in [-127, 127], never -128
-// (|x| (1 / d) is 127 at most, up to a rounding error far below 0.5): storage.hpp says who relies on it.
+// (|x| (1 / d) is 127 at most, up to a rounding error far below 0.5), as ggml's.
 void quantize_block(const float* x, int n, std::uint8_t* out) {
   float amax = 0.0f;
   for (int i = 0; i < n; ++i) amax = std::fmax(amax, std::fabs(x[i]));

@@ -328,7 +328,7 @@ TEST(Generation, TheCacheHoldsTheWholeBudgetFromTheStartAndIsNeverReLaidOut) {
 }
 
 // A budget whose cache is beyond kMaxReservedCacheBytes reserves that much only (the rest comes
-// by doubling as it fills): a long maxNewTokens for a big model holds nothing it has not used.
+// by doubling as it fills): a long maxNewTokens for a big model does not take gigabytes at the start.
 TEST(Generation, TheReservedCacheStopsAtItsLimit) {
   ModelSpec s = attention::testing::gpt2_like_spec(2);
   s.d_model = 1024;  // K and V of 2 layers: 16 KiB a position, so the limit is 4096 positions

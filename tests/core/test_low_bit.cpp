@@ -71,10 +71,9 @@ TEST(LowBitConversions, RoundToBf16AndF16AsPyTorchDoes) {
   EXPECT_EQ(widen_bf16(0x3f80), 1.0f);
 }
 
-// Our quantizer never makes q = -128 (storage.hpp; the int8 GEMV's relaxed dot relies on it):
+// Our quantizer never makes q = -128 (storage.hpp), as ggml's:
 // blocks whose largest magnitude is negative, at scales from 1e-30 to 1e30, with the other values
-// anywhere in between, quantize into [-127, 127], the extremes hit exactly; a matrix knows it
-// (Parameter::q8_symmetric) and knows when a written byte breaks it.
+// anywhere in between, quantize into [-127, 127], the extremes hit exactly (as ggml's).
 TEST(LowBitConversions, Q8_0NeverMakesMinus128) {
   const int rows = 61, cols = 96;  // 3 blocks a row
   std::vector<float> values = random_vector(static_cast<std::size_t>(rows) * cols, 81);
@@ -98,9 +97,6 @@ TEST(LowBitConversions, Q8_0NeverMakesMinus128) {
         extremes += q == -127;
       }
   EXPECT_GE(extremes, rows * 3);  // each block's largest magnitude, negative, is -127
-  EXPECT_TRUE(w.q8_symmetric());
-  w.mutable_row_bits(5)[2 + 40] = 0x80;
-  EXPECT_FALSE(w.q8_symmetric());
 }
 
 TEST(LowBitConversions, Q8_0MatchesTheNumpyReference) {
@@ -215,7 +211,8 @@ TEST(LowBitGemm, Int8RoundingOfARowKeepsSevenBitsPerBlock) { expect_rounding_kee
 #ifdef __wasm_simd128__
 // The integer GEMV's rounding (round_row_wasmsimd) is the spec's, round_row, bit for bit: every
 // q and every scale (NaN included) over rows with ties at half a level, a zero block, a block
-// whose scale underflows to 0, signed zeros, an infinity, a NaN and a partial last block.
+// whose scale underflows to 0, one whose scale is subnormal, signed zeros, an infinity, a NaN and a
+// partial last block.
 template <class Q>
 void expect_simd_rounding_is_the_specs() {
   constexpr float kLargest = std::numeric_limits<Q>::max();
@@ -233,7 +230,12 @@ void expect_simd_rounding_is_the_specs() {
         x[70] = std::numeric_limits<float>::infinity();
         x[64] = -0.0f;
       }
-      if (k == 768) x[700] = std::numeric_limits<float>::quiet_NaN();
+      if (k == 768) {
+        x[700] = std::numeric_limits<float>::quiet_NaN();
+        // Block 2: a subnormal nonzero scale (max |x| 1e-40), where |x / d| can pass L and the clamp holds it.
+        for (int p = 64; p < 96; ++p) x[p] = static_cast<float>(p % 5 - 2) * 2.7e-41f;
+        x[77] = -1e-40f;
+      }
       const int blocks = kernels::q8_blocks(k);
       std::vector<Q> want(static_cast<std::size_t>(blocks) * 32, 99), got(want.size(), 98);
       std::vector<float> want_d(static_cast<std::size_t>(blocks), -1.0f), got_d(want_d.size(), -2.0f);
@@ -297,20 +299,19 @@ void expect_rounded_activations_match_the_spec(int m, int n, int k, kernels::Low
 }
 TEST_P(LowBitGemm, Int16ActivationsMatchTheSpecOnTheRoundedRows) {
   const auto [m, n, k] = GetParam();
-  expect_rounded_activations_match_the_spec<std::int16_t>(m, n, k, {true, true, Q8Activations::Int16});
+  expect_rounded_activations_match_the_spec<std::int16_t>(m, n, k, {true, Q8Activations::Int16});
 }
-// Int8 as a loaded model runs it (W free of -128: the relaxed dot where built), and with W's
-// owner not vouching for that (every variant on its exact path).
 TEST_P(LowBitGemm, Int8ActivationsMatchTheSpecOnTheRoundedRows) {
   const auto [m, n, k] = GetParam();
-  for (bool symmetric : {true, false})
-    expect_rounded_activations_match_the_spec<std::int8_t>(m, n, k, {true, symmetric, Q8Activations::Int8});
+  expect_rounded_activations_match_the_spec<std::int8_t>(m, n, k, {true, Q8Activations::Int8});
 }
 
-// Int8's GEMV gives the same bits whichever dot sums its blocks (relaxed SIMD's, or the plain
-// int16 twin taken without relaxed SIMD or for W holding -128): the integer sums are exact and
-// the float epilogue is shared. W with q = -128 (written as a loader could, our quantizer never
-// does) is also multiplied exactly: the relaxed dot's sign transfer would negate it wrongly.
+// Int8's GEMV gives the same bits whichever dot sums its blocks (relaxed SIMD's in the
+// _wasmrelaxed variant where the engine has it, the plain int16 twin in _wasmsimd): the integer
+// sums are exact and the float epilogue is shared. So does W holding q = -128 (written as a file
+// could, our quantizer never makes it: the relaxed dot splits x, not W's sign, so any q_w is
+// exact), which every variant also multiplies as the scalar spec does. In the relaxed twin of
+// the core tests the relaxed dot runs (test_kernels.cpp checks relaxed_dot_adds there).
 TEST(LowBitGemm, Int8GemvIsTheSameWithAndWithoutTheRelaxedDot) {
   for (const auto& shape : {std::make_tuple(1, 7, 40), std::make_tuple(1, 33, 200), std::make_tuple(2, 9, 128),
                             std::make_tuple(3, 5, 97), std::make_tuple(4, 6, 256), std::make_tuple(5, 4, 64)}) {
@@ -318,33 +319,33 @@ TEST(LowBitGemm, Int8GemvIsTheSameWithAndWithoutTheRelaxedDot) {
     const std::vector<float> a = random_vector(static_cast<std::size_t>(m) * k, 71 + k);
     Parameter weight("w", {n, k}, random_vector(static_cast<std::size_t>(n) * k, 72 + n, 0.5f));
     weight.set_storage(Storage::Q8_0);
-    ASSERT_TRUE(weight.q8_symmetric());
-    const auto run = [&](const Parameter& w, kernels::LowBitGemmFn fn, bool symmetric) {
+    const auto run = [&](const Parameter& w, kernels::LowBitGemmFn fn) {
       std::vector<float> c(static_cast<std::size_t>(m) * n, -7.0f);
       kernels::gemm_low_bit(fn, Storage::Q8_0, m, n, k, a.data(), w.row_bits(0), nullptr, c.data(),
-                            {true, symmetric, Q8Activations::Int8});
+                            {true, Q8Activations::Int8});
       return c;
     };
     std::vector<const kernels::Variant<kernels::LowBitGemmFn>*> gemvs;
     for (const auto& variant : kernels::low_bit_gemm_variants(Storage::Q8_0))
       if (variant.name.find("gemv") != std::string::npos) gemvs.push_back(&variant);
 #ifdef __wasm_simd128__
-    ASSERT_FALSE(gemvs.empty());  // the SIMD GEMVs are what this compares (natively there are none)
+    // the plain GEMV, and the relaxed one where the engine has relaxed SIMD (natively there are none)
+    ASSERT_EQ(gemvs.size(), kernels::relaxed_simd_available() ? 2u : 1u);
 #endif
-    for (const auto* variant : gemvs) {
-      const std::vector<float> plain = run(weight, variant->fn, false);
-      EXPECT_TRUE(run(weight, variant->fn, true) == plain) << variant->name << " m " << m << " k " << k;
-      EXPECT_TRUE(run(weight, gemvs.front()->fn, true) == plain) << variant->name << " m " << m << " k " << k;
-    }
-    // Some q = -128 in W (and a row of x of mixed signs): every variant against the scalar spec.
+    // Some q = -128 in W (and a row of x of mixed signs).
     Parameter odd("w", {n, k}, Storage::Q8_0);
     for (int r = 0; r < n; ++r) std::memcpy(odd.mutable_row_bits(r), weight.row_bits(r), weight.row_bytes());
     for (int r = 0; r < n; r += 2) odd.mutable_row_bits(r)[2 + (r % 32)] = 0x80;
-    EXPECT_FALSE(odd.q8_symmetric());
-    const std::vector<float> spec = run(odd, kernels::low_bit_gemm_variants(Storage::Q8_0).front().fn, false);
+    for (const Parameter* w :
+         gemvs.empty() ? std::vector<const Parameter*>{} : std::vector<const Parameter*>{&weight, &odd}) {
+      const std::vector<float> plain = run(*w, gemvs.front()->fn);
+      for (const auto* variant : gemvs)
+        EXPECT_TRUE(run(*w, variant->fn) == plain)
+            << variant->name << " m " << m << " k " << k << (w == &odd ? " -128" : "");
+    }
+    const std::vector<float> spec = run(odd, kernels::low_bit_gemm_variants(Storage::Q8_0).front().fn);
     for (const auto& variant : kernels::low_bit_gemm_variants(Storage::Q8_0))
-      EXPECT_TRUE(all_close(run(odd, variant.fn, odd.q8_symmetric()), spec, 1e-5 * std::sqrt(double(k))))
-          << variant.name;
+      EXPECT_TRUE(all_close(run(odd, variant.fn), spec, 1e-5 * std::sqrt(double(k)))) << variant.name;
   }
 }
 
@@ -359,7 +360,7 @@ TEST(LowBitGemm, RoundedActivationsCarryNaNToItsRowOnly) {
     for (const auto& variant : kernels::low_bit_gemm_variants(Storage::Q8_0)) {
       std::vector<float> c(static_cast<std::size_t>(m) * n, -7.0f);
       kernels::gemm_low_bit(variant.fn, Storage::Q8_0, m, n, k, a.data(), weight.row_bits(0), nullptr, c.data(),
-                            {true, true, mode});
+                            {true, mode});
       for (int j = 0; j < n; ++j) {
         EXPECT_TRUE(std::isfinite(c[j])) << variant.name;
         EXPECT_TRUE(std::isnan(c[n + j])) << variant.name;
@@ -677,7 +678,6 @@ void expect_rounded_activations_stay_close(Q8Activations mode, double tolerance)
   int flagged = 0;
   rounded.value().visit_parameters([&](const Parameter& p) {
     EXPECT_EQ(p.q8_activations(), p.storage() == Storage::Q8_0 ? mode : Q8Activations::F32) << p.name();
-    EXPECT_TRUE(p.q8_symmetric()) << p.name();  // our quantizer never makes -128
     flagged += p.q8_activations() == mode;
   });
   EXPECT_GT(flagged, 0);

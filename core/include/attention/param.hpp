@@ -98,9 +98,6 @@ class Parameter {
   // No NaN or infinity among the values: checked once per version (a model's forward
   // asks for every weight on every call).
   bool all_finite() const;
-  // Q8_0: no q of -128 (every q in [-127, 127], as our quantizer makes them, storage.hpp);
-  // checked once per version. True for any other storage.
-  bool q8_symmetric() const;
 
   // Room for a gradient: the same size as the values once training allocates it.
   std::vector<float> grad;
@@ -136,8 +133,6 @@ class Parameter {
   mutable std::vector<PackedEntry> packed_;
   mutable std::uint64_t finite_checked_version_ = ~std::uint64_t{0};
   mutable bool finite_ = false;
-  mutable std::uint64_t symmetric_checked_version_ = ~std::uint64_t{0};
-  mutable bool symmetric_ = false;
 };
 
 // Number of elements of a shape (1 for an empty shape), for parameter shapes.

@@ -14,9 +14,8 @@
 //         q = round(x * (1 / d)), rounding half away from zero (0 when d is 0), and the
 //         stored scale is d rounded to F16. A value reads back as f16(d) * q, exactly
 //         (an 11-bit by 8-bit product fits float32's 24 bits). Every q our quantizer makes
-//         is in [-127, 127] (|x| d^-1 <= 127 up to rounding, far from 127.5), never -128:
-//         the int8 activations' GEMV relies on it (its sign transfer negates q_w), so a
-//         matrix says whether it holds (Parameter::q8_symmetric) and -128 takes the exact path.
+//         is in [-127, 127] (|x| d^-1 <= 127 up to rounding, far from 127.5), never -128, as
+//         ggml's; the kernels take any byte (a file may hold -128).
 // Conversions to 16 bits round to nearest, ties to even, as PyTorch's .to(torch.bfloat16)
 // and .to(torch.float16) do (NaN becomes a quiet NaN, 0x7FC0 / 0x7E00; loaded weights
 // are checked finite first, so none is ever stored).
