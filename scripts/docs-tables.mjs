@@ -454,6 +454,11 @@ export async function limitBlocks(pkg = null) {
         mib(LIMITS.workingMemoryBytes),
         '`LIMITS.workingMemoryBytes`',
       ],
+      [
+        "a generation's KV cache (prompt + `maxNewTokens` positions)",
+        mib(LIMITS.kvCacheBytes),
+        '`LIMITS.kvCacheBytes`',
+      ],
     ],
   );
   const ranges = (schema, name) =>

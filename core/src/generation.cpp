@@ -7,6 +7,7 @@
 namespace attention {
 
 using error_code::kInvalidArgument;
+using error_code::kLimitExceeded;
 using error_code::kOutOfRange;
 
 namespace {
@@ -75,8 +76,29 @@ Result<Generation> Generation::begin(const Transformer& model, std::vector<int> 
   // Up to kMaxReservedCacheBytes: a larger budget (a long generation of a big model, maybe
   // stopped early) is not held before it is used, and beyond that the cache grows by doubling.
   std::size_t bytes_per_position = 0;  // the global layers' K and V of one position
-  for (const LayerKvCache& layer : g.cache_.layers)
-    if (layer.window == 0) bytes_per_position += 2 * sizeof(float) * layer.kv_heads * layer.head_dim;
+  std::size_t window_bytes = 0;        // the window layers' rings, full
+  for (const LayerKvCache& layer : g.cache_.layers) {
+    const std::size_t row = 2 * sizeof(float) * layer.kv_heads * layer.head_dim;
+    if (layer.window == 0)
+      bytes_per_position += row;
+    else
+      window_bytes += row * static_cast<std::size_t>(layer.window);
+  }
+  // The budget's cache at its fullest (a fork's is within its parent's, checked when it began).
+  const long long positions = std::min<long long>(s.max_seq, total);
+  const double full_cache =
+      static_cast<double>(bytes_per_position) * static_cast<double>(positions) + static_cast<double>(window_bytes);
+  if (check_budget && full_cache > static_cast<double>(kMaxKvCacheBytes)) {
+    const long long fits = bytes_per_position && kMaxKvCacheBytes > window_bytes
+                               ? static_cast<long long>((kMaxKvCacheBytes - window_bytes) / bytes_per_position)
+                               : 0;
+    return Error{"the prompt's " + std::to_string(prompt.size()) + " tokens and maxNewTokens " +
+                     std::to_string(settings.max_new_tokens) + " need a KV cache of " +
+                     std::to_string(static_cast<long long>(full_cache / (1 << 20))) + " MiB; the limit is " +
+                     std::to_string(kMaxKvCacheBytes >> 20) + " MiB (" + std::to_string(fits) +
+                     " positions of this model)",
+                 kLimitExceeded, "maxNewTokens"};
+  }
   const long long affordable =
       bytes_per_position ? static_cast<long long>(kMaxReservedCacheBytes / bytes_per_position) : total;
   // A prompt longer than that is held whole all the same (the prefill appends it at once).

@@ -1,6 +1,7 @@
 #include "attention/trace_json.hpp"
 
 #include "attention/config.hpp"
+#include "attention/kv_cache.hpp"
 #include "attention/pretrained.hpp"
 #include "attention/spec.hpp"
 #include "attention/tasks.hpp"
@@ -58,12 +59,13 @@ Json engine_description() {
   Json tasks = Json::array();
   for (const TaskInfo& t : task_infos())
     tasks.push_back({{"name", t.name}, {"vocabulary", t.vocabulary}, {"format", t.format}, {"pattern", t.pattern}});
-  // The limits every call is held to (tokenizer.hpp, transformer.hpp): the package's LIMITS
+  // The limits every call is held to (tokenizer.hpp, transformer.hpp, kv_cache.hpp): the package's LIMITS
   // and the docs read them from here.
   const Json limits = {{"texts", kMaxTexts},
                        {"tokensPerText", kMaxTokensPerText},
                        {"bytesPerText", kMaxTextBytes},
-                       {"workingMemoryBytes", kMaxTraceFloats * sizeof(float)}};
+                       {"workingMemoryBytes", kMaxTraceFloats * sizeof(float)},
+                       {"kvCacheBytes", kMaxKvCacheBytes}};
   Json blocks = Json::array();
   for (const AttentionBlockInfo& b : kAttentionBlocks)
     blocks.push_back(

@@ -348,6 +348,30 @@ TEST(Generation, TheReservedCacheStopsAtItsLimit) {
   EXPECT_EQ(Generation::start(m, {1}, g).value().cache().layers[1].sequences[0].capacity, 100);
 }
 
+// A budget whose KV cache would pass kMaxKvCacheBytes is refused when the generation begins
+// (limit_exceeded on maxNewTokens, naming the positions that fit), before anything is held; one
+// position fewer than the limit's is accepted.
+TEST(Generation, ACacheBeyondItsLimitIsRefused) {
+  ModelSpec s = attention::testing::gpt2_like_spec(2);
+  s.d_model = 8;
+  s.heads = 16;
+  s.head_dim_setting = 512;  // K and V of 2 layers: 128 KiB a position, so the limit is 4096 positions
+  s.max_seq = 8192;
+  const Transformer m = Transformer::create(s).value();
+  const int fits = static_cast<int>(kMaxKvCacheBytes / (2 * 2 * sizeof(float) * 16 * 512));
+  ASSERT_EQ(fits, 4096);
+  GenerationSettings g;
+  g.sampler.temperature = 0;
+  g.max_new_tokens = fits;  // with the prompt's 2 tokens: 4098 positions
+  Result<Generation> refused = Generation::start(m, {1, 2}, g);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error_value().code, std::string(error_code::kLimitExceeded));
+  EXPECT_EQ(refused.error_value().field, "maxNewTokens");
+  EXPECT_NE(refused.error_value().message.find("4096 positions"), std::string::npos) << refused.error_value().message;
+  g.max_new_tokens = fits - 2;
+  EXPECT_TRUE(Generation::start(m, {1, 2}, g).ok());
+}
+
 TEST(Generation, BadSettingsAreCodedErrors) {
   const Transformer m = gpt2_like();
   auto field = [&](auto change, std::vector<int> prompt = {1}) {

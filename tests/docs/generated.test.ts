@@ -86,4 +86,36 @@ describe("the documented limits are the engine's", async () => {
     );
     expect(refused(() => engine.run({ texts: [words(LIMITS.tokensPerText)], mode: 'encoder', config }))).toBe(true);
   });
+  test("a generation's KV cache: a budget past the limit is refused when it begins, one at it starts", () => {
+    // K and V of 2 layers x 16 heads x 512 dims in float32: 128 KiB a position.
+    const perPosition = 2 * 2 * 16 * 512 * 4;
+    const fits = LIMITS.kvCacheBytes / perPosition;
+    const model = engine.createModel({
+      vocabSize: 16,
+      dModel: 8,
+      heads: 16,
+      headDim: 512,
+      layers: 2,
+      ffnDim: 8,
+      maxSeq: fits + 8,
+      positions: 'learned',
+      causal: true,
+      norm: 'pre',
+      finalNorm: true,
+      head: 'tied',
+    });
+    try {
+      let error: unknown;
+      try {
+        model.generate({ ids: [1, 2], maxNewTokens: fits - 1, temperature: 0 });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toMatchObject({ code: 'limit_exceeded', field: 'maxNewTokens' });
+      expect(String((error as Error).message)).toContain(`the limit is ${LIMITS.kvCacheBytes / 2 ** 20} MiB`);
+      model.generate({ ids: [1, 2], maxNewTokens: fits - 2, temperature: 0 }).dispose();
+    } finally {
+      model.dispose();
+    }
+  });
 });

@@ -45,6 +45,8 @@ export const LIMITS = Object.freeze({
   bytesPerText: ENGINE.limits.bytesPerText,
   /** Working memory one call may need, in bytes. */
   workingMemoryBytes: ENGINE.limits.workingMemoryBytes,
+  /** The most a generation's KV cache may hold (prompt + maxNewTokens positions), in bytes. */
+  kvCacheBytes: ENGINE.limits.kvCacheBytes,
 });
 
 export const MODES = setting(PLAYGROUND_SCHEMA, 'mode').choices as readonly Mode[];

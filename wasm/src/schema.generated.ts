@@ -83,6 +83,7 @@ export const ENGINE = {
   ],
   "limits": {
     "bytesPerText": 8192,
+    "kvCacheBytes": 536870912,
     "texts": 16,
     "tokensPerText": 128,
     "workingMemoryBytes": 268435456

@@ -38,6 +38,11 @@ struct LayerKvCache {
   void reserve(int positions);
 };
 
+// The most a generation's KV cache may hold (prompt + maxNewTokens positions, within the context):
+// a larger budget is refused when the generation begins (limit_exceeded), so its cache never
+// outgrows memory mid-generation. With parameters of at most 1.5 GiB and a call's working memory
+// (transformer.hpp) it stays well inside wasm32's 4 GB (docs/limits.md).
+inline constexpr std::size_t kMaxKvCacheBytes = std::size_t{512} << 20;
 // The most a generation reserves for its KV cache when it begins (Generation::begin): a longer
 // budget's cache grows by doubling as it fills.
 inline constexpr std::size_t kMaxReservedCacheBytes = std::size_t{64} << 20;
