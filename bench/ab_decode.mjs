@@ -3,19 +3,13 @@
 // option, 64-step runs alternated. Usage: node bench/ab_decode.mjs f16 dist/ab/a.wasm dist/ab/b.wasm
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
-import { ROOT, pageHelpers } from './browser_support.mjs';
+import { ROOT, DECODE_WEIGHTS_OPTIONS, openBenchPage } from './browser_support.mjs';
 import { serveDirectory } from '../tests/support/static-server.mjs';
 import { launchChromium } from '../tests/support/browser.mjs';
 
 const name = 'gpt2-small';
 const files = ['config.json', 'vocab.json', 'merges.txt'];
-const configs = {
-  f32: ['model.safetensors', 'auto'],
-  f16: ['model-f16/model.safetensors', 'auto'],
-  q8: ['model-f16/model.safetensors', 'q8_0'],
-  q8i: ['model-f16/model.safetensors', 'q8_0', 'int16'],
-  q8i8: ['model-f16/model.safetensors', 'q8_0', 'int8'],
-};
+const configs = DECODE_WEIGHTS_OPTIONS;
 const [key, ...variants] = process.argv.slice(2);
 if (!configs[key] || variants.length === 0) {
   console.error(
@@ -29,9 +23,7 @@ const expected = JSON.parse(readFileSync(`${ROOT}bench/.cache/${name}/decode.jso
 const server = await serveDirectory(ROOT, { isolated: true });
 const browser = await launchChromium();
 try {
-  const page = await browser.newPage();
-  await page.addInitScript(pageHelpers);
-  await page.goto(`${server.url}bench/.cache/page.html`);
+  const page = await openBenchPage(browser, server);
   const tokens = await page.evaluate(
     async ({ base, files, weightsFile, weights, q8Activations, variants, prompt }) => {
       const { loadAttention } = await import('/dist/index.js');

@@ -112,15 +112,32 @@ export function pageHelpers() {
   };
 }
 
+// A page of the bench's origin with its helpers (window.bench) installed; `errors`, if given,
+// collects the page's uncaught errors from the start.
+export async function openBenchPage(browser, server, errors = null) {
+  const page = await browser.newPage();
+  if (errors) page.on('pageerror', (error) => errors.push(String(error)));
+  await page.addInitScript(pageHelpers);
+  await page.goto(`${server.url}bench/.cache/page.html`);
+  return page;
+}
+
+// GPT-2 small's weights options the decode profiling scripts take by name (ab_decode.mjs,
+// profile_decode.mjs): [the weights file in bench/.cache/<model>/, weights, q8Activations].
+export const DECODE_WEIGHTS_OPTIONS = {
+  f32: ['model.safetensors', 'auto'],
+  f16: ['model-f16/model.safetensors', 'auto'],
+  q8: ['model-f16/model.safetensors', 'q8_0'],
+  q8i: ['model-f16/model.safetensors', 'q8_0', 'int16'],
+  q8i8: ['model-f16/model.safetensors', 'q8_0', 'int8'],
+};
+
 export async function part(fn, args, then) {
   const server = await serveDirectory(ROOT, { isolated: true });
   const browser = await launchChromium();
   try {
-    const page = await browser.newPage();
     const errors = [];
-    page.on('pageerror', (error) => errors.push(String(error)));
-    await page.addInitScript(pageHelpers);
-    await page.goto(`${server.url}bench/.cache/page.html`);
+    const page = await openBenchPage(browser, server, errors);
     let result = await page.evaluate(fn, args);
     if (then) for (const [f, a] of then) result = { ...result, ...(await page.evaluate(f, a)) };
     if (errors.length) throw new Error(errors.join('\n'));
@@ -145,9 +162,7 @@ export async function profileForward({ label, setup, forward }) {
   const server = await serveDirectory(ROOT, { isolated: true });
   const browser = await launchChromium();
   try {
-    const page = await browser.newPage();
-    await page.addInitScript(pageHelpers);
-    await page.goto(`${server.url}bench/.cache/page.html`);
+    const page = await openBenchPage(browser, server);
     await page.evaluate(...setup);
     await page.evaluate(`window.benchForward = ${forward.toString()}`);
     await page.evaluate(async () => {

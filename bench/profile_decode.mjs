@@ -11,19 +11,13 @@
 // <attention-simd-relaxed.wasm>` and put the three files in dist/wasm/ (docs/performance.md,
 // "Decoding in the browser").
 import { readFileSync, writeFileSync } from 'node:fs';
-import { ROOT, pageHelpers } from './browser_support.mjs';
+import { ROOT, DECODE_WEIGHTS_OPTIONS, openBenchPage } from './browser_support.mjs';
 import { serveDirectory } from '../tests/support/static-server.mjs';
 import { launchChromium } from '../tests/support/browser.mjs';
 
 const name = process.env.MODEL ?? 'gpt2-small';
 const files = ['config.json', 'vocab.json', 'merges.txt'];
-const configs = {
-  f32: ['model.safetensors', 'auto'],
-  f16: ['model-f16/model.safetensors', 'auto'],
-  q8: ['model-f16/model.safetensors', 'q8_0'],
-  q8i: ['model-f16/model.safetensors', 'q8_0', 'int16'],
-  q8i8: ['model-f16/model.safetensors', 'q8_0', 'int8'],
-};
+const configs = DECODE_WEIGHTS_OPTIONS;
 const wanted = process.argv.slice(2).length ? process.argv.slice(2) : ['f16', 'q8i8'];
 const expected = JSON.parse(readFileSync(`${ROOT}bench/.cache/${name}/decode.json`, 'utf8'));
 const server = await serveDirectory(ROOT, { isolated: true });
@@ -31,9 +25,7 @@ const browser = await launchChromium();
 try {
   for (const key of wanted) {
     const [weightsFile, weights, q8Activations] = configs[key];
-    const page = await browser.newPage();
-    await page.addInitScript(pageHelpers);
-    await page.goto(`${server.url}bench/.cache/page.html`);
+    const page = await openBenchPage(browser, server);
     const info = await page.evaluate(
       async ({ base, files, weightsFile, weights, q8Activations }) => {
         const { loadAttention } = await import('/dist/index.js');
