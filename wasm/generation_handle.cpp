@@ -9,16 +9,6 @@
 
 namespace attention::js {
 
-namespace {
-
-// A JS copy of the values (Int32Array or Float64Array): one call across the boundary.
-template <class T>
-val copy_to_js(const std::vector<T>& values) {
-  return val(emscripten::typed_memory_view(values.size(), values.data())).call<val>("slice");
-}
-
-}  // namespace
-
 GenerationHandle::GenerationHandle(const ModelHandle& model, val in)
     : model_(model.shared()), failure_(val::undefined()) {
   GenerationSettings g;
@@ -53,8 +43,8 @@ val GenerationHandle::step(int top_count) {
     candidate_probabilities_.push_back(p);
   }
   val candidates = val::object();
-  candidates.set("ids", copy_to_js(candidate_ids_));
-  candidates.set("probabilities", copy_to_js(candidate_probabilities_));
+  candidates.set("ids", to_typed_array(candidate_ids_));
+  candidates.set("probabilities", to_typed_array(candidate_probabilities_));
   out.set("candidates", candidates);
   out.set("entropy", s.entropy);
   // (L, H, P): the layers side by side in a buffer the handle keeps, then one copy to JS (one
@@ -65,7 +55,7 @@ val GenerationHandle::step(int top_count) {
   out.set("heads", s.attention.empty() ? 0 : s.attention[0].shape[0]);
   out.set("positions", s.attention.empty() ? 0 : s.attention[0].shape[1]);
   cache_bytes_.assign(s.cache_bytes.begin(), s.cache_bytes.end());
-  out.set("cacheBytes", val::global("Array").call<val>("from", copy_to_js(cache_bytes_)));  // number[]
+  out.set("cacheBytes", val::global("Array").call<val>("from", to_typed_array(cache_bytes_)));  // number[]
   out.set("ms", s.ms);
   out.set("done", s.done);
   return out;

@@ -16,14 +16,6 @@ val error(const Error& e) {
   return result;
 }
 
-val to_float32_array(const float* data, std::size_t n) {
-  return val(emscripten::typed_memory_view(n, data)).call<val>("slice");
-}
-
-val to_uint8_array(const std::vector<std::uint8_t>& bytes) {
-  return val(emscripten::typed_memory_view(bytes.size(), bytes.data())).call<val>("slice");
-}
-
 bool read_floats(const val& array, const char* name, std::size_t expected, std::vector<float>& out, val& failure) {
   const std::size_t length = array["length"].as<std::size_t>();
   if (length != expected) {

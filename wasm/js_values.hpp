@@ -20,11 +20,20 @@ inline val error(const std::string& message, const char* code = error_code::kInv
   return error(Error{message, code, field});
 }
 
-// A copy of the values as a JS typed array the caller owns (no view into the heap,
-// which would go stale when memory grows).
-val to_float32_array(const float* data, std::size_t n);
-inline val to_float32_array(const std::vector<float>& v) { return to_float32_array(v.data(), v.size()); }
-val to_uint8_array(const std::vector<std::uint8_t>& bytes);
+// A copy of the values as a JS typed array of their type (Float32Array for float, Int32Array for
+// int, Float64Array for double, Uint8Array for bytes) the caller owns, made in one call (a view's
+// slice; no view into the heap, which would go stale when memory grows).
+template <class T>
+val to_typed_array(const T* data, std::size_t n) {
+  return val(emscripten::typed_memory_view(n, data)).template call<val>("slice");
+}
+template <class T>
+val to_typed_array(const std::vector<T>& v) {
+  return to_typed_array(v.data(), v.size());
+}
+inline val to_float32_array(const float* data, std::size_t n) { return to_typed_array(data, n); }
+inline val to_float32_array(const std::vector<float>& v) { return to_typed_array(v); }
+inline val to_uint8_array(const std::vector<std::uint8_t>& bytes) { return to_typed_array(bytes); }
 
 // A typed array (or array) of numbers with exactly `expected` elements, else false and
 // an error naming `name` (the API's spelling).

@@ -71,20 +71,16 @@ Result<Generation> Generation::begin(const Transformer& model, std::vector<int> 
                  kOutOfRange, "maxNewTokens"};
   Generation g(model, settings);
   g.cache_ = model.new_cache(1);
-  // Room for the whole budget at once (prompt + maxNewTokens, within the context): the cache
-  // is never re-laid out (copied to a buffer twice its size) in the middle of a generation.
-  // Up to kMaxReservedCacheBytes: a larger budget (a long generation of a big model, maybe
-  // stopped early) is not held before it is used, and beyond that the cache grows by doubling.
-  std::size_t bytes_per_position = 0;  // the global layers' K and V of one position
+  std::size_t bytes_per_position = 0;  // the global layers' slots of one position
   std::size_t window_bytes = 0;        // the window layers' rings, full
   for (const LayerKvCache& layer : g.cache_.layers) {
-    const std::size_t row = 2 * sizeof(float) * layer.kv_heads * layer.head_dim;
     if (layer.window == 0)
-      bytes_per_position += row;
+      bytes_per_position += layer.slot_bytes();
     else
-      window_bytes += row * static_cast<std::size_t>(layer.window);
+      window_bytes += layer.slot_bytes() * static_cast<std::size_t>(layer.window);
   }
-  // The budget's cache at its fullest (a fork's is within its parent's, checked when it began).
+  // The budget's cache at its fullest must fit kMaxKvCacheBytes (a fork's is within its parent's,
+  // checked when that began).
   const long long positions = std::min<long long>(s.max_seq, total);
   const double full_cache =
       static_cast<double>(bytes_per_position) * static_cast<double>(positions) + static_cast<double>(window_bytes);
@@ -99,11 +95,15 @@ Result<Generation> Generation::begin(const Transformer& model, std::vector<int> 
                      " positions of this model)",
                  kLimitExceeded, "maxNewTokens"};
   }
+  // Room for the whole budget at once, so the cache is never re-laid out (copied to a buffer twice
+  // its size) in the middle of a generation; up to kMaxReservedCacheBytes: a larger budget (a long
+  // generation of a big model, maybe stopped early) is not held before it is used, and beyond that
+  // the cache grows by doubling. A prompt longer than that is held whole all the same (the prefill
+  // appends it at once).
   const long long affordable =
       bytes_per_position ? static_cast<long long>(kMaxReservedCacheBytes / bytes_per_position) : total;
-  // A prompt longer than that is held whole all the same (the prefill appends it at once).
   const int budget = static_cast<int>(
-      std::min<long long>({s.max_seq, total, std::max<long long>(affordable, static_cast<long long>(prompt.size()))}));
+      std::min<long long>({positions, std::max<long long>(affordable, static_cast<long long>(prompt.size()))}));
   for (LayerKvCache& layer : g.cache_.layers) layer.reserve(budget);
   g.prompt_length_ = static_cast<int>(prompt.size());
   if (Status st = g.feed(prompt, nullptr); !st) return st.error_value();

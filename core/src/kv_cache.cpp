@@ -9,7 +9,7 @@ std::size_t LayerKvCache::bytes() const {
   for (const SequenceKv& s : sequences)
     filled +=
         static_cast<std::size_t>(std::count_if(s.positions.begin(), s.positions.end(), [](int p) { return p >= 0; }));
-  return filled * 2 * static_cast<std::size_t>(kv_heads) * head_dim * sizeof(float);
+  return filled * slot_bytes();
 }
 
 namespace {

@@ -29,6 +29,14 @@ namespace {
 
 const std::string kDir = std::string(ATTENTION_FIXTURE_DIR) + "/modern/";
 
+// Greedy decoding (temperature 0) of up to max_new_tokens tokens.
+GenerationSettings greedy(int max_new_tokens) {
+  GenerationSettings g;
+  g.sampler.temperature = 0;
+  g.max_new_tokens = max_new_tokens;
+  return g;
+}
+
 Transformer gpt2_like(int layers = 2) {
   Transformer m = Transformer::create(attention::testing::gpt2_like_spec(layers)).value();
   m.initialize_random(7);
@@ -229,9 +237,7 @@ TEST(KvCache, EncodersCannotDecode) {
 
 TEST(Generation, GreedyEqualsTheArgmaxOfTheFullForwardAndSeedsRepeat) {
   const Transformer m = gpt2_like();
-  GenerationSettings g;
-  g.sampler.temperature = 0;
-  g.max_new_tokens = 10;
+  GenerationSettings g = greedy(10);
   Generation gen = Generation::start(m, {1, 2, 3}, g).value();
   while (!gen.done()) {
     const std::vector<int> before = gen.tokens();
@@ -263,9 +269,7 @@ TEST(Generation, GreedyEqualsTheArgmaxOfTheFullForwardAndSeedsRepeat) {
 
 TEST(Generation, ForkKeepsThePrefixPutsTheTokenThereAndSharesNothing) {
   const Transformer m = gpt2_like();
-  GenerationSettings g;
-  g.sampler.temperature = 0;
-  g.max_new_tokens = 6;
+  GenerationSettings g = greedy(6);
   g.stop_ids = {};
   Generation gen = Generation::start(m, {1, 2, 3}, g).value();
   for (int i = 0; i < 3; ++i) ASSERT_TRUE(gen.step().ok());
@@ -299,9 +303,7 @@ TEST(Generation, TheCacheHoldsTheWholeBudgetFromTheStartAndIsNeverReLaidOut) {
   // A generation reserves prompt + maxNewTokens slots at once (within the context), so its
   // steps append in place: every layer's K and V stay where they were from step to step.
   const Transformer m = gpt2_like();
-  GenerationSettings g;
-  g.sampler.temperature = 0;
-  g.max_new_tokens = 10;
+  GenerationSettings g = greedy(10);
   Generation gen = Generation::start(m, {1, 2, 3}, g).value();
   std::vector<const float*> keys, values;
   for (const LayerKvCache& layer : gen.cache().layers) {
@@ -338,9 +340,7 @@ TEST(Generation, TheReservedCacheStopsAtItsLimit) {
   const std::size_t per_position = 2 * 2 * sizeof(float) * 1024;
   const int cap = static_cast<int>(kMaxReservedCacheBytes / per_position);
   ASSERT_LT(cap, s.max_seq);
-  GenerationSettings g;
-  g.sampler.temperature = 0;
-  g.max_new_tokens = s.max_seq - 1;
+  GenerationSettings g = greedy(s.max_seq - 1);
   Generation big = Generation::start(m, {1}, g).value();
   EXPECT_EQ(big.cache().layers[0].sequences[0].capacity, cap);
   ASSERT_TRUE(big.step().ok());
@@ -360,9 +360,7 @@ TEST(Generation, ACacheBeyondItsLimitIsRefused) {
   const Transformer m = Transformer::create(s).value();
   const int fits = static_cast<int>(kMaxKvCacheBytes / (2 * 2 * sizeof(float) * 16 * 512));
   ASSERT_EQ(fits, 4096);
-  GenerationSettings g;
-  g.sampler.temperature = 0;
-  g.max_new_tokens = fits;  // with the prompt's 2 tokens: 4098 positions
+  GenerationSettings g = greedy(fits);  // with the prompt's 2 tokens: 4098 positions
   Result<Generation> refused = Generation::start(m, {1, 2}, g);
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error_value().code, std::string(error_code::kLimitExceeded));
@@ -430,9 +428,7 @@ TEST_P(GreedyReference, TwentyTokensEqualPyTorchs) {
           ? gpt2_tiny()
           : load_fixture_model(f, std::string(ATTENTION_FIXTURE_DIR) + "/generation/" + name + ".safetensors");
   const std::vector<int> continuation = f["continuation"];
-  GenerationSettings g;
-  g.sampler.temperature = 0;
-  g.max_new_tokens = static_cast<int>(continuation.size());
+  GenerationSettings g = greedy(static_cast<int>(continuation.size()));
   Result<Generation> gen = Generation::start(m, f["prompt"].get<std::vector<int>>(), g);
   ASSERT_TRUE(gen.ok()) << gen.error();
   std::vector<int> ours;
@@ -495,9 +491,7 @@ TEST(Generation, TrainedToyDecodersCompleteTheirTask) {
     const std::vector<Example> examples = task->evaluation_set(123, 50);
     for (const Example& e : examples) {
       const int n = task_options.length;
-      GenerationSettings g;
-      g.sampler.temperature = 0;
-      g.max_new_tokens = n;
+      GenerationSettings g = greedy(n);
       Generation gen = Generation::start(m, std::vector<int>(e.ids.begin(), e.ids.begin() + n + 1), g).value();
       while (!gen.done()) ASSERT_TRUE(gen.step().ok());
       right += gen.tokens() == e.ids;

@@ -28,8 +28,10 @@ struct LayerKvCache {
   int window = 0;                     // 0 = global (every position kept), else the ring's size
   std::vector<SequenceKv> sequences;  // (B)
 
-  // Slots in use over the batch x 2 (K and V) x H_kv x d_h x 4 bytes.
+  // Slots in use over the batch x slot_bytes().
   std::size_t bytes() const;
+  // One slot (one position of one sequence): K and V, 2 x H_kv x d_h x 4 bytes.
+  std::size_t slot_bytes() const { return 2 * sizeof(float) * static_cast<std::size_t>(kv_heads) * head_dim; }
   // Appends the keys and values of `rows` new positions of sequence b starting at
   // `first_position`: k_new and v_new are (H_kv, rows, d_h). A window layer keeps the last W.
   void append(int b, int first_position, int rows, const float* k_new, const float* v_new);
