@@ -101,6 +101,11 @@ describe('the Generate panel', () => {
     await plain.page.locator('button[data-action="open-generate"]').click();
     await waitForTokens(plain.page, 9);
     assert.deepEqual(await shownTokens(plain.page), PROMPT.split(' '));
+    // under the prompt, what the toy model can answer: its task's form and the settings it was trained with
+    assert.match(
+      await plain.page.locator('[data-testid="generate-hint"]').textContent(),
+      /^Trained on Reverse \(length 8, symbols 10\): x_1 \.\. x_n \| x_n \.\. x_1\. It learned only prompts of that form/,
+    );
     await plain.page.locator('#gen-temperature').evaluate((input) => {
       input.value = '0.5';
       input.dispatchEvent(new Event('input', { bubbles: true }));
@@ -363,6 +368,8 @@ describe('the Generate panel', () => {
     // GPT-2's pieces of the prompt: The ·c at ·s at ·on ·the
     await waitForTokens(page, 7);
     assert.deepEqual(await shownTokens(page), ['The', '\u00b7c', 'at', '\u00b7s', 'at', '\u00b7on', '\u00b7the']);
+    // a pretrained model reads any text: no trained task's form under its prompt
+    assert.equal(await page.locator('[data-testid="generate-hint"]').count(), 0);
     await page.evaluate(() => {
       window.longTasks = [];
       new PerformanceObserver((list) => window.longTasks.push(...list.getEntries().map((e) => e.duration))).observe({

@@ -39,6 +39,7 @@ import {
 import { redistribute, type Candidate, type Filters } from '../model/next-token.js';
 import { AttentionRows, branchTree, doneText, speedText, withPath } from '../model/generation-view.js';
 import type { GenerationApi, GenerationOpened, GenerationSource, StepView } from '../workers/generation-run.js';
+import { trainedPromptHint } from '../settings/trained-prompt.js';
 import { HashWriter } from '../ui/hash-writer.js';
 import { GENERATE_STYLES } from './generate-styles.js';
 import { nextTokenChart } from './next-token-chart.js';
@@ -582,6 +583,11 @@ export class GeneratePanel extends LitElement {
           this.chatAvailable
             ? html`<label class="chat"><input type="checkbox" .checked=${this.state.chat} @change=${this.#onChat} />
                 chat turns, rendered by the model’s chat template</label>`
+            : nothing
+        }
+        ${
+          this.source && 'trained' in this.source
+            ? html`<p class="hint" data-testid="generate-hint">${trainedPromptHint(this.source.trained.settings)}</p>`
             : nothing
         }
         ${branch?.opened.rendered ? html`<p class="rendered" title="what the model reads">${branch.opened.rendered}</p>` : nothing}

@@ -16,6 +16,7 @@ export const GENERATE_STYLES = [
   .prompt > label { font-weight: 700; font-size: var(--ap-text-sm); }
   textarea { font: inherit; padding: 0.3rem; border: 1px solid var(--ap-border-strong); border-radius: var(--ap-radius); background: var(--ap-surface); color: var(--ap-text); }
   .chat { font-size: var(--ap-text-sm); }
+  .prompt > .hint { margin: 0; font-size: var(--ap-text-sm); color: var(--ap-text-muted, var(--ap-text)); }
   .rendered { white-space: pre-wrap; font-family: var(--ap-mono, monospace); font-size: var(--ap-text-sm); margin: 0; }
   .actions { display: flex; flex-wrap: wrap; gap: 0.4rem; align-items: center; margin: 0.5rem 0; }
   button { font: inherit; padding: 0.3rem 0.8rem; cursor: pointer; border-radius: var(--ap-radius); border: 1px solid var(--ap-border-strong); background: var(--ap-surface); color: var(--ap-text); }
