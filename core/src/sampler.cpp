@@ -90,7 +90,11 @@ namespace {
 // What process_scores does besides reading the logits: divide by T (temperature 0, greedy,
 // and 1 leave them as they are), and filter with top-k (a k below V).
 bool divides_by_temperature(const SamplerSettings& s) { return s.temperature > 0 && s.temperature != 1.0; }
+// Whether each filter can remove a token (each stated once: process_scores runs the filters that
+// can, and sampling_distribution_and_entropy skips the scores' copy when none can).
 bool top_k_filters(const SamplerSettings& s, int vocab) { return s.top_k > 0 && s.top_k < vocab; }
+bool top_p_filters(const SamplerSettings& s) { return s.top_p < 1.0; }
+bool min_p_filters(const SamplerSettings& s) { return s.min_p > 0.0; }
 
 // processed_scores into `scores` (resized to V; its buffer reused).
 void process_scores(const float* logits, int vocab, const SamplerSettings& s, const std::vector<int>& history,
@@ -120,7 +124,7 @@ void process_scores(const float* logits, int vocab, const SamplerSettings& s, co
     for (double& v : scores)
       if (v < kth) v = kNegInf;
   }
-  if (s.top_p < 1.0) {
+  if (top_p_filters(s)) {
     // Ascending order; out go the tokens whose cumulative mass (from the smallest up) is
     // <= 1 - top_p, never the largest.
     const std::vector<double> p = softmax(scores);
@@ -131,7 +135,7 @@ void process_scores(const float* logits, int vocab, const SamplerSettings& s, co
       if (cumulative <= 1.0 - s.top_p) scores[order[i]] = kNegInf;
     }
   }
-  if (s.min_p > 0.0) {
+  if (min_p_filters(s)) {
     const std::vector<double> p = softmax(scores);
     const double top = *std::max_element(p.begin(), p.end());
     for (int i = 0; i < vocab; ++i)
@@ -157,7 +161,7 @@ void sampling_distribution_and_entropy(const float* logits, int vocab, const Sam
                                        const std::vector<int>& history, Distribution& out) {
   std::vector<double>& w = out.weights;
   vocab_pass::WeightSums sums;
-  const bool filters = top_k_filters(s, vocab) || s.top_p < 1.0 || s.min_p > 0.0;
+  const bool filters = top_k_filters(s, vocab) || top_p_filters(s) || min_p_filters(s);
   if (s.repetition_penalty == 1.0 && !filters) {
     // The scores are the logits / T and nothing else, so they are read from the logits
     // without a copy: division by T > 0 keeps their order, so the largest score is the
