@@ -588,8 +588,15 @@ namespace {
 //     per row of A one i32x4.dot_i16x8_s and one i32x4.add: lane i sums the values 2i, 2i + 1
 //     of each 8.
 //   Int8Dot (q8Activations 'int8', ggml's Q8_0 x Q8_0): lane i sums the values 4i .. 4i + 3 of
-//     each 16 (relaxed SIMD's i32x4.relaxed_dot_i8x16_i7x16_add_s does so).
-//     Relaxed: its second operand must be in [0, 127] for the same result on every engine, so
+//     each 16 (relaxed SIMD's i32x4.relaxed_dot_i8x16_i7x16_add_s does so). Three ways, the
+//     fastest the engine computes right (kernels::int8_dot(): Int8DotUnsigned, Int8DotRelaxed,
+//     Int8DotPlain; engine.kernels.int8Dot 'unsigned', 'split', 'plain'):
+//     Unsigned: where the runtime's relaxed dot takes its second operand's bytes as unsigned and
+//     sums exactly (AVX-VNNI's vpdpbusd, Chromium's lowering there: relaxed_dot_unsigned), W's
+//     bytes flipped to q_w + 128 in [0, 255] against q_x, one dot per 16 values and x's offset,
+//     128 sum q_x, subtracted (Int8DotUnsigned, below: about 10% less a step than the split where
+//     W is in cache, docs/performance.md).
+//     Relaxed (split): its second operand must be in [0, 127] for the same result on every engine, so
 //     x is split into its positive and negative parts, b+ = max(q_x, 0) and b- = max(-q_x, 0)
 //     (both precomputed per call): q_w q_x = q_w b+ - q_w b-, two dots per 16 values per row
 //     of A into two sums, one subtract per block (was ggml's sign transfer, a = (q_w ^ m) - m
@@ -736,8 +743,12 @@ void gemv_integer_tile(const LowBitGemmArgs& g, const typename Dot::X* xs, const
         Dot::block(block + q * kQ8BlockBytes + 2, x, b + q, sum[q]);
       }
       // The four scales: F16's widen4, or without its infinity/NaN select where W is finite.
-      const v128_t h = wasm_i32x4_make(load_u16(block), load_u16(block + kQ8BlockBytes),
-                                       load_u16(block + 2 * kQ8BlockBytes), load_u16(block + 3 * kQ8BlockBytes));
+      // Each scale's 16 bits into the low half of a lane of zeros, loaded in place (v128.load16_lane:
+      // 4 operations instead of 4 scalar loads and i32x4.make's 4; measured in docs/performance.md)
+      v128_t h = wasm_v128_load16_lane(block, wasm_i32x4_splat(0), 0);
+      h = wasm_v128_load16_lane(block + kQ8BlockBytes, h, 2);
+      h = wasm_v128_load16_lane(block + 2 * kQ8BlockBytes, h, 4);
+      h = wasm_v128_load16_lane(block + 3 * kQ8BlockBytes, h, 6);
       const v128_t dw = kFinite ? wasm_f32x4_mul(wasm_v128_or(wasm_i32x4_shl(wasm_v128_and(h, magnitude), 13),
                                                               wasm_i32x4_shl(wasm_v128_and(h, sign), 16)),
                                                  wasm_f32x4_splat(0x1.0p112f))
