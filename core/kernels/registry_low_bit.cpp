@@ -98,7 +98,6 @@ Int8Dot limit_int8_dot(Int8Dot most) {
 }
 
 // The last variant listed is the one the fast path uses.
-
 const Variant<LowBitGemmFn>& fastest_low_bit_gemm(Storage storage) { return low_bit_gemm_variants(storage).back(); }
 
 }  // namespace attention::kernels
