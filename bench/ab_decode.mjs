@@ -1,6 +1,8 @@
 // A/B of engine builds on greedy decode steps of GPT-2 small in one Chromium page: each variant
 // (a relaxed .wasm under the worktree, the glue dist/wasm/attention-simd.mjs) with one weights
 // option, 64-step runs alternated. Usage: node bench/ab_decode.mjs f16 dist/ab/a.wasm dist/ab/b.wasm
+// A variant "<file.wasm>:<int8Dot>" loads it with loadAttention's int8Dot cap ('split', 'plain'),
+// so one build compares Q8_0's int8 dots: node bench/ab_decode.mjs q8i8 x.wasm x.wasm:split
 import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { ROOT, DECODE_WEIGHTS_OPTIONS, openBenchPage } from './browser_support.mjs';
@@ -13,7 +15,7 @@ const configs = DECODE_WEIGHTS_OPTIONS;
 const [key, ...variants] = process.argv.slice(2);
 if (!configs[key] || variants.length === 0) {
   console.error(
-    `usage: [AB_ROUNDS=6] node bench/ab_decode.mjs <${Object.keys(configs).join('|')}> <a.wasm> [b.wasm ...]`,
+    `usage: [AB_ROUNDS=6] node bench/ab_decode.mjs <${Object.keys(configs).join('|')}> <a.wasm[:int8Dot]> [b.wasm ...]`,
   );
   process.exit(2);
 }
@@ -31,7 +33,12 @@ try {
       window.models = [];
       const out = [];
       for (const v of variants) {
-        const engine = await loadAttention({ build: 'simd', locateWasm: () => new URL('/' + v, location.href) });
+        const [file, int8Dot] = v.split(':');
+        const engine = await loadAttention({
+          build: 'simd',
+          ...(int8Dot ? { int8Dot } : {}),
+          locateWasm: () => new URL('/' + file, location.href),
+        });
         const m = await engine.loadPretrained({ files: bytes, weights, ...(q8Activations ? { q8Activations } : {}) });
         window.models.push(m);
         const gen = m.generate({ ids: prompt, maxNewTokens: 64, temperature: 0 });

@@ -313,7 +313,7 @@ val fast_kernels_js() {
   result.set("softmax", kernels.softmax);
   result.set("geluTanh", kernels.gelu_tanh);
   result.set("relaxedSimd", kernels.relaxed_simd);
-  result.set("relaxedDot", kernels.relaxed_dot);
+  result.set("int8Dot", kernels.int8_dot);
   return result;
 }
 
@@ -347,6 +347,7 @@ EMSCRIPTEN_BINDINGS(attention_engine) {
   emscripten::function("_heapPeak", &heap_peak_bytes);
   emscripten::function("_resetHeapPeak", &reset_heap_peak);
   emscripten::function("_fastKernels", &fast_kernels_js);
+  emscripten::function("_limitInt8Dot", &attention::limit_int8_dot);
   emscripten::class_<PreparedAttention>("_PreparedAttention")
       .constructor<val>()
       .function("error", &PreparedAttention::error)

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "kernels.hpp"
@@ -587,8 +588,15 @@ namespace {
 //     per row of A one i32x4.dot_i16x8_s and one i32x4.add: lane i sums the values 2i, 2i + 1
 //     of each 8.
 //   Int8Dot (q8Activations 'int8', ggml's Q8_0 x Q8_0): lane i sums the values 4i .. 4i + 3 of
-//     each 16 (relaxed SIMD's i32x4.relaxed_dot_i8x16_i7x16_add_s does so).
-//     Relaxed: its second operand must be in [0, 127] for the same result on every engine, so
+//     each 16 (relaxed SIMD's i32x4.relaxed_dot_i8x16_i7x16_add_s does so). Three ways, the
+//     fastest the engine computes right (kernels::int8_dot(): Int8DotUnsigned, Int8DotRelaxed,
+//     Int8DotPlain; engine.kernels.int8Dot 'unsigned', 'split', 'plain'):
+//     Unsigned: where the runtime's relaxed dot takes its second operand's bytes as unsigned and
+//     sums exactly (AVX-VNNI's vpdpbusd, Chromium's lowering there: relaxed_dot_unsigned), W's
+//     bytes flipped to q_w + 128 in [0, 255] against q_x, one dot per 16 values and x's offset,
+//     128 sum q_x, subtracted (Int8DotUnsigned, below: about 10% less a step than the split where
+//     W is in cache, docs/performance.md).
+//     Relaxed (split): its second operand must be in [0, 127] for the same result on every engine, so
 //     x is split into its positive and negative parts, b+ = max(q_x, 0) and b- = max(-q_x, 0)
 //     (both precomputed per call): q_w q_x = q_w b+ - q_w b-, two dots per 16 values per row
 //     of A into two sums, one subtract per block (was ggml's sign transfer, a = (q_w ^ m) - m
@@ -657,6 +665,57 @@ struct Int8DotRelaxed {
   }
 };
 
+// Int8DotUnsigned: a = q_x (signed) against b = q_w XOR 0x80 = q_w + 128 (unsigned, [0, 255]),
+// one relaxed dot per 16 values per row of A: lane i gets the plain lane plus 128 times the sum of
+// q_x over the same bytes, an offset of x alone, computed once per call (x is shared by every row
+// of W) and subtracted: per block from the four-block epilogue's block sums (X::block_offsets), per
+// lane in the last blocks' (X::lane_offsets). The same integers as the plain twin, so the same
+// bits. Only where relaxed_dot_unsigned() (relaxed_simd.hpp) found the engine's dot unsigned and
+// exact for b in [128, 255] (AVX-VNNI's vpdpbusd); an xor and a dot per 16 values where the split
+// takes two dots and a second load of x.
+struct Int8DotUnsigned {
+  static constexpr bool kFourBlocks = true;
+  struct X {
+    const std::int8_t* q;               // (M, blocks x 32): q_x
+    const std::int32_t* block_offsets;  // (M, blocks): 128 sum of q_x over the block
+    const std::int32_t* lane_offsets;   // (M, blocks x 4): lane i, 128 sum of q_x over bytes 4i .. 4i + 3 of each 16
+    v128_t flip;                        // 0x80 in each byte, built from opaque_zero() (see there) once per call
+  };
+  template <int R>
+  static inline void block(const std::uint8_t* w, const X (&x)[R], int b, v128_t (&sum)[R]) {
+    for (int offset = 0; offset < kQ8BlockValues; offset += 16) {
+      const v128_t v = wasm_v128_xor(wasm_v128_load(w + offset), x[0].flip);
+      for (int r = 0; r < R; ++r) {
+        const std::size_t at = static_cast<std::size_t>(b) * kQ8BlockValues + offset;
+        sum[r] = attention_relaxed_dot_i8x16_i7x16_add_s(wasm_v128_load(x[r].q + at), v, sum[r]);
+      }
+    }
+  }
+  // The four blocks' sums t (lane q: block b + q) and one block's lanes without x's offsets.
+  static inline v128_t four_blocks_exact(v128_t t, const X& x, int b) {
+    return wasm_i32x4_sub(t, wasm_v128_load(x.block_offsets + b));
+  }
+  static inline v128_t lanes_exact(v128_t lanes, const X& x, int b) {
+    return wasm_i32x4_sub(lanes, wasm_v128_load(x.lane_offsets + 4 * static_cast<std::size_t>(b)));
+  }
+};
+
+// The Dots whose lanes are exact as they come.
+template <class Dot>
+inline v128_t four_blocks_exact(v128_t t, const typename Dot::X& x, int b) {
+  if constexpr (std::is_same_v<Dot, Int8DotUnsigned>)
+    return Dot::four_blocks_exact(t, x, b);
+  else
+    return t;
+}
+template <class Dot>
+inline v128_t lanes_exact(v128_t lanes, const typename Dot::X& x, int b) {
+  if constexpr (std::is_same_v<Dot, Int8DotUnsigned>)
+    return Dot::lanes_exact(lanes, x, b);
+  else
+    return lanes;
+}
+
 template <int R, bool kFinite, class Dot>
 void gemv_integer_tile(const LowBitGemmArgs& g, const typename Dot::X* xs, const float* da, int i0, int j) {
   const int blocks = q8_blocks(g.k);
@@ -684,8 +743,12 @@ void gemv_integer_tile(const LowBitGemmArgs& g, const typename Dot::X* xs, const
         Dot::block(block + q * kQ8BlockBytes + 2, x, b + q, sum[q]);
       }
       // The four scales: F16's widen4, or without its infinity/NaN select where W is finite.
-      const v128_t h = wasm_i32x4_make(load_u16(block), load_u16(block + kQ8BlockBytes),
-                                       load_u16(block + 2 * kQ8BlockBytes), load_u16(block + 3 * kQ8BlockBytes));
+      // Each scale's 16 bits into the low half of a lane of zeros, loaded in place (v128.load16_lane:
+      // 4 operations instead of 4 scalar loads and i32x4.make's 4; measured in docs/performance.md)
+      v128_t h = wasm_v128_load16_lane(block, wasm_i32x4_splat(0), 0);
+      h = wasm_v128_load16_lane(block + kQ8BlockBytes, h, 2);
+      h = wasm_v128_load16_lane(block + 2 * kQ8BlockBytes, h, 4);
+      h = wasm_v128_load16_lane(block + 3 * kQ8BlockBytes, h, 6);
       const v128_t dw = kFinite ? wasm_f32x4_mul(wasm_v128_or(wasm_i32x4_shl(wasm_v128_and(h, magnitude), 13),
                                                               wasm_i32x4_shl(wasm_v128_and(h, sign), 16)),
                                                  wasm_f32x4_splat(0x1.0p112f))
@@ -695,8 +758,9 @@ void gemv_integer_tile(const LowBitGemmArgs& g, const typename Dot::X* xs, const
                                           wasm_i32x4_shuffle(sum[0][r], sum[1][r], 1, 3, 5, 7));
         const v128_t s23 = wasm_i32x4_add(wasm_i32x4_shuffle(sum[2][r], sum[3][r], 0, 2, 4, 6),
                                           wasm_i32x4_shuffle(sum[2][r], sum[3][r], 1, 3, 5, 7));
-        const v128_t t =
-            wasm_i32x4_add(wasm_i32x4_shuffle(s01, s23, 0, 2, 4, 6), wasm_i32x4_shuffle(s01, s23, 1, 3, 5, 7));
+        const v128_t t = four_blocks_exact<Dot>(
+            wasm_i32x4_add(wasm_i32x4_shuffle(s01, s23, 0, 2, 4, 6), wasm_i32x4_shuffle(s01, s23, 1, 3, 5, 7)), x[r],
+            b);
         acc[r] = wasm_f32x4_add(
             acc[r], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(t), wasm_f32x4_mul(dw, wasm_v128_load(dx[r] + b))));
       }
@@ -712,8 +776,8 @@ void gemv_integer_tile(const LowBitGemmArgs& g, const typename Dot::X* xs, const
     for (int r = 0; r < R; ++r) sum[r] = wasm_i32x4_splat(0);
     Dot::block(block + 2, x, b, sum);
     for (int r = 0; r < R; ++r)
-      acc[r] =
-          wasm_f32x4_add(acc[r], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(sum[r]), wasm_f32x4_splat(dw * dx[r][b])));
+      acc[r] = wasm_f32x4_add(acc[r], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(lanes_exact<Dot>(sum[r], x[r], b)),
+                                                     wasm_f32x4_splat(dw * dx[r][b])));
   }
   for (int r = 0; r < R; ++r) {
     const v128_t v = acc[r];
@@ -746,9 +810,24 @@ void gemv_integer_on(const LowBitGemmArgs& g, const typename Dot::X* x, const fl
     gemv_integer_rows<false, Dot>(g, x, da);
 }
 
+// x's offsets for Int8DotUnsigned, from its q_x (values: M x blocks x 32): per block and per lane.
+void unsigned_dot_offsets(const std::int8_t* q, std::size_t values, std::int32_t* block_offsets,
+                          std::int32_t* lane_offsets) {
+  for (std::size_t v = 0, b = 0; v < values; v += kQ8BlockValues, ++b) {
+    // lane i: the sum of bytes 4i .. 4i + 3 of each 16 (pairwise widening adds, exact)
+    const v128_t lanes =
+        wasm_i32x4_add(wasm_i32x4_extadd_pairwise_i16x8(wasm_i16x8_extadd_pairwise_i8x16(wasm_v128_load(q + v))),
+                       wasm_i32x4_extadd_pairwise_i16x8(wasm_i16x8_extadd_pairwise_i8x16(wasm_v128_load(q + v + 16))));
+    const v128_t offsets = wasm_i32x4_shl(lanes, 7);
+    wasm_v128_store(lane_offsets + 4 * b, offsets);
+    block_offsets[b] = wasm_i32x4_extract_lane(offsets, 0) + wasm_i32x4_extract_lane(offsets, 1) +
+                       wasm_i32x4_extract_lane(offsets, 2) + wasm_i32x4_extract_lane(offsets, 3);
+  }
+}
+
 // A's rows rounded once per call (M x K values, cheap next to W's N x K), then W's rows.
-// kRelaxed: Int8's relaxed Dot where the engine computes it right (relaxed_dot_adds), else its
-// plain twin.
+// kRelaxed: Int8's fastest relaxed Dot the engine computes right (int8_dot(): unsigned, else
+// split), else its plain twin.
 template <bool kRelaxed>
 void gemv_integer(const LowBitGemmArgs& g) {
   if (g.m <= 0 || g.n <= 0) return;
@@ -773,7 +852,22 @@ void gemv_integer(const LowBitGemmArgs& g) {
   q8.resize(values);
   for (int i = 0; i < g.m; ++i)
     round_row_wasmsimd(a_row(i), g.k, q8.data() + i * row_values, da.data() + static_cast<std::size_t>(i) * blocks);
-  if (kRelaxed && relaxed_dot_adds()) {
+  const Int8Dot dot = kRelaxed ? int8_dot() : Int8Dot::Plain;
+  if (dot == Int8Dot::Unsigned) {
+    thread_local std::vector<std::int32_t> block_offsets, lane_offsets;
+    thread_local std::vector<Int8DotUnsigned::X> x;
+    const std::size_t all_blocks = static_cast<std::size_t>(g.m) * blocks;
+    block_offsets.resize(all_blocks);
+    lane_offsets.resize(4 * all_blocks);
+    unsigned_dot_offsets(q8.data(), values, block_offsets.data(), lane_offsets.data());
+    x.resize(static_cast<std::size_t>(g.m));
+    const v128_t flip = wasm_i8x16_splat(static_cast<std::int8_t>(0x80 + opaque_zero()));
+    for (int i = 0; i < g.m; ++i)
+      x[i] = {q8.data() + i * row_values, block_offsets.data() + static_cast<std::size_t>(i) * blocks,
+              lane_offsets.data() + 4 * static_cast<std::size_t>(i) * blocks, flip};
+    return gemv_integer_on<Int8DotUnsigned>(g, x.data(), da.data());
+  }
+  if (dot == Int8Dot::Split) {
     thread_local std::vector<std::uint8_t> positive;
     thread_local std::vector<std::uint8_t> negative;
     thread_local std::vector<Int8DotRelaxed::X> x;

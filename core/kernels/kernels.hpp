@@ -241,10 +241,23 @@ const Variant<ActivationFn>& fastest_silu();
 const Variant<DotRowsFn>& fastest_dot_rows();
 const Variant<WeightedSumRowsFn>& fastest_weighted_sum_rows();
 const Variant<LowBitGemmFn>& fastest_low_bit_gemm(Storage storage);
-// Whether Q8_0's int8-activations GEMV multiplies with relaxed SIMD's integer dot in this
-// engine (relaxed_simd.hpp: a .wasm rewritten for relaxed SIMD whose runtime computes the dot
-// right); false where it takes its plain twin, and in an engine without the low-bit kernels.
-bool int8_relaxed_dot();
+// The integer dot Q8_0's int8-activations GEMV sums its blocks with (gemm_low_bit_wasmsimd.cpp),
+// slowest first; every one gives the same integers, so the same bits:
+//   Plain: int16 dots (wasm SIMD without relaxed SIMD, or a runtime whose relaxed dot is wrong);
+//   Split: relaxed SIMD's dot on x's positive and negative parts (its second operand in [0, 127],
+//          the same on every engine: relaxed_simd.hpp's relaxed_dot_adds);
+//   Unsigned: relaxed SIMD's dot on W's bytes flipped to [0, 255], one dot per 16 values (only
+//          where the runtime's dot is unsigned and exact there: relaxed_dot_unsigned, AVX-VNNI).
+enum class Int8Dot { Plain, Split, Unsigned };
+// The dot this engine runs: the fastest its runtime computes right, at most the limit below
+// (Plain in an engine without the relaxed kernels or without the low-bit kernels).
+Int8Dot int8_dot();
+// Caps int8_dot() at `most` (default Unsigned: no cap), so tests and benches can compare the
+// dots in one engine; returns the dot that then runs.
+Int8Dot limit_int8_dot(Int8Dot most);
+// "plain", "split", "unsigned" (engine.kernels.int8Dot), and back (false for another name).
+const char* int8_dot_name(Int8Dot dot);
+bool int8_dot_from_name(const std::string& name, Int8Dot& dot);
 
 // A weight matrix packed once for the fast GEMM (empty where the fast GEMM does not pack).
 struct PackedWeight {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <utility>
 
 #include "attention/backend.hpp"
 #include "attention/parallel.hpp"
@@ -105,13 +106,39 @@ FastKernels fast_kernels() {
 #ifdef __wasm_simd128__
   kernels.relaxed_simd = kernels::fastest_gemm().fn == &kernels::gemm_f32_5x8_wasmrelaxed;
 #endif
-  kernels.relaxed_dot = kernels::int8_relaxed_dot();
+  kernels.int8_dot = kernels::int8_dot_name(kernels::int8_dot());
   return kernels;
+}
+
+std::string limit_int8_dot(const std::string& most) {
+  kernels::Int8Dot dot;
+  if (!kernels::int8_dot_from_name(most, dot)) return "";
+  return kernels::int8_dot_name(kernels::limit_int8_dot(dot));
 }
 
 }  // namespace attention
 
 namespace attention::kernels {
+
+namespace {
+constexpr std::pair<Int8Dot, const char*> kInt8DotNames[] = {
+    {Int8Dot::Plain, "plain"}, {Int8Dot::Split, "split"}, {Int8Dot::Unsigned, "unsigned"}};
+}  // namespace
+
+const char* int8_dot_name(Int8Dot dot) {
+  for (const auto& [value, name] : kInt8DotNames)
+    if (value == dot) return name;
+  return "plain";
+}
+
+bool int8_dot_from_name(const std::string& name, Int8Dot& dot) {
+  for (const auto& [value, known] : kInt8DotNames)
+    if (name == known) {
+      dot = value;
+      return true;
+    }
+  return false;
+}
 
 static GemmArgs dense(int m, int n, int k, const float* a, const float* b, Layout layout, float alpha,
                       const float* bias, float* c) {

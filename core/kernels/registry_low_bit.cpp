@@ -1,6 +1,9 @@
 // The low-bit GEMM's variants (kernels.hpp), in a file of their own so that an engine which
 // never holds low-bit weights links another list instead (the one-tag element's engine:
 // core/kernels/registry_low_bit_spec_only.cpp) and leaves the wasm SIMD low-bit kernels out of its .wasm.
+#include <algorithm>
+#include <atomic>
+
 #include "kernels.hpp"
 #include "relaxed_simd.hpp"
 
@@ -74,15 +77,27 @@ const std::vector<Variant<LowBitGemmFn>>& low_bit_gemm_variants(Storage storage)
   return storage == Storage::F16 ? f16 : storage == Storage::Q8_0 ? q8_0 : bf16;
 }
 
-// The last variant listed is the one the fast path uses.
-bool int8_relaxed_dot() {
+namespace {
+std::atomic<Int8Dot> int8_dot_limit{Int8Dot::Unsigned};
+}  // namespace
+
+Int8Dot int8_dot() {
 #ifdef __wasm_simd128__
-  return relaxed_simd_available() && relaxed_dot_adds();
+  const Int8Dot best = relaxed_dot_unsigned() ? Int8Dot::Unsigned
+                       : relaxed_dot_adds()   ? Int8Dot::Split
+                                              : Int8Dot::Plain;
+  return std::min(best, int8_dot_limit.load(std::memory_order_relaxed));
 #else
-  return false;
+  return Int8Dot::Plain;
 #endif
 }
 
+Int8Dot limit_int8_dot(Int8Dot most) {
+  int8_dot_limit.store(most, std::memory_order_relaxed);
+  return int8_dot();
+}
+
+// The last variant listed is the one the fast path uses.
 const Variant<LowBitGemmFn>& fastest_low_bit_gemm(Storage storage) { return low_bit_gemm_variants(storage).back(); }
 
 }  // namespace attention::kernels

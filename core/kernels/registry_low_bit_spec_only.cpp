@@ -16,6 +16,7 @@ const std::vector<Variant<LowBitGemmFn>>& low_bit_gemm_variants(Storage storage)
 
 const Variant<LowBitGemmFn>& fastest_low_bit_gemm(Storage storage) { return low_bit_gemm_variants(storage).back(); }
 
-bool int8_relaxed_dot() { return false; }
+Int8Dot int8_dot() { return Int8Dot::Plain; }
+Int8Dot limit_int8_dot(Int8Dot) { return Int8Dot::Plain; }
 
 }  // namespace attention::kernels

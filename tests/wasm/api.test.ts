@@ -164,6 +164,24 @@ describe('loading', () => {
     expect(scalar.kernels).toMatchObject({ gemm: 'gemm_f32_eigen', relaxedSimd: false });
   });
 
+  it("caps the int8 GEMV's dot at int8Dot and refuses another value naming the field", async () => {
+    const { AttentionError } = await import('../../dist/node.js');
+    // Without relaxed SIMD the plain dot runs whatever the cap (the relaxed dots: relaxed-engine.test.ts, e2e int8-dot)
+    const plain = await loadAttention({ build: 'simd', relaxedSimd: false, int8Dot: 'unsigned' });
+    expect(plain.kernels.int8Dot).toBe('plain');
+    const capped = await loadAttention({ build: 'simd', int8Dot: 'plain' });
+    expect(capped.kernels.int8Dot).toBe('plain');
+    for (const int8Dot of ['vnni', 1, null]) {
+      const error = await loadAttention({ build: 'simd', int8Dot } as never).then(
+        () => null,
+        (e: unknown) => e as InstanceType<typeof AttentionError>,
+      );
+      expect(error).toBeInstanceOf(AttentionError);
+      expect(error).toMatchObject({ field: 'int8Dot', value: int8Dot });
+      expect(error!.message).toMatch(/int8Dot must be one of 'unsigned', 'split', 'plain'/);
+    }
+  });
+
   it('refuses a bad relaxedSimd option, and relaxedSimd: true where it cannot be had, with an AttentionError', async () => {
     const { AttentionError, supportsRelaxedSimd } = await import('../../dist/node.js');
     const refusal = (options: object) =>

@@ -1,7 +1,7 @@
 // Which compiled engine a runtime can run, and how many threads: no engine code here, so
 // entry points that ship only some builds (inline.ts) import it without the others.
 import { AttentionError, describeValue } from './errors.js';
-import type { Build } from './types.js';
+import type { Build, Int8Dot } from './types.js';
 
 // The smallest module that uses a 128-bit SIMD instruction: () -> v128 { i8x16.splat(i32.const 0) }.
 // A runtime without wasm SIMD rejects it. (The same probe wasm-feature-detect makes,
@@ -105,6 +105,20 @@ export function chooseRelaxedSimd(requested: unknown, build: Build): boolean {
       { field: 'relaxedSimd', value: requested },
     );
   return possible;
+}
+
+const INT8_DOTS: readonly Int8Dot[] = ['unsigned', 'split', 'plain'];
+
+/** The `int8Dot` option checked: one of the dots, or undefined (the fastest the engine can). */
+export function checkInt8Dot(requested: unknown): Int8Dot | undefined {
+  if (requested === undefined || INT8_DOTS.includes(requested as Int8Dot)) return requested as Int8Dot | undefined;
+  throw new AttentionError(
+    `int8Dot must be one of ${INT8_DOTS.map((d) => `'${d}'`).join(', ')}, got ${describeValue(requested)}`,
+    {
+      field: 'int8Dot',
+      value: requested,
+    },
+  );
 }
 
 /** Whether this runtime can run the threaded build: shared memory, and on the web a cross-origin isolated page. */

@@ -12,6 +12,7 @@ import type {
   CreateModelOptions,
   FastKernels,
   CreateTrainerOptions,
+  Int8Dot,
   ModelSpec,
   MultiHeadAttentionInput,
   MultiHeadAttentionResult,
@@ -45,6 +46,8 @@ export interface RawModule extends RawPretrainedModule {
   _heapPeak(): number;
   _resetHeapPeak(): void;
   _fastKernels(): FastKernels;
+  /** Caps the int8 GEMV's dot (kernels.int8Dot); returns the one that then runs. */
+  _limitInt8Dot(most: Int8Dot): Int8Dot;
   _setThreads(threads: number): number;
   /** The threaded build's pool of pthread workers. */
   PThread?: { terminateAllThreads(): void };

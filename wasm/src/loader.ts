@@ -1,6 +1,6 @@
 import { AttentionEngine, type RawModule } from './engine.js';
-import type { Build } from './types.js';
-import { chooseBuild, chooseRelaxedSimd, threadCount } from './build-choice.js';
+import type { Build, Int8Dot } from './types.js';
+import { checkInt8Dot, chooseBuild, chooseRelaxedSimd, threadCount } from './build-choice.js';
 
 export { chooseBuild, supportsSimd, supportsThreads } from './build-choice.js';
 
@@ -25,6 +25,12 @@ export interface LoadOptions {
    * `engine.kernels.relaxedSimd` tells what loaded.
    */
   relaxedSimd?: boolean;
+  /**
+   * The fastest integer dot Q8_0's int8-activations GEMV may use (default: the fastest the
+   * engine and runtime compute right; `engine.kernels.int8Dot` tells which runs). Every dot gives
+   * the same numbers, so this is only for comparing their speed.
+   */
+  int8Dot?: Int8Dot;
   /** The .wasm bytes, if you host or bundle them yourself (then they decide relaxedSimd). */
   wasmBinary?: ArrayBuffer | Uint8Array;
   /** Where the .wasm of a build lives, if not beside this module (relaxedSimd: its relaxed twin). */
@@ -70,6 +76,7 @@ export async function loadWith(
   options: LoadOptions,
   builds: Partial<Record<Build, BuildFiles>>,
 ): Promise<AttentionEngine> {
+  checkInt8Dot(options.int8Dot);
   const build = await chooseBuild(options.build, 'simd-threads' in builds);
   try {
     return await instantiate(read, options, builds, build);
@@ -104,5 +111,6 @@ async function instantiate(
   const module = await factory(
     build === 'simd-threads' ? { wasmBinary, pthreadPoolSize: threads - 1 } : { wasmBinary },
   );
+  if (options.int8Dot !== undefined) module._limitInt8Dot(options.int8Dot);
   return new AttentionEngine(module, build, threads);
 }

@@ -14,12 +14,22 @@ export interface FastKernels {
   /** Whether the GEMM uses relaxed SIMD's fused multiply-add (the SIMD builds' relaxed twin). */
   relaxedSimd: boolean;
   /**
-   * Whether Q8_0's int8-activations GEMV (`q8Activations: 'int8'`) uses relaxed SIMD's integer
-   * dot: the relaxed twin on a runtime that computes it right (Node 20 computes it wrong in its
-   * baseline compiler, so there the engine takes the plain twin, with the same numbers).
+   * The integer dot of Q8_0's int8-activations GEMV (`q8Activations: 'int8'`), {@link Int8Dot}:
+   * the fastest the loaded .wasm and its runtime compute right, unless `loadAttention`'s `int8Dot`
+   * caps it. Every one gives the same numbers.
    */
-  relaxedDot: boolean;
+  int8Dot: Int8Dot;
 }
+
+/**
+ * How Q8_0's int8-activations GEMV sums its blocks of integer products, fastest first:
+ * 'unsigned', relaxed SIMD's integer dot with W's bytes taken as unsigned (one dot per 16 values;
+ * only where the runtime computes that exactly, as Chromium does on x86 CPUs with AVX-VNNI);
+ * 'split', relaxed SIMD's dot on the activations' positive and negative parts (two dots; every
+ * runtime whose relaxed dot adds as specified); 'plain', 16-bit dots (no relaxed SIMD, or a
+ * runtime that computes the relaxed dot wrong, as Node 20's baseline compiler does).
+ */
+export type Int8Dot = 'unsigned' | 'split' | 'plain';
 
 /** Every playground setting (the model's and `mode`) as the engine declares them. */
 export type PlaygroundSettings = SettingsOf<typeof ENGINE.playground.settings>;

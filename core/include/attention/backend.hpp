@@ -14,8 +14,14 @@ enum class Backend { Reference, Fast };
 struct FastKernels {
   std::string gemm, softmax, gelu_tanh;
   bool relaxed_simd = false;  // the GEMM uses relaxed SIMD's fused multiply-add
-  bool relaxed_dot = false;   // Q8_0's int8 GEMV uses relaxed SIMD's integer dot (kernels::int8_relaxed_dot)
+  // The integer dot of Q8_0's int8 GEMV: "unsigned", "split" (relaxed SIMD's) or "plain" (kernels::Int8Dot)
+  std::string int8_dot = "plain";
 };
 FastKernels fast_kernels();
+// Caps the integer dot of Q8_0's int8 GEMV (FastKernels::int8_dot) at `most`: "unsigned" (no cap:
+// the fastest the runtime computes right), "split" or "plain". Every dot gives the same numbers;
+// the cap is for comparing them in one engine. Returns the dot that then runs ("" and no change
+// for another name).
+std::string limit_int8_dot(const std::string& most);
 
 }  // namespace attention

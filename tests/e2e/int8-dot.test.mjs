@@ -1,0 +1,155 @@
+// Q8_0's int8-activations GEMV in Chromium with each integer dot (engine.kernels.int8Dot,
+// core/kernels/gemm_low_bit_wasmsimd.cpp): the 'unsigned' dot (relaxed SIMD's dot on W's bytes
+// flipped to [0, 255]) runs only where the runtime's relaxed dot is unsigned and exact there
+// (AVX-VNNI's vpdpbusd: Chromium on such a CPU; not Node 20, so the core suite cannot run it).
+// The relaxed engine decodes a small GPT-2 (a random checkpoint written here: E = 160, five
+// blocks of 32, so the GEMV's four-block epilogue and its last block's per-lane one both run)
+// with its fastest dot and with it capped ('split', 'plain'): the same tokens, candidates and
+// probabilities, bit for bit, since every dot sums the same integers. The test prints which dots
+// it compared; on a machine whose Chromium has no unsigned dot it compares split against plain.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { launchChromium, openPage } from '../support/browser.mjs';
+import { serveDirectory } from '../support/static-server.mjs';
+import { ROOT } from '../support/site.mjs';
+
+const TINY = `${ROOT}tests/reference/fixtures/pretrained/gpt2-tiny/`;
+const [E, LAYERS, HEADS, VOCAB, POSITIONS] = [160, 2, 4, 1000, 32];
+
+// A GPT-2 checkpoint in float32 (hub names, Conv1D (in, out) layouts), values uniform in
+// (-0.125, 0.125) from a fixed LCG, norm weights 1; each tensor's first two values are -0.125
+// and 0.125, the largest of their blocks: Q8_0's q = -127 and 127 (flipped: 1 and 255).
+function checkpoint() {
+  const tensors = [
+    ['wte.weight', [VOCAB, E]],
+    ['wpe.weight', [POSITIONS, E]],
+  ];
+  for (let l = 0; l < LAYERS; l++)
+    for (const [part, shape] of [
+      ['ln_1.weight', [E]],
+      ['ln_1.bias', [E]],
+      ['attn.c_attn.weight', [E, 3 * E]],
+      ['attn.c_attn.bias', [3 * E]],
+      ['attn.c_proj.weight', [E, E]],
+      ['attn.c_proj.bias', [E]],
+      ['ln_2.weight', [E]],
+      ['ln_2.bias', [E]],
+      ['mlp.c_fc.weight', [E, 4 * E]],
+      ['mlp.c_fc.bias', [4 * E]],
+      ['mlp.c_proj.weight', [4 * E, E]],
+      ['mlp.c_proj.bias', [E]],
+    ])
+      tensors.push([`h.${l}.${part}`, shape]);
+  tensors.push(['ln_f.weight', [E]], ['ln_f.bias', [E]]);
+  const header = {};
+  let offset = 0;
+  for (const [name, shape] of tensors) {
+    const bytes = 4 * shape.reduce((a, b) => a * b, 1);
+    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes] };
+    offset += bytes;
+  }
+  const json = new TextEncoder().encode(JSON.stringify(header));
+  const file = new Uint8Array(8 + json.length + offset);
+  new DataView(file.buffer).setBigUint64(0, BigInt(json.length), true);
+  file.set(json, 8);
+  const data = new DataView(file.buffer, 8 + json.length);
+  let state = 31;
+  let at = 0;
+  for (const [name, shape] of tensors) {
+    const n = shape.reduce((a, b) => a * b, 1);
+    for (let i = 0; i < n; i++, at += 4) {
+      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+      const value = /ln_.*\.weight$/.test(name)
+        ? 1
+        : i < 2
+          ? i
+            ? 0.125
+            : -0.125
+          : ((state / 2 ** 32) * 2 - 1) * 0.125;
+      data.setFloat32(at, value, true);
+    }
+  }
+  const config = JSON.parse(readFileSync(`${TINY}config.json`, 'utf8'));
+  Object.assign(config, {
+    n_embd: E,
+    n_layer: LAYERS,
+    n_head: HEADS,
+    vocab_size: VOCAB,
+    n_positions: POSITIONS,
+    n_ctx: POSITIONS,
+  });
+  return {
+    'config.json': [...new TextEncoder().encode(JSON.stringify(config))],
+    'model.safetensors': [...file],
+    'tokenizer.json': [...readFileSync(`${TINY}tokenizer.json`)],
+  };
+}
+
+let server = null;
+let browser = null;
+before(async () => {
+  server = await serveDirectory(ROOT, { isolated: true });
+  browser = await launchChromium();
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+describe('the int8 GEMV in Chromium', () => {
+  test('decodes the same bits with its fastest dot and with each slower one', { timeout: 120_000 }, async () => {
+    const { page, errors } = await openPage(browser, {}, { onlyFrom: server.url });
+    // A blank page of the server's origin, so the package imports from it.
+    await page.route(`${server.url}int8-dot.html`, (route) =>
+      route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>int8 dot</title>' }),
+    );
+    await page.goto(`${server.url}int8-dot.html`);
+    const runs = await page.evaluate(async (files) => {
+      const { loadAttention } = await import('/dist/index.js');
+      const bytes = Object.fromEntries(Object.entries(files).map(([name, b]) => [name, new Uint8Array(b)]));
+      const decode = async (int8Dot) => {
+        const engine = await loadAttention({ build: 'simd', relaxedSimd: true, ...(int8Dot ? { int8Dot } : {}) });
+        const model = await engine.loadPretrained({ files: bytes, weights: 'q8_0', q8Activations: 'int8' });
+        // A prompt long enough that the prefill's int8 GEMM takes more than one row at a time too
+        const gen = model.model.generate({ ids: [5, 300, 17, 999, 42], maxNewTokens: 12, temperature: 0 });
+        const steps = [];
+        while (!gen.done) {
+          const s = gen.step();
+          steps.push({
+            token: s.token,
+            ids: s.candidates.map((c) => c.token),
+            probabilities: s.candidates.map((c) => c.probability),
+          });
+        }
+        gen.dispose();
+        return { kernels: engine.kernels, steps };
+      };
+      return { fastest: await decode(), split: await decode('split'), plain: await decode('plain') };
+    }, checkpoint());
+    const { fastest, split, plain } = runs;
+    console.log(
+      `int8 dots compared in this Chromium: ${fastest.kernels.int8Dot} (fastest), ${split.kernels.int8Dot}, ${plain.kernels.int8Dot}`,
+    );
+    assert.equal(fastest.kernels.relaxedSimd, true);
+    assert.equal(plain.kernels.int8Dot, 'plain');
+    // Chromium's relaxed dot adds as specified on every CPU: the split dot runs where asked for
+    assert.equal(split.kernels.int8Dot, 'split');
+    assert.ok(['unsigned', 'split'].includes(fastest.kernels.int8Dot), fastest.kernels.int8Dot);
+    // V8 lowers the relaxed dot to AVX-VNNI's vpdpbusd (unsigned) unless the CPU also has
+    // AVX-VNNI-INT8 (vpdpbssd, signed): on Linux the CPU's flags say which the probe must find.
+    const flags = existsSync('/proc/cpuinfo')
+      ? (readFileSync('/proc/cpuinfo', 'utf8').match(/^flags.*$/m)?.[0] ?? '')
+      : '';
+    if (flags) {
+      const vnni = / avx_vnni( |$)/.test(flags) && !/ avx_vnni_int8( |$)/.test(flags);
+      assert.equal(fastest.kernels.int8Dot, vnni ? 'unsigned' : 'split', `CPU flags: AVX-VNNI ${vnni}`);
+    }
+    assert.equal(plain.steps.length, 12);
+    assert.ok(plain.steps[0].probabilities[0] < 0.5, 'random weights: a spread of candidates');
+    assert.deepEqual(fastest.steps, plain.steps);
+    assert.deepEqual(split.steps, plain.steps);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
