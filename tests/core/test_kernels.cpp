@@ -300,7 +300,7 @@ TEST(SiluVariants, MatchTheScalarReference) {
 // without a tail past the vectors (and past the dot's steps of 8) and key counts from one row
 // on: dot_rows' fast variants sum each row's n products by slices of the depth, so they equal
 // the spec within a sum's rounding (sum_tolerance(n), scaled by the products' size: x and the
-// rows within +-2), and give a row the same bits alone as in a block of four.
+// rows within +-2), and give a row the same bits alone as among other rows.
 TEST(DecodeAttentionVariants, DotRowsMatchTheScalarReference) {
   for (int n : {1, 3, 4, 7, 8, 9, 12, 16, 63, 64, 65, 128, 257})
     for (int count : {1, 2, 5, 33}) {
@@ -316,7 +316,7 @@ TEST(DecodeAttentionVariants, DotRowsMatchTheScalarReference) {
         std::vector<float> actual(static_cast<std::size_t>(count), -1.0f);
         variant.fn(x.data(), rows.data(), count, n, 0.125f, actual.data());
         EXPECT_TRUE(all_close(actual, expected, 4.0 * sum_tolerance(n)));
-        std::vector<float> last_alone(1, -1.0f);  // the last row on its own: the same bits as in its block
+        std::vector<float> last_alone(1, -1.0f);  // the last row on its own: the same bits as among the others
         variant.fn(x.data(), rows.data() + static_cast<std::size_t>(count - 1) * n, 1, n, 0.125f, last_alone.data());
         EXPECT_EQ(last_alone[0], actual.back());
       }
@@ -327,12 +327,12 @@ TEST(DecodeAttentionVariants, DotRowsMatchTheScalarReference) {
 // the relaxed twin (a fused multiply-add where the engine fuses) within rounding.
 TEST(DecodeAttentionVariants, WeightedSumsMatchTheScalarReferenceAndSkipZeroWeights) {
   constexpr float nan = std::numeric_limits<float>::quiet_NaN();
-  for (int n : {1, 3, 4, 7, 8, 64, 65})
+  for (int n : {1, 3, 4, 7, 8, 16, 20, 36, 64, 65, 100})
     for (int count : {1, 2, 5, 33}) {
       std::vector<float> weights = random_vector(static_cast<std::size_t>(count), 3 + count, 1.0f);
       std::vector<float> rows = random_vector(static_cast<std::size_t>(count) * n, 5 + n, 2.0f);
       // Blocked keys (weight 0): their rows (here NaN, as an unwritten slot could hold) are not
-      // read, whether alone or inside a block of four rows.
+      // read, whichever block of out they would add to.
       for (int j : {0, 6}) {
         if (j >= count) continue;
         weights[static_cast<std::size_t>(j)] = 0.0f;
