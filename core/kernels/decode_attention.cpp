@@ -74,34 +74,40 @@ void dot_rows_by_depth_lanes(const float* x, const float* rows, int count, int n
   }
 }
 
-// out (n) += the rows weighted, 8 vectors of out (32 values) at a time kept in registers over
-// every row, then the next 32 (then 4 vectors, then 1): a block's rows are read in place and
-// out is loaded and stored once a block, not once a row. Each value still adds its rows in
-// order of j, the spec's order (with MulAdd the spec's results exactly). A row with a zero
-// weight is skipped, never read.
-template <class Madd, int kVectors>
-inline void weighted_sum_block(const float* weights, const float* rows, int count, int n, float* out) {
-  v128_t acc[kVectors];
-  for (int k = 0; k < kVectors; ++k) acc[k] = wasm_v128_load(out + 4 * k);
-  for (int j = 0; j < count; ++j) {
-    if (weights[j] == 0.0f) continue;  // a blocked key: exp(-inf) = 0 (its row may be unwritten)
-    const float* row = rows + static_cast<std::size_t>(j) * n;
-    const v128_t w = wasm_f32x4_splat(weights[j]);
-    for (int k = 0; k < kVectors; ++k) acc[k] = Madd::apply(w, wasm_v128_load(row + 4 * k), acc[k]);
-  }
-  for (int k = 0; k < kVectors; ++k) wasm_v128_store(out + 4 * k, acc[k]);
-}
-
+// out (n) += the rows weighted, two rows at a time (adjacent: the rows are still read as one
+// sequential stream, and out is loaded and stored once for the two), each value adding its
+// rows in order of j, the spec's order (with MulAdd the spec's results exactly). A pair with a
+// zero weight goes row by row, so a skipped row (a blocked key) is never read. (Rows four at a
+// time, or 32 values of out kept in registers over every row in two passes over V, measured
+// slower from memory: kernel_bench decode-attention.)
 template <class Madd>
 void weighted_sum_rows_in_order(const float* weights, const float* rows, int count, int n, float* out) {
   const int vector_end = n & ~3;
-  int i = 0;
-  for (; i + 32 <= vector_end; i += 32) weighted_sum_block<Madd, 8>(weights, rows + i, count, n, out + i);
-  for (; i + 16 <= vector_end; i += 16) weighted_sum_block<Madd, 4>(weights, rows + i, count, n, out + i);
-  for (; i < vector_end; i += 4) weighted_sum_block<Madd, 1>(weights, rows + i, count, n, out + i);
-  for (; i < n; ++i)
-    for (int j = 0; j < count; ++j)
-      if (weights[j] != 0.0f) out[i] += weights[j] * rows[static_cast<std::size_t>(j) * n + i];
+  const auto one_row = [&](int j) {
+    if (weights[j] == 0.0f) return;  // a blocked key: exp(-inf) = 0 (its row may be unwritten)
+    const float* row = rows + static_cast<std::size_t>(j) * n;
+    const v128_t w = wasm_f32x4_splat(weights[j]);
+    for (int i = 0; i < vector_end; i += 4)
+      wasm_v128_store(out + i, Madd::apply(w, wasm_v128_load(row + i), wasm_v128_load(out + i)));
+    for (int i = vector_end; i < n; ++i) out[i] += weights[j] * row[i];
+  };
+  int j = 0;
+  for (; j + 2 <= count; j += 2) {
+    if (weights[j] == 0.0f || weights[j + 1] == 0.0f) {
+      one_row(j);
+      one_row(j + 1);
+      continue;
+    }
+    const float* r0 = rows + static_cast<std::size_t>(j) * n;
+    const float* r1 = r0 + n;
+    const v128_t w0 = wasm_f32x4_splat(weights[j]), w1 = wasm_f32x4_splat(weights[j + 1]);
+    for (int i = 0; i < vector_end; i += 4) {
+      const v128_t o = Madd::apply(w0, wasm_v128_load(r0 + i), wasm_v128_load(out + i));
+      wasm_v128_store(out + i, Madd::apply(w1, wasm_v128_load(r1 + i), o));
+    }
+    for (int i = vector_end; i < n; ++i) out[i] = (out[i] + weights[j] * r0[i]) + weights[j + 1] * r1[i];
+  }
+  if (j < count) one_row(j);
 }
 
 }  // namespace
