@@ -41,6 +41,16 @@ export interface Decoder {
 
 const finalizer = new FinalizationRegistry<RawGeneration>((raw) => raw.delete());
 
+// Each id's text, decoded once per decoder (a tokenizer) and kept for every generation that
+// decoder serves (forks, new generations of the same model): a step shows its token and ten
+// candidates, mostly ids seen before, and a decode is a call into the engine (about 5 µs).
+const piecesByDecoder = new WeakMap<Decoder, Map<number, string>>();
+function piecesOf(decoder: Decoder): Map<number, string> {
+  let pieces = piecesByDecoder.get(decoder);
+  if (!pieces) piecesByDecoder.set(decoder, (pieces = new Map()));
+  return pieces;
+}
+
 function bad(field: string, value: unknown, rule: string): AttentionError {
   return new AttentionError(`${field} is ${describeValue(value)}; ${rule}`, { code: 'out_of_range', field, value });
 }
@@ -136,8 +146,7 @@ export class Generation {
   readonly #decoder: Decoder | null;
   readonly #stopStrings: string[];
   readonly #topCount: number;
-  // Each id's text, decoded once: a step shows its token and ten candidates, mostly ids seen before.
-  readonly #pieces = new Map<number, string>();
+  readonly #pieces: Map<number, string> | null;
   #stopped = false;
 
   /** @internal Use `model.generate()`. */
@@ -149,6 +158,7 @@ export class Generation {
     }
     this.#raw = raw;
     this.#decoder = decoder;
+    this.#pieces = decoder ? piecesOf(decoder) : null;
     this.#stopStrings = stopStrings;
     this.#topCount = topCount;
     this.promptLength = raw.promptLength();
@@ -161,7 +171,7 @@ export class Generation {
   }
 
   #piece(id: number): string | null {
-    if (!this.#decoder) return null;
+    if (!this.#decoder || !this.#pieces) return null;
     let piece = this.#pieces.get(id);
     if (piece === undefined) this.#pieces.set(id, (piece = this.#decoder.decode([id])));
     return piece;
