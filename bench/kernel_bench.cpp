@@ -2,10 +2,13 @@
 // warm-up, median of repeated runs; prints one JSON object per line. Built for
 // native-release and for both wasm presets (run by bench/run.mjs under Node).
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <initializer_list>
 #include <iterator>
+#include <string>
 #include <vector>
 #ifdef __wasm_simd128__
 #include <wasm_simd128.h>
@@ -28,6 +31,58 @@ int main(int argc, char** argv) {
   const bool gemv_only = argc > 1 && std::strcmp(argv[1], "gemv") == 0;
   const bool f32_gemv_memory_only = argc > 1 && std::strcmp(argv[1], "f32gemv-memory") == 0;
   const bool f32_gemv_only = f32_gemv_memory_only || (argc > 1 && std::strcmp(argv[1], "f32gemv") == 0);
+  // `kernel_bench decode-attention`: only the decode step's attention kernels (dot_rows over K,
+  // weighted_sum_rows over V) over GPT-2 small's cache at 128 positions (12 layers x 12 heads,
+  // rows of d_h = 64: 4.7 MB of K and as much of V), each layer's K and V read after 32 MB of
+  // other reads (as decoding reads a layer's weights between two layers' attention), against a
+  // read-only loop over the same K; ms per step (all 144 heads), the minimum of 10 passes.
+  if (argc > 1 && std::strcmp(argv[1], "decode-attention") == 0) {
+    constexpr int kLayers = 12, kHeads = 12, kKeys = 128, kDepth = 64;
+    const std::size_t head_size = static_cast<std::size_t>(kKeys) * kDepth;
+    const std::vector<float> k = filled(head_size * kLayers * kHeads, 0.5f), v = filled(k.size(), 0.25f);
+    const std::vector<float> q = filled(kDepth, 1.0f), other = filled(8u << 20, 1.0f);  // 32 MB
+    std::vector<float> scores(kKeys, 1.0f / kKeys), out(kDepth);
+    volatile float sink = 0;
+    // ms of `per_head` over every head, each layer's heads timed after a read of `other`.
+    const auto step_ms = [&](const std::function<void(std::size_t)>& per_head) {
+      double best = 1e30;
+      for (int pass = 0; pass < 10; ++pass) {
+        double total = 0;
+        for (int layer = 0; layer < kLayers; ++layer) {
+          float evict = 0;
+          for (std::size_t i = 0; i < other.size(); i += 16) evict += other[i];
+          sink = evict;
+          const auto start = std::chrono::steady_clock::now();
+          for (int h = 0; h < kHeads; ++h) per_head((static_cast<std::size_t>(layer) * kHeads + h) * head_size);
+          total += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        }
+        best = std::min(best, total);
+      }
+      return best;
+    };
+    const auto report = [](const std::string& kernel, double ms) {
+      std::printf("{\"kernel\":\"%s\",\"shape\":\"GPT-2 decode, 128 positions\",\"ms\":%.4f}\n", kernel.c_str(), ms);
+    };
+    for (const auto& variant : dot_rows_variants())
+      report(variant.name, step_ms([&](std::size_t at) {
+               variant.fn(q.data(), k.data() + at, kKeys, kDepth, 0.125f, scores.data());
+               sink = scores[1];
+             }));
+    for (const auto& variant : weighted_sum_rows_variants())
+      report(variant.name,
+             step_ms([&](std::size_t at) { variant.fn(scores.data(), v.data() + at, kKeys, kDepth, out.data()); }));
+#ifdef __wasm_simd128__
+    report("read K (f32x4 loads)", step_ms([&](std::size_t at) {
+             v128_t sum[4] = {wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0), wasm_f32x4_splat(0)};
+             for (std::size_t i = 0; i < head_size; i += 16)
+               for (int part = 0; part < 4; ++part)
+                 sum[part] = wasm_f32x4_add(sum[part], wasm_v128_load(k.data() + at + i + 4 * part));
+             sink = wasm_f32x4_extract_lane(
+                 wasm_f32x4_add(wasm_f32x4_add(sum[0], sum[1]), wasm_f32x4_add(sum[2], sum[3])), 0);
+           }));
+#endif
+    return 0;
+  }
 #ifdef __wasm_simd128__
   // Decode's float32 GEMV with W out of the caches, as in decoding (a model of 500 MB: each
   // layer's W was evicted since the last token): one pass of one row of x through several

@@ -32,32 +32,22 @@ val GenerationHandle::step(int top_count) {
   Result<GenerationStep> r = generation_->step(top_count);
   if (!r) return js::error(r.error_value());
   const GenerationStep& s = r.value();
-  val out = val::object();
-  out.set("token", s.token);
-  out.set("position", s.position);
-  // Each array copied to JS in one call (a view's slice), not one call per value.
-  candidate_ids_.clear();
-  candidate_probabilities_.clear();
-  for (const auto& [id, p] : s.candidates) {
-    candidate_ids_.push_back(id);
-    candidate_probabilities_.push_back(p);
-  }
-  val candidates = val::object();
-  candidates.set("ids", to_typed_array(candidate_ids_));
-  candidates.set("probabilities", to_typed_array(candidate_probabilities_));
-  out.set("candidates", candidates);
-  out.set("entropy", s.entropy);
-  // (L, H, P): the layers side by side in a buffer the handle keeps, then one copy to JS (one
-  // call across the boundary, not one per layer: 30 for SmolLM2).
+  const int heads = s.attention.empty() ? 0 : s.attention[0].shape[0];  // each layer (H, P)
+  const int positions = s.attention.empty() ? 0 : s.attention[0].shape[1];
+  // Two arrays cross to JS, one call each (a view's slice), where the step's dozen fields set
+  // one by one on a JS object took two calls across the boundary each (the key's string, the set).
+  numbers_.assign({static_cast<double>(s.token), static_cast<double>(s.position), s.entropy, static_cast<double>(heads),
+                   static_cast<double>(positions), s.ms, s.done ? 1.0 : 0.0, static_cast<double>(s.candidates.size())});
+  for (const auto& candidate : s.candidates) numbers_.push_back(candidate.first);
+  for (const auto& candidate : s.candidates) numbers_.push_back(candidate.second);
+  numbers_.insert(numbers_.end(), s.cache_bytes.begin(), s.cache_bytes.end());
+  // (L, H, P): the layers side by side in a buffer the handle keeps, then one copy to JS (not
+  // one per layer: 30 for SmolLM2).
   attention_rows_.clear();
   for (const Tensor& t : s.attention) attention_rows_.insert(attention_rows_.end(), t.data.begin(), t.data.end());
+  val out = val::object();
+  out.set("numbers", to_typed_array(numbers_));
   out.set("attention", to_float32_array(attention_rows_));
-  out.set("heads", s.attention.empty() ? 0 : s.attention[0].shape[0]);
-  out.set("positions", s.attention.empty() ? 0 : s.attention[0].shape[1]);
-  cache_bytes_.assign(s.cache_bytes.begin(), s.cache_bytes.end());
-  out.set("cacheBytes", val::global("Array").call<val>("from", to_typed_array(cache_bytes_)));  // number[]
-  out.set("ms", s.ms);
-  out.set("done", s.done);
   return out;
 }
 

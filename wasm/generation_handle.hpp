@@ -18,8 +18,10 @@ class GenerationHandle {
   // stopIds } (checked by the TypeScript side first; the core checks again).
   GenerationHandle(const ModelHandle& model, val settings);
   val error() const { return failure_; }
-  // { token, position, candidates: { ids: Int32Array, probabilities: Float64Array }, entropy,
-  //   attention: Float32Array (L, H, P), heads, positions (P), cacheBytes: number[], ms, done } or { error }
+  // { numbers: Float64Array, attention: Float32Array (L, H, P) } or { error }. numbers: token,
+  // position, entropy, heads (H), positions (P), ms, done (1 or 0), the candidates' count K, then
+  // their K ids, their K probabilities, and the cache's bytes per layer (L) (wasm/src/generation.ts
+  // reads them in this order).
   val step(int top_count);
   // A new handle (check error() on it): the prefix up to `position`, `token` there.
   GenerationHandle* fork(int position, int token) const;
@@ -33,9 +35,7 @@ class GenerationHandle {
   std::optional<Generation> generation_;
   // The last step's arrays on their way to JS, their buffers reused from step to step.
   std::vector<float> attention_rows_;  // (L, H, P)
-  std::vector<int> candidate_ids_;
-  std::vector<double> candidate_probabilities_;
-  std::vector<double> cache_bytes_;  // (L)
+  std::vector<double> numbers_;        // step()'s numbers, in its order
   val failure_;
 };
 

@@ -1,13 +1,17 @@
 // The decode step's attention kernels: one query row against the K and V rows of a cache
 // (Sk rows of d_h values each, read in place), without a GEMM's packing of K for a single
-// row of Q. The scalar variants are the spec (kernels.hpp); the wasm SIMD ones add each row's
-// products in the spec's order (one row per lane), so they equal it exactly.
+// row of Q. The scalar variants are the spec (kernels.hpp). The wasm SIMD dot_rows sums each
+// row's products by slices of the depth (one multiply-add per 4 products, the slices added at
+// the end), so it equals the spec within float rounding, not bit for bit (a sum of n products
+// in another order: tests/core/test_kernels.cpp bounds it like the GEMM's, growing as sqrt(n));
+// the plain wasm SIMD weighted_sum_rows adds in the spec's order and equals it exactly. Their
+// relaxed twins (relaxed_simd.hpp's fused-or-not madd, listed only in a .wasm rewritten for
+// it) equal the spec within rounding. The full forward's attention (the GEMM's tiles) sums in
+// other orders again: the cached step is the full forward's within rounding (test_generation).
 #include <cstddef>
 
 #include "kernels.hpp"
-#ifdef __wasm_simd128__
-#include <wasm_simd128.h>
-#endif
+#include "relaxed_simd.hpp"
 
 namespace attention::kernels {
 
@@ -30,77 +34,95 @@ void weighted_sum_rows_scalar(const float* weights, const float* rows, int count
 
 #ifdef __wasm_simd128__
 
-// Four rows at a time, one row per lane: a 4x4 block of the rows is transposed so that each
-// lane adds its row's products in order of i, as the scalar spec does: the same float results,
-// not merely close ones. (The full forward's GEMM tile sums in that order too, but with relaxed
-// SIMD's fused madd in a relaxed .wasm, and V in blocks of 256 keys; ring caches of window
-// layers go in slot order: there the cached step is the full forward's within rounding.)
-void dot_rows_wasmsimd(const float* x, const float* rows, int count, int n, float alpha, float* out) {
-  const int vector_end = n & ~3;
-  const v128_t scale = wasm_f32x4_splat(alpha);
-  int j = 0;
-  for (; j + 4 <= count; j += 4) {
-    const float* r0 = rows + static_cast<std::size_t>(j) * n;
-    const float *r1 = r0 + n, *r2 = r1 + n, *r3 = r2 + n;
-    v128_t sums = wasm_f32x4_splat(0.0f);  // (rows j..j+3)
-    for (int i = 0; i < vector_end; i += 4) {
-      const v128_t a = wasm_v128_load(r0 + i), b = wasm_v128_load(r1 + i), c = wasm_v128_load(r2 + i),
-                   d = wasm_v128_load(r3 + i);
-      const v128_t ab_low = wasm_i32x4_shuffle(a, b, 0, 4, 1, 5), ab_high = wasm_i32x4_shuffle(a, b, 2, 6, 3, 7);
-      const v128_t cd_low = wasm_i32x4_shuffle(c, d, 0, 4, 1, 5), cd_high = wasm_i32x4_shuffle(c, d, 2, 6, 3, 7);
-      sums =
-          wasm_f32x4_add(sums, wasm_f32x4_mul(wasm_f32x4_splat(x[i]), wasm_i32x4_shuffle(ab_low, cd_low, 0, 1, 4, 5)));
-      sums = wasm_f32x4_add(sums,
-                            wasm_f32x4_mul(wasm_f32x4_splat(x[i + 1]), wasm_i32x4_shuffle(ab_low, cd_low, 2, 3, 6, 7)));
-      sums = wasm_f32x4_add(
-          sums, wasm_f32x4_mul(wasm_f32x4_splat(x[i + 2]), wasm_i32x4_shuffle(ab_high, cd_high, 0, 1, 4, 5)));
-      sums = wasm_f32x4_add(
-          sums, wasm_f32x4_mul(wasm_f32x4_splat(x[i + 3]), wasm_i32x4_shuffle(ab_high, cd_high, 2, 3, 6, 7)));
+namespace {
+
+// acc + a b, in the two forms the kernels come in (as the float GEMM's, gemm_wasmsimd.cpp).
+struct MulAdd {
+  static v128_t apply(v128_t a, v128_t b, v128_t acc) { return wasm_f32x4_add(acc, wasm_f32x4_mul(a, b)); }
+};
+struct RelaxedMadd {
+  static v128_t apply(v128_t a, v128_t b, v128_t acc) { return attention_relaxed_madd_f32x4(a, b, acc); }
+};
+
+// One row at a time against x (n), read as one sequential stream (rows side by side were as
+// many streams, each one row long: slower from memory, where a step's cache is), its products
+// summed in four accumulators over steps of 16 values (lane l of accumulator a holds the
+// products at i = 16 t + 4 a + l), then the accumulators and their lanes added. Each row's sum
+// is its own: a key's score does not depend on the rows around it.
+template <class Madd>
+void dot_rows_by_depth_lanes(const float* x, const float* rows, int count, int n, float alpha, float* out) {
+  const int step_end = n & ~15, vector_end = n & ~3;
+  const v128_t zero = wasm_f32x4_splat(0.0f);
+  for (int j = 0; j < count; ++j) {
+    const float* row = rows + static_cast<std::size_t>(j) * n;
+    v128_t a = zero, b = zero, c = zero, d = zero;
+    int i = 0;
+    for (; i < step_end; i += 16) {
+      a = Madd::apply(wasm_v128_load(x + i), wasm_v128_load(row + i), a);
+      b = Madd::apply(wasm_v128_load(x + i + 4), wasm_v128_load(row + i + 4), b);
+      c = Madd::apply(wasm_v128_load(x + i + 8), wasm_v128_load(row + i + 8), c);
+      d = Madd::apply(wasm_v128_load(x + i + 12), wasm_v128_load(row + i + 12), d);
     }
-    for (int i = vector_end; i < n; ++i)
-      sums = wasm_f32x4_add(sums, wasm_f32x4_mul(wasm_f32x4_splat(x[i]), wasm_f32x4_make(r0[i], r1[i], r2[i], r3[i])));
-    wasm_v128_store(out + j, wasm_f32x4_mul(scale, sums));
+    if (i + 4 <= vector_end) a = Madd::apply(wasm_v128_load(x + i), wasm_v128_load(row + i), a);
+    if (i + 8 <= vector_end) b = Madd::apply(wasm_v128_load(x + i + 4), wasm_v128_load(row + i + 4), b);
+    if (i + 12 <= vector_end) c = Madd::apply(wasm_v128_load(x + i + 8), wasm_v128_load(row + i + 8), c);
+    const v128_t s = wasm_f32x4_add(wasm_f32x4_add(a, b), wasm_f32x4_add(c, d));
+    const v128_t pairs = wasm_f32x4_add(s, wasm_i32x4_shuffle(s, s, 2, 3, 0, 1));  // (s0+s2, s1+s3, ...)
+    float sum = wasm_f32x4_extract_lane(pairs, 0) + wasm_f32x4_extract_lane(pairs, 1);
+    for (i = vector_end; i < n; ++i) sum += x[i] * row[i];
+    out[j] = alpha * sum;
   }
-  dot_rows_scalar(x, rows + static_cast<std::size_t>(j) * n, count - j, n, alpha, out + j);
 }
 
-// Four rows at a time where all four weights are non-zero: `out` loaded and stored once for
-// the four, each row's product still added to it in order of j (the spec's, and the GEMM's
-// order over the depth); a block with a zero weight goes row by row, so a skipped row is
-// never read.
-void weighted_sum_rows_wasmsimd(const float* weights, const float* rows, int count, int n, float* out) {
+// out (n) += the rows weighted, two rows at a time (adjacent: the rows are still read as one
+// sequential stream, and out is loaded and stored once for the two), each value adding its
+// rows in order of j, the spec's order (with MulAdd the spec's results exactly). A pair with a
+// zero weight goes row by row, so a skipped row (a blocked key) is never read. (Rows four at a
+// time, or 32 values of out kept in registers over every row in two passes over V, measured
+// slower from memory: kernel_bench decode-attention.)
+template <class Madd>
+void weighted_sum_rows_in_order(const float* weights, const float* rows, int count, int n, float* out) {
   const int vector_end = n & ~3;
   const auto one_row = [&](int j) {
-    if (weights[j] == 0.0f) return;
+    if (weights[j] == 0.0f) return;  // a blocked key: exp(-inf) = 0 (its row may be unwritten)
     const float* row = rows + static_cast<std::size_t>(j) * n;
     const v128_t w = wasm_f32x4_splat(weights[j]);
     for (int i = 0; i < vector_end; i += 4)
-      wasm_v128_store(out + i, wasm_f32x4_add(wasm_v128_load(out + i), wasm_f32x4_mul(w, wasm_v128_load(row + i))));
+      wasm_v128_store(out + i, Madd::apply(w, wasm_v128_load(row + i), wasm_v128_load(out + i)));
     for (int i = vector_end; i < n; ++i) out[i] += weights[j] * row[i];
   };
   int j = 0;
-  for (; j + 4 <= count; j += 4) {
-    if (weights[j] == 0.0f || weights[j + 1] == 0.0f || weights[j + 2] == 0.0f || weights[j + 3] == 0.0f) {
-      for (int k = j; k < j + 4; ++k) one_row(k);
+  for (; j + 2 <= count; j += 2) {
+    if (weights[j] == 0.0f || weights[j + 1] == 0.0f) {
+      one_row(j);
+      one_row(j + 1);
       continue;
     }
     const float* r0 = rows + static_cast<std::size_t>(j) * n;
-    const float *r1 = r0 + n, *r2 = r1 + n, *r3 = r2 + n;
-    const v128_t w0 = wasm_f32x4_splat(weights[j]), w1 = wasm_f32x4_splat(weights[j + 1]),
-                 w2 = wasm_f32x4_splat(weights[j + 2]), w3 = wasm_f32x4_splat(weights[j + 3]);
+    const float* r1 = r0 + n;
+    const v128_t w0 = wasm_f32x4_splat(weights[j]), w1 = wasm_f32x4_splat(weights[j + 1]);
     for (int i = 0; i < vector_end; i += 4) {
-      v128_t o = wasm_v128_load(out + i);
-      o = wasm_f32x4_add(o, wasm_f32x4_mul(w0, wasm_v128_load(r0 + i)));
-      o = wasm_f32x4_add(o, wasm_f32x4_mul(w1, wasm_v128_load(r1 + i)));
-      o = wasm_f32x4_add(o, wasm_f32x4_mul(w2, wasm_v128_load(r2 + i)));
-      o = wasm_f32x4_add(o, wasm_f32x4_mul(w3, wasm_v128_load(r3 + i)));
-      wasm_v128_store(out + i, o);
+      const v128_t o = Madd::apply(w0, wasm_v128_load(r0 + i), wasm_v128_load(out + i));
+      wasm_v128_store(out + i, Madd::apply(w1, wasm_v128_load(r1 + i), o));
     }
-    for (int i = vector_end; i < n; ++i)
-      out[i] =
-          (((out[i] + weights[j] * r0[i]) + weights[j + 1] * r1[i]) + weights[j + 2] * r2[i]) + weights[j + 3] * r3[i];
+    for (int i = vector_end; i < n; ++i) out[i] = (out[i] + weights[j] * r0[i]) + weights[j + 1] * r1[i];
   }
-  for (; j < count; ++j) one_row(j);
+  if (j < count) one_row(j);
+}
+
+}  // namespace
+
+void dot_rows_wasmsimd(const float* x, const float* rows, int count, int n, float alpha, float* out) {
+  dot_rows_by_depth_lanes<MulAdd>(x, rows, count, n, alpha, out);
+}
+void dot_rows_wasmrelaxed(const float* x, const float* rows, int count, int n, float alpha, float* out) {
+  dot_rows_by_depth_lanes<RelaxedMadd>(x, rows, count, n, alpha, out);
+}
+void weighted_sum_rows_wasmsimd(const float* weights, const float* rows, int count, int n, float* out) {
+  weighted_sum_rows_in_order<MulAdd>(weights, rows, count, n, out);
+}
+void weighted_sum_rows_wasmrelaxed(const float* weights, const float* rows, int count, int n, float* out) {
+  weighted_sum_rows_in_order<RelaxedMadd>(weights, rows, count, n, out);
 }
 
 #endif  // __wasm_simd128__

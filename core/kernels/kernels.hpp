@@ -208,8 +208,13 @@ void gemm_f32_gemv_wasmrelaxed_packed(const GemmArgs& args, const float* panels)
 void gemm_f32_gemv_wasmrelaxed_columns(const GemmArgs& whole, const float* panels, int j0, int j1);
 
 void softmax_rows_wasmsimd(float* data, int rows, int n);
+// The decode step's attention (decode_attention.cpp): dot_rows by slices of the depth (the
+// spec's sums within rounding), weighted_sum_rows in the spec's order (its bits); the relaxed
+// twins with relaxed SIMD's madd, only in a .wasm rewritten for it, where the registry lists them.
 void dot_rows_wasmsimd(const float* x, const float* rows, int count, int n, float alpha, float* out);
 void weighted_sum_rows_wasmsimd(const float* weights, const float* rows, int count, int n, float* out);
+void dot_rows_wasmrelaxed(const float* x, const float* rows, int count, int n, float alpha, float* out);
+void weighted_sum_rows_wasmrelaxed(const float* weights, const float* rows, int count, int n, float* out);
 #endif
 
 template <class Fn>

@@ -68,22 +68,34 @@ const std::vector<Variant<ActivationFn>>& silu_variants() {
 }
 
 const std::vector<Variant<DotRowsFn>>& dot_rows_variants() {
-  static const std::vector<Variant<DotRowsFn>> variants = {
-      {"dot_rows_scalar", &dot_rows_scalar},
+  static const std::vector<Variant<DotRowsFn>> variants = [] {
+    std::vector<Variant<DotRowsFn>> list = {
+        {"dot_rows_scalar", &dot_rows_scalar},
 #ifdef __wasm_simd128__
-      {"dot_rows_wasmsimd", &dot_rows_wasmsimd},
+        {"dot_rows_wasmsimd", &dot_rows_wasmsimd},
 #endif
-  };
+    };
+#ifdef __wasm_simd128__
+    if (relaxed_simd_available()) list.push_back({"dot_rows_wasmrelaxed", &dot_rows_wasmrelaxed});
+#endif
+    return list;
+  }();
   return variants;
 }
 
 const std::vector<Variant<WeightedSumRowsFn>>& weighted_sum_rows_variants() {
-  static const std::vector<Variant<WeightedSumRowsFn>> variants = {
-      {"weighted_sum_rows_scalar", &weighted_sum_rows_scalar},
+  static const std::vector<Variant<WeightedSumRowsFn>> variants = [] {
+    std::vector<Variant<WeightedSumRowsFn>> list = {
+        {"weighted_sum_rows_scalar", &weighted_sum_rows_scalar},
 #ifdef __wasm_simd128__
-      {"weighted_sum_rows_wasmsimd", &weighted_sum_rows_wasmsimd},
+        {"weighted_sum_rows_wasmsimd", &weighted_sum_rows_wasmsimd},
 #endif
-  };
+    };
+#ifdef __wasm_simd128__
+    if (relaxed_simd_available()) list.push_back({"weighted_sum_rows_wasmrelaxed", &weighted_sum_rows_wasmrelaxed});
+#endif
+    return list;
+  }();
   return variants;
 }
 

@@ -532,9 +532,12 @@ bool decode_one_row(const DecodeRow& row, const SequenceKv& c, const HeadShape& 
   const double head_bytes = 2.0 * sizeof(float) * sk * d;
   const int min_heads = std::max(1, static_cast<int>(std::ceil(kMinParallelBytes / head_bytes)));
   std::atomic<bool> finite{true};
+  // One scores buffer (H, Sk) allocated here for every part (a part's heads use their rows):
+  // a part allocating its own on a worker took the allocator's lock against the other threads.
+  std::vector<float> scores(static_cast<std::size_t>(hs.heads) * sk);
   parallel_for(hs.heads, min_heads, [&](int h0, int h1) {
-    std::vector<float> scores(static_cast<std::size_t>(sk));
-    if (!attend(h0, h1, scores.data())) finite.store(false, std::memory_order_relaxed);
+    if (!attend(h0, h1, scores.data() + static_cast<std::size_t>(h0) * sk))
+      finite.store(false, std::memory_order_relaxed);
   });
   return finite.load(std::memory_order_relaxed);
 #else

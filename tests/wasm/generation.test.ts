@@ -2,7 +2,8 @@
 // forward over the same tokens, the same seed gives the same tokens, steps report candidates,
 // entropy, attention rows (L x H over every earlier position) and cache bytes; fork keeps the
 // prefix and shares nothing; stop ids, stop strings (with a decoder) and maxNewTokens end it;
-// bad settings are coded AttentionErrors with the field; dispose leaves the heap where it was.
+// bad settings are coded AttentionErrors with the field; dispose leaves the heap where it was;
+// a tokenizer decodes each id's piece once, for every generation it serves.
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { AttentionError, type Model } from '../../dist/node.js';
@@ -128,6 +129,39 @@ describe.each(BUILDS)('generate (%s)', (build) => {
     expect(step.piece).toBe(`<${first}>`);
     expect(step.done).toBe(true);
     byText.dispose();
+    model.dispose();
+  });
+
+  it("decodes each id's piece once per tokenizer, across generations and forks", async () => {
+    const engine = await engineFor(build);
+    const model = engine.createModel(SPEC, { seed: 3 });
+    const decoded: number[] = [];
+    const tokenizer = {
+      decode: (ids: ArrayLike<number>) => {
+        decoded.push(...Array.from(ids));
+        return Array.from(ids, (i) => `<${i}>`).join('');
+      },
+    };
+    const run = (gen: ReturnType<Model['generate']>) =>
+      Array.from({ length: 3 }, () => gen.step()).flatMap((s) => [
+        [s.token, s.piece],
+        ...s.candidates.map((c) => [c.token, c.piece]),
+      ]);
+    const first = model.generate({ ids: [1, 2, 3], maxNewTokens: 6, temperature: 0, tokenizer });
+    const pieces = run(first);
+    for (const [token, piece] of pieces) expect(piece).toBe(`<${token}>`);
+    expect(new Set(decoded).size).toBe(decoded.length); // each id decoded once
+    expect(decoded.length).toBe(new Set(pieces.map(([token]) => token)).size);
+    const before = decoded.length;
+    const again = model.generate({ ids: [1, 2, 3], maxNewTokens: 6, temperature: 0, tokenizer });
+    expect(run(again)).toEqual(pieces); // the same steps, no id decoded again
+    const fork = first.fork(3, pieces[0][0] as number);
+    fork.step();
+    expect(decoded.length).toBe(before);
+    // Another decoder's pieces are its own.
+    const other = model.generate({ ids: [1, 2, 3], maxNewTokens: 6, temperature: 0, tokenizer: { decode: () => 'x' } });
+    expect(other.step().piece).toBe('x');
+    [first, again, fork, other].forEach((g) => g.dispose());
     model.dispose();
   });
 

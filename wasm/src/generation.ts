@@ -24,18 +24,8 @@ export interface CheckedGenerateOptions {
 /** The raw Embind generation (private: only this file and model.ts talk to it). */
 export interface RawGeneration {
   error(): RawError | undefined;
-  step(top: number): RawError & {
-    token?: number;
-    position?: number;
-    candidates?: { ids: Int32Array; probabilities: Float64Array };
-    entropy?: number;
-    attention?: Float32Array;
-    heads?: number;
-    positions?: number;
-    cacheBytes?: number[];
-    ms?: number;
-    done?: boolean;
-  };
+  /** numbers: the step's scalars, then its candidates and cache bytes (Generation.step reads them). */
+  step(top: number): RawError & { numbers?: Float64Array; attention?: Float32Array };
   fork(position: number, token: number): RawGeneration;
   tokens(): number[];
   promptLength(): number;
@@ -50,6 +40,16 @@ export interface Decoder {
 }
 
 const finalizer = new FinalizationRegistry<RawGeneration>((raw) => raw.delete());
+
+// Each id's text, decoded once per decoder (a tokenizer) and kept for every generation that
+// decoder serves (forks, new generations of the same model): a step shows its token and ten
+// candidates, mostly ids seen before, and a decode is a call into the engine (about 5 µs).
+const piecesByDecoder = new WeakMap<Decoder, Map<number, string>>();
+function piecesOf(decoder: Decoder): Map<number, string> {
+  let pieces = piecesByDecoder.get(decoder);
+  if (!pieces) piecesByDecoder.set(decoder, (pieces = new Map()));
+  return pieces;
+}
 
 function bad(field: string, value: unknown, rule: string): AttentionError {
   return new AttentionError(`${field} is ${describeValue(value)}; ${rule}`, { code: 'out_of_range', field, value });
@@ -146,8 +146,7 @@ export class Generation {
   readonly #decoder: Decoder | null;
   readonly #stopStrings: string[];
   readonly #topCount: number;
-  // Each id's text, decoded once: a step shows its token and ten candidates, mostly ids seen before.
-  readonly #pieces = new Map<number, string>();
+  readonly #pieces: Map<number, string> | null;
   #stopped = false;
 
   /** @internal Use `model.generate()`. */
@@ -159,6 +158,7 @@ export class Generation {
     }
     this.#raw = raw;
     this.#decoder = decoder;
+    this.#pieces = decoder ? piecesOf(decoder) : null;
     this.#stopStrings = stopStrings;
     this.#topCount = topCount;
     this.promptLength = raw.promptLength();
@@ -171,7 +171,7 @@ export class Generation {
   }
 
   #piece(id: number): string | null {
-    if (!this.#decoder) return null;
+    if (!this.#decoder || !this.#pieces) return null;
     let piece = this.#pieces.get(id);
     if (piece === undefined) this.#pieces.set(id, (piece = this.#decoder.decode([id])));
     return piece;
@@ -201,15 +201,19 @@ export class Generation {
       });
     const r = raw.step(this.#topCount);
     if (r.error) throw fromEngine(r.error);
-    const token = r.token!;
+    const n = r.numbers!;
+    // The engine's order (generation_handle.hpp): token, position, entropy, heads, positions, ms,
+    // done, the candidates' count K, their K ids, their K probabilities, the cache's bytes per layer.
+    const [token, position, entropy, heads, positions, ms, engineDone, count] = n;
+    const ids = 8,
+      probabilities = ids + count,
+      cacheBytes = probabilities + count; // where each run starts
     const piece = this.#piece(token);
-    let done = r.done!;
+    let done = engineDone === 1;
     if (this.#decoder && this.#stopStrings.length > 0) {
       const text = this.#decoder.decode(raw.tokens().slice(this.promptLength));
       if (this.#stopStrings.some((s) => text.includes(s))) this.#stopped = done = true;
     }
-    const heads = r.heads!,
-      positions = r.positions!;
     // Views into the step's one (L, H, P) array (the engine's copy, owned by JS): no copy per head.
     const attention: Float32Array[][] = [];
     for (let l = 0; l * heads * positions < r.attention!.length; l++) {
@@ -220,19 +224,20 @@ export class Generation {
       }
       attention.push(layer);
     }
+    const candidates: GenerationStep['candidates'] = [];
+    for (let i = 0; i < count; i++) {
+      const id = n[ids + i];
+      candidates.push({ token: id, probability: n[probabilities + i], piece: this.#piece(id) });
+    }
     return {
       token,
-      position: r.position!,
+      position,
       piece,
-      candidates: Array.from(r.candidates!.ids, (id, i) => ({
-        token: id,
-        probability: r.candidates!.probabilities[i],
-        piece: this.#piece(id),
-      })),
-      entropy: r.entropy!,
+      candidates,
+      entropy,
       attention,
-      cacheBytes: r.cacheBytes!,
-      ms: r.ms!,
+      cacheBytes: Array.from(n.subarray(cacheBytes)),
+      ms,
       done,
     };
   }
