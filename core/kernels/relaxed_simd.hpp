@@ -56,7 +56,11 @@ inline bool relaxed_dot_adds() {
 // vpdpbssd, ARM's sdot); lanes 1 and 2, +-127 x 255 four times: +-129540 exact, +-65536 where
 // pairs saturate to int16 (SSSE3's pmaddubsw); lane 3, (1, 2, 3, 4) x 1: 10. Every lane adds
 // c = 5 (Node 20's Liftoff drops it and doubles the dot). Its own function, run once, as
-// relaxed_dot_check (the baseline tier's code is what it sees).
+// relaxed_dot_check (the baseline tier's code is what it sees). The GEMV it admits runs in the
+// optimizing tier: this relies on V8 lowering the instruction alike in both (Liftoff and
+// TurboFan call one macro-assembler routine, which picks vpdpbusd by the same CPU-feature test).
+// A runtime whose tiers differed here would pass the probe and sum wrong in the hot GEMV: the
+// e2e test (tests/e2e/int8-dot.test.mjs) decodes with this dot and the plain one, bit for bit.
 [[gnu::noinline]] inline bool relaxed_dot_unsigned_check() {
   static volatile int opaque_zero = 0;  // LLVM must not fold the call's operands
   const v128_t zero = wasm_i8x16_splat(static_cast<std::int8_t>(opaque_zero));

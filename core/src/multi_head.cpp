@@ -532,8 +532,9 @@ bool decode_one_row(const DecodeRow& row, const SequenceKv& c, const HeadShape& 
   const double head_bytes = 2.0 * sizeof(float) * sk * d;
   const int min_heads = std::max(1, static_cast<int>(std::ceil(kMinParallelBytes / head_bytes)));
   std::atomic<bool> finite{true};
-  // One scores buffer (H, Sk) allocated here for every part (a part's heads use their rows):
-  // a part allocating its own on a worker took the allocator's lock against the other threads.
+  // One scores buffer of H rows of Sk, allocated here for every part: a part scores each of its
+  // heads in turn in the row of its first head (parts start at different heads: no row is
+  // shared). A part allocating its own on a worker took the allocator's lock against the others.
   std::vector<float> scores(static_cast<std::size_t>(hs.heads) * sk);
   parallel_for(hs.heads, min_heads, [&](int h0, int h1) {
     if (!attend(h0, h1, scores.data() + static_cast<std::size_t>(h0) * sk))

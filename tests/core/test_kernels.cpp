@@ -297,7 +297,7 @@ TEST(SiluVariants, MatchTheScalarReference) {
 }
 
 // The decode step's attention kernels against the scalar reference, for head sizes with and
-// without a tail past the vectors (and past the dot's steps of 8) and key counts from one row
+// without a tail past the vectors (and past the dot's steps of 16) and key counts from one row
 // on: dot_rows' fast variants sum each row's n products by slices of the depth, so they equal
 // the spec within a sum's rounding (sum_tolerance(n), scaled by the products' size: x and the
 // rows within +-2), and give a row the same bits alone as among other rows.

@@ -104,7 +104,7 @@ describe('the Generate panel', () => {
     // under the prompt, what the toy model can answer: its task's form and the settings it was trained with
     assert.match(
       await plain.page.locator('[data-testid="generate-hint"]').textContent(),
-      /^Trained on Reverse \(length 8, symbols 10\): x_1 \.\. x_n \| x_n \.\. x_1\. It learned only prompts of that form/,
+      /^Trained on Reverse \(length 8, symbols 10\), on prompts of the form “x_1 \.\. x_n \| x_n \.\. x_1”: it learned only that form/,
     );
     await plain.page.locator('#gen-temperature').evaluate((input) => {
       input.value = '0.5';

@@ -15,10 +15,13 @@ export function trainedPromptHint(settings: string): string {
     .filter((s) => s !== name && s.field !== 'evalLength')
     .map((s) => `${s.label.toLowerCase()} ${shownValue(s, state[s.name], state)}`);
   const title = name ? shownValue(name, state[name.name], state) : String(state.task);
+  const trained = `Trained on ${title}${facts.length ? ` (${facts.join(', ')})` : ''}`;
+  // a text model reads any text: it writes like the text it learned from
+  if (state.task === 'text') return `${trained}: it continues any text in the manner of the text it learned from.`;
   // the format up to its scoring note: "x_1 .. x_n | the same items sorted; the second half is scored"
   const form = task ? task.format.split(';')[0]!.trim() : '';
   return (
-    `Trained on ${title}${facts.length ? ` (${facts.join(', ')})` : ''}${form ? `: ${form}` : ''}. ` +
-    'It learned only prompts of that form, up to where its answer starts; others get answers that mean nothing.'
+    `${trained}${form ? `, on prompts of the form \u201c${form}\u201d` : ''}: ` +
+    'it learned only that form, up to where its answer starts; other prompts get answers that mean nothing.'
   );
 }
