@@ -25,11 +25,17 @@ interface Run {
 }
 
 let dir = '';
-const decode = (relaxed: boolean, nodeFlags: string[] = []): Run =>
+const decode = (relaxed: boolean, nodeFlags: string[] = [], int8Dot?: string): Run =>
   JSON.parse(
     execFileSync(
       process.execPath,
-      [...nodeFlags, `${ROOT}tests/wasm/relaxed-engine-run.mjs`, dir, relaxed ? 'relaxed' : 'plain'],
+      [
+        ...nodeFlags,
+        `${ROOT}tests/wasm/relaxed-engine-run.mjs`,
+        dir,
+        relaxed ? 'relaxed' : 'plain',
+        ...(int8Dot ? [int8Dot] : []),
+      ],
       { encoding: 'utf8', timeout: 50_000 }, // under Vitest's 60 s test timeout, so a slow child says why
     ),
   );
@@ -69,6 +75,11 @@ describe('the relaxed SIMD engine, int8 activations, in Node with the relaxed SI
     if (process.versions.node.startsWith('20.')) expect(run.kernels.int8Dot).toBe('split');
     else expect(['split', 'unsigned']).toContain(run.kernels.int8Dot);
     expectSameDecoding(run, plain);
+    // capped at the plain dot (loadAttention's int8Dot), the same twin gives the same bits: the dots'
+    // integer sums are the same, and nothing else changes
+    const capped = decode(true, ['--experimental-wasm-relaxed-simd', '--no-liftoff'], 'plain');
+    expect(capped.kernels).toMatchObject({ relaxedSimd: true, int8Dot: 'plain' });
+    expect(capped.steps).toEqual(run.steps);
   });
 
   it("with Liftoff on, the engine sees Node 20's miscompiled dot and decodes as the plain engine", () => {
