@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "attention/page_aligned.hpp"
 #include "attention/storage.hpp"
 
 namespace attention::kernels {
@@ -95,28 +96,9 @@ using SoftmaxFn = void (*)(float* data, int rows, int n);
 using ActivationFn = void (*)(float* data, std::size_t n);
 using DotRowsFn = void (*)(const float* x, const float* rows, int count, int n, float alpha, float* out);
 using WeightedSumRowsFn = void (*)(const float* weights, const float* rows, int count, int n, float* out);
-// Packed panels start on a page (4 KB), wherever the allocator would have put them: the same
-// GEMV ran GPT-2's one-thread decode slower in Node when an unused field in the kernel lists
-// moved the allocations after it (docs/performance.md, "The threaded build's decode step").
-template <class T>
-struct PageAlignedAllocator {
-  using value_type = T;
-  static constexpr std::size_t kAlignment = 4096;
-  PageAlignedAllocator() = default;
-  template <class U>
-  explicit PageAlignedAllocator(const PageAlignedAllocator<U>&) {}
-  T* allocate(std::size_t n) { return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(kAlignment))); }
-  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t(kAlignment)); }
-  template <class U>
-  bool operator==(const PageAlignedAllocator<U>&) const {
-    return true;
-  }
-  template <class U>
-  bool operator!=(const PageAlignedAllocator<U>&) const {
-    return false;
-  }
-};
-using Panels = std::vector<float, PageAlignedAllocator<float>>;
+// Packed panels start on a page (attention/page_aligned.hpp): the same GEMV ran GPT-2's one-thread
+// decode slower in Node when an unused field in the kernel lists moved the allocations after it.
+using Panels = std::vector<float, attention::PageAlignedAllocator<float>>;
 // For variants that repack op(B) (the wasm SIMD kernel): pack once, multiply many times.
 // pack: (args with b, ldb, n, k, layout) -> panels; gemm_packed: args.b is ignored.
 using PackFn = Panels (*)(const GemmArgs&);

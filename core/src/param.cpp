@@ -102,7 +102,7 @@ void Parameter::set_storage(Storage storage) {
   } else {
     const bool from_f32 = storage_ == Storage::F32;
     std::vector<float> row(static_cast<std::size_t>(c));
-    std::vector<std::uint8_t> bits(static_cast<std::size_t>(r) * attention::row_bytes(storage, c));
+    decltype(bits_) bits(static_cast<std::size_t>(r) * attention::row_bytes(storage, c));
     for (int i = 0; i < r; ++i) {
       widen_rows(i, 1, row.data());
       store_row(storage, row.data(), c, bits.data() + static_cast<std::size_t>(i) * attention::row_bytes(storage, c));
@@ -139,7 +139,8 @@ void Parameter::reset(std::vector<int> shape, std::vector<float> values) {
 
 namespace {
 // No 16-bit value of the storage has the exponent of inf / NaN (Q8_0: no scale has).
-bool bits_finite(Storage storage, const std::vector<std::uint8_t>& bits) {
+template <class Bits>
+bool bits_finite(Storage storage, const Bits& bits) {
   const std::uint16_t exponent = storage == Storage::BF16 ? 0x7f80 : 0x7c00;
   const std::size_t step = storage == Storage::Q8_0 ? kQ8BlockBytes : 2;
   for (std::size_t i = 0; i + 1 < bits.size(); i += step)

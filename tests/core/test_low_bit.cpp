@@ -599,8 +599,12 @@ TEST(LowBitParameter, HoldsItsBytesAndRefusesWrites) {
   }
   EXPECT_TRUE(p.all_finite());
   EXPECT_EQ(p.packed_rows(0, 3, 40), nullptr);  // never packed: read in place
-  p.set_storage(Storage::Q8_0);                 // from BF16: quantizes the rounded values
+  // the rows start on a page (page_aligned.hpp: a decode step streams them)
+  const auto page_offset = [&] { return reinterpret_cast<std::uintptr_t>(p.row_bits(0)) % 4096; };
+  EXPECT_EQ(page_offset(), 0u);
+  p.set_storage(Storage::Q8_0);  // from BF16: quantizes the rounded values
   EXPECT_EQ(p.bytes(), 3u * 2 * 34);
+  EXPECT_EQ(page_offset(), 0u);
   p.set_storage(Storage::F32);  // widens exactly
   EXPECT_TRUE(p.writable());
   EXPECT_EQ(p.size(), 120u);

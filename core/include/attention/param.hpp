@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "attention/page_aligned.hpp"
 #include "attention/result.hpp"
 #include "attention/storage.hpp"
 
@@ -119,8 +120,9 @@ class Parameter {
   std::vector<int> shape_;
   std::vector<float> values_;  // F32 storage
   Storage storage_ = Storage::F32;
-  std::vector<std::uint8_t> bits_;  // other storage: rows() x row_bytes()
-  std::size_t count_ = 0;           // other storage: the number of values
+  // other storage: rows() x row_bytes(), from a page on (a decode step streams them: page_aligned.hpp)
+  std::vector<std::uint8_t, PageAlignedAllocator<std::uint8_t>> bits_;
+  std::size_t count_ = 0;  // other storage: the number of values
   std::uint64_t version_ = 0;
   Q8Activations q8_activations_ = Q8Activations::F32;
 
