@@ -21,7 +21,6 @@
 
 #include <algorithm>
 #include <limits>
-#include <type_traits>
 #include <vector>
 
 #include "kernels.hpp"
@@ -606,7 +605,21 @@ namespace {
 //     shuffled so that the low 8 are values 0 1 4 5 8 9 12 13 and the high 8 are 2 3 6 7 10
 //     11 14 15, each widened and i32x4.dot_i16x8_s with x's int16 in the same order: lane i
 //     of the two dots' sum is 4i .. 4i + 3.
-struct Int16Dot {
+// A Dot whose lanes are the exact sums as they come: four_blocks_exact(t, x, b) and
+// lanes_exact(lanes, x, b) (the four-block epilogue's block sums, the last blocks' lanes) give
+// them back as they are; Int8DotUnsigned subtracts x's offsets there instead.
+struct ExactLanes {
+  template <class X>
+  static inline v128_t four_blocks_exact(v128_t t, const X&, int) {
+    return t;
+  }
+  template <class X>
+  static inline v128_t lanes_exact(v128_t lanes, const X&, int) {
+    return lanes;
+  }
+};
+
+struct Int16Dot : ExactLanes {
   static constexpr bool kFourBlocks = false;  // (the int16 mode's results as they were)
   struct X {
     const std::int16_t* q;  // (M, blocks x 32)
@@ -621,7 +634,7 @@ struct Int16Dot {
   }
 };
 
-struct Int8DotPlain {
+struct Int8DotPlain : ExactLanes {
   static constexpr bool kFourBlocks = true;
   struct X {
     const std::int16_t* q;  // (M, blocks x 32): q_x widened, each 16 in the order 0 1 4 5 8 9 12 13 2 3 6 7 ...
@@ -643,7 +656,7 @@ struct Int8DotPlain {
   }
 };
 
-struct Int8DotRelaxed {
+struct Int8DotRelaxed : ExactLanes {
   static constexpr bool kFourBlocks = true;
   struct X {
     const std::uint8_t* positive;  // (M, blocks x 32): max(q_x, 0)
@@ -700,22 +713,6 @@ struct Int8DotUnsigned {
   }
 };
 
-// The Dots whose lanes are exact as they come.
-template <class Dot>
-inline v128_t four_blocks_exact(v128_t t, const typename Dot::X& x, int b) {
-  if constexpr (std::is_same_v<Dot, Int8DotUnsigned>)
-    return Dot::four_blocks_exact(t, x, b);
-  else
-    return t;
-}
-template <class Dot>
-inline v128_t lanes_exact(v128_t lanes, const typename Dot::X& x, int b) {
-  if constexpr (std::is_same_v<Dot, Int8DotUnsigned>)
-    return Dot::lanes_exact(lanes, x, b);
-  else
-    return lanes;
-}
-
 template <int R, bool kFinite, class Dot>
 void gemv_integer_tile(const LowBitGemmArgs& g, const typename Dot::X* xs, const float* da, int i0, int j) {
   const int blocks = q8_blocks(g.k);
@@ -758,7 +755,7 @@ void gemv_integer_tile(const LowBitGemmArgs& g, const typename Dot::X* xs, const
                                           wasm_i32x4_shuffle(sum[0][r], sum[1][r], 1, 3, 5, 7));
         const v128_t s23 = wasm_i32x4_add(wasm_i32x4_shuffle(sum[2][r], sum[3][r], 0, 2, 4, 6),
                                           wasm_i32x4_shuffle(sum[2][r], sum[3][r], 1, 3, 5, 7));
-        const v128_t t = four_blocks_exact<Dot>(
+        const v128_t t = Dot::four_blocks_exact(
             wasm_i32x4_add(wasm_i32x4_shuffle(s01, s23, 0, 2, 4, 6), wasm_i32x4_shuffle(s01, s23, 1, 3, 5, 7)), x[r],
             b);
         acc[r] = wasm_f32x4_add(
@@ -776,7 +773,7 @@ void gemv_integer_tile(const LowBitGemmArgs& g, const typename Dot::X* xs, const
     for (int r = 0; r < R; ++r) sum[r] = wasm_i32x4_splat(0);
     Dot::block(block + 2, x, b, sum);
     for (int r = 0; r < R; ++r)
-      acc[r] = wasm_f32x4_add(acc[r], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(lanes_exact<Dot>(sum[r], x[r], b)),
+      acc[r] = wasm_f32x4_add(acc[r], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(Dot::lanes_exact(sum[r], x[r], b)),
                                                      wasm_f32x4_splat(dw * dx[r][b])));
   }
   for (int r = 0; r < R; ++r) {
