@@ -13,77 +13,24 @@ import { existsSync, readFileSync } from 'node:fs';
 import { launchChromium, openPage } from '../support/browser.mjs';
 import { serveDirectory } from '../support/static-server.mjs';
 import { ROOT } from '../support/site.mjs';
+import { gpt2Checkpoint } from '../support/hub-checkpoint.mjs';
 
 const TINY = `${ROOT}tests/reference/fixtures/pretrained/gpt2-tiny/`;
-const [E, LAYERS, HEADS, VOCAB, POSITIONS] = [160, 2, 4, 1000, 32];
 
-// A GPT-2 checkpoint in float32 (hub names, Conv1D (in, out) layouts), values uniform in
-// (-0.125, 0.125) from a fixed LCG, norm weights 1; each tensor's first two values are -0.125
-// and 0.125, the largest of their blocks: Q8_0's q = -127 and 127 (flipped: 1 and 255).
+// A GPT-2 checkpoint in float32 (seeded random weights), each matrix's first two values the
+// largest of their block: Q8_0's q = -127 and 127 (flipped: 1 and 255). Passed to the page as
+// arrays of numbers.
 function checkpoint() {
-  const tensors = [
-    ['wte.weight', [VOCAB, E]],
-    ['wpe.weight', [POSITIONS, E]],
-  ];
-  for (let l = 0; l < LAYERS; l++)
-    for (const [part, shape] of [
-      ['ln_1.weight', [E]],
-      ['ln_1.bias', [E]],
-      ['attn.c_attn.weight', [E, 3 * E]],
-      ['attn.c_attn.bias', [3 * E]],
-      ['attn.c_proj.weight', [E, E]],
-      ['attn.c_proj.bias', [E]],
-      ['ln_2.weight', [E]],
-      ['ln_2.bias', [E]],
-      ['mlp.c_fc.weight', [E, 4 * E]],
-      ['mlp.c_fc.bias', [4 * E]],
-      ['mlp.c_proj.weight', [4 * E, E]],
-      ['mlp.c_proj.bias', [E]],
-    ])
-      tensors.push([`h.${l}.${part}`, shape]);
-  tensors.push(['ln_f.weight', [E]], ['ln_f.bias', [E]]);
-  const header = {};
-  let offset = 0;
-  for (const [name, shape] of tensors) {
-    const bytes = 4 * shape.reduce((a, b) => a * b, 1);
-    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes] };
-    offset += bytes;
-  }
-  const json = new TextEncoder().encode(JSON.stringify(header));
-  const file = new Uint8Array(8 + json.length + offset);
-  new DataView(file.buffer).setBigUint64(0, BigInt(json.length), true);
-  file.set(json, 8);
-  const data = new DataView(file.buffer, 8 + json.length);
-  let state = 31;
-  let at = 0;
-  for (const [name, shape] of tensors) {
-    const n = shape.reduce((a, b) => a * b, 1);
-    for (let i = 0; i < n; i++, at += 4) {
-      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-      const value = /ln_.*\.weight$/.test(name)
-        ? 1
-        : i < 2
-          ? i
-            ? 0.125
-            : -0.125
-          : ((state / 2 ** 32) * 2 - 1) * 0.125;
-      data.setFloat32(at, value, true);
-    }
-  }
-  const config = JSON.parse(readFileSync(`${TINY}config.json`, 'utf8'));
-  Object.assign(config, {
-    n_embd: E,
-    n_layer: LAYERS,
-    n_head: HEADS,
-    vocab_size: VOCAB,
-    n_positions: POSITIONS,
-    n_ctx: POSITIONS,
+  const files = gpt2Checkpoint(readFileSync(`${TINY}config.json`, 'utf8'), {
+    layers: 2,
+    heads: 4,
+    hidden: 160,
+    vocab: 1000,
+    maxPositions: 32,
+    blockExtremes: true,
   });
-  return {
-    'config.json': [...new TextEncoder().encode(JSON.stringify(config))],
-    'model.safetensors': [...file],
-    'tokenizer.json': [...readFileSync(`${TINY}tokenizer.json`)],
-  };
+  files['tokenizer.json'] = readFileSync(`${TINY}tokenizer.json`);
+  return Object.fromEntries(Object.entries(files).map(([name, bytes]) => [name, [...bytes]]));
 }
 
 let server = null;

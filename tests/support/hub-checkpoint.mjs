@@ -46,15 +46,24 @@ export function vocabSizeOf(tokenizerJson) {
   return (t.added_tokens ?? []).reduce((m, a) => Math.max(m, a.id + 1), base);
 }
 
-/** A GPT-2 checkpoint (Conv1D weights stored (in, out)), its config from a reference fixture's with the sizes replaced. */
-export function gpt2Checkpoint(baseConfig, { layers, heads, hidden, vocab, maxPositions = 512, seed = 1 }) {
+/**
+ * A GPT-2 checkpoint (Conv1D weights stored (in, out)), its config from a reference fixture's with the sizes replaced.
+ * blockExtremes: each matrix's first two values are -s and s, the ends of its values' range [-s, s), so the
+ * largest of their block of 32: Q8_0 quantizes them to -127 and 127.
+ */
+export function gpt2Checkpoint(
+  baseConfig,
+  { layers, heads, hidden, vocab, maxPositions = 512, seed = 1, blockExtremes = false },
+) {
   const config = { ...JSON.parse(baseConfig), n_layer: layers, n_head: heads, n_embd: hidden, vocab_size: vocab };
   Object.assign(config, { n_positions: maxPositions, n_ctx: maxPositions });
   const r = random(seed);
-  const matrix = (rows, cols) => [
-    [rows, cols],
-    Float32Array.from({ length: rows * cols }, () => r(1 / Math.sqrt(rows))),
-  ];
+  const matrix = (rows, cols) => {
+    const s = 1 / Math.sqrt(rows);
+    const values = Float32Array.from({ length: rows * cols }, () => r(s));
+    if (blockExtremes) values.set([-s, s]);
+    return [[rows, cols], values];
+  };
   const fill = (n, v) => [[n], new Float32Array(n).fill(v)];
   const t = { 'wte.weight': matrix(vocab, hidden), 'wpe.weight': matrix(maxPositions, hidden) };
   for (let i = 0; i < layers; i++) {

@@ -143,10 +143,11 @@ export class Generation {
   /** The number of tokens of the prompt (positions 0..promptLength-1). */
   readonly promptLength: number;
   #raw: RawGeneration | null;
-  readonly #decoder: Decoder | null;
+  // The tokenizer's decoder with its pieces decoded so far (shared by every generation of the
+  // tokenizer), or null without a tokenizer.
+  readonly #text: { decoder: Decoder; pieces: Map<number, string> } | null;
   readonly #stopStrings: string[];
   readonly #topCount: number;
-  readonly #pieces: Map<number, string> | null;
   #stopped = false;
 
   /** @internal Use `model.generate()`. */
@@ -157,8 +158,7 @@ export class Generation {
       throw fromEngine(failure.error);
     }
     this.#raw = raw;
-    this.#decoder = decoder;
-    this.#pieces = decoder ? piecesOf(decoder) : null;
+    this.#text = decoder ? { decoder, pieces: piecesOf(decoder) } : null;
     this.#stopStrings = stopStrings;
     this.#topCount = topCount;
     this.promptLength = raw.promptLength();
@@ -171,9 +171,10 @@ export class Generation {
   }
 
   #piece(id: number): string | null {
-    if (!this.#decoder || !this.#pieces) return null;
-    let piece = this.#pieces.get(id);
-    if (piece === undefined) this.#pieces.set(id, (piece = this.#decoder.decode([id])));
+    if (!this.#text) return null;
+    const { decoder, pieces } = this.#text;
+    let piece = pieces.get(id);
+    if (piece === undefined) pieces.set(id, (piece = decoder.decode([id])));
     return piece;
   }
 
@@ -210,8 +211,8 @@ export class Generation {
       cacheBytes = probabilities + count; // where each run starts
     const piece = this.#piece(token);
     let done = engineDone === 1;
-    if (this.#decoder && this.#stopStrings.length > 0) {
-      const text = this.#decoder.decode(raw.tokens().slice(this.promptLength));
+    if (this.#text && this.#stopStrings.length > 0) {
+      const text = this.#text.decoder.decode(raw.tokens().slice(this.promptLength));
       if (this.#stopStrings.some((s) => text.includes(s))) this.#stopped = done = true;
     }
     // Views into the step's one (L, H, P) array (the engine's copy, owned by JS): no copy per head.
@@ -254,7 +255,7 @@ export class Generation {
       throw bad('position', position, `it must be an existing position 0..${count - 1}`);
     if (typeof token !== 'number' || !Number.isInteger(token) || token < 0)
       throw bad('token', token, 'it must be a token id');
-    return new Generation(raw.fork(position, token), this.#decoder, this.#stopStrings, this.#topCount);
+    return new Generation(raw.fork(position, token), this.#text?.decoder ?? null, this.#stopStrings, this.#topCount);
   }
 
   /** Frees the cache in the engine; using the generation afterwards throws. */
