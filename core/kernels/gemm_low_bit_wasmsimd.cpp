@@ -582,8 +582,9 @@ namespace {
 //
 // A Dot: X, a row of A as gemv_integer prepares it once per call, and block(w, x, b, sum):
 // sum[r] += block b's products of W (w: its 32 int8) with row r's, in i32x4 lanes. (Int8's four
-// blocks at a time sum each block's lanes into one integer first; the last blocks, fewer than
-// four, take the per-lane epilogue, hence the plain twin's matching lanes.)
+// blocks at a time sum each block's lanes into one integer first, x's rows advanced to block b
+// by at(x, b); the last blocks, fewer than four, take the per-lane epilogue, hence the plain
+// twin's matching lanes.)
 //   Int16Dot (q8Activations 'int16'): per 8 values one extending load of W's int8 to int16,
 //     per row of A one i32x4.dot_i16x8_s and one i32x4.add: lane i sums the values 2i, 2i + 1
 //     of each 8.
@@ -640,6 +641,7 @@ struct Int8DotPlain : ExactLanes {
   struct X {
     const std::int16_t* q;  // (M, blocks x 32): q_x widened, each 16 in the order 0 1 4 5 8 9 12 13 2 3 6 7 ...
   };
+  static inline X at(const X& x, int b) { return {x.q + static_cast<std::size_t>(b) * kQ8BlockValues}; }
   static constexpr int kOrder[16] = {0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15};
   template <int R>
   static inline void block(const std::uint8_t* w, const X (&x)[R], int b, v128_t (&sum)[R]) {
@@ -663,6 +665,10 @@ struct Int8DotRelaxed : ExactLanes {
     const std::uint8_t* positive;  // (M, blocks x 32): max(q_x, 0)
     const std::uint8_t* negative;  // (M, blocks x 32): max(-q_x, 0)
   };
+  static inline X at(const X& x, int b) {
+    const std::size_t at = static_cast<std::size_t>(b) * kQ8BlockValues;
+    return {x.positive + at, x.negative + at};
+  }
   template <int R>
   static inline void block(const std::uint8_t* w, const X (&x)[R], int b, v128_t (&sum)[R]) {
     v128_t negative[R];
@@ -695,6 +701,10 @@ struct Int8DotUnsigned {
     const std::int32_t* lane_offsets;   // (M, blocks x 4): lane i, 128 sum of q_x over bytes 4i .. 4i + 3 of each 16
     v128_t flip;                        // 0x80 in each byte, built from opaque_zero() (see there) once per call
   };
+  static inline X at(const X& x, int b) {
+    return {x.q + static_cast<std::size_t>(b) * kQ8BlockValues, x.block_offsets + b,
+            x.lane_offsets + 4 * static_cast<std::size_t>(b), x.flip};
+  }
   template <int R>
   static inline void block(const std::uint8_t* w, const X (&x)[R], int b, v128_t (&sum)[R]) {
     for (int offset = 0; offset < kQ8BlockValues; offset += 16) {
@@ -745,10 +755,14 @@ void gemv_integer_tile(const LowBitGemmArgs& g, const typename Dot::X* xs, const
     const v128_t moved = splat_bits(0x8fffe000u, opaque_zero());  // F16::Consts::moved_odd
     for (; b + 4 <= blocks; b += 4) {
       const std::uint8_t* block = w + static_cast<std::size_t>(b) * kQ8BlockBytes;
+      // x's rows from block b on: the four blocks' loads at constant offsets from one address
+      // (indexed by b + q, each x address took an or and an add: 12 scalar operations per four blocks)
+      typename Dot::X xb[R];
+      for (int r = 0; r < R; ++r) xb[r] = Dot::at(x[r], b);
       v128_t sum[4][R];
       for (int q = 0; q < 4; ++q) {
         for (int r = 0; r < R; ++r) sum[q][r] = wasm_i32x4_splat(0);
-        Dot::block(block + q * kQ8BlockBytes + 2, x, b + q, sum[q]);
+        Dot::block(block + q * kQ8BlockBytes + 2, xb, q, sum[q]);
       }
       // The four scales, each loaded in place into a lane of zeros (v128.load16_lane: 4
       // operations instead of 4 scalar loads and i32x4.make; measured in docs/performance.md):
@@ -774,8 +788,8 @@ void gemv_integer_tile(const LowBitGemmArgs& g, const typename Dot::X* xs, const
         const v128_t s23 = wasm_i32x4_add(wasm_i32x4_shuffle(sum[2][r], sum[3][r], 0, 2, 4, 6),
                                           wasm_i32x4_shuffle(sum[2][r], sum[3][r], 1, 3, 5, 7));
         const v128_t t = Dot::four_blocks_exact(
-            wasm_i32x4_add(wasm_i32x4_shuffle(s01, s23, 0, 2, 4, 6), wasm_i32x4_shuffle(s01, s23, 1, 3, 5, 7)), x[r],
-            b);
+            wasm_i32x4_add(wasm_i32x4_shuffle(s01, s23, 0, 2, 4, 6), wasm_i32x4_shuffle(s01, s23, 1, 3, 5, 7)), xb[r],
+            0);
         acc[r] = wasm_f32x4_add(
             acc[r], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(t), wasm_f32x4_mul(dw, wasm_v128_load(dx[r] + b))));
       }
