@@ -815,9 +815,18 @@ void gemv_integer_tile(const LowBitGemmArgs& g, const typename Dot::X* xs, const
 }
 
 // W's rows one at a time, each against up to 4 rows of A: W is read as one sequential stream
-// (kGemvTileRows 1).
+// (kGemvTileRows 1). At M = 1 (decode) in a loop of its own, with g and x's row copied: the
+// .wasm then has gemv_integer_tile<1> as a function of its own (about 530 lines of text) where
+// it was inlined beside the 4- and 2-row tiles into one of 15,500, and decodes faster
+// (docs/performance.md; which of the two made the difference was not measured apart).
 template <bool kFinite, class Dot>
-void gemv_integer_rows(const LowBitGemmArgs& g, const typename Dot::X* x, const float* da) {
+void gemv_integer_rows(const LowBitGemmArgs& args, const typename Dot::X* x, const float* da) {
+  const LowBitGemmArgs g = args;
+  if (g.m == 1) {
+    const typename Dot::X x0[1] = {x[0]};
+    for (int j = 0; j < g.n; ++j) gemv_integer_tile<1, kFinite, Dot>(g, x0, da, 0, j);
+    return;
+  }
   for (int j = 0; j < g.n; ++j) {
     int i = 0;
     for (; i + 4 <= g.m; i += 4) gemv_integer_tile<4, kFinite, Dot>(g, x, da, i, j);
