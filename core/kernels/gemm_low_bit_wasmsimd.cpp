@@ -577,12 +577,14 @@ namespace {
 // Dots whose lanes hold the same integer sums give the same bits). W's padding in its last
 // block meets A's zeros there, so every block is whole. kFinite (W's owner knows its values
 // finite, LowBitGemmArgs::w_finite, so each scale is): the scale widens without widen_f16's
-// infinity/NaN select, the same float (F16's finite fast path, one half).
+// infinity/NaN select and without its rebias, which x's block scales carry (q8_scale_prescaled:
+// the same products).
 //
 // A Dot: X, a row of A as gemv_integer prepares it once per call, and block(w, x, b, sum):
 // sum[r] += block b's products of W (w: its 32 int8) with row r's, in i32x4 lanes. (Int8's four
-// blocks at a time sum each block's lanes into one integer first; the last blocks, fewer than
-// four, take the per-lane epilogue, hence the plain twin's matching lanes.)
+// blocks at a time sum each block's lanes into one integer first, x's rows advanced to block b
+// by at(x, b); the last blocks, fewer than four, take the per-lane epilogue, hence the plain
+// twin's matching lanes.)
 //   Int16Dot (q8Activations 'int16'): per 8 values one extending load of W's int8 to int16,
 //     per row of A one i32x4.dot_i16x8_s and one i32x4.add: lane i sums the values 2i, 2i + 1
 //     of each 8.
@@ -639,6 +641,7 @@ struct Int8DotPlain : ExactLanes {
   struct X {
     const std::int16_t* q;  // (M, blocks x 32): q_x widened, each 16 in the order 0 1 4 5 8 9 12 13 2 3 6 7 ...
   };
+  static inline X at(const X& x, int b) { return {x.q + static_cast<std::size_t>(b) * kQ8BlockValues}; }
   static constexpr int kOrder[16] = {0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15};
   template <int R>
   static inline void block(const std::uint8_t* w, const X (&x)[R], int b, v128_t (&sum)[R]) {
@@ -662,6 +665,10 @@ struct Int8DotRelaxed : ExactLanes {
     const std::uint8_t* positive;  // (M, blocks x 32): max(q_x, 0)
     const std::uint8_t* negative;  // (M, blocks x 32): max(-q_x, 0)
   };
+  static inline X at(const X& x, int b) {
+    const std::size_t at = static_cast<std::size_t>(b) * kQ8BlockValues;
+    return {x.positive + at, x.negative + at};
+  }
   template <int R>
   static inline void block(const std::uint8_t* w, const X (&x)[R], int b, v128_t (&sum)[R]) {
     v128_t negative[R];
@@ -694,6 +701,10 @@ struct Int8DotUnsigned {
     const std::int32_t* lane_offsets;   // (M, blocks x 4): lane i, 128 sum of q_x over bytes 4i .. 4i + 3 of each 16
     v128_t flip;                        // 0x80 in each byte, built from opaque_zero() (see there) once per call
   };
+  static inline X at(const X& x, int b) {
+    return {x.q + static_cast<std::size_t>(b) * kQ8BlockValues, x.block_offsets + b,
+            x.lane_offsets + 4 * static_cast<std::size_t>(b), x.flip};
+  }
   template <int R>
   static inline void block(const std::uint8_t* w, const X (&x)[R], int b, v128_t (&sum)[R]) {
     for (int offset = 0; offset < kQ8BlockValues; offset += 16) {
@@ -713,11 +724,21 @@ struct Int8DotUnsigned {
   }
 };
 
+// kFinite: the scales' bits as float32's, dw 2^-112 exactly (F16::widen4_high without its rebias;
+// for zeros, subnormals and normals): x's block scales carry the 2^112 instead (dx 2^112, exact:
+// gemv_integer_on), so dw 2^-112 times dx 2^112 is the real number dw dx and rounds to the same
+// float as before, the sums in the same order: the same bits, 2 operations per four scales instead
+// of 6 (LowBitGemm.Int8GemvGivesTheSameBitsWithTheRebiasInX).
+inline float q8_scale_prescaled(std::uint16_t h) {
+  return float_from_bits(static_cast<std::uint32_t>(static_cast<std::int32_t>(std::uint32_t{h} << 16) >> 3) &
+                         0x8fffe000u);
+}
+
 template <int R, bool kFinite, class Dot>
 void gemv_integer_tile(const LowBitGemmArgs& g, const typename Dot::X* xs, const float* da, int i0, int j) {
   const int blocks = q8_blocks(g.k);
   typename Dot::X x[R];
-  const float* dx[R];
+  const float* dx[R];  // kFinite: times 2^112
   for (int r = 0; r < R; ++r) {
     x[r] = xs[i0 + r];
     dx[r] = da + static_cast<std::size_t>(i0 + r) * blocks;
@@ -731,33 +752,44 @@ void gemv_integer_tile(const LowBitGemmArgs& g, const typename Dot::X* xs, const
     // (lane q: block b + q), converted at once and times their d_w d_x, a vector of four: one
     // float epilogue per four blocks instead of one per block (with its scale's widening), the
     // bound of the GEMV once its dot is one instruction (docs/performance.md).
-    const v128_t magnitude = wasm_i32x4_splat(0x7fff + opaque_zero()), sign = wasm_i32x4_splat(0x8000 + opaque_zero());
+    const v128_t moved = splat_bits(0x8fffe000u, opaque_zero());  // F16::Consts::moved_odd
     for (; b + 4 <= blocks; b += 4) {
       const std::uint8_t* block = w + static_cast<std::size_t>(b) * kQ8BlockBytes;
+      // x's rows from block b on: the four blocks' loads at constant offsets from one address
+      // (indexed by b + q, each x address took an or and an add: 12 scalar operations per four blocks)
+      typename Dot::X xb[R];
+      for (int r = 0; r < R; ++r) xb[r] = Dot::at(x[r], b);
       v128_t sum[4][R];
       for (int q = 0; q < 4; ++q) {
         for (int r = 0; r < R; ++r) sum[q][r] = wasm_i32x4_splat(0);
-        Dot::block(block + q * kQ8BlockBytes + 2, x, b + q, sum[q]);
+        Dot::block(block + q * kQ8BlockBytes + 2, xb, q, sum[q]);
       }
-      // The four scales: F16's widen4, or without its infinity/NaN select where W is finite.
-      // Each scale's 16 bits into the low half of a lane of zeros, loaded in place (v128.load16_lane:
-      // 4 operations instead of 4 scalar loads and i32x4.make's 4; measured in docs/performance.md)
-      v128_t h = wasm_v128_load16_lane(block, wasm_i32x4_splat(0), 0);
-      h = wasm_v128_load16_lane(block + kQ8BlockBytes, h, 2);
-      h = wasm_v128_load16_lane(block + 2 * kQ8BlockBytes, h, 4);
-      h = wasm_v128_load16_lane(block + 3 * kQ8BlockBytes, h, 6);
-      const v128_t dw = kFinite ? wasm_f32x4_mul(wasm_v128_or(wasm_i32x4_shl(wasm_v128_and(h, magnitude), 13),
-                                                              wasm_i32x4_shl(wasm_v128_and(h, sign), 16)),
-                                                 wasm_f32x4_splat(0x1.0p112f))
-                                : F16::widen4(h);
+      // The four scales, each loaded in place into a lane of zeros (v128.load16_lane: 4
+      // operations instead of 4 scalar loads and i32x4.make; measured in docs/performance.md):
+      // kFinite into the lane's upper half, widened to dw 2^-112 (q8_scale_prescaled); else into
+      // its lower half, F16's widen4 with the infinity/NaN select.
+      v128_t dw;
+      if constexpr (kFinite) {
+        v128_t h = wasm_v128_load16_lane(block, wasm_i32x4_splat(0), 1);
+        h = wasm_v128_load16_lane(block + kQ8BlockBytes, h, 3);
+        h = wasm_v128_load16_lane(block + 2 * kQ8BlockBytes, h, 5);
+        h = wasm_v128_load16_lane(block + 3 * kQ8BlockBytes, h, 7);
+        dw = wasm_v128_and(wasm_i32x4_shr(h, 3), moved);
+      } else {
+        v128_t h = wasm_v128_load16_lane(block, wasm_i32x4_splat(0), 0);
+        h = wasm_v128_load16_lane(block + kQ8BlockBytes, h, 2);
+        h = wasm_v128_load16_lane(block + 2 * kQ8BlockBytes, h, 4);
+        h = wasm_v128_load16_lane(block + 3 * kQ8BlockBytes, h, 6);
+        dw = F16::widen4(h);
+      }
       for (int r = 0; r < R; ++r) {
         const v128_t s01 = wasm_i32x4_add(wasm_i32x4_shuffle(sum[0][r], sum[1][r], 0, 2, 4, 6),
                                           wasm_i32x4_shuffle(sum[0][r], sum[1][r], 1, 3, 5, 7));
         const v128_t s23 = wasm_i32x4_add(wasm_i32x4_shuffle(sum[2][r], sum[3][r], 0, 2, 4, 6),
                                           wasm_i32x4_shuffle(sum[2][r], sum[3][r], 1, 3, 5, 7));
         const v128_t t = Dot::four_blocks_exact(
-            wasm_i32x4_add(wasm_i32x4_shuffle(s01, s23, 0, 2, 4, 6), wasm_i32x4_shuffle(s01, s23, 1, 3, 5, 7)), x[r],
-            b);
+            wasm_i32x4_add(wasm_i32x4_shuffle(s01, s23, 0, 2, 4, 6), wasm_i32x4_shuffle(s01, s23, 1, 3, 5, 7)), xb[r],
+            0);
         acc[r] = wasm_f32x4_add(
             acc[r], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(t), wasm_f32x4_mul(dw, wasm_v128_load(dx[r] + b))));
       }
@@ -766,9 +798,7 @@ void gemv_integer_tile(const LowBitGemmArgs& g, const typename Dot::X* xs, const
   for (; b < blocks; ++b) {
     const std::uint8_t* block = w + static_cast<std::size_t>(b) * kQ8BlockBytes;
     const std::uint16_t h = load_u16(block);
-    const float dw =
-        kFinite ? float_from_bits((std::uint32_t{h & 0x7fffu} << 13) | (std::uint32_t{h & 0x8000u} << 16)) * 0x1.0p112f
-                : widen_f16(h);
+    const float dw = kFinite ? q8_scale_prescaled(h) : widen_f16(h);
     v128_t sum[R];
     for (int r = 0; r < R; ++r) sum[r] = wasm_i32x4_splat(0);
     Dot::block(block + 2, x, b, sum);
@@ -785,9 +815,18 @@ void gemv_integer_tile(const LowBitGemmArgs& g, const typename Dot::X* xs, const
 }
 
 // W's rows one at a time, each against up to 4 rows of A: W is read as one sequential stream
-// (kGemvTileRows 1).
+// (kGemvTileRows 1). At M = 1 (decode) in a loop of its own, with g and x's row copied: the
+// .wasm then has gemv_integer_tile<1> as a function of its own (about 530 lines of text) where
+// it was inlined beside the 4- and 2-row tiles into one of 15,500, and decodes faster
+// (docs/performance.md; which of the two made the difference was not measured apart).
 template <bool kFinite, class Dot>
-void gemv_integer_rows(const LowBitGemmArgs& g, const typename Dot::X* x, const float* da) {
+void gemv_integer_rows(const LowBitGemmArgs& args, const typename Dot::X* x, const float* da) {
+  const LowBitGemmArgs g = args;
+  if (g.m == 1) {
+    const typename Dot::X x0[1] = {x[0]};
+    for (int j = 0; j < g.n; ++j) gemv_integer_tile<1, kFinite, Dot>(g, x0, da, 0, j);
+    return;
+  }
   for (int j = 0; j < g.n; ++j) {
     int i = 0;
     for (; i + 4 <= g.m; i += 4) gemv_integer_tile<4, kFinite, Dot>(g, x, da, i, j);
@@ -799,12 +838,18 @@ void gemv_integer_rows(const LowBitGemmArgs& g, const typename Dot::X* x, const 
   }
 }
 
+// da: x's block scales (M x blocks), which W finite (kFinite) takes times 2^112, in place, where
+// every one is below 2^16 (exact, and below float32's 2^128: not NaN or infinite); a call with
+// one that is not (rare: a model's activations stay far below 127 x 2^16) takes the select's
+// tiles, the same floats (so the tiles are compiled twice, not three times).
 template <class Dot>
-void gemv_integer_on(const LowBitGemmArgs& g, const typename Dot::X* x, const float* da) {
-  if (g.w_finite)
-    gemv_integer_rows<true, Dot>(g, x, da);
-  else
-    gemv_integer_rows<false, Dot>(g, x, da);
+void gemv_integer_on(const LowBitGemmArgs& g, const typename Dot::X* x, float* da) {
+  const std::size_t scales = static_cast<std::size_t>(g.m) * q8_blocks(g.k);
+  bool below = g.w_finite;
+  for (std::size_t i = 0; below && i < scales; ++i) below = da[i] < 0x1.0p16f;
+  if (!below) return gemv_integer_rows<false, Dot>(g, x, da);
+  for (std::size_t i = 0; i < scales; ++i) da[i] *= 0x1.0p112f;
+  gemv_integer_rows<true, Dot>(g, x, da);
 }
 
 // x's offsets for Int8DotUnsigned, from its q_x (values: M x blocks x 32): per block and per lane.

@@ -566,6 +566,80 @@ TEST(LowBitGemm, F16GemvGivesTheSameBitsWithTheRebiasInXOrInW) {
   }
 }
 
+// Q8_0's integer GEMV with W finite (LowBitGemmArgs::w_finite) widens each block's scale to
+// dw 2^-112 (its bits moved to float32's places, no multiply) and takes x's block scales times
+// 2^112 when every one is below 2^16; otherwise, and with W not known finite, it widens the
+// scales as F16's widen4 does: the same real products, so the bits must not change. A row of x
+// alone (the rebias in x) must give the very bits it gives without w_finite, and beside a row
+// whose scale is 2^16 or more (the whole call takes the select's path). W's scales span F16's
+// subnormals, zeros, -0, its smallest normal and 65504 (with both signs), where products
+// underflow or overflow; x's blocks 0, tiny, up to just below 2^16 a step. Int8 (every dot this
+// runtime computes right) and Int16, K with and without blocks after the last four.
+TEST(LowBitGemm, Int8GemvGivesTheSameBitsWithTheRebiasInX) {
+  const std::uint16_t scales[] = {0x0001, 0x83ff, 0x0400, 0x0000, 0x8000, 0x7bff, 0xfbff, 0x3c00, 0x0155, 0x9abc};
+  const float x_scales[] = {0.0f, 1.0e-30f, 0x1.0p-140f, 1.0f, 300.0f, -65535.0f, 12345.678f, 65535.5f};
+  for (const int k : {224, 97, 256}) {
+    const int n = 11, blocks = kernels::q8_blocks(k);
+    Parameter weight("w", {n, k}, random_vector(static_cast<std::size_t>(n) * k, 81 + k, 0.5f));
+    weight.set_storage(Storage::Q8_0);
+    Parameter w("w", {n, k}, Storage::Q8_0);
+    for (int r = 0; r < n; ++r) {
+      std::uint8_t* row = w.mutable_row_bits(r);
+      std::memcpy(row, weight.row_bits(r), weight.row_bytes());
+      for (int b = 0; b < blocks; ++b)  // every other block keeps its scale; q's bytes stay
+        if ((r + b) % 2 == 0) std::memcpy(row + b * kQ8BlockBytes, &scales[(r * 3 + b) % 10], 2);
+    }
+    for (int trial = 0; trial < 2; ++trial) {
+      // each block's largest |x| is 127 (int8) steps of a scale from x_scales, its others random below
+      std::vector<float> x = random_vector(static_cast<std::size_t>(k), 90 + trial, 1.0f);
+      for (int p = 0; p < k; ++p) {
+        const float step = x_scales[(p / 32 + 3 * trial) % std::size(x_scales)];
+        x[p] = p % 32 == 5 ? 127.0f * step : x[p] * 100.0f * std::fabs(step);
+      }
+      for (const Q8Activations mode : {Q8Activations::Int8, Q8Activations::Int16}) {
+        std::vector<float> pair = x;  // and a row with one block's scale exactly 2^16
+        pair.resize(2 * static_cast<std::size_t>(k), 0.25f);
+        pair[k + 40] = (mode == Q8Activations::Int8 ? 127.0f : 32767.0f) * 0x1.0p16f;
+        for (const auto& variant : kernels::low_bit_gemm_variants(Storage::Q8_0)) {
+          if (variant.name.find("eigen") != std::string::npos) continue;  // sums 1 and 2 rows in other orders
+          const bool relaxed = variant.name.find("relaxed") != std::string::npos;
+          const kernels::Int8Dot best = kernels::int8_dot();
+          for (kernels::Int8Dot dot : {kernels::Int8Dot::Plain, kernels::Int8Dot::Split, kernels::Int8Dot::Unsigned}) {
+            if (kernels::limit_int8_dot(dot) != dot || (dot != best && !relaxed)) continue;
+            std::vector<float> alone(n, -7.0f), select(n, -7.0f), beside(2 * static_cast<std::size_t>(n), -7.0f),
+                beside_select(beside.size(), -7.0f);
+            kernels::gemm_low_bit(variant.fn, Storage::Q8_0, 1, n, k, x.data(), w.row_bits(0), nullptr, alone.data(),
+                                  {true, mode});
+            kernels::gemm_low_bit(variant.fn, Storage::Q8_0, 1, n, k, x.data(), w.row_bits(0), nullptr, select.data(),
+                                  {false, mode});
+            kernels::gemm_low_bit(variant.fn, Storage::Q8_0, 2, n, k, pair.data(), w.row_bits(0), nullptr,
+                                  beside.data(), {true, mode});
+            kernels::gemm_low_bit(variant.fn, Storage::Q8_0, 2, n, k, pair.data(), w.row_bits(0), nullptr,
+                                  beside_select.data(), {false, mode});
+            for (int j = 0; j < n; ++j) {
+              std::uint32_t bits[5];
+              std::memcpy(&bits[0], &alone[j], 4);
+              std::memcpy(&bits[1], &select[j], 4);
+              std::memcpy(&bits[2], &beside[j], 4);
+              std::memcpy(&bits[3], &beside[n + j], 4);  // the row with scale 2^16
+              std::memcpy(&bits[4], &beside_select[n + j], 4);
+              const std::string what = variant.name + " " + kernels::int8_dot_name(dot) + " dot, " +
+                                       (mode == Q8Activations::Int8 ? "int8" : "int16") + ", k " + std::to_string(k) +
+                                       ", trial " + std::to_string(trial) + ", W row " + std::to_string(j);
+              EXPECT_EQ(bits[0], bits[1]) << what << ": " << alone[j] << " prescaled, " << select[j] << " select";
+              EXPECT_EQ(bits[0], bits[2]) << what << ": " << alone[j] << " prescaled, " << beside[j] << " beside 2^16";
+              EXPECT_EQ(bits[3], bits[4]) << what << ": " << beside[n + j] << " the row at 2^16 told W finite, "
+                                          << beside_select[n + j] << " not";
+            }
+          }
+          kernels::limit_int8_dot(kernels::Int8Dot::Unsigned);
+          EXPECT_EQ(kernels::int8_dot(), best);
+        }
+      }
+    }
+  }
+}
+
 TEST(LowBitGemm, RegistryNamesWhatIsBuilt) {
   EXPECT_EQ(kernels::low_bit_gemm_variants(Storage::BF16).front().name, "gemm_f32_bf16w_scalar");
   EXPECT_EQ(kernels::low_bit_gemm_variants(Storage::F16).front().name, "gemm_f32_f16w_scalar");
