@@ -1,7 +1,15 @@
 // The colour scales of the heatmaps, and the 'row' colour scale: each row fitted to its own values.
 import { describe, expect, test } from 'vitest';
 import { interpolateViridis } from 'd3-scale-chromatic';
-import { rowScaleEnds, rowScales, rowTop, scoreScale, weightScale } from '../../web/src/ui/colors.js';
+import {
+  BLOCKED_FILL,
+  opaqueRgb,
+  rowScaleEnds,
+  rowScales,
+  rowTop,
+  scoreScale,
+  weightScale,
+} from '../../web/src/ui/colors.js';
 
 describe('rowScales', () => {
   // (3, 3): a near-uniform row, a sharp row, an all-zero row (every key blocked).
@@ -37,5 +45,39 @@ describe('rowScales', () => {
     expect(rowTop(weights, 2, 3)).toBe(1);
     expect(rowScaleEnds('sequential')).toEqual(['0', 'the row\u2019s largest weight']);
     expect(rowScaleEnds('diverging')[1]).toMatch(/largest \|score\|/);
+  });
+});
+
+describe('opaqueRgb: a colour as the pixel a raster heatmap writes', () => {
+  test("d3's two forms and the fills, as 0xRRGGBB", () => {
+    expect(opaqueRgb('rgb(1, 2, 3)')).toBe(0x010203);
+    expect(opaqueRgb('rgb(255,128,0)')).toBe(0xff8000);
+    expect(opaqueRgb('#440154')).toBe(0x440154);
+    expect(opaqueRgb(BLOCKED_FILL)).toBe(0xd9d9d9);
+    // the same string again (from the kept colours)
+    expect(opaqueRgb('rgb(1, 2, 3)')).toBe(0x010203);
+  });
+
+  test("every colour of both scales parses, to the channels d3's string names", () => {
+    const scores = scoreScale([-3, 3]);
+    for (const color of [
+      ...Array.from({ length: 101 }, (_, k) => weightScale().color(k / 100)),
+      ...Array.from({ length: 101 }, (_, k) => scores.color(-3 + (6 * k) / 100)),
+    ]) {
+      const rgb = opaqueRgb(color);
+      expect(rgb, color).not.toBeNull();
+      const channels = color.startsWith('#')
+        ? [1, 3, 5].map((i) => parseInt(color.slice(i, i + 2), 16))
+        : color.slice(4, -1).split(',').map(Number);
+      expect([rgb! >>> 16, (rgb! >>> 8) & 255, rgb! & 255]).toEqual(channels);
+    }
+  });
+
+  test('what a canvas fillStyle ignores gives null', () => {
+    expect(opaqueRgb(undefined)).toBeNull();
+    expect(opaqueRgb(weightScale().color(Number.NaN))).toBeNull();
+    expect(opaqueRgb('red')).toBeNull();
+    expect(opaqueRgb('rgba(1, 2, 3, 0.5)')).toBeNull();
+    expect(opaqueRgb('#abc')).toBeNull();
   });
 });

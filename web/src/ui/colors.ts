@@ -74,3 +74,22 @@ export function textColorOn(background: string): string {
   // Contrast with black (L + 0.05) / 0.05 against white 1.05 / (L + 0.05): black wins above L ≈ 0.179.
   return (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) ? '#000' : '#fff';
 }
+
+/** Colours parsed so far, as 0xRRGGBB (the scales give a few thousand distinct strings; dropped past RGB_KEPT). */
+const parsedRgb = new Map<string, number>();
+const RGB_KEPT = 1 << 16;
+
+/** A scale's colour ('rgb(r, g, b)', d3's) or a fill ('#rrggbb') as 0xRRGGBB; null for anything else. */
+export function opaqueRgb(color: string | undefined): number | null {
+  if (typeof color !== 'string') return null;
+  const kept = parsedRgb.get(color);
+  if (kept !== undefined) return kept;
+  let rgb: number | null = null;
+  const m = /^rgb\((\d+), ?(\d+), ?(\d+)\)$/.exec(color);
+  if (m) rgb = (Math.min(255, Number(m[1])) << 16) | (Math.min(255, Number(m[2])) << 8) | Math.min(255, Number(m[3]));
+  else if (/^#[0-9a-f]{6}$/i.test(color)) rgb = parseInt(color.slice(1), 16);
+  if (rgb === null) return null;
+  if (parsedRgb.size >= RGB_KEPT) parsedRgb.clear();
+  parsedRgb.set(color, rgb);
+  return rgb;
+}
