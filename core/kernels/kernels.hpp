@@ -57,6 +57,10 @@ struct LowBitGemmArgs {
   int lda = 0;
   const std::uint8_t* w = nullptr;  // W's row 0: N rows of w_row_bytes bytes, each K values
   std::size_t w_row_bytes = 0;
+  // Q8_0 only: W's blocks row-major, or Interleaved4 (storage.hpp): w is then group 0's first
+  // byte and w_row_bytes q8x4_row_bytes(K), a quarter of a group. Only gemv_q8_0x4 takes
+  // Interleaved4; gemm_low_bit (below) hands every other kernel row-major rows.
+  Q8Layout w_layout = Q8Layout::RowMajor;
   const float* bias = nullptr;  // (N) or nullptr
   float* c = nullptr;           // (M, N), row stride ldc
   int ldc = 0;
@@ -239,6 +243,14 @@ enum class Int8Dot { Plain, Split, Unsigned };
 // The dot this engine runs: the fastest its runtime computes right, at most the limit below
 // (Plain in an engine without the relaxed kernels or without the low-bit kernels).
 Int8Dot int8_dot();
+// Decode's int8 GEMV on Q8_0 interleaved by 4 (storage.hpp's Interleaved4: args.w_layout so,
+// activations Int8, any M, A's rows one at a time), the same bits as the row-major int8 GEMV
+// (gemm_f32_q8_0w_gemv_wasmsimd) with any dot. Null where this engine has none (no wasm SIMD
+// low-bit kernels): no weight is interleaved there (preferred_q8_layout).
+LowBitGemmFn q8_0x4_gemv();
+// The layout a Q8_0 weight multiplied with `activations` is read fastest in: Interleaved4 for
+// Int8 where q8_0x4_gemv() exists, else RowMajor.
+Q8Layout preferred_q8_layout(Q8Activations activations);
 // Caps int8_dot() at `most` (default Unsigned: no cap), so tests and benches can compare the
 // dots in one engine; returns the dot that then runs.
 Int8Dot limit_int8_dot(Int8Dot most);

@@ -97,6 +97,12 @@ Int8Dot limit_int8_dot(Int8Dot most) {
   return int8_dot();
 }
 
+LowBitGemmFn q8_0x4_gemv() { return nullptr; }  // the wasm SIMD kernel comes next
+
+Q8Layout preferred_q8_layout(Q8Activations activations) {
+  return activations == Q8Activations::Int8 && q8_0x4_gemv() ? Q8Layout::Interleaved4 : Q8Layout::RowMajor;
+}
+
 // The last variant listed is the one the fast path uses.
 const Variant<LowBitGemmFn>& fastest_low_bit_gemm(Storage storage) { return low_bit_gemm_variants(storage).back(); }
 

@@ -16,6 +16,8 @@ const std::vector<Variant<LowBitGemmFn>>& low_bit_gemm_variants(Storage storage)
 
 const Variant<LowBitGemmFn>& fastest_low_bit_gemm(Storage storage) { return low_bit_gemm_variants(storage).back(); }
 
+LowBitGemmFn q8_0x4_gemv() { return nullptr; }
+Q8Layout preferred_q8_layout(Q8Activations) { return Q8Layout::RowMajor; }
 Int8Dot int8_dot() { return Int8Dot::Plain; }
 Int8Dot limit_int8_dot(Int8Dot) { return Int8Dot::Plain; }
 

@@ -100,6 +100,59 @@ void store_row(Storage storage, const float* values, int cols, std::uint8_t* out
   }
 }
 
+std::size_t q8x4_group_bytes(int cols) {
+  return static_cast<std::size_t>(kQ8x4BlockBytes) * ((static_cast<std::size_t>(cols) + kQ8BlockValues - 1) / kQ8BlockValues);
+}
+
+namespace {
+// The F16 bits widen_f16 took: finite values round back exactly, inf / NaN keep their payload.
+std::uint16_t narrow_f16_exact(float d) {
+  const std::uint32_t bits = bits_of(d);
+  if ((bits & 0x7f800000u) != 0x7f800000u) return round_to_f16(d);
+  return static_cast<std::uint16_t>(((bits >> 16) & 0x8000u) | 0x7c00u | ((bits >> 13) & 0x3ffu));
+}
+}  // namespace
+
+void interleave_q8_0(const std::uint8_t* rows, int n, int cols, std::uint8_t* groups) {
+  const std::size_t row_size = row_bytes(Storage::Q8_0, cols);
+  const int blocks = static_cast<int>(row_size / kQ8BlockBytes);
+  const int group_count = (n + kQ8x4Rows - 1) / kQ8x4Rows;
+  for (int group = 0; group < group_count; ++group)
+    for (int b = 0; b < blocks; ++b) {
+      std::uint8_t* out = groups + (static_cast<std::size_t>(group) * blocks + b) * kQ8x4BlockBytes;
+      for (int r = 0; r < kQ8x4Rows; ++r) {
+        const int row = group * kQ8x4Rows + r;
+        const std::uint8_t* block =
+            row < n ? rows + static_cast<std::size_t>(row) * row_size + static_cast<std::size_t>(b) * kQ8BlockBytes
+                    : nullptr;
+        const float d = block ? widen_f16(load_u16(block)) : 0.0f;
+        std::memcpy(out + 4 * r, &d, sizeof d);
+        for (int c = 0; c < kQ8BlockValues / 4; ++c)
+          for (int t = 0; t < 4; ++t)
+            out[kQ8x4ScaleBytes + 16 * c + 4 * r + t] = block ? static_cast<std::uint8_t>(block[2 + 4 * c + t] ^ 0x80u)
+                                                              : std::uint8_t{0x80};
+      }
+    }
+}
+
+void deinterleave_q8_0(const std::uint8_t* groups, int cols, int row_begin, int count, std::uint8_t* rows) {
+  const std::size_t row_size = row_bytes(Storage::Q8_0, cols);
+  const int blocks = static_cast<int>(row_size / kQ8BlockBytes);
+  for (int i = 0; i < count; ++i) {
+    const int row = row_begin + i, group = row / kQ8x4Rows, r = row % kQ8x4Rows;
+    for (int b = 0; b < blocks; ++b) {
+      const std::uint8_t* in = groups + (static_cast<std::size_t>(group) * blocks + b) * kQ8x4BlockBytes;
+      std::uint8_t* block = rows + static_cast<std::size_t>(i) * row_size + static_cast<std::size_t>(b) * kQ8BlockBytes;
+      float d;
+      std::memcpy(&d, in + 4 * r, sizeof d);
+      store_u16(narrow_f16_exact(d), block);
+      for (int c = 0; c < kQ8BlockValues / 4; ++c)
+        for (int t = 0; t < 4; ++t)
+          block[2 + 4 * c + t] = static_cast<std::uint8_t>(in[kQ8x4ScaleBytes + 16 * c + 4 * r + t] ^ 0x80u);
+    }
+  }
+}
+
 float widen_value(Storage storage, const std::uint8_t* row, int col) {
   switch (storage) {
     case Storage::F32: {

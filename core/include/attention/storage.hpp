@@ -43,6 +43,31 @@ enum class Q8Activations : std::uint8_t { F32, Int16, Int8 };
 
 // Bytes one row of `cols` values takes in `storage`.
 std::size_t row_bytes(Storage storage, int cols);
+// Where a Q8_0 matrix's blocks lie in memory.
+//   RowMajor      rows one after the other, each row_bytes(Q8_0, cols) long (the file's order).
+//   Interleaved4  made for decode's int8 GEMV (core/kernels, gemv_q8_0x4): rows in groups of 4
+//                 (the last group padded with rows of q = 0, scale 0), and per group and per
+//                 block b of 32 values, kQ8x4BlockBytes bytes:
+//                   16 bytes: the 4 rows' scales d as float32 (widened from F16, exactly);
+//                   128 bytes: for c = 0 .. 7, row 0, 1, 2, 3's q of values 4c .. 4c + 3 (4 bytes
+//                   a row), each stored flipped, q + 128 in [0, 255] (the byte q ^ 0x80).
+//                 So one 16-byte load holds 4 values of 4 rows, and a dot of it with x's 4 values
+//                 (one splat) gives the 4 rows' partial sums in its 4 lanes.
+//                 A group is q8x4_group_bytes(cols) long; row arithmetic takes
+//                 q8x4_row_bytes(cols), a quarter of it, so row 4g's address is group g's.
+//                 Only rows at multiples of 4 have an address; one row reads back through
+//                 deinterleave_q8_0. 36 bytes per 32 values a row instead of 34.
+enum class Q8Layout : std::uint8_t { RowMajor, Interleaved4 };
+inline constexpr int kQ8x4Rows = 4;
+inline constexpr int kQ8x4ScaleBytes = kQ8x4Rows * 4;                                   // 4 float32
+inline constexpr int kQ8x4BlockBytes = kQ8x4ScaleBytes + kQ8x4Rows * kQ8BlockValues;  // 144
+std::size_t q8x4_group_bytes(int cols);
+inline std::size_t q8x4_row_bytes(int cols) { return q8x4_group_bytes(cols) / kQ8x4Rows; }
+// `n` row-major Q8_0 rows of `cols` values -> ceil(n / 4) groups (ceil(n / 4) * q8x4_group_bytes).
+void interleave_q8_0(const std::uint8_t* rows, int n, int cols, std::uint8_t* groups);
+// Rows [row_begin, row_begin + count) of interleaved `groups` -> row-major Q8_0 rows, the very
+// bytes interleave_q8_0 took (a scale's float32 narrows back to its F16 bits exactly).
+void deinterleave_q8_0(const std::uint8_t* groups, int cols, int row_begin, int count, std::uint8_t* rows);
 
 inline float float_from_bits(std::uint32_t bits) {
   float f;
