@@ -281,7 +281,10 @@ void gemm(GemmFn fn, int m, int n, int k, const float* a, const float* b, Layout
 struct LowBitOptions {
   bool w_finite = false;
   Q8Activations activations = Q8Activations::F32;
+  Q8Layout layout = Q8Layout::RowMajor;  // Q8_0's blocks (storage.hpp); w: group 0 when Interleaved4
 };
+// Up to this many rows of A, the low-bit fast path multiplies by its GEMV (more: by tiles).
+constexpr int kLowBitGemvUpToRows = 4;
 void gemm_low_bit(LowBitGemmFn fn, Storage storage, int m, int n, int k, const float* a, const std::uint8_t* w,
                   const float* bias, float* c, const LowBitOptions& options = {});
 

@@ -299,46 +299,92 @@ void gemm(GemmFn fn, int m, int n, int k, const float* a, const float* b, Layout
   split_rows(dense(m, n, k, a, b, layout, alpha, bias, c), fn);
 }
 
-void gemm_low_bit(LowBitGemmFn fn, Storage storage, int m, int n, int k, const float* a, const std::uint8_t* w,
-                  const float* bias, float* c, const LowBitOptions& options) {
-  // The row-splitting of the float products, on the same arguments (only m, a and c change).
+namespace {
+
+// C's columns [0, n) of the product, row stride ldc >= n, W's rows row-major (w_row_bytes each):
+// split over threads by rows of C like the other products (by columns for few rows of A).
+void multiply_low_bit(LowBitGemmFn fn, int m, int n, int ldc, int k, const float* a, const std::uint8_t* w,
+                      std::size_t w_row_bytes, const float* bias, float* c, const LowBitOptions& options) {
   GemmArgs shape = dense(m, n, k, a, nullptr, Layout::NT, 1.0f, bias, c);
-  const std::size_t w_row_bytes = row_bytes(storage, k);
+  shape.ldc = ldc;
+  const auto args_for = [&](int rows, const float* a_rows, float* c_rows, int j0, int j1) {
+    LowBitGemmArgs args;
+    args.m = rows;
+    args.n = j1 - j0;
+    args.k = k;
+    args.a = a_rows;
+    args.lda = k;
+    args.w = w + static_cast<std::size_t>(j0) * w_row_bytes;
+    args.w_row_bytes = w_row_bytes;
+    args.bias = bias ? bias + j0 : nullptr;
+    args.c = c_rows + j0;
+    args.ldc = ldc;
+    args.w_finite = options.w_finite;
+    args.activations = options.activations;
+    return args;
+  };
   if (few_rows(shape)) {  // W's rows [j0, j1): C's columns
+    split_columns(shape, kLowBitColumnBlock, [&](int j0, int j1) { fn(args_for(m, a, c, j0, j1)); });
+    return;
+  }
+  split_rows(shape, [&](const GemmArgs& part) { fn(args_for(part.m, part.a, part.c, 0, n)); });
+}
+
+// Rows of an interleaved W de-interleaved at a time for a kernel that reads rows (a multiple of
+// kLowBitColumnBlock, so each chunk splits over threads as the whole would).
+constexpr int kDeinterleavedRows = 4 * kLowBitColumnBlock;
+
+// W interleaved by 4 (storage.hpp's Interleaved4; w: group 0). Decode's int8 GEMV (the fast
+// path's choice up to kLowBitGemvUpToRows rows of A) reads it in place; any other product (the
+// scalar spec, more rows of A, other activations) gets W's rows back row-major, a chunk at a
+// time, and multiplies them as before: a column's bits do not depend on the chunks.
+void gemm_q8_0x4(LowBitGemmFn fn, int m, int n, int k, const float* a, const std::uint8_t* w, const float* bias,
+                 float* c, const LowBitOptions& options) {
+  const LowBitGemmFn gemv = q8_0x4_gemv();
+  const std::size_t group_row_bytes = q8x4_row_bytes(k);
+  if (gemv && options.activations == Q8Activations::Int8 && m <= kLowBitGemvUpToRows &&
+      fn == fastest_low_bit_gemm(Storage::Q8_0).fn) {
+    const GemmArgs shape = dense(m, n, k, a, nullptr, Layout::NT, 1.0f, bias, c);
     split_columns(shape, kLowBitColumnBlock, [&](int j0, int j1) {
-      LowBitGemmArgs args;
-      args.m = m;
-      args.n = j1 - j0;
-      args.k = k;
-      args.a = a;
-      args.lda = k;
-      args.w = w + static_cast<std::size_t>(j0) * w_row_bytes;
-      args.w_row_bytes = w_row_bytes;
-      args.bias = bias ? bias + j0 : nullptr;
-      args.c = c + j0;
-      args.ldc = n;
-      args.w_finite = options.w_finite;
-      args.activations = options.activations;
-      fn(args);
+      // Several rows of A: W a block of rows at a time, so it is read from cache by the next row.
+      const int step = m == 1 ? j1 - j0 : kLowBitColumnBlock;
+      for (int b0 = j0; b0 < j1; b0 += step) {
+        const int b1 = std::min(j1, b0 + step);
+        LowBitGemmArgs args;
+        args.m = m;
+        args.n = b1 - b0;
+        args.k = k;
+        args.a = a;
+        args.lda = k;
+        args.w = w + static_cast<std::size_t>(b0) * group_row_bytes;  // b0 is a multiple of 4
+        args.w_row_bytes = group_row_bytes;
+        args.w_layout = Q8Layout::Interleaved4;
+        args.bias = bias ? bias + b0 : nullptr;
+        args.c = c + b0;
+        args.ldc = n;
+        args.w_finite = options.w_finite;
+        args.activations = options.activations;
+        gemv(args);
+      }
     });
     return;
   }
-  split_rows(shape, [&](const GemmArgs& part) {
-    LowBitGemmArgs args;
-    args.m = part.m;
-    args.n = n;
-    args.k = k;
-    args.a = part.a;
-    args.lda = k;
-    args.w = w;
-    args.w_row_bytes = w_row_bytes;
-    args.bias = bias;
-    args.c = part.c;
-    args.ldc = n;
-    args.w_finite = options.w_finite;
-    args.activations = options.activations;
-    fn(args);
-  });
+  const std::size_t w_row_bytes = row_bytes(Storage::Q8_0, k);
+  std::vector<std::uint8_t> rows(static_cast<std::size_t>(std::min(n, kDeinterleavedRows)) * w_row_bytes);
+  for (int j0 = 0; j0 < n; j0 += kDeinterleavedRows) {
+    const int count = std::min(kDeinterleavedRows, n - j0);
+    deinterleave_q8_0(w, k, j0, count, rows.data());
+    multiply_low_bit(fn, m, count, n, k, a, rows.data(), w_row_bytes, bias ? bias + j0 : nullptr, c + j0, options);
+  }
+}
+
+}  // namespace
+
+void gemm_low_bit(LowBitGemmFn fn, Storage storage, int m, int n, int k, const float* a, const std::uint8_t* w,
+                  const float* bias, float* c, const LowBitOptions& options) {
+  if (storage == Storage::Q8_0 && options.layout == Q8Layout::Interleaved4)
+    return gemm_q8_0x4(fn, m, n, k, a, w, bias, c, options);
+  multiply_low_bit(fn, m, n, n, k, a, w, row_bytes(storage, k), bias, c, options);
 }
 
 void gemm_accumulate(GemmFn fn, int m, int n, int k, const float* a, bool trans_a, const float* b, Layout layout,

@@ -30,6 +30,16 @@ void linear_parameter_rows(const float* x, int rows, int in, const Parameter& we
   kernels::LowBitOptions options;
   options.w_finite = weight.all_finite();
   options.activations = weight.q8_activations();
+  options.layout = weight.q8_layout();
+  if (options.layout == Q8Layout::Interleaved4 && row_begin % kQ8x4Rows != 0) {
+    // Rows from inside a group of 4 (one token's unembedding row, a part of a fused weight of odd
+    // size): those rows back in row-major blocks, multiplied as a row-major weight's.
+    std::vector<std::uint8_t> part(static_cast<std::size_t>(out) * row_bytes(storage, in));
+    deinterleave_q8_0(weight.row_bits(0), in, row_begin, out, part.data());
+    options.layout = Q8Layout::RowMajor;
+    kernels::gemm_low_bit(fn, storage, rows, out, in, x, part.data(), bias, y, options);
+    return;
+  }
   kernels::gemm_low_bit(fn, storage, rows, out, in, x, weight.row_bits(row_begin), bias, y, options);
 }
 

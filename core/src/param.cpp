@@ -1,8 +1,10 @@
 #include "attention/param.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "attention/numeric.hpp"
 #include "kernels/kernels.hpp"
@@ -63,10 +65,22 @@ std::size_t Parameter::bytes() const {
   return storage_ == Storage::F32 ? values_.size() * sizeof(float) : bits_.size();
 }
 
+std::size_t Parameter::row_bytes() const {
+  return q8_layout_ == Q8Layout::Interleaved4 ? q8x4_row_bytes(cols()) : attention::row_bytes(storage_, cols());
+}
+
 void Parameter::widen_rows(int begin, int count, float* out) const {
   const int c = cols();
   if (storage_ == Storage::F32) {
     std::copy_n(values_.data() + static_cast<std::size_t>(begin) * c, static_cast<std::size_t>(count) * c, out);
+    return;
+  }
+  if (q8_layout_ == Q8Layout::Interleaved4) {  // each row back to its row-major blocks first
+    std::vector<std::uint8_t> row(attention::row_bytes(storage_, c));
+    for (int r = 0; r < count; ++r) {
+      deinterleave_q8_0(bits_.data(), c, begin + r, 1, row.data());
+      widen_row(storage_, row.data(), c, out + static_cast<std::size_t>(r) * c);
+    }
     return;
   }
   for (int r = 0; r < count; ++r) widen_row(storage_, row_bits(begin + r), c, out + static_cast<std::size_t>(r) * c);
@@ -81,10 +95,13 @@ std::vector<float> Parameter::widened() const {
 float Parameter::widened_value(std::size_t i) const {
   if (storage_ == Storage::F32) return values_[i];
   const std::size_t c = static_cast<std::size_t>(cols());
+  if (q8_layout_ == Q8Layout::Interleaved4)
+    return widen_q8x4_value(bits_.data(), static_cast<int>(c), static_cast<int>(i / c), static_cast<int>(i % c));
   return widen_value(storage_, row_bits(static_cast<int>(i / c)), static_cast<int>(i % c));
 }
 
 std::uint8_t* Parameter::mutable_row_bits(int row) {
+  set_q8_layout(Q8Layout::RowMajor);
   version_ = next_version();
   return bits_.data() + static_cast<std::size_t>(row) * row_bytes();
 }
@@ -112,8 +129,31 @@ void Parameter::set_storage(Storage storage) {
     bits_ = std::move(bits);
     storage_ = storage;
   }
+  q8_layout_ = Q8Layout::RowMajor;  // the new bits are row-major
   version_ = next_version();
   packed_.clear();
+  if (storage_ == Storage::Q8_0) set_q8_layout(kernels::preferred_q8_layout(q8_activations_));
+}
+
+void Parameter::set_q8_activations(Q8Activations mode) {
+  q8_activations_ = mode;
+  if (storage_ == Storage::Q8_0) set_q8_layout(kernels::preferred_q8_layout(mode));
+}
+
+void Parameter::set_q8_layout(Q8Layout layout) {
+  if (storage_ != Storage::Q8_0 || layout == q8_layout_) return;
+  const int r = rows(), c = cols();
+  decltype(bits_) bits;
+  if (layout == Q8Layout::Interleaved4) {
+    bits.resize(static_cast<std::size_t>((r + kQ8x4Rows - 1) / kQ8x4Rows) * q8x4_group_bytes(c));
+    interleave_q8_0(bits_.data(), r, c, bits.data());
+  } else {
+    bits.resize(static_cast<std::size_t>(r) * attention::row_bytes(storage_, c));
+    deinterleave_q8_0(bits_.data(), c, 0, r, bits.data());
+  }
+  bits_ = std::move(bits);
+  q8_layout_ = layout;
+  version_ = next_version();  // the same values, but anything keyed to the bytes starts over
 }
 
 std::vector<float>& Parameter::mutable_values() {
@@ -140,7 +180,16 @@ void Parameter::reset(std::vector<int> shape, std::vector<float> values) {
 namespace {
 // No 16-bit value of the storage has the exponent of inf / NaN (Q8_0: no scale has).
 template <class Bits>
-bool bits_finite(Storage storage, const Bits& bits) {
+bool bits_finite(Storage storage, Q8Layout layout, const Bits& bits) {
+  if (layout == Q8Layout::Interleaved4) {  // the 4 float32 scales leading each 144-byte block
+    for (std::size_t i = 0; i < bits.size(); i += kQ8x4BlockBytes)
+      for (int r = 0; r < kQ8x4Rows; ++r) {
+        float d;
+        std::memcpy(&d, bits.data() + i + 4 * r, sizeof d);
+        if (!std::isfinite(d)) return false;
+      }
+    return true;
+  }
   const std::uint16_t exponent = storage == Storage::BF16 ? 0x7f80 : 0x7c00;
   const std::size_t step = storage == Storage::Q8_0 ? kQ8BlockBytes : 2;
   for (std::size_t i = 0; i + 1 < bits.size(); i += step)
@@ -151,8 +200,8 @@ bool bits_finite(Storage storage, const Bits& bits) {
 
 bool Parameter::all_finite() const {
   if (finite_checked_version_ != version_) {
-    finite_ =
-        storage_ == Storage::F32 ? attention::all_finite(values_.data(), values_.size()) : bits_finite(storage_, bits_);
+    finite_ = storage_ == Storage::F32 ? attention::all_finite(values_.data(), values_.size())
+                                       : bits_finite(storage_, q8_layout_, bits_);
     finite_checked_version_ = version_;
   }
   return finite_;

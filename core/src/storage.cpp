@@ -101,7 +101,8 @@ void store_row(Storage storage, const float* values, int cols, std::uint8_t* out
 }
 
 std::size_t q8x4_group_bytes(int cols) {
-  return static_cast<std::size_t>(kQ8x4BlockBytes) * ((static_cast<std::size_t>(cols) + kQ8BlockValues - 1) / kQ8BlockValues);
+  return static_cast<std::size_t>(kQ8x4BlockBytes) *
+         ((static_cast<std::size_t>(cols) + kQ8BlockValues - 1) / kQ8BlockValues);
 }
 
 namespace {
@@ -129,8 +130,8 @@ void interleave_q8_0(const std::uint8_t* rows, int n, int cols, std::uint8_t* gr
         std::memcpy(out + 4 * r, &d, sizeof d);
         for (int c = 0; c < kQ8BlockValues / 4; ++c)
           for (int t = 0; t < 4; ++t)
-            out[kQ8x4ScaleBytes + 16 * c + 4 * r + t] = block ? static_cast<std::uint8_t>(block[2 + 4 * c + t] ^ 0x80u)
-                                                              : std::uint8_t{0x80};
+            out[kQ8x4ScaleBytes + 16 * c + 4 * r + t] =
+                block ? static_cast<std::uint8_t>(block[2 + 4 * c + t] ^ 0x80u) : std::uint8_t{0x80};
       }
     }
 }
@@ -151,6 +152,16 @@ void deinterleave_q8_0(const std::uint8_t* groups, int cols, int row_begin, int 
           block[2 + 4 * c + t] = static_cast<std::uint8_t>(in[kQ8x4ScaleBytes + 16 * c + 4 * r + t] ^ 0x80u);
     }
   }
+}
+
+float widen_q8x4_value(const std::uint8_t* groups, int cols, int row, int col) {
+  const int blocks = (cols + kQ8BlockValues - 1) / kQ8BlockValues, r = row % kQ8x4Rows, v = col % kQ8BlockValues;
+  const std::uint8_t* block =
+      groups + (static_cast<std::size_t>(row / kQ8x4Rows) * blocks + col / kQ8BlockValues) * kQ8x4BlockBytes;
+  float d;
+  std::memcpy(&d, block + 4 * r, sizeof d);
+  const auto q = static_cast<std::int8_t>(block[kQ8x4ScaleBytes + 16 * (v / 4) + 4 * r + v % 4] ^ 0x80u);
+  return d * static_cast<float>(q);
 }
 
 float widen_value(Storage storage, const std::uint8_t* row, int col) {

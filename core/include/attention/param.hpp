@@ -71,10 +71,13 @@ class Parameter {
   std::vector<float> widened() const;
   // Value i (row-major), widened.
   float widened_value(std::size_t i) const;
-  // Bytes of one row, and row r's bytes (low-bit storage only).
-  std::size_t row_bytes() const { return attention::row_bytes(storage_, cols()); }
+  // Bytes of one row, and row r's bytes (low-bit storage only). Q8_0 interleaved by 4
+  // (q8_layout()): a quarter of a group of 4 rows (storage.hpp's q8x4_row_bytes), and only rows
+  // at multiples of 4 have bytes of their own (row 4g's are group g's).
+  std::size_t row_bytes() const;
   const std::uint8_t* row_bits(int row) const { return bits_.data() + static_cast<std::size_t>(row) * row_bytes(); }
-  // For loaders: row r's bytes to write (bumps the version).
+  // For loaders: row r's bytes to write, row-major (bumps the version; an interleaved Q8_0
+  // matrix goes back to RowMajor first).
   std::uint8_t* mutable_row_bits(int row);
   // Converts the values to `storage` (to 16 bits: rounded; to Q8_0: quantized; to F32:
   // widened exactly). A 2-D matrix may take any storage; other shapes only F32.
@@ -93,8 +96,14 @@ class Parameter {
   // How products with this matrix take each row of activations (storage.hpp's Q8Activations:
   // rounded per block of 32 to int16 or int8 levels first, kernels.hpp's round_row,
   // LowBitGemmArgs::activations; set by a loader's q8Activations, docs/pretrained.md). F32 by default.
+  // Setting it also lays a Q8_0 matrix's blocks out as its products read them fastest
+  // (kernels' preferred_q8_layout: interleaved by 4 for Int8 where the engine has that GEMV).
   Q8Activations q8_activations() const { return q8_activations_; }
-  void set_q8_activations(Q8Activations mode) { q8_activations_ = mode; }
+  void set_q8_activations(Q8Activations mode);
+  // Where a Q8_0 matrix's blocks lie (storage.hpp's Q8Layout; RowMajor for any other storage).
+  // The values stay the same in either; widen_rows() and the products read both.
+  Q8Layout q8_layout() const { return q8_layout_; }
+  void set_q8_layout(Q8Layout layout);
 
   // No NaN or infinity among the values: checked once per version (a model's forward
   // asks for every weight on every call).
@@ -120,11 +129,13 @@ class Parameter {
   std::vector<int> shape_;
   std::vector<float> values_;  // F32 storage
   Storage storage_ = Storage::F32;
-  // other storage: rows() x row_bytes(), from a page on (a decode step streams them: page_aligned.hpp)
+  // other storage: rows() x row_bytes() (Q8_0 interleaved: the rows rounded up to groups of 4), from a page on (a
+  // decode step streams them: page_aligned.hpp)
   std::vector<std::uint8_t, PageAlignedAllocator<std::uint8_t>> bits_;
   std::size_t count_ = 0;  // other storage: the number of values
   std::uint64_t version_ = 0;
   Q8Activations q8_activations_ = Q8Activations::F32;
+  Q8Layout q8_layout_ = Q8Layout::RowMajor;
 
   struct PackedEntry {
     int row_begin, rows, cols;

@@ -59,7 +59,7 @@ std::size_t row_bytes(Storage storage, int cols);
 //                 deinterleave_q8_0. 36 bytes per 32 values a row instead of 34.
 enum class Q8Layout : std::uint8_t { RowMajor, Interleaved4 };
 inline constexpr int kQ8x4Rows = 4;
-inline constexpr int kQ8x4ScaleBytes = kQ8x4Rows * 4;                                   // 4 float32
+inline constexpr int kQ8x4ScaleBytes = kQ8x4Rows * 4;                                 // 4 float32
 inline constexpr int kQ8x4BlockBytes = kQ8x4ScaleBytes + kQ8x4Rows * kQ8BlockValues;  // 144
 std::size_t q8x4_group_bytes(int cols);
 inline std::size_t q8x4_row_bytes(int cols) { return q8x4_group_bytes(cols) / kQ8x4Rows; }
@@ -68,6 +68,8 @@ void interleave_q8_0(const std::uint8_t* rows, int n, int cols, std::uint8_t* gr
 // Rows [row_begin, row_begin + count) of interleaved `groups` -> row-major Q8_0 rows, the very
 // bytes interleave_q8_0 took (a scale's float32 narrows back to its F16 bits exactly).
 void deinterleave_q8_0(const std::uint8_t* groups, int cols, int row_begin, int count, std::uint8_t* rows);
+// Element (row, col) of interleaved `groups`, widened: the same float as the row-major block's.
+float widen_q8x4_value(const std::uint8_t* groups, int cols, int row, int col);
 
 inline float float_from_bits(std::uint32_t bits) {
   float f;
