@@ -8,6 +8,7 @@ import {
   rowScales,
   rowTop,
   scoreScale,
+  textColorOn,
   weightScale,
 } from '../../web/src/ui/colors.js';
 
@@ -79,5 +80,44 @@ describe('opaqueRgb: a colour as the pixel a raster heatmap writes', () => {
     expect(opaqueRgb('red')).toBeNull();
     expect(opaqueRgb('rgba(1, 2, 3, 0.5)')).toBeNull();
     expect(opaqueRgb('#abc')).toBeNull();
+  });
+});
+
+describe('textColorOn: black or white text, from the channels opaqueRgb reads', () => {
+  test('each channel weighs as WCAG says (a swap of two channels flips one of these)', () => {
+    // Luminance 0.2126 (red), 0.7152 (green), 0.0722 (blue): black wins above about 0.179.
+    expect(textColorOn('rgb(255, 0, 0)')).toBe('#000');
+    expect(textColorOn('rgb(0, 0, 255)')).toBe('#fff');
+    expect(textColorOn('#ff0000')).toBe('#000');
+    expect(textColorOn('#0000ff')).toBe('#fff');
+    // 160 is 0.35 in linear light: on green 0.25 (black), on red 0.075 (white).
+    expect(textColorOn('rgb(0, 160, 0)')).toBe('#000');
+    expect(textColorOn('rgb(160, 0, 0)')).toBe('#fff');
+    // Viridis's mid teal (luminance 0.22) takes black, its dark end white, its yellow end black.
+    expect(textColorOn(weightScale().color(0.5))).toBe('#000');
+    expect(textColorOn(weightScale().color(0))).toBe('#fff');
+    expect(textColorOn(weightScale().color(1))).toBe('#000');
+  });
+
+  test('the same colour in either form gets the same text, for every colour of both scales', () => {
+    const scores = scoreScale([-3, 3]);
+    const shown = new Set<string>();
+    for (const color of [
+      ...Array.from({ length: 256 }, (_, k) => weightScale().color(k / 255)),
+      ...Array.from({ length: 101 }, (_, k) => scores.color(-3 + (6 * k) / 100)),
+    ]) {
+      const rgb = opaqueRgb(color)!;
+      const hex = `#${rgb.toString(16).padStart(6, '0')}`;
+      const call = `rgb(${rgb >>> 16}, ${(rgb >>> 8) & 255}, ${rgb & 255})`;
+      expect(textColorOn(hex), color).toBe(textColorOn(call));
+      shown.add(textColorOn(color));
+    }
+    expect([...shown].sort()).toEqual(['#000', '#fff']);
+  });
+
+  test("a colour that does not parse keeps black, today's fallback", () => {
+    expect(textColorOn(weightScale().color(Number.NaN))).toBe('#000');
+    expect(textColorOn('red')).toBe('#000');
+    expect(textColorOn('#abc')).toBe('#000');
   });
 });

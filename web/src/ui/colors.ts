@@ -64,11 +64,9 @@ export function rowScaleEnds(kind: ColorScale['kind']): [string, string] {
  * white on it is under 4.5 : 1). The cells' colours are the same in both themes, so is the text on them.
  */
 export function textColorOn(background: string): string {
-  const m = /rgb\((\d+), ?(\d+), ?(\d+)\)/.exec(background) ?? /#(..)(..)(..)/.exec(background);
-  if (!m) return '#000';
-  const [r, g, b] = m
-    .slice(1, 4)
-    .map((x) => (x.length === 2 && background.startsWith('#') ? parseInt(x, 16) : Number(x)));
+  const rgb = opaqueRgb(background);
+  if (rgb === null) return '#000';
+  const [r, g, b] = [rgb >>> 16, (rgb >>> 8) & 255, rgb & 255];
   const linear = (v: number) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
   const luminance = 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
   // Contrast with black (L + 0.05) / 0.05 against white 1.05 / (L + 0.05): black wins above L ≈ 0.179.

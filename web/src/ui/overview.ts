@@ -5,7 +5,7 @@
 // A thumbnail's pixels are thumbnailImage(), a function of its Thumbnail, so that an
 // export draws the same picture from the same data (thumbnailCanvas).
 import { LitElement, css, html, unsafeCSS } from 'lit';
-import { BLOCKED_FILL, rowTop, weightScale } from './colors.js';
+import { BLOCKED_FILL, opaqueRgb, rowTop, weightScale } from './colors.js';
 import { defineOnce } from './define.js';
 
 export interface Thumbnail {
@@ -23,42 +23,35 @@ export interface Thumbnail {
  */
 export const THUMB_MIN = 48;
 
-/** weight (0..1) -> RGB, in 256 steps: a thumbnail is drawn as one ImageData, not a fillRect per cell. */
-function colorTable(): Uint8ClampedArray {
+/**
+ * weight (0..1) -> 0xRRGGBB, in 256 steps: a thumbnail is drawn as one ImageData, not a fillRect per cell. Viridis
+ * gives '#rrggbb' for every step; one that did not parse would keep the step before, as a canvas fillStyle does.
+ */
+function colorTable(): Uint32Array {
   const scale = weightScale();
-  const table = new Uint8ClampedArray(256 * 3);
-  const canvas = document.createElement('canvas');
-  canvas.width = canvas.height = 1;
-  const ctx = canvas.getContext('2d', { willReadFrequently: true })!;
-  for (let k = 0; k < 256; k++) {
-    ctx.fillStyle = scale.color(k / 255);
-    ctx.fillRect(0, 0, 1, 1);
-    table.set(ctx.getImageData(0, 0, 1, 1).data.subarray(0, 3), k * 3);
-  }
+  const table = new Uint32Array(256);
+  for (let k = 0; k < 256; k++) table[k] = opaqueRgb(scale.color(k / 255)) ?? (k > 0 ? table[k - 1] : 0);
   return table;
 }
 
-function hexRgb(hex: string): [number, number, number] {
-  return [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as [number, number, number];
-}
-
-let table: Uint8ClampedArray | null = null;
+let table: Uint32Array | null = null;
 
 /** A thumbnail's pixels, one per weight: coloured on 0..1 or, with `perRow`, each row from 0 to its own largest weight. */
 export function thumbnailImage(t: Thumbnail, perRow: boolean): ImageData {
   table ??= colorTable();
-  const blockedRgb = hexRgb(BLOCKED_FILL);
+  const blockedRgb = opaqueRgb(BLOCKED_FILL)!;
   const image = new ImageData(t.cols, t.rows);
   const px = image.data;
   // Where each row's colours top out: 1, or with perRow the row's largest weight (as the heatmaps' rowScales).
   const tops = Array.from({ length: t.rows }, (_, i) => (perRow ? rowTop(t.values, i, t.cols) : 1));
   for (let k = 0; k < t.rows * t.cols; k++) {
     const v = t.values[k] / tops[Math.floor(k / t.cols)];
-    const rgb = t.blocked[k] ? blockedRgb : null;
-    const at = Math.round(Math.min(1, Math.max(0, Number.isFinite(v) ? v : 0)) * 255) * 3;
-    px[4 * k] = rgb ? rgb[0] : table[at];
-    px[4 * k + 1] = rgb ? rgb[1] : table[at + 1];
-    px[4 * k + 2] = rgb ? rgb[2] : table[at + 2];
+    const rgb = t.blocked[k]
+      ? blockedRgb
+      : table[Math.round(Math.min(1, Math.max(0, Number.isFinite(v) ? v : 0)) * 255)];
+    px[4 * k] = rgb >>> 16;
+    px[4 * k + 1] = (rgb >>> 8) & 255;
+    px[4 * k + 2] = rgb & 255;
     px[4 * k + 3] = 255;
   }
   return image;
