@@ -960,7 +960,8 @@ void gemv_integer(const LowBitGemmArgs& g) {
 // at interleave: d_w d_x is the real product the tile's F16 (or prescaled, kFinite) scales give,
 // rounded once, so w_finite changes nothing here.
 // Q8X4_GROUPS groups (4 x Q8X4_GROUPS rows of W) per pass share x's loads (the prototype, branch
-// q8x4-probe, measured 2 faster than 1 in Chromium: docs/performance.md); an odd last group runs alone.
+// q8x4-probe, measured 2 faster than 1 in Chromium with the unsigned dot, and so was the plain dot
+// here, though 1 was faster for it in Node: docs/performance.md); an odd last group runs alone.
 #ifndef Q8X4_GROUPS
 #define Q8X4_GROUPS 2
 #endif
