@@ -9,6 +9,8 @@
 //   With LowBitGemmArgs::activations Int16 or Int8, Q8_0's gemv multiplies in integers
 //   (gemv_integer, below); every other kernel multiplies A's rows rounded and widened back
 //   (with_rounded_a).
+//   Q8_0 interleaved by 4 rows (storage.hpp's Interleaved4, activations Int8): gemv_q8_0x4
+//   (below), the same bits as gemv_integer on the row-major W.
 // The 4x2 kernel: a tile takes 4 rows of A
 // and 2 rows of W and runs along K 8 values at a time: W's 8 values are widened in
 // registers (BF16: a shift; F16: the bits moved to float32's places and rebiased by a
@@ -934,6 +936,201 @@ void gemv_integer(const LowBitGemmArgs& g) {
   gemv_integer_on<Int8DotPlain>(g, x.data(), da.data());
 }
 
+// ---- Q8_0 interleaved by 4 rows (storage.hpp's Q8Layout::Interleaved4): decode's int8 GEMV.
+// W: groups of 4 rows, each blocks x kQ8x4BlockBytes (144) bytes: per block the 4 rows' scales as
+// float32, then 8 chunks of 16 bytes, chunk c holding rows 0 .. 3's values 4c .. 4c + 3 (4 bytes a
+// row), flipped to u = q_w + 128 in [0, 255]. Per chunk, x's 4 values as a splat against the
+// chunk's 16 bytes give rows 0 .. 3's partial sums in lanes 0 .. 3: no xor, no lane reduction, one
+// float epilogue per block for 4 rows. Each lane sums u q_x = q_w q_x + 128 q_x, so x's offset (128
+// sum q_x, the same for every row: unsigned_dot_offsets) is subtracted, as Int8DotUnsigned does.
+// Two dots, the same integers:
+//   X4DotUnsigned: relaxed SIMD's dot, one per chunk (q_x signed against u unsigned), only where
+//     int8_dot() is Unsigned (relaxed_simd.hpp: AVX-VNNI's vpdpbusd; Chromium on x86).
+//   X4DotPlain: wasm SIMD 128 only (Node 20, ARM, a capped engine): u's 16 bytes widened to two
+//     u16x8 (rows 0-1, rows 2-3), x's 4 values as int16 twice (one load64_splat of x widened once
+//     per call), one i32x4.dot_i16x8_s each (lane 2r + h: row r's values 2h, 2h + 1; |u q_x| <=
+//     255 x 127, no overflow), the two halves' sums kept apart over the block and their lanes
+//     combined pairwise once (rows(), below).
+// The float epilogue is gemv_integer_tile's, row by row, bit for bit (so the results are the
+// row-major int8 GEMV's, with any of its dots): acc[k][i]'s lane r is that tile's acc lane i for
+// row r of group k (whole runs of four blocks: lane i takes block b + i's sum, float(t) times
+// (d_w d_x); the last blocks, fewer than four: lane i takes the block's sum over values 4i .. 4i +
+// 3 of each 16, i.e. chunks i and i + 4, minus x's lane offset), and the final (l0 + l1) + (l2 +
+// l3) + bias is the same adds for 4 rows at once. The scales are float32 already, widened exactly
+// at interleave: d_w d_x is the real product the tile's F16 (or prescaled, kFinite) scales give,
+// rounded once, so w_finite changes nothing here.
+// Q8X4_GROUPS groups (4 x Q8X4_GROUPS rows of W) per pass share x's loads (the prototype, branch
+// q8x4-probe, measured 2 faster than 1 in Chromium with the unsigned dot, and so was the plain dot
+// here, though 1 was faster for it in Node: docs/performance.md); an odd last group runs alone.
+#ifndef Q8X4_GROUPS
+#define Q8X4_GROUPS 2
+#endif
+
+struct X4DotUnsigned {
+  using Q = std::int8_t;  // x's values as the dot takes them: q_x
+  struct Acc {
+    v128_t s;
+  };
+  // x's offset (minus 128 sum q_x, a splat) as the sums' start: no subtract
+  static inline Acc start(v128_t offset) { return {offset}; }
+  static inline v128_t with_offset(v128_t rows, v128_t) { return rows; }
+  static inline v128_t x4(const Q* q) { return wasm_v128_load32_splat(q); }
+  static inline void chunk(Acc& acc, v128_t x, const std::uint8_t* w) {
+    acc.s = attention_relaxed_dot_i8x16_i7x16_add_s(x, wasm_v128_load(w), acc.s);
+  }
+  static inline v128_t rows(const Acc& acc) { return acc.s; }
+};
+
+struct X4DotPlain {
+  using Q = std::int16_t;  // q_x widened, so that 4 values are one load64_splat
+  struct Acc {
+    v128_t lo, hi;  // rows 0-1 and rows 2-3, each row's sum in two lanes
+  };
+  // rows() adds lane pairs, so x's offset is added to its result (one add) rather than started from
+  static inline Acc start(v128_t) { return {wasm_i32x4_splat(0), wasm_i32x4_splat(0)}; }
+  static inline v128_t with_offset(v128_t rows, v128_t offset) { return wasm_i32x4_add(rows, offset); }
+  static inline v128_t x4(const Q* q) { return wasm_v128_load64_splat(q); }
+  static inline void chunk(Acc& acc, v128_t x, const std::uint8_t* w) {
+    const v128_t u = wasm_v128_load(w);
+    acc.lo = wasm_i32x4_add(acc.lo, wasm_i32x4_dot_i16x8(wasm_u16x8_extend_low_u8x16(u), x));
+    acc.hi = wasm_i32x4_add(acc.hi, wasm_i32x4_dot_i16x8(wasm_u16x8_extend_high_u8x16(u), x));
+  }
+  static inline v128_t rows(const Acc& acc) {
+    return wasm_i32x4_add(wasm_i32x4_shuffle(acc.lo, acc.hi, 0, 2, 4, 6),
+                          wasm_i32x4_shuffle(acc.lo, acc.hi, 1, 3, 5, 7));
+  }
+};
+
+// G groups of W (from group0) against one row of A: q its values (Dot::Q), dx its block scales,
+// negative_offsets minus x's block offsets, lane_offsets x's lane offsets (unsigned_dot_offsets),
+// out_row its row of C.
+template <int G, class Dot>
+void gemv_q8_0x4_groups(const std::uint8_t* w, std::size_t group_bytes, int n, int blocks, int group0,
+                        const typename Dot::Q* q, const float* dx, const std::int32_t* negative_offsets,
+                        const std::int32_t* lane_offsets, const float* bias, float* out_row) {
+  const std::uint8_t* p[G];
+  v128_t acc[G][4];
+  for (int k = 0; k < G; ++k) {
+    p[k] = w + static_cast<std::size_t>(group0 + k) * group_bytes;
+    for (int i = 0; i < 4; ++i) acc[k][i] = wasm_f32x4_splat(0.0f);
+  }
+  int b = 0;
+  for (; b + 4 <= blocks; b += 4) {
+    // Unrolled so that acc[] stays in locals (LLVM 14 otherwise keeps a loop over i with acc in
+    // memory). The even and odd chunks in two sums (two dependency chains), minus x's offset
+    // (Dot::start, Dot::with_offset).
+#pragma clang loop unroll(full)
+    for (int i = 0; i < 4; ++i) {
+      const std::size_t at = static_cast<std::size_t>(b + i) * kQ8x4BlockBytes;
+      const typename Dot::Q* xq = q + static_cast<std::size_t>(b + i) * kQ8BlockValues;
+      const v128_t offset = wasm_v128_load32_splat(negative_offsets + b + i);
+      typename Dot::Acc s0[G], s1[G];
+      for (int k = 0; k < G; ++k) {
+        s0[k] = Dot::start(offset);
+        s1[k] = Dot::start(wasm_i32x4_splat(0));
+      }
+#pragma clang loop unroll(full)
+      for (int c = 0; c < kQ8BlockValues / 4; c += 2) {
+        const v128_t x0 = Dot::x4(xq + 4 * c), x1 = Dot::x4(xq + 4 * c + 4);
+        for (int k = 0; k < G; ++k) {
+          const std::uint8_t* quants = p[k] + at + kQ8x4ScaleBytes + 16 * c;
+          Dot::chunk(s0[k], x0, quants);
+          Dot::chunk(s1[k], x1, quants + 16);
+        }
+      }
+      const v128_t d = wasm_v128_load32_splat(dx + b + i);
+      for (int k = 0; k < G; ++k) {
+        const v128_t t = Dot::with_offset(wasm_i32x4_add(Dot::rows(s0[k]), Dot::rows(s1[k])), offset);
+        acc[k][i] = wasm_f32x4_add(
+            acc[k][i], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(t), wasm_f32x4_mul(wasm_v128_load(p[k] + at), d)));
+      }
+    }
+  }
+  for (; b < blocks; ++b) {
+    const std::size_t at = static_cast<std::size_t>(b) * kQ8x4BlockBytes;
+    const typename Dot::Q* xq = q + static_cast<std::size_t>(b) * kQ8BlockValues;
+    for (int k = 0; k < G; ++k) {
+      typename Dot::Acc s[4];
+      for (int i = 0; i < 4; ++i) s[i] = Dot::start(wasm_i32x4_splat(0));
+      for (int c = 0; c < kQ8BlockValues / 4; ++c)
+        Dot::chunk(s[c % 4], Dot::x4(xq + 4 * c), p[k] + at + kQ8x4ScaleBytes + 16 * c);
+      const v128_t d = wasm_f32x4_mul(wasm_v128_load(p[k] + at), wasm_v128_load32_splat(dx + b));
+      for (int i = 0; i < 4; ++i) {
+        const v128_t lanes =
+            wasm_i32x4_sub(Dot::rows(s[i]), wasm_v128_load32_splat(lane_offsets + 4 * static_cast<std::size_t>(b) + i));
+        acc[k][i] = wasm_f32x4_add(acc[k][i], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(lanes), d));
+      }
+    }
+  }
+  for (int k = 0; k < G; ++k) {
+    const int j = (group0 + k) * kQ8x4Rows;
+    const v128_t sum = wasm_f32x4_add(wasm_f32x4_add(acc[k][0], acc[k][1]), wasm_f32x4_add(acc[k][2], acc[k][3]));
+    if (n - j >= kQ8x4Rows) {
+      wasm_v128_store(out_row + j, wasm_f32x4_add(sum, bias ? wasm_v128_load(bias + j) : wasm_f32x4_splat(0.0f)));
+    } else {  // the last group's rows past n are padding: C is not written there
+      float out[kQ8x4Rows];
+      wasm_v128_store(out, sum);
+      for (int r = 0; r < n - j; ++r) out_row[j + r] = out[r] + (bias ? bias[j + r] : 0.0f);
+    }
+  }
+}
+
+// W's groups against one row of A (its values q, scales dx, offsets as above), into its row c of C.
+template <class Dot>
+void gemv_q8_0x4_row(const LowBitGemmArgs& g, const typename Dot::Q* q, const float* dx,
+                     const std::int32_t* negative_offsets, const std::int32_t* lane_offsets, float* c) {
+  const int blocks = q8_blocks(g.k);
+  const int groups = (g.n + kQ8x4Rows - 1) / kQ8x4Rows;
+  const std::size_t group_bytes = kQ8x4Rows * g.w_row_bytes;
+  int group = 0;
+  if constexpr (Q8X4_GROUPS > 1)
+    for (; group + Q8X4_GROUPS <= groups; group += Q8X4_GROUPS)
+      gemv_q8_0x4_groups<Q8X4_GROUPS, Dot>(g.w, group_bytes, g.n, blocks, group, q, dx, negative_offsets, lane_offsets,
+                                           g.bias, c);
+  for (; group < groups; ++group)
+    gemv_q8_0x4_groups<1, Dot>(g.w, group_bytes, g.n, blocks, group, q, dx, negative_offsets, lane_offsets, g.bias, c);
+}
+
+// A's rows rounded once per call (as gemv_integer), then W's groups against each row of A in turn.
+// kRelaxed: the unsigned relaxed dot where int8_dot() is Unsigned, else the plain one.
+template <bool kRelaxed>
+void gemv_q8_0x4(const LowBitGemmArgs& g) {
+  if (g.m <= 0 || g.n <= 0) return;
+  const int blocks = q8_blocks(g.k);
+  const std::size_t row_values = static_cast<std::size_t>(blocks) * kQ8BlockValues;
+  const std::size_t values = static_cast<std::size_t>(g.m) * row_values;
+  const std::size_t all_blocks = static_cast<std::size_t>(g.m) * blocks;
+  thread_local std::vector<float> da;
+  thread_local std::vector<std::int8_t> q8;
+  thread_local std::vector<std::int32_t> negative_offsets, lane_offsets;
+  da.resize(all_blocks);
+  q8.resize(values);
+  negative_offsets.resize(all_blocks);
+  lane_offsets.resize(4 * all_blocks);
+  for (int i = 0; i < g.m; ++i)
+    round_row_wasmsimd(g.a + static_cast<std::size_t>(i) * g.lda, g.k, q8.data() + i * row_values,
+                       da.data() + static_cast<std::size_t>(i) * blocks);
+  unsigned_dot_offsets(q8.data(), values, negative_offsets.data(), lane_offsets.data());
+  for (auto& offset : negative_offsets) offset = -offset;
+  const auto each_row = [&](auto dot, const auto* q) {
+    using Dot = decltype(dot);
+    for (int i = 0; i < g.m; ++i)
+      gemv_q8_0x4_row<Dot>(g, q + i * row_values, da.data() + static_cast<std::size_t>(i) * blocks,
+                           negative_offsets.data() + static_cast<std::size_t>(i) * blocks,
+                           lane_offsets.data() + 4 * static_cast<std::size_t>(i) * blocks,
+                           g.c + static_cast<std::size_t>(i) * g.ldc);
+  };
+  if (kRelaxed && int8_dot() == Int8Dot::Unsigned) return each_row(X4DotUnsigned{}, q8.data());
+  thread_local std::vector<std::int16_t> q16;
+  q16.resize(values);
+  for (std::size_t v = 0; v < values; v += 16) {
+    const v128_t x = wasm_v128_load(q8.data() + v);
+    wasm_v128_store(q16.data() + v, wasm_i16x8_extend_low_i8x16(x));
+    wasm_v128_store(q16.data() + v + 8, wasm_i16x8_extend_high_i8x16(x));
+  }
+  each_row(X4DotPlain{}, q16.data());
+}
+
 // A kernel on floats: with activations Int16 or Int8, on A's rows rounded and widened back.
 template <void (*Kernel)(const LowBitGemmArgs&)>
 void on_float_a(const LowBitGemmArgs& g) {
@@ -1036,6 +1233,10 @@ void gemm_f32_f16w_wasmrelaxed(const LowBitGemmArgs& g) {
 void gemm_f32_q8_0w_wasmrelaxed(const LowBitGemmArgs& g) {
   g.m <= kGemvUpToRows ? gemv_any<Relaxed<Q8>>(g) : fastest<Q8>(g);
 }
+// Q8_0 interleaved by 4 (Interleaved4): the plain dot; its relaxed twin takes the unsigned dot where
+// int8_dot() is Unsigned (registry_low_bit.cpp lists it only in a .wasm rewritten for relaxed SIMD).
+void gemv_q8_0x4_wasmsimd(const LowBitGemmArgs& g) { gemv_q8_0x4<false>(g); }
+void gemv_q8_0x4_wasmrelaxed(const LowBitGemmArgs& g) { gemv_q8_0x4<true>(g); }
 
 }  // namespace attention::kernels
 #endif  // __wasm_simd128__

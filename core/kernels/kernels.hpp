@@ -175,6 +175,9 @@ void gemm_f32_q8_0w_gemv_wasmrelaxed(const LowBitGemmArgs& args);
 void gemm_f32_bf16w_wasmrelaxed(const LowBitGemmArgs& args);
 void gemm_f32_f16w_wasmrelaxed(const LowBitGemmArgs& args);
 void gemm_f32_q8_0w_wasmrelaxed(const LowBitGemmArgs& args);
+// Q8_0 interleaved by 4 (args.w_layout Interleaved4, activations Int8): q8_0x4_gemv() below.
+void gemv_q8_0x4_wasmsimd(const LowBitGemmArgs& args);
+void gemv_q8_0x4_wasmrelaxed(const LowBitGemmArgs& args);
 void gelu_tanh_wasmsimd(float* data, std::size_t n);
 void silu_wasmsimd(float* data, std::size_t n);
 void gemm_f32_5x8_wasmsimd(const GemmArgs& args);

@@ -97,7 +97,14 @@ Int8Dot limit_int8_dot(Int8Dot most) {
   return int8_dot();
 }
 
-LowBitGemmFn q8_0x4_gemv() { return nullptr; }  // the wasm SIMD kernel comes next
+LowBitGemmFn q8_0x4_gemv() {
+#ifdef __wasm_simd128__
+  // The relaxed twin only in a .wasm rewritten for relaxed SIMD (it picks its dot per call, int8_dot()).
+  return relaxed_simd_available() ? &gemv_q8_0x4_wasmrelaxed : &gemv_q8_0x4_wasmsimd;
+#else
+  return nullptr;
+#endif
+}
 
 Q8Layout preferred_q8_layout(Q8Activations activations) {
   return activations == Q8Activations::Int8 && q8_0x4_gemv() ? Q8Layout::Interleaved4 : Q8Layout::RowMajor;

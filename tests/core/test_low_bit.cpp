@@ -640,6 +640,181 @@ TEST(LowBitGemm, Int8GemvGivesTheSameBitsWithTheRebiasInX) {
   }
 }
 
+// Q8_0 interleaved by 4 rows (storage.hpp's Interleaved4): interleave_q8_0 puts each byte where the
+// layout says (a row's block scale as float32 in its group's block, its q flipped to q ^ 0x80 4
+// bytes a row per 16, padding rows q = 0 and scale 0), and deinterleave_q8_0 gives back the very
+// bytes, any row range: scales that are infinities, NaNs with payloads (quiet and signalling),
+// subnormals and -0, q = -128, the padding of a partial last block, N not a multiple of 4.
+TEST(LowBitConversions, Q8_0InterleavedBy4HoldsEachByteWhereTheLayoutSaysAndRoundTrips) {
+  const std::uint16_t odd_scales[] = {0x7c00, 0xfc00, 0x7e01, 0x7d55, 0xfe00, 0x0001, 0x8000, 0x83ff, 0x7bff, 0x0000};
+  for (const auto& [n, cols] : {std::make_pair(7, 200), std::make_pair(4, 64), std::make_pair(1, 31),
+                                std::make_pair(13, 96), std::make_pair(6, 32)}) {
+    const std::size_t row_size = row_bytes(Storage::Q8_0, cols);
+    const int blocks = kernels::q8_blocks(cols);
+    std::vector<std::uint8_t> rows(static_cast<std::size_t>(n) * row_size);
+    SplitMix64 rng(500 + 7 * n + cols);
+    for (auto& byte : rows) byte = static_cast<std::uint8_t>(rng.next() >> 56);
+    for (int r = 0; r < n; ++r)
+      for (int b = 0; b < blocks; ++b) {
+        std::uint8_t* block = rows.data() + r * row_size + b * kQ8BlockBytes;
+        // scales: half ordinary (random F16 bits below 0x7c00 in magnitude), half from odd_scales
+        const std::uint16_t h = (r + b) % 2 ? odd_scales[(3 * r + b) % std::size(odd_scales)]
+                                            : static_cast<std::uint16_t>(load_u16(block) & 0xbbffu);
+        block[0] = static_cast<std::uint8_t>(h & 0xff);
+        block[1] = static_cast<std::uint8_t>(h >> 8);
+        block[2 + (r + b) % 32] = 0x80;  // q = -128
+      }
+    const int groups = (n + kQ8x4Rows - 1) / kQ8x4Rows;
+    ASSERT_EQ(q8x4_group_bytes(cols), static_cast<std::size_t>(blocks) * kQ8x4BlockBytes);
+    std::vector<std::uint8_t> interleaved(groups * q8x4_group_bytes(cols) + 1, 0x5a);  // one byte past the end
+    interleave_q8_0(rows.data(), n, cols, interleaved.data());
+    EXPECT_EQ(interleaved.back(), 0x5a) << "interleave_q8_0 wrote past its groups, n " << n << " cols " << cols;
+    for (int r = 0; r < groups * kQ8x4Rows; ++r)
+      for (int b = 0; b < blocks; ++b) {
+        const std::uint8_t* at = interleaved.data() + (r / 4) * q8x4_group_bytes(cols) + b * kQ8x4BlockBytes;
+        const std::uint8_t* block = r < n ? rows.data() + r * row_size + b * kQ8BlockBytes : nullptr;
+        std::uint32_t scale;
+        std::memcpy(&scale, at + 4 * (r % 4), 4);
+        EXPECT_EQ(scale, r < n ? bits_of(widen_f16(load_u16(block))) : 0u) << "row " << r << " block " << b;
+        for (int v = 0; v < kQ8BlockValues; ++v)
+          ASSERT_EQ(at[kQ8x4ScaleBytes + 16 * (v / 4) + 4 * (r % 4) + v % 4], r < n ? block[2 + v] ^ 0x80 : 0x80)
+              << "row " << r << " block " << b << " value " << v << ", n " << n << " cols " << cols;
+      }
+    std::vector<std::uint8_t> back(rows.size(), 0);
+    deinterleave_q8_0(interleaved.data(), cols, 0, n, back.data());
+    EXPECT_TRUE(back == rows) << "n " << n << " cols " << cols;
+    if (n >= 5) {  // a range starting inside a group, ending in another
+      std::vector<std::uint8_t> part(3 * row_size, 0);
+      deinterleave_q8_0(interleaved.data(), cols, 2, 3, part.data());
+      EXPECT_EQ(0, std::memcmp(part.data(), rows.data() + 2 * row_size, part.size())) << "n " << n << " cols " << cols;
+    }
+  }
+}
+
+// gemv_q8_0x4 (kernels::q8_0x4_gemv(): the plain dot in wasm SIMD, its relaxed twin with the
+// unsigned dot where int8_dot() is Unsigned) on W interleaved by 4 gives the bits of the row-major
+// int8 GEMV (gemm_f32_q8_0w_gemv_wasm*, activations Int8) on W: every M (rows of A one at a time),
+// N (the last group's padding rows never written), K (whole runs of four blocks and the last
+// blocks' per-lane epilogue, a partial last block), with and without bias, ldc > N and lda > K
+// (C's gaps untouched), W told finite or not; W random with blocks of q = -128 and 127 and x's
+// blocks at +-127 (the unsigned dot's extremes), and a W with infinite and NaN scales (in a run of
+// four blocks and in the last blocks). Each entry point with every dot this runtime computes right.
+TEST(LowBitGemm, Q8_0x4GemvGivesTheRowMajorInt8GemvsBits) {
+  const kernels::LowBitGemmFn chosen = kernels::q8_0x4_gemv();
+  EXPECT_EQ(kernels::preferred_q8_layout(Q8Activations::F32), Q8Layout::RowMajor);
+  EXPECT_EQ(kernels::preferred_q8_layout(Q8Activations::Int16), Q8Layout::RowMajor);
+#ifndef __wasm_simd128__
+  EXPECT_EQ(chosen, nullptr);
+  EXPECT_EQ(kernels::preferred_q8_layout(Q8Activations::Int8), Q8Layout::RowMajor);
+  GTEST_SKIP() << "no wasm SIMD here, so no q8_0x4 kernel (q8_0x4_gemv() is null, no weight is interleaved); "
+                  "the wasm SIMD suites (Node, and the relaxed one) run this test";
+#else
+  ASSERT_NE(chosen, nullptr);
+  EXPECT_EQ(chosen,
+            kernels::relaxed_simd_available() ? &kernels::gemv_q8_0x4_wasmrelaxed : &kernels::gemv_q8_0x4_wasmsimd);
+  EXPECT_EQ(kernels::preferred_q8_layout(Q8Activations::Int8), Q8Layout::Interleaved4);
+  std::vector<std::pair<std::string, kernels::LowBitGemmFn>> kernels_here = {
+      {"gemv_q8_0x4_wasmsimd", &kernels::gemv_q8_0x4_wasmsimd}};
+  if (kernels::relaxed_simd_available())
+    kernels_here.push_back({"gemv_q8_0x4_wasmrelaxed", &kernels::gemv_q8_0x4_wasmrelaxed});
+  const std::string reference_name =
+      kernels::relaxed_simd_available() ? "gemm_f32_q8_0w_gemv_wasmrelaxed" : "gemm_f32_q8_0w_gemv_wasmsimd";
+  kernels::LowBitGemmFn reference = nullptr;
+  for (const auto& variant : kernels::low_bit_gemm_variants(Storage::Q8_0))
+    if (variant.name.rfind(reference_name, 0) == 0) reference = variant.fn;
+  ASSERT_NE(reference, nullptr) << reference_name;
+  const kernels::Int8Dot best = kernels::int8_dot();
+  const float sentinel = float_from_bits(0x7fc0beefu);
+  int compared = 0;
+  for (const int k : {31, 32, 96, 160, 200}) {
+    const int blocks = kernels::q8_blocks(k);
+    const std::size_t row_size = row_bytes(Storage::Q8_0, k);
+    for (const int n : {1, 3, 4, 7, 13, 67}) {
+      // W: random rows quantized; row r's block (r % blocks) holds q = -128 and 127 alternately
+      std::vector<std::uint8_t> w(static_cast<std::size_t>(n) * row_size);
+      const std::vector<float> values = random_vector(static_cast<std::size_t>(n) * k, 300 + 7 * n + k, 0.5f);
+      for (int r = 0; r < n; ++r) {
+        std::uint8_t* row = w.data() + r * row_size;
+        store_row(Storage::Q8_0, values.data() + static_cast<std::size_t>(r) * k, k, row);
+        const int b = r % blocks;
+        for (int v = 0; v < kQ8BlockValues && b * kQ8BlockValues + v < k; ++v)
+          if ((v + r) % 3 == 0) row[b * kQ8BlockBytes + 2 + v] = (v / 3) % 2 ? 0x7f : 0x80;
+      }
+      // and a copy with an infinite and a NaN scale (so w_finite false only)
+      std::vector<std::uint8_t> w_odd = w;
+      const std::uint16_t odd[] = {0x7c00, 0xfc00, 0x7e01, 0x7d55};
+      for (int r = 0; r < n; r += 2) {
+        const int b = (r / 2) % blocks;
+        const std::uint16_t h = odd[(r / 2) % 4];
+        w_odd[r * row_size + b * kQ8BlockBytes] = static_cast<std::uint8_t>(h & 0xff);
+        w_odd[r * row_size + b * kQ8BlockBytes + 1] = static_cast<std::uint8_t>(h >> 8);
+      }
+      for (const auto* weight : {&w, &w_odd}) {
+        const int groups = (n + kQ8x4Rows - 1) / kQ8x4Rows;
+        std::vector<std::uint8_t> interleaved(groups * q8x4_group_bytes(k));
+        interleave_q8_0(weight->data(), n, k, interleaved.data());
+        for (const int m : {1, 2, 3, 5}) {
+          const int lda = m == 1 ? k : k + 3, ldc = n + 5;
+          std::vector<float> a = random_vector(static_cast<std::size_t>(m) * lda, 400 + m + k);
+          // x's block 0 of row 0 at +-max (q_x = +-127), row m - 1's last block's largest value negative
+          for (int p = 0; p < std::min(k, 32); ++p) a[p] = p % 3 ? 1.5f : -1.5f;
+          a[static_cast<std::size_t>(m - 1) * lda + k - 1] = -3.0f;
+          const std::vector<float> bias = random_vector(static_cast<std::size_t>(n), 600 + n);
+          for (const bool with_bias : {false, true})
+            for (const bool finite : {true, false}) {
+              if (weight == &w_odd && finite) continue;
+              kernels::LowBitGemmArgs args;
+              args.m = m;
+              args.n = n;
+              args.k = k;
+              args.a = a.data();
+              args.lda = lda;
+              args.bias = with_bias ? bias.data() : nullptr;
+              args.ldc = ldc;
+              args.w_finite = finite;
+              args.activations = Q8Activations::Int8;
+              std::vector<float> want(static_cast<std::size_t>(m) * ldc + 4, sentinel);
+              kernels::LowBitGemmArgs row_major = args;
+              row_major.w = weight->data();
+              row_major.w_row_bytes = row_size;
+              row_major.c = want.data();
+              reference(row_major);
+              for (const auto& [name, fn] : kernels_here)
+                for (kernels::Int8Dot dot :
+                     {kernels::Int8Dot::Plain, kernels::Int8Dot::Split, kernels::Int8Dot::Unsigned}) {
+                  if (kernels::limit_int8_dot(dot) != dot) continue;  // not computed right here
+                  std::vector<float> got(want.size(), sentinel);
+                  kernels::LowBitGemmArgs x4 = args;
+                  x4.w = interleaved.data();
+                  x4.w_row_bytes = q8x4_row_bytes(k);
+                  x4.w_layout = Q8Layout::Interleaved4;
+                  x4.c = got.data();
+                  fn(x4);
+                  ++compared;
+                  for (std::size_t i = 0; i < got.size(); ++i) {
+                    const bool in_c = i < static_cast<std::size_t>(m) * ldc && static_cast<int>(i % ldc) < n;
+                    if (!in_c) ASSERT_EQ(bits_of(got[i]), bits_of(sentinel)) << name << " wrote C's gap at " << i;
+                    ASSERT_EQ(bits_of(got[i]), bits_of(want[i]))
+                        << name << " with the " << kernels::int8_dot_name(dot) << " dot: C[" << i / ldc << "]["
+                        << i % ldc << "] " << got[i] << ", row-major " << want[i] << "; m " << m << " n " << n << " k "
+                        << k << (with_bias ? " bias" : "") << (finite ? " w_finite" : "")
+                        << (weight == &w_odd ? " (inf/NaN scales)" : "");
+                  }
+                }
+              kernels::limit_int8_dot(kernels::Int8Dot::Unsigned);
+            }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(kernels::int8_dot(), best);
+  EXPECT_GT(compared, 0);
+  std::printf("[ NOTE     ] q8_0x4 compared %d products bit for bit with the row-major int8 GEMV, dots up to '%s'%s\n",
+              compared, kernels::int8_dot_name(best),
+              best == kernels::Int8Dot::Unsigned ? "" : " (the unsigned dot did not run: tests/e2e/int8-dot.test.mjs)");
+#endif
+}
+
 TEST(LowBitGemm, RegistryNamesWhatIsBuilt) {
   EXPECT_EQ(kernels::low_bit_gemm_variants(Storage::BF16).front().name, "gemm_f32_bf16w_scalar");
   EXPECT_EQ(kernels::low_bit_gemm_variants(Storage::F16).front().name, "gemm_f32_f16w_scalar");
