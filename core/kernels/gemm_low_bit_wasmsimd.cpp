@@ -4,7 +4,7 @@
 //   4x2: W's rows read in place (no packing: panels would be a second copy of the weight).
 //   5x8: 256 rows of W at a time widened into a float block that the float GEMM's 5x8 tile
 //        packs and multiplies (the widening is shared by every row of A).
-//   the fast path: gemv up to kGemvUpToRows (4) rows of A; 5x8 from the format's
+//   the fast path: gemv up to kLowBitGemvUpToRows (4, kernels.hpp) rows of A; 5x8 from the format's
 //   kWidenFromRows rows of A on (F16, Q8_0: 16); else 4x2.
 //   With LowBitGemmArgs::activations Int16 or Int8, Q8_0's gemv multiplies in integers
 //   (gemv_integer, below); every other kernel multiplies A's rows rounded and widened back
@@ -1184,8 +1184,6 @@ void widened_blocks(const LowBitGemmArgs& g) {
   }
 }
 
-// kGemvUpToRows: up to this many rows of A, the fast path runs the GEMV kernel.
-constexpr int kGemvUpToRows = 4;
 
 // Q8_0's GEMV: in integers with activations Int16 or Int8 (relaxed SIMD's dot in Relaxed<Q8>).
 template <class F>
@@ -1200,7 +1198,7 @@ template <class F>
 void fastest(const LowBitGemmArgs& g) {
   if (g.m >= F::kWidenFromRows)
     on_float_a<widened_blocks<F>>(g);
-  else if (g.m <= kGemvUpToRows)
+  else if (g.m <= kLowBitGemvUpToRows)
     gemv_any<F>(g);
   else
     on_float_a<multiply<F>>(g);
@@ -1225,13 +1223,13 @@ void gemm_f32_bf16w_gemv_wasmrelaxed(const LowBitGemmArgs& g) { gemv_any<Relaxed
 void gemm_f32_f16w_gemv_wasmrelaxed(const LowBitGemmArgs& g) { gemv_any<Relaxed<F16>>(g); }
 void gemm_f32_q8_0w_gemv_wasmrelaxed(const LowBitGemmArgs& g) { gemv_any<Relaxed<Q8>>(g); }
 void gemm_f32_bf16w_wasmrelaxed(const LowBitGemmArgs& g) {
-  g.m <= kGemvUpToRows ? gemv_any<Relaxed<Bf16>>(g) : fastest<Bf16>(g);
+  g.m <= kLowBitGemvUpToRows ? gemv_any<Relaxed<Bf16>>(g) : fastest<Bf16>(g);
 }
 void gemm_f32_f16w_wasmrelaxed(const LowBitGemmArgs& g) {
-  g.m <= kGemvUpToRows ? gemv_any<Relaxed<F16>>(g) : fastest<F16>(g);
+  g.m <= kLowBitGemvUpToRows ? gemv_any<Relaxed<F16>>(g) : fastest<F16>(g);
 }
 void gemm_f32_q8_0w_wasmrelaxed(const LowBitGemmArgs& g) {
-  g.m <= kGemvUpToRows ? gemv_any<Relaxed<Q8>>(g) : fastest<Q8>(g);
+  g.m <= kLowBitGemvUpToRows ? gemv_any<Relaxed<Q8>>(g) : fastest<Q8>(g);
 }
 // Q8_0 interleaved by 4 (Interleaved4): the plain dot; its relaxed twin takes the unsigned dot where
 // int8_dot() is Unsigned (registry_low_bit.cpp lists it only in a .wasm rewritten for relaxed SIMD).

@@ -369,12 +369,28 @@ void gemm_q8_0x4(LowBitGemmFn fn, int m, int n, int k, const float* a, const std
     });
     return;
   }
+  // A's rows rounded once here, not once per chunk, where the kernel would multiply them rounded
+  // and widened back anyway (every variant but the fast path's integer GEMV: with_rounded_a).
+  std::vector<float> rounded;
+  LowBitOptions chunk_options = options;
+  if (options.activations != Q8Activations::F32 &&
+      !(m <= kLowBitGemvUpToRows && fn == fastest_low_bit_gemm(Storage::Q8_0).fn)) {
+    LowBitGemmArgs whole;
+    whole.m = m;
+    whole.k = k;
+    whole.a = a;
+    whole.lda = k;
+    whole.activations = options.activations;
+    a = with_rounded_a(whole, rounded).a;  // (M, K), lda K
+    chunk_options.activations = Q8Activations::F32;
+  }
   const std::size_t w_row_bytes = row_bytes(Storage::Q8_0, k);
   std::vector<std::uint8_t> rows(static_cast<std::size_t>(std::min(n, kDeinterleavedRows)) * w_row_bytes);
   for (int j0 = 0; j0 < n; j0 += kDeinterleavedRows) {
     const int count = std::min(kDeinterleavedRows, n - j0);
     deinterleave_q8_0(w, k, j0, count, rows.data());
-    multiply_low_bit(fn, m, count, n, k, a, rows.data(), w_row_bytes, bias ? bias + j0 : nullptr, c + j0, options);
+    multiply_low_bit(fn, m, count, n, k, a, rows.data(), w_row_bytes, bias ? bias + j0 : nullptr, c + j0,
+                     chunk_options);
   }
 }
 
