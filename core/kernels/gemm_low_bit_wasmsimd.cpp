@@ -1184,7 +1184,6 @@ void widened_blocks(const LowBitGemmArgs& g) {
   }
 }
 
-
 // Q8_0's GEMV: in integers with activations Int16 or Int8 (relaxed SIMD's dot in Relaxed<Q8>).
 template <class F>
 void gemv_any(const LowBitGemmArgs& g) {
