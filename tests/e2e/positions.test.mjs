@@ -183,14 +183,23 @@ describe('the sliding window and grouped K/V heads', () => {
       hashOf({ view: 'values', tensor: 'norm1', normType: 'rmsnorm', preset: 'random' }),
       '[data-testid="rmsnorm-note"]',
     );
-    const means = await page
-      .locator('table[data-stats] tbody tr td:first-of-type')
-      .evaluateAll((tds) => tds.map((td) => Number(td.textContent)));
+    const meanCells = page.locator('table[data-stats] tbody tr td:first-of-type');
+    const meansNow = () => meanCells.evaluateAll((tds) => tds.map((td) => Number(td.textContent)));
+    const means = await meansNow();
     assert.equal(means.length, 10);
     assert.ok(Math.max(...means.map(Math.abs)) > 0.01, means.join(', '));
-    // LayerNorm: no such note, and every mean is 0.
+    // LayerNorm: every mean is 0, and no such note. Only the hash changes, so the RMSNorm table is
+    // still there until the page re-renders: wait for the LayerNorm one (its means), then look.
     await page.goto(site.url + hashOf({ view: 'values', tensor: 'norm1', preset: 'random' }));
-    await page.locator('table[data-stats]').waitFor();
+    let layerNormMeans = [];
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline; await page.waitForTimeout(50)) {
+      layerNormMeans = await meansNow();
+      if (layerNormMeans.length === 10 && layerNormMeans.every((m) => Math.abs(m) < 1e-3)) break;
+    }
+    assert.ok(
+      layerNormMeans.length === 10 && layerNormMeans.every((m) => Math.abs(m) < 1e-3),
+      layerNormMeans.join(', '),
+    );
     assert.equal(await page.locator('[data-testid="rmsnorm-note"]').count(), 0);
     assert.deepEqual(errors, []);
   });
