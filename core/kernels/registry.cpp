@@ -301,6 +301,28 @@ void gemm(GemmFn fn, int m, int n, int k, const float* a, const float* b, Layout
 
 namespace {
 
+// The kernel's arguments for C's columns [j0, j1) against `rows` rows of A (a, lda K; c, ldc):
+// W's rows from row j0 on, w_row_bytes apart (a quarter of a group when interleaved).
+LowBitGemmArgs low_bit_args(int rows, int k, const float* a, const std::uint8_t* w, std::size_t w_row_bytes,
+                            Q8Layout layout, const float* bias, float* c, int ldc, int j0, int j1,
+                            const LowBitOptions& options) {
+  LowBitGemmArgs args;
+  args.m = rows;
+  args.n = j1 - j0;
+  args.k = k;
+  args.a = a;
+  args.lda = k;
+  args.w = w + static_cast<std::size_t>(j0) * w_row_bytes;
+  args.w_row_bytes = w_row_bytes;
+  args.w_layout = layout;
+  args.bias = bias ? bias + j0 : nullptr;
+  args.c = c + j0;
+  args.ldc = ldc;
+  args.w_finite = options.w_finite;
+  args.activations = options.activations;
+  return args;
+}
+
 // C's columns [0, n) of the product, row stride ldc >= n, W's rows row-major (w_row_bytes each):
 // split over threads by rows of C like the other products (by columns for few rows of A).
 void multiply_low_bit(LowBitGemmFn fn, int m, int n, int ldc, int k, const float* a, const std::uint8_t* w,
@@ -308,20 +330,7 @@ void multiply_low_bit(LowBitGemmFn fn, int m, int n, int ldc, int k, const float
   GemmArgs shape = dense(m, n, k, a, nullptr, Layout::NT, 1.0f, bias, c);
   shape.ldc = ldc;
   const auto args_for = [&](int rows, const float* a_rows, float* c_rows, int j0, int j1) {
-    LowBitGemmArgs args;
-    args.m = rows;
-    args.n = j1 - j0;
-    args.k = k;
-    args.a = a_rows;
-    args.lda = k;
-    args.w = w + static_cast<std::size_t>(j0) * w_row_bytes;
-    args.w_row_bytes = w_row_bytes;
-    args.bias = bias ? bias + j0 : nullptr;
-    args.c = c_rows + j0;
-    args.ldc = ldc;
-    args.w_finite = options.w_finite;
-    args.activations = options.activations;
-    return args;
+    return low_bit_args(rows, k, a_rows, w, w_row_bytes, Q8Layout::RowMajor, bias, c_rows, ldc, j0, j1, options);
   };
   if (few_rows(shape)) {  // W's rows [j0, j1): C's columns
     split_columns(shape, kLowBitColumnBlock, [&](int j0, int j1) { fn(args_for(m, a, c, j0, j1)); });
@@ -348,24 +357,9 @@ void gemm_q8_0x4(LowBitGemmFn fn, int m, int n, int k, const float* a, const std
     split_columns(shape, kLowBitColumnBlock, [&](int j0, int j1) {
       // Several rows of A: W a block of rows at a time, so it is read from cache by the next row.
       const int step = m == 1 ? j1 - j0 : kLowBitColumnBlock;
-      for (int b0 = j0; b0 < j1; b0 += step) {
-        const int b1 = std::min(j1, b0 + step);
-        LowBitGemmArgs args;
-        args.m = m;
-        args.n = b1 - b0;
-        args.k = k;
-        args.a = a;
-        args.lda = k;
-        args.w = w + static_cast<std::size_t>(b0) * group_row_bytes;  // b0 is a multiple of 4
-        args.w_row_bytes = group_row_bytes;
-        args.w_layout = Q8Layout::Interleaved4;
-        args.bias = bias ? bias + b0 : nullptr;
-        args.c = c + b0;
-        args.ldc = n;
-        args.w_finite = options.w_finite;
-        args.activations = options.activations;
-        gemv(args);
-      }
+      for (int b0 = j0; b0 < j1; b0 += step)  // b0 is a multiple of 4: a group's first row
+        gemv(low_bit_args(m, k, a, w, group_row_bytes, Q8Layout::Interleaved4, bias, c, n, b0, std::min(j1, b0 + step),
+                          options));
     });
     return;
   }
