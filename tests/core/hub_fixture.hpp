@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "attention/pretrained.hpp"
 #include "attention/transformer.hpp"
 
 namespace attention::pretrained {
@@ -28,6 +29,17 @@ inline std::string read_text(const std::string& path) {
 inline std::vector<std::uint8_t> read_bytes(const std::string& path) {
   const std::string t = read_text(path);
   return std::vector<std::uint8_t>(t.begin(), t.end());
+}
+
+// The checkpoint in directory `dir` (its config.json and one model.safetensors) loaded with `options`.
+inline Result<Transformer> load_fixture(const std::string& dir, const LoadOptions& options) {
+  Result<HubConfig> config = read_config(read_text(dir + "/config.json"));
+  if (!config) return config.error_value();
+  Result<CheckpointLoader> loader = CheckpointLoader::create(config.value(), options);
+  if (!loader) return loader.error_value();
+  const std::vector<std::uint8_t> bytes = read_bytes(dir + "/model.safetensors");
+  if (Status s = loader.value().add_file(bytes.data(), bytes.size(), "model.safetensors"); !s) return s.error_value();
+  return loader.value().finish();
 }
 
 inline void expect_close(const float* got, double want, const std::string& what) {

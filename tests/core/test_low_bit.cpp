@@ -33,13 +33,7 @@ using json = nlohmann::json;
 using attention::testing::all_close;
 using attention::testing::random_vector;
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in) << "cannot read " << path;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using pretrained::read_text;
 
 const json& golden() {
   static const json data = json::parse(read_text(std::string(ATTENTION_FIXTURE_DIR) + "/low_bit.json"));
@@ -876,14 +870,7 @@ TEST(LowBitParameterDeathTest, FloatReadsOfALowBitWeightAbortNamingIt) {
 const std::string kDir = std::string(ATTENTION_FIXTURE_DIR) + "/pretrained/";
 
 Result<Transformer> load(const std::string& dir, pretrained::WeightsMode mode) {
-  Result<pretrained::HubConfig> config = pretrained::read_config(read_text(kDir + dir + "/config.json"));
-  if (!config) return config.error_value();
-  Result<pretrained::CheckpointLoader> loader = pretrained::CheckpointLoader::create(config.value(), {mode});
-  if (!loader) return loader.error_value();
-  const std::string text = read_text(kDir + dir + "/model.safetensors");
-  const std::vector<std::uint8_t> bytes(text.begin(), text.end());
-  if (Status s = loader.value().add_file(bytes.data(), bytes.size(), "model.safetensors"); !s) return s.error_value();
-  return loader.value().finish();
+  return pretrained::load_fixture(kDir + dir, {mode});
 }
 
 // Values of every matrix weight (2-D parameters but the positions).
@@ -979,16 +966,10 @@ TEST(LowBitCheckpoints, Q8_0HoldsAnEighthPlusTheScalesAndStaysClose) {
 // int16 7.4e-5, int8 2.6e-2 (int8's step is 258 times int16's).
 void expect_rounded_activations_stay_close(Q8Activations mode, double tolerance) {
   Result<Transformer> exact = load("gpt2-tiny-bf16", pretrained::WeightsMode::Q8_0);
-  Result<pretrained::HubConfig> config = pretrained::read_config(read_text(kDir + "gpt2-tiny-bf16/config.json"));
-  ASSERT_TRUE(exact && config);
-  pretrained::LoadOptions options{pretrained::WeightsMode::Q8_0, mode};
-  Result<pretrained::CheckpointLoader> loader = pretrained::CheckpointLoader::create(config.value(), options);
-  ASSERT_TRUE(loader);
-  const std::string text = read_text(kDir + "gpt2-tiny-bf16/model.safetensors");
-  const std::vector<std::uint8_t> bytes(text.begin(), text.end());
-  ASSERT_TRUE(loader.value().add_file(bytes.data(), bytes.size(), "model.safetensors"));
-  Result<Transformer> rounded = loader.value().finish();
-  ASSERT_TRUE(rounded);
+  ASSERT_TRUE(exact);
+  Result<Transformer> rounded =
+      pretrained::load_fixture(kDir + "gpt2-tiny-bf16", {pretrained::WeightsMode::Q8_0, mode});
+  ASSERT_TRUE(rounded) << rounded.error();
   int flagged = 0;
   rounded.value().visit_parameters([&](const Parameter& p) {
     EXPECT_EQ(p.q8_activations(), p.storage() == Storage::Q8_0 ? mode : Q8Activations::F32) << p.name();

@@ -6,13 +6,11 @@
 
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <limits>
-#include <sstream>
 
 #include "attention/linear.hpp"
 #include "attention/param.hpp"
-#include "attention/pretrained.hpp"
+#include "hub_fixture.hpp"
 #include "kernels/kernels.hpp"
 #include "test_util.hpp"
 
@@ -127,26 +125,11 @@ TEST(Q8Layout, Int8ActivationsTakeTheLayoutTheKernelsPrefer) {
   EXPECT_EQ(f16.q8_layout(), Q8Layout::RowMajor);
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in) << "cannot read " << path;
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(Q8Layout, AModelLoadedWithInt8ActivationsGivesTheRowMajorLogits) {
-  const std::string dir = std::string(ATTENTION_FIXTURE_DIR) + "/pretrained/gpt2-tiny-bf16/";
-  Result<pretrained::HubConfig> config = pretrained::read_config(read_text(dir + "config.json"));
-  ASSERT_TRUE(config);
-  pretrained::LoadOptions options{pretrained::WeightsMode::Q8_0, Q8Activations::Int8};
-  Result<pretrained::CheckpointLoader> loader = pretrained::CheckpointLoader::create(config.value(), options);
-  ASSERT_TRUE(loader);
-  const std::string text = read_text(dir + "model.safetensors");
-  const std::vector<std::uint8_t> bytes(text.begin(), text.end());
-  ASSERT_TRUE(loader.value().add_file(bytes.data(), bytes.size(), "model.safetensors"));
-  Result<Transformer> model = loader.value().finish();
-  ASSERT_TRUE(model);
+  Result<Transformer> model =
+      pretrained::load_fixture(std::string(ATTENTION_FIXTURE_DIR) + "/pretrained/gpt2-tiny-bf16",
+                               {pretrained::WeightsMode::Q8_0, Q8Activations::Int8});
+  ASSERT_TRUE(model) << model.error();
   int q8 = 0;
   model.value().visit_parameters([&](const Parameter& p) {
     if (p.storage() != Storage::Q8_0) return;
