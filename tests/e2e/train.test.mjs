@@ -45,6 +45,8 @@ describe('the Train view', () => {
   test('a first visit shows a shipped trained model: curves, labelled heads and a timeline, without training', async () => {
     const { page, errors } = await open('#train');
     const record = JSON.parse(readFileSync(`${ROOT}web/public/checkpoints/sort.json`, 'utf8'));
+    // Start is enabled while the shipped checkpoint may still be on its way ('ready', step 0): wait for it.
+    await waitStatus(page, 'done');
     assert.deepEqual(await progress(page), { status: 'done', step: record.step });
     assert.equal(await page.locator('ap-train button[data-action="start"]').textContent(), 'Train it yourself');
     assert.match(
