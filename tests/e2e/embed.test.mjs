@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { serveDirectory } from '../support/static-server.mjs';
 import { launchChromium, openPage } from '../support/browser.mjs';
+import { longTaskCount, longTasksSince, markPhase, watchLongTasks } from '../support/long-tasks.mjs';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SHOTS = `${ROOT}test-output/screenshots`;
@@ -336,12 +337,7 @@ describe('what the one-file element says, and what it loads on demand', () => {
 describe('the element in train mode', () => {
   test("shows a shipped checkpoint, trains live with given settings on the page's thread, and reports unknown attributes", async () => {
     const { page, errors } = await openPage(browser, { viewport: { width: 1100, height: 900 } });
-    await page.addInitScript(() => {
-      window.longTasks = [];
-      new PerformanceObserver((list) => {
-        for (const e of list.getEntries()) window.longTasks.push(e.duration);
-      }).observe({ type: 'longtask', buffered: true });
-    });
+    await watchLongTasks(page);
     await page.route('**/train-element.html', (route) =>
       route.fulfill({
         contentType: 'text/html',
@@ -373,7 +369,8 @@ describe('the element in train mode', () => {
       document.querySelector('#live').shadowRoot.querySelector('ap-train')?.shadowRoot.querySelector('.progress')
         ?.dataset.status;
     await page.waitForFunction(liveStatus, null, { polling: 5 });
-    const tasksBefore = await page.evaluate(() => window.longTasks.length);
+    const tasksBefore = await longTaskCount(page);
+    await markPhase(page, 'the live element trains');
     await page.waitForFunction((f) => new Function(`return (${f})()`)() === 'done', liveStatus.toString(), {
       timeout: 120_000,
     });
@@ -382,7 +379,7 @@ describe('the element in train mode', () => {
       await page.locator('#live ap-train aside [data-setting]').evaluateAll((els) => els.map((e) => e.dataset.setting)),
       ['residual'],
     );
-    const longest = await page.evaluate((from) => window.longTasks.slice(from), tasksBefore);
+    const longest = (await longTasksSince(page, tasksBefore)).map((task) => task.ms);
     // On the page's thread (no worker in a one-file bundle) training shares tasks with the page: 12 ms slices, a
     // held-out evaluation now and then, the redraws. Quiet runs, and runs beside a native build, see tasks of
     // 50-90 ms; one full run of 2026-11-22 saw up to 2.3 s while the worker-trained Train view in the same run

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { openPage } from '../support/browser.mjs';
 import { ROOT, SHOTS, useSite } from '../support/site.mjs';
+import { describeLongTasks, longTaskCount, longTasksSince, markPhase, watchLongTasks } from '../support/long-tasks.mjs';
 
 const site = useSite('checkpoints/index.json');
 const GPT2 = `${ROOT}tests/reference/fixtures/pretrained/gpt2-tiny/`;
@@ -370,12 +371,9 @@ describe('the Generate panel', () => {
     assert.deepEqual(await shownTokens(page), ['The', '\u00b7c', 'at', '\u00b7s', 'at', '\u00b7on', '\u00b7the']);
     // a pretrained model reads any text: no trained task's form under its prompt
     assert.equal(await page.locator('[data-testid="generate-hint"]').count(), 0);
-    await page.evaluate(() => {
-      window.longTasks = [];
-      new PerformanceObserver((list) => window.longTasks.push(...list.getEntries().map((e) => e.duration))).observe({
-        type: 'longtask',
-      });
-    });
+    await watchLongTasks(page, { atLoad: false });
+    const tasksBefore = await longTaskCount(page);
+    await markPhase(page, 'generate, then stop');
     // Generate, and Stop once two tokens are in: the worker ends after the step in flight (at most one more token
     // than the panel had when Stop was pressed)
     const stopped = await page.evaluate(async () => {
@@ -399,6 +397,7 @@ describe('the Generate panel', () => {
     assert.equal(after.done, false);
     assert.equal((await hashPath(page)).split('.').length, after.tokens - 7);
     // Generate again runs to the end (26 new tokens would pass the context of 32: it ends there, at 25)
+    await markPhase(page, 'generate to the end');
     await page.locator('button[data-action="generate"]').click();
     await waitForTokens(page, 32);
     assert.equal((await status(page)).done, true);
@@ -406,8 +405,12 @@ describe('the Generate panel', () => {
       await page.locator('[data-testid="generate-status"]').textContent(),
       /done: the context is full \(the model reads at most 32 tokens\)/,
     );
-    const longTasks = await page.evaluate(() => window.longTasks);
-    assert.deepEqual(longTasks, [], `main-thread tasks of 50 ms or more while generating: ${longTasks}`);
+    const longTasks = await longTasksSince(page, tasksBefore);
+    assert.deepEqual(
+      longTasks,
+      [],
+      `main-thread tasks of 50 ms or more while generating: ${describeLongTasks(longTasks)}`,
+    );
     await page.screenshot({ path: `${SHOTS}/generate-gpt2.png`, fullPage: true });
     assert.deepEqual(errors, []);
     await page.close();

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { openPage } from '../support/browser.mjs';
 import { ROOT, SHOTS, useSite } from '../support/site.mjs';
+import { describeLongTasks, longTaskCount, longTasksSince, markPhase, watchLongTasks } from '../support/long-tasks.mjs';
 
 // A quick version of the view's sort task (about 2 s of training here).
 const QUICK = '#train&length=4&symbols=5&dModel=32&ffnDim=64&steps=300&evalEvery=20';
@@ -15,13 +16,7 @@ const site = useSite();
 
 async function open(hash, viewport = { width: 1280, height: 1000 }) {
   const { page, errors } = await openPage(site.browser, { viewport, acceptDownloads: true }, { onlyFrom: site.url });
-  // Main-thread tasks of 50 ms or more, from the start.
-  await page.addInitScript(() => {
-    window.longTasks = [];
-    new PerformanceObserver((list) => {
-      for (const e of list.getEntries()) window.longTasks.push(e.duration);
-    }).observe({ type: 'longtask', buffered: true });
-  });
+  await watchLongTasks(page);
   await page.goto(site.url + hash);
   await page.locator('ap-train button[data-action="start"]:not([disabled])').waitFor();
   return { page, errors };
@@ -141,7 +136,8 @@ describe('the Train view', () => {
     for (const p of await page.locator('ap-train ap-heatmap').evaluateAll((els) => els.map((e) => e.dataset.pattern)))
       assert.notEqual(p, 'content');
     assert.equal(await lossPoints(page), 0);
-    const tasksBefore = await page.evaluate(() => window.longTasks.length);
+    const tasksBefore = await longTaskCount(page);
+    await markPhase(page, 'start');
     await page.locator('ap-train button[data-action="start"]').click();
     await page.waitForFunction(
       () =>
@@ -163,24 +159,29 @@ describe('the Train view', () => {
         ) > n,
       early,
     );
+    await markPhase(page, 'pause');
     await page.locator('ap-train button[data-action="pause"]').click();
     await waitStatus(page, 'paused');
     const paused = await progress(page);
     await page.waitForTimeout(400);
     assert.equal((await progress(page)).step, paused.step, 'a paused run does not move');
+    await markPhase(page, 'step');
     await page.locator('ap-train button[data-action="step"]').click();
     await page.waitForFunction(
       (n) => Number(document.querySelector('ap-train').shadowRoot.querySelector('.progress').dataset.step) === n + 1,
       paused.step,
     );
     // A target set while paused applies to the same run: resume, and it stops there.
+    await markPhase(page, 'set the target while paused');
     await page.locator('ap-train #setting-stopAt').fill('90');
+    await markPhase(page, 'resume to the target');
     await page.locator('ap-train button[data-action="start"]').click();
     await waitStatus(page, 'done');
+    await markPhase(page, 'done');
     const message = await page.locator('ap-train [role="status"]').textContent();
     assert.match(message, /Reached (9\d|100)\.\d% held-out sequence accuracy at step \d+/);
-    const longest = await page.evaluate((from) => window.longTasks.slice(from), tasksBefore);
-    assert.deepEqual(longest, [], `main-thread tasks of 50 ms or more while training: ${longest.join(', ')} ms`);
+    const longest = await longTasksSince(page, tasksBefore);
+    assert.deepEqual(longest, [], `main-thread tasks of 50 ms or more while training: ${describeLongTasks(longest)}`);
     // The trained model gets most of the probe right.
     const right = await page.locator('ap-train .tok.right').count();
     const scored = right + (await page.locator('ap-train .tok.wrong').count());
