@@ -54,23 +54,13 @@ describe('the int8 GEMV in Chromium', () => {
     await page.goto(`${server.url}int8-dot.html`);
     const runs = await page.evaluate(async (files) => {
       const { loadAttention } = await import('/dist/index.js');
+      const { greedySteps } = await import('/tests/support/greedy-steps.mjs');
       const bytes = Object.fromEntries(Object.entries(files).map(([name, b]) => [name, new Uint8Array(b)]));
       const decode = async (int8Dot) => {
         const engine = await loadAttention({ build: 'simd', relaxedSimd: true, ...(int8Dot ? { int8Dot } : {}) });
         const model = await engine.loadPretrained({ files: bytes, weights: 'q8_0', q8Activations: 'int8' });
         // A prompt long enough that the prefill's int8 GEMM takes more than one row at a time too
-        const gen = model.model.generate({ ids: [5, 300, 17, 999, 42], maxNewTokens: 12, temperature: 0 });
-        const steps = [];
-        while (!gen.done) {
-          const s = gen.step();
-          steps.push({
-            token: s.token,
-            ids: s.candidates.map((c) => c.token),
-            probabilities: s.candidates.map((c) => c.probability),
-          });
-        }
-        gen.dispose();
-        return { kernels: engine.kernels, steps };
+        return { kernels: engine.kernels, steps: greedySteps(model.model, [5, 300, 17, 999, 42], 12) };
       };
       return { fastest: await decode(), split: await decode('split'), plain: await decode('plain') };
     }, checkpoint());

@@ -5,6 +5,7 @@
 // tokenizer file is gpt2-tiny's, smaller than the vocabulary).
 import { readFileSync, readdirSync } from 'node:fs';
 import { loadAttention } from '../../dist/node.js';
+import { greedySteps } from '../support/greedy-steps.mjs';
 
 const [dir, relaxed, int8Dot] = process.argv.slice(2);
 const files = Object.fromEntries(readdirSync(dir).map((f) => [f, new Uint8Array(readFileSync(`${dir}/${f}`))]));
@@ -14,14 +15,5 @@ const engine = await loadAttention({
   ...(int8Dot ? { int8Dot } : {}),
 });
 const model = await engine.loadPretrained({ files, weights: 'q8_0', q8Activations: 'int8' });
-const gen = model.model.generate({ ids: [5, 300, 17], maxNewTokens: 8, temperature: 0 });
-const steps = [];
-while (!gen.done) {
-  const s = gen.step();
-  steps.push({
-    token: s.token,
-    ids: s.candidates.map((c) => c.token),
-    probabilities: s.candidates.map((c) => c.probability),
-  });
-}
+const steps = greedySteps(model.model, [5, 300, 17], 8);
 console.log(JSON.stringify({ kernels: engine.kernels, steps }));
