@@ -123,17 +123,10 @@ struct F16 {
           infinity(splat_bits(0x7f800000u, zero)),
           exponent(splat_bits(0x7c000000u, zero)),
           moved_odd(splat_bits(0x8fffe000u, zero)),
-          finite_top16(splat_bits(0xf7fff7ffu, zero)),
-          magnitude(splat_bits(0x0fffffffu, zero)),
-          magnitude_odd(splat_bits(0x0fffe000u, zero)),
-          exponent112(splat_bits(112u << 23, zero)),
-          exponent113(splat_bits(113u << 23, zero)),
-          two_to_minus14(splat_bits(113u << 23, zero)),
-          sign(splat_bits(0x80000000u, zero)) {}
+          finite_top16(splat_bits(0xf7fff7ffu, zero)) {}
     // The GEMV's path for finite halves (has_special, load8_split_finite_prescaled).
     v128_t moved_odd;     // as moved, without the even half's bits shifted in below
     v128_t finite_top16;  // a finite half's largest magnitude shifted left by 1, in each 16-bit lane
-    v128_t magnitude, magnitude_odd, exponent112, exponent113, two_to_minus14, sign;
   };
   // kRebias false: the finite halves without the multiply by 2^112 (x carries it: kPrescale).
   template <bool kRebias = true>
@@ -181,22 +174,13 @@ struct F16 {
   // carries this code (its size budget, docs/embedding.md), about 3.5 KB gzip.
   static constexpr bool kPrescalable = true;
   static constexpr bool kRelaxedMadd = false;
-  static constexpr float kPrescale = 1.0f;
-  static constexpr float kPrescaleBelow = std::numeric_limits<float>::infinity();
-  // PROTOTYPE (issue 28): no denormal input to a multiply. The magnitude's bits with 112 added
-  // to the exponent are the half itself for normals (t = w) and 2^-15 + w / 2 for exponent 0;
-  // u = 2t - 2^-14 is w there and >= w for normals, so min(t, u) = w exactly; the sign back.
-  static inline v128_t exact_no_denormal(v128_t sign_at_31, v128_t magnitude, const Consts& k) {
-    const v128_t t = wasm_i32x4_add(magnitude, k.exponent112);
-    const v128_t u = wasm_f32x4_sub(wasm_i32x4_add(magnitude, k.exponent113), k.two_to_minus14);
-    return wasm_v128_bitselect(sign_at_31, wasm_f32x4_pmin(t, u), k.sign);
-  }
+  static constexpr float kPrescale = 0x1.0p112f;
+  static constexpr float kPrescaleBelow = 0x1.0p15f;
   static inline void load8_split_finite_prescaled(const Group& g, int offset, v128_t& even, v128_t& odd,
                                                   const Consts& k) {
     const v128_t v = wasm_v128_load(g.at + 2 * offset);
-    const v128_t e = wasm_i32x4_shr(wasm_i32x4_shl(v, 16), 3);
-    even = exact_no_denormal(e, wasm_v128_and(e, k.magnitude), k);
-    odd = exact_no_denormal(v, wasm_v128_and(wasm_u32x4_shr(v, 3), k.magnitude_odd), k);
+    even = wasm_v128_and(wasm_i32x4_shr(wasm_i32x4_shl(v, 16), 3), k.moved);
+    odd = wasm_v128_and(wasm_i32x4_shr(v, 3), k.moved_odd);
   }
 };
 
@@ -260,7 +244,7 @@ inline void load8_unscaled(const Group& g, int offset, v128_t& lo, v128_t& hi, c
   if constexpr (F::kScaled)
     F::load8_unscaled(g, offset, lo, hi, k);
   else if constexpr (Prescaled)
-    F::template load8_split<F::kPrescale == 1.0f>(g, offset, lo, hi, k);
+    F::template load8_split<false>(g, offset, lo, hi, k);
   else
     F::load8_split(g, offset, lo, hi, k);
 }
