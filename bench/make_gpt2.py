@@ -20,7 +20,9 @@ Writes, skipping the work when every file is already there (--force redoes it):
 
 Weights: seeded normal, std 0.02 (GPT-2's initializer_range), the residual projections (attn.c_proj,
 mlp.c_proj) std 0.02 / sqrt(2 * n_layer) as GPT-2's init, biases 0, LayerNorm weight 1 and bias 0.
-The speed does not depend on the values.
+The speed depends on the values in one way: on Intel cores, F16's nonzero subnormal halves (0.5% of
+these) cost a microcode assist each in the F16 products (docs/performance.md, "F16 on the Intel Xeon:
+subnormal halves"; bench/f16_subnormals.py counts them).
 """
 import json
 import math

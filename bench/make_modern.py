@@ -39,8 +39,9 @@ bench/.cache/llama3.2-1b/ (~2.5 GB, only with --only llama3.2-1b; bench/browser_
   expected.json               the 64 input ids and the file sizes
 
 Weights: seeded normal with std initializer_range (the config's, as transformers' init), norm weights 1
-(RMSNorm's init); drawn with torch's generator a chunk at a time, so Qwen3's 596M take seconds. The
-speed does not depend on the values; they keep softmax unsaturated (scores of std ~1).
+(RMSNorm's init); drawn with torch's generator a chunk at a time, so Qwen3's 596M take seconds. They
+keep softmax unsaturated (scores of std ~1). The speed does not depend on them, except for F16's
+subnormal halves on Intel cores (make_gpt2.py's note; these files are BF16, which has none here).
 
 --check: the same pipeline on the two configurations shrunk (2 layers, vocab 1000, narrower) into a
 temporary folder, in seconds, with the ONNX file checked by onnx.checker; CI runs it
