@@ -9,8 +9,8 @@
 //   With LowBitGemmArgs::activations Int16 or Int8, Q8_0's gemv multiplies in integers
 //   (gemv_integer, below); every other kernel multiplies A's rows rounded and widened back
 //   (with_rounded_a).
-//   Q8_0 interleaved by 4 rows (storage.hpp's Interleaved4, activations Int8): gemv_q8_0x4
-//   (below), the same bits as gemv_integer on the row-major W.
+//   Q8_0 interleaved by 4 rows (storage.hpp's Interleaved4, activations Int16 or Int8):
+//   gemv_q8_0x4 (below), the same bits as gemv_integer on the row-major W.
 // The 4x2 kernel: a tile takes 4 rows of A
 // and 2 rows of W and runs along K 8 values at a time: W's 8 values are widened in
 // registers (BF16: a shift; F16: the bits moved to float32's places and rebiased by a
@@ -583,17 +583,19 @@ namespace {
 // the same products).
 //
 // A Dot: X, a row of A as gemv_integer prepares it once per call, and block(w, x, b, sum):
-// sum[r] += block b's products of W (w: its 32 int8) with row r's, in i32x4 lanes. (Int8's four
-// blocks at a time sum each block's lanes into one integer first, x's rows advanced to block b
-// by at(x, b); the last blocks, fewer than four, take the per-lane epilogue, hence the plain
-// twin's matching lanes.)
-//   Int16Dot (q8Activations 'int16'): per 8 values one extending load of W's int8 to int16,
-//     per row of A one i32x4.dot_i16x8_s and one i32x4.add: lane i sums the values 2i, 2i + 1
-//     of each 8.
-//   Int8Dot (q8Activations 'int8', ggml's Q8_0 x Q8_0): lane i sums the values 4i .. 4i + 3 of
-//     each 16 (relaxed SIMD's i32x4.relaxed_dot_i8x16_i7x16_add_s does so). Three ways, the
+// sum[r] += block b's products of W (w: its 32 int8) with row r's, in i32x4 lanes, lane i the
+// values 4i .. 4i + 3 of each 16 (relaxed SIMD's i32x4.relaxed_dot_i8x16_i7x16_add_s sums so).
+// Four blocks at a time sum each block's lanes into one integer first, x's rows advanced to block
+// b by at(x, b); the last blocks, fewer than four, take the per-lane epilogue, hence every Dot's
+// matching lanes (and the interleaved GEMV's, below: the same bits).
+//   PlainDot (q8Activations 'int16'; and 'int8' without relaxed SIMD): int16 dots, W's 16 bytes
+//     shuffled so that the low 8 are values 0 1 4 5 8 9 12 13 and the high 8 are 2 3 6 7 10
+//     11 14 15, each widened and i32x4.dot_i16x8_s with x's int16 in the same order: lane i
+//     of the two dots' sum is 4i .. 4i + 3. (int16's lanes were values 2i, 2i + 1 of each 8, one
+//     block at a time, until its interleaved GEMV had to give the same bits: docs/performance.md.)
+//   Int8Dot (q8Activations 'int8', ggml's Q8_0 x Q8_0). Three ways, the
 //     fastest the engine computes right (kernels::int8_dot(): Int8DotUnsigned, Int8DotRelaxed,
-//     Int8DotPlain; engine.kernels.int8Dot 'unsigned', 'split', 'plain'):
+//     PlainDot; engine.kernels.int8Dot 'unsigned', 'split', 'plain'):
 //     Unsigned: where the runtime's relaxed dot takes its second operand's bytes as unsigned and
 //     sums exactly (AVX-VNNI's vpdpbusd, Chromium's lowering there: relaxed_dot_unsigned), W's
 //     bytes flipped to q_w + 128 in [0, 255] against q_x, one dot per 16 values and x's offset,
@@ -605,10 +607,7 @@ namespace {
 //     of A into two sums, one subtract per block (was ggml's sign transfer, a = (q_w ^ m) - m
 //     against |q_x|: an xor, a subtract and a dot per 16 values; measured in
 //     docs/performance.md, "Decoding in the browser"). The split holds for any q_w, -128 too.
-//     Plain (no relaxed SIMD): the same lanes from int16 dots: W's 16 bytes
-//     shuffled so that the low 8 are values 0 1 4 5 8 9 12 13 and the high 8 are 2 3 6 7 10
-//     11 14 15, each widened and i32x4.dot_i16x8_s with x's int16 in the same order: lane i
-//     of the two dots' sum is 4i .. 4i + 3.
+//     Plain: PlainDot on q_x widened to int16.
 // A Dot whose lanes are the exact sums as they come: four_blocks_exact(t, x, b) and
 // lanes_exact(lanes, x, b) (the four-block epilogue's block sums, the last blocks' lanes) give
 // them back as they are; Int8DotUnsigned subtracts x's offsets there instead.
@@ -623,28 +622,13 @@ struct ExactLanes {
   }
 };
 
-struct Int16Dot : ExactLanes {
-  static constexpr bool kFourBlocks = false;  // (the int16 mode's results as they were)
+struct PlainDot : ExactLanes {
   struct X {
-    const std::int16_t* q;  // (M, blocks x 32)
-  };
-  template <int R>
-  static inline void block(const std::uint8_t* w, const X (&x)[R], int b, v128_t (&sum)[R]) {
-    for (int offset = 0; offset < kQ8BlockValues; offset += 8) {
-      const v128_t q = wasm_i16x8_load8x8(w + offset);
-      for (int r = 0; r < R; ++r)
-        sum[r] = wasm_i32x4_add(sum[r], wasm_i32x4_dot_i16x8(q, wasm_v128_load(x[r].q + b * kQ8BlockValues + offset)));
-    }
-  }
-};
-
-struct Int8DotPlain : ExactLanes {
-  static constexpr bool kFourBlocks = true;
-  struct X {
-    const std::int16_t* q;  // (M, blocks x 32): q_x widened, each 16 in the order 0 1 4 5 8 9 12 13 2 3 6 7 ...
+    const std::int16_t* q;  // (M, blocks x 32): q_x as int16, each 16 in the order 0 1 4 5 8 9 12 13 2 3 6 7 ...
   };
   static inline X at(const X& x, int b) { return {x.q + static_cast<std::size_t>(b) * kQ8BlockValues}; }
   static constexpr int kOrder[16] = {0, 1, 4, 5, 8, 9, 12, 13, 2, 3, 6, 7, 10, 11, 14, 15};
+  // |q_w q_x| <= 128 x 32767: a dot's lane (2 products) and a block's lane (8) fit int32 easily.
   template <int R>
   static inline void block(const std::uint8_t* w, const X (&x)[R], int b, v128_t (&sum)[R]) {
     for (int offset = 0; offset < kQ8BlockValues; offset += 16) {
@@ -662,7 +646,6 @@ struct Int8DotPlain : ExactLanes {
 };
 
 struct Int8DotRelaxed : ExactLanes {
-  static constexpr bool kFourBlocks = true;
   struct X {
     const std::uint8_t* positive;  // (M, blocks x 32): max(q_x, 0)
     const std::uint8_t* negative;  // (M, blocks x 32): max(-q_x, 0)
@@ -696,7 +679,6 @@ struct Int8DotRelaxed : ExactLanes {
 // exact for b in [128, 255] (AVX-VNNI's vpdpbusd); an xor and a dot per 16 values where the split
 // takes two dots and a second load of x.
 struct Int8DotUnsigned {
-  static constexpr bool kFourBlocks = true;
   struct X {
     const std::int8_t* q;               // (M, blocks x 32): q_x
     const std::int32_t* block_offsets;  // (M, blocks): 128 sum of q_x over the block
@@ -749,52 +731,49 @@ void gemv_integer_tile(const LowBitGemmArgs& g, const typename Dot::X* xs, const
   v128_t acc[R];
   for (int r = 0; r < R; ++r) acc[r] = wasm_f32x4_splat(0.0f);
   int b = 0;
-  if constexpr (Dot::kFourBlocks) {
-    // Four blocks' sums, each reduced across its lanes (exact, in integers) into one lane of t
-    // (lane q: block b + q), converted at once and times their d_w d_x, a vector of four: one
-    // float epilogue per four blocks instead of one per block (with its scale's widening), the
-    // bound of the GEMV once its dot is one instruction (docs/performance.md).
-    const v128_t moved = splat_bits(0x8fffe000u, opaque_zero());  // F16::Consts::moved_odd
-    for (; b + 4 <= blocks; b += 4) {
-      const std::uint8_t* block = w + static_cast<std::size_t>(b) * kQ8BlockBytes;
-      // x's rows from block b on: the four blocks' loads at constant offsets from one address
-      // (indexed by b + q, each x address took an or and an add: 12 scalar operations per four blocks)
-      typename Dot::X xb[R];
-      for (int r = 0; r < R; ++r) xb[r] = Dot::at(x[r], b);
-      v128_t sum[4][R];
-      for (int q = 0; q < 4; ++q) {
-        for (int r = 0; r < R; ++r) sum[q][r] = wasm_i32x4_splat(0);
-        Dot::block(block + q * kQ8BlockBytes + 2, xb, q, sum[q]);
-      }
-      // The four scales, each loaded in place into a lane of zeros (v128.load16_lane: 4
-      // operations instead of 4 scalar loads and i32x4.make; measured in docs/performance.md):
-      // kFinite into the lane's upper half, widened to dw 2^-112 (q8_scale_prescaled); else into
-      // its lower half, F16's widen4 with the infinity/NaN select.
-      v128_t dw;
-      if constexpr (kFinite) {
-        v128_t h = wasm_v128_load16_lane(block, wasm_i32x4_splat(0), 1);
-        h = wasm_v128_load16_lane(block + kQ8BlockBytes, h, 3);
-        h = wasm_v128_load16_lane(block + 2 * kQ8BlockBytes, h, 5);
-        h = wasm_v128_load16_lane(block + 3 * kQ8BlockBytes, h, 7);
-        dw = wasm_v128_and(wasm_i32x4_shr(h, 3), moved);
-      } else {
-        v128_t h = wasm_v128_load16_lane(block, wasm_i32x4_splat(0), 0);
-        h = wasm_v128_load16_lane(block + kQ8BlockBytes, h, 2);
-        h = wasm_v128_load16_lane(block + 2 * kQ8BlockBytes, h, 4);
-        h = wasm_v128_load16_lane(block + 3 * kQ8BlockBytes, h, 6);
-        dw = F16::widen4(h);
-      }
-      for (int r = 0; r < R; ++r) {
-        const v128_t s01 = wasm_i32x4_add(wasm_i32x4_shuffle(sum[0][r], sum[1][r], 0, 2, 4, 6),
-                                          wasm_i32x4_shuffle(sum[0][r], sum[1][r], 1, 3, 5, 7));
-        const v128_t s23 = wasm_i32x4_add(wasm_i32x4_shuffle(sum[2][r], sum[3][r], 0, 2, 4, 6),
-                                          wasm_i32x4_shuffle(sum[2][r], sum[3][r], 1, 3, 5, 7));
-        const v128_t t = Dot::four_blocks_exact(
-            wasm_i32x4_add(wasm_i32x4_shuffle(s01, s23, 0, 2, 4, 6), wasm_i32x4_shuffle(s01, s23, 1, 3, 5, 7)), xb[r],
-            0);
-        acc[r] = wasm_f32x4_add(
-            acc[r], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(t), wasm_f32x4_mul(dw, wasm_v128_load(dx[r] + b))));
-      }
+  // Four blocks' sums, each reduced across its lanes (exact, in integers) into one lane of t
+  // (lane q: block b + q), converted at once and times their d_w d_x, a vector of four: one
+  // float epilogue per four blocks instead of one per block (with its scale's widening), the
+  // bound of the GEMV once its dot is one instruction (docs/performance.md).
+  const v128_t moved = splat_bits(0x8fffe000u, opaque_zero());  // F16::Consts::moved_odd
+  for (; b + 4 <= blocks; b += 4) {
+    const std::uint8_t* block = w + static_cast<std::size_t>(b) * kQ8BlockBytes;
+    // x's rows from block b on: the four blocks' loads at constant offsets from one address
+    // (indexed by b + q, each x address took an or and an add: 12 scalar operations per four blocks)
+    typename Dot::X xb[R];
+    for (int r = 0; r < R; ++r) xb[r] = Dot::at(x[r], b);
+    v128_t sum[4][R];
+    for (int q = 0; q < 4; ++q) {
+      for (int r = 0; r < R; ++r) sum[q][r] = wasm_i32x4_splat(0);
+      Dot::block(block + q * kQ8BlockBytes + 2, xb, q, sum[q]);
+    }
+    // The four scales, each loaded in place into a lane of zeros (v128.load16_lane: 4
+    // operations instead of 4 scalar loads and i32x4.make; measured in docs/performance.md):
+    // kFinite into the lane's upper half, widened to dw 2^-112 (q8_scale_prescaled); else into
+    // its lower half, F16's widen4 with the infinity/NaN select.
+    v128_t dw;
+    if constexpr (kFinite) {
+      v128_t h = wasm_v128_load16_lane(block, wasm_i32x4_splat(0), 1);
+      h = wasm_v128_load16_lane(block + kQ8BlockBytes, h, 3);
+      h = wasm_v128_load16_lane(block + 2 * kQ8BlockBytes, h, 5);
+      h = wasm_v128_load16_lane(block + 3 * kQ8BlockBytes, h, 7);
+      dw = wasm_v128_and(wasm_i32x4_shr(h, 3), moved);
+    } else {
+      v128_t h = wasm_v128_load16_lane(block, wasm_i32x4_splat(0), 0);
+      h = wasm_v128_load16_lane(block + kQ8BlockBytes, h, 2);
+      h = wasm_v128_load16_lane(block + 2 * kQ8BlockBytes, h, 4);
+      h = wasm_v128_load16_lane(block + 3 * kQ8BlockBytes, h, 6);
+      dw = F16::widen4(h);
+    }
+    for (int r = 0; r < R; ++r) {
+      const v128_t s01 = wasm_i32x4_add(wasm_i32x4_shuffle(sum[0][r], sum[1][r], 0, 2, 4, 6),
+                                        wasm_i32x4_shuffle(sum[0][r], sum[1][r], 1, 3, 5, 7));
+      const v128_t s23 = wasm_i32x4_add(wasm_i32x4_shuffle(sum[2][r], sum[3][r], 0, 2, 4, 6),
+                                        wasm_i32x4_shuffle(sum[2][r], sum[3][r], 1, 3, 5, 7));
+      const v128_t t = Dot::four_blocks_exact(
+          wasm_i32x4_add(wasm_i32x4_shuffle(s01, s23, 0, 2, 4, 6), wasm_i32x4_shuffle(s01, s23, 1, 3, 5, 7)), xb[r], 0);
+      acc[r] = wasm_f32x4_add(
+          acc[r], wasm_f32x4_mul(wasm_f32x4_convert_i32x4(t), wasm_f32x4_mul(dw, wasm_v128_load(dx[r] + b))));
     }
   }
   for (; b < blocks; ++b) {
@@ -854,105 +833,134 @@ void gemv_integer_on(const LowBitGemmArgs& g, const typename Dot::X* x, float* d
   gemv_integer_rows<true, Dot>(g, x, da);
 }
 
-// x's offsets for Int8DotUnsigned, from its q_x (values: M x blocks x 32): per block and per lane.
-void unsigned_dot_offsets(const std::int8_t* q, std::size_t values, std::int32_t* block_offsets,
-                          std::int32_t* lane_offsets) {
-  for (std::size_t v = 0, b = 0; v < values; v += kQ8BlockValues, ++b) {
-    // lane i: the sum of bytes 4i .. 4i + 3 of each 16 (pairwise widening adds, exact)
-    const v128_t lanes =
-        wasm_i32x4_add(wasm_i32x4_extadd_pairwise_i16x8(wasm_i16x8_extadd_pairwise_i8x16(wasm_v128_load(q + v))),
-                       wasm_i32x4_extadd_pairwise_i16x8(wasm_i16x8_extadd_pairwise_i8x16(wasm_v128_load(q + v + 16))));
-    const v128_t offsets = wasm_i32x4_shl(lanes, 7);
-    wasm_v128_store(lane_offsets + 4 * b, offsets);
-    block_offsets[b] = wasm_i32x4_extract_lane(offsets, 0) + wasm_i32x4_extract_lane(offsets, 1) +
-                       wasm_i32x4_extract_lane(offsets, 2) + wasm_i32x4_extract_lane(offsets, 3);
+// Per lane i, the sum of x's values 4i .. 4i + 3 of each 16 over a block of 32 (exact: pairwise
+// widening adds; int16's |sum| <= 8 x 32767).
+inline v128_t lane_sums(const std::int8_t* q) {
+  return wasm_i32x4_add(wasm_i32x4_extadd_pairwise_i16x8(wasm_i16x8_extadd_pairwise_i8x16(wasm_v128_load(q))),
+                        wasm_i32x4_extadd_pairwise_i16x8(wasm_i16x8_extadd_pairwise_i8x16(wasm_v128_load(q + 16))));
+}
+inline v128_t lane_sums(const std::int16_t* q) {
+  v128_t lanes = wasm_i32x4_splat(0);
+  for (int h = 0; h < kQ8BlockValues; h += 16) {
+    const v128_t lo = wasm_i32x4_extadd_pairwise_i16x8(wasm_v128_load(q + h));  // values (0 1) (2 3) (4 5) (6 7)
+    const v128_t hi = wasm_i32x4_extadd_pairwise_i16x8(wasm_v128_load(q + h + 8));
+    lanes = wasm_i32x4_add(
+        lanes, wasm_i32x4_add(wasm_i32x4_shuffle(lo, hi, 0, 2, 4, 6), wasm_i32x4_shuffle(lo, hi, 1, 3, 5, 7)));
   }
+  return lanes;
 }
 
-// A's rows rounded once per call (M x K values, cheap next to W's N x K), then W's rows.
-// kRelaxed: Int8's fastest relaxed Dot the engine computes right (int8_dot(): unsigned, else
-// split), else its plain twin.
+// A's rows rounded per call (round_row_wasmsimd to Q's levels: M x K values, cheap next to W's
+// N x K) into this thread's buffers, valid until its next round_a<Q>: q (M, blocks x 32) and da
+// (M, blocks), x's block scales. With `offsets`, also x's offsets for a dot against W's bytes
+// flipped to u = q_w + 128 (Int8DotUnsigned, the interleaved GEMV): u q_x sums q_w q_x + 128 q_x,
+// so per block 128 sum q_x (block_offsets, (M, blocks)) and per lane i 128 times lane_sums' lane i
+// (lane_offsets, (M, blocks x 4)); int16's |128 sum q_x| <= 128 x 32 x 32767 < 2^31.
+template <class Q>
+struct RoundedA {
+  int blocks = 0;              // per row
+  std::size_t row_values = 0;  // blocks x 32
+  std::vector<Q> q;
+  std::vector<float> da;
+  std::vector<std::int32_t> block_offsets, lane_offsets;
+};
+
+template <class Q>
+RoundedA<Q>& round_a(const LowBitGemmArgs& g, bool offsets) {
+  thread_local RoundedA<Q> x;
+  x.blocks = q8_blocks(g.k);
+  x.row_values = static_cast<std::size_t>(x.blocks) * kQ8BlockValues;
+  const std::size_t all_blocks = static_cast<std::size_t>(g.m) * x.blocks;
+  x.q.resize(all_blocks * kQ8BlockValues);
+  x.da.resize(all_blocks);
+  for (int i = 0; i < g.m; ++i)
+    round_row_wasmsimd(g.a + static_cast<std::size_t>(i) * g.lda, g.k, x.q.data() + i * x.row_values,
+                       x.da.data() + static_cast<std::size_t>(i) * x.blocks);
+  if (offsets) {
+    x.block_offsets.resize(all_blocks);
+    x.lane_offsets.resize(4 * all_blocks);
+    for (std::size_t b = 0; b < all_blocks; ++b) {
+      const v128_t lanes = wasm_i32x4_shl(lane_sums(x.q.data() + b * kQ8BlockValues), 7);
+      wasm_v128_store(x.lane_offsets.data() + 4 * b, lanes);
+      x.block_offsets[b] = wasm_i32x4_extract_lane(lanes, 0) + wasm_i32x4_extract_lane(lanes, 1) +
+                           wasm_i32x4_extract_lane(lanes, 2) + wasm_i32x4_extract_lane(lanes, 3);
+    }
+  }
+  return x;
+}
+
+// PlainDot's rows of x: a's q as int16, each 16 in PlainDot::kOrder (this thread's buffers).
+template <class Q>
+const PlainDot::X* plain_dot_x(const LowBitGemmArgs& g, const RoundedA<Q>& a) {
+  thread_local std::vector<std::int16_t> q16;
+  thread_local std::vector<PlainDot::X> x;
+  q16.resize(a.q.size());
+  for (std::size_t v = 0; v < q16.size(); v += 16)
+    for (int p = 0; p < 16; ++p) q16[v + p] = a.q[v + PlainDot::kOrder[p]];
+  x.resize(static_cast<std::size_t>(g.m));
+  for (int i = 0; i < g.m; ++i) x[i] = {q16.data() + i * a.row_values};
+  return x.data();
+}
+
+// A's rows rounded once per call, then W's rows. Int16: PlainDot. Int8: kRelaxed, its fastest
+// relaxed Dot the engine computes right (int8_dot(): unsigned, else split), else PlainDot.
 template <bool kRelaxed>
 void gemv_integer(const LowBitGemmArgs& g) {
   if (g.m <= 0 || g.n <= 0) return;
-  const int blocks = q8_blocks(g.k);
-  const std::size_t row_values = static_cast<std::size_t>(blocks) * kQ8BlockValues;
-  const std::size_t values = static_cast<std::size_t>(g.m) * row_values;
-  thread_local std::vector<float> da;
-  thread_local std::vector<std::int16_t> q16;
-  da.resize(static_cast<std::size_t>(g.m) * blocks);
-  const auto a_row = [&](int i) { return g.a + static_cast<std::size_t>(i) * g.lda; };
   if (g.activations == Q8Activations::Int16) {
-    q16.resize(values);
-    thread_local std::vector<Int16Dot::X> x;
-    x.resize(static_cast<std::size_t>(g.m));
-    for (int i = 0; i < g.m; ++i) {
-      round_row_wasmsimd(a_row(i), g.k, q16.data() + i * row_values, da.data() + static_cast<std::size_t>(i) * blocks);
-      x[i] = {q16.data() + i * row_values};
-    }
-    return gemv_integer_on<Int16Dot>(g, x.data(), da.data());
+    RoundedA<std::int16_t>& a = round_a<std::int16_t>(g, false);
+    return gemv_integer_on<PlainDot>(g, plain_dot_x(g, a), a.da.data());
   }
-  thread_local std::vector<std::int8_t> q8;
-  q8.resize(values);
-  for (int i = 0; i < g.m; ++i)
-    round_row_wasmsimd(a_row(i), g.k, q8.data() + i * row_values, da.data() + static_cast<std::size_t>(i) * blocks);
   const Int8Dot dot = kRelaxed ? int8_dot() : Int8Dot::Plain;
+  RoundedA<std::int8_t>& a = round_a<std::int8_t>(g, dot == Int8Dot::Unsigned);
   if (dot == Int8Dot::Unsigned) {
-    thread_local std::vector<std::int32_t> block_offsets, lane_offsets;
     thread_local std::vector<Int8DotUnsigned::X> x;
-    const std::size_t all_blocks = static_cast<std::size_t>(g.m) * blocks;
-    block_offsets.resize(all_blocks);
-    lane_offsets.resize(4 * all_blocks);
-    unsigned_dot_offsets(q8.data(), values, block_offsets.data(), lane_offsets.data());
     x.resize(static_cast<std::size_t>(g.m));
     const v128_t flip = wasm_i8x16_splat(static_cast<std::int8_t>(0x80 + opaque_zero()));
     for (int i = 0; i < g.m; ++i)
-      x[i] = {q8.data() + i * row_values, block_offsets.data() + static_cast<std::size_t>(i) * blocks,
-              lane_offsets.data() + 4 * static_cast<std::size_t>(i) * blocks, flip};
-    return gemv_integer_on<Int8DotUnsigned>(g, x.data(), da.data());
+      x[i] = {a.q.data() + i * a.row_values, a.block_offsets.data() + static_cast<std::size_t>(i) * a.blocks,
+              a.lane_offsets.data() + 4 * static_cast<std::size_t>(i) * a.blocks, flip};
+    return gemv_integer_on<Int8DotUnsigned>(g, x.data(), a.da.data());
   }
   if (dot == Int8Dot::Split) {
     thread_local std::vector<std::uint8_t> positive;
     thread_local std::vector<std::uint8_t> negative;
     thread_local std::vector<Int8DotRelaxed::X> x;
+    const std::size_t values = a.q.size();
     positive.resize(values);
     negative.resize(values);
     x.resize(static_cast<std::size_t>(g.m));
     const v128_t zero = wasm_i8x16_splat(0);
     for (std::size_t v = 0; v < values; v += 16) {
-      const v128_t q = wasm_v128_load(q8.data() + v);  // in [-127, 127]: -q does not wrap
+      const v128_t q = wasm_v128_load(a.q.data() + v);  // in [-127, 127]: -q does not wrap
       wasm_v128_store(positive.data() + v, wasm_i8x16_max(q, zero));
       wasm_v128_store(negative.data() + v, wasm_i8x16_max(wasm_i8x16_neg(q), zero));
     }
-    for (int i = 0; i < g.m; ++i) x[i] = {positive.data() + i * row_values, negative.data() + i * row_values};
-    return gemv_integer_on<Int8DotRelaxed>(g, x.data(), da.data());
+    for (int i = 0; i < g.m; ++i) x[i] = {positive.data() + i * a.row_values, negative.data() + i * a.row_values};
+    return gemv_integer_on<Int8DotRelaxed>(g, x.data(), a.da.data());
   }
-  q16.resize(values);
-  thread_local std::vector<Int8DotPlain::X> x;
-  x.resize(static_cast<std::size_t>(g.m));
-  for (std::size_t v = 0; v < values; v += 16)
-    for (int p = 0; p < 16; ++p) q16[v + p] = q8[v + Int8DotPlain::kOrder[p]];
-  for (int i = 0; i < g.m; ++i) x[i] = {q16.data() + i * row_values};
-  gemv_integer_on<Int8DotPlain>(g, x.data(), da.data());
+  gemv_integer_on<PlainDot>(g, plain_dot_x(g, a), a.da.data());
 }
 
-// ---- Q8_0 interleaved by 4 rows (storage.hpp's Q8Layout::Interleaved4): decode's int8 GEMV.
+// ---- Q8_0 interleaved by 4 rows (storage.hpp's Q8Layout::Interleaved4): decode's integer GEMV.
 // W: groups of 4 rows, each blocks x kQ8x4BlockBytes (144) bytes: per block the 4 rows' scales as
 // float32, then 8 chunks of 16 bytes, chunk c holding rows 0 .. 3's values 4c .. 4c + 3 (4 bytes a
 // row), flipped to u = q_w + 128 in [0, 255]. Per chunk, x's 4 values as a splat against the
 // chunk's 16 bytes give rows 0 .. 3's partial sums in lanes 0 .. 3: no xor, no lane reduction, one
 // float epilogue per block for 4 rows. Each lane sums u q_x = q_w q_x + 128 q_x, so x's offset (128
-// sum q_x, the same for every row: unsigned_dot_offsets) is subtracted, as Int8DotUnsigned does.
+// sum q_x, the same for every row: round_a's offsets) is subtracted, as Int8DotUnsigned does.
 // Two dots, the same integers:
 //   X4DotUnsigned: relaxed SIMD's dot, one per chunk (q_x signed against u unsigned), only where
 //     int8_dot() is Unsigned (relaxed_simd.hpp: AVX-VNNI's vpdpbusd; Chromium on x86).
-//   X4DotPlain: wasm SIMD 128 only (Node 20, ARM, a capped engine): u's 16 bytes widened to two
-//     u16x8 (rows 0-1, rows 2-3), x's 4 values as int16 twice (one load64_splat of x widened once
-//     per call), one i32x4.dot_i16x8_s each (lane 2r + h: row r's values 2h, 2h + 1; |u q_x| <=
-//     255 x 127, no overflow), the two halves' sums kept apart over the block and their lanes
-//     combined pairwise once (rows(), below).
+//   X4DotPlain: wasm SIMD 128 only (Node 20, ARM, a capped engine), and int16 activations
+//     everywhere: u's 16 bytes widened to two u16x8 (rows 0-1, rows 2-3), x's 4 values as int16
+//     twice (one load64_splat; int8's q_x widened once per call, int16's as rounded), one
+//     i32x4.dot_i16x8_s each (lane 2r + h: row r's values 2h, 2h + 1), the two halves' sums kept
+//     apart over the block and their lanes combined pairwise once (rows(), below). No overflow
+//     with int16's q_x: |u q_x| <= 255 x 32767, so a row's sum over a block (32 products) and
+//     128 sum q_x stay below 2^28.
 // The float epilogue is gemv_integer_tile's, row by row, bit for bit (so the results are the
-// row-major int8 GEMV's, with any of its dots): acc[k][i]'s lane r is that tile's acc lane i for
+// row-major integer GEMV's, with any of its dots): acc[k][i]'s lane r is that tile's acc lane i for
 // row r of group k (whole runs of four blocks: lane i takes block b + i's sum, float(t) times
 // (d_w d_x); the last blocks, fewer than four: lane i takes the block's sum over values 4i .. 4i +
 // 3 of each 16, i.e. chunks i and i + 4, minus x's lane offset), and the final (l0 + l1) + (l2 +
@@ -982,7 +990,7 @@ struct X4DotUnsigned {
 };
 
 struct X4DotPlain {
-  using Q = std::int16_t;  // q_x widened, so that 4 values are one load64_splat
+  using Q = std::int16_t;  // q_x as int16 (int8's widened), so that 4 values are one load64_splat
   struct Acc {
     v128_t lo, hi;  // rows 0-1 and rows 2-3, each row's sum in two lanes
   };
@@ -1002,7 +1010,7 @@ struct X4DotPlain {
 };
 
 // G groups of W (from group0) against one row of A: q its values (Dot::Q), dx its block scales,
-// negative_offsets minus x's block offsets, lane_offsets x's lane offsets (unsigned_dot_offsets),
+// negative_offsets minus x's block offsets, lane_offsets x's lane offsets (round_a),
 // out_row its row of C.
 template <int G, class Dot>
 void gemv_q8_0x4_groups(const std::uint8_t* w, std::size_t group_bytes, int n, int blocks, int group0,
@@ -1091,44 +1099,35 @@ void gemv_q8_0x4_row(const LowBitGemmArgs& g, const typename Dot::Q* q, const fl
     gemv_q8_0x4_groups<1, Dot>(g.w, group_bytes, g.n, blocks, group, q, dx, negative_offsets, lane_offsets, g.bias, c);
 }
 
-// A's rows rounded once per call (as gemv_integer), then W's groups against each row of A in turn.
-// kRelaxed: the unsigned relaxed dot where int8_dot() is Unsigned, else the plain one.
+// A's rows rounded once per call (round_a, as gemv_integer), then W's groups against each row of A
+// in turn. Int8: kRelaxed, the unsigned relaxed dot where int8_dot() is Unsigned, else the plain
+// one on q_x widened. Int16: the plain one on q_x as rounded.
 template <bool kRelaxed>
 void gemv_q8_0x4(const LowBitGemmArgs& g) {
   if (g.m <= 0 || g.n <= 0) return;
-  const int blocks = q8_blocks(g.k);
-  const std::size_t row_values = static_cast<std::size_t>(blocks) * kQ8BlockValues;
-  const std::size_t values = static_cast<std::size_t>(g.m) * row_values;
-  const std::size_t all_blocks = static_cast<std::size_t>(g.m) * blocks;
-  thread_local std::vector<float> da;
-  thread_local std::vector<std::int8_t> q8;
-  thread_local std::vector<std::int32_t> negative_offsets, lane_offsets;
-  da.resize(all_blocks);
-  q8.resize(values);
-  negative_offsets.resize(all_blocks);
-  lane_offsets.resize(4 * all_blocks);
-  for (int i = 0; i < g.m; ++i)
-    round_row_wasmsimd(g.a + static_cast<std::size_t>(i) * g.lda, g.k, q8.data() + i * row_values,
-                       da.data() + static_cast<std::size_t>(i) * blocks);
-  unsigned_dot_offsets(q8.data(), values, negative_offsets.data(), lane_offsets.data());
-  for (auto& offset : negative_offsets) offset = -offset;
-  const auto each_row = [&](auto dot, const auto* q) {
+  const auto each_row = [&](auto dot, auto& a, const typename decltype(dot)::Q* q) {
     using Dot = decltype(dot);
+    for (auto& offset : a.block_offsets) offset = -offset;
     for (int i = 0; i < g.m; ++i)
-      gemv_q8_0x4_row<Dot>(g, q + i * row_values, da.data() + static_cast<std::size_t>(i) * blocks,
-                           negative_offsets.data() + static_cast<std::size_t>(i) * blocks,
-                           lane_offsets.data() + 4 * static_cast<std::size_t>(i) * blocks,
+      gemv_q8_0x4_row<Dot>(g, q + i * a.row_values, a.da.data() + static_cast<std::size_t>(i) * a.blocks,
+                           a.block_offsets.data() + static_cast<std::size_t>(i) * a.blocks,
+                           a.lane_offsets.data() + 4 * static_cast<std::size_t>(i) * a.blocks,
                            g.c + static_cast<std::size_t>(i) * g.ldc);
   };
-  if (kRelaxed && int8_dot() == Int8Dot::Unsigned) return each_row(X4DotUnsigned{}, q8.data());
+  if (g.activations == Q8Activations::Int16) {
+    RoundedA<std::int16_t>& a = round_a<std::int16_t>(g, true);
+    return each_row(X4DotPlain{}, a, a.q.data());
+  }
+  RoundedA<std::int8_t>& a = round_a<std::int8_t>(g, true);
+  if (kRelaxed && int8_dot() == Int8Dot::Unsigned) return each_row(X4DotUnsigned{}, a, a.q.data());
   thread_local std::vector<std::int16_t> q16;
-  q16.resize(values);
-  for (std::size_t v = 0; v < values; v += 16) {
-    const v128_t x = wasm_v128_load(q8.data() + v);
+  q16.resize(a.q.size());
+  for (std::size_t v = 0; v < q16.size(); v += 16) {
+    const v128_t x = wasm_v128_load(a.q.data() + v);
     wasm_v128_store(q16.data() + v, wasm_i16x8_extend_low_i8x16(x));
     wasm_v128_store(q16.data() + v + 8, wasm_i16x8_extend_high_i8x16(x));
   }
-  each_row(X4DotPlain{}, q16.data());
+  each_row(X4DotPlain{}, a, q16.data());
 }
 
 // A kernel on floats: with activations Int16 or Int8, on A's rows rounded and widened back.
@@ -1230,8 +1229,8 @@ void gemm_f32_f16w_wasmrelaxed(const LowBitGemmArgs& g) {
 void gemm_f32_q8_0w_wasmrelaxed(const LowBitGemmArgs& g) {
   g.m <= kLowBitGemvUpToRows ? gemv_any<Relaxed<Q8>>(g) : fastest<Q8>(g);
 }
-// Q8_0 interleaved by 4 (Interleaved4): the plain dot; its relaxed twin takes the unsigned dot where
-// int8_dot() is Unsigned (registry_low_bit.cpp lists it only in a .wasm rewritten for relaxed SIMD).
+// Q8_0 interleaved by 4 (Interleaved4): the plain dot; its relaxed twin takes the unsigned dot for
+// Int8 where int8_dot() is Unsigned (registry_low_bit.cpp lists it only in a .wasm rewritten for relaxed SIMD).
 void gemv_q8_0x4_wasmsimd(const LowBitGemmArgs& g) { gemv_q8_0x4<false>(g); }
 void gemv_q8_0x4_wasmrelaxed(const LowBitGemmArgs& g) { gemv_q8_0x4<true>(g); }
 

@@ -175,7 +175,7 @@ void gemm_f32_q8_0w_gemv_wasmrelaxed(const LowBitGemmArgs& args);
 void gemm_f32_bf16w_wasmrelaxed(const LowBitGemmArgs& args);
 void gemm_f32_f16w_wasmrelaxed(const LowBitGemmArgs& args);
 void gemm_f32_q8_0w_wasmrelaxed(const LowBitGemmArgs& args);
-// Q8_0 interleaved by 4 (args.w_layout Interleaved4, activations Int8): q8_0x4_gemv() below.
+// Q8_0 interleaved by 4 (args.w_layout Interleaved4, activations Int16 or Int8): q8_0x4_gemv() below.
 void gemv_q8_0x4_wasmsimd(const LowBitGemmArgs& args);
 void gemv_q8_0x4_wasmrelaxed(const LowBitGemmArgs& args);
 void gelu_tanh_wasmsimd(float* data, std::size_t n);
@@ -246,13 +246,13 @@ enum class Int8Dot { Plain, Split, Unsigned };
 // The dot this engine runs: the fastest its runtime computes right, at most the limit below
 // (Plain in an engine without the relaxed kernels or without the low-bit kernels).
 Int8Dot int8_dot();
-// Decode's int8 GEMV on Q8_0 interleaved by 4 (storage.hpp's Interleaved4: args.w_layout so,
-// activations Int8, any M, A's rows one at a time), the same bits as the row-major int8 GEMV
-// (gemm_f32_q8_0w_gemv_wasmsimd) with any dot. Null where this engine has none (no wasm SIMD
+// Decode's integer GEMV on Q8_0 interleaved by 4 (storage.hpp's Interleaved4: args.w_layout so,
+// activations Int16 or Int8, any M, A's rows one at a time), the same bits as the row-major
+// integer GEMV (gemm_f32_q8_0w_gemv_wasmsimd) with any dot. Null where this engine has none (no wasm SIMD
 // low-bit kernels): no weight is interleaved there (preferred_q8_layout).
 LowBitGemmFn q8_0x4_gemv();
 // The layout a Q8_0 weight multiplied with `activations` is read fastest in: Interleaved4 for
-// Int8 where q8_0x4_gemv() exists, else RowMajor.
+// Int16 and Int8 where q8_0x4_gemv() exists, else RowMajor.
 Q8Layout preferred_q8_layout(Q8Activations activations);
 // Caps int8_dot() at `most` (default Unsigned: no cap), so tests and benches can compare the
 // dots in one engine; returns the dot that then runs.

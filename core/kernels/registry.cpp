@@ -343,15 +343,15 @@ void multiply_low_bit(LowBitGemmFn fn, int m, int n, int ldc, int k, const float
 // kLowBitColumnBlock, so each chunk splits over threads as the whole would).
 constexpr int kDeinterleavedRows = 4 * kLowBitColumnBlock;
 
-// W interleaved by 4 (storage.hpp's Interleaved4; w: group 0). Decode's int8 GEMV (the fast
-// path's choice up to kLowBitGemvUpToRows rows of A) reads it in place; any other product (the
+// W interleaved by 4 (storage.hpp's Interleaved4; w: group 0). Decode's integer GEMV (activations
+// Int16 or Int8, the fast path's choice up to kLowBitGemvUpToRows rows of A) reads it in place; any other product (the
 // scalar spec, more rows of A, other activations) gets W's rows back row-major, a chunk at a
 // time, and multiplies them as before: a column's bits do not depend on the chunks.
 void gemm_q8_0x4(LowBitGemmFn fn, int m, int n, int k, const float* a, const std::uint8_t* w, const float* bias,
                  float* c, const LowBitOptions& options) {
   const LowBitGemmFn gemv = q8_0x4_gemv();
   const std::size_t group_row_bytes = q8x4_row_bytes(k);
-  if (gemv && options.activations == Q8Activations::Int8 && m <= kLowBitGemvUpToRows &&
+  if (gemv && options.activations != Q8Activations::F32 && m <= kLowBitGemvUpToRows &&
       fn == fastest_low_bit_gemm(Storage::Q8_0).fn) {
     const GemmArgs shape = dense(m, n, k, a, nullptr, Layout::NT, 1.0f, bias, c);
     split_columns(shape, kLowBitColumnBlock, [&](int j0, int j1) {

@@ -107,7 +107,7 @@ LowBitGemmFn q8_0x4_gemv() {
 }
 
 Q8Layout preferred_q8_layout(Q8Activations activations) {
-  return activations == Q8Activations::Int8 && q8_0x4_gemv() ? Q8Layout::Interleaved4 : Q8Layout::RowMajor;
+  return activations != Q8Activations::F32 && q8_0x4_gemv() ? Q8Layout::Interleaved4 : Q8Layout::RowMajor;
 }
 
 // The last variant listed is the one the fast path uses.

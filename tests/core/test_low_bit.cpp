@@ -686,19 +686,20 @@ TEST(LowBitConversions, Q8_0InterleavedBy4HoldsEachByteWhereTheLayoutSaysAndRoun
 }
 
 // gemv_q8_0x4 (kernels::q8_0x4_gemv(): the plain dot in wasm SIMD, its relaxed twin with the
-// unsigned dot where int8_dot() is Unsigned) on W interleaved by 4 gives the bits of the row-major
-// int8 GEMV (gemm_f32_q8_0w_gemv_wasm*, activations Int8) on W: every M (rows of A one at a time),
+// unsigned dot for Int8 where int8_dot() is Unsigned) on W interleaved by 4 gives the bits of the
+// row-major integer GEMV (gemm_f32_q8_0w_gemv_wasm*) on W, activations Int8 and Int16 (their
+// preferred layout is Interleaved4 where the kernel exists): every M (rows of A one at a time),
 // N (the last group's padding rows never written), K (whole runs of four blocks and the last
 // blocks' per-lane epilogue, a partial last block), with and without bias, ldc > N and lda > K
 // (C's gaps untouched), W told finite or not; W random with blocks of q = -128 and 127 and x's
-// blocks at +-127 (the unsigned dot's extremes), and a W with infinite and NaN scales (in a run of
+// blocks at +-127 or +-32767 (the dots' extremes), and a W with infinite and NaN scales (in a run of
 // four blocks and in the last blocks). Each entry point with every dot this runtime computes right.
-TEST(LowBitGemm, Q8_0x4GemvGivesTheRowMajorInt8GemvsBits) {
+TEST(LowBitGemm, Q8_0x4GemvGivesTheRowMajorIntegerGemvsBits) {
   const kernels::LowBitGemmFn chosen = kernels::q8_0x4_gemv();
   EXPECT_EQ(kernels::preferred_q8_layout(Q8Activations::F32), Q8Layout::RowMajor);
-  EXPECT_EQ(kernels::preferred_q8_layout(Q8Activations::Int16), Q8Layout::RowMajor);
 #ifndef __wasm_simd128__
   EXPECT_EQ(chosen, nullptr);
+  EXPECT_EQ(kernels::preferred_q8_layout(Q8Activations::Int16), Q8Layout::RowMajor);
   EXPECT_EQ(kernels::preferred_q8_layout(Q8Activations::Int8), Q8Layout::RowMajor);
   GTEST_SKIP() << "no wasm SIMD here, so no q8_0x4 kernel (q8_0x4_gemv() is null, no weight is interleaved); "
                   "the wasm SIMD suites (Node, and the relaxed one) run this test";
@@ -706,6 +707,7 @@ TEST(LowBitGemm, Q8_0x4GemvGivesTheRowMajorInt8GemvsBits) {
   ASSERT_NE(chosen, nullptr);
   EXPECT_EQ(chosen,
             kernels::relaxed_simd_available() ? &kernels::gemv_q8_0x4_wasmrelaxed : &kernels::gemv_q8_0x4_wasmsimd);
+  EXPECT_EQ(kernels::preferred_q8_layout(Q8Activations::Int16), Q8Layout::Interleaved4);
   EXPECT_EQ(kernels::preferred_q8_layout(Q8Activations::Int8), Q8Layout::Interleaved4);
   std::vector<std::pair<std::string, kernels::LowBitGemmFn>> kernels_here = {
       {"gemv_q8_0x4_wasmsimd", &kernels::gemv_q8_0x4_wasmsimd}};
@@ -719,7 +721,7 @@ TEST(LowBitGemm, Q8_0x4GemvGivesTheRowMajorInt8GemvsBits) {
   ASSERT_NE(reference, nullptr) << reference_name;
   const kernels::Int8Dot best = kernels::int8_dot();
   const float sentinel = float_from_bits(0x7fc0beefu);
-  int compared = 0;
+  int compared = 0, compared_int16 = 0;
   for (const int k : {31, 32, 96, 160, 200}) {
     const int blocks = kernels::q8_blocks(k);
     const std::size_t row_size = row_bytes(Storage::Q8_0, k);
@@ -750,62 +752,70 @@ TEST(LowBitGemm, Q8_0x4GemvGivesTheRowMajorInt8GemvsBits) {
         for (const int m : {1, 2, 3, 5}) {
           const int lda = m == 1 ? k : k + 3, ldc = n + 5;
           std::vector<float> a = random_vector(static_cast<std::size_t>(m) * lda, 400 + m + k);
-          // x's block 0 of row 0 at +-max (q_x = +-127), row m - 1's last block's largest value negative
+          // x's block 0 of row 0 at +-max (q_x = +-127 or +-32767), row m - 1's last block's largest
+          // value negative
           for (int p = 0; p < std::min(k, 32); ++p) a[p] = p % 3 ? 1.5f : -1.5f;
           a[static_cast<std::size_t>(m - 1) * lda + k - 1] = -3.0f;
           const std::vector<float> bias = random_vector(static_cast<std::size_t>(n), 600 + n);
-          for (const bool with_bias : {false, true})
-            for (const bool finite : {true, false}) {
-              if (weight == &w_odd && finite) continue;
-              kernels::LowBitGemmArgs args;
-              args.m = m;
-              args.n = n;
-              args.k = k;
-              args.a = a.data();
-              args.lda = lda;
-              args.bias = with_bias ? bias.data() : nullptr;
-              args.ldc = ldc;
-              args.w_finite = finite;
-              args.activations = Q8Activations::Int8;
-              std::vector<float> want(static_cast<std::size_t>(m) * ldc + 4, sentinel);
-              kernels::LowBitGemmArgs row_major = args;
-              row_major.w = weight->data();
-              row_major.w_row_bytes = row_size;
-              row_major.c = want.data();
-              reference(row_major);
-              for (const auto& [name, fn] : kernels_here)
-                for (kernels::Int8Dot dot :
-                     {kernels::Int8Dot::Plain, kernels::Int8Dot::Split, kernels::Int8Dot::Unsigned}) {
-                  if (kernels::limit_int8_dot(dot) != dot) continue;  // not computed right here
-                  std::vector<float> got(want.size(), sentinel);
-                  kernels::LowBitGemmArgs x4 = args;
-                  x4.w = interleaved.data();
-                  x4.w_row_bytes = q8x4_row_bytes(k);
-                  x4.w_layout = Q8Layout::Interleaved4;
-                  x4.c = got.data();
-                  fn(x4);
-                  ++compared;
-                  for (std::size_t i = 0; i < got.size(); ++i) {
-                    const bool in_c = i < static_cast<std::size_t>(m) * ldc && static_cast<int>(i % ldc) < n;
-                    if (!in_c) ASSERT_EQ(bits_of(got[i]), bits_of(sentinel)) << name << " wrote C's gap at " << i;
-                    ASSERT_EQ(bits_of(got[i]), bits_of(want[i]))
-                        << name << " with the " << kernels::int8_dot_name(dot) << " dot: C[" << i / ldc << "]["
-                        << i % ldc << "] " << got[i] << ", row-major " << want[i] << "; m " << m << " n " << n << " k "
-                        << k << (with_bias ? " bias" : "") << (finite ? " w_finite" : "")
-                        << (weight == &w_odd ? " (inf/NaN scales)" : "");
+          for (const Q8Activations mode : {Q8Activations::Int8, Q8Activations::Int16})
+            for (const bool with_bias : {false, true})
+              for (const bool finite : {true, false}) {
+                if (weight == &w_odd && finite) continue;
+                kernels::LowBitGemmArgs args;
+                args.m = m;
+                args.n = n;
+                args.k = k;
+                args.a = a.data();
+                args.lda = lda;
+                args.bias = with_bias ? bias.data() : nullptr;
+                args.ldc = ldc;
+                args.w_finite = finite;
+                args.activations = mode;
+                std::vector<float> want(static_cast<std::size_t>(m) * ldc + 4, sentinel);
+                kernels::LowBitGemmArgs row_major = args;
+                row_major.w = weight->data();
+                row_major.w_row_bytes = row_size;
+                row_major.c = want.data();
+                reference(row_major);
+                for (const auto& [name, fn] : kernels_here)
+                  for (kernels::Int8Dot dot :
+                       {kernels::Int8Dot::Plain, kernels::Int8Dot::Split, kernels::Int8Dot::Unsigned}) {
+                    if (kernels::limit_int8_dot(dot) != dot) continue;  // not computed right here
+                    if (mode == Q8Activations::Int16 && dot != kernels::Int8Dot::Plain) continue;  // int16: one dot
+                    std::vector<float> got(want.size(), sentinel);
+                    kernels::LowBitGemmArgs x4 = args;
+                    x4.w = interleaved.data();
+                    x4.w_row_bytes = q8x4_row_bytes(k);
+                    x4.w_layout = Q8Layout::Interleaved4;
+                    x4.c = got.data();
+                    fn(x4);
+                    ++compared;
+                    compared_int16 += mode == Q8Activations::Int16;
+                    for (std::size_t i = 0; i < got.size(); ++i) {
+                      const bool in_c = i < static_cast<std::size_t>(m) * ldc && static_cast<int>(i % ldc) < n;
+                      if (!in_c) ASSERT_EQ(bits_of(got[i]), bits_of(sentinel)) << name << " wrote C's gap at " << i;
+                      ASSERT_EQ(bits_of(got[i]), bits_of(want[i]))
+                          << name << (mode == Q8Activations::Int16 ? " int16" : " int8") << " with the "
+                          << kernels::int8_dot_name(dot) << " dot: C[" << i / ldc << "][" << i % ldc << "] " << got[i]
+                          << ", row-major " << want[i] << "; m " << m << " n " << n << " k " << k
+                          << (with_bias ? " bias" : "") << (finite ? " w_finite" : "")
+                          << (weight == &w_odd ? " (inf/NaN scales)" : "");
+                    }
                   }
-                }
-              kernels::limit_int8_dot(kernels::Int8Dot::Unsigned);
-            }
+                kernels::limit_int8_dot(kernels::Int8Dot::Unsigned);
+              }
         }
       }
     }
   }
   EXPECT_EQ(kernels::int8_dot(), best);
-  EXPECT_GT(compared, 0);
-  std::printf("[ NOTE     ] q8_0x4 compared %d products bit for bit with the row-major int8 GEMV, dots up to '%s'%s\n",
-              compared, kernels::int8_dot_name(best),
-              best == kernels::Int8Dot::Unsigned ? "" : " (the unsigned dot did not run: tests/e2e/int8-dot.test.mjs)");
+  EXPECT_GT(compared_int16, 0);
+  EXPECT_GT(compared - compared_int16, 0);
+  std::printf(
+      "[ NOTE     ] q8_0x4 compared %d products bit for bit with the row-major integer GEMV (%d int16), int8 "
+      "dots up to '%s'%s\n",
+      compared, compared_int16, kernels::int8_dot_name(best),
+      best == kernels::Int8Dot::Unsigned ? "" : " (the unsigned dot did not run: tests/e2e/int8-dot.test.mjs)");
 #endif
 }
 

@@ -1,7 +1,7 @@
 // Q8_0 matrices interleaved by 4 rows (storage.hpp's Q8Layout::Interleaved4, the layout decode's
-// int8 GEMV reads): the same values and the same products, bit for bit, as the row-major blocks
+// integer GEMV reads): the same values and the same products, bit for bit, as the row-major blocks
 // the file gives. Natively no kernel reads the layout in place (kernels' q8_0x4_gemv is null), so
-// the products go through gemm_low_bit's de-interleaving; in wasm SIMD the int8 GEMV reads it.
+// the products go through gemm_low_bit's de-interleaving; in wasm SIMD the integer GEMV reads it.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -105,14 +105,14 @@ TEST(Q8Layout, ProductsAreTheRowMajorOnesBitForBit) {
     }
 }
 
-TEST(Q8Layout, Int8ActivationsTakeTheLayoutTheKernelsPrefer) {
+TEST(Q8Layout, IntegerActivationsTakeTheLayoutTheKernelsPrefer) {
   Parameter p = random_q8(8, 64, 5);
-  p.set_q8_activations(Q8Activations::Int8);
-  EXPECT_EQ(p.q8_layout(), kernels::preferred_q8_layout(Q8Activations::Int8));
-  // Where the engine has the interleaved GEMV, int8 activations are what it is for.
-  EXPECT_EQ(kernels::preferred_q8_layout(Q8Activations::Int8),
-            kernels::q8_0x4_gemv() ? Q8Layout::Interleaved4 : Q8Layout::RowMajor);
-  EXPECT_EQ(kernels::preferred_q8_layout(Q8Activations::Int16), Q8Layout::RowMajor);
+  for (Q8Activations mode : {Q8Activations::Int16, Q8Activations::Int8}) {
+    p.set_q8_activations(mode);
+    EXPECT_EQ(p.q8_layout(), kernels::preferred_q8_layout(mode));
+    // Where the engine has the interleaved GEMV, integer activations are what it is for.
+    EXPECT_EQ(kernels::preferred_q8_layout(mode), kernels::q8_0x4_gemv() ? Q8Layout::Interleaved4 : Q8Layout::RowMajor);
+  }
   p.set_q8_activations(Q8Activations::F32);
   EXPECT_EQ(p.q8_layout(), Q8Layout::RowMajor);
   // A write goes to row-major bytes; other storage has no layout to take.
@@ -125,39 +125,50 @@ TEST(Q8Layout, Int8ActivationsTakeTheLayoutTheKernelsPrefer) {
   EXPECT_EQ(f16.q8_layout(), Q8Layout::RowMajor);
 }
 
-TEST(Q8Layout, AModelLoadedWithInt8ActivationsGivesTheRowMajorLogits) {
-  Result<Transformer> model =
-      pretrained::load_fixture(std::string(ATTENTION_FIXTURE_DIR) + "/pretrained/gpt2-tiny-bf16",
-                               {pretrained::WeightsMode::Q8_0, Q8Activations::Int8});
+// A model loaded with int16 or int8 activations holds its Q8_0 matrices in the preferred layout and
+// computes the logits it computes with them row-major, bit for bit, on either backend.
+void expect_row_major_logits(Q8Activations mode) {
+  Result<Transformer> model = pretrained::load_fixture(
+      std::string(ATTENTION_FIXTURE_DIR) + "/pretrained/gpt2-tiny-bf16", {pretrained::WeightsMode::Q8_0, mode});
   ASSERT_TRUE(model) << model.error();
   int q8 = 0;
   model.value().visit_parameters([&](const Parameter& p) {
     if (p.storage() != Storage::Q8_0) return;
     ++q8;
-    EXPECT_EQ(p.q8_layout(), kernels::preferred_q8_layout(Q8Activations::Int8)) << p.name();
+    EXPECT_EQ(p.q8_layout(), kernels::preferred_q8_layout(mode)) << p.name();
   });
   ASSERT_GT(q8, 0);
-  ForwardInput in;
-  in.batch = 1;
-  in.seq = 6;
-  in.ids = {5, 17, 3, 200, 9, 42};
-  const auto logits = [&](Backend backend) {
+  // 6 tokens (the products' GEMM, on rows de-interleaved) and 1 (their GEMV, on the layout in place)
+  ForwardInput six, one;
+  six.batch = one.batch = 1;
+  six.seq = 6;
+  six.ids = {5, 17, 3, 200, 9, 42};
+  one.seq = 1;
+  one.ids = {42};
+  const auto logits = [&](const ForwardInput& in, Backend backend) {
     ForwardOptions forward;
     forward.backend = backend;
     Result<ForwardOutput> out = model.value().forward(in, forward);
     EXPECT_TRUE(out) << out.error();
     return out ? out.value().logits.data : std::vector<float>{};
   };
-  const std::vector<float> fast = logits(Backend::Fast), reference = logits(Backend::Reference);
+  const std::vector<float> fast = logits(six, Backend::Fast), reference = logits(six, Backend::Reference),
+                           step = logits(one, Backend::Fast);
   // The bytes the matrices take follow the layout (36 bytes per 32 values when interleaved).
   const std::size_t before = model.value().weight_bytes().q8_0;
   model.value().visit_parameters([&](Parameter& p) { p.set_q8_layout(Q8Layout::RowMajor); });
-  EXPECT_TRUE(same_bits(logits(Backend::Fast), fast));
-  EXPECT_TRUE(same_bits(logits(Backend::Reference), reference));
-  if (kernels::preferred_q8_layout(Q8Activations::Int8) == Q8Layout::Interleaved4)
+  EXPECT_TRUE(same_bits(logits(six, Backend::Fast), fast));
+  EXPECT_TRUE(same_bits(logits(six, Backend::Reference), reference));
+  EXPECT_TRUE(same_bits(logits(one, Backend::Fast), step));
+  if (kernels::preferred_q8_layout(mode) == Q8Layout::Interleaved4)
     EXPECT_GT(before, model.value().weight_bytes().q8_0);
   else
     EXPECT_EQ(before, model.value().weight_bytes().q8_0);
+}
+
+TEST(Q8Layout, AModelLoadedWithInt8ActivationsGivesTheRowMajorLogits) { expect_row_major_logits(Q8Activations::Int8); }
+TEST(Q8Layout, AModelLoadedWithInt16ActivationsGivesTheRowMajorLogits) {
+  expect_row_major_logits(Q8Activations::Int16);
 }
 
 }  // namespace

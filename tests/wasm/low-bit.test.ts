@@ -150,9 +150,9 @@ describe.each(BUILDS)('%s build', (build) => {
     it(`with q8Activations '${mode}' stays within ${tolerance} of 'q8_0''s logits, and cached steps follow the full forward`, async () => {
       const exact = await engine.loadPretrained({ files, weights: 'q8_0' });
       const rounded = await engine.loadPretrained({ files, weights: 'q8_0', q8Activations: mode });
-      // int8 in the SIMD build: every Q8_0 matrix interleaved by 4 rows, 36 bytes per 32 values
+      // In the SIMD build: every Q8_0 matrix interleaved by 4 rows, 36 bytes per 32 values
       // instead of 34 (docs/pretrained.md; this checkpoint's rows come in fours, so no padding).
-      const interleaved = mode === 'int8' && build === 'simd';
+      const interleaved = build === 'simd';
       const bytes = exact.model.weightBytes();
       const q8_0 = interleaved ? (bytes.q8_0 / 34) * 36 : bytes.q8_0;
       expect(rounded.model.weightBytes()).toEqual({ ...bytes, q8_0, total: bytes.total - bytes.q8_0 + q8_0 });
