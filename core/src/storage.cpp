@@ -167,7 +167,7 @@ float widen_q8x4_value(const std::uint8_t* groups, int cols, int row, int col) {
   return d * static_cast<float>(q);
 }
 
-float widen_value(Storage storage, const std::uint8_t* row, int col) {
+float widen_value(Storage storage, const std::uint8_t* row, int col, int f16_held_exponent) {
   switch (storage) {
     case Storage::F32: {
       float f;
@@ -177,7 +177,7 @@ float widen_value(Storage storage, const std::uint8_t* row, int col) {
     case Storage::BF16:
       return widen_bf16(load_u16(row + 2 * static_cast<std::size_t>(col)));
     case Storage::F16:
-      return widen_f16(load_u16(row + 2 * static_cast<std::size_t>(col)));
+      return widen_f16(load_u16(row + 2 * static_cast<std::size_t>(col)), f16_held_exponent);
     case Storage::Q8_0: {
       const std::uint8_t* block = row + static_cast<std::size_t>(col / kQ8BlockValues) * kQ8BlockBytes;
       return widen_f16(load_u16(block)) * static_cast<float>(static_cast<std::int8_t>(block[2 + col % kQ8BlockValues]));
@@ -186,12 +186,43 @@ float widen_value(Storage storage, const std::uint8_t* row, int col) {
   return 0.0f;
 }
 
-void widen_row(Storage storage, const std::uint8_t* row, int cols, float* out) {
+void widen_row(Storage storage, const std::uint8_t* row, int cols, float* out, int f16_held_exponent) {
   if (storage == Storage::F32) {
     std::memcpy(out, row, 4 * static_cast<std::size_t>(cols));
     return;
   }
-  for (int i = 0; i < cols; ++i) out[i] = widen_value(storage, row, i);
+  for (int i = 0; i < cols; ++i) out[i] = widen_value(storage, row, i, f16_held_exponent);
+}
+
+namespace {
+constexpr unsigned kF16Exponent = 0x7c00u;  // a half's exponent bits (31: infinity, NaN)
+}  // namespace
+
+bool f16_scalable(const std::uint8_t* halves, std::size_t count) {
+  // The first magnitude whose exponent plus kF16HeldExponent would reach 31 (64's half, 0x5400).
+  constexpr unsigned kTooLarge = (31u - kF16HeldExponent) << 10;
+  for (std::size_t i = 0; i < count; ++i) {
+    const unsigned magnitude = load_u16(halves + 2 * i) & 0x7fffu;
+    if (magnitude >= kTooLarge && magnitude < kF16Exponent) return false;
+  }
+  return true;
+}
+
+void scale_f16_halves(std::uint8_t* halves, std::size_t count, int exponent) {
+  const float factor = std::ldexp(1.0f, exponent);
+  for (std::size_t i = 0; i < count; ++i) {
+    std::uint8_t* at = halves + 2 * i;
+    const std::uint16_t h = load_u16(at);
+    const int e = (h & kF16Exponent) >> 10;
+    if ((h & 0x7fffu) == 0 || e == 31) continue;  // zeros, infinities and NaN keep their bits
+    if (e != 0 && e + exponent >= 1 && e + exponent <= 30) {
+      store_u16(static_cast<std::uint16_t>(h + exponent * 0x400), at);  // a normal half to a normal half
+    } else {
+      // A subnormal half on one side (rare: 0.5% of GPT-2's): the value exactly times 2^exponent,
+      // which is a half too, so round_to_f16 gives its bits exactly.
+      store_u16(round_to_f16(widen_f16(h) * factor), at);
+    }
+  }
 }
 
 }  // namespace attention
