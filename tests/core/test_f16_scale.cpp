@@ -61,6 +61,24 @@ TEST(LowBitF16Scale, EveryHalfGoesToTheScaledFormAndBackExactly) {
   }
   EXPECT_EQ(subnormals, 2 * 1023);
   EXPECT_EQ(scaled_count, 2 * (1023 + 20 * 1024));  // subnormals and exponents 1 .. 20, both signs
+  // All of them in one call (blocks of halves, some holding subnormals, some not): each as alone.
+  std::vector<std::uint8_t> all, alone;
+  for (unsigned h = 0; h < 65536; ++h) {
+    const std::uint8_t bytes[2] = {static_cast<std::uint8_t>(h & 0xff), static_cast<std::uint8_t>(h >> 8)};
+    if (!f16_scalable(bytes, 1)) continue;
+    all.insert(all.end(), bytes, bytes + 2);
+    std::uint8_t there[2] = {bytes[0], bytes[1]};
+    scale_f16_halves(there, 1, kF16HeldExponent);
+    alone.insert(alone.end(), there, there + 2);
+  }
+  const std::vector<std::uint8_t> original = all;
+  ASSERT_TRUE(f16_scalable(all.data(), all.size() / 2));
+  scale_f16_halves(all.data(), all.size() / 2, kF16HeldExponent);
+  EXPECT_EQ(all, alone);
+  scale_f16_halves(all.data(), all.size() / 2, -kF16HeldExponent);
+  EXPECT_EQ(all, original);
+  all.push_back(0x00), all.push_back(0x54);  // 64
+  EXPECT_FALSE(f16_scalable(all.data(), all.size() / 2));
 }
 
 // A (rows, cols) matrix as F16 with the halves the re-encoding treats apart: subnormals (the
