@@ -13,11 +13,12 @@ namespace attention::kernels {
 
 namespace {
 
-// Element p of W's row `row` in storage S, widened (storage.hpp's widen_value, inlined).
+// Element p of W's row `row` in storage S, widened (storage.hpp's widen_value, inlined; F16's
+// halves holding w 2^held_exponent give w).
 template <Storage S>
-inline float element(const std::uint8_t* row, int p) {
+inline float element(const std::uint8_t* row, int p, int held_exponent) {
   if constexpr (S == Storage::BF16) return widen_bf16(load_u16(row + 2 * static_cast<std::size_t>(p)));
-  if constexpr (S == Storage::F16) return widen_f16(load_u16(row + 2 * static_cast<std::size_t>(p)));
+  if constexpr (S == Storage::F16) return widen_f16(load_u16(row + 2 * static_cast<std::size_t>(p)), held_exponent);
   if constexpr (S == Storage::Q8_0) {
     const std::uint8_t* block = row + static_cast<std::size_t>(p / kQ8BlockValues) * kQ8BlockBytes;
     return widen_f16(load_u16(block)) * static_cast<float>(static_cast<std::int8_t>(block[2 + p % kQ8BlockValues]));
@@ -36,7 +37,8 @@ void scalar(const LowBitGemmArgs& g) {
     for (int j = 0; j < g.n; ++j) {
       const std::uint8_t* row = g.w + static_cast<std::size_t>(j) * g.w_row_bytes;
       float sum = 0.0f;
-      for (int p = 0; p < g.k; ++p) sum += g.a[static_cast<std::size_t>(i) * g.lda + p] * element<S>(row, p);
+      for (int p = 0; p < g.k; ++p)
+        sum += g.a[static_cast<std::size_t>(i) * g.lda + p] * element<S>(row, p, g.w_held_exponent);
       g.c[static_cast<std::size_t>(i) * g.ldc + j] = sum + (g.bias ? g.bias[j] : 0.0f);
     }
 }
@@ -57,7 +59,7 @@ void widened_blocks(const LowBitGemmArgs& g) {
     const int rows = std::min(kWidenRows, g.n - j0);
     for (int r = 0; r < rows; ++r)
       widen_row(S, g.w + static_cast<std::size_t>(j0 + r) * g.w_row_bytes, g.k,
-                scratch.data() + static_cast<std::size_t>(r) * g.k);
+                scratch.data() + static_cast<std::size_t>(r) * g.k, g.w_held_exponent);
     GemmArgs part;
     part.m = g.m;
     part.n = rows;

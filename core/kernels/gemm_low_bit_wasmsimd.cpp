@@ -89,21 +89,24 @@ struct F16 {
   static constexpr bool kSplit = true;
   static constexpr int kWidenFromRows = 16;
   static constexpr int kGemvTileRows = 4;
-  static inline v128_t widen4(v128_t h) {  // 4 halves in the low 16 bits of each lane
+  // 4 halves in the low 16 bits of each lane; rebias: 2^(112 - e) splat for halves holding w 2^e
+  // (f16_rebias; LowBitGemmArgs::w_held_exponent).
+  static inline v128_t widen4(v128_t h, v128_t rebias = wasm_f32x4_splat(0x1.0p112f)) {
     const v128_t sign = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x8000)), 16);
     const v128_t magnitude = wasm_i32x4_shl(wasm_v128_and(h, wasm_i32x4_splat(0x7fff)), 13);
-    const v128_t finite = wasm_f32x4_mul(magnitude, wasm_f32x4_splat(0x1.0p112f));
+    const v128_t finite = wasm_f32x4_mul(magnitude, rebias);
     const v128_t special = wasm_v128_or(magnitude, wasm_i32x4_splat(0x7f800000));
     const v128_t is_special = wasm_i32x4_eq(wasm_v128_and(h, wasm_i32x4_splat(0x7c00)), wasm_i32x4_splat(0x7c00));
     return wasm_v128_or(wasm_v128_bitselect(special, finite, is_special), sign);
   }
+  // d: the rebias, 2^112 for halves as they are (load8_group sets W's).
   static inline Group group(const std::uint8_t* row, int p) {
-    return {row + 2 * static_cast<std::size_t>(p), wasm_f32x4_splat(0.0f)};
+    return {row + 2 * static_cast<std::size_t>(p), wasm_f32x4_splat(0x1.0p112f)};
   }
   static inline void load8(const Group& g, int offset, v128_t& lo, v128_t& hi) {
     const v128_t v = wasm_v128_load(g.at + 2 * offset);
-    lo = widen4(wasm_u32x4_extend_low_u16x8(v));
-    hi = widen4(wasm_u32x4_extend_high_u16x8(v));
+    lo = widen4(wasm_u32x4_extend_low_u16x8(v), g.d);
+    hi = widen4(wasm_u32x4_extend_high_u16x8(v), g.d);
   }
   // 4 halves in the high 16 bits of each lane (low bits zero), widened exactly without a
   // table: an arithmetic shift by 3 moves exponent and mantissa to float32's places (the
@@ -113,13 +116,13 @@ struct F16 {
   struct Consts {
     v128_t high;      // a lane's upper half
     v128_t moved;     // the sign and the shifted exponent and mantissa (0x8fffffff)
-    v128_t rebias;    // 2^112 as float32 bits
+    v128_t rebias;    // 2^(112 - e) as float32 bits, halves holding w 2^e (LowBitGemmArgs::w_held_exponent)
     v128_t infinity;  // float32's exponent 255
     v128_t exponent;  // a half's exponent bits, in the upper half
-    explicit Consts(int zero)
+    explicit Consts(int zero, int held_exponent = 0)
         : high(splat_bits(0xffff0000u, zero)),
           moved(splat_bits(0x8fffffffu, zero)),
-          rebias(splat_bits(0x77800000u, zero)),
+          rebias(splat_bits(bits_of(f16_rebias(held_exponent)), zero)),
           infinity(splat_bits(0x7f800000u, zero)),
           exponent(splat_bits(0x7c000000u, zero)),
           moved_odd(splat_bits(0x8fffe000u, zero)),
@@ -163,7 +166,8 @@ struct F16 {
     return wasm_v128_any_true(wasm_u16x8_gt(top, k.finite_top16));
   }
   // The rebias moved into x: when every |x| < kPrescaleBelow (2^15; x times 2^112 stays below
-  // float32's 2^128), the GEMV multiplies x's rows by kPrescale (2^112, exact) once per call and
+  // float32's 2^128), the GEMV multiplies x's rows by prescale (2^112, exact; 2^102 for halves
+  // held w 2^10, LowBitGemmArgs::w_held_exponent: the same products again) once per call and
   // widens W's halves without the multiply: moved times (x 2^112) is the same real number as
   // (moved 2^112) times x, so every product rounds to the same float and the sums, in the same
   // order, are bit for bit the same (2 of the finite path's 7 widening ops per 8 halves saved).
@@ -174,7 +178,7 @@ struct F16 {
   // carries this code (its size budget, docs/embedding.md), about 3.5 KB gzip.
   static constexpr bool kPrescalable = true;
   static constexpr bool kRelaxedMadd = false;
-  static constexpr float kPrescale = 0x1.0p112f;
+  static inline float prescale(const LowBitGemmArgs& g) { return f16_rebias(g.w_held_exponent); }
   static constexpr float kPrescaleBelow = 0x1.0p15f;
   static inline void load8_split_finite_prescaled(const Group& g, int offset, v128_t& even, v128_t& odd,
                                                   const Consts& k) {
@@ -238,7 +242,7 @@ struct Relaxed : F {
 
 // The GEMV's load of 8 values: BF16 and F16 as even and odd values (against A's rows
 // reordered so), Q8_0 in order and without the scale.
-// Prescaled: F16's halves without the rebias (x's rows carry it: F16::kPrescale).
+// Prescaled: F16's halves without the rebias (x's rows carry it: F16::prescale).
 template <class F, bool Prescaled>
 inline void load8_unscaled(const Group& g, int offset, v128_t& lo, v128_t& hi, const typename F::Consts& k) {
   if constexpr (F::kScaled)
@@ -247,6 +251,15 @@ inline void load8_unscaled(const Group& g, int offset, v128_t& lo, v128_t& hi, c
     F::template load8_split<false>(g, offset, lo, hi, k);
   else
     F::load8_split(g, offset, lo, hi, k);
+}
+
+// F::group for F::load8 (the 4x2 tile, the widening): F16's d is W's rebias, 2^(112 - e) for
+// halves holding w 2^e (rebias: f16_rebias(LowBitGemmArgs::w_held_exponent), splat).
+template <class F>
+inline Group load8_group(const std::uint8_t* row, int p, v128_t rebias) {
+  Group group = F::group(row, p);
+  if constexpr (F::kStorage == Storage::F16) group.d = rebias;
+  return group;
 }
 
 // C[i0 .. i0 + R)[j0 .. j0 + C) = A's R rows . W's C rows + bias.
@@ -272,14 +285,15 @@ void tile(const LowBitGemmArgs& g, int i0, int j0) {
       }
     }
   };
+  const v128_t rebias = wasm_f32x4_splat(f16_rebias(g.w_held_exponent));
   Group groups[C];
   int p = 0;
   for (; p + kQ8BlockValues <= g.k; p += kQ8BlockValues) {  // whole groups of 32 (a Q8_0 block each)
-    for (int c = 0; c < C; ++c) groups[c] = F::group(w[c], p);
+    for (int c = 0; c < C; ++c) groups[c] = load8_group<F>(w[c], p, rebias);
     for (int offset = 0; offset < kQ8BlockValues; offset += 8) step(groups, offset, p + offset);
   }
   for (; p + 8 <= g.k; p += 8) {
-    for (int c = 0; c < C; ++c) groups[c] = F::group(w[c], p);
+    for (int c = 0; c < C; ++c) groups[c] = load8_group<F>(w[c], p, rebias);
     step(groups, 0, p);
   }
   for (int r = 0; r < R; ++r)
@@ -287,7 +301,7 @@ void tile(const LowBitGemmArgs& g, int i0, int j0) {
       const v128_t v = acc[r][c];
       float sum = (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1)) +
                   (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
-      for (int q = p; q < g.k; ++q) sum += a[r][q] * widen_value(F::kStorage, w[c], q);
+      for (int q = p; q < g.k; ++q) sum += a[r][q] * widen_value(F::kStorage, w[c], q, g.w_held_exponent);
       g.c[static_cast<std::size_t>(i0 + r) * g.ldc + j0 + c] = sum + (g.bias ? g.bias[j0 + c] : 0.0f);
     }
 }
@@ -319,6 +333,15 @@ void multiply(const LowBitGemmArgs& g) {
   if (j < g.n) row_tiles<F, 1>(g, j);
 }
 
+// F::Consts for W (F16's rebias for its halves' held exponent), from an opaque zero (above).
+template <class F>
+inline typename F::Consts gemv_consts(const LowBitGemmArgs& g) {
+  if constexpr (F::kStorage == Storage::F16)
+    return typename F::Consts(opaque_zero(), g.w_held_exponent);
+  else
+    return typename F::Consts(opaque_zero());
+}
+
 // GEMV (decode: 1 to 4 rows of A): R rows of A by C rows of W, W's rows read in place once
 // per R rows of A. Unlike the 4x2 tile, each 8-value step's two products are summed in a
 // fresh register before one add into a row's accumulator (the 4x2 tile's two dependent adds
@@ -326,7 +349,7 @@ void multiply(const LowBitGemmArgs& g) {
 // side, and a group of 32 values is summed in fresh registers before one add into the
 // accumulator (Q8_0's scale multiplies that sum once, (sum_p a_p q_p) d, instead of each
 // value): the same products, rounded in another order (within the scalar spec's tolerance).
-// Prescaled (F16 only): A's rows were multiplied by F16::kPrescale, except the tail after
+// Prescaled (F16 only): A's rows were multiplied by F16::prescale, except the tail after
 // the last whole 8 (the scalar loop below widens W's values with their rebias).
 template <class F, int R, int C, bool Prescaled>
 void gemv_tile(const LowBitGemmArgs& g, int i0, int j0) {
@@ -337,7 +360,7 @@ void gemv_tile(const LowBitGemmArgs& g, int i0, int j0) {
   v128_t acc[R][C];
   for (int r = 0; r < R; ++r)
     for (int c = 0; c < C; ++c) acc[r][c] = wasm_f32x4_splat(0.0f);
-  const typename F::Consts k(opaque_zero());
+  const typename F::Consts k = gemv_consts<F>(g);
   // sum[r][c] += A's row r (8 values at p) . W's row c (8 values from its group, offset on).
   // load(group, offset, lo, hi): load8_unscaled, or F16's fast path for finite halves.
   const auto step = [&](v128_t(&sum)[R][C], const Group(&groups)[C], int offset, int p, auto load)
@@ -403,7 +426,7 @@ void gemv_tile(const LowBitGemmArgs& g, int i0, int j0) {
       const v128_t v = acc[r][c];
       float sum = (wasm_f32x4_extract_lane(v, 0) + wasm_f32x4_extract_lane(v, 1)) +
                   (wasm_f32x4_extract_lane(v, 2) + wasm_f32x4_extract_lane(v, 3));
-      for (int q = p; q < g.k; ++q) sum += a[r][q] * widen_value(F::kStorage, w[c], q);
+      for (int q = p; q < g.k; ++q) sum += a[r][q] * widen_value(F::kStorage, w[c], q, g.w_held_exponent);
       g.c[static_cast<std::size_t>(i0 + r) * g.ldc + j0 + c] = sum + (g.bias ? g.bias[j0 + c] : 0.0f);
     }
 }
@@ -462,7 +485,7 @@ inline bool all_below(const LowBitGemmArgs& g, int upto, float below) {
 // BF16 and F16 widen a lane's two halves in place (even and odd values), so A's rows are
 // copied with each run of 8 values reordered 0 2 4 6 1 3 5 7 (the tail after the last whole
 // 8 as it is): M x K floats, a small copy next to W's N x K values. F16's copy also takes
-// the rebias (times F16::kPrescale) when every value it scales is small enough.
+// the rebias (times F16::prescale) when every value it scales is small enough.
 template <class F>
 void gemv(const LowBitGemmArgs& g) {
   if (g.m <= 0 || g.n <= 0) return;
@@ -474,7 +497,7 @@ void gemv(const LowBitGemmArgs& g) {
     float factor = 1.0f;  // times 1: the copy as it is
     if constexpr (F::kPrescalable) {
       prescaled = all_below(g, whole8, F::kPrescaleBelow);
-      if (prescaled) factor = F::kPrescale;
+      if (prescaled) factor = F::prescale(g);
     }
     const v128_t scale = wasm_f32x4_splat(factor);
     thread_local std::vector<float> reordered;
@@ -1141,17 +1164,18 @@ void on_float_a(const LowBitGemmArgs& g) {
 // Rows [j0, j0 + rows) of W widened into float rows of K (8 values at a time).
 template <class F>
 void widen_rows(const LowBitGemmArgs& g, int j0, int rows, float* out) {
+  const v128_t rebias = wasm_f32x4_splat(f16_rebias(g.w_held_exponent));
   for (int r = 0; r < rows; ++r) {
     const std::uint8_t* row = g.w + static_cast<std::size_t>(j0 + r) * g.w_row_bytes;
     float* dst = out + static_cast<std::size_t>(r) * g.k;
     int p = 0;
     for (; p + 8 <= g.k; p += 8) {
       v128_t lo, hi;
-      F::load8(F::group(row, p), 0, lo, hi);
+      F::load8(load8_group<F>(row, p, rebias), 0, lo, hi);
       wasm_v128_store(dst + p, lo);
       wasm_v128_store(dst + p + 4, hi);
     }
-    for (; p < g.k; ++p) dst[p] = widen_value(F::kStorage, row, p);
+    for (; p < g.k; ++p) dst[p] = widen_value(F::kStorage, row, p, g.w_held_exponent);
   }
 }
 

@@ -67,6 +67,9 @@ struct LowBitGemmArgs {
   // Every value of W is finite (no infinity or NaN), known by its owner: F16's GEMV then skips
   // its per-group check for them (a kernel must give the same results either way).
   bool w_finite = false;
+  // F16 only: W's halves hold w 2^w_held_exponent (storage.hpp's F16Scale: 0, or kF16HeldExponent
+  // when Scaled); every F16 kernel widens them to w (the rebias 2^(112 - e), f16_rebias).
+  int w_held_exponent = 0;
   // A's rows as they are (F32) or rounded per block of 32 first (Int16, Int8: round_row):
   // Q8_0's GEMV then multiplies in integers; every other variant multiplies A rounded and
   // widened back.
@@ -285,6 +288,7 @@ struct LowBitOptions {
   bool w_finite = false;
   Q8Activations activations = Q8Activations::F32;
   Q8Layout layout = Q8Layout::RowMajor;  // Q8_0's blocks (storage.hpp); w: group 0 when Interleaved4
+  int w_held_exponent = 0;               // F16's halves: w 2^e (storage.hpp's F16Scale)
 };
 // Up to this many rows of A, the low-bit fast path multiplies by its GEMV (more: by tiles).
 constexpr int kLowBitGemvUpToRows = 4;

@@ -319,6 +319,7 @@ LowBitGemmArgs low_bit_args(int rows, int k, const float* a, const std::uint8_t*
   args.c = c + j0;
   args.ldc = ldc;
   args.w_finite = options.w_finite;
+  args.w_held_exponent = options.w_held_exponent;
   args.activations = options.activations;
   return args;
 }

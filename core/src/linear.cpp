@@ -31,6 +31,7 @@ void linear_parameter_rows(const float* x, int rows, int in, const Parameter& we
   options.w_finite = weight.all_finite();
   options.activations = weight.q8_activations();
   options.layout = weight.q8_layout();
+  options.w_held_exponent = held_exponent(weight.f16_scale());
   if (options.layout == Q8Layout::Interleaved4 && row_begin % kQ8x4Rows != 0) {
     // Rows from inside a group of 4 (one token's unembedding row, a part of a fused weight of odd
     // size): those rows back in row-major blocks, multiplied as a row-major weight's.

@@ -83,7 +83,8 @@ void Parameter::widen_rows(int begin, int count, float* out) const {
     }
     return;
   }
-  for (int r = 0; r < count; ++r) widen_row(storage_, row_bits(begin + r), c, out + static_cast<std::size_t>(r) * c);
+  for (int r = 0; r < count; ++r)
+    widen_row(storage_, row_bits(begin + r), c, out + static_cast<std::size_t>(r) * c, held_exponent(f16_scale_));
 }
 
 std::vector<float> Parameter::widened() const {
@@ -97,11 +98,12 @@ float Parameter::widened_value(std::size_t i) const {
   const std::size_t c = static_cast<std::size_t>(cols());
   if (q8_layout_ == Q8Layout::Interleaved4)
     return widen_q8x4_value(bits_.data(), static_cast<int>(c), static_cast<int>(i / c), static_cast<int>(i % c));
-  return widen_value(storage_, row_bits(static_cast<int>(i / c)), static_cast<int>(i % c));
+  return widen_value(storage_, row_bits(static_cast<int>(i / c)), static_cast<int>(i % c), held_exponent(f16_scale_));
 }
 
 std::uint8_t* Parameter::mutable_row_bits(int row) {
   set_q8_layout(Q8Layout::RowMajor);
+  set_f16_scale(F16Scale::AsIs);
   version_ = next_version();
   return bits_.data() + static_cast<std::size_t>(row) * row_bytes();
 }
@@ -130,6 +132,7 @@ void Parameter::set_storage(Storage storage) {
     storage_ = storage;
   }
   q8_layout_ = Q8Layout::RowMajor;  // the new bits are row-major
+  f16_scale_ = F16Scale::AsIs;      // and the values as they are
   version_ = next_version();
   packed_.clear();
   if (storage_ == Storage::Q8_0) set_q8_layout(kernels::preferred_q8_layout(q8_activations_));
@@ -153,6 +156,14 @@ void Parameter::set_q8_layout(Q8Layout layout) {
   }
   bits_ = std::move(bits);
   q8_layout_ = layout;
+  version_ = next_version();  // the same values, but anything keyed to the bytes starts over
+}
+
+void Parameter::set_f16_scale(F16Scale scale) {
+  if (storage_ != Storage::F16 || scale == f16_scale_) return;
+  if (scale == F16Scale::Scaled && !f16_scalable(bits_.data(), count_)) return;  // some |w| >= 64: as is
+  scale_f16_halves(bits_.data(), count_, scale == F16Scale::Scaled ? kF16HeldExponent : -kF16HeldExponent);
+  f16_scale_ = scale;
   version_ = next_version();  // the same values, but anything keyed to the bytes starts over
 }
 

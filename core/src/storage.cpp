@@ -167,7 +167,7 @@ float widen_q8x4_value(const std::uint8_t* groups, int cols, int row, int col) {
   return d * static_cast<float>(q);
 }
 
-float widen_value(Storage storage, const std::uint8_t* row, int col) {
+float widen_value(Storage storage, const std::uint8_t* row, int col, int f16_held_exponent) {
   switch (storage) {
     case Storage::F32: {
       float f;
@@ -177,7 +177,7 @@ float widen_value(Storage storage, const std::uint8_t* row, int col) {
     case Storage::BF16:
       return widen_bf16(load_u16(row + 2 * static_cast<std::size_t>(col)));
     case Storage::F16:
-      return widen_f16(load_u16(row + 2 * static_cast<std::size_t>(col)));
+      return widen_f16(load_u16(row + 2 * static_cast<std::size_t>(col)), f16_held_exponent);
     case Storage::Q8_0: {
       const std::uint8_t* block = row + static_cast<std::size_t>(col / kQ8BlockValues) * kQ8BlockBytes;
       return widen_f16(load_u16(block)) * static_cast<float>(static_cast<std::int8_t>(block[2 + col % kQ8BlockValues]));
@@ -186,12 +186,66 @@ float widen_value(Storage storage, const std::uint8_t* row, int col) {
   return 0.0f;
 }
 
-void widen_row(Storage storage, const std::uint8_t* row, int cols, float* out) {
+void widen_row(Storage storage, const std::uint8_t* row, int cols, float* out, int f16_held_exponent) {
   if (storage == Storage::F32) {
     std::memcpy(out, row, 4 * static_cast<std::size_t>(cols));
     return;
   }
-  for (int i = 0; i < cols; ++i) out[i] = widen_value(storage, row, i);
+  for (int i = 0; i < cols; ++i) out[i] = widen_value(storage, row, i, f16_held_exponent);
+}
+
+namespace {
+constexpr unsigned kF16Exponent = 0x7c00u;  // a half's exponent bits (31: infinity, NaN)
+// Both run over every F16 value of a model once per load (GPT-2: 124M), so their loops are
+// branch-free over 16-bit words (LLVM vectorizes them), kF16Block halves at a time; a subnormal
+// half on either side (0.5% of GPT-2's) is handled apart, in the blocks that hold one.
+constexpr std::size_t kF16Block = 64;
+inline std::uint16_t word_at(const std::uint8_t* p) {  // little-endian, as load_u16
+  std::uint16_t w;
+  std::memcpy(&w, p, sizeof w);
+  return w;
+}
+}  // namespace
+
+bool f16_scalable(const std::uint8_t* halves, std::size_t count) {
+  // The first magnitude whose exponent plus kF16HeldExponent would reach 31 (64's half, 0x5400).
+  constexpr unsigned kTooLarge = (31u - kF16HeldExponent) << 10;
+  unsigned bad = 0;  // a finite magnitude from kTooLarge on (the range as one unsigned compare)
+  for (std::size_t i = 0; i < count; ++i)
+    bad |= static_cast<std::uint16_t>((word_at(halves + 2 * i) & 0x7fffu) - kTooLarge) < kF16Exponent - kTooLarge;
+  return bad == 0;
+}
+
+void scale_f16_halves(std::uint8_t* halves, std::size_t count, int exponent) {
+  // Exponents e that stay normal, e + exponent in [1, 30], move by an add to the exponent field:
+  // magnitudes m with m - first < span (unsigned).
+  const unsigned first = static_cast<unsigned>(std::max(1, 1 - exponent)) << 10;
+  const unsigned span = (static_cast<unsigned>(std::min(30, 30 - exponent)) << 10) + 0x400u - first;
+  const auto step = static_cast<std::uint16_t>(exponent * 0x400);
+  // The rest but zeros, infinities and NaN (which keep their bits): a subnormal half on one side,
+  // the value exactly times 2^exponent, a half too, so round_to_f16 gives its bits exactly.
+  const float factor = std::ldexp(1.0f, exponent);
+  for (std::size_t b = 0; b < count; b += kF16Block) {
+    const std::size_t n = std::min(kF16Block, count - b);
+    std::uint8_t* block = halves + 2 * b;
+    std::uint16_t words[kF16Block];
+    unsigned any_apart = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint16_t h = word_at(block + 2 * i);
+      const unsigned m = h & 0x7fffu;
+      const unsigned moves = static_cast<std::uint16_t>(m - first) < span;
+      any_apart |= (moves ^ 1u) & (m != 0) & (m < kF16Exponent);
+      words[i] = static_cast<std::uint16_t>(h + (moves ? step : 0));
+    }
+    if (any_apart)  // from the block's bits as they were
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint16_t h = word_at(block + 2 * i);
+        const unsigned m = h & 0x7fffu;
+        if (m != 0 && m < kF16Exponent && static_cast<std::uint16_t>(m - first) >= span)
+          words[i] = round_to_f16(widen_f16(h) * factor);
+      }
+    std::memcpy(block, words, 2 * n);
+  }
 }
 
 }  // namespace attention

@@ -77,7 +77,7 @@ class Parameter {
   std::size_t row_bytes() const;
   const std::uint8_t* row_bits(int row) const { return bits_.data() + static_cast<std::size_t>(row) * row_bytes(); }
   // For loaders: row r's bytes to write, row-major (bumps the version; an interleaved Q8_0
-  // matrix goes back to RowMajor first).
+  // matrix goes back to RowMajor first, a Scaled F16 one to AsIs).
   std::uint8_t* mutable_row_bits(int row);
   // Converts the values to `storage` (to 16 bits: rounded; to Q8_0: quantized; to F32:
   // widened exactly). A 2-D matrix may take any storage; other shapes only F32.
@@ -104,6 +104,14 @@ class Parameter {
   // The values stay the same in either; widen_rows() and the products read both.
   Q8Layout q8_layout() const { return q8_layout_; }
   void set_q8_layout(Q8Layout layout);
+
+  // How an F16 matrix's halves hold its values (storage.hpp's F16Scale; AsIs for any other
+  // storage, and as set_storage() or a write leaves them). A loader holds a finished F16 matrix
+  // Scaled (no F16 product then multiplies a float32 denormal); the values stay the same, and
+  // widen_rows() and the products read both. Scaled is taken only where every finite |w| < 64
+  // (f16_scalable): otherwise the matrix stays AsIs.
+  F16Scale f16_scale() const { return f16_scale_; }
+  void set_f16_scale(F16Scale scale);
 
   // No NaN or infinity among the values: checked once per version (a model's forward
   // asks for every weight on every call).
@@ -136,6 +144,7 @@ class Parameter {
   std::uint64_t version_ = 0;
   Q8Activations q8_activations_ = Q8Activations::F32;
   Q8Layout q8_layout_ = Q8Layout::RowMajor;
+  F16Scale f16_scale_ = F16Scale::AsIs;
 
   struct PackedEntry {
     int row_begin, rows, cols;

@@ -82,15 +82,37 @@ inline std::uint32_t bits_of(float f) {
   return bits;
 }
 
+// How an F16 matrix's halves hold its values w (a Parameter's f16_scale()).
+//   AsIs    the halves are the values (the file's bits).
+//   Scaled  the halves are w 2^kF16HeldExponent, exactly; only for a matrix whose finite |w| are
+//           all below 64 (a normal half's exponent plus 10 stays below 31). Zeros, infinities and
+//           NaN keep their bits; a subnormal half becomes a normal one. Why: F16's widening moves
+//           a half's bits to float32's places (the value times 2^-112) and multiplies them by 2^112
+//           (widen_f16, the kernels), so a subnormal half is a float32 denormal there, and an Intel
+//           core takes a microcode assist (about 40 ns) for each multiply with a denormal input
+//           (wasm cannot set DAZ; docs/performance.md, "F16 on the Intel Xeon"). Held scaled, every
+//           nonzero finite half's moved bits are w 2^-102 >= 2^-126, a normal float32, and the
+//           widening multiplies by 2^102 instead (f16_rebias): the same float w, the same products.
+inline constexpr int kF16HeldExponent = 10;
+enum class F16Scale : std::uint8_t { AsIs, Scaled };
+// e of the halves' w 2^e: 0 or kF16HeldExponent.
+inline int held_exponent(F16Scale scale) { return scale == F16Scale::Scaled ? kF16HeldExponent : 0; }
+// 2^(112 - e) as float32: what the bits of a half holding w 2^e, moved to float32's places, are
+// multiplied by to give w (2^112 for halves as they are).
+inline float f16_rebias(int held_exponent) {
+  return float_from_bits(static_cast<std::uint32_t>(127 + 112 - held_exponent) << 23);
+}
+
 // 16-bit values -> float32, exactly.
 inline float widen_bf16(std::uint16_t bits) { return float_from_bits(std::uint32_t{bits} << 16); }
-inline float widen_f16(std::uint16_t h) {
+// held_exponent: the half holds w 2^held_exponent (F16Scale); w comes back.
+inline float widen_f16(std::uint16_t h, int held_exponent = 0) {
   // The exponent and mantissa move to float32's places; multiplying by 2^112 rebias-es
   // the exponent (15 -> 127) and turns the subnormals into normals, exactly.
   const std::uint32_t sign = std::uint32_t{h & 0x8000u} << 16;
   const std::uint32_t magnitude = std::uint32_t{h & 0x7fffu} << 13;
   float value = (h & 0x7c00u) == 0x7c00u ? float_from_bits(magnitude | 0x7f800000u)  // inf, NaN
-                                         : float_from_bits(magnitude) * 0x1.0p112f;
+                                         : float_from_bits(magnitude) * f16_rebias(held_exponent);
   return float_from_bits(bits_of(value) | sign);
 }
 inline std::uint16_t load_u16(const std::uint8_t* p) { return static_cast<std::uint16_t>(p[0] | (p[1] << 8)); }
@@ -100,10 +122,18 @@ std::uint16_t round_to_bf16(float x);
 std::uint16_t round_to_f16(float x);
 
 // One row of `cols` values <-> its bytes in `storage` (row_bytes(storage, cols) of them).
-// Quantizing and rounding are for finite values (the loader checks first).
+// Quantizing and rounding are for finite values (the loader checks first). F16 halves are
+// stored as they are; widened, they hold w 2^f16_held_exponent (F16Scale).
 void store_row(Storage storage, const float* values, int cols, std::uint8_t* out);
-void widen_row(Storage storage, const std::uint8_t* row, int cols, float* out);
+void widen_row(Storage storage, const std::uint8_t* row, int cols, float* out, int f16_held_exponent = 0);
 // Element `col` of one row, widened.
-float widen_value(Storage storage, const std::uint8_t* row, int col);
+float widen_value(Storage storage, const std::uint8_t* row, int col, int f16_held_exponent = 0);
+
+// Can `count` halves (little-endian) be held Scaled: is every finite |w| below 64?
+bool f16_scalable(const std::uint8_t* halves, std::size_t count);
+// `count` halves in place times 2^exponent, exactly: +kF16HeldExponent to the Scaled form (halves
+// f16_scalable says can be), -kF16HeldExponent back (halves so made; their bits come back).
+// Zeros, infinities and NaN keep their bits.
+void scale_f16_halves(std::uint8_t* halves, std::size_t count, int exponent);
 
 }  // namespace attention

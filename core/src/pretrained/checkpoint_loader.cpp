@@ -436,6 +436,9 @@ Result<Transformer> CheckpointLoader::finish() {
     st.model.visit_parameters([&](Parameter& p) {
       if (p.storage() == Storage::Q8_0) p.set_q8_activations(st.options.q8_activations);
     });
+  // F16 matrices held Scaled where they can be (storage.hpp's F16Scale): no product then multiplies
+  // a float32 denormal (Intel's microcode assists).
+  st.model.visit_parameters([](Parameter& p) { p.set_f16_scale(F16Scale::Scaled); });
   st.broken = true;  // the model leaves; this loader is spent
   return std::move(st.model);
 }
