@@ -97,7 +97,7 @@ class Parameter {
   // rounded per block of 32 to int16 or int8 levels first, kernels.hpp's round_row,
   // LowBitGemmArgs::activations; set by a loader's q8Activations, docs/pretrained.md). F32 by default.
   // Setting it also lays a Q8_0 matrix's blocks out as its products read them fastest
-  // (kernels' preferred_q8_layout: interleaved by 4 for Int8 where the engine has that GEMV).
+  // (kernels' preferred_q8_layout: interleaved by 4 for Int16 and Int8 where the engine has that GEMV).
   Q8Activations q8_activations() const { return q8_activations_; }
   void set_q8_activations(Q8Activations mode);
   // Where a Q8_0 matrix's blocks lie (storage.hpp's Q8Layout; RowMajor for any other storage).

@@ -45,7 +45,7 @@ enum class Q8Activations : std::uint8_t { F32, Int16, Int8 };
 std::size_t row_bytes(Storage storage, int cols);
 // Where a Q8_0 matrix's blocks lie in memory.
 //   RowMajor      rows one after the other, each row_bytes(Q8_0, cols) long (the file's order).
-//   Interleaved4  made for decode's int8 GEMV (core/kernels, gemv_q8_0x4): rows in groups of 4
+//   Interleaved4  made for decode's int16 and int8 GEMV (core/kernels, gemv_q8_0x4): rows in groups of 4
 //                 (the last group padded with rows of q = 0, scale 0), and per group and per
 //                 block b of 32 values, kQ8x4BlockBytes bytes:
 //                   16 bytes: the 4 rows' scales d as float32 (widened from F16, exactly);
