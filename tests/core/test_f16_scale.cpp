@@ -132,8 +132,10 @@ TEST(LowBitF16Scale, AScaledParameterHoldsTheSameValuesAndGoesBackToTheSameBits)
     written.mutable_row_bits(2);
     EXPECT_EQ(written.f16_scale(), F16Scale::AsIs);
     EXPECT_EQ(std::memcmp(written.row_bits(0), as_is.row_bits(0), p.bytes()), 0);
-    // Converted to other storage from the values, not from the held halves.
+    // Converted to other storage from the values, not from the held halves (Q8_0 quantizes
+    // finite values only: storage.hpp's store_row).
     for (Storage storage : {Storage::F32, Storage::BF16, Storage::Q8_0}) {
+      if (special && storage == Storage::Q8_0) continue;
       Parameter a = p, b = as_is;
       a.set_storage(storage);
       b.set_storage(storage);
